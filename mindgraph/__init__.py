@@ -1,0 +1,9 @@
+"""mindgraph: compile markdown notes into a linked wiki and a queryable knowledge graph."""
+
+from .config import Settings, load_settings
+from .errors import ConfigError, MindgraphError, NotFoundError, PageError
+
+__version__ = "0.1.0"
+
+__all__ = ["ConfigError", "MindgraphError", "NotFoundError", "PageError", "Settings",
+           "load_settings", "__version__"]

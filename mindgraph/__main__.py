@@ -1,0 +1,5 @@
+"""`python -m mindgraph` runs the CLI."""
+
+from .cli import main
+
+main()

@@ -1,0 +1,32 @@
+"""The `mindgraph` command-line interface: one click group, one module per command group.
+
+Each command builds the core object, calls one method and prints the result; domain errors
+become messages with the fix (see cli/common.py).
+"""
+
+from __future__ import annotations
+
+import click
+
+from .. import __version__
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="mindgraph")
+def cli() -> None:
+    """mindgraph: compile markdown notes into a linked wiki and a knowledge graph for agents."""
+
+
+def _register() -> None:
+    # Imported here so that each command module stays independent of the others.
+    from . import init_cmd
+
+    init_cmd.register(cli)
+
+
+_register()
+
+
+def main() -> None:
+    """Console-script entry point."""
+    cli(prog_name="mindgraph")

@@ -1,0 +1,372 @@
+"""mindgraph.yml → typed, validated settings.
+
+Every section is a frozen dataclass with defaults, so an empty file (or none) gives the
+embedded offline defaults. Validation is strict: an unknown key, a wrong type or a bad value
+raises ConfigError naming the key and the fix. Environment variables override the file:
+``MINDGRAPH_<SECTION>__<KEY>`` (for example ``MINDGRAPH_COMPILE__PROVIDER=anthropic``).
+Secrets are never stored in the file: settings hold the *name* of an environment variable
+(``api_key_env``, ``dsn_env``) and ``Settings.secret()`` reads it when needed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Mapping
+
+import yaml
+
+from .errors import ConfigError
+
+CONFIG_FILENAME = "mindgraph.yml"
+ENV_PREFIX = "MINDGRAPH_"
+
+
+@dataclass(frozen=True)
+class PathsSettings:
+    """Where raw notes, the compiled wiki and derived state live (relative to the base dir)."""
+
+    raw: str = "raw"
+    wiki: str = "wiki"
+    state: str = ".mindgraph"
+
+
+@dataclass(frozen=True)
+class CompileSettings:
+    """How raw notes are compiled into wiki pages: offline, or through an LLM provider."""
+
+    provider: Literal["offline", "anthropic", "gemini", "openai"] = "offline"
+    model: str = ""
+    api_key_env: str = ""
+    base_url: str = ""
+    language: str = "en"
+    domain: str = ""
+    concurrency: int = 4
+    batch_size: int = 5
+    temperature: float = 0.2
+    max_retries: int = 4
+    timeout_s: float = 120.0
+    max_note_bytes: int = 2_000_000
+
+
+@dataclass(frozen=True)
+class EmbeddingSettings:
+    """Which model turns sections into vectors (independent of the compile provider)."""
+
+    provider: Literal["local", "gemini", "openai", "hashing"] = "local"
+    model: str = ""
+    dimension: int = 0
+    api_key_env: str = ""
+    base_url: str = ""
+    batch_size: int = 64
+    max_retries: int = 4
+    timeout_s: float = 60.0
+
+
+@dataclass(frozen=True)
+class StoreSettings:
+    """Where section vectors are kept: the embedded store or PostgreSQL + pgvector."""
+
+    backend: Literal["embedded", "pgvector"] = "embedded"
+    dsn_env: str = "MINDGRAPH_PG_DSN"
+    table: str = "mindgraph_sections"
+    ef_search: int = 40
+    tenant: str = "default"
+
+
+@dataclass(frozen=True)
+class AdapterSettings:
+    """One data source: a built-in adapter name or a dotted path to a custom adapter class."""
+
+    name: str
+    type: str = "filesystem"
+    target: str = ""
+    options: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class GraphSettings:
+    """Knowledge-graph construction."""
+
+    generic_tag_share: float = 0.2
+    tag_fanout_cap: int = 30
+    seed: int = 42
+
+
+@dataclass(frozen=True)
+class Settings:
+    """All settings, plus the base directory they are relative to."""
+
+    paths: PathsSettings = field(default_factory=PathsSettings)
+    compile: CompileSettings = field(default_factory=CompileSettings)
+    embedding: EmbeddingSettings = field(default_factory=EmbeddingSettings)
+    store: StoreSettings = field(default_factory=StoreSettings)
+    graph: GraphSettings = field(default_factory=GraphSettings)
+    adapters: tuple[AdapterSettings, ...] = ()
+    base_dir: Path = field(default=Path("."), compare=False)
+    source: str = field(default="(defaults)", compare=False)
+
+    @property
+    def raw_dir(self) -> Path:
+        """Absolute folder of raw notes."""
+        return (self.base_dir / self.paths.raw).resolve()
+
+    @property
+    def wiki_dir(self) -> Path:
+        """Absolute folder of compiled wiki pages."""
+        return (self.base_dir / self.paths.wiki).resolve()
+
+    @property
+    def state_dir(self) -> Path:
+        """Absolute folder of derived state (ingest state, indexes, caches)."""
+        return (self.base_dir / self.paths.state).resolve()
+
+    def secret(self, env_name: str, what: str) -> str:
+        """Read a secret from the environment variable named in the settings."""
+        if not env_name:
+            raise ConfigError(
+                f"{what} needs a secret but no environment variable is named for it. "
+                f"Set the matching *_env key in {self.source}."
+            )
+        value = os.environ.get(env_name, "")
+        if not value:
+            raise ConfigError(
+                f"{what}: environment variable {env_name} is not set. "
+                f"Export it (export {env_name}=...) or change the *_env key in {self.source}."
+            )
+        return value
+
+
+_SECTIONS = {
+    "paths": PathsSettings,
+    "compile": CompileSettings,
+    "embedding": EmbeddingSettings,
+    "store": StoreSettings,
+    "graph": GraphSettings,
+}
+
+
+def load_settings(base_dir: str | Path = ".", config: str | Path | None = None,
+                  environ: Mapping[str, str] | None = None) -> Settings:
+    """Load settings from ``config`` (or ``base_dir/mindgraph.yml`` when it exists).
+
+    A missing default file means defaults; a missing file named explicitly is an error.
+    """
+    base = Path(base_dir)
+    environ = os.environ if environ is None else environ
+    if config is not None:
+        path = Path(config)
+        if not path.is_file():
+            raise ConfigError(f"Config file {path} does not exist. Create it with `mindgraph init` "
+                              f"or pass an existing file to --config.")
+    else:
+        path = base / CONFIG_FILENAME
+    data: dict[str, Any] = {}
+    source = "(defaults)"
+    if path.is_file():
+        source = str(path)
+        try:
+            loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            line = f":{mark.line + 1}" if mark is not None else ""
+            raise ConfigError(f"{path}{line}: not valid YAML ({getattr(exc, 'problem', exc)}). "
+                              f"Fix the syntax at that line.") from exc
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"{path}: not UTF-8 text. Save it as UTF-8.") from exc
+        if loaded is None:
+            loaded = {}
+        if not isinstance(loaded, dict):
+            raise ConfigError(f"{path}: the top level must be a mapping of sections "
+                              f"({', '.join(sorted([*_SECTIONS, 'adapters']))}).")
+        data = loaded
+    data = _apply_env(data, environ)
+    return settings_from_dict(data, base_dir=base, source=source)
+
+
+def settings_from_dict(data: Mapping[str, Any], base_dir: str | Path = ".",
+                       source: str = "(dict)") -> Settings:
+    """Validate a plain mapping (as parsed from YAML) into Settings."""
+    known = set(_SECTIONS) | {"adapters"}
+    for key in data:
+        if key not in known:
+            raise ConfigError(f"{source}: unknown section '{key}'. "
+                              f"Known sections: {', '.join(sorted(known))}. Remove or rename it.")
+    kwargs: dict[str, Any] = {}
+    for name, cls in _SECTIONS.items():
+        section = data.get(name)
+        if section is None:
+            continue
+        if not isinstance(section, dict):
+            raise ConfigError(f"{source}: '{name}' must be a mapping of keys, got "
+                              f"{type(section).__name__}.")
+        kwargs[name] = _build(cls, section, name, source)
+    adapters = data.get("adapters") or []
+    if not isinstance(adapters, list):
+        raise ConfigError(f"{source}: 'adapters' must be a list of adapter entries "
+                          f"(each with name, type, target, options).")
+    built = []
+    for i, entry in enumerate(adapters):
+        if not isinstance(entry, dict):
+            raise ConfigError(f"{source}: adapters[{i}] must be a mapping with at least 'name'.")
+        built.append(_build(AdapterSettings, entry, f"adapters[{i}]", source))
+    names = [a.name for a in built]
+    dupes = {n for n in names if names.count(n) > 1}
+    if dupes:
+        raise ConfigError(f"{source}: adapter names must be unique; repeated: {sorted(dupes)}.")
+    settings = Settings(**kwargs, adapters=tuple(built), base_dir=Path(base_dir), source=source)
+    _check_values(settings)
+    return settings
+
+
+def _build(cls: type, values: Mapping[str, Any], where: str, source: str) -> Any:
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    hints = typing.get_type_hints(cls)
+    out: dict[str, Any] = {}
+    for key, raw in values.items():
+        if key not in fields:
+            raise ConfigError(f"{source}: unknown key '{where}.{key}'. Known keys in '{where}': "
+                              f"{', '.join(sorted(fields))}. Remove or rename it.")
+        out[key] = _coerce(raw, hints[key], f"{where}.{key}", source)
+    for name, f in fields.items():
+        if (name not in out and f.default is dataclasses.MISSING
+                and f.default_factory is dataclasses.MISSING):
+            raise ConfigError(f"{source}: '{where}.{name}' is required. Add it to that entry.")
+    return cls(**out)
+
+
+def _coerce(value: Any, hint: Any, key: str, source: str) -> Any:
+    origin = typing.get_origin(hint)
+    if origin is Literal:
+        choices = typing.get_args(hint)
+        if value not in choices:
+            raise ConfigError(f"{source}: '{key}' is {value!r}; it must be one of "
+                              f"{', '.join(map(str, choices))}.")
+        return value
+    if origin in (typing.Union, types.UnionType):
+        return value
+    if hint is bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in {"true", "false", "1", "0", "yes", "no"}:
+            return value.lower() in {"true", "1", "yes"}
+    elif hint is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if isinstance(value, str):
+            try:
+                return int(value)
+            except ValueError:
+                pass
+    elif hint is float:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+        if isinstance(value, str):
+            try:
+                return float(value)
+            except ValueError:
+                pass
+    elif hint is str:
+        if isinstance(value, str):
+            return value
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return str(value)
+    elif hint is dict or origin is dict:
+        if isinstance(value, dict):
+            return dict(value)
+    elif origin is tuple or hint is tuple:
+        if isinstance(value, (list, tuple)):
+            return tuple(value)
+    else:
+        return value
+    name = getattr(hint, "__name__", str(hint))
+    raise ConfigError(f"{source}: '{key}' must be {_article(name)} {name}, got {value!r}. "
+                      f"Fix the value in {source} (or the MINDGRAPH_ environment override).")
+
+
+def _article(name: str) -> str:
+    return "an" if name[:1] in "aeiou" else "a"
+
+
+def _check_values(s: Settings) -> None:
+    checks = [
+        (s.compile.concurrency >= 1, "compile.concurrency", "at least 1"),
+        (s.compile.batch_size >= 1, "compile.batch_size", "at least 1"),
+        (0.0 <= s.compile.temperature <= 2.0, "compile.temperature", "between 0 and 2"),
+        (s.compile.max_retries >= 0, "compile.max_retries", "0 or more"),
+        (s.compile.timeout_s > 0, "compile.timeout_s", "above 0"),
+        (s.compile.max_note_bytes > 0, "compile.max_note_bytes", "above 0"),
+        (s.embedding.batch_size >= 1, "embedding.batch_size", "at least 1"),
+        (s.embedding.dimension >= 0, "embedding.dimension", "0 (model default) or more"),
+        (s.store.ef_search >= 1, "store.ef_search", "at least 1"),
+        (0.0 < s.graph.generic_tag_share <= 1.0, "graph.generic_tag_share", "in (0, 1]"),
+        (s.graph.tag_fanout_cap >= 1, "graph.tag_fanout_cap", "at least 1"),
+        (s.store.table.replace("_", "").isalnum(), "store.table", "letters, digits and _ only"),
+    ]
+    for ok, key, rule in checks:
+        if not ok:
+            raise ConfigError(f"{s.source}: '{key}' must be {rule}. Fix it in {s.source}.")
+    if s.compile.provider != "offline" and not s.compile.api_key_env and s.compile.provider != "openai":
+        raise ConfigError(f"{s.source}: compile.provider is {s.compile.provider} but "
+                          f"compile.api_key_env is empty. Name the environment variable that "
+                          f"holds the key, e.g. api_key_env: "
+                          f"{s.compile.provider.upper()}_API_KEY.")
+    for key, value in (("paths.raw", s.paths.raw), ("paths.wiki", s.paths.wiki)):
+        if not value:
+            raise ConfigError(f"{s.source}: '{key}' must not be empty.")
+    if s.paths.raw.rstrip("/") == s.paths.wiki.rstrip("/"):
+        raise ConfigError(f"{s.source}: paths.raw and paths.wiki must be different folders "
+                          f"(raw notes are never written).")
+
+
+def _apply_env(data: dict[str, Any], environ: Mapping[str, str]) -> dict[str, Any]:
+    merged = {k: (dict(v) if isinstance(v, dict) else v) for k, v in data.items()}
+    for name, value in environ.items():
+        if not name.startswith(ENV_PREFIX) or "__" not in name:
+            continue
+        section, _, key = name[len(ENV_PREFIX):].partition("__")
+        section, key = section.lower(), key.lower()
+        if section not in _SECTIONS:
+            raise ConfigError(f"Environment variable {name}: unknown section '{section}'. "
+                              f"Known: {', '.join(sorted(_SECTIONS))}. Unset or rename it.")
+        target = merged.setdefault(section, {})
+        if not isinstance(target, dict):
+            continue
+        target[key] = value
+    return merged
+
+
+DEFAULT_CONFIG_YAML = """\
+# mindgraph configuration. Every key is optional; these are the defaults.
+# Environment variables override any key: MINDGRAPH_<SECTION>__<KEY>=value
+# Secrets are never written here: name the environment variable that holds them (*_env).
+paths:
+  raw: raw          # your notes; mindgraph never writes here
+  wiki: wiki        # compiled pages
+  state: .mindgraph # derived state (ingest state, indexes); safe to delete
+
+compile:
+  provider: offline # offline | anthropic | gemini | openai (any OpenAI-compatible server)
+  # model: claude-sonnet-4-5
+  # api_key_env: ANTHROPIC_API_KEY
+  # base_url: http://localhost:11434/v1   # Ollama, vLLM, llama.cpp server
+  language: en
+  concurrency: 4
+
+embedding:
+  provider: local   # local (all-MiniLM-L6-v2, offline) | gemini | openai | hashing
+
+store:
+  backend: embedded # embedded | pgvector
+  dsn_env: MINDGRAPH_PG_DSN
+
+# adapters:
+#   - name: notes
+#     type: filesystem          # or a dotted path: mypkg.adapters.NotesApp
+#     target: notes             # folder under raw/
+#     options: {path: ~/Documents/notes}
+"""

@@ -1,0 +1,65 @@
+"""Every error mindgraph raises on purpose.
+
+    MindgraphError                 base: message says what, where, and how to fix it
+    ├── ConfigError                mindgraph.yml or an environment override is wrong
+    ├── PageError                  a markdown page cannot be parsed (has path and line)
+    ├── AdapterError               a data-source adapter cannot be loaded or fails
+    ├── IngestError                compiling one raw note failed (fails only that note)
+    ├── ProviderError              an LLM or embedding provider call failed
+    │   └── TransientProviderError   429 / 5xx / timeout: worth retrying
+    ├── StoreError                 a vector store cannot be reached or used
+    └── NotFoundError              a page, section or other named thing does not exist
+
+The CLI maps ConfigError to exit code 2 and other errors to exit code 1; the REST API maps
+NotFoundError to 404.
+"""
+
+from __future__ import annotations
+
+
+class MindgraphError(Exception):
+    """Base class: the message says what happened, where, and how to fix it."""
+
+
+class ConfigError(MindgraphError):
+    """The configuration (mindgraph.yml or an environment override) is invalid."""
+
+
+class PageError(MindgraphError):
+    """A page cannot be parsed; carries the file path and, when known, the line."""
+
+    def __init__(self, message: str, path: str | None = None, line: int | None = None):
+        self.path = path
+        self.line = line
+        where = ""
+        if path:
+            where = f"{path}:{line}: " if line else f"{path}: "
+        super().__init__(where + message)
+
+
+class AdapterError(MindgraphError):
+    """A data-source adapter cannot be imported, configured or run."""
+
+
+class IngestError(MindgraphError):
+    """Compiling one raw note failed; the run goes on with the next note."""
+
+
+class ProviderError(MindgraphError):
+    """An LLM or embedding provider call failed for good."""
+
+
+class TransientProviderError(ProviderError):
+    """A provider call failed in a way worth retrying (429, 5xx, timeout, connection)."""
+
+    def __init__(self, message: str, retry_after: float | None = None):
+        self.retry_after = retry_after
+        super().__init__(message)
+
+
+class StoreError(MindgraphError):
+    """A vector store cannot be reached or used."""
+
+
+class NotFoundError(MindgraphError):
+    """A named page, section or other object does not exist."""

@@ -1,0 +1,1 @@
+"""providers/embedding layer."""
