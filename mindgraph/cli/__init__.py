@@ -19,9 +19,10 @@ def cli() -> None:
 
 def _register() -> None:
     # Imported here so that each command module stays independent of the others.
-    from . import init_cmd
+    from . import check_cmd, init_cmd
 
     init_cmd.register(cli)
+    check_cmd.register(cli)
 
 
 _register()

@@ -1,0 +1,43 @@
+"""`mindgraph check`: broken and ambiguous links, orphans, missing frontmatter, duplicates."""
+
+from __future__ import annotations
+
+import click
+
+from ..page.check import check_vault
+from ..page.vault import load_vault
+from .common import EXIT_PROBLEMS, emit_json, json_option, workspace_options
+
+
+@click.command("check")
+@workspace_options
+@click.option("--strict", is_flag=True, help="Exit 1 when any error is found (for CI).")
+@click.option("--errors-only", is_flag=True, help="Hide warnings (orphans, duplicates, ...).")
+@click.option("--limit", type=click.IntRange(min=0), default=50, show_default=True,
+              help="Print at most this many findings (0: all). --json always has all.")
+@json_option
+def check_command(settings, strict: bool, errors_only: bool, limit: int, as_json: bool) -> None:
+    """Lint the wiki: broken/ambiguous links, orphans, pages without frontmatter, duplicates."""
+    if not settings.wiki_dir.is_dir():
+        raise click.ClickException(f"Wiki folder {settings.wiki_dir} does not exist. "
+                                   f"Run `mindgraph ingest` first or set paths.wiki.")
+    report = check_vault(load_vault(settings.wiki_dir))
+    if as_json:
+        emit_json(report.to_dict())
+    else:
+        shown = report.errors if errors_only else list(report.findings)
+        for finding in shown[: limit or None]:
+            click.echo(f"{finding.severity:7} {finding.kind:16} {finding.location()}: "
+                       f"{finding.message}")
+        if limit and len(shown) > limit:
+            click.echo(f"... and {len(shown) - limit} more (--limit 0 shows all).")
+        counts = ", ".join(f"{kind} {n}" for kind, n in report.counts().items()) or "nothing"
+        click.echo(f"{report.pages} pages: {len(report.errors)} errors, "
+                   f"{len(report.warnings)} warnings ({counts}).")
+    if strict and report.errors:
+        raise SystemExit(EXIT_PROBLEMS)
+
+
+def register(group: click.Group) -> None:
+    """Add this command to the CLI group."""
+    group.add_command(check_command)

@@ -1,0 +1,176 @@
+"""Extract links and tags from masked markdown lines, the way Obsidian reads them.
+
+Wikilinks ``[[T]]``, ``[[T|alias]]``, ``[[T#Heading]]``, ``[[T#^block]]``, ``[[#Heading]]``,
+embeds ``![[...]]``, escaped pipes ``[[T\\|alias]]`` (inside tables), markdown links
+``[text](Some%20Note.md)``; frontmatter typed links (``related:``, ``depends_on:``, ...).
+Links to attachments (images, audio, video, PDF, ...) are flagged, not treated as pages.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable, Mapping
+from urllib.parse import unquote
+
+from .model import ATTACHMENT_EXTENSIONS, TYPED_RELATIONS, Link
+
+WIKILINK_RE = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
+MDLINK_RE = re.compile(r"(!?)\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(\s*(<[^>\n]*>|[^)\s]+(?:\([^)\s]*\)[^)\s]*)*)"
+                       r"(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")
+SCHEME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:")
+# An Obsidian tag: after whitespace or line start; letters of any script, digits, _ - /;
+# at least one character that is not a digit (checked in extract_tags).
+TAG_RE = re.compile(r"(?:(?<=\s)|^)#([\w\-/]+)")
+_TAG_CHARS_RE = re.compile(r"^[\w\-/]+$")
+
+_RELATION_KEYS = {
+    "related": "related", "depends_on": "depends_on", "depends-on": "depends_on",
+    "extends": "extends", "supersedes": "supersedes", "contradicts": "contradicts",
+    "reference": "reference", "references": "reference", "see_also": "related",
+}
+
+
+def is_attachment_target(target: str) -> bool:
+    """True when the link target names a non-markdown file (by a known extension)."""
+    name = target.rsplit("/", 1)[-1]
+    if "." not in name:
+        return False
+    return name.rsplit(".", 1)[-1].lower() in ATTACHMENT_EXTENSIONS
+
+
+def parse_wikilink_inner(inner: str) -> tuple[str, str | None, str | None, str | None]:
+    """Split the inside of ``[[...]]`` into (target, heading, block, alias)."""
+    alias = None
+    # "\|" is an escaped pipe (needed inside tables); it separates the alias just like "|".
+    inner = inner.replace("\\|", "|")
+    if "|" in inner:
+        inner, alias = inner.split("|", 1)
+        alias = alias.strip() or None
+    target, heading, block = inner, None, None
+    if "#" in inner:
+        target, fragment = inner.split("#", 1)
+        fragment = fragment.strip()
+        if fragment.startswith("^"):
+            block = fragment[1:].strip() or None
+        else:
+            parts = [p.strip() for p in fragment.split("#") if p.strip()]
+            heading = "#".join(parts) or None
+    return target.strip(), heading, block, alias
+
+
+def _markdown_target(raw: str) -> tuple[str, str | None, str | None] | None:
+    """(target, heading, block) of a markdown link, or None for external URLs."""
+    raw = raw.strip()
+    if raw.startswith("<") and raw.endswith(">"):
+        raw = raw[1:-1].strip()
+    if not raw or SCHEME_RE.match(raw) or raw.startswith("//"):
+        return None
+    path, _, fragment = raw.partition("#")
+    path = unquote(path)
+    fragment = unquote(fragment).strip()
+    heading = block = None
+    if fragment.startswith("^"):
+        block = fragment[1:] or None
+    elif fragment:
+        heading = fragment
+    if not path and not heading and not block:
+        return None
+    return path.strip(), heading, block
+
+
+def extract_links(masked_lines: list[str], first_line: int,
+                  section_at: Any) -> list[Link]:
+    """All body links; ``section_at(line)`` gives the section id for a 1-based line."""
+    links: list[Link] = []
+    for offset, line in enumerate(masked_lines):
+        if "[" not in line:
+            continue
+        number = first_line + offset
+        section_id = section_at(number)
+        for match in WIKILINK_RE.finditer(line):
+            target, heading, block, alias = parse_wikilink_inner(match.group(2))
+            if not target and not heading and not block:
+                continue
+            embed = bool(match.group(1))
+            links.append(Link(target=target, syntax="embed" if embed else "wikilink",
+                              heading=heading, block=block, alias=alias, line=number,
+                              section_id=section_id,
+                              is_attachment=is_attachment_target(target)))
+        if "](" not in line:
+            continue
+        stripped = WIKILINK_RE.sub(lambda m: " " * len(m.group(0)), line)
+        for match in MDLINK_RE.finditer(stripped):
+            parsed = _markdown_target(match.group(3))
+            if parsed is None:
+                continue
+            target, heading, block = parsed
+            links.append(Link(target=target, syntax="embed" if match.group(1) else "markdown",
+                              heading=heading, block=block, alias=match.group(2).strip() or None,
+                              line=number, section_id=section_id,
+                              is_attachment=is_attachment_target(target)))
+    return links
+
+
+def frontmatter_links(frontmatter: Mapping[str, Any]) -> list[Link]:
+    """Typed links from frontmatter keys such as ``related:`` and ``depends_on:``."""
+    links: list[Link] = []
+    for key, value in frontmatter.items():
+        relation = _RELATION_KEYS.get(str(key).lower())
+        if relation is None or relation not in TYPED_RELATIONS:
+            continue
+        for item in _as_list(value):
+            text = str(item).strip()
+            match = WIKILINK_RE.fullmatch(text)
+            if match:
+                target, heading, block, alias = parse_wikilink_inner(match.group(2))
+            else:
+                target, heading, block, alias = parse_wikilink_inner(text.strip("[]"))
+            if not target:
+                continue
+            links.append(Link(target=target, syntax="frontmatter", relation=relation,  # type: ignore[arg-type]
+                              heading=heading, block=block, alias=alias, line=0,
+                              section_id="lead", is_attachment=is_attachment_target(target)))
+    return links
+
+
+def extract_tags(masked_lines: Iterable[str]) -> list[str]:
+    """Inline ``#tags`` and ``#nested/tags`` outside code, in order of first appearance."""
+    tags: list[str] = []
+    for line in masked_lines:
+        if "#" not in line:
+            continue
+        # Drop link syntax first: "[[Note#Heading]]" and "(url#frag)" are not tags.
+        line = WIKILINK_RE.sub(" ", line)
+        line = re.sub(r"\]\([^)]*\)", " ", line)
+        line = re.sub(r"https?://\S+", " ", line)
+        for match in TAG_RE.finditer(line):
+            tag = match.group(1).rstrip("/")
+            if tag and _TAG_CHARS_RE.match(tag) and not tag.replace("/", "").isdigit():
+                tags.append(tag)
+    return tags
+
+
+def frontmatter_tags(frontmatter: Mapping[str, Any]) -> list[str]:
+    """Tags from frontmatter ``tags:``/``tag:`` (list, or a comma/space separated string)."""
+    tags: list[str] = []
+    for key in ("tags", "tag"):
+        for item in _as_list(frontmatter.get(key)):
+            for part in re.split(r"[,\s]+", str(item)):
+                part = part.strip().lstrip("#")
+                if part:
+                    tags.append(part)
+    return tags
+
+
+def _as_list(value: Any) -> list[Any]:
+    """Flatten a YAML value into a list of scalars (unquoted [[X]] in YAML is a nested list)."""
+    if value is None:
+        return []
+    if isinstance(value, (list, tuple, set)):
+        out: list[Any] = []
+        for item in value:
+            out.extend(_as_list(item))
+        return out
+    if isinstance(value, dict):
+        return []
+    return [value]

@@ -1,0 +1,94 @@
+"""Line-level markdown scanning: code fences, inline code, headings and frontmatter.
+
+Everything that must ignore code (headings, links, tags) works on *masked* lines: lines inside
+fenced code become empty and inline code spans become spaces, so positions stay the same.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+HEADING_RE = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
+INLINE_CODE_RE = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+COMMENT_RE = re.compile(r"%%.*?%%|<!--.*?-->", re.S)
+FRONTMATTER_RE = re.compile(r"\A---[ \t]*\r?\n(.*?)(?:\r?\n)?^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)",
+                            re.S | re.M)
+
+
+@dataclass(frozen=True)
+class Heading:
+    """An ATX heading outside code: 1-based line number, level 1-6 and its text."""
+
+    line: int
+    level: int
+    text: str
+
+
+def split_frontmatter(text: str) -> tuple[str | None, str, int]:
+    """Split ``text`` into (frontmatter YAML or None, body, number of lines the block took)."""
+    if not text.startswith("---"):
+        return None, text, 0
+    match = FRONTMATTER_RE.match(text)
+    if not match:
+        return None, text, 0
+    block = match.group(1)
+    consumed = text[: match.end()]
+    return block, text[match.end():], consumed.count("\n") + (0 if consumed.endswith("\n") else 1)
+
+
+def mask_code(lines: list[str]) -> list[str]:
+    """Blank fenced code lines and inline code spans; keep line count and column positions."""
+    masked: list[str] = []
+    fence: tuple[str, int] | None = None
+    for line in lines:
+        if fence is not None:
+            match = FENCE_RE.match(line)
+            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= fence[1] \
+                    and not match.group(2).strip():
+                fence = None
+            masked.append("")
+            continue
+        match = FENCE_RE.match(line)
+        if match and not (match.group(1)[0] == "`" and "`" in match.group(2)):
+            fence = (match.group(1)[0], len(match.group(1)))
+            masked.append("")
+            continue
+        if "`" in line:
+            line = INLINE_CODE_RE.sub(lambda m: " " * len(m.group(0)), line)
+        masked.append(line)
+    return masked
+
+
+def mask_comments(text: str) -> str:
+    """Replace Obsidian %%comments%% and HTML comments with spaces (newlines kept)."""
+    if "%%" not in text and "<!--" not in text:
+        return text
+    return COMMENT_RE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+
+
+def find_headings(lines: list[str], masked_lines: list[str],
+                  first_line: int = 1) -> list[Heading]:
+    """ATX headings found in masked lines (so none inside code), text taken from ``lines``."""
+    headings = []
+    for offset, line in enumerate(masked_lines):
+        if not line or line.lstrip(" ")[:1] != "#":
+            continue
+        if not HEADING_RE.match(line):
+            continue
+        match = HEADING_RE.match(lines[offset])
+        if not match:
+            continue
+        text = (match.group(2) or "").strip()
+        text = re.sub(r"[ \t]+#+$", "", text).strip()
+        if not text:
+            continue
+        headings.append(Heading(first_line + offset, len(match.group(1)), text))
+    return headings
+
+
+def slugify(text: str) -> str:
+    """A URL-safe id fragment that keeps letters of every script (CJK included)."""
+    text = re.sub(r"[`*_~\[\]()<>\"'!?.,:;{}|\\/=+^$@%&]", " ", text.lower())
+    return re.sub(r"[\s#-]+", "-", text).strip("-") or "section"

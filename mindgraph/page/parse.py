@@ -1,0 +1,153 @@
+"""Parse one markdown page into a Page: frontmatter, title, aliases, tags, sections, links.
+
+Parsing never fails on content: malformed frontmatter is recorded in
+``Page.frontmatter_error`` (with the line) and the body is still read, so one bad note never
+stops a run. Only text that is not a string raises.
+"""
+
+from __future__ import annotations
+
+import bisect
+import datetime as _dt
+from typing import Any
+
+import yaml
+
+from ..fsutil import sha256_text
+from .links import extract_links, extract_tags, frontmatter_links, frontmatter_tags
+from .markdown import find_headings, mask_code, mask_comments, slugify, split_frontmatter
+from .model import Page, Section
+
+SECTION_LEVELS = (2, 3, 4)
+
+
+def parse_page(text: str, path: str, content_hash: str = "") -> Page:
+    """Parse markdown ``text`` of the page at vault-relative ``path``."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    block, body, fm_lines = split_frontmatter(text)
+    frontmatter, fm_error = _load_frontmatter(block, path)
+    lines = body.split("\n")
+    masked = mask_code(mask_comments(body).split("\n"))
+    first_line = fm_lines + 1
+    headings = find_headings(lines, masked, first_line)
+    sections, section_at = _build_sections(lines, headings, first_line)
+    links = extract_links(masked, first_line, section_at)
+    links.extend(frontmatter_links(frontmatter))
+    title = _title(frontmatter, headings, path)
+    tags = _dedupe(frontmatter_tags(frontmatter) + extract_tags(masked))
+    aliases = _dedupe([str(a).strip() for a in _as_list(frontmatter.get("aliases"))
+                       + _as_list(frontmatter.get("alias")) if str(a).strip()])
+    return Page(path=path, title=title, aliases=tuple(aliases), tags=tuple(tags),
+                sections=tuple(sections), links=tuple(links), frontmatter=frontmatter,
+                has_frontmatter=block is not None, body=body,
+                content_hash=content_hash or sha256_text(text), frontmatter_error=fm_error)
+
+
+def _load_frontmatter(block: str | None, path: str) -> tuple[dict[str, Any], str | None]:
+    if block is None or not block.strip():
+        return {}, None
+    try:
+        data = yaml.safe_load(block)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 2 if mark is not None else 1  # +1 for the opening '---', 1-based
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        return {}, (f"{path}:{line}: frontmatter is not valid YAML ({problem}). "
+                    f"Fix the YAML between the '---' lines (quote values that contain ':').")
+    if data is None:
+        return {}, None
+    if not isinstance(data, dict):
+        return {}, (f"{path}:2: frontmatter must be a mapping of keys (key: value), "
+                    f"got {type(data).__name__}.")
+    return {str(k): _plain(v) for k, v in data.items()}, None
+
+
+def _plain(value: Any) -> Any:
+    """YAML dates become ISO strings so that frontmatter is always JSON-serialisable."""
+    if isinstance(value, (_dt.date, _dt.datetime)):
+        return value.isoformat()
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return value
+
+
+def _build_sections(lines: list[str], headings: list, first_line: int):
+    """Sections at H2/H3/H4 holding their own text only, plus the lead text."""
+    boundaries = [h for h in headings if h.level in SECTION_LEVELS]
+    last_line = first_line + len(lines) - 1
+    sections: list[Section] = []
+    starts: list[tuple[int, str]] = []
+    stop = boundaries[0].line - 1 if boundaries else last_line
+    lead_text = _text(lines, first_line, first_line, stop, skip_h1=True)
+    if lead_text:
+        sections.append(Section("lead", "", 0, (), lead_text, first_line, stop))
+    starts.append((first_line, "lead"))
+    stack: list[tuple[int, str]] = []
+    seen: dict[str, int] = {}
+    for i, heading in enumerate(boundaries):
+        while stack and stack[-1][0] >= heading.level:
+            stack.pop()
+        stack.append((heading.level, heading.text))
+        path = tuple(text for _, text in stack)
+        base = "/".join(slugify(part) for part in path)
+        seen[base] = seen.get(base, 0) + 1
+        section_id = base if seen[base] == 1 else f"{base}-{seen[base]}"
+        end = boundaries[i + 1].line - 1 if i + 1 < len(boundaries) else last_line
+        text = _text(lines, first_line, heading.line + 1, end, skip_h1=False)
+        sections.append(Section(section_id, heading.text, heading.level, path, text,
+                                heading.line, end))
+        starts.append((heading.line, section_id))
+
+    return sections, _section_lookup(starts)
+
+
+def _section_lookup(starts: list[tuple[int, str]]):
+    """A function from a 1-based line to the id of the section holding it (bisection)."""
+    keys = [s for s, _ in starts]
+
+    def section_at(line: int) -> str:
+        index = bisect.bisect_right(keys, line) - 1
+        return starts[index][1] if index >= 0 else "lead"
+
+    return section_at
+
+
+def _text(lines: list[str], first_line: int, start: int, end: int, skip_h1: bool) -> str:
+    chunk = lines[start - first_line: end - first_line + 1]
+    if skip_h1:
+        chunk = [ln for ln in chunk if not (ln.startswith("# ") and ln.strip() != "#")]
+    return "\n".join(chunk).strip()
+
+
+def _title(frontmatter: dict[str, Any], headings: list, path: str) -> str:
+    title = frontmatter.get("title")
+    if isinstance(title, (str, int, float)) and str(title).strip():
+        return str(title).strip()
+    for heading in headings:
+        if heading.level == 1:
+            return heading.text
+        break
+    name = path.rsplit("/", 1)[-1]
+    return name[:-3] if name.lower().endswith(".md") else name
+
+
+def _as_list(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    if isinstance(value, (list, tuple)):
+        return [v for v in value if v is not None]
+    return [value]
+
+
+def _dedupe(items: list[str]) -> list[str]:
+    seen: set[str] = set()
+    out = []
+    for item in items:
+        key = item.lower()
+        if key not in seen:
+            seen.add(key)
+            out.append(item)
+    return out

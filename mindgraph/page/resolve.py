@@ -1,0 +1,126 @@
+"""Resolve link targets to page paths the way Obsidian does, and report what it cannot.
+
+Order, case-insensitive throughout (Obsidian matches file names without regard to case):
+  1. the exact vault path, then the path + ".md";
+  2. relative to the linking page's folder ("./x", "../x", or a folder path under it);
+  3. a unique file name (``[[Note]]`` when only one ``Note.md`` exists in the vault);
+  4. a unique path suffix (``[[Sub/Note]]`` matching ``Folder/Sub/Note.md``).
+Several candidates for a name or suffix: like Obsidian, the one nearest to the linking page wins
+(the unique candidate sharing the longest folder prefix with it, rule "nearest": in a vault with
+en/ and ja/ trees, a ja page's ``[[Canvas]]`` is ja's Canvas). When no single candidate is
+nearest the link is "ambiguous": reported, never guessed.
+Aliases are not link targets in Obsidian (it rewrites ``[[Alias]]`` to ``[[Note|Alias]]`` when
+you pick one); a missing target that equals a page's alias is reported as "missing" with that
+page as a hint in ``candidates``.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Iterable, Literal
+
+from .model import Link
+
+Status = Literal["resolved", "missing", "ambiguous", "attachment", "self"]
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """Where a link points: a page path (resolved), or why it does not."""
+
+    status: Status
+    target: str | None = None
+    candidates: tuple[str, ...] = ()
+    rule: str = ""   # which rule matched: path, path+md, relative, name, suffix
+
+
+class LinkResolver:
+    """Maps link targets to page paths over a fixed set of pages."""
+
+    def __init__(self, paths: Iterable[str], aliases: dict[str, Iterable[str]] | None = None):
+        self._by_path: dict[str, str] = {}
+        self._by_name: dict[str, list[str]] = defaultdict(list)
+        self._by_alias: dict[str, list[str]] = defaultdict(list)
+        self.paths: list[str] = sorted(paths)
+        for path in self.paths:
+            self._by_path[path.lower()] = path
+            stem = path[:-3] if path.lower().endswith(".md") else path
+            self._by_name[stem.rsplit("/", 1)[-1].lower()].append(path)
+        for path, names in (aliases or {}).items():
+            for name in names:
+                self._by_alias[name.lower()].append(path)
+
+    def resolve(self, link: Link, source_path: str) -> Resolution:
+        """Resolve one link written in the page at ``source_path``."""
+        if link.is_self:
+            return Resolution("self", source_path, rule="self")
+        if link.is_attachment:
+            return Resolution("attachment")
+        return self.resolve_target(link.target, source_path)
+
+    def resolve_target(self, target: str, source_path: str = "") -> Resolution:
+        """Resolve a bare target string such as "Note", "Folder/Note.md" or "../Note"."""
+        raw = target.strip().replace("\\", "/")
+        if not raw:
+            return Resolution("self", source_path or None, rule="self")
+        absolute = raw.startswith("/")
+        key = posixpath.normpath(raw.lstrip("/")).lower() if raw.strip("/") else ""
+        if not key or key == ".":
+            return Resolution("missing")
+        relative_first = raw.startswith("./") or raw.startswith("../")
+        steps = []
+        folder = posixpath.dirname(source_path).lower()
+        relative_key = posixpath.normpath(posixpath.join(folder, raw)).lower() if folder else key
+        if relative_first and not absolute:
+            steps.append(("relative", relative_key))
+        steps.append(("path", key))
+        if not absolute and not relative_first and folder:
+            steps.append(("relative", relative_key))
+        for rule, candidate in steps:
+            for probe, name in ((candidate, rule), (candidate + ".md", rule + "+md")):
+                hit = self._by_path.get(probe)
+                if hit is not None:
+                    return Resolution("resolved", hit, (hit,), name)
+        if key.startswith("../"):
+            return self._missing(raw)
+        stem = key[:-3] if key.endswith(".md") else key
+        if "/" not in stem:
+            matches = self._by_name.get(stem, [])
+            if len(matches) == 1:
+                return Resolution("resolved", matches[0], tuple(matches), "name")
+            if len(matches) > 1:
+                return _nearest(matches, source_path)
+            return self._missing(raw)
+        suffix = "/" + stem + ".md"
+        name = stem.rsplit("/", 1)[-1]
+        matches = [p for p in self._by_name.get(name, []) if p.lower().endswith(suffix)]
+        if len(matches) == 1:
+            return Resolution("resolved", matches[0], tuple(matches), "suffix")
+        if len(matches) > 1:
+            return _nearest(matches, source_path)
+        return self._missing(raw)
+
+    def _missing(self, raw: str) -> Resolution:
+        hints = self._by_alias.get(raw.lower().removesuffix(".md"), [])
+        return Resolution("missing", None, tuple(sorted(hints)), "alias-hint" if hints else "")
+
+
+def _nearest(matches: list[str], source_path: str) -> Resolution:
+    """The unique candidate sharing the most leading folders with the source, else ambiguous."""
+    source = source_path.lower().split("/")[:-1]
+
+    def shared(path: str) -> int:
+        count = 0
+        for a, b in zip(source, path.lower().split("/")[:-1]):
+            if a != b:
+                break
+            count += 1
+        return count
+
+    scores = sorted(((shared(p), p) for p in matches), reverse=True)
+    candidates = tuple(sorted(matches))
+    if scores[0][0] > 0 and scores[0][0] > scores[1][0]:
+        return Resolution("resolved", scores[0][1], candidates, "nearest")
+    return Resolution("ambiguous", None, candidates, "ambiguous")

@@ -1,0 +1,112 @@
+"""A vault: every markdown page under a folder, parsed, with a link resolver over them.
+
+Reading is forgiving: a file that is not UTF-8, is binary, too large, or unreadable becomes a
+PageProblem naming the file and the fix, and the other pages load as usual.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+from ..fsutil import sha256_bytes
+from .model import Link, Page
+from .parse import parse_page
+from .resolve import LinkResolver, Resolution
+
+SKIP_DIRS = frozenset({".git", ".obsidian", ".trash", ".mindgraph", "node_modules", ".venv",
+                       "__pycache__"})
+MARKDOWN_SUFFIXES = (".md", ".markdown")
+MAX_PAGE_BYTES = 20_000_000
+
+
+@dataclass(frozen=True)
+class PageProblem:
+    """A file that could not be read as a page, or a page with a defect (e.g. bad YAML)."""
+
+    path: str
+    kind: str       # unreadable | not-utf8 | binary | too-large | bad-frontmatter
+    message: str
+    line: int = 0
+
+
+@dataclass
+class Vault:
+    """Parsed pages keyed by vault-relative path, the resolver over them, and problems."""
+
+    root: Path
+    pages: dict[str, Page]
+    problems: list[PageProblem] = field(default_factory=list)
+    resolver: LinkResolver = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.resolver = LinkResolver(self.pages, {p.path: p.aliases for p in self.pages.values()})
+
+    def resolve(self, link: Link, source_path: str) -> Resolution:
+        """Resolve one link of the page at ``source_path``."""
+        return self.resolver.resolve(link, source_path)
+
+    def resolved_links(self) -> Iterator[tuple[Page, Link, Resolution]]:
+        """Every link of every page with its resolution, in path order."""
+        for path in sorted(self.pages):
+            page = self.pages[path]
+            for link in page.links:
+                yield page, link, self.resolver.resolve(link, path)
+
+
+def iter_markdown_files(root: Path) -> Iterator[Path]:
+    """Markdown files under ``root`` in a stable order; hidden/tool folders and symlinked
+    folders are skipped (no loops, nothing outside the root)."""
+    root = Path(root)
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+        for name in sorted(files):
+            if name.lower().endswith(MARKDOWN_SUFFIXES) and not name.startswith("."):
+                yield Path(folder) / name
+
+
+def read_page(root: Path, file: Path) -> Page | PageProblem:
+    """Read and parse one file, or say why it cannot be a page."""
+    rel = file.relative_to(root).as_posix()
+    try:
+        if file.is_symlink() and not file.resolve().is_relative_to(root.resolve()):
+            return PageProblem(rel, "unreadable", f"{rel}: symlink points outside the vault; "
+                               f"skipped. Copy the file into the vault instead.")
+        size = file.stat().st_size
+        if size > MAX_PAGE_BYTES:
+            return PageProblem(rel, "too-large", f"{rel}: {size} bytes is over the "
+                               f"{MAX_PAGE_BYTES}-byte page limit; split the note.")
+        data = file.read_bytes()
+    except OSError as exc:
+        return PageProblem(rel, "unreadable", f"{rel}: cannot read ({exc.strerror or exc}). "
+                           f"Check the file's permissions.")
+    if b"\x00" in data[:8192]:
+        return PageProblem(rel, "binary", f"{rel}: looks like a binary file, not markdown; "
+                           f"skipped. Remove it or give it another extension.")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        return PageProblem(rel, "not-utf8", f"{rel}:{line}: not valid UTF-8 (byte "
+                           f"{exc.start}); re-save the file as UTF-8.", line)
+    return parse_page(text.replace("\r\n", "\n"), rel, sha256_bytes(data))
+
+
+def load_vault(root: str | Path) -> Vault:
+    """Parse every markdown page under ``root``."""
+    root = Path(root)
+    pages: dict[str, Page] = {}
+    problems: list[PageProblem] = []
+    if root.is_dir():
+        for file in iter_markdown_files(root):
+            result = read_page(root, file)
+            if isinstance(result, PageProblem):
+                problems.append(result)
+                continue
+            pages[result.path] = result
+            if result.frontmatter_error:
+                problems.append(PageProblem(result.path, "bad-frontmatter",
+                                            result.frontmatter_error))
+    return Vault(root=root, pages=pages, problems=problems)

@@ -1,0 +1,61 @@
+"""The CLI as a whole: help everywhere, exit codes, init, check."""
+
+import json
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from mindgraph.cli import cli
+
+
+def all_commands(group, prefix=()):
+    for name, command in group.commands.items():
+        yield prefix + (name,), command
+        if isinstance(command, click.Group):
+            yield from all_commands(command, prefix + (name,))
+
+
+@pytest.mark.parametrize("path, command", list(all_commands(cli)),
+                         ids=lambda v: " ".join(v) if isinstance(v, tuple) else "")
+def test_every_command_has_help(path, command):
+    assert command.help, f"mindgraph {' '.join(path)} has no help text"
+    result = CliRunner().invoke(cli, [*path, "--help"])
+    assert result.exit_code == 0, result.output
+
+
+def test_init_scaffolds_and_is_idempotent(tmp_path):
+    runner = CliRunner()
+    result = runner.invoke(cli, ["init", str(tmp_path / "kb"), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert (tmp_path / "kb" / "mindgraph.yml").is_file()
+    assert (tmp_path / "kb" / "raw").is_dir() and (tmp_path / "kb" / "wiki").is_dir()
+    assert len(data["created"]) == 3
+    again = runner.invoke(cli, ["init", str(tmp_path / "kb")])
+    assert again.exit_code == 0 and "kept it" in again.output
+
+
+def test_config_error_exits_2_and_names_key(tmp_path):
+    (tmp_path / "mindgraph.yml").write_text("store:\n  backnd: x\n")
+    result = CliRunner().invoke(cli, ["check", "-C", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "store.backnd" in result.output
+
+
+def test_check_reports_and_strict_fails(tmp_path):
+    wiki = tmp_path / "wiki"
+    wiki.mkdir()
+    (wiki / "A.md").write_text("---\ntitle: A\n---\nSee [[B]] and [[Nowhere]].\n")
+    (wiki / "B.md").write_text("---\ntitle: B\n---\nBack to [[A]].\n")
+    (wiki / "C.md").write_text("no frontmatter, nobody links here\n")
+    runner = CliRunner()
+    result = runner.invoke(cli, ["check", "-C", str(tmp_path), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["counts"] == {"broken-link": 1, "no-frontmatter": 1, "orphan": 1}
+    broken = [f for f in report["findings"] if f["kind"] == "broken-link"][0]
+    assert (broken["path"], broken["line"]) == ("A.md", 4)
+    strict = runner.invoke(cli, ["check", "-C", str(tmp_path), "--strict"])
+    assert strict.exit_code == 1
+    assert "A.md:4" in strict.output

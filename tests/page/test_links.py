@@ -1,0 +1,75 @@
+"""Link extraction: every Obsidian form, code ignored, attachments apart."""
+
+from mindgraph.page.parse import parse_page
+
+
+def links(text):
+    return parse_page(text, "src/Page.md").links
+
+
+def test_wikilink_forms():
+    found = links("[[T]] [[T|alias]] [[T#Heading]] [[T#^blockid]] [[#Local]] [[T#H1#H2|x]]")
+    assert [(l.target, l.heading, l.block, l.alias) for l in found] == [
+        ("T", None, None, None),
+        ("T", None, None, "alias"),
+        ("T", "Heading", None, None),
+        ("T", None, "blockid", None),
+        ("", "Local", None, None),
+        ("T", "H1#H2", None, "x"),
+    ]
+    assert found[4].is_self
+
+
+def test_embeds_and_attachments():
+    found = links("![[Other note]] ![[image.png|200]] [[doc.PDF]] ![[v1.2.3]]")
+    assert [(l.target, l.syntax, l.is_attachment) for l in found] == [
+        ("Other note", "embed", False),
+        ("image.png", "embed", True),
+        ("doc.PDF", "wikilink", True),
+        ("v1.2.3", "embed", False),  # a dotted page name is not an attachment
+    ]
+
+
+def test_escaped_pipe_inside_table():
+    found = links("| a | [[Basic formatting syntax\\|Markdown syntax]] |")
+    assert (found[0].target, found[0].alias) == ("Basic formatting syntax", "Markdown syntax")
+
+
+def test_markdown_links_are_decoded_and_external_ones_ignored():
+    found = links("[A](Some%20Note.md) [B](<Other Note.md#Part>) [C](https://x.org/a.md) "
+                  "[D](obsidian://open?file=x) [E](#Local%20heading) ![img](pic.jpg)")
+    assert [(l.target, l.heading, l.syntax, l.is_attachment) for l in found] == [
+        ("Some Note.md", None, "markdown", False),
+        ("Other Note.md", "Part", "markdown", False),
+        ("", "Local heading", "markdown", False),
+        ("pic.jpg", None, "embed", True),
+    ]
+
+
+def test_links_in_code_spans_and_fences_are_ignored():
+    text = "`[[No]]` and ``[[No2]] ` `` [[Yes]]\n```\n[[Fenced]]\n```\n    [[Indented list item]]"
+    assert [l.target for l in links(text)] == ["Yes", "Indented list item"]
+
+
+def test_links_in_comments_are_ignored():
+    assert [l.target for l in links("%% [[Hidden]] %% <!-- [[Html]] --> [[Shown]]")] == ["Shown"]
+
+
+def test_line_numbers_count_frontmatter():
+    found = parse_page("---\na: 1\n---\n\n[[X]]\n", "p.md").links
+    assert found[0].line == 5
+
+
+def test_frontmatter_typed_links():
+    page = parse_page("---\nrelated: ['[[A]]', B]\ndepends_on: \"[[C|see C]]\"\n"
+                      "supersedes: [[D]]\n---\nbody", "p.md")
+    typed = [(l.target, l.relation, l.syntax) for l in page.links]
+    assert ("A", "related", "frontmatter") in typed
+    assert ("B", "related", "frontmatter") in typed
+    assert ("C", "depends_on", "frontmatter") in typed
+    assert ("D", "supersedes", "frontmatter") in typed
+
+
+def test_tags_not_taken_from_links_urls_or_headings():
+    page = parse_page("# Title\n[[Note#Heading]] https://x.org/#frag [a](b.md#c) #real", "p.md")
+    assert page.tags == ("real",)

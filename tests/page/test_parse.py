@@ -1,0 +1,105 @@
+"""Parsing pages: frontmatter, title, aliases, tags, sections."""
+
+from mindgraph.page.parse import parse_page
+
+PAGE = """---
+title: Trunk Catalog
+aliases: [Trunks, "Catalog of trunks"]
+tags: [inventory, "#travel/gear"]
+---
+# Ignored H1
+Lead text with #inline-tag and #nested/deep/tag but not #123 or a#b.
+
+## Packing
+Pack light. See [[Checklist]].
+
+```python
+## not a heading
+x = "#not-a-tag [[Not a link]]"
+```
+
+### Shoes
+Two pairs. `#code-tag` and `[[code link]]` are code.
+
+#### Laces
+Spare laces.
+
+## Packing
+Second section with the same heading.
+
+## Unpacking
+Done.
+"""
+
+
+def test_frontmatter_title_aliases_and_tags():
+    page = parse_page(PAGE, "Travel/Trunk.md")
+    assert page.title == "Trunk Catalog"
+    assert page.aliases == ("Trunks", "Catalog of trunks")
+    assert page.tags == ("inventory", "travel/gear", "inline-tag", "nested/deep/tag")
+    assert page.has_frontmatter and page.frontmatter_error is None
+    assert page.stem == "Trunk"
+
+
+def test_sections_hold_own_text_with_stable_ids_and_paths():
+    page = parse_page(PAGE, "Travel/Trunk.md")
+    ids = [s.id for s in page.sections]
+    assert ids == ["lead", "packing", "packing/shoes", "packing/shoes/laces", "packing-2",
+                   "unpacking"]
+    shoes = page.section("packing/shoes")
+    assert shoes.path == ("Packing", "Shoes") and shoes.level == 3
+    assert "Two pairs" in shoes.text and "Spare laces" not in shoes.text
+    packing = page.section("packing")
+    assert "## not a heading" in packing.text  # fenced code stays in its section's text
+    assert "Two pairs" not in packing.text
+    assert page.section("lead").text.startswith("Lead text")
+    assert "Ignored H1" not in page.section("lead").text
+
+
+def test_section_lines_point_at_headings():
+    page = parse_page(PAGE, "Travel/Trunk.md")
+    lines = PAGE.split("\n")
+    for section in page.sections[1:]:
+        assert lines[section.start_line - 1].lstrip("#").strip() == section.heading
+
+
+def test_links_outside_code_with_sections():
+    page = parse_page(PAGE, "Travel/Trunk.md")
+    assert [(link.target, link.section_id) for link in page.links] == [("Checklist", "packing")]
+
+
+def test_title_falls_back_to_h1_then_file_name():
+    assert parse_page("# Heading One\ntext", "a/b.md").title == "Heading One"
+    assert parse_page("text only", "a/My Note.md").title == "My Note"
+    assert parse_page("## Only H2\ntext", "n.md").title == "n"
+
+
+def test_malformed_frontmatter_is_reported_with_line_and_body_still_parsed():
+    text = "---\ntitle: ok\nbad: [unclosed\n---\n## Body\nstill [[Linked]]\n"
+    page = parse_page(text, "notes/bad.md")
+    assert page.frontmatter == {}
+    assert page.frontmatter_error is not None
+    assert "notes/bad.md:" in page.frontmatter_error and "YAML" in page.frontmatter_error
+    assert [link.target for link in page.links] == ["Linked"]
+
+
+def test_frontmatter_dates_become_strings():
+    page = parse_page("---\ndate: 2024-05-01\n---\nx", "d.md")
+    assert page.frontmatter["date"] == "2024-05-01"
+
+
+def test_headings_inside_tilde_fences_and_longer_fences_are_ignored():
+    text = "~~~~\n## no\n~~~\n## still no\n~~~~\n## Yes\nbody"
+    page = parse_page(text, "f.md")
+    assert [s.heading for s in page.sections if s.level] == ["Yes"]
+
+
+def test_cjk_tags_and_headings():
+    page = parse_page("## 見出し\n本文 #タグ と #标签/子\n", "ja.md")
+    assert page.sections[0].id == "見出し"
+    assert page.tags == ("タグ", "标签/子")
+
+
+def test_empty_page_has_no_sections():
+    page = parse_page("", "empty.md")
+    assert page.sections == () and page.links == () and page.title == "empty"

@@ -1,0 +1,90 @@
+"""mindgraph.yml → typed settings: defaults, strict validation, env overrides, secrets."""
+
+import pytest
+
+from mindgraph.config import DEFAULT_CONFIG_YAML, load_settings, settings_from_dict
+from mindgraph.errors import ConfigError
+
+
+def write(tmp_path, text):
+    (tmp_path / "mindgraph.yml").write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+def test_no_file_gives_offline_defaults(tmp_path):
+    settings = load_settings(tmp_path, environ={})
+    assert settings.compile.provider == "offline"
+    assert settings.embedding.provider == "local"
+    assert settings.store.backend == "embedded"
+    assert settings.raw_dir == (tmp_path / "raw").resolve()
+    assert settings.source == "(defaults)"
+
+
+def test_scaffolded_file_parses_to_defaults(tmp_path):
+    settings = load_settings(write(tmp_path, DEFAULT_CONFIG_YAML), environ={})
+    assert settings == load_settings(tmp_path / "empty-dir-does-not-matter", environ={})
+
+
+def test_unknown_key_names_the_key_and_the_known_ones(tmp_path):
+    with pytest.raises(ConfigError, match=r"unknown key 'compile\.modle'.*model"):
+        load_settings(write(tmp_path, "compile:\n  modle: x\n"), environ={})
+
+
+def test_unknown_section(tmp_path):
+    with pytest.raises(ConfigError, match="unknown section 'retrievl'"):
+        load_settings(write(tmp_path, "retrievl: {}\n"), environ={})
+
+
+def test_wrong_type_names_key_and_fix(tmp_path):
+    with pytest.raises(ConfigError, match=r"'compile\.concurrency' must be an int, got 'many'"):
+        load_settings(write(tmp_path, "compile:\n  concurrency: many\n"), environ={})
+
+
+def test_bad_choice_lists_choices(tmp_path):
+    with pytest.raises(ConfigError, match="offline, anthropic, gemini, openai"):
+        load_settings(write(tmp_path, "compile:\n  provider: gpt\n"), environ={})
+
+
+def test_yaml_syntax_error_has_line(tmp_path):
+    with pytest.raises(ConfigError, match=r"mindgraph\.yml:2"):
+        load_settings(write(tmp_path, "compile:\n  provider: a: b\n"), environ={})
+
+
+def test_missing_required_adapter_name(tmp_path):
+    with pytest.raises(ConfigError, match=r"'adapters\[0\]\.name' is required"):
+        load_settings(write(tmp_path, "adapters:\n  - type: filesystem\n"), environ={})
+
+
+def test_env_overrides_file_and_is_typed(tmp_path):
+    write(tmp_path, "compile:\n  concurrency: 2\n")
+    settings = load_settings(tmp_path, environ={"MINDGRAPH_COMPILE__CONCURRENCY": "8",
+                                                "MINDGRAPH_STORE__BACKEND": "pgvector"})
+    assert settings.compile.concurrency == 8
+    assert settings.store.backend == "pgvector"
+    with pytest.raises(ConfigError, match="unknown key 'compile.bogus'"):
+        load_settings(tmp_path, environ={"MINDGRAPH_COMPILE__BOGUS": "1"})
+
+
+def test_llm_provider_needs_a_key_variable_name():
+    with pytest.raises(ConfigError, match="api_key_env"):
+        settings_from_dict({"compile": {"provider": "anthropic"}})
+
+
+def test_secrets_are_read_from_the_named_variable(tmp_path, monkeypatch):
+    settings = settings_from_dict({"compile": {"provider": "anthropic",
+                                               "api_key_env": "MG_TEST_KEY"}})
+    monkeypatch.delenv("MG_TEST_KEY", raising=False)
+    with pytest.raises(ConfigError, match="MG_TEST_KEY is not set"):
+        settings.secret(settings.compile.api_key_env, "compile")
+    monkeypatch.setenv("MG_TEST_KEY", "sk-123")
+    assert settings.secret(settings.compile.api_key_env, "compile") == "sk-123"
+
+
+def test_explicit_missing_config_file_is_an_error(tmp_path):
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_settings(tmp_path, tmp_path / "nope.yml", environ={})
+
+
+def test_raw_and_wiki_must_differ():
+    with pytest.raises(ConfigError, match="different folders"):
+        settings_from_dict({"paths": {"raw": "notes", "wiki": "notes/"}})
