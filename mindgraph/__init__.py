@@ -2,8 +2,7 @@
 
 from .config import Settings, load_settings
 from .errors import ConfigError, MindgraphError, NotFoundError, PageError
-
-__version__ = "0.1.0"
+from .version import __version__
 
 __all__ = ["ConfigError", "MindgraphError", "NotFoundError", "PageError", "Settings",
            "load_settings", "__version__"]

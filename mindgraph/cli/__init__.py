@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from .. import __version__
+from ..version import __version__
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})

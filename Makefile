@@ -1,0 +1,31 @@
+# One place for the commands a person or CI runs. Each target sets itself up from scratch.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: install install-test demo test bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+install: $(BIN)/python
+	$(BIN)/pip install --quiet -e .
+
+install-test: $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[test]'
+
+# The main job on the embedded defaults: no API key, no server.
+demo: install
+	$(BIN)/mindgraph ingest
+	$(BIN)/mindgraph check
+	$(BIN)/mindgraph stats
+
+test: install-test
+	$(BIN)/python -m pytest
+
+bench: install-test
+	$(BIN)/python bench/bench_ingest.py
+
+clean:
+	rm -rf .mindgraph .pytest_cache
