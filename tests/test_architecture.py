@@ -15,7 +15,7 @@ RANK = {
     "errors": 0, "fsutil": 0, "version": 0,
     "config": 1,
     "page": 2, "stores": 2, "providers": 2, "adapters": 2,
-    "ingest": 3, "retrieval": 3, "graph": 3, "vectors": 3,
+    "ingest": 3, "retrieval": 3, "graph": 3, "vectors": 3, "coverage": 3, "timeline": 3,
     "core": 4,
     "cli": 5, "serve": 5, "__main__": 6, "__init__": 6,
 }

@@ -19,10 +19,11 @@ def cli() -> None:
 
 def _register() -> None:
     # Imported here so that each command module stays independent of the others.
-    from . import check_cmd, init_cmd
+    from . import check_cmd, coverage_cmd, init_cmd
 
     init_cmd.register(cli)
     check_cmd.register(cli)
+    coverage_cmd.register(cli)
 
 
 _register()

@@ -1,20 +1,15 @@
 """The real Obsidian Help vault (English) read as a wiki: practically every page link resolves."""
 
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
 from mindgraph.page.vault import load_vault
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpora" / "obsidian-help"
-
 
 @pytest.fixture(scope="module")
-def english_vault():
-    if not (CORPUS / "en").is_dir():
-        pytest.skip(f"corpus not found at {CORPUS}")
-    return load_vault(CORPUS / "en")
+def english_vault(corpora):
+    return load_vault(corpora / "obsidian-help" / "en")
 
 
 def test_every_page_loads(english_vault):
@@ -38,8 +33,8 @@ def test_practically_every_page_link_resolves(english_vault):
     assert status["ambiguous"] == 0
 
 
-def test_whole_multilingual_vault_resolves_by_nearest_folder():
-    vault = load_vault(CORPUS)
+def test_whole_multilingual_vault_resolves_by_nearest_folder(corpora):
+    vault = load_vault(corpora / "obsidian-help")
     results = Counter(r.status for _, link, r in vault.resolved_links()
                       if not link.is_attachment and not link.is_self)
     assert len(vault.pages) == 883

@@ -1,0 +1,148 @@
+"""Find where the wiki refers to code units, on identifier boundaries.
+
+The wiki's text is cut into maximal identifier-like tokens (``mindgraph/page/parse.py``,
+``mindgraph.page.parse``, ``parse_page``); a token refers to a unit when one of its
+separator-aligned parts equals one of the unit's *forms*. A word is never matched inside a
+longer word: a module ``api`` is not mentioned by "capital".
+
+Strong forms count anywhere (prose, code, links): the relative path with or without its
+extension and its folder-aligned suffixes, the file name with extension, the dotted module name
+and its suffixes of two or more parts, and distinctive symbol names (``parse_page``,
+``LinkResolver``). Weak forms — the bare module name (``parse``) and plain symbol names
+(``Vault``) — are too common as words, so they count only in code spans, code blocks and links.
+A form shared by two units names neither.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
+from ..page.markdown import FENCE_RE, INLINE_CODE_RE, mask_code
+from ..page.links import MDLINK_RE, WIKILINK_RE
+from .units import Unit
+
+TOKEN_RE = re.compile(r"[A-Za-z_][\w\-]*(?:[./][\w\-]+)*")
+SEPARATOR_RE = re.compile(r"[./]")
+MAX_PARTS = 8
+
+
+@dataclass(frozen=True)
+class Mention:
+    """How often one page refers to one unit, and by which forms."""
+
+    page: str
+    count: int
+    forms: tuple[str, ...]
+
+
+def unit_forms(unit: Unit) -> tuple[set[str], set[str]]:
+    """(strong, weak) reference forms of a unit."""
+    strong: set[str] = set()
+    weak: set[str] = set()
+    path = unit.path
+    stem_path = re.sub(r"\.[A-Za-z0-9]+$", "", path) if unit.kind == "module" else path
+    parts = stem_path.split("/")
+    for i in range(len(parts)):
+        suffix = "/".join(parts[i:])
+        if i < len(parts) - 1:
+            strong.add(suffix)                   # page/parse
+            strong.add(path.split("/", i)[-1] if i else path)
+        if unit.kind == "module":
+            strong.add("/".join(path.split("/")[i:]))  # page/parse.py, parse.py
+    dotted = [p for p in parts if p]
+    for i in range(len(dotted) - 1):
+        strong.add(".".join(dotted[i:]))         # mindgraph.page.parse, page.parse
+    weak.add(parts[-1])
+    for symbol in unit.symbols:
+        (strong if _distinctive(symbol.name) else weak).add(symbol.name)
+    if unit.kind == "service":
+        strong.add(path + "/")
+        weak.add(path)
+    strong.discard("")
+    return strong, weak - strong
+
+
+def _distinctive(name: str) -> bool:
+    inner = name.strip("_")
+    return "_" in inner or bool(re.search(r"[a-z][A-Z]", inner)) or bool(
+        re.fullmatch(r"[A-Z][A-Z0-9]+(?:_[A-Z0-9]+)+", inner))
+
+
+class MentionIndex:
+    """Maps forms to units once, then counts mentions page by page."""
+
+    def __init__(self, units: list[Unit]):
+        owners: dict[str, set[str]] = defaultdict(set)
+        strength: dict[tuple[str, str], bool] = {}
+        for unit in units:
+            strong, weak = unit_forms(unit)
+            for form in strong | weak:
+                owners[form].add(unit.id)
+                strength[(form, unit.id)] = form in strong
+        self._strong: dict[str, str] = {}
+        self._weak: dict[str, str] = {}
+        full_paths = {u.path for u in units}
+        for form, ids in owners.items():
+            if len(ids) != 1 and form not in full_paths:
+                continue  # ambiguous: names no unit
+            (unit_id,) = ids if len(ids) == 1 else {i for i in ids if i == form}
+            target = self._strong if strength[(form, unit_id)] else self._weak
+            target[form] = unit_id
+
+    def count(self, page_path: str, body: str) -> dict[str, Mention]:
+        """Mentions of every unit in one page's markdown body."""
+        prose, code, links = split_regions(body)
+        counts: Counter[str] = Counter()
+        forms: dict[str, set[str]] = defaultdict(set)
+        for text, weak_ok in ((prose, False), (code, True), (links, True)):
+            for token, n in Counter(TOKEN_RE.findall(text)).items():
+                for unit_id, form in self._units_of(token, weak_ok).items():
+                    counts[unit_id] += n
+                    forms[unit_id].add(form)
+        return {unit_id: Mention(page_path, n, tuple(sorted(forms[unit_id])))
+                for unit_id, n in counts.items()}
+
+    def _units_of(self, token: str, weak_ok: bool) -> dict[str, str]:
+        found: dict[str, str] = {}
+        for part in _parts(token):
+            unit_id = self._strong.get(part) or (self._weak.get(part) if weak_ok else None)
+            if unit_id and unit_id not in found:
+                found[unit_id] = part
+        return found
+
+
+def _parts(token: str) -> list[str]:
+    """The token and every separator-aligned contiguous part of it (at most MAX_PARTS parts)."""
+    pieces = SEPARATOR_RE.split(token)
+    seps = SEPARATOR_RE.findall(token)
+    if len(pieces) > MAX_PARTS:
+        return [token]
+    out = []
+    for i in range(len(pieces)):
+        text = pieces[i]
+        out.append(text)
+        for j in range(i + 1, len(pieces)):
+            text += seps[j - 1] + pieces[j]
+            out.append(text)
+    # "parse.py/" style folder references: keep a trailing-slash form for services.
+    out.extend(p + "/" for p in pieces[:-1])
+    return out
+
+
+def split_regions(body: str) -> tuple[str, str, str]:
+    """(prose without code, code spans and blocks, link targets) of a markdown body."""
+    lines = body.split("\n")
+    masked = mask_code(lines)
+    code_parts = []
+    for original, kept in zip(lines, masked):
+        if original != kept:
+            if kept == "" and not FENCE_RE.match(original):
+                code_parts.append(original)
+            else:
+                code_parts.extend(m.group(2) for m in INLINE_CODE_RE.finditer(original))
+    prose = "\n".join(masked)
+    links = [m.group(2).split("|")[0] for m in WIKILINK_RE.finditer(prose)]
+    links += [m.group(3) for m in MDLINK_RE.finditer(prose)]
+    return prose, "\n".join(code_parts), "\n".join(links)

