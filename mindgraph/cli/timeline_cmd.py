@@ -1,0 +1,46 @@
+"""`mindgraph timeline CONCEPT`: how a concept evolved, from the dated notes that mention it."""
+
+from __future__ import annotations
+
+import click
+
+from ..timeline.build import build_timeline
+from .common import emit_json, json_option, workspace_options
+
+
+@click.command("timeline")
+@click.argument("concept")
+@workspace_options
+@click.option("--newest-first", is_flag=True, help="Newest note first (default: oldest first).")
+@click.option("--since", type=click.DateTime(["%Y-%m-%d"]), default=None,
+              help="Only notes dated on or after this day (YYYY-MM-DD).")
+@click.option("--until", type=click.DateTime(["%Y-%m-%d"]), default=None,
+              help="Only notes dated on or before this day (YYYY-MM-DD).")
+@click.option("--limit", type=click.IntRange(min=1, max=10_000), default=None,
+              help="Show at most this many notes.")
+@click.option("--no-git", is_flag=True, help="Do not read dates from the git history.")
+@json_option
+def timeline_command(settings, concept: str, newest_first: bool, since, until,
+                     limit: int | None, no_git: bool, as_json: bool) -> None:
+    """List every dated note (raw and wiki) that mentions CONCEPT, in date order."""
+    timeline = build_timeline(concept, [("raw", settings.raw_dir), ("wiki", settings.wiki_dir)],
+                              since=since.date() if since else None,
+                              until=until.date() if until else None,
+                              newest_first=newest_first, limit=limit, use_git=not no_git)
+    if as_json:
+        emit_json(timeline.to_dict())
+        return
+    if not timeline.entries:
+        click.echo(f"No dated note mentions {concept!r} (searched for: "
+                   f"{', '.join(timeline.terms)}).")
+        return
+    for entry in timeline.entries:
+        click.echo(f"{entry.date}  [{entry.date_source}]  {entry.folder}/{entry.path}")
+        click.echo(f"    {entry.snippet}")
+    click.echo(f"{len(timeline.entries)} notes mention {concept!r} "
+               f"(terms: {', '.join(timeline.terms)}).")
+
+
+def register(group: click.Group) -> None:
+    """Add this command to the CLI group."""
+    group.add_command(timeline_command)

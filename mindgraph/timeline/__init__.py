@@ -1,0 +1,1 @@
+"""Timeline: how a concept evolved, from the dated notes that mention it."""

@@ -1,0 +1,151 @@
+"""How a concept evolved: every dated note that mentions it, in date order.
+
+A concept is matched by the phrase itself and, when it names a wiki page, by that page's title
+and aliases; on word boundaries for Latin script (with a plural/singular variant) and as a
+plain substring in CJK text, which has no spaces. A raw note and the wiki page compiled from it
+are one entry (the raw note, with the page attached).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Iterable
+
+from ..page.model import Page
+from ..page.vault import Vault, load_vault
+from .dates import git_added_dates, note_date
+
+SNIPPET_RADIUS = 90
+
+
+@dataclass(frozen=True)
+class TimelineEntry:
+    """One dated note that mentions the concept."""
+
+    date: str
+    date_source: str
+    path: str
+    folder: str          # "raw" or "wiki"
+    title: str
+    matched: str
+    snippet: str
+    page: str | None = None   # the wiki page compiled from this raw note, if any
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """The entries for a concept and the terms that were searched."""
+
+    concept: str
+    terms: tuple[str, ...]
+    entries: tuple[TimelineEntry, ...]
+
+    def to_dict(self) -> dict:
+        """JSON-ready form."""
+        return {"concept": self.concept, "terms": list(self.terms),
+                "count": len(self.entries), "entries": [asdict(e) for e in self.entries]}
+
+
+def concept_terms(concept: str, vaults: Iterable[Vault]) -> list[str]:
+    """The phrase, plus title and aliases of a page the phrase names (by title, alias or path)."""
+    wanted = concept.strip().lower()
+    terms = [concept.strip()]
+    for vault in vaults:
+        for page in vault.pages.values():
+            names = [page.title, page.stem, *page.aliases]
+            if wanted in (n.lower() for n in names) or wanted == page.path.lower().removesuffix(".md"):
+                terms.extend([page.title, *page.aliases])
+    seen: set[str] = set()
+    unique = []
+    for term in terms:
+        if term and term.lower() not in seen and "/" not in term:
+            seen.add(term.lower())
+            unique.append(term)
+    return unique
+
+
+def term_pattern(terms: list[str]) -> re.Pattern:
+    """One regex for all terms: word boundaries around Latin ends, none around CJK ones.
+
+    A term ending in a Latin letter also matches its simple plural or singular
+    ("Bookmarks" finds "bookmark"), so that the history of a feature is not split by grammar.
+    """
+    parts = []
+    for term in sorted(terms, key=len, reverse=True):
+        latin_end = bool(re.search(r"[A-Za-z]$", term))
+        base = term
+        if latin_end and term.lower().endswith("s") and not term.lower().endswith("ss"):
+            base = term[:-1]
+        body = re.escape(base).replace(r"\ ", r"\s+") + ("(?:s|es)?" if latin_end else "")
+        start = r"(?<![A-Za-z0-9_])" if re.match(r"[A-Za-z0-9_]", term) else ""
+        end = r"(?![A-Za-z0-9_])" if re.search(r"[A-Za-z0-9_]$", term) else ""
+        parts.append(start + body + end)
+    return re.compile("|".join(parts), re.I)
+
+
+def build_timeline(concept: str, folders: list[tuple[str, Path]], *,
+                   since: dt.date | None = None, until: dt.date | None = None,
+                   newest_first: bool = False, limit: int | None = None,
+                   use_git: bool = True) -> Timeline:
+    """The timeline of ``concept`` over the notes in ``folders`` ((label, path) pairs)."""
+    vaults = [(label, load_vault(path)) for label, path in folders if Path(path).is_dir()]
+    terms = concept_terms(concept, [v for _, v in vaults])
+    pattern = term_pattern(terms)
+    entries: list[TimelineEntry] = []
+    compiled_from: dict[str, str] = {}
+    for label, vault in vaults:
+        if label == "wiki":
+            for page in vault.pages.values():
+                for source in _sources(page):
+                    compiled_from[source] = page.path
+    raw_seen: set[str] = set()
+    for label, vault in vaults:
+        git = git_added_dates(vault.root) if use_git else {}
+        for path in sorted(vault.pages):
+            page = vault.pages[path]
+            if label == "wiki" and any(s in raw_seen for s in _sources(page)):
+                continue
+            match = pattern.search(page.body) or pattern.search(page.title)
+            if not match:
+                continue
+            when = note_date(page.frontmatter, page.body, vault.root / path, git, path)
+            if (since and when.date < since) or (until and when.date > until):
+                continue
+            if label == "raw":
+                raw_seen.add(path)
+            text = page.body if pattern.search(page.body) else page.title
+            entries.append(TimelineEntry(
+                date=when.date.isoformat(), date_source=when.source, path=path, folder=label,
+                title=page.title, matched=match.group(0), snippet=_snippet(text, pattern),
+                page=compiled_from.get(path) if label == "raw" else None))
+    entries.sort(key=lambda e: (e.date, e.path), reverse=newest_first)
+    if limit:
+        entries = entries[:limit]
+    return Timeline(concept, tuple(terms), tuple(entries))
+
+
+def _sources(page: Page) -> list[str]:
+    """Raw paths a compiled wiki page records in its frontmatter ``sources``."""
+    out = []
+    for item in page.frontmatter.get("sources") or []:
+        if isinstance(item, dict) and item.get("path"):
+            out.append(str(item["path"]))
+        elif isinstance(item, str):
+            out.append(item)
+    return out
+
+
+def _snippet(text: str, pattern: re.Pattern) -> str:
+    match = pattern.search(text)
+    if not match:
+        return ""
+    start = max(0, match.start() - SNIPPET_RADIUS)
+    end = min(len(text), match.end() + SNIPPET_RADIUS)
+    before = re.sub(r"\s+", " ", text[start:match.start()]).lstrip()
+    after = re.sub(r"\s+", " ", text[match.end():end]).rstrip()
+    prefix = "…" if start > 0 else ""
+    suffix = "…" if end < len(text) else ""
+    return f"{prefix}{before}**{match.group(0)}**{after}{suffix}"
