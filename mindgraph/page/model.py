@@ -81,6 +81,7 @@ class Page:
     frontmatter: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False)
     has_frontmatter: bool = False
     body: str = ""                     # text after the frontmatter
+    body_line: int = 1                 # 1-based file line where the body starts
     content_hash: str = ""             # SHA-256 of the file's bytes
     frontmatter_error: str | None = None  # why the frontmatter could not be read, if so
 

@@ -40,7 +40,7 @@ def parse_page(text: str, path: str, content_hash: str = "") -> Page:
                        + _as_list(frontmatter.get("alias")) if str(a).strip()])
     return Page(path=path, title=title, aliases=tuple(aliases), tags=tuple(tags),
                 sections=tuple(sections), links=tuple(links), frontmatter=frontmatter,
-                has_frontmatter=block is not None, body=body,
+                has_frontmatter=block is not None, body=body, body_line=first_line,
                 content_hash=content_hash or sha256_text(text), frontmatter_error=fm_error)
 
 

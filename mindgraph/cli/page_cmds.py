@@ -1,0 +1,120 @@
+"""Commands about one page: `get` (text or its data block), `url`, `links`."""
+
+from __future__ import annotations
+
+import json
+
+import click
+import yaml
+
+from ..page.address import page_url
+from ..page.data import extract_data
+from ..page.lookup import find_page
+from ..page.vault import load_vault
+from .common import emit_json, json_option, workspace_options
+
+
+def _vault(settings):
+    if not settings.wiki_dir.is_dir():
+        raise click.ClickException(f"Wiki folder {settings.wiki_dir} does not exist. "
+                                   f"Run `mindgraph ingest` first or set paths.wiki.")
+    return load_vault(settings.wiki_dir)
+
+
+@click.command("get")
+@click.argument("page")
+@workspace_options
+@click.option("--extract", type=click.Choice(["json", "yaml"]), default=None,
+              help="Print the page's fenced data block as clean JSON or YAML.")
+@click.option("--block", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Which data block (1 = first) with --extract.")
+@click.option("--section", "section_id", default=None, help="Print only this section (id).")
+@json_option
+def get_command(settings, page: str, extract: str | None, block: int, section_id: str | None,
+                as_json: bool) -> None:
+    """Print PAGE (path, title, alias or file name), one section, or its agent-data block."""
+    found = find_page(_vault(settings).pages, page)
+    if extract:
+        data = extract_data(found, block)
+        if extract == "json":
+            click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+        else:
+            click.echo(yaml.safe_dump(data, allow_unicode=True, sort_keys=False).rstrip())
+        return
+    if section_id is not None:
+        section = found.section(section_id)
+        if section is None:
+            ids = ", ".join(s.id for s in found.sections)
+            raise click.ClickException(f"{found.path} has no section '{section_id}'. "
+                                       f"Sections: {ids}.")
+        if as_json:
+            emit_json({"page": found.path, "section": section.id, "heading": section.heading,
+                       "path": list(section.path), "text": section.text,
+                       "lines": [section.start_line, section.end_line]})
+        else:
+            click.echo(section.text)
+        return
+    if as_json:
+        emit_json({"path": found.path, "title": found.title, "aliases": list(found.aliases),
+                   "tags": list(found.tags), "frontmatter": dict(found.frontmatter),
+                   "sections": [{"id": s.id, "heading": s.heading, "level": s.level,
+                                 "path": list(s.path)} for s in found.sections],
+                   "body": found.body})
+        return
+    click.echo(found.body)
+
+
+@click.command("url")
+@click.argument("page")
+@workspace_options
+@json_option
+def url_command(settings, page: str, as_json: bool) -> None:
+    """Print a stable address for PAGE: obsidian:// in an Obsidian vault, else file://."""
+    found = find_page(_vault(settings).pages, page)
+    url = page_url(settings.wiki_dir, found.path)
+    if as_json:
+        emit_json({"page": found.path, "url": url})
+    else:
+        click.echo(url)
+
+
+@click.command("links")
+@click.argument("page")
+@workspace_options
+@json_option
+def links_command(settings, page: str, as_json: bool) -> None:
+    """Print PAGE's outgoing links (with where they resolve) and its backlinks."""
+    vault = _vault(settings)
+    found = find_page(vault.pages, page)
+    outgoing = []
+    for link in found.links:
+        result = vault.resolve(link, found.path)
+        outgoing.append({"target": link.target, "heading": link.heading, "block": link.block,
+                         "line": link.line, "syntax": link.syntax, "relation": link.relation,
+                         "status": result.status, "page": result.target,
+                         "candidates": list(result.candidates) if result.status != "resolved"
+                         else []})
+    backlinks = [{"page": src.path, "line": link.line, "section": link.section_id,
+                  "relation": link.relation}
+                 for src, link, result in vault.resolved_links()
+                 if result.status == "resolved" and result.target == found.path
+                 and src.path != found.path]
+    if as_json:
+        emit_json({"page": found.path, "outgoing": outgoing, "backlinks": backlinks})
+        return
+    click.echo(f"{found.path}")
+    click.echo(f"  outgoing ({len(outgoing)}):")
+    for item in outgoing:
+        where = item["page"] or f"{item['status'].upper()} {item['target']}"
+        if item["status"] in ("attachment", "self"):
+            where = f"{item['status']}: {item['target'] or '#' + (item['heading'] or '')}"
+        click.echo(f"    line {item['line']:>4}  -> {where}")
+    click.echo(f"  backlinks ({len(backlinks)}):")
+    for item in backlinks:
+        click.echo(f"    {item['page']}:{item['line']}")
+
+
+def register(group: click.Group) -> None:
+    """Add these commands to the CLI group."""
+    for command in (get_command, url_command, links_command):
+        group.add_command(command)

@@ -1,0 +1,84 @@
+"""Agent-data notes: the fenced ```json or ```yaml block of a page, as structured data.
+
+People read the prose; agents extract the block. One note, editable anywhere, consumed as data.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from ..errors import MindgraphError, NotFoundError
+from .model import Page
+
+FENCE_OPEN_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([A-Za-z0-9_+-]*)[^\n]*$")
+DATA_LANGUAGES = {"json": "json", "yaml": "yaml", "yml": "yaml"}
+
+
+@dataclass(frozen=True)
+class DataBlock:
+    """A fenced data block: its language, 1-based line of the opening fence, and text."""
+
+    language: str
+    line: int
+    text: str
+
+
+class DataBlockError(MindgraphError):
+    """A data block exists but does not parse."""
+
+
+def data_blocks(page: Page) -> list[DataBlock]:
+    """Every fenced json/yaml block of the page, in order."""
+    blocks = []
+    lines = page.body.split("\n")
+    i = 0
+    while i < len(lines):
+        match = FENCE_OPEN_RE.match(lines[i])
+        if not match:
+            i += 1
+            continue
+        fence, language = match.group(1), match.group(2).lower()
+        start = i
+        i += 1
+        content = []
+        while i < len(lines) and not (lines[i].strip().startswith(fence[0] * len(fence))
+                                       and not lines[i].strip().strip(fence[0])):
+            content.append(lines[i])
+            i += 1
+        i += 1
+        if language in DATA_LANGUAGES:
+            blocks.append(DataBlock(DATA_LANGUAGES[language], page.body_line + start,
+                                    "\n".join(content)))
+    return blocks
+
+
+def extract_data(page: Page, block: int = 1, language: str | None = None) -> Any:
+    """Parse the ``block``-th (1-based) data block, optionally only among one language."""
+    blocks = [b for b in data_blocks(page)
+              if language is None or b.language == DATA_LANGUAGES.get(language, language)]
+    kind = f"```{language}" if language else "```json or ```yaml"
+    if not blocks:
+        raise NotFoundError(f"{page.path}: no {kind} block. Add a fenced block to the note, "
+                            f"e.g. ```json {{\"key\": \"value\"}} ```.")
+    if not 1 <= block <= len(blocks):
+        raise NotFoundError(f"{page.path}: asked for block {block} but the page has "
+                            f"{len(blocks)} {kind} block(s).")
+    chosen = blocks[block - 1]
+    try:
+        if chosen.language == "json":
+            return json.loads(chosen.text)
+        return yaml.safe_load(chosen.text)
+    except json.JSONDecodeError as exc:
+        raise DataBlockError(f"{page.path}:{chosen.line + exc.lineno}: the ```json block does "
+                             f"not parse ({exc.msg}). Fix the JSON in the note.") from exc
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = chosen.line + 1 + (mark.line if mark else 0)
+        raise DataBlockError(f"{page.path}:{line}: the ```yaml block does not parse "
+                             f"({getattr(exc, 'problem', exc)}). Fix the YAML in the note.") \
+            from exc

@@ -1,0 +1,51 @@
+"""`mindgraph get`, `url` and `links` on a small wiki."""
+
+import json
+
+from click.testing import CliRunner
+
+from mindgraph.cli import cli
+
+
+def make_wiki(tmp_path):
+    wiki = tmp_path / "wiki"
+    wiki.mkdir()
+    (wiki / "Catalog.md").write_text("---\ntitle: Trunk Catalog\n---\nSee [[Packing]] and "
+                                     "[[Nowhere]].\n\n## Data\n```json\n{\"n\": 1}\n```\n")
+    (wiki / "Packing.md").write_text("---\ntitle: Packing\n---\nBack to [[Catalog]].\n")
+    return tmp_path
+
+
+def run(*args):
+    return CliRunner().invoke(cli, list(args))
+
+
+def test_get_extract_json_and_yaml(tmp_path):
+    base = str(make_wiki(tmp_path))
+    result = run("get", "Trunk Catalog", "-C", base, "--extract", "json")
+    assert result.exit_code == 0 and json.loads(result.output) == {"n": 1}
+    assert run("get", "Catalog", "-C", base, "--extract", "yaml").output.strip() == "n: 1"
+    missing = run("get", "Packing", "-C", base, "--extract", "json")
+    assert missing.exit_code == 1 and "no ```json or ```yaml block" in missing.output
+
+
+def test_get_section_and_unknown_page(tmp_path):
+    base = str(make_wiki(tmp_path))
+    section = json.loads(run("get", "Catalog", "-C", base, "--section", "data", "--json").output)
+    assert section["heading"] == "Data" and '{"n": 1}' in section["text"]
+    unknown = run("get", "Catlog", "-C", base)
+    assert unknown.exit_code == 1 and "Did you mean: Catalog.md" in unknown.output
+
+
+def test_links_and_backlinks(tmp_path):
+    base = str(make_wiki(tmp_path))
+    data = json.loads(run("links", "Catalog", "-C", base, "--json").output)
+    assert [(o["target"], o["status"]) for o in data["outgoing"]] == [
+        ("Packing", "resolved"), ("Nowhere", "missing")]
+    assert [b["page"] for b in data["backlinks"]] == ["Packing.md"]
+
+
+def test_url(tmp_path):
+    base = make_wiki(tmp_path)
+    result = run("url", "Packing", "-C", str(base))
+    assert result.output.strip() == (base / "wiki" / "Packing.md").resolve().as_uri()

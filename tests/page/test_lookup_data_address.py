@@ -1,0 +1,82 @@
+"""Finding pages by name, agent-data blocks, stable addresses."""
+
+import pytest
+
+from mindgraph.errors import NotFoundError
+from mindgraph.page.address import page_url
+from mindgraph.page.data import DataBlockError, extract_data
+from mindgraph.page.lookup import find_page
+from mindgraph.page.parse import parse_page
+
+PAGES = {p.path: p for p in [
+    parse_page("---\ntitle: Trunk Catalog\naliases: [Trunks]\n---\nx", "gear/catalog.md"),
+    parse_page("---\ntitle: Index\n---\n", "a/Index.md"),
+    parse_page("---\ntitle: Index\n---\n", "b/Index.md"),
+]}
+
+
+@pytest.mark.parametrize("name", ["gear/catalog.md", "gear/catalog", "GEAR/Catalog",
+                                  "trunk catalog", "Trunks", "catalog"])
+def test_find_page_by_any_name(name):
+    assert find_page(PAGES, name).path == "gear/catalog.md"
+
+
+def test_ambiguous_name_lists_candidates():
+    with pytest.raises(NotFoundError, match=r"title of 2 pages \(a/Index.md, b/Index.md\)"):
+        find_page(PAGES, "Index")
+    assert find_page(PAGES, "a/index").path == "a/Index.md"
+
+
+def test_unknown_name_suggests():
+    with pytest.raises(NotFoundError, match="Did you mean: gear/catalog.md"):
+        find_page(PAGES, "Trunk Catalgo")
+
+
+DATA_NOTE = """---
+title: Trunk Catalog
+---
+People read this.
+
+```python
+not = "data"
+```
+
+```json
+{"trunks": [{"id": "t1", "size": 80}]}
+```
+
+```yaml
+owner: ana
+count: 2
+```
+
+```json
+{"broken": ,}
+```
+"""
+
+
+def test_extract_first_second_and_by_language():
+    page = parse_page(DATA_NOTE, "catalog.md")
+    assert extract_data(page) == {"trunks": [{"id": "t1", "size": 80}]}
+    assert extract_data(page, 2) == {"owner": "ana", "count": 2}
+    assert extract_data(page, 1, "yaml") == {"owner": "ana", "count": 2}
+
+
+def test_extract_errors_name_file_and_line():
+    page = parse_page(DATA_NOTE, "catalog.md")
+    with pytest.raises(DataBlockError, match=r"catalog\.md:20: the ```json block"):
+        extract_data(page, 3)
+    with pytest.raises(NotFoundError, match="has 3"):
+        extract_data(page, 4)
+    with pytest.raises(NotFoundError, match="no ```json or ```yaml block"):
+        extract_data(parse_page("just prose", "p.md"))
+
+
+def test_url_is_file_uri_or_obsidian_link(tmp_path):
+    assert page_url(tmp_path, "a b.md") == (tmp_path / "a b.md").as_uri()
+    (tmp_path / ".obsidian").mkdir()
+    (tmp_path / "sub").mkdir()
+    name = tmp_path.name
+    assert page_url(tmp_path, "sub/My Note.md") == \
+        f"obsidian://open?vault={name}&file=sub%2FMy%20Note"
