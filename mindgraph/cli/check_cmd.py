@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..page.check import check_vault
-from ..page.vault import load_vault
+from ..core import Mindgraph
 from .common import EXIT_PROBLEMS, emit_json, json_option, workspace_options
 
 
@@ -21,7 +20,7 @@ def check_command(settings, strict: bool, errors_only: bool, limit: int, as_json
     if not settings.wiki_dir.is_dir():
         raise click.ClickException(f"Wiki folder {settings.wiki_dir} does not exist. "
                                    f"Run `mindgraph ingest` first or set paths.wiki.")
-    report = check_vault(load_vault(settings.wiki_dir))
+    report = Mindgraph(settings).check()
     if as_json:
         emit_json(report.to_dict())
     else:

@@ -6,10 +6,9 @@ from pathlib import Path
 
 import click
 
-from ..coverage.report import compare_to_baseline, load_baseline, measure_coverage
-from ..coverage.units import DEFAULT_EXCLUDES, discover_units
+from ..core import Mindgraph
+from ..coverage.report import compare_to_baseline, load_baseline
 from ..fsutil import atomic_write_json
-from ..page.vault import load_vault
 from .common import EXIT_PROBLEMS, emit_json, json_option, workspace_options
 
 
@@ -37,12 +36,10 @@ def coverage_command(settings, codebase: Path, service_level: bool, excludes: tu
                      baseline: Path | None, save: Path | None, only_uncovered: bool,
                      as_json: bool) -> None:
     """Measure which modules of CODEBASE the wiki refers to (by path, module or symbol name)."""
-    patterns = tuple(excludes) + (() if no_default_excludes else DEFAULT_EXCLUDES)
-    units = discover_units(codebase, patterns, service_level)
-    vault = load_vault(settings.wiki_dir)
-    report = measure_coverage(units, vault.pages.values(), codebase=str(codebase),
-                              level="service" if service_level else "module",
-                              min_mentions=min_mentions)
+    report = Mindgraph(settings).coverage(codebase, service_level=service_level,
+                                          excludes=excludes,
+                                          default_excludes=not no_default_excludes,
+                                          min_mentions=min_mentions)
     comparison = compare_to_baseline(report, load_baseline(baseline)) if baseline else None
     if save:
         atomic_write_json(save, report.to_dict())

@@ -7,18 +7,15 @@ import json
 import click
 import yaml
 
-from ..page.address import page_url
-from ..page.data import extract_data
-from ..page.lookup import find_page
-from ..page.vault import load_vault
+from ..core import Mindgraph
 from .common import emit_json, json_option, workspace_options
 
 
-def _vault(settings):
+def _open(settings) -> Mindgraph:
     if not settings.wiki_dir.is_dir():
         raise click.ClickException(f"Wiki folder {settings.wiki_dir} does not exist. "
                                    f"Run `mindgraph ingest` first or set paths.wiki.")
-    return load_vault(settings.wiki_dir)
+    return Mindgraph(settings)
 
 
 @click.command("get")
@@ -33,20 +30,17 @@ def _vault(settings):
 def get_command(settings, page: str, extract: str | None, block: int, section_id: str | None,
                 as_json: bool) -> None:
     """Print PAGE (path, title, alias or file name), one section, or its agent-data block."""
-    found = find_page(_vault(settings).pages, page)
+    mg = _open(settings)
+    found = mg.page(page)
     if extract:
-        data = extract_data(found, block)
+        data = mg.extract(page, block)
         if extract == "json":
             click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
         else:
             click.echo(yaml.safe_dump(data, allow_unicode=True, sort_keys=False).rstrip())
         return
     if section_id is not None:
-        section = found.section(section_id)
-        if section is None:
-            ids = ", ".join(s.id for s in found.sections)
-            raise click.ClickException(f"{found.path} has no section '{section_id}'. "
-                                       f"Sections: {ids}.")
+        _, section = mg.section(page, section_id)
         if as_json:
             emit_json({"page": found.path, "section": section.id, "heading": section.heading,
                        "path": list(section.path), "text": section.text,
@@ -70,10 +64,10 @@ def get_command(settings, page: str, extract: str | None, block: int, section_id
 @json_option
 def url_command(settings, page: str, as_json: bool) -> None:
     """Print a stable address for PAGE: obsidian:// in an Obsidian vault, else file://."""
-    found = find_page(_vault(settings).pages, page)
-    url = page_url(settings.wiki_dir, found.path)
+    mg = _open(settings)
+    url = mg.url(page)
     if as_json:
-        emit_json({"page": found.path, "url": url})
+        emit_json({"page": mg.page(page).path, "url": url})
     else:
         click.echo(url)
 
@@ -84,25 +78,12 @@ def url_command(settings, page: str, as_json: bool) -> None:
 @json_option
 def links_command(settings, page: str, as_json: bool) -> None:
     """Print PAGE's outgoing links (with where they resolve) and its backlinks."""
-    vault = _vault(settings)
-    found = find_page(vault.pages, page)
-    outgoing = []
-    for link in found.links:
-        result = vault.resolve(link, found.path)
-        outgoing.append({"target": link.target, "heading": link.heading, "block": link.block,
-                         "line": link.line, "syntax": link.syntax, "relation": link.relation,
-                         "status": result.status, "page": result.target,
-                         "candidates": list(result.candidates) if result.status != "resolved"
-                         else []})
-    backlinks = [{"page": src.path, "line": link.line, "section": link.section_id,
-                  "relation": link.relation}
-                 for src, link, result in vault.resolved_links()
-                 if result.status == "resolved" and result.target == found.path
-                 and src.path != found.path]
+    data = _open(settings).links(page)
+    outgoing, backlinks = data["outgoing"], data["backlinks"]
     if as_json:
-        emit_json({"page": found.path, "outgoing": outgoing, "backlinks": backlinks})
+        emit_json(data)
         return
-    click.echo(f"{found.path}")
+    click.echo(data["page"])
     click.echo(f"  outgoing ({len(outgoing)}):")
     for item in outgoing:
         where = item["page"] or f"{item['status'].upper()} {item['target']}"

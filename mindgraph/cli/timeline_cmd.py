@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..timeline.build import build_timeline
+from ..core import Mindgraph
 from .common import emit_json, json_option, workspace_options
 
 
@@ -23,10 +23,10 @@ from .common import emit_json, json_option, workspace_options
 def timeline_command(settings, concept: str, newest_first: bool, since, until,
                      limit: int | None, no_git: bool, as_json: bool) -> None:
     """List every dated note (raw and wiki) that mentions CONCEPT, in date order."""
-    timeline = build_timeline(concept, [("raw", settings.raw_dir), ("wiki", settings.wiki_dir)],
-                              since=since.date() if since else None,
-                              until=until.date() if until else None,
-                              newest_first=newest_first, limit=limit, use_git=not no_git)
+    timeline = Mindgraph(settings).timeline(concept, since=since.date() if since else None,
+                                            until=until.date() if until else None,
+                                            newest_first=newest_first, limit=limit,
+                                            use_git=not no_git)
     if as_json:
         emit_json(timeline.to_dict())
         return
