@@ -98,6 +98,18 @@ class GraphSettings:
 
 
 @dataclass(frozen=True)
+class ServeSettings:
+    """The REST and MCP servers."""
+
+    host: str = "127.0.0.1"
+    port: int = 8765
+    token_env: str = "MINDGRAPH_API_TOKEN"
+    usage_log: str = "usage.jsonl"       # under the state folder; "" turns logging off
+    usage_log_max_bytes: int = 5_000_000
+    context_timeout_s: float = 5.0
+
+
+@dataclass(frozen=True)
 class Settings:
     """All settings, plus the base directory they are relative to."""
 
@@ -106,6 +118,7 @@ class Settings:
     embedding: EmbeddingSettings = field(default_factory=EmbeddingSettings)
     store: StoreSettings = field(default_factory=StoreSettings)
     graph: GraphSettings = field(default_factory=GraphSettings)
+    serve: ServeSettings = field(default_factory=ServeSettings)
     adapters: tuple[AdapterSettings, ...] = ()
     base_dir: Path = field(default=Path("."), compare=False)
     source: str = field(default="(defaults)", compare=False)
@@ -147,6 +160,7 @@ _SECTIONS = {
     "embedding": EmbeddingSettings,
     "store": StoreSettings,
     "graph": GraphSettings,
+    "serve": ServeSettings,
 }
 
 
@@ -306,6 +320,9 @@ def _check_values(s: Settings) -> None:
         (0.0 < s.graph.generic_tag_share <= 1.0, "graph.generic_tag_share", "in (0, 1]"),
         (s.graph.tag_fanout_cap >= 1, "graph.tag_fanout_cap", "at least 1"),
         (s.store.table.replace("_", "").isalnum(), "store.table", "letters, digits and _ only"),
+        (1 <= s.serve.port <= 65535, "serve.port", "between 1 and 65535"),
+        (s.serve.context_timeout_s > 0, "serve.context_timeout_s", "above 0"),
+        (s.serve.usage_log_max_bytes >= 10_000, "serve.usage_log_max_bytes", "at least 10000"),
     ]
     for ok, key, rule in checks:
         if not ok:

@@ -1,6 +1,6 @@
 """The import direction that keeps the architecture visible (see STYLE.md).
 
-cli, serve → core → ingest, retrieval, graph, vectors → page, stores, providers, adapters
+cli → serve → core → ingest, retrieval, graph, vectors → page, stores, providers, adapters
 → config → errors, fsutil. A module may import its own package and anything of a lower rank,
 never a higher one; ``page`` imports nothing of ours but errors and fsutil.
 """
@@ -17,7 +17,9 @@ RANK = {
     "page": 2, "stores": 2, "providers": 2, "adapters": 2,
     "ingest": 3, "retrieval": 3, "graph": 3, "vectors": 3, "coverage": 3, "timeline": 3,
     "core": 4,
-    "cli": 5, "serve": 5, "__main__": 6, "__init__": 6,
+    "serve": 5,
+    "cli": 6,  # the CLI also starts the servers (`mindgraph serve`, `mindgraph mcp`)
+    "__main__": 7, "__init__": 7,
 }
 
 

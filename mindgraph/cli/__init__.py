@@ -19,13 +19,14 @@ def cli() -> None:
 
 def _register() -> None:
     # Imported here so that each command module stays independent of the others.
-    from . import check_cmd, coverage_cmd, init_cmd, page_cmds, timeline_cmd
+    from . import check_cmd, coverage_cmd, init_cmd, page_cmds, serve_cmd, timeline_cmd
 
     init_cmd.register(cli)
     check_cmd.register(cli)
     coverage_cmd.register(cli)
     timeline_cmd.register(cli)
     page_cmds.register(cli)
+    serve_cmd.register(cli)
 
 
 _register()

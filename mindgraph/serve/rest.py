@@ -1,0 +1,150 @@
+"""The REST API: a FastAPI app over one warm ``Mindgraph``.
+
+Safe by default: the CLI binds 127.0.0.1; any other address requires a bearer token read from
+the environment variable named by ``serve.token_env``. Errors are JSON with a real status (one
+handler maps the error tree: NotFoundError → 404, ConfigError → 400, other errors → 422/500);
+every limit is bounded by the schema, so bad parameters are 422 before any work is done.
+"""
+
+from __future__ import annotations
+
+import hmac
+import time
+from pathlib import Path
+from typing import Any
+
+from fastapi import Depends, FastAPI, Query, Request
+from fastapi.responses import JSONResponse
+
+from ..core import Mindgraph
+from ..errors import ConfigError, MindgraphError, NotFoundError, StoreError
+from ..page.data import DataBlockError
+from ..version import __version__
+
+MAX_LIMIT = 100
+
+
+def create_app(mg: Mindgraph, token: str | None = None) -> FastAPI:
+    """Build the app. With ``token`` set, every route but /health needs ``Bearer <token>``."""
+    app = FastAPI(title="mindgraph", version=__version__,
+                  description="Query a compiled markdown wiki: pages, sections, links, "
+                              "graph, search, timeline and coverage.")
+    app.state.mg = mg
+
+    def authorize(request: Request) -> None:
+        if token is None:
+            return
+        header = request.headers.get("authorization", "")
+        scheme, _, given = header.partition(" ")
+        if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip(), token):
+            raise _Unauthorized()
+
+    guard = [Depends(authorize)]
+
+    @app.exception_handler(MindgraphError)
+    async def domain_error(request: Request, exc: MindgraphError) -> JSONResponse:
+        return JSONResponse({"error": type(exc).__name__, "detail": str(exc)},
+                            status_code=_status(exc))
+
+    @app.exception_handler(_Unauthorized)
+    async def unauthorized(request: Request, exc: Exception) -> JSONResponse:
+        return JSONResponse({"error": "Unauthorized",
+                             "detail": "Send 'Authorization: Bearer <token>' with the token "
+                                       "from the server's token environment variable."},
+                            status_code=401, headers={"WWW-Authenticate": "Bearer"})
+
+    @app.get("/health", summary="Liveness and basic counts")
+    def health() -> dict[str, Any]:
+        return {"status": "ok", "version": __version__,
+                "pages": len(mg.vault().pages)}
+
+    @app.get("/page", dependencies=guard, summary="A page with its sections, links, backlinks")
+    def page(name: str = Query(..., min_length=1, max_length=1000,
+                               description="Path, title, alias or file name")) -> dict[str, Any]:
+        found = mg.page(name)
+        links = mg.links(found.path)
+        return {"path": found.path, "title": found.title, "aliases": list(found.aliases),
+                "tags": list(found.tags), "url": mg.url(found.path),
+                "frontmatter": dict(found.frontmatter),
+                "sections": [{"id": s.id, "heading": s.heading, "level": s.level,
+                              "path": list(s.path), "lines": [s.start_line, s.end_line]}
+                             for s in found.sections],
+                "outgoing": links["outgoing"], "backlinks": links["backlinks"]}
+
+    @app.get("/section", dependencies=guard, summary="One section of a page")
+    def section(page: str = Query(..., min_length=1, max_length=1000),
+                id: str = Query(..., min_length=1, max_length=1000)) -> dict[str, Any]:
+        found, sec = mg.section(page, id)
+        return {"page": found.path, "id": sec.id, "heading": sec.heading,
+                "path": list(sec.path), "text": sec.text,
+                "lines": [sec.start_line, sec.end_line]}
+
+    @app.get("/extract", dependencies=guard, summary="A page's fenced json/yaml data block")
+    def extract(page: str = Query(..., min_length=1, max_length=1000),
+                block: int = Query(1, ge=1, le=1000)) -> dict[str, Any]:
+        return {"page": mg.page(page).path, "block": block, "data": mg.extract(page, block)}
+
+    @app.get("/check", dependencies=guard, summary="Broken links, orphans, duplicates")
+    def check() -> dict[str, Any]:
+        return mg.check().to_dict()
+
+    @app.get("/timeline", dependencies=guard, summary="Dated notes mentioning a concept")
+    def timeline(concept: str = Query(..., min_length=1, max_length=200),
+                 limit: int = Query(50, ge=1, le=1000), newest_first: bool = False,
+                 since: str | None = Query(None, pattern=r"^\d{4}-\d{2}-\d{2}$"),
+                 until: str | None = Query(None, pattern=r"^\d{4}-\d{2}-\d{2}$")
+                 ) -> dict[str, Any]:
+        return mg.timeline(concept, since=_date(since), until=_date(until),
+                           newest_first=newest_first, limit=limit).to_dict()
+
+    @app.get("/coverage", dependencies=guard, summary="How much of a codebase the wiki knows")
+    def coverage(codebase: str = Query(..., min_length=1, max_length=1000,
+                                       description="Folder inside the workspace"),
+                 service_level: bool = False,
+                 min_mentions: int = Query(1, ge=1, le=1000)) -> dict[str, Any]:
+        folder = _inside(mg.settings.base_dir, codebase)
+        return mg.coverage(folder, service_level=service_level,
+                           min_mentions=min_mentions).to_dict()
+
+    @app.middleware("http")
+    async def timing(request: Request, call_next):
+        started = time.perf_counter()
+        response = await call_next(request)
+        response.headers["Server-Timing"] = f"app;dur={(time.perf_counter() - started) * 1e3:.1f}"
+        return response
+
+    return app
+
+
+class _Unauthorized(Exception):
+    """Missing or wrong bearer token."""
+
+
+def _status(exc: MindgraphError) -> int:
+    if isinstance(exc, NotFoundError):
+        return 404
+    if isinstance(exc, (ConfigError, DataBlockError)):
+        return 422
+    if isinstance(exc, StoreError):
+        return 503
+    return 500
+
+
+def _date(value: str | None):
+    import datetime as dt
+
+    if value is None:
+        return None
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError as exc:
+        raise ConfigError(f"'{value}' is not a valid date; use YYYY-MM-DD.") from exc
+
+
+def _inside(base: Path, folder: str) -> Path:
+    """Resolve ``folder`` under ``base``; refuse anything that escapes it."""
+    root = Path(base).resolve()
+    target = (root / folder).resolve()
+    if not target.is_relative_to(root) or not target.is_dir():
+        raise NotFoundError(f"'{folder}' is not a folder inside the workspace {root}.")
+    return target
