@@ -24,6 +24,7 @@ from .page.lookup import find_page
 from .page.model import Page, Section
 from .page.vault import Vault, load_vault
 from .timeline.build import Timeline, build_timeline
+from .usage import UsageLog
 
 
 class Mindgraph:
@@ -38,6 +39,13 @@ class Mindgraph:
     def open(cls, base_dir: str | Path = ".", config: str | Path | None = None) -> "Mindgraph":
         """Load settings from ``base_dir``/mindgraph.yml (or ``config``) and wire everything."""
         return cls(load_settings(base_dir, config))
+
+    @property
+    def usage_log(self) -> UsageLog:
+        """Where queries are logged (serve.usage_log under the state folder; "" = off)."""
+        name = self.settings.serve.usage_log
+        return UsageLog(self.settings.state_dir / name if name else None,
+                        max_bytes=self.settings.serve.usage_log_max_bytes)
 
     # -- pages ---------------------------------------------------------------------------
     def vault(self) -> Vault:

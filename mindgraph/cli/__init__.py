@@ -6,6 +6,8 @@ become messages with the fix (see cli/common.py).
 
 from __future__ import annotations
 
+import importlib
+
 import click
 
 from ..version import __version__
@@ -17,16 +19,22 @@ def cli() -> None:
     """mindgraph: compile markdown notes into a linked wiki and a knowledge graph for agents."""
 
 
+# One module per command group, each with a register(group) function. Add new ones here.
+COMMAND_MODULES = (
+    "init_cmd",
+    "check_cmd",
+    "coverage_cmd",
+    "timeline_cmd",
+    "page_cmds",
+    "serve_cmd",
+    "usage_cmd",
+)
+
+
 def _register() -> None:
     # Imported here so that each command module stays independent of the others.
-    from . import check_cmd, coverage_cmd, init_cmd, page_cmds, serve_cmd, timeline_cmd
-
-    init_cmd.register(cli)
-    check_cmd.register(cli)
-    coverage_cmd.register(cli)
-    timeline_cmd.register(cli)
-    page_cmds.register(cli)
-    serve_cmd.register(cli)
+    for name in COMMAND_MODULES:
+        importlib.import_module(f"{__name__}.{name}").register(cli)
 
 
 _register()

@@ -1,0 +1,45 @@
+"""`mindgraph usage`: what agents and people asked, what found nothing, what was slow."""
+
+from __future__ import annotations
+
+import click
+
+from ..core import Mindgraph
+from ..usage import summarise
+from .common import emit_json, json_option, workspace_options
+
+
+@click.command("usage")
+@workspace_options
+@click.option("--top", type=click.IntRange(1, 1000), default=10, show_default=True,
+              help="How many queries to list in each group.")
+@click.option("--slow-ms", type=click.FloatRange(min=0), default=200.0, show_default=True,
+              help="A query at or above this latency is slow.")
+@json_option
+def usage_command(settings, top: int, slow_ms: float, as_json: bool) -> None:
+    """Summarise the usage log: top queries, zero-result queries, slow ones."""
+    log = Mindgraph(settings).usage_log
+    summary = summarise(log.lines(), top=top, slow_ms=slow_ms)
+    if as_json:
+        emit_json(summary)
+        return
+    if not summary["queries"]:
+        where = log.path or "nowhere (serve.usage_log is empty)"
+        click.echo(f"No queries logged yet (log: {where}).")
+        return
+    latency = summary["latency_ms"]
+    click.echo(f"{summary['queries']} queries; latency median {latency['median']} ms, "
+               f"p95 {latency['p95']} ms; by interface: "
+               + ", ".join(f"{k} {v}" for k, v in summary["interfaces"].items()))
+    for title, key in (("Top queries", "top_queries"), ("Zero results", "zero_result_queries")):
+        click.echo(f"\n{title}:")
+        for item in summary[key] or [{"query": "(none)", "count": 0}]:
+            click.echo(f"  {item['count']:>5}  {item['query']}")
+    click.echo(f"\nSlow (>= {slow_ms:g} ms):")
+    for item in summary["slow_queries"] or [{"query": "(none)", "latency_ms": ""}]:
+        click.echo(f"  {item['latency_ms']:>8}  {item['query']}")
+
+
+def register(group: click.Group) -> None:
+    """Add this command to the CLI group."""
+    group.add_command(usage_command)

@@ -1,0 +1,112 @@
+"""The usage log: one JSON line per query, in a file that rotates, and its summary.
+
+Each line: time, interface (cli / rest / mcp / context), query, intent, top results, result
+count, latency in ms. Lines are appended with one ``write`` on a file opened in append mode, so
+concurrent writers (threads or processes) never interleave within a line. When the file grows
+past ``max_bytes`` it is renamed to ``<name>.1`` (older ones shift up to ``keep``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class UsageLog:
+    """Where usage lines go; a log with an empty path records nothing."""
+
+    path: Path | None
+    max_bytes: int = 5_000_000
+    keep: int = 3
+
+    def record(self, interface: str, query: str, *, intent: str | None = None,
+               results: Iterable[str] = (), result_count: int = 0,
+               latency_ms: float = 0.0, **extra: Any) -> None:
+        """Append one line; never raises (logging must not break a query)."""
+        if self.path is None:
+            return
+        top = list(results)[:5]
+        line = {"time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "interface": interface,
+                "query": query, "intent": intent, "top": top,
+                "results": result_count, "latency_ms": round(latency_ms, 2), **extra}
+        data = (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8")
+        try:
+            with _LOCK:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._rotate_if_needed(len(data))
+                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                try:
+                    os.write(fd, data)
+                finally:
+                    os.close(fd)
+        except OSError:
+            pass
+
+    def _rotate_if_needed(self, incoming: int) -> None:
+        try:
+            size = self.path.stat().st_size
+        except FileNotFoundError:
+            return
+        if size + incoming <= self.max_bytes:
+            return
+        for i in range(self.keep - 1, 0, -1):
+            older = self.path.with_name(f"{self.path.name}.{i}")
+            if older.exists():
+                os.replace(older, self.path.with_name(f"{self.path.name}.{i + 1}"))
+        os.replace(self.path, self.path.with_name(f"{self.path.name}.1"))
+
+    def lines(self) -> Iterator[dict[str, Any]]:
+        """Every recorded line, oldest file first; unparsable lines are skipped."""
+        if self.path is None:
+            return
+        files = [self.path.with_name(f"{self.path.name}.{i}") for i in range(self.keep, 0, -1)]
+        for file in [*files, self.path]:
+            if not file.exists():
+                continue
+            with open(file, encoding="utf-8", errors="replace") as handle:
+                for raw in handle:
+                    try:
+                        item = json.loads(raw)
+                    except json.JSONDecodeError:
+                        continue
+                    if isinstance(item, dict) and "query" in item:
+                        yield item
+
+
+def summarise(lines: Iterable[dict[str, Any]], top: int = 10,
+              slow_ms: float = 200.0) -> dict[str, Any]:
+    """Top queries, zero-result queries, slow queries, counts per interface, latency."""
+    items = list(lines)
+    latencies = [float(i.get("latency_ms") or 0) for i in items]
+    queries = Counter(str(i["query"]).strip().lower() for i in items)
+    zero = Counter(str(i["query"]).strip().lower() for i in items if not i.get("results"))
+    slow = sorted((i for i in items if float(i.get("latency_ms") or 0) >= slow_ms),
+                  key=lambda i: -float(i.get("latency_ms") or 0))[:top]
+    return {
+        "queries": len(items),
+        "interfaces": dict(Counter(str(i.get("interface")) for i in items).most_common()),
+        "intents": dict(Counter(str(i.get("intent")) for i in items).most_common()),
+        "latency_ms": {"median": round(statistics.median(latencies), 2) if latencies else 0,
+                       "p95": round(_percentile(latencies, 95), 2) if latencies else 0},
+        "top_queries": [{"query": q, "count": n} for q, n in queries.most_common(top)],
+        "zero_result_queries": [{"query": q, "count": n} for q, n in zero.most_common(top)],
+        "slow_queries": [{"query": i["query"], "latency_ms": i.get("latency_ms"),
+                          "interface": i.get("interface"), "time": i.get("time")}
+                         for i in slow],
+    }
+
+
+def _percentile(values: list[float], pct: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(pct / 100 * (len(ordered) - 1))))
+    return ordered[index]

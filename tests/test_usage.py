@@ -1,0 +1,64 @@
+"""The usage log: lines, rotation, concurrent writers, summary."""
+
+import json
+import threading
+
+from click.testing import CliRunner
+
+from mindgraph.cli import cli
+from mindgraph.usage import UsageLog, summarise
+
+
+def test_record_and_summarise(tmp_path):
+    log = UsageLog(tmp_path / "usage.jsonl")
+    log.record("cli", "Bookmarks", intent="concept", results=["a.md", "b.md"], result_count=2,
+               latency_ms=12.5)
+    log.record("rest", "bookmarks ", intent="concept", results=["a.md"], result_count=1,
+               latency_ms=400)
+    log.record("mcp", "nothing here", intent="default", results=[], result_count=0,
+               latency_ms=3)
+    summary = summarise(log.lines(), slow_ms=200)
+    assert summary["queries"] == 3
+    assert summary["top_queries"][0] == {"query": "bookmarks", "count": 2}
+    assert summary["zero_result_queries"] == [{"query": "nothing here", "count": 1}]
+    assert [s["query"] for s in summary["slow_queries"]] == ["bookmarks "]
+    assert summary["interfaces"] == {"cli": 1, "rest": 1, "mcp": 1}
+    assert summary["latency_ms"]["median"] == 12.5
+
+
+def test_rotation_keeps_every_line_readable(tmp_path):
+    log = UsageLog(tmp_path / "usage.jsonl", max_bytes=2_000, keep=3)
+    for i in range(40):
+        log.record("cli", f"query {i}", results=["x.md"], result_count=1)
+    assert (tmp_path / "usage.jsonl.1").exists()
+    assert sum(f.stat().st_size for f in tmp_path.iterdir()) < 4 * 2_000
+    queries = [line["query"] for line in log.lines()]
+    assert queries == sorted(queries, key=lambda q: int(q.split()[1]))  # oldest first
+    assert queries[-1] == "query 39"
+
+
+def test_concurrent_writers_never_tear_lines(tmp_path):
+    log = UsageLog(tmp_path / "usage.jsonl")
+    threads = [threading.Thread(target=lambda n=n: [log.record("rest", f"q{n}-{i}" * 50)
+                                                    for i in range(50)]) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    raw = (tmp_path / "usage.jsonl").read_text().splitlines()
+    assert len(raw) == 400 and all(json.loads(line)["interface"] == "rest" for line in raw)
+
+
+def test_disabled_log_records_nothing(tmp_path):
+    log = UsageLog(None)
+    log.record("cli", "x")
+    assert list(log.lines()) == []
+
+
+def test_usage_command(tmp_path):
+    UsageLog(tmp_path / ".mindgraph" / "usage.jsonl").record("cli", "canvas", result_count=0)
+    result = CliRunner().invoke(cli, ["usage", "-C", str(tmp_path), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["zero_result_queries"] == [{"query": "canvas", "count": 1}]
+    empty = CliRunner().invoke(cli, ["usage", "-C", str(tmp_path / "none")])
+    assert "No queries logged yet" in empty.output
