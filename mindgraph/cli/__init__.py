@@ -27,6 +27,7 @@ COMMAND_MODULES = (
     "timeline_cmd",
     "page_cmds",
     "serve_cmd",
+    "mcp_cmd",
     "usage_cmd",
 )
 

@@ -1,0 +1,56 @@
+"""`mindgraph mcp`: the MCP server, over stdio (for agents that spawn it) or streamable HTTP."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from ..core import Mindgraph
+from .common import ConfigClickError, workspace_options
+from .serve_cmd import is_loopback
+
+
+@click.command("mcp")
+@workspace_options
+@click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio",
+              show_default=True,
+              help="stdio: the agent spawns this command; http: streamable HTTP at /mcp.")
+@click.option("--host", default=None,
+              help="Address to bind with --transport http (default: serve.host, 127.0.0.1).")
+@click.option("--port", type=click.IntRange(1, 65535), default=None,
+              help="Port with --transport http (default: serve.port + 1, 8766).")
+def mcp_command(settings, transport: str, host: str | None, port: int | None) -> None:
+    """Serve the wiki as MCP tools (get_page, get_section, backlinks, timeline, ...)."""
+    from ..serve.mcp import create_http_app, create_mcp_server
+
+    if not settings.wiki_dir.is_dir():
+        raise click.ClickException(f"Wiki folder {settings.wiki_dir} does not exist. "
+                                   f"Run `mindgraph ingest` first, or pass -C <workspace>.")
+    token = os.environ.get(settings.serve.token_env) or None
+    if transport == "stdio":
+        # stdout carries the protocol: nothing else may be printed there.
+        create_mcp_server(Mindgraph(settings)).run("stdio")
+        return
+
+    import uvicorn
+
+    host = host or settings.serve.host
+    port = port or settings.serve.port + 1
+    if not is_loopback(host):
+        click.echo(f"Warning: binding {host} exposes your notes beyond this machine.",
+                   err=True)
+        if token is None:
+            raise ConfigClickError(
+                f"Binding {host} needs a bearer token: export {settings.serve.token_env}=<a long "
+                f"random string> (clients send 'Authorization: Bearer <token>'), or bind "
+                f"127.0.0.1.")
+    app = create_http_app(create_mcp_server(Mindgraph(settings)), token, host)
+    click.echo(f"mindgraph MCP on http://{host}:{port}/mcp (wiki: {settings.wiki_dir})",
+               err=True)
+    uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+def register(group: click.Group) -> None:
+    """Add this command to the CLI group."""
+    group.add_command(mcp_command)

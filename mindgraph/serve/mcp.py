@@ -1,0 +1,301 @@
+"""The MCP server: the wiki as tools an agent calls, over stdio or streamable HTTP.
+
+Every tool is a thin wrapper over one ``Mindgraph`` method. The SDK turns the type hints into
+each tool's input schema (bounded integers, bounded strings, enums), so bad arguments are
+refused before any work is done. A tool returns a compact JSON object that cites page paths
+and section ids, which are the arguments of the other tools, so an agent can always fetch
+more. A ``MindgraphError`` (unknown page, missing section, bad data block) becomes a tool error
+(``isError``) carrying its helpful message; every call, failed or not, writes one usage-log
+line with interface "mcp".
+
+Over HTTP the app is guarded like the REST API: when a token is configured, every request
+needs ``Authorization: Bearer <token>`` (see ``BearerAuth``); the CLI refuses to bind a
+non-loopback address without one.
+"""
+
+import hmac
+import json
+import time
+from pathlib import Path
+from typing import Annotated, Any, Callable, Literal
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from ..core import Mindgraph
+from ..errors import ConfigError, MindgraphError, NotFoundError
+from ..version import __version__
+from .mcp_results import (
+    cited_paths,
+    jsonable,
+    links_result,
+    page_result,
+    section_result,
+    sections_result,
+    timeline_result,
+)
+
+INSTRUCTIONS = """\
+mindgraph: a private wiki compiled from markdown notes. Pages are addressed by their
+vault path (e.g. "Plugins/Templates.md"); a title, alias or file name also works. Sections
+are addressed by id (from get_page or list_sections). Typical use: find pages (search or
+smart_search when available), read one with get_page, read a long page section by section
+with get_section, follow backlinks/related pages, and use timeline to see how a concept
+evolved. Results cite page paths and section ids: pass them back to these tools."""
+
+# Parameter types shared by the tools; the Field bounds become the JSON schema.
+PageName = Annotated[str, Field(min_length=1, max_length=1000,
+                                description="Page path (e.g. 'Folder/Note.md'), title, alias "
+                                            "or file name")]
+SectionId = Annotated[str, Field(min_length=1, max_length=1000,
+                                 description="Section id from get_page or list_sections "
+                                             "('lead' is the text before the first heading)")]
+MaxChars = Annotated[int, Field(ge=0, le=200_000,
+                                description="Return at most this many characters of text "
+                                            "(0: none, only the outline)")]
+DateText = Annotated[str | None, Field(pattern=r"^\d{4}-\d{2}-\d{2}$",
+                                       description="YYYY-MM-DD")]
+# The structured result is a JSON object; the text block is the same object, compact.
+JsonResult = Annotated[CallToolResult, dict[str, Any]]
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
+                            open_world_hint=False)
+
+
+def create_mcp_server(mg: Mindgraph) -> MCPServer:
+    """Build the MCP server over one warm ``Mindgraph`` (tools only; no transport yet)."""
+    server = MCPServer("mindgraph", title="mindgraph", version=__version__,
+                       instructions=INSTRUCTIONS, log_level="WARNING")
+
+    def call(tool: str, query: str, run: Callable[[], dict[str, Any]]) -> CallToolResult:
+        return _call(mg, tool, query, run)
+
+    @server.tool(annotations=READ_ONLY)
+    def get_page(page: PageName, max_chars: MaxChars = 20_000) -> JsonResult:
+        """Read a wiki page: title, tags, address, outline of sections (ids), the pages it
+        links to, the pages linking to it, and its text (cut at max_chars; read the rest
+        with get_section)."""
+        return call("get_page", page, lambda: page_result(mg, page, max_chars))
+
+    @server.tool(annotations=READ_ONLY)
+    def list_sections(page: PageName) -> JsonResult:
+        """The outline of a page: every section's id, heading, level, heading path, line
+        range and size, so you can fetch only the sections you need with get_section."""
+        return call("list_sections", page, lambda: sections_result(mg.page(page)))
+
+    @server.tool(annotations=READ_ONLY)
+    def get_section(page: PageName, section_id: SectionId,
+                    max_chars: MaxChars = 20_000) -> JsonResult:
+        """Read one section of a page (its own text; subsections are listed by id in
+        'children')."""
+        return call("get_section", f"{page}#{section_id}",
+                    lambda: section_result(*mg.section(page, section_id), max_chars))
+
+    @server.tool(annotations=READ_ONLY)
+    def backlinks(page: PageName,
+                  limit: Annotated[int, Field(ge=1, le=500, description="At most this many "
+                                              "backlinks and outgoing links")] = 50
+                  ) -> JsonResult:
+        """Pages that link to this page (with the section and line of each link), and the
+        links this page makes (where each one resolves, or why it does not)."""
+        return call("backlinks", page, lambda: links_result(mg.links(page), limit))
+
+    @server.tool(annotations=READ_ONLY)
+    def timeline(concept: Annotated[str, Field(min_length=1, max_length=200,
+                                               description="A phrase or a page name")],
+                 limit: Annotated[int, Field(ge=1, le=200)] = 20,
+                 newest_first: bool = False,
+                 since: DateText = None, until: DateText = None) -> JsonResult:
+        """How a concept evolved: dated notes (raw and wiki) that mention it, in date order,
+        each with a snippet and the page path to read more."""
+        return call("timeline", concept, lambda: timeline_result(
+            mg.timeline(concept, since=_date(since), until=_date(until),
+                        newest_first=newest_first, limit=limit)))
+
+    @server.tool(annotations=READ_ONLY)
+    def extract(page: PageName,
+                block: Annotated[int, Field(ge=1, le=100, description="1 = the first data "
+                                            "block of the page")] = 1,
+                language: Literal["json", "yaml"] | None = None) -> JsonResult:
+        """The agent-data block of a page: its fenced ```json or ```yaml block, parsed."""
+        def run() -> dict[str, Any]:
+            found = mg.page(page)
+            return {"page": found.path, "block": block,
+                    "data": jsonable(mg.extract(found.path, block, language))}
+        return call("extract", page, run)
+
+    @server.tool(annotations=READ_ONLY)
+    def coverage(codebase: Annotated[str, Field(min_length=1, max_length=1000,
+                                                description="A folder inside the workspace")],
+                 service_level: bool = False,
+                 min_mentions: Annotated[int, Field(ge=1, le=1000)] = 1,
+                 limit: Annotated[int, Field(ge=0, le=1000, description="At most this many "
+                                             "uncovered units listed")] = 50) -> JsonResult:
+        """How much of a codebase the wiki documents: totals, and the modules (or services)
+        no page mentions yet."""
+        def run() -> dict[str, Any]:
+            folder = _inside(mg.settings.base_dir, codebase)
+            report = mg.coverage(folder, service_level=service_level,
+                                 min_mentions=min_mentions).to_dict()
+            uncovered = [u["unit"] for u in report["units"] if not u["covered"]]
+            return {key: report[key] for key in ("codebase", "level", "total", "covered",
+                                                 "percent")} | {
+                "uncovered": uncovered[:limit], "uncovered_total": len(uncovered)}
+        return call("coverage", codebase, run)
+
+    _add_engine_tools(server, mg, call)
+    return server
+
+
+def _add_engine_tools(server: MCPServer, mg: Mindgraph,
+                      call: Callable[[str, str, Callable[[], dict[str, Any]]], CallToolResult]
+                      ) -> None:
+    """Search and graph tools, for the core methods that exist (they are added by their own
+    components; a missing one simply has no tool)."""
+    def has(method: str) -> bool:
+        return callable(getattr(mg, method, None))
+
+    Limit = Annotated[int, Field(ge=1, le=100, description="At most this many results")]
+    Query = Annotated[str, Field(min_length=1, max_length=1000,
+                                 description="What you are looking for, in words")]
+
+    if has("search"):
+        @server.tool(annotations=READ_ONLY)
+        def search(query: Query, limit: Limit = 10) -> JsonResult:
+            """Keyword (BM25) search over the wiki: best first, each hit citing its page path
+            and best section id (read it with get_section). Good for names and exact terms."""
+            return call("search", query,
+                        lambda: _listing("results", mg.search(query, limit=limit, mode="keyword")))
+
+        @server.tool(annotations=READ_ONLY)
+        def smart_search(query: Query, limit: Limit = 10) -> JsonResult:
+            """Hybrid search (keywords + meaning, fused): best first, each hit citing its page
+            path and section id. Good for questions and paraphrases."""
+            return call("smart_search", query,
+                        lambda: _listing("results", mg.search(query, limit=limit, mode="hybrid")))
+
+    if has("related"):
+        @server.tool(annotations=READ_ONLY)
+        def related(page: PageName,
+                    depth: Annotated[int, Field(ge=1, le=3, description="Link hops")] = 1
+                    ) -> JsonResult:
+            """Pages connected to a page in the link graph, up to depth hops away."""
+            return call("related", page, lambda: _listing("related", mg.related(page, depth)))
+
+    if has("communities"):
+        @server.tool(annotations=READ_ONLY)
+        def communities() -> JsonResult:
+            """Clusters of closely linked pages (topics of the wiki), each with its pages."""
+            return call("communities", "", lambda: _listing("communities", mg.communities()))
+
+    if has("path"):
+        @server.tool(annotations=READ_ONLY)
+        def path(source: PageName, target: PageName) -> JsonResult:
+            """The shortest chain of links between two pages."""
+            return call("path", f"{source} -> {target}",
+                        lambda: _listing("path", mg.path(source, target)))
+
+    if has("stats"):
+        @server.tool(annotations=READ_ONLY)
+        def stats() -> JsonResult:
+            """Size of the wiki and its indexes: pages, sections, links, graph, search index."""
+            return call("stats", "", lambda: _listing("stats", mg.stats()))
+
+
+def _listing(key: str, value: Any) -> dict[str, Any]:
+    """A core result as a JSON object (objects stay as they are; lists go under ``key``)."""
+    data = jsonable(value, digits=4)
+    return data if isinstance(data, dict) else {key: data}
+
+
+def _call(mg: Mindgraph, tool: str, query: str,
+          run: Callable[[], dict[str, Any]]) -> CallToolResult:
+    """Run one tool body: time it, log it, and turn domain errors into tool errors."""
+    started = time.perf_counter()
+    try:
+        data = run()
+    except Exception as exc:
+        mg.usage_log.record("mcp", query, intent=tool,
+                            latency_ms=(time.perf_counter() - started) * 1e3,
+                            error=type(exc).__name__)
+        if isinstance(exc, MindgraphError):
+            # ToolError keeps the message (the fix) for the agent; other exceptions are bugs
+            # whose text stays in the server log.
+            raise ToolError(str(exc)) from exc
+        raise
+    cited = cited_paths(data)
+    mg.usage_log.record("mcp", query, intent=tool, results=cited, result_count=len(cited),
+                        latency_ms=(time.perf_counter() - started) * 1e3)
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
+    return CallToolResult(content=[TextContent(type="text", text=text)],
+                          structured_content=json.loads(text))
+
+
+def _date(value: str | None):
+    import datetime as dt
+
+    if value is None:
+        return None
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError as exc:
+        raise ConfigError(f"'{value}' is not a valid date; use YYYY-MM-DD.") from exc
+
+
+def _inside(base: Path, folder: str) -> Path:
+    """``folder`` resolved under ``base``; refuse anything that escapes it (agents are not
+    trusted with the rest of the disk)."""
+    root = Path(base).resolve()
+    target = (root / folder).resolve()
+    if not target.is_relative_to(root) or not target.is_dir():
+        raise NotFoundError(f"'{folder}' is not a folder inside the workspace {root}; "
+                            f"pass a path relative to it.")
+    return target
+
+
+# -- streamable HTTP --------------------------------------------------------------------------
+
+
+class BearerAuth:
+    """ASGI middleware: every HTTP request needs ``Authorization: Bearer <token>`` (else 401)."""
+
+    def __init__(self, app: ASGIApp, token: str):
+        self.app = app
+        self._token = token.encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        # Lifespan events carry no headers and must reach the app (it starts the sessions).
+        if scope["type"] != "lifespan" and not self._authorized(scope):
+            response = JSONResponse(
+                {"error": "Unauthorized",
+                 "detail": "Send 'Authorization: Bearer <token>' with the token from the "
+                           "server's token environment variable."},
+                status_code=401, headers={"WWW-Authenticate": "Bearer"})
+            await response(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+    def _authorized(self, scope: Scope) -> bool:
+        for name, value in scope.get("headers", ()):
+            if name == b"authorization":
+                scheme, _, given = value.partition(b" ")
+                return scheme.lower() == b"bearer" and hmac.compare_digest(given.strip(),
+                                                                           self._token)
+        return False
+
+
+def create_http_app(server: MCPServer, token: str | None = None,
+                    host: str = "127.0.0.1") -> ASGIApp:
+    """The streamable HTTP app (endpoint /mcp), behind ``BearerAuth`` when ``token`` is set.
+
+    ``host`` is the bound address: on loopback the SDK also checks Host and Origin headers
+    (DNS-rebinding protection)."""
+    app = server.streamable_http_app(host=host)
+    return BearerAuth(app, token) if token else app
+
+
+__all__ = ["BearerAuth", "create_http_app", "create_mcp_server"]

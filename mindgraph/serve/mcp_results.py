@@ -1,0 +1,137 @@
+"""Compact JSON results for the MCP tools: what an agent needs, citing paths and section ids.
+
+Agents pay for every token they read, so results leave out empty and default fields and cut
+long text at a caller-chosen length, saying so (``truncated``) and how to read the rest.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..core import Mindgraph
+    from ..page.model import Page, Section
+    from ..timeline.build import Timeline
+
+
+def page_result(mg: Mindgraph, name: str, max_chars: int) -> dict[str, Any]:
+    """A page: identity, address, outline, link neighbourhood and (cut) text."""
+    page = mg.page(name)
+    links = mg.links(page.path)
+    linked = _unique(o["page"] for o in links["outgoing"] if o["status"] == "resolved")
+    broken = [o["target"] for o in links["outgoing"] if o["status"] in ("missing", "ambiguous")]
+    result: dict[str, Any] = {
+        "path": page.path, "title": page.title, "url": mg.url(page.path),
+        "aliases": list(page.aliases), "tags": list(page.tags),
+        "sections": [_outline(s) for s in page.sections],
+        "links_to": linked, "linked_from": _unique(b["page"] for b in links["backlinks"]),
+        "broken_links": broken,
+    }
+    result.update(_cut(page.body, max_chars, f"get_section(page={page.path!r}, section_id=...)"))
+    return _compact(result)
+
+
+def sections_result(page: Page) -> dict[str, Any]:
+    """A page's outline with line ranges and sizes."""
+    return {"page": page.path, "title": page.title,
+            "sections": [_compact({**_outline(s), "path": list(s.path),
+                                   "lines": [s.start_line, s.end_line], "chars": len(s.text)})
+                         for s in page.sections]}
+
+
+def section_result(page: Page, section: Section, max_chars: int) -> dict[str, Any]:
+    """One section's text, with its place in the page and the ids of its subsections."""
+    depth = len(section.path)
+    children = [s.id for s in page.sections
+                if len(s.path) == depth + 1 and s.path[:depth] == section.path and s.level > 0]
+    result: dict[str, Any] = {"page": page.path, "id": section.id, "heading": section.heading,
+                              "path": list(section.path),
+                              "lines": [section.start_line, section.end_line],
+                              "children": children}
+    result.update(_cut(section.text, max_chars, "a larger max_chars"))
+    return _compact(result)
+
+
+def links_result(links: dict[str, Any], limit: int) -> dict[str, Any]:
+    """Backlinks and outgoing links, each list cut at ``limit``."""
+    back = links["backlinks"]
+    out = [_compact({"target": o["target"], "status": o["status"], "page": o["page"],
+                     "heading": o["heading"], "line": o["line"],
+                     "relation": None if o["relation"] == "wikilink" else o["relation"],
+                     "candidates": o["candidates"]})
+           for o in links["outgoing"]]
+    return {"page": links["page"],
+            "backlinks": [_compact({**b, "relation": None if b["relation"] == "wikilink"
+                                    else b["relation"]}) for b in back[:limit]],
+            "backlinks_total": len(back),
+            "outgoing": out[:limit], "outgoing_total": len(out)}
+
+
+def timeline_result(timeline: Timeline) -> dict[str, Any]:
+    """A timeline with compact entries."""
+    return {"concept": timeline.concept, "terms": list(timeline.terms),
+            "count": len(timeline.entries),
+            "entries": [_compact(dataclasses.asdict(e)) for e in timeline.entries]}
+
+
+def jsonable(value: Any, digits: int | None = None) -> Any:
+    """Plain JSON data from a core result (``to_dict``, dataclasses, tuples, dates); floats
+    rounded to ``digits`` when given (scores need no more, and every digit costs a token)."""
+    if hasattr(value, "to_dict"):
+        return jsonable(value.to_dict(), digits)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return jsonable(dataclasses.asdict(value), digits)
+    if isinstance(value, dict):
+        return {str(k): jsonable(v, digits) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [jsonable(v, digits) for v in value]
+    if isinstance(value, (dt.date, dt.datetime)):
+        return value.isoformat()
+    if isinstance(value, float) and digits is not None:
+        return round(value, digits)
+    return value
+
+
+def cited_paths(data: Any, limit: int = 5) -> list[str]:
+    """The first page paths a result cites (for the usage log's "top results")."""
+    found: list[str] = []
+
+    def walk(value: Any) -> None:
+        if len(found) >= limit:
+            return
+        if isinstance(value, dict):
+            for key in ("path", "page"):
+                item = value.get(key)
+                if isinstance(item, str) and item.endswith(".md") and item not in found:
+                    found.append(item)
+            for item in value.values():
+                if isinstance(item, (dict, list)):
+                    walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    walk(data)
+    return found[:limit]
+
+
+def _outline(section: Section) -> dict[str, Any]:
+    return {"id": section.id, "heading": section.heading, "level": section.level}
+
+
+def _cut(text: str, max_chars: int, rest: str) -> dict[str, Any]:
+    if len(text) <= max_chars:
+        return {"text": text}
+    return {"text": text[:max_chars], "truncated": True, "chars": len(text),
+            "more": f"text cut at {max_chars} of {len(text)} characters; use {rest}"}
+
+
+def _compact(data: dict[str, Any]) -> dict[str, Any]:
+    """Drop None, empty lists and empty strings (but keep zeros and False)."""
+    return {k: v for k, v in data.items() if v is not None and v != [] and v != ""}
+
+
+def _unique(items: Any) -> list[str]:
+    return list(dict.fromkeys(i for i in items if i))

@@ -1,0 +1,320 @@
+"""The MCP server through real MCP clients: the SDK's client over stdio (a spawned
+`python -m mindgraph mcp`), in-process, and the streamable HTTP app behind its bearer token."""
+
+import json
+import sys
+from dataclasses import dataclass
+
+import anyio
+import pytest
+from click.testing import CliRunner
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from starlette.testclient import TestClient
+
+from mindgraph.cli import cli
+from mindgraph.config import settings_from_dict
+from mindgraph.core import Mindgraph
+from mindgraph.serve.mcp import create_http_app, create_mcp_server
+
+CORE_TOOLS = {"get_page", "list_sections", "get_section", "backlinks", "timeline", "extract",
+              "coverage"}
+# Tools that exist when core has the engine method they wrap.
+ENGINE_TOOLS = {"search": "search", "smart_search": "search", "related": "related",
+                "communities": "communities", "path": "path", "stats": "stats"}
+
+
+def make_workspace(root):
+    wiki = root / "wiki"
+    wiki.mkdir()
+    (wiki / "Catalog.md").write_text(
+        "---\ntitle: Trunk Catalog\ndate: 2024-02-01\naliases: [Trunk list]\n---\n"
+        "Bookmarks of trunks. See [[Packing]].\n\n## Data\n```json\n{\"n\": 1}\n```\n\n"
+        "### Sizes\nSmall and large trunks.\n")
+    (wiki / "Packing.md").write_text(
+        "---\ntitle: Packing\ndate: 2024-03-05\n---\nBack to [[Catalog]]; bookmarks again. "
+        "Call `pack_trunk()`. See [[Nowhere]].\n")
+    (root / "code").mkdir()
+    (root / "code" / "packing.py").write_text("def pack_trunk():\n    pass\n")
+    (root / "code" / "unpacking.py").write_text("def unpack():\n    pass\n")
+    return root
+
+
+@pytest.fixture
+def workspace(tmp_path):
+    return make_workspace(tmp_path)
+
+
+@pytest.fixture
+def mg(workspace):
+    return Mindgraph(settings_from_dict({}, base_dir=workspace))
+
+
+def run_session(server, script, timeout=30):
+    """Connect a real SDK client to ``server`` and return what ``script(client)`` returns."""
+    async def main():
+        with anyio.fail_after(timeout):
+            async with Client(server) as client:
+                return await script(client)
+    return anyio.run(main)
+
+
+def payload(result):
+    """The JSON object a successful tool call returned (text block and structured copy)."""
+    assert not result.is_error, result.content[0].text
+    data = json.loads(result.content[0].text)
+    assert result.structured_content == data
+    return data
+
+
+# -- over stdio: one spawned server, one scripted session ------------------------------------
+
+
+@pytest.fixture(scope="module")
+def stdio_session(tmp_path_factory):
+    """Run `python -m mindgraph mcp -C <workspace>` and talk to it over stdio."""
+    workspace = make_workspace(tmp_path_factory.mktemp("stdio"))
+    params = StdioServerParameters(command=sys.executable,
+                                   args=["-m", "mindgraph", "mcp", "-C", str(workspace)])
+
+    async def script(client):
+        return {
+            "tools": (await client.list_tools()).tools,
+            "page": await client.call_tool("get_page", {"page": "trunk catalog"}),
+            "section": await client.call_tool("get_section",
+                                              {"page": "Catalog.md", "section_id": "data"}),
+            "timeline": await client.call_tool("timeline", {"concept": "bookmarks"}),
+            "unknown": await client.call_tool("get_page", {"page": "Nope"}),
+            "too_many": await client.call_tool("timeline", {"concept": "x", "limit": 10_000}),
+        }
+
+    results = run_session(params, script)
+    log = Mindgraph(settings_from_dict({}, base_dir=workspace)).usage_log
+    results["usage"] = list(log.lines())
+    return results
+
+
+def test_stdio_lists_tools_read_only_with_schemas(stdio_session):
+    tools = {t.name: t for t in stdio_session["tools"]}
+    assert CORE_TOOLS <= set(tools)
+    for tool in tools.values():
+        assert tool.annotations.read_only_hint is True, tool.name
+        assert tool.description and len(tool.description) > 40, tool.name
+    page_schema = tools["get_page"].input_schema
+    assert page_schema["required"] == ["page"]
+    assert page_schema["properties"]["page"]["minLength"] == 1
+    limit = tools["timeline"].input_schema["properties"]["limit"]
+    assert (limit["type"], limit["minimum"], limit["maximum"]) == ("integer", 1, 200)
+    assert tools["extract"].input_schema["properties"]["block"]["maximum"] == 100
+
+
+def test_stdio_get_page_cites_sections_and_links(stdio_session):
+    page = payload(stdio_session["page"])
+    assert page["path"] == "Catalog.md"
+    assert page["title"] == "Trunk Catalog"
+    assert [s["id"] for s in page["sections"]] == ["lead", "data", "data/sizes"]
+    assert page["links_to"] == ["Packing.md"]
+    assert page["linked_from"] == ["Packing.md"]
+    assert page["text"].startswith("Bookmarks of trunks.")
+
+
+def test_stdio_get_section_and_timeline(stdio_session):
+    section = payload(stdio_session["section"])
+    assert (section["page"], section["id"], section["heading"]) == ("Catalog.md", "data", "Data")
+    assert section["children"] == ["data/sizes"]
+    assert '{"n": 1}' in section["text"] and "Small and large" not in section["text"]
+    timeline = payload(stdio_session["timeline"])
+    assert [(e["date"], e["path"]) for e in timeline["entries"]] == [
+        ("2024-02-01", "Catalog.md"), ("2024-03-05", "Packing.md")]
+
+
+def test_stdio_errors_are_tool_errors_with_the_message(stdio_session):
+    unknown = stdio_session["unknown"]
+    assert unknown.is_error
+    assert "No page named 'Nope'" in unknown.content[0].text
+    too_many = stdio_session["too_many"]
+    assert too_many.is_error
+    assert "limit" in too_many.content[0].text
+
+
+def test_stdio_calls_are_logged(stdio_session):
+    lines = stdio_session["usage"]
+    assert {line["interface"] for line in lines} == {"mcp"}
+    assert [line["intent"] for line in lines] == ["get_page", "get_section", "timeline",
+                                                  "get_page"]
+    assert lines[0]["query"] == "trunk catalog"
+    assert lines[0]["top"] == ["Catalog.md"]
+    assert lines[3]["results"] == 0 and lines[3]["error"] == "NotFoundError"
+
+
+# -- in-process ------------------------------------------------------------------------------
+
+
+def test_engine_tools_follow_core(mg):
+    names = run_session(create_mcp_server(mg),
+                        lambda c: _names(c))
+    for tool, method in ENGINE_TOOLS.items():
+        assert (tool in names) == hasattr(mg, method), tool
+
+
+async def _names(client):
+    return {t.name for t in (await client.list_tools()).tools}
+
+
+def test_long_text_is_cut_with_a_pointer(mg):
+    async def script(client):
+        return (await client.call_tool("get_page", {"page": "Catalog", "max_chars": 8}),
+                await client.call_tool("get_section", {"page": "Catalog", "section_id": "nope"}))
+
+    page, missing = run_session(create_mcp_server(mg), script)
+    data = payload(page)
+    assert data["text"] == "Bookmark" and data["truncated"] is True
+    assert "get_section" in data["more"]
+    assert missing.is_error
+    assert "has no section 'nope'" in missing.content[0].text
+    assert "data/sizes" in missing.content[0].text  # the ids it does have
+
+
+def test_backlinks_extract_coverage(mg):
+    async def script(client):
+        return [await client.call_tool(name, args) for name, args in [
+            ("backlinks", {"page": "Packing"}),
+            ("extract", {"page": "Catalog"}),
+            ("extract", {"page": "Packing"}),
+            ("list_sections", {"page": "Trunk list"}),
+            ("coverage", {"codebase": "code"}),
+            ("coverage", {"codebase": "../.."}),
+        ]]
+
+    links, data, no_data, sections, cov, escape = run_session(create_mcp_server(mg), script)
+    links = payload(links)
+    assert [b["page"] for b in links["backlinks"]] == ["Catalog.md"]
+    assert [(o["target"], o["status"]) for o in links["outgoing"]] == [
+        ("Catalog", "resolved"), ("Nowhere", "missing")]
+    assert payload(data)["data"] == {"n": 1}
+    assert no_data.is_error and "no ```json or ```yaml block" in no_data.content[0].text
+    assert [s["lines"] for s in payload(sections)["sections"]] == [[6, 7], [8, 12], [13, 15]]
+    cov = payload(cov)
+    assert (cov["total"], cov["covered"]) == (2, 1)
+    assert cov["uncovered"] == ["unpacking.py"]
+    assert escape.is_error and "not a folder inside the workspace" in escape.content[0].text
+
+
+class EngineMindgraph(Mindgraph):
+    """Core plus simple engine methods (computed from the vault), to check how the MCP
+    wrappers pass arguments, convert results and log them."""
+
+    calls: list = []
+
+    def search(self, query, limit=10, mode="keyword"):
+        self.calls.append(("search", query, limit, mode))
+        words = query.lower().split()
+        return [Hit(p.path, "lead", 2 / 3) for p in sorted(self.vault().pages.values(),
+                                                          key=lambda p: p.path)
+                if any(w in p.body.lower() for w in words)][:limit]
+
+    def related(self, name, depth=1):
+        self.calls.append(("related", name, depth))
+        return [{"page": b["page"], "depth": 1} for b in self.links(name)["backlinks"]]
+
+    def communities(self):
+        return [sorted(self.vault().pages)]
+
+    def path(self, source, target):
+        return [self.page(source).path, self.page(target).path]
+
+    def stats(self):
+        return {"pages": len(self.vault().pages)}
+
+
+@dataclass(frozen=True)
+class Hit:
+    path: str
+    section_id: str
+    score: float
+
+
+def test_engine_tool_wrappers(workspace):
+    mg = EngineMindgraph(settings_from_dict({}, base_dir=workspace))
+    mg.calls = []
+
+    async def script(client):
+        names = await _names(client)
+        calls = [await client.call_tool(name, args) for name, args in [
+            ("search", {"query": "trunks", "limit": 1}),
+            ("smart_search", {"query": "bookmarks"}),
+            ("related", {"page": "Packing", "depth": 2}),
+            ("communities", {}),
+            ("path", {"source": "Catalog", "target": "Packing"}),
+            ("stats", {}),
+            ("path", {"source": "Catalog", "target": "Nope"}),
+        ]]
+        return names, calls
+
+    names, (search, smart, related, communities, path, stats, no_path) = run_session(
+        create_mcp_server(mg), script)
+    assert set(ENGINE_TOOLS) <= names
+    assert payload(search) == {"results": [{"path": "Catalog.md", "section_id": "lead",
+                                            "score": 0.6667}]}
+    assert [h["path"] for h in payload(smart)["results"]] == ["Catalog.md", "Packing.md"]
+    assert payload(related) == {"related": [{"page": "Catalog.md", "depth": 1}]}
+    assert payload(communities) == {"communities": [["Catalog.md", "Packing.md"]]}
+    assert payload(path) == {"path": ["Catalog.md", "Packing.md"]}
+    assert payload(stats) == {"pages": 2}
+    assert no_path.is_error and "No page named 'Nope'" in no_path.content[0].text
+    assert mg.calls == [("search", "trunks", 1, "keyword"), ("search", "bookmarks", 10, "hybrid"),
+                        ("related", "Packing", 2)]
+    logged = list(mg.usage_log.lines())
+    assert [(line["intent"], line["top"]) for line in logged[:2]] == [
+        ("search", ["Catalog.md"]), ("smart_search", ["Catalog.md", "Packing.md"])]
+
+
+@pytest.mark.skipif(not hasattr(Mindgraph, "search"), reason="core has no search yet")
+def test_search_over_the_real_core(mg):
+    async def script(client):
+        return await client.call_tool("search", {"query": "bookmarks trunks"})
+
+    assert "Catalog.md" in json.dumps(payload(run_session(create_mcp_server(mg), script)))
+
+
+# -- streamable HTTP and the CLI -------------------------------------------------------------
+
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                         "clientInfo": {"name": "pytest", "version": "0"}}}
+HEADERS = {"Accept": "application/json, text/event-stream"}
+
+
+def test_http_needs_the_bearer_token(mg):
+    app = create_http_app(create_mcp_server(mg), token="s3cret")
+    with TestClient(app, base_url="http://127.0.0.1:8766") as client:
+        missing = client.post("/mcp", json=INITIALIZE, headers=HEADERS)
+        assert missing.status_code == 401
+        assert missing.headers["www-authenticate"] == "Bearer"
+        wrong = client.post("/mcp", json=INITIALIZE,
+                            headers=HEADERS | {"Authorization": "Bearer nope"})
+        assert wrong.status_code == 401
+        ok = client.post("/mcp", json=INITIALIZE,
+                         headers=HEADERS | {"Authorization": "Bearer s3cret"})
+        assert ok.status_code == 200
+        assert '"name":"mindgraph"' in ok.text.replace(" ", "")
+
+
+def test_http_without_token_on_loopback_answers(mg):
+    app = create_http_app(create_mcp_server(mg))
+    with TestClient(app, base_url="http://127.0.0.1:8766") as client:
+        assert client.post("/mcp", json=INITIALIZE, headers=HEADERS).status_code == 200
+
+
+def test_cli_refuses_public_http_without_token(workspace, monkeypatch):
+    monkeypatch.delenv("MINDGRAPH_API_TOKEN", raising=False)
+    result = CliRunner().invoke(cli, ["mcp", "-C", str(workspace), "--transport", "http",
+                                      "--host", "0.0.0.0"])
+    assert result.exit_code == 2
+    assert "MINDGRAPH_API_TOKEN" in result.output
+
+
+def test_cli_needs_a_wiki(tmp_path):
+    result = CliRunner().invoke(cli, ["mcp", "-C", str(tmp_path)])
+    assert result.exit_code == 1
+    assert "does not exist" in result.output
