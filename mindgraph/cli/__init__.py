@@ -29,6 +29,8 @@ COMMAND_MODULES = (
     "serve_cmd",
     "mcp_cmd",
     "usage_cmd",
+    "graph_cmd",
+    "search_cmd",
 )
 
 

@@ -1,0 +1,208 @@
+"""`mindgraph graph ...`: neighbours, backlinks, paths, hubs, communities, orphans, broken links
+and export of the knowledge graph."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+
+import click
+
+from ..config import Settings
+from ..errors import NotFoundError
+from ..graph.build import EXTRACTED, INFERRED, KnowledgeGraph, open_graph
+from ..graph.communities import detect_communities
+from ..graph.export import graphml_text, to_json
+from ..graph.query import backlinks, hubs, neighbors, orphans, shortest_path
+from ..page.cache import PageCache, open_pages
+from ..page.lookup import find_page
+from .common import emit_json, json_option, workspace_options
+
+GRAPH_FILE = "graph.pickle"
+
+
+def open_workspace_graph(settings: Settings) -> tuple[PageCache, KnowledgeGraph]:
+    """The page cache and the knowledge graph of the workspace, both up to date."""
+    if not settings.wiki_dir.is_dir():
+        raise NotFoundError(f"Wiki folder {settings.wiki_dir} does not exist. "
+                            f"Run `mindgraph ingest` first or set paths.wiki.")
+    cache, _ = open_pages(settings.wiki_dir, settings.state_dir)
+    return cache, open_graph(cache.pages, settings.state_dir / GRAPH_FILE, settings.graph)
+
+
+def _page(cache: PageCache, name: str) -> str:
+    return find_page(cache.pages, name).path
+
+
+@click.group("graph")
+def graph_group() -> None:
+    """Ask the knowledge graph: links, backlinks, paths, hubs, communities, orphans."""
+
+
+@graph_group.command("neighbors")
+@click.argument("page")
+@click.option("--depth", "-d", type=click.IntRange(1, 10), default=1, show_default=True,
+              help="How many links away to go.")
+@click.option("--direction", type=click.Choice(["both", "out", "in"]), default="both",
+              show_default=True, help="Follow links out of the page, into it, or both.")
+@click.option("--links-only", is_flag=True, help="Ignore shared-tag (inferred) edges.")
+@json_option
+@workspace_options
+def neighbors_command(settings: Settings, page: str, depth: int, direction: str,
+                      links_only: bool, as_json: bool) -> None:
+    """Pages within --depth links of PAGE (path, title, alias or file name)."""
+    cache, kg = open_workspace_graph(settings)
+    path = _page(cache, page)
+    kinds = (EXTRACTED,) if links_only else (EXTRACTED, INFERRED)
+    found = neighbors(kg, path, depth, direction, kinds)  # type: ignore[arg-type]
+    if as_json:
+        emit_json({"page": path, "depth": depth, "direction": direction,
+                   "neighbors": [asdict(n) for n in found]})
+        return
+    click.echo(f"{len(found)} page(s) within {depth} of {path}:")
+    for n in found:
+        arrow = {"out": "->", "in": "<-", "both": "<>"}[n.direction]
+        click.echo(f"  {n.distance}  {n.path}  ({arrow} {n.relation} via {n.via})")
+
+
+@graph_group.command("backlinks")
+@click.argument("page")
+@json_option
+@workspace_options
+def backlinks_command(settings: Settings, page: str, as_json: bool) -> None:
+    """Pages that link to PAGE."""
+    cache, kg = open_workspace_graph(settings)
+    path = _page(cache, page)
+    found = backlinks(kg, path)
+    if as_json:
+        emit_json({"page": path, "backlinks": [asdict(b) for b in found]})
+        return
+    click.echo(f"{len(found)} backlink(s) to {path}:")
+    for b in found:
+        lines = ", ".join(map(str, b.lines))
+        click.echo(f"  {b.source}  ({b.relation}, line {lines})")
+
+
+@graph_group.command("path")
+@click.argument("source")
+@click.argument("target")
+@click.option("--directed", is_flag=True, help="Follow links only in their direction.")
+@json_option
+@workspace_options
+def path_command(settings: Settings, source: str, target: str, directed: bool,
+                 as_json: bool) -> None:
+    """A shortest chain of links between SOURCE and TARGET."""
+    cache, kg = open_workspace_graph(settings)
+    a, b = _page(cache, source), _page(cache, target)
+    found = shortest_path(kg, a, b, directed=directed)
+    if as_json:
+        emit_json({"source": a, "target": b, "length": len(found) - 1, "path": found})
+        return
+    click.echo(" -> ".join(found))
+
+
+@graph_group.command("hubs")
+@click.option("--limit", "-n", type=click.IntRange(1, 10_000), default=10, show_default=True)
+@json_option
+@workspace_options
+def hubs_command(settings: Settings, limit: int, as_json: bool) -> None:
+    """The most connected pages."""
+    _, kg = open_workspace_graph(settings)
+    found = hubs(kg, limit)
+    if as_json:
+        emit_json({"hubs": [asdict(h) for h in found]})
+        return
+    for h in found:
+        click.echo(f"{h.degree:5}  {h.path}  (backlinks {h.backlinks}, links {h.outlinks}, "
+                   f"shared tags only {h.inferred})")
+
+
+@graph_group.command("communities")
+@click.option("--limit", "-n", type=click.IntRange(1, 100_000), default=20, show_default=True)
+@click.option("--min-size", type=click.IntRange(1), default=2, show_default=True,
+              help="Hide smaller communities (a page with no links is a community of one).")
+@json_option
+@workspace_options
+def communities_command(settings: Settings, limit: int, min_size: int, as_json: bool) -> None:
+    """Louvain communities, largest first, each named after its most central page."""
+    _, kg = open_workspace_graph(settings)
+    cached = kg._communities is not None
+    found = [c for c in detect_communities(kg) if c.size >= min_size]
+    if not cached:
+        kg.save(settings.state_dir / GRAPH_FILE)  # keep the (slow) Louvain result
+    shown = found[:limit]
+    if as_json:
+        emit_json({"seed": settings.graph.seed, "count": len(found),
+                   "communities": [{"id": c.id, "name": c.name, "center": c.center,
+                                    "size": c.size, "members": list(c.members)}
+                                   for c in shown]})
+        return
+    for c in shown:
+        click.echo(f"#{c.id} {c.name} ({c.size} pages): " + ", ".join(c.members[:5])
+                   + (" ..." if c.size > 5 else ""))
+
+
+@graph_group.command("orphans")
+@click.option("--no-backlinks", is_flag=True,
+              help="List pages nothing links to (Obsidian's sense), even if they link out.")
+@json_option
+@workspace_options
+def orphans_command(settings: Settings, no_backlinks: bool, as_json: bool) -> None:
+    """Pages with no links in or out."""
+    _, kg = open_workspace_graph(settings)
+    found = orphans(kg, no_backlinks=no_backlinks)
+    if as_json:
+        emit_json({"orphans": found, "count": len(found)})
+        return
+    for path in found:
+        click.echo(path)
+
+
+@graph_group.command("broken")
+@json_option
+@workspace_options
+def broken_command(settings: Settings, as_json: bool) -> None:
+    """Links that resolve to no page (missing) or to several (ambiguous)."""
+    _, kg = open_workspace_graph(settings)
+    found = kg.broken_links()
+    rows = []
+    for b in found:
+        row = asdict(b)
+        if b.status == "missing":
+            row["alias_of"] = list(kg.missing_hints(b))
+        rows.append(row)
+    if as_json:
+        emit_json({"broken_links": rows, "count": len(rows)})
+        return
+    for row in rows:
+        extra = ""
+        if row.get("candidates"):
+            extra = " (could be: " + ", ".join(row["candidates"]) + ")"
+        elif row.get("alias_of"):
+            extra = " (an alias of: " + ", ".join(row["alias_of"]) + ")"
+        click.echo(f"{row['source']}:{row['line']}: {row['status']} [[{row['target']}]]{extra}")
+
+
+@graph_group.command("export")
+@click.option("--format", "fmt", type=click.Choice(["json", "graphml"]), default="json",
+              show_default=True)
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write to this file instead of standard output.")
+@workspace_options
+def export_command(settings: Settings, fmt: str, output: Path | None) -> None:
+    """Export nodes, edges and communities as JSON or GraphML."""
+    _, kg = open_workspace_graph(settings)
+    text = (json.dumps(to_json(kg), indent=1, ensure_ascii=False) + "\n" if fmt == "json"
+            else graphml_text(kg))
+    if output is None:
+        click.echo(text, nl=False)
+        return
+    output.write_text(text, encoding="utf-8")
+    click.echo(f"Wrote {kg.graph.number_of_nodes()} pages and {kg.graph.number_of_edges()} "
+               f"edges to {output}.", err=True)
+
+
+def register(group: click.Group) -> None:
+    """Add this command group to the CLI."""
+    group.add_command(graph_group)

@@ -1,0 +1,129 @@
+"""One analyzer for every language: text → index terms, the same for documents and queries.
+
+- Text is NFKC-normalised (full-width forms become ASCII) and lower-cased.
+- Latin-script (and other space-separated) words become terms; English stop words are dropped
+  and words are stemmed with the Snowball English stemmer ("notes" and "note" meet).
+- Chinese, Japanese and Korean runs (Han, Hiragana, Katakana, Hangul), which have no spaces,
+  become overlapping character bigrams ("双链笔记" → 双链 链笔 笔记); a run of one character
+  is a term of its own.
+- Code tokens keep their whole form AND their parts: ``snake_case_names`` gives
+  ``snake_case_names``, ``snake``, ``case``, ``names``; ``file.py`` gives ``file.py``, ``file``,
+  ``py``; ``task-todo:`` gives ``task-todo``, ``task``, ``todo``; runs of two or more symbols
+  such as ``![[``, ``{{`` or ``://`` are terms of their own.
+
+Whole forms and symbol runs are never stemmed, so they only match themselves.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Callable, Iterable
+
+_CJK_RANGES = ("\u1100-\u11ff\u3005\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf"
+               "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff")
+_CJK_RUN = re.compile(f"[{_CJK_RANGES}]+")
+# A word: letters and digits, without underscore and without CJK.
+_WORD = re.compile(f"[^\\W_{_CJK_RANGES}]+")
+# Code-like compounds: words joined by . - : / # @ = + or underscores.
+# (?<!\w) and possessive quantifiers keep the scan linear: no retry from inside a word.
+_COMPOUND = re.compile(r"(?<!\w)\w++(?:[-.:/#@=+]++\w++)++|(?<!\w)[^\W_]++(?:_++[^\W_]++)++")
+# Runs of symbols (2 to 6 characters) such as ![[ {{ :// ==.
+# Backticks and quotes are markup around code, not part of it.
+_SYMBOLS = re.compile(r"[^\w\s`'\"\u2018\u2019\u201c\u201d]{2,6}")
+# Symbol runs that are only markdown furniture (table rules, bold markers) carry no meaning.
+_FURNITURE = re.compile(r"^[-|:*_=~#>.]+$")
+
+# Lucene's English stop words plus the function words of questions ("how do I ...").
+STOP_WORDS = frozenset("""
+a an and are as at be but by for if in into is it no not of on or such that the their then
+there these they this to was will with i me my we our you your he she him her his its them
+what which who whom when where why how do does did done doing can could would should may
+might must shall have has had having am been being were so than too very just also about
+from up out any all some each other more most own same only both few s t don doesn isn
+""".split())
+
+_STEMMER: Callable[[str], str] | None = None
+_STEM_CACHE: dict[str, str] = {}
+
+
+def _stem(word: str) -> str:
+    """Snowball (Porter2) English stem, memoised: a vocabulary is far smaller than a text."""
+    stem = _STEM_CACHE.get(word)
+    if stem is None:
+        global _STEMMER
+        if _STEMMER is None:
+            import snowballstemmer
+
+            _STEMMER = snowballstemmer.stemmer("english").stemWord
+        stem = _STEMMER(word) if word.isascii() and not word.isdigit() else word
+        if len(_STEM_CACHE) < 2_000_000:
+            _STEM_CACHE[word] = stem
+    return stem
+
+
+def normalize(text: str) -> str:
+    """NFKC and lower case: the form every term is taken from."""
+    return unicodedata.normalize("NFKC", text).lower()
+
+
+def analyze(text: str) -> list[str]:
+    """The index terms of ``text``, with repeats (so they can be counted)."""
+    text = normalize(text)
+    cache = _STEM_CACHE
+    # One findall per kind of term: regex scanning runs in C, only the hits reach Python.
+    terms = [cache.get(w) or _stem(w) for w in _WORD.findall(text) if w not in STOP_WORDS]
+    for run in _CJK_RUN.findall(text):
+        _cjk_terms(run, terms.append)
+    terms.extend(t for t in _COMPOUND.findall(text) if not _CJK_RUN.search(t))
+    terms.extend(t for t in _SYMBOLS.findall(text) if not _FURNITURE.match(t))
+    return terms
+
+
+def _cjk_terms(run: str, append: Callable[[str], None]) -> None:
+    """Overlapping bigrams of a CJK run; a one-character run is its own term.
+
+    Adding every single character as well was measured and lost on the dev questions (more
+    noise from common characters), so only runs of one character keep theirs.
+    """
+    if len(run) == 1:
+        append(run)
+        return
+    for i in range(len(run) - 1):
+        append(run[i:i + 2])
+
+
+def highlight_terms(text: str, terms: Iterable[str]) -> list[tuple[int, int]]:
+    """Character spans of ``text`` whose analysis yields one of ``terms`` (for snippets)."""
+    wanted = set(terms)
+    if not wanted:
+        return []
+    spans: list[tuple[int, int]] = []
+    lowered = text.lower()
+    for match in _WORD.finditer(lowered):
+        word = normalize(match.group())
+        if word not in STOP_WORDS and _stem(word) in wanted:
+            spans.append(match.span())
+    for match in _CJK_RUN.finditer(lowered):
+        run, start = match.group(), match.start()
+        if len(run) == 1:
+            if run in wanted:
+                spans.append(match.span())
+            continue
+        spans.extend((start + i, start + i + 2) for i in range(len(run) - 1)
+                     if run[i:i + 2] in wanted)
+    for pattern in (_COMPOUND, _SYMBOLS):
+        for match in pattern.finditer(lowered):
+            if normalize(match.group()) in wanted:
+                spans.append(match.span())
+    return _merge(spans)
+
+
+def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged

@@ -1,0 +1,120 @@
+"""Explain keyword hits: which query terms matched in which fields, and a snippet with them.
+
+Only the few hits shown are explained, by re-analysing their fields, so search itself stays a
+pure sparse-matrix computation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..page.model import Page, Section
+from .analyzer import analyze, highlight_terms
+from .keyword import KeywordHit, page_fields
+
+SNIPPET_CHARS = 240
+FIELDS = ("title", "folder", "heading", "body")
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """A keyword hit with its page title, best section, snippet and explanation."""
+
+    rank: int
+    path: str
+    title: str
+    score: float
+    page_score: float
+    section_score: float
+    section_id: str | None
+    heading: str
+    snippet: str                      # matched terms wrapped in ** **
+    matched: tuple[str, ...]          # query words that matched, as typed
+    fields: dict[str, list[str]]      # field → query words matched there
+    why: str                          # one readable sentence
+
+    def to_dict(self) -> dict:
+        """JSON-friendly form."""
+        return {"rank": self.rank, "page": self.path, "title": self.title,
+                "score": round(self.score, 6),
+                "scores": {"page_bm25": round(self.page_score, 4),
+                           "section_bm25": round(self.section_score, 4)},
+                "section": {"id": self.section_id, "heading": self.heading},
+                "snippet": self.snippet, "matched_terms": list(self.matched),
+                "why": {"fields": self.fields, "summary": self.why}}
+
+
+def query_words(query: str) -> dict[str, str]:
+    """Index term → the word of the query it came from (first occurrence)."""
+    words: dict[str, str] = {}
+    for term in dict.fromkeys(analyze(query)):
+        spans = highlight_terms(query, [term])
+        words[term] = query[spans[0][0]:spans[0][1]] if spans else term
+    return words
+
+
+def explain(hit: KeywordHit, page: Page, query: str) -> SearchResult:
+    """Explain one hit of ``query`` on ``page``."""
+    words = query_words(query)
+    section = page.section(hit.section_id) if hit.section_id else None
+    head = page_fields(page)
+    texts = {"title": head["title"], "folder": head["folder"],
+             "heading": " ".join(section.path) if section else
+             " ".join(s.heading for s in page.sections),
+             "body": section.text if section else page.body}
+    fields: dict[str, list[str]] = {}
+    matched: dict[str, None] = {}
+    for name in FIELDS:
+        present = set(analyze(texts[name]))
+        hits = [words[t] for t in words if t in present]
+        if hits:
+            fields[name] = list(dict.fromkeys(hits))
+            matched.update(dict.fromkeys(hits))
+    return SearchResult(
+        rank=hit.rank, path=hit.path, title=page.title, score=hit.score,
+        page_score=hit.page_score, section_score=hit.section_score,
+        section_id=hit.section_id, heading=section.heading if section else "",
+        snippet=snippet(section.text if section else page.body, list(words)),
+        matched=tuple(matched), fields=fields, why=_summary(fields, section))
+
+
+def _summary(fields: dict[str, list[str]], section: Section | None) -> str:
+    labels = {"title": "title/aliases/file name", "folder": "folder", "heading": "heading",
+              "body": "text"}
+    parts = []
+    for name in FIELDS:
+        if name in fields:
+            where = labels[name]
+            if name in ("heading", "body") and section is not None and section.heading:
+                where += f" of section '{section.heading}'"
+            parts.append(", ".join(f"'{w}'" for w in fields[name]) + f" in {where}")
+    return "matched " + "; ".join(parts) if parts else "matched index terms only"
+
+
+def snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> str:
+    """The window of ``text`` with the most matched terms, matches wrapped in ** **."""
+    flat = " ".join(text.split())
+    spans = highlight_terms(flat, terms)
+    if not spans:
+        return flat[:width] + ("…" if len(flat) > width else "")
+    # Densest window: the start that covers the most spans within ``width`` characters.
+    best_start, best_count, j = spans[0][0], 0, 0
+    for i, (start, _) in enumerate(spans):
+        while j < len(spans) and spans[j][1] <= start + width:
+            j += 1
+        if j - i > best_count:
+            best_start, best_count = start, j - i
+    begin = max(0, best_start - width // 6)
+    space = flat.rfind(" ", 0, begin)
+    begin = space + 1 if begin > 0 and space >= 0 else begin
+    end = min(len(flat), begin + width)
+    out = []
+    cursor = begin
+    for start, stop in spans:
+        if start < begin or stop > end:
+            continue
+        out.append(flat[cursor:start])
+        out.append("**" + flat[start:stop] + "**")
+        cursor = stop
+    out.append(flat[cursor:end])
+    return ("…" if begin > 0 else "") + "".join(out) + ("…" if end < len(flat) else "")

@@ -1,0 +1,268 @@
+"""Keyword retrieval: BM25 over sections and whole pages, combined into one page ranking.
+
+Every page is indexed twice: each of its sections is a document (page title, aliases and file
+name + the section's heading path + the section's text), and the whole page is a document
+(title fields + all headings + all text). Fields are weighted before BM25's saturation (a
+simple BM25F): a term in the title counts ``title`` times, in a heading ``heading`` times.
+
+A page's score mixes its page-level score and its best section's score, each divided by the
+best score of its kind for the query, so neither scale dominates:
+``page_mix · page/page_max + (1 − page_mix) · section/section_max``.
+The best section is also what a hit points at (section id and heading).
+
+The index is incremental (add, change and remove pages; see ``apply``) and pickles to a file.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import pickle
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Mapping
+
+import numpy as np
+
+from ..fsutil import atomic_write_bytes
+from ..page.cache import ChangeSet, paused_gc
+from ..page.model import Page
+from .analyzer import analyze
+from .bm25 import BM25Params, SparseBM25, Vocabulary
+
+
+@dataclass(frozen=True)
+class KeywordParams:
+    """Field weights, BM25 parameters and the page/section mix (tuned on the dev questions)."""
+
+    title: float = 3.0      # page title, aliases and file name
+    heading: float = 2.0    # heading path (section) or all headings (page)
+    folder: float = 1.0     # the page's folder names
+    body: float = 1.0
+    k1: float = 1.2
+    b: float = 0.75
+    page_mix: float = 0.5   # weight of the page-level score against the best section's
+
+
+@dataclass(frozen=True)
+class KeywordHit:
+    """One page found by keyword search, with the section that matched best."""
+
+    path: str
+    score: float
+    section_id: str | None
+    page_score: float       # page-level BM25
+    section_score: float    # best section's BM25 (0 when no section matched)
+    rank: int = 0
+
+
+def page_fields(page: Page) -> dict[str, str]:
+    """The texts of a page's title-like fields: title + aliases + file name, and folders."""
+    names = [page.title, *page.aliases]
+    if page.stem.lower() not in {n.lower() for n in names}:
+        names.append(page.stem)
+    folders = page.path.split("/")[:-1]
+    return {"title": "\n".join(names), "folder": " ".join(folders)}
+
+
+class KeywordIndex:
+    """BM25 over every section and every page of a set of pages; incremental."""
+
+    def __init__(self, params: KeywordParams = KeywordParams()):
+        self.params = params
+        bm25 = BM25Params(k1=params.k1, b=params.b)
+        self.vocab = Vocabulary()
+        self.sections = SparseBM25(bm25)
+        self.pages = SparseBM25(bm25)
+        self.hashes: dict[str, str] = {}       # page path → content hash it was indexed at
+        self._section_ids: dict[str, tuple[str, ...]] = {}
+        self._pid: dict[str, int] = {}
+        self._paths: list[str | None] = []
+
+    @classmethod
+    def build(cls, pages: Iterable[Page], params: KeywordParams = KeywordParams()
+              ) -> "KeywordIndex":
+        """Index ``pages`` from scratch."""
+        index = cls(params)
+        with paused_gc():
+            for page in pages:
+                index.add_page(page)
+            index.compact()
+        return index
+
+    def __len__(self) -> int:
+        return len(self.hashes)
+
+    # -- changes ------------------------------------------------------------------------
+    def add_page(self, page: Page) -> None:
+        """Index ``page`` (replacing its previous version)."""
+        if page.path in self.hashes:
+            self.remove_page(page.path)
+        pid = self._pid.get(page.path)
+        if pid is None:
+            pid = self._pid[page.path] = len(self._paths)
+            self._paths.append(page.path)
+        p = self.params
+        head = page_fields(page)
+        shared = self._counts(head["title"], p.title)
+        shared.update(self._counts(head["folder"], p.folder))
+        page_counts: Counter[int] = Counter(shared)
+        ids = []
+        for section in page.sections:
+            counts = Counter(shared)
+            heading_text = " ".join(section.path)
+            counts.update(self._counts(heading_text, p.heading))
+            body = self._counts(section.text, p.body)
+            counts.update(body)
+            page_counts.update(self._counts(section.heading, p.heading))
+            page_counts.update(body)
+            self.sections.add((page.path, section.id), counts, pid)
+            ids.append(section.id)
+        self.pages.add(page.path, page_counts, pid)
+        self._section_ids[page.path] = tuple(ids)
+        self.hashes[page.path] = page.content_hash
+
+    def remove_page(self, path: str) -> bool:
+        """Drop a page and its sections; False when it was not indexed."""
+        if path not in self.hashes:
+            return False
+        for section_id in self._section_ids.pop(path, ()):
+            self.sections.remove((path, section_id))
+        self.pages.remove(path)
+        del self.hashes[path]
+        return True
+
+    def apply(self, pages: Mapping[str, Page], added: Iterable[str] = (),
+              changed: Iterable[str] = (), removed: Iterable[str] = ()) -> None:
+        """Apply a change set: re-index added and changed pages, drop removed ones."""
+        with paused_gc():
+            for path in removed:
+                self.remove_page(path)
+            for path in [*added, *changed]:
+                self.add_page(pages[path])
+
+    def sync(self, pages: Mapping[str, Page]) -> ChangeSet:
+        """Bring the index up to date with ``pages`` by content hash; returns the change set."""
+        changes = ChangeSet(
+            added=tuple(sorted(p for p in pages if p not in self.hashes)),
+            changed=tuple(sorted(p for p in pages if p in self.hashes
+                                 and self.hashes[p] != pages[p].content_hash)),
+            removed=tuple(sorted(p for p in self.hashes if p not in pages)))
+        if changes:
+            self.apply(pages, changes.added, changes.changed, changes.removed)
+        return changes
+
+    def save(self, path: Path) -> None:
+        """Compact and write the index atomically (pickle)."""
+        self.compact()
+        state = {"version": index_fingerprint(), "index": self}
+        atomic_write_bytes(Path(path), pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
+
+    @classmethod
+    def load(cls, path: Path, params: KeywordParams = KeywordParams()) -> "KeywordIndex | None":
+        """The saved index, or None when absent, unreadable, or made by other code or params."""
+        try:
+            with paused_gc():
+                state = pickle.loads(Path(path).read_bytes())
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError,
+                TypeError, ValueError):
+            return None
+        if not isinstance(state, dict) or state.get("version") != index_fingerprint():
+            return None
+        index = state.get("index")
+        if not isinstance(index, cls) or index.params != params:
+            return None
+        return index
+
+    def compact(self) -> None:
+        """Fold recent changes into the base segments (done before saving)."""
+        self.sections.compact()
+        self.pages.compact()
+
+    def _counts(self, text: str, weight: float) -> Counter[int]:
+        if not text or weight <= 0:
+            return Counter()
+        add = self.vocab.add
+        counts: Counter[int] = Counter()
+        for term, n in Counter(analyze(text)).items():
+            counts[add(term)] = n * weight
+        return counts
+
+    # -- search -------------------------------------------------------------------------
+    def query_terms(self, query: str) -> list[str]:
+        """The distinct index terms of a query, in order of first appearance."""
+        return list(dict.fromkeys(analyze(query)))
+
+    def search(self, query: str, limit: int = 10) -> list[KeywordHit]:
+        """The ``limit`` best pages for ``query``."""
+        terms = self.query_terms(query)
+        ids = self.vocab.lookup(terms)
+        if len(ids) == 0 or not self.hashes:
+            return []
+        n_pids = len(self._paths)
+        page_rows = self.pages.scores(ids)
+        page_score = np.zeros(n_pids)
+        hit = page_rows > 0
+        page_score[self.pages.groups[hit]] = page_rows[hit]
+        section_rows = self.sections.scores(ids)
+        best = np.zeros(n_pids)
+        best_row = np.full(n_pids, -1, dtype=np.int64)
+        matched = np.flatnonzero(section_rows > 0)
+        if len(matched):
+            # Best section per page: sort matched rows by score, keep the last per group.
+            order = matched[np.argsort(section_rows[matched], kind="stable")]
+            groups = self.sections.groups[order]
+            best[groups] = section_rows[order]
+            best_row[groups] = order
+        mix = self.params.page_mix
+        combined = (mix * page_score / max(page_score.max(), 1e-12)
+                    + (1 - mix) * best / max(best.max(), 1e-12))
+        candidates = np.flatnonzero(combined > 0)
+        if len(candidates) > limit:
+            # Keep every candidate tied with the limit-th score: ties are decided by path.
+            kth = np.partition(combined[candidates], len(candidates) - limit)[-limit]
+            candidates = candidates[combined[candidates] >= kth]
+        # Ties broken by path, so the order never depends on insertion history.
+        ranked = sorted(candidates, key=lambda pid: (-combined[pid], self._paths[pid]))
+        hits = []
+        for rank, pid in enumerate(ranked[:limit], 1):
+            row = best_row[pid]
+            key = self.sections.key(int(row)) if row >= 0 else None
+            hits.append(KeywordHit(path=str(self._paths[pid]), score=float(combined[pid]),
+                                   section_id=key[1] if key else None,
+                                   page_score=float(page_score[pid]),
+                                   section_score=float(best[pid]), rank=rank))
+        return hits
+
+    def top_sections(self, query: str, limit: int = 10) -> list[tuple[str, str, float]]:
+        """The ``limit`` best sections as (page path, section id, BM25 score)."""
+        scores = self.sections.scores(self.vocab.lookup(self.query_terms(query)))
+        rows = np.flatnonzero(scores > 0)
+        if len(rows) > limit:
+            rows = rows[np.argpartition(-scores[rows], limit - 1)[:limit]]
+        rows = rows[np.lexsort((rows, -scores[rows]))]
+        return [(*self.sections.key(int(r)), float(scores[r])) for r in rows]  # type: ignore[misc]
+
+
+@functools.lru_cache(maxsize=1)
+def index_fingerprint() -> str:
+    """SHA-256 of the analyzer and index code: a saved index made by other code is rebuilt."""
+    digest = hashlib.sha256()
+    folder = Path(__file__).parent
+    for name in ("analyzer.py", "bm25.py", "keyword.py"):
+        digest.update((folder / name).read_bytes())
+    return digest.hexdigest()
+
+
+def open_keyword_index(pages: Mapping[str, Page], state_file: Path,
+                       params: KeywordParams = KeywordParams()) -> KeywordIndex:
+    """The persisted index brought up to date with ``pages`` (built when there is none)."""
+    index = KeywordIndex.load(state_file, params)
+    if index is None:
+        index = KeywordIndex.build(pages.values(), params)
+        index.save(state_file)
+        return index
+    if index.sync(pages):
+        index.save(state_file)
+    return index

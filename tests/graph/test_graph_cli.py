@@ -1,0 +1,75 @@
+"""`mindgraph graph ...` in-process, on a workspace whose wiki is the small test vault."""
+
+from __future__ import annotations
+
+import json
+
+import networkx as nx
+from click.testing import CliRunner
+
+from mindgraph.cli import cli
+
+
+def _run(workspace, *args, code=0):
+    result = CliRunner().invoke(cli, ["graph", *args, "-C", str(workspace)])
+    assert result.exit_code == code, result.output
+    return result.output
+
+
+def _json(workspace, *args):
+    return json.loads(_run(workspace, *args, "--json"))
+
+
+def test_graph_queries_as_json(small_vault):
+    workspace = small_vault.parent
+    data = _json(workspace, "neighbors", "Alpha", "--depth", "1")
+    assert data["page"] == "Alpha.md"
+    assert {"Beta.md", "Gamma.md", "Home.md", "a/Index.md"} <= {n["path"]
+                                                               for n in data["neighbors"]}
+    back = _json(workspace, "backlinks", "alpha.md")
+    assert {b["source"] for b in back["backlinks"]} == {"Home.md", "a/Index.md"}
+    path = _json(workspace, "path", "b/Index", "Index A")
+    assert path["path"] == ["b/Index.md", "Beta.md", "Alpha.md", "a/Index.md"]
+    hubs = _json(workspace, "hubs", "--limit", "1")
+    assert hubs["hubs"][0]["path"] == "Alpha.md"
+    assert _json(workspace, "orphans")["orphans"] == ["Lonely.md"]
+    communities = _json(workspace, "communities", "--min-size", "1")
+    assert sum(c["size"] for c in communities["communities"]) == 7
+    broken = _json(workspace, "broken")
+    assert {(b["source"], b["status"]) for b in broken["broken_links"]} == {
+        ("Alpha.md", "missing"), ("Beta.md", "ambiguous")}
+    assert (workspace / ".mindgraph" / "graph.pickle").is_file()
+
+
+def test_text_output_and_export(small_vault, tmp_path):
+    workspace = small_vault.parent
+    assert _run(workspace, "path", "a/Index.md", "Gamma", "--directed").strip() == (
+        "a/Index.md -> Alpha.md -> Gamma.md")
+    assert "Home.md" in _run(workspace, "backlinks", "Alpha")
+    exported = json.loads(_run(workspace, "export", "--format", "json"))
+    assert {"nodes", "edges", "communities", "broken_links"} <= set(exported)
+    target = tmp_path / "g.graphml"
+    _run(workspace, "export", "--format", "graphml", "--output", str(target))
+    assert nx.read_graphml(target).number_of_nodes() == 7
+
+
+def test_unknown_or_ambiguous_page_exits_1_with_a_hint(small_vault):
+    workspace = small_vault.parent
+    out = _run(workspace, "neighbors", "Alpah", code=1)
+    assert "No page named 'Alpah'" in out and "Did you mean" in out and "Alpha.md" in out
+    out = _run(workspace, "backlinks", "Index", code=1)
+    assert "a/Index.md" in out and "b/Index.md" in out
+
+
+def test_graph_follows_edits_of_the_wiki(small_vault):
+    workspace = small_vault.parent
+    assert _json(workspace, "orphans")["orphans"] == ["Lonely.md"]
+    (small_vault / "Lonely.md").write_text("# Lonely\n\nNow linking [[Home]].\n")
+    assert _json(workspace, "orphans")["orphans"] == []
+    back = _json(workspace, "backlinks", "Home")
+    assert "Lonely.md" in {b["source"] for b in back["backlinks"]}
+
+
+def test_missing_wiki_folder_is_a_clear_error(tmp_path):
+    out = _run(tmp_path, "hubs", code=1)
+    assert "does not exist" in out and "mindgraph ingest" in out

@@ -1,0 +1,40 @@
+"""The one analyzer: Latin words, CJK bigrams, code tokens and symbols."""
+
+from mindgraph.retrieval.analyzer import analyze, highlight_terms
+
+
+def test_latin_words_are_lowercased_stemmed_and_stop_words_dropped():
+    assert analyze("The Notes") == analyze("note")
+    assert analyze("Running") == analyze("runs") == ["run"]
+    assert analyze("how do I do it") == []
+
+
+def test_full_width_forms_are_normalised():
+    assert analyze("ＡＢＣ　ｔｅｓｔ") == analyze("abc test")
+
+
+def test_cjk_runs_become_bigrams():
+    assert analyze("双链笔记") == ["双链", "链笔", "笔记"]
+    assert analyze("ノート") == ["ノー", "ート"]
+    assert analyze("한국어") == ["한국", "국어"]
+    assert analyze("的") == ["的"]
+    # Latin and CJK in one chunk are split apart.
+    assert analyze("Obsidianについて") == ["obsidian", "につ", "つい", "いて"]
+
+
+def test_code_tokens_keep_the_whole_and_the_parts():
+    terms = analyze("snake_case_names in file.py")
+    assert {"snake_case_names", "snake", "case", "name", "file.py", "file", "py"} <= set(terms)
+    assert {"task-todo", "task", "todo"} <= set(analyze("`task-todo:`"))
+    assert "![[" in analyze("What does ![[Document.pdf#page=3]] do")
+    assert "document.pdf#page=3" in analyze("![[Document.pdf#page=3]]")
+    assert "obsidian://new" in analyze("obsidian://new?vault=x")
+    # Markdown emphasis and table rules are not code.
+    assert analyze("_word_") == ["word"]
+    assert analyze("|---|---|") == []
+
+
+def test_highlight_finds_the_text_behind_each_term():
+    text = "Find Tasks with task-todo: here 嵌套标签"
+    spans = highlight_terms(text, analyze("task-todo 标签"))
+    assert [text[a:b] for a, b in spans] == ["Tasks", "task-todo", "标签"]

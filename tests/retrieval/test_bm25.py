@@ -1,0 +1,78 @@
+"""The sparse BM25 index: Lucene's formula, incremental changes equal a rebuild."""
+
+import math
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mindgraph.retrieval.bm25 import BM25Params, SparseBM25
+
+DOCS = {"a": {0: 2, 1: 1}, "b": {1: 3}, "c": {0: 1, 2: 4, 3: 1}, "d": {3: 2}}
+
+
+def reference(docs, query, k1=1.2, b=0.75):
+    """BM25 written out term by term, for comparison."""
+    n = len(docs)
+    avglen = sum(sum(d.values()) for d in docs.values()) / n
+    out = {}
+    for key, doc in docs.items():
+        length = sum(doc.values())
+        score = 0.0
+        for term in query:
+            df = sum(1 for d in docs.values() if term in d)
+            tf = doc.get(term, 0)
+            if df and tf:
+                idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+                score += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / avglen))
+        out[key] = score
+    return out
+
+
+def _scores(index, query):
+    raw = index.scores(np.array(query))
+    return {index.key(r): raw[r] for r in range(index.n_rows) if index.key(r) is not None}
+
+
+def test_scores_follow_lucene_bm25():
+    index = SparseBM25(BM25Params(1.2, 0.75))
+    for key, counts in DOCS.items():
+        index.add(key, counts)
+    for query in ([0], [1, 3], [0, 2, 3], [9]):
+        got = _scores(index, query)
+        want = reference(DOCS, query)
+        assert got.keys() == want.keys()
+        for key in want:
+            assert math.isclose(got[key], want[key], rel_tol=1e-6, abs_tol=1e-9)
+
+
+ops = st.lists(st.tuples(st.sampled_from("abcdefg"),
+                         st.one_of(st.none(), st.dictionaries(st.integers(0, 6),
+                                                              st.integers(1, 4), min_size=1,
+                                                              max_size=4))),
+               min_size=1, max_size=30)
+
+
+@settings(max_examples=100, deadline=None)
+@given(ops, st.booleans())
+def test_incremental_changes_score_like_a_fresh_index(steps, compact_midway):
+    index = SparseBM25(compact_min=3, compact_share=0.2)
+    docs: dict = {}
+    for i, (key, counts) in enumerate(steps):
+        if counts is None:
+            assert index.remove(key) == (key in docs)
+            docs.pop(key, None)
+        else:
+            index.add(key, counts)
+            docs[key] = counts
+        if compact_midway and i == len(steps) // 2:
+            index.compact()
+    fresh = SparseBM25()
+    for key, counts in docs.items():
+        fresh.add(key, counts)
+    assert len(index) == len(docs)
+    for query in ([0], [1, 2], [3, 4, 5, 6], [0, 1, 2, 3, 4, 5, 6]):
+        got, want = _scores(index, query), _scores(fresh, query)
+        assert got.keys() == want.keys() == docs.keys()
+        for key in docs:
+            assert math.isclose(got[key], want[key], rel_tol=1e-9, abs_tol=1e-12)

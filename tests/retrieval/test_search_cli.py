@@ -1,0 +1,63 @@
+"""`mindgraph search` in-process: JSON shape, explanations, and never a stale index."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from mindgraph.cli import cli
+
+
+def _workspace(tmp_path):
+    wiki = tmp_path / "wiki"
+    (wiki / "Plugins").mkdir(parents=True)
+    (wiki / "Plugins" / "Note composer.md").write_text(
+        "# Note composer\n\nMerge notes.\n\n## Extract note\n\nSplit a selection into a new "
+        "note.\n")
+    (wiki / "Search.md").write_text("# Search\n\nUse `task-todo:` to find open tasks.\n")
+    return tmp_path
+
+
+def _search(workspace, *args, code=0):
+    result = CliRunner().invoke(cli, ["search", *args, "-C", str(workspace)])
+    assert result.exit_code == code, result.output
+    return result.output
+
+
+def test_json_results_say_page_section_score_snippet_and_why(tmp_path):
+    workspace = _workspace(tmp_path)
+    data = json.loads(_search(workspace, "extract", "a", "selection", "--json"))
+    assert data["retriever"] == "keyword" and data["count"] == 1
+    top = data["results"][0]
+    assert top["page"] == "Plugins/Note composer.md" and top["title"] == "Note composer"
+    assert top["section"] == {"id": "extract-note", "heading": "Extract note"}
+    assert top["score"] > 0 and top["scores"]["section_bm25"] > 0
+    assert "**selection**" in top["snippet"]
+    assert top["matched_terms"] == ["extract", "selection"]
+    assert top["why"]["fields"]["heading"] == ["extract"]
+    code = json.loads(_search(workspace, "`task-todo:`", "--json", "--limit", "1"))
+    assert code["results"][0]["page"] == "Search.md"
+
+
+def test_search_sees_edits_added_and_deleted_pages(tmp_path):
+    workspace = _workspace(tmp_path)
+    assert "No page matches" in _search(workspace, "quokka")
+    page = workspace / "wiki" / "Search.md"
+    page.write_text("# Search\n\nA quokka lives here now.\n")
+    out = _search(workspace, "quokka")
+    assert "Search.md" in out and "**quokka**" in out
+    (workspace / "wiki" / "New.md").write_text("# New\n\nzeppelin\n")
+    assert "New.md" in _search(workspace, "zeppelin")
+    page.unlink()
+    data = json.loads(_search(workspace, "quokka", "--json"))
+    assert data["results"] == [] and data["index"]["updated"]["removed"] == ["Search.md"]
+    assert (workspace / ".mindgraph" / "keyword.pickle").is_file()
+
+
+def test_query_of_stop_words_and_missing_wiki(tmp_path):
+    workspace = _workspace(tmp_path)
+    data = json.loads(_search(workspace, "how", "do", "I", "--json"))
+    assert data["results"] == [] and "no searchable terms" in data["note"]
+    out = _search(tmp_path / "nowhere", "x", code=1)
+    assert "does not exist" in out
