@@ -169,14 +169,15 @@ def _add_engine_tools(server: MCPServer, mg: Mindgraph,
             """Keyword (BM25) search over the wiki: best first, each hit citing its page path
             and best section id (read it with get_section). Good for names and exact terms."""
             return call("search", query,
-                        lambda: _listing("results", mg.search(query, limit=limit, mode="keyword")))
+                        lambda: _listing("results", mg.search(query, limit=limit)))
 
+    if has("smart_search"):
         @server.tool(annotations=READ_ONLY)
         def smart_search(query: Query, limit: Limit = 10) -> JsonResult:
             """Hybrid search (keywords + meaning, fused): best first, each hit citing its page
             path and section id. Good for questions and paraphrases."""
             return call("smart_search", query,
-                        lambda: _listing("results", mg.search(query, limit=limit, mode="hybrid")))
+                        lambda: _listing("results", mg.smart_search(query, limit=limit)))
 
     if has("related"):
         @server.tool(annotations=READ_ONLY)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hmac
 import time
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +84,36 @@ def create_app(mg: Mindgraph, token: str | None = None) -> FastAPI:
     def extract(page: str = Query(..., min_length=1, max_length=1000),
                 block: int = Query(1, ge=1, le=1000)) -> dict[str, Any]:
         return {"page": mg.page(page).path, "block": block, "data": mg.extract(page, block)}
+
+    @app.get("/search", dependencies=guard, summary="Keyword (BM25) search")
+    def search(q: str = Query(..., min_length=1, max_length=1000, description="The query"),
+               limit: int = Query(10, ge=1, le=MAX_LIMIT)) -> dict[str, Any]:
+        started = time.perf_counter()
+        results = [r.to_dict() for r in mg.search(q, limit)]
+        latency = (time.perf_counter() - started) * 1e3
+        mg.usage_log.record("rest", q, intent="keyword", results=[r["page"] for r in results],
+                            result_count=len(results), latency_ms=latency)
+        return {"query": q, "retriever": "keyword", "count": len(results), "results": results,
+                "latency_ms": round(latency, 2)}
+
+    @app.get("/related", dependencies=guard, summary="Pages within N links of a page")
+    def related(page: str = Query(..., min_length=1, max_length=1000),
+                depth: int = Query(1, ge=1, le=5),
+                links_only: bool = False) -> dict[str, Any]:
+        found = mg.page(page)
+        return {"page": found.path, "depth": depth,
+                "related": [asdict(n) for n in mg.related(found.path, depth,
+                                                          links_only=links_only)]}
+
+    @app.get("/path", dependencies=guard, summary="Shortest chain of pages between two pages")
+    def path(source: str = Query(..., min_length=1, max_length=1000),
+             target: str = Query(..., min_length=1, max_length=1000)) -> dict[str, Any]:
+        return {"path": mg.path(source, target)}
+
+    @app.get("/communities", dependencies=guard, summary="Louvain communities of the graph")
+    def communities(limit: int = Query(50, ge=1, le=1000)) -> dict[str, Any]:
+        found = mg.communities()
+        return {"count": len(found), "communities": [asdict(c) for c in found[:limit]]}
 
     @app.get("/check", dependencies=guard, summary="Broken links, orphans, duplicates")
     def check() -> dict[str, Any]:

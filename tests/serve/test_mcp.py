@@ -3,7 +3,6 @@
 
 import json
 import sys
-from dataclasses import dataclass
 
 import anyio
 import pytest
@@ -19,9 +18,6 @@ from mindgraph.serve.mcp import create_http_app, create_mcp_server
 
 CORE_TOOLS = {"get_page", "list_sections", "get_section", "backlinks", "timeline", "extract",
               "coverage"}
-# Tools that exist when core has the engine method they wrap.
-ENGINE_TOOLS = {"search": "search", "smart_search": "search", "related": "related",
-                "communities": "communities", "path": "path", "stats": "stats"}
 
 
 def make_workspace(root):
@@ -150,13 +146,6 @@ def test_stdio_calls_are_logged(stdio_session):
 # -- in-process ------------------------------------------------------------------------------
 
 
-def test_engine_tools_follow_core(mg):
-    names = run_session(create_mcp_server(mg),
-                        lambda c: _names(c))
-    for tool, method in ENGINE_TOOLS.items():
-        assert (tool in names) == hasattr(mg, method), tool
-
-
 async def _names(client):
     return {t.name for t in (await client.list_tools()).tools}
 
@@ -200,81 +189,30 @@ def test_backlinks_extract_coverage(mg):
     assert escape.is_error and "not a folder inside the workspace" in escape.content[0].text
 
 
-class EngineMindgraph(Mindgraph):
-    """Core plus simple engine methods (computed from the vault), to check how the MCP
-    wrappers pass arguments, convert results and log them."""
-
-    calls: list = []
-
-    def search(self, query, limit=10, mode="keyword"):
-        self.calls.append(("search", query, limit, mode))
-        words = query.lower().split()
-        return [Hit(p.path, "lead", 2 / 3) for p in sorted(self.vault().pages.values(),
-                                                          key=lambda p: p.path)
-                if any(w in p.body.lower() for w in words)][:limit]
-
-    def related(self, name, depth=1):
-        self.calls.append(("related", name, depth))
-        return [{"page": b["page"], "depth": 1} for b in self.links(name)["backlinks"]]
-
-    def communities(self):
-        return [sorted(self.vault().pages)]
-
-    def path(self, source, target):
-        return [self.page(source).path, self.page(target).path]
-
-    def stats(self):
-        return {"pages": len(self.vault().pages)}
-
-
-@dataclass(frozen=True)
-class Hit:
-    path: str
-    section_id: str
-    score: float
-
-
-def test_engine_tool_wrappers(workspace):
-    mg = EngineMindgraph(settings_from_dict({}, base_dir=workspace))
-    mg.calls = []
-
+def test_search_and_graph_tools_over_the_real_core(mg):
     async def script(client):
         names = await _names(client)
         calls = [await client.call_tool(name, args) for name, args in [
             ("search", {"query": "trunks", "limit": 1}),
-            ("smart_search", {"query": "bookmarks"}),
             ("related", {"page": "Packing", "depth": 2}),
             ("communities", {}),
             ("path", {"source": "Catalog", "target": "Packing"}),
-            ("stats", {}),
             ("path", {"source": "Catalog", "target": "Nope"}),
         ]]
         return names, calls
 
-    names, (search, smart, related, communities, path, stats, no_path) = run_session(
+    names, (search, related, communities, path, no_path) = run_session(
         create_mcp_server(mg), script)
-    assert set(ENGINE_TOOLS) <= names
-    assert payload(search) == {"results": [{"path": "Catalog.md", "section_id": "lead",
-                                            "score": 0.6667}]}
-    assert [h["path"] for h in payload(smart)["results"]] == ["Catalog.md", "Packing.md"]
-    assert payload(related) == {"related": [{"page": "Catalog.md", "depth": 1}]}
-    assert payload(communities) == {"communities": [["Catalog.md", "Packing.md"]]}
+    assert {"search", "related", "communities", "path"} <= names
+    hits = payload(search)["results"]
+    assert len(hits) == 1 and hits[0]["page"] == "Catalog.md" and hits[0]["score"] > 0
+    assert [n["path"] for n in payload(related)["related"]] == ["Catalog.md"]
+    groups = payload(communities)["communities"]
+    assert sorted(m for g in groups for m in g["members"]) == ["Catalog.md", "Packing.md"]
     assert payload(path) == {"path": ["Catalog.md", "Packing.md"]}
-    assert payload(stats) == {"pages": 2}
     assert no_path.is_error and "No page named 'Nope'" in no_path.content[0].text
-    assert mg.calls == [("search", "trunks", 1, "keyword"), ("search", "bookmarks", 10, "hybrid"),
-                        ("related", "Packing", 2)]
     logged = list(mg.usage_log.lines())
-    assert [(line["intent"], line["top"]) for line in logged[:2]] == [
-        ("search", ["Catalog.md"]), ("smart_search", ["Catalog.md", "Packing.md"])]
-
-
-@pytest.mark.skipif(not hasattr(Mindgraph, "search"), reason="core has no search yet")
-def test_search_over_the_real_core(mg):
-    async def script(client):
-        return await client.call_tool("search", {"query": "bookmarks trunks"})
-
-    assert "Catalog.md" in json.dumps(payload(run_session(create_mcp_server(mg), script)))
+    assert (logged[0]["intent"], logged[0]["top"]) == ("search", ["Catalog.md"])
 
 
 # -- streamable HTTP and the CLI -------------------------------------------------------------

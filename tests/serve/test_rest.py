@@ -86,3 +86,28 @@ def test_serve_refuses_public_bind_without_token(workspace, monkeypatch):
     result = CliRunner().invoke(cli, ["serve", "-C", str(workspace), "--host", "0.0.0.0"])
     assert result.exit_code == 2
     assert "MINDGRAPH_API_TOKEN" in result.output
+
+
+def test_search_related_path_communities_and_usage_log(client, workspace):
+    found = client.get("/search", params={"q": "trunks"}).json()
+    assert found["results"][0]["page"] == "Catalog.md"
+    assert client.get("/search", params={"q": "x", "limit": 101}).status_code == 422
+    related = client.get("/related", params={"page": "Packing"}).json()
+    assert [r["path"] for r in related["related"]] == ["Catalog.md"]
+    assert client.get("/path", params={"source": "Catalog", "target": "Packing"}).json() == \
+        {"path": ["Catalog.md", "Packing.md"]}
+    groups = client.get("/communities").json()["communities"]
+    assert sorted(m for g in groups for m in g["members"]) == ["Catalog.md", "Packing.md"]
+    logged = (workspace / ".mindgraph" / "usage.jsonl").read_text().splitlines()
+    assert '"interface": "rest"' in logged[0] and '"trunks"' in logged[0]
+
+
+def test_server_sees_edits_before_the_next_query(client, workspace):
+    assert client.get("/search", params={"q": "zeppelin"}).json()["count"] == 0
+    (workspace / "wiki" / "Packing.md").write_text("---\ntitle: Packing\n---\n"
+                                                   "Pack the zeppelin. [[Catalog]]\n")
+    hits = client.get("/search", params={"q": "zeppelin"}).json()["results"]
+    assert [h["page"] for h in hits] == ["Packing.md"]
+    (workspace / "wiki" / "Packing.md").unlink()
+    assert client.get("/search", params={"q": "zeppelin"}).json()["count"] == 0
+    assert client.get("/page", params={"name": "Packing"}).status_code == 404
