@@ -22,6 +22,7 @@ def cli() -> None:
 # One module per command group, each with a register(group) function. Add new ones here.
 COMMAND_MODULES = (
     "init_cmd",
+    "ingest_cmd",
     "check_cmd",
     "coverage_cmd",
     "timeline_cmd",

@@ -1,0 +1,57 @@
+"""The built-in filesystem adapter: every note under a folder, sub-folders kept."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterable
+
+from ..errors import AdapterError
+from .base import RawDocument
+
+DEFAULT_EXTENSIONS = (".md", ".markdown", ".txt")
+SKIP_DIRS = frozenset({"node_modules", "__pycache__"})
+
+
+class FilesystemAdapter:
+    """Reads files with the given extensions under ``path``; keeps their relative paths.
+
+    Hidden files and folders (``.git``, ``.obsidian``, ``.trash``) and ``node_modules`` are
+    skipped, and symlinks are never followed, so a link loop or a link out of the folder
+    cannot pull in anything else.
+    """
+
+    def __init__(self, path: str | Path, target: str = "",
+                 extensions: Iterable[str] = DEFAULT_EXTENSIONS):
+        self.root = Path(path).expanduser()
+        self.target = target
+        self.extensions = tuple(e.lower() if e.startswith(".") else f".{e.lower()}"
+                                for e in extensions)
+
+    def fetch(self) -> list[RawDocument]:
+        """Every matching file under the folder, in path order."""
+        if not self.root.is_dir():
+            raise AdapterError(f"filesystem adapter: folder {self.root} does not exist. "
+                               f"Fix options.path in mindgraph.yml.")
+        documents = []
+        for file in self._walk():
+            rel = file.relative_to(self.root).as_posix()
+            try:
+                stat = file.stat(follow_symlinks=False)
+                data = file.read_bytes()
+            except OSError as exc:
+                raise AdapterError(f"filesystem adapter: cannot read {file} "
+                                   f"({exc.strerror or exc}). Check its permissions.") from exc
+            documents.append(RawDocument(data, rel, {"mtime": stat.st_mtime,
+                                                      "source": str(file)}))
+        return documents
+
+    def _walk(self) -> Iterable[Path]:
+        for folder, dirs, files in os.walk(self.root, followlinks=False):
+            dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIP_DIRS)
+            for name in sorted(files):
+                path = Path(folder) / name
+                if name.startswith(".") or path.is_symlink():
+                    continue
+                if name.lower().endswith(self.extensions):
+                    yield path

@@ -1,0 +1,83 @@
+"""Turn the `adapters:` entries of mindgraph.yml into adapter objects.
+
+``type`` is a built-in name (``filesystem``) or a dotted path to a class (``pkg.mod.Class`` or
+``pkg.mod:Class``), which is called with the entry's ``options`` as keyword arguments.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..config import AdapterSettings
+from ..errors import AdapterError
+from .base import DataSourceAdapter, safe_target
+from .filesystem import FilesystemAdapter
+
+BUILTIN_ADAPTERS: dict[str, type] = {"filesystem": FilesystemAdapter}
+
+
+@dataclass(frozen=True)
+class ConfiguredAdapter:
+    """An adapter object with its configured name and the (sanitised) folder under raw/."""
+
+    name: str
+    adapter: DataSourceAdapter
+    target: str
+
+
+def adapter_class(type_name: str, where: str = "adapter") -> type:
+    """The class for a built-in name or a dotted path; AdapterError says why it cannot load."""
+    if type_name in BUILTIN_ADAPTERS:
+        return BUILTIN_ADAPTERS[type_name]
+    if "." not in type_name and ":" not in type_name:
+        raise AdapterError(f"{where}: unknown adapter type {type_name!r}. Built-in types: "
+                           f"{', '.join(sorted(BUILTIN_ADAPTERS))}; for your own adapter give a "
+                           f"dotted path such as mypackage.adapters.NotesAdapter.")
+    module_name, _, class_name = type_name.partition(":") if ":" in type_name \
+        else type_name.rpartition(".")
+    if not module_name or not class_name:
+        raise AdapterError(f"{where}: type {type_name!r} is not a dotted path to a class "
+                           f"(module.Class or module:Class). Fix it in mindgraph.yml.")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise AdapterError(f"{where}: cannot import module {module_name!r} for adapter type "
+                           f"{type_name!r} ({exc}). Check the dotted path in mindgraph.yml and "
+                           f"that the module is installed or on PYTHONPATH.") from exc
+    except Exception as exc:  # noqa: BLE001 - user code may raise anything at import time
+        raise AdapterError(f"{where}: importing {module_name!r} failed with "
+                           f"{type(exc).__name__}: {exc}. Fix the error in that module.") from exc
+    cls = getattr(module, class_name, None)
+    if cls is None:
+        raise AdapterError(f"{where}: module {module_name!r} has no attribute {class_name!r}. "
+                           f"Check the class name in mindgraph.yml.")
+    if not callable(cls) or not callable(getattr(cls, "fetch", None)):
+        raise AdapterError(f"{where}: {type_name} is not an adapter class: it needs a "
+                           f"fetch() method returning a list of RawDocument.")
+    return cls
+
+
+def load_adapter(entry: AdapterSettings, base_dir: Path = Path(".")) -> ConfiguredAdapter:
+    """Build the adapter for one `adapters:` entry."""
+    where = f"adapter {entry.name!r}"
+    cls = adapter_class(entry.type, where)
+    options: dict[str, Any] = dict(entry.options)
+    if cls is FilesystemAdapter:
+        if "path" not in options:
+            raise AdapterError(f"{where}: the filesystem adapter needs options.path (the folder "
+                               f"to read). Add it to the entry in mindgraph.yml.")
+        path = Path(str(options["path"])).expanduser()
+        options["path"] = path if path.is_absolute() else Path(base_dir) / path
+    try:
+        adapter = cls(**options)
+    except TypeError as exc:
+        raise AdapterError(f"{where}: {entry.type} rejected its options {sorted(options)} "
+                           f"({exc}). Fix options in mindgraph.yml.") from exc
+    except Exception as exc:  # noqa: BLE001 - a constructor may fail in many ways
+        raise AdapterError(f"{where}: creating {entry.type} failed with "
+                           f"{type(exc).__name__}: {exc}.") from exc
+    target = entry.target or str(getattr(adapter, "target", "") or "") or entry.name
+    return ConfiguredAdapter(entry.name, adapter, safe_target(target))

@@ -1,0 +1,146 @@
+"""`mindgraph pull`: run the configured adapters and file their documents under raw/<target>/.
+
+This is the only code that writes raw/. Every file name is sanitised and the final path is
+checked against the real (symlink-resolved) target folder, so no document can land outside
+raw/<target>/. A file whose content is unchanged is not rewritten; nothing is ever deleted.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+from ..config import Settings
+from ..errors import AdapterError, ConfigError
+from ..fsutil import atomic_write_bytes
+from .base import RawDocument, safe_relative_path
+from .loader import ConfiguredAdapter, load_adapter
+
+
+@dataclass(frozen=True)
+class PulledFile:
+    """What happened to one fetched document (or to an adapter that failed)."""
+
+    adapter: str
+    path: str          # raw-relative path written, or the document's file name if rejected
+    status: str        # written | unchanged | rejected | failed
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class PullReport:
+    """Counts and per-file outcomes of one pull."""
+
+    written: int
+    unchanged: int
+    rejected: int
+    failed_adapters: int
+    seconds: float
+    dry_run: bool
+    files: tuple[PulledFile, ...]
+
+    @property
+    def ok(self) -> bool:
+        """True when every adapter ran and every document was filed."""
+        return not self.rejected and not self.failed_adapters
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        data = asdict(self)
+        data["files"] = [asdict(f) for f in self.files]
+        return data
+
+
+def pull(settings: Settings, names: Iterable[str] = (), dry_run: bool = False) -> PullReport:
+    """Fetch from the configured adapters (all, or those named) into raw/."""
+    started = time.perf_counter()
+    wanted = list(names)
+    known = [a.name for a in settings.adapters]
+    unknown = [n for n in wanted if n not in known]
+    if unknown:
+        raise ConfigError(f"{settings.source}: no adapter named {', '.join(unknown)}; "
+                          f"configured adapters: {', '.join(known) or 'none'}.")
+    if not settings.adapters:
+        raise ConfigError(f"{settings.source}: no adapters are configured. Add an `adapters:` "
+                          f"entry (see the commented example that `mindgraph init` writes).")
+    entries = [a for a in settings.adapters if not wanted or a.name in wanted]
+    files: list[PulledFile] = []
+    failed = 0
+    for entry in entries:
+        try:
+            configured = load_adapter(entry, settings.base_dir)
+            documents = list(configured.adapter.fetch())
+        except AdapterError as exc:
+            failed += 1
+            files.append(PulledFile(entry.name, "", "failed", str(exc)))
+            continue
+        except Exception as exc:  # noqa: BLE001 - a failing source fails only itself
+            failed += 1
+            files.append(PulledFile(entry.name, "", "failed",
+                                    f"adapter {entry.name!r}: fetch() raised "
+                                    f"{type(exc).__name__}: {exc}"))
+            continue
+        files.extend(_file_documents(settings.raw_dir, configured, documents, dry_run))
+    counts = {s: sum(1 for f in files if f.status == s) for s in ("written", "unchanged",
+                                                                  "rejected")}
+    return PullReport(counts["written"], counts["unchanged"], counts["rejected"], failed,
+                      round(time.perf_counter() - started, 3), dry_run, tuple(files))
+
+
+def _file_documents(raw_dir: Path, configured: ConfiguredAdapter,
+                    documents: list[Any], dry_run: bool) -> list[PulledFile]:
+    name = configured.name
+    raw_root = raw_dir.resolve()
+    folder = raw_root / configured.target if configured.target else raw_root
+    out: list[PulledFile] = []
+    seen: dict[str, str] = {}
+    for doc in documents:
+        if not isinstance(doc, RawDocument):
+            out.append(PulledFile(name, str(getattr(doc, "filename", doc))[:200], "rejected",
+                                  f"adapter {name!r} returned a {type(doc).__name__}, not a "
+                                  f"RawDocument; fix its fetch()."))
+            continue
+        try:
+            rel = safe_relative_path(doc.filename)
+            path = _contained(folder, rel)
+        except AdapterError as exc:
+            out.append(PulledFile(name, doc.filename, "rejected", str(exc)))
+            continue
+        key = rel.casefold()
+        if key in seen:
+            out.append(PulledFile(name, doc.filename, "rejected",
+                                  f"adapter {name!r}: {doc.filename!r} and {seen[key]!r} map "
+                                  f"to the same file (names that differ only in case collide "
+                                  f"on macOS and Windows); give the documents distinct file "
+                                  f"names."))
+            continue
+        seen[key] = doc.filename
+        raw_rel = path.relative_to(raw_root).as_posix()
+        data = doc.data
+        if path.is_file() and not path.is_symlink() and path.read_bytes() == data:
+            out.append(PulledFile(name, raw_rel, "unchanged"))
+            continue
+        if not dry_run:
+            atomic_write_bytes(path, data)
+            mtime = doc.metadata.get("mtime") if doc.metadata else None
+            if isinstance(mtime, (int, float)):
+                os.utime(path, (mtime, mtime))
+        out.append(PulledFile(name, raw_rel, "written"))
+    return out
+
+
+def _contained(folder: Path, rel: str) -> Path:
+    """``folder / rel``, after checking that no symlink leads it out of ``folder``.
+
+    ``folder`` is the lexical raw/<target> path (its parts are sanitised, so no ``..``);
+    resolving the file's parent follows every symlink on the way, target folder included,
+    and the result must still lie inside ``folder``.
+    """
+    path = folder / rel
+    if not path.parent.resolve().is_relative_to(folder) or path.is_symlink():
+        raise AdapterError(f"{rel}: a symlink in {folder} would lead this file outside it; "
+                           f"remove the symlink from raw/.")
+    return path

@@ -1,0 +1,117 @@
+"""`mindgraph ingest` (compile raw/ into wiki/) and `mindgraph pull` (adapters → raw/)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from ..adapters.pull import pull
+from ..ingest import run_ingest
+from ..ingest.report import IngestReport, Outcome
+from .common import EXIT_PROBLEMS, emit_json, is_terminal, json_option, workspace_options
+
+LISTED = 20
+
+
+@click.command("ingest")
+@workspace_options
+@click.option("--dry-run", is_flag=True, help="Show what would be compiled or removed; write "
+              "nothing and call no provider.")
+@click.option("--force", is_flag=True, help="Recompile every note, even unchanged ones.")
+@click.option("--only", "only", multiple=True, metavar="PATH",
+              help="Only this note or folder (relative to raw/, or a path to it). Repeatable.")
+@json_option
+def ingest_command(settings, dry_run: bool, force: bool, only: tuple[str, ...],
+                   as_json: bool) -> None:
+    """Compile new and changed notes of raw/ into wiki pages (raw/ is never written)."""
+    bar = _ProgressBar() if is_terminal() else None
+    try:
+        report = run_ingest(settings, dry_run=dry_run, force=force, only=only,
+                            progress=bar.update if bar else None)
+    finally:
+        if bar:
+            bar.close()
+    if as_json:
+        emit_json(report.to_dict())
+    else:
+        _print_report(report)
+    if report.failed:
+        raise SystemExit(EXIT_PROBLEMS)
+
+
+@click.command("pull")
+@workspace_options
+@click.option("--adapter", "names", multiple=True, metavar="NAME",
+              help="Run only this configured adapter. Repeatable.")
+@click.option("--dry-run", is_flag=True, help="Fetch and show what would be written; write "
+              "nothing.")
+@json_option
+def pull_command(settings, names: tuple[str, ...], dry_run: bool, as_json: bool) -> None:
+    """Fetch documents from the adapters in mindgraph.yml into raw/ (the only command that
+    writes raw/; it never deletes there)."""
+    report = pull(settings, names, dry_run=dry_run)
+    if as_json:
+        emit_json(report.to_dict())
+    else:
+        for item in report.files:
+            if item.status in ("written", "rejected", "failed"):
+                verb = "would write" if dry_run and item.status == "written" else item.status
+                detail = f": {item.reason}" if item.reason else ""
+                click.echo(f"{verb:11} [{item.adapter}] {item.path or '-'}{detail}")
+        prefix = "Dry run: would write" if dry_run else "Written"
+        click.echo(f"{prefix} {report.written}, unchanged {report.unchanged}, rejected "
+                   f"{report.rejected}, failed adapters {report.failed_adapters} "
+                   f"({report.seconds:.2f} s).")
+    if not report.ok:
+        raise SystemExit(EXIT_PROBLEMS)
+
+
+class _ProgressBar:
+    """A click progress bar on stderr, created when the run knows how many files it has."""
+
+    def __init__(self) -> None:
+        self._bar: Any = None
+        self._done = 0
+
+    def update(self, done: int, total: int, path: str) -> None:
+        if self._bar is None:
+            if total == 0:
+                return
+            self._bar = click.progressbar(length=total, label="Compiling", file=sys.stderr,
+                                          show_pos=True, item_show_func=lambda p: p)
+            self._bar.__enter__()
+        self._bar.update(done - self._done, path or None)
+        self._done = done
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+
+
+def _print_report(report: IngestReport) -> None:
+    head = "Dry run: would ingest" if report.dry_run else "Ingested"
+    sections: tuple[tuple[str, Outcome], ...] = (
+        ("Failed", "failed"), ("Removed", "removed"), ("Kept", "kept"), ("Skipped", "skipped"))
+    for title, status in sections:
+        items = report.by_status(status)
+        if not items:
+            continue
+        click.echo(f"{title}:")
+        for item in items[:LISTED]:
+            click.echo(f"  {item.path}: {item.reason}" if item.reason else f"  {item.path}")
+        if len(items) > LISTED:
+            click.echo(f"  ... and {len(items) - LISTED} more (--json lists all).")
+    if report.dry_run:
+        for item in report.by_status("pending")[:LISTED]:
+            click.echo(f"  would compile {item.path} → wiki/{item.wiki}")
+    click.echo(f"{head} {report.ingested}, skipped {report.skipped}, failed {report.failed}, "
+               f"removed {report.removed}, kept {report.kept}; {report.provider_calls} provider "
+               f"calls, {report.seconds:.2f} s ({report.compiler}).")
+
+
+def register(group: click.Group) -> None:
+    """Add `ingest` and `pull` to the CLI group."""
+    group.add_command(ingest_command)
+    group.add_command(pull_command)

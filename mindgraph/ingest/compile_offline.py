@@ -1,0 +1,60 @@
+"""The offline compiler: a deterministic raw → wiki rewrite with no model and no network.
+
+It writes the common page shape (see render.py): the title (frontmatter, first H1, file name),
+a type, tags (the note's own, its folder, up to three salient terms), aliases, dates, sources;
+a short extractive summary; the sections normalised; and wikilinks where the text mentions
+another page. The same input always gives the same bytes.
+"""
+
+from __future__ import annotations
+
+from .extract import folder_tag, note_dates, outline, page_type, salient_terms, summary
+from .index import TitleIndex
+from .linker import add_links
+from .normalise import normalise_body
+from .render import CompiledPage, NoteInput, page_frontmatter, render_page
+
+OFFLINE_VERSION = "1"
+
+
+class OfflineCompiler:
+    """Compiles one note at a time; cheap enough to run in the calling thread."""
+
+    identity = f"offline:v{OFFLINE_VERSION}"
+    concurrency = 1
+    # A crash loses at most this much offline work, so the state is saved at most this often.
+    commit_interval_s = 0.5
+    # Links depend on other pages' titles: a page is recompiled when those change.
+    links_in_key = True
+
+    def compile(self, note: NoteInput, index: TitleIndex) -> CompiledPage:
+        """Compile one note into its wiki page."""
+        page = note.page
+        title = page.title
+        body = normalise_body(page.body, title)
+        text = summary(body) or outline(body)
+        existing = _linked_pages(page, note.wiki_path, index)
+        body, _ = add_links(body, note.wiki_path, index, existing)
+        tags = list(page.tags)
+        folder = folder_tag(note.path)
+        if folder:
+            tags.append(folder)
+        tags.extend(salient_terms(page.body, title))
+        created, updated = note_dates(page.frontmatter, note.path, note.mtime)
+        meta = page_frontmatter(note, title=title, type_=page_type(page.frontmatter, title,
+                                                                    page.body),
+                                tags=tags, aliases=list(page.aliases), created=created,
+                                updated=updated, compiler=self.identity)
+        return CompiledPage(note.wiki_path, render_page(meta, text, body))
+
+
+def _linked_pages(page, wiki_path: str, index: TitleIndex) -> set[str]:
+    """Pages the note already links to (so no second link to them is added)."""
+    out = set()
+    for link in page.links:
+        if link.is_attachment or link.is_self:
+            continue
+        target = index.resolver.resolve_target(link.target, wiki_path).target
+        if target:
+            out.add(target)
+    return out

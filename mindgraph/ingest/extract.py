@@ -1,0 +1,260 @@
+"""Deterministic facts taken from a note's text: summary sentences, salient terms, type, dates.
+
+Everything here depends on the note alone (never on other notes), so a page compiles the same
+way whatever else is in the vault, and one changed note never changes another's summary.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+from collections import Counter
+from typing import Any, Mapping
+
+from ..page.links import MDLINK_RE, WIKILINK_RE, parse_wikilink_inner
+from .normalise import code_mask, heading_of
+
+SUMMARY_SENTENCES = 2
+SUMMARY_CHARS = 320
+MAX_TERM_TAGS = 3
+
+_STOPWORDS = frozenset("""a about above after again against all also although always am among an
+and another any are around as at available be because been before being below between both but
+by can cannot could did do does doing done down during each either else enough even ever every
+example few find following for from further get gets getting give given go goes going had has
+have having he her here hers how however i if in include includes including into is it its
+itself just keep know last later less let like likely lot made make makes making many may me
+might more most much must my need needs never new next no not note now of off often on once one
+only onto or other others otherwise our out over own per please possible rather really same see
+select set several shall she should show shown since so some something still such sure take
+than that the their them then there these they thing things this those though through thus to
+together too two under until up upon us use used uses using very via want was way ways we well
+were what whatever when where whether which while who whom whose why will with within without
+would yes yet you your yours also able across already instead first second third usually want
+wants below above click open opens""".split())
+_WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9'\-]*[A-Za-z0-9]|[A-Za-z]")
+_CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[*_]?[A-Z0-9])|(?<=[。！？])")
+_LIST_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+_DATE_RE = re.compile(r"(\d{4})[-/.](\d{2})[-/.](\d{2})")
+_TROUBLE_RE = re.compile(r"troubleshoot|\berrors?\b|\bfail|not work|problem|\bissues?\b|"
+                         r"\bfix(?:ing)?\b|トラブル|問題|错误|故障", re.I)
+CREATED_KEYS = ("created", "date", "created_at", "creation_date", "date_created")
+UPDATED_KEYS = ("updated", "modified", "updated_at", "last_modified", "date_modified", "mtime")
+
+
+def plain_text(line: str) -> str:
+    """A markdown line as plain text: links by their display text, no emphasis or code marks."""
+    line = WIKILINK_RE.sub(lambda m: "" if m.group(1) else _wikilink_text(m.group(2)), line)
+    line = MDLINK_RE.sub(lambda m: "" if m.group(1) else m.group(2), line)
+    line = re.sub(r"<[^<>\n]+>", "", line)
+    line = re.sub(r"(\*\*|__|~~|==)(.+?)\1", r"\2", line)
+    line = re.sub(r"(?<![\w*])[*_](\S(?:.*?\S)?)[*_](?![\w*])", r"\1", line)
+    line = re.sub(r"`([^`]*)`", r"\1", line)
+    line = re.sub(r"\s\^[\w-]+\s*$", "", line)
+    return " ".join(line.split())
+
+
+def _wikilink_text(inner: str) -> str:
+    target, heading, _block, alias = parse_wikilink_inner(inner)
+    if alias:
+        return alias
+    return target.rsplit("/", 1)[-1] or (heading or "")
+
+
+def prose_blocks(body: str) -> list[str]:
+    """Paragraphs of prose (no code, headings, tables, lists, quotes or callouts), plain text."""
+    lines = body.split("\n")
+    in_code = code_mask(lines)
+    blocks: list[str] = []
+    current: list[str] = []
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if in_code[i] or not stripped or heading_of(line) is not None \
+                or stripped.startswith(("|", ">", "<", "![[", "---", "***", "%%")) \
+                or _LIST_RE.match(line):
+            if current:
+                blocks.append(" ".join(current))
+                current = []
+            continue
+        text = plain_text(stripped)
+        if text:
+            current.append(text)
+    if current:
+        blocks.append(" ".join(current))
+    return blocks
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of a paragraph (Latin and CJK punctuation)."""
+    return [s.strip() for s in _SENTENCE_END_RE.split(text) if s and s.strip()]
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-case content words (stopwords out); CJK text gives character bigrams."""
+    words = [w.lower() for w in _WORD_RE.findall(text)]
+    out = [w for w in words if len(w) > 2 and w not in _STOPWORDS]
+    for run in re.findall(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+", text):
+        out.extend(run[i:i + 2] for i in range(max(1, len(run) - 1)))
+    return out
+
+
+def summary(body: str) -> str:
+    """The note's opening sentence (which usually defines its subject) and its most central
+    other sentence, in their original order, within SUMMARY_CHARS.
+
+    Centrality is the sum of the note's own term frequencies over a sentence's distinct terms,
+    normalised by length, with a mild preference for earlier sentences.
+    """
+    sentences = [s for block in prose_blocks(body) for s in split_sentences(block)
+                 if _long_enough(s)]
+    if not sentences:
+        return ""
+    chosen = [0]
+    if len(sentences) > 1 and SUMMARY_SENTENCES > 1:
+        tf = Counter(t for s in sentences for t in tokens(s))
+        scored = []
+        for position, sentence in enumerate(sentences[1:], start=1):
+            toks = tokens(sentence)
+            score = sum(tf[t] for t in set(toks)) / math.sqrt(len(toks) + 1)
+            scored.append((-score / (1 + 0.1 * position), position))
+        chosen.append(min(scored)[1])
+    text = ""
+    for position in sorted(chosen):
+        gap = "" if text.endswith(("。", "！", "？")) else " "   # CJK runs on without spaces
+        candidate = (text + gap + sentences[position]).strip()
+        if text and len(candidate) > SUMMARY_CHARS:
+            break
+        text = candidate
+    if len(text) > SUMMARY_CHARS:
+        text = text[:SUMMARY_CHARS].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+    return text
+
+
+def _long_enough(sentence: str) -> bool:
+    if sentence.rstrip().endswith((":", "：")):   # introduces a list: says little on its own
+        return False
+    if _CJK_RE.search(sentence):
+        return len(sentence) >= 8
+    return len(sentence) >= 25 and len(sentence.split()) >= 4
+
+
+def outline(body: str) -> str:
+    """A fallback summary for notes without prose: their sections or their first line."""
+    lines = body.split("\n")
+    in_code = code_mask(lines)
+    headings = [h[1] for i, line in enumerate(lines)
+                if not in_code[i] and (h := heading_of(line)) is not None]
+    if headings:
+        shown = ", ".join(plain_text(h) for h in headings[:6])
+        more = f" and {len(headings) - 6} more" if len(headings) > 6 else ""
+        return f"Sections: {shown}{more}."
+    for i, line in enumerate(lines):
+        text = plain_text(_LIST_RE.sub("", line).lstrip("> |").strip())
+        if not in_code[i] and text:
+            return text if len(text) <= SUMMARY_CHARS else text[:SUMMARY_CHARS] + "…"
+    if any(in_code):
+        return f"Code only ({sum(in_code)} lines)."
+    return "This note has no body text."
+
+
+def salient_terms(body: str, title: str, limit: int = MAX_TERM_TAGS) -> list[str]:
+    """The note's most frequent content words (heading words count three times), as tags.
+
+    Only for notes written mostly in Latin script: in CJK notes the Latin words are mostly UI
+    labels and key names, and CJK words need a segmenter this compiler does not have.
+    """
+    cjk = len(_CJK_RE.findall(body))
+    if cjk > 0.2 * max(1, len(re.findall(r"[A-Za-z]", body)) + cjk):
+        return []
+    lines = body.split("\n")
+    in_code = code_mask(lines)
+    prose, headings = [], []
+    for i, line in enumerate(lines):
+        if in_code[i]:
+            continue
+        heading = heading_of(line)
+        if heading:
+            headings.append(heading[1])
+        else:
+            prose.append(line)
+    counts: Counter[str] = Counter()
+    for text, weight in (("\n".join(prose), 1), ("\n".join(headings), 3)):
+        for word in _WORD_RE.findall(_strip_markup(text)):
+            word = word.lower().strip("'-")
+            if len(word) >= 4 and word not in _STOPWORDS and word[:-1] not in _STOPWORDS \
+                    and not word.isdigit():
+                counts[word] += weight
+    for word in _WORD_RE.findall(title):
+        word = word.lower()
+        if word in counts:
+            counts[word] += 2
+    # Fold plurals into a singular that also occurs ("notes"/"note", "properties"/"property").
+    for word in sorted(counts):
+        for suffix, base in (("ies", "y"), ("es", ""), ("s", "")):
+            single = word[: -len(suffix)] + base
+            if word.endswith(suffix) and single != word and single in counts:
+                counts[single] += counts.pop(word)
+                break
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    return [w for w, c in ranked if c >= 3][:limit]
+
+
+def _strip_markup(text: str) -> str:
+    """Link targets, URLs and HTML out of a whole text, so only words people read remain."""
+    text = WIKILINK_RE.sub(lambda m: "" if m.group(1) else _wikilink_text(m.group(2)), text)
+    text = MDLINK_RE.sub(lambda m: "" if m.group(1) else m.group(2), text)
+    return re.sub(r"<[^<>\n]+>|https?://\S+", " ", text)
+
+
+def folder_tag(path: str) -> str:
+    """A nested tag from the note's folder ("Plugins/Core/x.md" → "plugins/core"), or ""."""
+    folders = path.split("/")[:-1]
+    parts = [re.sub(r"[^\w\-]+", "-", f.strip().lower()).strip("-") for f in folders]
+    return "/".join(p for p in parts if p)
+
+
+def page_type(frontmatter: Mapping[str, Any], title: str, body: str) -> str:
+    """``type`` from the frontmatter, else index (mostly links), troubleshooting, or note."""
+    given = frontmatter.get("type")
+    if isinstance(given, str) and given.strip():
+        return given.strip()
+    if _TROUBLE_RE.search(title):
+        return "troubleshooting"
+    lines = [ln for ln in body.split("\n") if ln.strip() and heading_of(ln) is None]
+    linked = sum(1 for ln in lines if "[[" in ln and _LIST_RE.match(ln))
+    if len(lines) >= 5 and linked / len(lines) >= 0.6:
+        return "index"
+    return "note"
+
+
+def note_dates(frontmatter: Mapping[str, Any], path: str, mtime: float) -> tuple[str, str]:
+    """(created, updated) as ISO dates: frontmatter, then a date in the file name, then mtime."""
+    modified = dt.datetime.fromtimestamp(mtime, tz=dt.timezone.utc).date().isoformat()
+    created = _first_date(frontmatter, CREATED_KEYS) or _date_in(path.rsplit("/", 1)[-1]) \
+        or modified
+    updated = _first_date(frontmatter, UPDATED_KEYS) or modified
+    if updated < created:
+        updated = created
+    return created, updated
+
+
+def _first_date(frontmatter: Mapping[str, Any], keys: tuple[str, ...]) -> str:
+    for key in keys:
+        value = frontmatter.get(key)
+        if value is not None:
+            found = _date_in(str(value))
+            if found:
+                return found
+    return ""
+
+
+def _date_in(text: str) -> str:
+    match = _DATE_RE.search(text)
+    if not match:
+        return ""
+    try:
+        return dt.date(*map(int, match.groups())).isoformat()
+    except ValueError:
+        return ""

@@ -1,0 +1,190 @@
+"""The title index: which words in a note mention another page (by title, file name or alias).
+
+Built from every raw note at the start of a run. Terms are matched case-insensitively at phrase
+boundaries by one trie-shaped regex (fast over thousands of titles); Latin terms need a
+non-letter on both sides, CJK terms match inside CJK text, which has no spaces. A term shared
+by several pages goes to the one nearest the mentioning note (longest shared folder prefix, as
+Obsidian resolves links); if none is nearest, the term is ambiguous and never linked. A term
+mentioned in more than half of all notes (at least GENERIC_MIN_NOTES of them) is the vault's
+subject, not a topic ("Obsidian" in the Obsidian help): it is generic and never linked.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections import Counter
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Iterable
+
+from ..fsutil import sha256_text
+from ..page.resolve import LinkResolver
+
+# A letter or digit that is not CJK: what must not touch a Latin term on either side.
+_WORD = r"[^\W\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff00-\uffef]"
+_CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+GENERIC_SHARE = 0.5
+GENERIC_MIN_NOTES = 20
+
+# Function words never linked on their own, even if some page is named that way.
+_STOP_TERMS = frozenset("""a an and are as at be but by for from has have he her his how i if
+in into is it its my no not of on or our she so than that the their them then there these they
+this to too up us was we were what when where which who why will with you your about after
+again all also any back because before both can could did do does down each even few get got
+had here just like make many may more most much must new now off only other out over own same
+see should some such take through under use very way well while would yes""".split())
+
+
+@dataclass(frozen=True)
+class IndexEntry:
+    """One page of the index: its wiki path, title and aliases."""
+
+    path: str
+    title: str
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def stem(self) -> str:
+        """File name without folder and extension."""
+        name = self.path.rsplit("/", 1)[-1]
+        return name[:-3] if name.lower().endswith(".md") else name
+
+
+def usable_term(term: str) -> bool:
+    """True for a term worth linking: long enough, not a bare number or a function word."""
+    term = term.strip()
+    if not term or term.lower() in _STOP_TERMS or not re.search(r"\w", term):
+        return False
+    if any(ch in term for ch in "[]|#^\n"):   # would break the [[link]] written around it
+        return False
+    if _CJK_RE.search(term):
+        return len(term) >= 2
+    return len(term) >= 3 and not re.fullmatch(r"[\d\s.,:/-]+", term)
+
+
+class TitleIndex:
+    """Terms (titles, file names, aliases) of every page, and how to link to each page."""
+
+    def __init__(self, entries: Iterable[IndexEntry]):
+        self.entries = {e.path: e for e in sorted(entries, key=lambda e: e.path)}
+        self.generic: frozenset[str] = frozenset()
+        terms: dict[str, set[str]] = {}
+        for entry in self.entries.values():
+            for term in (entry.title, entry.stem, *entry.aliases):
+                term = " ".join(str(term).split())
+                if usable_term(term):
+                    terms.setdefault(term.lower(), set()).add(entry.path)
+        self.terms: dict[str, tuple[str, ...]] = {t: tuple(sorted(p)) for t, p in terms.items()}
+        self.resolver = LinkResolver(self.entries)
+
+    @cached_property
+    def terms_digest(self) -> str:
+        """SHA-256 of the term set: mentions found with an equal digest are still valid."""
+        return sha256_text("\n".join(sorted(self.terms)))
+
+    def with_generic(self, mentions: Iterable[Iterable[str]]) -> "TitleIndex":
+        """A copy that treats terms found in too many notes as generic (never linked).
+
+        ``mentions`` holds, per note, the terms found in it (see ``scan_mentions``).
+        """
+        df: Counter[str] = Counter()
+        notes = 0
+        for found in mentions:
+            notes += 1
+            df.update(set(found))
+        limit = max(GENERIC_MIN_NOTES, GENERIC_SHARE * notes)
+        other = copy.copy(self)
+        other.generic = frozenset(t for t, n in df.items() if n > limit)
+        return other
+
+    def scan_mentions(self, text: str) -> tuple[str, ...]:
+        """The terms ``text`` mentions, sorted (an over-estimate: code is not masked)."""
+        return tuple(sorted({" ".join(m.group(0).split()).lower() for m in self.mentions(text)}))
+
+    @cached_property
+    def pattern(self) -> re.Pattern[str] | None:
+        """One regex matching any term at phrase boundaries (longest term first)."""
+        if not self.terms:
+            return None
+        return re.compile(rf"(?<!{_WORD})(?:{_trie_regex(self.terms)})(?!{_WORD})", re.I)
+
+    def mentions(self, text: str) -> list[re.Match[str]]:
+        """Every term occurrence in ``text`` (no code or link masking: an over-estimate)."""
+        return list(self.pattern.finditer(text)) if self.pattern is not None else []
+
+    def target(self, term: str, source_path: str) -> str | None:
+        """The page a term mentioned in ``source_path`` refers to; None if ambiguous/generic."""
+        key = " ".join(term.split()).lower()
+        if key in self.generic:
+            return None
+        paths = self.terms.get(key, ())
+        if len(paths) == 1:
+            return paths[0]
+        return _nearest(paths, source_path)
+
+    def link_target(self, path: str, source_path: str) -> str:
+        """The shortest link text that resolves to ``path`` from ``source_path``."""
+        stem = self.entries[path].stem if path in self.entries else path.removesuffix(".md")
+        if self.resolver.resolve_target(stem, source_path).target == path:
+            return stem
+        return path.removesuffix(".md")
+
+    def links_digest(self, mentions: Iterable[str], source_path: str) -> str:
+        """Digest of what the links added to a page can depend on, given its mentions.
+
+        A page compiled offline needs recompiling only when this changes: when a page whose
+        title or alias the note mentions appears, disappears, moves or becomes generic.
+        """
+        parts = []
+        for term in sorted(set(mentions)):
+            target = self.target(term, source_path)
+            if target is None or target == source_path:
+                parts.append(f"{term}\t-")
+            else:
+                parts.append(f"{term}\t{target}\t{self.link_target(target, source_path)}")
+        return sha256_text("\n".join(parts))
+
+
+def _nearest(paths: tuple[str, ...], source_path: str) -> str | None:
+    """The unique path sharing the most leading folders with ``source_path``."""
+    if not paths:
+        return None
+    source = source_path.lower().split("/")[:-1]
+
+    def shared(path: str) -> int:
+        count = 0
+        for a, b in zip(source, path.lower().split("/")[:-1]):
+            if a != b:
+                break
+            count += 1
+        return count
+
+    scores = sorted(((shared(p), p) for p in paths), reverse=True)
+    if scores[0][0] > 0 and scores[0][0] > scores[1][0]:
+        return scores[0][1]
+    return None
+
+
+def _trie_regex(words: Iterable[str]) -> str:
+    """A regex alternation shaped as a trie: fast even for thousands of words."""
+    trie: dict = {}
+    for word in words:
+        node = trie
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def build(node: dict) -> str:
+        if list(node) == [""]:
+            return ""
+        optional = "" in node
+        # Longer continuations are tried before ending here, so the longest term wins.
+        branches = [re.escape(ch) + build(node[ch]) for ch in sorted(k for k in node if k)]
+        body = branches[0] if len(branches) == 1 and not optional else \
+            "(?:" + "|".join(branches) + ")"
+        if optional:
+            body = (body if body.startswith("(?:") else f"(?:{body})") + "?"
+        return body
+
+    return build(trie)

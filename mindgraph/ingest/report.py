@@ -1,0 +1,50 @@
+"""What one ingest run did: counts, and the per-file outcomes worth reading."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+Outcome = Literal["ingested", "skipped", "failed", "removed", "kept", "pending"]
+
+
+@dataclass(frozen=True)
+class FileOutcome:
+    """One file's outcome; ``reason`` says why (and how to fix it, for failures)."""
+
+    path: str          # raw-relative path
+    status: Outcome    # "pending" only in a dry run: would be compiled
+    reason: str = ""
+    wiki: str = ""     # wiki-relative page path, when there is one
+
+
+@dataclass(frozen=True)
+class IngestReport:
+    """Summary of a run. ``files`` lists every file except unchanged notes (only counted)."""
+
+    compiler: str
+    ingested: int
+    skipped: int
+    failed: int
+    removed: int
+    kept: int
+    provider_calls: int
+    seconds: float
+    dry_run: bool
+    files: tuple[FileOutcome, ...]
+
+    @property
+    def ok(self) -> bool:
+        """True when no file failed."""
+        return self.failed == 0
+
+    def by_status(self, status: Outcome) -> list[FileOutcome]:
+        """The outcomes with one status."""
+        return [f for f in self.files if f.status == status]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        data = asdict(self)
+        data["files"] = [asdict(f) for f in self.files]
+        data["ok"] = self.ok
+        return data

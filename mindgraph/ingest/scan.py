@@ -1,0 +1,154 @@
+"""Walk raw/ read-only and read its notes, saying why a file is skipped or cannot be compiled.
+
+Notes are ``.md``, ``.markdown`` and ``.txt`` files. Hidden files and folders (``.obsidian``,
+``.git``, ``.trash``) and ``node_modules`` are ignored silently; other files get a skip reason.
+Symlinks are never followed (so neither a link out of raw/ nor a link loop is read), and files
+are opened with O_NOFOLLOW so a file swapped for a symlink mid-run is not followed either.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat as stat_mod
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+NOTE_SUFFIXES = (".md", ".markdown", ".txt")
+IGNORED_DIRS = frozenset({"node_modules", "__pycache__"})
+_BINARY_SNIFF = 8192
+
+
+@dataclass(frozen=True)
+class RawFile:
+    """One entry of raw/: a note to consider, or something skipped (with the reason)."""
+
+    path: str                 # raw-relative POSIX path
+    is_note: bool
+    reason: str = ""          # why it is skipped (is_note False)
+    size: int = 0
+    mtime: float = 0.0
+
+
+class NoteReadError(Exception):
+    """A note that cannot be compiled as text; the message names the file and the fix."""
+
+
+def scan_raw(raw_dir: Path, exclude: Iterable[Path] = ()) -> list[RawFile]:
+    """Every file under ``raw_dir`` in path order (folders in ``exclude`` are left out)."""
+    root = Path(raw_dir)
+    excluded = {Path(p).resolve() for p in exclude}
+    found: list[RawFile] = []
+    stack = [(root, "")]
+    while stack:
+        folder, prefix = stack.pop()
+        try:
+            with os.scandir(folder) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            found.append(RawFile(prefix.rstrip("/") or ".", False,
+                                 f"cannot list folder ({exc.strerror or exc}); check its "
+                                 f"permissions."))
+            continue
+        subfolders: list[os.DirEntry] = []
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            rel = prefix + entry.name
+            found_entry = _classify(entry, rel, excluded, subfolders)
+            if found_entry is not None:
+                found.append(found_entry)
+        # Pushed in reverse so that folders are walked in name order.
+        for sub in reversed(subfolders):
+            stack.append((Path(sub.path), prefix + sub.name + "/"))
+    found.sort(key=lambda f: f.path)
+    return found
+
+
+def _classify(entry: os.DirEntry, rel: str, excluded: set[Path],
+              subfolders: list[os.DirEntry]) -> RawFile | None:
+    try:
+        if entry.is_symlink():
+            return RawFile(rel, False, _symlink_reason(Path(entry.path)))
+        if entry.is_dir(follow_symlinks=False):
+            if entry.name not in IGNORED_DIRS and Path(entry.path).resolve() not in excluded:
+                subfolders.append(entry)
+            return None
+        info = entry.stat(follow_symlinks=False)
+    except OSError as exc:
+        return RawFile(rel, False, f"cannot read ({exc.strerror or exc}); check permissions.")
+    if not stat_mod.S_ISREG(info.st_mode):
+        return RawFile(rel, False, "not a regular file (device, socket or pipe); skipped.")
+    if not entry.name.lower().endswith(NOTE_SUFFIXES):
+        suffix = Path(entry.name).suffix or "(no extension)"
+        return RawFile(rel, False, f"not a note ({suffix}): only .md, .markdown and .txt files "
+                                   f"are compiled; attachments stay in raw/.",
+                       info.st_size, info.st_mtime)
+    return RawFile(rel, True, "", info.st_size, info.st_mtime)
+
+
+def _symlink_reason(path: Path) -> str:
+    try:
+        path.resolve(strict=True)
+    except RuntimeError:
+        return "symlink loop; not followed. Remove the symlink from raw/."
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "symlink loop; not followed. Remove the symlink from raw/."
+        return "broken symlink; not followed. Remove it or copy the file into raw/."
+    return ("symlink; not followed (ingest reads only real files inside raw/, so nothing "
+            "outside it). Copy the file into raw/ instead of linking it.")
+
+
+def read_note(raw_dir: Path, file: RawFile, max_bytes: int) -> bytes:
+    """The bytes of a note, refusing symlinks, non-regular files and files over ``max_bytes``."""
+    if file.size > max_bytes:
+        raise NoteReadError(_too_large(file.path, file.size, max_bytes))
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(Path(raw_dir) / file.path, flags)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise NoteReadError(f"{file.path}: became a symlink; not followed.") from exc
+        raise NoteReadError(f"{file.path}: cannot read ({exc.strerror or exc}); check its "
+                            f"permissions.") from exc
+    try:
+        info = os.fstat(fd)
+        if not stat_mod.S_ISREG(info.st_mode):
+            raise NoteReadError(f"{file.path}: not a regular file; skipped.")
+        if info.st_size > max_bytes:
+            raise NoteReadError(_too_large(file.path, info.st_size, max_bytes))
+        chunks = []
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def decode_note(path: str, data: bytes) -> str:
+    """UTF-8 text with LF line endings; NoteReadError names the line of a bad byte."""
+    nul = data.find(b"\x00", 0, _BINARY_SNIFF)
+    if nul >= 0:
+        line = data[:nul].count(b"\n") + 1
+        raise NoteReadError(f"{path}:{line}: looks like a binary file (NUL byte), not a text "
+                            f"note. Remove it from raw/ or give it a non-note extension.")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise NoteReadError(f"{path}:{line}: not valid UTF-8 (byte 0x{data[exc.start]:02x} at "
+                            f"offset {exc.start}). Re-save the file as UTF-8.") from exc
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _too_large(path: str, size: int, limit: int) -> str:
+    return (f"{path}: {size} bytes is over compile.max_note_bytes ({limit}); the note was not "
+            f"compiled (never truncated). Split it into smaller notes or raise "
+            f"compile.max_note_bytes in mindgraph.yml.")

@@ -1,0 +1,136 @@
+"""The ingest state: one record per raw note, kept in ``.ingest-state.json``.
+
+Per-file state machine::
+
+    (new or changed) ──> pending ──> ingested
+                                └──> failed      (retried on the next run)
+    ingested, same key ──> skipped (record unchanged)
+    raw note gone ──> record dropped (its wiki page removed, or kept and marked if edited)
+
+A record's ``key`` is the SHA-256 of the note's content hash plus the compiler identity
+(provider, model, prompt version), so a new model or prompt recompiles. The file is replaced
+atomically (temp file, fsync, rename): a crash leaves the previous state or the next, never a
+torn one.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from ..errors import IngestError
+from ..fsutil import atomic_write_bytes, sha256_text
+
+STATE_FILENAME = ".ingest-state.json"
+STATE_VERSION = 1
+Status = Literal["pending", "ingested", "failed"]
+_ALLOWED = {None: {"pending"}, "pending": {"pending", "ingested", "failed"},
+            "ingested": {"pending"}, "failed": {"pending"}}
+
+
+def compile_key(content_sha256: str, compiler: str) -> str:
+    """The cache key of one compile: content hash + compiler identity."""
+    return sha256_text(f"{content_sha256}\n{compiler}")
+
+
+@dataclass(frozen=True)
+class FileState:
+    """What the last run did with one raw note."""
+
+    status: Status
+    sha256: str = ""          # SHA-256 of the raw note's bytes
+    key: str = ""             # compile_key(sha256, compiler)
+    compiler: str = ""        # e.g. "offline:v1" or "anthropic:claude-x:prompt-v1"
+    links: str = ""           # digest of the title-index entries this page's links depend on
+    mentions: tuple[str, ...] = ()  # index terms the note's text mentions (cached scan)
+    terms: str = ""           # digest of the index term set ``mentions`` was scanned against
+    wiki: str = ""            # wiki-relative path of the page we wrote
+    wiki_sha256: str = ""     # SHA-256 of the page as we wrote it (tells a person's edit)
+    title: str = ""           # cached for the title index, so unchanged notes are not parsed
+    aliases: tuple[str, ...] = ()
+    error: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """Compact JSON form (empty fields left out)."""
+        return {k: (list(v) if isinstance(v, tuple) else v)
+                for k, v in asdict(self).items() if v not in ("", ())}
+
+
+class IngestState:
+    """The records of every raw note, loaded from and saved to one JSON file."""
+
+    def __init__(self, path: Path, files: dict[str, FileState] | None = None):
+        self.path = Path(path)
+        self.files: dict[str, FileState] = dict(files or {})
+
+    @classmethod
+    def load(cls, path: Path) -> "IngestState":
+        """Read the state file; a missing file is an empty state."""
+        path = Path(path)
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            return cls(path)
+        except OSError as exc:
+            raise IngestError(f"{path}: cannot read the ingest state ({exc.strerror or exc}). "
+                              f"Check its permissions.") from exc
+        try:
+            data = json.loads(raw.decode("utf-8"))
+            if not isinstance(data, dict) or data.get("version") != STATE_VERSION:
+                raise ValueError(f"expected a version {STATE_VERSION} state object")
+            files = {str(p): _record(r) for p, r in data.get("files", {}).items()}
+        except (ValueError, TypeError, KeyError) as exc:
+            raise IngestError(f"{path}: the ingest state is unreadable ({exc}). It is derived "
+                              f"data: delete it and the next `mindgraph ingest` recompiles "
+                              f"every note.") from exc
+        return cls(path, files)
+
+    def to_json(self) -> dict[str, Any]:
+        """The whole state as a JSON-ready mapping."""
+        return {"version": STATE_VERSION,
+                "files": {p: self.files[p].to_json() for p in sorted(self.files)}}
+
+    def save(self) -> None:
+        """Atomically replace the state file."""
+        text = json.dumps(self.to_json(), ensure_ascii=False, sort_keys=True,
+                          separators=(",", ":"))
+        # One record per line: small diffs, readable, and still fast to write.
+        text = text.replace('},"', '},\n"')
+        atomic_write_bytes(self.path, (text + "\n").encode("utf-8"))
+
+    def get(self, path: str) -> FileState | None:
+        """The record of one raw note, or None."""
+        return self.files.get(path)
+
+    def transition(self, path: str, status: Status, **changes: Any) -> FileState:
+        """Move one record to ``status`` (checking the state machine) and update fields."""
+        old = self.files.get(path)
+        allowed = _ALLOWED[old.status if old else None]
+        if status not in allowed:
+            raise IngestError(f"internal: {path} cannot go from {old.status if old else 'new'} "
+                              f"to {status}")
+        base = old if old is not None else FileState(status)
+        record = replace(base, status=status, **changes)
+        self.files[path] = record
+        return record
+
+    def refresh(self, path: str, **changes: Any) -> FileState:
+        """Update bookkeeping fields of a record without changing its status."""
+        record = replace(self.files[path], **changes)
+        self.files[path] = record
+        return record
+
+    def drop(self, path: str) -> None:
+        """Forget a raw note that no longer exists."""
+        self.files.pop(path, None)
+
+
+def _record(raw: Any) -> FileState:
+    if not isinstance(raw, dict) or raw.get("status") not in ("pending", "ingested", "failed"):
+        raise ValueError(f"bad record {raw!r}")
+    fields = {k: v for k, v in raw.items() if k in FileState.__dataclass_fields__}
+    fields["aliases"] = tuple(str(a) for a in fields.get("aliases", ()))
+    fields["mentions"] = tuple(str(a) for a in fields.get("mentions", ()))
+    return FileState(**fields)

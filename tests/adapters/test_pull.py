@@ -1,0 +1,111 @@
+"""`pull`: documents land under raw/<target>/ and nowhere else; idempotent; never deletes."""
+
+import os
+import sys
+
+import pytest
+
+from mindgraph.adapters import pull
+from mindgraph.config import load_settings
+from mindgraph.errors import ConfigError
+
+HOSTILE = '''
+from mindgraph.adapters import RawDocument
+
+class Hostile:
+    def __init__(self, names=(), fail=False):
+        self.names = names
+        self.fail = fail
+
+    def fetch(self):
+        if self.fail:
+            raise ConnectionError("service down")
+        return [RawDocument(f"content of {n}", n, {"mtime": 1_600_000_000}) for n in self.names]
+'''
+
+
+@pytest.fixture
+def workspace(tmp_path, monkeypatch):
+    """A base folder with raw/ and an importable hostile adapter module."""
+    (tmp_path / "raw").mkdir()
+    (tmp_path / "mg_hostile.py").write_text(HOSTILE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield tmp_path
+    sys.modules.pop("mg_hostile", None)
+
+
+def configure(workspace, names, target="inbox", extra=""):
+    listed = ", ".join(repr(n) for n in names)
+    (workspace / "mindgraph.yml").write_text(
+        f"adapters:\n  - name: h\n    type: mg_hostile.Hostile\n    target: {target!r}\n"
+        f"    options: {{names: [{listed}]}}\n{extra}")
+    return load_settings(workspace)
+
+
+def all_files(root):
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
+
+
+def test_hostile_names_stay_inside_raw_target(workspace):
+    names = ["../../escape.md", "/etc/cron.d/x.md", "a/../../../b.md", "..\\..\\win.md",
+             "ok/Note.md", "..", "con.md"]
+    settings = configure(workspace, names)
+    report = pull(settings)
+    outside = sorted(p.name for p in workspace.iterdir())
+    assert outside == ["mg_hostile.py", "mindgraph.yml", "raw"]
+    assert all_files(workspace / "raw") == ["inbox/_con.md", "inbox/a/b.md", "inbox/escape.md",
+                                            "inbox/etc/cron.d/x.md", "inbox/ok/Note.md",
+                                            "inbox/win.md"]
+    assert report.written == 6 and report.rejected == 1 and not report.ok
+    assert (workspace / "raw" / "inbox" / "ok" / "Note.md").stat().st_mtime == 1_600_000_000
+
+
+def test_symlink_in_raw_cannot_lead_a_document_outside(workspace, tmp_path_factory):
+    outside = tmp_path_factory.mktemp("outside")
+    os.symlink(outside, workspace / "raw" / "inbox")
+    settings = configure(workspace, ["x.md", "sub/y.md"])
+    report = pull(settings)
+    assert report.written == 0 and report.rejected == 2
+    assert "symlink" in report.files[0].reason
+    assert list(outside.iterdir()) == []
+
+
+def test_second_pull_is_unchanged_and_nothing_is_deleted(workspace):
+    settings = configure(workspace, ["a.md", "b.md"])
+    assert pull(settings).written == 2
+    (workspace / "raw" / "inbox" / "mine.md").write_text("written by the person")
+    settings = configure(workspace, ["a.md"])
+    report = pull(settings)
+    assert (report.written, report.unchanged) == (0, 1)
+    assert all_files(workspace / "raw") == ["inbox/a.md", "inbox/b.md", "inbox/mine.md"]
+
+
+def test_dry_run_writes_nothing(workspace):
+    settings = configure(workspace, ["a.md"])
+    report = pull(settings, dry_run=True)
+    assert report.written == 1 and report.dry_run
+    assert all_files(workspace / "raw") == []
+
+
+def test_duplicate_names_are_rejected_not_overwritten(workspace):
+    settings = configure(workspace, ["x/A.md", "./x/A.md", "X/a.md"])
+    report = pull(settings)
+    assert report.written == 1 and report.rejected == 2
+    assert "distinct file names" in report.files[1].reason
+
+
+def test_a_failing_adapter_fails_alone(workspace, tmp_path_factory):
+    src = tmp_path_factory.mktemp("src")
+    (src / "n.md").write_text("note")
+    settings = configure(workspace, ["a.md"], extra=(
+        f"  - name: down\n    type: mg_hostile.Hostile\n    options: {{fail: true}}\n"
+        f"  - name: files\n    type: filesystem\n    options: {{path: {src}}}\n"))
+    report = pull(settings)
+    assert report.failed_adapters == 1 and report.written == 2
+    failed = [f for f in report.files if f.status == "failed"]
+    assert "ConnectionError: service down" in failed[0].reason
+    assert all_files(workspace / "raw") == ["files/n.md", "inbox/a.md"]
+    only = pull(settings, ["files"])
+    assert only.failed_adapters == 0 and only.unchanged == 1
+    with pytest.raises(ConfigError, match="no adapter named nope"):
+        pull(settings, ["nope"])

@@ -1,0 +1,77 @@
+"""`mindgraph ingest` and `mindgraph pull` through the CLI: output, JSON and exit codes."""
+
+import json
+
+from click.testing import CliRunner
+
+from mindgraph.cli import cli
+
+
+def run(*args):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def test_ingest_json_summary_and_exit_codes(workspace, write_raw):
+    write_raw("a.md", "A note.")
+    result = run("ingest", "-C", str(workspace), "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert (data["ingested"], data["failed"], data["ok"]) == (1, 0, True)
+    assert set(data) >= {"ingested", "skipped", "failed", "removed", "provider_calls",
+                         "seconds", "files"}
+    write_raw("bad.md", b"\xff\xfe")
+    result = run("ingest", "-C", str(workspace))
+    assert result.exit_code == 1
+    assert "bad.md:1: not valid UTF-8" in result.output
+    assert "Ingested 0, skipped 1, failed 1" in result.output
+
+
+def test_ingest_usage_and_config_errors_exit_2(workspace, write_raw):
+    write_raw("a.md", "A note.")
+    assert run("ingest", "-C", str(workspace), "--only", "missing.md").exit_code == 2
+    (workspace / "mindgraph.yml").write_text("compile:\n  bogus: 1\n")
+    result = run("ingest", "-C", str(workspace))
+    assert result.exit_code == 2 and "compile.bogus" in result.output
+    (workspace / "mindgraph.yml").write_text("compile:\n  provider: anthropic\n"
+                                             "  api_key_env: MG_TEST_UNSET_KEY\n")
+    result = run("ingest", "-C", str(workspace))
+    assert result.exit_code == 2 and "MG_TEST_UNSET_KEY" in result.output
+
+
+def test_dry_run_lists_what_would_happen(workspace, write_raw):
+    write_raw("a.md", "A note.")
+    result = run("ingest", "-C", str(workspace), "--dry-run")
+    assert result.exit_code == 0
+    assert "would compile a.md → wiki/a.md" in result.output
+    assert not (workspace / "wiki").exists()
+
+
+def test_pull_then_ingest(workspace, tmp_path_factory):
+    source = tmp_path_factory.mktemp("notes")
+    (source / "sub").mkdir()
+    (source / "sub" / "Idea.md").write_text("An idea.")
+    (workspace / "mindgraph.yml").write_text(
+        f"adapters:\n  - name: notes\n    type: filesystem\n    target: inbox\n"
+        f"    options: {{path: {source}}}\n")
+    result = run("pull", "-C", str(workspace), "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["written"] == 1
+    assert (workspace / "raw" / "inbox" / "sub" / "Idea.md").read_text() == "An idea."
+    assert run("ingest", "-C", str(workspace)).exit_code == 0
+    assert (workspace / "wiki" / "inbox" / "sub" / "Idea.md").exists()
+
+
+def test_pull_without_adapters_is_a_config_error(workspace):
+    result = run("pull", "-C", str(workspace))
+    assert result.exit_code == 2 and "no adapters are configured" in result.output
+
+
+def test_progress_bar_goes_to_stderr_on_a_terminal(workspace, write_raw, monkeypatch):
+    for i in range(3):
+        write_raw(f"n{i}.md", f"Note {i}.")
+    monkeypatch.setattr("mindgraph.cli.ingest_cmd.is_terminal", lambda: True)
+    result = CliRunner().invoke(cli, ["ingest", "-C", str(workspace), "--json"],
+                                catch_exceptions=False)
+    assert result.exit_code == 0
+    assert "Compiling" in result.stderr
+    assert json.loads(result.stdout)["ingested"] == 3     # stdout stays pure JSON

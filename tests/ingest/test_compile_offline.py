@@ -1,0 +1,74 @@
+"""The offline compiler: the page shape, determinism, and never a verbatim copy."""
+
+import yaml
+
+from mindgraph.fsutil import sha256_text
+from mindgraph.ingest.compile_offline import OfflineCompiler
+from mindgraph.ingest.index import IndexEntry, TitleIndex
+from mindgraph.ingest.render import NoteInput
+from mindgraph.page.markdown import split_frontmatter
+from mindgraph.page.parse import parse_page
+
+RAW = """---
+aliases: [Composer]
+tags: [tools]
+permalink: plugins/note-composer
+related: ["[[Canvas]]"]
+created: 2021-03-04
+---
+# Note composer
+
+Note composer is a core plugin that lets you merge notes, and it works well with Canvas.{sp}
+You can also open the Command palette to run it. #editing
+
+## Merge
+
+```
+Canvas inside code stays as is{sp}
+```
+""".format(sp="   ")
+
+
+def compile_note(raw=RAW, path="Plugins/Note composer.md", mtime=1_700_000_000):
+    index = TitleIndex([IndexEntry(path, "Note composer", ("Composer",)),
+                        IndexEntry("Plugins/Canvas.md", "Canvas"),
+                        IndexEntry("Plugins/Command palette.md", "Command palette")])
+    page = parse_page(raw, path)
+    note = NoteInput(path, path, raw, sha256_text(raw), mtime, page)
+    return OfflineCompiler().compile(note, index).text
+
+
+def test_page_shape_and_frontmatter():
+    text = compile_note()
+    block, body, _ = split_frontmatter(text)
+    meta = yaml.safe_load(block)
+    assert list(meta) == ["title", "type", "tags", "aliases", "permalink", "related", "created",
+                          "updated", "sources", "compiler"]
+    assert meta["title"] == "Note composer"
+    assert meta["type"] == "note"
+    assert meta["tags"][:3] == ["tools", "editing", "plugins"]
+    assert meta["aliases"] == ["Composer"]
+    assert meta["related"] == ["[[Canvas]]"]
+    assert meta["created"] == "2021-03-04" and meta["updated"] == "2023-11-14"
+    assert meta["sources"] == [{"path": "Plugins/Note composer.md", "sha256": sha256_text(RAW)}]
+    assert meta["compiler"] == "offline:v1"
+    assert body.startswith("\n> [!summary]\n> Note composer is a core plugin that lets you "
+                           "merge notes, and it works well with Canvas.")
+
+
+def test_body_is_normalised_and_linked_but_code_is_not():
+    body = split_frontmatter(compile_note())[1]
+    assert "# Note composer" not in body
+    assert "works well with Canvas." in body  # already linked in frontmatter related:
+    assert "open the [[Command palette]] to run it." in body
+    assert "```\nCanvas inside code stays as is   \n```" in body
+    assert "Canvas.   \n" not in body
+    assert "\n## Merge\n" in body
+
+
+def test_offline_compile_is_deterministic_and_never_a_copy():
+    assert compile_note() == compile_note()
+    bare = "Just one line of text without much in it."
+    page = compile_note(bare, "Bare.md")
+    assert page != bare and split_frontmatter(page)[1].strip() != bare
+    assert "> [!summary]" in page

@@ -1,0 +1,77 @@
+"""Facts taken from one note's text: summary, salient terms, type, dates."""
+
+import pytest
+
+from mindgraph.ingest.extract import (folder_tag, note_dates, outline, page_type, salient_terms,
+                                      summary)
+
+BODY = """Note composer is a [[Core plugins|core plugin]] that lets you merge two notes.
+
+- `Enter`: adds the note at the end of the destination note.
+
+You can choose between the following methods:
+
+```
+Merging notes is great. This sentence is code, never a summary at all.
+```
+
+Merging notes adds a note to another and removes the first one, updating links to notes.
+Cats sleep a lot during the day and say little about this subject.
+"""
+
+
+def test_summary_opens_with_the_defining_sentence_and_adds_a_central_one():
+    text = summary(BODY)
+    assert text == ("Note composer is a core plugin that lets you merge two notes. Merging "
+                    "notes adds a note to another and removes the first one, updating links "
+                    "to notes.")
+
+
+def test_summary_is_bounded_and_cjk_sentences_join_without_spaces():
+    long = "This sentence is quite long and keeps going " * 20 + "."
+    assert len(summary(long)) <= 321
+    assert summary(long).endswith("…")
+    cjk = "キャンバスはノートを配置するためのプラグインです。カードを追加して整理します。"
+    assert summary(cjk) == cjk
+
+
+def test_outline_for_notes_without_prose():
+    assert outline("## Setup\n- a\n## Usage\n- b") == "Sections: Setup, Usage."
+    assert outline("- [[Alpha]]\n- [[Beta]]") == "Alpha"
+    assert outline("```\ncode\n```") == "Code only (3 lines)."
+    assert outline("") == "This note has no body text."
+
+
+def test_salient_terms_prefer_heading_words_and_fold_plurals():
+    body = "## Merge files\nMerge a file. Merging files. Files merge.\n## Extract\nextract it"
+    assert salient_terms(body, "File composer") == ["file", "merge", "extract"]
+    assert salient_terms("## Properties\nA property. Properties.", "x") == ["property"]
+    # "note" is a stopword, and so is its plural.
+    assert salient_terms(body.replace("file", "note").replace("File", "Note"), "x") == \
+        ["merge", "extract"]
+    assert salient_terms("ノートをマージします。ノート。 Enter Enter Enter", "x") == []
+
+
+def test_folder_tag_is_a_nested_lower_case_tag():
+    assert folder_tag("Linking notes and files/Sub Dir/x.md") == \
+        "linking-notes-and-files/sub-dir"
+    assert folder_tag("top.md") == ""
+
+
+@pytest.mark.parametrize("frontmatter, title, body, expected", [
+    ({"type": "decision"}, "x", "", "decision"),
+    ({}, "Troubleshoot Obsidian Sync", "", "troubleshooting"),
+    ({}, "Home", "- [[a]]\n- [[b]]\n- [[c]]\n- [[d]]\n- [[e]]\nintro", "index"),
+    ({}, "Plain", "Just text.", "note"),
+])
+def test_page_type(frontmatter, title, body, expected):
+    assert page_type(frontmatter, title, body) == expected
+
+
+def test_dates_come_from_frontmatter_then_file_name_then_mtime():
+    mtime = 1_700_000_000  # 2023-11-14 UTC
+    assert note_dates({"created": "2021-02-03", "updated": "2022-01-01T10:00"}, "a.md",
+                      mtime) == ("2021-02-03", "2022-01-01")
+    assert note_dates({}, "Daily/2020-05-06.md", mtime) == ("2020-05-06", "2023-11-14")
+    assert note_dates({}, "a.md", mtime) == ("2023-11-14", "2023-11-14")
+    assert note_dates({"date": "2030-01-01"}, "a.md", mtime) == ("2030-01-01", "2030-01-01")

@@ -1,0 +1,107 @@
+"""Wikilinks added where a note mentions another page: where they go and where they never do."""
+
+import pytest
+
+from mindgraph.ingest.index import IndexEntry, TitleIndex
+from mindgraph.ingest.linker import add_links
+
+
+@pytest.fixture
+def index():
+    """A small title index: titles, an alias, a CJK title, and a name used in two folders."""
+    return TitleIndex([
+        IndexEntry("Note composer.md", "Note composer", ("merge tool",)),
+        IndexEntry("Note.md", "Note"),
+        IndexEntry("Plugins/Canvas.md", "Canvas"),
+        IndexEntry("ja/Canvas.md", "Canvas"),
+        IndexEntry("ja/コマンドパレット.md", "コマンドパレット"),
+        IndexEntry("Self.md", "Self page"),
+        IndexEntry("Graph view.md", "Graph view"),
+    ])
+
+
+def link(index, body, source="Self.md", existing=()):
+    return add_links(body, source, index, existing)[0]
+
+
+def test_case_is_kept_and_first_mention_only(index):
+    assert link(index, "Use the note composer. The Note Composer again.") == \
+        "Use the [[Note composer|note composer]]. The Note Composer again."
+
+
+def test_exact_case_gives_a_bare_link(index):
+    assert link(index, "Graph view helps.") == "[[Graph view]] helps."
+
+
+def test_longest_title_wins_and_aliases_count(index):
+    out = link(index, "Note composer is a merge tool. A note is text.")
+    assert out == "[[Note composer]] is a merge tool. A [[Note|note]] is text."
+
+
+def test_whole_words_only(index):
+    assert link(index, "Notebooks and keynotes, Notes.") == "Notebooks and keynotes, Notes."
+
+
+@pytest.mark.parametrize("body", [
+    "`Graph view` in code",
+    "```\nGraph view\n```",
+    "## Graph view heading",
+    "[[Other|Graph view]] already a link",
+    "[Graph view](https://example.com/graph)",
+    "see https://example.com/Graph-view-docs",
+    "<span title='Graph view'>x</span>",
+    "> [!tip] Graph view",
+    "%% Graph view comment %%",
+    "<!-- Graph view -->",
+    "![Graph view](pic.png)",
+])
+def test_never_inside_code_links_headings_urls_or_comments(index, body):
+    assert link(index, body) == body
+
+
+def test_pages_already_linked_and_self_are_skipped(index):
+    assert link(index, "Self page and Graph view.", existing={"Graph view.md"}) == \
+        "Self page and Graph view."
+
+
+def test_tables_get_an_escaped_pipe(index):
+    assert link(index, "| a | the note composer |") == \
+        "| a | the [[Note composer\\|note composer]] |"
+
+
+def test_shared_name_goes_to_the_nearest_page(index):
+    # [[Canvas]] resolves to the nearest Canvas.md, as Obsidian (and page/resolve.py) do.
+    assert add_links("Canvas here.", "Plugins/Other.md", index) == \
+        ("[[Canvas]] here.", ["Plugins/Canvas.md"])
+    assert add_links("Canvas here.", "ja/x.md", index) == ("[[Canvas]] here.", ["ja/Canvas.md"])
+    # Equally near to both (no shared folder): ambiguous, never guessed.
+    assert link(index, "Canvas here.", source="Top.md") == "Canvas here."
+
+
+def test_link_uses_the_path_when_the_file_name_alone_would_resolve_elsewhere():
+    index = TitleIndex([IndexEntry("a/Index.md", "Projects"), IndexEntry("b/Index.md", "Areas")])
+    assert link(index, "See projects and areas.", source="c/x.md") == \
+        "See [[a/Index|projects]] and [[b/Index|areas]]."
+
+
+def test_cjk_titles_match_inside_cjk_text(index):
+    assert link(index, "まずコマンドパレットを開きます。", source="ja/x.md") == \
+        "まず[[コマンドパレット]]を開きます。"
+
+
+def test_generic_terms_are_not_linked(index):
+    generic = index.with_generic([("graph view",)] * 30)
+    assert "graph view" in generic.generic
+    assert link(generic, "Graph view helps.") == "Graph view helps."
+    assert link(index, "Graph view helps.") == "[[Graph view]] helps."
+
+
+def test_links_digest_changes_only_when_a_mentioned_page_changes(index):
+    mentions = index.scan_mentions("The Graph view and a canvas.")
+    assert mentions == ("canvas", "graph view")
+    before = index.links_digest(mentions, "Plugins/x.md")
+    more = TitleIndex([*index.entries.values(), IndexEntry("Unrelated.md", "Unrelated")])
+    assert more.links_digest(mentions, "Plugins/x.md") == before
+    moved = TitleIndex([e for e in index.entries.values() if e.path != "Graph view.md"]
+                       + [IndexEntry("Views/Graph view.md", "Graph view")])
+    assert moved.links_digest(mentions, "Plugins/x.md") != before

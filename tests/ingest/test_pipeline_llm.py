@@ -1,0 +1,116 @@
+"""run_ingest with an LLM provider (the fake one): calls, failures, concurrency, cache keys."""
+
+import re
+import threading
+import time
+
+from mindgraph.config import load_settings
+from mindgraph.errors import ProviderError, TransientProviderError
+from mindgraph.ingest import STATE_FILENAME, IngestState, run_ingest
+from mindgraph.providers.llm.base import call_with_retries
+from mindgraph.providers.llm.fake import FakeLLMProvider
+
+
+def rewrite(system, prompt):
+    """A well-behaved model: a page whose body rephrases the raw note."""
+    body = prompt.split("<<<NOTE\n", 1)[1].split("\nNOTE>>>", 1)[0]
+    path = re.search(r"Note path: (.*)", prompt).group(1)
+    return (f"---\ntitle: Page for {path}\ntype: note\ntags: [rewritten]\n---\n"
+            f"> [!summary]\n> About {path}.\n\n## Content\n\nIn other words: {body.upper()}\n")
+
+
+def fill(write_raw, n=6):
+    for i in range(n):
+        write_raw(f"n{i}.md", f"Note number {i} has some text.")
+
+
+def test_llm_ingest_then_rerun_makes_zero_calls(workspace, settings, write_raw):
+    fill(write_raw)
+    provider = FakeLLMProvider(rewrite)
+    first = run_ingest(settings, provider=provider)
+    assert (first.ingested, first.provider_calls, provider.calls) == (6, 6, 6)
+    assert first.compiler == "fake:fake-1:prompt-v1"
+    second = run_ingest(settings, provider=provider)
+    assert (second.ingested, second.skipped, second.provider_calls) == (0, 6, 0)
+    assert provider.calls == 6
+
+
+def test_a_failed_call_fails_only_its_file_and_is_retried(workspace, settings, write_raw):
+    fill(write_raw)
+    broken = {"n2.md", "n4.md"}
+
+    def flaky(system, prompt):
+        if re.search(r"Note path: (.*)", prompt).group(1) in broken:
+            raise ProviderError("HTTP 500 after retries")
+        return rewrite(system, prompt)
+
+    report = run_ingest(settings, provider=FakeLLMProvider(flaky))
+    assert (report.ingested, report.failed) == (4, 2)
+    assert {f.path for f in report.by_status("failed")} == broken
+    assert all("HTTP 500" in f.reason for f in report.by_status("failed"))
+    records = IngestState.load(settings.state_dir / STATE_FILENAME).files
+    assert {p for p, r in records.items() if r.status == "failed"} == broken
+    broken.clear()
+    retry = FakeLLMProvider(flaky)
+    report = run_ingest(settings, provider=retry)
+    assert (report.ingested, report.failed, retry.calls) == (2, 0, 2)
+
+
+def test_invalid_model_output_fails_the_file(workspace, settings, write_raw):
+    write_raw("copy.md", "Line one of the note.\nLine two of the note.")
+    write_raw("ok.md", "Another note.")
+
+    def copier(system, prompt):
+        if "copy.md" in prompt:
+            return "---\ntitle: Copy\n---\nLine one of the note.\nLine two of the note.\n"
+        return rewrite(system, prompt)
+
+    report = run_ingest(settings, provider=FakeLLMProvider(copier))
+    assert [f.path for f in report.by_status("failed")] == ["copy.md"]
+    assert "near-verbatim copy" in report.by_status("failed")[0].reason
+    assert not (workspace / "wiki" / "copy.md").exists()
+
+
+def test_calls_run_concurrently_within_the_configured_bound(workspace, write_raw):
+    (workspace / "mindgraph.yml").write_text("compile:\n  concurrency: 3\n")
+    settings = load_settings(workspace)
+    fill(write_raw, 9)
+    lock = threading.Lock()
+    active = {"now": 0, "max": 0}
+
+    def slow(system, prompt):
+        with lock:
+            active["now"] += 1
+            active["max"] = max(active["max"], active["now"])
+        time.sleep(0.05)
+        with lock:
+            active["now"] -= 1
+        return rewrite(system, prompt)
+
+    report = run_ingest(settings, provider=FakeLLMProvider(slow))
+    assert report.ingested == 9
+    assert active["max"] == 3
+
+
+def test_changing_the_model_recompiles(workspace, settings, write_raw):
+    fill(write_raw, 3)
+    run_ingest(settings, provider=FakeLLMProvider(rewrite, model="a"))
+    other = FakeLLMProvider(rewrite, model="b")
+    report = run_ingest(settings, provider=other)
+    assert (report.ingested, other.calls) == (3, 3)
+    assert "compiler: fake:b:prompt-v1" in (workspace / "wiki" / "n0.md").read_text()
+
+
+def test_transient_errors_are_retried_by_the_provider_policy(workspace, settings, write_raw):
+    write_raw("a.md", "Text of a.")
+    attempts = []
+
+    def once():
+        attempts.append(1)
+        if len(attempts) < 3:
+            raise TransientProviderError("HTTP 429")
+        return rewrite("", "Note path: a.md\n<<<NOTE\nText of a.\nNOTE>>>")
+
+    provider = FakeLLMProvider(lambda s, p: call_with_retries(once, sleep=lambda _: None))
+    report = run_ingest(settings, provider=provider)
+    assert report.ingested == 1 and len(attempts) == 3
