@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import threading
+from collections import Counter
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
@@ -23,6 +24,9 @@ from .page.check import CheckReport, check_vault
 from .page.data import extract_data
 from .page.lookup import find_page
 from .graph.build import KnowledgeGraph, open_graph
+from .ingest.pipeline import run_ingest
+from .ingest.report import IngestReport
+from .ingest.state import STATE_FILENAME, IngestState
 from .graph.communities import Community, detect_communities
 from .graph.query import Neighbor, hubs, neighbors, orphans, shortest_path
 from .page.cache import ChangeSet, PageCache, open_pages
@@ -237,7 +241,40 @@ class Mindgraph:
         with self._lock:
             return orphans(self.graph())
 
+    # -- compile -------------------------------------------------------------------------
+    def ingest(self, *, provider: Any = None, dry_run: bool = False, force: bool = False,
+               only: tuple[str, ...] = (), progress: Any = None) -> IngestReport:
+        """Compile raw/ into wiki/ (offline or with the configured LLM), then re-sync indexes."""
+        with self._lock:
+            report = run_ingest(self.settings, provider=provider, dry_run=dry_run, force=force,
+                                only=only, progress=progress)
+            if self._cache is not None and not dry_run:
+                self.sync()
+            return report
+
     # -- reports -------------------------------------------------------------------------
+    @_query
+    def stats(self) -> dict[str, Any]:
+        """Counts: pages, sections, links by kind and resolution, tags, raw files by state."""
+        vault = self.vault()
+        pages = vault.pages
+        links: Counter[str] = Counter()
+        resolution: Counter[str] = Counter()
+        for _, link, result in vault.resolved_links():
+            links[link.syntax if link.relation == "wikilink" else link.relation] += 1
+            resolution[result.status] += 1
+        tags: Counter[str] = Counter(t.lower() for p in pages.values() for t in p.tags)
+        state = IngestState.load(self.settings.state_dir / STATE_FILENAME)
+        raw_states = Counter(record.status for record in state.files.values())
+        return {"wiki": str(self.settings.wiki_dir), "pages": len(pages),
+                "sections": sum(len(p.sections) for p in pages.values()),
+                "links": {"total": sum(links.values()), "by_kind": dict(links.most_common()),
+                          "by_resolution": dict(resolution.most_common())},
+                "tags": {"distinct": len(tags),
+                         "top": [{"tag": t, "pages": n} for t, n in tags.most_common(10)]},
+                "problems": len(vault.problems),
+                "raw": {"files": len(state.files), "by_state": dict(raw_states.most_common())}}
+
     @_query
     def check(self) -> CheckReport:
         """Lint the wiki."""

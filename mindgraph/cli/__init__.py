@@ -30,6 +30,7 @@ COMMAND_MODULES = (
     "serve_cmd",
     "mcp_cmd",
     "usage_cmd",
+    "stats_cmd",
     "graph_cmd",
     "search_cmd",
 )

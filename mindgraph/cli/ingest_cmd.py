@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from ..adapters.pull import pull
-from ..ingest import run_ingest
+from ..core import Mindgraph
 from ..ingest.report import IngestReport, Outcome
 from .common import EXIT_PROBLEMS, emit_json, is_terminal, json_option, workspace_options
 
@@ -28,8 +28,8 @@ def ingest_command(settings, dry_run: bool, force: bool, only: tuple[str, ...],
     """Compile new and changed notes of raw/ into wiki pages (raw/ is never written)."""
     bar = _ProgressBar() if is_terminal() else None
     try:
-        report = run_ingest(settings, dry_run=dry_run, force=force, only=only,
-                            progress=bar.update if bar else None)
+        report = Mindgraph(settings).ingest(dry_run=dry_run, force=force, only=only,
+                                            progress=bar.update if bar else None)
     finally:
         if bar:
             bar.close()

@@ -59,6 +59,10 @@ def create_app(mg: Mindgraph, token: str | None = None) -> FastAPI:
         return {"status": "ok", "version": __version__,
                 "pages": len(mg.vault().pages)}
 
+    @app.get("/stats", dependencies=guard, summary="Pages, sections, links, tags, raw states")
+    def stats() -> dict[str, Any]:
+        return mg.stats()
+
     @app.get("/page", dependencies=guard, summary="A page with its sections, links, backlinks")
     def page(name: str = Query(..., min_length=1, max_length=1000,
                                description="Path, title, alias or file name")) -> dict[str, Any]:

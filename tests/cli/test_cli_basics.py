@@ -59,3 +59,22 @@ def test_check_reports_and_strict_fails(tmp_path):
     strict = runner.invoke(cli, ["check", "-C", str(tmp_path), "--strict"])
     assert strict.exit_code == 1
     assert "A.md:4" in strict.output
+
+
+def test_stats_counts_pages_links_and_raw_states(tmp_path):
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    (raw / "Alpha.md").write_text("# Alpha\nAlpha mentions Beta. #letters\n")
+    (raw / "Beta.md").write_text("# Beta\nBeta is the second letter, see [[Gamma]].\n")
+    (raw / "broken.md").write_bytes(b"\xff\xfe not utf-8")
+    runner = CliRunner()
+    ingest = runner.invoke(cli, ["ingest", "-C", str(tmp_path), "--json"])
+    assert ingest.exit_code == 1  # one file failed, the others were compiled
+    result = runner.invoke(cli, ["stats", "-C", str(tmp_path), "--json"])
+    assert result.exit_code == 0, result.output
+    stats = json.loads(result.output)
+    assert stats["pages"] == 2
+    assert stats["raw"] == {"files": 3, "by_state": {"ingested": 2, "failed": 1}}
+    assert stats["links"]["by_resolution"]["resolved"] >= 1   # "Beta" auto-linked from Alpha
+    assert stats["links"]["by_resolution"]["missing"] == 1    # [[Gamma]]
+    assert {"tag": "letters", "pages": 1} in stats["tags"]["top"]

@@ -1,0 +1,37 @@
+"""`mindgraph stats`: pages, sections, links by kind, resolution, tags, raw files by state."""
+
+from __future__ import annotations
+
+import click
+
+from ..core import Mindgraph
+from .common import emit_json, json_option, workspace_options
+
+
+@click.command("stats")
+@workspace_options
+@json_option
+def stats_command(settings, as_json: bool) -> None:
+    """Count pages, sections, links (by kind and resolution), tags and raw files by state."""
+    stats = Mindgraph(settings).stats()
+    if as_json:
+        emit_json(stats)
+        return
+    links = stats["links"]
+    click.echo(f"wiki      {stats['wiki']}")
+    click.echo(f"pages     {stats['pages']}  (sections {stats['sections']}, "
+               f"problems {stats['problems']})")
+    click.echo(f"links     {links['total']}  by kind: "
+               + ", ".join(f"{k} {v}" for k, v in links["by_kind"].items()))
+    click.echo("          by resolution: "
+               + ", ".join(f"{k} {v}" for k, v in links["by_resolution"].items()))
+    top = ", ".join(f"#{t['tag']} {t['pages']}" for t in stats["tags"]["top"][:6])
+    click.echo(f"tags      {stats['tags']['distinct']} distinct; top: {top or 'none'}")
+    raw = stats["raw"]
+    states = ", ".join(f"{k} {v}" for k, v in raw["by_state"].items()) or "never ingested"
+    click.echo(f"raw       {raw['files']} files: {states}")
+
+
+def register(group: click.Group) -> None:
+    """Add this command to the CLI group."""
+    group.add_command(stats_command)
