@@ -20,6 +20,8 @@ demo: install
 	$(BIN)/mindgraph ingest
 	$(BIN)/mindgraph check
 	$(BIN)/mindgraph stats
+	$(BIN)/mindgraph search "how are links resolved" --limit 3
+	$(BIN)/mindgraph coverage mindgraph --uncovered
 
 test: install-test
 	$(BIN)/python -m pytest
