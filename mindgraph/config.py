@@ -98,6 +98,32 @@ class GraphSettings:
 
 
 @dataclass(frozen=True)
+class RetrievalSettings:
+    """Hybrid retrieval: fusion, graph boost, thresholds, recency, query expansion, intents.
+
+    ``intents`` overrides the router's rules per intent: ``{failure: {patterns: [...],
+    keyword: 0.3, vector: 0.7, graph: 0.1}}``; patterns are regular expressions, matched on
+    word boundaries for Latin text and anywhere in CJK text.
+    """
+
+    fusion: Literal["weighted", "rrf"] = "weighted"
+    keyword_weight: float = 0.4
+    vector_weight: float = 0.6
+    rrf_k: int = 60
+    graph_boost: float = 0.1
+    min_score: float = 0.15
+    overfetch: int = 15
+    expansion: Literal["auto", "off", "always"] = "auto"
+    expansion_threshold: float = 0.5
+    expansion_timeout_s: float = 3.0
+    recency: Literal["auto", "on", "off"] = "auto"
+    recency_lambda: float = 0.003
+    evergreen_tags: tuple = ("evergreen",)
+    evergreen_pages: tuple = ()
+    intents: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class ServeSettings:
     """The REST and MCP servers."""
 
@@ -118,6 +144,7 @@ class Settings:
     embedding: EmbeddingSettings = field(default_factory=EmbeddingSettings)
     store: StoreSettings = field(default_factory=StoreSettings)
     graph: GraphSettings = field(default_factory=GraphSettings)
+    retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
     serve: ServeSettings = field(default_factory=ServeSettings)
     adapters: tuple[AdapterSettings, ...] = ()
     base_dir: Path = field(default=Path("."), compare=False)
@@ -160,6 +187,7 @@ _SECTIONS = {
     "embedding": EmbeddingSettings,
     "store": StoreSettings,
     "graph": GraphSettings,
+    "retrieval": RetrievalSettings,
     "serve": ServeSettings,
 }
 
@@ -321,6 +349,14 @@ def _check_values(s: Settings) -> None:
         (s.graph.tag_fanout_cap >= 1, "graph.tag_fanout_cap", "at least 1"),
         (s.store.table.replace("_", "").isalnum(), "store.table", "letters, digits and _ only"),
         (1 <= s.serve.port <= 65535, "serve.port", "between 1 and 65535"),
+        (s.retrieval.keyword_weight >= 0 and s.retrieval.vector_weight >= 0
+         and s.retrieval.keyword_weight + s.retrieval.vector_weight > 0,
+         "retrieval.keyword_weight/vector_weight", "0 or more, not both 0"),
+        (s.retrieval.rrf_k >= 1, "retrieval.rrf_k", "at least 1"),
+        (0 <= s.retrieval.min_score < 1, "retrieval.min_score", "in [0, 1)"),
+        (s.retrieval.overfetch >= 1, "retrieval.overfetch", "at least 1"),
+        (s.retrieval.recency_lambda >= 0, "retrieval.recency_lambda", "0 or more"),
+        (s.retrieval.expansion_timeout_s > 0, "retrieval.expansion_timeout_s", "above 0"),
         (s.serve.context_timeout_s > 0, "serve.context_timeout_s", "above 0"),
         (s.serve.usage_log_max_bytes >= 10_000, "serve.usage_log_max_bytes", "at least 10000"),
     ]

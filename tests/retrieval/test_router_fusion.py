@@ -1,0 +1,76 @@
+"""The intent router's rules and the fusion functions."""
+
+import pytest
+
+from mindgraph.errors import ConfigError
+from mindgraph.retrieval.fusion import minmax, rrf_fusion, weighted_fusion
+from mindgraph.retrieval.router import IntentRouter
+
+
+@pytest.mark.parametrize("query, intent", [
+    ("Where is the attachment folder setting?", "location"),
+    ("Which page explains sync regions?", "location"),
+    ("What is a canvas and why use it?", "concept"),
+    ("How do aliases relate to display text? Difference between them", "relation"),
+    ("Canvas vs Bookmarks", "relation"),
+    ("Sync fails with an error, how do I fix it?", "failure"),
+    ("ノートの場所はどこですか", "location"),
+    ("コールアウトとは何ですか", "concept"),
+    ("ブックマークとキャンバスの違いと関係", "relation"),
+    ("インポートでエラーが出て取り込まれていない", "failure"),
+    ("Publish 网站上 CSS 没有效果，这是为什么？", "failure"),
+    ("标签和标签视图的区别和关系", "relation"),
+    ("canvas plugin", "default"),
+])
+def test_routes(query, intent):
+    assert IntentRouter().route(query).name == intent
+
+
+def test_rules_do_not_fire_inside_words():
+    router = IntentRouter()
+    assert router.route("canvas").hits == ()          # "vs" inside "canvas"
+    assert router.route("prefix suffix").name == "default"   # "fix" inside words
+    assert router.route("terror movies").name == "default"   # "error" inside a word
+
+
+def test_confidence_is_hits_over_two():
+    router = IntentRouter()
+    one = router.route("it fails")
+    two = router.route("it fails with an error")
+    assert (one.confidence, two.confidence) == (0.5, 1.0)
+    assert router.route("nothing special").confidence == 0.0
+
+
+def test_configured_patterns_and_weights_are_used():
+    router = IntentRouter({"failure": {"patterns": ["kaputt"], "vector": 0.9},
+                           "default": {"keyword": 0.7, "vector": 0.3}})
+    intent = router.route("mein sync ist kaputt")
+    assert intent.name == "failure" and intent.profile.vector == 0.9
+    assert router.route("it fails").name == "default"     # default patterns replaced
+    assert router.route("plain").profile.keyword == 0.7
+    with pytest.raises(ConfigError, match="not a valid regular expression"):
+        IntentRouter({"failure": {"patterns": ["(unclosed"]}})
+    with pytest.raises(ConfigError, match="unknown key"):
+        IntentRouter({"failure": {"weight": 1}})
+
+
+def test_minmax():
+    assert minmax([("a", 3.0), ("b", 1.0), ("c", 2.0)]) == {"a": 1.0, "b": 0.0, "c": 0.5}
+    assert minmax([("a", 0.2)]) == {"a": 1.0}
+    assert minmax([]) == {}
+
+
+def test_weighted_fusion_rewards_agreement():
+    fused = weighted_fusion({"keyword": [("a", 9.0), ("b", 5.0), ("c", 1.0)],
+                             "vector": [("b", 0.9), ("c", 0.5), ("d", 0.1)]},
+                            {"keyword": 0.4, "vector": 0.6})
+    assert max(fused, key=fused.get) == "b"
+    assert fused["a"] == pytest.approx(0.4) and fused["b"] == pytest.approx(0.4 * 0.5 + 0.6)
+    assert all(0 <= v <= 1 for v in fused.values())
+
+
+def test_rrf_scales_to_one_for_unanimous_first():
+    fused = rrf_fusion({"keyword": [("a", 1), ("b", 1)], "vector": [("a", 1), ("c", 1)]},
+                       {"keyword": 1, "vector": 1}, k=60)
+    assert fused["a"] == pytest.approx(1.0)
+    assert fused["b"] == pytest.approx(0.5 * 61 / 62)
