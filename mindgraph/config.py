@@ -285,6 +285,8 @@ def _coerce(value: Any, hint: Any, key: str, source: str) -> Any:
     origin = typing.get_origin(hint)
     if origin is Literal:
         choices = typing.get_args(hint)
+        if isinstance(value, bool) and ("off" in choices or "on" in choices):
+            value = "on" if value else "off"   # YAML reads a bare off/on as a boolean
         if value not in choices:
             raise ConfigError(f"{source}: '{key}' is {value!r}; it must be one of "
                               f"{', '.join(map(str, choices))}.")

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import os
-
 import click
 
 from ..core import Mindgraph
-from .common import ConfigClickError, workspace_options
-from .serve_cmd import is_loopback
+from .common import workspace_options
+from .serve_cmd import bind_token
 
 
 @click.command("mcp")
@@ -27,7 +25,6 @@ def mcp_command(settings, transport: str, host: str | None, port: int | None) ->
     if not settings.wiki_dir.is_dir():
         raise click.ClickException(f"Wiki folder {settings.wiki_dir} does not exist. "
                                    f"Run `mindgraph ingest` first, or pass -C <workspace>.")
-    token = os.environ.get(settings.serve.token_env) or None
     if transport == "stdio":
         # stdout carries the protocol: nothing else may be printed there.
         create_mcp_server(Mindgraph(settings)).run("stdio")
@@ -37,14 +34,7 @@ def mcp_command(settings, transport: str, host: str | None, port: int | None) ->
 
     host = host or settings.serve.host
     port = port or settings.serve.port + 1
-    if not is_loopback(host):
-        click.echo(f"Warning: binding {host} exposes your notes beyond this machine.",
-                   err=True)
-        if token is None:
-            raise ConfigClickError(
-                f"Binding {host} needs a bearer token: export {settings.serve.token_env}=<a long "
-                f"random string> (clients send 'Authorization: Bearer <token>'), or bind "
-                f"127.0.0.1.")
+    token = bind_token(settings, host)
     app = create_http_app(create_mcp_server(Mindgraph(settings)), token, host)
     click.echo(f"mindgraph MCP on http://{host}:{port}/mcp (wiki: {settings.wiki_dir})",
                err=True)

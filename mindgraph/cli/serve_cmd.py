@@ -21,6 +21,20 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def bind_token(settings, host: str) -> str | None:
+    """The bearer token for a server on ``host``: optional on loopback, required elsewhere."""
+    token = os.environ.get(settings.serve.token_env) or None
+    if not is_loopback(host):
+        click.echo(f"Warning: binding {host} exposes your notes beyond this machine.",
+                   err=True)
+        if token is None:
+            raise ConfigClickError(
+                f"Binding {host} needs a bearer token: export {settings.serve.token_env}=<a long "
+                f"random string> (clients send 'Authorization: Bearer <token>'), or bind "
+                f"127.0.0.1.")
+    return token
+
+
 @click.command("serve")
 @workspace_options
 @click.option("--host", default=None, help="Address to bind (default: serve.host, 127.0.0.1).")
@@ -34,15 +48,7 @@ def serve_command(settings, host: str | None, port: int | None) -> None:
 
     host = host or settings.serve.host
     port = port or settings.serve.port
-    token = os.environ.get(settings.serve.token_env) or None
-    if not is_loopback(host):
-        click.echo(f"Warning: binding {host} exposes your notes beyond this machine.",
-                   err=True)
-        if token is None:
-            raise ConfigClickError(
-                f"Binding {host} needs a bearer token: export {settings.serve.token_env}=<a long "
-                f"random string> (clients send 'Authorization: Bearer <token>'), or bind "
-                f"127.0.0.1.")
+    token = bind_token(settings, host)
     mg = Mindgraph(settings)
     click.echo(f"mindgraph REST on http://{host}:{port} (wiki: {settings.wiki_dir})", err=True)
     uvicorn.run(create_app(mg, token), host=host, port=port, log_level="warning")

@@ -19,7 +19,7 @@ from functools import cached_property
 from typing import Iterable
 
 from ..fsutil import sha256_text
-from ..page.resolve import LinkResolver
+from ..page.resolve import LinkResolver, nearest_path
 
 # A letter or digit that is not CJK: what must not touch a Latin term on either side.
 _WORD = r"[^\W\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff00-\uffef]"
@@ -121,7 +121,7 @@ class TitleIndex:
         paths = self.terms.get(key, ())
         if len(paths) == 1:
             return paths[0]
-        return _nearest(paths, source_path)
+        return nearest_path(paths, source_path)
 
     def link_target(self, path: str, source_path: str) -> str:
         """The shortest link text that resolves to ``path`` from ``source_path``."""
@@ -144,26 +144,6 @@ class TitleIndex:
             else:
                 parts.append(f"{term}\t{target}\t{self.link_target(target, source_path)}")
         return sha256_text("\n".join(parts))
-
-
-def _nearest(paths: tuple[str, ...], source_path: str) -> str | None:
-    """The unique path sharing the most leading folders with ``source_path``."""
-    if not paths:
-        return None
-    source = source_path.lower().split("/")[:-1]
-
-    def shared(path: str) -> int:
-        count = 0
-        for a, b in zip(source, path.lower().split("/")[:-1]):
-            if a != b:
-                break
-            count += 1
-        return count
-
-    scores = sorted(((shared(p), p) for p in paths), reverse=True)
-    if scores[0][0] > 0 and scores[0][0] > scores[1][0]:
-        return scores[0][1]
-    return None
 
 
 def _trie_regex(words: Iterable[str]) -> str:

@@ -107,8 +107,9 @@ class LinkResolver:
         return Resolution("missing", None, tuple(sorted(hints)), "alias-hint" if hints else "")
 
 
-def _nearest(matches: list[str], source_path: str) -> Resolution:
-    """The unique candidate sharing the most leading folders with the source, else ambiguous."""
+def nearest_path(paths: Iterable[str], source_path: str) -> str | None:
+    """The unique path sharing the most leading folders with ``source_path`` (at least one),
+    or None when no single path is nearest."""
     source = source_path.lower().split("/")[:-1]
 
     def shared(path: str) -> int:
@@ -119,8 +120,18 @@ def _nearest(matches: list[str], source_path: str) -> Resolution:
             count += 1
         return count
 
-    scores = sorted(((shared(p), p) for p in matches), reverse=True)
+    scores = sorted(((shared(p), p) for p in paths), reverse=True)
+    if not scores:
+        return None
+    if scores[0][0] > 0 and (len(scores) == 1 or scores[0][0] > scores[1][0]):
+        return scores[0][1]
+    return None
+
+
+def _nearest(matches: list[str], source_path: str) -> Resolution:
+    """The nearest candidate as "resolved" (rule "nearest"), else "ambiguous"."""
     candidates = tuple(sorted(matches))
-    if scores[0][0] > 0 and scores[0][0] > scores[1][0]:
-        return Resolution("resolved", scores[0][1], candidates, "nearest")
+    nearest = nearest_path(matches, source_path)
+    if nearest is not None:
+        return Resolution("resolved", nearest, candidates, "nearest")
     return Resolution("ambiguous", None, candidates, "ambiguous")

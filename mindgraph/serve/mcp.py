@@ -16,7 +16,6 @@ non-loopback address without one.
 import hmac
 import json
 import time
-from pathlib import Path
 from typing import Annotated, Any, Callable, Literal
 
 from mcp.server.mcpserver import MCPServer
@@ -27,8 +26,9 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..core import Mindgraph
-from ..errors import ConfigError, MindgraphError, NotFoundError
+from ..errors import MindgraphError
 from ..version import __version__
+from .params import folder_inside, parse_day
 from .mcp_results import (
     cited_paths,
     jsonable,
@@ -113,7 +113,7 @@ def create_mcp_server(mg: Mindgraph) -> MCPServer:
         """How a concept evolved: dated notes (raw and wiki) that mention it, in date order,
         each with a snippet and the page path to read more."""
         return call("timeline", concept, lambda: timeline_result(
-            mg.timeline(concept, since=_date(since), until=_date(until),
+            mg.timeline(concept, since=parse_day(since), until=parse_day(until),
                         newest_first=newest_first, limit=limit)))
 
     @server.tool(annotations=READ_ONLY)
@@ -138,7 +138,7 @@ def create_mcp_server(mg: Mindgraph) -> MCPServer:
         """How much of a codebase the wiki documents: totals, and the modules (or services)
         no page mentions yet."""
         def run() -> dict[str, Any]:
-            folder = _inside(mg.settings.base_dir, codebase)
+            folder = folder_inside(mg.settings.base_dir, codebase)
             report = mg.coverage(folder, service_level=service_level,
                                  min_mentions=min_mentions).to_dict()
             uncovered = [u["unit"] for u in report["units"] if not u["covered"]]
@@ -236,29 +236,8 @@ def _call(mg: Mindgraph, tool: str, query: str,
                           structured_content=json.loads(text))
 
 
-def _date(value: str | None):
-    import datetime as dt
-
-    if value is None:
-        return None
-    try:
-        return dt.date.fromisoformat(value)
-    except ValueError as exc:
-        raise ConfigError(f"'{value}' is not a valid date; use YYYY-MM-DD.") from exc
 
 
-def _inside(base: Path, folder: str) -> Path:
-    """``folder`` resolved under ``base``; refuse anything that escapes it (agents are not
-    trusted with the rest of the disk)."""
-    root = Path(base).resolve()
-    target = (root / folder).resolve()
-    if not target.is_relative_to(root) or not target.is_dir():
-        raise NotFoundError(f"'{folder}' is not a folder inside the workspace {root}; "
-                            f"pass a path relative to it.")
-    return target
-
-
-# -- streamable HTTP --------------------------------------------------------------------------
 
 
 class BearerAuth:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hmac
 import time
 from dataclasses import asdict
-from pathlib import Path
 from typing import Any
 
 from fastapi import Depends, FastAPI, Query, Request
@@ -21,6 +20,7 @@ from ..core import Mindgraph
 from ..errors import ConfigError, MindgraphError, NotFoundError, StoreError
 from ..page.data import DataBlockError
 from ..version import __version__
+from .params import folder_inside, parse_day
 
 MAX_LIMIT = 100
 
@@ -129,7 +129,7 @@ def create_app(mg: Mindgraph, token: str | None = None) -> FastAPI:
                  since: str | None = Query(None, pattern=r"^\d{4}-\d{2}-\d{2}$"),
                  until: str | None = Query(None, pattern=r"^\d{4}-\d{2}-\d{2}$")
                  ) -> dict[str, Any]:
-        return mg.timeline(concept, since=_date(since), until=_date(until),
+        return mg.timeline(concept, since=parse_day(since), until=parse_day(until),
                            newest_first=newest_first, limit=limit).to_dict()
 
     @app.get("/coverage", dependencies=guard, summary="How much of a codebase the wiki knows")
@@ -137,7 +137,7 @@ def create_app(mg: Mindgraph, token: str | None = None) -> FastAPI:
                                        description="Folder inside the workspace"),
                  service_level: bool = False,
                  min_mentions: int = Query(1, ge=1, le=1000)) -> dict[str, Any]:
-        folder = _inside(mg.settings.base_dir, codebase)
+        folder = folder_inside(mg.settings.base_dir, codebase)
         return mg.coverage(folder, service_level=service_level,
                            min_mentions=min_mentions).to_dict()
 
@@ -163,23 +163,3 @@ def _status(exc: MindgraphError) -> int:
     if isinstance(exc, StoreError):
         return 503
     return 500
-
-
-def _date(value: str | None):
-    import datetime as dt
-
-    if value is None:
-        return None
-    try:
-        return dt.date.fromisoformat(value)
-    except ValueError as exc:
-        raise ConfigError(f"'{value}' is not a valid date; use YYYY-MM-DD.") from exc
-
-
-def _inside(base: Path, folder: str) -> Path:
-    """Resolve ``folder`` under ``base``; refuse anything that escapes it."""
-    root = Path(base).resolve()
-    target = (root / folder).resolve()
-    if not target.is_relative_to(root) or not target.is_dir():
-        raise NotFoundError(f"'{folder}' is not a folder inside the workspace {root}.")
-    return target
