@@ -74,7 +74,7 @@ class StoreSettings:
     backend: Literal["embedded", "pgvector"] = "embedded"
     dsn_env: str = "MINDGRAPH_PG_DSN"
     table: str = "mindgraph_sections"
-    ef_search: int = 40
+    ef_search: int = 100
     tenant: str = "default"
 
 

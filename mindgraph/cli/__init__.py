@@ -31,8 +31,11 @@ COMMAND_MODULES = (
     "mcp_cmd",
     "usage_cmd",
     "stats_cmd",
+    "bench_cmd",
+    "context_cmd",
     "graph_cmd",
     "search_cmd",
+    "embed_cmd",
 )
 
 

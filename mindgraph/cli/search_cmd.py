@@ -1,4 +1,4 @@
-"""`mindgraph search QUERY`: keyword (BM25) search over the wiki's sections and pages."""
+"""`mindgraph search QUERY`: keyword (BM25) search, or hybrid search with --hybrid."""
 
 from __future__ import annotations
 
@@ -8,46 +8,49 @@ from typing import Any
 import click
 
 from ..config import Settings
-from ..errors import NotFoundError
-from ..page.cache import ChangeSet, PageCache, open_pages
-from ..retrieval.explain import explain
-from ..retrieval.keyword import KeywordIndex, open_keyword_index
+from ..core import Mindgraph
 from .common import emit_json, json_option, workspace_options
-
-
-def open_search(settings: Settings) -> tuple[PageCache, KeywordIndex, ChangeSet]:
-    """The page cache and keyword index of the workspace, both brought up to date."""
-    if not settings.wiki_dir.is_dir():
-        raise NotFoundError(f"Wiki folder {settings.wiki_dir} does not exist. "
-                            f"Run `mindgraph ingest` first or set paths.wiki.")
-    cache, changes = open_pages(settings.wiki_dir, settings.state_dir)
-    index = open_keyword_index(cache.pages, settings.state_dir / "keyword.pickle")
-    return cache, index, changes
 
 
 @click.command("search")
 @click.argument("query", nargs=-1, required=True)
 @click.option("--limit", "-n", type=click.IntRange(1, 1000), default=10, show_default=True,
               help="How many pages to return.")
+@click.option("--hybrid", is_flag=True,
+              help="Hybrid search: intent router, keyword + vector fusion, graph boost, "
+                   "query expansion; falls back to keywords when vectors are unavailable.")
 @json_option
 @workspace_options
-def search_command(settings: Settings, query: tuple[str, ...], limit: int,
+def search_command(settings: Settings, query: tuple[str, ...], limit: int, hybrid: bool,
                    as_json: bool) -> None:
-    """Find pages matching QUERY (keyword search; English, Japanese, Chinese, code tokens)."""
+    """Find pages matching QUERY (English, Japanese, Chinese, code tokens)."""
     text = " ".join(query).strip()
+    mg = Mindgraph(settings)
     started = time.perf_counter()
-    cache, index, changes = open_search(settings)
-    hits = index.search(text, limit)
-    results = [explain(hit, cache.pages[hit.path], text) for hit in hits]
+    if hybrid:
+        response = mg.smart_search(text, limit)
+        mg.usage_log.record("cli", text, intent=response.intent.name,
+                            results=[r.page for r in response.results],
+                            result_count=len(response.results),
+                            latency_ms=(time.perf_counter() - started) * 1e3)
+        if as_json:
+            emit_json(response.to_dict())
+        else:
+            _print_hybrid(response)
+        return
+    changes = mg.sync()
+    results = mg.search(text, limit)
     elapsed = time.perf_counter() - started
+    mg.usage_log.record("cli", text, intent="keyword", results=[r.path for r in results],
+                        result_count=len(results), latency_ms=elapsed * 1e3)
     if as_json:
-        payload: dict[str, Any] = {
-            "query": text, "retriever": "keyword", "count": len(results),
-            "results": [r.to_dict() for r in results],
-            "index": {"pages": len(index), "updated": changes.to_dict()},
-            "seconds": round(elapsed, 4),
-        }
-        if not index.query_terms(text):
+        payload: dict[str, Any] = {"query": text, "retriever": "keyword",
+                                   "count": len(results),
+                                   "results": [r.to_dict() for r in results],
+                                   "index": {"pages": len(mg.keyword_index()),
+                                             "updated": changes.to_dict()},
+                                   "seconds": round(elapsed, 4)}
+        if not mg.keyword_index().query_terms(text):
             payload["note"] = "the query has no searchable terms (only stop words or symbols)"
         emit_json(payload)
         return
@@ -59,6 +62,30 @@ def search_command(settings: Settings, query: tuple[str, ...], limit: int,
         click.echo(f"{r.rank:2}. {r.path}  ({r.score:.3f}){where}")
         click.echo(f"    {r.snippet}")
         click.echo(f"    {r.why}")
+
+
+def _print_hybrid(response) -> None:
+    intent = response.intent
+    click.echo(f"intent: {intent.name} ({intent.confidence:.1f})"
+               + (f"; also searched: {', '.join(response.expanded_queries)}"
+                  if response.expanded_queries else ""))
+    for note in response.degradation:
+        click.echo(f"note: {note}")
+    if not response.results:
+        click.echo(response.interpretation)
+        return
+    for rank, r in enumerate(response.results, 1):
+        where = f"  § {r.heading}" if r.heading else ""
+        found = ", ".join(f"{name} #{int(v['rank'])}" if name != "graph" else "graph"
+                          for name, v in sorted(r.sources.items()))
+        boosts = "".join(f" +{k}" for k in r.boosts)
+        click.echo(f"{rank:2}. {r.page}  ({r.score:.3f}){where}")
+        click.echo(f"    {r.snippet}")
+        click.echo(f"    found by {found}{boosts}")
+    click.echo(response.interpretation)
+    if response.follow_ups:
+        click.echo("next: " + " | ".join(response.follow_ups))
+    click.echo(f"({response.timings_ms.get('total', 0):.1f} ms)")
 
 
 def register(group: click.Group) -> None:

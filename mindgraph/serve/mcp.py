@@ -177,7 +177,7 @@ def _add_engine_tools(server: MCPServer, mg: Mindgraph,
             """Hybrid search (keywords + meaning, fused): best first, each hit citing its page
             path and section id. Good for questions and paraphrases."""
             return call("smart_search", query,
-                        lambda: _listing("results", mg.smart_search(query, limit=limit)))
+                        lambda: mg.smart_search(query, limit=limit).to_dict())
 
     if has("related"):
         @server.tool(annotations=READ_ONLY)
@@ -205,6 +205,15 @@ def _add_engine_tools(server: MCPServer, mg: Mindgraph,
         def stats() -> JsonResult:
             """Size of the wiki and its indexes: pages, sections, links, graph, search index."""
             return call("stats", "", lambda: _listing("stats", mg.stats()))
+
+    @server.tool(annotations=READ_ONLY)
+    def context(situation: Annotated[str, Field(min_length=1, max_length=4000,
+                                                description="What you are doing right now")],
+                limit: Annotated[int, Field(ge=1, le=20, description="How many notes")] = 3
+                ) -> JsonResult:
+        """The notes most relevant to your current situation, as a compact markdown block
+        with page addresses. Returns an empty block (never an error) on timeout or failure."""
+        return call("context", situation, lambda: mg.context(situation, limit=limit).to_dict())
 
 
 def _listing(key: str, value: Any) -> dict[str, Any]:

@@ -100,6 +100,30 @@ def create_app(mg: Mindgraph, token: str | None = None) -> FastAPI:
         return {"query": q, "retriever": "keyword", "count": len(results), "results": results,
                 "latency_ms": round(latency, 2)}
 
+    @app.get("/smart_search", dependencies=guard,
+             summary="Hybrid search: intent, keyword + vector fusion, graph boost, explained")
+    def smart_search(q: str = Query(..., min_length=1, max_length=1000),
+                     limit: int = Query(10, ge=1, le=MAX_LIMIT)) -> dict[str, Any]:
+        started = time.perf_counter()
+        response = mg.smart_search(q, limit)
+        mg.usage_log.record("rest", q, intent=response.intent.name,
+                            results=[r.page for r in response.results],
+                            result_count=len(response.results),
+                            latency_ms=(time.perf_counter() - started) * 1e3)
+        return response.to_dict()
+
+    @app.get("/context", dependencies=guard,
+             summary="Top knowledge for a situation as markdown (empty on timeout or error)")
+    def context(situation: str = Query(..., min_length=1, max_length=4000),
+                limit: int = Query(3, ge=1, le=20)) -> dict[str, Any]:
+        started = time.perf_counter()
+        block = mg.context(situation, limit=limit)
+        mg.usage_log.record("rest", situation, intent="context", results=block.sources,
+                            result_count=len(block.sources),
+                            latency_ms=(time.perf_counter() - started) * 1e3,
+                            status=block.status)
+        return block.to_dict()
+
     @app.get("/related", dependencies=guard, summary="Pages within N links of a page")
     def related(page: str = Query(..., min_length=1, max_length=1000),
                 depth: int = Query(1, ge=1, le=5),

@@ -1,1 +1,16 @@
-"""providers/embedding layer."""
+"""Embedding providers: texts → unit vectors, keyed by a model_version.
+
+    base      EmbeddingProvider protocol, normalisation and token-estimate helpers
+    local     all-MiniLM-L6-v2 int8 ONNX (offline default; onnxruntime + tokenizers)
+    gemini    google-genai, RETRIEVAL_DOCUMENT / RETRIEVAL_QUERY task types
+    openai    /v1/embeddings of OpenAI and compatible servers (Ollama, vLLM)
+    hashing   deterministic feature hashing, for tests
+    factory   settings → provider
+"""
+
+from .base import EmbeddingProvider, estimate_tokens, model_version_of, normalize_rows
+from .factory import create_embedding_provider, planned_model_version
+from .hashing import HashingEmbedder
+
+__all__ = ["EmbeddingProvider", "HashingEmbedder", "create_embedding_provider",
+           "estimate_tokens", "model_version_of", "normalize_rows", "planned_model_version"]

@@ -1,0 +1,1 @@
+"""Benchmarks of retrieval quality and speed (`mindgraph bench`)."""

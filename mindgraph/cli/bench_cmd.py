@@ -1,0 +1,81 @@
+"""`mindgraph bench QUERIES`: retrieval quality and speed per method, language and intent."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from ..bench.corpora import beir_retriever, wiki_retriever
+from ..bench.runner import METHODS, format_table, run_methods
+from ..core import Mindgraph
+from ..retrieval.datasets import Question, load_beir, load_questions
+from .common import emit_json, is_terminal, json_option, workspace_options
+
+
+@click.command("bench")
+@click.argument("queries", type=click.Path(exists=True, path_type=Path))
+@workspace_options
+@click.option("--methods", default="keyword,vector,hybrid", show_default=True,
+              help=f"Comma-separated methods: {', '.join(METHODS)}.")
+@click.option("--split", default="test", show_default=True, help="BEIR qrels split.")
+@click.option("--no-embed", is_flag=True, help="Do not embed first (vector methods degrade).")
+@click.option("--misses", is_flag=True, help="List the questions each method missed.")
+@json_option
+def bench_command(settings, queries: Path, methods: str, split: str, no_embed: bool,
+                  misses: bool, as_json: bool) -> None:
+    """Score retrieval methods on QUERIES: a JSONL question file (over this workspace's wiki)
+    or a BEIR folder (corpus.jsonl, queries.jsonl, qrels/<split>.tsv)."""
+    chosen = [m.strip() for m in methods.split(",") if m.strip()]
+    unknown = [m for m in chosen if m not in METHODS]
+    if unknown:
+        raise click.BadParameter(f"unknown method(s) {unknown}; choose from "
+                                 f"{', '.join(METHODS)}.", param_hint="--methods")
+    progress = _progress() if is_terminal() and not as_json else None
+    graded = None
+    if queries.is_dir():
+        data = load_beir(queries, split)
+        retriever = beir_retriever(settings, data, queries.name, not no_embed, progress)
+        questions = [Question(qid, text, tuple(d for d, g in data.qrels[qid].items() if g > 0))
+                     for qid, text in data.queries.items()]
+        graded = {q: {f"{d}.md": g for d, g in rel.items()} for q, rel in data.qrels.items()}
+        questions = [Question(q.id, q.query, tuple(f"{d}.md" for d in q.relevant))
+                     for q in questions]
+        label = f"{queries} ({len(data.documents)} documents)"
+    else:
+        questions = load_questions(queries)
+        retriever = wiki_retriever(Mindgraph(settings), not no_embed, progress)
+        label = f"{queries} over {settings.wiki_dir} ({len(retriever.pages)} pages)"
+    if progress:
+        sys.stderr.write("\n")
+    for question in questions[:3]:          # warm up caches and the model
+        retriever.search(question.query)
+    reports = run_methods(retriever, questions, chosen, graded)
+    if as_json:
+        emit_json({"queries": str(queries), "questions": len(questions),
+                   "methods": [r.to_dict() for r in reports]})
+        return
+    click.echo(f"{len(questions)} questions: {label}")
+    click.echo(format_table(reports))
+    if misses:
+        for report in reports:
+            click.echo(f"\nmissed by {report.method} (no relevant page in the top 10):")
+            for miss in report.misses:
+                click.echo(f"  {miss['id']}: {miss['query']}")
+
+
+def _progress():
+    done = [0]
+
+    def update(n: int) -> None:
+        done[0] += n
+        sys.stderr.write(f"\rembedding: {done[0]} chunks")
+        sys.stderr.flush()
+
+    return update
+
+
+def register(group: click.Group) -> None:
+    """Add this command to the CLI group."""
+    group.add_command(bench_command)

@@ -1,0 +1,54 @@
+"""`mindgraph context "SITUATION"`: top knowledge for an agent, never failing the agent."""
+
+from __future__ import annotations
+
+import time
+
+import click
+
+from ..config import load_settings
+from ..core import Mindgraph
+from ..retrieval.context import ContextBlock
+from .common import emit_json, json_option
+
+
+@click.command("context")
+@click.argument("situation", nargs=-1, required=True)
+@click.option("--dir", "-C", "base_dir", default=".", show_default=True,
+              type=click.Path(file_okay=False), help="Workspace folder.")
+@click.option("--config", "config_path", default=None, type=click.Path(dir_okay=False),
+              help="Config file (default: <dir>/mindgraph.yml if present).")
+@click.option("--limit", type=click.IntRange(1, 20), default=3, show_default=True,
+              help="How many notes to include.")
+@click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.01), default=None,
+              help="Hard time limit in seconds (default: serve.context_timeout_s, 5).")
+@json_option
+def context_command(situation: tuple[str, ...], base_dir: str, config_path: str | None,
+                    limit: int, timeout_s: float | None, as_json: bool) -> None:
+    """Print the notes most relevant to SITUATION as a compact markdown block with sources.
+
+    Made to be called by agents and hooks: it always exits 0, and prints an empty block when
+    it fails, times out or finds nothing (the reason goes to stderr, or to --json).
+    """
+    text = " ".join(situation).strip()
+    started = time.perf_counter()
+    try:
+        mg = Mindgraph(load_settings(base_dir, config_path))
+        block = mg.context(text, limit=limit, timeout_s=timeout_s)
+        mg.usage_log.record("context", text, intent="context", results=block.sources,
+                            result_count=len(block.sources),
+                            latency_ms=(time.perf_counter() - started) * 1e3,
+                            status=block.status)
+    except BaseException as exc:  # noqa: BLE001 - the contract is "never break the caller"
+        block = ContextBlock("", (), "error", f"{type(exc).__name__}: {exc}")
+    if as_json:
+        emit_json(block.to_dict())
+    else:
+        click.echo(block.markdown, nl=False)
+        if block.status != "ok":
+            click.echo(f"mindgraph context: {block.status}: {block.detail}", err=True)
+
+
+def register(group: click.Group) -> None:
+    """Add this command to the CLI group."""
+    group.add_command(context_command)

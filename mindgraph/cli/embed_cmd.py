@@ -1,0 +1,75 @@
+"""`mindgraph embed`: embed new and changed wiki sections into the vector store."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from ..config import Settings
+from ..core import Mindgraph
+from ..vectors.sync import SyncReport
+from .common import emit_json, is_terminal, json_option, workspace_options
+
+
+@click.command("embed")
+@workspace_options
+@click.option("--dry-run", is_flag=True,
+              help="Say what would be embedded and removed; no model is loaded, no API called.")
+@click.option("--drop-other-models", is_flag=True,
+              help="Also delete the vectors of every other embedding model from the store.")
+@json_option
+def embed_command(settings: Settings, dry_run: bool, drop_other_models: bool,
+                  as_json: bool) -> None:
+    """Embed new and changed wiki sections into the vector store; remove deleted ones.
+
+    Unchanged sections are skipped (a re-run makes no embedding call). The model and store
+    come from mindgraph.yml (embedding.*, store.*); the default is the offline MiniLM model
+    and the embedded store under the state folder.
+    """
+    mg = Mindgraph(settings)
+    try:
+        plan = mg.plan_embed()
+        keep = sorted(p.path for p in mg.vault().problems if p.path not in mg.vault().pages)
+        if not dry_run and not as_json and is_terminal() and plan.to_embed:
+            with click.progressbar(length=len(plan.to_embed), label="Embedding",
+                                   file=sys.stderr, show_pos=True) as bar:
+                report, dropped = mg.embed(plan=plan, drop_other_models=drop_other_models,
+                                           progress=bar.update)
+        else:
+            report, dropped = mg.embed(plan=plan, dry_run=dry_run,
+                                       drop_other_models=drop_other_models)
+    finally:
+        mg.close()
+    if as_json:
+        emit_json({**report.as_dict(), "dropped_models": dropped, "unreadable_pages": keep})
+        return
+    _print_summary(report, dropped, keep)
+
+
+def _print_summary(report: SyncReport, dropped: dict[str, int], keep: list[str]) -> None:
+    verb = "Would embed" if report.dry_run else "Embedded"
+    removed = "would remove" if report.dry_run else "removed"
+    click.echo(f"{verb} {report.embedded} of {report.chunks} chunks from {report.pages} pages "
+               f"({report.unchanged} unchanged); {removed} {report.deleted_chunks} chunks"
+               + (f" of {len(report.removed_pages)} deleted pages" if report.removed_pages
+                  else "") + f" in {report.seconds:.1f} s.")
+    click.echo(f"Model {report.model_version}; {report.store}.")
+    if keep:
+        click.echo(f"Kept the stored vectors of {len(keep)} unreadable pages "
+                   f"(run `mindgraph check` to see why).", err=True)
+    if dropped:
+        what = "Would drop" if report.dry_run else "Dropped"
+        for model, count in sorted(dropped.items()):
+            click.echo(f"{what} {count} vectors of {model}.")
+    elif report.other_models:
+        others = ", ".join(f"{m} ({n})" for m, n in sorted(report.other_models.items()))
+        click.echo(f"The store also holds vectors of other models: {others}. They are never "
+                   f"compared with these; delete them with --drop-other-models.")
+    if report.dry_run:
+        click.echo("Dry run: nothing was embedded or written.")
+
+
+def register(group: click.Group) -> None:
+    """Add this command to the CLI group."""
+    group.add_command(embed_command)

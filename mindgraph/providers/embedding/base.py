@@ -1,0 +1,111 @@
+"""The embedding provider contract and helpers shared by every backend.
+
+A provider turns texts into L2-normalised float32 vectors. Documents and queries have their
+own entry points because some models embed them differently (a task type, a prefix).
+``model_version`` names provider, model and dimension ("local:all-MiniLM-L6-v2-int8:384");
+stores key every vector on it so that vectors of two models are never compared.
+
+Chunking needs to know how long a text is in the model's own tokens: ``count_tokens`` is exact
+for the local model (its tokenizer) and an estimate for remote ones (see ``estimate_tokens``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Callable, Iterator, Protocol, Sequence, TypeVar, runtime_checkable
+
+import numpy as np
+
+from ...errors import ConfigError, ProviderError
+
+T = TypeVar("T")
+
+# CJK ideographs, kana and hangul: roughly one token per character in BPE/SentencePiece models.
+_WIDE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
+@runtime_checkable
+class EmbeddingProvider(Protocol):
+    """Turns texts into unit vectors. Implementations must be safe to call from threads."""
+
+    @property
+    def model_version(self) -> str:
+        """"<provider>:<model>:<dimension>"; part of every stored vector's key."""
+        ...
+
+    @property
+    def dimension(self) -> int:
+        """Length of every vector this provider returns."""
+        ...
+
+    @property
+    def max_tokens(self) -> int:
+        """Most tokens of text one chunk may have (model limit less its special tokens)."""
+        ...
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        """Length of each text in the model's tokens (exact or a safe estimate)."""
+        ...
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed texts to be stored: float32 array of shape (len(texts), dimension)."""
+        ...
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed search queries: float32 array of shape (len(texts), dimension)."""
+        ...
+
+
+def model_version_of(provider: str, model: str, dimension: int) -> str:
+    """Build the "<provider>:<model>:<dimension>" name that keys stored vectors."""
+    return f"{provider}:{model}:{dimension}"
+
+
+def normalize_rows(matrix: np.ndarray) -> np.ndarray:
+    """Return float32 rows scaled to unit length (all-zero rows stay zero)."""
+    out = np.asarray(matrix, dtype=np.float32)
+    if out.ndim != 2:
+        raise ValueError(f"expected a 2-D array of vectors, got shape {out.shape}")
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return np.ascontiguousarray(out / norms, dtype=np.float32)
+
+
+def estimate_tokens(text: str) -> int:
+    """A cautious token count for models whose tokenizer we do not ship.
+
+    About four characters per token for alphabetic text and one per CJK character; rounded
+    up, so a chunk sized with it stays under the real limit.
+    """
+    wide = len(_WIDE.findall(text))
+    return wide + math.ceil((len(text) - wide) / 3.5)
+
+
+def batched(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
+    """Consecutive slices of at most ``size`` items."""
+    if size < 1:
+        raise ValueError("batch size must be at least 1")
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
+
+
+def empty_matrix(dimension: int) -> np.ndarray:
+    """A (0, dimension) float32 array: the answer to embedding no texts."""
+    return np.zeros((0, dimension), dtype=np.float32)
+
+
+def check_matrix(matrix: np.ndarray, count: int, dimension: int, who: str) -> np.ndarray:
+    """Validate a provider's answer (row count and width) and return it normalised."""
+    if matrix.ndim != 2 or matrix.shape[0] != count:
+        raise ProviderError(f"{who} returned {matrix.shape[0] if matrix.ndim else 0} vectors "
+                            f"for {count} texts; the server's answer is incomplete.")
+    if matrix.shape[1] != dimension:
+        raise ConfigError(f"{who} returned vectors of dimension {matrix.shape[1]}, but "
+                          f"{dimension} was expected. Set embedding.dimension to "
+                          f"{matrix.shape[1]} (or 0 for the model's default) in mindgraph.yml.")
+    return normalize_rows(matrix)
+
+
+KeySource = Callable[[], str]
+"""Returns an API key when first needed, so a dry run never asks for one."""

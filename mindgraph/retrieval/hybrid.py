@@ -1,0 +1,363 @@
+"""Two-stage hybrid retrieval: the answer an agent gets, explained.
+
+Stage 1: the intent router picks the mix; keyword (BM25) and vector retrieval run in parallel,
+each over-fetching max(top_k × 3, overfetch) pages (each page represented by its best
+section); their scores are fused per page (weighted sum of min-max scores, or RRF).
+Stage 2: a 1-hop graph boost for candidates linked to at least two other candidates; a bonus for
+troubleshooting pages on failure queries; recency decay when the vault is dated; then the
+minimum score, which never wipes out everything. Pass 2 (query expansion) runs only when the
+top score is low or the query names several concepts, within a time bound.
+
+Every result says which retrievers found it (rank and score in each) and which boosts applied;
+the response carries the intent, expanded queries, an interpretation, follow-ups, a
+``degradation`` list (vector store down → keyword-only, ...) and timings.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import datetime as dt
+import math
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Mapping
+
+from ..config import RetrievalSettings
+from ..graph.build import EXTRACTED, KnowledgeGraph
+from ..page.model import Page
+from .expand import QueryExpander, split_concepts
+from .fusion import FUSIONS
+from .keyword import KeywordIndex
+from .present import follow_ups, interpretation, query_language, snippet_for
+from .router import Intent, IntentRouter
+from .vector import VectorRetriever
+
+FAILURE_WORDS = ("troubleshoot", "error", "issue", "problem", "fix", "faq", "故障", "排除",
+                 "トラブル", "エラー", "問題", "错误", "问题")
+_POOL = cf.ThreadPoolExecutor(max_workers=4, thread_name_prefix="mindgraph-retrieval")
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """Per-call switches (the benchmark compares methods with them)."""
+
+    top_k: int = 10
+    use_keyword: bool = True
+    use_vector: bool = True
+    graph_boost: bool = True
+    expansion: bool = True
+    fusion: str | None = None        # None: retrieval.fusion
+
+
+@dataclass(frozen=True)
+class HybridResult:
+    """One page of the answer, with where it came from."""
+
+    page: str
+    title: str
+    section_id: str | None
+    heading: str
+    snippet: str
+    score: float
+    sources: dict[str, dict[str, float]]     # retriever → {"rank", "score"}
+    boosts: dict[str, float] = field(default_factory=dict)
+    found_by: tuple[str, ...] = ()            # the query (or expansion) that found it
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        data = asdict(self)
+        data["score"] = round(self.score, 4)
+        data["found_by"] = list(self.found_by)
+        data["retrievers"] = sorted(self.sources)
+        return data
+
+
+@dataclass(frozen=True)
+class HybridResponse:
+    """Everything an agent needs to use and trust the answer."""
+
+    query: str
+    language: str
+    intent: Intent
+    results: tuple[HybridResult, ...]
+    expanded_queries: tuple[str, ...]
+    interpretation: str
+    follow_ups: tuple[str, ...]
+    degradation: tuple[str, ...]
+    timings_ms: dict[str, float]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {"query": self.query, "language": self.language,
+                "intent": self.intent.to_dict(),
+                "results": [r.to_dict() for r in self.results],
+                "expanded_queries": list(self.expanded_queries),
+                "interpretation": self.interpretation, "follow_ups": list(self.follow_ups),
+                "degradation": list(self.degradation),
+                "timings_ms": {k: round(v, 2) for k, v in self.timings_ms.items()}}
+
+
+@dataclass
+class _Candidate:
+    score: float = 0.0
+    sources: dict[str, dict[str, float]] = field(default_factory=dict)
+    section_id: str | None = None
+    boosts: dict[str, float] = field(default_factory=dict)
+    found_by: list[str] = field(default_factory=list)
+
+
+class HybridRetriever:
+    """Keyword + vector + graph over one wiki."""
+
+    def __init__(self, pages: Mapping[str, Page], keyword: KeywordIndex,
+                 graph: KnowledgeGraph | None, vector: VectorRetriever | None,
+                 settings: RetrievalSettings = RetrievalSettings(),
+                 expander: QueryExpander | None = None,
+                 vector_error: str | None = None):
+        self.pages = pages
+        self.keyword = keyword
+        self.graph = graph
+        self.vector = vector
+        self.vector_error = vector_error
+        self.settings = settings
+        self.router = IntentRouter(settings.intents, (settings.keyword_weight,
+                                                      settings.vector_weight))
+        self.expander = expander or QueryExpander()
+        self._dated = self._vault_is_dated()
+
+    # -- the answer ----------------------------------------------------------------------
+    def search(self, query: str, options: SearchOptions = SearchOptions()) -> HybridResponse:
+        """Answer ``query``."""
+        started = time.perf_counter()
+        timings: dict[str, float] = {}
+        degradation: list[str] = []
+        intent = self.router.route(query)
+        timings["route"] = _ms(started)
+        fetch = max(options.top_k * 3, self.settings.overfetch)
+        candidates = self._stage1(query, intent, fetch, options, timings, degradation)
+        expanded: list[str] = []
+        top = max((c.score for c in candidates.values()), default=0.0)
+        if options.expansion and self._wants_expansion(query, top):
+            expanded = self._pass2(query, intent, fetch, options, candidates, timings,
+                                   degradation)
+        t = time.perf_counter()
+        if options.graph_boost and self.graph is not None:
+            self._graph_boost(candidates, intent)
+        self._failure_bonus(candidates, intent)
+        if self._recency_on():
+            self._recency(candidates)
+        timings["stage2"] = _ms(t)
+        results = self._finish(query, candidates, options.top_k, degradation)
+        lang = query_language(query)
+        timings["total"] = _ms(started)
+        return HybridResponse(query, lang, intent, tuple(results), tuple(expanded),
+                              *self._explain_top(results, lang, intent),
+                              tuple(degradation), timings)
+
+    # -- stage 1 --------------------------------------------------------------------------
+    def _stage1(self, query: str, intent: Intent, fetch: int, options: SearchOptions,
+                timings: dict[str, float], degradation: list[str],
+                tag: str = "query") -> dict[str, _Candidate]:
+        jobs: dict[str, cf.Future] = {}
+        if options.use_keyword:
+            jobs["keyword"] = _POOL.submit(_timed, lambda: [
+                (h.path, h.score, h.section_id) for h in self.keyword.search(query, fetch)])
+        if options.use_vector:
+            if self.vector is None:
+                why = self.vector_error or "no vector store configured"
+                _note(degradation, f"vector retrieval unavailable ({why}): keyword-only")
+            else:
+                jobs["vector"] = _POOL.submit(_timed, lambda: [
+                    (h.path, h.score, h.section_id) for h in self.vector.search(query, fetch)])
+        rankings: dict[str, list[tuple[str, float, str | None]]] = {}
+        for name, job in jobs.items():
+            try:
+                rankings[name], elapsed = job.result()
+                timings[name if tag == "query" else f"{name}:{tag}"] = elapsed
+            except Exception as exc:  # a retriever failing must never fail the search
+                _note(degradation, f"{name} retrieval failed ({type(exc).__name__}: {exc}); "
+                                   f"results come from the other retrievers")
+        rankings = {k: [r for r in v if r[0] in self.pages] for k, v in rankings.items()}
+        weights = {"keyword": intent.profile.keyword, "vector": intent.profile.vector}
+        if "vector" not in rankings:
+            weights = {"keyword": 1.0}
+        if "keyword" not in rankings and "vector" in rankings:
+            weights = {"vector": 1.0}
+        fusion = FUSIONS[options.fusion or self.settings.fusion]
+        kwargs = {"k": self.settings.rrf_k} if fusion is FUSIONS["rrf"] else {}
+        fused = fusion({k: [(p, s) for p, s, _ in v] for k, v in rankings.items()}, weights,
+                       **kwargs)
+        candidates: dict[str, _Candidate] = {}
+        for name in ("keyword", "vector"):
+            for rank, (path, score, section) in enumerate(rankings.get(name, []), 1):
+                cand = candidates.setdefault(path, _Candidate(score=fused.get(path, 0.0)))
+                cand.sources[name] = {"rank": rank, "score": round(float(score), 4)}
+                if cand.section_id is None or (name == "vector" and intent.name != "location"
+                                               and "keyword" not in cand.sources):
+                    cand.section_id = section
+                if tag not in cand.found_by:
+                    cand.found_by.append(tag)
+        return candidates
+
+    def _wants_expansion(self, query: str, top: float) -> bool:
+        mode = self.settings.expansion
+        if mode == "off":
+            return False
+        return mode == "always" or top < self.settings.expansion_threshold or bool(
+            split_concepts(query))
+
+    def _pass2(self, query: str, intent: Intent, fetch: int, options: SearchOptions,
+               candidates: dict[str, _Candidate], timings: dict[str, float],
+               degradation: list[str]) -> list[str]:
+        t = time.perf_counter()
+        job = _POOL.submit(self.expander.expand, query)
+        try:
+            extra = job.result(timeout=self.settings.expansion_timeout_s)
+        except cf.TimeoutError:
+            _note(degradation, f"query expansion timed out after "
+                               f"{self.settings.expansion_timeout_s:g} s; pass 1 results only")
+            return []
+        except Exception as exc:
+            _note(degradation, f"query expansion failed ({type(exc).__name__}); "
+                               f"pass 1 results only")
+            return []
+        for sub in extra:
+            found = self._stage1(sub, intent, fetch, options, timings, degradation, tag=sub)
+            for path, cand in found.items():
+                mine = candidates.get(path)
+                if mine is None:
+                    # A page only an expansion found enters below the original's best.
+                    cand.score *= 0.9
+                    candidates[path] = cand
+                    continue
+                mine.score = max(mine.score, 0.9 * cand.score)
+                for name, value in cand.sources.items():
+                    mine.sources.setdefault(name, value)
+                mine.found_by.extend(x for x in cand.found_by if x not in mine.found_by)
+        timings["expansion"] = _ms(t)
+        return extra
+
+    # -- stage 2 --------------------------------------------------------------------------
+    def _graph_boost(self, candidates: dict[str, _Candidate], intent: Intent) -> None:
+        boost = self.settings.graph_boost * intent.profile.graph
+        if boost <= 0:
+            return
+        graph = self.graph.graph  # type: ignore[union-attr]
+        pool = set(sorted(candidates, key=lambda p: -candidates[p].score)[:30])
+        for path in pool:
+            if path not in graph:
+                continue
+            linked = {n for n in graph.successors(path) if _extracted(graph, path, n)}
+            linked |= {n for n in graph.predecessors(path) if _extracted(graph, n, path)}
+            neighbours = (linked & pool) - {path}
+            if len(neighbours) >= 2:
+                candidates[path].score += boost
+                candidates[path].boosts["graph"] = round(boost, 4)
+                candidates[path].sources.setdefault("graph", {"rank": 0, "score": len(
+                    neighbours)})
+
+    def _failure_bonus(self, candidates: dict[str, _Candidate], intent: Intent) -> None:
+        bonus = intent.profile.failure_pages
+        if bonus <= 0:
+            return
+        for path, cand in candidates.items():
+            page = self.pages[path]
+            kind = str(page.frontmatter.get("type", "")).lower()
+            name = (page.title + " " + path).lower()
+            if kind == "troubleshooting" or any(w in name for w in FAILURE_WORDS):
+                cand.score += bonus
+                cand.boosts["failure_page"] = bonus
+
+    def _vault_is_dated(self) -> bool:
+        dated = sum(1 for p in self.pages.values() if _page_date(p) is not None)
+        return bool(self.pages) and dated >= len(self.pages) / 2
+
+    def _recency_on(self) -> bool:
+        mode = self.settings.recency
+        return mode == "on" or (mode == "auto" and self._dated)
+
+    def _recency(self, candidates: dict[str, _Candidate]) -> None:
+        today = dt.date.today()
+        evergreen_tags = {t.lower() for t in self.settings.evergreen_tags}
+        for path, cand in candidates.items():
+            page = self.pages[path]
+            if path in self.settings.evergreen_pages or evergreen_tags & {
+                    t.lower() for t in page.tags}:
+                continue
+            date = _page_date(page)
+            if date is None:
+                continue
+            factor = math.exp(-self.settings.recency_lambda * max(0, (today - date).days))
+            if factor < 0.9999:
+                cand.score *= factor
+                cand.boosts["recency"] = round(factor, 4)
+
+    # -- presentation --------------------------------------------------------------------
+    def _finish(self, query: str, candidates: dict[str, _Candidate], top_k: int,
+                degradation: list[str]) -> list[HybridResult]:
+        ranked = sorted(candidates.items(), key=lambda kv: (-kv[1].score, kv[0]))
+        kept = [(p, c) for p, c in ranked if c.score >= self.settings.min_score]
+        if ranked and not kept:
+            _note(degradation, f"no result scored above the minimum "
+                               f"{self.settings.min_score:g}; showing the best ones anyway")
+            kept = ranked[:min(3, top_k)]
+        terms = self.keyword.query_terms(query)
+        results = []
+        for path, cand in kept[:top_k]:
+            page = self.pages[path]
+            section = page.section(cand.section_id) if cand.section_id else None
+            results.append(HybridResult(
+                page=path, title=page.title, section_id=cand.section_id,
+                heading=section.heading if section else "",
+                snippet=snippet_for(page, cand.section_id, terms), score=cand.score,
+                sources=cand.sources, boosts=cand.boosts, found_by=tuple(cand.found_by)))
+        return results
+
+    def _explain_top(self, results: list[HybridResult], lang: str, intent: Intent
+                     ) -> tuple[str, tuple[str, ...]]:
+        if not results:
+            return ({"ja": "該当するページは見つかりませんでした。", "zh": "没有找到相关页面。"}
+                    .get(lang, "No page matches."), ())
+        top = results[0]
+        page = self.pages[top.page]
+        neighbours: list[str] = []
+        if self.graph is not None and top.page in self.graph.graph:
+            graph = self.graph.graph
+            near = sorted(set(graph.successors(top.page)) | set(graph.predecessors(top.page)))
+            neighbours = [self.pages[n].title for n in near
+                          if n in self.pages and n != top.page][:2]
+        sections = [s.heading for s in page.sections if s.heading and s.heading != top.heading]
+        return (interpretation(lang, top.title, top.heading, intent.name),
+                tuple(follow_ups(lang, top.title, neighbours, sections)))
+
+
+def _extracted(graph: Any, a: str, b: str) -> bool:
+    data = graph.get_edge_data(a, b) or {}
+    if "kind" in data:
+        return data["kind"] == EXTRACTED
+    return any(d.get("kind") == EXTRACTED for d in data.values() if isinstance(d, dict))
+
+
+def _page_date(page: Page) -> dt.date | None:
+    for key in ("updated", "date", "created"):
+        value = page.frontmatter.get(key)
+        if isinstance(value, str) and len(value) >= 10:
+            try:
+                return dt.date.fromisoformat(value[:10])
+            except ValueError:
+                continue
+    return None
+
+
+def _timed(fn: Callable[[], Any]) -> tuple[Any, float]:
+    started = time.perf_counter()
+    return fn(), _ms(started)
+
+
+def _ms(started: float) -> float:
+    return (time.perf_counter() - started) * 1e3
+
+
+def _note(degradation: list[str], message: str) -> None:
+    if message not in degradation:
+        degradation.append(message)

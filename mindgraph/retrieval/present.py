@@ -1,0 +1,65 @@
+"""What a response says besides its ranking: the query's language, an interpretation of the
+top hit, follow-up queries in the query's language, and snippets for any page."""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+from ..page.model import Page
+from .analyzer import highlight_terms
+
+_KANA = re.compile(r"[\u3040-\u30ff]")
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+SNIPPET_CHARS = 240
+
+
+def query_language(query: str) -> str:
+    """"ja" when the query has kana, "zh" when it has Han characters only, else "en"."""
+    if _KANA.search(query):
+        return "ja"
+    if _HAN.search(query):
+        return "zh"
+    return "en"
+
+
+def interpretation(lang: str, title: str, heading: str, intent: str) -> str:
+    """One sentence saying what the top hit is, in the query's language."""
+    where = f"{title} › {heading}" if heading else title
+    if lang == "ja":
+        return f"最も関連する情報は「{where}」にあります（意図: {intent}）。"
+    if lang == "zh":
+        return f"最相关的内容在「{where}」（意图：{intent}）。"
+    return f"The best match is '{where}' (intent: {intent})."
+
+
+def follow_ups(lang: str, title: str, neighbours: Sequence[str], sections: Sequence[str]
+               ) -> list[str]:
+    """Up to three next queries: a neighbour's relation, a section, what links here."""
+    out: list[str] = []
+    for other in neighbours[:2]:
+        out.append({"ja": f"{title}と{other}の関係は？", "zh": f"{title}和{other}有什么关系？"}
+                   .get(lang, f"How does {title} relate to {other}?"))
+    for heading in sections[:1]:
+        out.append({"ja": f"{title}の「{heading}」について", "zh": f"{title}的「{heading}」是什么？"}
+                   .get(lang, f"{title}: {heading}"))
+    if len(out) < 3:
+        out.append({"ja": f"{title}にリンクしているページは？", "zh": f"哪些页面链接到{title}？"}
+                   .get(lang, f"What links to {title}?"))
+    return out[:3]
+
+
+def snippet_for(page: Page, section_id: str | None, terms: Sequence[str]) -> str:
+    """A window of the section (or the page) around the first query term, terms in **bold**."""
+    section = page.section(section_id) if section_id else None
+    text = re.sub(r"\s+", " ", (section.text if section else "") or page.body).strip()
+    spans = highlight_terms(text, list(terms)) if terms else []
+    if not spans:
+        return text[:SNIPPET_CHARS] + ("…" if len(text) > SNIPPET_CHARS else "")
+    start = max(0, spans[0][0] - SNIPPET_CHARS // 3)
+    end = min(len(text), start + SNIPPET_CHARS)
+    window = [(s - start, e - start) for s, e in spans if s >= start and e <= end]
+    piece = text[start:end]
+    for s, e in reversed(window):
+        piece = piece[:s] + "**" + piece[s:e] + "**" + piece[e:]
+    return ("…" if start > 0 else "") + piece + ("…" if end < len(text) else "")

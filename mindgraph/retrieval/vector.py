@@ -1,0 +1,70 @@
+"""The vector retriever: embed the query, ask the store for chunks, keep each page's best one.
+
+Query embeddings are cached (agents repeat themselves, and query expansion re-asks parts of a
+query), and the store is over-asked for chunks so that enough distinct pages come back.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..providers.embedding.base import EmbeddingProvider
+from ..stores.base import VectorStore
+
+CHUNKS_PER_PAGE = 4
+CACHE_SIZE = 512
+
+
+@dataclass(frozen=True)
+class VectorPageHit:
+    """A page found by meaning: its best chunk and that chunk's cosine similarity."""
+
+    path: str
+    score: float
+    section_id: str
+    chunk_id: str
+
+
+class VectorRetriever:
+    """Page ranking from section vectors of one embedding model."""
+
+    def __init__(self, provider: EmbeddingProvider, store: VectorStore):
+        self.provider = provider
+        self.store = store
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @property
+    def model_version(self) -> str:
+        """The model whose vectors this retriever compares (never mixed with another)."""
+        return self.provider.model_version
+
+    def embed_query(self, query: str) -> np.ndarray:
+        """The query's vector, from the cache when it was asked before."""
+        with self._lock:
+            cached = self._cache.get(query)
+            if cached is not None:
+                self._cache.move_to_end(query)
+                return cached
+        vector = self.provider.embed_queries([query])[0]
+        with self._lock:
+            self._cache[query] = vector
+            while len(self._cache) > CACHE_SIZE:
+                self._cache.popitem(last=False)
+        return vector
+
+    def search(self, query: str, limit: int) -> list[VectorPageHit]:
+        """The ``limit`` pages whose best chunk is most similar to the query."""
+        vector = self.embed_query(query)
+        hits = self.store.query(vector, max(limit * CHUNKS_PER_PAGE, 50), self.model_version)
+        best: dict[str, VectorPageHit] = {}
+        for hit in hits:
+            if hit.page not in best or hit.score > best[hit.page].score:
+                best[hit.page] = VectorPageHit(hit.page, float(hit.score), hit.section_id,
+                                               hit.chunk_id)
+        ranked = sorted(best.values(), key=lambda h: (-h.score, h.path))
+        return ranked[:limit]

@@ -1,0 +1,22 @@
+"""Settings → a vector store. Only entrypoints (CLI, server, core) call this."""
+
+from __future__ import annotations
+
+from ..config import Settings
+from .base import VectorStore
+
+
+def create_store(settings: Settings) -> VectorStore:
+    """The store named by ``store.backend``; pgvector reads its DSN from ``store.dsn_env``."""
+    cfg = settings.store
+    if cfg.backend == "embedded":
+        from .embedded import EmbeddedStore
+
+        return EmbeddedStore.for_state_dir(settings.state_dir, cfg.tenant)
+    if cfg.backend == "pgvector":
+        from .pgvector import PgVectorStore
+
+        dsn = settings.secret(cfg.dsn_env, "store.backend pgvector")
+        return PgVectorStore(dsn, table=cfg.table, tenant=cfg.tenant, ef_search=cfg.ef_search,
+                             dsn_env=cfg.dsn_env)
+    raise AssertionError(f"unhandled store backend {cfg.backend!r}")  # config validates

@@ -1,0 +1,364 @@
+"""PostgreSQL + pgvector store (psycopg 3), HNSW with cosine distance.
+
+Schema (one table, ``store.table``, default ``mindgraph_sections``)::
+
+    tenant, scope, page, chunk_id, section_id, model_version, content_hash,
+    dimension int, embedding vector  -- no fixed width: one table serves every model
+    UNIQUE (tenant, page, chunk_id, model_version)
+
+A ``vector(d)`` column needs one fixed width, and an HNSW index needs one too. Instead of a
+table per width, each model_version gets its own *partial expression* index::
+
+    CREATE INDEX ... USING hnsw ((embedding::vector(d)) vector_cosine_ops)
+        WITH (m = 16, ef_construction = 64) WHERE model_version = '<model>'
+
+and queries repeat the same cast and predicate (the model_version inlined as a literal, so
+the planner can match the partial index even for a prepared statement). One index per model
+also keeps a query's neighbours within its model: a shared index filtered afterwards would
+lose recall whenever two models share a width.
+
+Writes: COPY (binary) into a temporary table, then one INSERT ... ON CONFLICT DO UPDATE.
+The HNSW index of a new model is built after its first batch is loaded (faster than inserting
+into an empty index). One connection is opened lazily and reused (reopened if it broke);
+``hnsw.ef_search`` is set on it from ``store.ef_search``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+from typing import Any, Callable, Collection, Sequence, TypeVar
+
+import numpy as np
+
+from ..errors import StoreError
+from .base import VectorHit, VectorRecord, as_query_vector, check_unique, stack_records
+
+HNSW_M = 16
+HNSW_EF_CONSTRUCTION = 64
+INDEX_BUILD_MEMORY = "512MB"   # a 100k x 384 HNSW graph fits; avoids a slow on-disk build
+T = TypeVar("T")
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,40}$")
+
+
+def mask_dsn(dsn: str) -> str:
+    """The DSN with its password replaced by ***, safe to print."""
+    # Greedy up to the last "@" before any "?": a password may itself contain "@".
+    masked = re.sub(r"(://[^:/@?]*:)([^?]*)(@)", r"\1***\3", dsn)
+    masked = re.sub(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", r"\1***", masked,
+                    flags=re.IGNORECASE)
+    return masked
+
+
+def connection_help(dsn: str, dsn_env: str, detail: str) -> str:
+    """The message for a PostgreSQL that cannot be reached, with the ways to fix it."""
+    return (f"Cannot connect to PostgreSQL at {mask_dsn(dsn)}: {detail.strip()}. "
+            f"Fix: start the server (`docker compose up -d` runs pgvector/pgvector:pg16), "
+            f"or point {dsn_env} at a reachable database, "
+            f"or use the embedded store (store.backend: embedded in mindgraph.yml).")
+
+
+def _version_tuple(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", version)[:3])
+
+
+class PgVectorStore:
+    """Chunk vectors in PostgreSQL with one HNSW cosine index per model_version."""
+
+    def __init__(self, dsn: str, *, table: str = "mindgraph_sections", tenant: str = "default",
+                 ef_search: int = 40, dsn_env: str = "MINDGRAPH_PG_DSN",
+                 connect_timeout: int = 5):
+        if not _IDENT.match(table):
+            raise StoreError(f"Table name {table!r} is not a plain identifier; use letters, "
+                             f"digits and _ in store.table.")
+        self._dsn = dsn
+        self._table = table
+        self._tenant = tenant
+        self._ef_search = int(ef_search)
+        self._dsn_env = dsn_env
+        self._connect_timeout = connect_timeout
+        self._conn: Any = None
+        self._lock = threading.RLock()
+        self._indexed: dict[str, int] = {}   # model_version → dimension, index known to exist
+
+    @property
+    def description(self) -> str:
+        """"pgvector at <masked dsn> (table t, tenant x)"."""
+        return f"pgvector at {mask_dsn(self._dsn)} (table {self._table}, tenant {self._tenant})"
+
+    # -- connection -------------------------------------------------------------------------
+
+    def _connect(self) -> Any:
+        import psycopg
+        from pgvector.psycopg import register_vector
+
+        try:
+            conn = psycopg.connect(self._dsn, connect_timeout=self._connect_timeout)
+        except psycopg.Error as exc:
+            raise StoreError(connection_help(self._dsn, self._dsn_env, str(exc))) from exc
+        try:
+            with conn.transaction():
+                conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            register_vector(conn)
+            with conn.transaction():
+                self._create_schema(conn)
+            conn.execute(f"SET hnsw.ef_search = {self._ef_search}")
+            version = conn.execute("SELECT extversion FROM pg_extension "
+                                   "WHERE extname = 'vector'").fetchone()[0]
+            if _version_tuple(version) >= (0, 8):
+                # Filters (tenant, scope, page) are applied after the index scan; iterative
+                # scans keep reading the graph until k rows pass them instead of coming up short.
+                conn.execute("SET hnsw.iterative_scan = relaxed_order")
+            conn.commit()
+        except psycopg.Error as exc:
+            conn.close()
+            hint = ("Install pgvector on the server (the pgvector/pgvector:pg16 image has it) "
+                    "or ask an administrator to run CREATE EXTENSION vector."
+                    if "vector" in str(exc) else "Check the database user's privileges.")
+            raise StoreError(f"PostgreSQL at {mask_dsn(self._dsn)} is reachable but the "
+                             f"vector schema could not be set up: {exc}. {hint}") from exc
+        return conn
+
+    def _run(self, work: Callable[[Any], T]) -> T:
+        """Run ``work(conn)`` in one transaction, reconnecting once if the connection dropped.
+
+        Every operation of this store is idempotent, so running it again after a dropped
+        connection (server restart, idle timeout) is safe.
+        """
+        import psycopg
+
+        with self._lock:
+            for attempt in (1, 2):
+                if self._conn is None or self._conn.closed or self._conn.broken:
+                    self._conn = self._connect()
+                try:
+                    with self._conn.transaction():
+                        return work(self._conn)
+                except psycopg.OperationalError as exc:
+                    broken = self._conn.broken or self._conn.closed
+                    self._conn.close()
+                    self._conn = None
+                    if attempt == 1 and broken:
+                        continue
+                    raise StoreError(connection_help(self._dsn, self._dsn_env,
+                                                     str(exc))) from exc
+                except psycopg.Error as exc:
+                    raise StoreError(f"{self.description}: {exc}") from exc
+        raise AssertionError("unreachable")
+
+    def _create_schema(self, conn: Any) -> None:
+        t = self._table
+        conn.execute(f"""
+            CREATE TABLE IF NOT EXISTS {t} (
+                id bigserial PRIMARY KEY,
+                tenant text NOT NULL,
+                scope text NOT NULL DEFAULT '',
+                page text NOT NULL,
+                chunk_id text NOT NULL,
+                section_id text NOT NULL,
+                model_version text NOT NULL,
+                content_hash text NOT NULL,
+                dimension integer NOT NULL,
+                embedding vector NOT NULL,
+                updated_at timestamptz NOT NULL DEFAULT now(),
+                CONSTRAINT {t}_key UNIQUE (tenant, page, chunk_id, model_version),
+                CONSTRAINT {t}_width CHECK (vector_dims(embedding) = dimension)
+            )""")
+        conn.execute(f"CREATE INDEX IF NOT EXISTS {t}_model_page "
+                     f"ON {t} (model_version, tenant, page)")
+
+    def _index_name(self, model_version: str) -> str:
+        digest = hashlib.sha256(model_version.encode("utf-8")).hexdigest()[:12]
+        return f"{self._table}_hnsw_{digest}"
+
+    def _model_dimension(self, conn: Any, model_version: str) -> int | None:
+        row = conn.execute(f"SELECT dimension FROM {self._table} WHERE model_version = %s "
+                           f"LIMIT 1", (model_version,)).fetchone()
+        return int(row[0]) if row else None
+
+    def _ensure_index(self, conn: Any, model_version: str, dimension: int) -> None:
+        if self._indexed.get(model_version) == dimension:
+            return
+        from psycopg import sql
+
+        conn.execute(f"SET LOCAL maintenance_work_mem = '{INDEX_BUILD_MEMORY}'")
+        conn.execute(sql.SQL(
+            "CREATE INDEX IF NOT EXISTS {name} ON {table} USING hnsw "
+            "((embedding::vector({dim})) vector_cosine_ops) "
+            "WITH (m = {m}, ef_construction = {efc}) WHERE model_version = {model}").format(
+                name=sql.Identifier(self._index_name(model_version)),
+                table=sql.Identifier(self._table), dim=sql.Literal(dimension),
+                m=sql.Literal(HNSW_M), efc=sql.Literal(HNSW_EF_CONSTRUCTION),
+                model=sql.Literal(model_version)))
+        # Fresh statistics, so the planner sees how many rows the model has and prefers the
+        # HNSW index over scanning the btree and sorting every distance.
+        conn.execute(sql.SQL("ANALYZE {}").format(sql.Identifier(self._table)))
+        self._indexed[model_version] = dimension
+
+    # -- contract ---------------------------------------------------------------------------
+
+    def upsert(self, model_version: str, records: Sequence[VectorRecord]) -> int:
+        """COPY into a temp table, then upsert; builds the model's index on first use."""
+        if not records:
+            return 0
+        check_unique(records, self.description)
+        matrix = stack_records(records, model_version, self.description)
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        matrix = matrix / np.where(norms == 0, 1.0, norms)
+        dimension = int(matrix.shape[1])
+
+        def work(conn: Any) -> int:
+            known = self._model_dimension(conn, model_version)
+            if known is not None and known != dimension:
+                raise StoreError(f"{self.description}: {model_version} holds vectors of "
+                                 f"{known} dimensions, not {dimension}. A model_version "
+                                 f"must name its dimension.")
+            conn.execute("CREATE TEMP TABLE IF NOT EXISTS _mg_stage (scope text, page text, "
+                         "chunk_id text, section_id text, content_hash text, "
+                         "embedding vector) ON COMMIT DELETE ROWS")
+            with conn.cursor() as cur:
+                with cur.copy("COPY _mg_stage (scope, page, chunk_id, section_id, "
+                              "content_hash, embedding) FROM STDIN WITH (FORMAT BINARY)") as copy:
+                    copy.set_types(["text", "text", "text", "text", "text", "vector"])
+                    for r, vec in zip(records, matrix):
+                        copy.write_row((r.scope, r.page, r.chunk_id, r.section_id,
+                                        r.content_hash, vec))
+            conn.execute(f"""
+                INSERT INTO {self._table} (tenant, scope, page, chunk_id, section_id,
+                                           model_version, content_hash, dimension, embedding)
+                SELECT %s, scope, page, chunk_id, section_id, %s, content_hash, %s, embedding
+                FROM _mg_stage
+                ON CONFLICT (tenant, page, chunk_id, model_version) DO UPDATE SET
+                    scope = EXCLUDED.scope, section_id = EXCLUDED.section_id,
+                    content_hash = EXCLUDED.content_hash, embedding = EXCLUDED.embedding,
+                    updated_at = now()""", (self._tenant, model_version, dimension))
+            self._ensure_index(conn, model_version, dimension)
+            return len(records)
+
+        return self._run(work)
+
+    def delete(self, page: str, chunk_ids: Collection[str] | None = None, *,
+               model_version: str | None = None) -> int:
+        """Remove a page's chunks of one model or of every model."""
+        where = ["tenant = %s", "page = %s"]
+        params: list[Any] = [self._tenant, page]
+        if chunk_ids is not None:
+            if not chunk_ids:
+                return 0
+            where.append("chunk_id = ANY(%s)")
+            params.append(list(chunk_ids))
+        if model_version is not None:
+            where.append("model_version = %s")
+            params.append(model_version)
+        statement = f"DELETE FROM {self._table} WHERE {' AND '.join(where)}"
+        return self._run(lambda conn: int(conn.execute(statement, params).rowcount))
+
+    def query_sql(self, model_version: str, dimension: int, *, scopes: bool = False,
+                  pages: bool = False) -> Any:
+        """The top-k statement: the cast and predicate match the model's partial HNSW index."""
+        from psycopg import sql
+
+        filters = [sql.SQL("model_version = {}").format(sql.Literal(model_version)),
+                   sql.SQL("tenant = %(tenant)s")]
+        if scopes:
+            filters.append(sql.SQL("scope = ANY(%(scopes)s)"))
+        if pages:
+            filters.append(sql.SQL("page = ANY(%(pages)s)"))
+        cast = sql.SQL("embedding::vector({})").format(sql.Literal(dimension))
+        return sql.SQL(
+            "SELECT page, chunk_id, section_id, scope, "
+            "{cast} <=> %(q)s::vector({dim}) AS distance FROM {table} WHERE {where} "
+            "ORDER BY {cast} <=> %(q)s::vector({dim}) LIMIT %(k)s").format(
+                cast=cast, dim=sql.Literal(dimension), table=sql.Identifier(self._table),
+                where=sql.SQL(" AND ").join(filters))
+
+    def query(self, vector: np.ndarray, k: int, model_version: str, *,
+              scopes: Collection[str] | None = None,
+              pages: Collection[str] | None = None) -> list[VectorHit]:
+        """Approximate top-k through the model's HNSW index (cosine distance)."""
+        if k <= 0:
+            return []
+
+        def work(conn: Any) -> list[Any]:
+            dimension = self._indexed.get(model_version) or \
+                self._model_dimension(conn, model_version)
+            if dimension is None:
+                return []
+            q = as_query_vector(vector, dimension, model_version, self.description)
+            params: dict[str, Any] = {"tenant": self._tenant, "q": q, "k": int(k),
+                                      "scopes": list(scopes or ()), "pages": list(pages or ())}
+            statement = self.query_sql(model_version, dimension, scopes=scopes is not None,
+                                       pages=pages is not None)
+            return conn.execute(statement, params).fetchall()
+
+        rows = self._run(work)
+        hits = [VectorHit(page=r[0], chunk_id=r[1], section_id=r[2], scope=r[3],
+                          score=1.0 - float(r[4])) for r in rows]
+        hits.sort(key=lambda h: (-h.score, h.page, h.chunk_id))
+        return hits
+
+    def hashes(self, model_version: str) -> dict[str, dict[str, str]]:
+        """page → chunk_id → content hash, for one model."""
+        rows = self._run(lambda conn: conn.execute(
+            f"SELECT page, chunk_id, content_hash FROM {self._table} "
+            f"WHERE tenant = %s AND model_version = %s",
+            (self._tenant, model_version)).fetchall())
+        out: dict[str, dict[str, str]] = {}
+        for page, chunk_id, digest in rows:
+            out.setdefault(page, {})[chunk_id] = digest
+        return out
+
+    def count(self, model_version: str | None = None) -> int:
+        """Stored chunks of one model, or of all."""
+        if model_version is None:
+            statement = f"SELECT count(*) FROM {self._table} WHERE tenant = %s"
+            params: tuple[str, ...] = (self._tenant,)
+        else:
+            statement = (f"SELECT count(*) FROM {self._table} WHERE tenant = %s "
+                         f"AND model_version = %s")
+            params = (self._tenant, model_version)
+        return self._run(lambda conn: int(conn.execute(statement, params).fetchone()[0]))
+
+    def model_versions(self) -> dict[str, int]:
+        """Every model with stored vectors in this tenant."""
+        rows = self._run(lambda conn: conn.execute(
+            f"SELECT model_version, count(*) FROM {self._table} WHERE tenant = %s "
+            f"GROUP BY model_version", (self._tenant,)).fetchall())
+        return {str(name): int(n) for name, n in rows}
+
+    def drop_model(self, model_version: str) -> int:
+        """Delete a model's rows in this tenant; its index goes when no tenant uses it."""
+        from psycopg import sql
+
+        def work(conn: Any) -> int:
+            cur = conn.execute(f"DELETE FROM {self._table} WHERE tenant = %s AND "
+                               f"model_version = %s", (self._tenant, model_version))
+            if self._model_dimension(conn, model_version) is None:
+                conn.execute(sql.SQL("DROP INDEX IF EXISTS {}").format(
+                    sql.Identifier(self._index_name(model_version))))
+                self._indexed.pop(model_version, None)
+            return int(cur.rowcount)
+
+        return self._run(work)
+
+    def flush(self) -> None:
+        """Nothing to do: every call commits."""
+
+    def close(self) -> None:
+        """Close the connection."""
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def __enter__(self) -> "PgVectorStore":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def drop_table(self) -> None:
+        """Remove the whole table and its indexes (every tenant, every model)."""
+        self._run(lambda conn: conn.execute(f"DROP TABLE IF EXISTS {self._table}"))
+        self._indexed.clear()

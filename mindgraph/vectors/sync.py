@@ -1,0 +1,184 @@
+"""Incremental embedding of a wiki into a vector store.
+
+``plan_sync`` compares the chunks of the given pages (the whole wiki) with what the store
+holds for the model (``store.hashes``): chunks that are new or whose hash changed are to be
+embedded, chunks that vanished from a page are stale, pages the store has but the wiki no
+longer has are removed. It makes no embedding call, so ``--dry-run`` is just the plan.
+
+``apply_sync`` deletes first, then embeds and upserts in batches (identical texts embedded
+once), flushing the store every few thousand chunks and at the end, also when a provider
+error stops the run: whatever was stored stays valid, and the next run resumes from there.
+A re-run over unchanged pages embeds nothing.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Collection, Iterable
+
+from ..errors import ConfigError
+from ..page.model import Page
+from ..providers.embedding.base import EmbeddingProvider
+from ..stores.base import VectorRecord, VectorStore
+from .chunking import Chunk, Chunker
+
+FLUSH_EVERY = 4096   # chunks between store flushes (bounds the work lost to a crash)
+
+
+@dataclass(frozen=True)
+class SyncPlan:
+    """What a sync would do for one model_version."""
+
+    model_version: str
+    pages: int                                   # pages considered
+    chunks: int                                  # chunks they have now
+    to_embed: tuple[Chunk, ...]                  # new or changed chunks
+    stale: dict[str, tuple[str, ...]] = field(default_factory=dict)  # page → chunk ids to drop
+    removed_pages: tuple[str, ...] = ()          # pages stored but gone from the wiki
+    new_pages: tuple[str, ...] = ()              # pages with no stored chunk yet
+    removed_chunks: int = 0                      # chunks of removed pages (this model)
+
+    @property
+    def unchanged(self) -> int:
+        """Chunks already stored with the same hash."""
+        return self.chunks - len(self.to_embed)
+
+    @property
+    def stale_chunks(self) -> int:
+        """Chunks to delete from pages that still exist."""
+        return sum(len(ids) for ids in self.stale.values())
+
+    @property
+    def changed_pages(self) -> tuple[str, ...]:
+        """Pages with at least one chunk to embed or delete (new pages included)."""
+        return tuple(sorted({c.page for c in self.to_embed} | set(self.stale)))
+
+    @property
+    def is_noop(self) -> bool:
+        """True when the store is already up to date."""
+        return not (self.to_embed or self.stale or self.removed_pages)
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    """What a sync did (or, for a dry run, would do)."""
+
+    model_version: str
+    store: str
+    pages: int
+    chunks: int
+    embedded: int
+    unchanged: int
+    deleted_chunks: int
+    removed_pages: tuple[str, ...]
+    changed_pages: tuple[str, ...]
+    other_models: dict[str, int]
+    dry_run: bool
+    seconds: float
+
+    def as_dict(self) -> dict[str, object]:
+        """JSON-ready form (for --json)."""
+        return {"model_version": self.model_version, "store": self.store, "pages": self.pages,
+                "chunks": self.chunks, "embedded": self.embedded, "unchanged": self.unchanged,
+                "deleted_chunks": self.deleted_chunks,
+                "removed_pages": list(self.removed_pages),
+                "changed_pages": list(self.changed_pages),
+                "other_models": self.other_models, "dry_run": self.dry_run,
+                "seconds": round(self.seconds, 3)}
+
+
+def plan_sync(pages: Iterable[Page], store: VectorStore, model_version: str,
+              chunker: Chunker, *, keep: Collection[str] = ()) -> SyncPlan:
+    """Compare the pages' chunks with the store; ``keep`` names pages to leave as stored.
+
+    ``pages`` must be the whole wiki: a stored page missing from it is planned for removal,
+    unless it is in ``keep`` (e.g. a page that could not be read this time).
+    """
+    stored = store.hashes(model_version)
+    to_embed: list[Chunk] = []
+    stale: dict[str, tuple[str, ...]] = {}
+    seen: set[str] = set()
+    new_pages: list[str] = []
+    total = 0
+    for page in pages:
+        seen.add(page.path)
+        chunks = chunker.chunk_page(page)
+        total += len(chunks)
+        held = stored.get(page.path, {})
+        if not held and chunks:
+            new_pages.append(page.path)
+        to_embed.extend(c for c in chunks if held.get(c.chunk_id) != c.content_hash)
+        gone = set(held) - {c.chunk_id for c in chunks}
+        if gone:
+            stale[page.path] = tuple(sorted(gone))
+    removed = tuple(sorted(p for p in stored if p not in seen and p not in keep))
+    return SyncPlan(model_version=model_version, pages=len(seen), chunks=total,
+                    to_embed=tuple(to_embed), stale=stale, removed_pages=removed,
+                    new_pages=tuple(new_pages),
+                    removed_chunks=sum(len(stored[p]) for p in removed))
+
+
+def apply_sync(plan: SyncPlan, provider: EmbeddingProvider, store: VectorStore, *,
+               batch_size: int = 64,
+               progress: Callable[[int], None] | None = None) -> int:
+    """Carry out a plan; return the number of chunks deleted. ``progress(n)`` per batch.
+
+    A removed page loses its vectors of every model, not only this one: it is gone.
+    """
+    if plan.to_embed and provider.model_version != plan.model_version:
+        raise ConfigError(f"The embedding provider answers as {provider.model_version}, but "
+                          f"the store was compared for {plan.model_version}. Set "
+                          f"embedding.dimension in mindgraph.yml and run again.")
+    deleted = 0
+    for page, chunk_ids in plan.stale.items():
+        deleted += store.delete(page, chunk_ids, model_version=plan.model_version)
+    for page in plan.removed_pages:
+        deleted += store.delete(page)
+    since_flush = 0
+    try:
+        for start in range(0, len(plan.to_embed), batch_size):
+            batch = plan.to_embed[start:start + batch_size]
+            unique = list(dict.fromkeys(c.text for c in batch))
+            vectors = provider.embed_documents(unique)
+            row_of = {text: i for i, text in enumerate(unique)}
+            records = [VectorRecord(page=c.page, chunk_id=c.chunk_id, section_id=c.section_id,
+                                    content_hash=c.content_hash, vector=vectors[row_of[c.text]],
+                                    scope=c.scope) for c in batch]
+            store.upsert(plan.model_version, records)
+            since_flush += len(batch)
+            if since_flush >= FLUSH_EVERY:
+                store.flush()
+                since_flush = 0
+            if progress is not None:
+                progress(len(batch))
+    finally:
+        store.flush()
+    return deleted
+
+
+def sync_pages(pages: Iterable[Page], provider: EmbeddingProvider, store: VectorStore,
+               chunker: Chunker, *, keep: Collection[str] = (), batch_size: int = 64,
+               dry_run: bool = False,
+               progress: Callable[[int], None] | None = None) -> SyncReport:
+    """Plan and (unless ``dry_run``) apply a sync; the one call most callers need."""
+    started = time.perf_counter()
+    plan = plan_sync(pages, store, provider.model_version, chunker, keep=keep)
+    deleted = 0
+    if not dry_run:
+        deleted = apply_sync(plan, provider, store, batch_size=batch_size, progress=progress)
+    return report_of(plan, store, dry_run=dry_run, deleted=deleted,
+                     seconds=time.perf_counter() - started)
+
+
+def report_of(plan: SyncPlan, store: VectorStore, *, dry_run: bool, deleted: int,
+              seconds: float) -> SyncReport:
+    """The report for a plan, applied (``deleted`` counted) or not."""
+    others = {m: n for m, n in store.model_versions().items() if m != plan.model_version}
+    would_delete = plan.stale_chunks + plan.removed_chunks
+    return SyncReport(model_version=plan.model_version, store=store.description,
+                      pages=plan.pages, chunks=plan.chunks,
+                      embedded=len(plan.to_embed), unchanged=plan.unchanged,
+                      deleted_chunks=deleted if not dry_run else would_delete,
+                      removed_pages=plan.removed_pages, changed_pages=plan.changed_pages,
+                      other_models=others, dry_run=dry_run, seconds=seconds)

@@ -1,0 +1,59 @@
+"""Settings → embedding provider, without loading models or reading keys early."""
+
+from __future__ import annotations
+
+import pytest
+
+from mindgraph.config import settings_from_dict
+from mindgraph.errors import ConfigError
+from mindgraph.providers.embedding import (HashingEmbedder, create_embedding_provider,
+                                           planned_model_version)
+from mindgraph.providers.embedding.gemini import GeminiEmbeddings
+from mindgraph.providers.embedding.local import LocalMiniLMProvider
+from mindgraph.providers.embedding.openai import OpenAIEmbeddings
+
+
+def settings(**embedding):
+    return settings_from_dict({"embedding": embedding} if embedding else {})
+
+
+def test_default_is_the_offline_model_created_lazily():
+    provider = create_embedding_provider(settings())
+    assert isinstance(provider, LocalMiniLMProvider)
+    assert provider._session is None and provider._tokenizer is None
+    assert planned_model_version(settings()) == provider.model_version
+
+
+@pytest.mark.parametrize("embedding, cls, version", [
+    ({"provider": "hashing", "dimension": 48}, HashingEmbedder, "hashing:v1:48"),
+    ({"provider": "openai"}, OpenAIEmbeddings, "openai:text-embedding-3-small:1536"),
+    ({"provider": "openai", "model": "text-embedding-3-large", "dimension": 256},
+     OpenAIEmbeddings, "openai:text-embedding-3-large:256"),
+    ({"provider": "gemini"}, GeminiEmbeddings, "gemini:gemini-embedding-001:3072"),
+    ({"provider": "gemini", "dimension": 768}, GeminiEmbeddings,
+     "gemini:gemini-embedding-001:768"),
+])
+def test_each_provider_and_its_model_version(embedding, cls, version, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("GEMINI_API_KEY", raising=False)
+    cfg = settings(**embedding)
+    provider = create_embedding_provider(cfg)      # no key needed to build it
+    assert isinstance(provider, cls)
+    assert planned_model_version(cfg) == version == provider.model_version
+
+
+def test_unknown_width_of_a_compatible_server_is_not_guessed():
+    cfg = settings(provider="openai", model="my-model", base_url="http://localhost:8000/v1")
+    assert planned_model_version(cfg) is None
+
+
+def test_missing_key_is_reported_when_first_needed(monkeypatch):
+    monkeypatch.delenv("GEMINI_API_KEY", raising=False)
+    provider = create_embedding_provider(settings(provider="gemini"))
+    with pytest.raises(ConfigError, match="GEMINI_API_KEY is not set"):
+        provider.embed_documents(["x"])
+
+
+def test_local_model_cannot_be_swapped_by_name():
+    with pytest.raises(ConfigError, match="embedding.provider local runs"):
+        create_embedding_provider(settings(model="bge-small"))

@@ -1,0 +1,181 @@
+"""Hybrid retrieval over a small wiki with real indexes (hashing embedder, embedded store)."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from mindgraph.cli import cli
+from mindgraph.core import Mindgraph
+from mindgraph.retrieval.hybrid import SearchOptions
+
+PAGES = {
+    "Sync/Set up sync.md": "---\ntitle: Set up sync\n---\nTurn on remote vault sync in "
+                           "settings. See [[Sync regions]] and [[Troubleshoot sync]].\n",
+    "Sync/Sync regions.md": "---\ntitle: Sync regions\n---\nChoose the data center region "
+                            "for your remote vault. Back to [[Set up sync]] and "
+                            "[[Troubleshoot sync]].\n",
+    "Sync/Troubleshoot sync.md": "---\ntitle: Troubleshoot sync\ntype: troubleshooting\n---\n"
+                                 "When sync fails with an error, check [[Set up sync]] and "
+                                 "[[Sync regions]].\n",
+    "Plugins/Canvas.md": "---\ntitle: Canvas\n---\nCanvas is an infinite board for cards and "
+                         "notes. Compare with [[Bookmarks]].\n",
+    "Plugins/Bookmarks.md": "---\ntitle: Bookmarks\n---\nBookmarks keep favourite notes, "
+                            "searches and headings at hand.\n",
+    "Misc/Recipes.md": "---\ntitle: Recipes\n---\nPancakes need flour, eggs and milk.\n",
+}
+
+
+@pytest.fixture
+def workspace(tmp_path):
+    for rel, text in PAGES.items():
+        path = tmp_path / "wiki" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    (tmp_path / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n  dimension: 256\n")
+    return tmp_path
+
+
+@pytest.fixture
+def mg(workspace):
+    mg = Mindgraph.open(workspace)
+    mg.embed()
+    return mg
+
+
+def test_results_explain_their_sources(mg):
+    response = mg.smart_search("remote vault data center region")
+    top = response.results[0]
+    assert top.page == "Sync/Sync regions.md"
+    assert set(top.sources) >= {"keyword", "vector"}
+    assert top.sources["keyword"]["rank"] >= 1 and top.sources["vector"]["score"] > 0
+    data = response.to_dict()
+    assert data["degradation"] == []
+    assert {"route", "keyword", "vector", "total"} <= set(data["timings_ms"])
+    assert data["interpretation"].startswith("The best match is 'Sync regions'")
+    assert data["follow_ups"]
+
+
+def test_graph_boost_needs_two_linked_candidates(mg):
+    with_boost = mg.smart_search("sync", options=SearchOptions(expansion=False))
+    boosted = {r.page for r in with_boost.results if "graph" in r.boosts}
+    # The three sync pages link to each other: each has two other candidates as neighbours.
+    assert boosted == {"Sync/Set up sync.md", "Sync/Sync regions.md",
+                       "Sync/Troubleshoot sync.md"}
+    without = mg.smart_search("sync", options=SearchOptions(graph_boost=False, expansion=False))
+    assert all("graph" not in r.boosts for r in without.results)
+
+
+def test_failure_intent_favours_troubleshooting_pages(mg):
+    response = mg.smart_search("sync fails with an error, how do I fix it?")
+    assert response.intent.name == "failure"
+    assert response.results[0].page == "Sync/Troubleshoot sync.md"
+    assert response.results[0].boosts.get("failure_page") == 0.1
+
+
+def test_multi_concept_query_is_expanded(mg):
+    response = mg.smart_search("Canvas vs Bookmarks")
+    assert response.intent.name == "relation"
+    assert list(response.expanded_queries) == ["Canvas", "Bookmarks"]
+    pages = [r.page for r in response.results[:2]]
+    assert set(pages) == {"Plugins/Canvas.md", "Plugins/Bookmarks.md"}
+
+
+def test_minimum_score_never_wipes_out_everything(workspace):
+    (workspace / "mindgraph.yml").write_text(
+        "embedding:\n  provider: hashing\nretrieval:\n  fusion: rrf\n  min_score: 0.999\n"
+        "  expansion: off\n")
+    mg = Mindgraph.open(workspace)
+    mg.embed()
+    # Two topics: no page is first for both retrievers, so nothing reaches 0.999 ...
+    split = mg.smart_search("flour board", options=SearchOptions(graph_boost=False))
+    assert {r.page for r in split.results[:2]} == {"Plugins/Canvas.md", "Misc/Recipes.md"}
+    assert all(r.score < 0.999 for r in split.results)
+    assert any("minimum" in d for d in split.degradation)
+    # ... while a page first for both passes the threshold and nothing is said.
+    agreed = mg.smart_search("pancakes eggs", options=SearchOptions(graph_boost=False))
+    assert [r.page for r in agreed.results] == ["Misc/Recipes.md"]
+    assert agreed.degradation == ()
+
+
+def test_store_down_degrades_to_keyword(workspace, monkeypatch):
+    (workspace / "mindgraph.yml").write_text(
+        "store:\n  backend: pgvector\n  dsn_env: MG_TEST_DOWN_DSN\n")
+    monkeypatch.setenv("MG_TEST_DOWN_DSN", "postgresql://nobody:secret@127.0.0.1:1/none")
+    response = Mindgraph.open(workspace).smart_search("region data center")
+    assert response.results[0].page == "Sync/Sync regions.md"
+    assert "vector" not in response.results[0].sources
+    assert any("keyword-only" in d for d in response.degradation)
+    assert "secret" not in json.dumps(response.to_dict())
+
+
+def test_no_vectors_yet_says_run_embed(workspace):
+    mg = Mindgraph.open(workspace)
+    response = mg.smart_search("region")
+    assert any("mindgraph embed" in d for d in response.degradation)
+
+
+def test_japanese_query_gets_japanese_follow_ups(mg):
+    response = mg.smart_search("同期の地域はどこ？")
+    assert response.language == "ja"
+    assert response.intent.name == "location"
+
+
+def test_recency_decays_dated_pages_unless_evergreen(tmp_path):
+    wiki = tmp_path / "wiki"
+    wiki.mkdir()
+    (wiki / "old.md").write_text("---\ntitle: Old\nupdated: 2015-01-01\n---\nkayak trips\n")
+    (wiki / "new.md").write_text("---\ntitle: New\nupdated: 2099-01-01\n---\nkayak trips\n")
+    (wiki / "keep.md").write_text("---\ntitle: Keep\nupdated: 2015-01-01\ntags: [evergreen]\n"
+                                  "---\nkayak trips\n")
+    (tmp_path / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n"
+                                            "retrieval:\n  min_score: 0\n")
+    mg = Mindgraph.open(tmp_path)
+    results = {r.page: r for r in mg.smart_search("kayak trips").results}
+    assert results["old.md"].boosts["recency"] < 0.01
+    assert "recency" not in results["keep.md"].boosts
+    assert results["keep.md"].score > results["old.md"].score
+
+
+def test_search_hybrid_cli_json(workspace):
+    runner = CliRunner()
+    assert runner.invoke(cli, ["embed", "-C", str(workspace)]).exit_code == 0
+    result = runner.invoke(cli, ["search", "--hybrid", "data center region", "-C",
+                                 str(workspace), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["results"][0]["page"] == "Sync/Sync regions.md"
+    assert data["intent"]["name"] in {"default", "location"}
+
+
+def test_context_block_cites_sources(mg):
+    block = mg.context("I am choosing the data center region for my remote vault", limit=2)
+    assert block.status == "ok"
+    assert block.sources[0] == "Sync/Sync regions.md"
+    assert "### Relevant notes" in block.markdown and "(Sync/Sync regions.md" in block.markdown
+    assert len(block.sources) == 2
+
+
+def test_context_times_out_quietly(mg, monkeypatch):
+    import time as _time
+
+    def slow(*args, **kwargs):
+        _time.sleep(2)
+
+    monkeypatch.setattr(mg, "smart_search", slow)
+    started = _time.perf_counter()
+    block = mg.context("anything", timeout_s=0.2)
+    assert _time.perf_counter() - started < 1.0
+    assert (block.markdown, block.status) == ("", "timeout")
+
+
+def test_context_command_never_fails(tmp_path):
+    result = CliRunner().invoke(cli, ["context", "anything", "-C", str(tmp_path / "missing"),
+                                      "--json"])
+    assert result.exit_code == 0
+    data = json.loads(result.output)
+    assert data["markdown"] == "" and data["status"] == "error"
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "mindgraph.yml").write_text("nonsense: [\n")
+    assert CliRunner().invoke(cli, ["context", "x", "-C", str(broken)]).exit_code == 0

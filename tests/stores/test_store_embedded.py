@@ -1,0 +1,101 @@
+"""Embedded-store specifics: on-disk layout, atomic files, readers in other processes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mindgraph.errors import StoreError
+from mindgraph.stores.base import VectorRecord
+from mindgraph.stores.embedded import EmbeddedStore, model_file_name
+
+MODEL = "local:all-MiniLM-L6-v2-int8:384"
+
+
+def rec(page: str, i: int, dim: int = 4) -> VectorRecord:
+    v = np.zeros(dim, dtype=np.float32)
+    v[i % dim] = 1.0
+    return VectorRecord(page=page, chunk_id="lead", section_id="lead", content_hash=page,
+                        vector=v)
+
+
+def test_nothing_is_written_until_flush(embedded_store: EmbeddedStore):
+    embedded_store.upsert(MODEL, [rec("a.md", 0)])
+    assert not embedded_store.folder.exists() or not list(embedded_store.folder.iterdir())
+    embedded_store.flush()
+    files = sorted(p.name for p in embedded_store.folder.iterdir())
+    assert files == [model_file_name(MODEL)]
+    assert files[0].startswith("local_all-MiniLM-L6-v2-int8_384-")
+
+
+def test_model_file_names_do_not_collide():
+    assert model_file_name("a:b/c:3") != model_file_name("a:b_c:3")
+    assert "/" not in model_file_name("x/../../etc:1")
+
+
+def test_a_reader_sees_what_another_handle_flushed(tmp_path):
+    writer = EmbeddedStore(tmp_path / "v")
+    reader = EmbeddedStore(tmp_path / "v")
+    writer.upsert(MODEL, [rec("a.md", 0)])
+    writer.flush()
+    assert reader.count(MODEL) == 1
+    writer.upsert(MODEL, [rec("b.md", 1)])
+    writer.flush()
+    assert {h.page for h in reader.query(np.ones(4), 5, MODEL)} == {"a.md", "b.md"}
+    writer.drop_model(MODEL)
+    assert reader.query(np.ones(4), 5, MODEL) == []
+
+
+def test_emptied_model_removes_its_file(embedded_store: EmbeddedStore):
+    embedded_store.upsert(MODEL, [rec("a.md", 0)])
+    embedded_store.flush()
+    embedded_store.delete("a.md")
+    embedded_store.flush()
+    assert list(embedded_store.folder.iterdir()) == []
+
+
+def test_corrupt_file_names_itself_and_the_fix(tmp_path):
+    folder = tmp_path / "v"
+    folder.mkdir()
+    (folder / model_file_name(MODEL)).write_bytes(b"not a numpy file")
+    with pytest.raises(StoreError) as caught:
+        EmbeddedStore(folder).count(MODEL)
+    assert model_file_name(MODEL) in str(caught.value)
+    assert "mindgraph embed" in str(caught.value)
+
+
+def test_swap_remove_keeps_rows_and_vectors_aligned(embedded_store: EmbeddedStore):
+    rng = np.random.default_rng(0)
+    vectors = rng.standard_normal((50, 8)).astype(np.float32)
+    recs = [VectorRecord(f"p{i}.md", "lead", "lead", str(i), vectors[i]) for i in range(50)]
+    embedded_store.upsert("m:x:8", recs)
+    for i in range(0, 50, 3):
+        embedded_store.delete(f"p{i}.md")
+    embedded_store.flush()
+    again = EmbeddedStore(embedded_store.folder)
+    for i in range(50):
+        hits = again.query(vectors[i], 1, "m:x:8")
+        if i % 3 == 0:
+            assert all(h.page != f"p{i}.md" for h in hits)
+        else:
+            assert hits[0].page == f"p{i}.md" and hits[0].score == pytest.approx(1.0, abs=1e-5)
+
+
+def test_store_lives_under_the_state_folder_per_tenant(tmp_path):
+    store = EmbeddedStore.for_state_dir(tmp_path / ".mindgraph", tenant="team a")
+    assert store.folder == tmp_path / ".mindgraph" / "vectors" / "team_a"
+    assert str(store.folder) in store.description
+
+
+def test_a_reloaded_file_can_be_changed_again(tmp_path):
+    first = EmbeddedStore(tmp_path / "v")
+    first.upsert(MODEL, [rec("a.md", 0), rec("b.md", 1)])
+    first.close()
+    second = EmbeddedStore(tmp_path / "v")
+    second.upsert(MODEL, [VectorRecord("a.md", "lead", "lead", "new", np.eye(4)[2])])
+    second.delete("b.md")
+    second.upsert(MODEL, [rec("c.md", 3)])
+    second.close()
+    third = EmbeddedStore(tmp_path / "v")
+    assert third.hashes(MODEL) == {"a.md": {"lead": "new"}, "c.md": {"lead": "c.md"}}
+    assert third.query(np.eye(4)[2], 1, MODEL)[0].page == "a.md"

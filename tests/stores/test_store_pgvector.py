@@ -1,0 +1,122 @@
+"""pgvector specifics, on a real PostgreSQL: schema, HNSW index, connection handling."""
+
+from __future__ import annotations
+
+import numpy as np
+import psycopg
+import pytest
+
+from mindgraph.errors import StoreError
+from mindgraph.stores.base import VectorRecord
+from mindgraph.stores.pgvector import PgVectorStore, mask_dsn
+
+pytestmark = pytest.mark.pg
+
+MODEL = "test:pg:16"
+
+
+def records(n: int, dim: int = 16, seed: int = 1, page: str = "p") -> list[VectorRecord]:
+    rng = np.random.default_rng(seed)
+    m = rng.standard_normal((n, dim)).astype(np.float32)
+    return [VectorRecord(page=f"{page}{i}.md", chunk_id="lead", section_id="lead",
+                         content_hash=str(i), vector=m[i]) for i in range(n)]
+
+
+def test_mask_dsn_hides_passwords_in_both_forms():
+    assert mask_dsn("postgresql://me:s3cr@t@db.example:5432/x") == \
+        "postgresql://me:***@db.example:5432/x"
+    assert mask_dsn("host=db user=me password=hunter2 dbname=x") == \
+        "host=db user=me password=*** dbname=x"
+    assert mask_dsn("host=db password='a b' dbname=x") == "host=db password=*** dbname=x"
+    assert mask_dsn("postgresql://me@db/x") == "postgresql://me@db/x"
+
+
+def test_unreachable_server_names_masked_dsn_and_fix():
+    store = PgVectorStore("postgresql://me:topsecret@127.0.0.1:1/nothing", dsn_env="MY_PG",
+                          connect_timeout=2)
+    with pytest.raises(StoreError) as caught:
+        store.count()
+    message = str(caught.value)
+    assert "postgresql://me:***@127.0.0.1:1/nothing" in message
+    assert "topsecret" not in message
+    assert "MY_PG" in message and "docker compose up -d" in message
+    assert "store.backend: embedded" in message
+
+
+def test_bad_table_name_is_refused(pg_dsn):
+    with pytest.raises(StoreError, match="store.table"):
+        PgVectorStore(pg_dsn, table="x; drop table y")
+
+
+def test_schema_has_unique_key_and_a_partial_hnsw_index_per_model(pg_store, pg_dsn, pg_table):
+    pg_store.upsert(MODEL, records(5))
+    pg_store.upsert("test:pg:8", records(3, dim=8))
+    with psycopg.connect(pg_dsn) as conn:
+        indexes = dict(conn.execute("SELECT indexname, indexdef FROM pg_indexes "
+                                    "WHERE tablename = %s", (pg_table,)).fetchall())
+        cons = conn.execute("SELECT pg_get_constraintdef(oid) FROM pg_constraint "
+                            "WHERE conrelid = %s::regclass AND contype = 'u'",
+                            (pg_table,)).fetchall()
+        columns = {r[0] for r in conn.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = %s",
+            (pg_table,)).fetchall()}
+    assert cons == [("UNIQUE (tenant, page, chunk_id, model_version)",)]
+    assert {"tenant", "scope", "section_id", "content_hash", "embedding"} <= columns
+    hnsw = [d for d in indexes.values() if "USING hnsw" in d]
+    assert len(hnsw) == 2
+    by_model = {m: next(d for d in hnsw if f"'{m}'" in d) for m in (MODEL, "test:pg:8")}
+    for model, width in ((MODEL, 16), ("test:pg:8", 8)):
+        definition = by_model[model]
+        assert f"vector({width})" in definition and "vector_cosine_ops" in definition
+        assert "m='16'" in definition and "ef_construction='64'" in definition
+    pg_store.drop_model("test:pg:8")
+    with psycopg.connect(pg_dsn) as conn:
+        left = conn.execute("SELECT count(*) FROM pg_indexes WHERE tablename = %s AND "
+                            "indexdef LIKE '%%USING hnsw%%'", (pg_table,)).fetchone()[0]
+    assert left == 1
+
+
+def test_query_statement_uses_the_models_hnsw_index(pg_store, pg_dsn):
+    pg_store.upsert(MODEL, records(3000))
+    statement = pg_store.query_sql(MODEL, 16, scopes=True)
+    q = np.ones(16, dtype=np.float32)
+    with psycopg.connect(pg_dsn) as conn:
+        from pgvector.psycopg import register_vector
+
+        register_vector(conn)
+        # The planner can only pick the index when the query's cast and predicate match the
+        # partial index definition (below ~2,000 rows it rightly prefers an exact sort).
+        plan = "\n".join(r[0] for r in conn.execute(
+            psycopg.sql.SQL("EXPLAIN ") + statement,
+            {"tenant": "default", "q": q, "k": 10, "scopes": [""]}).fetchall())
+    assert f"Index Scan using {pg_store._index_name(MODEL)}" in plan, plan
+
+
+def test_ef_search_is_set_on_the_connection(pg_dsn, pg_table):
+    store = PgVectorStore(pg_dsn, table=pg_table, ef_search=77)
+    try:
+        store.count()
+        assert store._conn.execute("SHOW hnsw.ef_search").fetchone()[0] == "77"
+    finally:
+        store.drop_table()
+        store.close()
+
+
+def test_reconnects_after_the_connection_is_killed(pg_store, pg_dsn):
+    pg_store.upsert(MODEL, records(3))
+    pid = pg_store._conn.info.backend_pid
+    with psycopg.connect(pg_dsn, autocommit=True) as admin:
+        admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+    assert pg_store.count(MODEL) == 3
+    assert pg_store._conn.info.backend_pid != pid
+
+
+def test_bulk_upsert_of_many_rows_in_one_call(pg_store):
+    assert pg_store.upsert(MODEL, records(2000, seed=3)) == 2000
+    assert pg_store.count(MODEL) == 2000
+    # Re-upserting the same keys updates in place.
+    changed = [VectorRecord(r.page, r.chunk_id, r.section_id, "new", r.vector)
+               for r in records(2000, seed=4)]
+    pg_store.upsert(MODEL, changed)
+    hashes = pg_store.hashes(MODEL)
+    assert len(hashes) == 2000 and {h["lead"] for h in hashes.values()} == {"new"}

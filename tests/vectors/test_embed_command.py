@@ -1,0 +1,131 @@
+"""`mindgraph embed`, in-process through click's CliRunner."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mindgraph.cli import cli
+from mindgraph.providers.embedding.local import LocalMiniLMProvider
+
+HASHING = "embedding:\n  provider: hashing\n  dimension: 64\n"
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """A workspace with a three-page wiki, embedding with the hashing provider."""
+    wiki = tmp_path / "wiki"
+    (wiki / "Plugins").mkdir(parents=True)
+    (wiki / "Sync.md").write_text("---\ntitle: Sync\n---\nKeep notes in step.\n\n"
+                                  "## Set up\nSign in.\n", encoding="utf-8")
+    (wiki / "Plugins" / "Canvas.md").write_text("# Canvas\n\nAn infinite board.\n",
+                                                encoding="utf-8")
+    (wiki / "Home.md").write_text("# Home\n\nStart here.\n", encoding="utf-8")
+    (tmp_path / "mindgraph.yml").write_text(HASHING, encoding="utf-8")
+    return tmp_path
+
+
+def embed(workspace: Path, *args: str):
+    return CliRunner().invoke(cli, ["embed", "-C", str(workspace), *args])
+
+
+def test_embed_then_rerun_embeds_nothing(workspace):
+    first = embed(workspace, "--json")
+    assert first.exit_code == 0, first.output
+    data = json.loads(first.output)
+    assert (data["pages"], data["chunks"], data["embedded"]) == (3, 4, 4)
+    assert data["model_version"] == "hashing:v1:64"
+    assert str(workspace / ".mindgraph" / "vectors" / "default") in data["store"]
+    again = json.loads(embed(workspace, "--json").output)
+    assert (again["embedded"], again["unchanged"], again["deleted_chunks"]) == (0, 4, 0)
+
+
+def test_text_summary_and_changes(workspace):
+    assert embed(workspace).exit_code == 0
+    (workspace / "wiki" / "Home.md").unlink()
+    (workspace / "wiki" / "Sync.md").write_text("---\ntitle: Sync\n---\nKeep notes in step.\n",
+                                                encoding="utf-8")
+    result = embed(workspace)
+    assert result.exit_code == 0, result.output
+    assert "Embedded 0 of 2 chunks from 2 pages (2 unchanged); removed 2 chunks of 1 " \
+           "deleted pages" in result.output
+    assert "Model hashing:v1:64" in result.output
+
+
+def test_dry_run_writes_nothing_and_loads_no_model(workspace, monkeypatch):
+    (workspace / "mindgraph.yml").write_text("", encoding="utf-8")   # default: local MiniLM
+
+    def no_model(self):
+        raise AssertionError("--dry-run must not load the model")
+
+    monkeypatch.setattr(LocalMiniLMProvider, "_load_session", no_model)
+    result = embed(workspace, "--dry-run", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["dry_run"] is True and data["embedded"] == 4
+    assert data["model_version"] == "local:all-MiniLM-L6-v2-int8:384"
+    assert not (workspace / ".mindgraph" / "vectors").exists()
+    text = embed(workspace, "--dry-run")
+    assert "Would embed 4 of 4 chunks" in text.output and "Dry run" in text.output
+
+
+def test_other_models_are_reported_and_can_be_dropped(workspace):
+    assert embed(workspace).exit_code == 0
+    (workspace / "mindgraph.yml").write_text(HASHING.replace("64", "32"), encoding="utf-8")
+    result = embed(workspace)
+    assert "other models: hashing:v1:64 (4)" in result.output
+    assert "--drop-other-models" in result.output
+    dropped = json.loads(embed(workspace, "--drop-other-models", "--json").output)
+    assert dropped["dropped_models"] == {"hashing:v1:64": 4}
+    assert json.loads(embed(workspace, "--json").output)["other_models"] == {}
+
+
+def test_missing_wiki_is_an_error_with_the_fix(tmp_path):
+    result = embed(tmp_path)
+    assert result.exit_code == 1
+    assert "does not exist" in result.output and "mindgraph ingest" in result.output
+
+
+def test_unreachable_pgvector_names_the_dsn_and_the_fix(workspace, monkeypatch):
+    (workspace / "mindgraph.yml").write_text(HASHING + "store:\n  backend: pgvector\n",
+                                             encoding="utf-8")
+    monkeypatch.setenv("MINDGRAPH_PG_DSN", "postgresql://kb:hunter2@127.0.0.1:1/kb")
+    result = embed(workspace)
+    assert result.exit_code == 1
+    assert "postgresql://kb:***@127.0.0.1:1/kb" in result.output
+    assert "hunter2" not in result.output
+    assert "MINDGRAPH_PG_DSN" in result.output and "docker compose up -d" in result.output
+
+
+def test_pgvector_without_a_dsn_is_a_config_error(workspace, monkeypatch):
+    (workspace / "mindgraph.yml").write_text(HASHING + "store:\n  backend: pgvector\n",
+                                             encoding="utf-8")
+    monkeypatch.delenv("MINDGRAPH_PG_DSN", raising=False)
+    result = embed(workspace)
+    assert result.exit_code == 2
+    assert "MINDGRAPH_PG_DSN is not set" in result.output
+
+
+@pytest.mark.pg
+def test_embed_into_pgvector(workspace, pg_dsn, monkeypatch):
+    (workspace / "mindgraph.yml").write_text(
+        HASHING + "store:\n  backend: pgvector\n  table: mg_test_cli\n", encoding="utf-8")
+    monkeypatch.setenv("MINDGRAPH_PG_DSN", pg_dsn)
+    try:
+        assert json.loads(embed(workspace, "--json").output)["embedded"] == 4
+        assert json.loads(embed(workspace, "--json").output)["embedded"] == 0
+    finally:
+        import psycopg
+
+        with psycopg.connect(pg_dsn, autocommit=True) as conn:
+            conn.execute("DROP TABLE IF EXISTS mg_test_cli")
+
+
+def test_progress_bar_goes_to_stderr_on_a_terminal(workspace, monkeypatch):
+    monkeypatch.setattr("mindgraph.cli.embed_cmd.is_terminal", lambda: True)
+    result = CliRunner().invoke(cli, ["embed", "-C", str(workspace)])
+    assert result.exit_code == 0
+    assert "Embedding" in result.stderr and "Embedding" not in result.stdout
