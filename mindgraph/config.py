@@ -107,8 +107,9 @@ class RetrievalSettings:
     """
 
     fusion: Literal["weighted", "rrf"] = "weighted"
-    keyword_weight: float = 0.4
-    vector_weight: float = 0.6
+    keyword_weight: float = 0.6
+    vector_weight: float = 0.4
+    unsupported_language_vector_factor: float = 0.25
     rrf_k: int = 60
     graph_boost: float = 0.1
     min_score: float = 0.15
@@ -355,6 +356,8 @@ def _check_values(s: Settings) -> None:
          and s.retrieval.keyword_weight + s.retrieval.vector_weight > 0,
          "retrieval.keyword_weight/vector_weight", "0 or more, not both 0"),
         (s.retrieval.rrf_k >= 1, "retrieval.rrf_k", "at least 1"),
+        (0 <= s.retrieval.unsupported_language_vector_factor <= 1,
+         "retrieval.unsupported_language_vector_factor", "between 0 and 1"),
         (0 <= s.retrieval.min_score < 1, "retrieval.min_score", "in [0, 1)"),
         (s.retrieval.overfetch >= 1, "retrieval.overfetch", "at least 1"),
         (s.retrieval.recency_lambda >= 0, "retrieval.recency_lambda", "0 or more"),

@@ -1,8 +1,11 @@
 """Fusion of ranked lists: pure functions chosen by configuration (``retrieval.fusion``).
 
 Both return scores in [0, 1] so that one minimum score and one graph boost work for either:
-- ``weighted_fusion``: each retriever's scores min-max normalised over its candidates, then a
-  weighted sum divided by the total weight (reference weights keyword 0.4 / vector 0.6);
+- ``weighted_fusion``: each retriever's scores divided by its top score, then a weighted sum
+  divided by the total weight. Dividing by the top (rather than min-max) keeps the relative
+  distances a retriever measured: cosine 0.55 against a top of 0.60 stays close to the top
+  instead of being stretched towards 0. On the development questions this scored MRR@10 0.842
+  against 0.778 for min-max with the same weights (`mindgraph bench`, see README);
 - ``rrf_fusion``: reciprocal rank fusion, sum of w / (k + rank) with k = 60, divided by what a
   page ranked first by every retriever would get.
 """
@@ -25,14 +28,24 @@ def minmax(ranking: Ranking) -> dict[str, float]:
     return {key: (score - low) / (high - low) for key, score in ranking}
 
 
+def maxnorm(ranking: Ranking) -> dict[str, float]:
+    """Scores divided by the top score (negative scores count as 0)."""
+    if not ranking:
+        return {}
+    top = max(score for _, score in ranking)
+    if top <= 0:
+        return {key: 0.0 for key, _ in ranking}
+    return {key: max(0.0, score) / top for key, score in ranking}
+
+
 def weighted_fusion(rankings: Mapping[str, Ranking], weights: Mapping[str, float]
                     ) -> dict[str, float]:
-    """Normalised weighted sum of every retriever's min-max scores."""
+    """Weighted sum of every retriever's top-normalised scores, divided by the total weight."""
     total = sum(weights.get(name, 0.0) for name in rankings) or 1.0
     fused: dict[str, float] = {}
     for name, ranking in rankings.items():
         weight = weights.get(name, 0.0)
-        for key, score in minmax(ranking).items():
+        for key, score in maxnorm(ranking).items():
             fused[key] = fused.get(key, 0.0) + weight * score / total
     return fused
 

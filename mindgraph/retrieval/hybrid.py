@@ -25,6 +25,7 @@ from typing import Any, Callable, Mapping
 from ..config import RetrievalSettings
 from ..graph.build import EXTRACTED, KnowledgeGraph
 from ..page.model import Page
+from ..providers.embedding.base import model_languages
 from .expand import QueryExpander, split_concepts
 from .fusion import FUSIONS
 from .keyword import KeywordIndex
@@ -178,7 +179,8 @@ class HybridRetriever:
                 _note(degradation, f"{name} retrieval failed ({type(exc).__name__}: {exc}); "
                                    f"results come from the other retrievers")
         rankings = {k: [r for r in v if r[0] in self.pages] for k, v in rankings.items()}
-        weights = {"keyword": intent.profile.keyword, "vector": intent.profile.vector}
+        weights = {"keyword": intent.profile.keyword,
+                   "vector": intent.profile.vector * self._vector_factor(query)}
         if "vector" not in rankings:
             weights = {"keyword": 1.0}
         if "keyword" not in rankings and "vector" in rankings:
@@ -198,6 +200,16 @@ class HybridRetriever:
                 if tag not in cand.found_by:
                     cand.found_by.append(tag)
         return candidates
+
+    def _vector_factor(self, query: str) -> float:
+        """Less vector weight for a query in a language the embedding model was not trained
+        on (all-MiniLM-L6-v2 knows English only: its vectors of Japanese text are noise)."""
+        if self.vector is None:
+            return 1.0
+        languages = model_languages(self.vector.provider)
+        if languages is None or query_language(query) in languages:
+            return 1.0
+        return self.settings.unsupported_language_vector_factor
 
     def _wants_expansion(self, query: str, top: float) -> bool:
         mode = self.settings.expansion

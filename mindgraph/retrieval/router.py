@@ -41,7 +41,7 @@ DEFAULT_PROFILES: dict[str, IntentProfile] = {
         r"enable|change|save|have|open|get|type)",
         r"どこ", r"どの(?:ファイル|ページ|設定|メニュー)", r"場所", r"どうすれば",
         r"哪里", r"在哪", r"哪个(?:文件|页面|设置|插件)", r"位置", r"应该怎么", r"怎么操作"),
-        keyword=0.55, vector=0.45),
+        keyword=0.65, vector=0.35),
     "concept": IntentProfile("concept", (
         r"what (?:is|are|does|do)", r"why", r"how does", r"how do(?:es)? .{1,40} work",
         r"explain", r"meaning of", r"what happens", r"purpose",
@@ -54,7 +54,7 @@ DEFAULT_PROFILES: dict[str, IntentProfile] = {
         r"one versus the other", r"which one",
         r"関係", r"違い", r"比較", r"連携",
         r"关系", r"区别", r"不同", r"比较", r"配合"),
-        keyword=0.4, vector=0.6, graph=2.0),
+        keyword=0.6, vector=0.4, graph=2.0),
     "failure": IntentProfile("failure", (
         r"errors?", r"fail(?:s|ed|ing|ure)?", r"broken", r"(?:doesn['’]t|does not|isn['’]t|"
         r"won['’]t|not) (?:work|load|show|sync|appear)", r"fix", r"crash(?:es|ed)?",
@@ -63,9 +63,9 @@ DEFAULT_PROFILES: dict[str, IntentProfile] = {
         r"エラー", r"失敗", r"できない", r"動かない", r"原因", r"直(?:す|し)", r"取り込まれていない",
         r"表示されない",
         r"错误", r"失败", r"无法", r"不能", r"没有效果", r"故障", r"报错", r"不生效"),
-        keyword=0.35, vector=0.65, failure_pages=0.1),
+        keyword=0.55, vector=0.45, failure_pages=0.1),
 }
-DEFAULT_INTENT = IntentProfile("default", (), keyword=0.4, vector=0.6)
+DEFAULT_INTENT = IntentProfile("default", (), keyword=0.6, vector=0.4)
 
 
 @dataclass(frozen=True)

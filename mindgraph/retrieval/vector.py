@@ -15,7 +15,7 @@ import numpy as np
 from ..providers.embedding.base import EmbeddingProvider
 from ..stores.base import VectorStore
 
-CHUNKS_PER_PAGE = 4
+CHUNKS_PER_PAGE = 8
 CACHE_SIZE = 512
 
 

@@ -179,3 +179,13 @@ def test_context_command_never_fails(tmp_path):
     broken.mkdir()
     (broken / "mindgraph.yml").write_text("nonsense: [\n")
     assert CliRunner().invoke(cli, ["context", "x", "-C", str(broken)]).exit_code == 0
+
+
+def test_english_only_model_gets_less_weight_on_cjk_queries(mg):
+    from mindgraph.providers.embedding.base import model_languages
+
+    retriever = mg.hybrid_retriever()
+    assert model_languages(retriever.vector.provider) is None      # hashing: no claim
+    retriever.vector.provider.languages = ("en",)
+    assert retriever._vector_factor("ブックマークの使い方") == 0.25
+    assert retriever._vector_factor("how to use bookmarks") == 1.0

@@ -3,7 +3,7 @@
 import pytest
 
 from mindgraph.errors import ConfigError
-from mindgraph.retrieval.fusion import minmax, rrf_fusion, weighted_fusion
+from mindgraph.retrieval.fusion import maxnorm, minmax, rrf_fusion, weighted_fusion
 from mindgraph.retrieval.router import IntentRouter
 
 
@@ -60,12 +60,20 @@ def test_minmax():
     assert minmax([]) == {}
 
 
+def test_maxnorm_keeps_relative_distances():
+    assert maxnorm([("a", 0.6), ("b", 0.55), ("c", -0.1)]) == pytest.approx(
+        {"a": 1.0, "b": 0.55 / 0.6, "c": 0.0})
+    assert maxnorm([]) == {}
+
+
 def test_weighted_fusion_rewards_agreement():
     fused = weighted_fusion({"keyword": [("a", 9.0), ("b", 5.0), ("c", 1.0)],
                              "vector": [("b", 0.9), ("c", 0.5), ("d", 0.1)]},
                             {"keyword": 0.4, "vector": 0.6})
     assert max(fused, key=fused.get) == "b"
-    assert fused["a"] == pytest.approx(0.4) and fused["b"] == pytest.approx(0.4 * 0.5 + 0.6)
+    assert fused["a"] == pytest.approx(0.4)
+    assert fused["b"] == pytest.approx(0.4 * 5 / 9 + 0.6)
+    assert fused["d"] == pytest.approx(0.6 * 0.1 / 0.9)
     assert all(0 <= v <= 1 for v in fused.values())
 
 

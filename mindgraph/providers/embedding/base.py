@@ -109,3 +109,17 @@ def check_matrix(matrix: np.ndarray, count: int, dimension: int, who: str) -> np
 
 KeySource = Callable[[], str]
 """Returns an API key when first needed, so a dry run never asks for one."""
+
+
+# Models known to be trained on English only: their vectors carry little meaning for
+# Chinese or Japanese text, so hybrid retrieval gives them less weight on such queries.
+ENGLISH_ONLY_MODELS = ("local:all-MiniLM-L6-v2",)
+
+
+def model_languages(provider: EmbeddingProvider) -> tuple[str, ...] | None:
+    """Languages the provider's model was trained for (None: multilingual or unknown)."""
+    declared = getattr(provider, "languages", None)
+    if declared is not None:
+        return tuple(declared)
+    version = provider.model_version
+    return ("en",) if version.startswith(ENGLISH_ONLY_MODELS) else None
