@@ -20,7 +20,9 @@ demo: install
 	$(BIN)/mindgraph ingest
 	$(BIN)/mindgraph check
 	$(BIN)/mindgraph stats
-	$(BIN)/mindgraph search "how are links resolved" --limit 3
+	$(BIN)/mindgraph embed
+	$(BIN)/mindgraph search --hybrid "how does mindgraph resolve an ambiguous link?" --limit 3
+	$(BIN)/mindgraph context "I am changing how wikilinks are resolved"
 	$(BIN)/mindgraph coverage mindgraph --uncovered
 
 test: install-test
