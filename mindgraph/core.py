@@ -18,6 +18,7 @@ from typing import Any, Callable, TypeVar
 
 from .config import Settings, load_settings
 from .coverage.report import CoverageReport, measure_coverage
+from .coverage.semantic import find_semantic_links
 from .coverage.units import DEFAULT_EXCLUDES, discover_units
 from .errors import MindgraphError, NotFoundError
 from .page.address import page_url
@@ -432,13 +433,23 @@ class Mindgraph:
     @_query
     def coverage(self, codebase: str | Path, *, service_level: bool = False,
                  excludes: tuple[str, ...] = (), default_excludes: bool = True,
-                 min_mentions: int = 1) -> CoverageReport:
-        """How much of ``codebase`` the wiki refers to."""
+                 min_mentions: int = 1,
+                 semantic_threshold: float | None = None) -> CoverageReport:
+        """How much of ``codebase`` the wiki refers to; with ``semantic_threshold``, also which
+        units' docstrings are that close (cosine) to a section's stored vector."""
         patterns = tuple(excludes) + (DEFAULT_EXCLUDES if default_excludes else ())
         units = discover_units(Path(codebase), patterns, service_level)
-        return measure_coverage(units, self.vault().pages.values(), codebase=str(codebase),
+        pages = self.vault().pages
+        found = None if semantic_threshold is None else find_semantic_links(
+            units, self.embedding_provider(), self.vector_store(), semantic_threshold,
+            pages=pages)
+        return measure_coverage(units, pages.values(), codebase=str(codebase),
                                 level="service" if service_level else "module",
-                                min_mentions=min_mentions)
+                                min_mentions=min_mentions,
+                                semantic=found.links if found else None,
+                                semantic_model=found.model_version if found else "",
+                                semantic_threshold=semantic_threshold,
+                                notes=found.notes if found else ())
 
     def timeline(self, concept: str, *, since: dt.date | None = None,
                  until: dt.date | None = None, newest_first: bool = False,

@@ -7,7 +7,8 @@ from pathlib import Path
 import click
 
 from ..core import Mindgraph
-from ..coverage.report import compare_to_baseline, load_baseline
+from ..coverage.report import CoverageReport, compare_to_baseline, load_baseline
+from ..coverage.semantic import DEFAULT_THRESHOLD
 from ..fsutil import atomic_write_json
 from .common import EXIT_PROBLEMS, emit_json, json_option, workspace_options
 
@@ -30,16 +31,32 @@ from .common import EXIT_PROBLEMS, emit_json, json_option, workspace_options
 @click.option("--save", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Save this report as JSON (to use later as --baseline).")
 @click.option("--uncovered", "only_uncovered", is_flag=True, help="List only uncovered units.")
+@click.option("--semantic", is_flag=True,
+              help="Also cover a unit whose docstrings are close to a wiki section (needs "
+                   "`mindgraph embed` first; uses the configured embedding model).")
+@click.option("--semantic-threshold", type=click.FloatRange(0, 1), default=None,
+              metavar="COSINE",
+              help=f"Similarity a semantic link needs (default {DEFAULT_THRESHOLD}, measured "
+                   f"for the local MiniLM model); implies --semantic.")
 @json_option
 def coverage_command(settings, codebase: Path, service_level: bool, excludes: tuple[str, ...],
                      no_default_excludes: bool, min_mentions: int, fail_under: float | None,
                      baseline: Path | None, save: Path | None, only_uncovered: bool,
-                     as_json: bool) -> None:
-    """Measure which modules of CODEBASE the wiki refers to (by path, module or symbol name)."""
-    report = Mindgraph(settings).coverage(codebase, service_level=service_level,
-                                          excludes=excludes,
-                                          default_excludes=not no_default_excludes,
-                                          min_mentions=min_mentions)
+                     semantic: bool, semantic_threshold: float | None, as_json: bool) -> None:
+    """Measure which modules of CODEBASE the wiki refers to (by path, module or symbol name).
+
+    With --semantic, a module whose docstrings read like a wiki section is covered too; the
+    report marks such links with "~" and gives the section and the cosine similarity.
+    """
+    if semantic and semantic_threshold is None:
+        semantic_threshold = DEFAULT_THRESHOLD
+    mg = Mindgraph(settings)
+    try:
+        report = mg.coverage(codebase, service_level=service_level, excludes=excludes,
+                             default_excludes=not no_default_excludes,
+                             min_mentions=min_mentions, semantic_threshold=semantic_threshold)
+    finally:
+        mg.close()
     comparison = compare_to_baseline(report, load_baseline(baseline)) if baseline else None
     if save:
         atomic_write_json(save, report.to_dict())
@@ -53,6 +70,8 @@ def coverage_command(settings, codebase: Path, service_level: bool, excludes: tu
         emit_json(data)
     else:
         _print_table(report, only_uncovered)
+        for note in report.notes:
+            click.echo(f"note: {note}", err=True)
         if comparison:
             _print_comparison(comparison)
         if failed_threshold:
@@ -63,18 +82,29 @@ def coverage_command(settings, codebase: Path, service_level: bool, excludes: tu
         raise SystemExit(EXIT_PROBLEMS)
 
 
-def _print_table(report, only_uncovered: bool) -> None:
+SEMANTIC_SHOWN = 2      # semantic links printed per unit; --json has them all
+
+
+def _print_table(report: CoverageReport, only_uncovered: bool) -> None:
     rows = [u for u in report.units if not (only_uncovered and u.covered)]
     width = max([len(u.unit.id) for u in rows] + [4])
-    click.echo(f"{'unit':{width}}  {'covered':7}  {'mentions':>8}  pages")
+    click.echo(f"{'unit':{width}}  {'covered':8}  {'mentions':>8}  pages")
     for item in rows:
         pages = ", ".join(m.page for m in item.pages[:3])
         if len(item.pages) > 3:
             pages += f", +{len(item.pages) - 3} more"
-        mark = "yes" if item.covered else "NO"
-        click.echo(f"{item.unit.id:{width}}  {mark:7}  {item.mentions:>8}  {pages}")
+        mark = "semantic" if item.semantic_only else "yes" if item.covered else "NO"
+        click.echo(f"{item.unit.id:{width}}  {mark:8}  {item.mentions:>8}  {pages}".rstrip())
+        for page, section, similarity in item.semantic[:SEMANTIC_SHOWN]:
+            click.echo(f"{'':{width + 22}}~ {page}#{section} ({similarity:.2f})")
+        if len(item.semantic) > SEMANTIC_SHOWN:
+            click.echo(f"{'':{width + 22}}~ +{len(item.semantic) - SEMANTIC_SHOWN} more")
     click.echo(f"\n{report.covered}/{len(report.units)} {report.level}s covered "
                f"({report.percent:.1f}%), {len(report.units) - report.covered} uncovered.")
+    if report.semantic_model:
+        click.echo(f"~ semantic link: cosine >= {report.semantic_threshold:g} with "
+                   f"{report.semantic_model}; {report.covered_semantic_only} {report.level}s "
+                   f"covered by semantic links alone.")
 
 
 def _print_comparison(comparison: dict) -> None:
@@ -82,6 +112,14 @@ def _print_comparison(comparison: dict) -> None:
                f"{comparison['percent']:.1f}%.")
     for unit in comparison["no_longer_covered"]:
         click.echo(f"  no longer covered: {unit}")
+    changed = comparison.get("semantic_changed")
+    if changed:
+        def describe(side: dict | None) -> str:
+            return (f"semantic links at {side['threshold']} with {side['model_version']}"
+                    if side else "no semantic links")
+
+        click.echo(f"  note: the baseline was measured with {describe(changed['baseline'])}, "
+                   f"this run with {describe(changed['now'])}.")
 
 
 def register(group: click.Group) -> None:

@@ -1,6 +1,7 @@
 """Coverage of a codebase by the wiki: which units it knows, and the CI gate over that.
 
-A unit is covered when the wiki refers to it at least ``min_mentions`` times (see mentions.py).
+A unit is covered when the wiki refers to it at least ``min_mentions`` times (see mentions.py),
+or, with ``--semantic``, when its docstrings are close to a wiki section (see semantic.py).
 ``compare_to_baseline`` turns a saved report into a gate: coverage must not drop.
 """
 
@@ -27,6 +28,7 @@ class UnitCoverage:
     symbols_mentioned: tuple[str, ...] = ()
     semantic: tuple[tuple[str, str, float], ...] = ()   # (page, section id, similarity)
     covered: bool = False
+    semantic_only: bool = False      # covered by semantic links, not by enough mentions
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -43,6 +45,7 @@ class UnitCoverage:
         if self.semantic:
             data["semantic"] = [{"page": p, "section": s, "similarity": round(v, 4)}
                                 for p, s, v in self.semantic]
+            data["semantic_only"] = self.semantic_only
         return data
 
 
@@ -54,11 +57,19 @@ class CoverageReport:
     level: str
     min_mentions: int
     units: tuple[UnitCoverage, ...] = field(default_factory=tuple)
+    semantic_model: str = ""                  # model_version of the semantic links, "" if off
+    semantic_threshold: float | None = None
+    notes: tuple[str, ...] = ()               # warnings worth showing (stale vectors, ...)
 
     @property
     def covered(self) -> int:
         """Number of covered units."""
         return sum(1 for u in self.units if u.covered)
+
+    @property
+    def covered_semantic_only(self) -> int:
+        """Units covered only because of semantic links."""
+        return sum(1 for u in self.units if u.semantic_only)
 
     @property
     def percent(self) -> float:
@@ -71,14 +82,21 @@ class CoverageReport:
                 "min_mentions": self.min_mentions, "total": len(self.units),
                 "covered": self.covered, "uncovered": len(self.units) - self.covered,
                 "percent": round(self.percent, 2),
+                **({"semantic": {"model_version": self.semantic_model,
+                                 "threshold": self.semantic_threshold,
+                                 "covered_semantic_only": self.covered_semantic_only}}
+                   if self.semantic_model else {}),
+                **({"notes": list(self.notes)} if self.notes else {}),
                 "units": [u.to_dict() for u in self.units]}
 
 
 def measure_coverage(units: list[Unit], pages: Iterable[Page], *, codebase: str = "",
                      level: str = "module", min_mentions: int = 1,
-                     semantic: dict[str, list[tuple[str, str, float]]] | None = None
-                     ) -> CoverageReport:
-    """Count every unit's mentions across the pages; ``semantic`` adds vector matches."""
+                     semantic: dict[str, list[tuple[str, str, float]]] | None = None,
+                     semantic_model: str = "", semantic_threshold: float | None = None,
+                     notes: tuple[str, ...] = ()) -> CoverageReport:
+    """Count every unit's mentions across the pages; ``semantic`` adds vector matches
+    (unit id → (page, section id, similarity)), measured with ``semantic_model``."""
     index = MentionIndex(units)
     by_unit: dict[str, list[Mention]] = {u.id: [] for u in units}
     for page in pages:
@@ -92,9 +110,12 @@ def measure_coverage(units: list[Unit], pages: Iterable[Page], *, codebase: str 
         named = {form for m in mentions for form in m.forms}
         symbols = tuple(s.name for s in unit.symbols if s.name in named)
         matches = tuple(semantic.get(unit.id, ()))
-        covered = total >= min_mentions or bool(matches)
-        results.append(UnitCoverage(unit, total, tuple(mentions), symbols, matches, covered))
-    return CoverageReport(codebase, level, min_mentions, tuple(results))
+        by_mentions = total >= min_mentions
+        results.append(UnitCoverage(unit, total, tuple(mentions), symbols, matches,
+                                    by_mentions or bool(matches),
+                                    bool(matches) and not by_mentions))
+    return CoverageReport(codebase, level, min_mentions, tuple(results), semantic_model,
+                          semantic_threshold, notes)
 
 
 def load_baseline(path: Path) -> dict[str, Any]:
@@ -119,6 +140,16 @@ def compare_to_baseline(report: CoverageReport, baseline: dict[str, Any]) -> dic
     now = {u.unit.id for u in report.units if u.covered}
     lost = sorted(before - now)
     dropped = report.percent + 1e-9 < float(baseline["percent"])
-    return {"baseline_percent": float(baseline["percent"]),
-            "percent": round(report.percent, 2), "dropped": dropped,
-            "no_longer_covered": lost, "newly_covered": sorted(now - before)}
+    comparison = {"baseline_percent": float(baseline["percent"]),
+                  "percent": round(report.percent, 2), "dropped": dropped,
+                  "no_longer_covered": lost, "newly_covered": sorted(now - before)}
+    was = baseline.get("semantic") or {}
+    if (was.get("model_version", ""), was.get("threshold")) != (
+            report.semantic_model, report.semantic_threshold):
+        # Not a like-for-like comparison: say so rather than let the numbers speak alone.
+        comparison["semantic_changed"] = {
+            "baseline": {k: was.get(k) for k in ("model_version", "threshold")} if was
+            else None,
+            "now": {"model_version": report.semantic_model,
+                    "threshold": report.semantic_threshold} if report.semantic_model else None}
+    return comparison
