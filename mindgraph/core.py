@@ -14,32 +14,30 @@ import threading
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from .config import Settings, load_settings
-from .coverage.report import CoverageReport, measure_coverage
-from .coverage.semantic import find_semantic_links
-from .coverage.units import DEFAULT_EXCLUDES, discover_units
 from .errors import MindgraphError, NotFoundError
+from .graph.build import KnowledgeGraph, open_graph
+from .graph.communities import Community, detect_communities
+from .graph.query import Neighbor, hubs, neighbors, orphans, shortest_path
 from .page.address import page_url
+from .page.cache import ChangeSet, PageCache, open_pages
 from .page.check import CheckReport, check_vault
 from .page.data import extract_data
 from .page.lookup import find_page
-from .graph.build import KnowledgeGraph, open_graph
-from .ingest.pipeline import run_ingest
-from .ingest.report import IngestReport
-from .ingest.state import STATE_FILENAME, IngestState
-from .graph.communities import Community, detect_communities
-from .graph.query import Neighbor, hubs, neighbors, orphans, shortest_path
-from .page.cache import ChangeSet, PageCache, open_pages
 from .page.model import Page, Section
 from .page.vault import Vault
 from .retrieval.context import ContextBlock
 from .retrieval.explain import SearchResult, explain
 from .retrieval.hybrid import HybridResponse, HybridRetriever, SearchOptions
-from .retrieval.vector import VectorRetriever
 from .retrieval.keyword import KeywordIndex, open_keyword_index
-from .timeline.build import Timeline, build_timeline
+from .retrieval.vector import VectorRetriever
+
+if TYPE_CHECKING:   # imported where used, so a search does not load the compiler
+    from .coverage.report import CoverageReport
+    from .ingest.report import IngestReport
+    from .timeline.build import Timeline
 from .usage import UsageLog
 
 T = TypeVar("T")
@@ -395,6 +393,8 @@ class Mindgraph:
     def ingest(self, *, provider: Any = None, dry_run: bool = False, force: bool = False,
                only: tuple[str, ...] = (), progress: Any = None) -> IngestReport:
         """Compile raw/ into wiki/ (offline or with the configured LLM), then re-sync indexes."""
+        from .ingest.pipeline import run_ingest
+
         with self._lock:
             report = run_ingest(self.settings, provider=provider, dry_run=dry_run, force=force,
                                 only=only, progress=progress)
@@ -413,6 +413,8 @@ class Mindgraph:
         for _, link, result in vault.resolved_links():
             links[link.syntax if link.relation == "wikilink" else link.relation] += 1
             resolution[result.status] += 1
+        from .ingest.state import STATE_FILENAME, IngestState
+
         tags: Counter[str] = Counter(t.lower() for p in pages.values() for t in p.tags)
         state = IngestState.load(self.settings.state_dir / STATE_FILENAME)
         raw_states = Counter(record.status for record in state.files.values())
@@ -437,6 +439,10 @@ class Mindgraph:
                  semantic_threshold: float | None = None) -> CoverageReport:
         """How much of ``codebase`` the wiki refers to; with ``semantic_threshold``, also which
         units' docstrings are that close (cosine) to a section's stored vector."""
+        from .coverage.report import measure_coverage
+        from .coverage.semantic import find_semantic_links
+        from .coverage.units import DEFAULT_EXCLUDES, discover_units
+
         patterns = tuple(excludes) + (DEFAULT_EXCLUDES if default_excludes else ())
         units = discover_units(Path(codebase), patterns, service_level)
         pages = self.vault().pages
@@ -455,6 +461,8 @@ class Mindgraph:
                  until: dt.date | None = None, newest_first: bool = False,
                  limit: int | None = None, use_git: bool = True) -> Timeline:
         """Dated notes (raw and wiki) that mention ``concept``, in date order."""
+        from .timeline.build import build_timeline
+
         return build_timeline(concept, [("raw", self.settings.raw_dir),
                                         ("wiki", self.settings.wiki_dir)],
                               since=since, until=until, newest_first=newest_first,

@@ -13,39 +13,38 @@ import click
 from ..version import __version__
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+# Command name → the module that defines it (each module has a register(group) function).
+# Modules are imported only when their command runs, so `mindgraph search` does not pay for
+# the web server or the MCP SDK. Add new commands here.
+COMMANDS = {
+    "init": "init_cmd", "pull": "ingest_cmd", "ingest": "ingest_cmd", "embed": "embed_cmd",
+    "check": "check_cmd", "stats": "stats_cmd", "search": "search_cmd", "graph": "graph_cmd",
+    "get": "page_cmds", "url": "page_cmds", "links": "page_cmds",
+    "timeline": "timeline_cmd", "coverage": "coverage_cmd", "context": "context_cmd",
+    "bench": "bench_cmd", "serve": "serve_cmd", "mcp": "mcp_cmd", "usage": "usage_cmd",
+}
+
+
+class LazyGroup(click.Group):
+    """A click group that imports a command's module the first time the command is needed."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        module = COMMANDS.get(cmd_name)
+        if module is None:
+            return None
+        holder = click.Group()
+        importlib.import_module(f"{__name__}.{module}").register(holder)
+        return holder.commands.get(cmd_name)
+
+
+@click.group(cls=LazyGroup,
+             context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="mindgraph")
 def cli() -> None:
     """mindgraph: compile markdown notes into a linked wiki and a knowledge graph for agents."""
-
-
-# One module per command group, each with a register(group) function. Add new ones here.
-COMMAND_MODULES = (
-    "init_cmd",
-    "ingest_cmd",
-    "check_cmd",
-    "coverage_cmd",
-    "timeline_cmd",
-    "page_cmds",
-    "serve_cmd",
-    "mcp_cmd",
-    "usage_cmd",
-    "stats_cmd",
-    "bench_cmd",
-    "context_cmd",
-    "graph_cmd",
-    "search_cmd",
-    "embed_cmd",
-)
-
-
-def _register() -> None:
-    # Imported here so that each command module stays independent of the others.
-    for name in COMMAND_MODULES:
-        importlib.import_module(f"{__name__}.{name}").register(cli)
-
-
-_register()
 
 
 def main() -> None:

@@ -10,10 +10,19 @@ from mindgraph.cli import cli
 
 
 def all_commands(group, prefix=()):
-    for name, command in group.commands.items():
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
         yield prefix + (name,), command
         if isinstance(command, click.Group):
             yield from all_commands(command, prefix + (name,))
+
+
+def test_every_command_module_registers_what_the_table_names():
+    from mindgraph.cli import COMMANDS
+
+    for name in COMMANDS:
+        assert cli.get_command(click.Context(cli), name) is not None, name
 
 
 @pytest.mark.parametrize("path, command", list(all_commands(cli)),
