@@ -8,6 +8,8 @@ from concurrent.futures import ThreadPoolExecutor
 import anthropic._base_client
 import pytest
 
+from llm_fakes import Script, timeout_with
+
 from mindgraph.errors import ProviderError, TransientProviderError
 from mindgraph.providers.llm import AnthropicProvider, LLMProvider
 
@@ -37,26 +39,7 @@ def ok(**kwargs):
     return HTTP.Response(200, json=message(**kwargs))
 
 
-def timeout(request):
-    raise HTTP.ReadTimeout("The read operation timed out", request=request)
-
-
-class Script:
-    """Plays canned responses in order (the last one repeats) and records each request."""
-
-    def __init__(self, *steps):
-        self.steps = list(steps)
-        self.requests = []
-
-    def __call__(self, request):
-        self.requests.append(request)
-        step = self.steps.pop(0) if len(self.steps) > 1 else self.steps[0]
-        return step(request) if callable(step) else step
-
-
-@pytest.fixture
-def sleeps() -> list[float]:
-    return []
+timeout = timeout_with(HTTP)
 
 
 def provider(handler, sleeps, max_retries=2) -> AnthropicProvider:

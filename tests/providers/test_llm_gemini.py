@@ -8,6 +8,8 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
+from llm_fakes import Script, timeout_with
+
 from mindgraph.errors import ProviderError, TransientProviderError
 from mindgraph.providers.llm import GeminiProvider, LLMProvider
 
@@ -37,26 +39,7 @@ def error(code: int, status: str, text: str, details=None, headers=None) -> http
     return httpx.Response(code, json=body, headers=headers or {})
 
 
-def timeout(request):
-    raise httpx.ReadTimeout("The read operation timed out", request=request)
-
-
-class Script:
-    """Plays canned responses in order (the last one repeats) and records each request."""
-
-    def __init__(self, *steps):
-        self.steps = list(steps)
-        self.requests = []
-
-    def __call__(self, request):
-        self.requests.append(request)
-        step = self.steps.pop(0) if len(self.steps) > 1 else self.steps[0]
-        return step(request) if callable(step) else step
-
-
-@pytest.fixture
-def sleeps() -> list[float]:
-    return []
+timeout = timeout_with(httpx)
 
 
 def provider(handler, sleeps, max_retries=2) -> GeminiProvider:

@@ -8,6 +8,8 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
+from llm_fakes import Script, timeout_with
+
 from mindgraph.errors import ProviderError, TransientProviderError
 from mindgraph.providers.llm import LLMProvider, OpenAIProvider
 
@@ -39,30 +41,11 @@ def error(status: int, text: str, kind: str = "invalid_request_error", code=None
     return httpx.Response(status, json=body, headers=headers or {})
 
 
-def timeout(request):
-    raise httpx.ReadTimeout("The read operation timed out", request=request)
+timeout = timeout_with(httpx)
 
 
 def refused(request):
     raise httpx.ConnectError("[Errno 111] Connection refused", request=request)
-
-
-class Script:
-    """Plays canned responses in order (the last one repeats) and records each request."""
-
-    def __init__(self, *steps):
-        self.steps = list(steps)
-        self.requests = []
-
-    def __call__(self, request):
-        self.requests.append(request)
-        step = self.steps.pop(0) if len(self.steps) > 1 else self.steps[0]
-        return step(request) if callable(step) else step
-
-
-@pytest.fixture
-def sleeps() -> list[float]:
-    return []
 
 
 def provider(handler, sleeps, max_retries=2, **kwargs) -> OpenAIProvider:
