@@ -22,7 +22,11 @@ def folder_inside(base: Path, folder: str) -> Path:
     """``folder`` resolved under ``base``; refuse anything that escapes it (clients are not
     trusted with the rest of the disk)."""
     root = Path(base).resolve()
-    target = (root / folder).resolve()
-    if not target.is_relative_to(root) or not target.is_dir():
-        raise NotFoundError(f"'{folder}' is not a folder inside the workspace {root}.")
+    try:
+        target = (root / folder).resolve()
+        inside = target.is_relative_to(root) and target.is_dir()
+    except (OSError, ValueError):     # a NUL byte, a name too long: no such folder can exist
+        inside = False
+    if not inside:
+        raise NotFoundError(f"{folder[:200]!r} is not a folder inside the workspace {root}.")
     return target

@@ -1,189 +1,445 @@
 """The REST API: a FastAPI app over one warm ``Mindgraph``.
 
 Safe by default: the CLI binds 127.0.0.1; any other address requires a bearer token read from
-the environment variable named by ``serve.token_env``. Errors are JSON with a real status (one
-handler maps the error tree: NotFoundError → 404, ConfigError → 400, other errors → 422/500);
-every limit is bounded by the schema, so bad parameters are 422 before any work is done.
+the environment variable named by ``serve.token_env``. Every error is JSON of one shape
+(``ErrorOut``: error, detail, and field errors for a 422) with a real status:
+
+    401 missing or wrong token      404 unknown page, section, block, folder; no path between pages
+    409 a reindex is already running, or the page's data block does not parse (fix the page)
+    422 bad parameters              502 an LLM/embedding provider failed (reindex)
+    503 the server cannot answer: wiki folder missing, vector store down, mindgraph.yml wrong
+
+Every limit is bounded by the schema, so bad parameters are 422 before any work is done, and
+every route declares its response model, so the OpenAPI document describes what comes back.
+
+Freshness: before a query the app re-scans the wiki for changed files, but one scan serves
+every request that arrived before it started (``FreshnessGate``), so 20 concurrent clients
+cost one scan, not 20, and a file changed before a request is still seen by it.
+``POST /reindex`` runs one at a time; a second concurrent call gets 409 at once rather than
+queueing a duplicate compile behind the first.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import contextvars
+import datetime as dt
+import functools
 import hmac
+import re
+import threading
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from fastapi import Depends, FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BeforeValidator
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..core import Mindgraph
-from ..errors import ConfigError, MindgraphError, NotFoundError, StoreError
+from ..errors import (
+    ConfigError,
+    IngestError,
+    MindgraphError,
+    NotFoundError,
+    ProviderError,
+    StoreError,
+)
 from ..page.data import DataBlockError
 from ..version import __version__
-from .params import folder_inside, parse_day
+from . import schemas as s
+from .params import folder_inside
 
 MAX_LIMIT = 100
+_ARRIVED: contextvars.ContextVar[int] = contextvars.ContextVar("mindgraph_rest_arrived")
+
+
+def _iso_day(value: Any) -> Any:
+    # pydantic would also take "0.0" or "1700000000" as a date (Unix time): only YYYY-MM-DD
+    if isinstance(value, str) and not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        raise ValueError("use a date as YYYY-MM-DD")
+    return value
+
+
+Day = Annotated[dt.date, BeforeValidator(_iso_day)]
+
+
+def _name() -> Any:
+    # a fresh Query per parameter: FastAPI binds a Query object to the first name it serves
+    return Query(..., min_length=1, max_length=1000, description="Path, title, alias or file name")
+
+
+class FreshnessGate:
+    """Group refresh: one wiki scan serves every request that arrived before the scan began.
+
+    A request that arrives while a scan runs waits for the next one (which starts after it
+    arrived, so it sees any file changed before the request); the requests queued behind that
+    scan all share it. Errors of the scan reach the request that ran it."""
+
+    def __init__(self, scan: Callable[[], Any]):
+        self._scan = scan
+        self._lock = threading.Lock()
+        self._covered_ns = -1      # start time of the last scan that finished
+
+    def ensure(self, arrived_ns: int) -> None:
+        """Return once a scan that started at or after ``arrived_ns`` has finished."""
+        with self._lock:
+            if self._covered_ns >= arrived_ns:
+                return
+            started = time.monotonic_ns()
+            self._scan()
+            self._covered_ns = started
+
+
+class CoreQueue:
+    """Runs handlers that read the core one at a time, in arrival order, off the event loop.
+
+    The core answers one query at a time under its lock anyway; 20 threadpool threads fighting
+    for that lock only add context switches and GIL hand-offs, and a FIFO keeps the p95 close
+    to the median. The arrival time (taken on the event loop) goes with each call, so the
+    freshness gate knows which scan a queued request still needs."""
+
+    def __init__(self) -> None:
+        self._pool: ThreadPoolExecutor | None = None
+        self._lock = threading.Lock()
+
+    def _executor(self) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._pool is None:      # again after close(): an app can be started twice
+                self._pool = ThreadPoolExecutor(1, thread_name_prefix="mindgraph-rest")
+            return self._pool
+
+    def close(self) -> None:
+        """Finish the queued calls and stop the worker."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True)
+
+    def wrap(self, handler: Callable[..., Any]) -> Callable[..., Any]:
+        """An async endpoint with ``handler``'s signature that queues ``handler``."""
+
+        @functools.wraps(handler)
+        async def endpoint(**kwargs: Any) -> Any:
+            call = functools.partial(_run_arrived, time.monotonic_ns(), handler, kwargs)
+            return await asyncio.get_running_loop().run_in_executor(self._executor(), call)
+
+        return endpoint
+
+
+def _run_arrived(arrived_ns: int, handler: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
+    token = _ARRIVED.set(arrived_ns)
+    try:
+        return handler(**kwargs)
+    finally:
+        _ARRIVED.reset(token)
 
 
 def create_app(mg: Mindgraph, token: str | None = None) -> FastAPI:
-    """Build the app. With ``token`` set, every route but /health needs ``Bearer <token>``."""
-    app = FastAPI(title="mindgraph", version=__version__,
+    """Build the app. With ``token`` set, every route but /health needs ``Bearer <token>``.
+
+    The app takes over refreshing ``mg`` from the files (``auto_refresh`` is turned off)."""
+    queue = CoreQueue()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI):
+        from threadpoolctl import threadpool_limits
+
+        # One BLAS thread: requests are the parallelism. With OpenBLAS's default (a thread per
+        # core) its spinning workers took half the CPU of each /smart_search on 2 cores.
+        limits = threadpool_limits(1, user_api="blas")
+        try:
+            yield
+        finally:
+            limits.restore_original_limits()
+            queue.close()
+
+    app = FastAPI(title="mindgraph", version=__version__, lifespan=lifespan,
                   description="Query a compiled markdown wiki: pages, sections, links, "
                               "graph, search, timeline and coverage.")
     app.state.mg = mg
+    mg.auto_refresh = False
+    gate = FreshnessGate(_scan_wiki(mg))
+    reindexing = threading.Lock()
+    usage = mg.usage_log        # once: the property resolves the state path on every call
 
-    def authorize(request: Request) -> None:
+    def fresh() -> None:
+        gate.ensure(_ARRIVED.get(time.monotonic_ns()))
+
+    async def authorize(request: Request) -> None:
+        # async: a pure header check should not cost a trip through the threadpool
         if token is None:
             return
         header = request.headers.get("authorization", "")
         scheme, _, given = header.partition(" ")
-        if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip(), token):
-            raise _Unauthorized()
+        if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(),
+                                                                  token.encode()):
+            raise _HTTPError(401, "Unauthorized",
+                             "Send 'Authorization: Bearer <token>' with the token from the "
+                             "server's token environment variable.",
+                             {"WWW-Authenticate": "Bearer"})
 
     guard = [Depends(authorize)]
 
-    @app.exception_handler(MindgraphError)
-    async def domain_error(request: Request, exc: MindgraphError) -> JSONResponse:
-        return JSONResponse({"error": type(exc).__name__, "detail": str(exc)},
-                            status_code=_status(exc))
+    def route(method: str, path: str, model: type, summary: str, *extra: int,
+              public: bool = False, queued: bool = True) -> Callable:
+        codes = ((401,) if not public else ()) + (422, 503) + extra
+        add = getattr(app, method)(path, response_model=model, summary=summary,
+                                   dependencies=[] if public else guard,
+                                   responses={c: {"model": s.ErrorOut} for c in sorted(codes)})
 
-    @app.exception_handler(_Unauthorized)
-    async def unauthorized(request: Request, exc: Exception) -> JSONResponse:
-        return JSONResponse({"error": "Unauthorized",
-                             "detail": "Send 'Authorization: Bearer <token>' with the token "
-                                       "from the server's token environment variable."},
-                            status_code=401, headers={"WWW-Authenticate": "Bearer"})
+        def register(handler: Callable[..., Any]) -> Callable[..., Any]:
+            add(queue.wrap(handler) if queued else handler)
+            return handler
 
-    @app.get("/health", summary="Liveness and basic counts")
+        return register
+
+    _install_error_handlers(app)
+
+    @route("get", "/health", s.HealthOut, "Liveness and the page count", public=True)
     def health() -> dict[str, Any]:
-        return {"status": "ok", "version": __version__,
-                "pages": len(mg.vault().pages)}
+        fresh()
+        return {"status": "ok", "version": __version__, "pages": len(mg.vault().pages)}
 
-    @app.get("/stats", dependencies=guard, summary="Pages, sections, links, tags, raw states")
+    @route("get", "/stats", s.StatsOut, "Pages, sections, links, tags, raw states")
     def stats() -> dict[str, Any]:
+        fresh()
         return mg.stats()
 
-    @app.get("/page", dependencies=guard, summary="A page with its sections, links, backlinks")
-    def page(name: str = Query(..., min_length=1, max_length=1000,
-                               description="Path, title, alias or file name")) -> dict[str, Any]:
+    @route("get", "/page", s.PageOut, "A page with its sections, links and backlinks", 404)
+    def page(name: str = _name()) -> dict[str, Any]:
+        fresh()
         found = mg.page(name)
         links = mg.links(found.path)
         return {"path": found.path, "title": found.title, "aliases": list(found.aliases),
                 "tags": list(found.tags), "url": mg.url(found.path),
                 "frontmatter": dict(found.frontmatter),
-                "sections": [{"id": s.id, "heading": s.heading, "level": s.level,
-                              "path": list(s.path), "lines": [s.start_line, s.end_line]}
-                             for s in found.sections],
+                "sections": [{"id": x.id, "heading": x.heading, "level": x.level,
+                              "path": list(x.path), "lines": [x.start_line, x.end_line]}
+                             for x in found.sections],
                 "outgoing": links["outgoing"], "backlinks": links["backlinks"]}
 
-    @app.get("/section", dependencies=guard, summary="One section of a page")
-    def section(page: str = Query(..., min_length=1, max_length=1000),
-                id: str = Query(..., min_length=1, max_length=1000)) -> dict[str, Any]:
+    @route("get", "/section", s.SectionOut, "One section of a page, with its text", 404)
+    def section(page: str = _name(),
+                id: str = Query(..., min_length=1, max_length=1000,
+                                description="Section id, as listed by /page")) -> dict[str, Any]:
+        fresh()
         found, sec = mg.section(page, id)
         return {"page": found.path, "id": sec.id, "heading": sec.heading,
                 "path": list(sec.path), "text": sec.text,
                 "lines": [sec.start_line, sec.end_line]}
 
-    @app.get("/extract", dependencies=guard, summary="A page's fenced json/yaml data block")
-    def extract(page: str = Query(..., min_length=1, max_length=1000),
-                block: int = Query(1, ge=1, le=1000)) -> dict[str, Any]:
+    @route("get", "/extract", s.ExtractOut, "A page's fenced json/yaml data block", 404, 409)
+    def extract(page: str = _name(), block: int = Query(1, ge=1, le=1000)) -> dict[str, Any]:
+        fresh()
         return {"page": mg.page(page).path, "block": block, "data": mg.extract(page, block)}
 
-    @app.get("/search", dependencies=guard, summary="Keyword (BM25) search")
+    @route("get", "/search", s.KeywordSearchOut, "Keyword (BM25) search")
     def search(q: str = Query(..., min_length=1, max_length=1000, description="The query"),
                limit: int = Query(10, ge=1, le=MAX_LIMIT)) -> dict[str, Any]:
         started = time.perf_counter()
+        fresh()
         results = [r.to_dict() for r in mg.search(q, limit)]
         latency = (time.perf_counter() - started) * 1e3
-        mg.usage_log.record("rest", q, intent="keyword", results=[r["page"] for r in results],
-                            result_count=len(results), latency_ms=latency)
+        usage.record("rest", q, intent="keyword", results=[r["page"] for r in results],
+                     result_count=len(results), latency_ms=latency)
         return {"query": q, "retriever": "keyword", "count": len(results), "results": results,
                 "latency_ms": round(latency, 2)}
 
-    @app.get("/smart_search", dependencies=guard,
-             summary="Hybrid search: intent, keyword + vector fusion, graph boost, explained")
+    @route("get", "/smart_search", s.SmartSearchOut,
+           "Hybrid search: intent, keyword + vector fusion, graph boost, explained")
     def smart_search(q: str = Query(..., min_length=1, max_length=1000),
                      limit: int = Query(10, ge=1, le=MAX_LIMIT)) -> dict[str, Any]:
         started = time.perf_counter()
+        fresh()
         response = mg.smart_search(q, limit)
-        mg.usage_log.record("rest", q, intent=response.intent.name,
-                            results=[r.page for r in response.results],
-                            result_count=len(response.results),
-                            latency_ms=(time.perf_counter() - started) * 1e3)
+        usage.record("rest", q, intent=response.intent.name,
+                     results=[r.page for r in response.results],
+                     result_count=len(response.results),
+                     latency_ms=(time.perf_counter() - started) * 1e3)
         return response.to_dict()
 
-    @app.get("/context", dependencies=guard,
-             summary="Top knowledge for a situation as markdown (empty on timeout or error)")
+    @route("get", "/context", s.ContextOut,
+           "Top knowledge for a situation as markdown (empty on timeout or error)")
     def context(situation: str = Query(..., min_length=1, max_length=4000),
                 limit: int = Query(3, ge=1, le=20)) -> dict[str, Any]:
         started = time.perf_counter()
+        fresh()
         block = mg.context(situation, limit=limit)
-        mg.usage_log.record("rest", situation, intent="context", results=block.sources,
-                            result_count=len(block.sources),
-                            latency_ms=(time.perf_counter() - started) * 1e3,
-                            status=block.status)
+        usage.record("rest", situation, intent="context", results=block.sources,
+                     result_count=len(block.sources),
+                     latency_ms=(time.perf_counter() - started) * 1e3, status=block.status)
         return block.to_dict()
 
-    @app.get("/related", dependencies=guard, summary="Pages within N links of a page")
-    def related(page: str = Query(..., min_length=1, max_length=1000),
-                depth: int = Query(1, ge=1, le=5),
+    @route("get", "/related", s.RelatedOut, "Pages within N links of a page", 404)
+    def related(page: str = _name(), depth: int = Query(1, ge=1, le=5),
+                direction: Literal["both", "out", "in"] = "both",
                 links_only: bool = False) -> dict[str, Any]:
+        fresh()
         found = mg.page(page)
         return {"page": found.path, "depth": depth,
-                "related": [asdict(n) for n in mg.related(found.path, depth,
+                "related": [asdict(n) for n in mg.related(found.path, depth, direction,
                                                           links_only=links_only)]}
 
-    @app.get("/path", dependencies=guard, summary="Shortest chain of pages between two pages")
-    def path(source: str = Query(..., min_length=1, max_length=1000),
-             target: str = Query(..., min_length=1, max_length=1000)) -> dict[str, Any]:
+    @route("get", "/path", s.PathOut, "Shortest chain of pages between two pages", 404)
+    def path(source: str = _name(), target: str = _name()) -> dict[str, Any]:
+        fresh()
         return {"path": mg.path(source, target)}
 
-    @app.get("/communities", dependencies=guard, summary="Louvain communities of the graph")
+    @route("get", "/communities", s.CommunitiesOut, "Louvain communities of the graph")
     def communities(limit: int = Query(50, ge=1, le=1000)) -> dict[str, Any]:
+        fresh()
         found = mg.communities()
         return {"count": len(found), "communities": [asdict(c) for c in found[:limit]]}
 
-    @app.get("/check", dependencies=guard, summary="Broken links, orphans, duplicates")
+    @route("get", "/check", s.CheckOut, "Broken links, orphans, duplicates")
     def check() -> dict[str, Any]:
+        fresh()
         return mg.check().to_dict()
 
-    @app.get("/timeline", dependencies=guard, summary="Dated notes mentioning a concept")
+    @route("get", "/timeline", s.TimelineOut, "Dated notes mentioning a concept", queued=False)
     def timeline(concept: str = Query(..., min_length=1, max_length=200),
                  limit: int = Query(50, ge=1, le=1000), newest_first: bool = False,
-                 since: str | None = Query(None, pattern=r"^\d{4}-\d{2}-\d{2}$"),
-                 until: str | None = Query(None, pattern=r"^\d{4}-\d{2}-\d{2}$")
+                 since: Day | None = None, until: Day | None = None
                  ) -> dict[str, Any]:
-        return mg.timeline(concept, since=parse_day(since), until=parse_day(until),
-                           newest_first=newest_first, limit=limit).to_dict()
+        # reads raw/ and wiki/ from disk itself: no refresh needed
+        return mg.timeline(concept, since=since, until=until, newest_first=newest_first,
+                           limit=limit).to_dict()
 
-    @app.get("/coverage", dependencies=guard, summary="How much of a codebase the wiki knows")
+    @route("get", "/coverage", s.CoverageOut, "How much of a codebase the wiki knows", 404)
     def coverage(codebase: str = Query(..., min_length=1, max_length=1000,
                                        description="Folder inside the workspace"),
                  service_level: bool = False,
                  min_mentions: int = Query(1, ge=1, le=1000)) -> dict[str, Any]:
+        fresh()
         folder = folder_inside(mg.settings.base_dir, codebase)
         return mg.coverage(folder, service_level=service_level,
                            min_mentions=min_mentions).to_dict()
 
-    @app.middleware("http")
-    async def timing(request: Request, call_next):
-        started = time.perf_counter()
-        response = await call_next(request)
-        response.headers["Server-Timing"] = f"app;dur={(time.perf_counter() - started) * 1e3:.1f}"
-        return response
+    @route("post", "/reindex", s.ReindexOut,
+           "Compile changed raw notes (ingest), then embed changed sections", 409, 502,
+           queued=False)     # not behind queries: a second call must get its 409 at once
+    def reindex(embed: bool = Query(True, description="Also embed the changed sections"),
+                dry_run: bool = Query(False, description="Say what would change; write "
+                                                         "nothing")) -> dict[str, Any]:
+        if not reindexing.acquire(blocking=False):
+            raise _HTTPError(409, "Conflict", "A reindex is already running on this server; "
+                                              "retry when it has finished.")
+        try:
+            return _reindex(mg, fresh, embed=embed, dry_run=dry_run)
+        finally:
+            reindexing.release()
 
+    app.add_middleware(_ServerTiming)
     return app
 
 
-class _Unauthorized(Exception):
-    """Missing or wrong bearer token."""
+class _ServerTiming:
+    """Adds ``Server-Timing: app;dur=<ms>`` to every response.
+
+    Plain ASGI rather than ``@app.middleware("http")``: Starlette's BaseHTTPMiddleware runs
+    each request through an extra task and memory streams, a measurable cost per request."""
+
+    def __init__(self, app: Any):
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+
+        async def send_timed(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                took = f"app;dur={(time.perf_counter() - started) * 1e3:.1f}".encode()
+                message = {**message, "headers": [*message.get("headers", ()),
+                                                  (b"server-timing", took)]}
+            await send(message)
+
+        await self.app(scope, receive, send_timed)
+
+
+def _reindex(mg: Mindgraph, fresh: Callable[[], None], *, embed: bool,
+             dry_run: bool) -> dict[str, Any]:
+    started = time.perf_counter()
+    notes: list[str] = []
+    ingest = None
+    if mg.settings.raw_dir.is_dir():
+        ingest = mg.ingest(dry_run=dry_run).to_dict()   # re-syncs the warm indexes itself
+    else:
+        notes.append(f"no raw folder at {mg.settings.raw_dir}: nothing to compile, "
+                     f"only the wiki was re-read")
+        fresh()
+    embedded = None
+    if embed:
+        report, _ = mg.embed(dry_run=dry_run)
+        embedded = report.as_dict()
+    return {"ingest": ingest, "embed": embedded, "notes": notes,
+            "seconds": round(time.perf_counter() - started, 3)}
+
+
+def _scan_wiki(mg: Mindgraph) -> Callable[[], None]:
+    def scan() -> None:
+        try:
+            mg.sync()
+        except NotFoundError as exc:      # the wiki folder is gone: the server, not the query
+            raise _HTTPError(503, "Unavailable", str(exc)) from exc
+    return scan
+
+
+class _HTTPError(Exception):
+    """An HTTP error raised by the app itself (not by the core)."""
+
+    def __init__(self, status: int, error: str, detail: str,
+                 headers: dict[str, str] | None = None):
+        super().__init__(detail)
+        self.status, self.error, self.detail, self.headers = status, error, detail, headers
+
+
+def _install_error_handlers(app: FastAPI) -> None:
+    """One JSON shape for every error (``ErrorOut``), whoever raised it."""
+
+    def body(status: int, error: str, detail: str, errors: list | None = None,
+             headers: dict[str, str] | None = None) -> JSONResponse:
+        content: dict[str, Any] = {"error": error, "detail": detail}
+        if errors is not None:
+            content["errors"] = errors
+        return JSONResponse(content, status_code=status, headers=headers)
+
+    @app.exception_handler(MindgraphError)
+    async def domain_error(request: Request, exc: MindgraphError) -> JSONResponse:
+        return body(_status(exc), type(exc).__name__, str(exc))
+
+    @app.exception_handler(_HTTPError)
+    async def own_error(request: Request, exc: _HTTPError) -> JSONResponse:
+        return body(exc.status, exc.error, exc.detail, headers=exc.headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_parameters(request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", ""),
+                   "type": e.get("type", "")} for e in exc.errors()]
+        detail = "; ".join(f"{'.'.join(map(str, e['loc'][1:])) or 'request'}: {e['msg']}"
+                           for e in errors)
+        return body(422, "ValidationError", detail or "invalid request", errors)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return body(exc.status_code, "HTTPError", str(exc.detail), headers=exc.headers)
 
 
 def _status(exc: MindgraphError) -> int:
     if isinstance(exc, NotFoundError):
         return 404
-    if isinstance(exc, (ConfigError, DataBlockError)):
-        return 422
-    if isinstance(exc, StoreError):
+    # the request was valid (pydantic checked it); the resource or the server is the problem
+    if isinstance(exc, (DataBlockError, IngestError)):   # IngestError: another ingest runs
+        return 409
+    if isinstance(exc, ProviderError):
+        return 502
+    if isinstance(exc, (StoreError, ConfigError)):
         return 503
     return 500

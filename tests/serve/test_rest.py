@@ -1,5 +1,10 @@
-"""The REST API in-process (no server started): statuses, auth, bounds."""
+"""The REST API in-process (no server started): statuses, auth, bounds, reindex, freshness."""
 
+import asyncio
+import threading
+import time
+
+import httpx
 import pytest
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
@@ -7,7 +12,7 @@ from fastapi.testclient import TestClient
 from mindgraph.cli import cli
 from mindgraph.config import settings_from_dict
 from mindgraph.core import Mindgraph
-from mindgraph.serve.rest import create_app
+from mindgraph.serve.rest import FreshnessGate, create_app
 
 
 @pytest.fixture
@@ -111,3 +116,148 @@ def test_server_sees_edits_before_the_next_query(client, workspace):
     (workspace / "wiki" / "Packing.md").unlink()
     assert client.get("/search", params={"q": "zeppelin"}).json()["count"] == 0
     assert client.get("/page", params={"name": "Packing"}).status_code == 404
+
+
+def test_errors_share_one_json_shape(client):
+    bad = client.get("/search", params={"q": "", "limit": 0})
+    assert bad.status_code == 422
+    body = bad.json()
+    assert body["error"] == "ValidationError" and "q:" in body["detail"]
+    assert {tuple(e["loc"]) for e in body["errors"]} == {("query", "q"), ("query", "limit")}
+    assert client.get("/nowhere").json()["error"] == "HTTPError"
+    assert client.get("/reindex").status_code == 405
+    date = client.get("/timeline", params={"concept": "x", "since": "1700000000"})
+    assert date.status_code == 422 and "YYYY-MM-DD" in date.json()["detail"]
+
+
+def test_hostile_folder_names_are_404_not_500(client):
+    for name in ("\x00", "a" * 5000, "/etc", "code/../.."):
+        response = client.get("/coverage", params={"codebase": name[:1000]})
+        assert response.status_code == 404, name[:20]
+        assert response.json()["error"] == "NotFoundError"
+
+
+def test_missing_wiki_folder_is_503(tmp_path):
+    client = TestClient(create_app(Mindgraph(settings_from_dict({}, base_dir=tmp_path))))
+    response = client.get("/stats")
+    assert response.status_code == 503
+    assert "mindgraph ingest" in response.json()["detail"]
+
+
+def test_openapi_documents_every_response(client):
+    document = client.get("/openapi.json").json()
+    assert {"/health", "/stats", "/search", "/smart_search", "/page", "/section", "/related",
+            "/communities", "/path", "/timeline", "/coverage", "/reindex",
+            "/context"} <= set(document["paths"])
+    for path, methods in document["paths"].items():
+        for method, operation in methods.items():
+            ok = operation["responses"]["200"]["content"]["application/json"]["schema"]
+            assert "$ref" in ok, (method, path)
+            for code in ("422", "503"):
+                error = operation["responses"][code]["content"]["application/json"]["schema"]
+                assert error == {"$ref": "#/components/schemas/ErrorOut"}, (method, path, code)
+    assert "404" in document["paths"]["/page"]["get"]["responses"]
+    assert "409" in document["paths"]["/reindex"]["post"]["responses"]
+
+
+def test_server_timing_header(client):
+    timing = client.get("/health").headers["server-timing"]
+    assert timing.startswith("app;dur=") and float(timing.split("=")[1]) >= 0
+
+
+@pytest.fixture
+def raw_workspace(workspace):
+    (workspace / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n"
+                                             "  dimension: 64\n")
+    (workspace / "raw").mkdir()
+    (workspace / "raw" / "zeppelins.md").write_text("# Zeppelins\nAirships that carry "
+                                                    "trunks across the sea.\n")
+    return workspace
+
+
+def test_reindex_compiles_embeds_and_serves_the_new_page(raw_workspace):
+    mg = Mindgraph.open(raw_workspace)
+    client = TestClient(create_app(mg))
+    assert client.get("/search", params={"q": "airships"}).json()["count"] == 0
+    dry = client.post("/reindex", params={"dry_run": True}).json()
+    assert dry["ingest"]["dry_run"] and dry["embed"]["dry_run"]
+    assert not (raw_workspace / "wiki" / "zeppelins.md").exists()
+    done = client.post("/reindex")
+    assert done.status_code == 200
+    report = done.json()
+    assert report["ingest"]["ingested"] == 1 and report["ingest"]["ok"]
+    assert report["embed"]["embedded"] >= 3 and report["embed"]["pages"] == 3
+    hits = client.get("/smart_search", params={"q": "airships"}).json()
+    assert hits["results"][0]["page"] == "zeppelins.md"
+    assert "vector" in hits["results"][0]["retrievers"] and hits["degradation"] == []
+    again = client.post("/reindex").json()
+    assert again["ingest"]["ingested"] == 0 and again["embed"]["embedded"] == 0
+
+
+def test_reindex_without_raw_folder_only_embeds(workspace):
+    (workspace / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n")
+    client = TestClient(create_app(Mindgraph.open(workspace)))
+    report = client.post("/reindex").json()
+    assert report["ingest"] is None and "no raw folder" in report["notes"][0]
+    assert report["embed"]["pages"] == 2
+
+
+def test_reindex_needs_the_token(raw_workspace):
+    client = TestClient(create_app(Mindgraph.open(raw_workspace), token="s3cret"))
+    assert client.post("/reindex").status_code == 401
+    ok = client.post("/reindex", params={"embed": False},
+                     headers={"Authorization": "Bearer s3cret"})
+    assert ok.status_code == 200 and ok.json()["embed"] is None
+
+
+def test_second_concurrent_reindex_gets_409_at_once(raw_workspace):
+    mg = Mindgraph.open(raw_workspace)
+    app = create_app(mg)
+
+    async def race():
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://mg") as http:
+            # hold the core's lock, as a long compile would: the reindex that gets in first
+            # blocks inside ingest; the other must be refused without waiting for it
+            with mg._lock:
+                calls = [asyncio.create_task(http.post("/reindex")) for _ in range(2)]
+                done, pending = await asyncio.wait(calls, timeout=10,
+                                                   return_when=asyncio.FIRST_COMPLETED)
+                refused = done.pop().result()
+            finished = await pending.pop()
+        return refused, finished
+
+    refused, finished = asyncio.run(race())
+    assert refused.status_code == 409 and "already running" in refused.json()["detail"]
+    assert finished.status_code == 200 and finished.json()["ingest"]["ingested"] == 1
+
+
+def test_freshness_gate_shares_one_scan_among_waiting_requests():
+    scans = []
+
+    def scan():
+        scans.append(time.monotonic_ns())
+        time.sleep(0.05)
+
+    gate = FreshnessGate(scan)
+    gate.ensure(time.monotonic_ns())
+    assert len(scans) == 1
+    arrived = time.monotonic_ns()
+    threads = [threading.Thread(target=gate.ensure, args=(arrived,)) for _ in range(10)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(scans) == 2 and scans[1] >= arrived      # ten requests, one new scan
+    gate.ensure(arrived)
+    assert len(scans) == 2
+    gate.ensure(time.monotonic_ns())                     # arrived after that scan began
+    assert len(scans) == 3
+
+
+def test_data_block_that_does_not_parse_is_409_missing_block_404(client, workspace):
+    (workspace / "wiki" / "Broken.md").write_text("# Broken\n```yaml\nkey: [unclosed\n```\n")
+    broken = client.get("/extract", params={"page": "Broken"})
+    assert broken.status_code == 409
+    assert broken.json()["detail"].startswith("Broken.md:3:")
+    assert client.get("/extract", params={"page": "Broken", "block": 2}).status_code == 404

@@ -1,0 +1,282 @@
+"""Response models of the REST API, so the OpenAPI document says what each route returns.
+
+They mirror the ``to_dict()`` forms of the core's results; FastAPI validates every response
+against them (a drift between core and API fails loudly in tests and in schemathesis).
+Deep, open-ended parts (frontmatter, coverage units, stats breakdowns) stay ``dict[str, Any]``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+
+class ErrorOut(BaseModel):
+    """Every error: its kind, a message that says how to fix it, field errors for a 422."""
+
+    error: str
+    detail: str
+    errors: list[dict[str, Any]] | None = None
+
+
+class HealthOut(BaseModel):
+    """Liveness."""
+
+    status: Literal["ok"]
+    version: str
+    pages: int
+
+
+class SectionRef(BaseModel):
+    """A section of a page, without its text."""
+
+    id: str
+    heading: str
+    level: int
+    path: list[str]
+    lines: list[int]
+
+
+class OutgoingLink(BaseModel):
+    """A link written on the page and what it resolves to."""
+
+    target: str
+    heading: str | None
+    block: str | None
+    line: int
+    syntax: str
+    relation: str
+    status: str
+    page: str | None
+    candidates: list[str]
+
+
+class Backlink(BaseModel):
+    """A link from another page to this one."""
+
+    page: str
+    line: int
+    section: str | None
+    relation: str
+
+
+class PageOut(BaseModel):
+    """A page: metadata, section outline, links out and in, and a stable address."""
+
+    path: str
+    title: str
+    aliases: list[str]
+    tags: list[str]
+    url: str
+    frontmatter: dict[str, Any]
+    sections: list[SectionRef]
+    outgoing: list[OutgoingLink]
+    backlinks: list[Backlink]
+
+
+class SectionOut(BaseModel):
+    """One section with its text."""
+
+    page: str
+    id: str
+    heading: str
+    path: list[str]
+    text: str
+    lines: list[int]
+
+
+class ExtractOut(BaseModel):
+    """A page's parsed data block."""
+
+    page: str
+    block: int
+    data: Any
+
+
+class KeywordResult(BaseModel):
+    """One keyword hit, explained."""
+
+    rank: int
+    page: str
+    title: str
+    score: float
+    scores: dict[str, float]
+    section: dict[str, str | None]
+    snippet: str
+    matched_terms: list[str]
+    why: dict[str, Any]
+
+
+class KeywordSearchOut(BaseModel):
+    """Keyword search results."""
+
+    query: str
+    retriever: Literal["keyword"]
+    count: int
+    results: list[KeywordResult]
+    latency_ms: float
+
+
+class IntentOut(BaseModel):
+    """What the intent router decided."""
+
+    name: str
+    confidence: float
+    rules: list[str]
+
+
+class HybridResultOut(BaseModel):
+    """One page of a hybrid answer, with the retrievers and boosts behind it."""
+
+    page: str
+    title: str
+    section_id: str | None
+    heading: str
+    snippet: str
+    score: float
+    sources: dict[str, dict[str, float]]
+    boosts: dict[str, float]
+    found_by: list[str]
+    retrievers: list[str]
+
+
+class SmartSearchOut(BaseModel):
+    """A hybrid answer: results, intent, interpretation, follow-ups, degradation, timings."""
+
+    query: str
+    language: str
+    intent: IntentOut
+    results: list[HybridResultOut]
+    expanded_queries: list[str]
+    interpretation: str
+    follow_ups: list[str]
+    degradation: list[str]
+    timings_ms: dict[str, float]
+
+
+class ContextOut(BaseModel):
+    """A markdown block for a situation; empty (status says why) on timeout or error."""
+
+    markdown: str
+    sources: list[str]
+    status: Literal["ok", "empty", "timeout", "error"]
+    detail: str
+
+
+class NeighborOut(BaseModel):
+    """A page reached from another, and how."""
+
+    path: str
+    title: str
+    distance: int
+    via: str
+    relation: str
+    kind: str
+    direction: str
+
+
+class RelatedOut(BaseModel):
+    """Pages within ``depth`` links of a page."""
+
+    page: str
+    depth: int
+    related: list[NeighborOut]
+
+
+class PathOut(BaseModel):
+    """The shortest chain of page paths, source first."""
+
+    path: list[str]
+
+
+class CommunityOut(BaseModel):
+    """A group of densely connected pages."""
+
+    id: int
+    name: str
+    center: str
+    members: list[str]
+
+
+class CommunitiesOut(BaseModel):
+    """Communities, largest first (``count`` is before the limit)."""
+
+    count: int
+    communities: list[CommunityOut]
+
+
+class TimelineEntryOut(BaseModel):
+    """One dated note mentioning the concept."""
+
+    date: str
+    date_source: str
+    path: str
+    folder: str
+    title: str
+    matched: str
+    snippet: str
+    page: str | None
+
+
+class TimelineOut(BaseModel):
+    """Dated notes mentioning a concept, in date order."""
+
+    concept: str
+    terms: list[str]
+    count: int
+    entries: list[TimelineEntryOut]
+
+
+class CoverageOut(BaseModel):
+    """How much of a codebase the wiki refers to; ``units`` has the per-unit detail."""
+
+    codebase: str
+    level: str
+    min_mentions: int
+    total: int
+    covered: int
+    uncovered: int
+    percent: float
+    units: list[dict[str, Any]]
+
+
+class FindingOut(BaseModel):
+    """One lint finding."""
+
+    severity: str
+    kind: str
+    path: str
+    line: int
+    message: str
+
+
+class CheckOut(BaseModel):
+    """Lint report of the wiki."""
+
+    pages: int
+    errors: int
+    warnings: int
+    counts: dict[str, int]
+    findings: list[FindingOut]
+
+
+class StatsOut(BaseModel):
+    """Counts over the wiki and the raw notes."""
+
+    wiki: str
+    pages: int
+    sections: int
+    links: dict[str, Any]
+    tags: dict[str, Any]
+    problems: int
+    raw: dict[str, Any]
+
+
+class ReindexOut(BaseModel):
+    """What a reindex did: the ingest report (null without a raw folder) and the embed one."""
+
+    ingest: dict[str, Any] | None
+    embed: dict[str, Any] | None
+    notes: list[str]
+    seconds: float
