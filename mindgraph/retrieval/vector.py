@@ -50,7 +50,8 @@ class VectorRetriever:
             if cached is not None:
                 self._cache.move_to_end(query)
                 return cached
-        vector = self.provider.embed_queries([query])[0]
+        vector = np.array(self.provider.embed_queries([query])[0], dtype=np.float32)
+        vector[np.abs(vector) < np.finfo(np.float32).tiny] = 0.0   # subnormals slow BLAS
         with self._lock:
             self._cache[query] = vector
             while len(self._cache) > CACHE_SIZE:
