@@ -76,7 +76,8 @@ def run_methods(retriever: HybridRetriever, questions: Sequence[Question],
         for i, question in enumerate(questions):
             started = time.perf_counter()
             response = retriever.search(question.query,
-                                        SearchOptions(**{**options.__dict__, "top_k": DEPTH}))
+                                        SearchOptions(**{**options.__dict__, "top_k": DEPTH}),
+                                        use_cache=False)
             latency = (time.perf_counter() - started) * 1e3
             ranked = [r.page for r in response.results]
             relevance = graded[question.id] if graded else question.relevant

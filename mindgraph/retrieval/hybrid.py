@@ -18,8 +18,10 @@ from __future__ import annotations
 import concurrent.futures as cf
 import datetime as dt
 import math
+import threading
 import time
-from dataclasses import asdict, dataclass, field
+from collections import OrderedDict
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Callable, Mapping
 
 from ..config import RetrievalSettings
@@ -36,6 +38,7 @@ from .vector import VectorRetriever
 FAILURE_WORDS = ("troubleshoot", "error", "issue", "problem", "fix", "faq", "故障", "排除",
                  "トラブル", "エラー", "問題", "错误", "问题")
 _POOL = cf.ThreadPoolExecutor(max_workers=4, thread_name_prefix="mindgraph-retrieval")
+ANSWER_CACHE_SIZE = 512
 
 
 @dataclass(frozen=True)
@@ -86,10 +89,11 @@ class HybridResponse:
     follow_ups: tuple[str, ...]
     degradation: tuple[str, ...]
     timings_ms: dict[str, float]
+    cached: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
-        return {"query": self.query, "language": self.language,
+        return {"query": self.query, "language": self.language, "cached": self.cached,
                 "intent": self.intent.to_dict(),
                 "results": [r.to_dict() for r in self.results],
                 "expanded_queries": list(self.expanded_queries),
@@ -125,10 +129,34 @@ class HybridRetriever:
                                                       settings.vector_weight))
         self.expander = expander or QueryExpander()
         self._dated = self._vault_is_dated()
+        # Answers for this exact state of the indexes (a new state builds a new retriever);
+        # agents repeat themselves, and a repeat costs a dictionary lookup.
+        self._answers: OrderedDict[tuple[str, SearchOptions], HybridResponse] = OrderedDict()
+        self._answers_lock = threading.Lock()
 
     # -- the answer ----------------------------------------------------------------------
-    def search(self, query: str, options: SearchOptions = SearchOptions()) -> HybridResponse:
-        """Answer ``query``."""
+    def search(self, query: str, options: SearchOptions = SearchOptions(),
+               use_cache: bool = True) -> HybridResponse:
+        """Answer ``query`` (from the answer cache when this exact query was answered before)."""
+        key = (query, options)
+        if use_cache:
+            started = time.perf_counter()
+            with self._answers_lock:
+                hit = self._answers.get(key)
+                if hit is not None:
+                    self._answers.move_to_end(key)
+            if hit is not None:
+                return replace(hit, cached=True, timings_ms={"total": _ms(started)})
+        response = self._search(query, options)
+        if use_cache and not any(_TRANSIENT in d for d in response.degradation
+                                 for _TRANSIENT in ("timed out", "failed")):
+            with self._answers_lock:
+                self._answers[key] = response
+                while len(self._answers) > ANSWER_CACHE_SIZE:
+                    self._answers.popitem(last=False)
+        return response
+
+    def _search(self, query: str, options: SearchOptions) -> HybridResponse:
         started = time.perf_counter()
         timings: dict[str, float] = {}
         degradation: list[str] = []

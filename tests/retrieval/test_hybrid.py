@@ -189,3 +189,15 @@ def test_english_only_model_gets_less_weight_on_cjk_queries(mg):
     retriever.vector.provider.languages = ("en",)
     assert retriever._vector_factor("ブックマークの使い方") == 0.25
     assert retriever._vector_factor("how to use bookmarks") == 1.0
+
+
+def test_repeated_query_is_answered_from_cache_until_the_wiki_changes(mg, workspace):
+    first = mg.smart_search("data center region")
+    again = mg.smart_search("data center region")
+    assert (first.cached, again.cached) == (False, True)
+    assert [r.page for r in again.results] == [r.page for r in first.results]
+    (workspace / "wiki" / "Misc" / "Regions FAQ.md").write_text(
+        "---\ntitle: Regions FAQ\n---\nWhich data center region should I pick?\n")
+    after_edit = mg.smart_search("data center region")
+    assert not after_edit.cached
+    assert "Misc/Regions FAQ.md" in [r.page for r in after_edit.results]
