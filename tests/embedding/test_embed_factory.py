@@ -57,3 +57,16 @@ def test_missing_key_is_reported_when_first_needed(monkeypatch):
 def test_local_model_cannot_be_swapped_by_name():
     with pytest.raises(ConfigError, match="embedding.provider local runs"):
         create_embedding_provider(settings(model="bge-small"))
+
+
+def test_local_fp32_variant_keeps_its_own_model_version():
+    from mindgraph.config import settings_from_dict
+    from mindgraph.providers.embedding.factory import (create_embedding_provider,
+                                                       planned_model_version)
+
+    old = settings_from_dict({"embedding": {"model": "all-MiniLM-L6-v2-int8"}})
+    new = settings_from_dict({})
+    assert create_embedding_provider(old).model_version == "local:all-MiniLM-L6-v2-int8:384"
+    assert planned_model_version(old) == "local:all-MiniLM-L6-v2-int8:384"
+    assert create_embedding_provider(new).model_version == planned_model_version(new) \
+        == "local:all-MiniLM-L6-v2-w8a8:384"

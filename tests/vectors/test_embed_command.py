@@ -66,7 +66,7 @@ def test_dry_run_writes_nothing_and_loads_no_model(workspace, monkeypatch):
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["dry_run"] is True and data["embedded"] == 4
-    assert data["model_version"] == "local:all-MiniLM-L6-v2-int8:384"
+    assert data["model_version"] == "local:all-MiniLM-L6-v2-w8a8:384"
     assert not (workspace / ".mindgraph" / "vectors").exists()
     text = embed(workspace, "--dry-run")
     assert "Would embed 4 of 4 chunks" in text.output and "Dry run" in text.output

@@ -26,14 +26,16 @@ def create_embedding_provider(settings: Settings) -> EmbeddingProvider:
     """The provider named by ``embedding.provider`` (local MiniLM when nothing is set)."""
     cfg = settings.embedding
     if cfg.provider == "local":
-        from .local import DIMENSION, MODEL_NAME, LocalMiniLMProvider
+        from .local import DIMENSION, FP32_ACTIVATIONS_MODEL_NAME, MODEL_NAME, LocalMiniLMProvider
 
-        if cfg.model not in ("", MODEL_NAME, "all-MiniLM-L6-v2") or cfg.dimension not in (
-                0, DIMENSION):
+        if cfg.model not in ("", MODEL_NAME, FP32_ACTIVATIONS_MODEL_NAME, "all-MiniLM-L6-v2") \
+                or cfg.dimension not in (0, DIMENSION):
             raise ConfigError(f"{settings.source}: embedding.provider local runs {MODEL_NAME} "
-                              f"({DIMENSION} dimensions) only; remove embedding.model and "
+                              f"(or {FP32_ACTIVATIONS_MODEL_NAME}, slower, fp32 products; "
+                              f"{DIMENSION} dimensions) only; remove embedding.model and "
                               f"embedding.dimension, or pick another provider.")
-        return LocalMiniLMProvider()
+        # The slower fp32-product variant keeps vectors stored under its older model_version.
+        return LocalMiniLMProvider(int8_activations=cfg.model != FP32_ACTIVATIONS_MODEL_NAME)
     if cfg.provider == "hashing":
         return HashingEmbedder(cfg.dimension or 256)
     if cfg.provider == "openai":
@@ -65,9 +67,11 @@ def planned_model_version(settings: Settings) -> str | None:
     """
     cfg = settings.embedding
     if cfg.provider == "local":
-        from .local import DIMENSION, MODEL_NAME
+        from .local import DIMENSION, FP32_ACTIVATIONS_MODEL_NAME, MODEL_NAME
 
-        return model_version_of("local", MODEL_NAME, DIMENSION)
+        name = FP32_ACTIVATIONS_MODEL_NAME if cfg.model == FP32_ACTIVATIONS_MODEL_NAME \
+            else MODEL_NAME
+        return model_version_of("local", name, DIMENSION)
     if cfg.provider == "hashing":
         return HashingEmbedder(cfg.dimension or 256).model_version
     remote = importlib.import_module(f".{cfg.provider}", __package__)
