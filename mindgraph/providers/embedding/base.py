@@ -57,6 +57,25 @@ class EmbeddingProvider(Protocol):
         ...
 
 
+REMOTE_CHUNK_TOKENS = 480   # focused chunks, far under remote models' input limits
+
+
+class EstimatedTokens:
+    """Chunk sizing for models whose tokenizer is not available offline: a character-based
+    estimate and a fixed chunk budget (mixed into the remote providers)."""
+
+    chunk_tokens: int = REMOTE_CHUNK_TOKENS
+
+    @property
+    def max_tokens(self) -> int:
+        """Chunk size in estimated tokens."""
+        return self.chunk_tokens
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        """Character-based estimate of each text's length in tokens."""
+        return [estimate_tokens(t) for t in texts]
+
+
 def model_version_of(provider: str, model: str, dimension: int) -> str:
     """Build the "<provider>:<model>:<dimension>" name that keys stored vectors."""
     return f"{provider}:{model}:{dimension}"

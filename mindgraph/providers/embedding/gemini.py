@@ -17,17 +17,17 @@ import numpy as np
 
 from ...errors import ProviderError, TransientProviderError
 from ..llm.base import call_with_retries
-from .base import KeySource, batched, check_matrix, empty_matrix, estimate_tokens, model_version_of
+from .base import (EstimatedTokens, KeySource, batched, check_matrix, empty_matrix,
+                   model_version_of)
 
 DEFAULT_MODEL = "gemini-embedding-001"
 KNOWN_DIMENSIONS = {"gemini-embedding-001": 3072, "text-embedding-004": 768,
                     "embedding-001": 768}
 MAX_BATCH = 100               # batchEmbedContents accepts at most 100 requests
-REMOTE_CHUNK_TOKENS = 480     # focused chunks, far under the 2,048-token input limit
 _TRANSIENT_CODES = {408, 409, 429}
 
 
-class GeminiEmbeddings:
+class GeminiEmbeddings(EstimatedTokens):
     """Embeddings from the Gemini API (google-genai ``models.embed_content``)."""
 
     def __init__(self, *, model: str = DEFAULT_MODEL, api_key: KeySource | None = None,
@@ -61,15 +61,6 @@ class GeminiEmbeddings:
             self._dimension = int(self._request(["dimension probe"],
                                                 "RETRIEVAL_QUERY").shape[1])
         return self._dimension
-
-    @property
-    def max_tokens(self) -> int:
-        """Chunk size in estimated tokens."""
-        return REMOTE_CHUNK_TOKENS
-
-    def count_tokens(self, texts: Sequence[str]) -> list[int]:
-        """Character-based estimate."""
-        return [estimate_tokens(t) for t in texts]
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         """Embed passages with task type RETRIEVAL_DOCUMENT."""

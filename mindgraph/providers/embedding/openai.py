@@ -17,7 +17,8 @@ import numpy as np
 
 from ...errors import ProviderError, TransientProviderError
 from ..llm.base import call_with_retries
-from .base import KeySource, batched, check_matrix, empty_matrix, estimate_tokens, model_version_of
+from .base import (EstimatedTokens, KeySource, batched, check_matrix, empty_matrix,
+                   model_version_of)
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_MODEL = "text-embedding-3-small"
@@ -33,7 +34,6 @@ KNOWN_DIMENSIONS = {
 }
 # Chunk size for remote models, in estimated tokens: well under their limits (8191 for
 # OpenAI, 512-8192 for common local servers) because focused sections retrieve better.
-REMOTE_CHUNK_TOKENS = 480
 _TRANSIENT_STATUS = {408, 409, 429}
 
 
@@ -61,7 +61,7 @@ def error_detail(response: httpx.Response) -> str:
     return response.text[:300]
 
 
-class OpenAIEmbeddings:
+class OpenAIEmbeddings(EstimatedTokens):
     """Embeddings from /v1/embeddings of OpenAI or a compatible server."""
 
     def __init__(self, *, model: str = DEFAULT_MODEL, api_key: KeySource | None = None,
@@ -94,15 +94,6 @@ class OpenAIEmbeddings:
         if not self._dimension:
             self._dimension = int(self._request(["dimension probe"]).shape[1])
         return self._dimension
-
-    @property
-    def max_tokens(self) -> int:
-        """Chunk size in estimated tokens (see REMOTE_CHUNK_TOKENS)."""
-        return REMOTE_CHUNK_TOKENS
-
-    def count_tokens(self, texts: Sequence[str]) -> list[int]:
-        """Character-based estimate (the server's tokenizer is not available offline)."""
-        return [estimate_tokens(t) for t in texts]
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         """Embed passages, one request per batch."""
