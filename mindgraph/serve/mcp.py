@@ -154,57 +154,47 @@ def create_mcp_server(mg: Mindgraph) -> MCPServer:
 def _add_engine_tools(server: MCPServer, mg: Mindgraph,
                       call: Callable[[str, str, Callable[[], dict[str, Any]]], CallToolResult]
                       ) -> None:
-    """Search and graph tools, for the core methods that exist (they are added by their own
-    components; a missing one simply has no tool)."""
-    def has(method: str) -> bool:
-        return callable(getattr(mg, method, None))
-
+    """Search, graph, stats and context tools."""
     Limit = Annotated[int, Field(ge=1, le=100, description="At most this many results")]
     Query = Annotated[str, Field(min_length=1, max_length=1000,
                                  description="What you are looking for, in words")]
 
-    if has("search"):
-        @server.tool(annotations=READ_ONLY)
-        def search(query: Query, limit: Limit = 10) -> JsonResult:
-            """Keyword (BM25) search over the wiki: best first, each hit citing its page path
-            and best section id (read it with get_section). Good for names and exact terms."""
-            return call("search", query,
-                        lambda: _listing("results", mg.search(query, limit=limit)))
+    @server.tool(annotations=READ_ONLY)
+    def search(query: Query, limit: Limit = 10) -> JsonResult:
+        """Keyword (BM25) search over the wiki: best first, each hit citing its page path
+        and best section id (read it with get_section). Good for names and exact terms."""
+        return call("search", query,
+                    lambda: _listing("results", mg.search(query, limit=limit)))
 
-    if has("smart_search"):
-        @server.tool(annotations=READ_ONLY)
-        def smart_search(query: Query, limit: Limit = 10) -> JsonResult:
-            """Hybrid search (keywords + meaning, fused): best first, each hit citing its page
-            path and section id. Good for questions and paraphrases."""
-            return call("smart_search", query,
-                        lambda: mg.smart_search(query, limit=limit).to_dict())
+    @server.tool(annotations=READ_ONLY)
+    def smart_search(query: Query, limit: Limit = 10) -> JsonResult:
+        """Hybrid search (keywords + meaning, fused): best first, each hit citing its page
+        path and section id. Good for questions and paraphrases."""
+        return call("smart_search", query,
+                    lambda: mg.smart_search(query, limit=limit).to_dict())
 
-    if has("related"):
-        @server.tool(annotations=READ_ONLY)
-        def related(page: PageName,
-                    depth: Annotated[int, Field(ge=1, le=3, description="Link hops")] = 1
-                    ) -> JsonResult:
-            """Pages connected to a page in the link graph, up to depth hops away."""
-            return call("related", page, lambda: _listing("related", mg.related(page, depth)))
+    @server.tool(annotations=READ_ONLY)
+    def related(page: PageName,
+                depth: Annotated[int, Field(ge=1, le=3, description="Link hops")] = 1
+                ) -> JsonResult:
+        """Pages connected to a page in the link graph, up to depth hops away."""
+        return call("related", page, lambda: _listing("related", mg.related(page, depth)))
 
-    if has("communities"):
-        @server.tool(annotations=READ_ONLY)
-        def communities() -> JsonResult:
-            """Clusters of closely linked pages (topics of the wiki), each with its pages."""
-            return call("communities", "", lambda: _listing("communities", mg.communities()))
+    @server.tool(annotations=READ_ONLY)
+    def communities() -> JsonResult:
+        """Clusters of closely linked pages (topics of the wiki), each with its pages."""
+        return call("communities", "", lambda: _listing("communities", mg.communities()))
 
-    if has("path"):
-        @server.tool(annotations=READ_ONLY)
-        def path(source: PageName, target: PageName) -> JsonResult:
-            """The shortest chain of links between two pages."""
-            return call("path", f"{source} -> {target}",
-                        lambda: _listing("path", mg.path(source, target)))
+    @server.tool(annotations=READ_ONLY)
+    def path(source: PageName, target: PageName) -> JsonResult:
+        """The shortest chain of links between two pages."""
+        return call("path", f"{source} -> {target}",
+                    lambda: _listing("path", mg.path(source, target)))
 
-    if has("stats"):
-        @server.tool(annotations=READ_ONLY)
-        def stats() -> JsonResult:
-            """Size of the wiki and its indexes: pages, sections, links, graph, search index."""
-            return call("stats", "", lambda: _listing("stats", mg.stats()))
+    @server.tool(annotations=READ_ONLY)
+    def stats() -> JsonResult:
+        """Size of the wiki and its indexes: pages, sections, links, graph, search index."""
+        return call("stats", "", lambda: _listing("stats", mg.stats()))
 
     @server.tool(annotations=READ_ONLY)
     def context(situation: Annotated[str, Field(min_length=1, max_length=4000,

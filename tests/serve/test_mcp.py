@@ -198,11 +198,18 @@ def test_search_and_graph_tools_over_the_real_core(mg):
             ("communities", {}),
             ("path", {"source": "Catalog", "target": "Packing"}),
             ("path", {"source": "Catalog", "target": "Nope"}),
+            ("smart_search", {"query": "trunk catalog sizes", "limit": 2}),
+            ("context", {"situation": "I am packing trunks"}),
         ]]
         return names, calls
 
-    names, (search, related, communities, path, no_path) = run_session(
+    names, (search, related, communities, path, no_path, smart, context) = run_session(
         create_mcp_server(mg), script)
+    answer = payload(smart)
+    assert answer["results"][0]["page"] == "Catalog.md"
+    assert answer["intent"]["name"] and answer["degradation"]   # no vectors embedded here
+    block = payload(context)
+    assert block["status"] == "ok" and "Catalog.md" in block["sources"]
     assert {"search", "related", "communities", "path"} <= names
     hits = payload(search)["results"]
     assert len(hits) == 1 and hits[0]["page"] == "Catalog.md" and hits[0]["score"] > 0
