@@ -130,3 +130,12 @@ def check_unique(records: Sequence[VectorRecord], where: str) -> None:
             raise StoreError(f"{where}: chunk {r.chunk_id!r} of {r.page} appears twice in one "
                              f"upsert; chunk ids must be unique within a page.")
         seen.add(key)
+
+
+def prepared_matrix(records: Sequence[VectorRecord], model_version: str,
+                    where: str) -> np.ndarray:
+    """Check a batch (unique chunks, one width, finite values) and return its unit rows."""
+    check_unique(records, where)
+    matrix = stack_records(records, model_version, where)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return matrix / np.where(norms == 0, 1.0, norms)

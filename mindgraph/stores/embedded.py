@@ -28,7 +28,7 @@ import numpy as np
 
 from ..errors import StoreError
 from ..fsutil import atomic_write_bytes
-from .base import VectorHit, VectorRecord, as_query_vector, check_unique, stack_records
+from .base import VectorHit, VectorRecord, as_query_vector, prepared_matrix
 
 FORMAT = 1
 
@@ -165,10 +165,7 @@ class EmbeddedStore:
         """Insert or replace records (in memory until flush)."""
         if not records:
             return 0
-        check_unique(records, self.description)
-        matrix = stack_records(records, model_version, self.description)
-        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-        matrix = matrix / np.where(norms == 0, 1.0, norms)
+        matrix = prepared_matrix(records, model_version, self.description)
         with self._lock:
             table = self._table(model_version)
             if table is None:

@@ -33,7 +33,7 @@ from typing import Any, Callable, Collection, Sequence, TypeVar
 import numpy as np
 
 from ..errors import StoreError
-from .base import VectorHit, VectorRecord, as_query_vector, check_unique, stack_records
+from .base import VectorHit, VectorRecord, as_query_vector, prepared_matrix
 
 HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 64
@@ -202,10 +202,7 @@ class PgVectorStore:
         """COPY into a temp table, then upsert; builds the model's index on first use."""
         if not records:
             return 0
-        check_unique(records, self.description)
-        matrix = stack_records(records, model_version, self.description)
-        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-        matrix = matrix / np.where(norms == 0, 1.0, norms)
+        matrix = prepared_matrix(records, model_version, self.description)
         dimension = int(matrix.shape[1])
 
         def work(conn: Any) -> int:
