@@ -36,7 +36,7 @@ import networkx as nx
 
 from ..config import GraphSettings
 from ..fsutil import atomic_write_bytes
-from ..page.cache import paused_gc
+from ..page.cache import paused_gc, read_state
 from ..page.model import Link, Page
 from ..page.resolve import LinkResolver
 
@@ -298,13 +298,8 @@ class KnowledgeGraph:
     @classmethod
     def load(cls, path: Path, settings: GraphSettings) -> "KnowledgeGraph | None":
         """The saved graph, or None when absent, unreadable, old, or built with other settings."""
-        try:
-            with paused_gc():
-                state = pickle.loads(Path(path).read_bytes())
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError,
-                TypeError, ValueError):
-            return None
-        if not isinstance(state, dict) or state.get("version") != STATE_VERSION:
+        state = read_state(path)
+        if state is None or state.get("version") != STATE_VERSION:
             return None
         graph = state.get("graph")
         if not isinstance(graph, cls) or graph.settings != settings:

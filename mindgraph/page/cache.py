@@ -161,18 +161,25 @@ class PageCache:
 
     def _load(self) -> None:
         assert self.cache_file is not None
-        try:
-            with paused_gc():
-                state = pickle.loads(self.cache_file.read_bytes())
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError,
-                TypeError, ValueError):
-            return  # no cache or an unreadable one: start empty, the next save replaces it
-        if (not isinstance(state, dict) or state.get("version") != CACHE_VERSION
+        state = read_state(self.cache_file)
+        if (state is None or state.get("version") != CACHE_VERSION
                 or state.get("fingerprint") != parser_fingerprint()
                 or state.get("root") != str(self.root.resolve())):
             return
         self._entries = state["entries"]
         self._pages = {p: e.result for p, e in self._entries.items() if isinstance(e.result, Page)}
+
+
+def read_state(path: str | Path) -> dict | None:
+    """A pickled state dict saved by one of our caches, or None when the file is absent,
+    unreadable or not a dict (callers then rebuild; the next save replaces it)."""
+    try:
+        with paused_gc():
+            state = pickle.loads(Path(path).read_bytes())
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError,
+            TypeError, ValueError):
+        return None
+    return state if isinstance(state, dict) else None
 
 
 def open_pages(wiki_dir: str | Path, state_dir: str | Path) -> tuple[PageCache, ChangeSet]:

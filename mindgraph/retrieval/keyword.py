@@ -26,7 +26,7 @@ from typing import Iterable, Mapping
 import numpy as np
 
 from ..fsutil import atomic_write_bytes
-from ..page.cache import ChangeSet, paused_gc
+from ..page.cache import ChangeSet, paused_gc, read_state
 from ..page.model import Page
 from .analyzer import analyze
 from .bm25 import BM25Params, SparseBM25, Vocabulary
@@ -162,13 +162,8 @@ class KeywordIndex:
     @classmethod
     def load(cls, path: Path, params: KeywordParams = KeywordParams()) -> "KeywordIndex | None":
         """The saved index, or None when absent, unreadable, or made by other code or params."""
-        try:
-            with paused_gc():
-                state = pickle.loads(Path(path).read_bytes())
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError,
-                TypeError, ValueError):
-            return None
-        if not isinstance(state, dict) or state.get("version") != index_fingerprint():
+        state = read_state(path)
+        if state is None or state.get("version") != index_fingerprint():
             return None
         index = state.get("index")
         if not isinstance(index, cls) or index.params != params:
