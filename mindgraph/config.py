@@ -134,6 +134,9 @@ class ServeSettings:
     usage_log: str = "usage.jsonl"       # under the state folder; "" turns logging off
     usage_log_max_bytes: int = 5_000_000
     context_timeout_s: float = 5.0
+    # Long-running processes follow wiki/ through inotify (Linux) instead of scanning it
+    # before every query; off, or where inotify is missing, they scan.
+    watch_wiki: bool = True
 
 
 @dataclass(frozen=True)

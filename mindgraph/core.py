@@ -102,7 +102,8 @@ class Mindgraph:
                     raise NotFoundError(f"Wiki folder {self.settings.wiki_dir} does not exist. "
                                         f"Run `mindgraph ingest` first or set paths.wiki.")
                 self._cache, changes = open_pages(self.settings.wiki_dir,
-                                                  self.settings.state_dir)
+                                                  self.settings.state_dir,
+                                                  watch=self.settings.serve.watch_wiki)
             else:
                 changes = self._cache.refresh()
             if changes:
@@ -375,8 +376,10 @@ class Mindgraph:
                               timeout, limit)
 
     def close(self) -> None:
-        """Flush and release the vector store (files or connections), if one was opened."""
+        """Flush and release the vector store (files or connections) and the wiki watch."""
         with self._lock:
+            if self._cache is not None:
+                self._cache.close()
             if self._store is not None:
                 self._store.close()
                 self._store = None

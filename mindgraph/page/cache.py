@@ -6,6 +6,11 @@ only a different hash makes a "changed" page (touching a file is not a change). 
 disappeared are "removed". The parsed pages are pickled under the state folder, replaced
 atomically, so a cold start costs one unpickle instead of parsing every page.
 
+A long-running process (server, MCP, library) need not scan at all: with ``watch`` on, the
+second full refresh starts a ``WikiWatcher`` (inotify, see watch.py) and later refreshes re-read
+only the files the kernel reported, falling back to a scan whenever the watcher cannot tell.
+The first refresh never starts one, so a one-shot CLI command spends nothing on it.
+
 Two safety nets: a file modified within RACY_NS of a scan may be modified again within the
 same timestamp tick without changing its size, so it is re-read on the next refresh (git's
 "racy clean" rule); and the cache carries a fingerprint of the page parser's source, so a new
@@ -31,6 +36,7 @@ from typing import Iterable, Iterator
 from ..fsutil import atomic_write_bytes
 from .model import Page
 from .vault import MARKDOWN_SUFFIXES, SKIP_DIRS, PageProblem, read_page
+from .watch import WikiWatcher
 
 CACHE_VERSION = 1
 RACY_NS = 2_000_000_000
@@ -68,13 +74,17 @@ class PageCache:
 
     root: Path
     cache_file: Path | None = None
+    watch: bool = False
     _entries: dict[str, _Entry] = field(default_factory=dict)
     _pages: dict[str, Page] = field(default_factory=dict)
+    _scans: int = 0
+    _watcher: WikiWatcher | None = None
 
     @classmethod
-    def open(cls, root: str | Path, cache_file: str | Path | None) -> "PageCache":
+    def open(cls, root: str | Path, cache_file: str | Path | None,
+             watch: bool = False) -> "PageCache":
         """The cache persisted in ``cache_file`` for ``root`` (empty if absent or stale)."""
-        cache = cls(Path(root), Path(cache_file) if cache_file else None)
+        cache = cls(Path(root), Path(cache_file) if cache_file else None, watch)
         if cache.cache_file is not None:
             cache._load()
         return cache
@@ -96,12 +106,36 @@ class PageCache:
                 out.append(PageProblem(path, "bad-frontmatter", result.frontmatter_error))
         return out
 
+    @property
+    def watching(self) -> bool:
+        """True while refreshes read inotify events instead of scanning the folder."""
+        return self._watcher is not None
+
     def refresh(self, only: Iterable[str] | None = None, save: bool = True) -> ChangeSet:
         """Re-read what changed on disk (or only the paths in ``only``) and return the changes."""
+        reread = False
+        if only is None and self._watcher is not None:
+            only = self._watcher.changes()
+            if only is not None and not only:
+                return ChangeSet((), (), ())
+            reread = only is not None   # reported by the kernel: compare hashes, not stats
+        elif only is None and self.watch and self._scans == 1:
+            # Watches go in before the scan, so a change during the scan is reported later.
+            self._watcher = WikiWatcher.start(self.root)
         with paused_gc():
-            return self._refresh(only, save)
+            changes = self._refresh(only, save, reread)
+        if only is None:
+            self._scans += 1
+        return changes
 
-    def _refresh(self, only: Iterable[str] | None, save: bool) -> ChangeSet:
+    def close(self) -> None:
+        """Stop watching the folder (refreshes scan again if the cache is used later)."""
+        if self._watcher is not None:
+            self._watcher.close()
+            self._watcher = None
+
+    def _refresh(self, only: Iterable[str] | None, save: bool, reread: bool = False
+                 ) -> ChangeSet:
         started = time.time_ns()
         if only is None:
             seen = dict(_scan(self.root))
@@ -128,8 +162,8 @@ class PageCache:
         for rel, (file, mtime_ns, size) in seen.items():
             entry = self._entries.get(rel)
             racy = mtime_ns >= started - RACY_NS
-            if (entry is not None and not entry.racy and entry.mtime_ns == mtime_ns
-                    and entry.size == size):
+            if (entry is not None and not entry.racy and not reread
+                    and entry.mtime_ns == mtime_ns and entry.size == size):
                 continue
             dirty = True
             result = read_page(self.root, file)
@@ -182,9 +216,10 @@ def read_state(path: str | Path) -> dict | None:
     return state if isinstance(state, dict) else None
 
 
-def open_pages(wiki_dir: str | Path, state_dir: str | Path) -> tuple[PageCache, ChangeSet]:
+def open_pages(wiki_dir: str | Path, state_dir: str | Path, watch: bool = False
+               ) -> tuple[PageCache, ChangeSet]:
     """The page cache of ``wiki_dir`` kept in ``state_dir``, refreshed from disk."""
-    cache = PageCache.open(wiki_dir, Path(state_dir) / "pages.pickle")
+    cache = PageCache.open(wiki_dir, Path(state_dir) / "pages.pickle", watch)
     return cache, cache.refresh()
 
 

@@ -16,9 +16,10 @@ Whole forms and symbol runs are never stemmed, so they only match themselves.
 
 from __future__ import annotations
 
+import heapq
 import re
 import unicodedata
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 
 _CJK_RANGES = ("\u1100-\u11ff\u3005\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf"
                "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff")
@@ -95,31 +96,59 @@ def _cjk_terms(run: str, append: Callable[[str], None]) -> None:
 
 def highlight_terms(text: str, terms: Iterable[str]) -> list[tuple[int, int]]:
     """Character spans of ``text`` whose analysis yields one of ``terms`` (for snippets)."""
+    return merge_spans(list(iter_highlights(text, terms)))
+
+
+def iter_highlights(text: str, terms: Iterable[str]) -> Iterator[tuple[int, int]]:
+    """The spans of ``highlight_terms`` in order of their start, unmerged and found lazily.
+
+    A caller that needs only the first few (a snippet window) stops reading early, and the
+    text is scanned only that far; kinds of terms the query lacks are not scanned at all.
+    """
     wanted = set(terms)
     if not wanted:
-        return []
-    spans: list[tuple[int, int]] = []
+        return iter(())
     lowered = text.lower()
+    passes = [_word_spans(lowered, wanted)]
+    if any(_CJK_RUN.search(t) for t in wanted):
+        passes.append(_cjk_spans(lowered, wanted))
+    for pattern in (_COMPOUND, _SYMBOLS):
+        if any(pattern.search(t) for t in wanted):
+            passes.append(_whole_spans(pattern, lowered, wanted))
+    return heapq.merge(*passes) if len(passes) > 1 else passes[0]
+
+
+def _word_spans(lowered: str, wanted: set[str]) -> Iterator[tuple[int, int]]:
+    cache = _STEM_CACHE
     for match in _WORD.finditer(lowered):
-        word = normalize(match.group())
-        if word not in STOP_WORDS and _stem(word) in wanted:
-            spans.append(match.span())
+        word = match.group()
+        if not word.isascii():      # ASCII is already in normal form once lower-cased
+            word = normalize(word)
+        if word not in STOP_WORDS and (cache.get(word) or _stem(word)) in wanted:
+            yield match.span()
+
+
+def _cjk_spans(lowered: str, wanted: set[str]) -> Iterator[tuple[int, int]]:
     for match in _CJK_RUN.finditer(lowered):
         run, start = match.group(), match.start()
         if len(run) == 1:
             if run in wanted:
-                spans.append(match.span())
+                yield match.span()
             continue
-        spans.extend((start + i, start + i + 2) for i in range(len(run) - 1)
-                     if run[i:i + 2] in wanted)
-    for pattern in (_COMPOUND, _SYMBOLS):
-        for match in pattern.finditer(lowered):
-            if normalize(match.group()) in wanted:
-                spans.append(match.span())
-    return _merge(spans)
+        for i in range(len(run) - 1):
+            if run[i:i + 2] in wanted:
+                yield start + i, start + i + 2
 
 
-def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def _whole_spans(pattern: re.Pattern[str], lowered: str, wanted: set[str]
+                 ) -> Iterator[tuple[int, int]]:
+    for match in pattern.finditer(lowered):
+        if normalize(match.group()) in wanted:
+            yield match.span()
+
+
+def merge_spans(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted spans with overlapping and touching ones joined."""
     merged: list[tuple[int, int]] = []
     for start, end in sorted(spans):
         if merged and start <= merged[-1][1]:

@@ -3,11 +3,12 @@ top hit, follow-up queries in the query's language, and snippets for any page.""
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Sequence
 
 from ..page.model import Page
-from .analyzer import highlight_terms
+from .analyzer import iter_highlights, merge_spans
 
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
@@ -53,12 +54,15 @@ def snippet_for(page: Page, section_id: str | None, terms: Sequence[str]) -> str
     """A window of the section (or the page) around the first query term, terms in **bold**."""
     section = page.section(section_id) if section_id else None
     text = re.sub(r"\s+", " ", (section.text if section else "") or page.body).strip()
-    spans = highlight_terms(text, list(terms)) if terms else []
-    if not spans:
+    found = iter_highlights(text, terms) if terms else iter(())
+    first = next(found, None)
+    if first is None:
         return text[:SNIPPET_CHARS] + ("…" if len(text) > SNIPPET_CHARS else "")
-    start = max(0, spans[0][0] - SNIPPET_CHARS // 3)
+    start = max(0, first[0] - SNIPPET_CHARS // 3)
     end = min(len(text), start + SNIPPET_CHARS)
-    window = [(s - start, e - start) for s, e in spans if s >= start and e <= end]
+    # spans come in order: stop reading (and scanning the text) past the window
+    spans = [first, *itertools.takewhile(lambda span: span[0] < end, found)]
+    window = [(s - start, e - start) for s, e in merge_spans(spans) if s >= start and e <= end]
     piece = text[start:end]
     for s, e in reversed(window):
         piece = piece[:s] + "**" + piece[s:e] + "**" + piece[e:]

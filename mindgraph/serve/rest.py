@@ -12,9 +12,10 @@ the environment variable named by ``serve.token_env``. Every error is JSON of on
 Every limit is bounded by the schema, so bad parameters are 422 before any work is done, and
 every route declares its response model, so the OpenAPI document describes what comes back.
 
-Freshness: before a query the app re-scans the wiki for changed files, but one scan serves
-every request that arrived before it started (``FreshnessGate``), so 20 concurrent clients
-cost one scan, not 20, and a file changed before a request is still seen by it.
+Freshness: before a query the app refreshes the core from the wiki — draining the inotify
+queue on Linux (microseconds), else scanning every file's stat — and one refresh serves every
+request that arrived before it started (``FreshnessGate``), so 20 concurrent clients cost one
+refresh, not 20, and a file changed before a request is still seen by it.
 ``POST /reindex`` runs one at a time; a second concurrent call gets 409 at once rather than
 queueing a duplicate compile behind the first.
 """

@@ -1,0 +1,185 @@
+"""The watched page cache: inotify events instead of scans, and never staler than a scan."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+
+import pytest
+
+from mindgraph.page import cache as cache_module
+from mindgraph.page import watch as watch_module
+from mindgraph.page.cache import open_pages
+from mindgraph.page.vault import load_vault
+from mindgraph.page.watch import WikiWatcher
+
+pytestmark = pytest.mark.skipif(watch_module.INotify is None, reason="inotify is Linux-only")
+
+
+@pytest.fixture
+def wiki(tmp_path):
+    root = tmp_path / "wiki"
+    (root / "sub" / "deep").mkdir(parents=True)
+    (root / ".obsidian").mkdir()
+    (root / "One.md").write_text("# One\n\n[[Two]] #tag\n")
+    (root / "sub" / "Two.md").write_text("# Two\n\nText.\n")
+    (root / "sub" / "deep" / "Three.md").write_text("# Three\n")
+    return root
+
+
+@pytest.fixture
+def scans(monkeypatch):
+    """Counts full folder scans (the real scan runs)."""
+    count = [0]
+    real = cache_module._scan
+
+    def counting(root):
+        count[0] += 1
+        return real(root)
+
+    monkeypatch.setattr(cache_module, "_scan", counting)
+    return count
+
+
+def watched(wiki, tmp_path):
+    cache, _ = open_pages(wiki, tmp_path / "state", watch=True)
+    assert not cache.watching          # a one-shot command never pays for a watch
+    cache.refresh()
+    assert cache.watching
+    return cache
+
+
+def test_edits_adds_and_removes_are_seen_without_scanning(wiki, tmp_path, scans):
+    cache = watched(wiki, tmp_path)
+    before = scans[0]
+    (wiki / "One.md").write_text("# One\n\nrewritten\n")
+    (wiki / "sub" / "New.md").write_text("# New\n")
+    (wiki / "sub" / "deep" / "Three.md").unlink()
+    (wiki / "notes.txt").write_text("not a page")
+    (wiki / ".obsidian" / "Hidden.md").write_text("# hidden folder")
+    changes = cache.refresh()
+    assert changes.to_dict() == {"added": ["sub/New.md"], "changed": ["One.md"],
+                                 "removed": ["sub/deep/Three.md"]}
+    assert not cache.refresh()
+    assert scans[0] == before
+    assert cache.pages == load_vault(wiki).pages
+
+
+def test_atomic_replace_and_rename_are_seen(wiki, tmp_path):
+    cache = watched(wiki, tmp_path)
+    tmp = wiki / "sub" / ".One.md.tmp"
+    tmp.write_text("# One\n\nreplaced atomically\n")
+    os.replace(tmp, wiki / "One.md")
+    os.rename(wiki / "sub" / "Two.md", wiki / "sub" / "deep" / "Two renamed.md")
+    changes = cache.refresh()
+    assert changes.to_dict() == {"added": ["sub/deep/Two renamed.md"], "changed": ["One.md"],
+                                 "removed": ["sub/Two.md"]}
+    assert cache.pages == load_vault(wiki).pages
+
+
+def test_same_size_edit_with_the_same_mtime_is_seen(wiki, tmp_path):
+    page = wiki / "One.md"
+    old = page.stat().st_mtime_ns - 3600 * 10**9    # not "racy": a scan would trust the stat
+    os.utime(page, ns=(old, old))
+    cache = watched(wiki, tmp_path)
+    before = page.stat()
+    page.write_text(page.read_text().replace("tag", "tog"))
+    os.utime(page, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert cache.refresh().changed == ("One.md",)
+    assert cache.pages["One.md"].tags == ("tog",)
+
+
+def test_folder_changes_fall_back_to_one_scan_and_keep_watching(wiki, tmp_path, scans):
+    cache = watched(wiki, tmp_path)
+    (wiki / "new").mkdir()
+    (wiki / "new" / "A.md").write_text("# A\n")
+    before = scans[0]
+    assert cache.refresh().added == ("new/A.md",)
+    assert scans[0] == before + 1
+    # the new folder is watched now: a page written into it needs no scan
+    (wiki / "new" / "B.md").write_text("# B\n")
+    assert cache.refresh().added == ("new/B.md",) and scans[0] == before + 1
+    os.rename(wiki / "sub", wiki / "moved")
+    changes = cache.refresh()
+    assert set(changes.added) == {"moved/Two.md", "moved/deep/Three.md"}
+    assert set(changes.removed) == {"sub/Two.md", "sub/deep/Three.md"}
+    (wiki / "moved" / "deep" / "Three.md").write_text("# Three\n\nafter the move\n")
+    assert cache.refresh().changed == ("moved/deep/Three.md",)
+    shutil.rmtree(wiki / "moved")
+    assert set(cache.refresh().removed) == {"moved/Two.md", "moved/deep/Three.md"}
+    assert cache.watching and cache.pages == load_vault(wiki).pages
+
+
+def test_queue_overflow_means_a_full_scan(wiki, tmp_path, scans):
+    cache = watched(wiki, tmp_path)
+    limit = int(open("/proc/sys/fs/inotify/max_queued_events").read())
+    a, b = wiki / "One.md", wiki / "sub" / "Two.md"
+    with open(a, "a") as fa, open(b, "a") as fb:
+        for i in range(limit // 2 + 10):    # alternating files: the kernel cannot merge them
+            fa.write("a")
+            fa.flush()
+            fb.write("b")
+            fb.flush()
+    (wiki / "Late.md").write_text("# Late\n")
+    before = scans[0]
+    changes = cache.refresh()
+    assert scans[0] == before + 1
+    assert changes.added == ("Late.md",) and set(changes.changed) == {"One.md", "sub/Two.md"}
+    assert cache.watching and cache.pages == load_vault(wiki).pages
+
+
+def test_a_deleted_wiki_folder_makes_the_cache_scan_again(wiki, tmp_path):
+    cache = watched(wiki, tmp_path)
+    shutil.rmtree(wiki)
+    assert len(cache.refresh().removed) == 3
+    wiki.mkdir()
+    (wiki / "Back.md").write_text("# Back\n")
+    assert cache.refresh().added == ("Back.md",)
+    (wiki / "Back.md").write_text("# Back\n\nagain\n")
+    assert cache.refresh().changed == ("Back.md",)
+
+
+def test_without_inotify_the_cache_keeps_scanning(wiki, tmp_path, monkeypatch, scans):
+    monkeypatch.setattr(watch_module, "INotify", None)
+    cache, _ = open_pages(wiki, tmp_path / "state", watch=True)
+    cache.refresh()
+    assert not cache.watching and WikiWatcher.start(wiki) is None
+    (wiki / "One.md").write_text("# One\n\nscanned\n")
+    before = scans[0]
+    assert cache.refresh().changed == ("One.md",) and scans[0] == before + 1
+
+
+def test_random_operations_match_a_fresh_load(wiki, tmp_path):
+    """Property: after any sequence of file and folder operations, the watched cache equals
+    what load_vault reads from scratch."""
+    rng = random.Random(7)
+    cache = watched(wiki, tmp_path)
+    folders = ["", "sub/", "sub/deep/", "other/"]
+    for step in range(120):
+        op = rng.choice(["write", "write", "write", "delete", "rename", "mkdir", "rmdir"])
+        pages = sorted(p.relative_to(wiki).as_posix() for p in wiki.rglob("*.md")
+                       if ".obsidian" not in p.parts)
+        if op == "write" or not pages:
+            folder = rng.choice(folders)
+            (wiki / folder).mkdir(parents=True, exist_ok=True)
+            (wiki / folder / f"P{rng.randrange(8)}.md").write_text(f"# P\n\nstep {step}\n")
+        elif op == "delete":
+            (wiki / rng.choice(pages)).unlink()
+        elif op == "rename":
+            folder = rng.choice(folders)
+            (wiki / folder).mkdir(parents=True, exist_ok=True)
+            os.replace(wiki / rng.choice(pages), wiki / folder / f"R{step}.md")
+        elif op == "mkdir":
+            name = rng.choice(folders[1:])
+            (wiki / name).mkdir(parents=True, exist_ok=True)
+            (wiki / name / f"M{step}.md").write_text("# M\n")
+        else:
+            name = rng.choice(folders[1:])
+            shutil.rmtree(wiki / name, ignore_errors=True)
+        if rng.random() < 0.5:
+            cache.refresh()
+            assert cache.pages == load_vault(wiki).pages, f"step {step}: {op}"
+    cache.refresh()
+    assert cache.pages == load_vault(wiki).pages
+    assert cache.watching
