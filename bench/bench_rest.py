@@ -12,6 +12,11 @@ free loopback port; one sequential pass over the questions (warm-up, and the lat
 client alone); then --clients concurrent clients for --seconds, each sending the next of the
 40 dev questions (obsidian-help-queries.dev.jsonl, fixed order) to /smart_search.
 
+--queries fresh sends queries the server has never seen instead, so no answer or query-vector
+cache can help: "<section heading> <page title>" for every section of the vault (en, ja and
+zh, ~6,000 distinct, shuffled with a fixed seed), none of them asked twice in a run, and the
+sequential pass uses a separate slice of them.
+
 The load generator is `wrk` (a C program; least CPU taken from the server on a small machine)
 when installed, else httpx's async client. Both are closed-loop: a client sends its next request
 when the previous answer arrives, so by Little's law median latency ~ clients / throughput.
@@ -70,13 +75,20 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--client", choices=("auto", "wrk", "httpx"), default="auto")
     parser.add_argument("--endpoint", default="/smart_search", help="/smart_search or /search")
+    parser.add_argument("--queries", choices=("dev", "fresh"), default="dev",
+                        help="dev: the 40 dev questions repeating; fresh: never-seen queries")
     parser.add_argument("--json", action="store_true", help="print JSON")
     args = parser.parse_args()
     client = args.client if args.client != "auto" else ("wrk" if shutil.which("wrk") else "httpx")
-    questions = [json.loads(line)["query"] for line in QUESTIONS.read_text().splitlines()
-                 if line.strip()]
-    paths = [f"{args.endpoint}?" + urllib.parse.urlencode({"q": q, "limit": 10})
-             for q in questions]
+    if args.queries == "dev":
+        questions = [json.loads(line)["query"] for line in QUESTIONS.read_text().splitlines()
+                     if line.strip()]
+        warm_up = questions
+    else:
+        every = _fresh_queries()
+        warm_up, questions = every[:40], every[40:]
+    paths, warm_paths = ([f"{args.endpoint}?" + urllib.parse.urlencode({"q": q, "limit": 10})
+                          for q in group] for group in (questions, warm_up))
     with tempfile.TemporaryDirectory(prefix="bench-rest-") as tmp:
         workspace = Path(tmp)
         state = (args.state or workspace / "state").resolve()
@@ -90,7 +102,7 @@ def main() -> int:
         try:
             base = f"http://127.0.0.1:{port}"
             _wait_ready(base, server)
-            single = _sequential(base, paths)
+            single = _sequential(base, warm_paths)
             load_before = os.getloadavg()
             if client == "wrk":
                 load = _run_wrk(base, paths, args.clients, args.seconds)
@@ -99,7 +111,11 @@ def main() -> int:
         finally:
             server.terminate()
             server.wait(timeout=10)
+    if args.queries == "fresh" and load["requests"] > len(paths):
+        raise SystemExit(f"only {len(paths)} fresh queries for {load['requests']} requests: "
+                         f"some repeated; run shorter")
     figures = {"endpoint": args.endpoint, "pages": 883, "questions": len(questions),
+               "queries": args.queries,
                "client": client, "clients": args.clients, "embed_s": embed_s,
                "single_client": single, "load": load,
                "load_average_before": [round(x, 2) for x in load_before],
@@ -110,6 +126,20 @@ def main() -> int:
     else:
         _print(figures)
     return 0 if ok else 1
+
+
+def _fresh_queries() -> list[str]:
+    """Distinct queries from the vault's section headings, in a fixed shuffled order."""
+    import random
+
+    sys.path.insert(0, str(ROOT))
+    from mindgraph.page.vault import load_vault
+
+    pages = load_vault(VAULT).pages
+    queries = sorted({f"{s.heading} {p.title}" for p in pages.values() for s in p.sections
+                      if s.heading and s.heading != p.title})
+    random.Random(0).shuffle(queries)
+    return queries
 
 
 def _embed(workspace: Path) -> float | None:
@@ -224,8 +254,9 @@ def _percentile(values: list[float], q: float) -> float:
 
 def _print(f: dict[str, Any]) -> None:
     load, single = f["load"], f["single_client"]
-    print(f"REST {f['endpoint']} over the Obsidian Help vault ({f['pages']} pages), "
-          f"{f['questions']} dev questions in a fixed rotation")
+    what = (f"{f['questions']} dev questions in a fixed rotation" if f["queries"] == "dev"
+            else f"never-seen queries (section headings, {f['questions']} available)")
+    print(f"REST {f['endpoint']} over the Obsidian Help vault ({f['pages']} pages), {what}")
     if f["embed_s"] is not None:
         print(f"embedded the vault first in {f['embed_s']} s")
     print(f"one client, sequential: first request {single['first_ms']} ms; new questions "

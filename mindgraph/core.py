@@ -8,6 +8,7 @@ so concurrent requests never see a half-updated index.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import functools
 import threading
@@ -363,6 +364,19 @@ class Mindgraph:
         if options.top_k != limit:
             options = SearchOptions(**{**options.__dict__, "top_k": limit})
         return self._hybrid_retriever().search(query, options)
+
+    def prepare_query(self, query: str) -> None:
+        """Embed ``query`` ahead of ``smart_search`` without taking the core lock.
+
+        A server calls this on another thread while earlier queries are answered: the vector
+        lands in the retriever's query cache, so model inference (which releases the GIL)
+        overlaps the Python work of other requests. Does nothing before the first search has
+        opened the vector store; never raises (the search itself reports any failure)."""
+        ready = self._vector
+        vector = ready[0] if ready is not None else None
+        if vector is not None:
+            with contextlib.suppress(Exception):
+                vector.embed_query(query)
 
     def context(self, situation: str, *, limit: int = 3,
                 timeout_s: float | None = None) -> ContextBlock:

@@ -28,6 +28,7 @@ import contextvars
 import datetime as dt
 import functools
 import hmac
+import os
 import re
 import threading
 import time
@@ -103,32 +104,44 @@ class CoreQueue:
     The core answers one query at a time under its lock anyway; 20 threadpool threads fighting
     for that lock only add context switches and GIL hand-offs, and a FIFO keeps the p95 close
     to the median. The arrival time (taken on the event loop) goes with each call, so the
-    freshness gate knows which scan a queued request still needs."""
+    freshness gate knows which scan a queued request still needs.
+
+    A handler may have a ``prepare`` step that needs no core lock (embedding the query): it
+    runs first on a pool with a thread per CPU, so the next requests' model inference
+    (which releases the GIL) overlaps the queued Python work of this one."""
 
     def __init__(self) -> None:
-        self._pool: ThreadPoolExecutor | None = None
+        self._pools: dict[str, ThreadPoolExecutor] = {}
         self._lock = threading.Lock()
 
-    def _executor(self) -> ThreadPoolExecutor:
+    def _executor(self, name: str = "core") -> ThreadPoolExecutor:
         with self._lock:
-            if self._pool is None:      # again after close(): an app can be started twice
-                self._pool = ThreadPoolExecutor(1, thread_name_prefix="mindgraph-rest")
-            return self._pool
+            if name not in self._pools:  # again after close(): an app can be started twice
+                workers = 1 if name == "core" else (os.cpu_count() or 2)
+                self._pools[name] = ThreadPoolExecutor(workers,
+                                                       thread_name_prefix=f"mindgraph-{name}")
+            return self._pools[name]
 
     def close(self) -> None:
-        """Finish the queued calls and stop the worker."""
+        """Finish the queued calls and stop the workers."""
         with self._lock:
-            pool, self._pool = self._pool, None
-        if pool is not None:
+            pools, self._pools = self._pools, {}
+        for pool in pools.values():
             pool.shutdown(wait=True)
 
-    def wrap(self, handler: Callable[..., Any]) -> Callable[..., Any]:
-        """An async endpoint with ``handler``'s signature that queues ``handler``."""
+    def wrap(self, handler: Callable[..., Any],
+             prepare: Callable[..., Any] | None = None) -> Callable[..., Any]:
+        """An async endpoint with ``handler``'s signature that queues ``handler`` (after
+        ``prepare``, called with the same arguments, if given)."""
 
         @functools.wraps(handler)
         async def endpoint(**kwargs: Any) -> Any:
             call = functools.partial(_run_arrived, time.monotonic_ns(), handler, kwargs)
-            return await asyncio.get_running_loop().run_in_executor(self._executor(), call)
+            loop = asyncio.get_running_loop()
+            if prepare is not None:
+                await loop.run_in_executor(self._executor("prepare"),
+                                           functools.partial(prepare, **kwargs))
+            return await loop.run_in_executor(self._executor(), call)
 
         return endpoint
 
@@ -188,14 +201,15 @@ def create_app(mg: Mindgraph, token: str | None = None) -> FastAPI:
     guard = [Depends(authorize)]
 
     def route(method: str, path: str, model: type, summary: str, *extra: int,
-              public: bool = False, queued: bool = True) -> Callable:
+              public: bool = False, queued: bool = True,
+              prepare: Callable[..., Any] | None = None) -> Callable:
         codes = ((401,) if not public else ()) + (422, 503) + extra
         add = getattr(app, method)(path, response_model=model, summary=summary,
                                    dependencies=[] if public else guard,
                                    responses={c: {"model": s.ErrorOut} for c in sorted(codes)})
 
         def register(handler: Callable[..., Any]) -> Callable[..., Any]:
-            add(queue.wrap(handler) if queued else handler)
+            add(queue.wrap(handler, prepare) if queued else handler)
             return handler
 
         return register
@@ -253,7 +267,8 @@ def create_app(mg: Mindgraph, token: str | None = None) -> FastAPI:
                 "latency_ms": round(latency, 2)}
 
     @route("get", "/smart_search", s.SmartSearchOut,
-           "Hybrid search: intent, keyword + vector fusion, graph boost, explained")
+           "Hybrid search: intent, keyword + vector fusion, graph boost, explained",
+           prepare=lambda q, limit: mg.prepare_query(q))
     def smart_search(q: str = Query(..., min_length=1, max_length=1000),
                      limit: int = Query(10, ge=1, le=MAX_LIMIT)) -> dict[str, Any]:
         started = time.perf_counter()

@@ -261,3 +261,39 @@ def test_data_block_that_does_not_parse_is_409_missing_block_404(client, workspa
     assert broken.status_code == 409
     assert broken.json()["detail"].startswith("Broken.md:3:")
     assert client.get("/extract", params={"page": "Broken", "block": 2}).status_code == 404
+
+
+def test_queries_are_embedded_before_the_core_queue(raw_workspace):
+    """/smart_search embeds its query on the prepare pool, outside the core lock; the search
+    then finds the vector cached, and concurrent answers equal sequential ones."""
+    mg = Mindgraph.open(raw_workspace)
+    client = TestClient(create_app(mg))
+    client.post("/reindex")
+    client.get("/smart_search", params={"q": "warm up"})
+    queries = [f"airships carrying {word}" for word in
+               ("trunks", "bookmarks", "data", "packing", "sea", "catalog", "zeppelins", "json")]
+    alone = Mindgraph.open(raw_workspace)
+    sequential = [[r.to_dict() for r in alone.smart_search(q).results] for q in queries]
+    provider = mg.hybrid_retriever().vector.provider
+    embedded: list[tuple[str, str]] = []
+    real = provider.embed_queries
+
+    def recording(texts):
+        embedded.extend((t, threading.current_thread().name) for t in texts)
+        return real(texts)
+
+    provider.embed_queries = recording
+    # before the first search nothing is open: preparing is a no-op, never an error
+    Mindgraph.open(raw_workspace).prepare_query("anything")
+
+    async def together():
+        transport = httpx.ASGITransport(app=create_app(mg))
+        async with httpx.AsyncClient(transport=transport, base_url="http://mg") as http:
+            return await asyncio.gather(*(http.get("/smart_search", params={"q": q})
+                                          for q in queries))
+
+    answers = asyncio.run(together())
+    assert all(a.status_code == 200 for a in answers)
+    assert sorted(t for t, _ in embedded) == sorted(queries)   # each query once
+    assert all(name.startswith("mindgraph-prepare") for _, name in embedded)
+    assert [a.json()["results"] for a in answers] == sequential
