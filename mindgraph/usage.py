@@ -42,9 +42,12 @@ class UsageLog:
         data = (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8")
         try:
             with _LOCK:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._rotate_if_needed(len(data))
-                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                try:
+                    fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                except FileNotFoundError:       # first line: the state folder is new
+                    self.path.parent.mkdir(parents=True, exist_ok=True)
+                    fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
                 try:
                     os.write(fd, data)
                 finally:

@@ -190,25 +190,29 @@ class HybridRetriever:
     def _stage1(self, query: str, intent: Intent, fetch: int, options: SearchOptions,
                 timings: dict[str, float], degradation: list[str],
                 tag: str = "query") -> dict[str, _Candidate]:
-        jobs: dict[str, cf.Future] = {}
+        calls: dict[str, Callable[[], list[tuple[str, float, str | None]]]] = {}
         if options.use_keyword:
-            jobs["keyword"] = _POOL.submit(_timed, lambda: [
-                (h.path, h.score, h.section_id) for h in self.keyword.search(query, fetch)])
+            calls["keyword"] = lambda: [(h.path, h.score, h.section_id)
+                                        for h in self.keyword.search(query, fetch)]
         if options.use_vector:
             if self.vector is None:
                 why = self.vector_error or "no vector store configured"
                 _note(degradation, f"vector retrieval unavailable ({why}): keyword-only")
             else:
-                jobs["vector"] = _POOL.submit(_timed, lambda: [
-                    (h.path, h.score, h.section_id) for h in self.vector.search(query, fetch)])
+                calls["vector"] = lambda: [(h.path, h.score, h.section_id)
+                                           for h in self.vector.search(query, fetch)]
+        # In parallel while the query still has to be embedded (model inference releases
+        # the GIL); once its vector is cached both retrievers are a fraction of a millisecond
+        # of Python, and handing them to threads would cost more than it saves.
+        parallel = "vector" in calls and not self.vector.is_cached(query)  # type: ignore
         rankings: dict[str, list[tuple[str, float, str | None]]] = {}
-        for name, job in jobs.items():
-            try:
-                rankings[name], elapsed = job.result()
-                timings[name if tag == "query" else f"{name}:{tag}"] = elapsed
-            except Exception as exc:  # a retriever failing must never fail the search
-                _note(degradation, f"{name} retrieval failed ({type(exc).__name__}: {exc}); "
-                                   f"results come from the other retrievers")
+        for name, (outcome, elapsed) in _run_all(calls, parallel).items():
+            if isinstance(outcome, Exception):  # a failing retriever never fails the search
+                _note(degradation, f"{name} retrieval failed ({type(outcome).__name__}: "
+                                   f"{outcome}); results come from the other retrievers")
+                continue
+            rankings[name] = outcome
+            timings[name if tag == "query" else f"{name}:{tag}"] = elapsed
         rankings = {k: [r for r in v if r[0] in self.pages] for k, v in rankings.items()}
         weights = {"keyword": intent.profile.keyword,
                    "vector": intent.profile.vector * self._vector_factor(query)}
@@ -393,6 +397,22 @@ def _page_date(page: Page) -> dt.date | None:
             except ValueError:
                 continue
     return None
+
+
+def _run_all(calls: Mapping[str, Callable[[], Any]], parallel: bool
+             ) -> dict[str, tuple[Any, float]]:
+    """Each call's result (or the exception it raised) and its milliseconds."""
+    if parallel and len(calls) > 1:
+        jobs = {name: _POOL.submit(_timed_outcome, call) for name, call in calls.items()}
+        return {name: job.result() for name, job in jobs.items()}
+    return {name: _timed_outcome(call) for name, call in calls.items()}
+
+
+def _timed_outcome(fn: Callable[[], Any]) -> tuple[Any, float]:
+    try:
+        return _timed(fn)
+    except Exception as exc:
+        return exc, 0.0
 
 
 def _timed(fn: Callable[[], Any]) -> tuple[Any, float]:

@@ -58,6 +58,10 @@ class VectorRetriever:
                 self._cache.popitem(last=False)
         return vector
 
+    def is_cached(self, query: str) -> bool:
+        """True when the query's vector is at hand (no model call needed)."""
+        return query in self._cache
+
     def search(self, query: str, limit: int) -> list[VectorPageHit]:
         """The ``limit`` pages whose best chunk is most similar to the query."""
         vector = self.embed_query(query)

@@ -201,3 +201,32 @@ def test_repeated_query_is_answered_from_cache_until_the_wiki_changes(mg, worksp
     after_edit = mg.smart_search("data center region")
     assert not after_edit.cached
     assert "Misc/Regions FAQ.md" in [r.page for r in after_edit.results]
+
+
+def test_retrievers_run_in_parallel_while_the_query_needs_the_model(mg):
+    """A new query's keyword search runs while the model embeds it; with its vector cached,
+    both retrievers run in the calling thread (no hand-off costs)."""
+    import threading
+    import time
+
+    retriever = mg.hybrid_retriever()
+    provider = retriever.vector.provider
+    real = provider.embed_queries
+    seen: list[str] = []
+
+    def slow(texts):
+        time.sleep(0.05)           # stands in for model inference (GIL released)
+        return real(texts)
+
+    def keyword_search(query, limit, _real=retriever.keyword.search):
+        seen.append(threading.current_thread().name)
+        return _real(query, limit)
+
+    provider.embed_queries = slow
+    retriever.keyword.search = keyword_search
+    options = SearchOptions(expansion=False)
+    first = retriever.search("remote vault region", options, use_cache=False)
+    again = retriever.search("remote vault region", options, use_cache=False)
+    assert seen[0].startswith("mindgraph-retrieval")
+    assert seen[1] == threading.current_thread().name
+    assert [r.page for r in again.results] == [r.page for r in first.results]
