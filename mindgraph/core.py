@@ -298,6 +298,7 @@ class Mindgraph:
         return self._hybrid_retriever()
 
     @_query
+    @_query
     def plan_embed(self) -> Any:
         """What `embed` would do: chunks to embed, stale and removed ones (no model call).
 
@@ -325,19 +326,23 @@ class Mindgraph:
         known = [m for m in store.model_versions() if m.startswith(prefix)]
         return known[0] if len(known) == 1 else self.embedding_provider().model_version
 
-    @_query
     def embed(self, *, dry_run: bool = False, drop_other_models: bool = False,
               plan: Any = None, progress: Any = None) -> Any:
         """Embed new and changed sections, remove deleted ones; a re-run over unchanged pages
-        makes no embedding call. Returns the SyncReport (``dropped`` lists removed models)."""
+        makes no embedding call. Returns the SyncReport (``dropped`` lists removed models).
+
+        The core lock is held only while the plan is taken and when the new vectors go live:
+        queries keep being answered during the model calls (the stores are thread-safe)."""
         from .vectors.sync import apply_sync, report_of
 
         started = time.perf_counter()
-        store = self.vector_store()
-        plan = plan or self.plan_embed()
+        with self._lock:
+            store = self.vector_store()
+            plan = plan or self.plan_embed()
+            provider = self.embedding_provider() if not dry_run else None
         deleted = 0
-        if not dry_run:
-            deleted = apply_sync(plan, self.embedding_provider(), store,
+        if provider is not None:
+            deleted = apply_sync(plan, provider, store,
                                  batch_size=self.settings.embedding.batch_size,
                                  progress=progress)
         dropped: dict[str, int] = {}
@@ -349,8 +354,7 @@ class Mindgraph:
         report = report_of(plan, store, dry_run=dry_run, deleted=deleted,
                            seconds=time.perf_counter() - started)
         if not dry_run:
-            self._vector = None
-            self._hybrid = None
+            self.forget_vectors()
         return report, dropped
 
     @_query
@@ -409,15 +413,19 @@ class Mindgraph:
     # -- compile -------------------------------------------------------------------------
     def ingest(self, *, provider: Any = None, dry_run: bool = False, force: bool = False,
                only: tuple[str, ...] = (), progress: Any = None) -> IngestReport:
-        """Compile raw/ into wiki/ (offline or with the configured LLM), then re-sync indexes."""
+        """Compile raw/ into wiki/ (offline or with the configured LLM), then re-sync indexes.
+
+        Two ingests of one workspace must not run at once (the REST API refuses a second)."""
         from .ingest.pipeline import run_ingest
 
+        # Outside the core lock: ingest only writes wiki/ (each file atomically) and its own
+        # state, so queries go on meanwhile and see pages as they land.
+        report = run_ingest(self.settings, provider=provider, dry_run=dry_run, force=force,
+                            only=only, progress=progress)
         with self._lock:
-            report = run_ingest(self.settings, provider=provider, dry_run=dry_run, force=force,
-                                only=only, progress=progress)
             if self._cache is not None and not dry_run:
                 self.sync()
-            return report
+        return report
 
     # -- reports -------------------------------------------------------------------------
     @_query

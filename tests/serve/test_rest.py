@@ -297,3 +297,40 @@ def test_queries_are_embedded_before_the_core_queue(raw_workspace):
     assert sorted(t for t, _ in embedded) == sorted(queries)   # each query once
     assert all(name.startswith("mindgraph-prepare") for _, name in embedded)
     assert [a.json()["results"] for a in answers] == sequential
+
+
+def test_queries_are_answered_while_a_reindex_embeds(raw_workspace):
+    """The core lock is not held during model calls: a search started while /reindex waits
+    on the embedding model finishes before the reindex does."""
+    mg = Mindgraph.open(raw_workspace)
+    app = create_app(mg)
+    TestClient(app).get("/smart_search", params={"q": "warm up"})
+    provider = mg.embedding_provider()
+    real = provider.embed_documents
+    inside, release = threading.Event(), threading.Event()
+
+    def blocking(texts):
+        inside.set()
+        assert release.wait(10)
+        return real(texts)
+
+    provider.embed_documents = blocking
+
+    async def overlap():
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://mg") as http:
+            reindex = asyncio.create_task(http.post("/reindex"))
+            while not inside.is_set():
+                await asyncio.sleep(0.01)
+            search = await asyncio.wait_for(http.get("/smart_search",
+                                                     params={"q": "trunks catalog"}), 10)
+            still_running = not reindex.done()
+            release.set()
+            return search, still_running, await reindex
+
+    search, still_running, reindex = asyncio.run(overlap())
+    assert search.status_code == 200 and search.json()["results"]
+    assert still_running
+    assert reindex.status_code == 200 and reindex.json()["ingest"]["ingested"] == 1
+    after = TestClient(app).get("/smart_search", params={"q": "airships"}).json()
+    assert after["results"][0]["page"] == "zeppelins.md"
