@@ -137,6 +137,9 @@ class ServeSettings:
     # Long-running processes follow wiki/ through inotify (Linux) instead of scanning it
     # before every query; off, or where inotify is missing, they scan.
     watch_wiki: bool = True
+    # Pages that change under a process whose vector search is open are embedded before the
+    # next query, up to this many sections at a time (more: run `mindgraph embed`); 0 = never.
+    embed_changes_max_chunks: int = 256
 
 
 @dataclass(frozen=True)
@@ -366,6 +369,7 @@ def _check_values(s: Settings) -> None:
         (s.retrieval.recency_lambda >= 0, "retrieval.recency_lambda", "0 or more"),
         (s.retrieval.expansion_timeout_s > 0, "retrieval.expansion_timeout_s", "above 0"),
         (s.serve.context_timeout_s > 0, "serve.context_timeout_s", "above 0"),
+        (s.serve.embed_changes_max_chunks >= 0, "serve.embed_changes_max_chunks", "0 or more"),
         (s.serve.usage_log_max_bytes >= 10_000, "serve.usage_log_max_bytes", "at least 10000"),
     ]
     for ok, key, rule in checks:

@@ -77,6 +77,7 @@ class Mindgraph:
         self._store: Any = None
         self._vector: tuple[VectorRetriever | None, str | None] | None = None
         self._hybrid: HybridRetriever | None = None
+        self._vectors_behind: str | None = None     # why some changed pages lack vectors
 
     @classmethod
     def open(cls, base_dir: str | Path = ".", config: str | Path | None = None) -> "Mindgraph":
@@ -117,7 +118,38 @@ class Mindgraph:
                 if self._graph is not None:
                     self._graph.apply(pages, changes.added, changes.changed, changes.removed)
                     self._graph.save(self._state_file("graph.pickle"))
+                self._embed_changes(changes)
             return changes
+
+    def _embed_changes(self, changes: ChangeSet) -> None:
+        """Embed the changed pages' new sections when vector search is in use, so the next
+        hybrid query sees them too; too many to do before a query, or a provider failing,
+        leaves a note in every hybrid response until `mindgraph embed` runs."""
+        limit = self.settings.serve.embed_changes_max_chunks
+        vector = self._vector[0] if self._vector is not None else None
+        if vector is None or limit == 0:
+            return
+        from .vectors.chunking import chunker_for
+        from .vectors.sync import apply_sync, plan_sync
+
+        assert self._cache is not None
+        pages = self._cache.pages
+        touched = [pages[p] for p in (*changes.added, *changes.changed) if p in pages]
+        try:
+            plan = plan_sync(touched, vector.store, vector.model_version,
+                             chunker_for(vector.provider),
+                             keep=set(pages) - {p.path for p in touched})
+            if len(plan.to_embed) > limit:
+                self._vectors_behind = (
+                    f"changed pages not embedded yet: {len(plan.changed_pages)} (over "
+                    f"serve.embed_changes_max_chunks); vector results may miss them until "
+                    f"`mindgraph embed` runs")
+                return
+            apply_sync(plan, vector.provider, vector.store,
+                       batch_size=self.settings.embedding.batch_size)
+        except MindgraphError as exc:
+            self._vectors_behind = (f"changed pages could not be embedded ({exc}); vector "
+                                    f"results may miss them until `mindgraph embed` runs")
 
     def _state_file(self, name: str) -> Path:
         return self.settings.state_dir / name
@@ -289,7 +321,8 @@ class Mindgraph:
         if self._hybrid is None:
             vector, why = self._vector_retriever()
             self._hybrid = HybridRetriever(self._pages(), self.keyword_index(), self.graph(),
-                                           vector, self.settings.retrieval, vector_error=why)
+                                           vector, self.settings.retrieval, vector_error=why,
+                                           vector_note=self._vectors_behind)
         return self._hybrid
 
     @_query
@@ -354,7 +387,9 @@ class Mindgraph:
         report = report_of(plan, store, dry_run=dry_run, deleted=deleted,
                            seconds=time.perf_counter() - started)
         if not dry_run:
-            self.forget_vectors()
+            with self._lock:
+                self._vectors_behind = None
+                self.forget_vectors()
         return report, dropped
 
     @_query

@@ -120,12 +120,13 @@ class HybridRetriever:
                  graph: KnowledgeGraph | None, vector: VectorRetriever | None,
                  settings: RetrievalSettings = RetrievalSettings(),
                  expander: QueryExpander | None = None,
-                 vector_error: str | None = None):
+                 vector_error: str | None = None, vector_note: str | None = None):
         self.pages = pages
         self.keyword = keyword
         self.graph = graph
         self.vector = vector
         self.vector_error = vector_error
+        self.vector_note = vector_note     # e.g. changed pages not embedded yet
         self.settings = settings
         self.router = IntentRouter(settings.intents, (settings.keyword_weight,
                                                       settings.vector_weight))
@@ -162,7 +163,8 @@ class HybridRetriever:
     def _search(self, query: str, options: SearchOptions) -> HybridResponse:
         started = time.perf_counter()
         timings: dict[str, float] = {}
-        degradation: list[str] = []
+        degradation: list[str] = [self.vector_note] if self.vector_note and \
+            options.use_vector and self.vector is not None else []
         intent = self.router.route(query)
         timings["route"] = _ms(started)
         fetch = max(options.top_k * 3, self.settings.overfetch)

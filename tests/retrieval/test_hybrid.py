@@ -230,3 +230,33 @@ def test_retrievers_run_in_parallel_while_the_query_needs_the_model(mg):
     assert seen[0].startswith("mindgraph-retrieval")
     assert seen[1] == threading.current_thread().name
     assert [r.page for r in again.results] == [r.page for r in first.results]
+
+
+def test_changed_pages_are_embedded_before_the_next_query(mg, workspace):
+    mg.smart_search("sync")                              # vector search is now open
+    (workspace / "wiki" / "Plugins" / "Zeppelins.md").write_text(
+        "---\ntitle: Zeppelins\n---\nAirships carry trunks across the sea.\n")
+    (workspace / "wiki" / "Misc" / "Recipes.md").unlink()
+    response = mg.smart_search("airships across the sea")
+    top = response.results[0]
+    assert top.page == "Plugins/Zeppelins.md" and "vector" in top.sources
+    assert response.degradation == ()
+    store = mg.vector_store()
+    assert "Misc/Recipes.md" not in store.hashes(mg.embedding_provider().model_version)
+    assert mg.plan_embed().is_noop                       # nothing left for `mindgraph embed`
+
+
+def test_too_many_changed_sections_leave_a_note_until_embed(workspace):
+    (workspace / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n  dimension: 256\n"
+                                             "serve:\n  embed_changes_max_chunks: 1\n")
+    mg = Mindgraph.open(workspace)
+    mg.embed()
+    mg.smart_search("sync")
+    (workspace / "wiki" / "Long.md").write_text(
+        "# Long\n\nIntro.\n\n## One\n\nfirst part\n\n## Two\n\nsecond part\n")
+    response = mg.smart_search("second part")
+    assert any("changed pages not embedded yet: 1 " in d for d in response.degradation)
+    assert response.results[0].page == "Long.md"         # keywords still find it
+    report, _ = mg.embed()
+    assert report.embedded == 3
+    assert mg.smart_search("second part").degradation == ()
