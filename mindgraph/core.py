@@ -123,33 +123,18 @@ class Mindgraph:
 
     def _embed_changes(self, changes: ChangeSet) -> None:
         """Embed the changed pages' new sections when vector search is in use, so the next
-        hybrid query sees them too; too many to do before a query, or a provider failing,
-        leaves a note in every hybrid response until `mindgraph embed` runs."""
+        hybrid query sees them too; when that cannot be done, every hybrid response carries
+        the reason until `mindgraph embed` runs."""
         limit = self.settings.serve.embed_changes_max_chunks
         vector = self._vector[0] if self._vector is not None else None
-        if vector is None or limit == 0:
+        if vector is None or limit == 0 or self._cache is None:
             return
-        from .vectors.chunking import chunker_for
-        from .vectors.sync import apply_sync, plan_sync
+        from .vectors.sync import sync_changed_pages
 
-        assert self._cache is not None
-        pages = self._cache.pages
-        touched = [pages[p] for p in (*changes.added, *changes.changed) if p in pages]
-        try:
-            plan = plan_sync(touched, vector.store, vector.model_version,
-                             chunker_for(vector.provider),
-                             keep=set(pages) - {p.path for p in touched})
-            if len(plan.to_embed) > limit:
-                self._vectors_behind = (
-                    f"changed pages not embedded yet: {len(plan.changed_pages)} (over "
-                    f"serve.embed_changes_max_chunks); vector results may miss them until "
-                    f"`mindgraph embed` runs")
-                return
-            apply_sync(plan, vector.provider, vector.store,
-                       batch_size=self.settings.embedding.batch_size)
-        except MindgraphError as exc:
-            self._vectors_behind = (f"changed pages could not be embedded ({exc}); vector "
-                                    f"results may miss them until `mindgraph embed` runs")
+        note = sync_changed_pages(self._cache.pages, (*changes.added, *changes.changed),
+                                  vector.provider, vector.store, max_chunks=limit,
+                                  batch_size=self.settings.embedding.batch_size)
+        self._vectors_behind = note or self._vectors_behind
 
     def _state_file(self, name: str) -> Path:
         return self.settings.state_dir / name

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Collection, Iterable
+from typing import Callable, Collection, Iterable, Mapping
 
-from ..errors import ConfigError
+from ..errors import ConfigError, MindgraphError
 from ..page.model import Page
 from ..providers.embedding.base import EmbeddingProvider
 from ..stores.base import VectorRecord, VectorStore
-from .chunking import Chunk, Chunker
+from .chunking import Chunk, Chunker, chunker_for
 
 FLUSH_EVERY = 4096   # chunks between store flushes (bounds the work lost to a crash)
 
@@ -169,6 +169,27 @@ def sync_pages(pages: Iterable[Page], provider: EmbeddingProvider, store: Vector
         deleted = apply_sync(plan, provider, store, batch_size=batch_size, progress=progress)
     return report_of(plan, store, dry_run=dry_run, deleted=deleted,
                      seconds=time.perf_counter() - started)
+
+
+def sync_changed_pages(pages: Mapping[str, Page], touched: Collection[str],
+                       provider: EmbeddingProvider, store: VectorStore, *, max_chunks: int,
+                       batch_size: int = 64) -> str | None:
+    """Embed the new sections of the ``touched`` pages (and forget pages no longer in
+    ``pages``) unless that means more than ``max_chunks`` embeddings; the reason when it
+    was not done (too many, or the provider or store failed), else None."""
+    changed = [pages[p] for p in touched if p in pages]
+    try:
+        plan = plan_sync(changed, store, provider.model_version, chunker_for(provider),
+                         keep=set(pages) - {p.path for p in changed})
+        if len(plan.to_embed) > max_chunks:
+            return (f"changed pages not embedded yet: {len(plan.changed_pages)} (over "
+                    f"serve.embed_changes_max_chunks); vector results may miss them until "
+                    f"`mindgraph embed` runs")
+        apply_sync(plan, provider, store, batch_size=batch_size)
+    except MindgraphError as exc:
+        return (f"changed pages could not be embedded ({exc}); vector results may miss "
+                f"them until `mindgraph embed` runs")
+    return None
 
 
 def report_of(plan: SyncPlan, store: VectorStore, *, dry_run: bool, deleted: int,
