@@ -110,6 +110,8 @@ class RetrievalSettings:
     keyword_weight: float = 0.6
     vector_weight: float = 0.4
     unsupported_language_vector_factor: float = 0.25
+    # Intent weights blended with the default mix by router confidence (see router.weights).
+    blend_intent_weights: bool = True
     rrf_k: int = 60
     graph_boost: float = 0.1
     min_score: float = 0.15

@@ -216,8 +216,8 @@ class HybridRetriever:
             rankings[name] = outcome
             timings[name if tag == "query" else f"{name}:{tag}"] = elapsed
         rankings = {k: [r for r in v if r[0] in self.pages] for k, v in rankings.items()}
-        weights = {"keyword": intent.profile.keyword,
-                   "vector": intent.profile.vector * self._vector_factor(query)}
+        keyword_w, vector_w = self.router.weights(intent, self.settings.blend_intent_weights)
+        weights = {"keyword": keyword_w, "vector": vector_w * self._vector_factor(query)}
         if "vector" not in rankings:
             weights = {"keyword": 1.0}
         if "keyword" not in rankings and "vector" in rankings:

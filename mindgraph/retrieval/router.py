@@ -139,3 +139,18 @@ class IntentRouter:
             return Intent("default", 0.0, (), self.default)
         hits, name, fired = best
         return Intent(name, min(hits / 2, 1.0), fired, self.profiles[name])
+
+    def weights(self, intent: Intent, blend: bool = True) -> tuple[float, float]:
+        """The (keyword, vector) mix for ``intent``.
+
+        With ``blend``, the intent's mix is moved towards the default mix in proportion to
+        the router's doubt: confidence × intent + (1 − confidence) × default. One rule firing
+        (confidence 0.5) is weak evidence of the intent (a "how do I" question is often about
+        a concept, not a location), so it should not swing the whole mix; two rules do.
+        """
+        own = (intent.profile.keyword, intent.profile.vector)
+        if not blend:
+            return own
+        c = intent.confidence
+        base = (self.default.keyword, self.default.vector)
+        return (c * own[0] + (1 - c) * base[0], c * own[1] + (1 - c) * base[1])

@@ -41,6 +41,17 @@ def test_confidence_is_hits_over_two():
     assert router.route("nothing special").confidence == 0.0
 
 
+def test_weights_move_towards_the_default_mix_with_doubt():
+    router = IntentRouter({"default": {"keyword": 0.6, "vector": 0.4},
+                           "concept": {"keyword": 0.2, "vector": 0.8}})
+    weak = router.route("what is a canvas")                       # one rule: confidence 0.5
+    sure = router.route("what is a canvas and why use it")        # two rules: confidence 1
+    assert router.weights(weak) == pytest.approx((0.4, 0.6))
+    assert router.weights(sure) == pytest.approx((0.2, 0.8))
+    assert router.weights(weak, blend=False) == (0.2, 0.8)
+    assert router.weights(router.route("canvas plugin")) == pytest.approx((0.6, 0.4))
+
+
 def test_configured_patterns_and_weights_are_used():
     router = IntentRouter({"failure": {"patterns": ["kaputt"], "vector": 0.9},
                            "default": {"keyword": 0.7, "vector": 0.3}})
