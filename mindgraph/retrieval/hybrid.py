@@ -203,10 +203,13 @@ class HybridRetriever:
             else:
                 calls["vector"] = lambda: [(h.path, h.score, h.section_id)
                                            for h in self.vector.search(query, fetch)]
-        # In parallel while the query still has to be embedded (model inference releases
-        # the GIL); once its vector is cached both retrievers are a fraction of a millisecond
-        # of Python, and handing them to threads would cost more than it saves.
-        parallel = "vector" in calls and not self.vector.is_cached(query)  # type: ignore
+        # In parallel when the vector search waits on a server (a remote model or pgvector):
+        # keyword search runs during the round trip. With the local model and the embedded
+        # store both are CPU work in this process, and threads only add GIL hand-offs:
+        # on the vault, never-seen queries took 4.55 ms median (p95 6.9) in parallel and
+        # 4.44 ms (p95 5.7) in turn (python bench/bench_stage1.py --queries 1800).
+        parallel = ("vector" in calls and self.vector.waits_on_io  # type: ignore[union-attr]
+                    and not self.vector.is_cached(query))  # type: ignore[union-attr]
         rankings: dict[str, list[tuple[str, float, str | None]]] = {}
         for name, (outcome, elapsed) in _run_all(calls, parallel).items():
             if isinstance(outcome, Exception):  # a failing retriever never fails the search

@@ -58,6 +58,12 @@ class VectorRetriever:
                 self._cache.popitem(last=False)
         return vector
 
+    @property
+    def waits_on_io(self) -> bool:
+        """True when a search waits on a server (remote model or database), not on our CPU."""
+        return bool(getattr(self.provider, "remote", False)
+                    or getattr(self.store, "remote", False))
+
     def is_cached(self, query: str) -> bool:
         """True when the query's vector is at hand (no model call needed)."""
         return query in self._cache

@@ -66,6 +66,8 @@ def _version_tuple(version: str) -> tuple[int, ...]:
 class PgVectorStore:
     """Chunk vectors in PostgreSQL with one HNSW cosine index per model_version."""
 
+    remote = True      # queries wait on the server: retrieval overlaps them with keywords
+
     def __init__(self, dsn: str, *, table: str = "mindgraph_sections", tenant: str = "default",
                  ef_search: int = 40, dsn_env: str = "MINDGRAPH_PG_DSN",
                  connect_timeout: int = 5):

@@ -7,6 +7,9 @@ stores key every vector on it so that vectors of two models are never compared.
 
 Chunking needs to know how long a text is in the model's own tokens: ``count_tokens`` is exact
 for the local model (its tokenizer) and an estimate for remote ones (see ``estimate_tokens``).
+
+A provider that calls a server says so with a class attribute ``remote = True`` (read with
+``getattr(provider, "remote", False)``): retrieval then overlaps the call with keyword search.
 """
 
 from __future__ import annotations

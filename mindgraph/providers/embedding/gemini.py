@@ -30,6 +30,8 @@ _TRANSIENT_CODES = {408, 409, 429}
 class GeminiEmbeddings(EstimatedTokens):
     """Embeddings from the Gemini API (google-genai ``models.embed_content``)."""
 
+    remote = True
+
     def __init__(self, *, model: str = DEFAULT_MODEL, api_key: KeySource | None = None,
                  dimension: int = 0, batch_size: int = 64, max_retries: int = 4,
                  timeout_s: float = 60.0, base_url: str = "",

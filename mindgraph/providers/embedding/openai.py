@@ -64,6 +64,8 @@ def error_detail(response: httpx.Response) -> str:
 class OpenAIEmbeddings(EstimatedTokens):
     """Embeddings from /v1/embeddings of OpenAI or a compatible server."""
 
+    remote = True
+
     def __init__(self, *, model: str = DEFAULT_MODEL, api_key: KeySource | None = None,
                  base_url: str = DEFAULT_BASE_URL, dimension: int = 0, batch_size: int = 64,
                  max_retries: int = 4, timeout_s: float = 60.0,
