@@ -112,6 +112,10 @@ class RetrievalSettings:
     unsupported_language_vector_factor: float = 0.25
     # Intent weights blended with the default mix by router confidence (see router.weights).
     blend_intent_weights: bool = True
+    # A page one retriever found and the other did not gets the other's actual score for it
+    # (its BM25 score, its best section's cosine) instead of 0.
+    fill_missing_scores: bool = False
+    normalization: Literal["max", "minmax", "meanmax"] = "max"
     rrf_k: int = 60
     graph_boost: float = 0.1
     min_score: float = 0.15

@@ -2,7 +2,8 @@
 
 Methods are switches of one hybrid retriever (see ``METHODS``), so every method sees the same
 indexes and the comparison is fair. Metrics per method, per language and per intent: hit@1,
-recall@5, MRR@10, nDCG@10, and latency median and p95 (warm, in-process, one query at a time).
+recall@5, MRR@10, nDCG@10, and latency median and p95 (warm, in-process, one query at a time,
+answer and query-vector caches cleared: every query is new to every method).
 Two inputs: our JSONL question format over a wiki, and the BEIR layout (corpus.jsonl,
 queries.jsonl, qrels/test.tsv), whose documents become pages.
 """
@@ -74,6 +75,10 @@ def run_methods(retriever: HybridRetriever, questions: Sequence[Question],
         options = METHODS[method]
         rows: list[tuple[Question, tuple[float, float, float, float], float]] = []
         for i, question in enumerate(questions):
+            if retriever.vector is not None:
+                # every method pays for its own query embedding: a vector cached by the
+                # method before would make the later ones look faster than they are
+                retriever.vector.forget_queries()
             started = time.perf_counter()
             response = retriever.search(question.query,
                                         SearchOptions(**{**options.__dict__, "top_k": DEPTH}),

@@ -12,7 +12,7 @@ Both return scores in [0, 1] so that one minimum score and one graph boost work 
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 Ranking = Sequence[tuple[str, float]]   # (key, score), best first
 
@@ -38,14 +38,31 @@ def maxnorm(ranking: Ranking) -> dict[str, float]:
     return {key: max(0.0, score) / top for key, score in ranking}
 
 
-def weighted_fusion(rankings: Mapping[str, Ranking], weights: Mapping[str, float]
+def meanmax(ranking: Ranking) -> dict[str, float]:
+    """How far above the list's mean each score is, as a share of the top's distance (the
+    mean and below count as 0): a flat list, where the retriever cannot tell pages apart,
+    gives little to anyone instead of nearly 1 to everyone."""
+    if not ranking:
+        return {}
+    scores = [score for _, score in ranking]
+    mean, top = sum(scores) / len(scores), max(scores)
+    if top - mean <= 1e-12:
+        return {key: 1.0 for key, _ in ranking}
+    return {key: max(0.0, score - mean) / (top - mean) for key, score in ranking}
+
+
+NORMALIZERS = {"max": maxnorm, "minmax": minmax, "meanmax": meanmax}
+
+
+def weighted_fusion(rankings: Mapping[str, Ranking], weights: Mapping[str, float],
+                    normalize: Callable[[Ranking], dict[str, float]] = maxnorm
                     ) -> dict[str, float]:
-    """Weighted sum of every retriever's top-normalised scores, divided by the total weight."""
+    """Weighted sum of every retriever's normalised scores, divided by the total weight."""
     total = sum(weights.get(name, 0.0) for name in rankings) or 1.0
     fused: dict[str, float] = {}
     for name, ranking in rankings.items():
         weight = weights.get(name, 0.0)
-        for key, score in maxnorm(ranking).items():
+        for key, score in normalize(ranking).items():
             fused[key] = fused.get(key, 0.0) + weight * score / total
     return fused
 

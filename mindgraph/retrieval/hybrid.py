@@ -29,7 +29,7 @@ from ..graph.build import EXTRACTED, KnowledgeGraph
 from ..page.model import Page
 from ..providers.embedding.base import model_languages
 from .expand import QueryExpander, split_concepts
-from .fusion import FUSIONS
+from .fusion import FUSIONS, NORMALIZERS
 from .keyword import KeywordIndex
 from .present import follow_ups, interpretation, query_language, snippet_for
 from .router import Intent, IntentRouter
@@ -226,9 +226,12 @@ class HybridRetriever:
         if "keyword" not in rankings and "vector" in rankings:
             weights = {"vector": 1.0}
         fusion = FUSIONS[options.fusion or self.settings.fusion]
-        kwargs = {"k": self.settings.rrf_k} if fusion is FUSIONS["rrf"] else {}
-        fused = fusion({k: [(p, s) for p, s, _ in v] for k, v in rankings.items()}, weights,
-                       **kwargs)
+        kwargs: dict[str, Any] = {"k": self.settings.rrf_k} if fusion is FUSIONS["rrf"] else \
+            {"normalize": NORMALIZERS[self.settings.normalization]}
+        scored = {k: [(p, s) for p, s, _ in v] for k, v in rankings.items()}
+        if self.settings.fill_missing_scores and len(scored) == 2:
+            self._fill_missing(query, scored)
+        fused = fusion(scored, weights, **kwargs)
         candidates: dict[str, _Candidate] = {}
         for name in ("keyword", "vector"):
             for rank, (path, score, section) in enumerate(rankings.get(name, []), 1):
@@ -240,6 +243,16 @@ class HybridRetriever:
                 if tag not in cand.found_by:
                     cand.found_by.append(tag)
         return candidates
+
+    def _fill_missing(self, query: str, scored: dict[str, list[tuple[str, float]]]) -> None:
+        """Give every page either retriever found the other's actual score for it too."""
+        union = {p for ranking in scored.values() for p, _ in ranking}
+        lookups = {"keyword": self.keyword.page_scores, "vector": self.vector.page_scores}
+        for name, ranking in scored.items():
+            missing = union - {p for p, _ in ranking}
+            if missing:
+                found = lookups[name](query, missing)  # type: ignore[operator]
+                ranking.extend(sorted(found.items(), key=lambda item: -item[1]))
 
     def _vector_factor(self, query: str) -> float:
         """Less vector weight for a query in a language the embedding model was not trained

@@ -191,10 +191,46 @@ class KeywordIndex:
 
     def search(self, query: str, limit: int = 10) -> list[KeywordHit]:
         """The ``limit`` best pages for ``query``."""
+        scored = self._scores(query)
+        if scored is None:
+            return []
+        combined, page_score, best, best_row = scored
+        candidates = np.flatnonzero(combined > 0)
+        if len(candidates) > limit:
+            # Keep every candidate tied with the limit-th score: ties are decided by path.
+            kth = np.partition(combined[candidates], len(candidates) - limit)[-limit]
+            candidates = candidates[combined[candidates] >= kth]
+        # Ties broken by path, so the order never depends on insertion history.
+        ranked = sorted(candidates, key=lambda pid: (-combined[pid], self._paths[pid]))
+        hits = []
+        for rank, pid in enumerate(ranked[:limit], 1):
+            row = best_row[pid]
+            key = self.sections.key(int(row)) if row >= 0 else None
+            hits.append(KeywordHit(path=str(self._paths[pid]), score=float(combined[pid]),
+                                   section_id=key[1] if key else None,
+                                   page_score=float(page_score[pid]),
+                                   section_score=float(best[pid]), rank=rank))
+        return hits
+
+    def page_scores(self, query: str, paths: Iterable[str]) -> dict[str, float]:
+        """The score ``search`` gives each of ``paths`` (0 for a page no query term matches),
+        for pages it did not return."""
+        scored = self._scores(query)
+        combined = scored[0] if scored is not None else None
+        out: dict[str, float] = {}
+        for path in paths:
+            pid = self._pid.get(path)
+            out[path] = float(combined[pid]) if combined is not None and pid is not None \
+                else 0.0
+        return out
+
+    def _scores(self, query: str
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+        """Per page id: combined score, page-field score, best section score, its row."""
         terms = self.query_terms(query)
         ids = self.vocab.lookup(terms)
         if len(ids) == 0 or not self.hashes:
-            return []
+            return None
         n_pids = len(self._paths)
         page_rows = self.pages.scores(ids)
         page_score = np.zeros(n_pids)
@@ -213,22 +249,7 @@ class KeywordIndex:
         mix = self.params.page_mix
         combined = (mix * page_score / max(page_score.max(), 1e-12)
                     + (1 - mix) * best / max(best.max(), 1e-12))
-        candidates = np.flatnonzero(combined > 0)
-        if len(candidates) > limit:
-            # Keep every candidate tied with the limit-th score: ties are decided by path.
-            kth = np.partition(combined[candidates], len(candidates) - limit)[-limit]
-            candidates = candidates[combined[candidates] >= kth]
-        # Ties broken by path, so the order never depends on insertion history.
-        ranked = sorted(candidates, key=lambda pid: (-combined[pid], self._paths[pid]))
-        hits = []
-        for rank, pid in enumerate(ranked[:limit], 1):
-            row = best_row[pid]
-            key = self.sections.key(int(row)) if row >= 0 else None
-            hits.append(KeywordHit(path=str(self._paths[pid]), score=float(combined[pid]),
-                                   section_id=key[1] if key else None,
-                                   page_score=float(page_score[pid]),
-                                   section_score=float(best[pid]), rank=rank))
-        return hits
+        return combined, page_score, best, best_row
 
     def top_sections(self, query: str, limit: int = 10) -> list[tuple[str, str, float]]:
         """The ``limit`` best sections as (page path, section id, BM25 score)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import Collection
 
 import numpy as np
 
@@ -63,6 +64,23 @@ class VectorRetriever:
         """True when a search waits on a server (remote model or database), not on our CPU."""
         return bool(getattr(self.provider, "remote", False)
                     or getattr(self.store, "remote", False))
+
+    def page_scores(self, query: str, paths: Collection[str]) -> dict[str, float]:
+        """Each page's best chunk similarity to the query (0 for a page without vectors),
+        for pages ``search`` did not return."""
+        if not paths:
+            return {}
+        hits = self.store.query(self.embed_query(query), 100_000, self.model_version,
+                                pages=paths)
+        out = dict.fromkeys(paths, 0.0)
+        for hit in hits:
+            out[hit.page] = max(out[hit.page], float(hit.score))
+        return out
+
+    def forget_queries(self) -> None:
+        """Empty the query-vector cache (benchmarks: every query is new)."""
+        with self._lock:
+            self._cache.clear()
 
     def is_cached(self, query: str) -> bool:
         """True when the query's vector is at hand (no model call needed)."""

@@ -1,0 +1,62 @@
+"""`mindgraph bench`: scores per method, language and intent over a real (small) workspace."""
+
+import json
+
+from click.testing import CliRunner
+
+from mindgraph.bench.runner import run_methods
+from mindgraph.cli import cli
+from mindgraph.core import Mindgraph
+from mindgraph.retrieval.datasets import load_questions
+
+PAGES = {
+    "Sync regions.md": "# Sync regions\n\nChoose the data center region for your remote vault.\n",
+    "Canvas.md": "# Canvas\n\nCanvas is an infinite board for cards and notes.\n",
+    "Recipes.md": "# Recipes\n\nPancakes need flour, eggs and milk.\n",
+}
+QUESTIONS = [
+    {"id": "q1", "query": "which data center region holds my remote vault?",
+     "relevant": ["Sync regions.md"], "lang": "en", "intent": "location", "kind": "paraphrase"},
+    {"id": "q2", "query": "infinite board for cards", "relevant": ["Canvas.md"],
+     "lang": "en", "intent": "concept", "kind": "exact"},
+    {"id": "q3", "query": "什么是白板", "relevant": ["Canvas.md"], "lang": "zh",
+     "intent": "concept", "kind": "paraphrase"},
+]
+
+
+def workspace(tmp_path):
+    for name, text in PAGES.items():
+        (tmp_path / "wiki").mkdir(exist_ok=True)
+        (tmp_path / "wiki" / name).write_text(text)
+    (tmp_path / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n  dimension: 64\n")
+    questions = tmp_path / "q.jsonl"
+    questions.write_text("\n".join(json.dumps(q) for q in QUESTIONS))
+    return questions
+
+
+def test_bench_json_reports_every_method_language_and_intent(tmp_path):
+    questions = workspace(tmp_path)
+    result = CliRunner().invoke(cli, ["bench", str(questions), "-C", str(tmp_path),
+                                      "--methods", "keyword,hybrid", "--json"])
+    assert result.exit_code == 0, result.output
+    reports = {r["method"]: r for r in json.loads(result.output)["methods"]}
+    assert set(reports) == {"keyword", "hybrid"}
+    keyword = reports["keyword"]
+    assert keyword["overall"]["n"] == 3 and set(keyword["by_lang"]) == {"en", "zh"}
+    assert keyword["by_intent"]["concept"]["n"] == 2
+    # the two English questions are found first by keywords; the Chinese one cannot be
+    assert keyword["by_lang"]["en"]["hit1"] == 1.0 and keyword["by_lang"]["zh"]["mrr10"] == 0.0
+    assert [m["id"] for m in keyword["misses"]] == ["q3"]
+
+
+def test_every_method_embeds_its_own_queries(tmp_path):
+    questions = workspace(tmp_path)
+    mg = Mindgraph.open(tmp_path)
+    mg.embed()
+    retriever = mg.hybrid_retriever()
+    embedded: list[str] = []
+    real = retriever.vector.provider.embed_queries
+    retriever.vector.provider.embed_queries = lambda texts: (embedded.extend(texts),
+                                                             real(texts))[1]
+    run_methods(retriever, load_questions(questions), ["vector", "hybrid"])
+    assert sorted(embedded) == sorted([q["query"] for q in QUESTIONS] * 2)
