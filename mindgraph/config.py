@@ -109,7 +109,10 @@ class RetrievalSettings:
     fusion: Literal["weighted", "rrf"] = "weighted"
     keyword_weight: float = 0.6
     vector_weight: float = 0.4
-    unsupported_language_vector_factor: float = 0.25
+    # all-MiniLM-L6-v2 knows English only: its Japanese and Chinese vectors are close to
+    # noise (vector-only MRR@10 0.03-0.29), kept as a tie-breaker (0.1 was best of 0 / 0.1 /
+    # 0.25 / 0.5 on both question sets, see README)
+    unsupported_language_vector_factor: float = 0.1
     # Intent weights blended with the default mix by router confidence (see router.weights).
     blend_intent_weights: bool = True
     # A page one retriever found and the other did not gets the other's actual score for it

@@ -72,10 +72,10 @@ class VectorRetriever:
             return {}
         hits = self.store.query(self.embed_query(query), 100_000, self.model_version,
                                 pages=paths)
-        out = dict.fromkeys(paths, 0.0)
+        best: dict[str, float] = {}
         for hit in hits:
-            out[hit.page] = max(out[hit.page], float(hit.score))
-        return out
+            best[hit.page] = max(best.get(hit.page, -1.0), float(hit.score))
+        return {path: best.get(path, 0.0) for path in paths}
 
     def forget_queries(self) -> None:
         """Empty the query-vector cache (benchmarks: every query is new)."""

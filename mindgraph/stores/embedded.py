@@ -200,9 +200,10 @@ class EmbeddedStore:
                 return []
             q = as_query_vector(vector, table.dimension, model_version, self.description)
             if pages is not None:
-                candidates = np.fromiter(
+                # sorted: when the pages cover every row this must be the table's own order
+                candidates = np.sort(np.fromiter(
                     (table.index[(p, c)] for p in set(pages) for c in table.by_page.get(p, ())),
-                    dtype=np.int64)
+                    dtype=np.int64))
             else:
                 candidates = np.arange(len(table), dtype=np.int64)
             if scopes is not None and candidates.size:

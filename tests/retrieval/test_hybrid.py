@@ -187,7 +187,8 @@ def test_english_only_model_gets_less_weight_on_cjk_queries(mg):
     retriever = mg.hybrid_retriever()
     assert model_languages(retriever.vector.provider) is None      # hashing: no claim
     retriever.vector.provider.languages = ("en",)
-    assert retriever._vector_factor("ブックマークの使い方") == 0.25
+    assert retriever._vector_factor("ブックマークの使い方") == \
+        retriever.settings.unsupported_language_vector_factor == 0.1
     assert retriever._vector_factor("how to use bookmarks") == 1.0
 
 
@@ -262,3 +263,31 @@ def test_too_many_changed_sections_leave_a_note_until_embed(workspace):
     report, _ = mg.embed()
     assert report.embedded == 3
     assert mg.smart_search("second part").degradation == ()
+
+
+def test_missing_scores_are_filled_with_each_retrievers_real_score(workspace):
+    (workspace / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n  dimension: 256\n"
+                                             "retrieval:\n  fill_missing_scores: true\n")
+    mg = Mindgraph.open(workspace)
+    mg.embed()
+    retriever = mg.hybrid_retriever()
+    query = "remote vault region"
+    found = {h.path: h.score for h in retriever.keyword.search(query, 50)}
+    every = retriever.keyword.page_scores(query, list(retriever.pages))
+    assert all(every[p] == pytest.approx(s) for p, s in found.items())
+    assert all(every[p] == 0.0 for p in every if p not in found)
+    # a page's vector score is its best chunk's cosine, computed here from the store
+    vector = retriever.vector.embed_query(query)
+    version = retriever.vector.model_version
+    best: dict[str, float] = {}
+    for hit in retriever.vector.store.query(vector, 10_000, version):
+        best[hit.page] = max(best.get(hit.page, -1.0), hit.score)
+    assert retriever.vector.page_scores(query, list(best)) == pytest.approx(best)
+    # fusion sees every page of either list with both retrievers' scores
+    scored = {"keyword": [("Sync/Sync regions.md", 0.9)],
+              "vector": [("Plugins/Canvas.md", 0.4)]}
+    retriever._fill_missing(query, scored)
+    assert scored["keyword"][1] == ("Plugins/Canvas.md",
+                                    every["Plugins/Canvas.md"])
+    assert scored["vector"][1] == pytest.approx(("Sync/Sync regions.md",
+                                                 best["Sync/Sync regions.md"]))

@@ -3,7 +3,7 @@
 import pytest
 
 from mindgraph.errors import ConfigError
-from mindgraph.retrieval.fusion import maxnorm, minmax, rrf_fusion, weighted_fusion
+from mindgraph.retrieval.fusion import maxnorm, meanmax, minmax, rrf_fusion, weighted_fusion
 from mindgraph.retrieval.router import IntentRouter
 
 
@@ -93,3 +93,15 @@ def test_rrf_scales_to_one_for_unanimous_first():
                        {"keyword": 1, "vector": 1}, k=60)
     assert fused["a"] == pytest.approx(1.0)
     assert fused["b"] == pytest.approx(0.5 * 61 / 62)
+
+
+def test_meanmax_gives_a_flat_list_little_and_keeps_the_top_at_one():
+    flat = meanmax([("a", 0.80), ("b", 0.79), ("c", 0.78), ("d", 0.77)])
+    steep = meanmax([("a", 0.80), ("b", 0.40), ("c", 0.20), ("d", 0.10)])
+    assert flat["a"] == steep["a"] == 1.0
+    assert flat["c"] == 0.0 and steep["d"] == 0.0          # at or below the mean
+    assert flat["b"] == pytest.approx(1 / 3)
+    # the same normaliser feeds weighted fusion
+    fused = weighted_fusion({"k": [("a", 2.0), ("b", 1.0)], "v": [("b", 0.9), ("a", 0.1)]},
+                            {"k": 0.5, "v": 0.5}, normalize=meanmax)
+    assert fused == {"a": 0.5, "b": 0.5}

@@ -166,6 +166,10 @@ def test_scope_and_page_filters(store: VectorStore):
     assert [(h.page, h.chunk_id) for h in hits] == [("all.md", "lead"), ("all.md", "usage")]
     both = store.query(q, 10, MODEL, pages=["all.md", "me.md"], scopes=["personal"])
     assert [h.page for h in both] == ["me.md"]
+    # pages naming every page: the same hits, scores and order as no filter at all
+    every = store.query(q, 10, MODEL, pages=["team.md", "all.md", "me.md"])
+    assert [(h.page, h.chunk_id, round(h.score, 5)) for h in every] == \
+        [(h.page, h.chunk_id, round(h.score, 5)) for h in store.query(q, 10, MODEL)]
 
 
 def test_unicode_page_paths_round_trip(store: VectorStore):
