@@ -46,7 +46,6 @@ class CompileSettings:
     language: str = "en"
     domain: str = ""
     concurrency: int = 4
-    batch_size: int = 5
     temperature: float = 0.2
     max_retries: int = 4
     timeout_s: float = 120.0
@@ -355,7 +354,6 @@ def _article(name: str) -> str:
 def _check_values(s: Settings) -> None:
     checks = [
         (s.compile.concurrency >= 1, "compile.concurrency", "at least 1"),
-        (s.compile.batch_size >= 1, "compile.batch_size", "at least 1"),
         (0.0 <= s.compile.temperature <= 2.0, "compile.temperature", "between 0 and 2"),
         (s.compile.max_retries >= 0, "compile.max_retries", "0 or more"),
         (s.compile.timeout_s > 0, "compile.timeout_s", "above 0"),
