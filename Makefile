@@ -28,7 +28,15 @@ demo: install
 test: install-test
 	$(BIN)/python -m pytest
 
+# Retrieval quality on the development and held-out questions and SciFact (embeds the corpora
+# into bench-out/ once), then the ingest figures. See the README's Benchmarks section.
+CORPORA ?= ../shared/corpora
 bench: install-test
+	mkdir -p bench-out/oh
+	printf 'paths:\n  wiki: $(abspath $(CORPORA))/obsidian-help\n  state: state\n' > bench-out/oh/mindgraph.yml
+	$(BIN)/mindgraph bench $(CORPORA)/obsidian-help-queries.dev.jsonl -C bench-out/oh --methods keyword,vector,hybrid
+	$(BIN)/mindgraph bench bench/questions/obsidian-help-heldout.jsonl -C bench-out/oh --methods keyword,vector,hybrid
+	$(BIN)/mindgraph bench $(CORPORA)/scifact -C bench-out/oh --methods keyword,vector,hybrid
 	$(BIN)/python bench/bench_ingest.py
 
 clean:
