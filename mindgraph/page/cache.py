@@ -31,7 +31,7 @@ import pickle
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Collection, Iterable, Iterator
 
 from ..fsutil import atomic_write_bytes
 from .model import Page
@@ -79,6 +79,7 @@ class PageCache:
     _pages: dict[str, Page] = field(default_factory=dict)
     _scans: int = 0
     _watcher: WikiWatcher | None = None
+    _aliased: set[str] = field(default_factory=set)    # hard-linked or symlinked pages
 
     @classmethod
     def open(cls, root: str | Path, cache_file: str | Path | None,
@@ -113,12 +114,17 @@ class PageCache:
 
     def refresh(self, only: Iterable[str] | None = None, save: bool = True) -> ChangeSet:
         """Re-read what changed on disk (or only the paths in ``only``) and return the changes."""
-        reread = False
+        reread: Collection[str] = ()
         if only is None and self._watcher is not None:
-            only = self._watcher.changes()
-            if only is not None and not only:
-                return ChangeSet((), (), ())
-            reread = only is not None   # reported by the kernel: compare hashes, not stats
+            touched = self._watcher.changes()
+            if self._watcher.broken:
+                self.close()                # scans from here on
+            if touched is not None:
+                if not touched and not self._aliased:
+                    return ChangeSet((), (), ())
+                # Reported by the kernel: compare hashes, not stats. Files with another name
+                # (hard links, symlinks) can change with no event here: compare their stats.
+                only, reread = touched | self._aliased, touched
         elif only is None and self.watch and self._scans == 1:
             # Watches go in before the scan, so a change during the scan is reported later.
             self._watcher = WikiWatcher.start(self.root)
@@ -134,24 +140,28 @@ class PageCache:
             self._watcher.close()
             self._watcher = None
 
-    def _refresh(self, only: Iterable[str] | None, save: bool, reread: bool = False
+    def _refresh(self, only: Iterable[str] | None, save: bool, reread: Collection[str] = ()
                  ) -> ChangeSet:
         started = time.time_ns()
         if only is None:
             seen = dict(_scan(self.root))
             stale = [p for p in self._entries if p not in seen]
+            self._aliased = {rel for rel, found in seen.items() if found[3]}
         else:
             seen = {}
             stale = []
             for rel in only:
-                file = self.root / rel
-                try:
-                    st = file.stat()
-                except OSError:
+                found = _stat(self.root / rel)
+                if found is None:
                     if rel in self._entries:
                         stale.append(rel)
+                    self._aliased.discard(rel)
                     continue
-                seen[rel] = (file, st.st_mtime_ns, st.st_size)
+                seen[rel] = found
+                if found[3]:
+                    self._aliased.add(rel)
+                else:
+                    self._aliased.discard(rel)
         added, changed, removed = [], [], []
         dirty = bool(stale)
         for rel in stale:
@@ -159,10 +169,10 @@ class PageCache:
             if isinstance(entry.result, Page):
                 del self._pages[rel]
                 removed.append(rel)
-        for rel, (file, mtime_ns, size) in seen.items():
+        for rel, (file, mtime_ns, size, _) in seen.items():
             entry = self._entries.get(rel)
             racy = mtime_ns >= started - RACY_NS
-            if (entry is not None and not entry.racy and not reread
+            if (entry is not None and not entry.racy and rel not in reread
                     and entry.mtime_ns == mtime_ns and entry.size == size):
                 continue
             dirty = True
@@ -256,8 +266,9 @@ def parser_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def _scan(root: Path) -> Iterator[tuple[str, tuple[Path, int, int]]]:
-    """(relative path, (file, mtime_ns, size)) of every markdown file, like iter_markdown_files."""
+def _scan(root: Path) -> Iterator[tuple[str, tuple[Path, int, int, bool]]]:
+    """(relative path, (file, mtime_ns, size, aliased)) of every markdown file, like
+    iter_markdown_files; ``aliased``: the file has another name (a hard link or a symlink)."""
     stack = [(root, "")]
     while stack:
         folder, prefix = stack.pop()
@@ -282,4 +293,22 @@ def _scan(root: Path) -> Iterator[tuple[str, tuple[Path, int, int]]]:
                     continue
             except OSError:
                 continue
-            yield prefix + name, (Path(entry.path), st.st_mtime_ns, st.st_size)
+            aliased = entry.is_symlink() or st.st_nlink > 1
+            yield prefix + name, (Path(entry.path), st.st_mtime_ns, st.st_size, aliased)
+
+
+def _stat(file: Path) -> tuple[Path, int, int, bool] | None:
+    """What ``_scan`` records for one file, or None when there is no such file."""
+    try:
+        st = file.stat()
+    except OSError:
+        try:
+            st = file.lstat()       # a dangling symlink: read_page reports it, as in a scan
+        except OSError:
+            return None
+        if not file.is_symlink():
+            return None
+        return file, st.st_mtime_ns, st.st_size, True
+    if not file.is_file():
+        return None
+    return file, st.st_mtime_ns, st.st_size, file.is_symlink() or st.st_nlink > 1

@@ -12,8 +12,14 @@ folder appeared, moved or vanished (its files were never watched, or its watch n
 another path). Then the watcher starts over on a fresh inotify instance before returning, so
 the caller's full scan comes after the new watches and nothing falls between the two.
 
-Where inotify is missing (macOS, Windows, some containers) or the per-user watch limit is
-reached, ``WikiWatcher.start`` returns None and callers keep scanning.
+Where inotify is missing (macOS, Windows, some containers), the per-user watch limit is
+reached, or the wiki is on a network or FUSE file system (NFS, SMB, sshfs, a VM's shared
+folder: they accept watches but never report changes made on the other side),
+``WikiWatcher.start`` returns None and callers keep scanning. A watcher that breaks later
+says so (``broken``) and its cache goes back to scanning.
+
+Files with more than one name (hard links, symlinked pages) are the cache's business: an edit
+through the other name raises no event here, so the cache compares their stat every time.
 """
 
 from __future__ import annotations
@@ -38,8 +44,37 @@ def _mask() -> int:
             | f.EXCL_UNLINK)
 
 
+# File systems whose changes may come from another machine or kernel, unseen by inotify.
+_REMOTE_FS = ("nfs", "nfs4", "cifs", "smb3", "smbfs", "9p", "virtiofs", "vboxsf", "ceph",
+              "glusterfs", "lustre", "afs", "gpfs", "fuse")
+
+
+def file_system_type(path: Path, mounts: str = "/proc/self/mounts") -> str:
+    """The type of the file system holding ``path`` ("" when it cannot be told)."""
+    try:
+        lines = Path(mounts).read_text().splitlines()
+        target = os.path.realpath(path)
+    except OSError:
+        return ""
+    best, kind = "", ""
+    for line in lines:
+        fields = line.split()
+        if len(fields) < 3:
+            continue
+        point = fields[1].replace("\\040", " ")
+        inside = target == point or target.startswith(point.rstrip("/") + "/")
+        if inside and len(point) >= len(best):
+            best, kind = point, fields[2]
+    return kind
+
+
 def _watched_folder(name: str) -> bool:
     return name not in SKIP_DIRS and not name.startswith(".")
+
+
+def _folder_changes() -> int:
+    f = _flags
+    return f.CREATE | f.DELETE | f.MOVED_FROM | f.MOVED_TO
 
 
 def _page_name(name: str) -> bool:
@@ -55,10 +90,18 @@ class WikiWatcher:
         self._folders: dict[int, str] = {}     # watch descriptor -> "" or "sub/folder/"
         self._broken = False
 
+    @property
+    def broken(self) -> bool:
+        """True once the watch cannot be trusted any more (callers scan instead)."""
+        return self._broken
+
     @classmethod
     def start(cls, root: str | Path) -> "WikiWatcher | None":
         """Watch ``root`` and its folders, or None where inotify cannot do it."""
         if INotify is None:
+            return None
+        kind = file_system_type(Path(root))
+        if kind.split(".")[0] in _REMOTE_FS:
             return None
         try:
             watcher = cls(Path(root), INotify())
@@ -88,7 +131,10 @@ class WikiWatcher:
             elif folder is None:
                 continue
             elif event.mask & _flags.ISDIR:
-                rescan = rescan or _watched_folder(event.name)
+                # a folder appearing, vanishing or moving; touching or chmod-ing one
+                # (ATTRIB) changes no page
+                rescan = rescan or bool(event.mask & _folder_changes() and event.name
+                                        and _watched_folder(event.name))
             elif _page_name(event.name):
                 touched.add(folder + event.name)
         if rescan:
@@ -114,6 +160,7 @@ class WikiWatcher:
             return
         if not self._watch_tree():
             self._broken = True
+            self.close()        # its partial watches would hold the user's watch budget
 
     def _watch_tree(self) -> bool:
         """Add a watch to every folder the scan visits; False when the root cannot be watched

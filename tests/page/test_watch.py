@@ -183,3 +183,75 @@ def test_random_operations_match_a_fresh_load(wiki, tmp_path):
     cache.refresh()
     assert cache.pages == load_vault(wiki).pages
     assert cache.watching
+
+
+def test_pages_with_another_name_are_compared_every_time(wiki, tmp_path):
+    """Hard links and symlinked pages change with no event in the page's own folder."""
+    os.link(wiki / "One.md", tmp_path / "outside.md")                 # hard link elsewhere
+    (wiki / "Link.md").symlink_to(wiki / "sub" / "Two.md")            # symlinked page
+    cache = watched(wiki, tmp_path)
+    with open(tmp_path / "outside.md", "w") as handle:
+        handle.write("# One\n\nedited through the other name\n")
+    (wiki / "sub" / "Two.md").write_text("# Two\n\nedited target\n")
+    changes = cache.refresh()
+    assert set(changes.changed) == {"One.md", "Link.md", "sub/Two.md"}
+    assert cache.pages == load_vault(wiki).pages
+
+
+def test_a_dangling_symlink_is_reported_as_a_scan_would(wiki, tmp_path):
+    cache = watched(wiki, tmp_path)
+    (wiki / "Broken.md").symlink_to(wiki / "nowhere.md")
+    cache.refresh()
+    assert [p.path for p in cache.problems] == [p.path for p in load_vault(wiki).problems]
+    assert "Broken.md" in [p.path for p in cache.problems]
+
+
+def test_touching_a_folder_costs_no_scan(wiki, tmp_path, scans):
+    cache = watched(wiki, tmp_path)
+    before = scans[0]
+    os.utime(wiki / "sub")
+    os.chmod(wiki, 0o755)
+    assert not cache.refresh() and scans[0] == before
+
+
+def test_a_watch_that_breaks_goes_back_to_scanning_and_lets_go(wiki, tmp_path, monkeypatch):
+    cache = watched(wiki, tmp_path)
+
+    def fds() -> int:
+        return sum("inotify" in os.readlink(f"/proc/self/fd/{fd}")
+                   for fd in os.listdir("/proc/self/fd") if os.path.exists(f"/proc/self/fd/{fd}"))
+
+    held = fds()
+    real = watch_module.INotify.add_watch
+    calls = [0]
+
+    def limited(self, path, mask):           # the kernel's watch limit, after the root
+        calls[0] += 1
+        if calls[0] > 1:
+            raise OSError(28, "No space left on device")
+        return real(self, path, mask)
+
+    monkeypatch.setattr(watch_module.INotify, "add_watch", limited)
+    (wiki / "new").mkdir()                   # a new folder: the watcher starts over, and fails
+    (wiki / "new" / "A.md").write_text("# A\n")
+    assert cache.refresh().added == ("new/A.md",)
+    assert not cache.watching and fds() == held - 1
+    (wiki / "One.md").write_text("# One\n\nscanned again\n")
+    assert cache.refresh().changed == ("One.md",)
+
+
+def test_network_and_fuse_file_systems_are_not_watched(tmp_path):
+    mounts = tmp_path / "mounts"
+    mounts.write_text(f"sysfs /sys sysfs rw 0 0\n/dev/vda / ext4 rw 0 0\n"
+                      f"server:/export {tmp_path}/nfs nfs4 rw 0 0\n"
+                      f"sshfs#me@host: {tmp_path}/my\\040notes fuse.sshfs rw 0 0\n")
+    assert watch_module.file_system_type(tmp_path / "nfs" / "wiki", str(mounts)) == "nfs4"
+    assert watch_module.file_system_type(tmp_path / "my notes", str(mounts)) == "fuse.sshfs"
+    assert watch_module.file_system_type(tmp_path / "local", str(mounts)) == "ext4"
+    real = watch_module.file_system_type
+    try:
+        watch_module.file_system_type = lambda path: "nfs4"
+        assert WikiWatcher.start(tmp_path) is None          # the cache keeps scanning
+    finally:
+        watch_module.file_system_type = real
+    assert WikiWatcher.start(tmp_path) is not None
