@@ -42,6 +42,7 @@ if TYPE_CHECKING:   # imported where used, so a search does not load the compile
 from .usage import UsageLog
 
 T = TypeVar("T")
+RETRY_EMBED_S = 10.0    # how often a server retries embedding pages it could not embed
 
 
 def _query(method: Callable[..., T]) -> Callable[..., T]:
@@ -77,7 +78,14 @@ class Mindgraph:
         self._store: Any = None
         self._vector: tuple[VectorRetriever | None, str | None] | None = None
         self._hybrid: HybridRetriever | None = None
-        self._vectors_behind: str | None = None     # why some changed pages lack vectors
+        # Vector freshness in a long-running process: once hybrid search has used vectors,
+        # changed pages are embedded as they are synced; those that could not be (too many,
+        # provider down, an `embed` running) wait in _unembedded, with the reason.
+        self._vector_search_used = False
+        self._unembedded: set[str] = set()
+        self._vectors_note: str | None = None
+        self._vectors_checked = 0.0
+        self._embeds_running = 0
 
     @classmethod
     def open(cls, base_dir: str | Path = ".", config: str | Path | None = None) -> "Mindgraph":
@@ -122,19 +130,44 @@ class Mindgraph:
             return changes
 
     def _embed_changes(self, changes: ChangeSet) -> None:
-        """Embed the changed pages' new sections when vector search is in use, so the next
-        hybrid query sees them too; when that cannot be done, every hybrid response carries
-        the reason until `mindgraph embed` runs."""
-        limit = self.settings.serve.embed_changes_max_chunks
-        vector = self._vector[0] if self._vector is not None else None
-        if vector is None or limit == 0 or self._cache is None:
+        """Embed the changed pages' new sections once hybrid search uses vectors, so the next
+        query sees them too; what cannot be embedded now waits (see ``_embed_pending``)."""
+        touched = {*changes.added, *changes.changed}
+        if not touched or not self._vector_search_used:
+            return
+        self._unembedded |= touched
+        if self._embeds_running:
+            return          # that embed re-plans these pages before it finishes
+        self._embed_pending(self.settings.serve.embed_changes_max_chunks)
+
+    def _embed_pending(self, max_chunks: int) -> None:
+        """Embed the pages in ``_unembedded`` (up to ``max_chunks`` sections); a page whose
+        vectors another process stored meanwhile costs nothing. Under the core lock."""
+        self._vectors_checked = time.monotonic()
+        if not self._unembedded or self._cache is None:
+            return
+        if max_chunks == 0:
+            self._vectors_note = ("changed pages not embedded (serve.embed_changes_max_chunks "
+                                  "is 0); vector results may miss them until `mindgraph "
+                                  "embed` runs")
             return
         from .vectors.sync import sync_changed_pages
 
-        note = sync_changed_pages(self._cache.pages, (*changes.added, *changes.changed),
-                                  vector.provider, vector.store, max_chunks=limit,
-                                  batch_size=self.settings.embedding.batch_size)
-        self._vectors_behind = note or self._vectors_behind
+        try:
+            provider, store = self.embedding_provider(), self.vector_store()
+        except MindgraphError as exc:
+            self._vectors_note = (f"changed pages could not be embedded ({exc}); vector "
+                                  f"results may miss them until `mindgraph embed` runs")
+            return
+        note = sync_changed_pages(self._cache.pages, self._unembedded, provider, store,
+                                  max_chunks=max_chunks,
+                                  batch_size=self.settings.embedding.batch_size,
+                                  unreadable={p.path for p in self._cache.problems})
+        if note is None:
+            self._unembedded = set()
+        if note != self._vectors_note:
+            self._vectors_note = note
+            self._hybrid = None
 
     def _state_file(self, name: str) -> Path:
         return self.settings.state_dir / name
@@ -300,14 +333,16 @@ class Mindgraph:
                     self._vector = (VectorRetriever(provider, store), None)
             except MindgraphError as exc:
                 self._vector = (None, str(exc))
+            self._vectors_checked = time.monotonic()
         return self._vector
 
     def _hybrid_retriever(self) -> HybridRetriever:
         if self._hybrid is None:
             vector, why = self._vector_retriever()
+            self._vector_search_used = self._vector_search_used or vector is not None
             self._hybrid = HybridRetriever(self._pages(), self.keyword_index(), self.graph(),
                                            vector, self.settings.retrieval, vector_error=why,
-                                           vector_note=self._vectors_behind)
+                                           vector_note=self._vectors_note)
         return self._hybrid
 
     @_query
@@ -315,7 +350,6 @@ class Mindgraph:
         """The hybrid retriever over the current wiki (for benchmarks and servers)."""
         return self._hybrid_retriever()
 
-    @_query
     @_query
     def plan_embed(self) -> Any:
         """What `embed` would do: chunks to embed, stale and removed ones (no model call).
@@ -354,15 +388,27 @@ class Mindgraph:
         from .vectors.sync import apply_sync, report_of
 
         started = time.perf_counter()
+        provider = None
         with self._lock:
-            store = self.vector_store()
-            plan = plan or self.plan_embed()
-            provider = self.embedding_provider() if not dry_run else None
+            # counted before the plan: the sync that planning does leaves changes to us
+            self._embeds_running += 1
         deleted = 0
-        if provider is not None:
-            deleted = apply_sync(plan, provider, store,
-                                 batch_size=self.settings.embedding.batch_size,
-                                 progress=progress)
+        try:
+            with self._lock:
+                store = self.vector_store()
+                plan = plan or self.plan_embed()
+                provider = self.embedding_provider() if not dry_run else None
+            if provider is not None:
+                deleted = apply_sync(plan, provider, store,
+                                     batch_size=self.settings.embedding.batch_size,
+                                     progress=progress)
+        finally:
+            with self._lock:
+                self._embeds_running -= 1
+                if provider is not None:
+                    # Pages synced while this ran were planned by it with older text (or not
+                    # at all): embed what they hold now, without a limit (this is `embed`).
+                    self._embed_pending(max_chunks=1 << 30)
         dropped: dict[str, int] = {}
         if drop_other_models:
             for other, count in store.model_versions().items():
@@ -373,7 +419,7 @@ class Mindgraph:
                            seconds=time.perf_counter() - started)
         if not dry_run:
             with self._lock:
-                self._vectors_behind = None
+                self._vector_search_used = True     # from here on, keep changed pages embedded
                 self.forget_vectors()
         return report, dropped
 
@@ -387,6 +433,13 @@ class Mindgraph:
         options = options or SearchOptions()
         if options.top_k != limit:
             options = SearchOptions(**{**options.__dict__, "top_k": limit})
+        if time.monotonic() - self._vectors_checked > RETRY_EMBED_S:
+            # Retry what failed: the store or provider may be back, another process may have
+            # embedded the wiki (`mindgraph embed`) or the pages this one could not.
+            if self._vector is not None and self._vector[0] is None:
+                self.forget_vectors()
+            if self._unembedded:
+                self._embed_pending(self.settings.serve.embed_changes_max_chunks)
         return self._hybrid_retriever().search(query, options)
 
     def prepare_query(self, query: str) -> None:

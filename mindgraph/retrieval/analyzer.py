@@ -103,7 +103,8 @@ def iter_highlights(text: str, terms: Iterable[str]) -> Iterator[tuple[int, int]
     """The spans of ``highlight_terms`` in order of their start, unmerged and found lazily.
 
     A caller that needs only the first few (a snippet window) stops reading early, and the
-    text is scanned only that far; kinds of terms the query lacks are not scanned at all.
+    text is scanned only that far; CJK runs are not scanned for a query without CJK terms.
+    (Code and symbol runs always are: NFKC can turn symbols into letters, "™" into "tm".)
     """
     wanted = set(terms)
     if not wanted:
@@ -112,9 +113,7 @@ def iter_highlights(text: str, terms: Iterable[str]) -> Iterator[tuple[int, int]
     passes = [_word_spans(lowered, wanted)]
     if any(_CJK_RUN.search(t) for t in wanted):
         passes.append(_cjk_spans(lowered, wanted))
-    for pattern in (_COMPOUND, _SYMBOLS):
-        if any(pattern.search(t) for t in wanted):
-            passes.append(_whole_spans(pattern, lowered, wanted))
+    passes.extend(_whole_spans(pattern, lowered, wanted) for pattern in (_COMPOUND, _SYMBOLS))
     return heapq.merge(*passes) if len(passes) > 1 else passes[0]
 
 

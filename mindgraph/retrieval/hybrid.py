@@ -230,7 +230,7 @@ class HybridRetriever:
             {"normalize": NORMALIZERS[self.settings.normalization]}
         scored = {k: [(p, s) for p, s, _ in v] for k, v in rankings.items()}
         if self.settings.fill_missing_scores and len(scored) == 2:
-            self._fill_missing(query, scored)
+            self._fill_missing(query, scored, degradation)
         fused = fusion(scored, weights, **kwargs)
         candidates: dict[str, _Candidate] = {}
         for name in ("keyword", "vector"):
@@ -244,15 +244,22 @@ class HybridRetriever:
                     cand.found_by.append(tag)
         return candidates
 
-    def _fill_missing(self, query: str, scored: dict[str, list[tuple[str, float]]]) -> None:
+    def _fill_missing(self, query: str, scored: dict[str, list[tuple[str, float]]],
+                      degradation: list[str]) -> None:
         """Give every page either retriever found the other's actual score for it too."""
         union = {p for ranking in scored.values() for p, _ in ranking}
         lookups = {"keyword": self.keyword.page_scores, "vector": self.vector.page_scores}
         for name, ranking in scored.items():
             missing = union - {p for p, _ in ranking}
-            if missing:
+            if not missing:
+                continue
+            try:
                 found = lookups[name](query, missing)  # type: ignore[operator]
-                ranking.extend(sorted(found.items(), key=lambda item: -item[1]))
+            except Exception as exc:  # the fill is a refinement: never fail the search
+                _note(degradation, f"{name} scores of the other retriever's pages failed "
+                                   f"({type(exc).__name__}: {exc}); fused without them")
+                continue
+            ranking.extend(sorted(found.items(), key=lambda item: -item[1]))
 
     def _vector_factor(self, query: str) -> float:
         """Less vector weight for a query in a language the embedding model was not trained

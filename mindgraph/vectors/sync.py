@@ -173,21 +173,23 @@ def sync_pages(pages: Iterable[Page], provider: EmbeddingProvider, store: Vector
 
 def sync_changed_pages(pages: Mapping[str, Page], touched: Collection[str],
                        provider: EmbeddingProvider, store: VectorStore, *, max_chunks: int,
-                       batch_size: int = 64) -> str | None:
+                       batch_size: int = 64, unreadable: Collection[str] = ()) -> str | None:
     """Embed the new sections of the ``touched`` pages (and forget pages no longer in
     ``pages``) unless that means more than ``max_chunks`` embeddings; the reason when it
-    was not done (too many, or the provider or store failed), else None."""
+    was not done (too many, or the provider or store failed), else None. ``unreadable``
+    pages keep their vectors, as in ``mindgraph embed``."""
     changed = [pages[p] for p in touched if p in pages]
     try:
         plan = plan_sync(changed, store, provider.model_version, chunker_for(provider),
-                         keep=set(pages) - {p.path for p in changed})
+                         keep=(set(pages) | set(unreadable)) - {p.path for p in changed})
         if len(plan.to_embed) > max_chunks:
             return (f"changed pages not embedded yet: {len(plan.changed_pages)} (over "
                     f"serve.embed_changes_max_chunks); vector results may miss them until "
                     f"`mindgraph embed` runs")
         apply_sync(plan, provider, store, batch_size=batch_size)
-    except MindgraphError as exc:
-        return (f"changed pages could not be embedded ({exc}); vector results may miss "
+    except Exception as exc:  # noqa: BLE001 - called before a query, which must not fail
+        why = str(exc) if isinstance(exc, MindgraphError) else f"{type(exc).__name__}: {exc}"
+        return (f"changed pages could not be embedded ({why}); vector results may miss "
                 f"them until `mindgraph embed` runs")
     return None
 

@@ -286,8 +286,36 @@ def test_missing_scores_are_filled_with_each_retrievers_real_score(workspace):
     # fusion sees every page of either list with both retrievers' scores
     scored = {"keyword": [("Sync/Sync regions.md", 0.9)],
               "vector": [("Plugins/Canvas.md", 0.4)]}
-    retriever._fill_missing(query, scored)
+    degradation: list[str] = []
+    retriever._fill_missing(query, scored, degradation)
+    assert degradation == []
     assert scored["keyword"][1] == ("Plugins/Canvas.md",
                                     every["Plugins/Canvas.md"])
     assert scored["vector"][1] == pytest.approx(("Sync/Sync regions.md",
                                                  best["Sync/Sync regions.md"]))
+
+
+def test_a_store_failing_during_the_fill_never_fails_the_search(workspace):
+    from mindgraph.errors import StoreError
+
+    (workspace / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n  dimension: 256\n"
+                                             "retrieval:\n  fill_missing_scores: true\n"
+                                             "serve:\n  embed_changes_max_chunks: 0\n")
+    mg = Mindgraph.open(workspace)
+    mg.embed()
+    # a page without vectors: only keywords find it, so the fill asks the store about it
+    (workspace / "wiki" / "Misc" / "Gliders.md").write_text("# Gliders\n\nGliders ride "
+                                                            "thermals over the vault.\n")
+    retriever = mg.hybrid_retriever()
+    real = retriever.vector.store.query
+
+    def query(vector, k, model_version, **filters):
+        if filters.get("pages") is not None:
+            raise StoreError("connection lost")           # e.g. pgvector restarting
+        return real(vector, k, model_version, **filters)
+
+    retriever.vector.store.query = query
+    response = retriever.search("gliders thermals vault", use_cache=False)
+    assert response.results[0].page == "Misc/Gliders.md"
+    assert any("vector scores of the other retriever's pages failed" in d and
+               "connection lost" in d for d in response.degradation)

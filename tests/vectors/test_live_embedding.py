@@ -1,0 +1,125 @@
+"""A long-running process keeps vectors current: changed pages are embedded before the next
+query, what cannot be embedded is said in `degradation` and retried, and `embed` running at
+the same time never writes back vectors of older text. Real indexes: hashing embedder,
+embedded store."""
+
+import threading
+
+import pytest
+
+from mindgraph import core as core_module
+from mindgraph.core import Mindgraph
+from mindgraph.errors import ProviderError
+
+LONG = "# Delta\n\nA\n\n## B\n\nb\n\n## C\n\nc\n"        # three sections
+
+
+def workspace(tmp_path, extra=""):
+    (tmp_path / "mindgraph.yml").write_text(
+        "embedding:\n  provider: hashing\n  dimension: 64\n" + extra)
+    wiki = tmp_path / "wiki"
+    wiki.mkdir()
+    (wiki / "Alpha.md").write_text("# Alpha\n\nAirships carry trunks.\n")
+    (wiki / "Beta.md").write_text("# Beta\n\nSubmarines dive deep.\n")
+    return wiki
+
+
+def up_to_date(mg) -> bool:
+    return Mindgraph.open(mg.settings.base_dir).plan_embed().is_noop
+
+
+def test_a_page_changed_right_after_embed_is_embedded_before_the_next_query(tmp_path):
+    wiki = workspace(tmp_path)
+    mg = Mindgraph.open(tmp_path)
+    mg.smart_search("airships")                 # no vectors yet: keyword-only
+    mg.embed()
+    (wiki / "Alpha.md").write_text("# Alpha\n\nZeppelins float over mountains.\n")
+    response = mg.smart_search("zeppelins mountains")
+    assert response.degradation == () and up_to_date(mg)
+
+
+def test_embed_running_meanwhile_never_writes_back_older_text(tmp_path):
+    wiki = workspace(tmp_path)
+    mg = Mindgraph.open(tmp_path)
+    mg.embed()
+    mg.smart_search("airships")
+    provider = mg.embedding_provider()
+    real = provider.embed_documents
+    inside, release = threading.Event(), threading.Event()
+
+    def held(texts):
+        if threading.current_thread().name == "embed":
+            inside.set()
+            assert release.wait(10)
+        return real(texts)
+
+    provider.embed_documents = held
+    (wiki / "Alpha.md").write_text("# Alpha\n\nVersion two.\n")        # embed plans this
+    worker = threading.Thread(target=mg.embed, name="embed")
+    worker.start()
+    assert inside.wait(10)
+    (wiki / "Alpha.md").write_text("# Alpha\n\nVersion three, the last.\n")
+    assert mg.smart_search("version").results           # queries go on meanwhile
+    release.set()
+    worker.join(10)
+    assert up_to_date(mg)
+    assert mg.smart_search("version three last").degradation == ()
+
+
+def test_pages_over_the_limit_are_noted_until_another_process_embeds_them(tmp_path,
+                                                                         monkeypatch):
+    wiki = workspace(tmp_path, "serve:\n  embed_changes_max_chunks: 1\n")
+    server = Mindgraph.open(tmp_path)
+    server.embed()
+    server.smart_search("airships")
+    (wiki / "Delta.md").write_text(LONG)
+    noted = server.smart_search("delta")
+    assert any("not embedded yet: 1" in d for d in noted.degradation)
+    Mindgraph.open(tmp_path).embed()                     # `mindgraph embed` from the CLI
+    monkeypatch.setattr(core_module, "RETRY_EMBED_S", 0.0)
+    assert server.smart_search("delta b").degradation == ()
+
+
+def test_a_failing_provider_is_noted_and_retried(tmp_path, monkeypatch):
+    wiki = workspace(tmp_path)
+    mg = Mindgraph.open(tmp_path)
+    mg.embed()
+    mg.smart_search("airships")
+    provider = mg.embedding_provider()
+    real = provider.embed_documents
+
+    def down(texts):
+        raise ProviderError("embedding provider unreachable")
+
+    provider.embed_documents = down
+    (wiki / "Gamma.md").write_text("# Gamma\n\nGliders ride thermals.\n")
+    response = mg.smart_search("gliders")
+    assert any("could not be embedded (embedding provider unreachable)" in d
+               for d in response.degradation)
+    assert response.results[0].page == "Gamma.md"        # keywords still find it
+    provider.embed_documents = real
+    monkeypatch.setattr(core_module, "RETRY_EMBED_S", 0.0)
+    assert mg.smart_search("gliders thermals").degradation == () and up_to_date(mg)
+
+
+def test_an_unreadable_page_keeps_its_vectors(tmp_path):
+    wiki = workspace(tmp_path)
+    mg = Mindgraph.open(tmp_path)
+    mg.embed()
+    mg.smart_search("airships")
+    (wiki / "Alpha.md").write_bytes(b"# Alpha\n\n\xff\xfe not utf-8\n")
+    mg.smart_search("airships")
+    version = mg.embedding_provider().model_version
+    assert "Alpha.md" in mg.vector_store().hashes(version)    # as `mindgraph embed` keeps it
+
+
+@pytest.mark.parametrize("limit", [0])
+def test_a_zero_limit_never_embeds_and_says_so(tmp_path, limit):
+    wiki = workspace(tmp_path, f"serve:\n  embed_changes_max_chunks: {limit}\n")
+    mg = Mindgraph.open(tmp_path)
+    mg.embed()
+    mg.smart_search("airships")
+    (wiki / "Gamma.md").write_text("# Gamma\n\nGliders.\n")
+    assert any("embed_changes_max_chunks is 0" in d
+               for d in mg.smart_search("gliders").degradation)
+    assert not up_to_date(mg)
