@@ -23,7 +23,7 @@ def test_nothing_is_written_until_flush(embedded_store: EmbeddedStore):
     embedded_store.upsert(MODEL, [rec("a.md", 0)])
     assert not embedded_store.folder.exists() or not list(embedded_store.folder.iterdir())
     embedded_store.flush()
-    files = sorted(p.name for p in embedded_store.folder.iterdir())
+    files = sorted(p.name for p in embedded_store.folder.glob("*.npz"))
     assert files == [model_file_name(MODEL)]
     assert files[0].startswith("local_all-MiniLM-L6-v2-int8_384-")
 
@@ -51,7 +51,7 @@ def test_emptied_model_removes_its_file(embedded_store: EmbeddedStore):
     embedded_store.flush()
     embedded_store.delete("a.md")
     embedded_store.flush()
-    assert list(embedded_store.folder.iterdir()) == []
+    assert list(embedded_store.folder.glob("*.npz")) == []
 
 
 def test_corrupt_file_names_itself_and_the_fix(tmp_path):
@@ -99,3 +99,23 @@ def test_a_reloaded_file_can_be_changed_again(tmp_path):
     third = EmbeddedStore(tmp_path / "v")
     assert third.hashes(MODEL) == {"a.md": {"lead": "new"}, "c.md": {"lead": "c.md"}}
     assert third.query(np.eye(4)[2], 1, MODEL)[0].page == "a.md"
+
+
+def test_two_writers_of_one_folder_keep_each_others_changes(tmp_path):
+    """A server and `mindgraph embed` in a terminal: each flush merges with the other's."""
+    folder = tmp_path / "vectors"
+    first, second = EmbeddedStore(folder), EmbeddedStore(folder)
+    first.upsert(MODEL, [rec("a.md", 0), rec("gone.md", 3)])
+    first.flush()
+    second.query(rec("a.md", 0).vector, 1, MODEL)                       # second has loaded that file
+    first.upsert(MODEL, [rec("b.md", 1)])
+    first.flush()
+    second.upsert(MODEL, [rec("c.md", 2)])  # second's copy lacks b.md
+    second.delete("gone.md")
+    second.flush()
+    merged = EmbeddedStore(folder)
+    assert set(merged.hashes(MODEL)) == {"a.md", "b.md", "c.md"}
+    assert merged.query(rec("b.md", 1).vector, 1, MODEL)[0].page == "b.md"
+    first.upsert(MODEL, [rec("d.md", 5)])
+    first.flush()                                          # and back the other way
+    assert set(EmbeddedStore(folder).hashes(MODEL)) == {"a.md", "b.md", "c.md", "d.md"}
