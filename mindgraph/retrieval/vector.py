@@ -2,22 +2,29 @@
 
 Query embeddings are cached (agents repeat themselves, and query expansion re-asks parts of a
 query), and the store is over-asked for chunks so that enough distinct pages come back.
+
+When the embedding provider fails (a remote API down or timing out), queries for the next
+``PAUSE_AFTER_FAILURE_S`` seconds fail at once instead of each waiting out the provider's own
+timeouts and retries: the hybrid search answers from keywords meanwhile and says why.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Collection
 
 import numpy as np
 
+from ..errors import ProviderError
 from ..providers.embedding.base import EmbeddingProvider
 from ..stores.base import VectorStore
 
 CHUNKS_PER_PAGE = 8
 CACHE_SIZE = 512
+PAUSE_AFTER_FAILURE_S = 10.0
 
 
 @dataclass(frozen=True)
@@ -38,6 +45,7 @@ class VectorRetriever:
         self.store = store
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
+        self._failed: tuple[float, str] | None = None    # (when, why) of the last failure
 
     @property
     def model_version(self) -> str:
@@ -51,7 +59,17 @@ class VectorRetriever:
             if cached is not None:
                 self._cache.move_to_end(query)
                 return cached
-        vector = np.array(self.provider.embed_queries([query])[0], dtype=np.float32)
+        failed = self._failed
+        if failed is not None and time.monotonic() - failed[0] < PAUSE_AFTER_FAILURE_S:
+            raise ProviderError(f"the embedding provider failed "
+                                f"{time.monotonic() - failed[0]:.0f} s ago ({failed[1]}); "
+                                f"it is asked again after {PAUSE_AFTER_FAILURE_S:g} s")
+        try:
+            vector = np.array(self.provider.embed_queries([query])[0], dtype=np.float32)
+        except Exception as exc:
+            self._failed = (time.monotonic(), f"{type(exc).__name__}: {exc}")
+            raise
+        self._failed = None
         vector[np.abs(vector) < np.finfo(np.float32).tiny] = 0.0   # subnormals slow BLAS
         with self._lock:
             self._cache[query] = vector

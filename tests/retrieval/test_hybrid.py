@@ -319,3 +319,28 @@ def test_a_store_failing_during_the_fill_never_fails_the_search(workspace):
     assert response.results[0].page == "Misc/Gliders.md"
     assert any("vector scores of the other retriever's pages failed" in d and
                "connection lost" in d for d in response.degradation)
+
+
+def test_after_a_provider_failure_queries_skip_the_model_for_a_while(mg, monkeypatch):
+    from mindgraph.errors import ProviderError
+    from mindgraph.retrieval import vector as vector_module
+
+    retriever = mg.hybrid_retriever()
+    provider = retriever.vector.provider
+    real = provider.embed_queries
+    calls: list[str] = []
+
+    def down(texts):
+        calls.extend(texts)
+        raise ProviderError("timed out after 60 s")
+
+    provider.embed_queries = down
+    first = retriever.search("remote vault region", use_cache=False)
+    second = retriever.search("data center", use_cache=False)
+    assert calls == ["remote vault region"]                # the second never waited on it
+    assert first.results and second.results                # keywords answered both
+    assert any("timed out after 60 s" in d for d in second.degradation)
+    provider.embed_queries = real
+    monkeypatch.setattr(vector_module, "PAUSE_AFTER_FAILURE_S", 0.0)
+    third = retriever.search("data center", use_cache=False)
+    assert "vector" in third.results[0].sources and third.degradation == ()
