@@ -40,9 +40,9 @@ if TYPE_CHECKING:   # imported where used, so a search does not load the compile
     from .ingest.report import IngestReport
     from .timeline.build import Timeline
 from .usage import UsageLog
+from .vectors.live import NO_LIMIT, LiveVectors
 
 T = TypeVar("T")
-RETRY_EMBED_S = 10.0    # how often a server retries embedding pages it could not embed
 
 
 def _query(method: Callable[..., T]) -> Callable[..., T]:
@@ -78,14 +78,8 @@ class Mindgraph:
         self._store: Any = None
         self._vector: tuple[VectorRetriever | None, str | None] | None = None
         self._hybrid: HybridRetriever | None = None
-        # Vector freshness in a long-running process: once hybrid search has used vectors,
-        # changed pages are embedded as they are synced; those that could not be (too many,
-        # provider down, an `embed` running) wait in _unembedded, with the reason.
-        self._vector_search_used = False
-        self._unembedded: set[str] = set()
-        self._vectors_note: str | None = None
-        self._vectors_checked = 0.0
-        self._embeds_running = 0
+        self._live = LiveVectors(settings.serve.embed_changes_max_chunks,
+                                 settings.embedding.batch_size)
 
     @classmethod
     def open(cls, base_dir: str | Path = ".", config: str | Path | None = None) -> "Mindgraph":
@@ -126,48 +120,17 @@ class Mindgraph:
                 if self._graph is not None:
                     self._graph.apply(pages, changes.added, changes.changed, changes.removed)
                     self._graph.save(self._state_file("graph.pickle"))
-                self._embed_changes(changes)
+                self._live.changed((*changes.added, *changes.changed), self._embed_pending)
             return changes
 
-    def _embed_changes(self, changes: ChangeSet) -> None:
-        """Embed the changed pages' new sections once hybrid search uses vectors, so the next
-        query sees them too; what cannot be embedded now waits (see ``_embed_pending``)."""
-        touched = {*changes.added, *changes.changed}
-        if not touched or not self._vector_search_used:
-            return
-        self._unembedded |= touched
-        if self._embeds_running:
-            return          # that embed re-plans these pages before it finishes
-        self._embed_pending(self.settings.serve.embed_changes_max_chunks)
-
     def _embed_pending(self, max_chunks: int) -> None:
-        """Embed the pages in ``_unembedded`` (up to ``max_chunks`` sections); a page whose
-        vectors another process stored meanwhile costs nothing. Under the core lock."""
-        self._vectors_checked = time.monotonic()
-        if not self._unembedded or self._cache is None:
+        """Embed the changed pages that still lack vectors (see vectors/live.py)."""
+        if self._cache is None:
             return
-        if max_chunks == 0:
-            self._vectors_note = ("changed pages not embedded (serve.embed_changes_max_chunks "
-                                  "is 0); vector results may miss them until `mindgraph "
-                                  "embed` runs")
-            return
-        from .vectors.sync import sync_changed_pages
-
-        try:
-            provider, store = self.embedding_provider(), self.vector_store()
-        except MindgraphError as exc:
-            self._vectors_note = (f"changed pages could not be embedded ({exc}); vector "
-                                  f"results may miss them until `mindgraph embed` runs")
-            return
-        note = sync_changed_pages(self._cache.pages, self._unembedded, provider, store,
-                                  max_chunks=max_chunks,
-                                  batch_size=self.settings.embedding.batch_size,
-                                  unreadable={p.path for p in self._cache.problems})
-        if note is None:
-            self._unembedded = set()
-        if note != self._vectors_note:
-            self._vectors_note = note
-            self._hybrid = None
+        if self._live.catch_up(self._cache.pages, {p.path for p in self._cache.problems},
+                               lambda: (self.embedding_provider(), self.vector_store()),
+                               max_chunks):
+            self._hybrid = None         # its answers carry the old note
 
     def _state_file(self, name: str) -> Path:
         return self.settings.state_dir / name
@@ -333,16 +296,16 @@ class Mindgraph:
                     self._vector = (VectorRetriever(provider, store), None)
             except MindgraphError as exc:
                 self._vector = (None, str(exc))
-            self._vectors_checked = time.monotonic()
+            self._live.tried()
         return self._vector
 
     def _hybrid_retriever(self) -> HybridRetriever:
         if self._hybrid is None:
             vector, why = self._vector_retriever()
-            self._vector_search_used = self._vector_search_used or vector is not None
+            self._live.in_use = self._live.in_use or vector is not None
             self._hybrid = HybridRetriever(self._pages(), self.keyword_index(), self.graph(),
                                            vector, self.settings.retrieval, vector_error=why,
-                                           vector_note=self._vectors_note)
+                                           vector_note=self._live.note)
         return self._hybrid
 
     @_query
@@ -391,7 +354,7 @@ class Mindgraph:
         provider = None
         with self._lock:
             # counted before the plan: the sync that planning does leaves changes to us
-            self._embeds_running += 1
+            self._live.embeds_running += 1
         deleted = 0
         try:
             with self._lock:
@@ -404,11 +367,11 @@ class Mindgraph:
                                      progress=progress)
         finally:
             with self._lock:
-                self._embeds_running -= 1
+                self._live.embeds_running -= 1
                 if provider is not None:
                     # Pages synced while this ran were planned by it with older text (or not
                     # at all): embed what they hold now, without a limit (this is `embed`).
-                    self._embed_pending(max_chunks=1 << 30)
+                    self._embed_pending(NO_LIMIT)
         dropped: dict[str, int] = {}
         if drop_other_models:
             for other, count in store.model_versions().items():
@@ -419,7 +382,7 @@ class Mindgraph:
                            seconds=time.perf_counter() - started)
         if not dry_run:
             with self._lock:
-                self._vector_search_used = True     # from here on, keep changed pages embedded
+                self._live.in_use = True    # from here on, keep changed pages embedded
                 self.forget_vectors()
         return report, dropped
 
@@ -433,13 +396,12 @@ class Mindgraph:
         options = options or SearchOptions()
         if options.top_k != limit:
             options = SearchOptions(**{**options.__dict__, "top_k": limit})
-        if time.monotonic() - self._vectors_checked > RETRY_EMBED_S:
+        if self._live.due():
             # Retry what failed: the store or provider may be back, another process may have
             # embedded the wiki (`mindgraph embed`) or the pages this one could not.
             if self._vector is not None and self._vector[0] is None:
                 self.forget_vectors()
-            if self._unembedded:
-                self._embed_pending(self.settings.serve.embed_changes_max_chunks)
+            self._embed_pending(self._live.max_chunks)
         return self._hybrid_retriever().search(query, options)
 
     def prepare_query(self, query: str) -> None:

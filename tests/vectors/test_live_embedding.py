@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from mindgraph import core as core_module
+from mindgraph.vectors import live as live_module
 from mindgraph.core import Mindgraph
 from mindgraph.errors import ProviderError
 
@@ -59,7 +59,9 @@ def test_embed_running_meanwhile_never_writes_back_older_text(tmp_path):
     worker.start()
     assert inside.wait(10)
     (wiki / "Alpha.md").write_text("# Alpha\n\nVersion three, the last.\n")
-    assert mg.smart_search("version").results           # queries go on meanwhile
+    meanwhile = mg.smart_search("version")               # queries go on, and say why
+    assert meanwhile.results
+    assert any("wait for the `embed` running now" in d for d in meanwhile.degradation)
     release.set()
     worker.join(10)
     assert up_to_date(mg)
@@ -76,7 +78,7 @@ def test_pages_over_the_limit_are_noted_until_another_process_embeds_them(tmp_pa
     noted = server.smart_search("delta")
     assert any("not embedded yet: 1" in d for d in noted.degradation)
     Mindgraph.open(tmp_path).embed()                     # `mindgraph embed` from the CLI
-    monkeypatch.setattr(core_module, "RETRY_EMBED_S", 0.0)
+    monkeypatch.setattr(live_module, "RETRY_S", 0.0)
     assert server.smart_search("delta b").degradation == ()
 
 
@@ -98,7 +100,7 @@ def test_a_failing_provider_is_noted_and_retried(tmp_path, monkeypatch):
                for d in response.degradation)
     assert response.results[0].page == "Gamma.md"        # keywords still find it
     provider.embed_documents = real
-    monkeypatch.setattr(core_module, "RETRY_EMBED_S", 0.0)
+    monkeypatch.setattr(live_module, "RETRY_S", 0.0)
     assert mg.smart_search("gliders thermals").degradation == () and up_to_date(mg)
 
 

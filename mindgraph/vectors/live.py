@@ -1,0 +1,86 @@
+"""Keeping vectors current in a long-running process (server, MCP, library).
+
+Once hybrid search has used vectors, pages that change are embedded as the core syncs them,
+before the query that could see them. What cannot be embedded then waits in ``pending`` with
+the reason in ``note`` (which every hybrid answer repeats in ``degradation``):
+
+- more than ``serve.embed_changes_max_chunks`` sections at once (a big ingest: run `embed`);
+- the embedding provider or the store failing (retried every ``RETRY_S`` seconds);
+- an `embed` running in this process: it re-plans the waiting pages before it finishes, so it
+  never writes back vectors of text that changed while it ran.
+
+A page whose vectors another process stored meanwhile costs nothing when it is retried, so the
+note clears by itself after `mindgraph embed` in a terminal. The owner (``Mindgraph``) calls
+every method under its core lock.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Collection, Mapping
+from typing import Any
+
+from ..errors import MindgraphError
+from ..page.model import Page
+from .sync import sync_changed_pages
+
+RETRY_S = 10.0          # how often pages that could not be embedded are tried again
+NO_LIMIT = 1 << 30
+
+
+class LiveVectors:
+    """Which changed pages still lack vectors, and why."""
+
+    def __init__(self, max_chunks: int, batch_size: int):
+        self.max_chunks = max_chunks
+        self.batch_size = batch_size
+        self.in_use = False             # hybrid search has used vectors in this process
+        self.pending: set[str] = set()
+        self.note: str | None = None
+        self.embeds_running = 0
+        self._tried = 0.0
+
+    def changed(self, touched: Collection[str], embed: Callable[[int], None]) -> None:
+        """Pages were added or changed: embed them now (through ``embed(max_chunks)``,
+        which calls ``catch_up``) unless an `embed` running will."""
+        if not touched or not self.in_use:
+            return
+        self.pending |= set(touched)
+        if not self.embeds_running:
+            embed(self.max_chunks)
+        elif self.note is None:
+            self.note = ("changed pages wait for the `embed` running now; vector results may "
+                         "miss them until it finishes")
+
+    def due(self) -> bool:
+        """True when a retry of what failed is due."""
+        return time.monotonic() - self._tried > RETRY_S
+
+    def tried(self) -> None:
+        """Something vector-related was just (re)tried: the next retry waits RETRY_S."""
+        self._tried = time.monotonic()
+
+    def catch_up(self, pages: Mapping[str, Page], unreadable: Collection[str],
+                 connect: Callable[[], tuple[Any, Any]], max_chunks: int) -> bool:
+        """Embed the pending pages (up to ``max_chunks`` sections). ``connect`` gives the
+        (provider, store). True when the note changed (answers built before are stale)."""
+        self.tried()
+        if not self.pending:
+            return False
+        before = self.note
+        if max_chunks == 0:
+            self.note = ("changed pages not embedded (serve.embed_changes_max_chunks is 0); "
+                         "vector results may miss them until `mindgraph embed` runs")
+            return self.note != before
+        try:
+            provider, store = connect()
+        except MindgraphError as exc:
+            self.note = (f"changed pages could not be embedded ({exc}); vector results may "
+                         f"miss them until `mindgraph embed` runs")
+            return self.note != before
+        self.note = sync_changed_pages(pages, self.pending, provider, store,
+                                       max_chunks=max_chunks, batch_size=self.batch_size,
+                                       unreadable=unreadable)
+        if self.note is None:
+            self.pending = set()
+        return self.note != before
