@@ -119,6 +119,9 @@ class RetrievalSettings:
     fill_missing_scores: bool = False
     normalization: Literal["max", "minmax", "meanmax"] = "max"
     rrf_k: int = 60
+    # each retriever's top pages stay within the first results (see HybridRetriever._reserve)
+    reserve_top: int = 2
+    reserve_within: int = 5
     graph_boost: float = 0.1
     min_score: float = 0.15
     overfetch: int = 15
@@ -373,6 +376,8 @@ def _check_values(s: Settings) -> None:
          "retrieval.unsupported_language_vector_factor", "between 0 and 1"),
         (0 <= s.retrieval.min_score < 1, "retrieval.min_score", "in [0, 1)"),
         (s.retrieval.overfetch >= 1, "retrieval.overfetch", "at least 1"),
+        (s.retrieval.reserve_top >= 0, "retrieval.reserve_top", "0 or more"),
+        (s.retrieval.reserve_within >= 0, "retrieval.reserve_within", "0 or more"),
         (s.retrieval.recency_lambda >= 0, "retrieval.recency_lambda", "0 or more"),
         (s.retrieval.expansion_timeout_s > 0, "retrieval.expansion_timeout_s", "above 0"),
         (s.serve.context_timeout_s > 0, "serve.context_timeout_s", "above 0"),

@@ -37,6 +37,7 @@ from .vector import VectorRetriever
 
 FAILURE_WORDS = ("troubleshoot", "error", "issue", "problem", "fix", "faq", "故障", "排除",
                  "トラブル", "エラー", "問題", "错误", "问题")
+RESERVE_MIN_SHARE = 0.2   # a retriever with less of the fused weight reserves nothing
 _POOL = cf.ThreadPoolExecutor(max_workers=4, thread_name_prefix="mindgraph-retrieval")
 ANSWER_CACHE_SIZE = 512
 
@@ -168,7 +169,9 @@ class HybridRetriever:
         intent = self.router.route(query)
         timings["route"] = _ms(started)
         fetch = max(options.top_k * 3, self.settings.overfetch)
-        candidates = self._stage1(query, intent, fetch, options, timings, degradation)
+        shares: dict[str, float] = {}
+        candidates = self._stage1(query, intent, fetch, options, timings, degradation,
+                                  shares=shares)
         expanded: list[str] = []
         top = max((c.score for c in candidates.values()), default=0.0)
         if options.expansion and self._wants_expansion(query, top):
@@ -180,6 +183,7 @@ class HybridRetriever:
         self._failure_bonus(candidates, intent)
         if self._recency_on():
             self._recency(candidates)
+        self._reserve(candidates, shares)
         timings["stage2"] = _ms(t)
         results = self._finish(query, candidates, options.top_k, degradation)
         lang = query_language(query)
@@ -191,7 +195,8 @@ class HybridRetriever:
     # -- stage 1 --------------------------------------------------------------------------
     def _stage1(self, query: str, intent: Intent, fetch: int, options: SearchOptions,
                 timings: dict[str, float], degradation: list[str],
-                tag: str = "query") -> dict[str, _Candidate]:
+                tag: str = "query", shares: dict[str, float] | None = None
+                ) -> dict[str, _Candidate]:
         calls: dict[str, Callable[[], list[tuple[str, float, str | None]]]] = {}
         if options.use_keyword:
             calls["keyword"] = lambda: [(h.path, h.score, h.section_id)
@@ -225,6 +230,9 @@ class HybridRetriever:
             weights = {"keyword": 1.0}
         if "keyword" not in rankings and "vector" in rankings:
             weights = {"vector": 1.0}
+        if shares is not None:
+            total = sum(weights.get(name, 0.0) for name in rankings) or 1.0
+            shares.update({name: weights.get(name, 0.0) / total for name in rankings})
         fusion = FUSIONS[options.fusion or self.settings.fusion]
         kwargs: dict[str, Any] = {"k": self.settings.rrf_k} if fusion is FUSIONS["rrf"] else \
             {"normalize": NORMALIZERS[self.settings.normalization]}
@@ -322,6 +330,36 @@ class HybridRetriever:
                 candidates[path].boosts["graph"] = round(boost, 4)
                 candidates[path].sources.setdefault("graph", {"rank": 0, "score": len(
                     neighbours)})
+
+    def _reserve(self, candidates: dict[str, _Candidate], shares: Mapping[str, float]) -> None:
+        """Each retriever that carries real weight keeps its ``reserve_top`` pages within the
+        first ``reserve_within`` results.
+
+        Fusion favours pages that both retrievers found: a page one of them ranks first but
+        the other missed gets only that one's share and can fall out of the answer entirely
+        (a paraphrase whose words the page does not use, found by meaning alone). Such a page
+        is lifted to just above the ``reserve_within``-th result, and the lift is shown as the
+        ``reserved`` boost. On the dev and held-out questions top 2 within 5 raised recall@5
+        0.879 → 0.896 and 0.912 → 0.938 and never changed hit@1 (README)."""
+        top, within = self.settings.reserve_top, self.settings.reserve_within
+        if top <= 0 or within <= 0 or len(candidates) <= within:
+            return
+        order = sorted(candidates, key=lambda p: (-candidates[p].score, p))
+        for name, share in shares.items():
+            if share < RESERVE_MIN_SHARE:   # e.g. MiniLM on Japanese: close to noise
+                continue
+            picks = sorted((p for p, c in candidates.items()
+                            if 0 < c.sources.get(name, {}).get("rank", 0) <= top),
+                           key=lambda p: candidates[p].sources[name]["rank"])
+            for path in picks:
+                position = order.index(path)
+                if position < within:
+                    continue
+                cand = candidates[path]
+                lifted = candidates[order[within - 1]].score + 1e-6
+                cand.boosts["reserved"] = round(lifted - cand.score, 4)
+                cand.score = lifted
+                order.insert(within - 1, order.pop(position))
 
     def _linked(self, path: str) -> frozenset[str]:
         """Pages that ``path`` links to or is linked from (real links, not shared tags);

@@ -344,3 +344,40 @@ def test_after_a_provider_failure_queries_skip_the_model_for_a_while(mg, monkeyp
     monkeypatch.setattr(vector_module, "PAUSE_AFTER_FAILURE_S", 0.0)
     third = retriever.search("data center", use_cache=False)
     assert "vector" in third.results[0].sources and third.degradation == ()
+
+
+def test_each_retrievers_top_pages_are_reserved_a_place_in_the_first_five(mg):
+    from mindgraph.retrieval.hybrid import _Candidate
+
+    retriever = mg.hybrid_retriever()
+
+    def candidates():
+        found = {f"K{i}.md": _Candidate(score=1.0 - i / 10,
+                                         sources={"keyword": {"rank": i + 1, "score": 1.0}})
+                 for i in range(8)}
+        # ranked first by meaning, missed by keywords: fusion left it last
+        found["V.md"] = _Candidate(score=0.2, sources={"vector": {"rank": 1, "score": 0.9}})
+        return found
+
+    lifted = candidates()
+    retriever._reserve(lifted, {"keyword": 0.6, "vector": 0.4})
+    order = sorted(lifted, key=lambda p: -lifted[p].score)
+    assert order[:6] == ["K0.md", "K1.md", "K2.md", "K3.md", "V.md", "K4.md"]
+    assert lifted["V.md"].boosts["reserved"] == pytest.approx(0.4, abs=1e-4)
+    assert all("reserved" not in c.boosts for p, c in lifted.items() if p != "V.md")
+    # a retriever with a small share of the weight (MiniLM on Japanese) reserves nothing
+    weak = candidates()
+    retriever._reserve(weak, {"keyword": 0.94, "vector": 0.06})
+    assert weak["V.md"].score == 0.2 and not weak["V.md"].boosts
+
+
+def test_reserving_can_be_turned_off(workspace):
+    (workspace / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n  dimension: 256\n"
+                                             "retrieval:\n  reserve_top: 0\n")
+    from mindgraph.retrieval.hybrid import _Candidate
+
+    retriever = Mindgraph.open(workspace).hybrid_retriever()
+    found = {f"K{i}.md": _Candidate(score=1.0 - i / 10) for i in range(8)}
+    found["V.md"] = _Candidate(score=0.2, sources={"vector": {"rank": 1, "score": 0.9}})
+    retriever._reserve(found, {"keyword": 0.5, "vector": 0.5})
+    assert found["V.md"].score == 0.2
