@@ -24,6 +24,7 @@ from typing import Callable, Iterable, Iterator
 _CJK_RANGES = ("\u1100-\u11ff\u3005\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf"
                "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff")
 _CJK_RUN = re.compile(f"[{_CJK_RANGES}]+")
+_HIRAGANA_ONLY = re.compile("^[\u3040-\u309f]+$")
 # A word: letters and digits, without underscore and without CJK.
 _WORD = re.compile(f"[^\\W_{_CJK_RANGES}]+")
 # Code-like compounds: words joined by . - : / # @ = + or underscores.
@@ -85,13 +86,22 @@ def _cjk_terms(run: str, append: Callable[[str], None]) -> None:
     """Overlapping bigrams of a CJK run; a one-character run is its own term.
 
     Adding every single character as well was measured and lost on the dev questions (more
-    noise from common characters), so only runs of one character keep theirs.
+    noise from common characters), so only runs of one character keep theirs. In a run that
+    mixes kanji or katakana with hiragana, bigrams of hiragana alone are left out: they are
+    Japanese particles and endings (の, ます, して, ください), the stop words of Japanese —
+    keyword MRR@10 on the Japanese dev questions 0.722 → 0.833, recall@5 on the held-out
+    ones 0.844 → 0.938, Chinese unchanged. A run of hiragana only keeps all its bigrams, so a
+    query written in kana still finds its words.
     """
     if len(run) == 1:
         append(run)
         return
+    mixed = not _HIRAGANA_ONLY.match(run)
     for i in range(len(run) - 1):
-        append(run[i:i + 2])
+        pair = run[i:i + 2]
+        if mixed and _HIRAGANA_ONLY.match(pair):
+            continue
+        append(pair)
 
 
 def highlight_terms(text: str, terms: Iterable[str]) -> list[tuple[int, int]]:

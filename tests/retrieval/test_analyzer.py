@@ -38,3 +38,11 @@ def test_highlight_finds_the_text_behind_each_term():
     text = "Find Tasks with task-todo: here 嵌套标签"
     spans = highlight_terms(text, analyze("task-todo 标签"))
     assert [text[a:b] for a, b in spans] == ["Tasks", "task-todo", "标签"]
+
+
+def test_japanese_particles_and_endings_are_not_terms():
+    # の, を, する, には: hiragana between kanji and katakana carry no topic
+    assert analyze("ノートを移動するには") == ["ノー", "ート", "トを", "を移", "移動", "動す"]
+    # a query in hiragana alone keeps its words
+    assert analyze("すらっしゅ") == ["すら", "らっ", "っし", "しゅ"]
+    assert analyze("双链笔记") == ["双链", "链笔", "笔记"]                # Chinese: unchanged

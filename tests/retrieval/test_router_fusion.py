@@ -105,3 +105,21 @@ def test_meanmax_gives_a_flat_list_little_and_keeps_the_top_at_one():
     fused = weighted_fusion({"k": [("a", 2.0), ("b", 1.0)], "v": [("b", 0.9), ("a", 0.1)]},
                             {"k": 0.5, "v": 0.5}, normalize=meanmax)
     assert fused == {"a": 0.5, "b": 0.5}
+
+
+@pytest.mark.parametrize("query, concepts", [
+    ("Canvas vs Bookmarks", ["Canvas", "Bookmarks"]),
+    ("R vs Python", ["R", "Python"]),
+    ("What is the difference between aliases and display text?", ["aliases", "display text"]),
+    ("CanvasとBookmarksの違いは？", ["Canvas", "Bookmarks"]),
+    ("Canvas和白板的区别", ["Canvas", "白板"]),
+    ("书签与搜索有什么关系", ["书签", "搜索"]),
+    # "is this related to the problem?": no two things to search for
+    ("我给应用开启了面容解锁，这和问题有关系吗？", []),
+    ("これとそれの違い", []),
+    ("How do I pin a tab?", []),
+])
+def test_splitter_finds_the_two_concepts_or_none(query, concepts):
+    from mindgraph.retrieval.expand import split_concepts
+
+    assert split_concepts(query) == concepts
