@@ -1,11 +1,13 @@
 """Two-stage hybrid retrieval: the answer an agent gets, explained.
 
-Stage 1: the intent router picks the mix; keyword (BM25) and vector retrieval run in parallel,
-each over-fetching max(top_k × 3, overfetch) pages (each page represented by its best
-section); their scores are fused per page (weighted sum of min-max scores, or RRF).
+Stage 1: the intent router picks the mix; keyword (BM25) and vector retrieval run (in parallel
+when the vector side waits on a server), each over-fetching max(top_k × 3, overfetch) pages
+(each page represented by its best section); their scores are fused per page (weighted sum
+of top-normalised scores, or RRF).
 Stage 2: a 1-hop graph boost for candidates linked to at least two other candidates; a bonus for
-troubleshooting pages on failure queries; recency decay when the vault is dated; then the
-minimum score, which never wipes out everything. Pass 2 (query expansion) runs only when the
+troubleshooting pages on failure queries; recency decay when the vault is dated; each weighty
+retriever's top pages kept within the first results; then the minimum score, which never
+wipes out everything. Pass 2 (query expansion) runs only when the
 top score is low or the query names several concepts, within a time bound.
 
 Every result says which retrievers found it (rank and score in each) and which boosts applied;
@@ -21,7 +23,7 @@ import math
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any, Callable, Mapping
 
 from ..config import RetrievalSettings
@@ -32,6 +34,8 @@ from .expand import QueryExpander, split_concepts
 from .fusion import FUSIONS, NORMALIZERS
 from .keyword import KeywordIndex
 from .present import follow_ups, interpretation, query_language, snippet_for
+from .results import Candidate as _Candidate
+from .results import HybridResponse, HybridResult, SearchOptions
 from .router import Intent, IntentRouter
 from .vector import VectorRetriever
 
@@ -40,78 +44,7 @@ FAILURE_WORDS = ("troubleshoot", "error", "issue", "problem", "fix", "faq", "故
 RESERVE_MIN_SHARE = 0.2   # a retriever with less of the fused weight reserves nothing
 _POOL = cf.ThreadPoolExecutor(max_workers=4, thread_name_prefix="mindgraph-retrieval")
 ANSWER_CACHE_SIZE = 512
-
-
-@dataclass(frozen=True)
-class SearchOptions:
-    """Per-call switches (the benchmark compares methods with them)."""
-
-    top_k: int = 10
-    use_keyword: bool = True
-    use_vector: bool = True
-    graph_boost: bool = True
-    expansion: bool = True
-    fusion: str | None = None        # None: retrieval.fusion
-
-
-@dataclass(frozen=True)
-class HybridResult:
-    """One page of the answer, with where it came from."""
-
-    page: str
-    title: str
-    section_id: str | None
-    heading: str
-    snippet: str
-    score: float
-    sources: dict[str, dict[str, float]]     # retriever → {"rank", "score"}
-    boosts: dict[str, float] = field(default_factory=dict)
-    found_by: tuple[str, ...] = ()            # the query (or expansion) that found it
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        # by hand: dataclasses.asdict deep-copies field by field (12% of a warm search)
-        return {"page": self.page, "title": self.title, "section_id": self.section_id,
-                "heading": self.heading, "snippet": self.snippet,
-                "score": round(self.score, 4),
-                "sources": {name: dict(value) for name, value in self.sources.items()},
-                "boosts": dict(self.boosts), "found_by": list(self.found_by),
-                "retrievers": sorted(self.sources)}
-
-
-@dataclass(frozen=True)
-class HybridResponse:
-    """Everything an agent needs to use and trust the answer."""
-
-    query: str
-    language: str
-    intent: Intent
-    results: tuple[HybridResult, ...]
-    expanded_queries: tuple[str, ...]
-    interpretation: str
-    follow_ups: tuple[str, ...]
-    degradation: tuple[str, ...]
-    timings_ms: dict[str, float]
-    cached: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return {"query": self.query, "language": self.language, "cached": self.cached,
-                "intent": self.intent.to_dict(),
-                "results": [r.to_dict() for r in self.results],
-                "expanded_queries": list(self.expanded_queries),
-                "interpretation": self.interpretation, "follow_ups": list(self.follow_ups),
-                "degradation": list(self.degradation),
-                "timings_ms": {k: round(v, 2) for k, v in self.timings_ms.items()}}
-
-
-@dataclass
-class _Candidate:
-    score: float = 0.0
-    sources: dict[str, dict[str, float]] = field(default_factory=dict)
-    section_id: str | None = None
-    boosts: dict[str, float] = field(default_factory=dict)
-    found_by: list[str] = field(default_factory=list)
+__all__ = ["HybridResponse", "HybridResult", "HybridRetriever", "SearchOptions"]
 
 
 class HybridRetriever:

@@ -347,7 +347,7 @@ def test_after_a_provider_failure_queries_skip_the_model_for_a_while(mg, monkeyp
 
 
 def test_each_retrievers_top_pages_are_reserved_a_place_in_the_first_five(mg):
-    from mindgraph.retrieval.hybrid import _Candidate
+    from mindgraph.retrieval.results import Candidate as _Candidate
 
     retriever = mg.hybrid_retriever()
 
@@ -374,7 +374,7 @@ def test_each_retrievers_top_pages_are_reserved_a_place_in_the_first_five(mg):
 def test_reserving_can_be_turned_off(workspace):
     (workspace / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n  dimension: 256\n"
                                              "retrieval:\n  reserve_top: 0\n")
-    from mindgraph.retrieval.hybrid import _Candidate
+    from mindgraph.retrieval.results import Candidate as _Candidate
 
     retriever = Mindgraph.open(workspace).hybrid_retriever()
     found = {f"K{i}.md": _Candidate(score=1.0 - i / 10) for i in range(8)}
