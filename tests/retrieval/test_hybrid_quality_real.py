@@ -1,0 +1,60 @@
+"""Hybrid retrieval on the real vault with the offline defaults: the issue's targets that are
+met stay met (slow: the whole vault is embedded once, ~30 s)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mindgraph.config import settings_from_dict
+from mindgraph.core import Mindgraph
+from mindgraph.retrieval.datasets import load_questions
+from mindgraph.retrieval.hybrid import SearchOptions
+from mindgraph.retrieval.metrics import hit_at, mean, mrr_at, recall_at
+
+pytestmark = pytest.mark.slow
+HELD_OUT = Path(__file__).resolve().parents[2] / "bench" / "questions" / \
+    "obsidian-help-heldout.jsonl"
+METHODS = {"keyword": SearchOptions(use_vector=False, graph_boost=False, expansion=False),
+           "vector": SearchOptions(use_keyword=False, graph_boost=False, expansion=False),
+           "hybrid": SearchOptions()}
+
+
+@pytest.fixture(scope="module")
+def retriever(corpora, tmp_path_factory):
+    state = tmp_path_factory.mktemp("state")
+    mg = Mindgraph(settings_from_dict({"paths": {"wiki": str(corpora / "obsidian-help"),
+                                                 "state": str(state)}},
+                                      base_dir=state.parent))
+    mg.embed()
+    return mg.hybrid_retriever()
+
+
+def scores(retriever, questions, method):
+    rows = []
+    for q in questions:
+        ranked = [r.page for r in retriever.search(q.query, METHODS[method],
+                                                   use_cache=False).results]
+        rows.append((hit_at(ranked, q.relevant, 1), recall_at(ranked, q.relevant, 5),
+                     mrr_at(ranked, q.relevant, 10)))
+    return tuple(mean(r[i] for r in rows) for i in range(3))
+
+
+def test_dev_questions(retriever, corpora):
+    questions = load_questions(corpora / "obsidian-help-queries.dev.jsonl")
+    hit1, recall5, mrr = scores(retriever, questions, "hybrid")
+    assert hit1 >= 0.75 and mrr >= 0.82, (hit1, recall5, mrr)
+    assert recall5 >= 0.89, recall5          # 0.896 today; the issue asks 0.92 (not met)
+    assert mrr > scores(retriever, questions, "keyword")[2]
+    assert mrr > scores(retriever, questions, "vector")[2]
+
+
+def test_held_out_questions(retriever):
+    questions = load_questions(HELD_OUT)
+    hit1, recall5, mrr = scores(retriever, questions, "hybrid")
+    assert hit1 >= 0.8 and recall5 >= 0.92 and mrr >= 0.85, (hit1, recall5, mrr)
+    english = [q for q in questions if q.lang == "en"]
+    hybrid_en = scores(retriever, english, "hybrid")[2]
+    assert hybrid_en > scores(retriever, english, "keyword")[2]
+    assert hybrid_en > scores(retriever, english, "vector")[2]
