@@ -114,10 +114,10 @@ class _Table:
         self._scopes = None
 
     def remove(self, page: str, chunk_ids: Collection[str] | None) -> int:
-        self.journal.append(("remove", page, None if chunk_ids is None else set(chunk_ids)))
         held = self.by_page.get(page)
         if not held:
             return 0
+        self.journal.append(("remove", page, None if chunk_ids is None else set(chunk_ids)))
         doomed = set(held) if chunk_ids is None else held & set(chunk_ids)
         for chunk_id in doomed:
             # Swap-remove keeps the matrix dense without shifting every later row.
