@@ -120,7 +120,8 @@ class Mindgraph:
                 if self._graph is not None:
                     self._graph.apply(pages, changes.added, changes.changed, changes.removed)
                     self._graph.save(self._state_file("graph.pickle"))
-                self._live.changed((*changes.added, *changes.changed), self._embed_pending)
+                self._live.changed((*changes.added, *changes.changed, *changes.removed),
+                                   self._embed_pending)
             return changes
 
     def _embed_pending(self, max_chunks: int) -> None:
@@ -368,10 +369,10 @@ class Mindgraph:
         finally:
             with self._lock:
                 self._live.embeds_running -= 1
-                if provider is not None:
-                    # Pages synced while this ran were planned by it with older text (or not
-                    # at all): embed what they hold now, without a limit (this is `embed`).
-                    self._embed_pending(NO_LIMIT)
+                # The last embed to end catches up with the pages synced while embeds ran:
+                # they were planned with older text, or not at all. A real embed does it
+                # without a limit (this is `embed`); a dry run as a query would.
+                self._embed_pending(NO_LIMIT if provider is not None else self._live.max_chunks)
         dropped: dict[str, int] = {}
         if drop_other_models:
             for other, count in store.model_versions().items():

@@ -69,37 +69,40 @@ def normalize(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower()
 
 
-def analyze(text: str) -> list[str]:
-    """The index terms of ``text``, with repeats (so they can be counted)."""
+def analyze(text: str, query: bool = False) -> list[str]:
+    """The index terms of ``text``, with repeats (so they can be counted); ``query``: the text
+    is a question (see ``_cjk_terms`` for the one difference)."""
     text = normalize(text)
     cache = _STEM_CACHE
     # One findall per kind of term: regex scanning runs in C, only the hits reach Python.
     terms = [cache.get(w) or _stem(w) for w in _WORD.findall(text) if w not in STOP_WORDS]
     for run in _CJK_RUN.findall(text):
-        _cjk_terms(run, terms.append)
+        _cjk_terms(run, terms.append, query)
     terms.extend(t for t in _COMPOUND.findall(text) if not _CJK_RUN.search(t))
     terms.extend(t for t in _SYMBOLS.findall(text) if not _FURNITURE.match(t))
     return terms
 
 
-def _cjk_terms(run: str, append: Callable[[str], None]) -> None:
+def _cjk_terms(run: str, append: Callable[[str], None], query: bool = False) -> None:
     """Overlapping bigrams of a CJK run; a one-character run is its own term.
 
     Adding every single character as well was measured and lost on the dev questions (more
-    noise from common characters), so only runs of one character keep theirs. In a run that
-    mixes kanji or katakana with hiragana, bigrams of hiragana alone are left out: they are
-    Japanese particles and endings (の, ます, して, ください), the stop words of Japanese —
-    keyword MRR@10 on the Japanese dev questions 0.722 → 0.833, recall@5 on the held-out
-    ones 0.844 → 0.938, Chinese unchanged. A run of hiragana only keeps all its bigrams, so a
-    query written in kana still finds its words.
+    noise from common characters), so only runs of one character keep theirs.
+
+    In a query, a run that mixes kanji or katakana with hiragana leaves out bigrams of
+    hiragana alone: in a question they are particles and endings (の, を, します, ください,
+    することができますか), the stop words of Japanese, and a long question's many of them
+    drowned its few content words. Japanese keyword MRR@10 0.722 → 0.833 on the dev questions,
+    0.784 → 0.828 on the held-out ones (recall@5 0.844 → 0.938); Chinese has no kana. Pages
+    keep every bigram, so a query written in kana alone still finds kana words in them.
     """
     if len(run) == 1:
         append(run)
         return
-    mixed = not _HIRAGANA_ONLY.match(run)
+    skip_kana = query and not _HIRAGANA_ONLY.match(run)
     for i in range(len(run) - 1):
         pair = run[i:i + 2]
-        if mixed and _HIRAGANA_ONLY.match(pair):
+        if skip_kana and _HIRAGANA_ONLY.match(pair):
             continue
         append(pair)
 

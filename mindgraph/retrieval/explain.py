@@ -47,7 +47,7 @@ class SearchResult:
 def query_words(query: str) -> dict[str, str]:
     """Index term → the word of the query it came from (first occurrence)."""
     words: dict[str, str] = {}
-    for term in dict.fromkeys(analyze(query)):
+    for term in dict.fromkeys(analyze(query, query=True)):
         spans = highlight_terms(query, [term])
         words[term] = query[spans[0][0]:spans[0][1]] if spans else term
     return words

@@ -187,7 +187,7 @@ class KeywordIndex:
     # -- search -------------------------------------------------------------------------
     def query_terms(self, query: str) -> list[str]:
         """The distinct index terms of a query, in order of first appearance."""
-        return list(dict.fromkeys(analyze(query)))
+        return list(dict.fromkeys(analyze(query, query=True)))
 
     def search(self, query: str, limit: int = 10) -> list[KeywordHit]:
         """The ``limit`` best pages for ``query``."""

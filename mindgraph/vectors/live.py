@@ -25,6 +25,7 @@ from ..page.model import Page
 from .sync import sync_changed_pages
 
 RETRY_S = 10.0          # how often pages that could not be embedded are tried again
+MAX_RETRY_S = 300.0     # ... at most, while the provider keeps failing
 NO_LIMIT = 1 << 30
 
 
@@ -39,10 +40,11 @@ class LiveVectors:
         self.note: str | None = None
         self.embeds_running = 0
         self._tried = 0.0
+        self._backoff = 1               # doubles while the provider keeps failing
 
     def changed(self, touched: Collection[str], embed: Callable[[int], None]) -> None:
-        """Pages were added or changed: embed them now (through ``embed(max_chunks)``,
-        which calls ``catch_up``) unless an `embed` running will."""
+        """Pages were added, changed or removed: embed them now (through
+        ``embed(max_chunks)``, which calls ``catch_up``) unless a running `embed` will."""
         if not touched or not self.in_use:
             return
         self.pending |= set(touched)
@@ -54,33 +56,39 @@ class LiveVectors:
 
     def due(self) -> bool:
         """True when a retry of what failed is due."""
-        return time.monotonic() - self._tried > RETRY_S
+        return time.monotonic() - self._tried > min(RETRY_S * self._backoff, MAX_RETRY_S)
 
     def tried(self) -> None:
-        """Something vector-related was just (re)tried: the next retry waits RETRY_S."""
+        """Something vector-related was just (re)tried: the next retry waits."""
         self._tried = time.monotonic()
 
     def catch_up(self, pages: Mapping[str, Page], unreadable: Collection[str],
                  connect: Callable[[], tuple[Any, Any]], max_chunks: int) -> bool:
-        """Embed the pending pages (up to ``max_chunks`` sections). ``connect`` gives the
-        (provider, store). True when the note changed (answers built before are stale)."""
+        """Embed the pending pages (up to ``max_chunks`` sections; 0 plans only, so a note
+        clears once another process has embedded them). ``connect`` gives the (provider,
+        store). Does nothing while an `embed` runs: it catches up when the last one ends.
+        True when the note changed (answers built before are stale)."""
+        if self.embeds_running:
+            return False
         self.tried()
         if not self.pending:
             return False
         before = self.note
-        if max_chunks == 0:
-            self.note = ("changed pages not embedded (serve.embed_changes_max_chunks is 0); "
-                         "vector results may miss them until `mindgraph embed` runs")
-            return self.note != before
         try:
             provider, store = connect()
-        except MindgraphError as exc:
-            self.note = (f"changed pages could not be embedded ({exc}); vector results may "
+        except Exception as exc:  # noqa: BLE001 - runs before a query, which must not fail
+            why = str(exc) if isinstance(exc, MindgraphError) else f"{type(exc).__name__}: {exc}"
+            self.note = (f"changed pages could not be embedded ({why}); vector results may "
                          f"miss them until `mindgraph embed` runs")
-            return self.note != before
-        self.note = sync_changed_pages(pages, self.pending, provider, store,
-                                       max_chunks=max_chunks, batch_size=self.batch_size,
-                                       unreadable=unreadable)
+        else:
+            self.note = sync_changed_pages(pages, self.pending, provider, store,
+                                           max_chunks=max_chunks, batch_size=self.batch_size,
+                                           unreadable=unreadable)
         if self.note is None:
             self.pending = set()
+            self._backoff = 1
+        elif "could not be embedded" in self.note:
+            # A provider that is down costs every retry its timeouts, under the core lock:
+            # back off, up to five minutes.
+            self._backoff = min(self._backoff * 2, 64)
         return self.note != before

@@ -116,12 +116,88 @@ def test_an_unreadable_page_keeps_its_vectors(tmp_path):
 
 
 @pytest.mark.parametrize("limit", [0])
-def test_a_zero_limit_never_embeds_and_says_so(tmp_path, limit):
+def test_a_zero_limit_never_embeds_and_says_so(tmp_path, limit, monkeypatch):
     wiki = workspace(tmp_path, f"serve:\n  embed_changes_max_chunks: {limit}\n")
     mg = Mindgraph.open(tmp_path)
     mg.embed()
     mg.smart_search("airships")
     (wiki / "Gamma.md").write_text("# Gamma\n\nGliders.\n")
-    assert any("embed_changes_max_chunks is 0" in d
-               for d in mg.smart_search("gliders").degradation)
+    assert any("not embedded yet: 1" in d for d in mg.smart_search("gliders").degradation)
     assert not up_to_date(mg)
+    Mindgraph.open(tmp_path).embed()                     # `mindgraph embed` in a terminal
+    monkeypatch.setattr(live_module, "RETRY_S", 0.0)
+    assert mg.smart_search("gliders again").degradation == ()
+
+
+def hold_embed(mg, thread_name):
+    """Make the embed running on ``thread_name`` wait inside its model call."""
+    provider = mg.embedding_provider()
+    real = provider.embed_documents
+    inside, release = threading.Event(), threading.Event()
+
+    def held(texts):
+        if threading.current_thread().name == thread_name:
+            inside.set()
+            assert release.wait(10)
+        return real(texts)
+
+    provider.embed_documents = held
+    return inside, release
+
+
+def test_retries_wait_for_a_running_embed(tmp_path, monkeypatch):
+    wiki = workspace(tmp_path)
+    mg = Mindgraph.open(tmp_path)
+    mg.embed()
+    mg.smart_search("airships")
+    inside, release = hold_embed(mg, "embed")
+    (wiki / "Alpha.md").write_text("# Alpha\n\nVersion two.\n")
+    worker = threading.Thread(target=mg.embed, name="embed")
+    worker.start()
+    assert inside.wait(10)
+    (wiki / "Alpha.md").write_text("# Alpha\n\nVersion three, the last.\n")
+    mg.smart_search("version")
+    monkeypatch.setattr(live_module, "RETRY_S", 0.0)     # a retry is due meanwhile
+    mg.smart_search("version three")
+    release.set()
+    worker.join(10)
+    assert up_to_date(mg)
+
+
+def test_overlapping_embeds_leave_the_catch_up_to_the_last(tmp_path):
+    wiki = workspace(tmp_path)
+    mg = Mindgraph.open(tmp_path)
+    mg.embed()
+    mg.smart_search("airships")
+    inside, release = hold_embed(mg, "embed-a")
+    (wiki / "Alpha.md").write_text("# Alpha\n\nVersion two.\n")
+    first = threading.Thread(target=mg.embed, name="embed-a")
+    first.start()
+    assert inside.wait(10)
+    (wiki / "Alpha.md").write_text("# Alpha\n\nVersion three, the last.\n")
+    mg.smart_search("version")
+    mg.embed()                                           # a second embed runs to its end
+    release.set()
+    first.join(10)
+    assert up_to_date(mg)
+
+
+def test_a_dry_run_embed_leaves_nothing_waiting(tmp_path):
+    wiki = workspace(tmp_path)
+    mg = Mindgraph.open(tmp_path)
+    mg.embed()
+    mg.smart_search("airships")
+    (wiki / "Alpha.md").write_text("# Alpha\n\nVersion two.\n")
+    mg.embed(dry_run=True)                               # its planning sync saw the change
+    assert mg.smart_search("version two").degradation == () and up_to_date(mg)
+
+
+def test_a_removed_page_loses_its_vectors(tmp_path):
+    wiki = workspace(tmp_path)
+    mg = Mindgraph.open(tmp_path)
+    mg.embed()
+    mg.smart_search("airships")
+    (wiki / "Beta.md").unlink()
+    mg.smart_search("submarines")
+    version = mg.embedding_provider().model_version
+    assert "Beta.md" not in mg.vector_store().hashes(version)
