@@ -117,8 +117,12 @@ class _Table:
         held = self.by_page.get(page)
         if not held:
             return 0
-        self.journal.append(("remove", page, None if chunk_ids is None else set(chunk_ids)))
         doomed = set(held) if chunk_ids is None else held & set(chunk_ids)
+        if not doomed:
+            return 0
+        # journaled as asked for a whole page (so a merge also drops what another process
+        # added to it), else as the chunks actually removed
+        self.journal.append(("remove", page, None if chunk_ids is None else set(doomed)))
         for chunk_id in doomed:
             # Swap-remove keeps the matrix dense without shifting every later row.
             row = self.index.pop((page, chunk_id))
@@ -132,9 +136,8 @@ class _Table:
             held.discard(chunk_id)
         if not held:
             del self.by_page[page]
-        if doomed:
-            self.dirty = True
-            self._scopes = None
+        self.dirty = True
+        self._scopes = None
         return len(doomed)
 
     def replay(self, journal: list[tuple[str, object, object]]) -> None:
@@ -220,7 +223,8 @@ class EmbeddedStore:
             names = [model_version] if model_version else self._known_models()
             removed = 0
             for name in names:
-                table = self._table(name)
+                # refreshed: chunks another process stored since we loaded must go too
+                table = self._table(name, refresh=True)
                 if table is not None:
                     removed += table.remove(page, chunk_ids)
             return removed
@@ -291,8 +295,8 @@ class EmbeddedStore:
 
     def drop_model(self, model_version: str) -> int:
         """Forget a model and delete its file at once."""
-        with self._lock:
-            table = self._table(model_version)
+        with self._lock, _folder_lock(self.folder):
+            table = self._table(model_version, refresh=True)
             removed = len(table) if table is not None else 0
             self._tables.pop(model_version, None)
             (self.folder / model_file_name(model_version)).unlink(missing_ok=True)
@@ -317,9 +321,11 @@ class EmbeddedStore:
             on_disk: tuple[int, int] | None = (stat.st_mtime_ns, stat.st_size)
         except FileNotFoundError:
             on_disk = None
-        if on_disk is not None and on_disk != table.stamp:
-            # Another process wrote the file since we loaded it: our changes go on top of its.
-            merged = _Table.from_file(path)
+        if on_disk != table.stamp:
+            # Another process wrote (or emptied and deleted) the file since we loaded it: our
+            # changes go on top of what it left, not over it.
+            merged = _Table.from_file(path) if on_disk is not None else \
+                _Table(table.model_version, table.dimension)
             merged.replay(table.journal)
             self._tables[name] = table = merged
         try:

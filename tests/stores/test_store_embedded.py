@@ -119,3 +119,23 @@ def test_two_writers_of_one_folder_keep_each_others_changes(tmp_path):
     first.upsert(MODEL, [rec("d.md", 5)])
     first.flush()                                          # and back the other way
     assert set(EmbeddedStore(folder).hashes(MODEL)) == {"a.md", "b.md", "c.md", "d.md"}
+
+
+def test_a_writer_never_brings_back_what_another_emptied_or_misses_what_it_added(tmp_path):
+    folder = tmp_path / "vectors"
+    first, second = EmbeddedStore(folder), EmbeddedStore(folder)
+    first.upsert(MODEL, [rec("p.md", 0), rec("q.md", 1)])
+    first.flush()
+    assert set(second.hashes(MODEL)) == {"p.md", "q.md"}    # second has loaded the file
+    first.delete("p.md")
+    first.delete("q.md")
+    first.flush()                                          # the file is gone
+    second.upsert(MODEL, [rec("r.md", 2)])
+    second.flush()
+    assert set(EmbeddedStore(folder).hashes(MODEL)) == {"r.md"}
+    # a page removed from the wiki loses chunks another process stored after we loaded
+    first.upsert(MODEL, [rec("gone.md", 3)])
+    first.flush()
+    assert second.delete("gone.md") == 1
+    second.flush()
+    assert "gone.md" not in EmbeddedStore(folder).hashes(MODEL)
