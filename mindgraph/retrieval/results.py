@@ -84,3 +84,4 @@ class Candidate:
     section_id: str | None = None
     boosts: dict[str, float] = field(default_factory=dict)
     found_by: list[str] = field(default_factory=list)
+    tier: int = 0           # breaks ties around reserved pages (HybridRetriever._reserve)

@@ -347,28 +347,41 @@ def test_after_a_provider_failure_queries_skip_the_model_for_a_while(mg, monkeyp
 
 
 def test_each_retrievers_top_pages_are_reserved_a_place_in_the_first_five(mg):
-    from mindgraph.retrieval.results import Candidate as _Candidate
+    from mindgraph.retrieval.results import Candidate
 
     retriever = mg.hybrid_retriever()
 
     def candidates():
-        found = {f"K{i}.md": _Candidate(score=1.0 - i / 10,
-                                         sources={"keyword": {"rank": i + 1, "score": 1.0}})
+        found = {f"K{i}.md": Candidate(score=1.0 - i / 10,
+                                        sources={"keyword": {"rank": i + 1, "score": 1.0}})
                  for i in range(8)}
-        # ranked first by meaning, missed by keywords: fusion left it last
-        found["V.md"] = _Candidate(score=0.2, sources={"vector": {"rank": 1, "score": 0.9}})
+        # ranked first and second by meaning, missed by keywords: fusion left them last
+        for rank in (1, 2):
+            found[f"V{rank}.md"] = Candidate(score=0.2 - rank / 100,
+                                             sources={"vector": {"rank": rank, "score": 0.9}})
         return found
 
+    def order(found):
+        return sorted(found, key=lambda p: (-found[p].score, found[p].tier, p))
+
     lifted = candidates()
-    retriever._reserve(lifted, {"keyword": 0.6, "vector": 0.4})
-    order = sorted(lifted, key=lambda p: -lifted[p].score)
-    assert order[:6] == ["K0.md", "K1.md", "K2.md", "K3.md", "V.md", "K4.md"]
-    assert lifted["V.md"].boosts["reserved"] == pytest.approx(0.4, abs=1e-4)
-    assert all("reserved" not in c.boosts for p, c in lifted.items() if p != "V.md")
+    retriever._reserve(lifted, retriever._reserve_picks(lifted, {"keyword": 0.6,
+                                                                  "vector": 0.4}))
+    assert order(lifted)[:6] == ["K0.md", "K1.md", "K2.md", "V1.md", "V2.md", "K3.md"]
+    scores = [lifted[p].score for p in order(lifted)]
+    assert scores == sorted(scores, reverse=True)           # still the order of the scores
+    assert 0.7 < lifted["V1.md"].score < 0.8 and lifted["V2.md"].boosts["reserved"] > 0
+    assert all("reserved" not in c.boosts for p, c in lifted.items() if p[0] == "K")
+    # ties at the top: a reserved page never takes a higher place than the pages there
+    tied = {f"T{i}.md": Candidate(score=0.5, sources={"keyword": {"rank": i + 1, "score": 1}})
+            for i in range(6)}
+    tied["V.md"] = Candidate(score=0.1, sources={"vector": {"rank": 1, "score": 0.9}})
+    retriever._reserve(tied, retriever._reserve_picks(tied, {"keyword": 0.5, "vector": 0.5}))
+    assert order(tied).index("V.md") == 4
     # a retriever with a small share of the weight (MiniLM on Japanese) reserves nothing
     weak = candidates()
-    retriever._reserve(weak, {"keyword": 0.94, "vector": 0.06})
-    assert weak["V.md"].score == 0.2 and not weak["V.md"].boosts
+    assert retriever._reserve_picks(weak, {"keyword": 0.94, "vector": 0.06}) == \
+        ["K0.md", "K1.md"]
 
 
 def test_reserving_can_be_turned_off(workspace):
@@ -379,5 +392,4 @@ def test_reserving_can_be_turned_off(workspace):
     retriever = Mindgraph.open(workspace).hybrid_retriever()
     found = {f"K{i}.md": _Candidate(score=1.0 - i / 10) for i in range(8)}
     found["V.md"] = _Candidate(score=0.2, sources={"vector": {"rank": 1, "score": 0.9}})
-    retriever._reserve(found, {"keyword": 0.5, "vector": 0.5})
-    assert found["V.md"].score == 0.2
+    assert retriever._reserve_picks(found, {"keyword": 0.5, "vector": 0.5}) == []
