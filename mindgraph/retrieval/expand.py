@@ -27,11 +27,11 @@ _LATIN_PATTERNS = [
 ]
 _CJK_PATTERNS = [
     re.compile(r"(?P<a>[^、。？?,，「」]+?)と(?P<b>[^、。？?,，「」]+?)の(?:違い|関係|比較)"),
-    re.compile(r"(?P<a>[^、。？?,，「」]+?)[和与跟](?P<b>[^、。？?,，「」]+?)(?:的)?(?:有什么|有)?"
+    re.compile(r"(?P<a>[^、。？?,，「」]+?)[和与跟](?P<b>[^、。？?,，「」]+?)(?:的)?(?:有什么|没有|有)?"
                r"(?:区别|关系|比较|不同)"),
 ]
-# "Is this related to the problem?" names no two concepts: a pronoun or a single character
-# is not something to search for.
+# "Is this related to the problem?" names no two concepts: a pronoun is not something to
+# search for.
 _NOT_CONCEPTS = frozenset("这 那 它 他 她 这个 那个 这些 那些 此 其 これ それ あれ この その あの"
                           " 私 我 你 我们".split())
 _LEAD_WORDS = re.compile(r"^(?:what\s+is\s+the|what\s+are\s+the|what's\s+the|is\s+there\s+a|"
@@ -44,8 +44,7 @@ def split_concepts(query: str) -> list[str]:
         match = pattern.search(query)
         if match:
             parts = [_clean(match.group("a")), _clean(match.group("b"))]
-            parts = [p for p in parts if p and len(p) <= 80 and p not in _NOT_CONCEPTS
-                     and (len(p) >= 2 or p.isascii())]
+            parts = [p for p in parts if p and len(p) <= 80 and p not in _NOT_CONCEPTS]
             if len(parts) == 2 and parts[0].lower() != parts[1].lower():
                 return parts
     return []

@@ -66,7 +66,7 @@ class VectorRetriever:
                                 f"it is asked again after {PAUSE_AFTER_FAILURE_S:g} s")
         try:
             vector = np.array(self.provider.embed_queries([query])[0], dtype=np.float32)
-        except Exception as exc:
+        except (ProviderError, OSError) as exc:     # the provider, not this query, failed
             self._failed = (time.monotonic(), f"{type(exc).__name__}: {exc}")
             raise
         self._failed = None
@@ -96,9 +96,11 @@ class VectorRetriever:
         return {path: best.get(path, 0.0) for path in paths}
 
     def forget_queries(self) -> None:
-        """Empty the query-vector cache (benchmarks: every query is new)."""
+        """Empty the query-vector cache (benchmarks: every query is new) and forget a recent
+        provider failure."""
         with self._lock:
             self._cache.clear()
+            self._failed = None
 
     def is_cached(self, query: str) -> bool:
         """True when the query's vector is at hand (no model call needed)."""

@@ -114,6 +114,8 @@ def test_meanmax_gives_a_flat_list_little_and_keeps_the_top_at_one():
     ("CanvasとBookmarksの違いは？", ["Canvas", "Bookmarks"]),
     ("Canvas和白板的区别", ["Canvas", "白板"]),
     ("书签与搜索有什么关系", ["书签", "搜索"]),
+    ("Redis和Kafka没有区别吗", ["Redis", "Kafka"]),
+    ("猫と犬の違い", ["猫", "犬"]),
     # "is this related to the problem?": no two things to search for
     ("我给应用开启了面容解锁，这和问题有关系吗？", []),
     ("これとそれの違い", []),
