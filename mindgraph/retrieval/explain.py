@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from ..page.model import Page, Section
 from .analyzer import analyze, highlight_terms
 from .keyword import KeywordHit, page_fields
+from .present import readable
 
 SNIPPET_CHARS = 240
 FIELDS = ("title", "folder", "heading", "body")
@@ -93,7 +94,7 @@ def _summary(fields: dict[str, list[str]], section: Section | None) -> str:
 
 def snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> str:
     """The window of ``text`` with the most matched terms, matches wrapped in ** **."""
-    flat = " ".join(text.split())
+    flat = readable(text)
     spans = highlight_terms(flat, terms)
     if not spans:
         return flat[:width] + ("…" if len(flat) > width else "")

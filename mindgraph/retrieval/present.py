@@ -13,6 +13,13 @@ from .analyzer import iter_highlights, merge_spans
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 SNIPPET_CHARS = 240
+_COMMENT = re.compile(r"%%.*?%%|<!--.*?-->", re.S)
+_CALLOUT = re.compile(r"(?m)^[ \t]*>[ \t]*\[![^\]\n]*\][+-]?")
+_QUOTE = re.compile(r"(?m)^[ \t]*(?:>[ \t]?)+")
+_EMBED = re.compile(r"!\[\[[^\]\n]*\]\]|!\[[^\]\n]*\]\([^)\n]*\)")
+# [[target]], [[target#heading]], [[#heading]], [[target|words]]
+_WIKILINK = re.compile(r"\[\[([^\]|#\n]*)(?:#([^\]|\n]*))?(?:\|([^\]\n]*))?\]\]")
+_MDLINK = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)")
 
 
 def query_language(query: str) -> str:
@@ -50,10 +57,23 @@ def follow_ups(lang: str, title: str, neighbours: Sequence[str], sections: Seque
     return out[:3]
 
 
+def readable(markdown: str) -> str:
+    """Markdown as a reader sees it, on one line: callout and quote markers, comments and link
+    syntax gone (a link becomes its words), so a snippet spends its characters on content."""
+    text = _COMMENT.sub(" ", markdown)
+    text = _EMBED.sub(" ", text)
+    text = _CALLOUT.sub("", text)
+    text = _QUOTE.sub("", text)
+    text = _WIKILINK.sub(lambda m: (m.group(3) or m.group(1).split("#")[0] or m.group(2) or "")
+                         .strip(), text)
+    text = _MDLINK.sub(r"\1", text)
+    return " ".join(text.split())
+
+
 def snippet_for(page: Page, section_id: str | None, terms: Sequence[str]) -> str:
     """A window of the section (or the page) around the first query term, terms in **bold**."""
     section = page.section(section_id) if section_id else None
-    text = re.sub(r"\s+", " ", (section.text if section else "") or page.body).strip()
+    text = readable((section.text if section else "") or page.body)
     found = iter_highlights(text, terms) if terms else iter(())
     first = next(found, None)
     if first is None:

@@ -49,3 +49,17 @@ def test_japanese_particles_and_endings_are_not_query_terms():
     assert {"てん", "んぷ", "ぷら"} <= set(page)
     assert set(analyze("てんぷら", query=True)) <= set(page)     # a kana-only query finds them
     assert analyze("双链笔记", query=True) == analyze("双链笔记")     # Chinese: unchanged
+
+
+def test_snippets_show_text_not_markdown_syntax():
+    from mindgraph.page.parse import parse_page
+    from mindgraph.retrieval.present import readable, snippet_for
+
+    markdown = ("> [!summary] Sync keeps notes.\n> More here.\n\nSee [[Sync regions|regions]]"
+                " and [[Set up sync#On iOS]]. %%hidden%% A [guide](https://x.y) ![[shot.png]]")
+    assert readable(markdown) == ("Sync keeps notes. More here. See regions and Set up sync. "
+                                  "A guide")
+    page = parse_page("# Sync\n\n" + markdown + "\n", "Sync.md")
+    snippet = snippet_for(page, None, analyze("regions guide"))
+    assert "**regions**" in snippet and "**guide**" in snippet
+    assert not any(mark in snippet for mark in ("[!", "[[", "](", "%%", "> "))
