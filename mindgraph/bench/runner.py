@@ -26,6 +26,7 @@ METHODS: dict[str, SearchOptions] = {
     "rrf": SearchOptions(fusion="rrf"),
     "hybrid-nograph": SearchOptions(graph_boost=False),
     "hybrid-noexpand": SearchOptions(expansion=False),
+    "hybrid-noreserve": SearchOptions(reserve=False),
 }
 DEPTH = 10
 

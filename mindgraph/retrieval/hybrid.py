@@ -105,7 +105,7 @@ class HybridRetriever:
         shares: dict[str, float] = {}
         candidates = self._stage1(query, intent, fetch, options, timings, degradation,
                                   shares=shares)
-        picks = self._reserve_picks(candidates, shares)
+        picks = self._reserve_picks(candidates, shares) if options.reserve else []
         expanded: list[str] = []
         top = max((c.score for c in candidates.values()), default=0.0)
         if options.expansion and self._wants_expansion(query, top):

@@ -21,6 +21,7 @@ class SearchOptions:
     use_vector: bool = True
     graph_boost: bool = True
     expansion: bool = True
+    reserve: bool = True             # keep each retriever's top pages near the top
     fusion: str | None = None        # None: retrieval.fusion
 
 
