@@ -3,6 +3,7 @@
     python bench/bench_rest.py                       # embed once into a temp state dir, then load
     python bench/bench_rest.py --state DIR           # reuse (or create) a state dir with vectors
     python bench/bench_rest.py --seconds 30 --clients 20 --client httpx   # Python load generator
+    python bench/bench_rest.py --workers 2               # mindgraph serve --workers 2
     python bench/bench_rest.py --json
 
 What it does: a workspace in a temp dir whose mindgraph.yml points paths.wiki at the Obsidian
@@ -75,6 +76,7 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--client", choices=("auto", "wrk", "httpx"), default="auto")
     parser.add_argument("--endpoint", default="/smart_search", help="/smart_search or /search")
+    parser.add_argument("--workers", type=int, default=1, help="mindgraph serve --workers")
     parser.add_argument("--queries", choices=("dev", "fresh"), default="dev",
                         help="dev: the 40 dev questions repeating; fresh: never-seen queries")
     parser.add_argument("--json", action="store_true", help="print JSON")
@@ -97,7 +99,8 @@ def main() -> int:
         embed_s = _embed(workspace)
         port = _free_port()
         server = subprocess.Popen([sys.executable, "-m", "mindgraph", "serve", "-C",
-                                   str(workspace), "--port", str(port)],
+                                   str(workspace), "--port", str(port),
+                                   "--workers", str(args.workers)],
                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         try:
             base = f"http://127.0.0.1:{port}"
@@ -115,6 +118,7 @@ def main() -> int:
         raise SystemExit(f"only {len(paths)} fresh queries for {load['requests']} requests: "
                          f"some repeated; run shorter")
     figures = {"endpoint": args.endpoint, "pages": 883, "questions": len(questions),
+               "workers": args.workers,
                "queries": args.queries,
                "client": client, "clients": args.clients, "embed_s": embed_s,
                "single_client": single, "load": load,
@@ -262,7 +266,8 @@ def _print(f: dict[str, Any]) -> None:
     print(f"one client, sequential: first request {single['first_ms']} ms; new questions "
           f"median {single['new_query_median_ms']} ms (p95 {single['new_query_p95_ms']}); "
           f"asked again median {single['median_ms']} ms (p95 {single['p95_ms']})")
-    print(f"{f['clients']} clients ({f['client']}), {load['seconds']} s: {load['requests']} "
+    print(f"{f['clients']} clients ({f['client']}), {f['workers']} server process(es), "
+          f"{load['seconds']} s: {load['requests']} "
           f"requests, {load['errors']} errors, {load['rps']} req/s, median {load['median_ms']} ms,"
           f" p95 {load['p95_ms']} ms, p99 {load['p99_ms']} ms, max {load['max_ms']} ms")
     verdict = "met" if load["median_ms"] < f["target_median_ms"] else "MISSED"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import json
 import os
 
 import click
@@ -40,18 +41,29 @@ def bind_token(settings, host: str) -> str | None:
 @click.option("--host", default=None, help="Address to bind (default: serve.host, 127.0.0.1).")
 @click.option("--port", type=click.IntRange(1, 65535), default=None,
               help="Port (default: serve.port, 8765).")
-def serve_command(settings, host: str | None, port: int | None) -> None:
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Processes answering requests, each with its own warm index (one per core "
+                   "for the most answers per second; each holds the model and the indexes).")
+def serve_command(settings, host: str | None, port: int | None, workers: int) -> None:
     """Serve the REST API (OpenAPI document at /docs and /openapi.json)."""
     import uvicorn
 
-    from ..serve.rest import create_app
+    from ..serve.rest import WORKER_ENV, create_app
+    from ..serve.tcp import NoDelayHTTPProtocol
 
     host = host or settings.serve.host
     port = port or settings.serve.port
     token = bind_token(settings, host)
-    mg = Mindgraph(settings)
-    click.echo(f"mindgraph REST on http://{host}:{port} (wiki: {settings.wiki_dir})", err=True)
-    uvicorn.run(create_app(mg, token), host=host, port=port, log_level="warning")
+    click.echo(f"mindgraph REST on http://{host}:{port} (wiki: {settings.wiki_dir}"
+               f"{f', {workers} workers' if workers > 1 else ''})", err=True)
+    if workers == 1:
+        uvicorn.run(create_app(Mindgraph(settings), token), host=host, port=port,
+                    http=NoDelayHTTPProtocol, log_level="warning")
+        return
+    config = None if settings.source == "(defaults)" else settings.source
+    os.environ[WORKER_ENV] = json.dumps({"base": str(settings.base_dir), "config": config})
+    uvicorn.run("mindgraph.serve.rest:app_for_worker", factory=True, host=host, port=port,
+                workers=workers, http=NoDelayHTTPProtocol, log_level="warning")
 
 
 def register(group: click.Group) -> None:

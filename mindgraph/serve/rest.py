@@ -28,6 +28,7 @@ import contextvars
 import datetime as dt
 import functools
 import hmac
+import json
 import os
 import re
 import threading
@@ -43,6 +44,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BeforeValidator
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from ..config import load_settings
 from ..core import Mindgraph
 from ..errors import (
     ConfigError,
@@ -58,6 +60,7 @@ from . import schemas as s
 from .params import folder_inside
 
 MAX_LIMIT = 100
+WORKER_ENV = "MINDGRAPH_SERVE_WORKSPACE"     # {"base": dir, "config": file or null}, as JSON
 _ARRIVED: contextvars.ContextVar[int] = contextvars.ContextVar("mindgraph_rest_arrived")
 
 
@@ -152,6 +155,17 @@ def _run_arrived(arrived_ns: int, handler: Callable[..., Any], kwargs: dict[str,
         return handler(**kwargs)
     finally:
         _ARRIVED.reset(token)
+
+
+def app_for_worker() -> FastAPI:
+    """The app of one process of `mindgraph serve --workers N`: the parent names the workspace
+    in ``WORKER_ENV``; the token comes from the same variable as in the parent.
+
+    Each process keeps its own warm core and follows the wiki itself; the embedded store
+    merges the processes' writes, ingest takes a file lock (a second reindex gets 409)."""
+    spec = json.loads(os.environ[WORKER_ENV])
+    settings = load_settings(spec["base"], spec["config"])
+    return create_app(Mindgraph(settings), os.environ.get(settings.serve.token_env) or None)
 
 
 def create_app(mg: Mindgraph, token: str | None = None) -> FastAPI:

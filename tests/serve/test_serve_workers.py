@@ -1,0 +1,107 @@
+"""`mindgraph serve --workers N`: several processes, each with its own warm core, one port."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="counts processes through /proc")
+def test_two_workers_answer_on_one_port(tmp_path):
+    (tmp_path / "wiki").mkdir()
+    (tmp_path / "wiki" / "Zeppelins.md").write_text("# Zeppelins\n\nAirships carry trunks.\n")
+    (tmp_path / "wiki" / "Submarines.md").write_text("# Submarines\n\nThey dive deep.\n")
+    (tmp_path / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n  dimension: 64\n")
+    port = free_port()
+    env = {**os.environ, "MINDGRAPH_API_TOKEN": ""}
+    server = subprocess.Popen([sys.executable, "-m", "mindgraph", "serve", "-C", str(tmp_path),
+                               "--port", str(port), "--workers", "2"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"{base}/health", timeout=5).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert server.poll() is None, server.stderr.read().decode()
+            assert time.monotonic() < deadline, "server not ready"
+            time.sleep(0.2)
+        with httpx.Client(base_url=base, timeout=30) as http:
+            answers = [http.get("/smart_search", params={"q": f"airships trunks {i}"})
+                       for i in range(12)]
+        assert all(a.status_code == 200 for a in answers)
+        assert all(a.json()["results"][0]["page"] == "Zeppelins.md" for a in answers)
+        assert len(children(server.pid)) >= 2          # the supervisor's worker processes
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+
+
+def test_every_connection_has_nagle_off_even_on_a_shared_socket():
+    """uvicorn shares one listening socket between worker processes; asyncio leaves Nagle on
+    for connections accepted from a socket it did not create (proto 0), so each keep-alive
+    answer waited 40 ms for the client's delayed ACK. Our protocol turns it off itself."""
+    import threading
+
+    import uvicorn
+    from fastapi import FastAPI
+
+    from mindgraph.serve.tcp import NoDelayHTTPProtocol
+
+    seen: list[int] = []
+
+    class Probe(NoDelayHTTPProtocol):
+        def connection_made(self, transport):
+            super().connection_made(transport)
+            sock = transport.get_extra_info("socket")
+            seen.append(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+
+    app = FastAPI()
+    app.get("/ping")(lambda: {"ok": True})
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)   # proto 0, as uvicorn's
+    listener.bind(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    # the standard asyncio loop: uvloop (used when installed) turns Nagle off by itself
+    server = uvicorn.Server(uvicorn.Config(app, http=Probe, loop="asyncio", log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not server.started:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}") as http:
+            assert [http.get("/ping").json() for _ in range(3)] == [{"ok": True}] * 3
+        assert seen and all(value != 0 for value in seen)
+    finally:
+        server.should_exit = True
+        thread.join(10)
