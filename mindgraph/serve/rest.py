@@ -149,6 +149,17 @@ class CoreQueue:
         return endpoint
 
 
+def _warm_up(mg: Mindgraph) -> None:
+    """Load what a first search needs; a wiki or model that is not there yet is the first
+    request's business (it gets the proper error), not the server's start."""
+    try:
+        mg.sync()
+        mg.hybrid_retriever()
+        mg.prepare_query("warm up")
+    except Exception:  # noqa: BLE001 - see the docstring
+        pass
+
+
 def _run_arrived(arrived_ns: int, handler: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
     token = _ARRIVED.set(arrived_ns)
     try:
@@ -181,6 +192,9 @@ def create_app(mg: Mindgraph, token: str | None = None) -> FastAPI:
         # One BLAS thread: requests are the parallelism. With OpenBLAS's default (a thread per
         # core) its spinning workers took half the CPU of each /smart_search on 2 cores.
         limits = threadpool_limits(1, user_api="blas")
+        # Warm the core on its own queue: indexes loaded, the model ready, before the first
+        # request arrives (else it pays ~0.35 s; with --workers, every worker's first does).
+        asyncio.get_running_loop().run_in_executor(queue._executor(), _warm_up, mg)
         try:
             yield
         finally:

@@ -334,3 +334,21 @@ def test_queries_are_answered_while_a_reindex_embeds(raw_workspace):
     assert reindex.status_code == 200 and reindex.json()["ingest"]["ingested"] == 1
     after = TestClient(app).get("/smart_search", params={"q": "airships"}).json()
     assert after["results"][0]["page"] == "zeppelins.md"
+
+
+def test_the_core_is_warm_before_the_first_request(raw_workspace):
+    mg = Mindgraph.open(raw_workspace)
+    mg.embed()
+    mg.forget_vectors()
+    with TestClient(create_app(mg)):                  # runs the lifespan (start and stop)
+        deadline = time.monotonic() + 10
+        while mg._hybrid is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert mg._hybrid is not None and mg._hybrid.vector is not None
+        assert mg._hybrid.vector.is_cached("warm up")
+
+
+def test_a_missing_wiki_does_not_stop_the_server_from_starting(tmp_path):
+    with TestClient(create_app(Mindgraph.open(tmp_path))) as client:
+        response = client.get("/smart_search", params={"q": "anything"})
+        assert response.status_code == 503 and "wiki" in response.json()["detail"].lower()
