@@ -5,11 +5,9 @@ embedded store."""
 
 import threading
 
-import pytest
-
-from mindgraph.vectors import live as live_module
 from mindgraph.core import Mindgraph
 from mindgraph.errors import ProviderError
+from mindgraph.vectors import live as live_module
 
 LONG = "# Delta\n\nA\n\n## B\n\nb\n\n## C\n\nc\n"        # three sections
 
@@ -28,105 +26,14 @@ def up_to_date(mg) -> bool:
     return Mindgraph.open(mg.settings.base_dir).plan_embed().is_noop
 
 
-def test_a_page_changed_right_after_embed_is_embedded_before_the_next_query(tmp_path):
-    wiki = workspace(tmp_path)
-    mg = Mindgraph.open(tmp_path)
-    mg.smart_search("airships")                 # no vectors yet: keyword-only
-    mg.embed()
-    (wiki / "Alpha.md").write_text("# Alpha\n\nZeppelins float over mountains.\n")
-    response = mg.smart_search("zeppelins mountains")
-    assert response.degradation == () and up_to_date(mg)
-
-
-def test_embed_running_meanwhile_never_writes_back_older_text(tmp_path):
-    wiki = workspace(tmp_path)
+def serving(tmp_path, extra=""):
+    """A workspace whose Mindgraph has embedded the wiki and answered a hybrid query, as a
+    server would have: (wiki folder, Mindgraph)."""
+    wiki = workspace(tmp_path, extra)
     mg = Mindgraph.open(tmp_path)
     mg.embed()
     mg.smart_search("airships")
-    provider = mg.embedding_provider()
-    real = provider.embed_documents
-    inside, release = threading.Event(), threading.Event()
-
-    def held(texts):
-        if threading.current_thread().name == "embed":
-            inside.set()
-            assert release.wait(10)
-        return real(texts)
-
-    provider.embed_documents = held
-    (wiki / "Alpha.md").write_text("# Alpha\n\nVersion two.\n")        # embed plans this
-    worker = threading.Thread(target=mg.embed, name="embed")
-    worker.start()
-    assert inside.wait(10)
-    (wiki / "Alpha.md").write_text("# Alpha\n\nVersion three, the last.\n")
-    meanwhile = mg.smart_search("version")               # queries go on, and say why
-    assert meanwhile.results
-    assert any("wait for the `embed` running now" in d for d in meanwhile.degradation)
-    release.set()
-    worker.join(10)
-    assert up_to_date(mg)
-    assert mg.smart_search("version three last").degradation == ()
-
-
-def test_pages_over_the_limit_are_noted_until_another_process_embeds_them(tmp_path,
-                                                                         monkeypatch):
-    wiki = workspace(tmp_path, "serve:\n  embed_changes_max_chunks: 1\n")
-    server = Mindgraph.open(tmp_path)
-    server.embed()
-    server.smart_search("airships")
-    (wiki / "Delta.md").write_text(LONG)
-    noted = server.smart_search("delta")
-    assert any("not embedded yet: 1" in d for d in noted.degradation)
-    Mindgraph.open(tmp_path).embed()                     # `mindgraph embed` from the CLI
-    monkeypatch.setattr(live_module, "RETRY_S", 0.0)
-    assert server.smart_search("delta b").degradation == ()
-
-
-def test_a_failing_provider_is_noted_and_retried(tmp_path, monkeypatch):
-    wiki = workspace(tmp_path)
-    mg = Mindgraph.open(tmp_path)
-    mg.embed()
-    mg.smart_search("airships")
-    provider = mg.embedding_provider()
-    real = provider.embed_documents
-
-    def down(texts):
-        raise ProviderError("embedding provider unreachable")
-
-    provider.embed_documents = down
-    (wiki / "Gamma.md").write_text("# Gamma\n\nGliders ride thermals.\n")
-    response = mg.smart_search("gliders")
-    assert any("could not be embedded (embedding provider unreachable)" in d
-               for d in response.degradation)
-    assert response.results[0].page == "Gamma.md"        # keywords still find it
-    provider.embed_documents = real
-    monkeypatch.setattr(live_module, "RETRY_S", 0.0)
-    assert mg.smart_search("gliders thermals").degradation == () and up_to_date(mg)
-
-
-def test_an_unreadable_page_keeps_its_vectors(tmp_path):
-    wiki = workspace(tmp_path)
-    mg = Mindgraph.open(tmp_path)
-    mg.embed()
-    mg.smart_search("airships")
-    (wiki / "Alpha.md").write_bytes(b"# Alpha\n\n\xff\xfe not utf-8\n")
-    mg.smart_search("airships")
-    version = mg.embedding_provider().model_version
-    assert "Alpha.md" in mg.vector_store().hashes(version)    # as `mindgraph embed` keeps it
-
-
-@pytest.mark.parametrize("limit", [0])
-def test_a_zero_limit_never_embeds_and_says_so(tmp_path, limit, monkeypatch):
-    wiki = workspace(tmp_path, f"serve:\n  embed_changes_max_chunks: {limit}\n")
-    mg = Mindgraph.open(tmp_path)
-    mg.embed()
-    mg.smart_search("airships")
-    (wiki / "Gamma.md").write_text("# Gamma\n\nGliders.\n")
-    assert any("not embedded yet: 1" in d for d in mg.smart_search("gliders").degradation)
-    assert not up_to_date(mg)
-    Mindgraph.open(tmp_path).embed()                     # `mindgraph embed` in a terminal
-    monkeypatch.setattr(live_module, "RETRY_S", 0.0)
-    assert mg.smart_search("gliders again").degradation == ()
+    return wiki, mg
 
 
 def hold_embed(mg, thread_name):
@@ -145,17 +52,91 @@ def hold_embed(mg, thread_name):
     return inside, release
 
 
-def test_retries_wait_for_a_running_embed(tmp_path, monkeypatch):
-    wiki = workspace(tmp_path)
-    mg = Mindgraph.open(tmp_path)
-    mg.embed()
-    mg.smart_search("airships")
-    inside, release = hold_embed(mg, "embed")
+def embed_meanwhile(mg, wiki, thread_name="embed"):
+    """Start an embed that plans Alpha's second version, hold it in its model call, and
+    write a third version meanwhile. Returns (the embed's thread, its release)."""
+    inside, release = hold_embed(mg, thread_name)
     (wiki / "Alpha.md").write_text("# Alpha\n\nVersion two.\n")
-    worker = threading.Thread(target=mg.embed, name="embed")
+    worker = threading.Thread(target=mg.embed, name=thread_name)
     worker.start()
     assert inside.wait(10)
     (wiki / "Alpha.md").write_text("# Alpha\n\nVersion three, the last.\n")
+    return worker, release
+
+
+def test_a_page_changed_right_after_embed_is_embedded_before_the_next_query(tmp_path):
+    wiki = workspace(tmp_path)
+    mg = Mindgraph.open(tmp_path)
+    mg.smart_search("airships")                 # no vectors yet: keyword-only
+    mg.embed()
+    (wiki / "Alpha.md").write_text("# Alpha\n\nZeppelins float over mountains.\n")
+    response = mg.smart_search("zeppelins mountains")
+    assert response.degradation == () and up_to_date(mg)
+
+
+def test_embed_running_meanwhile_never_writes_back_older_text(tmp_path):
+    wiki, mg = serving(tmp_path)
+    worker, release = embed_meanwhile(mg, wiki)
+    meanwhile = mg.smart_search("version")               # queries go on, and say why
+    assert meanwhile.results
+    assert any("wait for the `embed` running now" in d for d in meanwhile.degradation)
+    release.set()
+    worker.join(10)
+    assert up_to_date(mg)
+    assert mg.smart_search("version three last").degradation == ()
+
+
+def test_pages_over_the_limit_are_noted_until_another_process_embeds_them(tmp_path,
+                                                                         monkeypatch):
+    wiki, server = serving(tmp_path, "serve:\n  embed_changes_max_chunks: 1\n")
+    (wiki / "Delta.md").write_text(LONG)
+    noted = server.smart_search("delta")
+    assert any("not embedded yet: 1" in d for d in noted.degradation)
+    Mindgraph.open(tmp_path).embed()                     # `mindgraph embed` from the CLI
+    monkeypatch.setattr(live_module, "RETRY_S", 0.0)
+    assert server.smart_search("delta b").degradation == ()
+
+
+def test_a_failing_provider_is_noted_and_retried(tmp_path, monkeypatch):
+    wiki, mg = serving(tmp_path)
+    provider = mg.embedding_provider()
+    real = provider.embed_documents
+
+    def down(texts):
+        raise ProviderError("embedding provider unreachable")
+
+    provider.embed_documents = down
+    (wiki / "Gamma.md").write_text("# Gamma\n\nGliders ride thermals.\n")
+    response = mg.smart_search("gliders")
+    assert any("could not be embedded (embedding provider unreachable)" in d
+               for d in response.degradation)
+    assert response.results[0].page == "Gamma.md"        # keywords still find it
+    provider.embed_documents = real
+    monkeypatch.setattr(live_module, "RETRY_S", 0.0)
+    assert mg.smart_search("gliders thermals").degradation == () and up_to_date(mg)
+
+
+def test_an_unreadable_page_keeps_its_vectors(tmp_path):
+    wiki, mg = serving(tmp_path)
+    (wiki / "Alpha.md").write_bytes(b"# Alpha\n\n\xff\xfe not utf-8\n")
+    mg.smart_search("airships")
+    version = mg.embedding_provider().model_version
+    assert "Alpha.md" in mg.vector_store().hashes(version)    # as `mindgraph embed` keeps it
+
+
+def test_a_zero_limit_never_embeds_and_says_so(tmp_path, monkeypatch):
+    wiki, mg = serving(tmp_path, "serve:\n  embed_changes_max_chunks: 0\n")
+    (wiki / "Gamma.md").write_text("# Gamma\n\nGliders.\n")
+    assert any("not embedded yet: 1" in d for d in mg.smart_search("gliders").degradation)
+    assert not up_to_date(mg)
+    Mindgraph.open(tmp_path).embed()                     # `mindgraph embed` in a terminal
+    monkeypatch.setattr(live_module, "RETRY_S", 0.0)
+    assert mg.smart_search("gliders again").degradation == ()
+
+
+def test_retries_wait_for_a_running_embed(tmp_path, monkeypatch):
+    wiki, mg = serving(tmp_path)
+    worker, release = embed_meanwhile(mg, wiki)
     mg.smart_search("version")
     monkeypatch.setattr(live_module, "RETRY_S", 0.0)     # a retry is due meanwhile
     mg.smart_search("version three")
@@ -165,16 +146,8 @@ def test_retries_wait_for_a_running_embed(tmp_path, monkeypatch):
 
 
 def test_overlapping_embeds_leave_the_catch_up_to_the_last(tmp_path):
-    wiki = workspace(tmp_path)
-    mg = Mindgraph.open(tmp_path)
-    mg.embed()
-    mg.smart_search("airships")
-    inside, release = hold_embed(mg, "embed-a")
-    (wiki / "Alpha.md").write_text("# Alpha\n\nVersion two.\n")
-    first = threading.Thread(target=mg.embed, name="embed-a")
-    first.start()
-    assert inside.wait(10)
-    (wiki / "Alpha.md").write_text("# Alpha\n\nVersion three, the last.\n")
+    wiki, mg = serving(tmp_path)
+    first, release = embed_meanwhile(mg, wiki, "embed-a")
     mg.smart_search("version")
     mg.embed()                                           # a second embed runs to its end
     release.set()
@@ -183,20 +156,14 @@ def test_overlapping_embeds_leave_the_catch_up_to_the_last(tmp_path):
 
 
 def test_a_dry_run_embed_leaves_nothing_waiting(tmp_path):
-    wiki = workspace(tmp_path)
-    mg = Mindgraph.open(tmp_path)
-    mg.embed()
-    mg.smart_search("airships")
+    wiki, mg = serving(tmp_path)
     (wiki / "Alpha.md").write_text("# Alpha\n\nVersion two.\n")
     mg.embed(dry_run=True)                               # its planning sync saw the change
     assert mg.smart_search("version two").degradation == () and up_to_date(mg)
 
 
 def test_a_removed_page_loses_its_vectors(tmp_path):
-    wiki = workspace(tmp_path)
-    mg = Mindgraph.open(tmp_path)
-    mg.embed()
-    mg.smart_search("airships")
+    wiki, mg = serving(tmp_path)
     (wiki / "Beta.md").unlink()
     mg.smart_search("submarines")
     version = mg.embedding_provider().model_version
