@@ -20,11 +20,13 @@ def sha256_text(text: str) -> str:
     return sha256_bytes(text.encode("utf-8"))
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
+def atomic_write_bytes(path: Path, data: bytes, durable: bool = True) -> None:
     """Write ``data`` to ``path`` so that a crash leaves either the old or the new file.
 
     A temp file in the same folder is written, flushed, fsync'ed and renamed over the target
     with os.replace (atomic on POSIX); the folder is fsync'ed so the rename itself is durable.
+    ``durable=False`` skips both fsyncs (still atomic, not yet on disk after a power loss), for
+    callers that make many files durable at once later.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -32,8 +34,9 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -41,7 +44,8 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         except FileNotFoundError:
             pass
         raise
-    _fsync_dir(path.parent)
+    if durable:
+        _fsync_dir(path.parent)
 
 
 def atomic_write_text(path: Path, text: str) -> None:

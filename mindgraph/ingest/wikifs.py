@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from pathlib import Path
 
 from ..errors import IngestError
+from ..fsutil import atomic_write_bytes
 
 # Temp files left by a killed run: ".<name>.<8 random chars>.tmp" (fsutil's pattern too).
 _TEMP_RE = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")
@@ -57,18 +57,7 @@ class WikiWriter:
         target = self.path(wiki_path)
         if self.read(wiki_path) == data:
             return
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-            os.replace(tmp, target)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except FileNotFoundError:
-                pass
-            raise
+        atomic_write_bytes(target, data, durable=False)     # make_durable flushes them later
         self.dirty = True
 
     def remove(self, wiki_path: str) -> None:
