@@ -34,8 +34,7 @@ from .expand import QueryExpander, split_concepts
 from .fusion import FUSIONS, NORMALIZERS
 from .keyword import KeywordIndex
 from .present import follow_ups, interpretation, query_language, snippet_for
-from .results import Candidate as _Candidate
-from .results import HybridResponse, HybridResult, SearchOptions
+from .results import Candidate, HybridResponse, HybridResult, SearchOptions
 from .router import Intent, IntentRouter
 from .vector import VectorRetriever
 
@@ -130,7 +129,7 @@ class HybridRetriever:
     def _stage1(self, query: str, intent: Intent, fetch: int, options: SearchOptions,
                 timings: dict[str, float], degradation: list[str],
                 tag: str = "query", shares: dict[str, float] | None = None
-                ) -> dict[str, _Candidate]:
+                ) -> dict[str, Candidate]:
         calls: dict[str, Callable[[], list[tuple[str, float, str | None]]]] = {}
         if options.use_keyword:
             calls["keyword"] = lambda: [(h.path, h.score, h.section_id)
@@ -174,10 +173,10 @@ class HybridRetriever:
         if self.settings.fill_missing_scores and len(scored) == 2:
             self._fill_missing(query, scored, degradation)
         fused = fusion(scored, weights, **kwargs)
-        candidates: dict[str, _Candidate] = {}
+        candidates: dict[str, Candidate] = {}
         for name in ("keyword", "vector"):
             for rank, (path, score, section) in enumerate(rankings.get(name, []), 1):
-                cand = candidates.setdefault(path, _Candidate(score=fused.get(path, 0.0)))
+                cand = candidates.setdefault(path, Candidate(score=fused.get(path, 0.0)))
                 cand.sources[name] = {"rank": rank, "score": round(float(score), 4)}
                 if cand.section_id is None or (name == "vector" and intent.name != "location"
                                                and "keyword" not in cand.sources):
@@ -221,7 +220,7 @@ class HybridRetriever:
             split_concepts(query))
 
     def _pass2(self, query: str, intent: Intent, fetch: int, options: SearchOptions,
-               candidates: dict[str, _Candidate], timings: dict[str, float],
+               candidates: dict[str, Candidate], timings: dict[str, float],
                degradation: list[str]) -> list[str]:
         t = time.perf_counter()
         job = _POOL.submit(self.expander.expand, query)
@@ -252,7 +251,7 @@ class HybridRetriever:
         return extra
 
     # -- stage 2 --------------------------------------------------------------------------
-    def _graph_boost(self, candidates: dict[str, _Candidate], intent: Intent) -> None:
+    def _graph_boost(self, candidates: dict[str, Candidate], intent: Intent) -> None:
         boost = self.settings.graph_boost * intent.profile.graph
         if boost <= 0:
             return
@@ -265,7 +264,7 @@ class HybridRetriever:
                 candidates[path].sources.setdefault("graph", {"rank": 0, "score": len(
                     neighbours)})
 
-    def _reserve_picks(self, candidates: dict[str, _Candidate], shares: Mapping[str, float]
+    def _reserve_picks(self, candidates: dict[str, Candidate], shares: Mapping[str, float]
                        ) -> list[str]:
         """The pages to keep near the top: the ``reserve_top`` best of each retriever that
         carries real weight, as ranked for the query itself (before any expansion)."""
@@ -280,7 +279,7 @@ class HybridRetriever:
             picks.extend(p for p in ranked if p not in picks)
         return picks
 
-    def _reserve(self, candidates: dict[str, _Candidate], picks: list[str]) -> None:
+    def _reserve(self, candidates: dict[str, Candidate], picks: list[str]) -> None:
         """Keep ``picks`` within the first ``reserve_within`` results.
 
         Fusion favours pages that both retrievers found: a page one of them ranks first but
@@ -325,7 +324,7 @@ class HybridRetriever:
             self._links[path] = found
         return found
 
-    def _failure_bonus(self, candidates: dict[str, _Candidate], intent: Intent) -> None:
+    def _failure_bonus(self, candidates: dict[str, Candidate], intent: Intent) -> None:
         bonus = intent.profile.failure_pages
         if bonus <= 0:
             return
@@ -345,7 +344,7 @@ class HybridRetriever:
         mode = self.settings.recency
         return mode == "on" or (mode == "auto" and self._dated)
 
-    def _recency(self, candidates: dict[str, _Candidate]) -> None:
+    def _recency(self, candidates: dict[str, Candidate]) -> None:
         today = dt.date.today()
         evergreen_tags = {t.lower() for t in self.settings.evergreen_tags}
         for path, cand in candidates.items():
@@ -362,7 +361,7 @@ class HybridRetriever:
                 cand.boosts["recency"] = round(factor, 4)
 
     # -- presentation --------------------------------------------------------------------
-    def _finish(self, query: str, candidates: dict[str, _Candidate], top_k: int,
+    def _finish(self, query: str, candidates: dict[str, Candidate], top_k: int,
                 degradation: list[str]) -> list[HybridResult]:
         ranked = sorted(candidates.items(), key=lambda kv: (-kv[1].score, kv[1].tier, kv[0]))
         kept = [(p, c) for p, c in ranked if c.score >= self.settings.min_score]

@@ -125,6 +125,10 @@ class CoreQueue:
                                                        thread_name_prefix=f"mindgraph-{name}")
             return self._pools[name]
 
+    def submit(self, fn: Callable[..., Any], *args: Any) -> None:
+        """Queue ``fn(*args)`` behind the requests already waiting (its result is dropped)."""
+        self._executor().submit(fn, *args)
+
     def close(self) -> None:
         """Finish the queued calls and stop the workers."""
         with self._lock:
@@ -194,7 +198,7 @@ def create_app(mg: Mindgraph, token: str | None = None) -> FastAPI:
         limits = threadpool_limits(1, user_api="blas")
         # Warm the core on its own queue: indexes loaded, the model ready, before the first
         # request arrives (else it pays ~0.35 s; with --workers, every worker's first does).
-        asyncio.get_running_loop().run_in_executor(queue._executor(), _warm_up, mg)
+        queue.submit(_warm_up, mg)
         try:
             yield
         finally:

@@ -387,9 +387,9 @@ def test_each_retrievers_top_pages_are_reserved_a_place_in_the_first_five(mg):
 def test_reserving_can_be_turned_off(workspace):
     (workspace / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n  dimension: 256\n"
                                              "retrieval:\n  reserve_top: 0\n")
-    from mindgraph.retrieval.results import Candidate as _Candidate
+    from mindgraph.retrieval.results import Candidate
 
     retriever = Mindgraph.open(workspace).hybrid_retriever()
-    found = {f"K{i}.md": _Candidate(score=1.0 - i / 10) for i in range(8)}
-    found["V.md"] = _Candidate(score=0.2, sources={"vector": {"rank": 1, "score": 0.9}})
+    found = {f"K{i}.md": Candidate(score=1.0 - i / 10) for i in range(8)}
+    found["V.md"] = Candidate(score=0.2, sources={"vector": {"rank": 1, "score": 0.9}})
     assert retriever._reserve_picks(found, {"keyword": 0.5, "vector": 0.5}) == []
