@@ -378,6 +378,15 @@ def test_each_retrievers_top_pages_are_reserved_a_place_in_the_first_five(mg):
     tied["V.md"] = Candidate(score=0.1, sources={"vector": {"rank": 1, "score": 0.9}})
     retriever._reserve(tied, retriever._reserve_picks(tied, {"keyword": 0.5, "vector": 0.5}))
     assert order(tied).index("V.md") == 4
+    # a pick already in the first five keeps its place: a late pick takes a non-pick's
+    placed = {"K0.md": Candidate(score=0.9, sources={"keyword": {"rank": 1, "score": 1}})}
+    placed.update({f"X{i}.md": Candidate(score=0.8 - i / 100) for i in range(3)})
+    placed["K1.md"] = Candidate(score=0.7, sources={"keyword": {"rank": 2, "score": 1}})
+    placed["V.md"] = Candidate(score=0.1, sources={"vector": {"rank": 1, "score": 0.9}})
+    retriever._reserve(placed, retriever._reserve_picks(placed, {"keyword": 0.5,
+                                                                  "vector": 0.5}))
+    assert order(placed)[:5] == ["K0.md", "X0.md", "X1.md", "K1.md", "V.md"]
+    assert order(placed)[5] == "X2.md" and "reserved" not in placed["X2.md"].boosts
     # a retriever with a small share of the weight (MiniLM on Japanese) reserves nothing
     weak = candidates()
     assert retriever._reserve_picks(weak, {"keyword": 0.94, "vector": 0.06}) == \

@@ -45,7 +45,7 @@ def test_dev_questions(retriever, corpora):
     questions = load_questions(corpora / "obsidian-help-queries.dev.jsonl")
     hit1, recall5, mrr = scores(retriever, questions, "hybrid")
     assert hit1 >= 0.75 and mrr >= 0.82, (hit1, recall5, mrr)
-    assert recall5 >= 0.89, recall5          # 0.904 today; the issue asks 0.92 (not met)
+    assert recall5 >= 0.90, recall5          # 0.912 today; the issue asks 0.92 (not met)
     assert mrr > scores(retriever, questions, "keyword")[2]
     assert mrr > scores(retriever, questions, "vector")[2]
 
