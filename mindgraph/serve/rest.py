@@ -5,6 +5,7 @@ the environment variable named by ``serve.token_env``. Every error is JSON of on
 (``ErrorOut``: error, detail, and field errors for a 422) with a real status:
 
     401 missing or wrong token      404 unknown page, section, block, folder; no path between pages
+    400 a request body that is not JSON (POST /reindex)
     409 a reindex is already running, or the page's data block does not parse (fix the page)
     422 bad parameters              502 an LLM/embedding provider failed (reindex)
     503 the server cannot answer: wiki folder missing, vector store down, mindgraph.yml wrong
@@ -38,7 +39,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from typing import Annotated, Any, Literal
 
-from fastapi import Depends, FastAPI, Query, Request
+from fastapi import Body, Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BeforeValidator
@@ -370,11 +371,23 @@ def create_app(mg: Mindgraph, token: str | None = None) -> FastAPI:
                            min_mentions=min_mentions).to_dict()
 
     @route("post", "/reindex", s.ReindexOut,
-           "Compile changed raw notes (ingest), then embed changed sections", 409, 502,
+           "Compile changed raw notes (ingest), then embed changed sections", 400, 409, 502,
            queued=False)     # not behind queries: a second call must get its 409 at once
-    def reindex(embed: bool = Query(True, description="Also embed the changed sections"),
-                dry_run: bool = Query(False, description="Say what would change; write "
-                                                         "nothing")) -> dict[str, Any]:
+    def reindex(body: s.ReindexIn | None = Body(None),
+                embed: bool | None = Query(None, description="Also embed the changed "
+                                                             "sections (default true)"),
+                dry_run: bool | None = Query(None, description="Say what would change; "
+                                                               "write nothing (default "
+                                                               "false)")) -> dict[str, Any]:
+        given = body or s.ReindexIn()
+        for name, value in (("embed", embed), ("dry_run", dry_run)):
+            other = getattr(given, name)
+            if value is not None and other is not None and value != other:
+                raise _HTTPError(422, "Unprocessable Entity",
+                                 f"'{name}' is {other} in the body but {value} in the query; "
+                                 f"give it once.")
+        embed = _first(embed, given.embed, True)
+        dry_run = _first(dry_run, given.dry_run, False)
         if not reindexing.acquire(blocking=False):
             raise _HTTPError(409, "Conflict", "A reindex is already running on this server; "
                                               "retry when it has finished.")
@@ -410,6 +423,10 @@ class _ServerTiming:
             await send(message)
 
         await self.app(scope, receive, send_timed)
+
+
+def _first(*values: bool | None) -> bool:
+    return next(v for v in values if v is not None)  # type: ignore[return-value]
 
 
 def _reindex(mg: Mindgraph, fresh: Callable[[], None], *, embed: bool,
@@ -471,13 +488,22 @@ def _install_error_handlers(app: FastAPI) -> None:
     async def bad_parameters(request: Request, exc: RequestValidationError) -> JSONResponse:
         errors = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", ""),
                    "type": e.get("type", "")} for e in exc.errors()]
-        detail = "; ".join(f"{'.'.join(map(str, e['loc'][1:])) or 'request'}: {e['msg']}"
-                           for e in errors)
+        detail = "; ".join(f"{_where(e['loc'])}: {e['msg']}" for e in errors)
+        if any(e["loc"][:1] == ["body"] for e in errors):
+            detail += " (send a JSON object with Content-Type: application/json)"
         return body(422, "ValidationError", detail or "invalid request", errors)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        return body(exc.status_code, "HTTPError", str(exc.detail), headers=exc.headers)
+        detail = str(exc.detail)
+        if exc.status_code == 400 and "body" in detail:
+            detail += " (send a JSON object with Content-Type: application/json)"
+        return body(exc.status_code, "HTTPError", detail, headers=exc.headers)
+
+
+def _where(loc: list[Any]) -> str:
+    """``query.limit`` → ``limit``; a whole body → ``body``."""
+    return ".".join(map(str, loc[1:])) or (str(loc[0]) if loc else "request")
 
 
 def _status(exc: MindgraphError) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class ErrorOut(BaseModel):
@@ -271,6 +271,17 @@ class StatsOut(BaseModel):
     tags: dict[str, Any]
     problems: int
     raw: dict[str, Any]
+
+
+class ReindexIn(BaseModel):
+    """Options of a reindex, as a JSON body (the same names work as query parameters)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    embed: bool | None = Field(None, description="Also embed the changed sections (default "
+                                                 "true)")
+    dry_run: bool | None = Field(None, description="Say what would change; write nothing "
+                                                   "(default false)")
 
 
 class ReindexOut(BaseModel):

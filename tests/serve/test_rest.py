@@ -194,6 +194,21 @@ def test_reindex_compiles_embeds_and_serves_the_new_page(raw_workspace):
     assert again["ingest"]["ingested"] == 0 and again["embed"]["embedded"] == 0
 
 
+def test_reindex_takes_its_options_as_a_json_body_too(raw_workspace):
+    client = TestClient(create_app(Mindgraph.open(raw_workspace)))
+    dry = client.post("/reindex", json={"embed": False, "dry_run": True})
+    assert dry.status_code == 200, dry.text
+    assert dry.json()["ingest"]["dry_run"] and dry.json()["embed"] is None
+    assert not (raw_workspace / "wiki" / "zeppelins.md").exists()
+    for bad in ('{"embed": tru', '{"dry_run": "maybe"}', '{"dryrun": true}', '[1]'):
+        answer = client.post("/reindex", content=bad,
+                             headers={"content-type": "application/json"})
+        assert answer.status_code == 422, (bad, answer.text)
+    clash = client.post("/reindex", params={"dry_run": False}, json={"dry_run": True})
+    assert clash.status_code == 422 and "give it once" in clash.json()["detail"]
+    assert not (raw_workspace / "wiki" / "zeppelins.md").exists()    # nothing ran
+
+
 def test_reindex_without_raw_folder_only_embeds(workspace):
     (workspace / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n")
     client = TestClient(create_app(Mindgraph.open(workspace)))
