@@ -20,7 +20,7 @@ from typing import Any, Literal, Mapping
 
 import yaml
 
-from .errors import ConfigError
+from .errors import ConfigError, NotFoundError
 
 CONFIG_FILENAME = "mindgraph.yml"
 ENV_PREFIX = "MINDGRAPH_"
@@ -182,6 +182,25 @@ class Settings:
     def state_dir(self) -> Path:
         """Absolute folder of derived state (ingest state, indexes, caches)."""
         return (self.base_dir / self.paths.state).resolve()
+
+    def require_wiki(self) -> None:
+        """Raise unless the wiki folder exists: ConfigError outside a workspace, else
+        NotFoundError (nothing compiled yet)."""
+        if not self.wiki_dir.is_dir():
+            raise self.not_a_workspace(self.wiki_dir) or NotFoundError(
+                f"Wiki folder {self.wiki_dir} does not exist. Run `mindgraph ingest` first "
+                f"or set paths.wiki in {self.source}.")
+
+    def not_a_workspace(self, folder: Path) -> ConfigError | None:
+        """The error for a missing ``folder`` when no config file was found either: the
+        command ran outside a workspace (None when a config file was read)."""
+        if self.source != "(defaults)":
+            return None
+        return ConfigError(
+            f"{self.base_dir.resolve()} is not a mindgraph workspace: it has no "
+            f"{CONFIG_FILENAME} and no {folder.name}/ folder. Run the command inside a "
+            f"workspace, pass -C DIR (the folder that holds {CONFIG_FILENAME}), or create one "
+            f"with `mindgraph init DIR`.")
 
     def secret(self, env_name: str, what: str) -> str:
         """Read a secret from the environment variable named in the settings."""

@@ -88,8 +88,13 @@ class Mindgraph:
 
     @property
     def usage_log(self) -> UsageLog:
-        """Where queries are logged (serve.usage_log under the state folder; "" = off)."""
+        """Where queries are logged (serve.usage_log under the state folder; "" = off).
+
+        Off outside a workspace: a mistyped -C must not leave a state folder behind."""
         name = self.settings.serve.usage_log
+        if self.settings.not_a_workspace(self.settings.wiki_dir) and \
+                not self.settings.wiki_dir.is_dir():
+            name = ""
         return UsageLog(self.settings.state_dir / name if name else None,
                         max_bytes=self.settings.serve.usage_log_max_bytes)
 
@@ -102,9 +107,7 @@ class Mindgraph:
         """
         with self._lock:
             if self._cache is None:
-                if not self.settings.wiki_dir.is_dir():
-                    raise NotFoundError(f"Wiki folder {self.settings.wiki_dir} does not exist. "
-                                        f"Run `mindgraph ingest` first or set paths.wiki.")
+                self.settings.require_wiki()
                 self._cache, changes = open_pages(self.settings.wiki_dir,
                                                   self.settings.state_dir,
                                                   watch=self.settings.serve.watch_wiki)

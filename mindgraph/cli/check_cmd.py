@@ -17,9 +17,7 @@ from .common import EXIT_PROBLEMS, emit_json, json_option, workspace_options
 @json_option
 def check_command(settings, strict: bool, errors_only: bool, limit: int, as_json: bool) -> None:
     """Lint the wiki: broken/ambiguous links, orphans, pages without frontmatter, duplicates."""
-    if not settings.wiki_dir.is_dir():
-        raise click.ClickException(f"Wiki folder {settings.wiki_dir} does not exist. "
-                                   f"Run `mindgraph ingest` first or set paths.wiki.")
+    settings.require_wiki()
     report = Mindgraph(settings).check()
     if as_json:
         emit_json(report.to_dict())

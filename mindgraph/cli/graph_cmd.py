@@ -10,7 +10,6 @@ from pathlib import Path
 import click
 
 from ..config import Settings
-from ..errors import NotFoundError
 from ..graph.build import EXTRACTED, INFERRED, KnowledgeGraph, open_graph
 from ..graph.communities import detect_communities
 from ..graph.export import graphml_text, to_json
@@ -24,9 +23,7 @@ GRAPH_FILE = "graph.pickle"
 
 def open_workspace_graph(settings: Settings) -> tuple[PageCache, KnowledgeGraph]:
     """The page cache and the knowledge graph of the workspace, both up to date."""
-    if not settings.wiki_dir.is_dir():
-        raise NotFoundError(f"Wiki folder {settings.wiki_dir} does not exist. "
-                            f"Run `mindgraph ingest` first or set paths.wiki.")
+    settings.require_wiki()
     cache, _ = open_pages(settings.wiki_dir, settings.state_dir)
     return cache, open_graph(cache.pages, settings.state_dir / GRAPH_FILE, settings.graph)
 

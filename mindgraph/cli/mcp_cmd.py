@@ -22,9 +22,7 @@ def mcp_command(settings, transport: str, host: str | None, port: int | None) ->
     """Serve the wiki as MCP tools (get_page, get_section, backlinks, timeline, ...)."""
     from ..serve.mcp import create_http_app, create_mcp_server
 
-    if not settings.wiki_dir.is_dir():
-        raise click.ClickException(f"Wiki folder {settings.wiki_dir} does not exist. "
-                                   f"Run `mindgraph ingest` first, or pass -C <workspace>.")
+    settings.require_wiki()
     if transport == "stdio":
         # stdout carries the protocol: nothing else may be printed there.
         create_mcp_server(Mindgraph(settings)).run("stdio")

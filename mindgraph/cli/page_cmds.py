@@ -12,9 +12,7 @@ from .common import emit_json, json_option, workspace_options
 
 
 def _open(settings) -> Mindgraph:
-    if not settings.wiki_dir.is_dir():
-        raise click.ClickException(f"Wiki folder {settings.wiki_dir} does not exist. "
-                                   f"Run `mindgraph ingest` first or set paths.wiki.")
+    settings.require_wiki()
     return Mindgraph(settings)
 
 

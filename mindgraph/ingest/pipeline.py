@@ -82,7 +82,7 @@ def run_ingest(settings: Settings, *, provider: Any = None, dry_run: bool = Fals
     started = time.perf_counter()
     raw_dir, wiki_dir = settings.raw_dir, settings.wiki_dir
     if not raw_dir.is_dir():
-        raise ConfigError(f"raw folder {raw_dir} does not exist. Create it (`mindgraph init`) "
+        raise settings.not_a_workspace(raw_dir) or ConfigError(f"raw folder {raw_dir} does not exist. Create it (`mindgraph init`) "
                           f"or set paths.raw in {settings.source}.")
     if raw_dir.is_relative_to(wiki_dir):
         raise ConfigError(f"{settings.source}: paths.raw ({raw_dir}) is inside paths.wiki "

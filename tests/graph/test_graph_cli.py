@@ -71,5 +71,7 @@ def test_graph_follows_edits_of_the_wiki(small_vault):
 
 
 def test_missing_wiki_folder_is_a_clear_error(tmp_path):
+    assert "not a mindgraph workspace" in _run(tmp_path, "hubs", code=2)
+    (tmp_path / "mindgraph.yml").write_text("graph:\n  seed: 1\n")
     out = _run(tmp_path, "hubs", code=1)
     assert "does not exist" in out and "mindgraph ingest" in out

@@ -258,5 +258,8 @@ def test_raw_inside_wiki_is_refused(tmp_path):
 
 
 def test_missing_raw_folder_is_a_config_error(tmp_path):
-    with pytest.raises(ConfigError, match="raw folder .* does not exist"):
+    with pytest.raises(ConfigError, match="not a mindgraph workspace"):
+        run_ingest(load_settings(tmp_path))
+    (tmp_path / "mindgraph.yml").write_text("paths:\n  raw: notes\n")
+    with pytest.raises(ConfigError, match="raw folder .*notes does not exist"):
         run_ingest(load_settings(tmp_path))

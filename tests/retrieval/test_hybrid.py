@@ -175,6 +175,12 @@ def test_context_command_never_fails(tmp_path):
     assert result.exit_code == 0
     data = json.loads(result.output)
     assert data["markdown"] == "" and data["status"] == "error"
+    assert "not a mindgraph workspace" in data["detail"]
+    assert not (tmp_path / "missing").exists()     # a mistyped -C leaves nothing behind
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    assert CliRunner().invoke(cli, ["context", "x", "-C", str(plain)]).exit_code == 0
+    assert list(plain.iterdir()) == []
     broken = tmp_path / "broken"
     broken.mkdir()
     (broken / "mindgraph.yml").write_text("nonsense: [\n")

@@ -261,5 +261,8 @@ def test_cli_refuses_public_http_without_token(workspace, monkeypatch):
 
 def test_cli_needs_a_wiki(tmp_path):
     result = CliRunner().invoke(cli, ["mcp", "-C", str(tmp_path)])
+    assert result.exit_code == 2 and "not a mindgraph workspace" in result.output
+    (tmp_path / "mindgraph.yml").write_text("serve:\n  port: 8799\n")
+    result = CliRunner().invoke(cli, ["mcp", "-C", str(tmp_path)])
     assert result.exit_code == 1
     assert "does not exist" in result.output

@@ -84,6 +84,11 @@ def test_other_models_are_reported_and_can_be_dropped(workspace):
 
 
 def test_missing_wiki_is_an_error_with_the_fix(tmp_path):
+    outside = embed(tmp_path)                       # no mindgraph.yml either: a usage error
+    assert outside.exit_code == 2
+    assert "not a mindgraph workspace" in outside.output and "-C DIR" in outside.output
+    assert not (tmp_path / ".mindgraph").exists()
+    (tmp_path / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n")
     result = embed(tmp_path)
     assert result.exit_code == 1
     assert "does not exist" in result.output and "mindgraph ingest" in result.output
