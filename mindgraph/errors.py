@@ -2,6 +2,7 @@
 
     MindgraphError                 base: message says what, where, and how to fix it
     ├── ConfigError                mindgraph.yml or an environment override is wrong
+    ├── InputError                 a file named on the command line cannot be used
     ├── PageError                  a markdown page cannot be parsed (has path and line)
     ├── AdapterError               a data-source adapter cannot be loaded or fails
     ├── IngestError                compiling one raw note failed (fails only that note)
@@ -10,7 +11,7 @@
     ├── StoreError                 a vector store cannot be reached or used
     └── NotFoundError              a page, section or other named thing does not exist
 
-The CLI maps ConfigError to exit code 2 and other errors to exit code 1; the REST API maps
+The CLI maps ConfigError and InputError to exit code 2 and other errors to exit code 1; the REST API maps
 NotFoundError to 404.
 """
 
@@ -23,6 +24,10 @@ class MindgraphError(Exception):
 
 class ConfigError(MindgraphError):
     """The configuration (mindgraph.yml or an environment override) is invalid."""
+
+
+class InputError(MindgraphError):
+    """A file given on the command line (a question file, a dataset) cannot be used."""
 
 
 class PageError(MindgraphError):

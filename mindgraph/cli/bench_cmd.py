@@ -10,6 +10,7 @@ import click
 from ..bench.corpora import beir_retriever, wiki_retriever
 from ..bench.runner import METHODS, format_table, run_methods
 from ..core import Mindgraph
+from ..errors import InputError
 from ..retrieval.datasets import Question, load_beir, load_questions
 from .common import emit_json, is_terminal, json_option, workspace_options
 
@@ -45,7 +46,17 @@ def bench_command(settings, queries: Path, methods: str, split: str, no_embed: b
         label = f"{queries} ({len(data.documents)} documents)"
     else:
         questions = load_questions(queries)
+        if not questions:
+            raise InputError(f"{queries} holds no questions. Each line is one JSON object "
+                             f"with id, query and relevant.")
         retriever = wiki_retriever(Mindgraph(settings), not no_embed, progress)
+        unknown_pages = sorted({p for q in questions for p in q.relevant
+                                if p not in retriever.pages})
+        if unknown_pages:
+            shown = ", ".join(unknown_pages[:5]) + (" ..." if len(unknown_pages) > 5 else "")
+            click.echo(f"warning: {len(unknown_pages)} relevant page(s) of {queries} are not "
+                       f"in the wiki and can never be found: {shown}. Paths are relative to "
+                       f"{settings.wiki_dir}.", err=True)
         label = f"{queries} over {settings.wiki_dir} ({len(retriever.pages)} pages)"
     if progress:
         sys.stderr.write("\n")

@@ -14,7 +14,7 @@ from typing import Any, Callable
 import click
 
 from ..config import Settings, load_settings
-from ..errors import ConfigError, MindgraphError
+from ..errors import ConfigError, InputError, MindgraphError
 
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
@@ -30,7 +30,8 @@ class ConfigClickError(click.ClickException):
 def workspace_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """Add --dir and --config to a command and pass it ``settings`` instead.
 
-    Domain errors become click errors: ConfigError exits 2, other MindgraphErrors exit 1.
+    Domain errors become click errors: ConfigError and InputError exit 2, other
+    MindgraphErrors exit 1.
     """
 
     @click.option("--dir", "-C", "base_dir", type=click.Path(file_okay=False, path_type=Path),
@@ -46,7 +47,7 @@ def workspace_options(func: Callable[..., Any]) -> Callable[..., Any]:
             raise ConfigClickError(str(exc)) from exc
         try:
             return func(*args, settings=settings, **kwargs)
-        except ConfigError as exc:
+        except (ConfigError, InputError) as exc:
             raise ConfigClickError(str(exc)) from exc
         except MindgraphError as exc:
             raise click.ClickException(str(exc)) from exc

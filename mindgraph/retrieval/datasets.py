@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..errors import NotFoundError
+from ..errors import InputError, NotFoundError
 
 
 @dataclass(frozen=True)
@@ -51,18 +51,26 @@ class Question:
 def _jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     if not path.is_file():
         raise NotFoundError(f"{path} does not exist. Check the dataset folder.")
+    number = 0
     with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                value = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{number}: not valid JSON ({exc.msg}). "
-                                 f"Each line must be one JSON object.") from exc
-            if not isinstance(value, dict):
-                raise ValueError(f"{path}:{number}: expected a JSON object.")
-            yield number, value
+        try:
+            for number, line in enumerate(handle, 1):
+                if line.strip():
+                    yield number, _json_object(path, number, line)
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{path}: not UTF-8 text (after line {number}). Save the file "
+                             f"as UTF-8.") from exc
+
+
+def _json_object(path: Path, number: int, line: str) -> dict[str, Any]:
+    try:
+        value = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}:{number}: not valid JSON ({exc.msg}). "
+                         f"Each line must be one JSON object.") from exc
+    if not isinstance(value, dict):
+        raise InputError(f"{path}:{number}: expected a JSON object.")
+    return value
 
 
 def load_beir(folder: str | Path, split: str = "test") -> BeirDataset:
@@ -92,7 +100,7 @@ def load_questions(path: str | Path) -> list[Question]:
     for number, value in _jsonl(path):
         missing = [k for k in ("id", "query", "relevant") if k not in value]
         if missing:
-            raise ValueError(f"{path}:{number}: missing {', '.join(missing)}. Each question "
+            raise InputError(f"{path}:{number}: missing {', '.join(missing)}. Each question "
                              f"needs id, query and relevant.")
         known = {"id", "query", "relevant", "lang", "intent", "kind"}
         out.append(Question(str(value["id"]), str(value["query"]),

@@ -60,3 +60,26 @@ def test_every_method_embeds_its_own_queries(tmp_path):
                                                              real(texts))[1]
     run_methods(retriever, load_questions(questions), ["vector", "hybrid"])
     assert sorted(embedded) == sorted([q["query"] for q in QUESTIONS] * 2)
+
+
+def test_bad_question_files_are_usage_errors_naming_the_line(tmp_path):
+    workspace(tmp_path)
+
+    def bench(text):
+        path = tmp_path / "bad.jsonl"
+        path.write_bytes(text.encode() if isinstance(text, str) else text)
+        return CliRunner().invoke(cli, ["bench", str(path), "-C", str(tmp_path),
+                                        "--methods", "keyword"])
+
+    for text, message in (('{"id": "a", "query": "x", "relevant": []}\n{"id": ',
+                           "bad.jsonl:2: not valid JSON"),
+                          ('{"id": "a", "relevant": ["Canvas.md"]}', "bad.jsonl:1: missing query"),
+                          ("[1, 2]", "bad.jsonl:1: expected a JSON object"),
+                          (b'{"id": "a", "query": "\xff", "relevant": []}', "not UTF-8"),
+                          ("\n\n", "holds no questions")):
+        result = bench(text)
+        assert result.exit_code == 2, (text, result.output)
+        assert message in result.output and "Traceback" not in result.output
+    stray = bench('{"id": "a", "query": "canvas", "relevant": ["Canvass.md"]}')
+    assert stray.exit_code == 0
+    assert "1 relevant page(s)" in stray.output and "Canvass.md" in stray.output

@@ -4,6 +4,7 @@ import math
 
 import pytest
 
+from mindgraph.errors import InputError
 from mindgraph.retrieval.datasets import load_beir, load_questions
 from mindgraph.retrieval.metrics import hit_at, mrr_at, ndcg_at, recall_at
 
@@ -32,8 +33,8 @@ def test_loaders_read_the_real_files(corpora):
 def test_bad_question_lines_name_the_file_and_line(tmp_path):
     path = tmp_path / "q.jsonl"
     path.write_text('{"id": "1", "query": "x", "relevant": []}\n{"id": "2"}\n')
-    with pytest.raises(ValueError, match=r"q.jsonl:2: missing query, relevant"):
+    with pytest.raises(InputError, match=r"q.jsonl:2: missing query, relevant"):
         load_questions(path)
     path.write_text("not json\n")
-    with pytest.raises(ValueError, match=r"q.jsonl:1: not valid JSON"):
+    with pytest.raises(InputError, match=r"q.jsonl:1: not valid JSON"):
         load_questions(path)
