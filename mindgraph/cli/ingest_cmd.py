@@ -9,7 +9,7 @@ import click
 
 from ..adapters.pull import pull
 from ..core import Mindgraph
-from ..ingest.report import IngestReport, Outcome
+from ..ingest.report import FileOutcome, IngestReport, Outcome
 from .common import EXIT_PROBLEMS, emit_json, is_terminal, json_option, workspace_options
 
 LISTED = 20
@@ -95,20 +95,25 @@ def _print_report(report: IngestReport) -> None:
     sections: tuple[tuple[str, Outcome], ...] = (
         ("Failed", "failed"), ("Removed", "removed"), ("Kept", "kept"), ("Skipped", "skipped"))
     for title, status in sections:
-        items = report.by_status(status)
-        if not items:
-            continue
-        click.echo(f"{title}:")
-        for item in items[:LISTED]:
-            click.echo(f"  {item.path}: {item.reason}" if item.reason else f"  {item.path}")
-        if len(items) > LISTED:
-            click.echo(f"  ... and {len(items) - LISTED} more (--json lists all).")
+        _list(title, report.by_status(status))
+    # e.g. a hand-edited wiki page replaced because its raw note changed
+    _list("Ingested, with a note", [i for i in report.by_status("ingested") if i.reason])
     if report.dry_run:
         for item in report.by_status("pending")[:LISTED]:
             click.echo(f"  would compile {item.path} → wiki/{item.wiki}")
     click.echo(f"{head} {report.ingested}, skipped {report.skipped}, failed {report.failed}, "
                f"removed {report.removed}, kept {report.kept}; {report.provider_calls} provider "
                f"calls, {report.seconds:.2f} s ({report.compiler}).")
+
+
+def _list(title: str, items: list[FileOutcome]) -> None:
+    if not items:
+        return
+    click.echo(f"{title}:")
+    for item in items[:LISTED]:
+        click.echo(f"  {item.path}: {item.reason}" if item.reason else f"  {item.path}")
+    if len(items) > LISTED:
+        click.echo(f"  ... and {len(items) - LISTED} more (--json lists all).")
 
 
 def register(group: click.Group) -> None:

@@ -26,6 +26,18 @@ def test_ingest_json_summary_and_exit_codes(workspace, write_raw):
     assert "Ingested 0, skipped 1, failed 1" in result.output
 
 
+def test_text_output_says_when_a_hand_edited_page_was_replaced(workspace, write_raw):
+    write_raw("a.md", "A note.")
+    run("ingest", "-C", str(workspace))
+    page = next((workspace / "wiki").glob("*.md"))
+    page.write_text(page.read_text() + "\nMy own line.\n")
+    write_raw("a.md", "A changed note.")
+    result = run("ingest", "-C", str(workspace))
+    assert result.exit_code == 0
+    assert "Ingested, with a note:" in result.output
+    assert f"replaced wiki/{page.name}, which had been edited by hand" in result.output
+
+
 def test_ingest_usage_and_config_errors_exit_2(workspace, write_raw):
     write_raw("a.md", "A note.")
     assert run("ingest", "-C", str(workspace), "--only", "missing.md").exit_code == 2
