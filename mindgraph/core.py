@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from .config import Settings, load_settings
-from .errors import MindgraphError, NotFoundError
+from .errors import InputError, MindgraphError, NotFoundError
 from .graph.build import KnowledgeGraph, open_graph
 from .graph.communities import Community, detect_communities
 from .graph.query import Neighbor, hubs, neighbors, orphans, shortest_path
@@ -509,6 +509,10 @@ class Mindgraph:
 
         patterns = tuple(excludes) + (DEFAULT_EXCLUDES if default_excludes else ())
         units = discover_units(Path(codebase), patterns, service_level)
+        if not units:   # a gate over nothing would pass: 0/0 is not 100%
+            raise InputError(f"{codebase} holds no source files to measure (.py, .ts, .go, "
+                             f".rs, ... outside the excludes). Pass the folder of the code, "
+                             f"e.g. `mindgraph coverage src`.")
         pages = self.vault().pages
         found = None if semantic_threshold is None else find_semantic_links(
             units, self.embedding_provider(), self.vector_store(), semantic_threshold,

@@ -50,6 +50,7 @@ from ..core import Mindgraph
 from ..errors import (
     ConfigError,
     IngestError,
+    InputError,
     MindgraphError,
     NotFoundError,
     ProviderError,
@@ -509,6 +510,8 @@ def _where(loc: list[Any]) -> str:
 def _status(exc: MindgraphError) -> int:
     if isinstance(exc, NotFoundError):
         return 404
+    if isinstance(exc, InputError):      # e.g. a coverage folder without source files
+        return 422
     # the request was valid (pydantic checked it); the resource or the server is the problem
     if isinstance(exc, (DataBlockError, IngestError)):   # IngestError: another ingest runs
         return 409

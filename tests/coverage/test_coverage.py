@@ -112,3 +112,8 @@ def test_cli_gate_fail_under_and_baseline(codebase, tmp_path):
     assert "no longer covered: shop/util.py" in dropped.output
     missing = runner.invoke(cli, [*args, "--baseline", str(tmp_path / "nope.json")])
     assert missing.exit_code == 2 and "--save" in missing.output
+    empty = tmp_path / "docs-only"
+    empty.mkdir()
+    (empty / "README.md").write_text("no code here\n")
+    nothing = runner.invoke(cli, ["coverage", str(empty), "-C", str(base), "--fail-under", "70"])
+    assert nothing.exit_code == 2 and "holds no source files" in nothing.output   # not 0/0 = 100%

@@ -66,6 +66,8 @@ def test_section_extract_timeline_check_coverage(client):
     assert client.get("/check").json()["errors"] == 0
     assert client.get("/coverage", params={"codebase": "code"}).json()["total"] == 1
     assert client.get("/coverage", params={"codebase": "../.."}).status_code == 404
+    no_code = client.get("/coverage", params={"codebase": "wiki"})
+    assert no_code.status_code == 422 and "no source files" in no_code.json()["detail"]
 
 
 def test_token_required_when_configured(workspace):
