@@ -71,19 +71,41 @@ def term_pattern(terms: list[str]) -> re.Pattern:
     """One regex for all terms: word boundaries around Latin ends, none around CJK ones.
 
     A term ending in a Latin letter also matches its simple plural or singular
-    ("Bookmarks" finds "bookmark"), so that the history of a feature is not split by grammar.
+    ("Bookmarks" finds "bookmark", "Canvas" finds "canvases", "library" finds "libraries"),
+    so that the history of a feature is not split by grammar.
     """
     parts = []
     for term in sorted(terms, key=len, reverse=True):
-        latin_end = bool(re.search(r"[A-Za-z]$", term))
-        base = term
-        if latin_end and term.lower().endswith("s") and not term.lower().endswith("ss"):
-            base = term[:-1]
-        body = re.escape(base).replace(r"\ ", r"\s+") + ("(?:s|es)?" if latin_end else "")
+        forms = _number_forms(term) if re.search(r"[A-Za-z]$", term) else [term]
+        body = "|".join(re.escape(f).replace(r"\ ", r"\s+") for f in forms)
         start = r"(?<![A-Za-z0-9_])" if re.match(r"[A-Za-z0-9_]", term) else ""
         end = r"(?![A-Za-z0-9_])" if re.search(r"[A-Za-z0-9_]$", term) else ""
-        parts.append(start + body + end)
+        parts.append(f"{start}(?:{body}){end}")
     return re.compile("|".join(parts), re.I)
+
+
+def _number_forms(term: str) -> list[str]:
+    """``term`` with its English simple singular and plural forms, longest first. A word
+    ending in one "s" may be either ("bookmarks", "canvas"), so it gets both."""
+    lower = term.lower()
+    forms = {term}
+    if lower.endswith("ies") and len(term) > 4:             # libraries → library
+        forms.add(term[:-3] + "y")
+    elif lower.endswith("es") and lower[:-2].endswith(_SIBILANTS):  # canvases → canvas
+        forms.add(term[:-2])
+    else:
+        if lower.endswith("s") and not lower.endswith("ss"):   # bookmarks → bookmark
+            forms.add(term[:-1])
+        if lower.endswith(_SIBILANTS):                          # canvas → canvases
+            forms.add(term + "es")
+        elif re.search(r"[^aeiou]y$", lower):                   # library → libraries
+            forms.add(term[:-1] + "ies")
+        else:
+            forms.add(term + "s")
+    return sorted(forms, key=lambda f: (-len(f), f))
+
+
+_SIBILANTS = ("s", "x", "z", "ch", "sh")
 
 
 def build_timeline(concept: str, folders: list[tuple[str, Path]], *,

@@ -63,6 +63,13 @@ def test_term_pattern_boundaries_plural_and_cjk():
     assert pattern.search("新しいブックマーク機能")
     assert not pattern.search("bookmarklet")
     assert not term_pattern(["api"]).search("capital")
+    # plurals in -es and -ies, both ways; a word ending in one "s" may be singular
+    assert term_pattern(["Canvas"]).search("Two canvases side by side")
+    assert term_pattern(["canvases"]).search("Open the Canvas")
+    assert term_pattern(["library"]).search("shared libraries")
+    assert term_pattern(["Libraries"]).search("a library")
+    assert term_pattern(["box"]).search("check boxes")
+    assert not term_pattern(["Canvas"]).search("canvassing")
 
 
 def test_bookmarks_timeline_starts_with_the_release_that_added_it(corpora):
