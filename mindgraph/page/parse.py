@@ -48,29 +48,72 @@ def _load_frontmatter(block: str | None, path: str) -> tuple[dict[str, Any], str
     if block is None or not block.strip():
         return {}, None
     try:
-        data = yaml.safe_load(block)
+        data = yaml.load(block, Loader=_FrontmatterLoader)  # noqa: S506 - a SafeLoader
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 2 if mark is not None else 1  # +1 for the opening '---', 1-based
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         return {}, (f"{path}:{line}: frontmatter is not valid YAML ({problem}). "
                     f"Fix the YAML between the '---' lines (quote values that contain ':').")
+    except RecursionError:
+        return {}, f"{path}:2: frontmatter is nested too deeply. Flatten it."
     if data is None:
         return {}, None
     if not isinstance(data, dict):
         return {}, (f"{path}:2: frontmatter must be a mapping of keys (key: value), "
                     f"got {type(data).__name__}.")
-    return {str(k): _plain(v) for k, v in data.items()}, None
+    try:
+        return _plain(data, [MAX_FRONTMATTER_VALUES]), None
+    except _TooBig:
+        return {}, (f"{path}:2: frontmatter holds more than {MAX_FRONTMATTER_VALUES:,} values "
+                    f"once its YAML aliases (&name / *name) are expanded, or nests deeper "
+                    f"than {MAX_FRONTMATTER_DEPTH}. Write the values out or shorten it.")
 
 
-def _plain(value: Any) -> Any:
-    """YAML dates become ISO strings so that frontmatter is always JSON-serialisable."""
+MAX_FRONTMATTER_VALUES = 10_000    # a YAML alias bomb expands 1 KB into billions of values
+MAX_FRONTMATTER_DEPTH = 50
+
+
+class _TooBig(Exception):
+    pass
+
+
+class _FrontmatterLoader(yaml.SafeLoader):
+    """PyYAML's SafeLoader, but a value that cannot be built (``!!int abc``) is a YAML error
+    that carries its line, and a date that does not exist (2023-02-30) stays text."""
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep)
+        except (ValueError, TypeError, OverflowError) as exc:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"cannot read {node.value!r} as {node.tag.rsplit(':', 1)[-1]} "
+                            f"({exc})", node.start_mark) from exc
+
+
+def _timestamp_or_text(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
+    try:
+        return yaml.SafeLoader.construct_yaml_timestamp(loader, node)
+    except ValueError:
+        return loader.construct_scalar(node)
+
+
+_FrontmatterLoader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp_or_text)
+
+
+def _plain(value: Any, budget: list[int], depth: int = 0) -> Any:
+    """A plain copy: dates become ISO strings so that frontmatter is always
+    JSON-serialisable; at most ``budget[0]`` values (aliases expanded) and
+    ``MAX_FRONTMATTER_DEPTH`` levels, else ``_TooBig``."""
+    budget[0] -= 1
+    if budget[0] < 0 or depth > MAX_FRONTMATTER_DEPTH:
+        raise _TooBig
     if isinstance(value, (_dt.date, _dt.datetime)):
         return value.isoformat()
     if isinstance(value, list):
-        return [_plain(v) for v in value]
+        return [_plain(v, budget, depth + 1) for v in value]
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): _plain(v, budget, depth + 1) for k, v in value.items()}
     return value
 
 

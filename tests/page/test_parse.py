@@ -1,5 +1,7 @@
 """Parsing pages: frontmatter, title, aliases, tags, sections."""
 
+import pytest
+
 from mindgraph.page.parse import parse_page
 
 PAGE = """---
@@ -86,6 +88,25 @@ def test_malformed_frontmatter_is_reported_with_line_and_body_still_parsed():
 def test_frontmatter_dates_become_strings():
     page = parse_page("---\ndate: 2024-05-01\n---\nx", "d.md")
     assert page.frontmatter["date"] == "2024-05-01"
+
+
+@pytest.mark.parametrize("yaml_text, frontmatter, error", [
+    ("date: 2023-02-30", {"date": "2023-02-30"}, None),        # no such day: stays text
+    ("updated: 2023-01-01 25:61:00", {"updated": "2023-01-01 25:61:00"}, None),
+    ("title: x\nn: !!int abc", {}, "d.md:3: frontmatter is not valid YAML (cannot read 'abc'"),
+    ("a: &x [*x]", {}, "d.md:2: frontmatter holds more than 10,000 values"),
+    ("a: " + "[" * 3000 + "]" * 3000, {}, "d.md:2: frontmatter is nested too deeply"),
+    ("a: &a [" + ",".join(['"lol"'] * 9) + "]\n" + "\n".join(
+        f"{n}: &{n} [" + ",".join([f"*{p}"] * 9) + "]" for p, n in zip("abcdefg", "bcdefgh")),
+     {}, "d.md:2: frontmatter holds more than 10,000 values"),   # a 1 KB alias bomb
+])
+def test_frontmatter_that_cannot_be_built_is_an_error_with_its_line(yaml_text, frontmatter,
+                                                                      error):
+    page = parse_page(f"---\n{yaml_text}\n---\n## Body\nstill [[Linked]]\n", "d.md")
+    assert page.frontmatter == frontmatter
+    assert (page.frontmatter_error or "").startswith(error or "") and \
+        (page.frontmatter_error is None) == (error is None)
+    assert [link.target for link in page.links] == ["Linked"]
 
 
 def test_headings_inside_tilde_fences_and_longer_fences_are_ignored():
