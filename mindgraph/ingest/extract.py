@@ -12,7 +12,7 @@ import re
 from collections import Counter
 from typing import Any, Mapping
 
-from ..page.links import MDLINK_RE, WIKILINK_RE, parse_wikilink_inner
+from ..page.links import replace_links
 from .normalise import code_mask, heading_of
 
 SUMMARY_SENTENCES = 2
@@ -46,18 +46,18 @@ UPDATED_KEYS = ("updated", "modified", "updated_at", "last_modified", "date_modi
 
 def plain_text(line: str) -> str:
     """A markdown line as plain text: links by their display text, no emphasis or code marks."""
-    line = WIKILINK_RE.sub(lambda m: "" if m.group(1) else _wikilink_text(m.group(2)), line)
-    line = MDLINK_RE.sub(lambda m: "" if m.group(1) else m.group(2), line)
+    line = replace_links(line, _wikilink_text, embed="")
     line = re.sub(r"<[^<>\n]+>", "", line)
-    line = re.sub(r"(\*\*|__|~~|==)(.+?)\1", r"\2", line)
-    line = re.sub(r"(?<![\w*])[*_](\S(?:.*?\S)?)[*_](?![\w*])", r"\1", line)
+    # bounded: an unclosed marker must not rescan the rest of a long line from each one
+    line = re.sub(r"(\*\*|__|~~|==)(.{1,300}?)\1", r"\2", line)
+    line = re.sub(r"(?<![\w*])[*_](\S(?:.{0,300}?\S)?)[*_](?![\w*])", r"\1", line)
     line = re.sub(r"`([^`]*)`", r"\1", line)
     line = re.sub(r"\s\^[\w-]+\s*$", "", line)
     return " ".join(line.split())
 
 
-def _wikilink_text(inner: str) -> str:
-    target, heading, _block, alias = parse_wikilink_inner(inner)
+def _wikilink_text(target: str, heading: str | None, _block: str | None,
+                   alias: str | None) -> str:
     if alias:
         return alias
     return target.rsplit("/", 1)[-1] or (heading or "")
@@ -203,8 +203,7 @@ def salient_terms(body: str, title: str, limit: int = MAX_TERM_TAGS) -> list[str
 
 def _strip_markup(text: str) -> str:
     """Link targets, URLs and HTML out of a whole text, so only words people read remain."""
-    text = WIKILINK_RE.sub(lambda m: "" if m.group(1) else _wikilink_text(m.group(2)), text)
-    text = MDLINK_RE.sub(lambda m: "" if m.group(1) else m.group(2), text)
+    text = replace_links(text, _wikilink_text, embed="")
     return re.sub(r"<[^<>\n]+>|https?://\S+", " ", text)
 
 

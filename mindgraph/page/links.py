@@ -9,14 +9,18 @@ Links to attachments (images, audio, video, PDF, ...) are flagged, not treated a
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 from urllib.parse import unquote
 
 from .model import ATTACHMENT_EXTENSIONS, TYPED_RELATIONS, Link
 
+# Every repetition below stops at a line end and at the next opener, or is bounded: the regex
+# engine retries from every "[" of a line, and an unbounded scan from each made a line of
+# 20,000 "[a](" take minutes (quadratic); these stay linear (tests/page/test_links.py).
 WIKILINK_RE = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
-MDLINK_RE = re.compile(r"(!?)\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(\s*(<[^>\n]*>|[^)\s]+(?:\([^)\s]*\)[^)\s]*)*)"
-                       r"(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")
+MDLINK_RE = re.compile(r"(!?)\[((?:[^\[\]\n]|\[[^\[\]\n]*\]){0,300})\]"
+                       r"\(\s*(<[^<>\n]*>|[^()\s]+(?:\([^()\s]*\)[^()\s]*)*)"
+                       r"(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)")
 SCHEME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:")
 # An Obsidian tag: after whitespace or line start; letters of any script, digits, _ - /;
 # at least one character that is not a digit (checked in extract_tags).
@@ -56,6 +60,18 @@ def parse_wikilink_inner(inner: str) -> tuple[str, str | None, str | None, str |
             parts = [p.strip() for p in fragment.split("#") if p.strip()]
             heading = "#".join(parts) or None
     return target.strip(), heading, block, alias
+
+
+def replace_links(text: str, words: Callable[[str, str | None, str | None, str | None], str],
+                  embed: str = " ") -> str:
+    """``text`` with every link replaced by its words: a wikilink by ``words(target, heading,
+    block, alias)``, a markdown link by its text, an embed (``![[...]]``, ``![...](...)``)
+    by ``embed``."""
+    if "[" not in text:
+        return text
+    text = WIKILINK_RE.sub(lambda m: embed if m.group(1) else
+                           words(*parse_wikilink_inner(m.group(2))), text)
+    return MDLINK_RE.sub(lambda m: embed if m.group(1) else m.group(2), text)
 
 
 def _markdown_target(raw: str) -> tuple[str, str | None, str | None] | None:

@@ -7,19 +7,16 @@ import itertools
 import re
 from typing import Sequence
 
+from ..page.links import replace_links
+from ..page.markdown import replace_comments
 from ..page.model import Page
 from .analyzer import iter_highlights, merge_spans
 
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 SNIPPET_CHARS = 240
-_COMMENT = re.compile(r"%%.*?%%|<!--.*?-->", re.S)
 _CALLOUT = re.compile(r"(?m)^[ \t]*>[ \t]*\[![^\]\n]*\][+-]?")
 _QUOTE = re.compile(r"(?m)^[ \t]*(?:>[ \t]?)+")
-_EMBED = re.compile(r"!\[\[[^\]\n]*\]\]|!\[[^\]\n]*\]\([^)\n]*\)")
-# [[target]], [[target#heading]], [[#heading]], [[target|words]]
-_WIKILINK = re.compile(r"\[\[([^\]|#\n]*)(?:#([^\]|\n]*))?(?:\|([^\]\n]*))?\]\]")
-_MDLINK = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)")
 
 
 def query_language(query: str) -> str:
@@ -60,13 +57,11 @@ def follow_ups(lang: str, title: str, neighbours: Sequence[str], sections: Seque
 def readable(markdown: str) -> str:
     """Markdown as a reader sees it, on one line: callout and quote markers, comments and link
     syntax gone (a link becomes its words), so a snippet spends its characters on content."""
-    text = _COMMENT.sub(" ", markdown)
-    text = _EMBED.sub(" ", text)
+    text = replace_comments(markdown, lambda _: " ")
     text = _CALLOUT.sub("", text)
     text = _QUOTE.sub("", text)
-    text = _WIKILINK.sub(lambda m: (m.group(3) or m.group(1).split("#")[0] or m.group(2) or "")
-                         .strip(), text)
-    text = _MDLINK.sub(r"\1", text)
+    text = replace_links(text, lambda target, heading, _block, alias:
+                         alias or target or heading or "")
     return " ".join(text.split())
 
 

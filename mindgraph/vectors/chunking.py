@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Sequence
 
 from ..fsutil import sha256_text
+from ..page.links import replace_links
+from ..page.markdown import replace_comments
 from ..page.model import Page, Section
 from ..providers.embedding.base import EmbeddingProvider
 
@@ -31,10 +33,6 @@ _IDEOGRAPH = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
 # A unit is one ideograph, or a run of anything else up to whitespace or an ideograph; a
 # split between units is a word boundary for the tokenizer, so unit counts add up.
 _UNIT = re.compile(rf"[{_IDEOGRAPH}]\s*|[^\s{_IDEOGRAPH}]+\s*")
-_COMMENT = re.compile(r"%%.*?%%|<!--.*?-->", re.S)
-_EMBED = re.compile(r"!\[\[[^\]\n]*\]\]|!\[[^\]\n]*\]\([^)\n]*\)")
-_WIKILINK = re.compile(r"\[\[([^\]|\n]*)(?:\|([^\]\n]*))?\]\]")
-_MDLINK = re.compile(r"\[([^\]\n]+)\]\((?:[^)\s]+)(?:\s+\"[^\"]*\")?\)")
 
 
 @dataclass(frozen=True)
@@ -55,10 +53,9 @@ def clean_markdown(text: str) -> str:
 
     URLs and link syntax would spend the model's few hundred tokens on noise.
     """
-    text = _COMMENT.sub(" ", text)
-    text = _EMBED.sub(" ", text)
-    text = _WIKILINK.sub(lambda m: (m.group(2) or m.group(1).replace("#", " ")).strip(), text)
-    text = _MDLINK.sub(r"\1", text)
+    text = replace_comments(text, lambda _: " ")
+    text = replace_links(text, lambda target, heading, _block, alias:
+                         alias or " ".join(part for part in (target, heading) if part))
     # Runs of spaces carry nothing for a tokenizer; collapsing them keeps hashes stable
     # against re-indentation.
     text = re.sub(r"[ \t]{2,}", " ", text)

@@ -1,5 +1,7 @@
 """Link extraction: every Obsidian form, code ignored, attachments apart."""
 
+import pytest
+
 from mindgraph.page.parse import parse_page
 
 
@@ -73,3 +75,23 @@ def test_frontmatter_typed_links():
 def test_tags_not_taken_from_links_urls_or_headings():
     page = parse_page("# Title\n[[Note#Heading]] https://x.org/#frag [a](b.md#c) #real", "p.md")
     assert page.tags == ("real",)
+
+
+PATHOLOGICAL = ["[[", "[[a", "![[", "[a](", "![a](", "[", "[a", "[[a|", "[[a](", "**a ", "_a ",
+                "*a ", "<!-- ", "%% "]
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("unit", PATHOLOGICAL)
+def test_unclosed_markup_costs_linear_time(unit):
+    """A long line of openers that never close: every regex used to retry from each opener
+    to the end of the line (quadratic: minutes for 200 KB). Linear, this takes well under a
+    second; the quadratic code needed hours for the same text."""
+    from mindgraph.ingest.extract import plain_text, summary
+    from mindgraph.retrieval.present import readable
+    from mindgraph.vectors.chunking import clean_markdown
+
+    text = "# Title\n\n" + unit * (200_000 // len(unit))
+    page = parse_page(text, "x.md")
+    assert page.sections and readable(text) and clean_markdown(text) is not None
+    assert summary(text) is not None and plain_text(text) is not None
