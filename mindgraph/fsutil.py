@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -20,18 +21,38 @@ def sha256_text(text: str) -> str:
     return sha256_bytes(text.encode("utf-8"))
 
 
-def atomic_write_bytes(path: Path, data: bytes, durable: bool = True) -> None:
+def _umask() -> int:
+    mask = os.umask(0o022)    # the only way to read it before Python 3.13: set and restore
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _umask()       # read once, at import, before any thread could race the two calls
+
+
+def atomic_write_bytes(path: Path, data: bytes, durable: bool = True,
+                       shared: bool = False) -> None:
     """Write ``data`` to ``path`` so that a crash leaves either the old or the new file.
 
     A temp file in the same folder is written, flushed, fsync'ed and renamed over the target
     with os.replace (atomic on POSIX); the folder is fsync'ed so the rename itself is durable.
     ``durable=False`` skips both fsyncs (still atomic, not yet on disk after a power loss), for
     callers that make many files durable at once later.
+
+    The temp file is private (0600), right for state. ``shared``: a file people and other
+    programs read (wiki pages, pulled notes) gets the mode of the file it replaces, or the
+    one ``open()`` would give a new file (0666 minus the umask).
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        if shared and hasattr(os, "fchmod"):
+            try:
+                mode = stat.S_IMODE(os.stat(path).st_mode)
+            except FileNotFoundError:
+                mode = 0o666 & ~_UMASK
+            os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             if durable:

@@ -124,7 +124,7 @@ def _file_documents(raw_dir: Path, configured: ConfiguredAdapter,
             out.append(PulledFile(name, raw_rel, "unchanged"))
             continue
         if not dry_run:
-            atomic_write_bytes(path, data)
+            atomic_write_bytes(path, data, shared=True)
             mtime = doc.metadata.get("mtime") if doc.metadata else None
             if isinstance(mtime, (int, float)):
                 os.utime(path, (mtime, mtime))

@@ -27,6 +27,9 @@ _PROTECT_RES = (
     re.compile(r"\s\^[\w-]+\s*$"),                        # block ids
     re.compile(r"\$\$.*?\$\$|\$[^$\n]+\$"),              # inline math
 )
+# A file name with one of these cannot be the target of a [[wikilink]]: # starts a heading,
+# | an alias, ^ a block, and brackets end the link.
+UNLINKABLE = "#|^[]"
 _CALLOUT_RE = re.compile(r"^\s*(?:>\s*)+\[!")
 _TABLE_RE = re.compile(r"^\s*(?:>\s*)*\|")
 _BLANK = "\x00"
@@ -52,12 +55,15 @@ def add_links(body: str, source_path: str, index: TitleIndex,
             target = index.target(term, source_path)
             if target is None or target in linked:
                 continue
+            name = index.link_target(target, source_path)
+            if any(ch in name for ch in UNLINKABLE):   # Obsidian cannot link to this name
+                continue
             linked.add(target)
             added.append(target)
             written = lines[number][match.start():match.end()]
             edits.setdefault(number, []).append(
-                (match.start(), match.end(), _link(index.link_target(target, source_path),
-                                                   written, bool(_TABLE_RE.match(line)))))
+                (match.start(), match.end(), _link(name, written,
+                                                   bool(_TABLE_RE.match(line)))))
     for number, changes in edits.items():
         text = lines[number]
         for start, end, replacement in sorted(changes, reverse=True):

@@ -132,6 +132,9 @@ def read_note(raw_dir: Path, file: RawFile, max_bytes: int) -> bytes:
 
 def decode_note(path: str, data: bytes) -> str:
     """UTF-8 text with LF line endings; NoteReadError names the line of a bad byte."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise NoteReadError(f"{path}:1: UTF-16 text (it starts with a UTF-16 byte-order mark). "
+                            f"Re-save the file as UTF-8.")
     nul = data.find(b"\x00", 0, _BINARY_SNIFF)
     if nul >= 0:
         line = data[:nul].count(b"\n") + 1

@@ -57,7 +57,8 @@ class WikiWriter:
         target = self.path(wiki_path)
         if self.read(wiki_path) == data:
             return
-        atomic_write_bytes(target, data, durable=False)     # make_durable flushes them later
+        # make_durable flushes them later
+        atomic_write_bytes(target, data, durable=False, shared=True)
         self.dirty = True
 
     def remove(self, wiki_path: str) -> None:

@@ -105,3 +105,12 @@ def test_links_digest_changes_only_when_a_mentioned_page_changes(index):
     moved = TitleIndex([e for e in index.entries.values() if e.path != "Graph view.md"]
                        + [IndexEntry("Views/Graph view.md", "Graph view")])
     assert moved.links_digest(mentions, "Plugins/x.md") != before
+
+
+def test_pages_whose_file_name_cannot_be_a_wikilink_are_not_linked():
+    index = TitleIndex([IndexEntry("has|pipe.md", "pipe"), IndexEntry("a#b.md", "hashy"),
+                        IndexEntry("has[bracket].md", "bracket"), IndexEntry("Fine.md", "fine")])
+    body = "The pipe and the bracket and the hashy thing are fine."
+    out, added = add_links(body, "main.md", index)
+    assert out == "The pipe and the bracket and the hashy thing are [[Fine|fine]]."
+    assert added == ["Fine.md"]

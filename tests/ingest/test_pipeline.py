@@ -263,3 +263,21 @@ def test_missing_raw_folder_is_a_config_error(tmp_path):
     (tmp_path / "mindgraph.yml").write_text("paths:\n  raw: notes\n")
     with pytest.raises(ConfigError, match="raw folder .*notes does not exist"):
         run_ingest(load_settings(tmp_path))
+
+
+def test_wiki_pages_get_the_usual_file_mode_not_a_private_one(workspace, write_raw):
+    import os
+    import stat
+
+    from mindgraph.fsutil import _UMASK
+
+    write_raw("a.md", "A note.")
+    run_ingest(load_settings(workspace))
+    page = next((workspace / "wiki").glob("*.md"))
+    assert stat.S_IMODE(page.stat().st_mode) == 0o666 & ~_UMASK     # as open() makes files
+    os.chmod(page, 0o640)
+    write_raw("a.md", "A changed note.")
+    run_ingest(load_settings(workspace))
+    assert stat.S_IMODE(page.stat().st_mode) == 0o640                 # a chosen mode is kept
+    state = workspace / ".mindgraph" / ".ingest-state.json"
+    assert stat.S_IMODE(state.stat().st_mode) == 0o600                # state stays private

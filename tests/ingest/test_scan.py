@@ -64,4 +64,8 @@ def test_decode_note_names_the_line_of_bad_bytes():
         decode_note("n.md", b"one\ntwo\nthr\xffee\n")
     with pytest.raises(NoteReadError, match=r"n.md:2: looks like a binary file"):
         decode_note("n.md", b"one\n\x00\x01\x02")
+    for encoding in ("utf-16", "utf-16-be"):
+        bom = "\ufeff" if encoding == "utf-16-be" else ""
+        with pytest.raises(NoteReadError, match=r"n.md:1: UTF-16 text.*Re-save the file as UTF-8"):
+            decode_note("n.md", (bom + "# Note\n").encode(encoding))
     assert decode_note("n.md", "\ufeffa\r\nb\rc".encode()) == "a\nb\nc"
