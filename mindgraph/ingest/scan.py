@@ -132,7 +132,7 @@ def read_note(raw_dir: Path, file: RawFile, max_bytes: int) -> bytes:
 
 def decode_note(path: str, data: bytes) -> str:
     """UTF-8 text with LF line endings; NoteReadError names the line of a bad byte."""
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")) and len(data) > 2 and _is_utf16(data):
         raise NoteReadError(f"{path}:1: UTF-16 text (it starts with a UTF-16 byte-order mark). "
                             f"Re-save the file as UTF-8.")
     nul = data.find(b"\x00", 0, _BINARY_SNIFF)
@@ -149,6 +149,14 @@ def decode_note(path: str, data: bytes) -> str:
     if text.startswith("\ufeff"):
         text = text[1:]
     return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _is_utf16(data: bytes) -> bool:
+    try:
+        data.decode("utf-16")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _too_large(path: str, size: int, limit: int) -> str:
