@@ -1,4 +1,4 @@
-"""`mindgraph check`: broken and ambiguous links, orphans, missing frontmatter, duplicates."""
+"""`mindgraph check`: broken and ambiguous links, pages nothing links to, missing frontmatter, duplicates."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ from .common import EXIT_PROBLEMS, emit_json, json_option, workspace_options
 @click.command("check")
 @workspace_options
 @click.option("--strict", is_flag=True, help="Exit 1 when any error is found (for CI).")
-@click.option("--errors-only", is_flag=True, help="Hide warnings (orphans, duplicates, ...).")
+@click.option("--errors-only", is_flag=True, help="Hide warnings (no backlinks, duplicates, ...).")
 @click.option("--limit", type=click.IntRange(min=0), default=50, show_default=True,
               help="Print at most this many findings (0: all). --json always has all.")
 @json_option
 def check_command(settings, strict: bool, errors_only: bool, limit: int, as_json: bool) -> None:
-    """Lint the wiki: broken/ambiguous links, orphans, pages without frontmatter, duplicates."""
+    """Lint the wiki: broken/ambiguous links, pages without backlinks or frontmatter, duplicates."""
     settings.require_wiki()
     report = Mindgraph(settings).check()
     if as_json:

@@ -1,7 +1,7 @@
-"""Lint a vault: broken and ambiguous links, orphans, missing frontmatter, duplicate titles.
+"""Lint a vault: broken and ambiguous links, pages nothing links to, missing frontmatter, duplicate titles.
 
 Errors are defects a reader hits (a link that goes nowhere or could go to several pages, a
-file that cannot be read); warnings are structure worth a look (orphans, no frontmatter,
+file that cannot be read); warnings are structure worth a look (no backlinks, no frontmatter,
 two pages with one title).
 """
 
@@ -87,12 +87,17 @@ def check_vault(vault: Vault) -> CheckReport:
     for path in sorted(vault.pages):
         page = vault.pages[path]
         titles[page.title.lower()].append(path)
-        if not page.has_frontmatter:
+        if not page.has_frontmatter and page.body.split("\n", 1)[0].rstrip() == "---":
+            findings.append(Finding("warning", "unclosed-frontmatter", path, 1,
+                                    "the frontmatter's '---' is never closed, so it is read as "
+                                    "text; end the block with a '---' line."))
+        elif not page.has_frontmatter:
             findings.append(Finding("warning", "no-frontmatter", path, 0,
                                     "page has no frontmatter; add a '---' block with at least "
                                     "a title (mindgraph ingest writes one)."))
         if incoming[path] == 0 and len(vault.pages) > 1:
-            findings.append(Finding("warning", "orphan", path, 0,
+            # not "orphan": `graph orphans` means no links at all, in or out (Obsidian's sense)
+            findings.append(Finding("warning", "no-backlinks", path, 0,
                                     "no other page links here; link it from a related page."))
     for paths in titles.values():
         if len(paths) > 1:

@@ -347,7 +347,7 @@ def create_app(mg: Mindgraph, token: str | None = None) -> FastAPI:
         found = mg.communities()
         return {"count": len(found), "communities": [asdict(c) for c in found[:limit]]}
 
-    @route("get", "/check", s.CheckOut, "Broken links, orphans, duplicates")
+    @route("get", "/check", s.CheckOut, "Broken links, pages without backlinks, duplicates")
     def check() -> dict[str, Any]:
         fresh()
         return mg.check().to_dict()

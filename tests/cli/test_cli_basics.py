@@ -58,11 +58,15 @@ def test_check_reports_and_strict_fails(tmp_path):
     (wiki / "A.md").write_text("---\ntitle: A\n---\nSee [[B]] and [[Nowhere]].\n")
     (wiki / "B.md").write_text("---\ntitle: B\n---\nBack to [[A]].\n")
     (wiki / "C.md").write_text("no frontmatter, nobody links here\n")
+    (wiki / "D.md").write_text("---\ntitle: D\ntags: [x]\n\nThe block above never closes.\n")
     runner = CliRunner()
     result = runner.invoke(cli, ["check", "-C", str(tmp_path), "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
-    assert report["counts"] == {"broken-link": 1, "no-frontmatter": 1, "orphan": 1}
+    assert report["counts"] == {"broken-link": 1, "no-frontmatter": 1, "no-backlinks": 2,
+                                "unclosed-frontmatter": 1}
+    unclosed = [f for f in report["findings"] if f["kind"] == "unclosed-frontmatter"][0]
+    assert (unclosed["path"], unclosed["line"]) == ("D.md", 1)
     broken = [f for f in report["findings"] if f["kind"] == "broken-link"][0]
     assert (broken["path"], broken["line"]) == ("A.md", 4)
     strict = runner.invoke(cli, ["check", "-C", str(tmp_path), "--strict"])
