@@ -6,7 +6,7 @@ import click
 
 from ..core import Mindgraph
 from .common import workspace_options
-from .serve_cmd import bind_token
+from .serve_cmd import bind_token, ensure_port_free
 
 
 @click.command("mcp")
@@ -33,6 +33,7 @@ def mcp_command(settings, transport: str, host: str | None, port: int | None) ->
     host = host or settings.serve.host
     port = port or settings.serve.port + 1
     token = bind_token(settings, host)
+    ensure_port_free(host, port)
     app = create_http_app(create_mcp_server(Mindgraph(settings)), token, host)
     click.echo(f"mindgraph MCP on http://{host}:{port}/mcp (wiki: {settings.wiki_dir})",
                err=True)

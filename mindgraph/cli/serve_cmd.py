@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import json
 import os
+import socket
 
 import click
 
@@ -36,6 +38,36 @@ def bind_token(settings, host: str) -> str | None:
     return token
 
 
+def ensure_port_free(host: str, port: int) -> None:
+    """Exit 2 with the fix when ``host:port`` cannot be bound (uvicorn would log an error
+    after the start banner and exit 3)."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        raise ConfigClickError(f"Cannot bind {host}: {exc.strerror}. Pass an address of this "
+                               f"machine with --host.") from exc
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)   # as uvicorn binds
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            why = "is already in use (another server?)" if exc.errno == errno.EADDRINUSE \
+                else f"cannot be bound ({exc.strerror})"
+            raise ConfigClickError(f"Port {port} on {host} {why}. Pick another with --port N "
+                                   f"(or serve.port in mindgraph.yml), or stop the other "
+                                   f"server.") from exc
+
+
+def ensure_workspace(settings) -> None:
+    """A server outside any workspace would answer 503 to everything: refuse to start. (A
+    workspace whose wiki is not compiled yet is fine: POST /reindex compiles it.)"""
+    if not settings.wiki_dir.is_dir():
+        error = settings.not_a_workspace(settings.wiki_dir)
+        if error is not None:
+            raise ConfigClickError(str(error))
+
+
 @click.command("serve")
 @workspace_options
 @click.option("--host", default=None, help="Address to bind (default: serve.host, 127.0.0.1).")
@@ -53,7 +85,9 @@ def serve_command(settings, host: str | None, port: int | None, workers: int) ->
 
     host = host or settings.serve.host
     port = port or settings.serve.port
+    ensure_workspace(settings)
     token = bind_token(settings, host)
+    ensure_port_free(host, port)
     click.echo(f"mindgraph REST on http://{host}:{port} (wiki: {settings.wiki_dir}"
                f"{f', {workers} workers' if workers > 1 else ''})", err=True)
     if workers == 1:

@@ -95,6 +95,25 @@ def test_serve_refuses_public_bind_without_token(workspace, monkeypatch):
     assert "MINDGRAPH_API_TOKEN" in result.output
 
 
+def test_serve_refuses_a_busy_port_and_a_folder_that_is_no_workspace(workspace, tmp_path):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        busy = CliRunner().invoke(cli, ["serve", "-C", str(workspace), "--port", str(port)])
+        assert busy.exit_code == 2 and f"Port {port} on 127.0.0.1 is already in use" in \
+            busy.output and "--port N" in busy.output
+        mcp = CliRunner().invoke(cli, ["mcp", "-C", str(workspace), "--transport", "http",
+                                       "--port", str(port)])
+        assert mcp.exit_code == 2 and "already in use" in mcp.output
+    nowhere = tmp_path / "not-a-workspace"
+    nowhere.mkdir()
+    result = CliRunner().invoke(cli, ["serve", "-C", str(nowhere)])
+    assert result.exit_code == 2 and "not a mindgraph workspace" in result.output
+
+
 def test_search_related_path_communities_and_usage_log(client, workspace):
     found = client.get("/search", params={"q": "trunks"}).json()
     assert found["results"][0]["page"] == "Catalog.md"
