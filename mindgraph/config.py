@@ -263,8 +263,17 @@ def load_settings(base_dir: str | Path = ".", config: str | Path | None = None,
             raise ConfigError(f"{path}: the top level must be a mapping of sections "
                               f"({', '.join(sorted([*_SECTIONS, 'adapters']))}).")
         data = loaded
-    data = _apply_env(data, environ)
-    return settings_from_dict(data, base_dir=base, source=source)
+    data, overrides = _apply_env(data, environ)
+    try:
+        return settings_from_dict(data, base_dir=base, source=source)
+    except ConfigError as exc:
+        # a bad value that came from the environment: name the variable, not the file
+        message = str(exc)
+        for key, variable in overrides.items():
+            if f"'{key}'" in message:
+                raise ConfigError(message.replace(f"{source}:", f"Environment variable "
+                                                                f"{variable}:", 1)) from exc
+        raise
 
 
 def settings_from_dict(data: Mapping[str, Any], base_dir: str | Path = ".",
@@ -406,11 +415,6 @@ def _check_values(s: Settings) -> None:
     for ok, key, rule in checks:
         if not ok:
             raise ConfigError(f"{s.source}: '{key}' must be {rule}. Fix it in {s.source}.")
-    if s.compile.provider != "offline" and not s.compile.api_key_env and s.compile.provider != "openai":
-        raise ConfigError(f"{s.source}: compile.provider is {s.compile.provider} but "
-                          f"compile.api_key_env is empty. Name the environment variable that "
-                          f"holds the key, e.g. api_key_env: "
-                          f"{s.compile.provider.upper()}_API_KEY.")
     for key, value in (("paths.raw", s.paths.raw), ("paths.wiki", s.paths.wiki)):
         if not value:
             raise ConfigError(f"{s.source}: '{key}' must not be empty.")
@@ -419,8 +423,12 @@ def _check_values(s: Settings) -> None:
                           f"(raw notes are never written).")
 
 
-def _apply_env(data: dict[str, Any], environ: Mapping[str, str]) -> dict[str, Any]:
+def _apply_env(data: dict[str, Any], environ: Mapping[str, str]
+               ) -> tuple[dict[str, Any], dict[str, str]]:
+    """``data`` with the MINDGRAPH_<SECTION>__<KEY> overrides applied, and which variable set
+    each overridden "section.key"."""
     merged = {k: (dict(v) if isinstance(v, dict) else v) for k, v in data.items()}
+    overrides: dict[str, str] = {}
     for name, value in environ.items():
         if not name.startswith(ENV_PREFIX) or "__" not in name:
             continue
@@ -429,11 +437,17 @@ def _apply_env(data: dict[str, Any], environ: Mapping[str, str]) -> dict[str, An
         if section not in _SECTIONS:
             raise ConfigError(f"Environment variable {name}: unknown section '{section}'. "
                               f"Known: {', '.join(sorted(_SECTIONS))}. Unset or rename it.")
+        known = {f.name for f in dataclasses.fields(_SECTIONS[section])}
+        if key not in known:
+            raise ConfigError(f"Environment variable {name}: unknown key '{section}.{key}'. "
+                              f"Known keys in '{section}': {', '.join(sorted(known))}. "
+                              f"Unset or rename it.")
         target = merged.setdefault(section, {})
         if not isinstance(target, dict):
             continue
         target[key] = value
-    return merged
+        overrides[f"{section}.{key}"] = name
+    return merged, overrides
 
 
 DEFAULT_CONFIG_YAML = """\
@@ -448,7 +462,7 @@ paths:
 compile:
   provider: offline # offline | anthropic | gemini | openai (any OpenAI-compatible server)
   # model: claude-sonnet-4-5
-  # api_key_env: ANTHROPIC_API_KEY
+  # api_key_env: ANTHROPIC_API_KEY   # the default for anthropic (GEMINI_API_KEY for gemini)
   # base_url: http://localhost:11434/v1   # Ollama, vLLM, llama.cpp server
   language: en
   concurrency: 4

@@ -65,9 +65,15 @@ def test_env_overrides_file_and_is_typed(tmp_path):
         load_settings(tmp_path, environ={"MINDGRAPH_COMPILE__BOGUS": "1"})
 
 
-def test_llm_provider_needs_a_key_variable_name():
-    with pytest.raises(ConfigError, match="api_key_env"):
-        settings_from_dict({"compile": {"provider": "anthropic"}})
+def test_llm_provider_key_variable_defaults_to_the_providers_own(monkeypatch):
+    from mindgraph.providers.llm.factory import make_llm_provider
+
+    settings = settings_from_dict({"compile": {"provider": "anthropic"}})  # valid: no key yet
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    with pytest.raises(ConfigError, match="ANTHROPIC_API_KEY is not set"):
+        make_llm_provider(settings)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    assert make_llm_provider(settings) is not None
 
 
 def test_secrets_are_read_from_the_named_variable(tmp_path, monkeypatch):

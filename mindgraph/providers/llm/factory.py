@@ -8,6 +8,10 @@ from ...config import Settings
 from ...errors import ConfigError
 from .base import LLMProvider
 
+# compile.api_key_env when it is not set (the providers' own SDKs read the same names); an
+# OpenAI-compatible server has none: a local one (Ollama, vLLM) needs no key.
+DEFAULT_KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "gemini": "GEMINI_API_KEY"}
+
 
 def make_llm_provider(settings: Settings) -> LLMProvider | None:
     """Build the configured backend; None when compile.provider is "offline".
@@ -22,17 +26,18 @@ def make_llm_provider(settings: Settings) -> LLMProvider | None:
     if c.base_url and urlsplit(c.base_url).scheme not in ("http", "https"):
         raise ConfigError(f"{settings.source}: compile.base_url {c.base_url!r} must start with "
                           f"http:// or https:// (e.g. http://localhost:11434/v1 for Ollama).")
-    key_source = f"${c.api_key_env}" if c.api_key_env else "the API key"
+    key_env = c.api_key_env or DEFAULT_KEY_ENV.get(c.provider, "")
+    key_source = f"${key_env}" if key_env else "the API key"
     common = dict(timeout_s=c.timeout_s, max_retries=c.max_retries, key_source=key_source)
     if c.provider == "anthropic":
         from .anthropic import DEFAULT_MODEL, AnthropicProvider
 
-        return AnthropicProvider(settings.secret(c.api_key_env, what),
+        return AnthropicProvider(settings.secret(key_env, what),
                                  model=c.model or DEFAULT_MODEL, base_url=c.base_url, **common)
     if c.provider == "gemini":
         from .gemini import DEFAULT_MODEL, GeminiProvider
 
-        return GeminiProvider(settings.secret(c.api_key_env, what),
+        return GeminiProvider(settings.secret(key_env, what),
                               model=c.model or DEFAULT_MODEL, base_url=c.base_url,
                               temperature=c.temperature, **common)
     if c.provider == "openai":
