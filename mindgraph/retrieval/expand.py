@@ -15,47 +15,110 @@ from collections import OrderedDict
 from typing import Any
 
 MAX_QUERIES = 3
-_LATIN_PATTERNS = [
-    re.compile(r"(?:difference|differences|relationship|relation)\s+between\s+(?:the\s+)?"
-               r"(?P<a>.+?)\s+and\s+(?:the\s+)?(?P<b>.+?)(?:[,?.;]|$)", re.I),
-    re.compile(r"(?:how\s+(?:does|do|is|are)\s+)?(?:the\s+)?(?P<a>[^,?.;]+?)\s+"
-               r"(?:relate|relates|compare|compares|differ|differs)\s+(?:to|with|from)\s+"
-               r"(?:the\s+)?(?P<b>[^,?.;]+)", re.I),
-    re.compile(r"(?P<a>[^,?.;:]+?)\s+(?:vs\.?|versus)\s+(?P<b>[^,?.;:]+)", re.I),
-    re.compile(r"how\s+do\s+(?:the\s+)?(?P<a>.+?)\s+and\s+(?:the\s+)?(?P<b>.+?)\s+"
-               r"(?:work together|interact|fit together)", re.I),
-]
-_CJK_PATTERNS = [
-    re.compile(r"(?P<a>[^、。？?,，「」]+?)と(?P<b>[^、。？?,，「」]+?)の(?:違い|関係|比較)"),
-    re.compile(r"(?P<a>[^、。？?,，「」]+?)[和与跟](?P<b>[^、。？?,，「」]+?)(?:的)?(?:有什么|没有|有)?"
-               r"(?:区别|关系|比较|不同)"),
-]
+MAX_SPLIT_CHARS = 400     # a comparison names two short things; longer text is not one
+
+# Each form is an anchor found once, with the concepts taken around it by string operations:
+# a regex with a lazy group before "\s+vs" (or before 和) retries every split of every start
+# and took minutes on a 4,000-character query, holding the GIL of the whole server.
+_STOPS = re.compile(r"[,?.;]")               # where a concept ends in English text
+_STOPS_VS = re.compile(r"[,?.;:]")
+_STOPS_CJK = re.compile(r"[、。？?,，「」]")
+_BETWEEN = re.compile(r"\b(?:differences?|relationship|relation)\s+between\s+", re.I)
+_RELATES = re.compile(r"\s+(?:relates?|compares?|differs?)\s+(?:to|with|from)\s+", re.I)
+_VERSUS = re.compile(r"\s+(?:vs\.?|versus)\s+", re.I)
+_TOGETHER = re.compile(r"\bhow\s+do\s+", re.I)
+_TOGETHER_END = re.compile(r"\s+(?:work together|interact|fit together)", re.I)
+_AND = re.compile(r"\s+and\s+", re.I)
+_JA_ANCHOR = re.compile(r"の(?:違い|関係|比較)")
+_ZH_ANCHOR = re.compile(r"(?:的)?(?:有什么|没有|有)?(?:区别|关系|比较|不同)")
+_ZH_AND = re.compile(r"[和与跟]")
 # "Is this related to the problem?" names no two concepts: a pronoun is not something to
 # search for.
 _NOT_CONCEPTS = frozenset("这 那 它 他 她 这个 那个 这些 那些 此 其 これ それ あれ この その あの"
                           " 私 我 你 我们".split())
 _LEAD_WORDS = re.compile(r"^(?:what\s+is\s+the|what\s+are\s+the|what's\s+the|is\s+there\s+a|"
-                         r"what|how|the|a|an)\s+", re.I)
+                         r"what|how\s+(?:does|do|is|are)|how|the|a|an)\s+", re.I)
 
 
 def split_concepts(query: str) -> list[str]:
     """The concepts of a multi-concept query ([] when it names only one thing)."""
-    for pattern in _LATIN_PATTERNS + _CJK_PATTERNS:
-        match = pattern.search(query)
-        if match:
-            parts = [_clean(match.group("a")), _clean(match.group("b"))]
-            parts = [p for p in parts if p and len(p) <= 80 and p not in _NOT_CONCEPTS]
-            if len(parts) == 2 and parts[0].lower() != parts[1].lower():
-                return parts
+    if len(query) > MAX_SPLIT_CHARS:
+        return []
+    for finder in (_between, _around(_RELATES, _STOPS), _around(_VERSUS, _STOPS_VS), _together,
+                   _japanese, _chinese):
+        found = finder(query)
+        if found is None:
+            continue
+        parts = [_clean(found[0]), _clean(found[1])]
+        parts = [p for p in parts if p and len(p) <= 80 and p not in _NOT_CONCEPTS]
+        if len(parts) == 2 and parts[0].lower() != parts[1].lower():
+            return parts
     return []
 
 
+def _clause_before(text: str, end: int, stops: re.Pattern[str]) -> str:
+    """The text from the last of ``stops`` before ``end`` up to ``end``."""
+    starts = [m.end() for m in stops.finditer(text, 0, end)]
+    return text[starts[-1] if starts else 0:end]
+
+
+def _clause_after(text: str, start: int, stops: re.Pattern[str]) -> str:
+    """The text from ``start`` up to the next of ``stops``."""
+    stop = stops.search(text, start)
+    return text[start:stop.start() if stop else len(text)]
+
+
+def _split_once(text: str, separator: re.Pattern[str]) -> tuple[str, str] | None:
+    match = separator.search(text)
+    return (text[:match.start()], text[match.end():]) if match else None
+
+
+def _between(query: str) -> tuple[str, str] | None:
+    """ "difference between A and B" """
+    anchor = _BETWEEN.search(query)
+    return _split_once(_clause_after(query, anchor.end(), _STOPS), _AND) if anchor else None
+
+
+def _around(anchor_re: re.Pattern[str], stops: re.Pattern[str]):
+    """ "A vs B", "how does A relate to B": the clause before and the clause after. """
+    def find(query: str) -> tuple[str, str] | None:
+        anchor = anchor_re.search(query)
+        if anchor is None:
+            return None
+        return (_clause_before(query, anchor.start(), stops),
+                _clause_after(query, anchor.end(), stops))
+    return find
+
+
+def _together(query: str) -> tuple[str, str] | None:
+    """ "how do A and B work together" """
+    start, end = _TOGETHER.search(query), _TOGETHER_END.search(query)
+    if start is None or end is None or end.start() <= start.end():
+        return None
+    return _split_once(query[start.end():end.start()], _AND)
+
+
+def _japanese(query: str) -> tuple[str, str] | None:
+    """「AとBの違い」"""
+    anchor = _JA_ANCHOR.search(query)
+    if anchor is None:
+        return None
+    clause = _clause_before(query, anchor.start(), _STOPS_CJK)
+    return tuple(clause.split("と", 1)) if "と" in clause else None  # type: ignore[return-value]
+
+
+def _chinese(query: str) -> tuple[str, str] | None:
+    """「A和B的区别」, 「A与B有什么关系」"""
+    anchor = _ZH_ANCHOR.search(query)
+    return _split_once(_clause_before(query, anchor.start(), _STOPS_CJK), _ZH_AND) \
+        if anchor else None
+
+
 def _clean(text: str) -> str:
-    text = text.strip(" \t\"'`「」“”")
     previous = None
     while previous != text:
         previous = text
-        text = _LEAD_WORDS.sub("", text).strip()
+        text = _LEAD_WORDS.sub("", text.strip(" \t\"'`「」“”")).strip()
     return text
 
 

@@ -125,3 +125,17 @@ def test_splitter_finds_the_two_concepts_or_none(query, concepts):
     from mindgraph.retrieval.expand import split_concepts
 
     assert split_concepts(query) == concepts
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("query", ["a" + " " * 3998 + "b", "和" * 4000, "a vs " * 800,
+                                   "x" + " relate to " * 400, "canvas " * 10_000,
+                                   "AとBの違い" * 500, "difference between " * 300])
+def test_splitter_and_router_take_linear_time_on_hostile_queries(query):
+    """The splitter's lazy regexes retried every split of every start: 'a' + 3,998 spaces +
+    'b' took 380 s and held the server's GIL. Each form is now an anchor found once."""
+    from mindgraph.retrieval.expand import split_concepts
+    from mindgraph.retrieval.router import IntentRouter
+
+    split_concepts(query)
+    IntentRouter().route(query)
