@@ -145,6 +145,10 @@ class ServeSettings:
     usage_log: str = "usage.jsonl"       # under the state folder; "" turns logging off
     usage_log_max_bytes: int = 5_000_000
     context_timeout_s: float = 5.0
+    # A page in the context block that none of the situation's words are on must be at least
+    # this close in meaning (cosine). For all-MiniLM-L6-v2 on the vault's questions, 99% of
+    # relevant pages scored above 0.36 and nonsense queries' best matches 0.21-0.32.
+    context_min_similarity: float = 0.35
     # Long-running processes follow wiki/ through inotify (Linux) instead of scanning it
     # before every query; off, or where inotify is missing, they scan.
     watch_wiki: bool = True
@@ -409,6 +413,8 @@ def _check_values(s: Settings) -> None:
         (s.retrieval.recency_lambda >= 0, "retrieval.recency_lambda", "0 or more"),
         (s.retrieval.expansion_timeout_s > 0, "retrieval.expansion_timeout_s", "above 0"),
         (s.serve.context_timeout_s > 0, "serve.context_timeout_s", "above 0"),
+        (-1 <= s.serve.context_min_similarity <= 1, "serve.context_min_similarity",
+         "between -1 and 1"),
         (s.serve.embed_changes_max_chunks >= 0, "serve.embed_changes_max_chunks", "0 or more"),
         (s.serve.usage_log_max_bytes >= 10_000, "serve.usage_log_max_bytes", "at least 10000"),
     ]

@@ -430,7 +430,7 @@ class Mindgraph:
 
         timeout = self.settings.serve.context_timeout_s if timeout_s is None else timeout_s
         return context_within(situation, lambda q: self.smart_search(q, max(limit, 5)),
-                              timeout, limit)
+                              timeout, limit, self.settings.serve.context_min_similarity)
 
     def close(self) -> None:
         """Flush and release the vector store (files or connections) and the wiki watch."""

@@ -32,12 +32,24 @@ class ContextBlock:
                 "status": self.status, "detail": self.detail}
 
 
-def render_context(situation: str, response: HybridResponse, limit: int = 3) -> ContextBlock:
-    """The block for a hybrid response: one bullet per page, with its address."""
-    results = response.results[:limit]
+def render_context(situation: str, response: HybridResponse, limit: int = 3,
+                   min_similarity: float = -1.0) -> ContextBlock:
+    """The block for a hybrid response: one bullet per page, with its address. A page found
+    by meaning alone (no keyword match) below ``min_similarity`` is left out: text an agent
+    did not ask for costs it attention."""
+    kept = [r for r in response.results
+            if "keyword" in r.sources or r.sources.get("vector", {}).get("score", 1.0)
+            >= min_similarity]
+    results = kept[:limit]
     if not results:
-        return ContextBlock("", (), "empty", "nothing in the wiki matches the situation")
-    lines = [f"<!-- mindgraph context for: {_one_line(situation)[:120]} -->",
+        why = "; ".join(response.degradation) or "nothing in the wiki matches the situation"
+        if response.results:
+            why = (f"no note has the situation's words, and none is close in meaning "
+                   f"(below {min_similarity:g} cosine)")
+        return ContextBlock("", (), "empty", why)
+    # "--" would let the situation close the HTML comment and write into the agent's prompt
+    header = _one_line(situation)[:120].replace("--", "- -")
+    lines = [f"<!-- mindgraph context for: {header} -->",
              "### Relevant notes"]
     for r in results:
         where = f"{r.title} › {r.heading}" if r.heading else r.title
@@ -52,13 +64,15 @@ def render_context(situation: str, response: HybridResponse, limit: int = 3) -> 
 
 
 def context_within(situation: str, answer: Callable[[str], HybridResponse],
-                   timeout_s: float, limit: int = 3) -> ContextBlock:
+                   timeout_s: float, limit: int = 3, min_similarity: float = -1.0
+                   ) -> ContextBlock:
     """Run ``answer`` in a worker thread; give up after ``timeout_s`` with an empty block."""
     box: dict[str, object] = {}
 
     def work() -> None:
         try:
-            box["block"] = render_context(situation, answer(situation), limit)
+            box["block"] = render_context(situation, answer(situation), limit,
+                                          min_similarity)
         except BaseException as exc:  # never let anything escape to the caller
             box["error"] = f"{type(exc).__name__}: {exc}"
 

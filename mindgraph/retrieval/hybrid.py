@@ -43,6 +43,8 @@ FAILURE_WORDS = ("troubleshoot", "error", "issue", "problem", "fix", "faq", "故
 RESERVE_MIN_SHARE = 0.2   # a retriever with less of the fused weight reserves nothing
 _POOL = cf.ThreadPoolExecutor(max_workers=4, thread_name_prefix="mindgraph-retrieval")
 ANSWER_CACHE_SIZE = 512
+NO_TERMS = ("the query has no searchable words (only stop words, symbols or emoji): nothing "
+            "was searched")
 __all__ = ["HybridResponse", "HybridResult", "HybridRetriever", "SearchOptions"]
 
 
@@ -100,6 +102,12 @@ class HybridRetriever:
             options.use_vector and self.vector is not None else []
         intent = self.router.route(query)
         timings["route"] = _ms(started)
+        lang = query_language(query)
+        if not self.keyword.query_terms(query):
+            # "", "the", "?!", an emoji: a vector of it is noise near every page
+            timings["total"] = _ms(started)
+            return HybridResponse(query, lang, intent, (), (),
+                                  *self._explain_top([], lang, intent), (NO_TERMS,), timings)
         fetch = max(options.top_k * 3, self.settings.overfetch)
         shares: dict[str, float] = {}
         candidates = self._stage1(query, intent, fetch, options, timings, degradation,
@@ -118,8 +126,13 @@ class HybridRetriever:
             self._recency(candidates)
         self._reserve(candidates, picks)
         timings["stage2"] = _ms(t)
+        if options.use_keyword and candidates and not any(
+                "keyword" in c.sources for c in candidates.values()):
+            best = max(c.sources.get("vector", {}).get("score", 0.0)
+                       for c in candidates.values())
+            _note(degradation, f"no page contains the query's words: these results are by "
+                               f"meaning alone (best similarity {best:.2f})")
         results = self._finish(query, candidates, options.top_k, degradation)
-        lang = query_language(query)
         timings["total"] = _ms(started)
         return HybridResponse(query, lang, intent, tuple(results), tuple(expanded),
                               *self._explain_top(results, lang, intent),
