@@ -11,8 +11,9 @@ from .model import Page
 
 def find_page(pages: Mapping[str, Page], name: str) -> Page:
     """The page ``name`` refers to, tried as: exact path, path + ".md", then case-insensitive
-    path, title, alias and file name; NotFoundError with suggestions (or the candidates when
-    the name is ambiguous) otherwise."""
+    path, file name (as Obsidian resolves [[Home]] to Home.md), title and alias, stopping at the
+    first kind of name that fits: NotFoundError with the candidates when it fits several
+    pages, with suggestions when nothing fits."""
     name = name.strip()
     for key in (name, name + ".md"):
         if key in pages:
@@ -22,12 +23,12 @@ def find_page(pages: Mapping[str, Page], name: str) -> Page:
         hits = [p for p in pages.values() if rule(p) == wanted]
         if len(hits) == 1:
             return hits[0]
-    for label, names_of in (("title", lambda p: [p.title]), ("alias", lambda p: p.aliases),
-                            ("file name", lambda p: [p.stem])):
+    for label, names_of in (("file name", lambda p: [p.stem]), ("title", lambda p: [p.title]),
+                            ("alias", lambda p: p.aliases)):
         hits = [p for p in pages.values() if wanted in (n.lower() for n in names_of(p))]
         if len(hits) == 1:
             return hits[0]
-        if len(hits) > 1:
+        if len(hits) > 1:      # a weaker kind of name must not pick one of them silently
             paths = ", ".join(sorted(p.path for p in hits)[:5])
             raise NotFoundError(f"'{name}' is the {label} of {len(hits)} pages ({paths}); "
                                 f"name the page by its path.")
@@ -44,4 +45,4 @@ def suggest(pages: Mapping[str, Page], name: str) -> str:
                                       cutoff=0.6)
     paths = list(dict.fromkeys(choices[c] for c in close))
     return f" Did you mean: {', '.join(paths)}?" if paths else \
-        " List pages with `mindgraph stats` or search with `mindgraph search`."
+        " Search for it by its words (`mindgraph search`, REST /search, MCP search)."

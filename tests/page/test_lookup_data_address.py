@@ -22,9 +22,25 @@ def test_find_page_by_any_name(name):
 
 
 def test_ambiguous_name_lists_candidates():
-    with pytest.raises(NotFoundError, match=r"title of 2 pages \(a/Index.md, b/Index.md\)"):
+    with pytest.raises(NotFoundError, match=r"file name of 2 pages \(a/Index.md, b/Index.md\)"):
         find_page(PAGES, "Index")
     assert find_page(PAGES, "a/index").path == "a/Index.md"
+    with pytest.raises(NotFoundError, match=r"'Catalog.md' is the file name of 2 pages"):
+        find_page({**PAGES, **HOME}, "Catalog.md")      # an alias elsewhere does not decide
+
+
+HOME = {p.path: p for p in [
+    parse_page("# Obsidian Help\nWelcome.", "en/Home.md"),
+    parse_page("---\naliases: [Home, Catalog]\n---\n# 由此开始", "zh/由此开始.md"),
+    parse_page("# Catalog\n", "b/catalog.md"),
+]}
+
+
+def test_a_file_name_wins_over_another_pages_alias():
+    """As Obsidian resolves [[Home]]: to Home.md, not to the page that has "Home" as alias."""
+    assert find_page(HOME, "Home").path == "en/Home.md"
+    assert find_page(HOME, "Home.md").path == "en/Home.md"
+    assert find_page(HOME, "由此开始").path == "zh/由此开始.md"
 
 
 def test_unknown_name_suggests():
