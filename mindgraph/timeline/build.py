@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Iterable
 
+from ..errors import InputError
 from ..page.model import Page
 from ..page.vault import Vault, load_vault
 from .dates import git_added_dates, note_date
@@ -51,7 +52,7 @@ class Timeline:
 
 def concept_terms(concept: str, vaults: Iterable[Vault]) -> list[str]:
     """The phrase, plus title and aliases of a page the phrase names (by title, alias or path)."""
-    wanted = concept.strip().lower()
+    wanted = concept.strip().lower().removesuffix(".md")
     terms = [concept.strip()]
     for vault in vaults:
         for page in vault.pages.values():
@@ -114,7 +115,12 @@ def build_timeline(concept: str, folders: list[tuple[str, Path]], *,
                    use_git: bool = True) -> Timeline:
     """The timeline of ``concept`` over the notes in ``folders`` ((label, path) pairs)."""
     vaults = [(label, load_vault(path)) for label, path in folders if Path(path).is_dir()]
+    if since and until and since > until:
+        raise InputError(f"since ({since}) is after until ({until}); swap them.")
     terms = concept_terms(concept, [v for _, v in vaults])
+    if not any(re.search(r"\w", term) for term in terms):
+        raise InputError(f"'{concept}' has no words to look for. Give a concept, e.g. a page "
+                         f"title or a feature name.")
     pattern = term_pattern(terms)
     entries: list[TimelineEntry] = []
     compiled_from: dict[str, str] = {}

@@ -104,3 +104,22 @@ def test_raw_and_compiled_page_are_one_entry_and_aliases_count(tmp_path):
     assert data["terms"] == ["Knowledge base", "KB"]
     assert [(e["folder"], e["path"], e["page"]) for e in data["entries"]] == [
         ("wiki", "Knowledge base.md", None), ("raw", "log.md", "log.md")]
+
+
+def test_a_concept_without_words_or_backwards_dates_is_a_usage_error(tmp_path):
+    (tmp_path / "wiki").mkdir()
+    (tmp_path / "wiki" / "Knowledge base.md").write_text(
+        "---\ntitle: Knowledge base\ndate: 2023-12-01\n---\nA knowledge base.\n")
+    (tmp_path / "wiki" / "Other.md").write_text("---\ndate: 2023-12-02\n---\nNothing here.\n")
+
+    def timeline(*args):
+        return CliRunner().invoke(cli, ["timeline", *args, "-C", str(tmp_path), "--no-git",
+                                        "--json"])
+
+    for concept in ("/", " ", "../../etc/passwd"[:6]):
+        result = timeline(concept)
+        assert result.exit_code == 2 and "has no words to look for" in result.output
+    backwards = timeline("knowledge", "--since", "2025-01-01", "--until", "2020-01-01")
+    assert backwards.exit_code == 2 and "swap them" in backwards.output
+    by_path = json.loads(timeline("Knowledge base.md").output)      # a path names the page
+    assert [e["path"] for e in by_path["entries"]] == ["Knowledge base.md"]
