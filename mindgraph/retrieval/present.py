@@ -14,18 +14,25 @@ from .analyzer import iter_highlights, merge_spans
 
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
+_HANGUL = re.compile(r"[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]")
 SNIPPET_CHARS = 240
 _CALLOUT = re.compile(r"(?m)^[ \t]*>[ \t]*\[![^\]\n]*\][+-]?")
 _QUOTE = re.compile(r"(?m)^[ \t]*(?:>[ \t]?)+")
 
 
 def query_language(query: str) -> str:
-    """"ja" when the query has kana, "zh" when it has Han characters only, else "en"."""
+    """"ja" when the query has kana, "zh" when it has Han characters only, "ko" for Hangul,
+    "other" when most of its letters are of another non-Latin script (Thai, Arabic,
+    Cyrillic, ...), else "en"."""
     if _KANA.search(query):
         return "ja"
     if _HAN.search(query):
         return "zh"
-    return "en"
+    if _HANGUL.search(query):
+        return "ko"
+    letters = [ch for ch in query if ch.isalpha()]
+    foreign = sum(1 for ch in letters if ord(ch) > 0x24F)    # beyond Latin Extended-B
+    return "other" if letters and foreign * 2 > len(letters) else "en"
 
 
 def interpretation(lang: str, title: str, heading: str, intent: str) -> str:

@@ -197,6 +197,9 @@ def test_english_only_model_gets_less_weight_on_cjk_queries(mg):
     assert retriever._vector_factor("ブックマークの使い方") == \
         retriever.settings.unsupported_language_vector_factor == 0.1
     assert retriever._vector_factor("how to use bookmarks") == 1.0
+    for other in ("캔버스 플러그인", "Как создать заметку", "วิธีการสร้างโน้ต"):   # not English
+        assert retriever._vector_factor(other) == 0.1
+    assert retriever._vector_factor("café crème brûlée") == 1.0           # Latin accents
 
 
 def test_repeated_query_is_answered_from_cache_until_the_wiki_changes(mg, workspace):
