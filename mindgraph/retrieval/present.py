@@ -62,14 +62,16 @@ def follow_ups(lang: str, title: str, neighbours: Sequence[str], sections: Seque
 
 
 def readable(markdown: str) -> str:
-    """Markdown as a reader sees it, on one line: callout and quote markers, comments and link
-    syntax gone (a link becomes its words), so a snippet spends its characters on content."""
+    """Markdown as a reader sees it, on one line: callout and quote markers, comments, bold
+    markers and link syntax gone (a link becomes its words), so a snippet spends its
+    characters on content and its own bold marks the query's words alone."""
     text = replace_comments(markdown, lambda _: " ")
     text = _CALLOUT.sub("", text)
     text = _QUOTE.sub("", text)
     text = replace_links(text, lambda target, heading, _block, alias:
                          alias or target or heading or "")
-    return " ".join(text.split())
+    # the page's own bold would nest with the snippet's (****Canvas**)
+    return " ".join(text.replace("**", "").split())
 
 
 def snippet_for(page: Page, section_id: str | None, terms: Sequence[str]) -> str:
