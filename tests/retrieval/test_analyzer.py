@@ -64,5 +64,5 @@ def test_snippets_show_text_not_markdown_syntax():
     assert "**regions**" in snippet and "**guide**" in snippet
     assert not any(mark in snippet for mark in ("[!", "[[", "](", "%%", "> "))
     bold = parse_page("# C\n\nSelect **Canvas**: Create new **canvas**.\n", "C.md")
-    assert snippet_for(bold, None, analyze("canvas")) == \
+    assert snippet_for(bold, "lead", analyze("canvas")) == \
         "Select **Canvas**: Create new **canvas**."             # not ****Canvas**
