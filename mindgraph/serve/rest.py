@@ -5,7 +5,7 @@ the environment variable named by ``serve.token_env``. Every error is JSON of on
 (``ErrorOut``: error, detail, and field errors for a 422) with a real status:
 
     401 missing or wrong token      404 unknown page, section, block, folder; no path between pages
-    400 a request body that is not JSON (POST /reindex)
+    400 a request body that is not text (POST /reindex; a body that is not JSON is a 422)
     409 a reindex is already running, or the page's data block does not parse (fix the page)
     422 bad parameters              502 an LLM/embedding provider failed (reindex)
     503 the server cannot answer: wiki folder missing, vector store down, mindgraph.yml wrong
@@ -489,7 +489,9 @@ def _install_error_handlers(app: FastAPI) -> None:
     async def bad_parameters(request: Request, exc: RequestValidationError) -> JSONResponse:
         errors = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", ""),
                    "type": e.get("type", "")} for e in exc.errors()]
-        detail = "; ".join(f"{_where(e['loc'])}: {e['msg']}" for e in errors)
+        detail = "; ".join(f"body is not valid JSON (at character {e['loc'][-1]})"
+                           if e["type"] == "json_invalid" else f"{_where(e['loc'])}: {e['msg']}"
+                           for e in errors)
         if any(e["loc"][:1] == ["body"] for e in errors):
             detail += " (send a JSON object with Content-Type: application/json)"
         return body(422, "ValidationError", detail or "invalid request", errors)

@@ -225,6 +225,9 @@ def test_reindex_takes_its_options_as_a_json_body_too(raw_workspace):
         answer = client.post("/reindex", content=bad,
                              headers={"content-type": "application/json"})
         assert answer.status_code == 422, (bad, answer.text)
+    broken = client.post("/reindex", content='{"dry_run": tru',
+                         headers={"content-type": "application/json"})
+    assert "body is not valid JSON (at character" in broken.json()["detail"]
     clash = client.post("/reindex", params={"dry_run": False}, json={"dry_run": True})
     assert clash.status_code == 422 and "give it once" in clash.json()["detail"]
     assert not (raw_workspace / "wiki" / "zeppelins.md").exists()    # nothing ran
