@@ -6,6 +6,7 @@ become messages with the fix (see cli/common.py).
 
 from __future__ import annotations
 
+import difflib
 import importlib
 
 import click
@@ -30,6 +31,13 @@ class LazyGroup(click.Group):
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
+
+    def resolve_command(self, ctx: click.Context, args: list[str]):
+        if args and not args[0].startswith("-") and args[0] not in COMMANDS:
+            close = difflib.get_close_matches(args[0], list(COMMANDS), n=2, cutoff=0.6)
+            hint = f" Did you mean {' or '.join(close)}?" if close else ""
+            ctx.fail(f"No such command '{args[0]}'.{hint} See `mindgraph --help`.")
+        return super().resolve_command(ctx, args)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         module = COMMANDS.get(cmd_name)

@@ -41,18 +41,25 @@ def workspace_options(func: Callable[..., Any]) -> Callable[..., Any]:
                   default=None, help="Config file (default: <dir>/mindgraph.yml if present).")
     @functools.wraps(func)
     def wrapper(*args: Any, base_dir: Path, config_path: Path | None, **kwargs: Any) -> Any:
+        as_json = bool(kwargs.get("as_json"))
         try:
             settings = load_settings(base_dir, config_path)
-        except ConfigError as exc:
-            raise ConfigClickError(str(exc)) from exc
-        try:
             return func(*args, settings=settings, **kwargs)
         except (ConfigError, InputError) as exc:
+            _json_error(as_json, exc, EXIT_USAGE)
             raise ConfigClickError(str(exc)) from exc
         except MindgraphError as exc:
+            _json_error(as_json, exc, EXIT_PROBLEMS)
             raise click.ClickException(str(exc)) from exc
 
     return wrapper
+
+
+def _json_error(as_json: bool, exc: Exception, code: int) -> None:
+    """With --json, an error is a JSON document on stdout too (the message also goes to
+    stderr), so an agent parsing stdout learns what went wrong."""
+    if as_json:
+        emit_json({"error": type(exc).__name__, "detail": str(exc), "exit_code": code})
 
 
 def json_option(func: Callable[..., Any]) -> Callable[..., Any]:

@@ -88,7 +88,8 @@ SEMANTIC_SHOWN = 2      # semantic links printed per unit; --json has them all
 def _print_table(report: CoverageReport, only_uncovered: bool) -> None:
     rows = [u for u in report.units if not (only_uncovered and u.covered)]
     width = max([len(u.unit.id) for u in rows] + [4])
-    click.echo(f"{'unit':{width}}  {'covered':8}  {'mentions':>8}  pages")
+    if rows:
+        click.echo(f"{'unit':{width}}  {'covered':8}  {'mentions':>8}  pages")
     for item in rows:
         pages = ", ".join(m.page for m in item.pages[:3])
         if len(item.pages) > 3:

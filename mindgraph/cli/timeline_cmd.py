@@ -37,7 +37,9 @@ def timeline_command(settings, concept: str, newest_first: bool, since, until,
     for entry in timeline.entries:
         click.echo(f"{entry.date}  [{entry.date_source}]  {entry.folder}/{entry.path}")
         click.echo(f"    {entry.snippet}")
-    click.echo(f"{len(timeline.entries)} notes mention {concept!r} "
+    count = len(timeline.entries)
+    click.echo(f"{count} note{'' if count == 1 else 's'} mention{'s' if count == 1 else ''} "
+               f"{concept!r} "
                f"(terms: {', '.join(timeline.terms)}).")
 
 

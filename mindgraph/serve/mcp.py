@@ -105,7 +105,7 @@ def create_mcp_server(mg: Mindgraph) -> MCPServer:
         return call("backlinks", page, lambda: links_result(mg.links(page), limit))
 
     @server.tool(annotations=READ_ONLY)
-    def timeline(concept: Annotated[str, Field(min_length=1, max_length=200,
+    def timeline(concept: Annotated[str, Field(min_length=1, max_length=200, pattern=r"\w",
                                                description="A phrase or a page name")],
                  limit: Annotated[int, Field(ge=1, le=200)] = 20,
                  newest_first: bool = False,

@@ -5,7 +5,8 @@ the environment variable named by ``serve.token_env``. Every error is JSON of on
 (``ErrorOut``: error, detail, and field errors for a 422) with a real status:
 
     401 missing or wrong token      404 unknown page, section, block, folder; no path between pages
-    400 a request body that is not text (POST /reindex; a body that is not JSON is a 422)
+    400 well-formed but unusable input: a timeline concept without words, since after until,
+        a coverage folder without source files, a request body that is not text
     409 a reindex is already running, or the page's data block does not parse (fix the page)
     422 bad parameters              502 an LLM/embedding provider failed (reindex)
     503 the server cannot answer: wiki folder missing, vector store down, mindgraph.yml wrong
@@ -352,8 +353,11 @@ def create_app(mg: Mindgraph, token: str | None = None) -> FastAPI:
         fresh()
         return mg.check().to_dict()
 
-    @route("get", "/timeline", s.TimelineOut, "Dated notes mentioning a concept", queued=False)
-    def timeline(concept: str = Query(..., min_length=1, max_length=200),
+    @route("get", "/timeline", s.TimelineOut, "Dated notes mentioning a concept", 400,
+           queued=False)
+    def timeline(concept: str = Query(..., min_length=1, max_length=200, pattern=r"\w",
+                                      description="A phrase or a page name (with a word in "
+                                                  "it)"),
                  limit: int = Query(50, ge=1, le=1000), newest_first: bool = False,
                  since: Day | None = None, until: Day | None = None
                  ) -> dict[str, Any]:
@@ -361,7 +365,7 @@ def create_app(mg: Mindgraph, token: str | None = None) -> FastAPI:
         return mg.timeline(concept, since=since, until=until, newest_first=newest_first,
                            limit=limit).to_dict()
 
-    @route("get", "/coverage", s.CoverageOut, "How much of a codebase the wiki knows", 404)
+    @route("get", "/coverage", s.CoverageOut, "How much of a codebase the wiki knows", 400, 404)
     def coverage(codebase: str = Query(..., min_length=1, max_length=1000,
                                        description="Folder inside the workspace"),
                  service_level: bool = False,
@@ -512,8 +516,8 @@ def _where(loc: list[Any]) -> str:
 def _status(exc: MindgraphError) -> int:
     if isinstance(exc, NotFoundError):
         return 404
-    if isinstance(exc, InputError):      # e.g. a coverage folder without source files
-        return 422
+    if isinstance(exc, InputError):   # well-formed but unusable: no words, no source files
+        return 400
     # the request was valid (pydantic checked it); the resource or the server is the problem
     if isinstance(exc, (DataBlockError, IngestError)):   # IngestError: another ingest runs
         return 409

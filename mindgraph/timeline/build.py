@@ -53,7 +53,9 @@ class Timeline:
 def concept_terms(concept: str, vaults: Iterable[Vault]) -> list[str]:
     """The phrase, plus title and aliases of a page the phrase names (by title, alias or path)."""
     wanted = concept.strip().lower().removesuffix(".md")
-    terms = [concept.strip()]
+    # a path is not a phrase: "en/Plugins/Canvas.md" looks for "Canvas"
+    words = [s for s in concept.strip().removesuffix(".md").split("/") if re.search(r"\w", s)]
+    terms = [words[-1].strip()] if words else []
     for vault in vaults:
         for page in vault.pages.values():
             names = [page.title, page.stem, *page.aliases]

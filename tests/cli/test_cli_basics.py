@@ -91,3 +91,19 @@ def test_stats_counts_pages_links_and_raw_states(tmp_path):
     assert stats["links"]["by_resolution"]["resolved"] >= 1   # "Beta" auto-linked from Alpha
     assert stats["links"]["by_resolution"]["missing"] == 1    # [[Gamma]]
     assert {"tag": "letters", "pages": 1} in stats["tags"]["top"]
+
+
+def test_errors_under_json_are_json_on_stdout_and_typos_get_a_suggestion(tmp_path):
+    (tmp_path / "wiki").mkdir()
+    (tmp_path / "wiki" / "A.md").write_text("# A\n")
+    result = CliRunner().invoke(cli, ["get", "Nope", "-C", str(tmp_path), "--json"])
+    assert result.exit_code == 1
+    error = json.loads(result.stdout)
+    assert error["error"] == "NotFoundError" and "No page named 'Nope'" in error["detail"]
+    assert error["exit_code"] == 1
+    outside = CliRunner().invoke(cli, ["stats", "-C", str(tmp_path / "x"), "--json"])
+    assert outside.exit_code == 2 and json.loads(outside.stdout)["error"] == "ConfigError"
+    typo = CliRunner().invoke(cli, ["serach", "x"])
+    assert typo.exit_code == 2 and "Did you mean search?" in typo.output
+    block = CliRunner().invoke(cli, ["get", "A", "--block", "2", "-C", str(tmp_path)])
+    assert block.exit_code == 2 and "--extract" in block.output

@@ -63,11 +63,15 @@ def test_section_extract_timeline_check_coverage(client):
     assert client.get("/extract", params={"page": "Catalog"}).json()["data"] == {"n": 1}
     timeline = client.get("/timeline", params={"concept": "bookmarks"}).json()
     assert [e["path"] for e in timeline["entries"]] == ["Catalog.md"]
+    backwards = client.get("/timeline", params={"concept": "bookmarks", "since": "2025-01-01",
+                                                "until": "2020-01-01"})
+    assert backwards.status_code == 400 and "swap them" in backwards.json()["detail"]
+    assert client.get("/timeline", params={"concept": " / "}).status_code == 422
     assert client.get("/check").json()["errors"] == 0
     assert client.get("/coverage", params={"codebase": "code"}).json()["total"] == 1
     assert client.get("/coverage", params={"codebase": "../.."}).status_code == 404
     no_code = client.get("/coverage", params={"codebase": "wiki"})
-    assert no_code.status_code == 422 and "no source files" in no_code.json()["detail"]
+    assert no_code.status_code == 400 and "no source files" in no_code.json()["detail"]
 
 
 def test_token_required_when_configured(workspace):
