@@ -178,11 +178,9 @@ def _title(frontmatter: dict[str, Any], headings: list, path: str) -> str:
 
 
 def _as_list(value: Any) -> list[Any]:
-    if value is None:
-        return []
-    if isinstance(value, (list, tuple)):
-        return [v for v in value if v is not None]
-    return [value]
+    """A scalar or a list of scalars as a list; mappings and nested lists are not names."""
+    items = value if isinstance(value, (list, tuple)) else [value]
+    return [v for v in items if isinstance(v, (str, int, float)) and not isinstance(v, bool)]
 
 
 def _dedupe(items: list[str]) -> list[str]:

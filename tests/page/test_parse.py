@@ -124,3 +124,12 @@ def test_cjk_tags_and_headings():
 def test_empty_page_has_no_sections():
     page = parse_page("", "empty.md")
     assert page.sections == () and page.links == () and page.title == "empty"
+
+
+def test_aliases_of_the_wrong_shape_are_not_names():
+    def aliases(yaml_text):
+        return parse_page(f"---\n{yaml_text}\n---\nx", "p.md").aliases
+
+    assert aliases("aliases: {a: 1}") == ()                       # not "{'a': 1}"
+    assert aliases("aliases: [x, {y: 1}, [z], 2]") == ("x", "2")
+    assert aliases("aliases: one") == ("one",)
