@@ -88,13 +88,8 @@ class Mindgraph:
 
     @property
     def usage_log(self) -> UsageLog:
-        """Where queries are logged (serve.usage_log under the state folder; "" = off).
-
-        Off outside a workspace: a mistyped -C must not leave a state folder behind."""
+        """Where queries are logged (serve.usage_log under the state folder; "" = off)."""
         name = self.settings.serve.usage_log
-        if self.settings.not_a_workspace(self.settings.wiki_dir) and \
-                not self.settings.wiki_dir.is_dir():
-            name = ""
         return UsageLog(self.settings.state_dir / name if name else None,
                         max_bytes=self.settings.serve.usage_log_max_bytes)
 

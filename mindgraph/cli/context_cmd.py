@@ -33,12 +33,15 @@ def context_command(situation: tuple[str, ...], base_dir: str, config_path: str 
     text = " ".join(situation).strip()
     started = time.perf_counter()
     try:
-        mg = Mindgraph(load_settings(base_dir, config_path))
+        settings = load_settings(base_dir, config_path)
+        mg = Mindgraph(settings)
         block = mg.context(text, limit=limit, timeout_s=timeout_s)
-        mg.usage_log.record("context", text, intent="context", results=block.sources,
-                            result_count=len(block.sources),
-                            latency_ms=(time.perf_counter() - started) * 1e3,
-                            status=block.status)
+        if settings.wiki_dir.is_dir() or not settings.not_a_workspace(settings.wiki_dir):
+            # outside a workspace (a mistyped -C) nothing is logged: no state folder appears
+            mg.usage_log.record("context", text, intent="context", results=block.sources,
+                                result_count=len(block.sources),
+                                latency_ms=(time.perf_counter() - started) * 1e3,
+                                status=block.status)
     except BaseException as exc:  # noqa: BLE001 - the contract is "never break the caller"
         block = ContextBlock("", (), "error", f"{type(exc).__name__}: {exc}")
     if as_json:
