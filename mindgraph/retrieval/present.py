@@ -18,6 +18,7 @@ _HANGUL = re.compile(r"[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]")
 SNIPPET_CHARS = 240
 _CALLOUT = re.compile(r"(?m)^[ \t]*>[ \t]*\[![^\]\n]*\][+-]?")
 _QUOTE = re.compile(r"(?m)^[ \t]*(?:>[ \t]?)+")
+_FENCE = re.compile(r"(?m)^[ \t]*(?:`{3,}|~{3,})[^\n`]*$")     # ```md, ~~~ (the code stays)
 
 
 def query_language(query: str) -> str:
@@ -68,6 +69,7 @@ def readable(markdown: str) -> str:
     text = replace_comments(markdown, lambda _: " ")
     text = _CALLOUT.sub("", text)
     text = _QUOTE.sub("", text)
+    text = _FENCE.sub(" ", text)
     text = replace_links(text, lambda target, heading, _block, alias:
                          alias or target or heading or "")
     # the page's own bold would nest with the snippet's (****Canvas**)

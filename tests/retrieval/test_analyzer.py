@@ -63,6 +63,8 @@ def test_snippets_show_text_not_markdown_syntax():
     snippet = snippet_for(page, None, analyze("regions guide"))
     assert "**regions**" in snippet and "**guide**" in snippet
     assert not any(mark in snippet for mark in ("[!", "[[", "](", "%%", "> "))
+    fenced = readable("To embed a note:\n\n```md\n![[Note]]\nSee it.\n```\nDone.")
+    assert fenced == "To embed a note: See it. Done."
     bold = parse_page("# C\n\nSelect **Canvas**: Create new **canvas**.\n", "C.md")
     assert snippet_for(bold, "lead", analyze("canvas")) == \
         "Select **Canvas**: Create new **canvas**."             # not ****Canvas**
