@@ -12,7 +12,7 @@ import json
 import re
 import threading
 from collections import OrderedDict
-from typing import Any
+from typing import Any, Iterator
 
 MAX_QUERIES = 3
 MAX_SPLIT_CHARS = 400     # a comparison names two short things; longer text is not one
@@ -44,9 +44,10 @@ def split_concepts(query: str) -> list[str]:
     """The concepts of a multi-concept query ([] when it names only one thing)."""
     if len(query) > MAX_SPLIT_CHARS:
         return []
-    for finder in (_between, _around(_RELATES, _STOPS), _around(_VERSUS, _STOPS_VS), _together,
-                   _japanese, _chinese):
-        found = finder(query)
+    for form in (_between, _relates, _versus, _together, _japanese, _chinese):
+        # the form's first occurrence that has words on both sides, as a regex search finds
+        found = next((pair for pair in form(query) if pair[0].strip() and pair[1].strip()),
+                     None)
         if found is None:
             continue
         parts = [_clean(found[0]), _clean(found[1])]
@@ -54,6 +55,9 @@ def split_concepts(query: str) -> list[str]:
         if len(parts) == 2 and parts[0].lower() != parts[1].lower():
             return parts
     return []
+
+
+Pairs = Iterator[tuple[str, str]]
 
 
 def _clause_before(text: str, end: int, stops: re.Pattern[str]) -> str:
@@ -68,50 +72,55 @@ def _clause_after(text: str, start: int, stops: re.Pattern[str]) -> str:
     return text[start:stop.start() if stop else len(text)]
 
 
-def _split_once(text: str, separator: re.Pattern[str]) -> tuple[str, str] | None:
+def _split_once(text: str, separator: re.Pattern[str]) -> Pairs:
     match = separator.search(text)
-    return (text[:match.start()], text[match.end():]) if match else None
+    if match:
+        yield text[:match.start()], text[match.end():]
 
 
-def _between(query: str) -> tuple[str, str] | None:
+def _between(query: str) -> Pairs:
     """ "difference between A and B" """
-    anchor = _BETWEEN.search(query)
-    return _split_once(_clause_after(query, anchor.end(), _STOPS), _AND) if anchor else None
+    for anchor in _BETWEEN.finditer(query):
+        yield from _split_once(_clause_after(query, anchor.end(), _STOPS), _AND)
 
 
-def _around(anchor_re: re.Pattern[str], stops: re.Pattern[str]):
-    """ "A vs B", "how does A relate to B": the clause before and the clause after. """
-    def find(query: str) -> tuple[str, str] | None:
-        anchor = anchor_re.search(query)
-        if anchor is None:
-            return None
-        return (_clause_before(query, anchor.start(), stops),
-                _clause_after(query, anchor.end(), stops))
-    return find
+def _around(query: str, anchors: re.Pattern[str], stops: re.Pattern[str]) -> Pairs:
+    """The clause before and the clause after each anchor."""
+    for anchor in anchors.finditer(query):
+        yield (_clause_before(query, anchor.start(), stops),
+               _clause_after(query, anchor.end(), stops))
 
 
-def _together(query: str) -> tuple[str, str] | None:
+def _relates(query: str) -> Pairs:
+    """ "how does A relate to B" """
+    return _around(query, _RELATES, _STOPS)
+
+
+def _versus(query: str) -> Pairs:
+    """ "A vs B" """
+    return _around(query, _VERSUS, _STOPS_VS)
+
+
+def _together(query: str) -> Pairs:
     """ "how do A and B work together" """
     start, end = _TOGETHER.search(query), _TOGETHER_END.search(query)
-    if start is None or end is None or end.start() <= start.end():
-        return None
-    return _split_once(query[start.end():end.start()], _AND)
+    if start is not None and end is not None and end.start() > start.end():
+        yield from _split_once(query[start.end():end.start()], _AND)
 
 
-def _japanese(query: str) -> tuple[str, str] | None:
+def _japanese(query: str) -> Pairs:
     """「AとBの違い」"""
-    anchor = _JA_ANCHOR.search(query)
-    if anchor is None:
-        return None
-    clause = _clause_before(query, anchor.start(), _STOPS_CJK)
-    return tuple(clause.split("と", 1)) if "と" in clause else None  # type: ignore[return-value]
+    for anchor in _JA_ANCHOR.finditer(query):
+        clause = _clause_before(query, anchor.start(), _STOPS_CJK)
+        if "と" in clause:
+            a, b = clause.split("と", 1)
+            yield a, b
 
 
-def _chinese(query: str) -> tuple[str, str] | None:
+def _chinese(query: str) -> Pairs:
     """「A和B的区别」, 「A与B有什么关系」"""
-    anchor = _ZH_ANCHOR.search(query)
-    return _split_once(_clause_before(query, anchor.start(), _STOPS_CJK), _ZH_AND) \
-        if anchor else None
+    for anchor in _ZH_ANCHOR.finditer(query):
+        yield from _split_once(_clause_before(query, anchor.start(), _STOPS_CJK), _ZH_AND)
 
 
 def _clean(text: str) -> str:
