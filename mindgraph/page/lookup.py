@@ -11,9 +11,10 @@ from .model import Page
 
 def find_page(pages: Mapping[str, Page], name: str) -> Page:
     """The page ``name`` refers to, tried as: exact path, path + ".md", then case-insensitive
-    path, file name (as Obsidian resolves [[Home]] to Home.md), title and alias, stopping at the
-    first kind of name that fits: NotFoundError with the candidates when it fits several
-    pages, with suggestions when nothing fits."""
+    path, file name (as Obsidian resolves [[Home]] to Home.md), title and alias. When a kind of
+    name fits several pages, a later kind may still single one of them out (two v1.4.0.md, one
+    titled "v1.4.0"), never another page: NotFoundError with the candidates otherwise, with
+    suggestions when nothing fits."""
     name = name.strip()
     for key in (name, name + ".md"):
         if key in pages:
@@ -23,15 +24,21 @@ def find_page(pages: Mapping[str, Page], name: str) -> Page:
         hits = [p for p in pages.values() if rule(p) == wanted]
         if len(hits) == 1:
             return hits[0]
+    ambiguous: tuple[str, list[Page]] | None = None
     for label, names_of in (("file name", lambda p: [p.stem]), ("title", lambda p: [p.title]),
                             ("alias", lambda p: p.aliases)):
         hits = [p for p in pages.values() if wanted in (n.lower() for n in names_of(p))]
+        if ambiguous is not None:       # a later kind of name may only choose among those
+            hits = [p for p in hits if p in ambiguous[1]]
         if len(hits) == 1:
             return hits[0]
-        if len(hits) > 1:      # a weaker kind of name must not pick one of them silently
-            paths = ", ".join(sorted(p.path for p in hits)[:5])
-            raise NotFoundError(f"'{name}' is the {label} of {len(hits)} pages ({paths}); "
-                                f"name the page by its path.")
+        if len(hits) > 1 and ambiguous is None:
+            ambiguous = (label, hits)
+    if ambiguous is not None:
+        label, hits = ambiguous
+        paths = ", ".join(sorted(p.path for p in hits)[:5])
+        raise NotFoundError(f"'{name}' is the {label} of {len(hits)} pages ({paths}); "
+                            f"name the page by its path.")
     raise NotFoundError(f"No page named '{name}'.{suggest(pages, name)}")
 
 

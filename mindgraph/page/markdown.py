@@ -70,20 +70,23 @@ def comment_spans(text: str) -> list[tuple[int, int]]:
     lazy regex (``%%.*?%%``) rescans to the end from each unclosed opener: quadratic, and a
     note of 100,000 "<!--" took minutes."""
     spans: list[tuple[int, int]] = []
-    openers = [o for o in _COMMENT_CLOSERS if o in text]
+    # the next position of each opener kind, searched again only once the scan passed it
+    ahead = {o: text.find(o) for o in _COMMENT_CLOSERS}
     at = 0
-    while openers:
-        start, opener = min((text.find(o, at), o) for o in openers)
-        if start < 0:
-            openers = [o for o in openers if text.find(o, at) >= 0]
-            continue
+    while True:
+        for opener, position in ahead.items():
+            if 0 <= position < at:
+                ahead[opener] = text.find(opener, at)
+        found = [(position, opener) for opener, position in ahead.items() if position >= 0]
+        if not found:
+            return spans
+        start, opener = min(found)
         end = text.find(_COMMENT_CLOSERS[opener], start + len(opener))
         if end < 0:
-            openers.remove(opener)
+            ahead[opener] = -1
             continue
         at = end + len(_COMMENT_CLOSERS[opener])
         spans.append((start, at))
-    return spans
 
 
 def replace_comments(text: str, replace: Callable[[str], str]) -> str:

@@ -85,7 +85,9 @@ class _FrontmatterLoader(yaml.SafeLoader):
     def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
         try:
             return super().construct_object(node, deep)
-        except (ValueError, TypeError, OverflowError) as exc:
+        except yaml.YAMLError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - !!timestamp tomorrow is AttributeError, ...
             raise yaml.constructor.ConstructorError(
                 None, None, f"cannot read {node.value!r} as {node.tag.rsplit(':', 1)[-1]} "
                             f"({exc})", node.start_mark) from exc
@@ -94,7 +96,7 @@ class _FrontmatterLoader(yaml.SafeLoader):
 def _timestamp_or_text(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
     try:
         return yaml.SafeLoader.construct_yaml_timestamp(loader, node)
-    except ValueError:
+    except Exception:  # noqa: BLE001 - 2023-02-30, !!timestamp tomorrow: text, as written
         return loader.construct_scalar(node)
 
 
@@ -110,6 +112,10 @@ def _plain(value: Any, budget: list[int], depth: int = 0) -> Any:
         raise _TooBig
     if isinstance(value, (_dt.date, _dt.datetime)):
         return value.isoformat()
+    if isinstance(value, (bytes, bytearray)):                     # !!binary
+        return value.decode("utf-8", "replace")
+    if isinstance(value, (set, frozenset)):                       # !!set
+        value = sorted(value, key=str)
     if isinstance(value, list):
         return [_plain(v, budget, depth + 1) for v in value]
     if isinstance(value, dict):

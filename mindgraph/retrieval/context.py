@@ -47,8 +47,8 @@ def render_context(situation: str, response: HybridResponse, limit: int = 3,
             why = (f"no note has the situation's words, and none is close in meaning "
                    f"(below {min_similarity:g} cosine)")
         return ContextBlock("", (), "empty", why)
-    # "--" would let the situation close the HTML comment and write into the agent's prompt
-    header = _one_line(situation)[:120].replace("--", "- -")
+    # without < and > the situation cannot close the HTML comment and write into the prompt
+    header = re.sub(r"[<>]", "", _one_line(situation)[:120])
     lines = [f"<!-- mindgraph context for: {header} -->",
              "### Relevant notes"]
     for r in results:

@@ -81,7 +81,10 @@ def _split_once(text: str, separator: re.Pattern[str]) -> Pairs:
 def _between(query: str) -> Pairs:
     """ "difference between A and B" """
     for anchor in _BETWEEN.finditer(query):
-        yield from _split_once(_clause_after(query, anchor.end(), _STOPS), _AND)
+        # the first concept may hold "." or "," (Node.js, Dr. Who); the second ends at one
+        middle = _AND.search(query, anchor.end())
+        if middle:
+            yield query[anchor.end():middle.start()], _clause_after(query, middle.end(), _STOPS)
 
 
 def _around(query: str, anchors: re.Pattern[str], stops: re.Pattern[str]) -> Pairs:

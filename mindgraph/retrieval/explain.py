@@ -10,7 +10,7 @@ import functools
 from dataclasses import dataclass
 
 from ..page.model import Page, Section
-from .analyzer import analyze, highlight_terms, iter_highlights
+from .analyzer import analyze, highlight_terms, iter_highlights, normalize
 from .keyword import KeywordHit, page_fields
 from .present import readable
 
@@ -55,7 +55,10 @@ def query_words(query: str) -> dict[str, str]:
     found: dict[str, str] = {}
     for start, end in iter_highlights(query, terms):
         piece = query[start:end]
-        for term in analyze(piece, query=True):
+        own = set(analyze(piece, query=True))
+        # "web-capture" gives web-capture, web and captur: the piece is the word of the whole
+        # form only ("capture" is reported as itself, from its own span)
+        for term in own if len(own) == 1 else own & {normalize(piece)}:
             if term in terms:
                 found.setdefault(term, piece)
         if len(found) == len(terms):

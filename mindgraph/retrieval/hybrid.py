@@ -20,6 +20,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import datetime as dt
 import math
+import re
 import threading
 import time
 from collections import OrderedDict
@@ -43,8 +44,8 @@ FAILURE_WORDS = ("troubleshoot", "error", "issue", "problem", "fix", "faq", "故
 RESERVE_MIN_SHARE = 0.2   # a retriever with less of the fused weight reserves nothing
 _POOL = cf.ThreadPoolExecutor(max_workers=4, thread_name_prefix="mindgraph-retrieval")
 ANSWER_CACHE_SIZE = 512
-NO_TERMS = ("the query has no searchable words (only stop words, symbols or emoji): nothing "
-            "was searched")
+NO_TERMS = "the query has no letters or digits (only symbols or emoji): nothing was searched"
+_HAS_WORD = re.compile(r"[^\W_]")
 __all__ = ["HybridResponse", "HybridResult", "HybridRetriever", "SearchOptions"]
 
 
@@ -103,8 +104,9 @@ class HybridRetriever:
         intent = self.router.route(query)
         timings["route"] = _ms(started)
         lang = query_language(query)
-        if not self.keyword.query_terms(query):
-            # "", "the", "?!", an emoji: a vector of it is noise near every page
+        if not _HAS_WORD.search(query):
+            # "", "?!", an emoji: a vector of it is noise near every page (a query of stop
+            # words such as "IT" is still searched, by meaning)
             timings["total"] = _ms(started)
             return HybridResponse(query, lang, intent, (), (),
                                   *self._explain_top([], lang, intent), (NO_TERMS,), timings)
@@ -321,7 +323,8 @@ class HybridRetriever:
             return
         head = [p for p in order[:after] if p in top]
         low = candidates[tail[0]].score
-        high = candidates[head[-1]].score if head else max(candidates[p].score for p in late)
+        # with no kept page above them, the picks go just above the best page left out
+        high = candidates[head[-1]].score if head else low + 0.01
         for j, path in enumerate(late):
             cand = candidates[path]
             lifted = max(cand.score, low + (high - low) * (len(late) - j) / (len(late) + 1))

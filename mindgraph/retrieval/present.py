@@ -18,6 +18,7 @@ _HANGUL = re.compile(r"[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]")
 SNIPPET_CHARS = 240
 _CALLOUT = re.compile(r"(?m)^[ \t]*>[ \t]*\[![^\]\n]*\][+-]?")
 _QUOTE = re.compile(r"(?m)^[ \t]*(?:>[ \t]?)+")
+_BOLD = re.compile(r"\*\*(?=\S)([^*\n]{1,300}?)(?<=\S)\*\*")
 _FENCE = re.compile(r"(?m)^[ \t]*(?:`{3,}|~{3,})[^\n`]*$")     # ```md, ~~~ (the code stays)
 
 
@@ -72,8 +73,9 @@ def readable(markdown: str) -> str:
     text = _FENCE.sub(" ", text)
     text = replace_links(text, lambda target, heading, _block, alias:
                          alias or target or heading or "")
-    # the page's own bold would nest with the snippet's (****Canvas**)
-    return " ".join(text.replace("**", "").split())
+    # the page's own bold would nest with the snippet's (****Canvas**); a lone ** (**kwargs)
+    # is text
+    return " ".join(_BOLD.sub(r"\1", text).split())
 
 
 def snippet_for(page: Page, section_id: str | None, terms: Sequence[str]) -> str:

@@ -5,8 +5,8 @@ the environment variable named by ``serve.token_env``. Every error is JSON of on
 (``ErrorOut``: error, detail, and field errors for a 422) with a real status:
 
     401 missing or wrong token      404 unknown page, section, block, folder; no path between pages
-    400 well-formed but unusable input: a timeline concept without words, since after until,
-        a coverage folder without source files, a request body that is not text
+    400 well-formed but unusable input: since after until, a coverage folder without source
+        files, a request body that is not text
     409 a reindex is already running, or the page's data block does not parse (fix the page)
     422 bad parameters              502 an LLM/embedding provider failed (reindex)
     503 the server cannot answer: wiki folder missing, vector store down, mindgraph.yml wrong

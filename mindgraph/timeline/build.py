@@ -53,9 +53,10 @@ class Timeline:
 def concept_terms(concept: str, vaults: Iterable[Vault]) -> list[str]:
     """The phrase, plus title and aliases of a page the phrase names (by title, alias or path)."""
     wanted = concept.strip().lower().removesuffix(".md")
-    # a path is not a phrase: "en/Plugins/Canvas.md" looks for "Canvas"
-    words = [s for s in concept.strip().removesuffix(".md").split("/") if re.search(r"\w", s)]
-    terms = [words[-1].strip()] if words else []
+    phrase = concept.strip()
+    if phrase.lower().endswith(".md"):     # a path is not a phrase: "en/Plugins/Canvas.md"
+        phrase = phrase[:-3].rsplit("/", 1)[-1]
+    terms = [phrase]
     for vault in vaults:
         for page in vault.pages.values():
             names = [page.title, page.stem, *page.aliases]
@@ -64,7 +65,7 @@ def concept_terms(concept: str, vaults: Iterable[Vault]) -> list[str]:
     seen: set[str] = set()
     unique = []
     for term in terms:
-        if term and term.lower() not in seen and "/" not in term:
+        if term and term.lower() not in seen:
             seen.add(term.lower())
             unique.append(term)
     return unique
@@ -92,10 +93,10 @@ def _number_forms(term: str) -> list[str]:
     ending in one "s" may be either ("bookmarks", "canvas"), so it gets both."""
     lower = term.lower()
     forms = {term}
-    if lower.endswith("ies") and len(term) > 4:             # libraries → library
-        forms.add(term[:-3] + "y")
-    elif lower.endswith("es") and lower[:-2].endswith(_SIBILANTS):  # canvases → canvas
-        forms.add(term[:-2])
+    if lower.endswith("ies") and len(term) > 4:    # libraries → library, cookies → cookie
+        forms.update((term[:-3] + "y", term[:-1]))
+    elif lower.endswith("es") and lower[:-2].endswith(_SIBILANTS):
+        forms.update((term[:-2], term[:-1]))      # canvases → canvas, databases → database
     else:
         if lower.endswith("s") and not lower.endswith("ss"):   # bookmarks → bookmark
             forms.add(term[:-1])

@@ -75,7 +75,8 @@ def test_bad_question_files_are_usage_errors_naming_the_line(tmp_path):
                            "bad.jsonl:2: not valid JSON"),
                           ('{"id": "a", "relevant": ["Canvas.md"]}', "bad.jsonl:1: missing query"),
                           ("[1, 2]", "bad.jsonl:1: expected a JSON object"),
-                          (b'{"id": "a", "query": "\xff", "relevant": []}', "not UTF-8"),
+                          (b'{"id": "a", "query": "x", "relevant": []}\n'
+                           b'{"id": "b", "query": "\xff", "relevant": []}', "bad.jsonl:2: not UTF-8"),
                           ("\n\n", "holds no questions")):
         result = bench(text)
         assert result.exit_code == 2, (text, result.output)

@@ -114,3 +114,11 @@ def test_pages_whose_file_name_cannot_be_a_wikilink_are_not_linked():
     out, added = add_links(body, "main.md", index)
     assert out == "The pipe and the bracket and the hashy thing are [[Fine|fine]]."
     assert added == ["Fine.md"]
+
+
+def test_links_the_link_pattern_does_not_take_whole_are_still_protected(index):
+    long_text = "the Canvas docs " + "and more words " * 30          # > 300 characters
+    body = f"See [{long_text}](https://x/Canvas_(app) later. Canvas."
+    out, added = add_links(body, "Plugins/Other.md", index)
+    assert out == f"See [{long_text}](https://x/Canvas_(app) later. [[Canvas]]."  # not inside
+    assert added == ["Plugins/Canvas.md"]

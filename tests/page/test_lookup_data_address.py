@@ -32,7 +32,7 @@ def test_ambiguous_name_lists_candidates():
 HOME = {p.path: p for p in [
     parse_page("# Obsidian Help\nWelcome.", "en/Home.md"),
     parse_page("---\naliases: [Home, Catalog]\n---\n# 由此开始", "zh/由此开始.md"),
-    parse_page("# Catalog\n", "b/catalog.md"),
+    parse_page("# Other\n", "b/catalog.md"),
 ]}
 
 
@@ -41,6 +41,10 @@ def test_a_file_name_wins_over_another_pages_alias():
     assert find_page(HOME, "Home").path == "en/Home.md"
     assert find_page(HOME, "Home.md").path == "en/Home.md"
     assert find_page(HOME, "由此开始").path == "zh/由此开始.md"
+    # a file name two pages share, but one of them has it as its title: that one
+    releases = {p.path: p for p in [parse_page("# v1.4.0\nDesktop.", "desktop/v1.4.0.md"),
+                                    parse_page("# Mobile 1.4\nMobile.", "mobile/v1.4.0.md")]}
+    assert find_page(releases, "v1.4.0").path == "desktop/v1.4.0.md"
 
 
 def test_unknown_name_suggests():

@@ -68,3 +68,17 @@ def test_snippets_show_text_not_markdown_syntax():
     bold = parse_page("# C\n\nSelect **Canvas**: Create new **canvas**.\n", "C.md")
     assert snippet_for(bold, "lead", analyze("canvas")) == \
         "Select **Canvas**: Create new **canvas**."             # not ****Canvas**
+
+
+def test_explanations_credit_the_word_the_page_has_not_the_compound_it_came_from():
+    from mindgraph.retrieval.explain import query_words
+
+    words = query_words("web-capture extension")
+    assert words["captur"] == "capture" and words["web-capture"] == "web-capture"
+    assert query_words("date:YYYY-MM-DD")["yyyi"] == "YYYY"
+
+
+def test_a_lone_double_star_is_text():
+    from mindgraph.retrieval.present import readable
+
+    assert readable("Call f(**kwargs) and **bold** it") == "Call f(**kwargs) and bold it"

@@ -397,6 +397,16 @@ def test_each_retrievers_top_pages_are_reserved_a_place_in_the_first_five(mg):
                                                                   "vector": 0.5}))
     assert order(placed)[:5] == ["K0.md", "X0.md", "X1.md", "K1.md", "V.md"]
     assert order(placed)[5] == "X2.md" and "reserved" not in placed["X2.md"].boosts
+    # as many picks as places, none of them first: both still end in the first places
+    from dataclasses import replace as _replace
+    narrow = mg.hybrid_retriever()
+    narrow.settings = _replace(narrow.settings, reserve_within=2)
+    crowded = {"P8.md": Candidate(score=0.91),
+               "P4.md": Candidate(score=0.77, sources={"keyword": {"rank": 1, "score": 1}}),
+               "P5.md": Candidate(score=0.70),
+               "P7.md": Candidate(score=0.5, sources={"vector": {"rank": 1, "score": 0.9}})}
+    narrow._reserve(crowded, ["P4.md", "P7.md"])
+    assert sorted(order(crowded)[:2]) == ["P4.md", "P7.md"]
     # a retriever with a small share of the weight (MiniLM on Japanese) reserves nothing
     weak = candidates()
     assert retriever._reserve_picks(weak, {"keyword": 0.94, "vector": 0.06}) == \
@@ -415,11 +425,12 @@ def test_reserving_can_be_turned_off(workspace):
 
 
 def test_a_query_without_words_searches_nothing_and_says_so(mg):
-    for query in ("", "   ", "the", ".", "...", "🎨"):
+    for query in ("", "   ", ".", "...", "?!", "🎨", "🙂🙂"):
         response = mg.smart_search(query)
-        assert response.results == () and "no searchable words" in response.degradation[0]
+        assert response.results == () and "no letters or digits" in response.degradation[0]
         block = mg.context(query)
-        assert block.markdown == "" and "no searchable words" in block.detail
+        assert block.markdown == "" and "no letters or digits" in block.detail
+    assert mg.smart_search("IT").results                # stop words are still words
 
 
 def test_results_by_meaning_alone_are_flagged_and_weak_ones_kept_out_of_context(mg):
@@ -441,5 +452,8 @@ def test_results_by_meaning_alone_are_flagged_and_weak_ones_kept_out_of_context(
     assert shown.sources == ("Close.md", "Worded.md")
     empty = render_context("x", replace(response, results=(weak,)), 3, 0.35)
     assert empty.status == "empty" and "none is close in meaning" in empty.detail
-    hostile = render_context("-->\n# injected\n<!--", replace(response, results=(close,)))
-    assert hostile.markdown.count("-->") == 1                # the comment is not broken out of
+    for situation in ("-->\n# injected\n<!--", "alpha ---> injected", "a --!> b", "x <!-- y"):
+        hostile = render_context(situation, replace(response, results=(close,)))
+        header = hostile.markdown.split("\n", 1)[0]
+        assert header.startswith("<!-- ") and header.endswith(" -->")
+        assert "<" not in header[4:-3] and ">" not in header[4:-3]   # nothing closes it early

@@ -134,8 +134,11 @@ def test_splitter_finds_the_two_concepts_or_none(query, concepts):
 def test_splitter_and_router_take_linear_time_on_hostile_queries(query):
     """The splitter's lazy regexes retried every split of every start: 'a' + 3,998 spaces +
     'b' took 380 s and held the server's GIL. Each form is now an anchor found once."""
-    from mindgraph.retrieval.expand import split_concepts
+    from mindgraph.retrieval import expand
     from mindgraph.retrieval.router import IntentRouter
 
-    split_concepts(query)
+    expand.split_concepts(query[:expand.MAX_SPLIT_CHARS])       # the longest it splits
+    for form in (expand._between, expand._relates, expand._versus, expand._together,
+                 expand._japanese, expand._chinese):
+        next(form(query), None)                                 # each form, past the cap
     IntentRouter().route(query)

@@ -70,6 +70,9 @@ def test_term_pattern_boundaries_plural_and_cjk():
     assert term_pattern(["Libraries"]).search("a library")
     assert term_pattern(["box"]).search("check boxes")
     assert not term_pattern(["Canvas"]).search("canvassing")
+    for plural, singular in (("Databases", "database"), ("Caches", "cache"),
+                             ("Cookies", "cookie"), ("Releases", "release")):
+        assert term_pattern([plural]).search(f"one {singular} here")
 
 
 def test_bookmarks_timeline_starts_with_the_release_that_added_it(corpora):
