@@ -48,7 +48,7 @@ def graph_group() -> None:
 @workspace_options
 def neighbors_command(settings: Settings, page: str, depth: int, direction: str,
                       links_only: bool, as_json: bool) -> None:
-    """Pages within --depth links of PAGE (path, title, alias or file name)."""
+    """Pages within --depth links of PAGE (path, file name, title or alias)."""
     cache, kg = open_workspace_graph(settings)
     path = _page(cache, page)
     kinds = (EXTRACTED,) if links_only else (EXTRACTED, INFERRED)

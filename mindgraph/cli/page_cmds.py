@@ -27,7 +27,7 @@ def _open(settings) -> Mindgraph:
 @json_option
 def get_command(settings, page: str, extract: str | None, block: int, section_id: str | None,
                 as_json: bool) -> None:
-    """Print PAGE (path, title, alias or file name), one section, or its agent-data block."""
+    """Print PAGE (path, file name, title or alias), one section, or its agent-data block."""
     if block != 1 and not extract:
         raise click.UsageError("--block picks a data block for --extract; add --extract json "
                                "(or yaml).")
