@@ -19,7 +19,8 @@ from .normalise import heading_of
 _PROTECT_RES = (
     WIKILINK_RE,
     MDLINK_RE,
-    re.compile(r"\[[^\[\]\n]*\]\([^)\n]*\)?"),   # a link MDLINK_RE bounds out (long text, odd URL)
+    # a link MDLINK_RE bounds out (long text, an odd URL); one level of [brackets] inside
+    re.compile(r"\[(?:[^\[\]\n]|\[[^\[\]\n]*\]){0,2000}\]\([^)\n]*\)"),
     re.compile(r"<(?:https?|mailto|ftp)[^>\s]*>"),       # autolinks
     re.compile(r"(?:https?|ftp|file|obsidian)://\S+|www\.\S+|\b[\w.+-]+@[\w-]+\.[\w.]+"),
     re.compile(r"</?[A-Za-z][^<>\n]*>"),                  # HTML tags

@@ -12,9 +12,9 @@ from .model import Page
 def find_page(pages: Mapping[str, Page], name: str) -> Page:
     """The page ``name`` refers to, tried as: exact path, path + ".md", then case-insensitive
     path, file name (as Obsidian resolves [[Home]] to Home.md), title and alias. When a kind of
-    name fits several pages, a later kind may still single one of them out (two v1.4.0.md, one
-    titled "v1.4.0"), never another page: NotFoundError with the candidates otherwise, with
-    suggestions when nothing fits."""
+    name fits several pages, the next kind that fits any of them decides only if it fits just
+    one (two v1.4.0.md, one titled "v1.4.0"); otherwise NotFoundError lists the candidates.
+    Suggestions when nothing fits."""
     name = name.strip()
     for key in (name, name + ".md"):
         if key in pages:
@@ -29,10 +29,13 @@ def find_page(pages: Mapping[str, Page], name: str) -> Page:
                             ("alias", lambda p: p.aliases)):
         hits = [p for p in pages.values() if wanted in (n.lower() for n in names_of(p))]
         if ambiguous is not None:       # a later kind of name may only choose among those
-            hits = [p for p in hits if p in ambiguous[1]]
+            among = {p.path for p in ambiguous[1]}
+            hits = [p for p in hits if p.path in among]
+            if len(hits) > 1:           # it names several of them too: truly ambiguous
+                break
         if len(hits) == 1:
             return hits[0]
-        if len(hits) > 1 and ambiguous is None:
+        if len(hits) > 1:
             ambiguous = (label, hits)
     if ambiguous is not None:
         label, hits = ambiguous

@@ -116,7 +116,7 @@ def _plain(value: Any, budget: list[int], depth: int = 0) -> Any:
         return value.decode("utf-8", "replace")
     if isinstance(value, (set, frozenset)):                       # !!set
         value = sorted(value, key=str)
-    if isinstance(value, list):
+    if isinstance(value, (list, tuple)):                          # tuples: !!pairs, !!omap
         return [_plain(v, budget, depth + 1) for v in value]
     if isinstance(value, dict):
         return {str(k): _plain(v, budget, depth + 1) for k, v in value.items()}

@@ -51,15 +51,15 @@ class Question:
 def _jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     if not path.is_file():
         raise NotFoundError(f"{path} does not exist. Check the dataset folder.")
-    with path.open("rb") as handle:
-        for number, raw in enumerate(handle, 1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise InputError(f"{path}:{number}: not UTF-8 text. Save the file as "
-                                 f"UTF-8.") from exc
-            if line.strip():
-                yield number, _json_object(path, number, line)
+    # bytes, split on any line ending (\n, \r\n, \r), so a bad byte is named by its line
+    for number, raw in enumerate(path.read_bytes().splitlines(), 1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{path}:{number}: not UTF-8 text. Save the file as UTF-8.") \
+                from exc
+        if line.strip():
+            yield number, _json_object(path, number, line)
 
 
 def _json_object(path: Path, number: int, line: str) -> dict[str, Any]:

@@ -83,8 +83,9 @@ def _between(query: str) -> Pairs:
     for anchor in _BETWEEN.finditer(query):
         # the first concept may hold "." or "," (Node.js, Dr. Who); the second ends at one
         middle = _AND.search(query, anchor.end())
-        if middle:
-            yield query[anchor.end():middle.start()], _clause_after(query, middle.end(), _STOPS)
+        first = query[anchor.end():middle.start()] if middle else ""
+        if middle and not re.search(r"[?!？！]", first):     # not across a question's end
+            yield first, _clause_after(query, middle.end(), _STOPS)
 
 
 def _around(query: str, anchors: re.Pattern[str], stops: re.Pattern[str]) -> Pairs:

@@ -18,7 +18,7 @@ _HANGUL = re.compile(r"[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]")
 SNIPPET_CHARS = 240
 _CALLOUT = re.compile(r"(?m)^[ \t]*>[ \t]*\[![^\]\n]*\][+-]?")
 _QUOTE = re.compile(r"(?m)^[ \t]*(?:>[ \t]?)+")
-_BOLD = re.compile(r"\*\*(?=\S)([^*\n]{1,300}?)(?<=\S)\*\*")
+_CODE_SPAN = re.compile(r"(`[^`\n]*`)")
 _FENCE = re.compile(r"(?m)^[ \t]*(?:`{3,}|~{3,})[^\n`]*$")     # ```md, ~~~ (the code stays)
 
 
@@ -73,9 +73,10 @@ def readable(markdown: str) -> str:
     text = _FENCE.sub(" ", text)
     text = replace_links(text, lambda target, heading, _block, alias:
                          alias or target or heading or "")
-    # the page's own bold would nest with the snippet's (****Canvas**); a lone ** (**kwargs)
-    # is text
-    return " ".join(_BOLD.sub(r"\1", text).split())
+    # the page's own bold would nest with the snippet's (****Canvas**); in `code` ** is text
+    text = "".join(piece if piece.startswith("`") else piece.replace("**", "")
+                   for piece in _CODE_SPAN.split(text))
+    return " ".join(text.split())
 
 
 def snippet_for(page: Page, section_id: str | None, terms: Sequence[str]) -> str:

@@ -122,3 +122,10 @@ def test_links_the_link_pattern_does_not_take_whole_are_still_protected(index):
     out, added = add_links(body, "Plugins/Other.md", index)
     assert out == f"See [{long_text}](https://x/Canvas_(app) later. [[Canvas]]."  # not inside
     assert added == ["Plugins/Canvas.md"]
+
+
+def test_a_long_link_with_brackets_in_its_text_is_not_linked_into():
+    body = "See [" + "word " * 70 + "[x] Canvas](https://x) here. Then Canvas."
+    out, _ = add_links(body, "Plugins/Other.md", TitleIndex([IndexEntry("Plugins/Canvas.md",
+                                                                         "Canvas")]))
+    assert out == "See [" + "word " * 70 + "[x] Canvas](https://x) here. Then [[Canvas]]."

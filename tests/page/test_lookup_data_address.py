@@ -45,6 +45,21 @@ def test_a_file_name_wins_over_another_pages_alias():
     releases = {p.path: p for p in [parse_page("# v1.4.0\nDesktop.", "desktop/v1.4.0.md"),
                                     parse_page("# Mobile 1.4\nMobile.", "mobile/v1.4.0.md")]}
     assert find_page(releases, "v1.4.0").path == "desktop/v1.4.0.md"
+    # ... but when the title fits several of them too, an alias on one does not decide
+    uri = {p.path: p for p in [
+        parse_page("# Obsidian URI\n", "en/Obsidian URI.md"),
+        parse_page("# Obsidian URI\n", "ja/Obsidian URI.md"),
+        parse_page("---\naliases: [Obsidian URI]\n---\n# Obsidian URI\n", "zh/Obsidian URI.md")]}
+    with pytest.raises(NotFoundError, match="file name of 3 pages"):
+        find_page(uri, "Obsidian URI")
+
+
+@pytest.mark.timeout(30)
+def test_lookup_among_thousands_of_same_named_pages_is_fast():
+    pages = {f"d{i}/README.md": parse_page("no heading\n", f"d{i}/README.md")
+             for i in range(8000)}
+    with pytest.raises(NotFoundError, match="file name of 8000 pages"):
+        find_page(pages, "readme")
 
 
 def test_unknown_name_suggests():

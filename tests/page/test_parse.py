@@ -98,6 +98,8 @@ def test_frontmatter_dates_become_strings():
     ("date: !!timestamp tomorrow", {"date": "tomorrow"}, None),
     ("draft: !!bool maybe", {}, "d.md:2: frontmatter is not valid YAML (cannot read 'maybe'"),
     ("b: !!binary aGVsbG8=\ns: !!set {x, a}", {"b": "hello", "s": ["a", "x"]}, None),
+    ("a: !!omap [x: 2023-01-01]", {"a": [["x", "2023-01-01"]]}, None),
+    ("a: &z !!pairs [k: *z]", {}, "d.md:2: frontmatter holds more than 10,000 values"),
     ("a: " + "[" * 3000 + "]" * 3000, {}, "d.md:2: frontmatter is nested too deeply"),
     ("a: &a [" + ",".join(['"lol"'] * 9) + "]\n" + "\n".join(
         f"{n}: &{n} [" + ",".join([f"*{p}"] * 9) + "]" for p, n in zip("abcdefg", "bcdefgh")),

@@ -78,7 +78,10 @@ def test_explanations_credit_the_word_the_page_has_not_the_compound_it_came_from
     assert query_words("date:YYYY-MM-DD")["yyyi"] == "YYYY"
 
 
-def test_a_lone_double_star_is_text():
-    from mindgraph.retrieval.present import readable
+def test_double_stars_in_code_are_text_elsewhere_bold():
+    from mindgraph.page.parse import parse_page
+    from mindgraph.retrieval.present import readable, snippet_for
 
-    assert readable("Call f(**kwargs) and **bold** it") == "Call f(**kwargs) and bold it"
+    assert readable("Call `f(**kwargs)` and **bold** it") == "Call `f(**kwargs)` and bold it"
+    page = parse_page("# T\n\n**Canvas *core* plugin**\nand **a\nb** here\n", "t.md")
+    assert "****" not in snippet_for(page, "lead", analyze("canvas core"))

@@ -120,6 +120,8 @@ def test_meanmax_gives_a_flat_list_little_and_keeps_the_top_at_one():
     ("我给应用开启了面容解锁，这和问题有关系吗？", []),
     ("これとそれの違い", []),
     ("How do I pin a tab?", []),
+    ("What is the difference between Node.js and Deno?", ["Node.js", "Deno"]),
+    ("Is there any difference between them? Also how do tags and links work", []),
 ])
 def test_splitter_finds_the_two_concepts_or_none(query, concepts):
     from mindgraph.retrieval.expand import split_concepts
