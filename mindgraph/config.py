@@ -112,6 +112,10 @@ class RetrievalSettings:
     # noise (vector-only MRR@10 0.03-0.29), kept as a tie-breaker (0.1 was best of 0 / 0.1 /
     # 0.25 / 0.5 on both question sets, see README)
     unsupported_language_vector_factor: float = 0.1
+    # A page in another language than the query's gets its score times this (1 = off). No
+    # effect on the question sets (their answers already won; 1 / 0.95 / 0.9 / 0.8 / 0.6 all
+    # equal); it puts the English page above its Chinese twin for "headless sync".
+    other_language_factor: float = 0.8
     # Intent weights blended with the default mix by router confidence (see router.weights).
     blend_intent_weights: bool = True
     # A page one retriever found and the other did not gets the other's actual score for it
@@ -404,6 +408,8 @@ def _check_values(s: Settings) -> None:
          and s.retrieval.keyword_weight + s.retrieval.vector_weight > 0,
          "retrieval.keyword_weight/vector_weight", "0 or more, not both 0"),
         (s.retrieval.rrf_k >= 1, "retrieval.rrf_k", "at least 1"),
+        (0 <= s.retrieval.other_language_factor <= 1, "retrieval.other_language_factor",
+         "between 0 and 1"),
         (0 <= s.retrieval.unsupported_language_vector_factor <= 1,
          "retrieval.unsupported_language_vector_factor", "between 0 and 1"),
         (0 <= s.retrieval.min_score < 1, "retrieval.min_score", "in [0, 1)"),

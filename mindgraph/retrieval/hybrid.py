@@ -34,7 +34,7 @@ from ..providers.embedding.base import model_languages
 from .expand import QueryExpander, split_concepts
 from .fusion import FUSIONS, NORMALIZERS
 from .keyword import KeywordIndex
-from .present import follow_ups, interpretation, query_language, snippet_for
+from .present import follow_ups, interpretation, query_language, snippet_for, text_language
 from .results import Candidate, HybridResponse, HybridResult, SearchOptions
 from .router import Intent, IntentRouter
 from .vector import VectorRetriever
@@ -73,6 +73,7 @@ class HybridRetriever:
         self._answers: OrderedDict[tuple[str, SearchOptions], HybridResponse] = OrderedDict()
         self._answers_lock = threading.Lock()
         self._links: dict[str, frozenset[str]] = {}
+        self._languages: dict[str, str] = {}
 
     # -- the answer ----------------------------------------------------------------------
     def search(self, query: str, options: SearchOptions = SearchOptions(),
@@ -126,6 +127,7 @@ class HybridRetriever:
         self._failure_bonus(candidates, intent)
         if self._recency_on():
             self._recency(candidates)
+        self._prefer_language(candidates, lang)
         self._reserve(candidates, picks)
         timings["stage2"] = _ms(t)
         if options.use_keyword and candidates and not any(
@@ -332,6 +334,26 @@ class HybridRetriever:
             cand.score, cand.tier = lifted, 1
         for path in tail:
             candidates[path].tier = 2       # equal scores: reserved pages go first
+
+    def _prefer_language(self, candidates: dict[str, Candidate], lang: str) -> None:
+        """Pages in another language than the query's are multiplied by
+        ``retrieval.other_language_factor``: in a vault with translations, an English
+        question wants the English page, not its Chinese twin with the same English title."""
+        factor = self.settings.other_language_factor
+        if factor >= 1.0 or lang == "other":
+            return
+        for path, cand in candidates.items():
+            if self._page_language(path) != lang:
+                cut = cand.score * (1.0 - factor)
+                cand.score -= cut
+                cand.boosts["other_language"] = round(-cut, 4)
+
+    def _page_language(self, path: str) -> str:
+        found = self._languages.get(path)
+        if found is None:
+            page = self.pages[path]
+            found = self._languages[path] = text_language(page.title + "\n" + page.body)
+        return found
 
     def _linked(self, path: str) -> frozenset[str]:
         """Pages that ``path`` links to or is linked from (real links, not shared tags);

@@ -37,6 +37,27 @@ def query_language(query: str) -> str:
     return "other" if letters and foreign * 2 > len(letters) else "en"
 
 
+def text_language(text: str, sample: int = 3000) -> str:
+    """The language of a page, as ``query_language`` names them, from the share of its
+    letters: mostly CJK → "ja" when kana are among them, "ko" for Hangul, else "zh"; mostly
+    Latin → "en"; mostly another script → "other". A few CJK words in an English page (a
+    language list) do not make it Chinese."""
+    head = text[:sample]
+    kana = len(_KANA.findall(head))
+    han = len(_HAN.findall(head))
+    hangul = len(_HANGUL.findall(head))
+    latin = sum(1 for ch in head if ch.isascii() and ch.isalpha())
+    letters = [ch for ch in head if ch.isalpha()]
+    cjk = kana + han + hangul
+    if cjk * 2 >= latin and cjk:        # a CJK character carries about a word's worth
+        if kana * 20 >= cjk:
+            return "ja"
+        return "ko" if hangul > han else "zh"
+    if letters and (len(letters) - latin - cjk) * 2 > len(letters):
+        return "other"
+    return "en"
+
+
 def interpretation(lang: str, title: str, heading: str, intent: str) -> str:
     """One sentence saying what the top hit is, in the query's language."""
     where = f"{title} › {heading}" if heading else title

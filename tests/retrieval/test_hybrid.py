@@ -457,3 +457,27 @@ def test_results_by_meaning_alone_are_flagged_and_weak_ones_kept_out_of_context(
         header = hostile.markdown.split("\n", 1)[0]
         assert header.startswith("<!-- ") and header.endswith(" -->")
         assert "<" not in header[4:-3] and ">" not in header[4:-3]   # nothing closes it early
+
+
+def test_pages_in_the_querys_language_come_before_their_translations(tmp_path):
+    wiki = tmp_path / "wiki"
+    (wiki / "en").mkdir(parents=True)
+    (wiki / "zh").mkdir()
+    (wiki / "en" / "Headless Sync.md").write_text(
+        "# Headless Sync\n\nSync a vault from the command line, without the desktop app.\n")
+    (wiki / "zh" / "Headless Sync.md").write_text(   # more "Headless Sync" than the English
+        "---\naliases: [Headless Sync, Obsidian Headless Sync]\n---\n# Headless Sync\n\n"
+        "Headless Sync：无头客户端可以在不使用桌面应用的情况下同步仓库。Headless Sync 适用于自动化工作流。"
+        "Headless Sync 命令行。\n")
+    (tmp_path / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n  dimension: 64\n")
+    mg = Mindgraph.open(tmp_path)
+    mg.embed()
+    top = mg.smart_search("headless sync").results
+    assert [r.page for r in top[:2]] == ["en/Headless Sync.md", "zh/Headless Sync.md"]
+    assert top[1].boosts["other_language"] < 0
+    assert mg.smart_search("无头客户端同步").results[0].page == "zh/Headless Sync.md"
+    (tmp_path / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n  dimension: 64\n"
+                                            "retrieval:\n  other_language_factor: 1\n")
+    same = Mindgraph.open(tmp_path).smart_search("headless sync").results
+    assert same[0].page == "zh/Headless Sync.md"          # what the preference corrects
+    assert all("other_language" not in r.boosts for r in same)
