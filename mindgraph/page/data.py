@@ -14,6 +14,7 @@ import yaml
 
 from ..errors import MindgraphError, NotFoundError
 from .model import Page
+from .parse import load_yaml_documents
 
 FENCE_OPEN_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([A-Za-z0-9_+-]*)[^\n]*$")
 DATA_LANGUAGES = {"json": "json", "yaml": "yaml", "yml": "yaml"}
@@ -72,7 +73,9 @@ def extract_data(page: Page, block: int = 1, language: str | None = None) -> Any
     try:
         if chosen.language == "json":
             return json.loads(chosen.text)
-        return yaml.safe_load(chosen.text)
+        # a block fenced like frontmatter (---) holds one document between empty ones
+        documents = load_yaml_documents(chosen.text)
+        return documents[0] if len(documents) == 1 else documents or None
     except json.JSONDecodeError as exc:
         raise DataBlockError(f"{page.path}:{chosen.line + exc.lineno}: the ```json block does "
                              f"not parse ({exc.msg}). Fix the JSON in the note.") from exc

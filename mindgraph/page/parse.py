@@ -103,6 +103,21 @@ def _timestamp_or_text(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
 _FrontmatterLoader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp_or_text)
 
 
+def load_yaml_documents(text: str) -> list[Any]:
+    """Every non-empty YAML document of ``text`` as plain JSON-ready values, read as
+    frontmatter is (bad values are YAML errors with a line; at most MAX_FRONTMATTER_VALUES
+    values after aliases, else a YAMLError)."""
+    budget = [MAX_FRONTMATTER_VALUES]
+    try:
+        return [_plain(d, budget) for d in yaml.load_all(text, Loader=_FrontmatterLoader)
+                if d is not None]
+    except _TooBig:
+        raise yaml.YAMLError(f"more than {MAX_FRONTMATTER_VALUES:,} values once YAML aliases "
+                             f"are expanded") from None
+    except RecursionError:
+        raise yaml.YAMLError("nested too deeply") from None
+
+
 def _plain(value: Any, budget: list[int], depth: int = 0) -> Any:
     """A plain copy: dates become ISO strings so that frontmatter is always
     JSON-serialisable; at most ``budget[0]`` values (aliases expanded) and

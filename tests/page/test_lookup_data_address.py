@@ -98,6 +98,16 @@ def test_extract_first_second_and_by_language():
     assert extract_data(page, 1, "yaml") == {"owner": "ana", "count": 2}
 
 
+def test_yaml_blocks_fenced_like_frontmatter_and_hostile_values():
+    page = parse_page("# P\n\n```yaml\n---\nname: value\ntags: [a]\n---\n```\n\n"
+                      "```yaml\nn: !!int abc\n```\n\n```yaml\na: &x [*x]\n```\n", "p.md")
+    assert extract_data(page, 1) == {"name": "value", "tags": ["a"]}
+    with pytest.raises(DataBlockError, match="p.md:.*cannot read 'abc' as int"):
+        extract_data(page, 2)
+    with pytest.raises(DataBlockError, match="more than 10,000 values"):
+        extract_data(page, 3)
+
+
 def test_extract_errors_name_file_and_line():
     page = parse_page(DATA_NOTE, "catalog.md")
     with pytest.raises(DataBlockError, match=r"catalog\.md:20: the ```json block"):
