@@ -240,10 +240,15 @@ class Mindgraph:
             return neighbors(graph, self.page(name).path, depth, direction, kinds)  # type: ignore[arg-type]
 
     @_query
-    def path(self, source: str, target: str) -> list[str]:
-        """The shortest chain of pages between two pages (NotFoundError when unconnected)."""
+    def path(self, source: str, target: str, via_tags: bool = False) -> list[str]:
+        """The shortest chain of links between two pages (NotFoundError when unconnected);
+        ``via_tags``: shared tags count as steps too."""
+        from .graph.build import EXTRACTED, INFERRED
+
+        kinds = (EXTRACTED, INFERRED) if via_tags else (EXTRACTED,)
         with self._lock:
-            return shortest_path(self.graph(), self.page(source).path, self.page(target).path)
+            return shortest_path(self.graph(), self.page(source).path, self.page(target).path,
+                                 kinds=kinds)
 
     @_query
     def communities(self) -> list[Community]:

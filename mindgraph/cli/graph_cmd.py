@@ -85,14 +85,16 @@ def backlinks_command(settings: Settings, page: str, as_json: bool) -> None:
 @click.argument("source")
 @click.argument("target")
 @click.option("--directed", is_flag=True, help="Follow links only in their direction.")
+@click.option("--via-tags", is_flag=True, help="Also step between pages that share a tag.")
 @json_option
 @workspace_options
 def path_command(settings: Settings, source: str, target: str, directed: bool,
-                 as_json: bool) -> None:
+                 via_tags: bool, as_json: bool) -> None:
     """A shortest chain of links between SOURCE and TARGET."""
     cache, kg = open_workspace_graph(settings)
     a, b = _page(cache, source), _page(cache, target)
-    found = shortest_path(kg, a, b, directed=directed)
+    found = shortest_path(kg, a, b, directed=directed,
+                          kinds=(EXTRACTED, INFERRED) if via_tags else (EXTRACTED,))
     if as_json:
         emit_json({"source": a, "target": b, "length": len(found) - 1, "path": found})
         return

@@ -186,10 +186,12 @@ def _add_engine_tools(server: MCPServer, mg: Mindgraph,
         return call("communities", "", lambda: _listing("communities", mg.communities()))
 
     @server.tool(annotations=READ_ONLY)
-    def path(source: PageName, target: PageName) -> JsonResult:
+    def path(source: PageName, target: PageName, via_tags: Annotated[bool, Field(
+            description="Also step between pages that share a tag (default: real links "
+                        "only)")] = False) -> JsonResult:
         """The shortest chain of links between two pages."""
         return call("path", f"{source} -> {target}",
-                    lambda: _listing("path", mg.path(source, target)))
+                    lambda: _listing("path", mg.path(source, target, via_tags)))
 
     @server.tool(annotations=READ_ONLY)
     def stats() -> JsonResult:

@@ -338,9 +338,12 @@ def create_app(mg: Mindgraph, token: str | None = None) -> FastAPI:
                                                           links_only=links_only)]}
 
     @route("get", "/path", s.PathOut, "Shortest chain of pages between two pages", 404)
-    def path(source: str = _name(), target: str = _name()) -> dict[str, Any]:
+    def path(source: str = _name(), target: str = _name(),
+             via_tags: bool = Query(False, description="Count shared tags as steps too "
+                                                       "(default: real links only)")
+             ) -> dict[str, Any]:
         fresh()
-        return {"path": mg.path(source, target)}
+        return {"path": mg.path(source, target, via_tags)}
 
     @route("get", "/communities", s.CommunitiesOut, "Louvain communities of the graph")
     def communities(limit: int = Query(50, ge=1, le=1000)) -> dict[str, Any]:

@@ -395,3 +395,14 @@ def test_a_missing_wiki_does_not_stop_the_server_from_starting(tmp_path):
     with TestClient(create_app(Mindgraph.open(tmp_path))) as client:
         response = client.get("/smart_search", params={"q": "anything"})
         assert response.status_code == 503 and "wiki" in response.json()["detail"].lower()
+
+
+def test_path_follows_links_unless_asked_to_step_over_shared_tags(workspace):
+    wiki = workspace / "wiki"
+    (wiki / "Tagged one.md").write_text("---\ntags: [rare]\n---\nNo links here.\n")
+    (wiki / "Tagged two.md").write_text("---\ntags: [rare]\n---\nNone here either.\n")
+    client = TestClient(create_app(Mindgraph.open(workspace)))
+    route = {"source": "Tagged one", "target": "Tagged two"}
+    assert client.get("/path", params=route).status_code == 404      # no chain of links
+    assert client.get("/path", params={**route, "via_tags": True}).json() == \
+        {"path": ["Tagged one.md", "Tagged two.md"]}
