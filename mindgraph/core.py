@@ -14,6 +14,7 @@ import functools
 import threading
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
@@ -33,6 +34,7 @@ from .retrieval.context import ContextBlock
 from .retrieval.explain import SearchResult, explain
 from .retrieval.hybrid import HybridResponse, HybridRetriever, SearchOptions
 from .retrieval.keyword import KeywordIndex, open_keyword_index
+from .retrieval.present import page_language, query_language
 from .retrieval.vector import VectorRetriever
 
 if TYPE_CHECKING:   # imported where used, so a search does not load the compiler
@@ -222,11 +224,20 @@ class Mindgraph:
     # -- search and graph ------------------------------------------------------------------
     @_query
     def search(self, query: str, limit: int = 10) -> list[SearchResult]:
-        """Keyword (BM25) search: pages with their best section, snippet and why they matched."""
+        """Keyword (BM25) search: pages with their best section, snippet and why they matched;
+        pages in the query's language first, as in hybrid search
+        (``retrieval.other_language_factor``)."""
         with self._lock:
             index = self.keyword_index()
             pages = self._cache.pages if self._cache else {}
-            return [explain(hit, pages[hit.path], query) for hit in index.search(query, limit)]
+            hits = index.search(query, limit * 2)
+            factor, lang = self.settings.retrieval.other_language_factor, query_language(query)
+            if factor < 1.0 and lang != "other":
+                hits = sorted((replace(h, score=h.score * (1.0 if page_language(pages[h.path])
+                                                              == lang else factor))
+                               for h in hits), key=lambda h: (-h.score, h.path))
+            return [explain(replace(h, rank=rank), pages[h.path], query)
+                    for rank, h in enumerate(hits[:limit], 1)]
 
     @_query
     def related(self, name: str, depth: int = 1, direction: str = "both",

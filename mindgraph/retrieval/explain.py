@@ -87,7 +87,7 @@ def explain(hit: KeywordHit, page: Page, query: str) -> SearchResult:
         rank=hit.rank, path=hit.path, title=page.title, score=hit.score,
         page_score=hit.page_score, section_score=hit.section_score,
         section_id=hit.section_id, heading=section.heading if section else "",
-        snippet=snippet(section.text if section else page.body, list(words)),
+        snippet=snippet((section.text if section else "") or page.body, list(words)),
         matched=tuple(matched), fields=fields, why=_summary(fields, section))
 
 

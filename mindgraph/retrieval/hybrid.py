@@ -34,7 +34,7 @@ from ..providers.embedding.base import model_languages
 from .expand import QueryExpander, split_concepts
 from .fusion import FUSIONS, NORMALIZERS
 from .keyword import KeywordIndex
-from .present import follow_ups, interpretation, query_language, snippet_for, text_language
+from .present import follow_ups, interpretation, page_language, query_language, snippet_for
 from .results import Candidate, HybridResponse, HybridResult, SearchOptions
 from .router import Intent, IntentRouter
 from .vector import VectorRetriever
@@ -73,7 +73,6 @@ class HybridRetriever:
         self._answers: OrderedDict[tuple[str, SearchOptions], HybridResponse] = OrderedDict()
         self._answers_lock = threading.Lock()
         self._links: dict[str, frozenset[str]] = {}
-        self._languages: dict[str, str] = {}
 
     # -- the answer ----------------------------------------------------------------------
     def search(self, query: str, options: SearchOptions = SearchOptions(),
@@ -343,17 +342,10 @@ class HybridRetriever:
         if factor >= 1.0 or lang == "other":
             return
         for path, cand in candidates.items():
-            if self._page_language(path) != lang:
+            if page_language(self.pages[path]) != lang:
                 cut = cand.score * (1.0 - factor)
                 cand.score -= cut
                 cand.boosts["other_language"] = round(-cut, 4)
-
-    def _page_language(self, path: str) -> str:
-        found = self._languages.get(path)
-        if found is None:
-            page = self.pages[path]
-            found = self._languages[path] = text_language(page.title + "\n" + page.body)
-        return found
 
     def _linked(self, path: str) -> frozenset[str]:
         """Pages that ``path`` links to or is linked from (real links, not shared tags);

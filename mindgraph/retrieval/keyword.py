@@ -110,12 +110,17 @@ class KeywordIndex:
         page_counts: Counter[int] = Counter(shared)
         ids = []
         for section in page.sections:
+            page_counts.update(self._counts(section.heading, p.heading))
+            if not section.text.strip():
+                # a heading with nothing under it (its subsections hold the text) is no answer:
+                # as a document of title + heading alone it won short queries with an empty
+                # snippet; its heading still counts for the page
+                continue
             counts = Counter(shared)
             heading_text = " ".join(section.path)
             counts.update(self._counts(heading_text, p.heading))
             body = self._counts(section.text, p.body)
             counts.update(body)
-            page_counts.update(self._counts(section.heading, p.heading))
             page_counts.update(body)
             self.sections.add((page.path, section.id), counts, pid)
             ids.append(section.id)

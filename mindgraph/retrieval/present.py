@@ -58,6 +58,17 @@ def text_language(text: str, sample: int = 3000) -> str:
     return "en"
 
 
+_PAGE_LANGUAGES: dict[str, str] = {}
+
+
+def page_language(page: Page) -> str:
+    """``text_language`` of a page's title and body, memoised by content hash."""
+    found = _PAGE_LANGUAGES.get(page.content_hash)
+    if found is None:
+        found = _PAGE_LANGUAGES[page.content_hash] = text_language(page.title + "\n" + page.body)
+    return found
+
+
 def interpretation(lang: str, title: str, heading: str, intent: str) -> str:
     """One sentence saying what the top hit is, in the query's language."""
     where = f"{title} › {heading}" if heading else title

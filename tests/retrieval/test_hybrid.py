@@ -475,6 +475,8 @@ def test_pages_in_the_querys_language_come_before_their_translations(tmp_path):
     top = mg.smart_search("headless sync").results
     assert [r.page for r in top[:2]] == ["en/Headless Sync.md", "zh/Headless Sync.md"]
     assert top[1].boosts["other_language"] < 0
+    assert [r.path for r in mg.search("headless sync")][:2] == ["en/Headless Sync.md",
+                                                                  "zh/Headless Sync.md"]
     assert mg.smart_search("无头客户端同步").results[0].page == "zh/Headless Sync.md"
     (tmp_path / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n  dimension: 64\n"
                                             "retrieval:\n  other_language_factor: 1\n")

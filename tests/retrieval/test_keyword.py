@@ -148,3 +148,10 @@ def test_top_sections_rank_sections_by_bm25(index):
     found = index.top_sections("extract selection note", 2)
     assert found[0][:2] == ("Plugins/Note composer.md", "extract-note")
     assert found[0][2] >= found[1][2] > 0
+
+
+def test_a_heading_with_nothing_under_it_is_never_the_best_section():
+    page = parse_page("# Sync CLI\n\nThe client.\n\n## Commands\n\n### ob sync\n\nRuns a sync now."
+                      "\n", "Sync CLI.md")
+    hit = KeywordIndex.build([page]).search("commands", 1)[0]
+    assert hit.section_id == "commands/ob-sync"              # not the empty "commands"
