@@ -103,12 +103,16 @@ def readable(markdown: str) -> str:
     text = _CALLOUT.sub("", text)
     text = _QUOTE.sub("", text)
     text = _FENCE.sub(" ", text)
-    text = replace_links(text, lambda target, heading, _block, alias:
-                         alias or target or heading or "")
-    # the page's own bold would nest with the snippet's (****Canvas**); in `code` ** is text
-    text = "".join(piece if piece.startswith("`") else piece.replace("**", "")
+    # in `code`, link syntax and ** are text; elsewhere a link becomes its words, and the
+    # page's own bold goes (it would nest with the snippet's: ****Canvas**)
+    text = "".join(piece if piece.startswith("`") else _link_words(piece).replace("**", "")
                    for piece in _CODE_SPAN.split(text))
     return " ".join(text.split())
+
+
+def _link_words(text: str) -> str:
+    return replace_links(text, lambda target, heading, _block, alias:
+                         alias or target or heading or "")
 
 
 def snippet_for(page: Page, section_id: str | None, terms: Sequence[str]) -> str:

@@ -83,5 +83,7 @@ def test_double_stars_in_code_are_text_elsewhere_bold():
     from mindgraph.retrieval.present import readable, snippet_for
 
     assert readable("Call `f(**kwargs)` and **bold** it") == "Call `f(**kwargs)` and bold it"
+    assert readable("`[[Example#Details]]` displays as [[Example#Details|Details]]") == \
+        "`[[Example#Details]]` displays as Details"             # syntax in code is kept
     page = parse_page("# T\n\n**Canvas *core* plugin**\nand **a\nb** here\n", "t.md")
     assert "****" not in snippet_for(page, "lead", analyze("canvas core"))
