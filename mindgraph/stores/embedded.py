@@ -26,6 +26,7 @@ import io
 import json
 import re
 import threading
+import zipfile
 from pathlib import Path
 from typing import Collection, Iterator, Sequence
 
@@ -165,7 +166,7 @@ class _Table:
                 vectors = np.asarray(data["vectors"], dtype=np.float32)
             table = cls(meta["model_version"], int(meta["dimension"]))
             rows = [list(map(str, row)) for row in meta["rows"]]
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+        except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as exc:
             raise StoreError(f"Vector file {path} is unreadable ({exc}). Delete it and run "
                              f"`mindgraph embed` to rebuild it from the wiki.") from exc
         if vectors.shape != (len(rows), table.dimension):

@@ -37,6 +37,10 @@ from .base import VectorHit, VectorRecord, as_query_vector, prepared_matrix
 
 HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 64
+QUERY_TIMEOUT_MS = 10_000
+# a peer that stops answering (a network partition) is noticed in ~15 s instead of never
+_KEEPALIVES = {"keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 2,
+               "keepalives_count": 3, "tcp_user_timeout": 15_000}
 INDEX_BUILD_MEMORY = "512MB"   # a 100k x 384 HNSW graph fits; avoids a slow on-disk build
 T = TypeVar("T")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,40}$")
@@ -51,9 +55,23 @@ def mask_dsn(dsn: str) -> str:
     return masked
 
 
+def scrub(text: str, dsn: str) -> str:
+    """``text`` (a driver's error message) without the DSN's password: drivers quote the DSN
+    they could not parse, and the message reaches logs, REST and MCP clients."""
+    text = text.replace(dsn, mask_dsn(dsn))
+    secrets = re.findall(r"://[^:/@?]*:([^?]*)@", dsn)
+    secrets += re.findall(r"password\s*=\s*'((?:[^'\\]|\\.)*)'|password\s*=\s*(\S+)", dsn,
+                          flags=re.IGNORECASE)
+    for secret in secrets:
+        for value in (secret if isinstance(secret, tuple) else (secret,)):
+            if len(value) >= 3:
+                text = text.replace(value, "***")
+    return text
+
+
 def connection_help(dsn: str, dsn_env: str, detail: str) -> str:
     """The message for a PostgreSQL that cannot be reached, with the ways to fix it."""
-    return (f"Cannot connect to PostgreSQL at {mask_dsn(dsn)}: {detail.strip()}. "
+    return (f"Cannot connect to PostgreSQL at {mask_dsn(dsn)}: {scrub(detail.strip(), dsn)}. "
             f"Fix: start the server (`docker compose up -d` runs pgvector/pgvector:pg16), "
             f"or point {dsn_env} at a reachable database, "
             f"or use the embedded store (store.backend: embedded in mindgraph.yml).")
@@ -96,14 +114,20 @@ class PgVectorStore:
         from pgvector.psycopg import register_vector
 
         try:
-            conn = psycopg.connect(self._dsn, connect_timeout=self._connect_timeout)
+            conn = psycopg.connect(self._dsn, connect_timeout=self._connect_timeout,
+                                   **_KEEPALIVES)
         except psycopg.Error as exc:
             raise StoreError(connection_help(self._dsn, self._dsn_env, str(exc))) from exc
+        # two processes setting up one database at once must not race (a unique-violation on
+        # pg_class for the second CREATE ... IF NOT EXISTS): one waits for the other
+        lock = int(hashlib.sha256(f"mindgraph:{self._table}".encode()).hexdigest()[:15], 16)
         try:
             with conn.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock,))
                 conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
             register_vector(conn)
             with conn.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock,))
                 self._create_schema(conn)
             conn.execute(f"SET hnsw.ef_search = {self._ef_search}")
             version = conn.execute("SELECT extversion FROM pg_extension "
@@ -119,7 +143,8 @@ class PgVectorStore:
                     "or ask an administrator to run CREATE EXTENSION vector."
                     if "vector" in str(exc) else "Check the database user's privileges.")
             raise StoreError(f"PostgreSQL at {mask_dsn(self._dsn)} is reachable but the "
-                             f"vector schema could not be set up: {exc}. {hint}") from exc
+                             f"vector schema could not be set up: "
+                             f"{scrub(str(exc), self._dsn)} {hint}") from exc
         return conn
 
     def _run(self, work: Callable[[Any], T]) -> T:
@@ -146,7 +171,8 @@ class PgVectorStore:
                     raise StoreError(connection_help(self._dsn, self._dsn_env,
                                                      str(exc))) from exc
                 except psycopg.Error as exc:
-                    raise StoreError(f"{self.description}: {exc}") from exc
+                    raise StoreError(f"{self.description}: {scrub(str(exc), self._dsn)}") \
+                        from exc
         raise AssertionError("unreachable")
 
     def _create_schema(self, conn: Any) -> None:
@@ -289,6 +315,9 @@ class PgVectorStore:
                                       "scopes": list(scopes or ()), "pages": list(pages or ())}
             statement = self.query_sql(model_version, dimension, scopes=scopes is not None,
                                        pages=pages is not None)
+            # a query that hangs must not hold a server's queries behind it (searches answer
+            # from keywords meanwhile); index builds in `embed` are not bounded this way
+            conn.execute(f"SET LOCAL statement_timeout = {QUERY_TIMEOUT_MS}")
             return conn.execute(statement, params).fetchall()
 
         rows = self._run(work)

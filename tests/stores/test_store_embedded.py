@@ -57,11 +57,18 @@ def test_emptied_model_removes_its_file(embedded_store: EmbeddedStore):
 def test_corrupt_file_names_itself_and_the_fix(tmp_path):
     folder = tmp_path / "v"
     folder.mkdir()
-    (folder / model_file_name(MODEL)).write_bytes(b"not a numpy file")
-    with pytest.raises(StoreError) as caught:
-        EmbeddedStore(folder).count(MODEL)
-    assert model_file_name(MODEL) in str(caught.value)
-    assert "mindgraph embed" in str(caught.value)
+    good = tmp_path / "good"
+    store = EmbeddedStore(good)
+    store.upsert(MODEL, [rec("a.md", 0)])
+    store.flush()
+    whole = (good / model_file_name(MODEL)).read_bytes()
+    # not numpy, a file cut short (not a zip any more), an empty file (EOFError: "Aborted!")
+    for damaged in (b"not a numpy file", whole[:len(whole) // 2], b""):
+        (folder / model_file_name(MODEL)).write_bytes(damaged)
+        with pytest.raises(StoreError) as caught:
+            EmbeddedStore(folder).count(MODEL)
+        assert model_file_name(MODEL) in str(caught.value)
+        assert "mindgraph embed" in str(caught.value)
 
 
 def test_swap_remove_keeps_rows_and_vectors_aligned(embedded_store: EmbeddedStore):

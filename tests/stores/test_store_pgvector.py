@@ -31,6 +31,14 @@ def test_mask_dsn_hides_passwords_in_both_forms():
     assert mask_dsn("postgresql://me@db/x") == "postgresql://me@db/x"
 
 
+def test_a_dsn_the_driver_cannot_parse_never_shows_its_password():
+    for dsn in ("mysql://admin:S3cretPassw0rd@db.example/x",
+                "host=db password='S3cret Passw0rd' dbname=x port=notaport"):
+        with pytest.raises(StoreError) as caught:
+            PgVectorStore(dsn, connect_timeout=2).count()
+        assert "S3cret" not in str(caught.value), str(caught.value)
+
+
 def test_unreachable_server_names_masked_dsn_and_fix():
     store = PgVectorStore("postgresql://me:topsecret@127.0.0.1:1/nothing", dsn_env="MY_PG",
                           connect_timeout=2)
