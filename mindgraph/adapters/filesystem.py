@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from stat import S_ISREG
 from pathlib import Path
 from typing import Iterable
 
@@ -38,7 +39,11 @@ class FilesystemAdapter:
             rel = file.relative_to(self.root).as_posix()
             try:
                 stat = file.stat(follow_symlinks=False)
+                if not S_ISREG(stat.st_mode):   # a FIFO would block the read forever
+                    continue
                 data = file.read_bytes()
+            except FileNotFoundError:           # deleted while we walked: nothing to pull
+                continue
             except OSError as exc:
                 raise AdapterError(f"filesystem adapter: cannot read {file} "
                                    f"({exc.strerror or exc}). Check its permissions.") from exc

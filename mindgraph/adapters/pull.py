@@ -69,6 +69,7 @@ def pull(settings: Settings, names: Iterable[str] = (), dry_run: bool = False) -
     entries = [a for a in settings.adapters if not wanted or a.name in wanted]
     files: list[PulledFile] = []
     failed = 0
+    written_by: dict[str, str] = {}     # raw path (casefolded) → the adapter that wrote it
     for entry in entries:
         try:
             configured = load_adapter(entry, settings.base_dir)
@@ -83,7 +84,8 @@ def pull(settings: Settings, names: Iterable[str] = (), dry_run: bool = False) -
                                     f"adapter {entry.name!r}: fetch() raised "
                                     f"{type(exc).__name__}: {exc}"))
             continue
-        files.extend(_file_documents(settings.raw_dir, configured, documents, dry_run))
+        files.extend(_file_documents(settings.raw_dir, configured, documents, dry_run,
+                                     written_by))
     counts = {s: sum(1 for f in files if f.status == s) for s in ("written", "unchanged",
                                                                   "rejected")}
     return PullReport(counts["written"], counts["unchanged"], counts["rejected"], failed,
@@ -91,7 +93,8 @@ def pull(settings: Settings, names: Iterable[str] = (), dry_run: bool = False) -
 
 
 def _file_documents(raw_dir: Path, configured: ConfiguredAdapter,
-                    documents: list[Any], dry_run: bool) -> list[PulledFile]:
+                    documents: list[Any], dry_run: bool,
+                    written_by: dict[str, str]) -> list[PulledFile]:
     name = configured.name
     raw_root = raw_dir.resolve()
     folder = raw_root / configured.target if configured.target else raw_root
@@ -119,17 +122,43 @@ def _file_documents(raw_dir: Path, configured: ConfiguredAdapter,
             continue
         seen[key] = doc.filename
         raw_rel = path.relative_to(raw_root).as_posix()
-        data = doc.data
-        if path.is_file() and not path.is_symlink() and path.read_bytes() == data:
-            out.append(PulledFile(name, raw_rel, "unchanged"))
+        other = written_by.setdefault(raw_rel.casefold(), name)
+        if other != name:
+            out.append(PulledFile(name, raw_rel, "rejected",
+                                  f"adapter {other!r} already pulled {raw_rel} in this run; give "
+                                  f"the two adapters different targets."))
             continue
-        if not dry_run:
-            atomic_write_bytes(path, data, shared=True)
-            mtime = doc.metadata.get("mtime") if doc.metadata else None
-            if isinstance(mtime, (int, float)):
-                os.utime(path, (mtime, mtime))
+        data = doc.data
+        if not isinstance(data, (bytes, bytearray)):
+            out.append(PulledFile(name, raw_rel, "rejected",
+                                  f"adapter {name!r} returned {type(data).__name__} content "
+                                  f"for {doc.filename!r}, not bytes; fix its fetch()."))
+            continue
+        try:
+            if path.is_file() and not path.is_symlink() and path.read_bytes() == data:
+                out.append(PulledFile(name, raw_rel, "unchanged"))
+                continue
+            if not dry_run:
+                atomic_write_bytes(path, data, shared=True)
+                _set_mtime(path, doc.metadata)
+        except OSError as exc:
+            out.append(PulledFile(name, raw_rel, "rejected",
+                                  f"cannot write raw/{raw_rel} ({exc.strerror or exc}): a file "
+                                  f"and a folder share that name, or the path is too long; "
+                                  f"rename it at the source."))
+            continue
         out.append(PulledFile(name, raw_rel, "written"))
     return out
+
+
+def _set_mtime(path: Path, metadata: Any) -> None:
+    """Give the file the source's modification time, when the adapter gave a usable one."""
+    mtime = metadata.get("mtime") if isinstance(metadata, dict) else None
+    if isinstance(mtime, (int, float)) and not isinstance(mtime, bool):
+        try:
+            os.utime(path, (mtime, mtime))
+        except (ValueError, OverflowError, OSError):   # NaN, 1e30: keep the write time
+            pass
 
 
 def _contained(folder: Path, rel: str) -> Path:

@@ -109,3 +109,39 @@ def test_a_failing_adapter_fails_alone(workspace, tmp_path_factory):
     assert only.failed_adapters == 0 and only.unchanged == 1
     with pytest.raises(ConfigError, match="no adapter named nope"):
         pull(settings, ["nope"])
+
+
+def test_a_file_and_a_folder_of_one_name_two_adapters_on_one_file_and_odd_content(
+        workspace, tmp_path_factory):
+    src = tmp_path_factory.mktemp("src")
+    (src / "n.md").write_text("note")
+    os.mkfifo(src / "pipe.md")                                # would block a read forever
+    settings = configure(workspace, ["d.md/child.md", "d.md", "n.md"], extra=(
+        f"  - name: files\n    type: filesystem\n    target: inbox\n"
+        f"    options: {{path: {src}}}\n"))
+    report = pull(settings)                                   # no traceback, no hang
+    reasons = {f.path: f.reason for f in report.files if f.status == "rejected"}
+    assert "a file and a folder share that name" in reasons["inbox/d.md"]
+    assert "adapter 'h' already pulled inbox/n.md" in reasons["inbox/n.md"]
+    assert (workspace / "raw" / "inbox" / "n.md").read_text() == "content of n.md"
+    again = pull(settings)                                     # the same every run
+    assert [(f.path, f.status) for f in again.files] == \
+        [(f.path, "unchanged" if f.status == "written" else f.status) for f in report.files]
+    assert not any("pipe" in f.path for f in report.files)
+
+
+def test_content_that_is_not_bytes_is_rejected(workspace):
+    (workspace / "mg_odd.py").write_text(
+        "from mindgraph.adapters import RawDocument\n"
+        "class Odd:\n"
+        "    def fetch(self):\n"
+        "        return [RawDocument(None, 'none.md'), RawDocument(b'ok', 'nan.md',\n"
+        "                {'mtime': float('nan')}), RawDocument(b'x', 'big.md', {'mtime': 1e30})]\n")
+    (workspace / "mindgraph.yml").write_text("adapters:\n  - name: o\n    type: mg_odd.Odd\n")
+    try:
+        report = pull(load_settings(workspace))
+    finally:
+        sys.modules.pop("mg_odd", None)
+    assert [(f.path, f.status) for f in report.files] == \
+        [("o/none.md", "rejected"), ("o/nan.md", "written"), ("o/big.md", "written")]
+    assert "not bytes" in report.files[0].reason
