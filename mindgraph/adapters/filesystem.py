@@ -26,6 +26,8 @@ class FilesystemAdapter:
                  extensions: Iterable[str] = DEFAULT_EXTENSIONS):
         self.root = Path(path).expanduser()
         self.target = target
+        if isinstance(extensions, str):     # `extensions: md` in YAML, not a list
+            extensions = [extensions]
         self.extensions = tuple(e.lower() if e.startswith(".") else f".{e.lower()}"
                                 for e in extensions)
 

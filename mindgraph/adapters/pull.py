@@ -116,9 +116,9 @@ def _file_documents(raw_dir: Path, configured: ConfiguredAdapter,
         if key in seen:
             out.append(PulledFile(name, doc.filename, "rejected",
                                   f"adapter {name!r}: {doc.filename!r} and {seen[key]!r} map "
-                                  f"to the same file (names that differ only in case collide "
-                                  f"on macOS and Windows); give the documents distinct file "
-                                  f"names."))
+                                  f"to the same file (after unsafe characters are replaced; "
+                                  f"names that differ only in case collide on macOS and "
+                                  f"Windows); give the documents distinct file names."))
             continue
         seen[key] = doc.filename
         raw_rel = path.relative_to(raw_root).as_posix()

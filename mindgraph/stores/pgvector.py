@@ -71,7 +71,11 @@ def scrub(text: str, dsn: str) -> str:
 
 def connection_help(dsn: str, dsn_env: str, detail: str) -> str:
     """The message for a PostgreSQL that cannot be reached, with the ways to fix it."""
-    return (f"Cannot connect to PostgreSQL at {mask_dsn(dsn)}: {scrub(detail.strip(), dsn)}. "
+    detail = scrub(detail.strip(), dsn).rstrip(".")
+    if "password authentication failed" in detail or "no password supplied" in detail:
+        return (f"Cannot connect to PostgreSQL at {mask_dsn(dsn)}: {detail}. Fix: check the "
+                f"user and password in {dsn_env}.")
+    return (f"Cannot connect to PostgreSQL at {mask_dsn(dsn)}: {detail}. "
             f"Fix: start the server (`docker compose up -d` runs pgvector/pgvector:pg16), "
             f"or point {dsn_env} at a reachable database, "
             f"or use the embedded store (store.backend: embedded in mindgraph.yml).")
@@ -144,7 +148,8 @@ class PgVectorStore:
                     if "vector" in str(exc) else "Check the database user's privileges.")
             raise StoreError(f"PostgreSQL at {mask_dsn(self._dsn)} is reachable but the "
                              f"vector schema could not be set up: "
-                             f"{scrub(str(exc), self._dsn)} {hint}") from exc
+                             f"{scrub(str(exc), self._dsn).strip().rstrip('.')}. {hint}") \
+                from exc
         return conn
 
     def _run(self, work: Callable[[Any], T]) -> T:

@@ -108,3 +108,12 @@ def test_bad_options_are_reported(plugin_module, tmp_path):
                                      options={"colour": "red"}))
     with pytest.raises(AdapterError, match="needs options.path"):
         load_adapter(AdapterSettings(name="x", type="filesystem"))
+
+
+def test_one_extension_written_as_a_string_is_one_extension(tmp_path):
+    from mindgraph.adapters.filesystem import FilesystemAdapter
+
+    (tmp_path / "a.md").write_text("a")
+    (tmp_path / "b.d").write_text("b")
+    found = [d.filename for d in FilesystemAdapter(tmp_path, extensions="md").fetch()]
+    assert found == ["a.md"]                       # not ".m" and ".d" letter by letter

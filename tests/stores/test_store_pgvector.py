@@ -128,3 +128,13 @@ def test_bulk_upsert_of_many_rows_in_one_call(pg_store):
     pg_store.upsert(MODEL, changed)
     hashes = pg_store.hashes(MODEL)
     assert len(hashes) == 2000 and {h["lead"] for h in hashes.values()} == {"new"}
+
+
+def test_a_wrong_password_is_told_to_check_the_credentials_not_to_start_a_server():
+    from mindgraph.stores.pgvector import connection_help
+
+    message = connection_help("postgresql://me:hunter22@db/x", "MY_PG",
+                              'connection failed: FATAL:  password authentication failed for '
+                              'user "me".')
+    assert "check the user and password in MY_PG" in message
+    assert "docker compose" not in message and "hunter22" not in message
