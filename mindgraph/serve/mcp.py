@@ -31,6 +31,7 @@ from ..version import __version__
 from .params import folder_inside, parse_day
 from .mcp_results import (
     cited_paths,
+    communities_result,
     jsonable,
     links_result,
     page_result,
@@ -181,9 +182,14 @@ def _add_engine_tools(server: MCPServer, mg: Mindgraph,
         return call("related", page, lambda: _listing("related", mg.related(page, depth)))
 
     @server.tool(annotations=READ_ONLY)
-    def communities() -> JsonResult:
-        """Clusters of closely linked pages (topics of the wiki), each with its pages."""
-        return call("communities", "", lambda: _listing("communities", mg.communities()))
+    def communities(limit: Annotated[int, Field(ge=1, le=500, description=(
+                        "How many clusters, largest first"))] = 20,
+                    members: Annotated[int, Field(ge=1, le=1000, description=(
+                        "Pages listed per cluster, most central first"))] = 20) -> JsonResult:
+        """Clusters of closely linked pages (topics of the wiki), largest first, each with its
+        most central pages."""
+        return call("communities", "", lambda: communities_result(mg.communities(), limit,
+                                                                  members))
 
     @server.tool(annotations=READ_ONLY)
     def path(source: PageName, target: PageName, via_tags: Annotated[bool, Field(

@@ -28,9 +28,33 @@ def page_result(mg: Mindgraph, name: str, max_chars: int) -> dict[str, Any]:
         "sections": [_outline(s) for s in page.sections],
         "links_to": linked, "linked_from": _unique(b["page"] for b in links["backlinks"]),
         "broken_links": broken,
+        # description, permalink, dates, ...: what the outline does not already say
+        "frontmatter": {k: v for k, v in page.frontmatter.items()
+                        if k not in ("title", "aliases", "alias", "tags", "tag")} or None,
     }
-    result.update(_cut(page.body, max_chars, f"get_section(page={page.path!r}, section_id=...)"))
+    cut_in = _section_at(page, page.body[:max_chars].count("\n") + page.body_line)
+    result.update(_cut(page.body, max_chars,
+                       f"get_section(page={page.path!r}, section_id={cut_in!r}) to read on "
+                       f"from the section the cut fell in, then the sections after it"))
     return _compact(result)
+
+
+def communities_result(found: list[Any], limit: int, members: int) -> dict[str, Any]:
+    """The ``limit`` largest communities, each with its ``members`` most central pages."""
+    ranked = sorted(found, key=lambda c: (-c.size, c.id))
+    return {"count": len(found), "communities": [
+        _compact({"id": c.id, "name": c.name, "center": c.center, "size": c.size,
+                  "members": list(c.members[:members]),
+                  "more_members": max(0, c.size - members) or None})
+        for c in ranked[:limit]]}
+
+
+def _section_at(page: Page, line: int) -> str:
+    """The id of the section holding ``line`` (the lead when none does)."""
+    for section in page.sections:
+        if section.start_line <= line <= section.end_line:
+            return section.id
+    return page.sections[0].id if page.sections else "lead"
 
 
 def sections_result(page: Page) -> dict[str, Any]:

@@ -158,7 +158,8 @@ def test_long_text_is_cut_with_a_pointer(mg):
     page, missing = run_session(create_mcp_server(mg), script)
     data = payload(page)
     assert data["text"] == "Bookmark" and data["truncated"] is True
-    assert "get_section" in data["more"]
+    assert "get_section(page='Catalog.md', section_id='lead')" in data["more"]   # where it cut
+    assert data["frontmatter"] == {"date": "2024-02-01"}        # what the outline does not say
     assert missing.is_error
     assert "has no section 'nope'" in missing.content[0].text
     assert "data/sizes" in missing.content[0].text  # the ids it does have
@@ -266,3 +267,16 @@ def test_cli_needs_a_wiki(tmp_path):
     result = CliRunner().invoke(cli, ["mcp", "-C", str(tmp_path)])
     assert result.exit_code == 1
     assert "does not exist" in result.output
+
+
+def test_communities_are_capped_largest_first():
+    from mindgraph.graph.communities import Community
+    from mindgraph.serve.mcp_results import communities_result
+
+    found = [Community(0, "Small", "s.md", ("s.md",)),
+             Community(1, "Big", "b0.md", tuple(f"b{i}.md" for i in range(50)))]
+    result = communities_result(found, limit=1, members=3)
+    assert result["count"] == 2 and len(result["communities"]) == 1
+    big = result["communities"][0]
+    assert (big["name"], big["members"], big["more_members"]) == \
+        ("Big", ["b0.md", "b1.md", "b2.md"], 47)
