@@ -30,6 +30,8 @@ from ..errors import MindgraphError
 from ..version import __version__
 from .params import folder_inside, parse_day
 from .mcp_results import (
+    brief_hybrid,
+    brief_keyword,
     cited_paths,
     communities_result,
     jsonable,
@@ -39,6 +41,9 @@ from .mcp_results import (
     sections_result,
     timeline_result,
 )
+
+Verbose = Annotated[bool, Field(description="Also each hit's score breakdown, matched terms "
+                                            "and timings (for debugging a ranking)")]
 
 INSTRUCTIONS = """\
 mindgraph: a private wiki compiled from markdown notes. Pages are addressed by their
@@ -161,18 +166,18 @@ def _add_engine_tools(server: MCPServer, mg: Mindgraph,
                                  description="What you are looking for, in words")]
 
     @server.tool(annotations=READ_ONLY)
-    def search(query: Query, limit: Limit = 10) -> JsonResult:
+    def search(query: Query, limit: Limit = 10, verbose: Verbose = False) -> JsonResult:
         """Keyword (BM25) search over the wiki: best first, each hit citing its page path
         and best section id (read it with get_section). Good for names and exact terms."""
-        return call("search", query,
-                    lambda: _listing("results", mg.search(query, limit=limit)))
+        return call("search", query, lambda: brief_keyword(
+            _listing("results", mg.search(query, limit=limit)), verbose))
 
     @server.tool(annotations=READ_ONLY)
-    def smart_search(query: Query, limit: Limit = 10) -> JsonResult:
+    def smart_search(query: Query, limit: Limit = 10, verbose: Verbose = False) -> JsonResult:
         """Hybrid search (keywords + meaning, fused): best first, each hit citing its page
         path and section id. Good for questions and paraphrases."""
-        return call("smart_search", query,
-                    lambda: mg.smart_search(query, limit=limit).to_dict())
+        return call("smart_search", query, lambda: brief_hybrid(
+            mg.smart_search(query, limit=limit).to_dict(), verbose))
 
     @server.tool(annotations=READ_ONLY)
     def related(page: PageName,

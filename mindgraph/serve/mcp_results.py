@@ -39,6 +39,31 @@ def page_result(mg: Mindgraph, name: str, max_chars: int) -> dict[str, Any]:
     return _compact(result)
 
 
+def brief_keyword(data: dict[str, Any], verbose: bool) -> dict[str, Any]:
+    """Keyword hits as an agent reads them: page, section, snippet, score (``verbose`` keeps
+    the BM25 breakdown, matched terms and the field-by-field why: 38% of the output)."""
+    if not verbose:
+        for hit in data.get("results", []):
+            for key in ("scores", "matched_terms", "why", "rank"):
+                hit.pop(key, None)
+    return data
+
+
+def brief_hybrid(data: dict[str, Any], verbose: bool) -> dict[str, Any]:
+    """A hybrid answer without its debugging detail unless ``verbose``: each hit keeps which
+    retrievers found it, not their ranks and scores; no timings or router rules."""
+    if not verbose:
+        data.pop("timings_ms", None)
+        data.pop("cached", None)
+        if isinstance(data.get("intent"), dict):
+            data["intent"] = {k: v for k, v in data["intent"].items()
+                              if k in ("name", "confidence")}
+        for hit in data.get("results", []):
+            for key in ("sources", "boosts", "found_by"):
+                hit.pop(key, None)
+    return _compact(data)
+
+
 def communities_result(found: list[Any], limit: int, members: int) -> dict[str, Any]:
     """The ``limit`` largest communities, each with its ``members`` most central pages."""
     ranked = sorted(found, key=lambda c: (-c.size, c.id))

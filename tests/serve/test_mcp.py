@@ -280,3 +280,22 @@ def test_communities_are_capped_largest_first():
     big = result["communities"][0]
     assert (big["name"], big["members"], big["more_members"]) == \
         ("Big", ["b0.md", "b1.md", "b2.md"], 47)
+
+
+def test_search_results_are_brief_unless_verbose(mg):
+    async def script(client):
+        return [await client.call_tool(name, args) for name, args in [
+            ("search", {"query": "trunks"}), ("search", {"query": "trunks", "verbose": True}),
+            ("smart_search", {"query": "trunks"}),
+            ("smart_search", {"query": "trunks", "verbose": True})]]
+
+    brief, full, smart_brief, smart_full = (payload(r) for r in run_session(
+        create_mcp_server(mg), script))
+    hit, detailed = brief["results"][0], full["results"][0]
+    assert {"page", "section", "snippet", "score"} <= set(hit)
+    assert not {"scores", "matched_terms", "why"} & set(hit)
+    assert {"scores", "matched_terms", "why"} <= set(detailed)
+    assert "timings_ms" not in smart_brief and "timings_ms" in smart_full
+    assert "sources" not in smart_brief["results"][0] and \
+        smart_brief["results"][0]["retrievers"]
+    assert set(smart_brief["intent"]) == {"name", "confidence"}
