@@ -201,8 +201,9 @@ class Settings:
 
     def not_a_workspace(self, folder: Path) -> ConfigError | None:
         """The error for a missing ``folder`` when no config file was found either: the
-        command ran outside a workspace (None when a config file was read)."""
-        if self.source != "(defaults)":
+        command ran outside a workspace (None when the folder exists or a config file was
+        read)."""
+        if self.source != "(defaults)" or folder.is_dir():
             return None
         return ConfigError(
             f"{self.base_dir.resolve()} is not a mindgraph workspace: it has no "

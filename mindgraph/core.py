@@ -34,7 +34,7 @@ from .retrieval.context import ContextBlock
 from .retrieval.explain import SearchResult, explain
 from .retrieval.hybrid import HybridResponse, HybridRetriever, SearchOptions
 from .retrieval.keyword import KeywordIndex, open_keyword_index
-from .retrieval.present import page_language, query_language
+from .retrieval.present import language_weight, query_language
 from .retrieval.vector import VectorRetriever
 
 if TYPE_CHECKING:   # imported where used, so a search does not load the compiler
@@ -232,10 +232,9 @@ class Mindgraph:
             pages = self._cache.pages if self._cache else {}
             hits = index.search(query, limit * 2)
             factor, lang = self.settings.retrieval.other_language_factor, query_language(query)
-            if factor < 1.0 and lang != "other":
-                hits = sorted((replace(h, score=h.score * (1.0 if page_language(pages[h.path])
-                                                              == lang else factor))
-                               for h in hits), key=lambda h: (-h.score, h.path))
+            hits = sorted((replace(h, score=h.score * language_weight(pages[h.path], lang,
+                                                                      factor))
+                           for h in hits), key=lambda h: (-h.score, h.path))
             return [explain(replace(h, rank=rank), pages[h.path], query)
                     for rank, h in enumerate(hits[:limit], 1)]
 

@@ -36,7 +36,7 @@ def context_command(situation: tuple[str, ...], base_dir: str, config_path: str 
         settings = load_settings(base_dir, config_path)
         mg = Mindgraph(settings)
         block = mg.context(text, limit=limit, timeout_s=timeout_s)
-        if settings.wiki_dir.is_dir() or not settings.not_a_workspace(settings.wiki_dir):
+        if settings.not_a_workspace(settings.wiki_dir) is None:
             # outside a workspace (a mistyped -C) nothing is logged: no state folder appears
             mg.usage_log.record("context", text, intent="context", results=block.sources,
                                 result_count=len(block.sources),

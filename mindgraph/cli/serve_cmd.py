@@ -62,10 +62,9 @@ def ensure_port_free(host: str, port: int) -> None:
 def ensure_workspace(settings) -> None:
     """A server outside any workspace would answer 503 to everything: refuse to start. (A
     workspace whose wiki is not compiled yet is fine: POST /reindex compiles it.)"""
-    if not settings.wiki_dir.is_dir():
-        error = settings.not_a_workspace(settings.wiki_dir)
-        if error is not None:
-            raise ConfigClickError(str(error))
+    error = settings.not_a_workspace(settings.wiki_dir)
+    if error is not None:
+        raise ConfigClickError(str(error))
 
 
 @click.command("serve")

@@ -34,7 +34,7 @@ from ..providers.embedding.base import model_languages
 from .expand import QueryExpander, split_concepts
 from .fusion import FUSIONS, NORMALIZERS
 from .keyword import KeywordIndex
-from .present import follow_ups, interpretation, page_language, query_language, snippet_for
+from .present import follow_ups, interpretation, language_weight, query_language, snippet_for
 from .results import Candidate, HybridResponse, HybridResult, SearchOptions
 from .router import Intent, IntentRouter
 from .vector import VectorRetriever
@@ -339,11 +339,10 @@ class HybridRetriever:
         ``retrieval.other_language_factor``: in a vault with translations, an English
         question wants the English page, not its Chinese twin with the same English title."""
         factor = self.settings.other_language_factor
-        if factor >= 1.0 or lang == "other":
-            return
         for path, cand in candidates.items():
-            if page_language(self.pages[path]) != lang:
-                cut = cand.score * (1.0 - factor)
+            weight = language_weight(self.pages[path], lang, factor)
+            if weight < 1.0:
+                cut = cand.score * (1.0 - weight)
                 cand.score -= cut
                 cand.boosts["other_language"] = round(-cut, 4)
 

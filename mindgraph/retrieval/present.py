@@ -59,14 +59,25 @@ def text_language(text: str, sample: int = 3000) -> str:
 
 
 _PAGE_LANGUAGES: dict[str, str] = {}
+_PAGE_LANGUAGES_MAX = 200_000      # content hashes; a long-lived server sees every edit
 
 
 def page_language(page: Page) -> str:
     """``text_language`` of a page's title and body, memoised by content hash."""
     found = _PAGE_LANGUAGES.get(page.content_hash)
     if found is None:
+        if len(_PAGE_LANGUAGES) >= _PAGE_LANGUAGES_MAX:
+            _PAGE_LANGUAGES.clear()
         found = _PAGE_LANGUAGES[page.content_hash] = text_language(page.title + "\n" + page.body)
     return found
+
+
+def language_weight(page: Page, query_lang: str, factor: float) -> float:
+    """``factor`` for a page in another language than the query's, else 1 (and 1 for
+    queries in a script we do not name): ``retrieval.other_language_factor``."""
+    if factor >= 1.0 or query_lang == "other" or page_language(page) == query_lang:
+        return 1.0
+    return factor
 
 
 def interpretation(lang: str, title: str, heading: str, intent: str) -> str:

@@ -61,7 +61,8 @@ def concept_terms(concept: str, vaults: Iterable[Vault]) -> list[str]:
         for page in vault.pages.values():
             names = [page.title, page.stem, *page.aliases]
             if wanted in (n.lower() for n in names) or wanted == page.path.lower().removesuffix(".md"):
-                terms.extend([page.title, *page.aliases])
+                # path-like aliases ("Plugins/Canvas") are old addresses, not phrases in text
+                terms.extend(n for n in (page.title, *page.aliases) if "/" not in n)
     seen: set[str] = set()
     unique = []
     for term in terms:
