@@ -9,9 +9,12 @@ from __future__ import annotations
 import difflib
 import importlib
 
+from pathlib import Path
+
 import click
 
 from ..version import __version__
+from .common import config_option, dir_option
 
 
 # Command name → the module that defines it (each module has a register(group) function).
@@ -51,8 +54,16 @@ class LazyGroup(click.Group):
 @click.group(cls=LazyGroup,
              context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="mindgraph")
-def cli() -> None:
-    """mindgraph: compile markdown notes into a linked wiki and a knowledge graph for agents."""
+@dir_option
+@config_option
+@click.pass_context
+def cli(ctx: click.Context, base_dir: Path | None, config_path: Path | None) -> None:
+    """mindgraph: compile markdown notes into a linked wiki and a knowledge graph for agents.
+
+    -C DIR and --config work before the command or after it; without them a command works
+    on the nearest folder upwards that holds mindgraph.yml.
+    """
+    ctx.obj = {"base_dir": base_dir, "config_path": config_path}
 
 
 def main() -> None:

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 import click
 
-from ..config import Settings, load_settings
+from ..config import CONFIG_FILENAME, Settings, load_settings
 from ..errors import ConfigError, InputError, MindgraphError
 
 EXIT_OK = 0
@@ -27,6 +27,63 @@ class ConfigClickError(click.ClickException):
     exit_code = EXIT_USAGE
 
 
+DIR_HELP = ("The workspace: the folder holding mindgraph.yml, raw/ and wiki/ (default: the "
+            "nearest folder upwards from here that holds mindgraph.yml, as git finds its "
+            "repository).")
+CONFIG_HELP = "Config file (default: <dir>/mindgraph.yml if present)."
+
+
+def dir_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Add -C/--dir (the workspace folder, default None: discover it)."""
+    return click.option("--dir", "-C", "base_dir", default=None, help=DIR_HELP,
+                        type=click.Path(file_okay=False, path_type=Path))(func)
+
+
+def config_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Add --config (an explicit config file)."""
+    return click.option("--config", "config_path", default=None, help=CONFIG_HELP,
+                        type=click.Path(dir_okay=False, path_type=Path))(func)
+
+
+def find_workspace(start: Path) -> Path | None:
+    """The nearest folder from ``start`` upwards that holds mindgraph.yml (None: none does)."""
+    start = start.resolve()
+    for folder in (start, *start.parents):
+        if (folder / CONFIG_FILENAME).is_file():
+            return folder
+    return None
+
+
+def workspace_location(base_dir: Path | None, config_path: Path | None) -> tuple[Path, Path | None]:
+    """The workspace folder and config file a command works on.
+
+    Options given after the command win over those given before it (``mindgraph -C notes
+    search x`` = ``mindgraph search x -C notes``); with neither -C nor --config, the nearest
+    folder upwards holding mindgraph.yml, else the current folder (which then is no
+    workspace, and commands say so).
+    """
+    ctx = click.get_current_context(silent=True)
+    before = (ctx.find_root().obj if ctx is not None else None) or {}
+    base_dir = base_dir if base_dir is not None else before.get("base_dir")
+    config_path = config_path if config_path is not None else before.get("config_path")
+    if base_dir is None and config_path is None:
+        base_dir = find_workspace(Path.cwd())
+        if base_dir is not None and base_dir == Path.cwd().resolve():
+            base_dir = Path(".")
+    return (base_dir if base_dir is not None else Path(".")), config_path
+
+
+def require_workspace(settings: Settings) -> None:
+    """Raise the not-a-workspace error when no config file was found and neither raw/ nor
+    wiki/ exists: the command ran outside a workspace (and would answer as if inside an
+    empty one)."""
+    if settings.raw_dir.is_dir():
+        return
+    error = settings.not_a_workspace(settings.wiki_dir)
+    if error is not None:
+        raise error
+
+
 def workspace_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """Add --dir and --config to a command and pass it ``settings`` instead.
 
@@ -34,16 +91,14 @@ def workspace_options(func: Callable[..., Any]) -> Callable[..., Any]:
     MindgraphErrors exit 1.
     """
 
-    @click.option("--dir", "-C", "base_dir", type=click.Path(file_okay=False, path_type=Path),
-                  default=Path("."), show_default=True,
-                  help="Base directory holding mindgraph.yml, raw/ and wiki/.")
-    @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
-                  default=None, help="Config file (default: <dir>/mindgraph.yml if present).")
+    @dir_option
+    @config_option
     @functools.wraps(func)
-    def wrapper(*args: Any, base_dir: Path, config_path: Path | None, **kwargs: Any) -> Any:
+    def wrapper(*args: Any, base_dir: Path | None, config_path: Path | None,
+                **kwargs: Any) -> Any:
         as_json = bool(kwargs.get("as_json"))
         try:
-            settings = load_settings(base_dir, config_path)
+            settings = load_settings(*workspace_location(base_dir, config_path))
             return func(*args, settings=settings, **kwargs)
         except (ConfigError, InputError) as exc:
             _json_error(as_json, exc, EXIT_USAGE)
@@ -78,5 +133,6 @@ def is_terminal() -> bool:
     return sys.stderr.isatty()
 
 
-__all__ = ["EXIT_OK", "EXIT_PROBLEMS", "EXIT_USAGE", "Settings", "emit_json", "is_terminal",
-           "json_option", "workspace_options"]
+__all__ = ["EXIT_OK", "EXIT_PROBLEMS", "EXIT_USAGE", "Settings", "config_option", "dir_option",
+           "emit_json", "find_workspace", "is_terminal", "json_option", "require_workspace",
+           "workspace_location", "workspace_options"]

@@ -10,7 +10,8 @@ import click
 from ..adapters.pull import pull
 from ..core import Mindgraph
 from ..ingest.report import FileOutcome, IngestReport, Outcome
-from .common import EXIT_PROBLEMS, emit_json, is_terminal, json_option, workspace_options
+from .common import (EXIT_PROBLEMS, emit_json, is_terminal, json_option, require_workspace,
+                     workspace_options)
 
 LISTED = 20
 
@@ -51,6 +52,7 @@ def ingest_command(settings, dry_run: bool, force: bool, only: tuple[str, ...],
 def pull_command(settings, names: tuple[str, ...], dry_run: bool, as_json: bool) -> None:
     """Fetch documents from the adapters in mindgraph.yml into raw/ (the only command that
     writes raw/; it never deletes there)."""
+    require_workspace(settings)
     report = pull(settings, names, dry_run=dry_run)
     if as_json:
         emit_json(report.to_dict())

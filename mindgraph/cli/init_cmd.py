@@ -16,7 +16,11 @@ from .common import ConfigClickError, emit_json, json_option
 @click.option("--force", is_flag=True, help="Overwrite an existing mindgraph.yml.")
 @json_option
 def init_command(directory: Path, force: bool, as_json: bool) -> None:
-    """Create mindgraph.yml, raw/ and wiki/ in DIRECTORY (default: the current folder)."""
+    """Create mindgraph.yml, raw/ and wiki/ in DIRECTORY (default: the current folder, or
+    the -C DIR given before the command)."""
+    before = (click.get_current_context().find_root().obj or {}).get("base_dir")
+    if before is not None:
+        directory = before / directory
     directory.mkdir(parents=True, exist_ok=True)
     config = directory / CONFIG_FILENAME
     created = []

@@ -6,7 +6,7 @@ import click
 
 from ..core import Mindgraph
 from ..usage import summarise
-from .common import emit_json, json_option, workspace_options
+from .common import emit_json, json_option, require_workspace, workspace_options
 
 
 @click.command("usage")
@@ -18,6 +18,7 @@ from .common import emit_json, json_option, workspace_options
 @json_option
 def usage_command(settings, top: int, slow_ms: float, as_json: bool) -> None:
     """Summarise the usage log: top queries, zero-result queries, slow ones."""
+    require_workspace(settings)
     log = Mindgraph(settings).usage_log
     summary = summarise(log.lines(), top=top, slow_ms=slow_ms)
     if as_json:
