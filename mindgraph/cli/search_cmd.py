@@ -76,7 +76,7 @@ def _print_hybrid(response) -> None:
         return
     for rank, r in enumerate(response.results, 1):
         where = f"  § {r.heading}" if r.heading else ""
-        found = ", ".join(f"{name} #{int(v['rank'])}" if name != "graph" else "graph"
+        found = ", ".join(f"{name} #{v['rank']}" if "rank" in v else name
                           for name, v in sorted(r.sources.items()))
         boosts = "".join(f" +{k}" for k in r.boosts)
         click.echo(f"{rank:2}. {r.page}  ({r.score:.3f}){where}")

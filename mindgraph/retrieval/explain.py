@@ -36,13 +36,14 @@ class SearchResult:
     why: str                          # one readable sentence
 
     def to_dict(self) -> dict:
-        """JSON-friendly form."""
+        """JSON-friendly form: the fields every search result has (rank, page, title,
+        section_id, heading, snippet, score; see the README's result table), then BM25's."""
         return {"rank": self.rank, "page": self.path, "title": self.title,
-                "score": round(self.score, 6),
+                "section_id": self.section_id, "heading": self.heading,
+                "snippet": self.snippet, "score": round(self.score, 4),
                 "scores": {"page_bm25": round(self.page_score, 4),
                            "section_bm25": round(self.section_score, 4)},
-                "section": {"id": self.section_id, "heading": self.heading},
-                "snippet": self.snippet, "matched_terms": list(self.matched),
+                "matched_terms": list(self.matched),
                 "why": {"fields": self.fields, "summary": self.why}}
 
 

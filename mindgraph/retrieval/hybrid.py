@@ -277,8 +277,8 @@ class HybridRetriever:
             if len(neighbours) >= 2:
                 candidates[path].score += boost
                 candidates[path].boosts["graph"] = round(boost, 4)
-                candidates[path].sources.setdefault("graph", {"rank": 0, "score": len(
-                    neighbours)})
+                # the graph ranks nothing: it says how many candidates the page links with
+                candidates[path].sources.setdefault("graph", {"linked": len(neighbours)})
 
     def _reserve_picks(self, candidates: dict[str, Candidate], shares: Mapping[str, float]
                        ) -> list[str]:

@@ -35,14 +35,17 @@ class HybridResult:
     heading: str
     snippet: str
     score: float
-    sources: dict[str, dict[str, float]]     # retriever → {"rank", "score"}
+    # retriever → {"rank": int, "score": float} (its own rank and score for the page);
+    # "graph" → {"linked": n}: linked to n other candidates (it ranks nothing)
+    sources: dict[str, dict[str, int | float]]
     boosts: dict[str, float] = field(default_factory=dict)
     found_by: tuple[str, ...] = ()            # the query (or expansion) that found it
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
+    def to_dict(self, rank: int | None = None) -> dict[str, Any]:
+        """JSON-ready form: the fields every search result has (rank, page, title, section_id,
+        heading, snippet, score; see the README's result table), then the fusion's."""
         # by hand: dataclasses.asdict deep-copies field by field (12% of a warm search)
-        return {"page": self.page, "title": self.title, "section_id": self.section_id,
+        return {**({"rank": rank} if rank is not None else {}), "page": self.page, "title": self.title, "section_id": self.section_id,
                 "heading": self.heading, "snippet": self.snippet,
                 "score": round(self.score, 4),
                 "sources": {name: dict(value) for name, value in self.sources.items()},
@@ -69,7 +72,7 @@ class HybridResponse:
         """JSON-ready form."""
         return {"query": self.query, "language": self.language, "cached": self.cached,
                 "intent": self.intent.to_dict(),
-                "results": [r.to_dict() for r in self.results],
+                "results": [r.to_dict(rank) for rank, r in enumerate(self.results, 1)],
                 "expanded_queries": list(self.expanded_queries),
                 "interpretation": self.interpretation, "follow_ups": list(self.follow_ups),
                 "degradation": list(self.degradation),
@@ -81,7 +84,7 @@ class Candidate:
     """A page being ranked: its fused score so far and the evidence behind it."""
 
     score: float = 0.0
-    sources: dict[str, dict[str, float]] = field(default_factory=dict)
+    sources: dict[str, dict[str, int | float]] = field(default_factory=dict)
     section_id: str | None = None
     boosts: dict[str, float] = field(default_factory=dict)
     found_by: list[str] = field(default_factory=list)

@@ -59,7 +59,7 @@ def brief_hybrid(data: dict[str, Any], verbose: bool) -> dict[str, Any]:
             data["intent"] = {k: v for k, v in data["intent"].items()
                               if k in ("name", "confidence")}
         for hit in data.get("results", []):
-            for key in ("sources", "boosts", "found_by"):
+            for key in ("rank", "sources", "boosts", "found_by"):
                 hit.pop(key, None)
     return _compact(data)
 

@@ -100,10 +100,11 @@ class KeywordResult(BaseModel):
     rank: int
     page: str
     title: str
+    section_id: str | None
+    heading: str
+    snippet: str
     score: float
     scores: dict[str, float]
-    section: dict[str, str | None]
-    snippet: str
     matched_terms: list[str]
     why: dict[str, Any]
 
@@ -129,13 +130,15 @@ class IntentOut(BaseModel):
 class HybridResultOut(BaseModel):
     """One page of a hybrid answer, with the retrievers and boosts behind it."""
 
+    rank: int
     page: str
     title: str
     section_id: str | None
     heading: str
     snippet: str
     score: float
-    sources: dict[str, dict[str, float]]
+    # retriever → {"rank": int, "score": float}; "graph" → {"linked": int} (ranks nothing)
+    sources: dict[str, dict[str, int | float]]
     boosts: dict[str, float]
     found_by: list[str]
     retrievers: list[str]

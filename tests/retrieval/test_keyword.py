@@ -76,7 +76,7 @@ def test_explain_names_fields_and_highlights(index):
     assert "**note**" in result.snippet
     assert "title" in result.why and "Extract note" in result.why
     data = result.to_dict()
-    assert data["section"] == {"id": "extract-note", "heading": "Extract note"}
+    assert (data["section_id"], data["heading"]) == ("extract-note", "Extract note")
 
 
 def test_snippet_centres_on_the_densest_matches():

@@ -31,7 +31,7 @@ def test_json_results_say_page_section_score_snippet_and_why(tmp_path):
     assert data["retriever"] == "keyword" and data["count"] == 1
     top = data["results"][0]
     assert top["page"] == "Plugins/Note composer.md" and top["title"] == "Note composer"
-    assert top["section"] == {"id": "extract-note", "heading": "Extract note"}
+    assert (top["section_id"], top["heading"]) == ("extract-note", "Extract note")
     assert top["score"] > 0 and top["scores"]["section_bm25"] > 0
     assert "**selection**" in top["snippet"]
     assert top["matched_terms"] == ["extract", "selection"]

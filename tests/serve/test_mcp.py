@@ -292,7 +292,7 @@ def test_search_results_are_brief_unless_verbose(mg):
     brief, full, smart_brief, smart_full = (payload(r) for r in run_session(
         create_mcp_server(mg), script))
     hit, detailed = brief["results"][0], full["results"][0]
-    assert {"page", "section", "snippet", "score"} <= set(hit)
+    assert {"page", "section_id", "heading", "snippet", "score"} <= set(hit)
     assert not {"scores", "matched_terms", "why"} & set(hit)
     assert {"scores", "matched_terms", "why"} <= set(detailed)
     assert "timings_ms" not in smart_brief and "timings_ms" in smart_full

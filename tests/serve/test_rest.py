@@ -316,7 +316,7 @@ def test_queries_are_embedded_before_the_core_queue(raw_workspace):
     queries = [f"airships carrying {word}" for word in
                ("trunks", "bookmarks", "data", "packing", "sea", "catalog", "zeppelins", "json")]
     alone = Mindgraph.open(raw_workspace)
-    sequential = [[r.to_dict() for r in alone.smart_search(q).results] for q in queries]
+    sequential = [alone.smart_search(q).to_dict()["results"] for q in queries]
     provider = mg.hybrid_retriever().vector.provider
     embedded: list[tuple[str, str]] = []
     real = provider.embed_queries
