@@ -66,8 +66,9 @@ def test_keyword_and_hybrid_results_have_one_shape_in_cli_rest_and_mcp(workspace
     client = TestClient(create_app(mg))
     rest_keyword = client.get("/search", params={"q": "zebras"}).json()["results"]
     rest_hybrid = client.get("/smart_search", params={"q": "zebras"}).json()["results"]
-    assert rest_keyword == cli_keyword
-    assert [{k: v for k, v in hit.items()} for hit in rest_hybrid] == cli_hybrid
+    assert_shape(rest_keyword, keyword_extra)
+    assert_shape(rest_hybrid, hybrid_extra)
+    assert rest_keyword == cli_keyword and rest_hybrid == cli_hybrid
 
     async def script(client):
         return [payload(await client.call_tool(name, {"query": "zebras", "verbose": True}))
