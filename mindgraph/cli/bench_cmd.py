@@ -21,7 +21,8 @@ from .common import emit_json, is_terminal, json_option, workspace_options
 @click.option("--methods", default="keyword,vector,hybrid", show_default=True,
               help=f"Comma-separated methods: {', '.join(METHODS)}.")
 @click.option("--split", default="test", show_default=True, help="BEIR qrels split.")
-@click.option("--no-embed", is_flag=True, help="Do not embed first (vector methods degrade).")
+@click.option("--no-embed", is_flag=True, help="Do not embed first (vector methods degrade). "
+              "Methods without vectors (keyword) never embed.")
 @click.option("--misses", is_flag=True, help="List the questions each method missed.")
 @json_option
 def bench_command(settings, queries: Path, methods: str, split: str, no_embed: bool,
@@ -33,11 +34,13 @@ def bench_command(settings, queries: Path, methods: str, split: str, no_embed: b
     if unknown:
         raise click.BadParameter(f"unknown method(s) {unknown}; choose from "
                                  f"{', '.join(METHODS)}.", param_hint="--methods")
+    # only methods that use vectors need the corpus embedded (SciFact: 11 minutes)
+    embed = not no_embed and any(METHODS[m].use_vector for m in chosen)
     progress = _progress() if is_terminal() and not as_json else None
     graded = None
     if queries.is_dir():
         data = load_beir(queries, split)
-        retriever = beir_retriever(settings, data, queries.name, not no_embed, progress)
+        retriever = beir_retriever(settings, data, queries.name, embed, progress)
         questions = [Question(qid, text, tuple(d for d, g in data.qrels[qid].items() if g > 0))
                      for qid, text in data.queries.items()]
         graded = {q: {f"{d}.md": g for d, g in rel.items()} for q, rel in data.qrels.items()}
@@ -49,7 +52,7 @@ def bench_command(settings, queries: Path, methods: str, split: str, no_embed: b
         if not questions:
             raise InputError(f"{queries} holds no questions. Each line is one JSON object "
                              f"with id, query and relevant.")
-        retriever = wiki_retriever(Mindgraph(settings), not no_embed, progress)
+        retriever = wiki_retriever(Mindgraph(settings), embed, progress)
         unknown_pages = sorted({p for q in questions for p in q.relevant
                                 if p not in retriever.pages})
         if unknown_pages:
@@ -60,8 +63,9 @@ def bench_command(settings, queries: Path, methods: str, split: str, no_embed: b
         label = f"{queries} over {settings.wiki_dir} ({len(retriever.pages)} pages)"
     if progress:
         sys.stderr.write("\n")
-    for question in questions[:3]:          # warm up caches and the model
-        retriever.search(question.query)
+    for question in questions[:3]:          # warm up caches (and the model, when used)
+        for method in chosen:
+            retriever.search(question.query, METHODS[method])
     reports = run_methods(retriever, questions, chosen, graded)
     if as_json:
         emit_json({"queries": str(queries), "questions": len(questions),

@@ -84,3 +84,35 @@ def test_bad_question_files_are_usage_errors_naming_the_line(tmp_path):
     stray = bench('{"id": "a", "query": "canvas", "relevant": ["Canvass.md"]}')
     assert stray.exit_code == 0
     assert "1 relevant page(s)" in stray.output and "Canvass.md" in stray.output
+
+
+def beir_folder(root):
+    """A three-document BEIR folder (corpus.jsonl, queries.jsonl, qrels/test.tsv)."""
+    folder = root / "tiny"
+    (folder / "qrels").mkdir(parents=True)
+    (folder / "corpus.jsonl").write_text("\n".join(json.dumps(
+        {"_id": str(i), "title": name.removesuffix(".md"), "text": text})
+        for i, (name, text) in enumerate(PAGES.items())))
+    (folder / "queries.jsonl").write_text(json.dumps({"_id": "q1", "text": "pancakes flour"}))
+    (folder / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\t2\t1\n")
+    return folder
+
+
+def test_keyword_only_bench_embeds_nothing_and_vector_methods_still_embed(tmp_path):
+    """A keyword run over SciFact spent 11 minutes embedding the corpus it never used."""
+    questions = workspace(tmp_path)
+    beir = beir_folder(tmp_path)
+    state = tmp_path / ".mindgraph"
+
+    def bench(source, methods):
+        result = CliRunner().invoke(cli, ["bench", str(source), "-C", str(tmp_path),
+                                          "--methods", methods, "--json"])
+        assert result.exit_code == 0, result.output
+        return {r["method"]: r for r in json.loads(result.output)["methods"]}
+
+    assert bench(questions, "keyword")["keyword"]["overall"]["hit1"] > 0
+    assert bench(beir, "keyword")["keyword"]["overall"]["hit1"] == 1.0
+    assert not (state / "vectors").exists() and not (state / "bench").exists()
+    bench(questions, "keyword,vector")
+    bench(beir, "vector")
+    assert any((state / "vectors").iterdir()) and any((state / "bench" / "tiny").iterdir())
