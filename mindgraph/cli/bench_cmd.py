@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
@@ -13,6 +12,7 @@ from ..core import Mindgraph
 from ..errors import InputError
 from ..retrieval.datasets import Question, load_beir, load_questions
 from .common import emit_json, is_terminal, json_option, workspace_options
+from .progress import Progress
 
 
 @click.command("bench")
@@ -36,11 +36,12 @@ def bench_command(settings, queries: Path, methods: str, split: str, no_embed: b
                                  f"{', '.join(METHODS)}.", param_hint="--methods")
     # only methods that use vectors need the corpus embedded (SciFact: 11 minutes)
     embed = not no_embed and any(METHODS[m].use_vector for m in chosen)
-    progress = _progress() if is_terminal() and not as_json else None
+    progress = Progress("embedding", "chunks") if not (as_json and is_terminal()) else None
+    advance = progress.advance if progress else None
     graded = None
     if queries.is_dir():
         data = load_beir(queries, split)
-        retriever = beir_retriever(settings, data, queries.name, embed, progress)
+        retriever = beir_retriever(settings, data, queries.name, embed, advance)
         questions = [Question(qid, text, tuple(d for d, g in data.qrels[qid].items() if g > 0))
                      for qid, text in data.queries.items()]
         graded = {q: {f"{d}.md": g for d, g in rel.items()} for q, rel in data.qrels.items()}
@@ -52,7 +53,7 @@ def bench_command(settings, queries: Path, methods: str, split: str, no_embed: b
         if not questions:
             raise InputError(f"{queries} holds no questions. Each line is one JSON object "
                              f"with id, query and relevant.")
-        retriever = wiki_retriever(Mindgraph(settings), embed, progress)
+        retriever = wiki_retriever(Mindgraph(settings), embed, advance)
         unknown_pages = sorted({p for q in questions for p in q.relevant
                                 if p not in retriever.pages})
         if unknown_pages:
@@ -62,7 +63,7 @@ def bench_command(settings, queries: Path, methods: str, split: str, no_embed: b
                        f"{settings.wiki_dir}.", err=True)
         label = f"{queries} over {settings.wiki_dir} ({len(retriever.pages)} pages)"
     if progress:
-        sys.stderr.write("\n")
+        progress.close()
     for question in questions[:3]:          # warm up caches (and the model, when used)
         for method in chosen:
             retriever.search(question.query, METHODS[method])
@@ -78,17 +79,6 @@ def bench_command(settings, queries: Path, methods: str, split: str, no_embed: b
             click.echo(f"\nmissed by {report.method} (no relevant page in the top 10):")
             for miss in report.misses:
                 click.echo(f"  {miss['id']}: {miss['query']}")
-
-
-def _progress():
-    done = [0]
-
-    def update(n: int) -> None:
-        done[0] += n
-        sys.stderr.write(f"\rembedding: {done[0]} chunks")
-        sys.stderr.flush()
-
-    return update
 
 
 def register(group: click.Group) -> None:

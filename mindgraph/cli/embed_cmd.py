@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from ..config import Settings
 from ..core import Mindgraph
 from ..vectors.sync import SyncReport
 from .common import emit_json, is_terminal, json_option, workspace_options
+from .progress import Progress
 
 
 @click.command("embed")
@@ -31,11 +30,11 @@ def embed_command(settings: Settings, dry_run: bool, drop_other_models: bool,
     try:
         plan = mg.plan_embed()
         keep = sorted(p.path for p in mg.vault().problems if p.path not in mg.vault().pages)
-        if not dry_run and not as_json and is_terminal() and plan.to_embed:
-            with click.progressbar(length=len(plan.to_embed), label="Embedding",
-                                   file=sys.stderr, show_pos=True) as bar:
+        # a bar on a terminal (not under --json); elsewhere a line now and then
+        if not dry_run and not (as_json and is_terminal()) and plan.to_embed:
+            with Progress("Embedding", "chunks", len(plan.to_embed)) as progress:
                 report, dropped = mg.embed(plan=plan, drop_other_models=drop_other_models,
-                                           progress=bar.update)
+                                           progress=progress.advance)
         else:
             report, dropped = mg.embed(plan=plan, dry_run=dry_run,
                                        drop_other_models=drop_other_models)

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import sys
-from typing import Any
-
 import click
 
 from ..adapters.pull import pull
 from ..core import Mindgraph
 from ..ingest.report import FileOutcome, IngestReport, Outcome
-from .common import (EXIT_PROBLEMS, emit_json, is_terminal, json_option, require_workspace,
-                     workspace_options)
+from .common import EXIT_PROBLEMS, emit_json, json_option, require_workspace, workspace_options
+from .progress import Progress
 
 LISTED = 20
 
@@ -27,13 +24,9 @@ LISTED = 20
 def ingest_command(settings, dry_run: bool, force: bool, only: tuple[str, ...],
                    as_json: bool) -> None:
     """Compile new and changed notes of raw/ into wiki pages (raw/ is never written)."""
-    bar = _ProgressBar() if is_terminal() else None
-    try:
+    with Progress("Compiling", "notes") as progress:
         report = Mindgraph(settings).ingest(dry_run=dry_run, force=force, only=only,
-                                            progress=bar.update if bar else None)
-    finally:
-        if bar:
-            bar.close()
+                                            progress=progress.update)
     if as_json:
         emit_json(report.to_dict())
     else:
@@ -68,28 +61,6 @@ def pull_command(settings, names: tuple[str, ...], dry_run: bool, as_json: bool)
                    f"({report.seconds:.2f} s).")
     if not report.ok:
         raise SystemExit(EXIT_PROBLEMS)
-
-
-class _ProgressBar:
-    """A click progress bar on stderr, created when the run knows how many files it has."""
-
-    def __init__(self) -> None:
-        self._bar: Any = None
-        self._done = 0
-
-    def update(self, done: int, total: int, path: str) -> None:
-        if self._bar is None:
-            if total == 0:
-                return
-            self._bar = click.progressbar(length=total, label="Compiling", file=sys.stderr,
-                                          show_pos=True, item_show_func=lambda p: p)
-            self._bar.__enter__()
-        self._bar.update(done - self._done, path or None)
-        self._done = done
-
-    def close(self) -> None:
-        if self._bar is not None:
-            self._bar.__exit__(None, None, None)
 
 
 def _print_report(report: IngestReport) -> None:

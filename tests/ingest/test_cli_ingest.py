@@ -81,7 +81,7 @@ def test_pull_without_adapters_is_a_config_error(workspace):
 def test_progress_bar_goes_to_stderr_on_a_terminal(workspace, write_raw, monkeypatch):
     for i in range(3):
         write_raw(f"n{i}.md", f"Note {i}.")
-    monkeypatch.setattr("mindgraph.cli.ingest_cmd.is_terminal", lambda: True)
+    monkeypatch.setattr("mindgraph.cli.progress.is_terminal", lambda: True)
     result = CliRunner().invoke(cli, ["ingest", "-C", str(workspace), "--json"],
                                 catch_exceptions=False)
     assert result.exit_code == 0

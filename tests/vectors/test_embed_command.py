@@ -131,6 +131,7 @@ def test_embed_into_pgvector(workspace, pg_dsn, monkeypatch):
 
 def test_progress_bar_goes_to_stderr_on_a_terminal(workspace, monkeypatch):
     monkeypatch.setattr("mindgraph.cli.embed_cmd.is_terminal", lambda: True)
+    monkeypatch.setattr("mindgraph.cli.progress.is_terminal", lambda: True)
     result = CliRunner().invoke(cli, ["embed", "-C", str(workspace)])
     assert result.exit_code == 0
     assert "Embedding" in result.stderr and "Embedding" not in result.stdout

@@ -1,0 +1,82 @@
+"""Progress of long work on stderr: click's progress bar on a terminal; elsewhere (CI, a pipe,
+an agent's subprocess) a plain line every ``EVERY_S`` seconds, so a log shows the run is alive
+(embedding 2,000 chunks printed nothing for a minute) while short runs print nothing extra.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+import click
+
+from .common import is_terminal
+
+EVERY_S = 10.0      # seconds between two lines when stderr is not a terminal
+
+
+class Progress:
+    """Counts work done and shows it: ``advance(n)`` or ``update(done, total, item)``.
+
+    On a terminal a click progress bar (created once the total is known); otherwise a line
+    ``label: done of total unit (pct%), N s`` at most every ``EVERY_S`` seconds."""
+
+    def __init__(self, label: str, unit: str, total: int | None = None) -> None:
+        self.label, self.unit, self.total = label, unit, total
+        self.done = 0
+        self._terminal = is_terminal()
+        self._bar: Any = None
+        self._counting = False      # a terminal line counting items of an unknown total
+        self._started = self._last = time.monotonic()
+
+    def advance(self, n: int) -> None:
+        """``n`` more items are done."""
+        self.update(self.done + n, self.total)
+
+    def update(self, done: int, total: int | None = None, item: str = "") -> None:
+        """``done`` of ``total`` items are done, the last one being ``item``."""
+        if total is not None:
+            self.total = total
+        if self._terminal:
+            self._draw(done, item)
+        else:
+            self._line(done)
+        self.done = done
+
+    def close(self) -> None:
+        """Finish the bar (a terminal's line ends)."""
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+            self._bar = None
+        if self._counting:
+            sys.stderr.write("\n")
+            self._counting = False
+
+    def __enter__(self) -> "Progress":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _draw(self, done: int, item: str) -> None:
+        if self._bar is None:
+            if not self.total:
+                self._counting = True
+                sys.stderr.write(f"\r{self.label}: {done} {self.unit}")
+                sys.stderr.flush()
+                return
+            self._bar = click.progressbar(length=self.total, label=self.label, file=sys.stderr,
+                                          show_pos=True, item_show_func=lambda p: p)
+            self._bar.__enter__()
+        self._bar.update(done - self.done, item or None)
+
+    def _line(self, done: int) -> None:
+        now = time.monotonic()
+        if now - self._last < EVERY_S:
+            return
+        self._last = now
+        of = f" of {self.total}" if self.total else ""
+        share = f" ({100 * done // self.total}%)" if self.total else ""
+        click.echo(f"{self.label}: {done}{of} {self.unit}{share}, {now - self._started:.0f} s",
+                   err=True)

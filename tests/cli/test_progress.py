@@ -1,0 +1,47 @@
+"""Long work without a terminal (CI, a pipe, an agent) prints a line of progress now and
+then on stderr; short runs print nothing extra, and stdout stays the command's answer."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from mindgraph.cli import cli, progress
+
+
+@pytest.fixture()
+def workspace(tmp_path):
+    """A workspace of 12 notes, embedded with the fast hashing model."""
+    (tmp_path / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n")
+    (tmp_path / "raw").mkdir()
+    for i in range(12):
+        (tmp_path / "raw" / f"Note {i}.md").write_text(
+            f"# Note {i}\n\nText of note {i}.\n\n## Part\nMore about topic {i}.\n")
+    return tmp_path
+
+
+def run(workspace, *args):
+    result = CliRunner().invoke(cli, [*args, "-C", str(workspace)])   # stderr: not a TTY
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def test_without_a_terminal_long_work_prints_progress_lines_on_stderr(workspace,
+                                                                      monkeypatch):
+    monkeypatch.setattr(progress, "EVERY_S", 0.0)     # every update is "long enough"
+    ingest = run(workspace, "ingest")
+    lines = ingest.stderr.splitlines()
+    assert lines and all(line.startswith("Compiling: ") for line in lines), lines
+    assert lines[-1].startswith("Compiling: 12 of 12 notes (100%), ")
+    assert "Compiling" not in ingest.stdout
+
+    embed = run(workspace, "embed", "--json")
+    lines = embed.stderr.splitlines()
+    total = json.loads(embed.stdout)["embedded"]      # stdout is still pure JSON
+    assert total > 12 and lines[-1].startswith(f"Embedding: {total} of {total} chunks (100%)")
+
+
+def test_short_work_prints_no_progress(workspace):
+    assert run(workspace, "ingest").stderr == ""
+    assert run(workspace, "embed").stderr == ""
+
