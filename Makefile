@@ -24,6 +24,7 @@ demo: install
 	$(BIN)/mindgraph search --hybrid "how does mindgraph resolve an ambiguous link?" --limit 3
 	$(BIN)/mindgraph context "I am changing how wikilinks are resolved"
 	$(BIN)/mindgraph coverage mindgraph --uncovered
+	@echo "mindgraph is installed in $(BIN): run '. $(BIN)/activate' to put it on PATH (the README's commands)."
 
 test: install-test
 	$(BIN)/python -m pytest

@@ -100,7 +100,8 @@ def _print_table(report: CoverageReport, only_uncovered: bool) -> None:
             click.echo(f"{'':{width + 22}}~ {page}#{section} ({similarity:.2f})")
         if len(item.semantic) > SEMANTIC_SHOWN:
             click.echo(f"{'':{width + 22}}~ +{len(item.semantic) - SEMANTIC_SHOWN} more")
-    click.echo(f"\n{report.covered}/{len(report.units)} {report.level}s covered "
+    gap = "\n" if rows else ""         # a blank line under the table, none without one
+    click.echo(f"{gap}{report.covered}/{len(report.units)} {report.level}s covered "
                f"({report.percent:.1f}%), {len(report.units) - report.covered} uncovered.")
     if report.semantic_model:
         click.echo(f"~ semantic link: cosine >= {report.semantic_threshold:g} with "
