@@ -47,14 +47,14 @@ def config_option(func: Callable[..., Any]) -> Callable[..., Any]:
 
 def find_workspace(start: Path) -> Path | None:
     """The nearest folder from ``start`` upwards that holds mindgraph.yml (None: none does)."""
-    start = start.resolve()
     for folder in (start, *start.parents):
         if (folder / CONFIG_FILENAME).is_file():
             return folder
     return None
 
 
-def workspace_location(base_dir: Path | None, config_path: Path | None) -> tuple[Path, Path | None]:
+def workspace_location(base_dir: Path | None, config_path: Path | None
+                       ) -> tuple[Path, Path | None]:
     """The workspace folder and config file a command works on.
 
     Options given after the command win over those given before it (``mindgraph -C notes
@@ -67,9 +67,13 @@ def workspace_location(base_dir: Path | None, config_path: Path | None) -> tuple
     base_dir = base_dir if base_dir is not None else before.get("base_dir")
     config_path = config_path if config_path is not None else before.get("config_path")
     if base_dir is None and config_path is None:
-        base_dir = find_workspace(Path.cwd())
-        if base_dir is not None and base_dir == Path.cwd().resolve():
-            base_dir = Path(".")
+        try:
+            here = Path.cwd().resolve()
+        except OSError:                 # the current folder was deleted
+            here = None
+        base_dir = find_workspace(here) if here is not None else None
+        if base_dir == here:
+            base_dir = Path(".")        # messages keep naming paths as before
     return (base_dir if base_dir is not None else Path(".")), config_path
 
 
