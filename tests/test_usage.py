@@ -60,5 +60,8 @@ def test_usage_command(tmp_path):
     result = CliRunner().invoke(cli, ["usage", "-C", str(tmp_path), "--json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["zero_result_queries"] == [{"query": "canvas", "count": 1}]
-    empty = CliRunner().invoke(cli, ["usage", "-C", str(tmp_path / "none")])
-    assert "No queries logged yet" in empty.output
+    (tmp_path / "fresh" / "wiki").mkdir(parents=True)
+    empty = CliRunner().invoke(cli, ["usage", "-C", str(tmp_path / "fresh")])
+    assert empty.exit_code == 0 and "No queries logged yet" in empty.output
+    outside = CliRunner().invoke(cli, ["usage", "-C", str(tmp_path / "none")])
+    assert outside.exit_code == 2 and "is not a mindgraph workspace" in outside.output

@@ -78,10 +78,10 @@ def workspace_location(base_dir: Path | None, config_path: Path | None
 
 
 def require_workspace(settings: Settings) -> None:
-    """Raise the not-a-workspace error when no config file was found and neither raw/ nor
-    wiki/ exists: the command ran outside a workspace (and would answer as if inside an
-    empty one)."""
-    if settings.raw_dir.is_dir():
+    """Raise the not-a-workspace error when no config file was found and none of raw/, wiki/
+    and the state folder exists: the command ran outside a workspace (and would answer as if
+    inside an empty one)."""
+    if settings.raw_dir.is_dir() or settings.state_dir.is_dir():
         return
     error = settings.not_a_workspace(settings.wiki_dir)
     if error is not None:
