@@ -103,7 +103,8 @@ class KeywordResult(BaseModel):
     section_id: str | None
     heading: str
     snippet: str
-    score: float
+    score: float = Field(description="Page and best-section BM25, each divided by the top "
+                                     "hit's, mixed half and half: 1 = the best hit.")
     scores: dict[str, float]
     matched_terms: list[str]
     why: dict[str, Any]
@@ -136,9 +137,14 @@ class HybridResultOut(BaseModel):
     section_id: str | None
     heading: str
     snippet: str
-    score: float
-    # retriever → {"rank": int, "score": float}; "graph" → {"linked": int} (ranks nothing)
-    sources: dict[str, dict[str, int | float]]
+    score: float = Field(description=(
+        "Each retriever's score divided by its top score, weighted (the weights sum to 1: 1 = "
+        "ranked first by every retriever), plus boosts (graph, troubleshooting: +0.1 each), "
+        "times recency and language factors. Above 1 only through a boost; compare scores "
+        "within one answer."))
+    sources: dict[str, dict[str, int | float]] = Field(description=(
+        "Retriever → its own rank (an integer) and score for the page; graph → linked, how "
+        "many other candidates the page links with (the graph ranks nothing)."))
     boosts: dict[str, float]
     found_by: list[str]
     retrievers: list[str]
