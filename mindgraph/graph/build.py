@@ -14,7 +14,8 @@ are two nodes). A ``networkx.MultiDiGraph`` holds two kinds of edges:
   makes no edges. A tag on more than ``tag_fanout_cap + 1`` pages does not make a clique: its
   pages, in path order, form a ring where each page links to its ``cap // 2`` next pages, so
   every page gets at most ``cap`` edges from one tag. Confidence grows with the number of
-  shared tags: 0.5, 0.75, then 0.9 at most (always below an extracted link).
+  shared tags: 0.5, 0.75, then 0.9 at most (always below an extracted link). Its ``label``
+  names the tags (``"tags: #a, #b"``).
 
 Unresolved links (missing or ambiguous targets) are not edges; they are kept as BrokenLink
 records. ``apply`` updates the graph from a change set without re-reading other pages: only
@@ -44,7 +45,7 @@ EXTRACTED = "extracted"
 INFERRED = "inferred"
 SHARED_TAG = "shared_tag"
 GENERIC_MIN_PAGES = 5   # in a tiny vault a tag on 3 of 5 pages still says something
-STATE_VERSION = 1
+STATE_VERSION = 2  # 2: shared-tag edges name their tags in "label" (was "source")
 
 
 @dataclass(frozen=True)
@@ -254,7 +255,7 @@ class KnowledgeGraph:
             names = sorted(tags)
             self.graph.add_edge(u, v, key=SHARED_TAG, kind=INFERRED, relation=SHARED_TAG,
                                 confidence=inferred_confidence(len(names)), tags=names,
-                                source="tags: " + ", ".join("#" + t for t in names))
+                                label="tags: " + ", ".join("#" + t for t in names))
 
     # -- views ----------------------------------------------------------------------------
     @property

@@ -27,8 +27,9 @@ def to_json(kg: KnowledgeGraph) -> dict[str, Any]:
     edges = []
     for u, v, key, data in sorted(kg.graph.edges(keys=True, data=True),
                                   key=lambda e: (e[0], e[1], e[2])):
-        edge = {"source": u, "target": v, "key": key}
-        edge.update({k: _plain(val) for k, val in sorted(data.items())})
+        edge = {k: _plain(val) for k, val in sorted(data.items())}
+        # The endpoints are the edge: no attribute may stand in for them.
+        edge.update({"source": u, "target": v, "key": key})
         edges.append(edge)
     return {
         "nodes": nodes,

@@ -57,7 +57,7 @@ def test_shared_tags_make_one_undirected_inferred_edge(small_pages):
     kg = KnowledgeGraph.build(small_pages)
     data = kg.graph.get_edge_data("Alpha.md", "Beta.md", SHARED_TAG)
     assert data["kind"] == INFERRED and data["tags"] == ["topic"]
-    assert data["confidence"] == 0.5 and data["source"] == "tags: #topic"
+    assert data["confidence"] == 0.5 and data["label"] == "tags: #topic"
     assert not kg.graph.has_edge("Beta.md", "Alpha.md", SHARED_TAG)
     assert kg.graph.get_edge_data("Alpha.md", "Gamma.md", SHARED_TAG)["tags"] == ["shared"]
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 import networkx as nx
+import pytest
 from click.testing import CliRunner
 
 from mindgraph.cli import cli
@@ -51,6 +53,28 @@ def test_text_output_and_export(small_vault, tmp_path):
     target = tmp_path / "g.graphml"
     _run(workspace, "export", "--format", "graphml", "--output", str(target))
     assert nx.read_graphml(target).number_of_nodes() == 7
+
+
+def _edges_between_nodes(exported: dict) -> bool:
+    nodes = {n["id"] for n in exported["nodes"]}
+    return all(e["source"] in nodes and e["target"] in nodes for e in exported["edges"])
+
+
+def test_json_export_keeps_shared_tag_edge_endpoints(small_vault):
+    exported = json.loads(_run(small_vault.parent, "export", "--format", "json"))
+    assert _edges_between_nodes(exported)
+    tagged = {(e["source"], e["target"]): e for e in exported["edges"]
+              if e["relation"] == "shared_tag"}
+    assert tagged[("Alpha.md", "Beta.md")]["label"] == "tags: #topic"
+
+
+@pytest.mark.slow
+def test_json_export_of_the_real_vault_has_only_node_endpoints(corpora, tmp_path):
+    shutil.copytree(corpora / "obsidian-help", tmp_path / "wiki")
+    exported = json.loads(_run(tmp_path, "export", "--format", "json"))
+    assert len(exported["nodes"]) == 883
+    assert sum(e["relation"] == "shared_tag" for e in exported["edges"]) > 1000
+    assert _edges_between_nodes(exported)
 
 
 def test_unknown_or_ambiguous_page_exits_1_with_a_hint(small_vault):
