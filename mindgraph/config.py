@@ -43,7 +43,7 @@ class CompileSettings:
     model: str = ""
     api_key_env: str = ""
     base_url: str = ""
-    language: str = "en"
+    language: str = "auto"   # auto: each note's own; or a name or code (English, ja, ...)
     domain: str = ""
     concurrency: int = 4
     temperature: float = 0.2
@@ -477,7 +477,7 @@ compile:
   # model: claude-sonnet-4-5
   # api_key_env: ANTHROPIC_API_KEY   # the default for anthropic (GEMINI_API_KEY for gemini)
   # base_url: http://localhost:11434/v1   # Ollama, vLLM, llama.cpp server
-  language: en
+  language: auto    # auto = each note's own language; or one for every page (English, ja)
   concurrency: 4
 
 embedding:

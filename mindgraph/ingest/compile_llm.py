@@ -7,6 +7,11 @@ marked failed and retried on the next run. Dates, sources and the compiler ident
 taken from the model. Wikilinks to other pages are then added by the same deterministic pass
 as the offline compiler.
 
+The page is written in ``compile.language``; the default, ``auto``, is each note's own language
+(read from the scripts of its letters: Japanese, Chinese, Korean by name, else "the language
+of the note"). Everything that shapes a prompt (templates, limits, language, domain) is in
+``key_identity``, so changing any of it recompiles.
+
 Large notes are split, never truncated: a body longer than ``CHUNK_CHARS`` is cut at H2
 headings (then blank lines, then line ends; never inside fenced code unless one block alone is
 too large) and each part is rewritten by its own call; the parts are joined in order.
@@ -15,6 +20,7 @@ too large) and each part is rewritten by its own call; the parts are joined in o
 from __future__ import annotations
 
 import difflib
+import json
 import re
 import threading
 from typing import Any
@@ -23,6 +29,8 @@ import yaml
 
 from ..config import Settings
 from ..errors import IngestError, MindgraphError
+from ..fsutil import sha256_text
+from ..page.language import text_language
 from ..page.markdown import split_frontmatter
 from .extract import note_dates, outline, summary as extractive_summary
 from .index import TitleIndex
@@ -30,12 +38,19 @@ from .linker import add_links
 from .normalise import code_mask, heading_of, normalise_body
 from .render import CompiledPage, NoteInput, dedupe, page_frontmatter, render_page
 
-PROMPT_VERSION = "1"
+PROMPT_VERSION = "2"
 CHUNK_CHARS = 24_000
 MAX_TOKENS = 8192
 VERBATIM_SIMILARITY = 0.95
 PAGE_TYPES = ("note", "concept", "howto", "reference", "troubleshooting", "decision", "log",
               "index")
+AUTO_LANGUAGE = "auto"
+LANGUAGE_NAMES = {"en": "English", "ja": "Japanese", "zh": "Chinese", "ko": "Korean",
+                  "de": "German", "fr": "French", "es": "Spanish", "it": "Italian",
+                  "pt": "Portuguese", "ru": "Russian"}
+# text_language cannot tell English from French ("en" is any Latin script): name only these.
+DETECTED_NAMES = {"ja": "Japanese", "zh": "Chinese", "ko": "Korean"}
+NOTE_LANGUAGE = "the language of the note"
 
 SYSTEM_PROMPT = """You compile a person's raw notes into pages of their personal wiki{domain}.
 A page must stand on its own for a reader who never saw the note: clear structure, every fact
@@ -60,7 +75,7 @@ Rules:
 - Keep every fact, number, name, date, command, URL and link of the note. Invent nothing.
 - Copy fenced code blocks and [[wikilinks]] exactly as they are written.
 - Reorganise and rephrase for a reader new to the note; do not copy it sentence by sentence.
-- Write in {language}, whatever the language of the note.
+- Write in {language}{whatever}.
 {part}
 Note path: {path}
 Note frontmatter:
@@ -93,17 +108,29 @@ class LLMCompiler:
 
     def __init__(self, provider: Any, settings: Settings):
         self.provider = provider
-        self.language = settings.compile.language or "en"
+        self.language = settings.compile.language.strip() or AUTO_LANGUAGE
         self.domain = settings.compile.domain
         self.concurrency = settings.compile.concurrency
         self.identity = f"{provider.identity}:prompt-v{PROMPT_VERSION}"
+        shaping = [SYSTEM_PROMPT, PAGE_PROMPT, CONTINUE_PROMPT, CHUNK_CHARS, MAX_TOKENS,
+                   PAGE_TYPES, DETECTED_NAMES, self.language, self.domain]
+        digest = sha256_text(json.dumps(shaping, ensure_ascii=False, sort_keys=True))
+        self.key_identity = f"{self.identity}:{digest[:16]}"
         self.calls = 0
         self._lock = threading.Lock()
 
-    def system_prompt(self) -> str:
-        """The system prompt (language and domain from mindgraph.yml)."""
+    def language_for(self, note: NoteInput) -> str:
+        """The language the page is written in: ``compile.language``, or with ``auto`` the
+        note's own (by name for Japanese, Chinese and Korean)."""
+        if self.language.lower() != AUTO_LANGUAGE:
+            return LANGUAGE_NAMES.get(self.language.lower(), self.language)
+        detected = text_language(note.page.title + "\n" + note.page.body)
+        return DETECTED_NAMES.get(detected, NOTE_LANGUAGE)
+
+    def system_prompt(self, language: str) -> str:
+        """The system prompt (domain from mindgraph.yml, language from ``language_for``)."""
         domain = f" about {self.domain}" if self.domain else ""
-        return SYSTEM_PROMPT.format(domain=domain, language=self.language)
+        return SYSTEM_PROMPT.format(domain=domain, language=language)
 
     def compile(self, note: NoteInput, index: TitleIndex) -> CompiledPage:
         """Rewrite one note; IngestError (naming the file) if a call or its answer fails."""
@@ -113,14 +140,19 @@ class LLMCompiler:
                                  width=10_000).strip() if page.frontmatter else "(none)"
         part_note = (f"\nThe note is long: this is part 1 of {len(parts)}; rewrite this part "
                      f"only, later parts follow.\n" if len(parts) > 1 else "")
-        first = self._call(note, PAGE_PROMPT.format(
-            types=", ".join(PAGE_TYPES), language=self.language, part=part_note,
+        language = self.language_for(note)
+        if self.language.lower() != AUTO_LANGUAGE:
+            whatever = ", whatever the language of the note"
+        else:
+            whatever = "" if language == NOTE_LANGUAGE else ", the language of the note"
+        first = self._call(note, language, PAGE_PROMPT.format(
+            types=", ".join(PAGE_TYPES), language=language, whatever=whatever, part=part_note,
             path=note.path, frontmatter=fm_text, body=parts[0] if parts else ""))
         meta, summary_text, body = parse_answer(first, note.path)
         bodies = [body]
         for number, part in enumerate(parts[1:], start=2):
-            answer = self._call(note, CONTINUE_PROMPT.format(
-                index=number, count=len(parts), language=self.language, path=note.path,
+            answer = self._call(note, language, CONTINUE_PROMPT.format(
+                index=number, count=len(parts), language=language, path=note.path,
                 body=part))
             bodies.append(parse_continuation(answer, note.path, number))
         body = "\n\n".join(b.strip("\n") for b in bodies)
@@ -128,11 +160,12 @@ class LLMCompiler:
         return CompiledPage(note.wiki_path, self._assemble(note, index, meta, summary_text,
                                                            body))
 
-    def _call(self, note: NoteInput, prompt: str) -> str:
+    def _call(self, note: NoteInput, language: str, prompt: str) -> str:
         with self._lock:
             self.calls += 1
         try:
-            return self.provider.complete(self.system_prompt(), prompt, max_tokens=MAX_TOKENS)
+            return self.provider.complete(self.system_prompt(language), prompt,
+                                          max_tokens=MAX_TOKENS)
         except MindgraphError as exc:
             raise IngestError(f"{note.path}: {self.provider.identity} call failed: {exc}") \
                 from exc

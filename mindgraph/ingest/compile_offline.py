@@ -26,6 +26,7 @@ class OfflineCompiler:
     commit_interval_s = 0.5
     # Links depend on other pages' titles: a page is recompiled when those change.
     links_in_key = True
+    key_identity = identity     # no prompt: what it writes depends on the code version only
 
     def compile(self, note: NoteInput, index: TitleIndex) -> CompiledPage:
         """Compile one note into its wiki page."""

@@ -219,7 +219,7 @@ class _Run:
         record = self.state.get(note.file.path)
         if self.force or record is None or record.status != "ingested":
             return False
-        if record.key != compile_key(note.sha256, self.compiler.identity):
+        if record.key != compile_key(note.sha256, self.compiler.key_identity):
             return False
         if record.wiki != note.wiki_path or not self.wiki.exists(note.wiki_path):
             return False
@@ -254,12 +254,13 @@ class _Run:
             done += 1
             self._tick(done, total, path)
             self._commit()
-        key = self.compiler.identity
+        key = self.compiler.key_identity
         for note in todo:
             self._parse(note)
             self.state.transition(note.file.path, "pending", sha256=note.sha256,
                                   key=compile_key(note.sha256, key) if note.sha256 else "",
-                                  compiler=key, title=note.title, aliases=note.aliases)
+                                  compiler=self.compiler.identity, title=note.title,
+                                  aliases=note.aliases)
         self._commit(final=True)
         ready = []
         for note in todo:

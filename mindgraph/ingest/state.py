@@ -7,8 +7,10 @@ Per-file state machine::
     ingested, same key ──> skipped (record unchanged)
     raw note gone ──> record dropped (its wiki page removed, or kept and marked if edited)
 
-A record's ``key`` is the SHA-256 of the note's content hash plus the compiler identity
-(provider, model, prompt version), so a new model or prompt recompiles. The file is replaced
+A record's ``key`` is the SHA-256 of the note's content hash plus the compiler's key identity
+(provider, model, prompt version and a digest of everything that shapes the prompt: templates,
+limits, ``compile.language``, ``compile.domain``), so a new model, prompt or setting
+recompiles. The file is replaced
 atomically (temp file, fsync, rename): a crash leaves the previous state or the next, never a
 torn one.
 """
@@ -41,7 +43,7 @@ class FileState:
 
     status: Status
     sha256: str = ""          # SHA-256 of the raw note's bytes
-    key: str = ""             # compile_key(sha256, compiler)
+    key: str = ""             # compile_key(sha256, compiler key identity)
     compiler: str = ""        # e.g. "offline:v1" or "anthropic:claude-x:prompt-v1"
     links: str = ""           # digest of the title-index entries this page's links depend on
     mentions: tuple[str, ...] = ()  # index terms the note's text mentions (cached scan)

@@ -69,7 +69,7 @@ def test_valid_answer_becomes_a_page_with_our_sources_and_dates():
     assert meta["aliases"] == ["NC", "Composer"]
     assert meta["related"] == ["[[Canvas]]"]          # unknown pages are dropped
     assert meta["sources"] == [{"path": "Note composer.md", "sha256": sha256_text(RAW)}]
-    assert meta["compiler"] == "fake:fake-1:prompt-v1" == compiler.identity
+    assert meta["compiler"] == "fake:fake-1:prompt-v2" == compiler.identity
     assert meta["created"] == "2023-11-14"
     body = split_frontmatter(text)[1]
     assert "> [!summary]\n> A core plugin to merge and split notes." in body
@@ -81,10 +81,35 @@ def test_prompt_carries_language_domain_and_the_whole_note():
     provider = FakeLLMProvider(lambda s, p: GOOD)
     compiler = LLMCompiler(provider, settings())
     compiler.compile(note(), index())
-    assert "about note taking" in compiler.system_prompt() and "Write in de" in \
-        compiler.system_prompt()
+    system = compiler.system_prompt(compiler.language_for(note()))
+    assert "about note taking" in system and "Write in German." in system
     assert "Pick the note to merge into and confirm." in provider.prompts[0]
-    assert "Write in de" in provider.prompts[0]
+    assert "Write in German, whatever the language of the note." in provider.prompts[0]
+
+
+JA_RAW = "# ノートの統合\nノートコンポーザーは二つのノートを一つにまとめます。\n"
+
+
+def test_by_default_a_page_is_written_in_its_notes_language():
+    provider = FakeLLMProvider(lambda s, p: GOOD)
+    compiler = LLMCompiler(provider, settings_from_dict({}))
+    assert compiler.language == "auto"
+    compiler.compile(note(JA_RAW, "統合.md"), index())
+    assert "Write in Japanese, the language of the note." in provider.prompts[0]
+    assert "Write in Japanese." in compiler.system_prompt(compiler.language_for(note(JA_RAW)))
+    assert "English" not in provider.prompts[0]
+    compiler.compile(note(), index())
+    assert "Write in the language of the note." in provider.prompts[1]
+
+
+def test_language_and_domain_are_in_the_compile_key():
+    provider = FakeLLMProvider(lambda s, p: GOOD)
+    keys = {LLMCompiler(provider, settings_from_dict({"compile": opts})).key_identity
+            for opts in ({}, {"language": "ja"}, {"domain": "cooking"},
+                         {"language": "ja", "domain": "cooking"})}
+    assert len(keys) == 4
+    same = LLMCompiler(provider, settings_from_dict({})).key_identity
+    assert same in keys and same.startswith("fake:fake-1:prompt-v2:")
 
 
 def test_answer_wrapped_in_a_code_fence_is_accepted():

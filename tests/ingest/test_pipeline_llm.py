@@ -29,7 +29,7 @@ def test_llm_ingest_then_rerun_makes_zero_calls(workspace, settings, write_raw):
     provider = FakeLLMProvider(rewrite)
     first = run_ingest(settings, provider=provider)
     assert (first.ingested, first.provider_calls, provider.calls) == (6, 6, 6)
-    assert first.compiler == "fake:fake-1:prompt-v1"
+    assert first.compiler == "fake:fake-1:prompt-v2"
     second = run_ingest(settings, provider=provider)
     assert (second.ingested, second.skipped, second.provider_calls) == (0, 6, 0)
     assert provider.calls == 6
@@ -98,7 +98,29 @@ def test_changing_the_model_recompiles(workspace, settings, write_raw):
     other = FakeLLMProvider(rewrite, model="b")
     report = run_ingest(settings, provider=other)
     assert (report.ingested, other.calls) == (3, 3)
-    assert "compiler: fake:b:prompt-v1" in (workspace / "wiki" / "n0.md").read_text()
+    assert "compiler: fake:b:prompt-v2" in (workspace / "wiki" / "n0.md").read_text()
+
+
+def test_changing_language_or_domain_recompiles(workspace, settings, write_raw):
+    fill(write_raw, 3)
+    write_raw("ja.md", "# 日本語のノート\nこれは日本語で書かれたノートです。")
+    first = FakeLLMProvider(rewrite)
+    run_ingest(settings, provider=first)
+    assert first.calls == 4
+    ja_prompt = next(p for p in first.prompts if "Note path: ja.md" in p)
+    assert "Write in Japanese, the language of the note." in ja_prompt
+    again = FakeLLMProvider(rewrite)
+    assert run_ingest(settings, provider=again).skipped == 4 and again.calls == 0
+    for yml in ("compile:\n  language: English\n",
+                "compile:\n  language: English\n  domain: gardening\n"):
+        (workspace / "mindgraph.yml").write_text(yml)
+        changed = FakeLLMProvider(rewrite)
+        report = run_ingest(load_settings(workspace), provider=changed)
+        assert (report.ingested, changed.calls) == (4, 4)
+        assert all("Write in English, whatever the language" in p for p in changed.prompts)
+        unchanged = FakeLLMProvider(rewrite)
+        assert run_ingest(load_settings(workspace), provider=unchanged).skipped == 4
+        assert unchanged.calls == 0
 
 
 def test_transient_errors_are_retried_by_the_provider_policy(workspace, settings, write_raw):
