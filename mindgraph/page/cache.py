@@ -40,7 +40,7 @@ from .watch import WikiWatcher
 
 CACHE_VERSION = 1
 RACY_NS = 2_000_000_000
-_PARSER_MODULES = ("model.py", "markdown.py", "links.py", "parse.py", "vault.py")
+_PARSER_MODULES = ("model.py", "markdown.py", "links.py", "parse.py", "vault.py", "summary.py")
 
 
 @dataclass(frozen=True)

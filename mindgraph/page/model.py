@@ -84,6 +84,17 @@ class Page:
     body_line: int = 1                 # 1-based file line where the body starts
     content_hash: str = ""             # SHA-256 of the file's bytes
     frontmatter_error: str | None = None  # why the frontmatter could not be read, if so
+    # body lines [start, end) of a leading summary callout that only repeats the body
+    copied_summary: tuple[int, int] = (0, 0)
+
+    @property
+    def indexed_body(self) -> str:
+        """The body as indexed and quoted: without a summary callout that repeats it."""
+        start, end = self.copied_summary
+        if start == end:
+            return self.body
+        lines = self.body.split("\n")
+        return "\n".join(lines[:start] + lines[end:])
 
     @property
     def stem(self) -> str:

@@ -17,6 +17,7 @@ from ..fsutil import sha256_text
 from .links import extract_links, extract_tags, frontmatter_links, frontmatter_tags
 from .markdown import find_headings, mask_code, mask_comments, slugify, split_frontmatter
 from .model import Page, Section
+from .summary import copied_summary
 
 SECTION_LEVELS = (2, 3, 4)
 
@@ -31,7 +32,8 @@ def parse_page(text: str, path: str, content_hash: str = "") -> Page:
     masked = mask_code(mask_comments(body).split("\n"))
     first_line = fm_lines + 1
     headings = find_headings(lines, masked, first_line)
-    sections, section_at = _build_sections(lines, headings, first_line)
+    summary = copied_summary(lines, masked)
+    sections, section_at = _build_sections(lines, headings, first_line, summary)
     links = extract_links(masked, first_line, section_at)
     links.extend(frontmatter_links(frontmatter))
     title = _title(frontmatter, headings, path)
@@ -41,6 +43,7 @@ def parse_page(text: str, path: str, content_hash: str = "") -> Page:
     return Page(path=path, title=title, aliases=tuple(aliases), tags=tuple(tags),
                 sections=tuple(sections), links=tuple(links), frontmatter=frontmatter,
                 has_frontmatter=block is not None, body=body, body_line=first_line,
+                copied_summary=summary,
                 content_hash=content_hash or sha256_text(text), frontmatter_error=fm_error)
 
 
@@ -138,14 +141,17 @@ def _plain(value: Any, budget: list[int], depth: int = 0) -> Any:
     return value
 
 
-def _build_sections(lines: list[str], headings: list, first_line: int):
-    """Sections at H2/H3/H4 holding their own text only, plus the lead text."""
+def _build_sections(lines: list[str], headings: list, first_line: int,
+                    summary: tuple[int, int] = (0, 0)):
+    """Sections at H2/H3/H4 holding their own text only, plus the lead text (without a
+    summary callout that only repeats the body: ``summary``, body line offsets)."""
     boundaries = [h for h in headings if h.level in SECTION_LEVELS]
     last_line = first_line + len(lines) - 1
     sections: list[Section] = []
     starts: list[tuple[int, str]] = []
     stop = boundaries[0].line - 1 if boundaries else last_line
-    lead_text = _text(lines, first_line, first_line, stop, skip_h1=True)
+    unsummarised = lines[:summary[0]] + [""] * (summary[1] - summary[0]) + lines[summary[1]:]
+    lead_text = _text(unsummarised, first_line, first_line, stop, skip_h1=True)
     if lead_text:
         sections.append(Section("lead", "", 0, (), lead_text, first_line, stop))
     starts.append((first_line, "lead"))

@@ -75,7 +75,7 @@ def explain(hit: KeywordHit, page: Page, query: str) -> SearchResult:
     texts = {"title": head["title"], "folder": head["folder"],
              "heading": " ".join(section.path) if section else
              " ".join(s.heading for s in page.sections),
-             "body": section.text if section else page.body}
+             "body": section.text if section else page.indexed_body}
     fields: dict[str, list[str]] = {}
     matched: dict[str, None] = {}
     for name in FIELDS:
@@ -88,7 +88,7 @@ def explain(hit: KeywordHit, page: Page, query: str) -> SearchResult:
         rank=hit.rank, path=hit.path, title=page.title, score=hit.score,
         page_score=hit.page_score, section_score=hit.section_score,
         section_id=hit.section_id, heading=section.heading if section else "",
-        snippet=snippet((section.text if section else "") or page.body, list(words)),
+        snippet=snippet((section.text if section else "") or page.indexed_body, list(words)),
         matched=tuple(matched), fields=fields, why=_summary(fields, section))
 
 

@@ -26,7 +26,7 @@ from typing import Iterable, Mapping
 import numpy as np
 
 from ..fsutil import atomic_write_bytes
-from ..page.cache import ChangeSet, paused_gc, read_state
+from ..page.cache import ChangeSet, parser_fingerprint, paused_gc, read_state
 from ..page.model import Page
 from .analyzer import analyze
 from .bm25 import BM25Params, SparseBM25, Vocabulary
@@ -40,6 +40,9 @@ class KeywordParams:
     heading: float = 2.0    # heading path (section) or all headings (page)
     folder: float = 1.0     # the page's folder names
     body: float = 1.0
+    # the lead text (before the first heading) says what the page is about; this weight
+    # replaces the double count it got from a summary callout repeating it
+    lead: float = 2.0
     k1: float = 1.2
     b: float = 0.75
     page_mix: float = 0.5   # weight of the page-level score against the best section's
@@ -119,7 +122,7 @@ class KeywordIndex:
             counts = Counter(shared)
             heading_text = " ".join(section.path)
             counts.update(self._counts(heading_text, p.heading))
-            body = self._counts(section.text, p.body)
+            body = self._counts(section.text, p.body * (p.lead if section.id == "lead" else 1))
             counts.update(body)
             page_counts.update(body)
             self.sections.add((page.path, section.id), counts, pid)
@@ -268,8 +271,9 @@ class KeywordIndex:
 
 @functools.lru_cache(maxsize=1)
 def index_fingerprint() -> str:
-    """SHA-256 of the analyzer and index code: a saved index made by other code is rebuilt."""
-    digest = hashlib.sha256()
+    """SHA-256 of the analyzer, index and page parser code: a saved index made by other code
+    (or over pages parsed another way) is rebuilt."""
+    digest = hashlib.sha256(parser_fingerprint().encode())
     folder = Path(__file__).parent
     for name in ("analyzer.py", "bm25.py", "keyword.py"):
         digest.update((folder / name).read_bytes())

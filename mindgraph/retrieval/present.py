@@ -77,7 +77,7 @@ def _link_words(text: str) -> str:
 def snippet_for(page: Page, section_id: str | None, terms: Sequence[str]) -> str:
     """A window of the section (or the page) around the first query term, terms in **bold**."""
     section = page.section(section_id) if section_id else None
-    text = readable((section.text if section else "") or page.body)
+    text = readable((section.text if section else "") or page.indexed_body)
     found = iter_highlights(text, terms) if terms else iter(())
     first = next(found, None)
     if first is None:

@@ -138,3 +138,39 @@ def test_aliases_of_the_wrong_shape_are_not_names():
     assert aliases("aliases: {a: 1}") == ()                       # not "{'a': 1}"
     assert aliases("aliases: [x, {y: 1}, [z], 2]") == ("x", "2")
     assert aliases("aliases: one") == ("one",)
+
+
+COMPILED = """---
+title: Canvas
+---
+
+> [!summary]
+> Canvas is a core plugin for visual note-taking. It gives you an infinite space…
+
+Canvas is a [[Core plugins|core plugin]] for **visual** note-taking.
+
+It gives you an infinite space to lay out notes.
+
+## Create a canvas
+
+Click New canvas.
+"""
+
+
+def test_a_summary_callout_that_repeats_the_body_is_not_section_text():
+    page = parse_page(COMPILED, "Canvas.md")
+    lead = page.section("lead").text
+    assert lead.count("visual") == 1 and "[!summary]" not in lead
+    assert page.indexed_body.count("infinite space") == 1
+    assert page.body.count("infinite space") == 2          # the page itself keeps it
+
+
+@pytest.mark.parametrize("text", [
+    COMPILED.replace("visual note-taking. It", "drawing boards. It"),   # says more
+    COMPILED.replace("> [!summary]", "> [!note]"),                      # not a summary
+    COMPILED.replace("---\n\n> [!summary]", "---\n\nIntro.\n\n> [!summary]"),  # not leading
+])
+def test_a_summary_that_is_not_a_leading_copy_stays(text):
+    page = parse_page(text, "Canvas.md")
+    assert page.copied_summary == (0, 0) and page.indexed_body == page.body
+    assert page.section("lead").text.count("infinite space") == 2

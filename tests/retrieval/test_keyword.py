@@ -137,6 +137,22 @@ def test_persisted_index_is_synced_with_edited_pages(tmp_path):
     assert _top(KeywordIndex.load(state), "quokkas") == ["Other/Workspace.md"]
 
 
+def test_a_saved_index_over_pages_parsed_another_way_is_rebuilt(tmp_path, monkeypatch):
+    import mindgraph.retrieval.keyword as keyword
+
+    state = tmp_path / "keyword.pickle"
+    open_keyword_index(_pages(), state)
+    assert KeywordIndex.load(state) is not None
+    # the page parser changed (its section texts may differ): the saved index is stale
+    monkeypatch.setattr(keyword, "parser_fingerprint", lambda: "another parser")
+    keyword.index_fingerprint.cache_clear()
+    try:
+        assert KeywordIndex.load(state) is None
+    finally:
+        monkeypatch.undo()
+        keyword.index_fingerprint.cache_clear()
+
+
 def test_ties_are_broken_by_path_whatever_the_insertion_order():
     texts = {f"p{i}.md": "# Same\n\nidentical words\n" for i in range(6)}
     items = list(_pages(texts).values())

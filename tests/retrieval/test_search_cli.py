@@ -65,3 +65,19 @@ def test_query_of_stop_words_and_missing_wiki(tmp_path):
     (tmp_path / "nowhere" / "mindgraph.yml").write_text("paths:\n  wiki: pages\n")
     out = _search(tmp_path / "nowhere", "x", code=1)
     assert "pages does not exist" in out and "mindgraph ingest" in out
+
+
+def test_a_compiled_pages_summary_sentence_shows_once(tmp_path):
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    (raw / "Knowledge graph.md").write_text(
+        "# Knowledge graph\n\nThe graph module builds a NetworkX graph with one node per "
+        "page path.\n\n- Edges come from resolved links.\n")
+    runner = CliRunner()
+    assert runner.invoke(cli, ["ingest", "-C", str(tmp_path)]).exit_code == 0
+    page = (tmp_path / "wiki" / "Knowledge graph.md").read_text()
+    assert "> [!summary]" in page and page.count("one node per page path") == 2
+    data = json.loads(_search(tmp_path, "networkx", "node", "--json"))
+    assert data["results"][0]["snippet"].count("page path") == 1
+    context = runner.invoke(cli, ["context", "networkx graph nodes", "-C", str(tmp_path)])
+    assert context.exit_code == 0 and context.output.count("one node per page path") == 1
