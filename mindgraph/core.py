@@ -504,7 +504,7 @@ class Mindgraph:
     @_query
     def check(self) -> CheckReport:
         """Lint the wiki."""
-        return check_vault(self.vault())
+        return check_vault(self.vault(), self.settings.raw_dir)
 
     @_query
     def coverage(self, codebase: str | Path, *, service_level: bool = False,

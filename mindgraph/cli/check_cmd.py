@@ -24,7 +24,7 @@ def check_command(settings, strict: bool, errors_only: bool, limit: int, as_json
     else:
         shown = report.errors if errors_only else list(report.findings)
         for finding in shown[: limit or None]:
-            click.echo(f"{finding.severity:7} {finding.kind:16} {finding.location()}: "
+            click.echo(f"{finding.severity:7} {finding.kind:16} {finding.location(settings.paths.raw)}: "
                        f"{finding.message}")
         if limit and len(shown) > limit:
             click.echo(f"... and {len(shown) - limit} more (--limit 0 shows all).")

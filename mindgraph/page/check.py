@@ -1,16 +1,24 @@
 """Lint a vault: broken and ambiguous links, pages nothing links to, missing frontmatter, duplicate titles.
 
 Errors are defects a reader hits (a link that goes nowhere or could go to several pages, a
-file that cannot be read); warnings are structure worth a look (no backlinks, no frontmatter,
-two pages with one title).
+link to a heading, block or attachment that is not there, a file that cannot be read);
+warnings are structure worth a look (no backlinks, no frontmatter, two pages with one title).
+A finding about a compiled page also names its raw note and the line there (``raw_path``,
+``raw_line``): raw/ is where it is fixed. The same finding twice (two equal links on one
+line) is reported once.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import asdict, dataclass, field
-from typing import Literal
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Iterator, Literal
 
+from .anchors import AttachmentFiles, PageAnchors
+from .model import Link, Page
+from .rawlines import RawLines, raw_source
+from .resolve import Resolution
 from .vault import Vault
 
 Severity = Literal["error", "warning"]
@@ -25,9 +33,14 @@ class Finding:
     path: str
     line: int
     message: str
+    raw_path: str = ""      # the raw note of a compiled page (raw-relative), if readable
+    raw_line: int = 0       # the line there (0 when not about a line or not found)
 
-    def location(self) -> str:
-        """"path:line" or "path"."""
+    def location(self, raw_folder: str = "raw") -> str:
+        """Where to fix it: "raw/note.md:line" for a compiled page, else "path:line"."""
+        if self.raw_path:
+            where = f"{raw_folder.rstrip('/')}/{self.raw_path}"
+            return f"{where}:{self.raw_line}" if self.raw_line else where
         return f"{self.path}:{self.line}" if self.line else self.path
 
 
@@ -61,29 +74,25 @@ class CheckReport:
                 "counts": self.counts(), "findings": [asdict(f) for f in self.findings]}
 
 
-def check_vault(vault: Vault) -> CheckReport:
-    """Run every check over ``vault``."""
+def check_vault(vault: Vault, raw_dir: Path | None = None) -> CheckReport:
+    """Run every check over ``vault``; with ``raw_dir``, findings about compiled pages also
+    name the raw note and line to fix."""
     findings: list[Finding] = []
     for problem in vault.problems:
         findings.append(Finding("error", problem.kind, problem.path, problem.line,
                                 problem.message))
     incoming: dict[str, int] = defaultdict(int)
+    attachments = AttachmentFiles([vault.root] + ([raw_dir] if raw_dir is not None else []))
+    anchors = PageAnchors()
+    raw = RawLines(raw_dir) if raw_dir is not None else None
     for page, link, result in vault.resolved_links():
-        shown = f"[[{link.target}]]" if link.syntax != "markdown" else f"({link.target})"
         if result.status == "resolved" and result.target != page.path:
             incoming[result.target] += 1
-        elif result.status == "missing":
-            hint = (f" A page has it as an alias: link [[{_stem(result.candidates[0])}|"
-                    f"{link.target}]] instead." if result.candidates else
-                    " Create the page or fix the link's spelling.")
-            findings.append(Finding("error", "broken-link", page.path, link.line,
-                                    f"{shown} points to no page.{hint}"))
-        elif result.status == "ambiguous":
-            findings.append(Finding("error", "ambiguous-link", page.path, link.line,
-                                    f"{shown} matches {len(result.candidates)} pages "
-                                    f"({', '.join(result.candidates)}); write the folder path, "
-                                    f"e.g. [[{result.candidates[0][:-3]}]]."))
+        for kind, message in _link_problems(vault, page, link, result, anchors, attachments):
+            findings.append(_placed(Finding("error", kind, page.path, link.line, message),
+                                    page, link, raw))
     titles: dict[str, list[str]] = defaultdict(list)
+    start = len(findings)
     for path in sorted(vault.pages):
         page = vault.pages[path]
         titles[page.title.lower()].append(path)
@@ -106,8 +115,57 @@ def check_vault(vault: Vault) -> CheckReport:
                 findings.append(Finding("warning", "duplicate-title", path, 0,
                                         f"title '{vault.pages[path].title}' is also used by "
                                         f"{others}; give each page its own title."))
+    findings[start:] = [_placed(f, vault.pages[f.path], None, raw) for f in findings[start:]]
     findings.sort(key=lambda f: (f.severity != "error", f.path, f.line, f.kind))
-    return CheckReport(pages=len(vault.pages), findings=tuple(findings))
+    return CheckReport(pages=len(vault.pages), findings=tuple(dict.fromkeys(findings)))
+
+
+def _link_problems(vault: Vault, page: Page, link: Link, result: Resolution,
+                   anchors: PageAnchors, attachments: AttachmentFiles
+                   ) -> Iterator[tuple[str, str]]:
+    """(kind, message) for each way ``link`` misses: no page, several pages, no such heading,
+    block or attachment."""
+    shown = _shown(link)
+    if result.status == "missing":
+        hint = (f" A page has it as an alias: link [[{_stem(result.candidates[0])}|"
+                f"{link.target}]] instead." if result.candidates else
+                " Create the page or fix the link's spelling.")
+        yield "broken-link", f"{shown} points to no page.{hint}"
+    elif result.status == "ambiguous":
+        yield "ambiguous-link", (f"{shown} matches {len(result.candidates)} pages "
+                                 f"({', '.join(result.candidates)}); write the folder path, "
+                                 f"e.g. [[{result.candidates[0][:-3]}]].")
+    elif result.status == "attachment":
+        if not attachments.exists(link.target, page.path):
+            yield "missing-attachment", (f"{shown} names no file in the wiki or raw/; add "
+                                         f"the file or fix its name.")
+    elif result.status in ("resolved", "self") and result.target in vault.pages:
+        target = vault.pages[result.target]
+        where = "this page" if result.target == page.path else result.target
+        if link.heading and (part := anchors.missing_heading(target, link.heading)):
+            yield "missing-heading", (f"{shown}: {where} has no heading '{part}'; fix the "
+                                      f"link or the heading.")
+        if link.block and not anchors.has_block(target, link.block):
+            yield "missing-block", (f"{shown}: {where} has no block ^{link.block}; mark the "
+                                    f"block (end its line with ' ^{link.block}') or fix the "
+                                    f"link.")
+
+
+def _shown(link: Link) -> str:
+    """The link as a person would write it."""
+    anchor = f"#^{link.block}" if link.block else f"#{link.heading}" if link.heading else ""
+    if link.syntax == "markdown":
+        return f"({link.target}{anchor})"
+    return f"{'!' if link.syntax == 'embed' else ''}[[{link.target}{anchor}]]"
+
+
+def _placed(finding: Finding, page: Page, link: Link | None, raw: RawLines | None) -> Finding:
+    """``finding`` with the raw note (and line of ``link``) of a compiled ``page``."""
+    source = raw_source(page) if raw is not None else ""
+    if not source or raw is None or raw.note(source) is None:
+        return finding
+    line = raw.line(page, source, link) if link is not None else 0
+    return replace(finding, raw_path=source, raw_line=line)
 
 
 def _stem(path: str) -> str:

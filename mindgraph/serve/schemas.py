@@ -258,6 +258,8 @@ class FindingOut(BaseModel):
     path: str
     line: int
     message: str
+    raw_path: str = ""   # the raw note of a compiled page, where the fix goes
+    raw_line: int = 0
 
 
 class CheckOut(BaseModel):

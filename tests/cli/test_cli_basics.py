@@ -1,6 +1,7 @@
 """The CLI as a whole: help everywhere, exit codes, init, check."""
 
 import json
+import re
 
 import click
 import pytest
@@ -107,3 +108,58 @@ def test_errors_under_json_are_json_on_stdout_and_typos_get_a_suggestion(tmp_pat
     assert typo.exit_code == 2 and "Did you mean search?" in typo.output
     block = CliRunner().invoke(cli, ["get", "A", "--block", "2", "-C", str(tmp_path)])
     assert block.exit_code == 2 and "--extract" in block.output
+
+
+def _check(workspace):
+    runner = CliRunner()
+    assert runner.invoke(cli, ["ingest", "-C", str(workspace)]).exit_code == 0
+    result = runner.invoke(cli, ["check", "-C", str(workspace), "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+def test_check_names_raw_lines_once_and_links_to_missing_anchors(tmp_path):
+    raw = tmp_path / "raw"
+    (raw / "img").mkdir(parents=True)
+    (raw / "img" / "there.png").write_bytes(b"\x89PNG")
+    (raw / "Home.md").write_text(
+        "# Home\n\nThe home page of this small test vault.\n\n"       # raw lines 1-3
+        "Twice on a line: [[Nowhere]] and [[Nowhere]].\n\n"            # 5
+        "See [[Guide#Set up: first steps]] and [[Guide#Missing part]].\n\n"  # 7
+        "Block [[Guide#^intro]] and [[Guide#^gone]], here [[#Nope]].\n\n"    # 9
+        "![[there.png]] ![[img/there.png]] ![[absent.png]]\n")               # 11
+    (raw / "Guide.md").write_text("# Guide\n\nIntro text of the guide. ^intro\n\n"
+                                  "## Set up first steps\n\nBack [[Home]].\n")
+    report = _check(tmp_path)
+    text = CliRunner().invoke(cli, ["check", "-C", str(tmp_path), "--limit", "0"]).output
+    errors = [f for f in report["findings"] if f["severity"] == "error"]
+    got = sorted((f["kind"], f["raw_path"], f["raw_line"]) for f in errors)
+    assert got == [("broken-link", "Home.md", 5), ("missing-attachment", "Home.md", 11),
+                   ("missing-block", "Home.md", 9), ("missing-heading", "Home.md", 7),
+                   ("missing-heading", "Home.md", 9)]
+    assert all(f["line"] > f["raw_line"] for f in errors)    # the wiki page's lines differ
+    assert "raw/Home.md:5: [[Nowhere]] points to no page" in text
+    assert text.count("[[Nowhere]]") == 1
+    assert "[[Guide#Missing part]]: Guide.md has no heading 'Missing part'" in text
+    assert "[[#Nope]]: this page has no heading 'Nope'" in text
+    assert "![[absent.png]] names no file" in text
+    no_backlinks = [f for f in report["findings"] if f["kind"] == "no-backlinks"]
+    assert [(f["raw_path"], f["raw_line"]) for f in no_backlinks] in ([], [("Home.md", 0)])
+
+
+@pytest.mark.slow
+def test_check_on_the_real_vault_points_into_raw_notes(corpora, tmp_path):
+    import shutil
+
+    shutil.copytree(corpora / "obsidian-help", tmp_path / "raw")
+    report = _check(tmp_path)
+    findings = report["findings"]
+    assert len({json.dumps(f, sort_keys=True) for f in findings}) == len(findings)
+    links = [f for f in findings if f["line"]]
+    assert len(links) > 900 and all(f["raw_path"] and f["raw_line"] for f in links)
+    for finding in links:        # the raw line holds the link the finding is about
+        raw = (tmp_path / "raw" / finding["raw_path"]).read_text(encoding="utf-8")
+        target = re.match(r"!?(?:\[\[|\()([^\]#|)]*)", finding["message"]).group(1)
+        assert target in raw.split("\n")[finding["raw_line"] - 1], finding
+    counts = report["counts"]
+    assert counts["missing-heading"] > 50 and counts["missing-attachment"] > 500

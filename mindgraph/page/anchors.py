@@ -1,0 +1,94 @@
+"""What a link points into: the headings and block ids of a page, and attachment files.
+
+A link can reach its page and still miss: ``[[Page#No such heading]]``, ``[[Page#^gone]]``, or
+``![[diagram.png]]`` with no such file. Headings are matched as Obsidian does, loosely: by
+their letters and digits, in any case (a link to "A: B" is written ``[[Page#A B]]``). An
+attachment is found by its path (from the vault root or the linking page's folder) or, as in
+Obsidian, by its file name alone, in the wiki or in raw/ (where ingest leaves attachments).
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from pathlib import Path
+from typing import Iterable
+
+from .markdown import find_headings, mask_code, mask_comments
+from .model import Page
+
+_BLOCK_ID_RE = re.compile(r"(?:^|[\s\])])\^([A-Za-z0-9-]+)\s*$")   # " ^id", "]]^id" (embeds)
+_NOT_WORD_RE = re.compile(r"[\W_]+")
+_SKIP_DIRS = frozenset({".git", ".obsidian", ".trash", ".mindgraph", "node_modules", ".venv"})
+
+
+def heading_key(text: str) -> str:
+    """A heading as links match it: letters and digits only, case folded."""
+    return _NOT_WORD_RE.sub("", text).casefold()
+
+
+class PageAnchors:
+    """Heading keys and block ids of pages, computed once per page on first use."""
+
+    def __init__(self) -> None:
+        self._found: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+
+    def _of(self, page: Page) -> tuple[frozenset[str], frozenset[str]]:
+        found = self._found.get(page.path)
+        if found is None:
+            lines = page.body.split("\n")
+            masked = mask_code(mask_comments(page.body).split("\n"))
+            headings = frozenset(heading_key(h.text) for h in find_headings(lines, masked))
+            blocks = frozenset(m.group(1).lower() for line in masked
+                               if (m := _BLOCK_ID_RE.search(line)))
+            found = self._found[page.path] = (headings, blocks)
+        return found
+
+    def missing_heading(self, page: Page, heading: str) -> str | None:
+        """The first part of ``heading`` (``A#B`` for nested headings) that ``page`` lacks."""
+        headings = self._of(page)[0]
+        for part in heading.split("#"):
+            if part.strip() and heading_key(part) not in headings:
+                return part.strip()
+        return None
+
+    def has_block(self, page: Page, block: str) -> bool:
+        """Whether ``page`` has the block id ``^block``."""
+        return block.lower() in self._of(page)[1]
+
+
+class AttachmentFiles:
+    """The non-markdown files under some folders, by relative path and by file name (the
+    folders are walked on the first question, so a vault without attachment links costs
+    nothing)."""
+
+    def __init__(self, roots: Iterable[Path]):
+        self.roots = tuple(roots)
+        self._paths: set[str] | None = None
+        self._names: set[str] = set()
+
+    def _scan(self) -> set[str]:
+        paths: set[str] = set()
+        for root in self.roots:
+            for folder, dirs, files in os.walk(root, followlinks=False):
+                dirs[:] = [d for d in dirs if d not in _SKIP_DIRS and not d.startswith(".")]
+                rel = Path(folder).relative_to(root).as_posix()
+                for name in files:
+                    if not name.lower().endswith((".md", ".markdown")):
+                        paths.add(posixpath.normpath(posixpath.join(rel, name)).lower())
+                        self._names.add(name.lower())
+        return paths
+
+    def exists(self, target: str, source_path: str) -> bool:
+        """Whether an attachment link to ``target`` written in ``source_path`` finds a file."""
+        if self._paths is None:
+            self._paths = self._scan()
+        raw = target.strip().replace("\\", "/").lstrip("/")
+        if not raw:
+            return False
+        folder = posixpath.dirname(source_path)
+        for candidate in (raw, posixpath.join(folder, raw)):
+            if posixpath.normpath(candidate).lower() in self._paths:
+                return True
+        return raw.rsplit("/", 1)[-1].lower() in self._names

@@ -1,0 +1,73 @@
+"""Where in raw/ a finding about a compiled wiki page is fixed: the raw note and its line.
+
+A compiled page names its raw note in ``sources``; people edit that note, not the page, and
+the page's lines are not the note's (frontmatter and a summary are added). A link on a wiki
+line is found again in the raw note as the same link (syntax, target, heading, block), the
+n-th such link of the page being the n-th of the note. Only notes inside raw/ that are
+regular files are read.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .links import extract_links
+from .markdown import mask_code, mask_comments, split_frontmatter
+from .model import Link, Page
+from .vault import MAX_PAGE_BYTES
+
+
+def raw_source(page: Page) -> str:
+    """The raw-relative path of the note a compiled page came from ("" when none)."""
+    sources = page.frontmatter.get("sources")
+    if isinstance(sources, list) and sources and isinstance(sources[0], dict):
+        path = sources[0].get("path")
+        if isinstance(path, str) and path.strip():
+            return path.strip()
+    return ""
+
+
+def _key(link: Link) -> tuple[Any, ...]:
+    return (link.syntax == "embed", link.target.strip().lower(), link.heading, link.block)
+
+
+class RawLines:
+    """Maps (wiki page, wiki line of a link) to (raw note, raw line), reading each note once."""
+
+    def __init__(self, raw_dir: Path):
+        self.raw_dir = raw_dir.resolve()
+        self._notes: dict[str, list[Link] | None] = {}
+
+    def note(self, rel: str) -> list[Link] | None:
+        """The body links of the raw note at raw-relative ``rel`` (their lines are the
+        file's), or None when it cannot be read."""
+        if rel not in self._notes:
+            self._notes[rel] = self._read(rel)
+        return self._notes[rel]
+
+    def _read(self, rel: str) -> list[Link] | None:
+        file = (self.raw_dir / rel).resolve()
+        try:
+            if not (file.is_relative_to(self.raw_dir) and file.is_file()
+                    and file.stat().st_size <= MAX_PAGE_BYTES):
+                return None
+            data = file.read_bytes()
+        except OSError:
+            return None
+        text = data.decode("utf-8", "replace").replace("\r\n", "\n").removeprefix("\ufeff")
+        _, body, fm_lines = split_frontmatter(text)
+        masked = mask_code(mask_comments(body).split("\n"))
+        return extract_links(masked, fm_lines + 1, lambda _line: "lead")
+
+    def line(self, page: Page, rel: str, link: Link) -> int:
+        """The line in the raw note ``rel`` of ``link`` of the compiled ``page`` (0 when the
+        note has no such link)."""
+        note = self.note(rel)
+        if note is None or link.line <= 0:
+            return 0
+        key = _key(link)
+        same = [w for w in page.links if _key(w) == key]
+        nth = next((i for i, w in enumerate(same) if w is link), 0)
+        raw = [r for r in note if _key(r) == key]
+        return raw[min(nth, len(raw) - 1)].line if raw else 0
