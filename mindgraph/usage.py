@@ -1,7 +1,10 @@
 """The usage log: one JSON line per query, in a file that rotates, and its summary.
 
-Each line: time, interface (cli / rest / mcp / context), query, intent, top results, result
-count, latency in ms. Lines are appended with one ``write`` on a file opened in append mode, so
+Each line: time, interface (cli / rest / mcp / context), kind, query, intent, top results,
+result count, latency in ms. ``kind`` is "query" for a search (a query that finds nothing is a
+gap in the wiki) and "lookup" for reading or reporting on something named (a page, a path
+between two pages, coverage, stats): lookups are not queries in the summary's top and
+zero-result lists. Lines without a kind (older logs) are queries. Lines are appended with one ``write`` on a file opened in append mode, so
 concurrent writers (threads or processes) never interleave within a line. When the file grows
 past ``max_bytes`` it is renamed to ``<name>.1`` (older ones shift up to ``keep``).
 """
@@ -30,14 +33,14 @@ class UsageLog:
     keep: int = 3
 
     def record(self, interface: str, query: str, *, intent: str | None = None,
-               results: Iterable[str] = (), result_count: int = 0,
+               kind: str = "query", results: Iterable[str] = (), result_count: int = 0,
                latency_ms: float = 0.0, **extra: Any) -> None:
         """Append one line; never raises (logging must not break a query)."""
         if self.path is None:
             return
         top = list(results)[:5]
         line = {"time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "interface": interface,
-                "query": query, "intent": intent, "top": top,
+                "kind": kind, "query": query, "intent": intent, "top": top,
                 "results": result_count, "latency_ms": round(latency_ms, 2), **extra}
         data = (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8")
         try:
@@ -88,16 +91,20 @@ class UsageLog:
 
 def summarise(lines: Iterable[dict[str, Any]], top: int = 10,
               slow_ms: float = 200.0) -> dict[str, Any]:
-    """Top queries, zero-result queries, slow queries, counts per interface, latency."""
+    """Top queries, zero-result queries, slow calls, counts per interface and kind, latency
+    (top and zero-result over queries only, not lookups)."""
     items = list(lines)
     latencies = [float(i.get("latency_ms") or 0) for i in items]
-    queries = Counter(str(i["query"]).strip().lower() for i in items)
-    zero = Counter(str(i["query"]).strip().lower() for i in items if not i.get("results"))
+    searches = [i for i in items if i.get("kind", "query") == "query"]
+    queries = Counter(str(i["query"]).strip().lower() for i in searches)
+    zero = Counter(str(i["query"]).strip().lower() for i in searches if not i.get("results"))
     slow = sorted((i for i in items if float(i.get("latency_ms") or 0) >= slow_ms),
                   key=lambda i: -float(i.get("latency_ms") or 0))[:top]
     return {
-        "queries": len(items),
+        "queries": len(searches),
+        "lookups": len(items) - len(searches),
         "interfaces": dict(Counter(str(i.get("interface")) for i in items).most_common()),
+        "kinds": dict(Counter(str(i.get("kind", "query")) for i in items).most_common()),
         "intents": dict(Counter(str(i.get("intent")) for i in items).most_common()),
         "latency_ms": {"median": round(statistics.median(latencies), 2) if latencies else 0,
                        "p95": round(_percentile(latencies, 95), 2) if latencies else 0},

@@ -65,3 +65,18 @@ def test_usage_command(tmp_path):
     assert empty.exit_code == 0 and "No queries logged yet" in empty.output
     outside = CliRunner().invoke(cli, ["usage", "-C", str(tmp_path / "none")])
     assert outside.exit_code == 2 and "is not a mindgraph workspace" in outside.output
+
+
+def test_lookups_are_not_zero_result_queries(tmp_path):
+    log = UsageLog(tmp_path / ".mindgraph" / "usage.jsonl")
+    log.record("mcp", "", intent="stats", kind="lookup", result_count=1)
+    log.record("mcp", "A.md -> B.md", intent="path", kind="lookup", result_count=0)
+    log.record("mcp", "no such thing", intent="search", result_count=0)
+    with log.path.open("a") as handle:      # a line from before kinds were logged
+        handle.write(json.dumps({"query": "old line", "results": 0}) + "\n")
+    summary = summarise(log.lines())
+    assert [q["query"] for q in summary["zero_result_queries"]] == ["no such thing", "old line"]
+    assert (summary["queries"], summary["lookups"]) == (2, 2)
+    assert summary["kinds"] == {"lookup": 2, "query": 2}
+    text = CliRunner().invoke(cli, ["usage", "-C", str(tmp_path)])
+    assert text.exit_code == 0 and "2 queries and 2 lookups" in text.output

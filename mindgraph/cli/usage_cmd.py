@@ -24,12 +24,13 @@ def usage_command(settings, top: int, slow_ms: float, as_json: bool) -> None:
     if as_json:
         emit_json(summary)
         return
-    if not summary["queries"]:
+    if not summary["queries"] and not summary["lookups"]:
         where = log.path or "nowhere (serve.usage_log is empty)"
         click.echo(f"No queries logged yet (log: {where}).")
         return
     latency = summary["latency_ms"]
-    click.echo(f"{summary['queries']} queries; latency median {latency['median']} ms, "
+    lookups = f" and {summary['lookups']} lookups" if summary["lookups"] else ""
+    click.echo(f"{summary['queries']} queries{lookups}; latency median {latency['median']} ms, "
                f"p95 {latency['p95']} ms; by interface: "
                + ", ".join(f"{k} {v}" for k, v in summary["interfaces"].items()))
     for title, key in (("Top queries", "top_queries"), ("Zero results", "zero_result_queries")):

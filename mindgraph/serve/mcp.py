@@ -37,9 +37,11 @@ from .mcp_results import (
     jsonable,
     links_result,
     page_result,
+    result_count,
     section_result,
     sections_result,
     timeline_result,
+    usage_kind,
 )
 
 Verbose = Annotated[bool, Field(description="Also each hit's score breakdown, matched terms "
@@ -232,7 +234,7 @@ def _call(mg: Mindgraph, tool: str, query: str,
     try:
         data = run()
     except Exception as exc:
-        mg.usage_log.record("mcp", query, intent=tool,
+        mg.usage_log.record("mcp", query, intent=tool, kind=usage_kind(tool),
                             latency_ms=(time.perf_counter() - started) * 1e3,
                             error=type(exc).__name__)
         if isinstance(exc, MindgraphError):
@@ -241,7 +243,8 @@ def _call(mg: Mindgraph, tool: str, query: str,
             raise ToolError(str(exc)) from exc
         raise
     cited = cited_paths(data)
-    mg.usage_log.record("mcp", query, intent=tool, results=cited, result_count=len(cited),
+    mg.usage_log.record("mcp", query, intent=tool, kind=usage_kind(tool), results=cited,
+                        result_count=result_count(tool, data),
                         latency_ms=(time.perf_counter() - started) * 1e3)
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
     return CallToolResult(content=[TextContent(type="text", text=text)],

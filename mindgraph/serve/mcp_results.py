@@ -143,6 +143,31 @@ def jsonable(value: Any, digits: int | None = None) -> Any:
     return value
 
 
+# Tools that look text up (a query that finds nothing is a gap in the wiki) and the key of
+# the list they answer with; every other tool reads or reports on something named.
+QUERY_TOOLS = {"search": "results", "smart_search": "results", "context": "sources",
+               "timeline": "entries"}
+# What the other tools found, counted: the items of their answer's list, else one answer.
+_LOOKUP_LISTS = {"related": "related", "path": "path", "communities": "communities",
+                 "backlinks": "backlinks", "list_sections": "sections", "coverage": "units"}
+
+
+def usage_kind(tool: str) -> str:
+    """"query" for the search-like tools, "lookup" for the others (usage log ``kind``)."""
+    return "query" if tool in QUERY_TOOLS else "lookup"
+
+
+def result_count(tool: str, data: dict[str, Any]) -> int:
+    """How many results a tool's answer holds (for the usage log)."""
+    if tool == "coverage":
+        return int(data.get("total") or 0)
+    if tool == "backlinks":
+        return int(data.get("backlinks_total") or 0) + int(data.get("outgoing_total") or 0)
+    key = QUERY_TOOLS.get(tool) or _LOOKUP_LISTS.get(tool)
+    found = data.get(key) if key else None
+    return len(found) if isinstance(found, list) else 1
+
+
 def cited_paths(data: Any, limit: int = 5) -> list[str]:
     """The first page paths a result cites (for the usage log's "top results")."""
     found: list[str] = []
@@ -151,10 +176,13 @@ def cited_paths(data: Any, limit: int = 5) -> list[str]:
         if len(found) >= limit:
             return
         if isinstance(value, dict):
-            for key in ("path", "page"):
-                item = value.get(key)
-                if isinstance(item, str) and item.endswith(".md") and item not in found:
-                    found.append(item)
+            for key in ("path", "page", "sources"):
+                items = value.get(key)
+                for item in items if isinstance(items, list) else [items]:
+                    # a page path, or a page address ("Page.md#section") from context
+                    item = item.split("#", 1)[0] if isinstance(item, str) else None
+                    if item and item.endswith(".md") and item not in found:
+                        found.append(item)
             for item in value.values():
                 if isinstance(item, (dict, list)):
                     walk(item)

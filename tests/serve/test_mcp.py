@@ -223,6 +223,33 @@ def test_search_and_graph_tools_over_the_real_core(mg):
     assert (logged[0]["intent"], logged[0]["top"]) == ("search", ["Catalog.md"])
 
 
+def test_path_coverage_and_context_are_logged_with_what_they_found(mg):
+    from mindgraph.usage import summarise
+
+    async def script(client):
+        return [await client.call_tool(name, args) for name, args in [
+            ("path", {"source": "Catalog", "target": "Packing"}),
+            ("coverage", {"codebase": "code"}),
+            ("context", {"situation": "I am packing trunks"}),
+            ("search", {"query": "trunks"}),
+            ("stats", {}),
+            ("search", {"query": "zeppelin"}),
+        ]]
+
+    calls = run_session(create_mcp_server(mg), script)
+    assert not any(call.is_error for call in calls)
+    logged = {line["intent"]: line for line in mg.usage_log.lines()}
+    assert (logged["path"]["results"], logged["path"]["top"]) == (2, ["Catalog.md",
+                                                                     "Packing.md"])
+    assert (logged["coverage"]["results"], logged["coverage"]["kind"]) == (2, "lookup")
+    sources = payload(calls[2])["sources"]
+    assert logged["context"]["results"] == len(sources) >= 1
+    assert logged["context"]["kind"] == "query" and "Catalog.md" in logged["context"]["top"]
+    summary = summarise(mg.usage_log.lines())
+    assert summary["zero_result_queries"] == [{"query": "zeppelin", "count": 1}]
+    assert (summary["queries"], summary["lookups"]) == (3, 3)
+
+
 # -- streamable HTTP and the CLI -------------------------------------------------------------
 
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
