@@ -8,7 +8,7 @@ longer word: a module ``api`` is not mentioned by "capital".
 Strong forms count anywhere (prose, code, links): the relative path with or without its
 extension and its folder-aligned suffixes, the file name with extension, the dotted module name
 and its suffixes of two or more parts, and distinctive symbol names (``parse_page``,
-``LinkResolver``). Weak forms — the bare module name (``parse``) and plain symbol names
+``LinkResolver``); a service (top-level folder) has the forms of its modules too. Weak forms — the bare module name (``parse``) and plain symbol names
 (``Vault``) — are too common as words, so they count only in code spans, code blocks and links.
 A form shared by two units names neither.
 """
@@ -60,6 +60,11 @@ def unit_forms(unit: Unit) -> tuple[set[str], set[str]]:
     if unit.kind == "service":
         strong.add(path + "/")
         weak.add(path)
+        for member in unit.members:   # a service is named wherever one of its modules is
+            member_strong, member_weak = unit_forms(Unit(id=member, kind="module",
+                                                         path=member))
+            strong |= member_strong
+            weak |= member_weak
     strong.discard("")
     return strong, weak - strong
 

@@ -51,21 +51,26 @@ class Unit:
 
 def discover_units(codebase: Path, excludes: tuple[str, ...] = DEFAULT_EXCLUDES,
                    service_level: bool = False) -> list[Unit]:
-    """Every source module under ``codebase`` not excluded, or its top-level folders."""
+    """Every source module under ``codebase`` not excluded, or its top-level folders (a
+    source file at the top level is its own unit there too, counted as the module it is)."""
     codebase = Path(codebase)
     modules = sorted((_module_unit(codebase, file) for file in _source_files(codebase, excludes)),
                      key=lambda unit: unit.id)
     if not service_level:
         return modules
     services: dict[str, list[Unit]] = {}
+    top_files = []
     for module in modules:
-        top = module.path.split("/", 1)[0] if "/" in module.path else module.path
-        services.setdefault(top, []).append(module)
-    return [Unit(id=name, kind="service", path=name,
-                 symbols=tuple(s for m in members for s in m.symbols),
-                 docstring="\n".join(m.docstring for m in members if m.docstring),
-                 members=tuple(m.path for m in members))
-            for name, members in sorted(services.items())]
+        if "/" in module.path:
+            services.setdefault(module.path.split("/", 1)[0], []).append(module)
+        else:
+            top_files.append(module)
+    folders = [Unit(id=name, kind="service", path=name,
+                    symbols=tuple(s for m in members for s in m.symbols),
+                    docstring="\n".join(m.docstring for m in members if m.docstring),
+                    members=tuple(m.path for m in members))
+               for name, members in services.items()]
+    return sorted(folders + top_files, key=lambda unit: unit.id)
 
 
 def _source_files(codebase: Path, excludes: tuple[str, ...]) -> list[Path]:

@@ -87,6 +87,24 @@ def test_service_level(codebase):
     assert {u.unit.id for u in report.units if u.covered} == {"worker"}
 
 
+def test_service_level_counts_top_level_files_as_the_module_level_does(codebase, tmp_path):
+    (codebase / "settings.py").write_text('"""Settings."""\nLIMIT = 1\n')
+    base = tmp_path / "kb"
+    base.mkdir()
+    write_wiki(base, "Limits are read in code/settings.py, jobs run by worker/jobs.py.\n")
+    runner = CliRunner()
+
+    def covered(*extra):
+        result = runner.invoke(cli, ["coverage", str(codebase), "-C", str(base), "--json",
+                                     *extra])
+        assert result.exit_code == 0, result.output
+        return {u["unit"]: u["covered"] for u in json.loads(result.output)["units"]}
+
+    modules, services = covered(), covered("--service-level")
+    assert modules["settings.py"] is True and modules["worker/jobs.py"] is True
+    assert services == {"settings.py": True, "shop": False, "web": False, "worker": True}
+
+
 def write_wiki(base, text):
     wiki = base / "wiki"
     wiki.mkdir(exist_ok=True)
