@@ -31,9 +31,12 @@ def timeline_command(settings, concept: str, newest_first: bool, since, until,
     if as_json:
         emit_json(timeline.to_dict())
         return
+    undated = (f" {timeline.undated} undated note{'' if timeline.undated == 1 else 's'} "
+               f"mention it too (no date in frontmatter, text, file name or git)."
+               if timeline.undated else "")
     if not timeline.entries:
         click.echo(f"No dated note mentions {concept!r} (searched for: "
-                   f"{', '.join(timeline.terms)}).")
+                   f"{', '.join(timeline.terms)}).{undated}")
         return
     for entry in timeline.entries:
         click.echo(f"{entry.date}  [{entry.date_source}]  {entry.folder}/{entry.path}")
@@ -41,7 +44,7 @@ def timeline_command(settings, concept: str, newest_first: bool, since, until,
     count = len(timeline.entries)
     click.echo(f"{count} note{'' if count == 1 else 's'} mention{'s' if count == 1 else ''} "
                f"{concept!r} "
-               f"(terms: {', '.join(timeline.terms)}).")
+               f"(terms: {', '.join(timeline.terms)}).{undated}")
 
 
 def register(group: click.Group) -> None:

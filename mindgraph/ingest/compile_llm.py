@@ -32,7 +32,7 @@ from ..errors import IngestError, MindgraphError
 from ..fsutil import sha256_text
 from ..page.language import text_language
 from ..page.markdown import split_frontmatter
-from .extract import note_dates, outline, summary as extractive_summary
+from .extract import outline, summary as extractive_summary
 from .index import TitleIndex
 from .linker import add_links
 from .normalise import code_mask, heading_of, normalise_body
@@ -190,12 +190,11 @@ class LLMCompiler:
                 related.append(f"[[{index.link_target(target, note.wiki_path)}]]")
         body, _ = add_links(body, note.wiki_path, index, existing)
         type_ = _string(meta.get("type")).lower()
-        created, updated = note_dates(page.frontmatter, note.path, note.mtime)
         tags = list(page.tags) + [re.sub(r"\s+", "-", t.strip().lstrip("#"))
                                   for t in _strings(meta.get("tags"))]
         fm = page_frontmatter(note, title=title, type_=type_ if type_ in PAGE_TYPES else "note",
                               tags=tags, aliases=list(page.aliases) + _strings(meta.get("aliases")),
-                              created=created, updated=updated, compiler=self.identity,
+                              dates=note.dates(), compiler=self.identity,
                               extra={"related": dedupe(related)} if related else None)
         summary_text = summary_text or extractive_summary(body) or outline(body)
         return render_page(fm, summary_text, body)

@@ -1,14 +1,14 @@
 """The offline compiler: a deterministic raw → wiki rewrite with no model and no network.
 
 It writes the common page shape (see render.py): the title (frontmatter, first H1, file name),
-a type, tags (the note's own, its folder, up to three salient terms), aliases, dates, sources;
-a short extractive summary; the sections normalised; and wikilinks where the text mentions
+a type, tags (the note's own, its folder, up to three salient terms), aliases, real dates with
+their source, sources; a short extractive summary; the sections normalised; and wikilinks where the text mentions
 another page. The same input always gives the same bytes.
 """
 
 from __future__ import annotations
 
-from .extract import folder_tag, note_dates, outline, page_type, salient_terms, summary
+from .extract import folder_tag, outline, page_type, salient_terms, summary
 from .index import TitleIndex
 from .linker import add_links
 from .normalise import normalise_body
@@ -41,11 +41,10 @@ class OfflineCompiler:
         if folder:
             tags.append(folder)
         tags.extend(salient_terms(page.body, title))
-        created, updated = note_dates(page.frontmatter, note.path, note.mtime)
         meta = page_frontmatter(note, title=title, type_=page_type(page.frontmatter, title,
                                                                     page.body),
-                                tags=tags, aliases=list(page.aliases), created=created,
-                                updated=updated, compiler=self.identity)
+                                tags=tags, aliases=list(page.aliases), dates=note.dates(),
+                                compiler=self.identity)
         return CompiledPage(note.wiki_path, render_page(meta, text, body))
 
 

@@ -1,4 +1,4 @@
-"""Deterministic facts taken from a note's text: summary sentences, salient terms, type, dates.
+"""Deterministic facts taken from a note's text: summary sentences, salient terms, type.
 
 Everything here depends on the note alone (never on other notes), so a page compiles the same
 way whatever else is in the vault, and one changed note never changes another's summary.
@@ -6,7 +6,6 @@ way whatever else is in the vault, and one changed note never changes another's 
 
 from __future__ import annotations
 
-import datetime as dt
 import math
 import re
 from collections import Counter
@@ -37,11 +36,8 @@ _WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9'\-]*[A-Za-z0-9]|[A-Za-z]")
 _CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[*_]?[A-Z0-9])|(?<=[。！？])")
 _LIST_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
-_DATE_RE = re.compile(r"(\d{4})[-/.](\d{2})[-/.](\d{2})")
 _TROUBLE_RE = re.compile(r"troubleshoot|\berrors?\b|\bfail|not work|problem|\bissues?\b|"
                          r"\bfix(?:ing)?\b|トラブル|問題|错误|故障", re.I)
-CREATED_KEYS = ("created", "date", "created_at", "creation_date", "date_created")
-UPDATED_KEYS = ("updated", "modified", "updated_at", "last_modified", "date_modified", "mtime")
 
 
 def plain_text(line: str) -> str:
@@ -226,34 +222,3 @@ def page_type(frontmatter: Mapping[str, Any], title: str, body: str) -> str:
     if len(lines) >= 5 and linked / len(lines) >= 0.6:
         return "index"
     return "note"
-
-
-def note_dates(frontmatter: Mapping[str, Any], path: str, mtime: float) -> tuple[str, str]:
-    """(created, updated) as ISO dates: frontmatter, then a date in the file name, then mtime."""
-    modified = dt.datetime.fromtimestamp(mtime, tz=dt.timezone.utc).date().isoformat()
-    created = _first_date(frontmatter, CREATED_KEYS) or _date_in(path.rsplit("/", 1)[-1]) \
-        or modified
-    updated = _first_date(frontmatter, UPDATED_KEYS) or modified
-    if updated < created:
-        updated = created
-    return created, updated
-
-
-def _first_date(frontmatter: Mapping[str, Any], keys: tuple[str, ...]) -> str:
-    for key in keys:
-        value = frontmatter.get(key)
-        if value is not None:
-            found = _date_in(str(value))
-            if found:
-                return found
-    return ""
-
-
-def _date_in(text: str) -> str:
-    match = _DATE_RE.search(text)
-    if not match:
-        return ""
-    try:
-        return dt.date(*map(int, match.groups())).isoformat()
-    except ValueError:
-        return ""

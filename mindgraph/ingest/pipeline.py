@@ -21,6 +21,8 @@ from typing import Any, Callable, Iterable, Iterator
 from ..config import Settings
 from ..errors import ConfigError, IngestError
 from ..fsutil import sha256_bytes
+from ..page.dates import dates_key
+from ..page.history import History, git_history
 from ..page.parse import parse_page
 from .compile_offline import OfflineCompiler
 from .index import IndexEntry, TitleIndex
@@ -111,6 +113,7 @@ class _Run:
         self.outcomes: list[FileOutcome] = []
         self.skipped = 0
         self.last_commit = 0.0
+        self.history: History = {}
 
     # -- planning ---------------------------------------------------------------------------
 
@@ -119,6 +122,7 @@ class _Run:
                          exclude=(self.settings.wiki_dir, self.settings.state_dir))
         selected = _selector(self.settings.raw_dir, only, [f.path for f in files],
                              list(self.state.files))
+        self.history = git_history(self.settings.raw_dir)   # one `git log`; {} outside git
         notes = [self._load(f) for f in files if f.is_note]
         self._resolve_collisions(notes)
         index = self._index(notes)
@@ -219,7 +223,7 @@ class _Run:
         record = self.state.get(note.file.path)
         if self.force or record is None or record.status != "ingested":
             return False
-        if record.key != compile_key(note.sha256, self.compiler.key_identity):
+        if record.key != self._key(note):
             return False
         if record.wiki != note.wiki_path or not self.wiki.exists(note.wiki_path):
             return False
@@ -254,11 +258,10 @@ class _Run:
             done += 1
             self._tick(done, total, path)
             self._commit()
-        key = self.compiler.key_identity
         for note in todo:
             self._parse(note)
             self.state.transition(note.file.path, "pending", sha256=note.sha256,
-                                  key=compile_key(note.sha256, key) if note.sha256 else "",
+                                  key=self._key(note) if note.sha256 else "",
                                   compiler=self.compiler.identity, title=note.title,
                                   aliases=note.aliases)
         self._commit(final=True)
@@ -308,7 +311,11 @@ class _Run:
 
     def _input(self, note: _Note) -> NoteInput:
         return NoteInput(note.file.path, note.wiki_path, note.text or "", note.sha256,
-                         note.file.mtime, note.page)
+                         note.file.mtime, note.page, self.history.get(note.file.path))
+
+    def _key(self, note: _Note) -> str:
+        return compile_key(note.sha256, self.compiler.key_identity,
+                           dates_key(self.history.get(note.file.path)))
 
     def _store(self, note: _Note, text: str, index: TitleIndex) -> None:
         record = self.state.get(note.file.path)

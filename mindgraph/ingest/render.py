@@ -5,8 +5,10 @@
     ---
     title, type, tags, aliases       what the page is about
     ...                              the raw note's other frontmatter keys, kept as written
-    created, updated                 ISO dates (raw frontmatter, else a date in the file name,
-                                     else the raw file's modification time)
+    created, updated, date_source    real dates only (mindgraph.page.dates): the raw note's
+                                     frontmatter, a date written in it, its file name or its
+                                     git history, and which of those; none of the three keys
+                                     when nothing is dated (never the file's modification time)
     sources: [{path, sha256}]        the raw note(s) it was compiled from
     compiler                         provider, model and prompt version (or offline:vN)
     ---
@@ -18,22 +20,27 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 from typing import Any, Mapping
 
 import yaml
+
+from ..page.dates import NoteDates, note_dates
 
 # libyaml's emitter when present (5x faster); its output matches the pure-Python one here.
 _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 # Keys the compiler writes itself; a raw note's own values for them are not copied over.
 OWN_KEYS = frozenset({"title", "type", "tags", "tag", "aliases", "alias", "created", "updated",
-                      "sources", "compiler", "source_deleted", "summary"})
+                      "date_source", "updated_source", "sources", "compiler", "source_deleted",
+                      "summary"})
 
 
 @dataclass(frozen=True)
 class NoteInput:
-    """A raw note ready to compile: where it is, its text, hash, mtime and parsed page."""
+    """A raw note ready to compile: where it is, its text, hash, mtime and parsed page, and
+    its git history (first, last commit date) when raw/ is in git."""
 
     path: str            # raw-relative path
     wiki_path: str       # wiki-relative path of the page to write
@@ -41,6 +48,11 @@ class NoteInput:
     sha256: str          # SHA-256 of the raw bytes
     mtime: float
     page: Any            # mindgraph.page.model.Page of the raw text
+    history: tuple[dt.date, dt.date] | None = None
+
+    def dates(self) -> NoteDates | None:
+        """The note's real dates, or None when nothing dates it (the mtime never does)."""
+        return note_dates(self.page.frontmatter, self.page.body, self.path, self.history)
 
 
 @dataclass(frozen=True)
@@ -52,7 +64,7 @@ class CompiledPage:
 
 
 def page_frontmatter(note: NoteInput, *, title: str, type_: str, tags: list[str],
-                     aliases: list[str], created: str, updated: str, compiler: str,
+                     aliases: list[str], dates: NoteDates | None, compiler: str,
                      extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The frontmatter mapping in its fixed key order."""
     meta: dict[str, Any] = {"title": title, "type": type_, "tags": dedupe(tags),
@@ -62,8 +74,12 @@ def page_frontmatter(note: NoteInput, *, title: str, type_: str, tags: list[str]
             meta[key] = value
     for key, value in (extra or {}).items():
         meta[key] = value
-    meta["created"] = created
-    meta["updated"] = updated
+    if dates is not None:
+        meta["created"] = dates.created.isoformat()
+        meta["updated"] = dates.updated.isoformat()
+        meta["date_source"] = dates.source
+        if dates.updated_source != dates.source:
+            meta["updated_source"] = dates.updated_source
     meta["sources"] = [{"path": note.path, "sha256": note.sha256}]
     meta["compiler"] = compiler
     return meta

@@ -9,8 +9,9 @@ Per-file state machine::
 
 A record's ``key`` is the SHA-256 of the note's content hash plus the compiler's key identity
 (provider, model, prompt version and a digest of everything that shapes the prompt: templates,
-limits, ``compile.language``, ``compile.domain``), so a new model, prompt or setting
-recompiles. The file is replaced
+limits, ``compile.language``, ``compile.domain``) and the version of the date rules with the
+note's git dates, so a new model, prompt, setting or way of dating notes recompiles, and so
+does a first commit. The file is replaced
 atomically (temp file, fsync, rename): a crash leaves the previous state or the next, never a
 torn one.
 """
@@ -32,9 +33,10 @@ _ALLOWED = {None: {"pending"}, "pending": {"pending", "ingested", "failed"},
             "ingested": {"pending"}, "failed": {"pending"}}
 
 
-def compile_key(content_sha256: str, compiler: str) -> str:
-    """The cache key of one compile: content hash + compiler identity."""
-    return sha256_text(f"{content_sha256}\n{compiler}")
+def compile_key(content_sha256: str, compiler: str, dates: str = "") -> str:
+    """The cache key of one compile: content hash + compiler identity + what the page's dates
+    depend on beyond the content (``mindgraph.page.dates.dates_key``)."""
+    return sha256_text(f"{content_sha256}\n{compiler}\n{dates}")
 
 
 @dataclass(frozen=True)

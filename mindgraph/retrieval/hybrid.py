@@ -5,7 +5,8 @@ when the vector side waits on a server), each over-fetching max(top_k × 3, over
 (each page represented by its best section); their scores are fused per page (weighted sum
 of top-normalised scores, or RRF).
 Stage 2: a 1-hop graph boost for candidates linked to at least two other candidates; a bonus for
-troubleshooting pages on failure queries; recency decay when the vault is dated; each weighty
+troubleshooting pages on failure queries; recency by real dates (recency.py: decay when the
+vault is dated, a boost of the newest matches when the query asks for what is new); each weighty
 retriever's top pages kept within the first results; then the minimum score, which never
 wipes out everything. Pass 2 (query expansion) runs only when the
 top score is low or the query names several concepts, within a time bound.
@@ -18,8 +19,6 @@ the response carries the intent, expanded queries, an interpretation, follow-ups
 from __future__ import annotations
 
 import concurrent.futures as cf
-import datetime as dt
-import math
 import re
 import threading
 import time
@@ -35,6 +34,7 @@ from .expand import QueryExpander, split_concepts
 from .fusion import FUSIONS, NORMALIZERS
 from .keyword import KeywordIndex
 from .present import follow_ups, interpretation, language_weight, query_language, snippet_for
+from .recency import Recency
 from .results import Candidate, HybridResponse, HybridResult, SearchOptions
 from .router import Intent, IntentRouter
 from .vector import VectorRetriever
@@ -67,7 +67,8 @@ class HybridRetriever:
         self.router = IntentRouter(settings.intents, (settings.keyword_weight,
                                                       settings.vector_weight))
         self.expander = expander or QueryExpander()
-        self._dated = self._vault_is_dated()
+        self.recency = Recency(pages, settings.recency, settings.recency_lambda,
+                               settings.evergreen_tags, settings.evergreen_pages)
         # Answers for this exact state of the indexes (a new state builds a new retriever);
         # agents repeat themselves, and a repeat costs a dictionary lookup.
         self._answers: OrderedDict[tuple[str, SearchOptions], HybridResponse] = OrderedDict()
@@ -124,8 +125,7 @@ class HybridRetriever:
         if options.graph_boost and self.graph is not None:
             self._graph_boost(candidates, intent)
         self._failure_bonus(candidates, intent)
-        if self._recency_on():
-            self._recency(candidates)
+        self.recency.apply(query, candidates)
         self._prefer_language(candidates, lang)
         self._reserve(candidates, picks)
         timings["stage2"] = _ms(t)
@@ -373,30 +373,6 @@ class HybridRetriever:
                 cand.score += bonus
                 cand.boosts["failure_page"] = bonus
 
-    def _vault_is_dated(self) -> bool:
-        dated = sum(1 for p in self.pages.values() if _page_date(p) is not None)
-        return bool(self.pages) and dated >= len(self.pages) / 2
-
-    def _recency_on(self) -> bool:
-        mode = self.settings.recency
-        return mode == "on" or (mode == "auto" and self._dated)
-
-    def _recency(self, candidates: dict[str, Candidate]) -> None:
-        today = dt.date.today()
-        evergreen_tags = {t.lower() for t in self.settings.evergreen_tags}
-        for path, cand in candidates.items():
-            page = self.pages[path]
-            if path in self.settings.evergreen_pages or evergreen_tags & {
-                    t.lower() for t in page.tags}:
-                continue
-            date = _page_date(page)
-            if date is None:
-                continue
-            factor = math.exp(-self.settings.recency_lambda * max(0, (today - date).days))
-            if factor < 0.9999:
-                cand.score *= factor
-                cand.boosts["recency"] = round(factor, 4)
-
     # -- presentation --------------------------------------------------------------------
     def _finish(self, query: str, candidates: dict[str, Candidate], top_k: int,
                 degradation: list[str]) -> list[HybridResult]:
@@ -434,17 +410,6 @@ class HybridRetriever:
         sections = [s.heading for s in page.sections if s.heading and s.heading != top.heading]
         return (interpretation(lang, top.title, top.heading, intent.name),
                 tuple(follow_ups(lang, top.title, neighbours, sections)))
-
-
-def _page_date(page: Page) -> dt.date | None:
-    for key in ("updated", "date", "created"):
-        value = page.frontmatter.get(key)
-        if isinstance(value, str) and len(value) >= 10:
-            try:
-                return dt.date.fromisoformat(value[:10])
-            except ValueError:
-                continue
-    return None
 
 
 def _run_all(calls: Mapping[str, Callable[[], Any]], parallel: bool

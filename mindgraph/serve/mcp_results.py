@@ -121,7 +121,7 @@ def links_result(links: dict[str, Any], limit: int) -> dict[str, Any]:
 def timeline_result(timeline: Timeline) -> dict[str, Any]:
     """A timeline with compact entries."""
     return {"concept": timeline.concept, "terms": list(timeline.terms),
-            "count": len(timeline.entries),
+            "count": len(timeline.entries), "undated": timeline.undated,
             "entries": [_compact(dataclasses.asdict(e)) for e in timeline.entries]}
 
 

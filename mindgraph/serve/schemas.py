@@ -234,6 +234,7 @@ class TimelineOut(BaseModel):
     concept: str
     terms: list[str]
     count: int
+    undated: int = 0      # notes that mention the concept but carry no real date
     entries: list[TimelineEntryOut]
 
 

@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Iterable
 
 from ..errors import InputError
+from ..page.dates import note_dates
+from ..page.history import git_history
 from ..page.model import Page
 from ..page.vault import Vault, load_vault
-from .dates import git_added_dates, note_date
 
 SNIPPET_RADIUS = 90
 
@@ -43,11 +44,13 @@ class Timeline:
     concept: str
     terms: tuple[str, ...]
     entries: tuple[TimelineEntry, ...]
+    undated: int = 0     # notes that mention the concept but carry no real date
 
     def to_dict(self) -> dict:
         """JSON-ready form."""
         return {"concept": self.concept, "terms": list(self.terms),
-                "count": len(self.entries), "entries": [asdict(e) for e in self.entries]}
+                "count": len(self.entries), "undated": self.undated,
+                "entries": [asdict(e) for e in self.entries]}
 
 
 def concept_terms(concept: str, vaults: Iterable[Vault]) -> list[str]:
@@ -134,8 +137,9 @@ def build_timeline(concept: str, folders: list[tuple[str, Path]], *,
                 for source in _sources(page):
                     compiled_from[source] = page.path
     raw_seen: set[str] = set()
+    undated = 0
     for label, vault in vaults:
-        git = git_added_dates(vault.root) if use_git else {}
+        git = git_history(vault.root) if use_git else {}
         for path in sorted(vault.pages):
             page = vault.pages[path]
             if label == "wiki" and any(s in raw_seen for s in _sources(page)):
@@ -143,20 +147,23 @@ def build_timeline(concept: str, folders: list[tuple[str, Path]], *,
             match = pattern.search(page.body) or pattern.search(page.title)
             if not match:
                 continue
-            when = note_date(page.frontmatter, page.body, vault.root / path, git, path)
-            if (since and when.date < since) or (until and when.date > until):
-                continue
             if label == "raw":
                 raw_seen.add(path)
+            when = note_dates(page.frontmatter, page.body, path, git.get(path))
+            if when is None:
+                undated += 1
+                continue
+            if (since and when.created < since) or (until and when.created > until):
+                continue
             text = page.body if pattern.search(page.body) else page.title
             entries.append(TimelineEntry(
-                date=when.date.isoformat(), date_source=when.source, path=path, folder=label,
+                date=when.created.isoformat(), date_source=when.source, path=path, folder=label,
                 title=page.title, matched=match.group(0), snippet=_snippet(text, pattern),
                 page=compiled_from.get(path) if label == "raw" else None))
     entries.sort(key=lambda e: (e.date, e.path), reverse=newest_first)
     if limit:
         entries = entries[:limit]
-    return Timeline(concept, tuple(terms), tuple(entries))
+    return Timeline(concept, tuple(terms), tuple(entries), undated)
 
 
 def _sources(page: Page) -> list[str]:

@@ -43,13 +43,14 @@ def test_page_shape_and_frontmatter():
     block, body, _ = split_frontmatter(text)
     meta = yaml.safe_load(block)
     assert list(meta) == ["title", "type", "tags", "aliases", "permalink", "related", "created",
-                          "updated", "sources", "compiler"]
+                          "updated", "date_source", "sources", "compiler"]
     assert meta["title"] == "Note composer"
     assert meta["type"] == "note"
     assert meta["tags"][:3] == ["tools", "editing", "plugins"]
     assert meta["aliases"] == ["Composer"]
     assert meta["related"] == ["[[Canvas]]"]
-    assert meta["created"] == "2021-03-04" and meta["updated"] == "2023-11-14"
+    assert (meta["created"], meta["updated"], meta["date_source"]) == (
+        "2021-03-04", "2021-03-04", "frontmatter")      # not the file time (2023-11-14)
     assert meta["sources"] == [{"path": "Plugins/Note composer.md", "sha256": sha256_text(RAW)}]
     assert meta["compiler"] == "offline:v1"
     assert body.startswith("\n> [!summary]\n> Note composer is a core plugin that lets you "
@@ -72,3 +73,14 @@ def test_offline_compile_is_deterministic_and_never_a_copy():
     page = compile_note(bare, "Bare.md")
     assert page != bare and split_frontmatter(page)[1].strip() != bare
     assert "> [!summary]" in page
+
+
+def test_dates_are_real_dates_never_the_file_time():
+    undated = "Canvas is a core plugin for visual note-taking.\n"
+    meta = yaml.safe_load(split_frontmatter(compile_note(undated, "Canvas.md"))[0])
+    assert not {"created", "updated", "date_source"} & set(meta)
+    assert compile_note(undated, "Canvas.md", mtime=0) == compile_note(undated, "Canvas.md")
+    released = "<small>Released March 29, 2023</small>\n\n## Shiny new things\n- Bookmarks.\n"
+    meta = yaml.safe_load(split_frontmatter(compile_note(released, "v1.2.0.md"))[0])
+    assert (meta["created"], meta["updated"], meta["date_source"]) == (
+        "2023-03-29", "2023-03-29", "content")

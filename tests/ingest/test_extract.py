@@ -1,9 +1,8 @@
-"""Facts taken from one note's text: summary, salient terms, type, dates."""
+"""Facts taken from one note's text: summary, salient terms, type."""
 
 import pytest
 
-from mindgraph.ingest.extract import (folder_tag, note_dates, outline, page_type, salient_terms,
-                                      summary)
+from mindgraph.ingest.extract import folder_tag, outline, page_type, salient_terms, summary
 
 BODY = """Note composer is a [[Core plugins|core plugin]] that lets you merge two notes.
 
@@ -66,12 +65,3 @@ def test_folder_tag_is_a_nested_lower_case_tag():
 ])
 def test_page_type(frontmatter, title, body, expected):
     assert page_type(frontmatter, title, body) == expected
-
-
-def test_dates_come_from_frontmatter_then_file_name_then_mtime():
-    mtime = 1_700_000_000  # 2023-11-14 UTC
-    assert note_dates({"created": "2021-02-03", "updated": "2022-01-01T10:00"}, "a.md",
-                      mtime) == ("2021-02-03", "2022-01-01")
-    assert note_dates({}, "Daily/2020-05-06.md", mtime) == ("2020-05-06", "2023-11-14")
-    assert note_dates({}, "a.md", mtime) == ("2023-11-14", "2023-11-14")
-    assert note_dates({"date": "2030-01-01"}, "a.md", mtime) == ("2030-01-01", "2030-01-01")

@@ -10,51 +10,6 @@ from click.testing import CliRunner
 
 from mindgraph.cli import cli
 from mindgraph.timeline.build import build_timeline, term_pattern
-from mindgraph.timeline.dates import find_date, git_added_dates, note_date
-
-
-@pytest.mark.parametrize("text, expected", [
-    ("<small>Released March 29, 2023</small>", dt.date(2023, 3, 29)),
-    ("Released on 2021/01/25.", dt.date(2021, 1, 25)),
-    ("Shipped 3 Feb 2024", dt.date(2024, 2, 3)),
-    ("2024年5月1日にリリース", dt.date(2024, 5, 1)),
-    ("version 1.2.3 only", None),
-    ("2024-13-45 is no date", None),
-])
-def test_find_date(text, expected):
-    assert find_date(text) == expected
-
-
-def test_trust_order(tmp_path):
-    note = tmp_path / "2020-01-02 meeting.md"
-    note.write_text("x")
-    os.utime(note, (0, 0))
-    assert note_date({"date": "2024-05-01", "created": "2023-01-01"}, "Released on 2022/01/01",
-                     note).source == "frontmatter:date"
-    assert note_date({"created": "2023-01-01"}, "", note).source == "frontmatter:created"
-    assert note_date({}, "Released on 2022/01/01", note).source == "body"
-    assert note_date({}, "no date", note).date == dt.date(2020, 1, 2)
-    plain = tmp_path / "plain.md"
-    plain.write_text("x")
-    assert note_date({}, "", plain, {"plain.md": dt.date(2019, 1, 1)}, "plain.md").source == "git"
-    assert note_date({}, "", plain).source == "mtime"
-
-
-def test_git_added_dates(tmp_path):
-    env = {**os.environ, "GIT_AUTHOR_DATE": "2021-06-07T10:00:00+00:00",
-           "GIT_COMMITTER_DATE": "2021-06-07T10:00:00+00:00"}
-    run = lambda *a: subprocess.run(["git", "-C", str(tmp_path), *a], check=True,  # noqa: E731
-                                    capture_output=True, env=env)
-    run("init", "-q")
-    (tmp_path / "notes").mkdir()
-    (tmp_path / "notes" / "a.md").write_text("a")
-    run("add", ".")
-    run("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "add")
-    assert git_added_dates(tmp_path / "notes") == {"a.md": dt.date(2021, 6, 7)}
-
-
-def test_git_dates_empty_outside_a_repository(tmp_path):
-    assert git_added_dates(tmp_path) == {}
 
 
 def test_term_pattern_boundaries_plural_and_cjk():
@@ -79,7 +34,7 @@ def test_bookmarks_timeline_starts_with_the_release_that_added_it(corpora):
     notes = corpora / "obsidian-help" / "Release notes"
     timeline = build_timeline("Bookmarks", [("raw", notes)], use_git=False)
     first = timeline.entries[0]
-    assert (first.path, first.date, first.date_source) == ("v1.2.0.md", "2023-03-29", "body")
+    assert (first.path, first.date, first.date_source) == ("v1.2.0.md", "2023-03-29", "content")
     assert "Bookmarks" in first.snippet and "core plugin" in first.snippet
     dates = [e.date for e in timeline.entries]
     assert dates == sorted(dates)
