@@ -125,9 +125,9 @@ class HybridRetriever:
         if options.graph_boost and self.graph is not None:
             self._graph_boost(candidates, intent)
         self._failure_bonus(candidates, intent)
-        self.recency.apply(query, candidates)
+        by_date = self.recency.apply(query, candidates)
         self._prefer_language(candidates, lang)
-        self._reserve(candidates, picks)
+        self._reserve(candidates, [p for p in picks if p not in by_date])
         timings["stage2"] = _ms(t)
         if options.use_keyword and candidates and not any(
                 "keyword" in c.sources for c in candidates.values()):

@@ -87,10 +87,12 @@ class Recency:
         self.decays = mode == "on" or (mode == "auto" and mostly_dated(pages.values()))
 
     def apply(self, query: str, candidates: dict[str, Candidate],
-              today: dt.date | None = None) -> None:
-        """Decay and boost ``candidates`` in place, recording each factor in its boosts."""
+              today: dt.date | None = None) -> frozenset[str]:
+        """Decay and boost ``candidates`` in place, recording each factor in its boosts; the
+        pages whose place their date decides (dated ones, on a query for what is new), which
+        no retriever's pick should lift back over newer ones."""
         if self.mode == "off":
-            return
+            return frozenset()
         dated = {path: date for path in candidates
                  if not self._evergreen(path) and (date := page_date(self.pages[path]))}
         if self.decays:
@@ -106,6 +108,8 @@ class Recency:
                 factor = 1 + RECENT_BOOST * math.exp(-(newest - date).days / RECENT_DAYS)
                 candidates[path].score *= factor
                 candidates[path].boosts["recent"] = round(factor, 4)
+            return frozenset(dated)
+        return frozenset()
 
     def _evergreen(self, path: str) -> bool:
         page = self.pages[path]
