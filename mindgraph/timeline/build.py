@@ -1,9 +1,15 @@
 """How a concept evolved: every dated note that mentions it, in date order.
 
-A concept is matched by the phrase itself and, when it names a wiki page, by that page's title
-and aliases; on word boundaries for Latin script (with a plural/singular variant) and as a
-plain substring in CJK text, which has no spaces. A raw note and the wiki page compiled from it
-are one entry (the raw note, with the page attached).
+When the concept names a page (by title, file name, alias or path) the timeline follows that
+page: notes that use its title or aliases as names — "Canvas" the feature, not "canvas
+rendering"; "Bases", not "base filename" (see ``name_pattern``) — and notes that link to it.
+Once a dated note has named it, later notes count in any case too ("canvas cards"): the word
+now means the feature; before that it was a common word. Code is not prose (`Workspace.on()`
+is an API). Notes without a real date are counted, never placed by their file time. A phrase
+that names no page is matched in every form: any case, simple plurals. Latin words
+match on word boundaries, CJK text as a substring (it has no spaces). A raw note and the wiki
+page compiled from it are one entry (the raw note, with the page attached); the wiki page's
+own links were added by the compiler, so they are not evidence.
 """
 
 from __future__ import annotations
@@ -12,9 +18,10 @@ import datetime as dt
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
 from ..errors import InputError
+from ..ingest.normalise import code_mask
 from ..page.dates import note_dates
 from ..page.history import git_history
 from ..page.model import Page
@@ -53,19 +60,49 @@ class Timeline:
                 "entries": [asdict(e) for e in self.entries]}
 
 
-def concept_terms(concept: str, vaults: Iterable[Vault]) -> list[str]:
-    """The phrase, plus title and aliases of a page the phrase names (by title, alias or path)."""
+@dataclass(frozen=True)
+class Concept:
+    """What a timeline looks for: the names shown, their pattern, and the pages they name."""
+
+    terms: tuple[str, ...]
+    pattern: re.Pattern
+    pages: frozenset[str]      # vault paths of the pages the concept names: links to them count
+    # once the notes have named the concept, its names in any case ("canvas cards" after
+    # "Introducing the Canvas core plugin"); None for a free phrase, matched in any case anyway
+    once_named: re.Pattern | None = None
+
+
+def find_concept(concept: str, vaults: Iterable[Vault]) -> Concept:
+    """The concept's page(s) and names, or the phrase itself when it names no page.
+
+    A page is named by its title, file name, an alias or its path. Its names are then its
+    title, its aliases that are names (capitalised: "Bases", "Web viewer", not "metadata" or
+    "front matter", which are other words for the topic) and the alias the phrase was, matched
+    as names (see ``name_pattern``). A phrase that names no page is matched in every form."""
     wanted = concept.strip().lower().removesuffix(".md")
     phrase = concept.strip()
     if phrase.lower().endswith(".md"):     # a path is not a phrase: "en/Plugins/Canvas.md"
         phrase = phrase[:-3].rsplit("/", 1)[-1]
-    terms = [phrase]
+    names: list[str] = []
+    pages: set[str] = set()
     for vault in vaults:
         for page in vault.pages.values():
-            names = [page.title, page.stem, *page.aliases]
-            if wanted in (n.lower() for n in names) or wanted == page.path.lower().removesuffix(".md"):
+            given = [page.title, page.stem, *page.aliases]
+            if wanted in (n.lower() for n in given) or wanted == page.path.lower().removesuffix(".md"):
+                pages.add(page.path)
                 # path-like aliases ("Plugins/Canvas") are old addresses, not phrases in text
-                terms.extend(n for n in (page.title, *page.aliases) if "/" not in n)
+                names.append(page.title)
+                names.extend(a for a in page.aliases if "/" not in a
+                             and (a != a.lower() or a.lower() == wanted))
+    if not names:
+        terms = _unique([phrase])
+        return Concept(tuple(terms), term_pattern(terms), frozenset())
+    terms = _unique(names)
+    return Concept(tuple(terms), name_pattern(terms), frozenset(pages),
+                   name_pattern(terms, any_case=True))
+
+
+def _unique(terms: Iterable[str]) -> list[str]:
     seen: set[str] = set()
     unique = []
     for term in terms:
@@ -75,8 +112,45 @@ def concept_terms(concept: str, vaults: Iterable[Vault]) -> list[str]:
     return unique
 
 
+def name_pattern(names: list[str], any_case: bool = False) -> re.Pattern:
+    """One regex for a page's names, matched as names, not as the common words they may be.
+
+    A name keeps its capital ("Canvas" is the feature, "the canvas" or "canvas rendering" is
+    not; "Bases" never finds "base filename"; "Outgoing links" is not the graph's "outgoing
+    links"), the rest in any case ("File Recovery"), with its plural or singular ("Bookmark
+    groups"). A name written in lowercase matches only itself. CJK names as substrings.
+    ``any_case``: in any case, a one-word name only as spelled ("canvas", "properties"; not
+    "property" or "workspace", which stay common words)."""
+    parts = []
+    for name in sorted(names, key=len, reverse=True):
+        if not re.search(r"[A-Za-z]", name):
+            parts.append(re.escape(name))      # CJK: no word boundaries, no case
+            continue
+        several = bool(re.search(r"\s", name.strip()))
+        forms = _number_forms(name) if re.search(r"[A-Za-z]$", name) else [name]
+        if any_case:
+            body = "(?i:" + "|".join(_phrase(f) for f in (forms if several else [name])) + ")"
+        elif name[:1].isupper():
+            body = "|".join(re.escape(f[0]) + "(?i:" + _phrase(f[1:]) + ")" for f in forms)
+        else:
+            body = _phrase(name)
+        parts.append(_bounded(name, body))
+    return re.compile("|".join(parts))
+
+
+def _phrase(form: str) -> str:
+    return re.escape(form).replace(r"\ ", r"\s+")
+
+
+def _bounded(term: str, body: str) -> str:
+    start = r"(?<![A-Za-z0-9_])" if re.match(r"[A-Za-z0-9_]", term) else ""
+    end = r"(?![A-Za-z0-9_])" if re.search(r"[A-Za-z0-9_]$", term) else ""
+    return f"{start}(?:{body}){end}"
+
+
 def term_pattern(terms: list[str]) -> re.Pattern:
-    """One regex for all terms: word boundaries around Latin ends, none around CJK ones.
+    """One regex for a free phrase in every form: word boundaries around Latin ends, none
+    around CJK ones, any case.
 
     A term ending in a Latin letter also matches its simple plural or singular
     ("Bookmarks" finds "bookmark", "Canvas" finds "canvases", "library" finds "libraries"),
@@ -85,10 +159,7 @@ def term_pattern(terms: list[str]) -> re.Pattern:
     parts = []
     for term in sorted(terms, key=len, reverse=True):
         forms = _number_forms(term) if re.search(r"[A-Za-z]$", term) else [term]
-        body = "|".join(re.escape(f).replace(r"\ ", r"\s+") for f in forms)
-        start = r"(?<![A-Za-z0-9_])" if re.match(r"[A-Za-z0-9_]", term) else ""
-        end = r"(?![A-Za-z0-9_])" if re.search(r"[A-Za-z0-9_]$", term) else ""
-        parts.append(f"{start}(?:{body}){end}")
+        parts.append(_bounded(term, "|".join(_phrase(f) for f in forms)))
     return re.compile("|".join(parts), re.I)
 
 
@@ -124,46 +195,70 @@ def build_timeline(concept: str, folders: list[tuple[str, Path]], *,
     vaults = [(label, load_vault(path)) for label, path in folders if Path(path).is_dir()]
     if since and until and since > until:
         raise InputError(f"since ({since}) is after until ({until}); swap them.")
-    terms = concept_terms(concept, [v for _, v in vaults])
-    if not any(re.search(r"\w", term) for term in terms):
+    found = find_concept(concept, [v for _, v in vaults])
+    if not any(re.search(r"\w", term) for term in found.terms):
         raise InputError(f"'{concept}' has no words to look for. Give a concept, e.g. a page "
                          f"title or a feature name.")
-    pattern = term_pattern(terms)
     entries: list[TimelineEntry] = []
     compiled_from: dict[str, str] = {}
+    raw_paths: set[str] = set()
     for label, vault in vaults:
         if label == "wiki":
             for page in vault.pages.values():
                 for source in _sources(page):
                     compiled_from[source] = page.path
-    raw_seen: set[str] = set()
+        elif label == "raw":
+            raw_paths.update(vault.pages)
+    seen: list[tuple[str, str, Page, Any, bool, tuple[str, str]]] = []
     undated = 0
     for label, vault in vaults:
         git = git_history(vault.root) if use_git else {}
         for path in sorted(vault.pages):
             page = vault.pages[path]
-            if label == "wiki" and any(s in raw_seen for s in _sources(page)):
+            if label == "wiki" and any(s in raw_paths for s in _sources(page)):
+                continue     # the raw note speaks for it (its links were added by the compiler)
+            mention = _mention(page, vault, found.pattern, found.pages)
+            named = mention is not None
+            if mention is None and found.once_named is not None:
+                mention = _mention(page, vault, found.once_named, frozenset())
+            if mention is None:
                 continue
-            match = pattern.search(page.body) or pattern.search(page.title)
-            if not match:
-                continue
-            if label == "raw":
-                raw_seen.add(path)
             when = note_dates(page.frontmatter, page.body, path, git.get(path))
             if when is None:
                 undated += 1
                 continue
-            if (since and when.created < since) or (until and when.created > until):
-                continue
-            text = page.body if pattern.search(page.body) else page.title
-            entries.append(TimelineEntry(
-                date=when.created.isoformat(), date_source=when.source, path=path, folder=label,
-                title=page.title, matched=match.group(0), snippet=_snippet(text, pattern),
-                page=compiled_from.get(path) if label == "raw" else None))
+            seen.append((label, path, page, when, named, mention))
+    first_named = min((when.created for *_, when, named, _ in seen if named), default=None)
+    for label, path, page, when, named, mention in seen:
+        if not named and (first_named is None or when.created < first_named):
+            continue     # a common word before the notes ever named the concept
+        if (since and when.created < since) or (until and when.created > until):
+            continue
+        entries.append(TimelineEntry(
+            date=when.created.isoformat(), date_source=when.source, path=path, folder=label,
+            title=page.title, matched=mention[0], snippet=mention[1],
+            page=compiled_from.get(path) if label == "raw" else None))
     entries.sort(key=lambda e: (e.date, e.path), reverse=newest_first)
     if limit:
         entries = entries[:limit]
-    return Timeline(concept, tuple(terms), tuple(entries), undated)
+    return Timeline(concept, found.terms, tuple(entries), undated)
+
+
+def _mention(page: Page, vault: Vault, pattern: re.Pattern, targets: frozenset[str]
+             ) -> tuple[str, str] | None:
+    """(what matched, snippet) where ``page`` matches ``pattern`` or links to ``targets``."""
+    for text in (page.body, page.title):
+        match = pattern.search(_prose(text))
+        if match:
+            return text[match.start():match.end()], _snippet(text, match)
+    if targets:
+        lines = page.body.split("\n")
+        for link in page.page_links:
+            if vault.resolve(link, page.path).target in targets:
+                at = link.line - page.body_line
+                line = lines[at].strip() if 0 <= at < len(lines) else ""
+                return link.alias or link.target, line[:2 * SNIPPET_RADIUS]
+    return None
 
 
 def _sources(page: Page) -> list[str]:
@@ -177,14 +272,22 @@ def _sources(page: Page) -> list[str]:
     return out
 
 
-def _snippet(text: str, pattern: re.Pattern) -> str:
-    match = pattern.search(text)
-    if not match:
-        return ""
+def _snippet(text: str, match: re.Match) -> str:
     start = max(0, match.start() - SNIPPET_RADIUS)
     end = min(len(text), match.end() + SNIPPET_RADIUS)
     before = re.sub(r"\s+", " ", text[start:match.start()]).lstrip()
     after = re.sub(r"\s+", " ", text[match.end():end]).rstrip()
     prefix = "…" if start > 0 else ""
     suffix = "…" if end < len(text) else ""
-    return f"{prefix}{before}**{match.group(0)}**{after}{suffix}"
+    return f"{prefix}{before}**{text[match.start():match.end()]}**{after}{suffix}"
+
+
+def _prose(text: str) -> str:
+    """``text`` with code blanked out (same length): `Workspace.onLayoutReady()` is an API
+    name, not the Workspaces feature."""
+    lines = text.split("\n")
+    kept = [" " * len(line) if code else line for line, code in zip(lines, code_mask(lines))]
+    return _INLINE_CODE_RE.sub(lambda m: " " * len(m.group(0)), "\n".join(kept))
+
+
+_INLINE_CODE_RE = re.compile(r"(`+)[^`\n]+?\1")

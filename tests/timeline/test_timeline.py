@@ -3,7 +3,9 @@
 import datetime as dt
 import json
 import os
+import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -81,3 +83,64 @@ def test_a_concept_without_words_or_backwards_dates_is_a_usage_error(tmp_path):
     assert backwards.exit_code == 2 and "swap them" in backwards.output
     by_path = json.loads(timeline("Knowledge base.md").output)      # a path names the page
     assert [e["path"] for e in by_path["entries"]] == ["Knowledge base.md"]
+
+
+LABELS = Path(__file__).resolve().parents[2] / "bench" / "questions" / "timeline-features.jsonl"
+FEATURES = [json.loads(line) for line in LABELS.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.fixture(scope="module")
+def release_vault(tmp_path_factory, corpora):
+    """The release notes and the English help pages, freshly copied (file times: today)."""
+    raw = tmp_path_factory.mktemp("timeline") / "raw"
+    for part in ("Release notes", "en"):
+        shutil.copytree(corpora / "obsidian-help" / part, raw / part)
+    return raw
+
+
+@pytest.mark.parametrize("label", FEATURES, ids=lambda f: f["concept"])
+def test_a_feature_timeline_starts_at_the_release_that_introduced_it(release_vault, label):
+    timeline = build_timeline(label["concept"], [("raw", release_vault)], use_git=False)
+    notes = [e for e in timeline.entries if e.path.startswith("Release notes/")]
+    assert notes[0].path in label["introduced"], (notes[0].path, notes[0].snippet)
+    assert all(e.date >= label["date"] and e.date_source != "mtime" for e in notes)
+
+
+def test_a_feature_is_followed_as_a_name_not_as_a_common_word(release_vault):
+    canvas = {e.path: e for e in build_timeline("Canvas", [("raw", release_vault)],
+                                                use_git=False).entries}
+    assert "Release notes/v0.6.5.md" not in canvas           # "canvas rendering" (graph view)
+    assert "Release notes/v1.6.1.md" in canvas               # "canvas cards": after it was named
+    properties = build_timeline("Properties", [("raw", release_vault)], use_git=False)
+    assert "metadata" not in properties.terms and "front matter" not in properties.terms
+    assert not any("style" in e.snippet and "properties" in e.snippet
+                   for e in properties.entries)
+    bases = build_timeline("Bases", [("raw", release_vault)], use_git=False)
+    assert not any(f"**base** {word}" in e.snippet for e in bases.entries
+                   for word in ("filename", "font"))
+
+
+def test_links_count_case_matters_and_undated_notes_are_counted_not_dated(tmp_path):
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    (raw / "canvas-plugin.md").write_text("---\ntitle: Canvas\naliases: [Board]\n---\n"
+                                          "Canvas is a core plugin.\n")
+    (raw / "a.md").write_text("Released on 2020/01/01.\n\nFaster canvas rendering.\n")
+    (raw / "b.md").write_text("Released on 2021/01/01.\n\nSee [[canvas-plugin|the infinite "
+                              "board]].\n")
+    (raw / "c.md").write_text("Released on 2022/01/01.\n\nThe canvas zooms faster.\n")
+    (raw / "d.md").write_text("Undated: the Canvas got groups.\n")
+    os.utime(raw / "d.md", (86_400, 86_400))
+    timeline = build_timeline("canvas", [("raw", raw)], use_git=False)
+    assert timeline.terms == ("Canvas", "Board")
+    assert [(e.path, e.matched) for e in timeline.entries] == [
+        ("b.md", "the infinite board"), ("c.md", "canvas")]
+    assert timeline.undated == 2      # d.md and the Canvas page itself: no 1970 entry
+    result = CliRunner().invoke(cli, ["timeline", "canvas", "-C", str(tmp_path), "--no-git"])
+    assert "2 undated notes mention it too" in result.output
+
+
+def test_code_is_not_a_mention(tmp_path):
+    (tmp_path / "Workspaces.md").write_text("Workspaces is a core plugin.\n")
+    (tmp_path / "a.md").write_text("Released on 2021/01/01.\n\nThe `Workspace.on()` API.\n")
+    assert build_timeline("Workspaces", [("raw", tmp_path)], use_git=False).entries == ()
