@@ -122,6 +122,10 @@ class HybridRetriever:
             expanded = self._pass2(query, intent, fetch, options, candidates, timings,
                                    degradation)
         t = time.perf_counter()
+        if options.use_keyword:
+            self.recency.add_newest(query, candidates, self.keyword,
+                                    self.router.weights(intent,
+                                                        self.settings.blend_intent_weights)[0])
         if options.graph_boost and self.graph is not None:
             self._graph_boost(candidates, intent)
         self._failure_bonus(candidates, intent)

@@ -10,8 +10,11 @@ Two effects, both off with ``retrieval.recency: off`` and neither on evergreen p
 
 - decay, on every query when most pages are dated (``auto``) or always (``on``): a dated
   candidate's score × exp(−``recency_lambda`` × its age in days);
-- a boost for queries that ask for what is new ("latest release notes", "what changed recently
-  in Canvas", 「最新の変更」, "最近更新"): a dated candidate's score
+- for queries that ask for what is new ("latest release notes", "what changed recently in
+  Canvas", 「最新の変更点」, "最近更新"), instead of the decay: the newest dated pages that
+  match the query's subject (keyword search without the words for "recent", at least
+  RECENT_MIN_SHARE of the best match; the newest of all when nothing is left) join the
+  candidates, and each dated candidate's score
   × (1 + RECENT_BOOST × exp(−days older than the newest dated candidate / RECENT_DAYS)), so
   the newest match gains most, whatever the date today.
 """
@@ -26,18 +29,27 @@ from typing import Iterable, Mapping
 
 from ..page.dates import note_dates
 from ..page.model import Page
+from .keyword import KeywordIndex
 from .results import Candidate
 
-RECENT_BOOST = 1.0
-RECENT_DAYS = 180.0
+RECENT_BOOST = 3.0
+RECENT_DAYS = 120.0
+RECENT_POOL = 200        # keyword hits searched for the newest matches of the subject
+RECENT_ADD = 5           # the newest of them that join the candidates
+RECENT_MIN_SHARE = 0.2   # of the best keyword score: a real match, not a stray word
 _MEMO_SIZE = 200_000
 _RECENT_RE = re.compile(
     r"(?<![A-Za-z])(?:latest|newest|most recent(?:ly)?|recent(?:ly)?|lately|"
     r"what['’]?s new|what is new|new (?:in|features?|things|releases?|versions?)|"
     r"what (?:has |have )?changed|(?:last|this) (?:week|month|year|release|update|version)|"
     r"changelog|just (?:released|added|shipped))(?![A-Za-z])"
-    r"|最新|最近|新機能|新しい(?:機能|バージョン)|変更点|更新内容|新功能|新增|更新了|新版本",
-    re.I)
+    r"|最新[のな的]|最近[のな的]|最近(?:更新|変更|追加|改变|变化)|新機能|新しい(?:機能|バージョン)|"
+    r"変更点|更新内容|新功能|新增功能|更新了什么", re.I)
+
+_CHANGE_RE = re.compile(r"(?<![A-Za-z])(?:chang|updat|improv|fix)(?:e|es|ed|ing|ements?)?"
+                        r"(?![A-Za-z])|変更|更新|改善|修正|变化|改进|修复", re.I)
+
+_WORD_RE = re.compile(r"[^\W_]")
 
 _memo: dict[tuple[str, str], dt.date | None] = {}
 _memo_lock = threading.Lock()
@@ -46,6 +58,13 @@ _memo_lock = threading.Lock()
 def asks_for_recent(query: str) -> bool:
     """Whether the query asks for what is new or changed lately."""
     return bool(_RECENT_RE.search(query))
+
+
+def subject(query: str) -> str:
+    """The query without its words for "recent" and for "changes": what the newest pages
+    should be about ("recent changes to Bases" → "to Bases")."""
+    rest = " ".join(_RECENT_RE.sub(" ", query).split()) or query
+    return " ".join(_CHANGE_RE.sub(" ", rest).split()) or rest
 
 
 def page_date(page: Page) -> dt.date | None:
@@ -85,16 +104,66 @@ class Recency:
         self.evergreen_tags = {t.lower() for t in evergreen_tags}
         self.evergreen_pages = set(evergreen_pages)
         self.decays = mode == "on" or (mode == "auto" and mostly_dated(pages.values()))
+        self._newest_paths: list[str] | None = None
+
+    def add_newest(self, query: str, candidates: dict[str, Candidate],
+                   keyword: KeywordIndex, weight: float) -> None:
+        """On a query for what is new, the newest dated pages that match its subject join
+        ``candidates`` (with their share ``weight`` of the keyword score), found by "recent"."""
+        if self.mode == "off" or not asks_for_recent(query):
+            return
+        about = subject(query)
+        if not _WORD_RE.search(about):
+            # "what changed recently?" has no subject: every page matches it as well as the
+            # best one, so the newest of all enter level with it and their dates decide
+            best = max((c.score for c in candidates.values()), default=weight)
+            for path in self._newest()[:RECENT_ADD]:
+                if path not in candidates:
+                    candidates[path] = Candidate(score=best, found_by=["recent"])
+            return
+        hits = keyword.search(about, RECENT_POOL)
+        if not hits:
+            return
+        top = hits[0].score
+        dated = [(date, rank, hit) for rank, hit in enumerate(hits, 1)
+                 if hit.score >= RECENT_MIN_SHARE * top and hit.path in self.pages
+                 and not self._evergreen(hit.path)
+                 and (date := page_date(self.pages[hit.path]))]
+        for date, rank, hit in sorted(dated, key=lambda d: (d[0], -d[1]), reverse=True
+                                      )[:RECENT_ADD]:
+            if hit.path not in candidates:
+                cand = Candidate(score=weight * hit.score / top, section_id=hit.section_id)
+                cand.sources["keyword"] = {"rank": rank, "score": round(hit.score, 4)}
+                cand.found_by.append("recent")
+                candidates[hit.path] = cand
+
+    def _newest(self) -> list[str]:
+        """Dated, non-evergreen pages, newest first (computed once)."""
+        if self._newest_paths is None:
+            dated = [(date, path) for path, page in self.pages.items()
+                     if not self._evergreen(path) and (date := page_date(page))]
+            self._newest_paths = [p for _, p in sorted(dated, key=lambda d: (d[0], d[1]),
+                                                       reverse=True)]
+        return self._newest_paths
 
     def apply(self, query: str, candidates: dict[str, Candidate],
               today: dt.date | None = None) -> frozenset[str]:
-        """Decay and boost ``candidates`` in place, recording each factor in its boosts; the
+        """Decay or boost ``candidates`` in place, recording each factor in its boosts; the
         pages whose place their date decides (dated ones, on a query for what is new), which
         no retriever's pick should lift back over newer ones."""
         if self.mode == "off":
             return frozenset()
         dated = {path: date for path in candidates
                  if not self._evergreen(path) and (date := page_date(self.pages[path]))}
+        if asks_for_recent(query):
+            if not dated:
+                return frozenset()
+            newest = max(dated.values())
+            for path, date in dated.items():
+                factor = 1 + RECENT_BOOST * math.exp(-(newest - date).days / RECENT_DAYS)
+                candidates[path].score *= factor
+                candidates[path].boosts["recent"] = round(factor, 4)
+            return frozenset(dated)
         if self.decays:
             today = today or dt.date.today()
             for path, date in dated.items():
@@ -102,13 +171,6 @@ class Recency:
                 if factor < 0.9999:
                     candidates[path].score *= factor
                     candidates[path].boosts["recency"] = round(factor, 4)
-        if dated and asks_for_recent(query):
-            newest = max(dated.values())
-            for path, date in dated.items():
-                factor = 1 + RECENT_BOOST * math.exp(-(newest - date).days / RECENT_DAYS)
-                candidates[path].score *= factor
-                candidates[path].boosts["recent"] = round(factor, 4)
-            return frozenset(dated)
         return frozenset()
 
     def _evergreen(self, path: str) -> bool:
