@@ -46,6 +46,7 @@ MDY_RE = re.compile(r"(?<![A-Za-z])" + _MONTH + r"\s+(\d{1,2})(?:st|nd|rd|th)?,?
                     re.I)
 DMY_RE = re.compile(r"(?<!\d)(\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH + r",?\s+(\d{4})(?!\d)", re.I)
 CJK_RE = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日")
+_YEAR_RE = re.compile(r"\d{4}")
 COMPACT_RE = re.compile(r"(?<!\d)((?:19|20)\d{2})(\d{2})(\d{2})(?!\d)")
 _MARKUP_RE = re.compile(r"<[^<>\n]{0,200}>|[*_`~=#>\[\]()|-]")
 _HEADING_RE = re.compile(r"^#{1,6}\s+(.*)$")
@@ -117,10 +118,11 @@ def _recorded_source(frontmatter: Mapping[str, Any]) -> str:
 
 
 def _first_key(frontmatter: Mapping[str, Any], keys: tuple[str, ...]) -> dt.date | None:
-    lowered = {str(k).lower(): v for k, v in frontmatter.items()} if frontmatter else {}
+    if not frontmatter:
+        return None
+    given = {str(k).lower(): v for k, v in frontmatter.items() if str(k).lower() in keys}
     for key in keys:
-        date = parse_date_value(lowered.get(key))
-        if date:
+        if key in given and (date := parse_date_value(given[key])):
             return date
     return None
 
@@ -178,6 +180,8 @@ def parse_date_value(value: Any) -> dt.date | None:
 
 def find_date(text: str) -> dt.date | None:
     """The first date written in ``text`` in a common format, if any."""
+    if not _YEAR_RE.search(text):      # every format has a four-digit year: skip the rest
+        return None
     candidates = []
     for regex, order in ((ISO_RE, "ymd"), (MDY_RE, "mdy"), (DMY_RE, "dmy"), (CJK_RE, "ymd")):
         match = regex.search(text)
