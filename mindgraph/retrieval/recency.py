@@ -9,7 +9,9 @@ note was written.
 Two effects, both off with ``retrieval.recency: off`` and neither on evergreen pages:
 
 - decay, on every query when most pages are dated (``auto``) or always (``on``): a dated
-  candidate's score × exp(−``recency_lambda`` × its age in days);
+  candidate's score × exp(−``recency_lambda`` × days older than the vault's newest page) —
+  not than today, so a vault nobody touches ranks the same tomorrow, and its undated pages do
+  not rise above the dated ones as time passes;
 - for queries that ask for what is new ("latest release notes", "what changed recently in
   Canvas", 「最新の変更点」, "最近更新"), instead of the decay: the newest dated pages that
   match the query's subject (keyword search without the words for "recent", at least
@@ -146,8 +148,7 @@ class Recency:
                                                        reverse=True)]
         return self._newest_paths
 
-    def apply(self, query: str, candidates: dict[str, Candidate],
-              today: dt.date | None = None) -> frozenset[str]:
+    def apply(self, query: str, candidates: dict[str, Candidate]) -> frozenset[str]:
         """Decay or boost ``candidates`` in place, recording each factor in its boosts; the
         pages whose place their date decides (dated ones, on a query for what is new), which
         no retriever's pick should lift back over newer ones."""
@@ -164,10 +165,10 @@ class Recency:
                 candidates[path].score *= factor
                 candidates[path].boosts["recent"] = round(factor, 4)
             return frozenset(dated)
-        if self.decays:
-            today = today or dt.date.today()
+        if self.decays and dated:
+            newest = page_date(self.pages[self._newest()[0]])
             for path, date in dated.items():
-                factor = math.exp(-self.decay_lambda * max(0, (today - date).days))
+                factor = math.exp(-self.decay_lambda * max(0, (newest - date).days))
                 if factor < 0.9999:
                     candidates[path].score *= factor
                     candidates[path].boosts["recency"] = round(factor, 4)
