@@ -29,16 +29,9 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+CORPORA = Path(os.environ.get("MINDGRAPH_CORPORA", HERE.parent.parent / "shared" / "corpora"))
 RECENCY = HERE / "questions" / "recency.jsonl"
 OLD_MTIME = 978_307_200      # 2001-01-01
-
-
-def corpora_dir(given: str | None) -> Path:
-    for candidate in (given, os.environ.get("MINDGRAPH_CORPORA"),
-                      HERE.parent.parent / "shared" / "corpora", "/work/shared/corpora"):
-        if candidate and (Path(candidate) / "obsidian-help").is_dir():
-            return Path(candidate)
-    sys.exit("real corpora not found: pass --corpora or set MINDGRAPH_CORPORA")
 
 
 def run(program: list[str], *args: str, env: dict | None = None) -> str:
@@ -94,12 +87,15 @@ def measure(name: str, program: list[str], root: Path, corpora: Path, embedding:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline", help="another mindgraph executable to compare with")
-    parser.add_argument("--corpora", help="the corpora folder (default: ../shared/corpora)")
+    parser.add_argument("--corpora", type=Path, default=CORPORA,
+                        help="corpora folder (default: $MINDGRAPH_CORPORA or ../shared/corpora)")
     parser.add_argument("--embedding", default="local",
                         help="embedding provider of the workspaces (local, hashing)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    corpora = corpora_dir(args.corpora)
+    corpora = args.corpora
+    if not (corpora / "obsidian-help").is_dir():
+        sys.exit(f"no obsidian-help in {corpora}: pass --corpora or set MINDGRAPH_CORPORA")
     programs = {"this checkout": [sys.executable, "-m", "mindgraph"]}
     if args.baseline:
         programs = {"baseline": [args.baseline], **programs}

@@ -30,15 +30,8 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+CORPORA = Path(os.environ.get("MINDGRAPH_CORPORA", HERE.parent.parent / "shared" / "corpora"))
 LABELS = HERE / "questions" / "timeline-features.jsonl"
-
-
-def corpora_dir(given: str | None) -> Path:
-    for candidate in (given, os.environ.get("MINDGRAPH_CORPORA"),
-                      HERE.parent.parent / "shared" / "corpora", "/work/shared/corpora"):
-        if candidate and (Path(candidate) / "obsidian-help").is_dir():
-            return Path(candidate)
-    sys.exit("real corpora not found: pass --corpora or set MINDGRAPH_CORPORA")
 
 
 def make_workspace(root: Path, corpora: Path, program: list[str]) -> Path:
@@ -66,7 +59,8 @@ def is_right(entry: dict, label: dict) -> bool:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline", help="another mindgraph executable to compare with")
-    parser.add_argument("--corpora", help="the corpora folder (default: ../shared/corpora)")
+    parser.add_argument("--corpora", type=Path, default=CORPORA,
+                        help="corpora folder (default: $MINDGRAPH_CORPORA or ../shared/corpora)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     labels = [json.loads(line) for line in LABELS.read_text(encoding="utf-8").splitlines()
@@ -74,7 +68,9 @@ def main() -> int:
     programs = {"this checkout": [sys.executable, "-m", "mindgraph"]}
     if args.baseline:
         programs = {"baseline": [args.baseline], **programs}
-    corpora = corpora_dir(args.corpora)
+    corpora = args.corpora
+    if not (corpora / "obsidian-help").is_dir():
+        sys.exit(f"no obsidian-help in {corpora}: pass --corpora or set MINDGRAPH_CORPORA")
     with tempfile.TemporaryDirectory(prefix="mindgraph-timeline-") as tmp:
         workspace = make_workspace(Path(tmp), corpora, programs["this checkout"])
         found = {name: {label["concept"]: entries(program, workspace, label["concept"])
