@@ -1,7 +1,7 @@
 """The import direction that keeps the architecture visible (see STYLE.md).
 
 cli → serve → core → ingest, retrieval, graph, vectors → page, stores, providers, adapters
-→ config → errors, fsutil. A module may import its own package and anything of a lower rank,
+→ config, text → errors, fsutil. A module may import its own package and anything of a lower rank,
 never a higher one; ``page`` imports nothing of ours but errors and fsutil.
 """
 
@@ -13,7 +13,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "mindgraph"
 RANK = {
     "errors": 0, "fsutil": 0, "version": 0,
-    "config": 1, "usage": 1,
+    "config": 1, "usage": 1, "text": 1,
     "page": 2, "stores": 2, "providers": 2, "adapters": 2,
     "ingest": 3, "retrieval": 3, "graph": 3, "vectors": 3, "coverage": 3, "timeline": 3,
     "core": 4,

@@ -9,9 +9,10 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from typing import Any, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 from ..page.links import replace_links
+from ..text.cjk import CJK_RUN, run_language, text_hint, words
 from .normalise import code_mask, heading_of
 
 SUMMARY_SENTENCES = 2
@@ -32,6 +33,10 @@ together too two under until up upon us use used uses using very via want was wa
 were what whatever when where whether which while who whom whose why will with within without
 would yes yet you your yours also able across already instead first second third usually want
 wants below above click open opens""".split())
+# Nouns too common in help pages to tell one from another ("note" is in _STOPWORDS too).
+_CJK_GENERIC = frozenset("""ノート 場合 方法 使用 機能 必要 以下 次 例 際 一部 全て 可能 ため 以外
+笔记 使用 功能 需要 以下 例如 方法 时候 可以 进行 其他 所有 情况""".split())
+_KATAKANA_WORD = re.compile("^[\u30a1-\u30fa\u30fc]+$")
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9'\-]*[A-Za-z0-9]|[A-Za-z]")
 _CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[*_]?[A-Z0-9])|(?<=[。！？])")
@@ -158,12 +163,10 @@ def outline(body: str) -> str:
 def salient_terms(body: str, title: str, limit: int = MAX_TERM_TAGS) -> list[str]:
     """The note's most frequent content words (heading words count three times), as tags.
 
-    Only for notes written mostly in Latin script: in CJK notes the Latin words are mostly UI
-    labels and key names, and CJK words need a segmenter this compiler does not have.
+    A note written mostly in Chinese or Japanese is tagged from its CJK nouns (cut by the
+    dictionaries of ``mindgraph.text.cjk``; its Latin words there are mostly UI labels and key
+    names); any other note from its Latin words, plurals folded into their singular.
     """
-    cjk = len(_CJK_RE.findall(body))
-    if cjk > 0.2 * max(1, len(re.findall(r"[A-Za-z]", body)) + cjk):
-        return []
     lines = body.split("\n")
     in_code = code_mask(lines)
     prose, headings = [], []
@@ -175,8 +178,19 @@ def salient_terms(body: str, title: str, limit: int = MAX_TERM_TAGS) -> list[str
             headings.append(heading[1])
         else:
             prose.append(line)
+    texts = (("\n".join(prose), 1), ("\n".join(headings), 3))
+    cjk = len(_CJK_RE.findall(body))
+    if cjk > 0.2 * max(1, len(re.findall(r"[A-Za-z]", body)) + cjk):
+        counts = _cjk_nouns(texts, title, text_hint(body))
+    else:
+        counts = _latin_words(texts, title)
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    return [w for w, c in ranked if c >= 3][:limit]
+
+
+def _latin_words(texts: Iterable[tuple[str, int]], title: str) -> Counter[str]:
     counts: Counter[str] = Counter()
-    for text, weight in (("\n".join(prose), 1), ("\n".join(headings), 3)):
+    for text, weight in texts:
         for word in _WORD_RE.findall(_strip_markup(text)):
             word = word.lower().strip("'-")
             if len(word) >= 4 and word not in _STOPWORDS and word[:-1] not in _STOPWORDS \
@@ -193,8 +207,37 @@ def salient_terms(body: str, title: str, limit: int = MAX_TERM_TAGS) -> list[str
             if word.endswith(suffix) and single != word and single in counts:
                 counts[single] += counts.pop(word)
                 break
-    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-    return [w for w, c in ranked if c >= 3][:limit]
+    return counts
+
+
+def _cjk_nouns(texts: Iterable[tuple[str, int]], title: str, hint: str | None
+               ) -> Counter[str]:
+    """Nouns of two characters or more, a katakana compound as one word (プラグ+イン)."""
+    counts: Counter[str] = Counter()
+    for text, weight in texts:
+        for noun in _nouns(_strip_markup(text), hint):
+            counts[noun] += weight
+    for noun in set(_nouns(title, hint)):
+        if noun in counts:
+            counts[noun] += 2
+    return counts
+
+
+def _nouns(text: str, hint: str | None) -> Iterator[str]:
+    for run in CJK_RUN.findall(text):
+        lang = run_language(run, hint)
+        pending = ""
+        for word in (*words(run, lang), None):
+            if word is not None and word.noun and _KATAKANA_WORD.match(word.text):
+                pending += word.text          # katakana nouns written together are one word
+                continue
+            if pending:
+                if len(pending) >= 2 and pending not in _CJK_GENERIC:
+                    yield pending
+                pending = ""
+            if word is not None and word.noun and not word.function \
+                    and len(word.text) >= 2 and word.text not in _CJK_GENERIC:
+                yield word.text
 
 
 def _strip_markup(text: str) -> str:

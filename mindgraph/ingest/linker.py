@@ -2,7 +2,9 @@
 
 Only the first mention of each page is linked, and never inside code, an existing link, a
 heading, a callout title, a URL, an HTML tag, a tag or a comment; pages the note already
-links to are left alone. Matching ignores case but the text keeps its case:
+links to are left alone. In Chinese and Japanese, which have no spaces, a mention must start
+and end on word boundaries (``mindgraph.text.cjk``) and never cut a katakana compound:
+プレビューモード does not link ビュー, クレジットカード does not link クレジット. Matching ignores case but the text keeps its case:
 ``[[Target|text as written]]`` (with an escaped pipe inside tables).
 """
 
@@ -13,6 +15,7 @@ from typing import Iterable
 
 from ..page.links import MDLINK_RE, WIKILINK_RE
 from ..page.markdown import mask_code, mask_comments
+from ..text.cjk import CJK_RUN, KATAKANA, text_hint, word_bounds
 from .index import TitleIndex
 from .normalise import heading_of
 
@@ -47,12 +50,21 @@ def add_links(body: str, source_path: str, index: TitleIndex,
     linked = set(already_linked) | {source_path}
     added: list[str] = []
     edits: dict[int, list[tuple[int, int, str]]] = {}
+    hint = text_hint(body)
     for number, line in enumerate(masked):
         if not line.strip() or heading_of(lines[number]) is not None \
                 or _CALLOUT_RE.match(line):
             continue
         searchable = _protect(line)
-        for match in index.pattern.finditer(searchable):
+        bounds: set[int] | None = None
+        for found in index.pattern.finditer(searchable):
+            match: re.Match[str] | None = found
+            if _cuts_cjk_word(lines[number], found.start(), found.end(), None):
+                if bounds is None:
+                    bounds = word_bounds(lines[number], hint)
+                match = _on_word_bounds(index.pattern, searchable, found, bounds)
+                if match is None:
+                    continue
             term = match.group(0)
             target = index.target(term, source_path)
             if target is None or target in linked:
@@ -72,6 +84,36 @@ def add_links(body: str, source_path: str, index: TitleIndex,
             text = text[:start] + replacement + text[end:]
         lines[number] = text
     return "\n".join(lines), added
+
+
+def _cuts_cjk_word(line: str, start: int, end: int, bounds: set[int] | None) -> bool:
+    """True when the span [start, end) of ``line`` may cut a CJK word: it starts or ends at a
+    CJK character (with ``bounds``: not on one of those word boundaries), or it splits a run
+    of katakana, which Japanese writes as one word (クレジット|カード)."""
+    for edge, inside, outside in ((start, start, start - 1), (end, end - 1, end)):
+        if not CJK_RUN.match(line, inside, inside + 1):
+            continue
+        if bounds is None or edge not in bounds:
+            return True
+        if 0 <= outside < len(line) and KATAKANA.match(line, inside, inside + 1) \
+                and KATAKANA.match(line, outside, outside + 1):
+            return True
+    return False
+
+
+def _on_word_bounds(pattern: re.Pattern[str], searchable: str, match: re.Match[str],
+                    bounds: set[int]) -> re.Match[str] | None:
+    """The longest mention starting where ``match`` does that cuts no CJK word, or None."""
+    line_ends = sorted((e for e in bounds if match.start() < e <= match.end()), reverse=True)
+    ends = [match.end()] + [e for e in line_ends if e != match.end()]
+    for end in ends:
+        after = searchable[end:end + 1]
+        if after.isalnum() and not CJK_RUN.match(after):     # a Latin word goes on
+            continue
+        shorter = pattern.fullmatch(searchable, match.start(), end)
+        if shorter is not None and not _cuts_cjk_word(searchable, match.start(), end, bounds):
+            return shorter
+    return None
 
 
 def _protect(line: str) -> str:

@@ -3,9 +3,14 @@
 - Text is NFKC-normalised (full-width forms become ASCII) and lower-cased.
 - Latin-script (and other space-separated) words become terms; English stop words are dropped
   and words are stemmed with the Snowball English stemmer ("notes" and "note" meet).
-- Chinese, Japanese and Korean runs (Han, Hiragana, Katakana, Hangul), which have no spaces,
-  become overlapping character bigrams ("双链笔记" → 双链 链笔 笔记); a run of one character
-  is a term of its own.
+- Chinese and Japanese runs, which have no spaces, are cut into words by a dictionary
+  (``mindgraph.text.cjk``: MeCab with UniDic for Japanese, jieba for Chinese); each word is a
+  term (Japanese verbs and adjectives in their dictionary form: 動かない → 動く), and function
+  words (particles, endings, pronouns, question words: が, とは, 何, ですか, 什么, 是, 的) are
+  the stop words of the two languages. A run is Japanese when it has kana, or when it is Han
+  alone in a Japanese text (``lang``, or kana elsewhere in the text); else Chinese.
+  Overlapping character bigrams, which matched across words (「が動」 in 「Syncが動かない」 met
+  動作, 「ボード」 took ホワイトボード to キーボード), are kept for Korean (Hangul) only.
 - Code tokens keep their whole form AND their parts: ``snake_case_names`` gives
   ``snake_case_names``, ``snake``, ``case``, ``names``; ``file.py`` gives ``file.py``, ``file``,
   ``py``; ``task-todo:`` gives ``task-todo``, ``task``, ``todo``; runs of two or more symbols
@@ -21,9 +26,16 @@ import re
 import unicodedata
 from typing import Callable, Iterable, Iterator
 
-_CJK_RANGES = ("\u1100-\u11ff\u3005\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf"
-               "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff")
-_CJK_RUN = re.compile(f"[{_CJK_RANGES}]+")
+from ..text.cjk import CJK_CHARS as _CJK_RANGES
+from ..text.cjk import CJK_RUN as _CJK_RUN
+from ..text.cjk import Word, run_language, text_hint, words
+
+# How CJK runs become terms: "words", "words+bigrams" (a long word's bigrams too, never
+# across words) or "bigrams" (overlapping bigrams of the whole run); ``CJK_STOP``: function
+# words are left out. Measured side by side by bench/bench_cjk.py (see the README).
+CJK_TERMS = "words"
+CJK_STOP = True
+CJK_PARTS = True
 _HIRAGANA_ONLY = re.compile("^[\u3040-\u309f]+$")
 # A word: letters and digits, without underscore and without CJK.
 _WORD = re.compile(f"[^\\W_{_CJK_RANGES}]+")
@@ -69,21 +81,45 @@ def normalize(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower()
 
 
-def analyze(text: str, query: bool = False) -> list[str]:
+def analyze(text: str, query: bool = False, lang: str | None = None) -> list[str]:
     """The index terms of ``text``, with repeats (so they can be counted); ``query``: the text
-    is a question (see ``_cjk_terms`` for the one difference)."""
+    is a question (see ``_bigram_terms``); ``lang``: the language of the page the text is
+    from (Han-only runs of a "ja" page are Japanese)."""
     text = normalize(text)
     cache = _STEM_CACHE
     # One findall per kind of term: regex scanning runs in C, only the hits reach Python.
     terms = [cache.get(w) or _stem(w) for w in _WORD.findall(text) if w not in STOP_WORDS]
-    for run in _CJK_RUN.findall(text):
-        _cjk_terms(run, terms.append, query)
+    runs = _CJK_RUN.findall(text)
+    if runs:
+        hint = lang if lang in ("ja", "zh") else text_hint(text)
+        for run in runs:
+            _cjk_terms(run, run_language(run, hint), terms.append, query)
     terms.extend(t for t in _COMPOUND.findall(text) if not _CJK_RUN.search(t))
     terms.extend(t for t in _SYMBOLS.findall(text) if not _FURNITURE.match(t))
     return terms
 
 
-def _cjk_terms(run: str, append: Callable[[str], None], query: bool = False) -> None:
+def _cjk_terms(run: str, lang: str, append: Callable[[str], None], query: bool) -> None:
+    """The terms of one CJK run: its words (see the module), or bigrams for Korean."""
+    if CJK_TERMS == "bigrams" or lang == "ko":
+        _bigram_terms(run, append, query)
+        return
+    for word in words(run, lang):
+        for term in _word_terms(word):
+            append(term)
+
+
+def _word_terms(word: Word) -> tuple[str, ...]:
+    """The terms of one CJK word (none for a function word)."""
+    if word.function and (CJK_STOP or not word.text.isalnum()):
+        return ()
+    if CJK_TERMS == "words+bigrams" and len(word.text) >= 3:
+        text = word.text
+        return (word.base, *(text[i:i + 2] for i in range(len(text) - 1)))
+    return (word.base, *word.parts) if CJK_PARTS else (word.base,)
+
+
+def _bigram_terms(run: str, append: Callable[[str], None], query: bool = False) -> None:
     """Overlapping bigrams of a CJK run; a one-character run is its own term.
 
     Adding every single character as well was measured and lost on the dev questions (more
@@ -107,56 +143,75 @@ def _cjk_terms(run: str, append: Callable[[str], None], query: bool = False) -> 
         append(pair)
 
 
-def highlight_terms(text: str, terms: Iterable[str]) -> list[tuple[int, int]]:
+def highlight_terms(text: str, terms: Iterable[str], lang: str | None = None
+                    ) -> list[tuple[int, int]]:
     """Character spans of ``text`` whose analysis yields one of ``terms`` (for snippets)."""
-    return merge_spans(list(iter_highlights(text, terms)))
+    return merge_spans(list(iter_highlights(text, terms, lang)))
 
 
-def iter_highlights(text: str, terms: Iterable[str]) -> Iterator[tuple[int, int]]:
+def iter_highlights(text: str, terms: Iterable[str], lang: str | None = None
+                    ) -> Iterator[tuple[int, int]]:
     """The spans of ``highlight_terms`` in order of their start, unmerged and found lazily.
 
     A caller that needs only the first few (a snippet window) stops reading early, and the
     text is scanned only that far; CJK runs are not scanned for a query without CJK terms.
     (Code and symbol runs always are: NFKC can turn symbols into letters, "™" into "tm".)
+    A CJK span is always a whole word: a word is lit when one of its terms is wanted.
     """
     wanted = set(terms)
     if not wanted:
         return iter(())
+    cjk = any(_CJK_RUN.search(t) for t in wanted)
+    return ((start, end) for start, end, found in iter_term_spans(text, lang, cjk)
+            if not wanted.isdisjoint(found))
+
+
+def iter_term_spans(text: str, lang: str | None = None, cjk: bool = True
+                    ) -> Iterator[tuple[int, int, tuple[str, ...]]]:
+    """Every piece of ``text`` that gives index terms, as (start, end, its terms), in order
+    of start; ``cjk``: CJK runs are read too (they need the segmenter)."""
     lowered = text.lower()
-    passes = [_word_spans(lowered, wanted)]
-    if any(_CJK_RUN.search(t) for t in wanted):
-        passes.append(_cjk_spans(lowered, wanted))
-    passes.extend(_whole_spans(pattern, lowered, wanted) for pattern in (_COMPOUND, _SYMBOLS))
-    return heapq.merge(*passes) if len(passes) > 1 else passes[0]
+    passes = [_word_spans(lowered)]
+    if cjk:
+        passes.append(_cjk_spans(lowered, lang if lang in ("ja", "zh") else text_hint(lowered)))
+    passes.extend(_whole_spans(pattern, lowered) for pattern in (_COMPOUND, _SYMBOLS))
+    return heapq.merge(*passes)
 
 
-def _word_spans(lowered: str, wanted: set[str]) -> Iterator[tuple[int, int]]:
+def _word_spans(lowered: str) -> Iterator[tuple[int, int, tuple[str, ...]]]:
     cache = _STEM_CACHE
     for match in _WORD.finditer(lowered):
         word = match.group()
         if not word.isascii():      # ASCII is already in normal form once lower-cased
             word = normalize(word)
-        if word not in STOP_WORDS and (cache.get(word) or _stem(word)) in wanted:
-            yield match.span()
+        if word not in STOP_WORDS:
+            yield match.start(), match.end(), (cache.get(word) or _stem(word),)
 
 
-def _cjk_spans(lowered: str, wanted: set[str]) -> Iterator[tuple[int, int]]:
+def _cjk_spans(lowered: str, hint: str | None) -> Iterator[tuple[int, int, tuple[str, ...]]]:
     for match in _CJK_RUN.finditer(lowered):
         run, start = match.group(), match.start()
-        if len(run) == 1:
-            if run in wanted:
-                yield match.span()
+        lang = run_language(run, hint)
+        if CJK_TERMS == "bigrams" or lang == "ko":
+            if len(run) == 1:
+                yield start, match.end(), (run,)
+            for i in range(len(run) - 1 if len(run) > 1 else 0):
+                yield start + i, start + i + 2, (run[i:i + 2],)
             continue
-        for i in range(len(run) - 1):
-            if run[i:i + 2] in wanted:
-                yield start + i, start + i + 2
+        for word in words(run, lang):
+            found = tuple(normalize(t) for t in _word_terms(word))
+            if found:
+                yield start + word.start, start + word.end, found
 
 
-def _whole_spans(pattern: re.Pattern[str], lowered: str, wanted: set[str]
-                 ) -> Iterator[tuple[int, int]]:
+def _whole_spans(pattern: re.Pattern[str], lowered: str
+                 ) -> Iterator[tuple[int, int, tuple[str, ...]]]:
     for match in pattern.finditer(lowered):
-        if normalize(match.group()) in wanted:
-            yield match.span()
+        if pattern is _SYMBOLS and _FURNITURE.match(match.group()):
+            continue
+        if pattern is _COMPOUND and _CJK_RUN.search(match.group()):
+            continue
+        yield match.start(), match.end(), (normalize(match.group()),)
 
 
 def merge_spans(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

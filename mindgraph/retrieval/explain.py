@@ -9,8 +9,10 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+from ..page.language import page_language
 from ..page.model import Page, Section
-from .analyzer import analyze, highlight_terms, iter_highlights, normalize
+from ..text.cjk import CJK_RUN
+from .analyzer import analyze, highlight_terms, iter_term_spans
 from .keyword import KeywordHit, page_fields
 from .present import readable
 
@@ -54,14 +56,13 @@ def query_words(query: str) -> dict[str, str]:
     search explains the same query. Callers must not change the dict."""
     terms = dict.fromkeys(analyze(query, query=True))
     found: dict[str, str] = {}
-    for start, end in iter_highlights(query, terms):
-        piece = query[start:end]
-        own = set(analyze(piece, query=True))
-        # "web-capture" gives web-capture, web and captur: the piece is the word of the whole
-        # form only ("capture" is reported as itself, from its own span)
-        for term in own if len(own) == 1 else own & {normalize(piece)}:
+    cjk = any(CJK_RUN.search(t) for t in terms)
+    for start, end, own in iter_term_spans(query, cjk=cjk):
+        # a CJK word is reported whole, whichever of its terms matched (動かない, not 動く);
+        # "web-capture" gives web-capture, web and captur from spans of their own
+        for term in own:
             if term in terms:
-                found.setdefault(term, piece)
+                found.setdefault(term, query[start:end])
         if len(found) == len(terms):
             break
     return {term: found.get(term, term) for term in terms}
@@ -70,6 +71,7 @@ def query_words(query: str) -> dict[str, str]:
 def explain(hit: KeywordHit, page: Page, query: str) -> SearchResult:
     """Explain one hit of ``query`` on ``page``."""
     words = query_words(query)
+    lang = page_language(page)
     section = page.section(hit.section_id) if hit.section_id else None
     head = page_fields(page)
     texts = {"title": head["title"], "folder": head["folder"],
@@ -79,7 +81,7 @@ def explain(hit: KeywordHit, page: Page, query: str) -> SearchResult:
     fields: dict[str, list[str]] = {}
     matched: dict[str, None] = {}
     for name in FIELDS:
-        present = set(analyze(texts[name]))
+        present = set(analyze(texts[name], lang=lang))
         hits = [words[t] for t in words if t in present]
         if hits:
             fields[name] = list(dict.fromkeys(hits))
@@ -88,7 +90,8 @@ def explain(hit: KeywordHit, page: Page, query: str) -> SearchResult:
         rank=hit.rank, path=hit.path, title=page.title, score=hit.score,
         page_score=hit.page_score, section_score=hit.section_score,
         section_id=hit.section_id, heading=section.heading if section else "",
-        snippet=snippet((section.text if section else "") or page.indexed_body, list(words)),
+        snippet=snippet((section.text if section else "") or page.indexed_body, list(words),
+                        lang=lang),
         matched=tuple(matched), fields=fields, why=_summary(fields, section))
 
 
@@ -105,10 +108,11 @@ def _summary(fields: dict[str, list[str]], section: Section | None) -> str:
     return "matched " + "; ".join(parts) if parts else "matched index terms only"
 
 
-def snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> str:
+def snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS, lang: str | None = None
+            ) -> str:
     """The window of ``text`` with the most matched terms, matches wrapped in ** **."""
     flat = readable(text)
-    spans = highlight_terms(flat, terms)
+    spans = highlight_terms(flat, terms, lang)
     if not spans:
         return flat[:width] + ("…" if len(flat) > width else "")
     # Densest window: the start that covers the most spans within ``width`` characters.

@@ -27,7 +27,9 @@ import numpy as np
 
 from ..fsutil import atomic_write_bytes
 from ..page.cache import ChangeSet, parser_fingerprint, paused_gc, read_state
+from ..page.language import page_language
 from ..page.model import Page
+from . import analyzer
 from .analyzer import analyze
 from .bm25 import BM25Params, SparseBM25, Vocabulary
 
@@ -108,12 +110,13 @@ class KeywordIndex:
             self._paths.append(page.path)
         p = self.params
         head = page_fields(page)
-        shared = self._counts(head["title"], p.title)
-        shared.update(self._counts(head["folder"], p.folder))
+        lang = page_language(page)
+        shared = self._counts(head["title"], p.title, lang)
+        shared.update(self._counts(head["folder"], p.folder, lang))
         page_counts: Counter[int] = Counter(shared)
         ids = []
         for section in page.sections:
-            page_counts.update(self._counts(section.heading, p.heading))
+            page_counts.update(self._counts(section.heading, p.heading, lang))
             if not section.text.strip():
                 # a heading with nothing under it (its subsections hold the text) is no answer:
                 # as a document of title + heading alone it won short queries with an empty
@@ -121,8 +124,9 @@ class KeywordIndex:
                 continue
             counts = Counter(shared)
             heading_text = " ".join(section.path)
-            counts.update(self._counts(heading_text, p.heading))
-            body = self._counts(section.text, p.body * (p.lead if section.id == "lead" else 1))
+            counts.update(self._counts(heading_text, p.heading, lang))
+            body = self._counts(section.text, p.body * (p.lead if section.id == "lead" else 1),
+                                lang)
             counts.update(body)
             page_counts.update(body)
             self.sections.add((page.path, section.id), counts, pid)
@@ -183,12 +187,12 @@ class KeywordIndex:
         self.sections.compact()
         self.pages.compact()
 
-    def _counts(self, text: str, weight: float) -> Counter[int]:
+    def _counts(self, text: str, weight: float, lang: str) -> Counter[int]:
         if not text or weight <= 0:
             return Counter()
         add = self.vocab.add
         counts: Counter[int] = Counter()
-        for term, n in Counter(analyze(text)).items():
+        for term, n in Counter(analyze(text, lang=lang)).items():
             counts[add(term)] = n * weight
         return counts
 
@@ -271,12 +275,15 @@ class KeywordIndex:
 
 @functools.lru_cache(maxsize=1)
 def index_fingerprint() -> str:
-    """SHA-256 of the analyzer, index and page parser code: a saved index made by other code
-    (or over pages parsed another way) is rebuilt."""
+    """SHA-256 of the analyzer, index and page parser code and of the CJK settings (the
+    dictionaries are pinned in ``text/cjk.py``): a saved index made by other code (or over
+    pages parsed another way) is rebuilt."""
     digest = hashlib.sha256(parser_fingerprint().encode())
     folder = Path(__file__).parent
-    for name in ("analyzer.py", "bm25.py", "keyword.py"):
-        digest.update((folder / name).read_bytes())
+    for path in (folder / "analyzer.py", folder / "bm25.py", folder / "keyword.py",
+                 folder.parent / "text" / "cjk.py"):
+        digest.update(path.read_bytes())
+    digest.update(f"{analyzer.CJK_TERMS} {analyzer.CJK_STOP} {analyzer.CJK_PARTS}".encode())
     return digest.hexdigest()
 
 

@@ -48,7 +48,17 @@ def test_salient_terms_prefer_heading_words_and_fold_plurals():
     # "note" is a stopword, and so is its plural.
     assert salient_terms(body.replace("file", "note").replace("File", "Note"), "x") == \
         ["merge", "extract"]
+    # Latin words in a CJK note are UI labels and key names; ノート is generic like "note"
     assert salient_terms("ノートをマージします。ノート。 Enter Enter Enter", "x") == []
+
+
+def test_chinese_and_japanese_notes_are_tagged_with_their_nouns():
+    body = ("## プラグインの設定\nプラグインを有効にします。プラグインの設定を開きます。"
+            "同期の設定です。同期します。同期が止まります。\n")
+    # プラグ + イン (two UniDic units) is one katakana word; particles and verbs are no tags
+    assert salient_terms(body, "プラグイン") == ["プラグイン", "設定", "同期"]
+    body = "## 白板设置\n白板可以放卡片。打开白板。卡片列表。卡片名称。设置白板。\n"
+    assert salient_terms(body, "白板") == ["白板", "设置", "卡片"]
 
 
 def test_folder_tag_is_a_nested_lower_case_tag():

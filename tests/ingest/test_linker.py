@@ -89,6 +89,29 @@ def test_cjk_titles_match_inside_cjk_text(index):
         "まず[[コマンドパレット]]を開きます。"
 
 
+def test_cjk_titles_are_linked_on_word_boundaries_only():
+    index = TitleIndex([IndexEntry("ja/ビュー.md", "ビュー"),
+                        IndexEntry("ja/クレジット.md", "クレジット"),
+                        IndexEntry("ja/検索.md", "検索"),
+                        IndexEntry("zh/笔记.md", "笔记")])
+    # each was linked inside a word on the Japanese vault: ビュー became its biggest hub
+    for text in ("プレビューモードを使う", "クレジットカードで払う", "Linuxディストリビューション"):
+        assert link(index, text, source="ja/x.md") == text
+    assert link(index, "検索結果のビューを開く", source="ja/x.md") == \
+        "[[検索]]結果の[[ビュー]]を開く"
+    assert link(index, "这台笔记本电脑", source="zh/x.md") == "这台笔记本电脑"    # 笔记本: laptop
+    assert link(index, "双链笔记很好", source="zh/x.md") == "双链[[笔记]]很好"
+
+
+def test_a_shorter_title_on_word_boundaries_is_linked_when_the_longest_cuts_a_word():
+    index = TitleIndex([IndexEntry("ja/コア.md", "コア"),
+                        IndexEntry("ja/コアプラグ.md", "コアプラグ")])
+    # コアプラグ ends inside コアプラグイン; コア ends inside it too: neither is linked
+    assert link(index, "コアプラグインを使う", source="ja/x.md") == "コアプラグインを使う"
+    index = TitleIndex([IndexEntry("ja/同期.md", "同期"), IndexEntry("ja/同期設.md", "同期設")])
+    assert link(index, "同期設定を開く", source="ja/x.md") == "[[同期]]設定を開く"
+
+
 def test_generic_terms_are_not_linked(index):
     generic = index.with_generic([("graph view",)] * 30)
     assert "graph view" in generic.generic

@@ -1,4 +1,4 @@
-"""The one analyzer: Latin words, CJK bigrams, code tokens and symbols."""
+"""The one analyzer: Latin words, CJK words, code tokens and symbols."""
 
 from mindgraph.retrieval.analyzer import analyze, highlight_terms
 
@@ -13,13 +13,22 @@ def test_full_width_forms_are_normalised():
     assert analyze("ＡＢＣ　ｔｅｓｔ") == analyze("abc test")
 
 
-def test_cjk_runs_become_bigrams():
-    assert analyze("双链笔记") == ["双链", "链笔", "笔记"]
-    assert analyze("ノート") == ["ノー", "ート"]
+def test_chinese_and_japanese_become_words_and_korean_bigrams():
+    assert analyze("双链笔记") == ["双链", "笔记"]
+    assert analyze("ノート") == ["ノート"]
     assert analyze("한국어") == ["한국", "국어"]
-    assert analyze("的") == ["的"]
-    # Latin and CJK in one chunk are split apart.
-    assert analyze("Obsidianについて") == ["obsidian", "につ", "つい", "いて"]
+    # Latin and CJK in one chunk are split apart; particles are stop words
+    assert analyze("Obsidianについて") == ["obsidian"]
+    # Japanese verbs and adjectives in their dictionary form
+    assert analyze("動かない") == analyze("動きます") == ["動く"]
+    # a long Chinese word also gives the dictionary words inside it
+    assert {"非标准", "标准"} <= set(analyze("非标准"))
+
+
+def test_han_alone_is_japanese_in_a_japanese_text():
+    # 設定 in a heading of a Japanese page is cut as Japanese, as the page's questions are
+    assert analyze("同期設定", lang="ja") == analyze("同期設定を開く", query=True)[:2]
+    assert analyze("同期設定") == analyze("同期設定", lang="zh")
 
 
 def test_code_tokens_keep_the_whole_and_the_parts():
@@ -40,15 +49,13 @@ def test_highlight_finds_the_text_behind_each_term():
     assert [text[a:b] for a, b in spans] == ["Tasks", "task-todo", "标签"]
 
 
-def test_japanese_particles_and_endings_are_not_query_terms():
-    question = "ノートを移動するには"
-    # の, を, する, には: hiragana between kanji and katakana carry no topic in a question
-    assert analyze(question, query=True) == ["ノー", "ート", "トを", "を移", "移動", "動す"]
-    # pages keep every bigram, so kana words in them stay findable
-    page = analyze("これは寿司とてんぷらの店です")
-    assert {"てん", "んぷ", "ぷら"} <= set(page)
-    assert set(analyze("てんぷら", query=True)) <= set(page)     # a kana-only query finds them
-    assert analyze("双链笔记", query=True) == analyze("双链笔记")     # Chinese: unchanged
+def test_function_words_are_not_terms_in_questions_or_pages():
+    # を, する, に, は, とは, 何, です, か, 什么, 是, 的: grammar, not topic
+    assert analyze("ノートを移動するには", query=True) == ["ノート", "移動"]
+    assert analyze("同期とは何ですか", query=True) == ["同期"]
+    assert analyze("什么是双链笔记？", query=True) == ["双链", "笔记"]
+    assert analyze("これは寿司とてんぷらの店です") == analyze("寿司 てんぷら 店")
+    assert analyze("てんぷら", query=True) == ["てんぷら"]      # a kana word is a word
 
 
 def test_snippets_show_text_not_markdown_syntax():

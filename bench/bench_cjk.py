@@ -1,0 +1,100 @@
+"""How CJK text becomes BM25 terms, measured side by side: bigrams / words / words + bigrams,
+with and without the Japanese and Chinese stop words (function words).
+
+    python bench/bench_cjk.py                          # keyword on the dev and held-out sets
+    python bench/bench_cjk.py --methods keyword,hybrid # hybrid too (embeds once if needed)
+    python bench/bench_cjk.py --json
+
+Each variant rebuilds the keyword index of a workspace whose wiki is the Obsidian Help vault
+(bench-out/oh, as the Makefile's ``bench`` target makes it) and runs ``mindgraph bench`` on it,
+in one process, so every variant sees the same pages, vectors and questions. Prints MRR@10
+per language and each set's index build time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from click.testing import CliRunner  # noqa: E402
+
+from mindgraph.cli import cli  # noqa: E402
+from mindgraph.retrieval import analyzer, keyword  # noqa: E402
+
+CORPORA = Path(os.environ.get("MINDGRAPH_CORPORA", ROOT.parent / "shared" / "corpora"))
+WORKSPACE = ROOT / "bench-out" / "oh"
+SETS = {"dev": CORPORA / "obsidian-help-queries.dev.jsonl",
+        "held-out": ROOT / "bench" / "questions" / "obsidian-help-heldout.jsonl"}
+# (terms, stop words out, Chinese words' dictionary sub-words too)
+VARIANTS = [("bigrams", False, False), ("words", False, False), ("words", True, False),
+            ("words", False, True), ("words", True, True), ("words+bigrams", True, False)]
+
+
+def workspace() -> Path:
+    """bench-out/oh with its wiki pointing at the vault (made when missing)."""
+    WORKSPACE.mkdir(parents=True, exist_ok=True)
+    config = WORKSPACE / "mindgraph.yml"
+    if not config.exists():
+        config.write_text(f"paths:\n  wiki: {CORPORA / 'obsidian-help'}\n  state: state\n")
+    return WORKSPACE
+
+
+def run(methods: str, embed: bool) -> list[dict]:
+    """One row per variant and question set: MRR@10 per method and language."""
+    rows = []
+    runner = CliRunner()
+    for terms, stop, parts in VARIANTS:
+        analyzer.CJK_TERMS, analyzer.CJK_STOP, analyzer.CJK_PARTS = terms, stop, parts
+        keyword.index_fingerprint.cache_clear()
+        for name, questions in SETS.items():
+            started = time.perf_counter()
+            args = ["bench", str(questions), "-C", str(workspace()), "--methods", methods,
+                    "--json"] + ([] if embed else ["--no-embed"])
+            result = runner.invoke(cli, args, catch_exceptions=False)
+            elapsed = time.perf_counter() - started
+            if result.exit_code:
+                raise SystemExit(f"mindgraph {' '.join(args)}: {result.output}")
+            report = json.loads(result.output[result.output.index("{"):])
+            row = {"terms": terms, "stop": stop, "parts": parts, "set": name,
+                   "seconds": round(elapsed, 1)}
+            for method in report["methods"]:
+                for lang, scores in method["by_lang"].items():
+                    row[f"{method['method']}:{lang}"] = scores["mrr10"]
+                row[f"{method['method']}:all"] = method["overall"]["mrr10"]
+            rows.append(row)
+            embed = False           # vectors are up to date after the first run
+    return rows
+
+
+def table(rows: list[dict]) -> str:
+    """A text table of ``rows``."""
+    columns = [k for k in rows[0] if ":" in k]
+    lines = [f"{'terms':14} {'stop':5} {'parts':5} {'set':9} "
+             + " ".join(f"{c:>12}" for c in columns) + "  seconds"]
+    for row in rows:
+        lines.append(f"{row['terms']:14} {str(row['stop']):5} {str(row['parts']):5} "
+                     f"{row['set']:9} "
+                     + " ".join(f"{row.get(c, 0):12.3f}" for c in columns)
+                     + f"  {row['seconds']:7.1f}")
+    return "\n".join(lines)
+
+
+def main_cli() -> None:
+    """Parse arguments and print the comparison."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--methods", default="keyword")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    rows = run(args.methods, embed="vector" in args.methods or "hybrid" in args.methods)
+    print(json.dumps(rows, indent=2) if args.json else table(rows))
+
+
+if __name__ == "__main__":
+    main_cli()

@@ -1,0 +1,1 @@
+"""Text handling shared by ingest and retrieval: the words of Chinese and Japanese text."""

@@ -1,0 +1,220 @@
+"""The words of Chinese and Japanese text, which is written without spaces.
+
+Japanese goes through MeCab (``fugashi``) with the UniDic-lite dictionary, Chinese through
+jieba's dictionary and HMM (``rjieba``, in Rust). Both dictionaries ship inside their packages
+(nothing is downloaded) and are loaded on first use only, so a process that never meets CJK
+text never pays for them; their files are checked against the SHA-256 digests pinned below
+before first use. Korean (Hangul) is written with spaces and has no segmenter here.
+
+Each word knows whether it is a *function word*: a particle, ending, auxiliary, pronoun,
+question word or punctuation (Japanese by UniDic's part of speech, Chinese by jieba's tag and
+a short list). Those are the stop words of the two languages: 「とは何ですか」 and 「什么是」 say
+that a question is asked, not what it is about.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from ..errors import MindgraphError
+
+# Han, kana and Hangul (with the iteration mark 々): the scripts written without spaces.
+CJK_CHARS = ("\u1100-\u11ff\u3005\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf"
+             "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff")
+CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
+_KANA = re.compile("[\u3040-\u309f\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff]")
+_HIRAGANA = re.compile("[\u3040-\u309f]+")
+_HANGUL = re.compile("[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
+# Katakana letters and the long-vowel mark, not the middle dot 「・」 that separates words.
+KATAKANA = re.compile("[\u30a1-\u30fa\u30fc\u31f0-\u31ff]")
+
+# Files each segmenter loads, with the digest of the pinned release (see pyproject.toml).
+PINNED_FILES: dict[str, dict[str, str]] = {
+    "unidic_lite": {   # unidic-lite 1.0.8: UniDic 2.1.2 for MeCab
+        "dicdir/sys.dic": "122c4c91f026bf4b65bbe2dfd8b9f8eeb6ab56d8eb2a7287a68bca75708ba513",
+        "dicdir/matrix.bin": "88fb99efe1075d9b8b40e01bb2751e4095f1612618f2490af776eb5ed39190a9",
+        "dicdir/char.bin": "dd31396563d8924645b80fd3c9aa7b13ca089d7748f25553a1d6bc3f9b511ae8",
+        "dicdir/unk.dic": "e3b92803feeb6c2712c796b905317ec192a59729d2c1e92b2728d454169541c4",
+        "dicdir/dicrc": "fcd17f35752de1417859a15e2e1f043d666da03f36dc632e8c0ed46887883a59",
+    },
+    "rjieba": {        # rjieba 0.2.2 (manylinux x86_64): jieba's dictionary is compiled in
+        "rjieba.abi3.so": "1d9f410a4c9884b0a49d0a842c672b3cf4e56a80c7744421b0bad7cb63ae7714",
+    },
+}
+
+# UniDic parts of speech that carry no topic: particles, auxiliaries, symbols, pronouns
+# (何, どこ, これ), adnominals (この, どの), adverbs (どう, すぐ), conjunctions, interjections.
+_JA_FUNCTION_POS = frozenset("助詞 助動詞 補助記号 記号 空白 代名詞 連体詞 副詞 接続詞 感動詞".split())
+# Formal nouns: grammar, not topic (「〜すること」「〜するため」「〜したところ」).
+_JA_FUNCTION_WORDS = frozenset("こと もの ため ところ とき 時 ほう 方 わけ はず".split())
+# jieba tags of particles, modal particles, onomatopoeia and punctuation
+_ZH_FUNCTION_TAGS = frozenset("u uj ul uz ug uv ud y e o x w".split())
+_ZH_FUNCTION_WORDS = frozenset("""
+的 了 着 过 是 在 和 与 及 或 或者 而 并 并且 但 但是 就 也 都 还 又 再 吗 呢 吧 啊 呀 么 嘛
+我 你 您 他 她 它 我们 你们 他们 自己 这 那 这个 那个 这些 那些 这样 那样 这里 那里 这是 那是
+什么 怎么 怎样 怎么样 怎样才能 如何 该 为什么 为何 哪 哪里 哪儿 哪些 哪个 几 多少 是否 是不是
+能 能够 可以 可 会 要 想 应该 得 地 把 被 让 给 对 从 到 向 于 以 为 因为 所以 如果 的话
+一 一个 一下 一些 有 没有 不 不能 不会 没 已经 时 时候 之后 之前 里 上 下 中 后 前 请问
+它们 她们 其他 其它 所有 每个 几个 很 最 更 非常 只 只是 还是 然后 那篇 这篇 那种 这种
+""".split())
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    """One word of a CJK run: its span in the run, its text and dictionary form."""
+
+    start: int
+    end: int
+    text: str
+    base: str           # dictionary form (Japanese verbs and adjectives), else the text
+    function: bool      # a particle, ending, pronoun, question word or punctuation
+    noun: bool
+    parts: tuple[str, ...] = ()     # shorter dictionary words inside it (Chinese)
+
+
+def run_language(run: str, hint: str | None = None) -> str:
+    """"ja", "zh" or "ko" for a CJK run: kana make it Japanese and Hangul Korean; Han alone
+    is the ``hint`` (the language of the text around it) when that is "ja", else Chinese."""
+    if _KANA.search(run):
+        return "ja"
+    if _HANGUL.search(run):
+        return "ko"
+    return "ja" if hint == "ja" else "zh"
+
+
+def text_hint(text: str) -> str | None:
+    """"ja" when ``text`` has kana anywhere (so its Han-only runs are Japanese), else None."""
+    return "ja" if _KANA.search(text) else None
+
+
+@functools.lru_cache(maxsize=65_536)
+def words(run: str, lang: str) -> tuple[Word, ...]:
+    """The words of one CJK run in ``lang`` ("ja" or "zh"); () for other languages."""
+    if lang == "ja":
+        return _japanese(run)
+    if lang == "zh":
+        return _chinese(run)
+    return ()
+
+
+def word_bounds(text: str, hint: str | None = None) -> set[int]:
+    """Offsets in ``text`` where a Chinese or Japanese word starts or ends (for CJK runs)."""
+    hint = hint or text_hint(text)
+    bounds: set[int] = set()
+    for match in CJK_RUN.finditer(text):
+        offset = match.start()
+        for word in words(match.group(), run_language(match.group(), hint)):
+            bounds.add(offset + word.start)
+            bounds.add(offset + word.end)
+    return bounds
+
+
+# -- Japanese -------------------------------------------------------------------------------
+def _japanese(run: str) -> tuple[Word, ...]:
+    out = []
+    position = 0
+    for node in _tagger()(run):
+        surface = node.surface
+        start = run.find(surface, position) if surface else -1
+        if start < 0:
+            continue
+        position = start + len(surface)
+        feature = node.feature
+        pos1, pos2 = feature.pos1 or "", feature.pos2 or ""
+        base = surface
+        if pos1 in ("動詞", "形容詞") and feature.orthBase and feature.orthBase != "*":
+            base = feature.orthBase
+        # a verb or adjective in hiragana alone is grammar too: について (つく), ている, ない
+        function = (pos1 in _JA_FUNCTION_POS or pos2 in ("非自立可能", "助動詞語幹")
+                    or surface in _JA_FUNCTION_WORDS
+                    or (pos1 in ("動詞", "形容詞") and _HIRAGANA.fullmatch(surface) is not None))
+        out.append(Word(start, position, surface, base, function, pos1 == "名詞"))
+    return tuple(out)
+
+
+# -- Chinese --------------------------------------------------------------------------------
+def _chinese(run: str) -> tuple[Word, ...]:
+    out = []
+    position = 0
+    jieba = _jieba()
+    for surface, tag in jieba.tag(run):
+        start, position = position, position + len(surface)
+        if not surface.strip():
+            continue
+        function = tag in _ZH_FUNCTION_TAGS or surface in _ZH_FUNCTION_WORDS
+        noun = tag.startswith("n") or tag == "vn"        # vn: 设置, 设备 (a verb's noun)
+        out.append(Word(start, position, surface, surface, function, noun,
+                        _parts(surface, jieba) if not function else ()))
+    return tuple(out)
+
+
+def _parts(word: str, jieba: Any) -> tuple[str, ...]:
+    """The dictionary words of two and three characters inside a longer word, as jieba's
+    search mode finds them: 非标准 → 标准, 反向链接面板 → 反向 链接 面板."""
+    if len(word) < 3:
+        return ()
+    found = [word[i:i + n] for n in (2, 3) if len(word) > n
+             for i in range(len(word) - n + 1) if jieba.has_word(word[i:i + n])]
+    return tuple(dict.fromkeys(found))
+
+
+# -- loading --------------------------------------------------------------------------------
+_LOCK = threading.Lock()
+_LOADED: dict[str, Any] = {}
+
+
+def _tagger() -> Callable[[str], Any]:
+    return _load("ja", _make_tagger)
+
+
+def _jieba() -> Any:
+    return _load("zh", _make_jieba)
+
+
+def _load(name: str, make: Callable[[], Any]) -> Any:
+    found = _LOADED.get(name)
+    if found is None:
+        with _LOCK:
+            found = _LOADED.get(name)
+            if found is None:
+                found = _LOADED[name] = make()
+    return found
+
+
+def _make_tagger() -> Any:
+    import fugashi
+    import unidic_lite
+
+    folder = Path(unidic_lite.__file__).parent
+    verify_files("unidic_lite", folder)
+    # -r /dev/null: no mecabrc from the machine; the dictionary folder says everything
+    return fugashi.Tagger(f'-r /dev/null -d "{folder / "dicdir"}"')
+
+
+def _make_jieba() -> Any:
+    import rjieba
+
+    verify_files("rjieba", Path(rjieba.__file__).parent)
+    return rjieba.Jieba()
+
+
+def verify_files(package: str, folder: Path) -> None:
+    """Check every pinned file of ``package`` (installed in ``folder``) against its digest."""
+    for name, digest in PINNED_FILES[package].items():
+        path = folder / name
+        try:
+            with open(path, "rb") as handle:
+                actual = hashlib.file_digest(handle, "sha256").hexdigest()
+        except OSError as error:
+            raise MindgraphError(f"{path}: cannot read the {package} dictionary ({error}); "
+                                 f"reinstall mindgraph's dependencies") from error
+        if actual != digest:
+            raise MindgraphError(
+                f"{path}: SHA-256 {actual} is not the pinned {digest} of the {package} release "
+                f"mindgraph was measured with; reinstall it with the version in pyproject.toml")

@@ -1,0 +1,72 @@
+"""`mindgraph search` over Japanese and Chinese pages: words match words, never pieces across
+word boundaries, question words rank nothing, and highlights and explanations show whole words.
+
+Each case is a failure seen on the Obsidian Help vault with character bigrams.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from click.testing import CliRunner
+
+from mindgraph.cli import cli
+
+PAGES = {
+    "ja/キーボード.md": "# キーボードショートカット\n\nキーボードで操作を素早く実行できます。\n",
+    "ja/動作.md": "# 動作環境\n\nアプリの動作に必要な環境を説明します。\n",
+    "ja/キャンバス.md": "# キャンバスとは何ですか\n\nキャンバスはカードを並べる無限の作業台です。\n",
+    "ja/同期.md": "# Sync\n\nSyncはデバイス間でノートを同期します。同期が止まったら再起動してください。\n",
+    "ja/リスト.md": "# リスト\n\n箇条書きのリストを作ります。ストレージの容量とは関係ありません。\n",
+    "zh/白板.md": "# 什么是白板\n\n白板是一块可以自由摆放卡片的画布。\n",
+    "zh/同步.md": "# 同步\n\n同步功能会在设备之间保持笔记一致。\n",
+}
+
+
+def _workspace(tmp_path):
+    for path, text in PAGES.items():
+        file = tmp_path / "wiki" / path
+        file.parent.mkdir(parents=True, exist_ok=True)
+        file.write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+def _search(workspace, query, *args):
+    result = CliRunner().invoke(cli, ["search", query, "--json", "-C", str(workspace), *args])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)["results"]
+
+
+def _pages(workspace, query):
+    return [hit["page"] for hit in _search(workspace, query)]
+
+
+def test_a_word_does_not_match_another_word_sharing_characters(tmp_path):
+    workspace = _workspace(tmp_path)
+    # bigrams: ホワイトボード gave ボー and ード, which キーボード has
+    assert _pages(workspace, "ホワイトボードの使い方") == []
+    # bigrams: が動 from 「Syncが動かない」 met 動作 (and 動か met nothing true)
+    assert "ja/動作.md" not in _pages(workspace, "Syncが動かない")
+    assert _pages(workspace, "Syncが動かない")[0] == "ja/同期.md"
+
+
+def test_question_words_do_not_rank_a_page_whose_heading_asks_the_same(tmp_path):
+    workspace = _workspace(tmp_path)
+    # とは, 何, です, か are function words: only 同期 is what the question is about
+    assert _pages(workspace, "同期とは何ですか") == ["ja/同期.md"]
+    assert _pages(workspace, "什么是同步") == ["zh/同步.md"]
+    assert _pages(workspace, "何ですか") == []
+
+
+def test_highlights_and_explanations_show_whole_words(tmp_path):
+    workspace = _workspace(tmp_path)
+    top = _search(workspace, "ストレージの容量")[0]
+    assert top["page"] == "ja/リスト.md"
+    assert "**ストレージ**" in top["snippet"] and "**容量**" in top["snippet"]
+    # bigrams lit スト inside リスト: リ**スト**
+    assert not re.search(r"[\u30a0-\u30ff]\*\*[\u30a0-\u30ff]", top["snippet"])
+    assert top["matched_terms"] == ["ストレージ", "容量"]
+    keyboard = _search(workspace, "キーボードで実行する")[0]
+    assert keyboard["matched_terms"] == ["キーボード", "実行"]
+    assert keyboard["why"]["fields"]["title"] == ["キーボード"]
