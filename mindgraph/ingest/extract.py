@@ -12,7 +12,7 @@ from collections import Counter
 from typing import Any, Iterable, Iterator, Mapping
 
 from ..page.links import replace_links
-from ..text.cjk import CJK_RUN, run_language, text_hint, words
+from ..text.cjk import CJK_RUN, KATAKANA_WORD, run_language, text_hint, words
 from .normalise import code_mask, heading_of
 
 SUMMARY_SENTENCES = 2
@@ -36,7 +36,6 @@ wants below above click open opens""".split())
 # Nouns too common in help pages to tell one from another ("note" is in _STOPWORDS too).
 _CJK_GENERIC = frozenset("""ノート 場合 方法 使用 機能 必要 以下 次 例 際 一部 全て 可能 ため 以外
 笔记 使用 功能 需要 以下 例如 方法 时候 可以 进行 其他 所有 情况""".split())
-_KATAKANA_WORD = re.compile("^[\u30a1-\u30fa\u30fc]+$")
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9'\-]*[A-Za-z0-9]|[A-Za-z]")
 _CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[*_]?[A-Z0-9])|(?<=[。！？])")
@@ -228,7 +227,7 @@ def _nouns(text: str, hint: str | None) -> Iterator[str]:
         lang = run_language(run, hint)
         pending = ""
         for word in (*words(run, lang), None):
-            if word is not None and word.noun and _KATAKANA_WORD.match(word.text):
+            if word is not None and word.noun and KATAKANA_WORD.fullmatch(word.text):
                 pending += word.text          # katakana nouns written together are one word
                 continue
             if pending:

@@ -28,7 +28,7 @@ from typing import Callable, Iterable, Iterator
 
 from ..text.cjk import CJK_CHARS as _CJK_RANGES
 from ..text.cjk import CJK_RUN as _CJK_RUN
-from ..text.cjk import Word, run_language, text_hint, words
+from ..text.cjk import KATAKANA_WORD, Word, run_language, text_hint, words
 
 # How CJK runs become terms: "words", "words+bigrams" (a long word's bigrams too, never
 # across words) or "bigrams" (overlapping bigrams of the whole run); ``CJK_STOP``: function
@@ -198,10 +198,25 @@ def _cjk_spans(lowered: str, hint: str | None) -> Iterator[tuple[int, int, tuple
             for i in range(len(run) - 1 if len(run) > 1 else 0):
                 yield start + i, start + i + 2, (run[i:i + 2],)
             continue
-        for word in words(run, lang):
-            found = tuple(normalize(t) for t in _word_terms(word))
+        for first, last, found in _shown_words(words(run, lang)):
             if found:
-                yield start + word.start, start + word.end, found
+                yield start + first, start + last, found
+
+
+def _shown_words(cut: tuple[Word, ...]) -> Iterator[tuple[int, int, tuple[str, ...]]]:
+    """(start, end, terms) of the words of a run as a reader sees them: katakana written
+    together is one word even where the dictionary has two (プラグ|イン: プラグイン)."""
+    group: list[Word] = []
+    for word in (*cut, None):
+        if word is not None and KATAKANA_WORD.fullmatch(word.text) and not word.function:
+            group.append(word)
+            continue
+        if group:
+            yield (group[0].start, group[-1].end,
+                   tuple(normalize(t) for w in group for t in _word_terms(w)))
+            group = []
+        if word is not None:
+            yield word.start, word.end, tuple(normalize(t) for t in _word_terms(word))
 
 
 def _whole_spans(pattern: re.Pattern[str], lowered: str

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.util
 import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from ..errors import MindgraphError
 
@@ -33,8 +34,11 @@ _HIRAGANA = re.compile("[\u3040-\u309f]+")
 _HANGUL = re.compile("[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
 # Katakana letters and the long-vowel mark, not the middle dot 「・」 that separates words.
 KATAKANA = re.compile("[\u30a1-\u30fa\u30fc\u31f0-\u31ff]")
+KATAKANA_WORD = re.compile("[\u30a1-\u30fa\u30fc\u31f0-\u31ff]+")
 
-# Files each segmenter loads, with the digest of the pinned release (see pyproject.toml).
+# The release of each package measured (pinned in pyproject.toml) and the digests of the files
+# each segmenter loads from it.
+RELEASES = {"unidic_lite": "unidic-lite==1.0.8", "rjieba": "rjieba==0.2.2"}
 PINNED_FILES: dict[str, dict[str, str]] = {
     "unidic_lite": {   # unidic-lite 1.0.8: UniDic 2.1.2 for MeCab
         "dicdir/sys.dic": "122c4c91f026bf4b65bbe2dfd8b9f8eeb6ab56d8eb2a7287a68bca75708ba513",
@@ -119,23 +123,27 @@ def word_bounds(text: str, hint: str | None = None) -> set[int]:
 def _japanese(run: str) -> tuple[Word, ...]:
     out = []
     position = 0
-    for node in _tagger()(run):
-        surface = node.surface
+    for surface, pos1, pos2, orth_base in _unidic_nodes(run):
         start = run.find(surface, position) if surface else -1
         if start < 0:
             continue
         position = start + len(surface)
-        feature = node.feature
-        pos1, pos2 = feature.pos1 or "", feature.pos2 or ""
         base = surface
-        if pos1 in ("動詞", "形容詞") and feature.orthBase and feature.orthBase != "*":
-            base = feature.orthBase
+        if pos1 in ("動詞", "形容詞") and orth_base and orth_base != "*":
+            base = orth_base
         # a verb or adjective in hiragana alone is grammar too: について (つく), ている, ない
         function = (pos1 in _JA_FUNCTION_POS or pos2 in ("非自立可能", "助動詞語幹")
                     or surface in _JA_FUNCTION_WORDS
                     or (pos1 in ("動詞", "形容詞") and _HIRAGANA.fullmatch(surface) is not None))
         out.append(Word(start, position, surface, base, function, pos1 == "名詞"))
     return tuple(out)
+
+
+def _unidic_nodes(run: str) -> Iterator[tuple[str, str, str, str | None]]:
+    """(surface, part of speech, its subclass, dictionary form) of each MeCab node."""
+    for node in _tagger()(run):
+        feature = node.feature
+        yield node.surface, feature.pos1 or "", feature.pos2 or "", feature.orthBase
 
 
 # -- Chinese --------------------------------------------------------------------------------
@@ -198,10 +206,12 @@ def _make_tagger() -> Any:
 
 
 def _make_jieba() -> Any:
+    spec = importlib.util.find_spec("rjieba")
+    if spec is not None and spec.submodule_search_locations:     # checked before it loads
+        verify_files("rjieba", Path(list(spec.submodule_search_locations)[0]))
     import rjieba
 
-    verify_files("rjieba", Path(rjieba.__file__).parent)
-    return rjieba.Jieba()
+    return rjieba       # its functions use the instance it builds on import (one is enough)
 
 
 def verify_files(package: str, folder: Path) -> None:
@@ -213,8 +223,10 @@ def verify_files(package: str, folder: Path) -> None:
                 actual = hashlib.file_digest(handle, "sha256").hexdigest()
         except OSError as error:
             raise MindgraphError(f"{path}: cannot read the {package} dictionary ({error}); "
-                                 f"reinstall mindgraph's dependencies") from error
+                                 f"reinstall it: pip install --force-reinstall "
+                                 f"{RELEASES[package]}") from error
         if actual != digest:
             raise MindgraphError(
-                f"{path}: SHA-256 {actual} is not the pinned {digest} of the {package} release "
-                f"mindgraph was measured with; reinstall it with the version in pyproject.toml")
+                f"{path}: SHA-256 {actual} is not the pinned {digest} of {RELEASES[package]}, "
+                f"the release mindgraph was measured with; reinstall it: "
+                f"pip install --force-reinstall {RELEASES[package]}")

@@ -1,5 +1,6 @@
 """The whole Obsidian Help vault (883 notes, three languages) compiled offline."""
 
+import re
 import shutil
 from collections import Counter
 
@@ -9,6 +10,7 @@ import yaml
 from mindgraph.config import load_settings
 from mindgraph.fsutil import sha256_bytes
 from mindgraph.ingest import run_ingest
+from mindgraph.ingest.extract import folder_tag
 from mindgraph.page.markdown import split_frontmatter
 from mindgraph.page.vault import load_vault
 
@@ -63,3 +65,30 @@ def test_rerun_is_a_no_op(compiled):
     base, _ = compiled
     again = run_ingest(load_settings(base))
     assert (again.ingested, again.skipped, again.provider_calls, again.files) == (0, 883, 0, ())
+
+
+@pytest.mark.slow
+def test_cjk_pages_get_links_on_word_boundaries_and_content_tags(compiled):
+    base, _ = compiled
+    katakana = re.compile("[\u30a1-\u30fa\u30fc]")
+    link = re.compile(r"\[\[([^\]|]+)(?:\|([^\]]+))?\]\]")
+    for lang in ("ja", "zh"):
+        tagged = 0
+        for page in (base / "wiki" / lang).rglob("*.md"):
+            text = page.read_text(encoding="utf-8")
+            raw = (base / "raw" / page.relative_to(base / "wiki")).read_text(encoding="utf-8")
+            own = Counter(found.group(0) for found in link.finditer(raw))
+            for found in link.finditer(text):
+                if own[found.group(0)] > 0:         # the note's own link, as its author wrote
+                    own[found.group(0)] -= 1
+                    continue
+                shown = found.group(2) or found.group(1)
+                before, after = text[found.start() - 1:found.start()], text[found.end():][:1]
+                # was 77 on the Japanese vault: プレ[[ビュー]]モード, [[クレジット]]カード
+                assert not (katakana.match(before) and katakana.match(shown[0])), page
+                assert not (katakana.match(after) and katakana.match(shown[-1])), page
+            meta = yaml.safe_load(split_frontmatter(text)[0])
+            folder = folder_tag(str(page.relative_to(base / "wiki")))
+            tagged += any(t != folder and t not in (meta.get("aliases") or [])
+                          for t in meta.get("tags") or [])
+        assert tagged >= 160, lang        # of 173; was 4 (the notes' own tags)

@@ -19,6 +19,7 @@ PAGES = {
     "ja/キャンバス.md": "# キャンバスとは何ですか\n\nキャンバスはカードを並べる無限の作業台です。\n",
     "ja/同期.md": "# Sync\n\nSyncはデバイス間でノートを同期します。同期が止まったら再起動してください。\n",
     "ja/リスト.md": "# リスト\n\n箇条書きのリストを作ります。ストレージの容量とは関係ありません。\n",
+    "ja/プラグイン.md": "# コアプラグイン\n\nコアプラグインは設定から有効にします。\n",
     "zh/白板.md": "# 什么是白板\n\n白板是一块可以自由摆放卡片的画布。\n",
     "zh/同步.md": "# 同步\n\n同步功能会在设备之间保持笔记一致。\n",
 }
@@ -70,3 +71,7 @@ def test_highlights_and_explanations_show_whole_words(tmp_path):
     keyboard = _search(workspace, "キーボードで実行する")[0]
     assert keyboard["matched_terms"] == ["キーボード", "実行"]
     assert keyboard["why"]["fields"]["title"] == ["キーボード"]
+    # the dictionary cuts コア|プラグ|イン; a reader sees one katakana word
+    plugin = _search(workspace, "コアプラグインを有効にする")[0]
+    assert plugin["matched_terms"] == ["コアプラグイン", "有効"]
+    assert "**コアプラグイン**は設定から**有効**に" in plugin["snippet"]

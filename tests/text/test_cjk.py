@@ -1,0 +1,55 @@
+"""The CJK segmenters: loaded only for CJK text, and only from dictionary files whose SHA-256
+is the pinned one."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import unidic_lite
+
+from mindgraph.errors import MindgraphError
+from mindgraph.text.cjk import PINNED_FILES, verify_files, word_bounds, words
+
+
+def test_english_text_loads_no_dictionary():
+    code = ("import sys\nfrom mindgraph.retrieval.analyzer import analyze\n"
+            "analyze('Sync your notes across devices')\n"
+            "print(sorted(m for m in ('fugashi', 'rjieba') if m in sys.modules))\n"
+            "analyze('ノートを同期する'), analyze('同步笔记')\n"
+            "print(sorted(m for m in ('fugashi', 'rjieba') if m in sys.modules))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.split("\n")[:2] == ["[]", "['fugashi', 'rjieba']"]
+
+
+def test_a_dictionary_file_that_is_not_the_pinned_one_is_refused(tmp_path):
+    source = Path(unidic_lite.__file__).parent
+    copy = tmp_path / "unidic_lite"
+    (copy / "dicdir").mkdir(parents=True)
+    for name in PINNED_FILES["unidic_lite"]:
+        (copy / name).symlink_to(source / name)
+    verify_files("unidic_lite", copy)                      # the installed release passes
+    (copy / "dicdir" / "char.bin").unlink()
+    shutil.copy(source / "dicdir" / "char.bin", copy / "dicdir" / "char.bin")
+    with open(copy / "dicdir" / "char.bin", "ab") as handle:
+        handle.write(b"\0")
+    with pytest.raises(MindgraphError, match=r"char\.bin: SHA-256 .* not the pinned .* of "
+                                             r"unidic-lite==1\.0\.8.*pip install "
+                                             r"--force-reinstall unidic-lite==1\.0\.8"):
+        verify_files("unidic_lite", copy)
+    (copy / "dicdir" / "char.bin").unlink()
+    (copy / "dicdir" / "char.bin").symlink_to(source / "dicdir" / "char.bin")
+    (copy / "dicdir" / "unk.dic").unlink()
+    with pytest.raises(MindgraphError, match=r"unk\.dic: cannot read the unidic_lite"):
+        verify_files("unidic_lite", copy)
+
+
+def test_words_and_their_bounds():
+    assert [w.text for w in words("クレジットカードで払う", "ja")] == \
+        ["クレジット", "カード", "で", "払う"]
+    assert [w.function for w in words("什么是白板", "zh")] == [True, True, False]
+    assert word_bounds("Linuxディストリビューション") == {5, 16}
