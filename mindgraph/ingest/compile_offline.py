@@ -14,7 +14,7 @@ from .linker import add_links
 from .normalise import normalise_body
 from .render import CompiledPage, NoteInput, page_frontmatter, render_page
 
-OFFLINE_VERSION = "1"
+OFFLINE_VERSION = "2"   # 2: CJK links on word boundaries, CJK tags
 
 
 class OfflineCompiler:

@@ -2,7 +2,8 @@
 
 Built from every raw note at the start of a run. Terms are matched case-insensitively at phrase
 boundaries by one trie-shaped regex (fast over thousands of titles); Latin terms need a
-non-letter on both sides, CJK terms match inside CJK text, which has no spaces. A term shared
+non-letter on both sides, CJK terms match inside CJK text, which has no spaces (the linker then
+keeps only mentions on word boundaries). A term shared
 by several pages goes to the one nearest the mentioning note (longest shared folder prefix, as
 Obsidian resolves links); if none is nearest, the term is ambiguous and never linked. A term
 mentioned in more than half of all notes (at least GENERIC_MIN_NOTES of them) is the vault's

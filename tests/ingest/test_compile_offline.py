@@ -52,7 +52,7 @@ def test_page_shape_and_frontmatter():
     assert (meta["created"], meta["updated"], meta["date_source"]) == (
         "2021-03-04", "2021-03-04", "frontmatter")      # not the file time (2023-11-14)
     assert meta["sources"] == [{"path": "Plugins/Note composer.md", "sha256": sha256_text(RAW)}]
-    assert meta["compiler"] == "offline:v1"
+    assert meta["compiler"] == "offline:v2"
     assert body.startswith("\n> [!summary]\n> Note composer is a core plugin that lets you "
                            "merge notes, and it works well with Canvas.")
 

@@ -42,7 +42,7 @@ def test_every_note_compiles_to_a_page_that_records_its_source(compiled):
         block, body, _ = split_frontmatter(page)
         meta = yaml.safe_load(block)
         assert meta["sources"] == [{"path": rel, "sha256": sha256_bytes(raw)}]
-        assert meta["title"] and meta["compiler"] == "offline:v1"
+        assert meta["title"] and meta["compiler"] == "offline:v2"
         assert body.lstrip().startswith("> [!summary]\n> "), rel
         assert body.strip() != raw.decode("utf-8").strip(), rel
 
