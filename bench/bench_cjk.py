@@ -4,11 +4,16 @@ with and without the Japanese and Chinese stop words (function words).
     python bench/bench_cjk.py                          # keyword on the dev and held-out sets
     python bench/bench_cjk.py --methods keyword,hybrid # hybrid too (embeds once if needed)
     python bench/bench_cjk.py --json
+    python bench/bench_cjk.py --what-is                # 「Xとは何ですか」/「什么是X」 per title
 
 Each variant rebuilds the keyword index of a workspace whose wiki is the Obsidian Help vault
 (bench-out/oh, as the Makefile's ``bench`` target makes it) and runs ``mindgraph bench`` on it,
 in one process, so every variant sees the same pages, vectors and questions. Prints MRR@10
 per language and each set's index build time.
+
+``--what-is`` asks 「Xとは何ですか」 for the title X of every Japanese page and 「什么是X」 for every
+Chinese one (keyword search) and counts how often the top hit is page X, and how often it is
+another page whose heading asks the same question (とは何 / 什么是).
 """
 
 from __future__ import annotations
@@ -74,6 +79,31 @@ def run(methods: str, embed: bool) -> list[dict]:
     return rows
 
 
+def what_is() -> list[dict]:
+    """Per variant and language: questions, top hit is the page, top hit asks the phrase."""
+    from mindgraph.config import load_settings
+    from mindgraph.core import Mindgraph
+    from mindgraph.retrieval.keyword import KeywordIndex
+
+    pages = Mindgraph(load_settings(workspace()))._pages()    # the parsed wiki, as search has
+    rows = []
+    for terms, stop, parts in VARIANTS:
+        analyzer.CJK_TERMS, analyzer.CJK_STOP, analyzer.CJK_PARTS = terms, stop, parts
+        index = KeywordIndex.build(pages.values())
+        for lang, question, phrase in (("ja", "{}とは何ですか", "とは何"), ("zh", "什么是{}", "什么是")):
+            row = {"terms": terms, "stop": stop, "parts": parts, "lang": lang, "questions": 0,
+                   "top_is_the_page": 0, "top_asks_the_phrase": 0}
+            for page in (p for p in pages.values() if p.path.startswith(lang + "/")):
+                hits = index.search(question.format(page.title), 1)
+                row["questions"] += 1
+                if hits and hits[0].path == page.path:
+                    row["top_is_the_page"] += 1
+                elif hits and any(phrase in s.heading for s in pages[hits[0].path].sections):
+                    row["top_asks_the_phrase"] += 1
+            rows.append(row)
+    return rows
+
+
 def table(rows: list[dict]) -> str:
     """A text table of ``rows``."""
     columns = [k for k in rows[0] if ":" in k]
@@ -92,8 +122,16 @@ def main_cli() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--methods", default="keyword")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--what-is", action="store_true")
     args = parser.parse_args()
-    rows = run(args.methods, embed="vector" in args.methods or "hybrid" in args.methods)
+    if args.what_is:
+        rows = what_is()
+        if not args.json:
+            for row in rows:
+                print(" ".join(f"{k}={v}" for k, v in row.items()))
+            return
+    else:
+        rows = run(args.methods, embed="vector" in args.methods or "hybrid" in args.methods)
     print(json.dumps(rows, indent=2) if args.json else table(rows))
 
 
