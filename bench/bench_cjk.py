@@ -9,7 +9,7 @@ with and without the Japanese and Chinese stop words (function words).
 Each variant rebuilds the keyword index of a workspace whose wiki is the Obsidian Help vault
 (bench-out/oh, as the Makefile's ``bench`` target makes it) and runs ``mindgraph bench`` on it,
 in one process, so every variant sees the same pages, vectors and questions. Prints MRR@10
-per language and each set's index build time.
+per language, the median latency and each set's run time (with the index build).
 
 ``--what-is`` asks 「Xとは何ですか」 for the title X of every Japanese page and 「什么是X」 for every
 Chinese one (keyword search) and counts how often the top hit is page X, and how often it is
@@ -74,6 +74,7 @@ def run(methods: str, embed: bool) -> list[dict]:
                 for lang, scores in method["by_lang"].items():
                     row[f"{method['method']}:{lang}"] = scores["mrr10"]
                 row[f"{method['method']}:all"] = method["overall"]["mrr10"]
+                row[f"{method['method']}:p50ms"] = method["overall"]["latency_median_ms"]
             rows.append(row)
             embed = False           # vectors are up to date after the first run
     return rows

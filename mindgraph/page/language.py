@@ -15,6 +15,8 @@ from .model import Page
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 _HANGUL = re.compile(r"[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]")
+_LATIN = re.compile("[A-Za-z]")
+_LETTER = re.compile(r"[^\W\d_]")      # letters (a regex counts them in C, not per character)
 
 
 def query_language(query: str) -> str:
@@ -41,14 +43,14 @@ def text_language(text: str, sample: int = 3000) -> str:
     kana = len(_KANA.findall(head))
     han = len(_HAN.findall(head))
     hangul = len(_HANGUL.findall(head))
-    latin = sum(1 for ch in head if ch.isascii() and ch.isalpha())
-    letters = [ch for ch in head if ch.isalpha()]
+    latin = len(_LATIN.findall(head))
     cjk = kana + han + hangul
     if cjk * 2 >= latin and cjk:        # a CJK character carries about a word's worth
         if kana * 20 >= cjk:
             return "ja"
         return "ko" if hangul > han else "zh"
-    if letters and (len(letters) - latin - cjk) * 2 > len(letters):
+    letters = len(_LETTER.findall(head))
+    if letters and (letters - latin - cjk) * 2 > letters:
         return "other"
     return "en"
 
