@@ -81,10 +81,13 @@ def normalize(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower()
 
 
-def analyze(text: str, query: bool = False, lang: str | None = None) -> list[str]:
+def analyze(text: str, query: bool = False, lang: str | None = None,
+            only: Iterable[str] | None = None) -> list[str]:
     """The index terms of ``text``, with repeats (so they can be counted); ``query``: the text
     is a question (see ``_bigram_terms``); ``lang``: the language of the page the text is
-    from (Han-only runs of a "ja" page are Japanese)."""
+    from (Han-only runs of a "ja" page are Japanese); ``only``: the caller asks which of these
+    terms the text has, so a CJK run without the first character of any of them is not cut
+    (cutting is what costs: explaining a hit cut its whole section)."""
     text = normalize(text)
     cache = _STEM_CACHE
     # One findall per kind of term: regex scanning runs in C, only the hits reach Python.
@@ -92,11 +95,21 @@ def analyze(text: str, query: bool = False, lang: str | None = None) -> list[str
     runs = _CJK_RUN.findall(text)
     if runs:
         hint = lang if lang in ("ja", "zh") else text_hint(text)
+        firsts = _first_characters(only)
         for run in runs:
-            _cjk_terms(run, run_language(run, hint), terms.append, query)
+            if firsts is None or not firsts.isdisjoint(run):
+                _cjk_terms(run, run_language(run, hint), terms.append, query)
     terms.extend(t for t in _COMPOUND.findall(text) if not _CJK_RUN.search(t))
     terms.extend(t for t in _SYMBOLS.findall(text) if not _FURNITURE.match(t))
     return terms
+
+
+def _first_characters(terms: Iterable[str] | None) -> frozenset[str] | None:
+    """The first characters of the CJK ``terms`` (a run without any gives none of them; a
+    Japanese verb's dictionary form starts as it is written: 動か → 動く)."""
+    if terms is None:
+        return None
+    return frozenset(t[0] for t in terms if _CJK_RUN.match(t))
 
 
 def _cjk_terms(run: str, lang: str, append: Callable[[str], None], query: bool) -> None:
@@ -162,18 +175,21 @@ def iter_highlights(text: str, terms: Iterable[str], lang: str | None = None
     if not wanted:
         return iter(())
     cjk = any(_CJK_RUN.search(t) for t in wanted)
-    return ((start, end) for start, end, found in iter_term_spans(text, lang, cjk)
+    return ((start, end) for start, end, found in iter_term_spans(text, lang, cjk, wanted)
             if not wanted.isdisjoint(found))
 
 
-def iter_term_spans(text: str, lang: str | None = None, cjk: bool = True
+def iter_term_spans(text: str, lang: str | None = None, cjk: bool = True,
+                    only: Iterable[str] | None = None
                     ) -> Iterator[tuple[int, int, tuple[str, ...]]]:
     """Every piece of ``text`` that gives index terms, as (start, end, its terms), in order
-    of start; ``cjk``: CJK runs are read too (they need the segmenter)."""
+    of start; ``cjk``: CJK runs are read too (they need the segmenter); ``only``: as for
+    ``analyze``, CJK runs that cannot give one of these terms are skipped."""
     lowered = text.lower()
     passes = [_word_spans(lowered)]
     if cjk:
-        passes.append(_cjk_spans(lowered, lang if lang in ("ja", "zh") else text_hint(lowered)))
+        hint = lang if lang in ("ja", "zh") else text_hint(lowered)
+        passes.append(_cjk_spans(lowered, hint, _first_characters(only)))
     passes.extend(_whole_spans(pattern, lowered) for pattern in (_COMPOUND, _SYMBOLS))
     return heapq.merge(*passes)
 
@@ -188,9 +204,12 @@ def _word_spans(lowered: str) -> Iterator[tuple[int, int, tuple[str, ...]]]:
             yield match.start(), match.end(), (cache.get(word) or _stem(word),)
 
 
-def _cjk_spans(lowered: str, hint: str | None) -> Iterator[tuple[int, int, tuple[str, ...]]]:
+def _cjk_spans(lowered: str, hint: str | None, firsts: frozenset[str] | None
+               ) -> Iterator[tuple[int, int, tuple[str, ...]]]:
     for match in _CJK_RUN.finditer(lowered):
         run, start = match.group(), match.start()
+        if firsts is not None and firsts.isdisjoint(run):
+            continue
         lang = run_language(run, hint)
         if CJK_TERMS == "bigrams" or lang == "ko":
             if len(run) == 1:

@@ -81,7 +81,7 @@ def explain(hit: KeywordHit, page: Page, query: str) -> SearchResult:
     fields: dict[str, list[str]] = {}
     matched: dict[str, None] = {}
     for name in FIELDS:
-        present = set(analyze(texts[name], lang=lang))
+        present = set(analyze(texts[name], lang=lang, only=words))
         hits = [words[t] for t in words if t in present]
         if hits:
             fields[name] = list(dict.fromkeys(hits))
