@@ -97,7 +97,7 @@ def text_hint(text: str) -> str | None:
     return "ja" if _KANA.search(text) else None
 
 
-@functools.lru_cache(maxsize=65_536)
+@functools.lru_cache(maxsize=4096)     # ~4 MB: repeats are near (a page's headings, its hits)
 def words(run: str, lang: str) -> tuple[Word, ...]:
     """The words of one CJK run in ``lang`` ("ja" or "zh"); () for other languages."""
     if lang == "ja":
