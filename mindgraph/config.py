@@ -21,6 +21,7 @@ from typing import Any, Literal, Mapping
 import yaml
 
 from .errors import ConfigError, NotFoundError
+from .fsutil import read_text
 
 CONFIG_FILENAME = "mindgraph.yml"
 ENV_PREFIX = "MINDGRAPH_"
@@ -255,10 +256,10 @@ def load_settings(base_dir: str | Path = ".", config: str | Path | None = None,
         path = base / CONFIG_FILENAME
     data: dict[str, Any] = {}
     source = "(defaults)"
-    if path.is_file():
+    if path.is_file() or (path.exists() and not path.is_dir()):   # a FIFO is refused below
         source = str(path)
         try:
-            loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+            loaded = yaml.safe_load(read_text(path))
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             line = f":{mark.line + 1}" if mark is not None else ""
@@ -266,6 +267,9 @@ def load_settings(base_dir: str | Path = ".", config: str | Path | None = None,
                               f"Fix the syntax at that line.") from exc
         except UnicodeDecodeError as exc:
             raise ConfigError(f"{path}: not UTF-8 text. Save it as UTF-8.") from exc
+        except OSError as exc:
+            raise ConfigError(f"{path}: cannot read the config file "
+                              f"({exc.strerror or exc}).") from exc
         if loaded is None:
             loaded = {}
         if not isinstance(loaded, dict):

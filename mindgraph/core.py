@@ -518,7 +518,8 @@ class Mindgraph:
         from .coverage.units import DEFAULT_EXCLUDES, discover_units
 
         patterns = tuple(excludes) + (DEFAULT_EXCLUDES if default_excludes else ())
-        units = discover_units(Path(codebase), patterns, service_level)
+        skipped: list[str] = []
+        units = discover_units(Path(codebase), patterns, service_level, skipped)
         if not units:   # a gate over nothing would pass: 0/0 is not 100%
             raise InputError(f"{codebase} holds no source files to measure (.py, .ts, .go, "
                              f".rs, ... outside the excludes). Pass the folder of the code, "
@@ -533,7 +534,7 @@ class Mindgraph:
                                 semantic=found.links if found else None,
                                 semantic_model=found.model_version if found else "",
                                 semantic_threshold=semantic_threshold,
-                                notes=found.notes if found else ())
+                                notes=(*skipped, *(found.notes if found else ())))
 
     def timeline(self, concept: str, *, since: dt.date | None = None,
                  until: dt.date | None = None, newest_first: bool = False,

@@ -1,14 +1,22 @@
-"""Small file-system helpers shared by every stage: hashing and crash-safe writes."""
+"""Small file-system helpers shared by every stage: hashing, bounded reads and crash-safe writes.
+
+Every file mindgraph reads goes through ``open_regular`` / ``read_bytes`` / ``read_text``: a
+FIFO, socket or device is refused before any read (a FIFO would block forever), and a file
+over its size cap is refused instead of being read whole. The refusal is an ``UnreadableFile``
+(an OSError, so existing ``except OSError`` handlers report it per file) whose message says
+what the file is and what to do.
+"""
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
 import stat
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -19,6 +27,95 @@ def sha256_bytes(data: bytes) -> str:
 def sha256_text(text: str) -> str:
     """Hex SHA-256 of text encoded as UTF-8."""
     return sha256_bytes(text.encode("utf-8"))
+
+
+class UnreadableFile(OSError):
+    """A file refused before reading: not a regular file, over its size cap, or a symlink
+    where none is followed. ``kind`` is "not-regular", "too-large" or "symlink"."""
+
+    def __init__(self, path: str | Path, kind: str, message: str):
+        super().__init__(errno.EINVAL, message, str(path))
+        self.kind = kind
+
+
+def _kind_of(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    return "not a regular file"
+
+
+def _refuse_special(path: str | Path, mode: int) -> None:
+    if not stat.S_ISREG(mode):
+        raise UnreadableFile(path, "not-regular", f"{_kind_of(mode)}, not a regular file; "
+                             f"skipped (reading it could block forever). Remove it or "
+                             f"replace it with a regular file.")
+
+
+def _refuse_size(path: str | Path, size: int, max_bytes: int | None, key: str) -> None:
+    if max_bytes is not None and size > max_bytes:
+        where = f" ({key})" if key else ""
+        raise UnreadableFile(path, "too-large", f"{size:,} bytes is over the {max_bytes:,}-byte "
+                             f"limit{where}; not read. Split the file"
+                             + (f" or raise {key} in mindgraph.yml." if key else "."))
+
+
+def open_regular(path: str | Path, *, max_bytes: int | None = None,
+                 follow_symlinks: bool = True, limit_key: str = "") -> BinaryIO:
+    """Open ``path`` for binary reading, refusing anything but a regular file.
+
+    The file is opened with O_NONBLOCK (so even a FIFO swapped in after the check cannot
+    block the open) and checked again with fstat on the open descriptor. ``max_bytes`` refuses
+    larger files (``limit_key`` names the setting in the message); ``follow_symlinks=False``
+    refuses symlinks (O_NOFOLLOW). Raises UnreadableFile or the OSError of the open.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    if not follow_symlinks:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+    # refuse a device before opening it (opening some has side effects, e.g. a tape rewind)
+    before = os.stat(path, follow_symlinks=follow_symlinks)
+    if not follow_symlinks and stat.S_ISLNK(before.st_mode):
+        raise UnreadableFile(path, "symlink", "a symlink; not followed.")
+    _refuse_special(path, before.st_mode)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP and not follow_symlinks:
+            raise UnreadableFile(path, "symlink", "became a symlink; not followed.") from exc
+        raise
+    try:
+        info = os.fstat(fd)
+        _refuse_special(path, info.st_mode)
+        _refuse_size(path, info.st_size, max_bytes, limit_key)
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_bytes(path: str | Path, *, max_bytes: int | None = None,
+               follow_symlinks: bool = True, limit_key: str = "") -> bytes:
+    """The bytes of a regular file (see ``open_regular``); a file that grows past
+    ``max_bytes`` while being read is refused too."""
+    with open_regular(path, max_bytes=max_bytes, follow_symlinks=follow_symlinks,
+                      limit_key=limit_key) as handle:
+        data = handle.read() if max_bytes is None else handle.read(max_bytes + 1)
+    if max_bytes is not None:
+        _refuse_size(path, len(data), max_bytes, limit_key)
+    return data
+
+
+def read_text(path: str | Path, *, max_bytes: int | None = None, errors: str = "strict",
+              limit_key: str = "") -> str:
+    """UTF-8 text of a regular file (see ``read_bytes``)."""
+    return read_bytes(path, max_bytes=max_bytes, limit_key=limit_key).decode("utf-8", errors)
 
 
 def _umask() -> int:

@@ -11,6 +11,7 @@ past ``max_bytes`` it is renamed to ``<name>.1`` (older ones shift up to ``keep`
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import statistics
@@ -20,6 +21,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator
+
+from .fsutil import open_regular
 
 _LOCK = threading.Lock()
 
@@ -79,7 +82,12 @@ class UsageLog:
         for file in [*files, self.path]:
             if not file.exists():
                 continue
-            with open(file, encoding="utf-8", errors="replace") as handle:
+            try:
+                handle = io.TextIOWrapper(open_regular(file), encoding="utf-8",
+                                          errors="replace")
+            except OSError:     # a FIFO or an unreadable file is no usage log
+                continue
+            with handle:
                 for raw in handle:
                     try:
                         item = json.loads(raw)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Iterable
 
 from ..errors import AdapterError
+from ..fsutil import UnreadableFile, read_bytes
 from .base import RawDocument
 
 DEFAULT_EXTENSIONS = (".md", ".markdown", ".txt")
@@ -43,8 +44,8 @@ class FilesystemAdapter:
                 stat = file.stat(follow_symlinks=False)
                 if not S_ISREG(stat.st_mode):   # a FIFO would block the read forever
                     continue
-                data = file.read_bytes()
-            except FileNotFoundError:           # deleted while we walked: nothing to pull
+                data = read_bytes(file, follow_symlinks=False)
+            except (FileNotFoundError, UnreadableFile):  # deleted or swapped while we walked
                 continue
             except OSError as exc:
                 raise AdapterError(f"filesystem adapter: cannot read {file} "

@@ -15,7 +15,7 @@ from typing import Any, Iterable
 
 from ..config import Settings
 from ..errors import AdapterError, ConfigError
-from ..fsutil import atomic_write_bytes
+from ..fsutil import atomic_write_bytes, read_bytes
 from .base import RawDocument, safe_relative_path
 from .loader import ConfiguredAdapter, load_adapter
 
@@ -135,7 +135,7 @@ def _file_documents(raw_dir: Path, configured: ConfiguredAdapter,
                                   f"for {doc.filename!r}, not bytes; fix its fetch()."))
             continue
         try:
-            if path.is_file() and not path.is_symlink() and path.read_bytes() == data:
+            if path.is_file() and not path.is_symlink() and read_bytes(path) == data:
                 out.append(PulledFile(name, raw_rel, "unchanged"))
                 continue
             if not dry_run:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from ..errors import ConfigError
+from ..fsutil import read_text
 from ..page.model import Page
 from .mentions import Mention, MentionIndex
 from .units import Unit
@@ -121,7 +122,7 @@ def measure_coverage(units: list[Unit], pages: Iterable[Page], *, codebase: str 
 def load_baseline(path: Path) -> dict[str, Any]:
     """Read a report saved with --json or --save."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = json.loads(read_text(path))
     except FileNotFoundError as exc:
         raise ConfigError(f"Baseline {path} does not exist. Save one first with "
                           f"`mindgraph coverage CODEBASE --save {path}`.") from exc

@@ -9,8 +9,11 @@ from __future__ import annotations
 import ast
 import fnmatch
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from ..fsutil import read_text
 
 SOURCE_SUFFIXES = frozenset({
     ".py", ".js", ".jsx", ".ts", ".tsx", ".mjs", ".go", ".rs", ".java", ".kt", ".rb", ".php",
@@ -22,6 +25,7 @@ DEFAULT_EXCLUDES = (
     "__init__.py", "*/__init__.py", "__main__.py", "*/__main__.py", "conftest.py",
     "*/conftest.py", "setup.py",
 )
+MAX_SOURCE_BYTES = 5_000_000    # a generated or minified file this big holds no docs to cover
 SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "env", ".tox", "__pycache__",
                        "site-packages", "build", "dist", ".mypy_cache", ".pytest_cache",
                        ".eggs", "target", "vendor"})
@@ -50,11 +54,16 @@ class Unit:
 
 
 def discover_units(codebase: Path, excludes: tuple[str, ...] = DEFAULT_EXCLUDES,
-                   service_level: bool = False) -> list[Unit]:
+                   service_level: bool = False, skipped: list[str] | None = None) -> list[Unit]:
     """Every source module under ``codebase`` not excluded, or its top-level folders (a
-    source file at the top level is its own unit there too, counted as the module it is)."""
+    source file at the top level is its own unit there too, counted as the module it is).
+
+    Files that are not regular (a FIFO would block the read forever) are no units; each is
+    named in ``skipped`` with the reason."""
     codebase = Path(codebase)
-    modules = sorted((_module_unit(codebase, file) for file in _source_files(codebase, excludes)),
+    skipped = [] if skipped is None else skipped
+    modules = sorted((_module_unit(codebase, file, skipped)
+                      for file in _source_files(codebase, excludes, skipped)),
                      key=lambda unit: unit.id)
     if not service_level:
         return modules
@@ -73,7 +82,7 @@ def discover_units(codebase: Path, excludes: tuple[str, ...] = DEFAULT_EXCLUDES,
     return sorted(folders + top_files, key=lambda unit: unit.id)
 
 
-def _source_files(codebase: Path, excludes: tuple[str, ...]) -> list[Path]:
+def _source_files(codebase: Path, excludes: tuple[str, ...], skipped: list[str]) -> list[Path]:
     found = []
     for folder, dirs, files in os.walk(codebase, followlinks=False):
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith(".")
@@ -85,24 +94,38 @@ def _source_files(codebase: Path, excludes: tuple[str, ...]) -> list[Path]:
             rel = file.relative_to(codebase).as_posix()
             if any(fnmatch.fnmatch(rel, pattern) for pattern in excludes):
                 continue
+            try:
+                mode = file.stat(follow_symlinks=False).st_mode
+            except OSError:         # vanished while we walked
+                continue
+            if not stat.S_ISREG(mode):
+                skipped.append(f"{rel}: not a regular file (a FIFO, socket or device); "
+                               f"skipped. Remove it from the codebase folder.")
+                continue
             found.append(file)
     return found
 
 
-def _module_unit(codebase: Path, file: Path) -> Unit:
+def _module_unit(codebase: Path, file: Path, skipped: list[str]) -> Unit:
     rel = file.relative_to(codebase).as_posix()
     if file.suffix != ".py":
         return Unit(id=rel, kind="module", path=rel)
-    symbols, docstring = python_symbols(file)
+    try:
+        symbols, docstring = python_symbols(file)
+    except OSError as exc:      # changed under us, unreadable or over MAX_SOURCE_BYTES
+        skipped.append(f"{rel}: symbols not read ({exc.strerror or exc}).")
+        symbols, docstring = (), ""
     return Unit(id=rel, kind="module", path=rel, symbols=symbols, docstring=docstring)
 
 
 def python_symbols(file: Path) -> tuple[tuple[Symbol, ...], str]:
     """Public top-level classes and functions of a Python file, and the module docstring.
 
-    A file that does not parse yields no symbols (it is still a unit)."""
+    A file that does not parse yields no symbols (it is still a unit); one that is not a
+    regular file or is over MAX_SOURCE_BYTES raises OSError (fsutil.UnreadableFile)."""
+    text = read_text(file, errors="replace", max_bytes=MAX_SOURCE_BYTES)
     try:
-        tree = ast.parse(file.read_text(encoding="utf-8", errors="replace"))
+        tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return (), ""
     symbols = []

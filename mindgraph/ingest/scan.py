@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+from ..fsutil import UnreadableFile, read_bytes
+
 NOTE_SUFFIXES = (".md", ".markdown", ".txt")
 IGNORED_DIRS = frozenset({"node_modules", "__pycache__"})
 _BINARY_SNIFF = 8192
@@ -105,29 +107,25 @@ def read_note(raw_dir: Path, file: RawFile, max_bytes: int) -> bytes:
     """The bytes of a note, refusing symlinks, non-regular files and files over ``max_bytes``."""
     if file.size > max_bytes:
         raise NoteReadError(_too_large(file.path, file.size, max_bytes))
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
-        fd = os.open(Path(raw_dir) / file.path, flags)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
+        return read_bytes(Path(raw_dir) / file.path, max_bytes=max_bytes,
+                          follow_symlinks=False)
+    except UnreadableFile as exc:
+        if exc.kind == "too-large":
+            raise NoteReadError(_too_large(file.path, _size(raw_dir, file), max_bytes)) from exc
+        if exc.kind == "symlink":
             raise NoteReadError(f"{file.path}: became a symlink; not followed.") from exc
+        raise NoteReadError(f"{file.path}: {exc.strerror}") from exc
+    except OSError as exc:
         raise NoteReadError(f"{file.path}: cannot read ({exc.strerror or exc}); check its "
                             f"permissions.") from exc
+
+
+def _size(raw_dir: Path, file: RawFile) -> int:
     try:
-        info = os.fstat(fd)
-        if not stat_mod.S_ISREG(info.st_mode):
-            raise NoteReadError(f"{file.path}: not a regular file; skipped.")
-        if info.st_size > max_bytes:
-            raise NoteReadError(_too_large(file.path, info.st_size, max_bytes))
-        chunks = []
-        while True:
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                break
-            chunks.append(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
+        return os.stat(Path(raw_dir) / file.path, follow_symlinks=False).st_size
+    except OSError:
+        return file.size
 
 
 def decode_note(path: str, data: bytes) -> str:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import IngestError
-from ..fsutil import atomic_write_bytes, sha256_text
+from ..fsutil import atomic_write_bytes, read_bytes, sha256_text
 
 STATE_FILENAME = ".ingest-state.json"
 STATE_VERSION = 1
@@ -74,7 +74,7 @@ class IngestState:
         """Read the state file; a missing file is an empty state."""
         path = Path(path)
         try:
-            raw = path.read_bytes()
+            raw = read_bytes(path)
         except FileNotFoundError:
             return cls(path)
         except OSError as exc:

@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 from ..errors import IngestError
-from ..fsutil import atomic_write_bytes
+from ..fsutil import atomic_write_bytes, read_bytes
 
 # Temp files left by a killed run: ".<name>.<8 random chars>.tmp" (fsutil's pattern too).
 _TEMP_RE = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")
@@ -48,7 +48,7 @@ class WikiWriter:
     def read(self, wiki_path: str) -> bytes | None:
         """A page's bytes, or None if there is no such file."""
         try:
-            return self.path(wiki_path).read_bytes()
+            return read_bytes(self.path(wiki_path))
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
             return None
 

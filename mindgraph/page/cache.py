@@ -28,12 +28,13 @@ import gc
 import hashlib
 import os
 import pickle
+import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Collection, Iterable, Iterator
 
-from ..fsutil import atomic_write_bytes
+from ..fsutil import atomic_write_bytes, read_bytes
 from .model import Page
 from .vault import MARKDOWN_SUFFIXES, SKIP_DIRS, PageProblem, read_page
 from .watch import WikiWatcher
@@ -219,7 +220,7 @@ def read_state(path: str | Path) -> dict | None:
     unreadable or not a dict (callers then rebuild; the next save replaces it)."""
     try:
         with paused_gc():
-            state = pickle.loads(Path(path).read_bytes())
+            state = pickle.loads(read_bytes(path))
     except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError,
             TypeError, ValueError):
         return None
@@ -260,7 +261,7 @@ def parser_fingerprint() -> str:
     folder = Path(__file__).parent
     for name in _PARSER_MODULES:
         try:
-            digest.update((folder / name).read_bytes())
+            digest.update(read_bytes(folder / name))
         except OSError:
             digest.update(name.encode())
     return digest.hexdigest()
@@ -287,10 +288,8 @@ def _scan(root: Path) -> Iterator[tuple[str, tuple[Path, int, int, bool]]]:
                     continue
                 if entry.is_file():
                     st = entry.stat()
-                elif entry.is_symlink():
-                    st = entry.stat(follow_symlinks=False)  # read_page reports it
-                else:
-                    continue
+                else:   # a symlink, FIFO, socket or device: read_page reports it
+                    st = entry.stat(follow_symlinks=False)
             except OSError:
                 continue
             aliased = entry.is_symlink() or st.st_nlink > 1
@@ -309,6 +308,6 @@ def _stat(file: Path) -> tuple[Path, int, int, bool] | None:
         if not file.is_symlink():
             return None
         return file, st.st_mtime_ns, st.st_size, True
-    if not file.is_file():
+    if stat.S_ISDIR(st.st_mode):
         return None
     return file, st.st_mtime_ns, st.st_size, file.is_symlink() or st.st_nlink > 1

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-from ..fsutil import sha256_bytes
+from ..fsutil import UnreadableFile, read_bytes, sha256_bytes
 from .model import Link, Page
 from .parse import parse_page
 from .resolve import LinkResolver, Resolution
@@ -74,11 +74,10 @@ def read_page(root: Path, file: Path) -> Page | PageProblem:
         if file.is_symlink() and not file.resolve().is_relative_to(root.resolve()):
             return PageProblem(rel, "unreadable", f"{rel}: symlink points outside the vault; "
                                f"skipped. Copy the file into the vault instead.")
-        size = file.stat().st_size
-        if size > MAX_PAGE_BYTES:
-            return PageProblem(rel, "too-large", f"{rel}: {size} bytes is over the "
-                               f"{MAX_PAGE_BYTES}-byte page limit; split the note.")
-        data = file.read_bytes()
+        data = read_bytes(file, max_bytes=MAX_PAGE_BYTES)
+    except UnreadableFile as exc:
+        kind = "too-large" if exc.kind == "too-large" else "unreadable"
+        return PageProblem(rel, kind, f"{rel}: {exc.strerror}")
     except OSError as exc:
         return PageProblem(rel, "unreadable", f"{rel}: cannot read ({exc.strerror or exc}). "
                            f"Check the file's permissions.")

@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ..fsutil import read_text
 from .vault import MARKDOWN_SUFFIXES, SKIP_DIRS
 
 try:  # Linux only; elsewhere the page cache scans
@@ -52,7 +53,7 @@ _REMOTE_FS = ("nfs", "nfs4", "cifs", "smb3", "smbfs", "9p", "virtiofs", "vboxsf"
 def file_system_type(path: Path, mounts: str = "/proc/self/mounts") -> str:
     """The type of the file system holding ``path`` ("" when it cannot be told)."""
     try:
-        lines = Path(mounts).read_text().splitlines()
+        lines = read_text(mounts, errors="replace").splitlines()
         target = os.path.realpath(path)
     except OSError:
         return ""

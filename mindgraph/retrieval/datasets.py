@@ -9,12 +9,14 @@ first), plus optional ``lang``, ``intent`` and ``kind``.
 from __future__ import annotations
 
 import csv
+import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
 from ..errors import InputError, NotFoundError
+from ..fsutil import open_regular, read_bytes
 
 
 @dataclass(frozen=True)
@@ -52,7 +54,7 @@ def _jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     if not path.is_file():
         raise NotFoundError(f"{path} does not exist. Check the dataset folder.")
     # bytes, split on any line ending (\n, \r\n, \r), so a bad byte is named by its line
-    for number, raw in enumerate(path.read_bytes().splitlines(), 1):
+    for number, raw in enumerate(read_bytes(path).splitlines(), 1):
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -83,7 +85,7 @@ def load_beir(folder: str | Path, split: str = "test") -> BeirDataset:
     qrels_path = folder / "qrels" / f"{split}.tsv"
     if not qrels_path.is_file():
         raise NotFoundError(f"{qrels_path} does not exist. Pick a split that has a qrels file.")
-    with qrels_path.open(encoding="utf-8", newline="") as handle:
+    with io.TextIOWrapper(open_regular(qrels_path), encoding="utf-8", newline="") as handle:
         for row in csv.reader(handle, delimiter="\t"):
             if len(row) < 3 or not row[2].strip().lstrip("-").isdigit():
                 continue  # the header line

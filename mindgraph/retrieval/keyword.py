@@ -25,7 +25,7 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
-from ..fsutil import atomic_write_bytes
+from ..fsutil import atomic_write_bytes, read_bytes
 from ..page.cache import ChangeSet, parser_fingerprint, paused_gc, read_state
 from ..page.language import page_language
 from ..page.model import Page
@@ -282,7 +282,7 @@ def index_fingerprint() -> str:
     folder = Path(__file__).parent
     for path in (folder / "analyzer.py", folder / "bm25.py", folder / "keyword.py",
                  folder.parent / "text" / "cjk.py"):
-        digest.update(path.read_bytes())
+        digest.update(read_bytes(path))
     digest.update(f"{analyzer.CJK_TERMS} {analyzer.CJK_STOP} {analyzer.CJK_PARTS}".encode())
     return digest.hexdigest()
 

@@ -33,7 +33,7 @@ from typing import Collection, Iterator, Sequence
 import numpy as np
 
 from ..errors import StoreError
-from ..fsutil import atomic_write_bytes
+from ..fsutil import atomic_write_bytes, open_regular
 from .base import VectorHit, VectorRecord, as_query_vector, prepared_matrix
 
 FORMAT = 1
@@ -161,7 +161,7 @@ class _Table:
     @classmethod
     def from_file(cls, path: Path) -> "_Table":
         try:
-            with np.load(path, allow_pickle=False) as data:
+            with open_regular(path) as handle, np.load(handle, allow_pickle=False) as data:
                 meta = json.loads(data["meta"].tobytes().decode("utf-8"))
                 vectors = np.asarray(data["vectors"], dtype=np.float32)
             table = cls(meta["model_version"], int(meta["dimension"]))

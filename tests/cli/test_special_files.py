@@ -1,0 +1,93 @@
+"""A FIFO (or any non-regular file) anywhere we read is skipped with a report, never a hang.
+
+Each command runs through the real CLI with a short pytest timeout: before the fix, opening a
+FIFO for reading blocked forever (timeline over raw/, check/stats/search over wiki/,
+coverage over the codebase folder, usage over the log).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from click.testing import CliRunner
+
+from mindgraph.cli import cli
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs (POSIX)")
+
+
+@pytest.fixture
+def workspace_with_fifos(tmp_path):
+    """A compiled workspace with a FIFO in raw/, in wiki/, in a codebase and as the usage log."""
+    base = tmp_path / "kb"
+    runner = CliRunner()
+    assert runner.invoke(cli, ["init", str(base)]).exit_code == 0
+    (base / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n")
+    (base / "raw" / "Canvas.md").write_text("---\ncreated: 2024-03-01\n---\n# Canvas\n\n"
+                                            "Canvas was released on 2024-03-01.\n")
+    result = runner.invoke(cli, ["ingest", "-C", str(base)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    os.mkfifo(base / "raw" / "pipe.md")
+    os.mkfifo(base / "wiki" / "pipe.md")
+    code = tmp_path / "code"
+    code.mkdir()
+    (code / "api.py").write_text('"""The API."""\n\ndef canvas():\n    """Canvas."""\n')
+    os.mkfifo(code / "pipe.py")
+    return base, code
+
+
+@pytest.mark.timeout(60)
+def test_timeline_skips_a_fifo_in_raw(workspace_with_fifos):
+    base, _ = workspace_with_fifos
+    result = CliRunner().invoke(cli, ["timeline", "Canvas", "-C", str(base), "--json"],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "Canvas" in result.output
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("command", [["check"], ["stats"], ["search", "canvas"],
+                                     ["ingest"], ["embed"], ["get", "Canvas"]])
+def test_wiki_commands_skip_a_fifo(workspace_with_fifos, command):
+    base, _ = workspace_with_fifos
+    result = CliRunner().invoke(cli, [*command, "-C", str(base)], catch_exceptions=False)
+    assert result.exit_code in (0, 1), result.output
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.timeout(60)
+def test_check_names_the_fifo_in_wiki(workspace_with_fifos):
+    base, _ = workspace_with_fifos
+    result = CliRunner().invoke(cli, ["check", "-C", str(base), "--json"],
+                                catch_exceptions=False)
+    assert "pipe.md" in result.output and "not a regular file" in result.output
+
+
+@pytest.mark.timeout(60)
+def test_coverage_skips_a_fifo_and_names_it(workspace_with_fifos):
+    base, code = workspace_with_fifos
+    result = CliRunner().invoke(cli, ["coverage", str(code), "-C", str(base), "--json"],
+                                catch_exceptions=False)
+    assert result.exit_code in (0, 1), result.output
+    report = json.loads(result.output)
+    assert [u["unit"] for u in report["units"]] == ["api.py"]
+    assert any("pipe.py" in note and "not a regular file" in note for note in report["notes"])
+
+
+@pytest.mark.timeout(60)
+def test_usage_skips_a_fifo_log(workspace_with_fifos):
+    base, _ = workspace_with_fifos
+    (base / ".mindgraph").mkdir(exist_ok=True)
+    os.mkfifo(base / ".mindgraph" / "usage.jsonl")
+    result = CliRunner().invoke(cli, ["usage", "-C", str(base)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+
+
+@pytest.mark.timeout(60)
+def test_a_fifo_config_is_a_clear_error(tmp_path):
+    os.mkfifo(tmp_path / "mindgraph.yml")
+    result = CliRunner().invoke(cli, ["stats", "-C", str(tmp_path)], catch_exceptions=False)
+    assert result.exit_code == 2
+    assert "mindgraph.yml" in result.output and "not a regular file" in result.output
