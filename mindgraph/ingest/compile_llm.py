@@ -32,6 +32,7 @@ from ..errors import IngestError, MindgraphError
 from ..fsutil import sha256_text
 from ..page.language import text_language
 from ..page.markdown import split_frontmatter
+from ..page.parse import load_yaml
 from .extract import outline, summary as extractive_summary
 from .index import TitleIndex
 from .linker import add_links
@@ -210,7 +211,7 @@ def parse_answer(answer: str, path: str) -> tuple[dict[str, Any], str, str]:
         raise IngestError(f"{path}: the model's page has no frontmatter (it must start with "
                           f"'---'); will retry next run.")
     try:
-        meta = yaml.safe_load(block)
+        meta = load_yaml(block)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark is not None else ""

@@ -106,6 +106,22 @@ def _timestamp_or_text(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
 _FrontmatterLoader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp_or_text)
 
 
+def load_yaml(text: str) -> Any:
+    """One YAML document of untrusted text (an LLM's answer, a note's data block) as plain
+    JSON-ready values, read as frontmatter is: at most MAX_FRONTMATTER_VALUES values once
+    aliases are expanded and MAX_FRONTMATTER_DEPTH levels, else a YAMLError (an alias bomb
+    is refused in microseconds instead of expanded without end)."""
+    budget = [MAX_FRONTMATTER_VALUES]
+    try:
+        return _plain(yaml.load(text, Loader=_FrontmatterLoader), budget)  # noqa: S506
+    except _TooBig:
+        raise yaml.YAMLError(f"more than {MAX_FRONTMATTER_VALUES:,} values once YAML aliases "
+                             f"(&name / *name) are expanded, or nested deeper than "
+                             f"{MAX_FRONTMATTER_DEPTH}") from None
+    except RecursionError:
+        raise yaml.YAMLError("nested too deeply") from None
+
+
 def load_yaml_documents(text: str) -> list[Any]:
     """Every non-empty YAML document of ``text`` as plain JSON-ready values, read as
     frontmatter is (bad values are YAML errors with a line; at most MAX_FRONTMATTER_VALUES

@@ -4,6 +4,8 @@ import re
 import threading
 import time
 
+import pytest
+
 from mindgraph.config import load_settings
 from mindgraph.errors import ProviderError, TransientProviderError
 from mindgraph.ingest import STATE_FILENAME, IngestState, run_ingest
@@ -136,3 +138,30 @@ def test_transient_errors_are_retried_by_the_provider_policy(workspace, settings
     provider = FakeLLMProvider(lambda s, p: call_with_retries(once, sleep=lambda _: None))
     report = run_ingest(settings, provider=provider)
     assert report.ingested == 1 and len(attempts) == 3
+
+
+def alias_bomb(levels=9):
+    """~600 bytes of YAML that expands to 9**levels values: each level repeats the last 9x."""
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, levels):
+        refs = ", ".join([f"*a{i - 1}"] * 9)
+        lines.append(f"a{i}: &a{i} [{refs}]")
+    return "\n".join(lines)
+
+
+@pytest.mark.timeout(30)
+def test_a_yaml_alias_bomb_in_the_answer_fails_only_its_note(workspace, settings, write_raw):
+    write_raw("bomb.md", "A note that makes the model answer with an alias bomb.")
+    write_raw("ok.md", "Another note.")
+
+    def bomber(system, prompt):
+        if "bomb.md" in prompt:
+            return (f"---\ntitle: Bomb\n{alias_bomb()}\ntags: *a8\n---\n"
+                    f"## Body\n\nSomething rewritten.\n")
+        return rewrite(system, prompt)
+
+    report = run_ingest(settings, provider=FakeLLMProvider(bomber))
+    assert report.ingested == 1 and [f.path for f in report.by_status("failed")] == ["bomb.md"]
+    reason = report.by_status("failed")[0].reason
+    assert "bomb.md" in reason and "aliases" in reason
+    assert not (workspace / "wiki" / "bomb.md").exists()
