@@ -16,7 +16,7 @@ import httpx
 import numpy as np
 
 from ...errors import ProviderError, TransientProviderError
-from ..llm.base import call_with_retries
+from ..llm.base import call_with_retries, deadline, httpx_client
 from .base import (EstimatedTokens, KeySource, batched, check_matrix, empty_matrix,
                    model_version_of)
 
@@ -91,8 +91,9 @@ class GeminiEmbeddings(EstimatedTokens):
                     options: dict[str, Any] = {"timeout": int(self._timeout_s * 1000)}
                     if self._base_url:
                         options["base_url"] = self._base_url
-                    if self._http_client is not None:
-                        options["httpx_client"] = self._http_client
+                    options["httpx_client"] = (self._http_client if self._http_client
+                                               is not None else
+                                               httpx_client(follow_redirects=True))
                     key = self._api_key() if self._api_key is not None else None
                     self._client = genai.Client(api_key=key,
                                                 http_options=types.HttpOptions(**options))
@@ -109,9 +110,10 @@ class GeminiEmbeddings(EstimatedTokens):
         def once() -> np.ndarray:
             self.calls += 1
             try:
-                response = self._genai().models.embed_content(
-                    model=self._model, contents=texts,
-                    config=types.EmbedContentConfig(**config))
+                with deadline(self._timeout_s):     # in total, not only between two bytes
+                    response = self._genai().models.embed_content(
+                        model=self._model, contents=texts,
+                        config=types.EmbedContentConfig(**config))
             except genai_errors.APIError as exc:
                 raise self._classify(exc) from exc
             except httpx.TimeoutException as exc:

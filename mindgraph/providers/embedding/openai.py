@@ -16,7 +16,7 @@ import httpx
 import numpy as np
 
 from ...errors import ProviderError, TransientProviderError
-from ..llm.base import call_with_retries
+from ..llm.base import call_with_retries, deadline, httpx_client
 from .base import (EstimatedTokens, KeySource, batched, check_matrix, empty_matrix,
                    model_version_of)
 

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from ...errors import ConfigError, ProviderError
 from ._http import checked_answer, error_detail, parse_retry_after, status_error, transport_error
-from .base import call_with_retries
+from .base import call_with_retries, deadline, httpx2_client
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 
@@ -36,6 +36,9 @@ class AnthropicProvider:
         self._key_source = key_source
         self._sleep = sleep
         # ``http_client`` must be the SDK's own client type (httpx2.Client in anthropic>=2).
+        if http_client is None:
+            http_client = httpx2_client(anthropic.DefaultHttpxClient())
+        self._timeout_s = timeout_s
         self._client = anthropic.Anthropic(api_key=api_key, base_url=base_url or None,
                                            max_retries=0, timeout=timeout_s,
                                            http_client=http_client)
@@ -54,9 +57,10 @@ class AnthropicProvider:
     def _once(self, system: str, prompt: str, max_tokens: int) -> str:
         sdk = self._sdk
         try:
-            message = self._client.messages.create(
-                model=self._model, max_tokens=max_tokens, system=system,
-                messages=[{"role": "user", "content": prompt}])
+            with deadline(self._timeout_s):     # in total, not only between two bytes
+                message = self._client.messages.create(
+                    model=self._model, max_tokens=max_tokens, system=system,
+                    messages=[{"role": "user", "content": prompt}])
         except sdk.APIStatusError as exc:
             raise status_error("anthropic", exc.status_code, error_detail(exc.body, str(exc)),
                                model=self._model, key_source=self._key_source,

@@ -1,16 +1,32 @@
-"""The LLM provider contract and the retry policy shared by every backend.
+"""The LLM provider contract and the call policy shared by every backend (embedding ones too):
+retries, and a total deadline per call.
 
 A provider turns (system, prompt) into text. Backends raise TransientProviderError for
 failures worth retrying (HTTP 429, 5xx, timeouts, dropped connections) and ProviderError for
 the rest (bad key, bad request); ``call_with_retries`` retries only the transient ones, with
 exponential backoff and jitter, honouring a server's Retry-After.
+
+``deadline`` makes ``timeout_s`` a total for one call, whatever pace the server keeps. httpx's
+timeouts bound each wait between bytes: with a read timeout of 3 s, a server that
+sends one byte a second keeps a call alive for minutes. A call made inside
+``deadline(seconds)`` on a client from ``httpx_client()`` / ``httpx2_client()`` (or one passed
+through ``with_deadlines``) has every connect, TLS handshake, read and write clamped to the
+time left, and a timeout once it is spent, so the call ends within ``seconds`` on every
+backend, the SDK-driven ones (anthropic on httpx2, google-genai on httpx) included.
+
+The clamp sits in the connection pool's network backend, the one layer every request of
+httpx and httpx2 goes through. The deadline itself is thread-local: their synchronous
+clients do all I/O in the calling thread. Outside ``deadline`` nothing changes.
 """
 
 from __future__ import annotations
 
+import contextlib
 import random
+import threading
 import time
-from typing import Callable, Protocol, TypeVar, runtime_checkable
+from types import ModuleType
+from typing import Any, Callable, Iterator, Protocol, TypeVar, runtime_checkable
 
 from ...errors import ProviderError, TransientProviderError
 
@@ -48,3 +64,109 @@ def call_with_retries(call: Callable[[], T], *, max_retries: int = 4, base_delay
                 delay = min(max_delay, max(delay, exc.retry_after))
             sleep(delay)
             attempt += 1
+
+
+_state = threading.local()
+
+
+@contextlib.contextmanager
+def deadline(seconds: float) -> Iterator[None]:
+    """Give the HTTP calls made in this block (in this thread) ``seconds`` in total."""
+    outer = getattr(_state, "at", None)
+    at = time.monotonic() + seconds
+    _state.at = at if outer is None else min(outer, at)
+    try:
+        yield
+    finally:
+        _state.at = outer
+
+
+def _left(timeout: float | None, error: type[Exception]) -> float | None:
+    at = getattr(_state, "at", None)
+    if at is None:
+        return timeout
+    left = at - time.monotonic()
+    if left <= 0:
+        raise error("the call took longer than its total time limit (timeout_s)")
+    return left if timeout is None else min(timeout, left)
+
+
+class _Stream:
+    """A network stream whose every wait ends at the current deadline."""
+
+    def __init__(self, inner: Any, core: ModuleType):
+        self._inner = inner
+        self._core = core
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._inner.read(max_bytes, _left(timeout, self._core.ReadTimeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._inner.write(buffer, _left(timeout, self._core.WriteTimeout))
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def start_tls(self, ssl_context: Any, server_hostname: str | None = None,
+                  timeout: float | None = None) -> "_Stream":
+        inner = self._inner.start_tls(ssl_context, server_hostname,
+                                      _left(timeout, self._core.ConnectTimeout))
+        return _Stream(inner, self._core)
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._inner.get_extra_info(info)
+
+
+class _Backend:
+    """httpcore's network backend with the deadline applied to connects and streams."""
+
+    def __init__(self, inner: Any, core: ModuleType):
+        self._inner = inner
+        self._core = core
+
+    def connect_tcp(self, host: str, port: int, timeout: float | None = None,
+                    local_address: str | None = None, socket_options: Any = None) -> _Stream:
+        stream = self._inner.connect_tcp(host, port, _left(timeout, self._core.ConnectTimeout),
+                                         local_address=local_address,
+                                         socket_options=socket_options)
+        return _Stream(stream, self._core)
+
+    def connect_unix_socket(self, path: str, timeout: float | None = None,
+                            socket_options: Any = None) -> _Stream:
+        stream = self._inner.connect_unix_socket(
+            path, _left(timeout, self._core.ConnectTimeout), socket_options=socket_options)
+        return _Stream(stream, self._core)
+
+    def sleep(self, seconds: float) -> None:
+        self._inner.sleep(seconds)
+
+
+def with_deadlines(client: Any, core: ModuleType) -> Any:
+    """``client`` (an httpx or httpx2 Client; ``core`` is its httpcore module) with the
+    deadline applied to its transport and its proxy transports; returned for chaining.
+
+    A transport that is not httpx's own (a MockTransport in tests) is left as it is."""
+    transports = [client._transport, *client._mounts.values()]   # noqa: SLF001 - see above
+    for transport in transports:
+        pool = getattr(transport, "_pool", None)
+        backend = getattr(pool, "_network_backend", None)
+        if backend is not None and not isinstance(backend, _Backend):
+            pool._network_backend = _Backend(backend, core)
+    return client
+
+
+def httpx_client(**kwargs: Any) -> Any:
+    """An ``httpx.Client(**kwargs)`` whose calls keep to ``deadline``."""
+    import httpcore
+    import httpx
+
+    return with_deadlines(httpx.Client(**kwargs), httpcore)
+
+
+def httpx2_client(client: Any = None, **kwargs: Any) -> Any:
+    """An ``httpx2.Client(**kwargs)`` (or ``client``, e.g. an SDK's default client) whose
+    calls keep to ``deadline``."""
+    import httpcore2
+    import httpx2
+
+    return with_deadlines(client if client is not None else httpx2.Client(**kwargs), httpcore2)

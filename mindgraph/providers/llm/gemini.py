@@ -13,7 +13,7 @@ from typing import Any, Callable
 from ...errors import ConfigError, ProviderError
 from ._http import (checked_answer, parse_retry_after, status_error, transport_error,
                     transport_error_types)
-from .base import call_with_retries
+from .base import call_with_retries, deadline, httpx_client
 
 DEFAULT_MODEL = "gemini-3.8-flash"
 
@@ -40,6 +40,9 @@ class GeminiProvider:
         self._sleep = sleep
         self._where = base_url or "generativelanguage.googleapis.com"
         # http_client may be an httpx.Client or httpx2.Client (tests pass a MockTransport).
+        self._timeout_s = timeout_s
+        if http_client is None:
+            http_client = httpx_client(follow_redirects=True)
         options = types.HttpOptions(base_url=base_url or None, timeout=int(timeout_s * 1000),
                                     httpx_client=http_client)
         # vertexai=False: an ambient GOOGLE_GENAI_USE_VERTEXAI must not switch the backend.
@@ -61,8 +64,9 @@ class GeminiProvider:
             system_instruction=system, temperature=self._temperature,
             max_output_tokens=max_tokens)
         try:
-            response = self._client.models.generate_content(
-                model=self._model, contents=prompt, config=config)
+            with deadline(self._timeout_s):     # in total, not only between two bytes
+                response = self._client.models.generate_content(
+                    model=self._model, contents=prompt, config=config)
         except self._errors.APIError as exc:
             raise self._status_error(exc) from exc
         except self._transport_errors as exc:

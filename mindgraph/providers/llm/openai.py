@@ -16,7 +16,7 @@ import httpx
 
 from ...errors import ProviderError
 from ._http import checked_answer, error_detail, parse_retry_after, status_error, transport_error
-from .base import call_with_retries
+from .base import call_with_retries, deadline, httpx_client
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_MODEL = "gpt-4.1-mini"
@@ -40,13 +40,14 @@ class OpenAIProvider:
         self._url = f"{self._base_url}/chat/completions"
         self._official = is_official(self._base_url)
         self._temperature = temperature
+        self._timeout_s = timeout_s
         self._timeout = httpx.Timeout(timeout_s, connect=min(10.0, timeout_s))
         self._max_retries = max_retries
         self._key_source = key_source
         self._sleep = sleep
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         # httpx.Client is thread-safe and pools connections across the compile workers.
-        self._http = http_client if http_client is not None else httpx.Client()
+        self._http = http_client if http_client is not None else httpx_client()
 
     @property
     def identity(self) -> str:
@@ -74,8 +75,9 @@ class OpenAIProvider:
             limit_key: max_tokens,
         }
         try:
-            response = self._http.post(self._url, json=body, headers=self._headers,
-                                       timeout=self._timeout)
+            with deadline(self._timeout_s):     # in total, not only between two bytes
+                response = self._http.post(self._url, json=body, headers=self._headers,
+                                           timeout=self._timeout)
         except httpx.TransportError as exc:
             raise transport_error("openai", exc, self._base_url) from exc
         if response.status_code != 200:
@@ -90,6 +92,8 @@ class OpenAIProvider:
         try:
             choice = data["choices"][0]
             message = choice["message"]
+            if not isinstance(message, dict):
+                raise TypeError("the message is not an object")
         except (TypeError, KeyError, IndexError):
             raise ProviderError(
                 f"openai-compatible server at {self._base_url} sent an unexpected answer "
