@@ -369,7 +369,7 @@ class Mindgraph:
         with self._lock:
             # counted before the plan: the sync that planning does leaves changes to us
             self._live.embeds_running += 1
-        deleted = 0
+        deleted, refused = 0, []
         try:
             with self._lock:
                 store = self.vector_store()
@@ -378,7 +378,7 @@ class Mindgraph:
             if provider is not None:
                 deleted = apply_sync(plan, provider, store,
                                      batch_size=self.settings.embedding.batch_size,
-                                     progress=progress)
+                                     progress=progress, refused=refused)
         finally:
             with self._lock:
                 self._live.embeds_running -= 1
@@ -393,7 +393,7 @@ class Mindgraph:
                     dropped[other] = count if dry_run else store.drop_model(other)
         store.flush()
         report = report_of(plan, store, dry_run=dry_run, deleted=deleted,
-                           seconds=time.perf_counter() - started)
+                           seconds=time.perf_counter() - started, refused=refused)
         if not dry_run:
             with self._lock:
                 self._live.in_use = True    # from here on, keep changed pages embedded

@@ -54,6 +54,8 @@ def _print_summary(report: SyncReport, dropped: dict[str, int], keep: list[str])
                + (f" of {len(report.removed_pages)} deleted pages" if report.removed_pages
                   else "") + f" in {report.seconds:.1f} s.")
     click.echo(f"Model {report.model_version}; {report.store}.")
+    for reason in report.refused:
+        click.echo(f"Refused {reason}", err=True)
     if keep:
         click.echo(f"Kept the stored vectors of {len(keep)} unreadable pages "
                    f"(run `mindgraph check` to see why).", err=True)

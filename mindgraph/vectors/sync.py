@@ -17,6 +17,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Collection, Iterable, Mapping
 
+import numpy as np
+
 from ..errors import ConfigError, MindgraphError
 from ..page.model import Page
 from ..providers.embedding.base import EmbeddingProvider
@@ -76,6 +78,7 @@ class SyncReport:
     other_models: dict[str, int]
     dry_run: bool
     seconds: float
+    refused: tuple[str, ...] = ()                # chunks whose vector was unusable (why)
 
     def as_dict(self) -> dict[str, object]:
         """JSON-ready form (for --json)."""
@@ -85,7 +88,7 @@ class SyncReport:
                 "removed_pages": list(self.removed_pages),
                 "changed_pages": list(self.changed_pages),
                 "other_models": self.other_models, "dry_run": self.dry_run,
-                "seconds": round(self.seconds, 3)}
+                "refused": list(self.refused), "seconds": round(self.seconds, 3)}
 
 
 def plan_sync(pages: Iterable[Page], store: VectorStore, model_version: str,
@@ -121,10 +124,13 @@ def plan_sync(pages: Iterable[Page], store: VectorStore, model_version: str,
 
 def apply_sync(plan: SyncPlan, provider: EmbeddingProvider, store: VectorStore, *,
                batch_size: int = 64,
-               progress: Callable[[int], None] | None = None) -> int:
+               progress: Callable[[int], None] | None = None,
+               refused: list[str] | None = None) -> int:
     """Carry out a plan; return the number of chunks deleted. ``progress(n)`` per batch.
 
-    A removed page loses its vectors of every model, not only this one: it is gone.
+    A removed page loses its vectors of every model, not only this one: it is gone. A vector
+    that is all zeros or holds NaN/inf (a broken model or server) is not stored: its chunk is
+    named in ``refused`` with the reason, and the next run tries it again.
     """
     if plan.to_embed and provider.model_version != plan.model_version:
         raise ConfigError(f"The embedding provider answers as {provider.model_version}, but "
@@ -142,9 +148,21 @@ def apply_sync(plan: SyncPlan, provider: EmbeddingProvider, store: VectorStore, 
             unique = list(dict.fromkeys(c.text for c in batch))
             vectors = provider.embed_documents(unique)
             row_of = {text: i for i, text in enumerate(unique)}
-            records = [VectorRecord(page=c.page, chunk_id=c.chunk_id, section_id=c.section_id,
-                                    content_hash=c.content_hash, vector=vectors[row_of[c.text]],
-                                    scope=c.scope) for c in batch]
+            unusable = unusable_rows(vectors)
+            records = []
+            for c in batch:
+                row = row_of[c.text]
+                if row in unusable:
+                    if refused is not None:
+                        refused.append(f"{c.page}#{c.chunk_id}: {provider.model_version} "
+                                       f"returned {unusable[row]}; not stored (a broken "
+                                       f"model or server). Run `mindgraph embed` again or "
+                                       f"check the embedding provider.")
+                    continue
+                records.append(VectorRecord(page=c.page, chunk_id=c.chunk_id,
+                                            section_id=c.section_id,
+                                            content_hash=c.content_hash, vector=vectors[row],
+                                            scope=c.scope))
             store.upsert(plan.model_version, records)
             since_flush += len(batch)
             if since_flush >= FLUSH_EVERY:
@@ -157,6 +175,19 @@ def apply_sync(plan: SyncPlan, provider: EmbeddingProvider, store: VectorStore, 
     return deleted
 
 
+def unusable_rows(vectors: np.ndarray) -> dict[int, str]:
+    """Rows that cannot be compared by cosine: row → "an all-zero vector" or "a vector
+    with NaN or infinite values"."""
+    matrix = np.asarray(vectors, dtype=np.float32)
+    bad: dict[int, str] = {}
+    finite = np.isfinite(matrix).all(axis=1)
+    for row in np.flatnonzero(~finite):
+        bad[int(row)] = "a vector with NaN or infinite values"
+    for row in np.flatnonzero(finite & ~matrix.any(axis=1)):
+        bad[int(row)] = "an all-zero vector"
+    return bad
+
+
 def sync_pages(pages: Iterable[Page], provider: EmbeddingProvider, store: VectorStore,
                chunker: Chunker, *, keep: Collection[str] = (), batch_size: int = 64,
                dry_run: bool = False,
@@ -165,10 +196,12 @@ def sync_pages(pages: Iterable[Page], provider: EmbeddingProvider, store: Vector
     started = time.perf_counter()
     plan = plan_sync(pages, store, provider.model_version, chunker, keep=keep)
     deleted = 0
+    refused: list[str] = []
     if not dry_run:
-        deleted = apply_sync(plan, provider, store, batch_size=batch_size, progress=progress)
+        deleted = apply_sync(plan, provider, store, batch_size=batch_size, progress=progress,
+                             refused=refused)
     return report_of(plan, store, dry_run=dry_run, deleted=deleted,
-                     seconds=time.perf_counter() - started)
+                     seconds=time.perf_counter() - started, refused=refused)
 
 
 def sync_changed_pages(pages: Mapping[str, Page], touched: Collection[str],
@@ -195,13 +228,14 @@ def sync_changed_pages(pages: Mapping[str, Page], touched: Collection[str],
 
 
 def report_of(plan: SyncPlan, store: VectorStore, *, dry_run: bool, deleted: int,
-              seconds: float) -> SyncReport:
+              seconds: float, refused: Collection[str] = ()) -> SyncReport:
     """The report for a plan, applied (``deleted`` counted) or not."""
     others = {m: n for m, n in store.model_versions().items() if m != plan.model_version}
     would_delete = plan.stale_chunks + plan.removed_chunks
     return SyncReport(model_version=plan.model_version, store=store.description,
                       pages=plan.pages, chunks=plan.chunks,
-                      embedded=len(plan.to_embed), unchanged=plan.unchanged,
+                      embedded=len(plan.to_embed) - len(refused), unchanged=plan.unchanged,
                       deleted_chunks=deleted if not dry_run else would_delete,
                       removed_pages=plan.removed_pages, changed_pages=plan.changed_pages,
-                      other_models=others, dry_run=dry_run, seconds=seconds)
+                      other_models=others, dry_run=dry_run, seconds=seconds,
+                      refused=tuple(refused))

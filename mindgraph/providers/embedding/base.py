@@ -89,9 +89,10 @@ def normalize_rows(matrix: np.ndarray) -> np.ndarray:
     out = np.asarray(matrix, dtype=np.float32)
     if out.ndim != 2:
         raise ValueError(f"expected a 2-D array of vectors, got shape {out.shape}")
-    norms = np.linalg.norm(out, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    out = np.ascontiguousarray(out / norms, dtype=np.float32)
+    with np.errstate(invalid="ignore", over="ignore"):  # NaN/inf rows: refused by the sync
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        out = np.ascontiguousarray(out / norms, dtype=np.float32)
     # Flush subnormal values (MiniLM emits ~1e-33 in a few dimensions) to zero: they change no
     # cosine, but make every matrix product that touches them many times slower.
     out[np.abs(out) < np.finfo(np.float32).tiny] = 0.0

@@ -119,7 +119,7 @@ class OpenAIEmbeddings(EstimatedTokens):
         if self._client is None:
             with self._lock:
                 if self._client is None:
-                    self._client = httpx.Client(timeout=self._timeout)
+                    self._client = httpx_client(timeout=self._timeout)
         return self._client
 
     def _request(self, texts: list[str]) -> np.ndarray:
@@ -135,7 +135,8 @@ class OpenAIEmbeddings(EstimatedTokens):
         def once() -> np.ndarray:
             self.calls += 1
             try:
-                response = self._http().post(url, json=payload, headers=headers)
+                with deadline(self._timeout):   # in total, not only between two bytes
+                    response = self._http().post(url, json=payload, headers=headers)
             except httpx.TimeoutException as exc:
                 raise TransientProviderError(f"{self._where()}: timed out ({exc}).") from exc
             except httpx.TransportError as exc:
@@ -161,12 +162,36 @@ class OpenAIEmbeddings(EstimatedTokens):
         if status >= 400:
             raise ProviderError(f"{self._where()}: HTTP {status}: {error_detail(response)}")
         try:
-            data = response.json()["data"]
-            rows = sorted(data, key=lambda item: item.get("index", 0))
+            body = response.json()
+        except ValueError:
+            body = None
+        rows = self._rows(body, response.text)
+        if len(rows) != count:
+            raise ProviderError(f"{self._where()}: got {len(rows)} vectors for {count} texts.")
+        try:
             matrix = np.asarray([row["embedding"] for row in rows], dtype=np.float32)
-        except (ValueError, KeyError, TypeError) as exc:
-            raise ProviderError(f"{self._where()}: unexpected response "
+        except (ValueError, TypeError) as exc:   # ragged rows, text where numbers belong
+            raise ProviderError(f"{self._where()}: unexpected response: the embeddings are "
+                                f"not lists of numbers of one length "
                                 f"({response.text[:200]!r}).") from exc
-        if matrix.ndim != 2 or matrix.shape[0] != count:
-            raise ProviderError(f"{self._where()}: got {len(data)} vectors for {count} texts.")
+        if matrix.ndim != 2:
+            raise ProviderError(f"{self._where()}: unexpected response: each embedding must "
+                                f"be a list of numbers ({response.text[:200]!r}).")
         return matrix
+
+    def _rows(self, body: Any, raw: str) -> list[dict]:
+        """The ``data`` items in index order; ProviderError names what is malformed."""
+        data = body.get("data") if isinstance(body, dict) else None
+        problem = ""
+        if not isinstance(data, list):
+            problem = "no 'data' list"
+        elif not all(isinstance(item, dict) and isinstance(item.get("embedding"), list)
+                     for item in data):
+            problem = "'data' must be a list of objects with an 'embedding' list"
+        elif not all(isinstance(item.get("index", 0), int) for item in data):
+            problem = "an 'index' is not a number"
+        if problem:
+            raise ProviderError(f"{self._where()}: unexpected response ({problem}): "
+                                f"{raw[:200]!r}. Check embedding.base_url: it must be the API "
+                                f"root that serves /embeddings, usually ending in /v1.")
+        return sorted(data, key=lambda item: item.get("index", 0))
