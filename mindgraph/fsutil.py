@@ -13,6 +13,7 @@ import errno
 import hashlib
 import json
 import os
+import re
 import stat
 import tempfile
 from pathlib import Path
@@ -118,6 +119,46 @@ def read_text(path: str | Path, *, max_bytes: int | None = None, errors: str = "
     return read_bytes(path, max_bytes=max_bytes, limit_key=limit_key).decode("utf-8", errors)
 
 
+NAME_MAX = 255          # bytes in one file name (ext4, XFS, btrfs, APFS, NTFS in UTF-16 units)
+# atomic_write_bytes' temp files: ".<name, cut to fit>.<8 random characters>.tmp"
+TEMP_NAME = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")
+_TEMP_EXTRA = len("..") + 8 + len(".tmp")       # what the temp name adds to the file's name
+
+
+def temp_prefix(name: str) -> str:
+    """The mkstemp prefix for a temp file next to ``name``: the name cut (on a character
+    boundary) so that the whole temp name fits NAME_MAX even when ``name`` itself is 255
+    bytes long."""
+    cut = name.encode("utf-8")[:NAME_MAX - _TEMP_EXTRA].decode("utf-8", errors="ignore")
+    return f".{cut}."
+
+
+def clean_temp_files(folder: str | Path, *, older_than: float | None = None) -> int:
+    """Delete the temp files a killed write left under ``folder`` (only names of our own
+    TEMP_NAME pattern, regular files, and with ``older_than`` only those last modified
+    before that time); returns how many. Call it only while no other writer can be
+    mid-write in ``folder`` (under its lock)."""
+    removed = 0
+    if not Path(folder).is_dir():
+        return 0
+    for current, _dirs, files in os.walk(folder, followlinks=False):
+        for name in files:
+            if not TEMP_NAME.match(name):
+                continue
+            path = os.path.join(current, name)
+            try:
+                info = os.stat(path, follow_symlinks=False)
+                if not stat.S_ISREG(info.st_mode):
+                    continue
+                if older_than is not None and info.st_mtime >= older_than:
+                    continue
+                os.unlink(path)
+                removed += 1
+            except FileNotFoundError:
+                pass
+    return removed
+
+
 def _umask() -> int:
     mask = os.umask(0o022)    # the only way to read it before Python 3.13: set and restore
     os.umask(mask)
@@ -142,7 +183,7 @@ def atomic_write_bytes(path: Path, data: bytes, durable: bool = True,
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=temp_prefix(path.name), suffix=".tmp", dir=path.parent)
     try:
         if shared and hasattr(os, "fchmod"):
             try:

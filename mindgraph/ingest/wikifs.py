@@ -15,11 +15,8 @@ import re
 from pathlib import Path
 
 from ..errors import IngestError
+from .. import fsutil
 from ..fsutil import atomic_write_bytes, read_bytes
-
-# Temp files left by a killed run: ".<name>.<8 random chars>.tmp" (fsutil's pattern too).
-_TEMP_RE = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")
-
 
 class WikiWriter:
     """Writes, removes and marks pages under ``wiki_dir``; never touches ``raw_dir``."""
@@ -97,16 +94,6 @@ class WikiWriter:
 
 
 def clean_temp_files(folder: Path) -> int:
-    """Delete temp files a killed run left under ``folder``; returns how many."""
-    removed = 0
-    if not Path(folder).is_dir():
-        return 0
-    for current, _dirs, files in os.walk(folder, followlinks=False):
-        for name in files:
-            if _TEMP_RE.match(name):
-                try:
-                    os.unlink(os.path.join(current, name))
-                    removed += 1
-                except FileNotFoundError:
-                    pass
-    return removed
+    """Delete temp files a killed run left under ``folder``; returns how many (ingest holds
+    its lock, so no other run is writing there)."""
+    return fsutil.clean_temp_files(folder)

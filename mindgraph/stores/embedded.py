@@ -26,6 +26,7 @@ import io
 import json
 import re
 import threading
+import time
 import zipfile
 from pathlib import Path
 from typing import Collection, Iterator, Sequence
@@ -33,7 +34,7 @@ from typing import Collection, Iterator, Sequence
 import numpy as np
 
 from ..errors import StoreError
-from ..fsutil import atomic_write_bytes, open_regular
+from ..fsutil import atomic_write_bytes, clean_temp_files, open_regular
 from .base import VectorHit, VectorRecord, as_query_vector, prepared_matrix
 
 FORMAT = 1
@@ -188,6 +189,8 @@ class EmbeddedStore:
         self.folder = Path(folder)
         self._tables: dict[str, _Table] = {}
         self._lock = threading.RLock()
+        self._opened_at = time.time()       # temp files older than this are a killed write's
+        self._cleaned = False               # (deleted at the first flush)
 
     @classmethod
     def for_state_dir(cls, state_dir: Path, tenant: str = "default") -> "EmbeddedStore":
@@ -308,9 +311,13 @@ class EmbeddedStore:
         since this one loaded it."""
         with self._lock:
             dirty = [name for name, table in self._tables.items() if table.dirty]
-            if not dirty:
+            if not dirty and (self._cleaned or not self.folder.is_dir()):
                 return
             with _folder_lock(self.folder):
+                if not self._cleaned:
+                    # every write holds this lock: a temp file here is a killed write's
+                    clean_temp_files(self.folder, older_than=self._opened_at)
+                    self._cleaned = True
                 for name in dirty:
                     self._write(name)
 
