@@ -163,6 +163,22 @@ class ServeSettings:
 
 
 @dataclass(frozen=True)
+class LimitsSettings:
+    """How much of a file is read and indexed; each limit hit is reported per file.
+
+    A markdown file over ``max_page_bytes`` is not read as a page (wiki/, and raw/ for the
+    timeline); section text of a page past ``max_indexed_chars`` is not searchable (keyword
+    and vectors), the page stays whole. ``compile.max_note_bytes`` must not exceed
+    ``max_page_bytes``: a note compiled into a page nobody can read would still be linked.
+    """
+
+    # A 4 MB page of prose took 10 s to index and a 20 MB one 160 s and 2.9 GB: what is
+    # indexed is bounded far lower than what is read.
+    max_page_bytes: int = 5_000_000
+    max_indexed_chars: int = 500_000
+
+
+@dataclass(frozen=True)
 class Settings:
     """All settings, plus the base directory they are relative to."""
 
@@ -173,6 +189,7 @@ class Settings:
     graph: GraphSettings = field(default_factory=GraphSettings)
     retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
     serve: ServeSettings = field(default_factory=ServeSettings)
+    limits: LimitsSettings = field(default_factory=LimitsSettings)
     adapters: tuple[AdapterSettings, ...] = ()
     base_dir: Path = field(default=Path("."), compare=False)
     source: str = field(default="(defaults)", compare=False)
@@ -236,6 +253,7 @@ _SECTIONS = {
     "graph": GraphSettings,
     "retrieval": RetrievalSettings,
     "serve": ServeSettings,
+    "limits": LimitsSettings,
 }
 
 
@@ -428,6 +446,8 @@ def _check_values(s: Settings) -> None:
          "between -1 and 1"),
         (s.serve.embed_changes_max_chunks >= 0, "serve.embed_changes_max_chunks", "0 or more"),
         (s.serve.usage_log_max_bytes >= 10_000, "serve.usage_log_max_bytes", "at least 10000"),
+        (s.limits.max_page_bytes >= 1000, "limits.max_page_bytes", "at least 1000"),
+        (s.limits.max_indexed_chars >= 1000, "limits.max_indexed_chars", "at least 1000"),
     ]
     for ok, key, rule in checks:
         if not ok:
@@ -435,6 +455,12 @@ def _check_values(s: Settings) -> None:
     for key, value in (("paths.raw", s.paths.raw), ("paths.wiki", s.paths.wiki)):
         if not value:
             raise ConfigError(f"{s.source}: '{key}' must not be empty.")
+    if s.compile.max_note_bytes > s.limits.max_page_bytes:
+        raise ConfigError(f"{s.source}: compile.max_note_bytes ({s.compile.max_note_bytes:,}) "
+                          f"is over limits.max_page_bytes ({s.limits.max_page_bytes:,}): such a "
+                          f"note would compile into a page too large to read. Lower "
+                          f"compile.max_note_bytes, or raise limits.max_page_bytes to at least "
+                          f"as much.")
     if s.paths.raw.rstrip("/") == s.paths.wiki.rstrip("/"):
         raise ConfigError(f"{s.source}: paths.raw and paths.wiki must be different folders "
                           f"(raw notes are never written).")

@@ -29,7 +29,7 @@ from .page.check import CheckReport, check_vault
 from .page.data import extract_data
 from .page.lookup import find_page
 from .page.model import Page, Section
-from .page.vault import Vault
+from .page.vault import PageLimits, Vault
 from .retrieval.context import ContextBlock
 from .retrieval.explain import SearchResult, explain
 from .retrieval.hybrid import HybridResponse, HybridRetriever, SearchOptions
@@ -105,9 +105,9 @@ class Mindgraph:
         with self._lock:
             if self._cache is None:
                 self.settings.require_wiki()
-                self._cache, changes = open_pages(self.settings.wiki_dir,
-                                                  self.settings.state_dir,
-                                                  watch=self.settings.serve.watch_wiki)
+                self._cache, changes = open_pages(
+                    self.settings.wiki_dir, self.settings.state_dir,
+                    self.settings.serve.watch_wiki, PageLimits.of(self.settings.limits))
             else:
                 changes = self._cache.refresh()
             if changes:
@@ -544,5 +544,5 @@ class Mindgraph:
 
         return build_timeline(concept, [("raw", self.settings.raw_dir),
                                         ("wiki", self.settings.wiki_dir)],
-                              since=since, until=until, newest_first=newest_first,
-                              limit=limit, use_git=use_git)
+                              since=since, until=until, newest_first=newest_first, limit=limit,
+                              use_git=use_git, limits=PageLimits.of(self.settings.limits))

@@ -15,6 +15,7 @@ from ..graph.communities import detect_communities
 from ..graph.export import graphml_text, to_json
 from ..graph.query import backlinks, hubs, neighbors, orphans, shortest_path
 from ..page.cache import PageCache, open_pages
+from ..page.vault import PageLimits
 from ..page.lookup import find_page
 from .common import emit_json, json_option, workspace_options
 
@@ -24,7 +25,8 @@ GRAPH_FILE = "graph.pickle"
 def open_workspace_graph(settings: Settings) -> tuple[PageCache, KnowledgeGraph]:
     """The page cache and the knowledge graph of the workspace, both up to date."""
     settings.require_wiki()
-    cache, _ = open_pages(settings.wiki_dir, settings.state_dir)
+    cache, _ = open_pages(settings.wiki_dir, settings.state_dir,
+                          limits=PageLimits.of(settings.limits))
     return cache, open_graph(cache.pages, settings.state_dir / GRAPH_FILE, settings.graph)
 
 

@@ -320,6 +320,12 @@ class _Run:
     def _store(self, note: _Note, text: str, index: TitleIndex) -> None:
         record = self.state.get(note.file.path)
         data = text.encode("utf-8")
+        limit = self.settings.limits.max_page_bytes
+        if len(data) > limit:
+            self._fail(note, f"{note.file.path}: its compiled page would be {len(data):,} bytes, "
+                             f"over limits.max_page_bytes ({limit:,}), so no command could read "
+                             f"it; not written. Split the note or raise limits.max_page_bytes.")
+            return
         reason = ""
         if record is not None and record.wiki_sha256 and record.wiki == note.wiki_path:
             current = self.wiki.read(note.wiki_path)

@@ -36,7 +36,7 @@ from typing import Collection, Iterable, Iterator
 
 from ..fsutil import atomic_write_bytes, read_bytes
 from .model import Page
-from .vault import MARKDOWN_SUFFIXES, SKIP_DIRS, PageProblem, read_page
+from .vault import MARKDOWN_SUFFIXES, SKIP_DIRS, PageLimits, PageProblem, page_notices, read_page
 from .watch import WikiWatcher
 
 CACHE_VERSION = 1
@@ -82,11 +82,13 @@ class PageCache:
     _watcher: WikiWatcher | None = None
     _aliased: set[str] = field(default_factory=set)    # hard-linked or symlinked pages
 
+    limits: PageLimits = PageLimits()
+
     @classmethod
     def open(cls, root: str | Path, cache_file: str | Path | None,
-             watch: bool = False) -> "PageCache":
+             watch: bool = False, limits: PageLimits = PageLimits()) -> "PageCache":
         """The cache persisted in ``cache_file`` for ``root`` (empty if absent or stale)."""
-        cache = cls(Path(root), Path(cache_file) if cache_file else None, watch)
+        cache = cls(Path(root), Path(cache_file) if cache_file else None, watch, limits=limits)
         if cache.cache_file is not None:
             cache._load()
         return cache
@@ -104,8 +106,8 @@ class PageCache:
             result = self._entries[path].result
             if isinstance(result, PageProblem):
                 out.append(result)
-            elif result.frontmatter_error:
-                out.append(PageProblem(path, "bad-frontmatter", result.frontmatter_error))
+            else:
+                out.extend(page_notices(result, self.limits))
         return out
 
     @property
@@ -177,7 +179,7 @@ class PageCache:
                     and entry.mtime_ns == mtime_ns and entry.size == size):
                 continue
             dirty = True
-            result = read_page(self.root, file)
+            result = read_page(self.root, file, self.limits)
             old = entry.result if entry is not None else None
             self._entries[rel] = _Entry(mtime_ns, size, result, racy)
             if isinstance(result, Page):
@@ -201,7 +203,8 @@ class PageCache:
         if self.cache_file is None:
             return
         state = {"version": CACHE_VERSION, "fingerprint": parser_fingerprint(),
-                 "root": str(self.root.resolve()), "entries": self._entries}
+                 "root": str(self.root.resolve()), "limits": self.limits,
+                 "entries": self._entries}
         atomic_write_bytes(self.cache_file, pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
 
     def _load(self) -> None:
@@ -209,7 +212,8 @@ class PageCache:
         state = read_state(self.cache_file)
         if (state is None or state.get("version") != CACHE_VERSION
                 or state.get("fingerprint") != parser_fingerprint()
-                or state.get("root") != str(self.root.resolve())):
+                or state.get("root") != str(self.root.resolve())
+                or state.get("limits") != self.limits):
             return
         self._entries = state["entries"]
         self._pages = {p: e.result for p, e in self._entries.items() if isinstance(e.result, Page)}
@@ -227,10 +231,10 @@ def read_state(path: str | Path) -> dict | None:
     return state if isinstance(state, dict) else None
 
 
-def open_pages(wiki_dir: str | Path, state_dir: str | Path, watch: bool = False
-               ) -> tuple[PageCache, ChangeSet]:
+def open_pages(wiki_dir: str | Path, state_dir: str | Path, watch: bool = False,
+               limits: PageLimits = PageLimits()) -> tuple[PageCache, ChangeSet]:
     """The page cache of ``wiki_dir`` kept in ``state_dir``, refreshed from disk."""
-    cache = PageCache.open(wiki_dir, Path(state_dir) / "pages.pickle", watch)
+    cache = PageCache.open(wiki_dir, Path(state_dir) / "pages.pickle", watch, limits)
     return cache, cache.refresh()
 
 

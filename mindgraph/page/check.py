@@ -79,7 +79,8 @@ def check_vault(vault: Vault, raw_dir: Path | None = None) -> CheckReport:
     name the raw note and line to fix."""
     findings: list[Finding] = []
     for problem in vault.problems:
-        findings.append(Finding("error", problem.kind, problem.path, problem.line,
+        severity = "warning" if problem.kind == "partly-indexed" else "error"  # still readable
+        findings.append(Finding(severity, problem.kind, problem.path, problem.line,
                                 problem.message))
     incoming: dict[str, int] = defaultdict(int)
     attachments = AttachmentFiles([vault.root] + ([raw_dir] if raw_dir is not None else []))

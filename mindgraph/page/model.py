@@ -86,6 +86,7 @@ class Page:
     frontmatter_error: str | None = None  # why the frontmatter could not be read, if so
     # body lines [start, end) of a leading summary callout that only repeats the body
     copied_summary: tuple[int, int] = (0, 0)
+    unindexed_chars: int = 0           # section text past the index limit (not searchable)
 
     @property
     def indexed_body(self) -> str:

@@ -8,6 +8,7 @@ stops a run. Only text that is not a string raises.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import datetime as _dt
 from typing import Any
 
@@ -22,8 +23,13 @@ from .summary import copied_summary
 SECTION_LEVELS = (2, 3, 4)
 
 
-def parse_page(text: str, path: str, content_hash: str = "") -> Page:
-    """Parse markdown ``text`` of the page at vault-relative ``path``."""
+def parse_page(text: str, path: str, content_hash: str = "",
+               max_indexed_chars: int | None = None) -> Page:
+    """Parse markdown ``text`` of the page at vault-relative ``path``.
+
+    ``max_indexed_chars`` bounds the section text (what search indexes and embeds): the
+    sections past it are left out and the section that crosses it is cut at a line end;
+    ``Page.unindexed_chars`` says how much was left out (the body stays whole)."""
     if text.startswith("\ufeff"):
         text = text[1:]
     block, body, fm_lines = split_frontmatter(text)
@@ -34,6 +40,7 @@ def parse_page(text: str, path: str, content_hash: str = "") -> Page:
     headings = find_headings(lines, masked, first_line)
     summary = copied_summary(lines, masked)
     sections, section_at = _build_sections(lines, headings, first_line, summary)
+    sections, unindexed = _cap_sections(sections, max_indexed_chars)
     links = extract_links(masked, first_line, section_at)
     links.extend(frontmatter_links(frontmatter))
     title = _title(frontmatter, headings, path)
@@ -43,7 +50,7 @@ def parse_page(text: str, path: str, content_hash: str = "") -> Page:
     return Page(path=path, title=title, aliases=tuple(aliases), tags=tuple(tags),
                 sections=tuple(sections), links=tuple(links), frontmatter=frontmatter,
                 has_frontmatter=block is not None, body=body, body_line=first_line,
-                copied_summary=summary,
+                copied_summary=summary, unindexed_chars=unindexed,
                 content_hash=content_hash or sha256_text(text), frontmatter_error=fm_error)
 
 
@@ -188,6 +195,27 @@ def _build_sections(lines: list[str], headings: list, first_line: int,
         starts.append((heading.line, section_id))
 
     return sections, _section_lookup(starts)
+
+
+def _cap_sections(sections: list[Section], limit: int | None) -> tuple[list[Section], int]:
+    """The sections whose text fits ``limit`` characters in all (the last one cut at a line
+    end), and how many characters were left out."""
+    total = sum(len(s.text) for s in sections)
+    if limit is None or total <= limit:
+        return sections, 0
+    kept: list[Section] = []
+    room = limit
+    for section in sections:
+        if len(section.text) <= room:
+            kept.append(section)
+            room -= len(section.text)
+            continue
+        cut = section.text.rfind("\n", 0, room + 1)
+        text = section.text[:cut if cut > 0 else room].rstrip()
+        if text:
+            kept.append(dataclasses.replace(section, text=text))
+        break
+    return kept, total - sum(len(s.text) for s in kept)
 
 
 def _section_lookup(starts: list[tuple[int, str]]):

@@ -12,10 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..fsutil import read_bytes
 from .links import extract_links
 from .markdown import mask_code, mask_comments, split_frontmatter
 from .model import Link, Page
-from .vault import MAX_PAGE_BYTES
+from .vault import PageLimits
 
 
 def raw_source(page: Page) -> str:
@@ -48,12 +49,11 @@ class RawLines:
 
     def _read(self, rel: str) -> list[Link] | None:
         file = (self.raw_dir / rel).resolve()
+        if not file.is_relative_to(self.raw_dir):
+            return None
         try:
-            if not (file.is_relative_to(self.raw_dir) and file.is_file()
-                    and file.stat().st_size <= MAX_PAGE_BYTES):
-                return None
-            data = file.read_bytes()
-        except OSError:
+            data = read_bytes(file, max_bytes=PageLimits().max_bytes)
+        except OSError:         # gone, unreadable, not a regular file or too large
             return None
         text = data.decode("utf-8", "replace").replace("\r\n", "\n").removeprefix("\ufeff")
         _, body, fm_lines = split_frontmatter(text)

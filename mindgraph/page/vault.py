@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 from ..fsutil import UnreadableFile, read_bytes, sha256_bytes
 from .model import Link, Page
@@ -19,7 +19,23 @@ from .resolve import LinkResolver, Resolution
 SKIP_DIRS = frozenset({".git", ".obsidian", ".trash", ".mindgraph", "node_modules", ".venv",
                        "__pycache__"})
 MARKDOWN_SUFFIXES = (".md", ".markdown")
-MAX_PAGE_BYTES = 20_000_000
+
+
+@dataclass(frozen=True)
+class PageLimits:
+    """How much of a markdown file is read (``max_bytes``) and how much of its section text
+    is indexed for search (``max_indexed_chars``); config keys limits.max_page_bytes and
+    limits.max_indexed_chars. Past either, the file gets a PageProblem naming the key."""
+
+    max_bytes: int = 5_000_000
+    max_indexed_chars: int = 500_000
+
+    @classmethod
+    def of(cls, limits: Any) -> "PageLimits":
+        """From the settings' ``limits`` section (config.LimitsSettings)."""
+        return cls(limits.max_page_bytes, limits.max_indexed_chars)
+
+
 
 
 @dataclass(frozen=True)
@@ -27,7 +43,7 @@ class PageProblem:
     """A file that could not be read as a page, or a page with a defect (e.g. bad YAML)."""
 
     path: str
-    kind: str       # unreadable | not-utf8 | binary | too-large | bad-frontmatter
+    kind: str       # unreadable | not-utf8 | binary | too-large | bad-frontmatter | partly-indexed
     message: str
     line: int = 0
 
@@ -67,14 +83,14 @@ def iter_markdown_files(root: Path) -> Iterator[Path]:
                 yield Path(folder) / name
 
 
-def read_page(root: Path, file: Path) -> Page | PageProblem:
+def read_page(root: Path, file: Path, limits: PageLimits = PageLimits()) -> Page | PageProblem:
     """Read and parse one file, or say why it cannot be a page."""
     rel = file.relative_to(root).as_posix()
     try:
         if file.is_symlink() and not file.resolve().is_relative_to(root.resolve()):
             return PageProblem(rel, "unreadable", f"{rel}: symlink points outside the vault; "
                                f"skipped. Copy the file into the vault instead.")
-        data = read_bytes(file, max_bytes=MAX_PAGE_BYTES)
+        data = read_bytes(file, max_bytes=limits.max_bytes, limit_key="limits.max_page_bytes")
     except UnreadableFile as exc:
         kind = "too-large" if exc.kind == "too-large" else "unreadable"
         return PageProblem(rel, kind, f"{rel}: {exc.strerror}")
@@ -90,22 +106,36 @@ def read_page(root: Path, file: Path) -> Page | PageProblem:
         line = data[: exc.start].count(b"\n") + 1
         return PageProblem(rel, "not-utf8", f"{rel}:{line}: not valid UTF-8 (byte "
                            f"{exc.start}); re-save the file as UTF-8.", line)
-    return parse_page(text.replace("\r\n", "\n"), rel, sha256_bytes(data))
+    return parse_page(text.replace("\r\n", "\n"), rel, sha256_bytes(data),
+                      max_indexed_chars=limits.max_indexed_chars)
 
 
-def load_vault(root: str | Path) -> Vault:
+def page_notices(page: Page, limits: PageLimits) -> list[PageProblem]:
+    """The defects of a page that did load: bad frontmatter, text past the index limit."""
+    found = []
+    if page.frontmatter_error:
+        found.append(PageProblem(page.path, "bad-frontmatter", page.frontmatter_error))
+    if page.unindexed_chars:
+        found.append(PageProblem(
+            page.path, "partly-indexed",
+            f"{page.path}: {page.unindexed_chars:,} characters of section text past the "
+            f"{limits.max_indexed_chars:,}-character index limit (limits.max_indexed_chars) "
+            f"are not searchable; the page itself is whole. Split the page, or raise "
+            f"limits.max_indexed_chars in mindgraph.yml."))
+    return found
+
+
+def load_vault(root: str | Path, limits: PageLimits = PageLimits()) -> Vault:
     """Parse every markdown page under ``root``."""
     root = Path(root)
     pages: dict[str, Page] = {}
     problems: list[PageProblem] = []
     if root.is_dir():
         for file in iter_markdown_files(root):
-            result = read_page(root, file)
+            result = read_page(root, file, limits)
             if isinstance(result, PageProblem):
                 problems.append(result)
                 continue
             pages[result.path] = result
-            if result.frontmatter_error:
-                problems.append(PageProblem(result.path, "bad-frontmatter",
-                                            result.frontmatter_error))
+            problems.extend(page_notices(result, limits))
     return Vault(root=root, pages=pages, problems=problems)

@@ -62,6 +62,12 @@ class KeywordHit:
     rank: int = 0
 
 
+def indexed_version(page: Page) -> str:
+    """What the index holds of a page: its bytes, and where the index limit cut its text
+    (a new limits.max_indexed_chars changes what is indexed of the same bytes)."""
+    return page.content_hash + (f":{page.unindexed_chars}" if page.unindexed_chars else "")
+
+
 def page_fields(page: Page) -> dict[str, str]:
     """The texts of a page's title-like fields: title + aliases + file name, and folders."""
     names = [page.title, *page.aliases]
@@ -133,7 +139,7 @@ class KeywordIndex:
             ids.append(section.id)
         self.pages.add(page.path, page_counts, pid)
         self._section_ids[page.path] = tuple(ids)
-        self.hashes[page.path] = page.content_hash
+        self.hashes[page.path] = indexed_version(page)
 
     def remove_page(self, path: str) -> bool:
         """Drop a page and its sections; False when it was not indexed."""
@@ -159,7 +165,7 @@ class KeywordIndex:
         changes = ChangeSet(
             added=tuple(sorted(p for p in pages if p not in self.hashes)),
             changed=tuple(sorted(p for p in pages if p in self.hashes
-                                 and self.hashes[p] != pages[p].content_hash)),
+                                 and self.hashes[p] != indexed_version(pages[p]))),
             removed=tuple(sorted(p for p in self.hashes if p not in pages)))
         if changes:
             self.apply(pages, changes.added, changes.changed, changes.removed)

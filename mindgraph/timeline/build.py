@@ -25,7 +25,7 @@ from ..ingest.normalise import code_mask
 from ..page.dates import note_dates
 from ..page.history import git_history
 from ..page.model import Page
-from ..page.vault import Vault, load_vault
+from ..page.vault import PageLimits, Vault, load_vault
 
 SNIPPET_RADIUS = 90
 
@@ -190,9 +190,10 @@ _SIBILANTS = ("s", "x", "z", "ch", "sh")
 def build_timeline(concept: str, folders: list[tuple[str, Path]], *,
                    since: dt.date | None = None, until: dt.date | None = None,
                    newest_first: bool = False, limit: int | None = None,
-                   use_git: bool = True) -> Timeline:
+                   use_git: bool = True, limits: PageLimits = PageLimits()) -> Timeline:
     """The timeline of ``concept`` over the notes in ``folders`` ((label, path) pairs)."""
-    vaults = [(label, load_vault(path)) for label, path in folders if Path(path).is_dir()]
+    vaults = [(label, load_vault(path, limits)) for label, path in folders
+              if Path(path).is_dir()]
     if since and until and since > until:
         raise InputError(f"since ({since}) is after until ({until}); swap them.")
     found = find_concept(concept, [v for _, v in vaults])

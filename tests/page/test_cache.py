@@ -32,9 +32,9 @@ def read_count(monkeypatch):
     seen: list[str] = []
     real = cache_module.read_page
 
-    def counting(root, file):
+    def counting(root, file, *limits):
         seen.append(file.relative_to(root).as_posix())
-        return real(root, file)
+        return real(root, file, *limits)
 
     monkeypatch.setattr(cache_module, "read_page", counting)
     return seen
