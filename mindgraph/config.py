@@ -517,6 +517,10 @@ store:
   backend: embedded # embedded | pgvector
   dsn_env: MINDGRAPH_PG_DSN
 
+# limits:            # what is read and indexed; each limit hit is reported per file
+#   max_page_bytes: 5000000     # at least compile.max_note_bytes (2000000)
+#   max_indexed_chars: 500000   # section text per page that search indexes
+
 # adapters:
 #   - name: notes
 #     type: filesystem          # or a dotted path: mypkg.adapters.NotesApp
