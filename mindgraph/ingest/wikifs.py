@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..errors import IngestError
 from .. import fsutil
-from ..fsutil import atomic_write_bytes, read_bytes
+from ..fsutil import UnreadableFile, atomic_write_bytes, read_bytes
 
 class WikiWriter:
     """Writes, removes and marks pages under ``wiki_dir``; never touches ``raw_dir``."""
@@ -46,8 +46,8 @@ class WikiWriter:
         """A page's bytes, or None if there is no such file."""
         try:
             return read_bytes(self.path(wiki_path))
-        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-            return None
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError, UnreadableFile):
+            return None     # a FIFO where the page belongs: the write replaces it
 
     def write(self, wiki_path: str, data: bytes) -> None:
         """Replace a page atomically (skipped when the bytes are already there)."""

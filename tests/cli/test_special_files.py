@@ -91,3 +91,14 @@ def test_a_fifo_config_is_a_clear_error(tmp_path):
     result = CliRunner().invoke(cli, ["stats", "-C", str(tmp_path)], catch_exceptions=False)
     assert result.exit_code == 2
     assert "mindgraph.yml" in result.output and "not a regular file" in result.output
+
+
+@pytest.mark.timeout(60)
+def test_ingest_replaces_a_fifo_where_its_page_belongs(workspace_with_fifos):
+    base, _ = workspace_with_fifos
+    (base / "raw" / "Blocked.md").write_text("# Blocked\n\nA note whose page is a FIFO.\n")
+    os.mkfifo(base / "wiki" / "Blocked.md")
+    result = CliRunner().invoke(cli, ["ingest", "-C", str(base)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert (base / "wiki" / "Blocked.md").is_file()
+    assert "A note whose page is a FIFO." in (base / "wiki" / "Blocked.md").read_text()
