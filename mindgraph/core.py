@@ -369,7 +369,7 @@ class Mindgraph:
         with self._lock:
             # counted before the plan: the sync that planning does leaves changes to us
             self._live.embeds_running += 1
-        deleted, refused = 0, []
+        deleted, refused = 0, list[str]()
         try:
             with self._lock:
                 store = self.vector_store()
@@ -518,8 +518,7 @@ class Mindgraph:
         from .coverage.units import DEFAULT_EXCLUDES, discover_units
 
         patterns = tuple(excludes) + (DEFAULT_EXCLUDES if default_excludes else ())
-        skipped: list[str] = []
-        units = discover_units(Path(codebase), patterns, service_level, skipped)
+        units = discover_units(Path(codebase), patterns, service_level, skipped := list[str]())
         if not units:   # a gate over nothing would pass: 0/0 is not 100%
             raise InputError(f"{codebase} holds no source files to measure (.py, .ts, .go, "
                              f".rs, ... outside the excludes). Pass the folder of the code, "

@@ -219,7 +219,11 @@ def sync_changed_pages(pages: Mapping[str, Page], touched: Collection[str],
             return (f"changed pages not embedded yet: {len(plan.changed_pages)} (over "
                     f"serve.embed_changes_max_chunks); vector results may miss them until "
                     f"`mindgraph embed` runs")
-        apply_sync(plan, provider, store, batch_size=batch_size)
+        refused: list[str] = []
+        apply_sync(plan, provider, store, batch_size=batch_size, refused=refused)
+        if refused:
+            return (f"changed pages could not be embedded ({len(refused)} section(s) refused: "
+                    f"{refused[0]}); vector results may miss them")
     except Exception as exc:  # noqa: BLE001 - called before a query, which must not fail
         why = str(exc) if isinstance(exc, MindgraphError) else f"{type(exc).__name__}: {exc}"
         return (f"changed pages could not be embedded ({why}); vector results may miss "

@@ -116,6 +116,31 @@ def test_a_failing_provider_is_noted_and_retried(tmp_path, monkeypatch):
     assert mg.smart_search("gliders thermals").degradation == () and up_to_date(mg)
 
 
+def test_an_all_zero_vector_of_a_changed_page_is_refused_and_noted(tmp_path, monkeypatch):
+    import numpy as np
+
+    wiki, mg = serving(tmp_path)
+    provider = mg.embedding_provider()
+    real = provider.embed_documents
+
+    def zero_for_broken(texts):
+        vectors = real(texts)
+        for i, text in enumerate(texts):
+            if "Broken" in text:
+                vectors[i] = np.zeros(vectors.shape[1], dtype=np.float32)
+        return vectors
+
+    provider.embed_documents = zero_for_broken
+    (wiki / "Gamma.md").write_text("# Gamma\n\nBroken gliders ride thermals.\n")
+    response = mg.smart_search("gliders")
+    assert any("refused" in d and "Gamma.md#" in d and "all-zero vector" in d
+               for d in response.degradation)
+    assert mg.vector_store().hashes(provider.model_version).get("Gamma.md") is None
+    provider.embed_documents = real
+    monkeypatch.setattr(live_module, "RETRY_S", 0.0)
+    assert mg.smart_search("gliders thermals").degradation == () and up_to_date(mg)
+
+
 def test_an_unreadable_page_keeps_its_vectors(tmp_path):
     wiki, mg = serving(tmp_path)
     (wiki / "Alpha.md").write_bytes(b"# Alpha\n\n\xff\xfe not utf-8\n")
