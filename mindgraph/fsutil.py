@@ -48,7 +48,7 @@ def _kind_of(mode: int) -> str:
         return "a device"
     if stat.S_ISDIR(mode):
         return "a folder"
-    return "not a regular file"
+    return "an unknown kind of file"
 
 
 def _refuse_special(path: str | Path, mode: int) -> None:
