@@ -7,8 +7,8 @@ Texts: a fixed random sample (seed 0) of the chunks each model's ``chunker_for``
 Obsidian Help vault (English, Japanese and Chinese pages), exactly as ``mindgraph embed``
 embeds them. Queries: the dev questions.
 
-Speed, for a machine shared with other jobs: both models embed the same slices in turn
-(order alternating per slice), so both see the same load; sections/s = texts / wall time
+Speed, for a machine shared with other jobs (bench_minilm_speed's ``measure``): both models
+embed the same slices in turn (order rotating per slice), so both see the same load; sections/s = texts / wall time
 (median over repeats), plus CPU ms per section (all threads) and the median of per-slice
 speed ratios. Query: one question at a time, median ms (wall and CPU).
 
@@ -38,6 +38,9 @@ from mindgraph.page.vault import load_vault  # noqa: E402
 from mindgraph.providers.embedding.e5 import LocalE5Provider  # noqa: E402
 from mindgraph.providers.embedding.local import LocalMiniLMProvider  # noqa: E402
 from mindgraph.vectors.chunking import chunker_for  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "bench"))
+from bench_minilm_speed import measure  # noqa: E402
 
 # The main checkout's sibling, or a worktree's (one level further up); MINDGRAPH_CORPORA wins.
 CORPORA = next((Path(c) for c in (os.environ.get("MINDGRAPH_CORPORA", ""),
@@ -86,31 +89,15 @@ def startup() -> float:
 
 
 def speed(providers: dict, texts: list[str], slice_size: int, repeats: int) -> dict:
-    names = list(providers)
-    slices = [texts[i:i + slice_size] for i in range(0, len(texts), slice_size)]
-    out = {name: {"rate": [], "cpu_ms": [], "ratio": []} for name in names}
-    for repeat in range(repeats):
-        wall = dict.fromkeys(names, 0.0)
-        cpu = dict.fromkeys(names, 0.0)
-        for s, piece in enumerate(slices):
-            order = names if (repeat + s) % 2 == 0 else names[::-1]
-            took = {}
-            for name in order:
-                c0, w0 = time.process_time(), time.perf_counter()
-                providers[name].embed_documents(piece)
-                took[name] = time.perf_counter() - w0
-                cpu[name] += time.process_time() - c0
-                wall[name] += took[name]
-            out[names[1]]["ratio"].append(took[names[0]] / took[names[1]])
-        for name in names:
-            out[name]["rate"].append(len(texts) / wall[name])
-            out[name]["cpu_ms"].append(1000 * cpu[name] / len(texts))
+    """bench_minilm_speed's interleaved timing, summarised; ratios against the first model."""
+    timing = measure(providers, texts, slice_size, repeats)
+    first = next(iter(providers))
     return {name: {"sections_per_s": round(statistics.median(v["rate"]), 1),
                    "cpu_ms_per_section": round(statistics.median(v["cpu_ms"]), 2),
                    "runs": [round(r, 1) for r in v["rate"]],
                    **({"speed_vs_minilm": round(statistics.median(v["ratio"]), 2)}
-                      if v["ratio"] else {})}
-            for name, v in out.items()}
+                      if name != first else {})}
+            for name, v in timing.items()}
 
 
 def query_ms(provider, queries: list[str]) -> dict:

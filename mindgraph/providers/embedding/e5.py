@@ -21,7 +21,6 @@ from typing import Any
 import numpy as np
 
 from ...errors import ConfigError
-from .base import model_version_of
 from .model_files import E5_SMALL_MODEL, verified
 from .onnx_encoder import OnnxSentenceEncoder, create_session
 
@@ -47,24 +46,20 @@ class LocalE5Provider(OnnxSentenceEncoder):
     """multilingual-e5-small on the CPU through onnxruntime; 384-dimensional unit vectors."""
 
     DIMENSION = DIMENSION
+    MODEL_NAME = MODEL_NAME
+    FP32_ACTIVATIONS_MODEL_NAME = FP32_ACTIVATIONS_MODEL_NAME
     QUERY_PREFIX = "query: "
     DOCUMENT_PREFIX = "passage: "
 
     def __init__(self, *, batch_size: int = 1, threads: int | None = None,
                  int8_activations: bool = True, model_path: Path | None = None):
-        super().__init__(batch_size=batch_size, threads=threads)
-        self._int8_activations = int8_activations
+        super().__init__(batch_size=batch_size, threads=threads,
+                         int8_activations=int8_activations)
         self._model_path = model_path
         self._source: Any = None
         self._tokenizer: Any = None
         self._word: Any = None
         self._position: Any = None
-
-    @property
-    def model_version(self) -> str:
-        """"local:multilingual-e5-small-w8a8:384" (…-int8:384 with fp32 products)."""
-        name = MODEL_NAME if self._int8_activations else FP32_ACTIVATIONS_MODEL_NAME
-        return model_version_of("local", name, DIMENSION)
 
     @property
     def max_tokens(self) -> int:

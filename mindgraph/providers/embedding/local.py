@@ -30,7 +30,6 @@ from typing import Any
 import numpy as np
 
 from ...errors import ConfigError
-from .base import model_version_of
 from .model_files import MINILM_MODEL, MINILM_TOKENIZER, verified
 from .onnx_encoder import OnnxSentenceEncoder, create_session, default_threads
 
@@ -70,22 +69,18 @@ class LocalMiniLMProvider(OnnxSentenceEncoder):
     """all-MiniLM-L6-v2 on the CPU through onnxruntime; 384-dimensional unit vectors."""
 
     DIMENSION = DIMENSION
+    MODEL_NAME = MODEL_NAME
+    FP32_ACTIVATIONS_MODEL_NAME = FP32_ACTIVATIONS_MODEL_NAME
 
     def __init__(self, *, batch_size: int = 1, threads: int | None = None,
                  int8_activations: bool = True, model_path: Path | None = None,
                  tokenizer_path: Path | None = None):
-        super().__init__(batch_size=batch_size, threads=threads)
-        self._int8_activations = int8_activations
+        super().__init__(batch_size=batch_size, threads=threads,
+                         int8_activations=int8_activations)
         self._model_path = model_path
         self._tokenizer_path = tokenizer_path
         self._tokenizer: Any = None      # truncates to MAX_SEQUENCE, for embedding
         self._counter: Any = None        # no truncation, no special tokens, for chunk sizing
-
-    @property
-    def model_version(self) -> str:
-        """"local:all-MiniLM-L6-v2-w8a8:384" (…-int8:384 with fp32 activations)."""
-        name = MODEL_NAME if self._int8_activations else FP32_ACTIVATIONS_MODEL_NAME
-        return model_version_of("local", name, DIMENSION)
 
     @property
     def max_tokens(self) -> int:

@@ -25,7 +25,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ...errors import ProviderError
-from .base import empty_matrix, normalize_rows
+from .base import empty_matrix, model_version_of, normalize_rows
 
 
 def default_threads() -> int:
@@ -37,16 +37,26 @@ class OnnxSentenceEncoder:
     """Base of the local providers; subclasses set ``DIMENSION`` and the hooks below."""
 
     DIMENSION = 0
+    MODEL_NAME = ""                      # int8 products (the default)
+    FP32_ACTIVATIONS_MODEL_NAME = ""     # fp32 products: other vectors, another name
     QUERY_PREFIX = ""
     DOCUMENT_PREFIX = ""
 
-    def __init__(self, *, batch_size: int = 1, threads: int | None = None):
+    def __init__(self, *, batch_size: int = 1, threads: int | None = None,
+                 int8_activations: bool = True):
         self._batch_size = max(1, batch_size)
+        self._int8_activations = int8_activations
         self._threads = threads or default_threads()
         self._lock = threading.Lock()
         self._session: Any = None
         self._input_names: tuple[str, ...] = ()
         self.calls = 0                   # embed calls, for tests and reports
+
+    @property
+    def model_version(self) -> str:
+        """"local:<model name>:<dimension>", the name saying which products it runs."""
+        name = self.MODEL_NAME if self._int8_activations else self.FP32_ACTIVATIONS_MODEL_NAME
+        return model_version_of("local", name, self.DIMENSION)
 
     @property
     def dimension(self) -> int:
