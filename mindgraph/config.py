@@ -122,7 +122,7 @@ class RetrievalSettings:
     # A page one retriever found and the other did not gets the other's actual score for it
     # (its BM25 score, its best section's cosine) instead of 0.
     fill_missing_scores: bool = False
-    normalization: Literal["max", "minmax", "meanmax"] = "max"
+    normalization: Literal["max", "calibrated", "minmax", "meanmax", "zscore"] = "max"
     rrf_k: int = 60
     # each retriever's top pages stay within the first results (see HybridRetriever._reserve)
     reserve_top: int = 2
@@ -133,6 +133,8 @@ class RetrievalSettings:
     expansion: Literal["auto", "off", "always"] = "auto"
     expansion_threshold: float = 0.5
     expansion_timeout_s: float = 3.0
+    # pass 2 asks compile.provider's LLM for extra queries when one is configured
+    expansion_llm: bool = True
     recency: Literal["auto", "on", "off"] = "auto"
     recency_lambda: float = 0.003
     evergreen_tags: tuple = ("evergreen",)

@@ -2,8 +2,9 @@
 
 Offline, a deterministic splitter finds the concepts of "A vs B", "difference between A and
 B", "how does A relate to B", 「AとBの違い」 and 「A和B的区别」. With an LLM provider
-configured, the model proposes the queries instead (the splitter still runs first, for free).
-Answers are cached per query; the LLM call is bounded in time by the caller.
+configured (``compile.provider``, wired by llm_search.py), the model adds queries (the
+splitter still runs first, for free). LLM answers are cached in memory and in the state
+folder; the call is bounded in time by the provider's timeout and by the caller.
 """
 
 from __future__ import annotations
@@ -13,6 +14,9 @@ import re
 import threading
 from collections import OrderedDict
 from typing import Any, Iterator
+
+from ..errors import ConfigError, ProviderError
+from .llm_cache import AnswerCache
 
 MAX_QUERIES = 3
 MAX_SPLIT_CHARS = 400     # a comparison names two short things; longer text is not one
@@ -144,28 +148,56 @@ Question: {query}"""
 
 
 class QueryExpander:
-    """Extra queries for pass 2: the splitter, then (optionally) an LLM; answers are cached."""
+    """Extra queries for pass 2: the splitter, then (optionally) an LLM.
 
-    def __init__(self, provider: Any = None, cache_size: int = 256):
-        self.provider = provider
+    ``provider`` is an LLM provider or a function that builds one on first use (so a search
+    that never expands never loads an SDK; building may raise ConfigError, e.g. a key that
+    is not set, which becomes a degradation note). LLM answers are cached in memory and,
+    with ``cache``, across processes; a failed call is not cached, and the splitter's
+    queries are kept.
+    """
+
+    def __init__(self, provider: Any = None, cache_size: int = 256,
+                 cache: AnswerCache | None = None):
+        self._provider = provider
+        self._built = provider if not callable(provider) or hasattr(provider, "complete") \
+            else None
         self._cache: OrderedDict[str, list[str]] = OrderedDict()
         self._lock = threading.Lock()
         self._size = cache_size
+        self._disk = cache
+
+    @property
+    def provider(self) -> Any:
+        """The LLM provider (built on first use), or None."""
+        if self._built is None and self._provider is not None:
+            with self._lock:
+                if self._built is None:
+                    self._built = self._provider()
+        return self._built
 
     @property
     def source(self) -> str:
         """"llm:<identity>" or "splitter"."""
-        return f"llm:{self.provider.identity}" if self.provider is not None else "splitter"
+        return f"llm:{self.provider.identity}" if self._provider is not None else "splitter"
 
     def expand(self, query: str) -> list[str]:
         """Up to three extra queries (the query itself never included)."""
+        return self.expand_noted(query)[0]
+
+    def expand_noted(self, query: str) -> tuple[list[str], str | None]:
+        """The extra queries and, when the LLM could not help, why (a degradation note)."""
         with self._lock:
             if query in self._cache:
                 self._cache.move_to_end(query)
-                return list(self._cache[query])
+                return list(self._cache[query]), None
         queries = split_concepts(query)
-        if self.provider is not None and len(queries) < MAX_QUERIES:
-            queries += self._ask_llm(query, MAX_QUERIES - len(queries))
+        note = None
+        if self._provider is not None and len(queries) < MAX_QUERIES:
+            try:
+                queries += self._llm_queries(query, MAX_QUERIES - len(queries))
+            except (ProviderError, ConfigError) as exc:
+                note = f"LLM query expansion failed ({exc}); splitter only"
         seen = {query.strip().lower()}
         unique = []
         for q in queries:
@@ -173,21 +205,36 @@ class QueryExpander:
                 seen.add(q.strip().lower())
                 unique.append(q.strip())
         unique = unique[:MAX_QUERIES]
-        with self._lock:
-            self._cache[query] = unique
-            while len(self._cache) > self._size:
-                self._cache.popitem(last=False)
-        return list(unique)
+        if note is None:
+            with self._lock:
+                self._cache[query] = unique
+                while len(self._cache) > self._size:
+                    self._cache.popitem(last=False)
+        return list(unique), note
 
-    def _ask_llm(self, query: str, n: int) -> list[str]:
-        answer = self.provider.complete("You write search queries.",
-                                        EXPANSION_PROMPT.format(n=n, query=query),
-                                        max_tokens=300)
-        match = re.search(r"\[.*\]", answer, re.S)
-        if not match:
-            return []
-        try:
-            items = json.loads(match.group(0))
-        except json.JSONDecodeError:
-            return []
-        return [str(i) for i in items if isinstance(i, (str, int, float))][:n]
+    def _llm_queries(self, query: str, n: int) -> list[str]:
+        provider = self.provider
+        key = f"expand\n{provider.identity}\n{n}\n{query}"
+        stored = self._disk.get(key) if self._disk is not None else None
+        if stored is not None:
+            return _query_list(stored, n)
+        answer = provider.complete("You write search queries.",
+                                   EXPANSION_PROMPT.format(n=n, query=query), max_tokens=300)
+        queries = _query_list(answer, n)
+        if self._disk is not None:
+            self._disk.put(key, json.dumps(queries, ensure_ascii=False))
+        return queries
+
+
+def _query_list(answer: str, n: int) -> list[str]:
+    """The JSON list of strings in an LLM answer ([] when there is none)."""
+    match = re.search(r"\[.*\]", answer, re.S)
+    if not match:
+        return []
+    try:
+        items = json.loads(match.group(0))
+    except json.JSONDecodeError:
+        return []
+    if not isinstance(items, list):
+        return []
+    return [str(i)[:200] for i in items if isinstance(i, (str, int, float))][:n]

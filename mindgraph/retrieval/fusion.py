@@ -1,23 +1,38 @@
-"""Fusion of ranked lists: pure functions chosen by configuration (``retrieval.fusion``).
+"""Fusion of ranked lists: pure functions chosen by configuration (``retrieval.fusion`` and
+``retrieval.normalization``).
 
-Both return scores in [0, 1] so that one minimum score and one graph boost work for either:
-- ``weighted_fusion``: each retriever's scores divided by its top score, then a weighted sum
-  divided by the total weight. Dividing by the top (rather than min-max) keeps the relative
-  distances a retriever measured: cosine 0.55 against a top of 0.60 stays close to the top
-  instead of being stretched towards 0. On the development questions this scored MRR@10 0.842
-  against 0.778 for min-max with the same weights (`mindgraph bench`, see README);
+Both fusions return scores in [0, 1] so that one minimum score and one graph boost work for
+either:
+- ``weighted_fusion``: each retriever's scores normalised, then a weighted sum divided by the
+  total weight;
 - ``rrf_fusion``: reciprocal rank fusion, sum of w / (k + rank) with k = 60, divided by what a
   page ranked first by every retriever would get.
+
+Normalisers (``NORMALIZERS``), each a function of one retriever's ranking and its ``floor``:
+- ``max``: (score − floor) / (top − floor). With floor 0 it divides by the top, which keeps the
+  distances a retriever measured (cosine 0.55 under a top of 0.60 stays close to the top);
+- ``calibrated``: ``max`` with the floor the vector retriever measured on this vault for its
+  model (``VectorRetriever.noise_level``: what a typical query's 30th-nearest page scores).
+  A model whose cosines all sit in 0.80–0.90 has them all near the top under ``max``, which
+  flattens the vector side; above its own noise level they spread again, and a query whose
+  best page is no closer than that noise level gets nothing from the vector side;
+- ``minmax``: (score − lowest) / (top − lowest) over the list;
+- ``meanmax``: distance above the list's mean as a share of the top's (a flat list gives
+  little to anyone);
+- ``zscore``: the standard normal CDF of each score's z-score over the list.
 """
 
 from __future__ import annotations
 
+import math
+import statistics
 from typing import Callable, Mapping, Sequence
 
 Ranking = Sequence[tuple[str, float]]   # (key, score), best first
+Normalizer = Callable[[Ranking, float], dict[str, float]]
 
 
-def minmax(ranking: Ranking) -> dict[str, float]:
+def minmax(ranking: Ranking, floor: float = 0.0) -> dict[str, float]:
     """Scores scaled to [0, 1] over the list; a single candidate (or all equal) gets 1."""
     if not ranking:
         return {}
@@ -28,17 +43,17 @@ def minmax(ranking: Ranking) -> dict[str, float]:
     return {key: (score - low) / (high - low) for key, score in ranking}
 
 
-def maxnorm(ranking: Ranking) -> dict[str, float]:
-    """Scores divided by the top score (negative scores count as 0)."""
+def maxnorm(ranking: Ranking, floor: float = 0.0) -> dict[str, float]:
+    """(score − floor) / (top − floor), at least 0; all 0 when the top is not above the floor."""
     if not ranking:
         return {}
     top = max(score for _, score in ranking)
-    if top <= 0:
+    if top - floor <= 1e-12:
         return {key: 0.0 for key, _ in ranking}
-    return {key: max(0.0, score) / top for key, score in ranking}
+    return {key: max(0.0, score - floor) / (top - floor) for key, score in ranking}
 
 
-def meanmax(ranking: Ranking) -> dict[str, float]:
+def meanmax(ranking: Ranking, floor: float = 0.0) -> dict[str, float]:
     """How far above the list's mean each score is, as a share of the top's distance (the
     mean and below count as 0): a flat list, where the retriever cannot tell pages apart,
     gives little to anyone instead of nearly 1 to everyone."""
@@ -51,18 +66,33 @@ def meanmax(ranking: Ranking) -> dict[str, float]:
     return {key: max(0.0, score - mean) / (top - mean) for key, score in ranking}
 
 
-NORMALIZERS = {"max": maxnorm, "minmax": minmax, "meanmax": meanmax}
+def zscore(ranking: Ranking, floor: float = 0.0) -> dict[str, float]:
+    """Φ((score − mean) / stdev) over the list; a single candidate (or all equal) gets 1."""
+    if not ranking:
+        return {}
+    scores = [score for _, score in ranking]
+    spread = statistics.pstdev(scores)
+    if spread <= 1e-12:
+        return {key: 1.0 for key, _ in ranking}
+    mean = statistics.fmean(scores)
+    return {key: 0.5 * (1.0 + math.erf((score - mean) / spread / math.sqrt(2)))
+            for key, score in ranking}
+
+
+NORMALIZERS: dict[str, Normalizer] = {"max": maxnorm, "calibrated": maxnorm,
+                                      "minmax": minmax, "meanmax": meanmax, "zscore": zscore}
 
 
 def weighted_fusion(rankings: Mapping[str, Ranking], weights: Mapping[str, float],
-                    normalize: Callable[[Ranking], dict[str, float]] = maxnorm
-                    ) -> dict[str, float]:
-    """Weighted sum of every retriever's normalised scores, divided by the total weight."""
+                    normalize: Normalizer = maxnorm,
+                    floors: Mapping[str, float] | None = None) -> dict[str, float]:
+    """Weighted sum of every retriever's normalised scores, divided by the total weight
+    (``floors``: each retriever's floor for the normaliser, 0 when not given)."""
     total = sum(weights.get(name, 0.0) for name in rankings) or 1.0
     fused: dict[str, float] = {}
     for name, ranking in rankings.items():
         weight = weights.get(name, 0.0)
-        for key, score in normalize(ranking).items():
+        for key, score in normalize(ranking, (floors or {}).get(name, 0.0)).items():
             fused[key] = fused.get(key, 0.0) + weight * score / total
     return fused
 

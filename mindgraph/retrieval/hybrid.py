@@ -24,12 +24,14 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from ..config import RetrievalSettings
 from ..graph.build import EXTRACTED, KnowledgeGraph
 from ..page.model import Page
 from ..providers.embedding.base import model_languages
+from .calibration import noise_level
 from .expand import QueryExpander, split_concepts
 from .fusion import FUSIONS, NORMALIZERS
 from .keyword import KeywordIndex
@@ -56,7 +58,8 @@ class HybridRetriever:
                  graph: KnowledgeGraph | None, vector: VectorRetriever | None,
                  settings: RetrievalSettings = RetrievalSettings(),
                  expander: QueryExpander | None = None,
-                 vector_error: str | None = None, vector_note: str | None = None):
+                 vector_error: str | None = None, vector_note: str | None = None,
+                 calibration_file: Path | None = None):
         self.pages = pages
         self.keyword = keyword
         self.graph = graph
@@ -74,6 +77,8 @@ class HybridRetriever:
         self._answers: OrderedDict[tuple[str, SearchOptions], HybridResponse] = OrderedDict()
         self._answers_lock = threading.Lock()
         self._links: dict[str, frozenset[str]] = {}
+        self._calibration_file = calibration_file
+        self._noise: float | None = None
 
     # -- the answer ----------------------------------------------------------------------
     def search(self, query: str, options: SearchOptions = SearchOptions(),
@@ -188,7 +193,7 @@ class HybridRetriever:
             shares.update({name: weights.get(name, 0.0) / total for name in rankings})
         fusion = FUSIONS[options.fusion or self.settings.fusion]
         kwargs: dict[str, Any] = {"k": self.settings.rrf_k} if fusion is FUSIONS["rrf"] else \
-            {"normalize": NORMALIZERS[self.settings.normalization]}
+            {"normalize": NORMALIZERS[self.settings.normalization], "floors": self._floors()}
         scored = {k: [(p, s) for p, s, _ in v] for k, v in rankings.items()}
         if self.settings.fill_missing_scores and len(scored) == 2:
             self._fill_missing(query, scored, degradation)
@@ -204,6 +209,15 @@ class HybridRetriever:
                 if tag not in cand.found_by:
                     cand.found_by.append(tag)
         return candidates
+
+    def _floors(self) -> dict[str, float]:
+        """Each retriever's floor for the normaliser: the vector model's noise level on this
+        vault with ``calibrated`` normalisation (measured once, see calibration.py)."""
+        if self.settings.normalization != "calibrated" or self.vector is None:
+            return {}
+        if self._noise is None:
+            self._noise = noise_level(self.vector, self.pages, self._calibration_file)
+        return {"vector": self._noise}
 
     def _fill_missing(self, query: str, scored: dict[str, list[tuple[str, float]]],
                       degradation: list[str]) -> None:
@@ -243,9 +257,9 @@ class HybridRetriever:
                candidates: dict[str, Candidate], timings: dict[str, float],
                degradation: list[str]) -> list[str]:
         t = time.perf_counter()
-        job = _POOL.submit(self.expander.expand, query)
+        job = _POOL.submit(self.expander.expand_noted, query)
         try:
-            extra = job.result(timeout=self.settings.expansion_timeout_s)
+            extra, note = job.result(timeout=self.settings.expansion_timeout_s)
         except cf.TimeoutError:
             _note(degradation, f"query expansion timed out after "
                                f"{self.settings.expansion_timeout_s:g} s; pass 1 results only")
@@ -254,6 +268,8 @@ class HybridRetriever:
             _note(degradation, f"query expansion failed ({type(exc).__name__}); "
                                f"pass 1 results only")
             return []
+        if note:
+            _note(degradation, note)
         for sub in extra:
             found = self._stage1(sub, intent, fetch, options, timings, degradation, tag=sub)
             for path, cand in found.items():
@@ -278,11 +294,17 @@ class HybridRetriever:
         pool = set(sorted(candidates, key=lambda p: -candidates[p].score)[:30])
         for path in pool:
             neighbours = (self._linked(path) & pool) - {path}
-            if len(neighbours) >= 2:
+            if len(neighbours) >= 2 and self._clears_cutoff(candidates[path]):
                 candidates[path].score += boost
                 candidates[path].boosts["graph"] = round(boost, 4)
                 # the graph ranks nothing: it says how many candidates the page links with
                 candidates[path].sources.setdefault("graph", {"linked": len(neighbours)})
+
+    def _clears_cutoff(self, cand: Candidate) -> bool:
+        """A boost reorders pages retrieval found; it never carries a page over the minimum
+        score by itself (a page the vector side alone found far below the best, near
+        several hubs, was lifted over the cutoff by the graph boost)."""
+        return cand.score >= self.settings.min_score
 
     def _reserve_picks(self, candidates: dict[str, Candidate], shares: Mapping[str, float]
                        ) -> list[str]:
@@ -373,6 +395,8 @@ class HybridRetriever:
             page = self.pages[path]
             kind = str(page.frontmatter.get("type", "")).lower()
             name = (page.title + " " + path).lower()
+            if not self._clears_cutoff(cand):
+                continue
             if kind == "troubleshooting" or any(w in name for w in FAILURE_WORDS):
                 cand.score += bonus
                 cand.boosts["failure_page"] = bonus
