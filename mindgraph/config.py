@@ -123,6 +123,9 @@ class RetrievalSettings:
     # (its BM25 score, its best section's cosine) instead of 0.
     fill_missing_scores: bool = False
     normalization: Literal["max", "calibrated", "minmax", "meanmax", "zscore"] = "max"
+    # a page only the vector side found, less than halfway from the model's zero point to a
+    # typical match on this vault (measured per model, retrieval/calibration.py), is dropped
+    drop_vector_noise: bool = True
     rrf_k: int = 60
     # each retriever's top pages stay within the first results (see HybridRetriever._reserve)
     reserve_top: int = 2

@@ -1,18 +1,30 @@
-"""The vector side's noise level, measured for the model on this vault (``calibrated`` fusion).
+"""What the vector model's cosines mean on this vault, measured on the vault itself.
 
 Cosines mean different things for different models: all-MiniLM-L6-v2 gives unrelated pages
-0.2–0.4, multilingual-e5-small 0.80–0.85. The noise level is what a typical query's
-``NOISE_RANK``-th nearest page scores — a page that close is no evidence of anything, since
-every query has that many pages that near. It is measured on the vault itself, without labels:
-the pseudo-queries are the titles (plus first heading) of up to ``SAMPLE`` pages spread over
-the vault, each searched like a real query. The answer is kept in a small JSON file keyed by
-the model and the number of vectors, so a fresh process does not pay for it again.
+0.1–0.4, multilingual-e5-small 0.75–0.85. Two levels are measured, without labels, from
+pseudo-queries (the titles, plus first heading, of up to ``SAMPLE`` pages spread over the
+vault), each searched like a real query:
+
+- ``background``: the median page's cosine to a typical query (the median over the queries of
+  the median over ``SAMPLE`` pages): the model's zero point. ``calibrated`` normalisation
+  measures the vector side from there, so a model whose cosines sit in a narrow band is not
+  flattened by dividing by the top score;
+- ``match``: a typical query's best page (the median of the queries' top cosines): what a
+  match looks like with this model here.
+
+A page only the vector side found is evidence only when it is at least ``NOISE_SHARE`` of the
+way from the zero point to a match (``noise``): an invented word on one page found that page
+by keyword, then nine pages by meaning alone at cosines a typical query's 100th-nearest page
+beats. Both levels are kept in a small JSON file keyed by the model and the number of vectors
+and pages, so a fresh process does not pay for them again. A vault under ``MIN_PAGES`` pages
+gets (0, 0): too few pages to tell a typical one.
 """
 
 from __future__ import annotations
 
 import json
 import statistics
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
@@ -21,49 +33,74 @@ from ..page.model import Page
 from .vector import VectorRetriever
 
 SAMPLE = 64
-NOISE_RANK = 30
-MIN_PAGES = 2 * NOISE_RANK     # a smaller vault has no "30th-nearest" to speak of
+NOISE_SHARE = 0.5
+MIN_PAGES = 60
 
 
-def pseudo_queries(pages: Mapping[str, Page], sample: int = SAMPLE) -> list[str]:
-    """Title (plus first other heading) of ``sample`` pages spread evenly over the vault."""
-    paths = sorted(pages)
-    step = max(1, len(paths) // sample)
+@dataclass(frozen=True)
+class Calibration:
+    """The model's zero point and match level on this vault (cosines)."""
+
+    background: float = 0.0
+    match: float = 0.0
+
+    @property
+    def noise(self) -> float:
+        """Below this, a page only the vector side found is not a result."""
+        return self.background + NOISE_SHARE * (self.match - self.background)
+
+
+def spread(paths: list[str], n: int) -> list[str]:
+    """``n`` of ``paths`` (sorted) taken at even steps: the same sample every time."""
+    paths = sorted(paths)
+    step = max(1, len(paths) // n)
+    return paths[::step][:n]
+
+
+def pseudo_queries(pages: Mapping[str, Page], sample: int = SAMPLE) -> list[tuple[str, str]]:
+    """(page, its title plus first other heading) for ``sample`` pages spread over the vault."""
     out = []
-    for path in paths[::step][:sample]:
+    for path in spread(list(pages), sample):
         page = pages[path]
         heading = next((s.heading for s in page.sections
                         if s.heading and s.heading != page.title), "")
         text = f"{page.title} {heading}".strip()
         if text:
-            out.append(text)
+            out.append((path, text))
     return out
 
 
-def measure_noise_level(vector: VectorRetriever, pages: Mapping[str, Page]) -> float:
-    """Median over the pseudo-queries of the ``NOISE_RANK``-th best page's cosine (0 for a
-    vault under ``MIN_PAGES`` pages)."""
+def measure(vector: VectorRetriever, pages: Mapping[str, Page]) -> Calibration:
+    """Both levels, measured now (2 × ``SAMPLE`` vector searches)."""
     if len(pages) < MIN_PAGES:
-        return 0.0
-    levels = []
-    for query in pseudo_queries(pages):
-        hits = vector.search(query, NOISE_RANK)
-        if len(hits) >= NOISE_RANK:
-            levels.append(hits[NOISE_RANK - 1].score)
-    return float(statistics.median(levels)) if levels else 0.0
+        return Calibration()
+    others = spread(list(pages), SAMPLE)
+    backgrounds, matches = [], []
+    for path, query in pseudo_queries(pages):
+        hits = vector.search(query, 1)
+        if hits:
+            matches.append(hits[0].score)
+        scores = vector.page_scores(query, [p for p in others if p != path])
+        if scores:
+            backgrounds.append(statistics.median(scores.values()))
+    return Calibration(float(statistics.median(backgrounds)) if backgrounds else 0.0,
+                       float(statistics.median(matches)) if matches else 0.0)
 
 
-def noise_level(vector: VectorRetriever, pages: Mapping[str, Page],
-                cache_file: Path | None = None) -> float:
-    """The noise level, from ``cache_file`` when it was measured for this model and store."""
+def calibration(vector: VectorRetriever, pages: Mapping[str, Page],
+                cache_file: Path | None = None) -> Calibration:
+    """The levels, from ``cache_file`` when they were measured for this model and store."""
     key = f"{vector.model_version}|{vector.store.count(vector.model_version)}|{len(pages)}"
     cached = _read(cache_file).get(key) if cache_file else None
-    if isinstance(cached, (int, float)):
-        return float(cached)
-    level = measure_noise_level(vector, pages)
+    if isinstance(cached, dict):
+        try:
+            return Calibration(float(cached["background"]), float(cached["match"]))
+        except (KeyError, TypeError, ValueError):
+            pass
+    found = measure(vector, pages)
     if cache_file is not None:
-        _write(cache_file, {key: level})
-    return level
+        _write(cache_file, {key: {"background": found.background, "match": found.match}})
+    return found
 
 
 def _read(path: Path) -> dict:

@@ -31,7 +31,7 @@ from ..config import RetrievalSettings
 from ..graph.build import EXTRACTED, KnowledgeGraph
 from ..page.model import Page
 from ..providers.embedding.base import model_languages
-from .calibration import noise_level
+from .calibration import Calibration, calibration
 from .expand import QueryExpander, split_concepts
 from .fusion import FUSIONS, NORMALIZERS
 from .keyword import KeywordIndex
@@ -78,7 +78,7 @@ class HybridRetriever:
         self._answers_lock = threading.Lock()
         self._links: dict[str, frozenset[str]] = {}
         self._calibration_file = calibration_file
-        self._noise: float | None = None
+        self._calibration: Calibration | None = None
 
     # -- the answer ----------------------------------------------------------------------
     def search(self, query: str, options: SearchOptions = SearchOptions(),
@@ -127,6 +127,7 @@ class HybridRetriever:
             expanded = self._pass2(query, intent, fetch, options, candidates, timings,
                                    degradation)
         t = time.perf_counter()
+        self._drop_vector_noise(candidates)
         if options.use_keyword:
             self.recency.add_newest(query, candidates, self.keyword,
                                     self.router.weights(intent,
@@ -210,14 +211,32 @@ class HybridRetriever:
                     cand.found_by.append(tag)
         return candidates
 
+    def _levels(self) -> Calibration:
+        """The vector model's zero point and match level on this vault (calibration.py)."""
+        if self._calibration is None:
+            self._calibration = calibration(self.vector, self.pages,  # type: ignore[arg-type]
+                                            self._calibration_file)
+        return self._calibration
+
     def _floors(self) -> dict[str, float]:
-        """Each retriever's floor for the normaliser: the vector model's noise level on this
-        vault with ``calibrated`` normalisation (measured once, see calibration.py)."""
+        """Each retriever's floor for the normaliser: the vector model's zero point on this
+        vault with ``calibrated`` normalisation."""
         if self.settings.normalization != "calibrated" or self.vector is None:
             return {}
-        if self._noise is None:
-            self._noise = noise_level(self.vector, self.pages, self._calibration_file)
-        return {"vector": self._noise}
+        return {"vector": self._levels().background}
+
+    def _drop_vector_noise(self, candidates: dict[str, Candidate]) -> None:
+        """Pages only the vector side found, less than halfway from the model's zero point to
+        a typical match on this vault (``retrieval.drop_vector_noise``, calibration.py),
+        leave the candidates — unless that would leave none."""
+        if not self.settings.drop_vector_noise or self.vector is None:
+            return
+        noise = self._levels().noise
+        weak = [p for p, c in candidates.items() if "keyword" not in c.sources
+                and c.sources.get("vector", {}).get("score", 1.0) < noise]
+        if len(weak) < len(candidates):
+            for path in weak:
+                del candidates[path]
 
     def _fill_missing(self, query: str, scored: dict[str, list[tuple[str, float]]],
                       degradation: list[str]) -> None:

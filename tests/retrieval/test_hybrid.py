@@ -483,3 +483,22 @@ def test_pages_in_the_querys_language_come_before_their_translations(tmp_path):
     same = Mindgraph.open(tmp_path).smart_search("headless sync").results
     assert same[0].page == "zh/Headless Sync.md"          # what the preference corrects
     assert all("other_language" not in r.boosts for r in same)
+
+
+def test_a_boost_never_carries_a_page_over_the_minimum_score(tmp_path):
+    wiki = tmp_path / "wiki"
+    wiki.mkdir()
+    for name in ("K1", "K2", "K3"):
+        (wiki / f"{name}.md").write_text(f"# {name}\n\nKayak trips on the river. Kayak rental "
+                                         f"and kayak safety. See [[K1]], [[K2]], [[K3]].\n")
+    weather = " ".join(["The weather report covers rain, wind and sun for the valley."] * 40)
+    (wiki / "W.md").write_text(f"# Weather\n\n{weather} A kayak once. See [[K1]] and [[K2]].\n")
+    (tmp_path / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n"
+                                            "retrieval:\n  min_score: 0.3\n")
+    result = CliRunner().invoke(cli, ["search", "--hybrid", "kayak", "-C", str(tmp_path),
+                                      "--json"])
+    assert result.exit_code == 0, result.output
+    results = json.loads(result.output)["results"]
+    # W.md scores 0.27 by its one mention, linked to two other results (+0.1 graph boost)
+    assert [r["page"] for r in results] == ["K1.md", "K2.md", "K3.md"]
+    assert all(r["boosts"]["graph"] == 0.1 for r in results)

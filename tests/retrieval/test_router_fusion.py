@@ -3,7 +3,8 @@
 import pytest
 
 from mindgraph.errors import ConfigError
-from mindgraph.retrieval.fusion import maxnorm, meanmax, minmax, rrf_fusion, weighted_fusion
+from mindgraph.retrieval.fusion import (maxnorm, meanmax, minmax, rrf_fusion, weighted_fusion,
+                                       zscore)
 from mindgraph.retrieval.router import IntentRouter
 
 
@@ -105,6 +106,29 @@ def test_meanmax_gives_a_flat_list_little_and_keeps_the_top_at_one():
     fused = weighted_fusion({"k": [("a", 2.0), ("b", 1.0)], "v": [("b", 0.9), ("a", 0.1)]},
                             {"k": 0.5, "v": 0.5}, normalize=meanmax)
     assert fused == {"a": 0.5, "b": 0.5}
+
+
+def test_a_floor_spreads_compressed_cosines_again():
+    # a model whose cosines sit in 0.80-0.90: divided by the top, every page is near 1
+    compressed = [("a", 0.90), ("b", 0.85), ("c", 0.80)]
+    assert min(maxnorm(compressed).values()) > 0.88
+    assert maxnorm(compressed, floor=0.80) == pytest.approx({"a": 1.0, "b": 0.5, "c": 0.0})
+    # the same ranking from a model that spreads: the same answer from its own floor
+    assert maxnorm([("a", 0.50), ("b", 0.30), ("c", 0.10)], floor=0.10) == pytest.approx(
+        maxnorm(compressed, floor=0.80))
+    # a list whose best is not above the floor gives nothing
+    assert maxnorm([("a", 0.79), ("b", 0.70)], floor=0.80) == {"a": 0.0, "b": 0.0}
+    fused = weighted_fusion({"k": [("a", 1.0)], "v": compressed}, {"k": 0.5, "v": 0.5},
+                            floors={"v": 0.80})
+    assert fused == pytest.approx({"a": 1.0, "b": 0.25, "c": 0.0})
+
+
+def test_zscore_is_the_normal_cdf_of_each_standard_score():
+    scores = zscore([("a", 3.0), ("b", 2.0), ("c", 1.0)])
+    assert scores["b"] == pytest.approx(0.5)
+    assert scores["a"] == pytest.approx(1 - scores["c"]) and scores["a"] == pytest.approx(0.8897, abs=1e-4)
+    assert zscore([("a", 0.5), ("b", 0.5)]) == {"a": 1.0, "b": 1.0}
+    assert zscore([]) == {}
 
 
 @pytest.mark.parametrize("query, concepts", [
