@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from ..bench.corpora import beir_retriever, wiki_retriever
+from ..bench.crosslingual import cross_lingual_questions, language_pages, language_retriever
 from ..bench.runner import METHODS, format_table, run_methods
 from ..core import Mindgraph
 from ..errors import InputError
@@ -24,9 +25,13 @@ from .progress import Progress
 @click.option("--no-embed", is_flag=True, help="Do not embed first (vector methods degrade). "
               "Methods without vectors (keyword) never embed.")
 @click.option("--misses", is_flag=True, help="List the questions each method missed.")
+@click.option("--cross-lingual", "cross_lingual", type=click.Choice(["en", "ja", "zh"]),
+              help="Ask the questions in other languages over the wiki's pages in this "
+                   "language only; the answer is the counterpart of each relevant page "
+                   "(same frontmatter permalink).")
 @json_option
 def bench_command(settings, queries: Path, methods: str, split: str, no_embed: bool,
-                  misses: bool, as_json: bool) -> None:
+                  misses: bool, cross_lingual: str | None, as_json: bool) -> None:
     """Score retrieval methods on QUERIES: a JSONL question file (over this workspace's wiki)
     or a BEIR folder (corpus.jsonl, queries.jsonl, qrels/<split>.tsv)."""
     chosen = [m.strip() for m in methods.split(",") if m.strip()]
@@ -62,6 +67,9 @@ def bench_command(settings, queries: Path, methods: str, split: str, no_embed: b
                        f"in the wiki and can never be found: {shown}. Paths are relative to "
                        f"{settings.wiki_dir}.", err=True)
         label = f"{queries} over {settings.wiki_dir} ({len(retriever.pages)} pages)"
+        if cross_lingual:
+            questions, retriever, label = _cross_lingual(settings, questions, retriever,
+                                                         cross_lingual, queries)
     if progress:
         progress.close()
     # warm up caches, the model (when used) and each language's dictionary (a first Japanese
@@ -82,6 +90,22 @@ def bench_command(settings, queries: Path, methods: str, split: str, no_embed: b
             click.echo(f"\nmissed by {report.method} (no relevant page in the top 10):")
             for miss in report.misses:
                 click.echo(f"  {miss['id']}: {miss['query']}")
+
+
+def _cross_lingual(settings, questions, retriever, lang: str, queries: Path):
+    """The questions not in ``lang``, over the wiki's ``lang`` pages only."""
+    target = language_pages(retriever.pages, lang)
+    kept, left_out = cross_lingual_questions(questions, retriever.pages, target, lang)
+    if not kept:
+        raise InputError(f"{queries}: no question has a {lang} counterpart of its pages in "
+                         f"{settings.wiki_dir} (pages are matched by frontmatter permalink). "
+                         f"Check that the wiki holds translated pages with permalinks.")
+    if left_out:
+        click.echo(f"warning: {left_out} question(s) left out: none of their pages has a "
+                   f"{lang} counterpart with the same permalink.", err=True)
+    label = (f"{queries}, questions not in {lang}, over the {len(target)} {lang} pages of "
+             f"{settings.wiki_dir} (cross-lingual)")
+    return kept, language_retriever(settings, retriever, target), label
 
 
 def register(group: click.Group) -> None:

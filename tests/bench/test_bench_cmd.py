@@ -116,3 +116,46 @@ def test_keyword_only_bench_embeds_nothing_and_vector_methods_still_embed(tmp_pa
     bench(questions, "keyword,vector")
     bench(beir, "vector")
     assert any((state / "vectors").iterdir()) and any((state / "bench" / "tiny").iterdir())
+
+
+TRANSLATED = {
+    "en/Canvas.md": "---\npermalink: plugins/canvas\n---\n# Canvas\n\nCanvas is an infinite "
+                    "board for cards and notes.\n",
+    "ja/キャンバス.md": "---\npermalink: plugins/canvas\n---\n# キャンバス\n\nキャンバス（Canvas）は"
+                    "カードとノートを並べる無限のボードです。\n",
+    "en/Sync regions.md": "---\npermalink: sync/regions\n---\n# Sync regions\n\nChoose the "
+                          "data center region for your remote vault.\n",
+    "ja/Syncリージョン.md": "---\npermalink: sync/regions\n---\n# Syncリージョン\n\nリモート保管庫の"
+                         "データセンターを選びます。\n",
+    "en/Recipes.md": "---\npermalink: recipes\n---\n# Recipes\n\nPancakes need flour.\n",
+}
+CROSS = [
+    {"id": "c1", "query": "an infinite Canvas board for cards", "relevant": ["en/Canvas.md"],
+     "lang": "en", "intent": "concept"},
+    {"id": "c2", "query": "pancakes", "relevant": ["en/Recipes.md"], "lang": "en"},
+    {"id": "c3", "query": "キャンバスとは", "relevant": ["ja/キャンバス.md"], "lang": "ja"},
+]
+
+
+def test_cross_lingual_asks_other_languages_over_one_languages_pages(tmp_path):
+    for name, text in TRANSLATED.items():
+        (tmp_path / "wiki" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "wiki" / name).write_text(text)
+    (tmp_path / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n  dimension: 64\n")
+    questions = tmp_path / "q.jsonl"
+    questions.write_text("\n".join(json.dumps(q, ensure_ascii=False) for q in CROSS))
+    result = CliRunner().invoke(cli, ["bench", str(questions), "-C", str(tmp_path),
+                                      "--methods", "keyword,hybrid", "--cross-lingual", "ja",
+                                      "--json"])
+    assert result.exit_code == 0, result.output
+    # the Japanese question is not cross-lingual; the recipe page has no Japanese twin
+    assert "1 question(s) left out" in result.stderr
+    data = json.loads(result.stdout)
+    assert data["questions"] == 1
+    keyword = {r["method"]: r for r in data["methods"]}["keyword"]
+    # in the whole wiki the English page wins; over the Japanese pages its twin is the answer
+    assert keyword["overall"]["hit1"] == 1.0 and keyword["by_lang"] == {
+        "en": keyword["overall"]}
+    text = CliRunner().invoke(cli, ["bench", str(questions), "-C", str(tmp_path),
+                                    "--methods", "keyword", "--cross-lingual", "ja"]).stdout
+    assert "over the 2 ja pages" in text and "(cross-lingual)" in text
