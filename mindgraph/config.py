@@ -138,6 +138,11 @@ class RetrievalSettings:
     expansion_timeout_s: float = 3.0
     # pass 2 asks compile.provider's LLM for extra queries when one is configured
     expansion_llm: bool = True
+    # "llm": compile.provider's LLM reorders the first rerank_top results (off by default: its
+    # value is not measured yet)
+    rerank: Literal["off", "llm"] = "off"
+    rerank_top: int = 10
+    rerank_timeout_s: float = 5.0
     recency: Literal["auto", "on", "off"] = "auto"
     recency_lambda: float = 0.003
     evergreen_tags: tuple = ("evergreen",)

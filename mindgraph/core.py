@@ -33,7 +33,7 @@ from .page.vault import PageLimits, Vault
 from .retrieval.context import ContextBlock
 from .retrieval.explain import SearchResult, explain
 from .retrieval.hybrid import HybridResponse, HybridRetriever, SearchOptions
-from .retrieval.llm_search import query_expander
+from .retrieval.llm_search import llm_helpers
 from .retrieval.keyword import KeywordIndex, open_keyword_index
 from .retrieval.present import language_weight, query_language
 from .retrieval.vector import VectorRetriever
@@ -321,7 +321,7 @@ class Mindgraph:
             self._hybrid = HybridRetriever(self._pages(), self.keyword_index(), self.graph(),
                                            vector, self.settings.retrieval, vector_error=why,
                                            vector_note=self._live.note,
-                                           expander=query_expander(self.settings),
+                                           **llm_helpers(self.settings),
                                            calibration_file=self._state_file("calibration.json"))
         return self._hybrid
 

@@ -27,6 +27,7 @@ METHODS: dict[str, SearchOptions] = {
     "hybrid-nograph": SearchOptions(graph_boost=False),
     "hybrid-noexpand": SearchOptions(expansion=False),
     "hybrid-noreserve": SearchOptions(reserve=False),
+    "hybrid-norerank": SearchOptions(rerank=False),
 }
 DEPTH = 10
 

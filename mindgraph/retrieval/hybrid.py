@@ -33,6 +33,7 @@ from ..page.model import Page
 from ..providers.embedding.base import model_languages
 from .calibration import Calibration, calibration
 from .expand import QueryExpander, split_concepts
+from .rerank import LLMReranker, reranked
 from .fusion import FUSIONS, NORMALIZERS
 from .keyword import KeywordIndex
 from .present import follow_ups, interpretation, language_weight, query_language, snippet_for
@@ -57,7 +58,7 @@ class HybridRetriever:
     def __init__(self, pages: Mapping[str, Page], keyword: KeywordIndex,
                  graph: KnowledgeGraph | None, vector: VectorRetriever | None,
                  settings: RetrievalSettings = RetrievalSettings(),
-                 expander: QueryExpander | None = None,
+                 expander: QueryExpander | None = None, reranker: LLMReranker | None = None,
                  vector_error: str | None = None, vector_note: str | None = None,
                  calibration_file: Path | None = None):
         self.pages = pages
@@ -72,6 +73,7 @@ class HybridRetriever:
         self.expander = expander or QueryExpander()
         self.recency = Recency(pages, settings.recency, settings.recency_lambda,
                                settings.evergreen_tags, settings.evergreen_pages)
+        self.reranker = reranker
         # Answers for this exact state of the indexes (a new state builds a new retriever);
         # agents repeat themselves, and a repeat costs a dictionary lookup.
         self._answers: OrderedDict[tuple[str, SearchOptions], HybridResponse] = OrderedDict()
@@ -146,6 +148,8 @@ class HybridRetriever:
             _note(degradation, f"no page contains the query's words: these results are by "
                                f"meaning alone (best similarity {best:.2f})")
         results = self._finish(query, candidates, options.top_k, degradation)
+        if options.rerank and self.reranker is not None and len(results) > 1:
+            results = self._rerank(query, results, timings, degradation)
         timings["total"] = _ms(started)
         return HybridResponse(query, lang, intent, tuple(results), tuple(expanded),
                               *self._explain_top(results, lang, intent),
@@ -304,6 +308,28 @@ class HybridRetriever:
                 mine.found_by.extend(x for x in cand.found_by if x not in mine.found_by)
         timings["expansion"] = _ms(t)
         return extra
+
+    def _rerank(self, query: str, results: list[HybridResult], timings: dict[str, float],
+                degradation: list[str]) -> list[HybridResult]:
+        """The first ``rerank_top`` results in the LLM's order, within ``rerank_timeout_s``."""
+        t = time.perf_counter()
+        head, tail = results[:self.settings.rerank_top], results[self.settings.rerank_top:]
+        passages = [f"{r.title}" + (f" — {r.heading}" if r.heading else "") + f": {r.snippet}"
+                    for r in head]
+        job = _POOL.submit(self.reranker.order, query, passages)  # type: ignore[union-attr]
+        try:
+            order, note = job.result(timeout=self.settings.rerank_timeout_s)
+        except cf.TimeoutError:
+            _note(degradation, f"LLM reranking timed out after "
+                               f"{self.settings.rerank_timeout_s:g} s; order kept")
+            return results
+        if note:
+            _note(degradation, note)
+        head = reranked(head, order, lambda r: r.score, lambda r, s: replace(
+            r, score=s, boosts={**r.boosts, "reranked": round(s - r.score, 4)}
+            if abs(s - r.score) > 1e-9 else r.boosts))
+        timings["rerank"] = _ms(t)
+        return head + tail
 
     # -- stage 2 --------------------------------------------------------------------------
     def _graph_boost(self, candidates: dict[str, Candidate], intent: Intent) -> None:

@@ -1,20 +1,22 @@
-"""The LLM's part in search, when ``compile.provider`` names one: query expansion (pass 2).
+"""The LLM's part in search, when ``compile.provider`` names one: query expansion (pass 2)
+and, with ``retrieval.rerank: llm``, reranking of the first results.
 
 Search cannot wait like a compile can: the provider used here is the compile provider rebuilt
 with the search's time budget (``retrieval.expansion_timeout_s`` per HTTP call, no retries),
 and it is built on first use, so a search that never expands never loads an SDK.
-``retrieval.expansion_llm: false`` keeps search offline even with an LLM configured.
+``retrieval.expansion_llm: false`` keeps pass 2 to the offline splitter.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..config import Settings
 from .expand import QueryExpander
 from .llm_cache import AnswerCache
+from .rerank import LLMReranker
 
 if TYPE_CHECKING:
     from ..providers.llm.base import LLMProvider
@@ -25,7 +27,7 @@ CACHE_FILE = "llm-search-cache.sqlite"
 def search_llm_factory(settings: Settings, timeout_s: float
                        ) -> "Callable[[], LLMProvider | None] | None":
     """A function that builds the search's LLM provider, or None when none is configured."""
-    if settings.compile.provider == "offline" or not settings.retrieval.expansion_llm:
+    if settings.compile.provider == "offline":
         return None
     budget = replace(settings, compile=replace(
         settings.compile, timeout_s=min(settings.compile.timeout_s, timeout_s), max_retries=0))
@@ -38,9 +40,12 @@ def search_llm_factory(settings: Settings, timeout_s: float
     return build
 
 
-def query_expander(settings: Settings) -> QueryExpander:
-    """The splitter, plus the configured LLM with a cache in the state folder."""
-    factory = search_llm_factory(settings, settings.retrieval.expansion_timeout_s)
-    if factory is None:
-        return QueryExpander()
-    return QueryExpander(factory, cache=AnswerCache(Path(settings.state_dir) / CACHE_FILE))
+def llm_helpers(settings: Settings) -> dict[str, Any]:
+    """The ``expander`` (the splitter, plus the configured LLM) and the ``reranker`` (None
+    unless ``retrieval.rerank`` is "llm" and an LLM is configured) for HybridRetriever."""
+    r = settings.retrieval
+    cache = AnswerCache(Path(settings.state_dir) / CACHE_FILE)
+    expand = search_llm_factory(settings, r.expansion_timeout_s) if r.expansion_llm else None
+    rerank = search_llm_factory(settings, r.rerank_timeout_s) if r.rerank == "llm" else None
+    return {"expander": QueryExpander(expand, cache=cache) if expand else QueryExpander(),
+            "reranker": LLMReranker(rerank, cache=cache) if rerank else None}

@@ -22,6 +22,7 @@ class SearchOptions:
     graph_boost: bool = True
     expansion: bool = True
     reserve: bool = True             # keep each retriever's top pages near the top
+    rerank: bool = True              # LLM reranking, when retrieval.rerank is "llm"
     fusion: str | None = None        # None: retrieval.fusion
 
 
