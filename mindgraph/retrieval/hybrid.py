@@ -129,7 +129,8 @@ class HybridRetriever:
             expanded = self._pass2(query, intent, fetch, options, candidates, timings,
                                    degradation)
         t = time.perf_counter()
-        self._drop_vector_noise(candidates)
+        if options.use_keyword:         # the vector method alone is ranked as it is
+            self._drop_vector_noise(candidates)
         if options.use_keyword:
             self.recency.add_newest(query, candidates, self.keyword,
                                     self.router.weights(intent,
