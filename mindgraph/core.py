@@ -33,10 +33,10 @@ from .page.vault import PageLimits, Vault
 from .retrieval.context import ContextBlock
 from .retrieval.explain import SearchResult, explain
 from .retrieval.hybrid import HybridResponse, HybridRetriever, SearchOptions
-from .retrieval.llm_search import llm_helpers
 from .retrieval.keyword import KeywordIndex, open_keyword_index
 from .retrieval.present import language_weight, query_language
 from .retrieval.vector import VectorRetriever
+from .retrieval.wiring import search_helpers
 
 if TYPE_CHECKING:   # imported where used, so a search does not load the compiler
     from .coverage.report import CoverageReport
@@ -321,8 +321,7 @@ class Mindgraph:
             self._hybrid = HybridRetriever(self._pages(), self.keyword_index(), self.graph(),
                                            vector, self.settings.retrieval, vector_error=why,
                                            vector_note=self._live.note,
-                                           **llm_helpers(self.settings),
-                                           calibration_file=self._state_file("calibration.json"))
+                                           **search_helpers(self.settings))
         return self._hybrid
 
     @_query

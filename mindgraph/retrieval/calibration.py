@@ -26,7 +26,7 @@ import json
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Mapping
 
 from ..fsutil import atomic_write_json
 from ..page.model import Page
@@ -101,6 +101,16 @@ def calibration(vector: VectorRetriever, pages: Mapping[str, Page],
     if cache_file is not None:
         _write(cache_file, {key: {"background": found.background, "match": found.match}})
     return found
+
+
+def drop_vector_noise(candidates: dict[str, Any], noise: float) -> None:
+    """Remove the candidates only the vector side found with a cosine under ``noise`` —
+    unless that would remove them all."""
+    weak = [p for p, c in candidates.items() if "keyword" not in c.sources
+            and c.sources.get("vector", {}).get("score", 1.0) < noise]
+    if len(weak) < len(candidates):
+        for path in weak:
+            del candidates[path]
 
 
 def _read(path: Path) -> dict:

@@ -2,7 +2,7 @@
 
 Offline, a deterministic splitter finds the concepts of "A vs B", "difference between A and
 B", "how does A relate to B", 「AとBの違い」 and 「A和B的区别」. With an LLM provider
-configured (``compile.provider``, wired by llm_search.py), the model adds queries (the
+configured (``compile.provider``, wired by wiring.py), the model adds queries (the
 splitter still runs first, for free). LLM answers are cached in memory and in the state
 folder; the call is bounded in time by the provider's timeout and by the caller.
 """

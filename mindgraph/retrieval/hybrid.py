@@ -31,13 +31,12 @@ from ..config import RetrievalSettings
 from ..graph.build import EXTRACTED, KnowledgeGraph
 from ..page.model import Page
 from ..providers.embedding.base import model_languages
-from .calibration import Calibration, calibration
+from .calibration import Calibration, calibration, drop_vector_noise
 from .expand import QueryExpander, split_concepts
-from .rerank import LLMReranker, reranked
 from .fusion import FUSIONS, NORMALIZERS
 from .keyword import KeywordIndex
 from .present import follow_ups, interpretation, language_weight, query_language, snippet_for
-from .recency import Recency
+from .rerank import LLMReranker
 from .results import Candidate, HybridResponse, HybridResult, SearchOptions
 from .router import Intent, IntentRouter
 from .vector import VectorRetriever
@@ -129,8 +128,8 @@ class HybridRetriever:
             expanded = self._pass2(query, intent, fetch, options, candidates, timings,
                                    degradation)
         t = time.perf_counter()
-        if options.use_keyword:         # the vector method alone is ranked as it is
-            self._drop_vector_noise(candidates)
+        if options.use_keyword and self.settings.drop_vector_noise and self.vector is not None:
+            drop_vector_noise(candidates, self._levels().noise)   # vector alone: as it is
         if options.use_keyword:
             self.recency.add_newest(query, candidates, self.keyword,
                                     self.router.weights(intent,
@@ -150,7 +149,12 @@ class HybridRetriever:
                                f"meaning alone (best similarity {best:.2f})")
         results = self._finish(query, candidates, options.top_k, degradation)
         if options.rerank and self.reranker is not None and len(results) > 1:
-            results = self._rerank(query, results, timings, degradation)
+            t = time.perf_counter()
+            results, note = self.reranker.rerank(query, results, self.settings.rerank_top,
+                                                 self.settings.rerank_timeout_s, _POOL)
+            if note:
+                _note(degradation, note)
+            timings["rerank"] = _ms(t)
         timings["total"] = _ms(started)
         return HybridResponse(query, lang, intent, tuple(results), tuple(expanded),
                               *self._explain_top(results, lang, intent),
@@ -230,19 +234,6 @@ class HybridRetriever:
             return {}
         return {"vector": self._levels().background}
 
-    def _drop_vector_noise(self, candidates: dict[str, Candidate]) -> None:
-        """Pages only the vector side found, less than halfway from the model's zero point to
-        a typical match on this vault (``retrieval.drop_vector_noise``, calibration.py),
-        leave the candidates — unless that would leave none."""
-        if not self.settings.drop_vector_noise or self.vector is None:
-            return
-        noise = self._levels().noise
-        weak = [p for p, c in candidates.items() if "keyword" not in c.sources
-                and c.sources.get("vector", {}).get("score", 1.0) < noise]
-        if len(weak) < len(candidates):
-            for path in weak:
-                del candidates[path]
-
     def _fill_missing(self, query: str, scored: dict[str, list[tuple[str, float]]],
                       degradation: list[str]) -> None:
         """Give every page either retriever found the other's actual score for it too."""
@@ -309,28 +300,6 @@ class HybridRetriever:
                 mine.found_by.extend(x for x in cand.found_by if x not in mine.found_by)
         timings["expansion"] = _ms(t)
         return extra
-
-    def _rerank(self, query: str, results: list[HybridResult], timings: dict[str, float],
-                degradation: list[str]) -> list[HybridResult]:
-        """The first ``rerank_top`` results in the LLM's order, within ``rerank_timeout_s``."""
-        t = time.perf_counter()
-        head, tail = results[:self.settings.rerank_top], results[self.settings.rerank_top:]
-        passages = [f"{r.title}" + (f" — {r.heading}" if r.heading else "") + f": {r.snippet}"
-                    for r in head]
-        job = _POOL.submit(self.reranker.order, query, passages)  # type: ignore[union-attr]
-        try:
-            order, note = job.result(timeout=self.settings.rerank_timeout_s)
-        except cf.TimeoutError:
-            _note(degradation, f"LLM reranking timed out after "
-                               f"{self.settings.rerank_timeout_s:g} s; order kept")
-            return results
-        if note:
-            _note(degradation, note)
-        head = reranked(head, order, lambda r: r.score, lambda r, s: replace(
-            r, score=s, boosts={**r.boosts, "reranked": round(s - r.score, 4)}
-            if abs(s - r.score) > 1e-9 else r.boosts))
-        timings["rerank"] = _ms(t)
-        return head + tail
 
     # -- stage 2 --------------------------------------------------------------------------
     def _graph_boost(self, candidates: dict[str, Candidate], intent: Intent) -> None:
@@ -438,11 +407,11 @@ class HybridRetriever:
         if bonus <= 0:
             return
         for path, cand in candidates.items():
+            if not self._clears_cutoff(cand):
+                continue
             page = self.pages[path]
             kind = str(page.frontmatter.get("type", "")).lower()
             name = (page.title + " " + path).lower()
-            if not self._clears_cutoff(cand):
-                continue
             if kind == "troubleshooting" or any(w in name for w in FAILURE_WORDS):
                 cand.score += bonus
                 cand.boosts["failure_page"] = bonus

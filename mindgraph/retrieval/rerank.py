@@ -13,13 +13,16 @@ tested against a fake server only.
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import json
 import re
 import threading
-from typing import Any, Callable, Sequence
+from dataclasses import replace
+from typing import Any, Sequence
 
 from ..errors import ConfigError, ProviderError
 from .llm_cache import AnswerCache
+from .results import HybridResult
 
 RERANK_PROMPT = """A search engine over a personal markdown wiki found these passages for the
 question below. Which of them answer it? Answer with a JSON list of their numbers, the best
@@ -45,6 +48,26 @@ class LLMReranker:
                 if self._built is None:
                     self._built = self._provider()
         return self._built
+
+    def rerank(self, query: str, results: list[HybridResult], top: int, timeout_s: float,
+               pool: cf.Executor) -> tuple[list[HybridResult], str | None]:
+        """The first ``top`` results in the LLM's order (or as they were, with why, when it
+        fails or takes more than ``timeout_s``)."""
+        head, tail = results[:top], results[top:]
+        passages = [r.title + (f" — {r.heading}" if r.heading else "") + f": {r.snippet}"
+                    for r in head]
+        try:
+            order, note = pool.submit(self.order, query, passages).result(timeout=timeout_s)
+        except cf.TimeoutError:
+            return results, f"LLM reranking timed out after {timeout_s:g} s; order kept"
+        scores = sorted((r.score for r in head), reverse=True)
+        moved = []
+        for i, score in zip(order, scores):
+            r = head[i]
+            boosts = r.boosts if abs(score - r.score) < 1e-9 else {
+                **r.boosts, "reranked": round(score - r.score, 4)}
+            moved.append(replace(r, score=score, boosts=boosts))
+        return moved + tail, note
 
     def order(self, query: str, passages: Sequence[str]) -> tuple[list[int], str | None]:
         """Indexes of ``passages`` best first (all of them) and, when the LLM could not
@@ -78,9 +101,3 @@ def _ranking(answer: str, n: int) -> list[int]:
                 named.append(item - 1)
     return named + [i for i in range(n) if i not in named]
 
-
-def reranked(items: list[Any], order: list[int], score: Callable[[Any], float],
-             rescore: Callable[[Any, float], Any]) -> list[Any]:
-    """``items`` in ``order``, given the original scores in descending order."""
-    scores = sorted((score(item) for item in items), reverse=True)
-    return [rescore(items[i], s) for i, s in zip(order, scores)]

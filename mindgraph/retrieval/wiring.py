@@ -1,5 +1,6 @@
-"""The LLM's part in search, when ``compile.provider`` names one: query expansion (pass 2)
-and, with ``retrieval.rerank: llm``, reranking of the first results.
+"""What a hybrid retriever takes from the whole settings, beyond ``retrieval``: the LLM's part
+in search when ``compile.provider`` names one (query expansion in pass 2 and, with
+``retrieval.rerank: llm``, reranking of the first results) and its files in the state folder.
 
 Search cannot wait like a compile can: the provider used here is the compile provider rebuilt
 with the search's time budget (``retrieval.expansion_timeout_s`` per HTTP call, no retries),
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from ..providers.llm.base import LLMProvider
 
 CACHE_FILE = "llm-search-cache.sqlite"
+CALIBRATION_FILE = "calibration.json"
 
 
 def search_llm_factory(settings: Settings, timeout_s: float
@@ -40,12 +42,14 @@ def search_llm_factory(settings: Settings, timeout_s: float
     return build
 
 
-def llm_helpers(settings: Settings) -> dict[str, Any]:
-    """The ``expander`` (the splitter, plus the configured LLM) and the ``reranker`` (None
-    unless ``retrieval.rerank`` is "llm" and an LLM is configured) for HybridRetriever."""
+def search_helpers(settings: Settings) -> dict[str, Any]:
+    """HybridRetriever's ``expander`` (the splitter, plus the configured LLM), ``reranker``
+    (None unless ``retrieval.rerank`` is "llm" and an LLM is configured) and
+    ``calibration_file``."""
     r = settings.retrieval
     cache = AnswerCache(Path(settings.state_dir) / CACHE_FILE)
     expand = search_llm_factory(settings, r.expansion_timeout_s) if r.expansion_llm else None
     rerank = search_llm_factory(settings, r.rerank_timeout_s) if r.rerank == "llm" else None
     return {"expander": QueryExpander(expand, cache=cache) if expand else QueryExpander(),
-            "reranker": LLMReranker(rerank, cache=cache) if rerank else None}
+            "reranker": LLMReranker(rerank, cache=cache) if rerank else None,
+            "calibration_file": Path(settings.state_dir) / CALIBRATION_FILE}
