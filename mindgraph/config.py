@@ -122,7 +122,7 @@ class RetrievalSettings:
     # A page one retriever found and the other did not gets the other's actual score for it
     # (its BM25 score, its best section's cosine) instead of 0.
     fill_missing_scores: bool = False
-    normalization: Literal["max", "calibrated", "minmax", "meanmax", "zscore"] = "calibrated"
+    normalization: Literal["max", "calibrated", "minmax", "meanmax", "zscore"] = "max"
     # a page only the vector side found, less than halfway from the model's zero point to a
     # typical match on this vault (measured per model, retrieval/calibration.py), is dropped
     drop_vector_noise: bool = True

@@ -1,23 +1,22 @@
 """What the vector model's cosines mean on this vault, measured on the vault itself.
 
-Cosines mean different things for different models: all-MiniLM-L6-v2 gives unrelated pages
-0.1–0.4, multilingual-e5-small 0.75–0.85. Two levels are measured, without labels, from
-pseudo-queries (the titles, plus first heading, of up to ``SAMPLE`` pages spread over the
-vault), each searched like a real query:
+Cosines mean different things for different models, languages and queries: all-MiniLM-L6-v2
+gives unrelated pages 0.1–0.4, multilingual-e5-small 0.75–0.85, and an English question is
+less similar to every Japanese page than a Japanese one. So the zero point is measured for
+each query: its **background** is the median cosine of the ``SAMPLE`` pages spread over the
+vault (one more vector search, restricted to those pages). ``calibrated`` normalisation
+measures the vector side from there to the query's top, so a model whose cosines sit in a
+narrow band is not flattened by dividing by the top score.
 
-- ``background``: the median page's cosine to a typical query (the median over the queries of
-  the median over ``SAMPLE`` pages): the model's zero point. ``calibrated`` normalisation
-  measures the vector side from there, so a model whose cosines sit in a narrow band is not
-  flattened by dividing by the top score;
-- ``match``: a typical query's best page (the median of the queries' top cosines): what a
-  match looks like with this model here.
-
-A page only the vector side found is evidence only when it is at least ``NOISE_SHARE`` of the
-way from the zero point to a match (``noise``): an invented word on one page found that page
-by keyword, then nine pages by meaning alone at cosines a typical query's 100th-nearest page
-beats. Both levels are kept in a small JSON file keyed by the model and the number of vectors
-and pages, so a fresh process does not pay for them again. A vault under ``MIN_PAGES`` pages
-gets (0, 0): too few pages to tell a typical one.
+What a match looks like is measured once per model and vault, without labels, from
+pseudo-queries (the titles, plus first heading, of ``SAMPLE`` pages), each searched like a real
+query: the typical **gap** between a query's best page and its background. A page only the
+vector side found is evidence only when it stands at least ``NOISE_SHARE`` of that gap above
+its query's background: an invented word on one page found that page by keyword, then nine
+pages by meaning alone, all about as close to the query as the median page. The gap is kept
+in a small JSON file keyed by the model and the number of vectors and pages, so a fresh
+process does not pay for it again. A vault under ``MIN_PAGES`` pages is not calibrated (floor
+0, no noise filter): too few pages to tell a typical one.
 """
 
 from __future__ import annotations
@@ -39,15 +38,21 @@ MIN_PAGES = 60
 
 @dataclass(frozen=True)
 class Calibration:
-    """The model's zero point and match level on this vault (cosines)."""
+    """A typical query's background and best cosine on this vault (0, 0: not calibrated)."""
 
     background: float = 0.0
     match: float = 0.0
 
     @property
-    def noise(self) -> float:
-        """Below this, a page only the vector side found is not a result."""
-        return self.background + NOISE_SHARE * (self.match - self.background)
+    def gap(self) -> float:
+        """How far a typical query's best page stands above its background."""
+        return self.match - self.background
+
+
+def background(vector: VectorRetriever, query: str, sample: list[str]) -> float:
+    """The median cosine of the ``sample`` pages to ``query``: its zero point."""
+    scores = vector.page_scores(query, sample)
+    return float(statistics.median(scores.values())) if scores else 0.0
 
 
 def spread(paths: list[str], n: int) -> list[str]:
@@ -80,9 +85,7 @@ def measure(vector: VectorRetriever, pages: Mapping[str, Page]) -> Calibration:
         hits = vector.search(query, 1)
         if hits:
             matches.append(hits[0].score)
-        scores = vector.page_scores(query, [p for p in others if p != path])
-        if scores:
-            backgrounds.append(statistics.median(scores.values()))
+            backgrounds.append(background(vector, query, [p for p in others if p != path]))
     return Calibration(float(statistics.median(backgrounds)) if backgrounds else 0.0,
                        float(statistics.median(matches)) if matches else 0.0)
 
@@ -104,8 +107,8 @@ def calibration(vector: VectorRetriever, pages: Mapping[str, Page],
 
 
 def drop_vector_noise(candidates: dict[str, Any], noise: float) -> None:
-    """Remove the candidates only the vector side found with a cosine under ``noise`` —
-    unless that would remove them all."""
+    """Remove the candidates only the vector side found with a cosine under ``noise`` (the
+    query's background plus ``NOISE_SHARE`` of the gap) — unless that would remove them all."""
     weak = [p for p, c in candidates.items() if "keyword" not in c.sources
             and c.sources.get("vector", {}).get("score", 1.0) < noise]
     if len(weak) < len(candidates):

@@ -31,7 +31,8 @@ from ..config import RetrievalSettings
 from ..graph.build import EXTRACTED, KnowledgeGraph
 from ..page.model import Page
 from ..providers.embedding.base import model_languages
-from .calibration import Calibration, calibration, drop_vector_noise
+from .calibration import (NOISE_SHARE, SAMPLE, Calibration, background, calibration,
+                          drop_vector_noise, spread)
 from .expand import QueryExpander, split_concepts
 from .fusion import FUSIONS, NORMALIZERS
 from .keyword import KeywordIndex
@@ -80,6 +81,8 @@ class HybridRetriever:
         self._links: dict[str, frozenset[str]] = {}
         self._calibration_file = calibration_file
         self._calibration: Calibration | None = None
+        self._sample: list[str] | None = None
+        self._backgrounds: dict[str, float] = {}
 
     # -- the answer ----------------------------------------------------------------------
     def search(self, query: str, options: SearchOptions = SearchOptions(),
@@ -128,8 +131,10 @@ class HybridRetriever:
             expanded = self._pass2(query, intent, fetch, options, candidates, timings,
                                    degradation)
         t = time.perf_counter()
-        if options.use_keyword and self.settings.drop_vector_noise and self.vector is not None:
-            drop_vector_noise(candidates, self._levels().noise)   # vector alone: as it is
+        zero = self._background(query) if options.use_keyword and \
+            self.settings.drop_vector_noise else None     # the vector method alone: as it is
+        if zero is not None:
+            drop_vector_noise(candidates, zero + NOISE_SHARE * self._levels().gap)
         if options.use_keyword:
             self.recency.add_newest(query, candidates, self.keyword,
                                     self.router.weights(intent,
@@ -203,7 +208,8 @@ class HybridRetriever:
             shares.update({name: weights.get(name, 0.0) / total for name in rankings})
         fusion = FUSIONS[options.fusion or self.settings.fusion]
         kwargs: dict[str, Any] = {"k": self.settings.rrf_k} if fusion is FUSIONS["rrf"] else \
-            {"normalize": NORMALIZERS[self.settings.normalization], "floors": self._floors()}
+            {"normalize": NORMALIZERS[self.settings.normalization],
+             "floors": self._floors(query, rankings)}
         scored = {k: [(p, s) for p, s, _ in v] for k, v in rankings.items()}
         if self.settings.fill_missing_scores and len(scored) == 2:
             self._fill_missing(query, scored, degradation)
@@ -221,18 +227,38 @@ class HybridRetriever:
         return candidates
 
     def _levels(self) -> Calibration:
-        """The vector model's zero point and match level on this vault (calibration.py)."""
+        """A typical query's background and best cosine on this vault (calibration.py)."""
         if self._calibration is None:
             self._calibration = calibration(self.vector, self.pages,  # type: ignore[arg-type]
                                             self._calibration_file)
         return self._calibration
 
-    def _floors(self) -> dict[str, float]:
-        """Each retriever's floor for the normaliser: the vector model's zero point on this
-        vault with ``calibrated`` normalisation."""
-        if self.settings.normalization != "calibrated" or self.vector is None:
-            return {}
-        return {"vector": self._levels().background}
+    def _background(self, query: str) -> float | None:
+        """The query's zero point: the median cosine of a fixed sample of pages to it (None
+        without vectors, in a vault too small to calibrate, or when the vector side fails)."""
+        if self.vector is None:
+            return None
+        found = self._backgrounds.get(query)
+        if found is None:
+            try:
+                if self._levels().gap <= 0:
+                    return None
+                if self._sample is None:
+                    self._sample = spread(list(self.pages), SAMPLE)
+                found = background(self.vector, query, self._sample)
+            except Exception:   # a refinement: the vector side's own failure is reported
+                return None
+            if len(self._backgrounds) >= ANSWER_CACHE_SIZE:
+                self._backgrounds.clear()
+            self._backgrounds[query] = found
+        return found
+
+    def _floors(self, query: str, rankings: Mapping[str, Any]) -> dict[str, float]:
+        """Each retriever's floor for the normaliser: with ``calibrated`` normalisation, the
+        query's background for the vector side (calibration.py)."""
+        zero = self._background(query) if "vector" in rankings and \
+            self.settings.normalization == "calibrated" else None
+        return {} if zero is None else {"vector": zero}
 
     def _fill_missing(self, query: str, scored: dict[str, list[tuple[str, float]]],
                       degradation: list[str]) -> None:
