@@ -493,12 +493,18 @@ def test_a_boost_never_carries_a_page_over_the_minimum_score(tmp_path):
                                          f"and kayak safety. See [[K1]], [[K2]], [[K3]].\n")
     weather = " ".join(["The weather report covers rain, wind and sun for the valley."] * 40)
     (wiki / "W.md").write_text(f"# Weather\n\n{weather} A kayak once. See [[K1]] and [[K2]].\n")
-    (tmp_path / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n"
-                                            "retrieval:\n  min_score: 0.3\n")
-    result = CliRunner().invoke(cli, ["search", "--hybrid", "kayak", "-C", str(tmp_path),
-                                      "--json"])
-    assert result.exit_code == 0, result.output
-    results = json.loads(result.output)["results"]
-    # W.md scores 0.27 by its one mention, linked to two other results (+0.1 graph boost)
-    assert [r["page"] for r in results] == ["K1.md", "K2.md", "K3.md"]
-    assert all(r["boosts"]["graph"] == 0.1 for r in results)
+
+    def search(min_score: float) -> dict:
+        (tmp_path / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n"
+                                                f"retrieval:\n  min_score: {min_score}\n")
+        result = CliRunner().invoke(cli, ["search", "--hybrid", "kayak", "-C", str(tmp_path),
+                                          "--json"])
+        assert result.exit_code == 0, result.output
+        return {r["page"]: r for r in json.loads(result.output)["results"]}
+
+    # W.md: one mention in a long page, linked to two other results (+0.1 graph boost)
+    weak = search(0)["W.md"]
+    own = weak["score"] - weak["boosts"]["graph"]
+    results = search(round(own + 0.05, 4))      # under the cutoff alone, over it boosted
+    assert sorted(results) == ["K1.md", "K2.md", "K3.md"]
+    assert all(r["boosts"]["graph"] == 0.1 for r in results.values())
