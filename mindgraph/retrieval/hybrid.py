@@ -37,6 +37,7 @@ from .expand import QueryExpander, split_concepts
 from .fusion import FUSIONS, NORMALIZERS
 from .keyword import KeywordIndex
 from .present import follow_ups, interpretation, language_weight, query_language, snippet_for
+from .recency import Recency, asks_for_recent
 from .rerank import LLMReranker
 from .results import Candidate, HybridResponse, HybridResult, SearchOptions
 from .router import Intent, IntentRouter
@@ -131,8 +132,10 @@ class HybridRetriever:
             expanded = self._pass2(query, intent, fetch, options, candidates, timings,
                                    degradation)
         t = time.perf_counter()
+        # not for the vector method alone (it is ranked as it is), nor on a query for what is
+        # new, whose pages are admitted by their dates rather than their words
         zero = self._background(query) if options.use_keyword and \
-            self.settings.drop_vector_noise else None     # the vector method alone: as it is
+            self.settings.drop_vector_noise and not asks_for_recent(query) else None
         if zero is not None:
             drop_vector_noise(candidates, zero + NOISE_SHARE * self._levels().gap)
         if options.use_keyword:
