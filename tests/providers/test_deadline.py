@@ -17,7 +17,10 @@ from mindgraph.errors import ProviderError
 
 TIMEOUT_S = 1.0
 SLACK_S = 1.5          # scheduling on a busy 2-core machine, not the drip
-DRIP = (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 400\r\n\r\n"
+# Connection: close, as the server closes after each answer (a kept-alive connection to it
+# would be reset on reuse).
+DRIP = (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n"
+        b"Content-Length: 400\r\n\r\n"
         + b"{" + b" " * 398 + b"}")
 
 
