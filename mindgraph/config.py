@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import types
 import typing
 from dataclasses import dataclass, field
@@ -170,6 +171,20 @@ class ServeSettings:
     # Pages that change under a process whose vector search is open are embedded before the
     # next query, up to this many sections at a time (more: run `mindgraph embed`); 0 = never.
     embed_changes_max_chunks: int = 256
+    # Who may call the HTTP servers (serve/guard.py): on a loopback address the Host header
+    # must name a loopback address, localhost or one of allowed_hosts; a browser's Origin must
+    # be the server's own or one of cors_origins (only those get CORS headers).
+    allowed_hosts: tuple[str, ...] = ()
+    cors_origins: tuple[str, ...] = ()
+    max_body_bytes: int = 1_048_576      # a JSON request body; larger is 413 unread
+    # Time budgets (504 past them) and the lane that keeps slow requests (timeline, coverage,
+    # path, communities, check) from starving searches: slow_workers at a time, slow_queue
+    # more waiting, the next one 503 at once.
+    request_timeout_s: float = 30.0
+    reindex_timeout_s: float = 1800.0
+    slow_workers: int = 2
+    slow_queue: int = 16
+    shutdown_timeout_s: float = 5.0      # SIGTERM: requests still running then are dropped
 
 
 @dataclass(frozen=True)
@@ -412,6 +427,8 @@ def _coerce(value: Any, hint: Any, key: str, source: str) -> Any:
     elif origin is tuple or hint is tuple:
         if isinstance(value, (list, tuple)):
             return tuple(value)
+        if isinstance(value, str):      # from the environment: comma-separated
+            return tuple(item.strip() for item in value.split(",") if item.strip())
     else:
         return value
     name = getattr(hint, "__name__", str(hint))
@@ -458,10 +475,17 @@ def _check_values(s: Settings) -> None:
         (s.serve.usage_log_max_bytes >= 10_000, "serve.usage_log_max_bytes", "at least 10000"),
         (s.limits.max_page_bytes >= 1000, "limits.max_page_bytes", "at least 1000"),
         (s.limits.max_indexed_chars >= 1000, "limits.max_indexed_chars", "at least 1000"),
+        (s.serve.max_body_bytes >= 1024, "serve.max_body_bytes", "at least 1024"),
+        (s.serve.request_timeout_s > 0, "serve.request_timeout_s", "above 0"),
+        (s.serve.reindex_timeout_s > 0, "serve.reindex_timeout_s", "above 0"),
+        (s.serve.slow_workers >= 1, "serve.slow_workers", "at least 1"),
+        (s.serve.slow_queue >= 0, "serve.slow_queue", "0 or more"),
+        (s.serve.shutdown_timeout_s > 0, "serve.shutdown_timeout_s", "above 0"),
     ]
     for ok, key, rule in checks:
         if not ok:
             raise ConfigError(f"{s.source}: '{key}' must be {rule}. Fix it in {s.source}.")
+    _check_web_names(s)
     for key, value in (("paths.raw", s.paths.raw), ("paths.wiki", s.paths.wiki)):
         if not value:
             raise ConfigError(f"{s.source}: '{key}' must not be empty.")
@@ -474,6 +498,25 @@ def _check_values(s: Settings) -> None:
     if s.paths.raw.rstrip("/") == s.paths.wiki.rstrip("/"):
         raise ConfigError(f"{s.source}: paths.raw and paths.wiki must be different folders "
                           f"(raw notes are never written).")
+
+
+def _check_web_names(s: Settings) -> None:
+    """serve.allowed_hosts are bare host names; serve.cors_origins are scheme://host[:port]."""
+    for host in s.serve.allowed_hosts:
+        if not isinstance(host, str) or not re.fullmatch(r"[A-Za-z0-9.\-]+|\[[0-9A-Fa-f:.]+\]",
+                                                         host):
+            raise ConfigError(f"{s.source}: 'serve.allowed_hosts' entry {host!r} is not a host "
+                              f"name: give the name alone (e.g. wiki.internal), without "
+                              f"scheme, port or path.")
+    for origin in s.serve.cors_origins:
+        if origin == "*":
+            raise ConfigError(f"{s.source}: 'serve.cors_origins' '*' would let every web page "
+                              f"read your notes; list the origins of the apps you trust "
+                              f"(e.g. http://localhost:6274).")
+        if not isinstance(origin, str) or not re.fullmatch(r"https?://[^/\s]+", origin):
+            raise ConfigError(f"{s.source}: 'serve.cors_origins' entry {origin!r} is not an "
+                              f"origin: write scheme://host[:port] with no path or trailing "
+                              f"slash (e.g. http://localhost:6274).")
 
 
 def _apply_env(data: dict[str, Any], environ: Mapping[str, str]

@@ -508,7 +508,6 @@ class Mindgraph:
         """Lint the wiki."""
         return check_vault(self.vault(), self.settings.raw_dir)
 
-    @_query
     def coverage(self, codebase: str | Path, *, service_level: bool = False,
                  excludes: tuple[str, ...] = (), default_excludes: bool = True,
                  min_mentions: int = 1,
@@ -525,10 +524,11 @@ class Mindgraph:
             raise InputError(f"{codebase} holds no source files to measure (.py, .ts, .go, "
                              f".rs, ... outside the excludes). Pass the folder of the code, "
                              f"e.g. `mindgraph coverage src`.")
-        pages = self.vault().pages
-        found = None if semantic_threshold is None else find_semantic_links(
-            units, self.embedding_provider(), self.vector_store(), semantic_threshold,
-            pages=pages)
+        with self._lock:    # only now: a slow read of the code must not hold every query
+            pages = dict(self.vault().pages)
+            found = None if semantic_threshold is None else find_semantic_links(
+                units, self.embedding_provider(), self.vector_store(), semantic_threshold,
+                pages=pages)
         return measure_coverage(units, pages.values(), codebase=str(codebase),
                                 level="service" if service_level else "module",
                                 min_mentions=min_mentions,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import errno
-import ipaddress
 import json
 import os
 import socket
@@ -11,29 +10,26 @@ import socket
 import click
 
 from ..core import Mindgraph
+from ..errors import ConfigError
+from ..serve.guard import TOKEN_RECIPE, check_token, is_loopback
 from .common import ConfigClickError, workspace_options
 
 
-def is_loopback(host: str) -> bool:
-    """True for 127.0.0.0/8, ::1 and localhost."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def bind_token(settings, host: str) -> str | None:
-    """The bearer token for a server on ``host``: optional on loopback, required elsewhere."""
+    """The bearer token for a server on ``host``: optional on loopback, required elsewhere,
+    and long enough to resist guessing wherever it is given."""
     token = os.environ.get(settings.serve.token_env) or None
+    try:
+        check_token(token, settings.serve.token_env)
+    except ConfigError as exc:
+        raise ConfigClickError(str(exc)) from exc
     if not is_loopback(host):
         click.echo(f"Warning: binding {host} exposes your notes beyond this machine.",
                    err=True)
         if token is None:
             raise ConfigClickError(
-                f"Binding {host} needs a bearer token: export {settings.serve.token_env}=<a long "
-                f"random string> (clients send 'Authorization: Bearer <token>'), or bind "
+                f"Binding {host} needs a bearer token: export {settings.serve.token_env}="
+                f"$({TOKEN_RECIPE}) (clients send 'Authorization: Bearer <token>'), or bind "
                 f"127.0.0.1.")
     return token
 
@@ -90,13 +86,16 @@ def serve_command(settings, host: str | None, port: int | None, workers: int) ->
     click.echo(f"mindgraph REST on http://{host}:{port} (wiki: {settings.wiki_dir}"
                f"{f', {workers} workers' if workers > 1 else ''})", err=True)
     if workers == 1:
-        uvicorn.run(create_app(Mindgraph(settings), token), host=host, port=port,
-                    http=NoDelayHTTPProtocol, log_level="warning")
+        uvicorn.run(create_app(Mindgraph(settings), token, host), host=host, port=port,
+                    http=NoDelayHTTPProtocol, log_level="warning",
+                    timeout_graceful_shutdown=settings.serve.shutdown_timeout_s)
         return
     config = None if settings.source == "(defaults)" else settings.source
-    os.environ[WORKER_ENV] = json.dumps({"base": str(settings.base_dir), "config": config})
+    os.environ[WORKER_ENV] = json.dumps({"base": str(settings.base_dir), "config": config,
+                                         "host": host})
     uvicorn.run("mindgraph.serve.rest:app_for_worker", factory=True, host=host, port=port,
-                workers=workers, http=NoDelayHTTPProtocol, log_level="warning")
+                workers=workers, http=NoDelayHTTPProtocol, log_level="warning",
+                timeout_graceful_shutdown=settings.serve.shutdown_timeout_s)
 
 
 def register(group: click.Group) -> None:

@@ -6,28 +6,35 @@ refused before any work is done. A tool returns a compact JSON object that cites
 and section ids, which are the arguments of the other tools, so an agent can always fetch
 more. A ``MindgraphError`` (unknown page, missing section, bad data block) becomes a tool error
 (``isError``) carrying its helpful message; every call, failed or not, writes one usage-log
-line with interface "mcp".
+line with interface "mcp". Tool bodies run on lanes (serve/lanes.py) within
+``serve.request_timeout_s``, slow ones (timeline, coverage, communities, path) on their own.
 
 Over HTTP the app is guarded like the REST API: when a token is configured, every request
 needs ``Authorization: Bearer <token>`` (see ``BearerAuth``); the CLI refuses to bind a
 non-loopback address without one.
 """
 
+import functools
 import hmac
 import json
 import time
+from collections.abc import Awaitable
 from typing import Annotated, Any, Callable, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from ..config import ServeSettings
 from ..core import Mindgraph
 from ..errors import MindgraphError
 from ..version import __version__
+from .guard import Guard, Policy
+from .lanes import Lane, LaneBusy, LaneTimeout, ServerLanes
 from .params import folder_inside, parse_day
 from .mcp_results import (
     brief_hybrid,
@@ -79,53 +86,56 @@ def create_mcp_server(mg: Mindgraph) -> MCPServer:
     server = MCPServer("mindgraph", title="mindgraph", version=__version__,
                        instructions=INSTRUCTIONS, log_level="WARNING")
 
-    def call(tool: str, query: str, run: Callable[[], dict[str, Any]]) -> CallToolResult:
-        return _call(mg, tool, query, run)
+    lanes = ServerLanes(mg.settings.serve)
+
+    async def call(tool: str, query: str, run: Callable[[], dict[str, Any]],
+                   slow: bool = False) -> CallToolResult:
+        return await _in_lane(mg, lanes.slow if slow else lanes.core, tool, query, run)
 
     @server.tool(annotations=READ_ONLY)
-    def get_page(page: PageName, max_chars: MaxChars = 20_000) -> JsonResult:
+    async def get_page(page: PageName, max_chars: MaxChars = 20_000) -> JsonResult:
         """Read a wiki page: title, tags, address, outline of sections (ids), the pages it
         links to, the pages linking to it, and its text (cut at max_chars; read the rest
         with get_section)."""
-        return call("get_page", page, lambda: page_result(mg, page, max_chars))
+        return await call("get_page", page, lambda: page_result(mg, page, max_chars))
 
     @server.tool(annotations=READ_ONLY)
-    def list_sections(page: PageName) -> JsonResult:
+    async def list_sections(page: PageName) -> JsonResult:
         """The outline of a page: every section's id, heading, level, heading path, line
         range and size, so you can fetch only the sections you need with get_section."""
-        return call("list_sections", page, lambda: sections_result(mg.page(page)))
+        return await call("list_sections", page, lambda: sections_result(mg.page(page)))
 
     @server.tool(annotations=READ_ONLY)
-    def get_section(page: PageName, section_id: SectionId,
+    async def get_section(page: PageName, section_id: SectionId,
                     max_chars: MaxChars = 20_000) -> JsonResult:
         """Read one section of a page (its own text; subsections are listed by id in
         'children')."""
-        return call("get_section", f"{page}#{section_id}",
+        return await call("get_section", f"{page}#{section_id}",
                     lambda: section_result(*mg.section(page, section_id), max_chars))
 
     @server.tool(annotations=READ_ONLY)
-    def backlinks(page: PageName,
+    async def backlinks(page: PageName,
                   limit: Annotated[int, Field(ge=1, le=500, description="At most this many "
                                               "backlinks and outgoing links")] = 50
                   ) -> JsonResult:
         """Pages that link to this page (with the section and line of each link), and the
         links this page makes (where each one resolves, or why it does not)."""
-        return call("backlinks", page, lambda: links_result(mg.links(page), limit))
+        return await call("backlinks", page, lambda: links_result(mg.links(page), limit))
 
     @server.tool(annotations=READ_ONLY)
-    def timeline(concept: Annotated[str, Field(min_length=1, max_length=200, pattern=r"\w",
+    async def timeline(concept: Annotated[str, Field(min_length=1, max_length=200, pattern=r"\w",
                                                description="A phrase or a page name")],
                  limit: Annotated[int, Field(ge=1, le=200)] = 20,
                  newest_first: bool = False,
                  since: DateText = None, until: DateText = None) -> JsonResult:
         """How a concept evolved: dated notes (raw and wiki) that mention it, in date order,
         each with a snippet and the page path to read more."""
-        return call("timeline", concept, lambda: timeline_result(
+        return await call("timeline", concept, lambda: timeline_result(
             mg.timeline(concept, since=parse_day(since), until=parse_day(until),
-                        newest_first=newest_first, limit=limit)))
+                        newest_first=newest_first, limit=limit)), slow=True)
 
     @server.tool(annotations=READ_ONLY)
-    def extract(page: PageName,
+    async def extract(page: PageName,
                 block: Annotated[int, Field(ge=1, le=100, description="1 = the first data "
                                             "block of the page")] = 1,
                 language: Literal["json", "yaml"] | None = None) -> JsonResult:
@@ -134,10 +144,10 @@ def create_mcp_server(mg: Mindgraph) -> MCPServer:
             found = mg.page(page)
             return {"page": found.path, "block": block,
                     "data": jsonable(mg.extract(found.path, block, language))}
-        return call("extract", page, run)
+        return await call("extract", page, run)
 
     @server.tool(annotations=READ_ONLY)
-    def coverage(codebase: Annotated[str, Field(min_length=1, max_length=1000,
+    async def coverage(codebase: Annotated[str, Field(min_length=1, max_length=1000,
                                                 description="A folder inside the workspace")],
                  service_level: bool = False,
                  min_mentions: Annotated[int, Field(ge=1, le=1000)] = 1,
@@ -153,72 +163,72 @@ def create_mcp_server(mg: Mindgraph) -> MCPServer:
             return {key: report[key] for key in ("codebase", "level", "total", "covered",
                                                  "percent")} | {
                 "uncovered": uncovered[:limit], "uncovered_total": len(uncovered)}
-        return call("coverage", codebase, run)
+        return await call("coverage", codebase, run, slow=True)
 
     _add_engine_tools(server, mg, call)
     return server
 
 
 def _add_engine_tools(server: MCPServer, mg: Mindgraph,
-                      call: Callable[[str, str, Callable[[], dict[str, Any]]], CallToolResult]
-                      ) -> None:
+                      call: Callable[..., Awaitable[CallToolResult]]) -> None:
     """Search, graph, stats and context tools."""
     Limit = Annotated[int, Field(ge=1, le=100, description="At most this many results")]
     Query = Annotated[str, Field(min_length=1, max_length=1000,
                                  description="What you are looking for, in words")]
 
     @server.tool(annotations=READ_ONLY)
-    def search(query: Query, limit: Limit = 10, verbose: Verbose = False) -> JsonResult:
+    async def search(query: Query, limit: Limit = 10, verbose: Verbose = False) -> JsonResult:
         """Keyword (BM25) search over the wiki: best first, each hit citing its page path
         and best section id (read it with get_section). Good for names and exact terms."""
-        return call("search", query, lambda: brief_keyword(
+        return await call("search", query, lambda: brief_keyword(
             _listing("results", mg.search(query, limit=limit)), verbose))
 
     @server.tool(annotations=READ_ONLY)
-    def smart_search(query: Query, limit: Limit = 10, verbose: Verbose = False) -> JsonResult:
+    async def smart_search(query: Query, limit: Limit = 10, verbose: Verbose = False) -> JsonResult:
         """Hybrid search (keywords + meaning, fused): best first, each hit citing its page
         path and section id. Good for questions and paraphrases."""
-        return call("smart_search", query, lambda: brief_hybrid(
+        return await call("smart_search", query, lambda: brief_hybrid(
             mg.smart_search(query, limit=limit).to_dict(), verbose))
 
     @server.tool(annotations=READ_ONLY)
-    def related(page: PageName,
+    async def related(page: PageName,
                 depth: Annotated[int, Field(ge=1, le=3, description="Link hops")] = 1
                 ) -> JsonResult:
         """Pages connected to a page in the link graph, up to depth hops away."""
-        return call("related", page, lambda: _listing("related", mg.related(page, depth)))
+        return await call("related", page, lambda: _listing("related", mg.related(page, depth)))
 
     @server.tool(annotations=READ_ONLY)
-    def communities(limit: Annotated[int, Field(ge=1, le=500, description=(
+    async def communities(limit: Annotated[int, Field(ge=1, le=500, description=(
                         "How many clusters, largest first"))] = 20,
                     members: Annotated[int, Field(ge=1, le=1000, description=(
                         "Pages listed per cluster, most central first"))] = 20) -> JsonResult:
         """Clusters of closely linked pages (topics of the wiki), largest first, each with its
         most central pages."""
-        return call("communities", "", lambda: communities_result(mg.communities(), limit,
-                                                                  members))
+        return await call("communities", "", lambda: communities_result(
+            mg.communities(), limit, members), slow=True)
 
     @server.tool(annotations=READ_ONLY)
-    def path(source: PageName, target: PageName, via_tags: Annotated[bool, Field(
+    async def path(source: PageName, target: PageName, via_tags: Annotated[bool, Field(
             description="Also step between pages that share a tag (default: real links "
                         "only)")] = False) -> JsonResult:
         """The shortest chain of links between two pages."""
-        return call("path", f"{source} -> {target}",
-                    lambda: _listing("path", mg.path(source, target, via_tags)))
+        return await call("path", f"{source} -> {target}",
+                          lambda: _listing("path", mg.path(source, target, via_tags)), slow=True)
 
     @server.tool(annotations=READ_ONLY)
-    def stats() -> JsonResult:
+    async def stats() -> JsonResult:
         """Size of the wiki and its indexes: pages, sections, links, graph, search index."""
-        return call("stats", "", lambda: _listing("stats", mg.stats()))
+        return await call("stats", "", lambda: _listing("stats", mg.stats()))
 
     @server.tool(annotations=READ_ONLY)
-    def context(situation: Annotated[str, Field(min_length=1, max_length=4000,
+    async def context(situation: Annotated[str, Field(min_length=1, max_length=4000,
                                                 description="What you are doing right now")],
                 limit: Annotated[int, Field(ge=1, le=20, description="How many notes")] = 3
                 ) -> JsonResult:
         """The notes most relevant to your current situation, as a compact markdown block
         with page addresses. Returns an empty block (never an error) on timeout or failure."""
-        return call("context", situation, lambda: mg.context(situation, limit=limit).to_dict())
+        return await call("context", situation,
+                          lambda: mg.context(situation, limit=limit).to_dict())
 
 
 def _listing(key: str, value: Any) -> dict[str, Any]:
@@ -227,11 +237,27 @@ def _listing(key: str, value: Any) -> dict[str, Any]:
     return data if isinstance(data, dict) else {key: data}
 
 
+async def _in_lane(mg: Mindgraph, lane: Lane, tool: str, query: str,
+                   run: Callable[[], dict[str, Any]]) -> CallToolResult:
+    """Run one tool body on ``lane`` within ``serve.request_timeout_s``; a full lane or a call
+    past its budget is a tool error that says so (and a usage-log line)."""
+    started = time.perf_counter()
+    try:
+        return await lane.run(functools.partial(_call, mg, tool, query, run),
+                              mg.settings.serve.request_timeout_s, "serve.request_timeout_s")
+    except (LaneBusy, LaneTimeout) as exc:
+        mg.usage_log.record("mcp", query, intent=tool,
+                            latency_ms=(time.perf_counter() - started) * 1e3,
+                            error=type(exc).__name__)
+        raise ToolError(str(exc)) from None
+
+
 def _call(mg: Mindgraph, tool: str, query: str,
           run: Callable[[], dict[str, Any]]) -> CallToolResult:
     """Run one tool body: time it, log it, and turn domain errors into tool errors."""
     started = time.perf_counter()
     try:
+        mg.settings.require_wiki()      # a wiki deleted under the server: say so, not 0 pages
         data = run()
     except Exception as exc:
         mg.usage_log.record("mcp", query, intent=tool, kind=usage_kind(tool),
@@ -249,10 +275,6 @@ def _call(mg: Mindgraph, tool: str, query: str,
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
     return CallToolResult(content=[TextContent(type="text", text=text)],
                           structured_content=json.loads(text))
-
-
-
-
 
 
 class BearerAuth:
@@ -283,14 +305,17 @@ class BearerAuth:
         return False
 
 
-def create_http_app(server: MCPServer, token: str | None = None,
-                    host: str = "127.0.0.1") -> ASGIApp:
-    """The streamable HTTP app (endpoint /mcp), behind ``BearerAuth`` when ``token`` is set.
-
-    ``host`` is the bound address: on loopback the SDK also checks Host and Origin headers
-    (DNS-rebinding protection)."""
-    app = server.streamable_http_app(host=host)
-    return BearerAuth(app, token) if token else app
+def create_http_app(server: MCPServer, token: str | None = None, host: str = "127.0.0.1",
+                    serve: ServeSettings | None = None) -> ASGIApp:
+    """The streamable HTTP app (endpoint /mcp) for a server bound to ``host``: behind
+    ``Guard`` (Host, Origin, body and CORS rules, the same as the REST API's; it replaces the
+    SDK's own check, which covers 127.0.0.1 but not 127.0.0.2) and ``BearerAuth`` when
+    ``token`` is set."""
+    serve = serve or ServeSettings()
+    app = server.streamable_http_app(
+        host=host, max_request_body_size=serve.max_body_bytes,
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
+    return Guard(BearerAuth(app, token) if token else app, Policy.for_server(serve, host))
 
 
 __all__ = ["BearerAuth", "create_http_app", "create_mcp_server"]

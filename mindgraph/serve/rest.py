@@ -1,15 +1,21 @@
 """The REST API: a FastAPI app over one warm ``Mindgraph``.
 
 Safe by default: the CLI binds 127.0.0.1; any other address requires a bearer token read from
-the environment variable named by ``serve.token_env``. Every error is JSON of one shape
+the environment variable named by ``serve.token_env``. ``Guard`` (serve/guard.py) checks Host,
+Origin and the body of every request before the app sees it. Every error is JSON of one shape
 (``ErrorOut``: error, detail, and field errors for a 422) with a real status:
 
     401 missing or wrong token      404 unknown page, section, block, folder; no path between pages
     400 well-formed but unusable input: since after until, a coverage folder without source
         files, a request body that is not text
+    403 a web page of another site  421 a Host that is not this loopback server (DNS rebinding)
+    408 / 413 / 415 the body came too slowly, is too large, is not JSON
     409 a reindex is already running, or the page's data block does not parse (fix the page)
-    422 bad parameters              502 an LLM/embedding provider failed (reindex)
-    503 the server cannot answer: wiki folder missing, vector store down, mindgraph.yml wrong
+    422 bad parameters, a JSON body that is not an object
+    502 an LLM/embedding provider failed (reindex)
+    503 the server cannot answer: wiki folder missing, vector store down, mindgraph.yml wrong,
+        too many slow requests at once (``serve.slow_workers``, ``serve.slow_queue``)
+    504 the request ran past its budget (``serve.request_timeout_s``, reindex: its own)
 
 Every limit is bounded by the schema, so bad parameters are 422 before any work is done, and
 every route declares its response model, so the OpenAPI document describes what comes back.
@@ -20,6 +26,13 @@ request that arrived before it started (``FreshnessGate``), so 20 concurrent cli
 refresh, not 20, and a file changed before a request is still seen by it.
 ``POST /reindex`` runs one at a time; a second concurrent call gets 409 at once rather than
 queueing a duplicate compile behind the first.
+
+Handlers run on lanes (serve/lanes.py), off the event loop: queries on the core one at a time
+in arrival order (the core answers one at a time under its lock anyway, and a FIFO keeps the p95
+close to the median), slow requests on a bounded lane of their own so they cannot starve
+searches, reindex on a third. A handler may have a ``prepare`` step that needs no core lock
+(embedding the query), run first on a lane with a thread per CPU so the next requests' model
+inference overlaps the queued Python work of this one.
 """
 
 from __future__ import annotations
@@ -36,7 +49,6 @@ import re
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from typing import Annotated, Any, Literal
 
@@ -60,10 +72,12 @@ from ..errors import (
 from ..page.data import DataBlockError
 from ..version import __version__
 from . import schemas as s
+from .guard import Guard, Policy
+from .lanes import Lane, LaneBusy, LaneTimeout, ServerLanes
 from .params import folder_inside
 
 MAX_LIMIT = 100
-WORKER_ENV = "MINDGRAPH_SERVE_WORKSPACE"     # {"base": dir, "config": file or null}, as JSON
+WORKER_ENV = "MINDGRAPH_SERVE_WORKSPACE"     # {"base": dir, "config": file or null, "host"}
 _ARRIVED: contextvars.ContextVar[int] = contextvars.ContextVar("mindgraph_rest_arrived")
 
 
@@ -104,56 +118,26 @@ class FreshnessGate:
             self._covered_ns = started
 
 
-class CoreQueue:
-    """Runs handlers that read the core one at a time, in arrival order, off the event loop.
+def _queued(lane: Lane, handler: Callable[..., Any], budget_s: float,
+            prepare: tuple[Lane, Callable[..., Any]] | None = None) -> Callable[..., Any]:
+    """An async endpoint with ``handler``'s signature that runs ``handler`` on ``lane`` (after
+    ``prepare``, called with the same arguments, on its lane), all within ``budget_s``. The
+    arrival time (taken on the event loop) goes with the call, so the freshness gate knows
+    which scan a queued request still needs."""
 
-    The core answers one query at a time under its lock anyway; 20 threadpool threads fighting
-    for that lock only add context switches and GIL hand-offs, and a FIFO keeps the p95 close
-    to the median. The arrival time (taken on the event loop) goes with each call, so the
-    freshness gate knows which scan a queued request still needs.
+    @functools.wraps(handler)
+    async def endpoint(**kwargs: Any) -> Any:
+        arrived = time.monotonic_ns()
+        deadline = time.monotonic() + budget_s
+        if prepare is not None:
+            await prepare[0].run(functools.partial(prepare[1], **kwargs), budget_s, _BUDGET)
+        return await lane.run(functools.partial(_run_arrived, arrived, handler, kwargs),
+                              deadline - time.monotonic(), _BUDGET)
 
-    A handler may have a ``prepare`` step that needs no core lock (embedding the query): it
-    runs first on a pool with a thread per CPU, so the next requests' model inference
-    (which releases the GIL) overlaps the queued Python work of this one."""
+    return endpoint
 
-    def __init__(self) -> None:
-        self._pools: dict[str, ThreadPoolExecutor] = {}
-        self._lock = threading.Lock()
 
-    def _executor(self, name: str = "core") -> ThreadPoolExecutor:
-        with self._lock:
-            if name not in self._pools:  # again after close(): an app can be started twice
-                workers = 1 if name == "core" else (os.cpu_count() or 2)
-                self._pools[name] = ThreadPoolExecutor(workers,
-                                                       thread_name_prefix=f"mindgraph-{name}")
-            return self._pools[name]
-
-    def submit(self, fn: Callable[..., Any], *args: Any) -> None:
-        """Queue ``fn(*args)`` behind the requests already waiting (its result is dropped)."""
-        self._executor().submit(fn, *args)
-
-    def close(self) -> None:
-        """Finish the queued calls and stop the workers."""
-        with self._lock:
-            pools, self._pools = self._pools, {}
-        for pool in pools.values():
-            pool.shutdown(wait=True)
-
-    def wrap(self, handler: Callable[..., Any],
-             prepare: Callable[..., Any] | None = None) -> Callable[..., Any]:
-        """An async endpoint with ``handler``'s signature that queues ``handler`` (after
-        ``prepare``, called with the same arguments, if given)."""
-
-        @functools.wraps(handler)
-        async def endpoint(**kwargs: Any) -> Any:
-            call = functools.partial(_run_arrived, time.monotonic_ns(), handler, kwargs)
-            loop = asyncio.get_running_loop()
-            if prepare is not None:
-                await loop.run_in_executor(self._executor("prepare"),
-                                           functools.partial(prepare, **kwargs))
-            return await loop.run_in_executor(self._executor(), call)
-
-        return endpoint
+_BUDGET = "serve.request_timeout_s"
 
 
 def _warm_up(mg: Mindgraph) -> None:
@@ -183,14 +167,17 @@ def app_for_worker() -> FastAPI:
     merges the processes' writes, ingest takes a file lock (a second reindex gets 409)."""
     spec = json.loads(os.environ[WORKER_ENV])
     settings = load_settings(spec["base"], spec["config"])
-    return create_app(Mindgraph(settings), os.environ.get(settings.serve.token_env) or None)
+    return create_app(Mindgraph(settings), os.environ.get(settings.serve.token_env) or None,
+                      spec.get("host"))
 
 
-def create_app(mg: Mindgraph, token: str | None = None) -> FastAPI:
-    """Build the app. With ``token`` set, every route but /health needs ``Bearer <token>``.
+def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None) -> FastAPI:
+    """Build the app for a server bound to ``host`` (default ``serve.host``). With ``token``
+    set, every route but /health needs ``Bearer <token>``.
 
     The app takes over refreshing ``mg`` from the files (``auto_refresh`` is turned off)."""
-    queue = CoreQueue()
+    serve = mg.settings.serve
+    lanes = ServerLanes(serve)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -201,12 +188,12 @@ def create_app(mg: Mindgraph, token: str | None = None) -> FastAPI:
         limits = threadpool_limits(1, user_api="blas")
         # Warm the core on its own queue: indexes loaded, the model ready, before the first
         # request arrives (else it pays ~0.35 s; with --workers, every worker's first does).
-        queue.submit(_warm_up, mg)
+        lanes.core.submit(functools.partial(_warm_up, mg))
         try:
             yield
         finally:
             limits.restore_original_limits()
-            queue.close()
+            lanes.close()
 
     app = FastAPI(title="mindgraph", version=__version__, lifespan=lifespan,
                   description="Query a compiled markdown wiki: pages, sections, links, "
@@ -236,15 +223,18 @@ def create_app(mg: Mindgraph, token: str | None = None) -> FastAPI:
     guard = [Depends(authorize)]
 
     def route(method: str, path: str, model: type, summary: str, *extra: int,
-              public: bool = False, queued: bool = True,
-              prepare: Callable[..., Any] | None = None) -> Callable:
-        codes = ((401,) if not public else ()) + (422, 503) + extra
+              public: bool = False, lane: Lane | None = lanes.core,
+              prepare: Callable[..., Any] | None = None,
+              dependencies: tuple[Any, ...] = ()) -> Callable:
+        codes = ((401,) if not public else ()) + (403, 421, 422, 503, 504) + extra
         add = getattr(app, method)(path, response_model=model, summary=summary,
-                                   dependencies=[] if public else guard,
+                                   dependencies=([] if public else guard) + list(dependencies),
                                    responses={c: {"model": s.ErrorOut} for c in sorted(codes)})
 
         def register(handler: Callable[..., Any]) -> Callable[..., Any]:
-            add(queue.wrap(handler, prepare) if queued else handler)
+            add(handler if lane is None else _queued(
+                lane, handler, serve.request_timeout_s,
+                None if prepare is None else (lanes.prepare, prepare)))
             return handler
 
         return register
@@ -337,7 +327,8 @@ def create_app(mg: Mindgraph, token: str | None = None) -> FastAPI:
                 "related": [asdict(n) for n in mg.related(found.path, depth, direction,
                                                           links_only=links_only)]}
 
-    @route("get", "/path", s.PathOut, "Shortest chain of pages between two pages", 404)
+    @route("get", "/path", s.PathOut, "Shortest chain of pages between two pages", 404,
+           lane=lanes.slow)
     def path(source: str = _name(), target: str = _name(),
              via_tags: bool = Query(False, description="Count shared tags as steps too "
                                                        "(default: real links only)")
@@ -345,19 +336,21 @@ def create_app(mg: Mindgraph, token: str | None = None) -> FastAPI:
         fresh()
         return {"path": mg.path(source, target, via_tags)}
 
-    @route("get", "/communities", s.CommunitiesOut, "Louvain communities of the graph")
+    @route("get", "/communities", s.CommunitiesOut, "Louvain communities of the graph",
+           lane=lanes.slow)
     def communities(limit: int = Query(50, ge=1, le=1000)) -> dict[str, Any]:
         fresh()
         found = mg.communities()
         return {"count": len(found), "communities": [asdict(c) for c in found[:limit]]}
 
-    @route("get", "/check", s.CheckOut, "Broken links, pages without backlinks, duplicates")
+    @route("get", "/check", s.CheckOut, "Broken links, pages without backlinks, duplicates",
+           lane=lanes.slow)
     def check() -> dict[str, Any]:
         fresh()
         return mg.check().to_dict()
 
     @route("get", "/timeline", s.TimelineOut, "Dated notes mentioning a concept", 400,
-           queued=False)
+           lane=lanes.slow)
     def timeline(concept: str = Query(..., min_length=1, max_length=200, pattern=r"\w",
                                       description="A phrase or a page name (with a word in "
                                                   "it)"),
@@ -368,7 +361,8 @@ def create_app(mg: Mindgraph, token: str | None = None) -> FastAPI:
         return mg.timeline(concept, since=since, until=until, newest_first=newest_first,
                            limit=limit).to_dict()
 
-    @route("get", "/coverage", s.CoverageOut, "How much of a codebase the wiki knows", 400, 404)
+    @route("get", "/coverage", s.CoverageOut, "How much of a codebase the wiki knows", 400, 404,
+           lane=lanes.slow)
     def coverage(codebase: str = Query(..., min_length=1, max_length=1000,
                                        description="Folder inside the workspace"),
                  service_level: bool = False,
@@ -379,14 +373,15 @@ def create_app(mg: Mindgraph, token: str | None = None) -> FastAPI:
                            min_mentions=min_mentions).to_dict()
 
     @route("post", "/reindex", s.ReindexOut,
-           "Compile changed raw notes (ingest), then embed changed sections", 400, 409, 502,
-           queued=False)     # not behind queries: a second call must get its 409 at once
-    def reindex(body: s.ReindexIn | None = Body(None),
-                embed: bool | None = Query(None, description="Also embed the changed "
-                                                             "sections (default true)"),
-                dry_run: bool | None = Query(None, description="Say what would change; "
-                                                               "write nothing (default "
-                                                               "false)")) -> dict[str, Any]:
+           "Compile changed raw notes (ingest), then embed changed sections", 400, 408, 409,
+           413, 415, 502, lane=None, dependencies=(Depends(_json_object_body),))
+    async def reindex(body: s.ReindexIn = Body(None),     # absent: the defaults
+                      embed: bool | None = Query(None, description="Also embed the changed "
+                                                                   "sections (default true)"),
+                      dry_run: bool | None = Query(None, description="Say what would change; "
+                                                                     "write nothing (default "
+                                                                     "false)")
+                      ) -> dict[str, Any]:
         given = body or s.ReindexIn()
         for name, value in (("embed", embed), ("dry_run", dry_run)):
             other = getattr(given, name)
@@ -396,16 +391,43 @@ def create_app(mg: Mindgraph, token: str | None = None) -> FastAPI:
                                  f"give it once.")
         embed = _first(embed, given.embed, True)
         dry_run = _first(dry_run, given.dry_run, False)
+        # not behind queries, and a second call gets its 409 at once
         if not reindexing.acquire(blocking=False):
             raise _HTTPError(409, "Conflict", "A reindex is already running on this server; "
                                               "retry when it has finished.")
+
+        def work() -> dict[str, Any]:
+            try:
+                return _reindex(mg, fresh, embed=embed, dry_run=dry_run)
+            finally:
+                reindexing.release()
+
         try:
-            return _reindex(mg, fresh, embed=embed, dry_run=dry_run)
-        finally:
-            reindexing.release()
+            return await lanes.admin.run(work, serve.reindex_timeout_s,
+                                         "serve.reindex_timeout_s", on_dropped=reindexing.release)
+        except LaneTimeout as exc:
+            raise _HTTPError(504, "Gateway Timeout",
+                             f"{exc} The reindex goes on in the background: a new one answers "
+                             f"409 until it has finished.") from None
 
     app.add_middleware(_ServerTiming)
+    app.add_middleware(Guard, policy=Policy.for_server(serve, host or serve.host))
     return app
+
+
+async def _json_object_body(request: Request) -> None:
+    """A JSON body must be an object: ``null`` or ``[]`` would otherwise pass as "no body"."""
+    raw = await request.body()
+    if not raw.strip():
+        return
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return                      # the body parameter reports it, with the position
+    if not isinstance(value, dict):
+        raise _HTTPError(422, "ValidationError",
+                         f"body: send a JSON object (e.g. {{\"embed\": false}}) or no body, not "
+                         f"{type(value).__name__ if value is not None else 'null'}.")
 
 
 class _ServerTiming:
@@ -459,6 +481,7 @@ def _reindex(mg: Mindgraph, fresh: Callable[[], None], *, embed: bool,
 def _scan_wiki(mg: Mindgraph) -> Callable[[], None]:
     def scan() -> None:
         try:
+            mg.settings.require_wiki()    # gone while serving: the watcher saw only deletions
             mg.sync()
         except NotFoundError as exc:      # the wiki folder is gone: the server, not the query
             raise _HTTPError(503, "Unavailable", str(exc)) from exc
@@ -491,6 +514,14 @@ def _install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(_HTTPError)
     async def own_error(request: Request, exc: _HTTPError) -> JSONResponse:
         return body(exc.status, exc.error, exc.detail, headers=exc.headers)
+
+    @app.exception_handler(LaneBusy)
+    async def busy(request: Request, exc: LaneBusy) -> JSONResponse:
+        return body(503, "Unavailable", str(exc), headers={"Retry-After": "1"})
+
+    @app.exception_handler(LaneTimeout)
+    async def too_slow(request: Request, exc: LaneTimeout) -> JSONResponse:
+        return body(504, "Gateway Timeout", str(exc))
 
     @app.exception_handler(RequestValidationError)
     async def bad_parameters(request: Request, exc: RequestValidationError) -> JSONResponse:

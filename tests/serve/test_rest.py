@@ -14,6 +14,13 @@ from mindgraph.config import settings_from_dict
 from mindgraph.core import Mindgraph
 from mindgraph.serve.rest import FreshnessGate, create_app
 
+LOCAL = "http://127.0.0.1:8765"     # the Host a loopback server answers to
+
+
+def local(app):
+    """A test client that calls the app as a local client would (Host 127.0.0.1)."""
+    return TestClient(app, base_url=LOCAL)
+
 
 @pytest.fixture
 def workspace(tmp_path):
@@ -31,7 +38,7 @@ def workspace(tmp_path):
 @pytest.fixture
 def client(workspace):
     mg = Mindgraph(settings_from_dict({}, base_dir=workspace))
-    return TestClient(create_app(mg))
+    return local(create_app(mg))
 
 
 def test_health_and_page(client):
@@ -76,7 +83,7 @@ def test_section_extract_timeline_check_coverage(client):
 
 def test_token_required_when_configured(workspace):
     mg = Mindgraph(settings_from_dict({}, base_dir=workspace))
-    client = TestClient(create_app(mg, token="s3cret"))
+    client = local(create_app(mg, token="s3cret"))
     assert client.get("/health").status_code == 200
     assert client.get("/page", params={"name": "Packing"}).status_code == 401
     wrong = client.get("/page", params={"name": "Packing"},
@@ -163,7 +170,7 @@ def test_hostile_folder_names_are_404_not_500(client):
 
 
 def test_missing_wiki_folder_is_503(tmp_path):
-    client = TestClient(create_app(Mindgraph(settings_from_dict({}, base_dir=tmp_path))))
+    client = local(create_app(Mindgraph(settings_from_dict({}, base_dir=tmp_path))))
     response = client.get("/stats")
     assert response.status_code == 503
     assert "mindgraph ingest" in response.json()["detail"]
@@ -202,7 +209,7 @@ def raw_workspace(workspace):
 
 def test_reindex_compiles_embeds_and_serves_the_new_page(raw_workspace):
     mg = Mindgraph.open(raw_workspace)
-    client = TestClient(create_app(mg))
+    client = local(create_app(mg))
     assert client.get("/search", params={"q": "airships"}).json()["count"] == 0
     dry = client.post("/reindex", params={"dry_run": True}).json()
     assert dry["ingest"]["dry_run"] and dry["embed"]["dry_run"]
@@ -220,7 +227,7 @@ def test_reindex_compiles_embeds_and_serves_the_new_page(raw_workspace):
 
 
 def test_reindex_takes_its_options_as_a_json_body_too(raw_workspace):
-    client = TestClient(create_app(Mindgraph.open(raw_workspace)))
+    client = local(create_app(Mindgraph.open(raw_workspace)))
     dry = client.post("/reindex", json={"embed": False, "dry_run": True})
     assert dry.status_code == 200, dry.text
     assert dry.json()["ingest"]["dry_run"] and dry.json()["embed"] is None
@@ -239,14 +246,14 @@ def test_reindex_takes_its_options_as_a_json_body_too(raw_workspace):
 
 def test_reindex_without_raw_folder_only_embeds(workspace):
     (workspace / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n")
-    client = TestClient(create_app(Mindgraph.open(workspace)))
+    client = local(create_app(Mindgraph.open(workspace)))
     report = client.post("/reindex").json()
     assert report["ingest"] is None and "no raw folder" in report["notes"][0]
     assert report["embed"]["pages"] == 2
 
 
 def test_reindex_needs_the_token(raw_workspace):
-    client = TestClient(create_app(Mindgraph.open(raw_workspace), token="s3cret"))
+    client = local(create_app(Mindgraph.open(raw_workspace), token="s3cret"))
     assert client.post("/reindex").status_code == 401
     ok = client.post("/reindex", params={"embed": False},
                      headers={"Authorization": "Bearer s3cret"})
@@ -259,7 +266,7 @@ def test_second_concurrent_reindex_gets_409_at_once(raw_workspace):
 
     async def race():
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://mg") as http:
+        async with httpx.AsyncClient(transport=transport, base_url=LOCAL) as http:
             # hold the core's lock, as a long compile would: the reindex that gets in first
             # blocks inside ingest; the other must be refused without waiting for it
             with mg._lock:
@@ -310,7 +317,7 @@ def test_queries_are_embedded_before_the_core_queue(raw_workspace):
     """/smart_search embeds its query on the prepare pool, outside the core lock; the search
     then finds the vector cached, and concurrent answers equal sequential ones."""
     mg = Mindgraph.open(raw_workspace)
-    client = TestClient(create_app(mg))
+    client = local(create_app(mg))
     client.post("/reindex")
     client.get("/smart_search", params={"q": "warm up"})
     queries = [f"airships carrying {word}" for word in
@@ -331,7 +338,7 @@ def test_queries_are_embedded_before_the_core_queue(raw_workspace):
 
     async def together():
         transport = httpx.ASGITransport(app=create_app(mg))
-        async with httpx.AsyncClient(transport=transport, base_url="http://mg") as http:
+        async with httpx.AsyncClient(transport=transport, base_url=LOCAL) as http:
             return await asyncio.gather(*(http.get("/smart_search", params={"q": q})
                                           for q in queries))
 
@@ -347,7 +354,7 @@ def test_queries_are_answered_while_a_reindex_embeds(raw_workspace):
     on the embedding model finishes before the reindex does."""
     mg = Mindgraph.open(raw_workspace)
     app = create_app(mg)
-    TestClient(app).get("/smart_search", params={"q": "warm up"})
+    local(app).get("/smart_search", params={"q": "warm up"})
     provider = mg.embedding_provider()
     real = provider.embed_documents
     inside, release = threading.Event(), threading.Event()
@@ -361,7 +368,7 @@ def test_queries_are_answered_while_a_reindex_embeds(raw_workspace):
 
     async def overlap():
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://mg") as http:
+        async with httpx.AsyncClient(transport=transport, base_url=LOCAL) as http:
             reindex = asyncio.create_task(http.post("/reindex"))
             while not inside.is_set():
                 await asyncio.sleep(0.01)
@@ -375,7 +382,7 @@ def test_queries_are_answered_while_a_reindex_embeds(raw_workspace):
     assert search.status_code == 200 and search.json()["results"]
     assert still_running
     assert reindex.status_code == 200 and reindex.json()["ingest"]["ingested"] == 1
-    after = TestClient(app).get("/smart_search", params={"q": "airships"}).json()
+    after = local(app).get("/smart_search", params={"q": "airships"}).json()
     assert after["results"][0]["page"] == "zeppelins.md"
 
 
@@ -383,7 +390,7 @@ def test_the_core_is_warm_before_the_first_request(raw_workspace):
     mg = Mindgraph.open(raw_workspace)
     mg.embed()
     mg.forget_vectors()
-    with TestClient(create_app(mg)):                  # runs the lifespan (start and stop)
+    with local(create_app(mg)):                  # runs the lifespan (start and stop)
         deadline = time.monotonic() + 10
         while mg._hybrid is None and time.monotonic() < deadline:
             time.sleep(0.02)
@@ -392,7 +399,7 @@ def test_the_core_is_warm_before_the_first_request(raw_workspace):
 
 
 def test_a_missing_wiki_does_not_stop_the_server_from_starting(tmp_path):
-    with TestClient(create_app(Mindgraph.open(tmp_path))) as client:
+    with local(create_app(Mindgraph.open(tmp_path))) as client:
         response = client.get("/smart_search", params={"q": "anything"})
         assert response.status_code == 503 and "wiki" in response.json()["detail"].lower()
 
@@ -401,7 +408,7 @@ def test_path_follows_links_unless_asked_to_step_over_shared_tags(workspace):
     wiki = workspace / "wiki"
     (wiki / "Tagged one.md").write_text("---\ntags: [rare]\n---\nNo links here.\n")
     (wiki / "Tagged two.md").write_text("---\ntags: [rare]\n---\nNone here either.\n")
-    client = TestClient(create_app(Mindgraph.open(workspace)))
+    client = local(create_app(Mindgraph.open(workspace)))
     route = {"source": "Tagged one", "target": "Tagged two"}
     assert client.get("/path", params=route).status_code == 404      # no chain of links
     assert client.get("/path", params={**route, "via_tags": True}).json() == \

@@ -54,7 +54,8 @@ schema.app = LIVE
 @pytest.fixture(scope="module", autouse=True)
 def live_app(tmp_path_factory):
     base = tmp_path_factory.mktemp("workspace")
-    (base / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n  dimension: 64\n")
+    (base / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n  dimension: 64\n"
+                                        "serve:\n  allowed_hosts: [testserver]\n")  # its Host
     for path, text in PAGES.items():
         (base / "wiki" / path).parent.mkdir(parents=True, exist_ok=True)
         (base / "wiki" / path).write_text(text, encoding="utf-8")

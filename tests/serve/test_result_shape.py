@@ -63,7 +63,7 @@ def test_keyword_and_hybrid_results_have_one_shape_in_cli_rest_and_mcp(workspace
     assert any("graph" in hit["sources"] for hit in cli_hybrid)   # the case under test
 
     mg = Mindgraph(load_settings(workspace))
-    client = TestClient(create_app(mg))
+    client = TestClient(create_app(mg), base_url="http://127.0.0.1:8765")
     rest_keyword = client.get("/search", params={"q": "zebras"}).json()["results"]
     rest_hybrid = client.get("/smart_search", params={"q": "zebras"}).json()["results"]
     assert_shape(rest_keyword, keyword_extra)

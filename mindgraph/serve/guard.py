@@ -1,0 +1,248 @@
+"""Who may talk to an HTTP server: the Host, Origin, body and CORS rules shared by the REST API
+and the MCP HTTP server (one ``Guard`` middleware in front of each).
+
+A server on a loopback address (127.0.0.0/8, ::1, localhost) is reachable from every web page
+the user opens: a page can send it requests and, by DNS rebinding (evil.example.com resolving
+to 127.0.0.1), even read the answers. So:
+
+- On loopback, Host must name a loopback address or localhost (any port) or one of
+  ``serve.allowed_hosts``; else 421, before any work.
+- On every address, a request a browser marks as coming from another site (its ``Origin``, or
+  ``Sec-Fetch-Site`` when no Origin is sent) is refused with 403 unless that origin is in
+  ``serve.cors_origins``. Following a link (a GET navigation) stays allowed.
+- A request body must be JSON (``application/json`` or ``*/*+json``, else 415: no HTML form and
+  no "simple" cross-site request can make one) and at most ``serve.max_body_bytes`` (413 from
+  Content-Length before the body is read, or as soon as a streamed body passes the limit); it
+  must arrive within the request budget (408). A ``BodyRule`` per path prefix gives a route its
+  own limit and media types (uploads).
+- CORS: none by default; the origins in ``serve.cors_origins`` get CORS headers (preflight
+  included), no other origin does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.datastructures import Headers
+from starlette.middleware.cors import CORSMiddleware
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from ..config import ServeSettings
+from ..errors import ConfigError
+
+MIN_TOKEN_CHARS = 32
+TOKEN_RECIPE = "python -c 'import secrets; print(secrets.token_urlsafe(32))'"
+JSON = ("application/json",)
+_BODYLESS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def is_loopback(host: str) -> bool:
+    """True for 127.0.0.0/8, ::1 and localhost (a name or an address, brackets allowed)."""
+    name = host.strip("[]").rstrip(".").lower()
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def check_token(token: str | None, env_name: str) -> None:
+    """Refuse a bearer token short enough to guess (ConfigError with the fix)."""
+    if token is not None and len(token) < MIN_TOKEN_CHARS:
+        raise ConfigError(
+            f"The token in {env_name} has {len(token)} characters; use at least "
+            f"{MIN_TOKEN_CHARS} random ones, e.g. export {env_name}=$({TOKEN_RECIPE}).")
+
+
+@dataclass(frozen=True)
+class BodyRule:
+    """How large a request body may be and which media types it may have."""
+
+    max_bytes: int
+    media_types: tuple[str, ...] = JSON
+
+    def accepts(self, content_type: str) -> bool:
+        """True when ``content_type`` (a header value, parameters allowed) is one of ours."""
+        media = content_type.partition(";")[0].strip().lower()
+        return any(media == m or (m == "application/json" and media.startswith("application/")
+                                  and media.endswith("+json")) for m in self.media_types)
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The rules for one bound address (build it with ``Policy.for_server``)."""
+
+    loopback: bool
+    allowed_hosts: frozenset[str]
+    cors_origins: tuple[str, ...]
+    body: BodyRule
+    body_timeout_s: float
+    routes: tuple[tuple[str, BodyRule], ...] = ()   # (path prefix, rule), first match wins
+
+    @classmethod
+    def for_server(cls, serve: ServeSettings, host: str,
+                   routes: tuple[tuple[str, BodyRule], ...] = ()) -> "Policy":
+        """The policy of a server bound to ``host`` with these settings."""
+        return cls(loopback=is_loopback(host),
+                   allowed_hosts=frozenset(h.strip("[]").lower() for h in serve.allowed_hosts),
+                   cors_origins=tuple(o.lower() for o in serve.cors_origins),
+                   body=BodyRule(serve.max_body_bytes), body_timeout_s=serve.request_timeout_s,
+                   routes=routes)
+
+    def rule_for(self, path: str) -> BodyRule:
+        """The body rule of the route at ``path``."""
+        return next((rule for prefix, rule in self.routes if path.startswith(prefix)),
+                    self.body)
+
+    def host_refused(self, host: str | None) -> str | None:
+        """Why a request with this Host header is refused (None: it is not)."""
+        if not self.loopback:
+            return None
+        name = _host_name(host or "")
+        if name and (is_loopback(name) or name in self.allowed_hosts):
+            return None
+        return (f"Host {(host or '(none)')[:100]!r} is not this server: a server on a loopback "
+                f"address answers only to localhost or a loopback address (a web page that "
+                f"renamed it cannot read your notes). If you reach it under another name, add "
+                f"that name to serve.allowed_hosts.")
+
+    def origin_refused(self, headers: Headers, scheme: str, method: str) -> str | None:
+        """Why a browser request from another site is refused (None: it is not)."""
+        origin = headers.get("origin")
+        if origin is not None:
+            own = f"{scheme}://{headers.get('host', '')}".lower()
+            if origin.lower() == own or origin.lower() in self.cors_origins:
+                return None
+            source = f"Origin {origin[:100]!r}"
+        else:
+            site = headers.get("sec-fetch-site", "").lower()
+            navigation = method == "GET" and headers.get("sec-fetch-mode") == "navigate"
+            if site not in ("cross-site", "same-site") or navigation:
+                return None
+            source = "a page of another site (Sec-Fetch-Site)"
+        return (f"Refused a request from {source}: web pages of other sites may not use this "
+                f"server. To let a browser app in, add its origin (scheme://host:port) to "
+                f"serve.cors_origins.")
+
+
+class Guard:
+    """ASGI middleware applying a ``Policy`` to every HTTP request, CORS included."""
+
+    def __init__(self, app: ASGIApp, policy: Policy):
+        self.policy = policy
+        self.app = app if not policy.cors_origins else CORSMiddleware(
+            app, allow_origins=list(policy.cors_origins), allow_methods=["GET", "POST", "DELETE"],
+            allow_headers=["authorization", "content-type", "accept", "last-event-id",
+                           "mcp-session-id", "mcp-protocol-version"],
+            expose_headers=["mcp-session-id", "server-timing"], max_age=600)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        method = scope["method"]
+        refused = self.policy.host_refused(headers.get("host"))
+        if refused is not None:
+            await _error(421, "Misdirected Request", refused)(scope, receive, send)
+            return
+        refused = self.policy.origin_refused(headers, scope.get("scheme", "http"), method)
+        if refused is not None:
+            await _error(403, "Forbidden", refused)(scope, receive, send)
+            return
+        length = headers.get("content-length")
+        streamed = "chunked" in headers.get("transfer-encoding", "").lower()
+        if method in _BODYLESS and not streamed and length in (None, "0"):
+            await self.app(scope, receive, send)
+            return
+        rule = self.policy.rule_for(scope.get("path", ""))
+        kind = headers.get("content-type")
+        if (kind is not None or streamed or length not in (None, "0")) \
+                and not rule.accepts(kind or ""):
+            await _error(415, "Unsupported Media Type",
+                         f"Send the body as {' or '.join(rule.media_types)} (Content-Type "
+                         f"header), not {(kind or 'without a Content-Type')[:100]}.",
+                         )(scope, receive, send)
+            return
+        try:
+            declared = int(length) if length is not None else None
+        except ValueError:
+            declared = None
+        if declared is not None and declared > rule.max_bytes:
+            await _too_large(rule)(scope, receive, send)
+            return
+        if declared == 0 or (declared is None and not streamed):
+            await self.app(scope, receive, send)
+            return
+        try:
+            body = await asyncio.wait_for(_read_body(receive, rule.max_bytes),
+                                          self.policy.body_timeout_s)
+        except _TooLarge:
+            await _too_large(rule)(scope, receive, send)
+            return
+        except asyncio.TimeoutError:
+            await _error(408, "Request Timeout",
+                         f"The request body did not arrive within {self.policy.body_timeout_s:g} "
+                         f"s (serve.request_timeout_s).")(scope, receive, send)
+            return
+        await self.app(scope, _replay(body, receive), send)
+
+
+def _host_name(host: str) -> str:
+    """'127.0.0.1:8765' → '127.0.0.1', '[::1]:8765' → '::1', 'Wiki.Local.' → 'wiki.local'."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1:].partition("]")[0]
+    name, colon, port = host.rpartition(":")
+    return (name if colon and port.isdigit() else host).rstrip(".")
+
+
+class _TooLarge(Exception):
+    pass
+
+
+async def _read_body(receive: Receive, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            break
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            raise _TooLarge
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """A ``receive`` that hands the app the body read already, then the real messages."""
+    pending = [{"type": "http.request", "body": body, "more_body": False}]
+
+    async def replayed() -> Message:
+        return pending.pop() if pending else await receive()
+
+    return replayed
+
+
+def _too_large(rule: BodyRule) -> JSONResponse:
+    return _error(413, "Content Too Large",
+                  f"The request body is larger than {rule.max_bytes} bytes "
+                  f"(serve.max_body_bytes); send less.")
+
+
+def _error(status: int, error: str, detail: str) -> JSONResponse:
+    content: dict[str, Any] = {"error": error, "detail": detail}
+    return JSONResponse(content, status_code=status, headers={"Connection": "close"}
+                        if status in (408, 413) else None)
+
+
+__all__ = ["BodyRule", "Guard", "Policy", "check_token", "is_loopback"]

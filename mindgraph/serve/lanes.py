@@ -1,0 +1,150 @@
+"""Lanes: small pools of daemon threads that run a server's blocking work, each call within a
+time budget, so one kind of request cannot hold the server.
+
+A lane has a fixed number of workers and, optionally, a bound on the calls waiting for one: a
+call that finds the lane full fails at once (``LaneBusy``, a 503), and a call not finished
+within its budget fails (``LaneTimeout``, a 504) — a queued call is then dropped, a running
+one finishes in the background on its worker. Slow requests (timeline, coverage, ...) get a
+lane of their own, so however many of them arrive, the searches keep their worker.
+
+Why not ``ThreadPoolExecutor``: its threads are joined when the interpreter exits, so one call
+stuck in a read (a FIFO, a dead network mount) kept the process alive after SIGTERM. A lane's
+threads are daemons, and closing a lane waits for them only briefly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import queue
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Any
+
+from ..config import ServeSettings
+
+
+class LaneBusy(Exception):
+    """The lane's workers are busy and its queue is full."""
+
+
+class LaneTimeout(Exception):
+    """A call did not finish within its budget."""
+
+
+class Lane:
+    """``workers`` daemon threads taking calls in arrival order; at most ``max_waiting``
+    calls wait (None: no bound)."""
+
+    def __init__(self, name: str, workers: int, max_waiting: int | None = None,
+                 busy_hint: str = ""):
+        self.name, self.workers, self.max_waiting = name, workers, max_waiting
+        self._busy_hint = busy_hint
+        self._calls: queue.SimpleQueue[tuple[Future, Callable[[], Any]] | None] = \
+            queue.SimpleQueue()
+        self._threads: list[threading.Thread] = []
+        self._lock = threading.Lock()
+        self._pending = 0               # queued or running
+
+    @property
+    def pending(self) -> int:
+        """Calls queued or running."""
+        return self._pending
+
+    def submit(self, fn: Callable[[], Any],
+               on_dropped: Callable[[], Any] | None = None) -> Future:
+        """Queue ``fn()``; LaneBusy when the lane is full. ``on_dropped`` runs if the call is
+        cancelled before it starts."""
+        with self._lock:
+            if self.max_waiting is not None and \
+                    self._pending >= self.workers + self.max_waiting:
+                raise LaneBusy(f"The server is busy: {self._pending} {self.name} requests are "
+                               f"running or waiting. Retry in a moment{self._busy_hint}.")
+            self._pending += 1
+            while len(self._threads) < self.workers:   # again after close(): apps restart
+                thread = threading.Thread(target=self._work, daemon=True,
+                                          name=f"mindgraph-{self.name}-{len(self._threads)}")
+                thread.start()
+                self._threads.append(thread)
+            future: Future = Future()
+            future.add_done_callback(self._done)  # once: result, error or cancel while queued
+            if on_dropped is not None:
+                future.add_done_callback(lambda f: f.cancelled() and on_dropped())
+            self._calls.put((future, fn))
+        return future
+
+    async def run(self, fn: Callable[[], Any], timeout_s: float, what: str = "",
+                  on_dropped: Callable[[], Any] | None = None) -> Any:
+        """``fn()`` on a worker; LaneTimeout after ``timeout_s`` (``what`` names the budget)."""
+        future = self.submit(fn, on_dropped)
+        try:
+            # cancelling the wrapper cancels ``future`` when it has not started yet
+            return await asyncio.wait_for(asyncio.wrap_future(future), max(timeout_s, 0.0))
+        except asyncio.TimeoutError:
+            raise LaneTimeout(f"The request did not finish within {timeout_s:g} s"
+                              f"{f' ({what})' if what else ''} and was abandoned. Ask for less "
+                              f"(a smaller limit or folder), or raise the budget.") from None
+
+    def close(self, wait_s: float = 1.0) -> None:
+        """Stop the workers once the calls queued before have run, waiting at most ``wait_s``
+        for them (a worker stuck in a call is left behind; it dies with the process)."""
+        with self._lock:
+            threads, self._threads = self._threads, []
+            calls, self._calls = self._calls, queue.SimpleQueue()
+        for _ in threads:
+            calls.put(None)
+        deadline = time.monotonic() + wait_s
+        for thread in threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+
+    def _done(self, _: Future) -> None:
+        with self._lock:
+            self._pending -= 1
+
+    def _work(self) -> None:
+        calls = self._calls
+        while True:
+            item = calls.get()
+            if item is None:
+                return
+            future, fn = item
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                result = fn()
+            except BaseException as exc:  # noqa: BLE001 - it belongs to the caller
+                future.set_exception(exc)
+            else:
+                future.set_result(result)
+            del future, fn, item
+
+
+class ServerLanes:
+    """The lanes of one server.
+
+    - ``core``: one worker, first come first served: queries on the warm core (it answers one
+      at a time under its lock anyway; more threads only fight for it).
+    - ``prepare``: a thread per CPU: work before the core (embedding a query) that needs no
+      lock, so one request's model inference overlaps the next one's queued Python work.
+    - ``slow``: ``serve.slow_workers`` workers, ``serve.slow_queue`` waiting: requests that
+      read many files or walk the whole graph.
+    - ``admin``: one worker for reindex (its callers are told 409 when one runs).
+    """
+
+    def __init__(self, serve: ServeSettings):
+        self.serve = serve
+        self.core = Lane("query", 1)
+        self.prepare = Lane("prepare", os.cpu_count() or 2)
+        self.slow = Lane("slow", serve.slow_workers, serve.slow_queue,
+                         " (or raise serve.slow_workers / serve.slow_queue)")
+        self.admin = Lane("reindex", 1)
+
+    def close(self, wait_s: float = 1.0) -> None:
+        """Stop every lane (see ``Lane.close``)."""
+        for lane in (self.core, self.prepare, self.slow, self.admin):
+            lane.close(wait_s)
+
+
+__all__ = ["Lane", "LaneBusy", "LaneTimeout", "ServerLanes"]
