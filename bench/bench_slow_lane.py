@@ -5,7 +5,8 @@ eight clients keep /timeline busy (issue 12).
     python bench/bench_slow_lane.py --code DIR       # another checkout's mindgraph/ (e.g. main)
     python bench/bench_slow_lane.py --seconds 20 --slow-clients 8 --json
 
-A workspace in a temp dir whose wiki and raw folders are the Obsidian Help vault (883 pages);
+A workspace in a temp dir whose wiki is the Obsidian Help vault (883 pages), raw its release
+notes;
 `mindgraph serve` on a free loopback port; one client sends /search (keyword, a fixed list of
 words) back to back for --seconds, first alone, then while --slow-clients clients each send
 /timeline back to back. Reported per phase: searches per second, median and p95 latency, and
@@ -101,7 +102,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         workspace = Path(tmp)
         (workspace / "mindgraph.yml").write_text(
-            f"paths:\n  wiki: {VAULT}\n  raw: {VAULT}\n  state: {workspace / 'state'}\n"
+            f"paths:\n  wiki: {VAULT}\n  raw: {VAULT / 'Release notes'}\n  state: {workspace / 'state'}\n"
             f"embedding:\n  provider: hashing\n")
         process, base = start(workspace, args.code)
         try:
