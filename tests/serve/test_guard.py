@@ -22,16 +22,6 @@ EVIL = "https://evil.example.com"
 JSON_HEADERS = {"content-type": "application/json"}
 
 
-@pytest.fixture
-def workspace(tmp_path):
-    (tmp_path / "wiki").mkdir()
-    (tmp_path / "wiki" / "Home.md").write_text("# Home\n\nTrunks and [[Packing]].\n")
-    (tmp_path / "wiki" / "Packing.md").write_text("# Packing\n\nFold the trunks.\n")
-    (tmp_path / "raw").mkdir()
-    (tmp_path / "raw" / "zeppelins.md").write_text("# Zeppelins\n\nAirships carry trunks.\n")
-    return tmp_path
-
-
 def mindgraph(workspace, **serve):
     return Mindgraph(settings_from_dict({"embedding": {"provider": "hashing", "dimension": 32},
                                          "serve": serve}, base_dir=workspace))

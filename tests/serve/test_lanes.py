@@ -18,16 +18,6 @@ from mindgraph.serve.rest import create_app
 LOCAL = "http://127.0.0.1:8765"
 
 
-@pytest.fixture
-def workspace(tmp_path):
-    (tmp_path / "wiki").mkdir()
-    (tmp_path / "wiki" / "Home.md").write_text("# Home\n\nTrunks and [[Packing]].\n")
-    (tmp_path / "wiki" / "Packing.md").write_text("# Packing\n\nFold the trunks.\n")
-    (tmp_path / "code").mkdir()
-    (tmp_path / "code" / "packing.py").write_text("def pack():\n    pass\n")
-    return tmp_path
-
-
 def mindgraph(workspace, **serve):
     return Mindgraph(settings_from_dict({"serve": serve}, base_dir=workspace))
 

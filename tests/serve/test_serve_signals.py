@@ -31,16 +31,12 @@ def free_port() -> int:
 
 
 @pytest.fixture
-def workspace(tmp_path):
-    (tmp_path / "wiki").mkdir()
-    (tmp_path / "wiki" / "Home.md").write_text("# Home\n\nTrunks and [[Packing]].\n")
-    (tmp_path / "wiki" / "Packing.md").write_text("# Packing\n\nFold the trunks.\n")
-    (tmp_path / "code").mkdir()
-    (tmp_path / "code" / "packing.py").write_text("def pack():\n    pass\n")
-    (tmp_path / "mindgraph.yml").write_text(
+def workspace(workspace):
+    """The shared workspace, with quick time budgets."""
+    (workspace / "mindgraph.yml").write_text(
         "embedding:\n  provider: hashing\n  dimension: 32\n"
         "serve:\n  request_timeout_s: 120\n  shutdown_timeout_s: 1\n")
-    return tmp_path
+    return workspace
 
 
 def start(workspace, *command: str) -> tuple[subprocess.Popen, int]:
