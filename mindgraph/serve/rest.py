@@ -37,7 +37,6 @@ inference overlaps the queued Python work of this one.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import contextvars
 import datetime as dt
@@ -53,28 +52,17 @@ from dataclasses import asdict
 from typing import Annotated, Any, Literal
 
 from fastapi import Body, Depends, FastAPI, Query, Request
-from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
 from pydantic import BeforeValidator
-from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..config import load_settings
 from ..core import Mindgraph
-from ..errors import (
-    ConfigError,
-    IngestError,
-    InputError,
-    MindgraphError,
-    NotFoundError,
-    ProviderError,
-    StoreError,
-)
-from ..page.data import DataBlockError
+from ..errors import NotFoundError
 from ..version import __version__
 from . import schemas as s
 from .guard import Guard, Policy
-from .lanes import Lane, LaneBusy, LaneTimeout, ServerLanes
+from .lanes import Lane, LaneTimeout, ServerLanes
 from .params import folder_inside
+from .rest_errors import AppError, install_error_handlers
 
 MAX_LIMIT = 100
 WORKER_ENV = "MINDGRAPH_SERVE_WORKSPACE"     # {"base": dir, "config": file or null, "host"}
@@ -215,7 +203,7 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None)
         scheme, _, given = header.partition(" ")
         if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(),
                                                                   token.encode()):
-            raise _HTTPError(401, "Unauthorized",
+            raise AppError(401, "Unauthorized",
                              "Send 'Authorization: Bearer <token>' with the token from the "
                              "server's token environment variable.",
                              {"WWW-Authenticate": "Bearer"})
@@ -239,7 +227,7 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None)
 
         return register
 
-    _install_error_handlers(app)
+    install_error_handlers(app)
 
     @route("get", "/health", s.HealthOut, "Liveness and the page count", public=True)
     def health() -> dict[str, Any]:
@@ -386,14 +374,14 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None)
         for name, value in (("embed", embed), ("dry_run", dry_run)):
             other = getattr(given, name)
             if value is not None and other is not None and value != other:
-                raise _HTTPError(422, "Unprocessable Entity",
+                raise AppError(422, "Unprocessable Entity",
                                  f"'{name}' is {other} in the body but {value} in the query; "
                                  f"give it once.")
         embed = _first(embed, given.embed, True)
         dry_run = _first(dry_run, given.dry_run, False)
         # not behind queries, and a second call gets its 409 at once
         if not reindexing.acquire(blocking=False):
-            raise _HTTPError(409, "Conflict", "A reindex is already running on this server; "
+            raise AppError(409, "Conflict", "A reindex is already running on this server; "
                                               "retry when it has finished.")
 
         def work() -> dict[str, Any]:
@@ -406,7 +394,7 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None)
             return await lanes.admin.run(work, serve.reindex_timeout_s,
                                          "serve.reindex_timeout_s", on_dropped=reindexing.release)
         except LaneTimeout as exc:
-            raise _HTTPError(504, "Gateway Timeout",
+            raise AppError(504, "Gateway Timeout",
                              f"{exc} The reindex goes on in the background: a new one answers "
                              f"409 until it has finished.") from None
 
@@ -425,7 +413,7 @@ async def _json_object_body(request: Request) -> None:
     except ValueError:
         return                      # the body parameter reports it, with the position
     if not isinstance(value, dict):
-        raise _HTTPError(422, "ValidationError",
+        raise AppError(422, "ValidationError",
                          f"body: send a JSON object (e.g. {{\"embed\": false}}) or no body, not "
                          f"{type(value).__name__ if value is not None else 'null'}.")
 
@@ -484,79 +472,5 @@ def _scan_wiki(mg: Mindgraph) -> Callable[[], None]:
             mg.settings.require_wiki()    # gone while serving: the watcher saw only deletions
             mg.sync()
         except NotFoundError as exc:      # the wiki folder is gone: the server, not the query
-            raise _HTTPError(503, "Unavailable", str(exc)) from exc
+            raise AppError(503, "Unavailable", str(exc)) from exc
     return scan
-
-
-class _HTTPError(Exception):
-    """An HTTP error raised by the app itself (not by the core)."""
-
-    def __init__(self, status: int, error: str, detail: str,
-                 headers: dict[str, str] | None = None):
-        super().__init__(detail)
-        self.status, self.error, self.detail, self.headers = status, error, detail, headers
-
-
-def _install_error_handlers(app: FastAPI) -> None:
-    """One JSON shape for every error (``ErrorOut``), whoever raised it."""
-
-    def body(status: int, error: str, detail: str, errors: list | None = None,
-             headers: dict[str, str] | None = None) -> JSONResponse:
-        content: dict[str, Any] = {"error": error, "detail": detail}
-        if errors is not None:
-            content["errors"] = errors
-        return JSONResponse(content, status_code=status, headers=headers)
-
-    @app.exception_handler(MindgraphError)
-    async def domain_error(request: Request, exc: MindgraphError) -> JSONResponse:
-        return body(_status(exc), type(exc).__name__, str(exc))
-
-    @app.exception_handler(_HTTPError)
-    async def own_error(request: Request, exc: _HTTPError) -> JSONResponse:
-        return body(exc.status, exc.error, exc.detail, headers=exc.headers)
-
-    @app.exception_handler(LaneBusy)
-    async def busy(request: Request, exc: LaneBusy) -> JSONResponse:
-        return body(503, "Unavailable", str(exc), headers={"Retry-After": "1"})
-
-    @app.exception_handler(LaneTimeout)
-    async def too_slow(request: Request, exc: LaneTimeout) -> JSONResponse:
-        return body(504, "Gateway Timeout", str(exc))
-
-    @app.exception_handler(RequestValidationError)
-    async def bad_parameters(request: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", ""),
-                   "type": e.get("type", "")} for e in exc.errors()]
-        detail = "; ".join(f"body is not valid JSON (at character {e['loc'][-1]})"
-                           if e["type"] == "json_invalid" else f"{_where(e['loc'])}: {e['msg']}"
-                           for e in errors)
-        if any(e["loc"][:1] == ["body"] for e in errors):
-            detail += " (send a JSON object with Content-Type: application/json)"
-        return body(422, "ValidationError", detail or "invalid request", errors)
-
-    @app.exception_handler(StarletteHTTPException)
-    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        detail = str(exc.detail)
-        if exc.status_code == 400 and "body" in detail:
-            detail += " (send a JSON object with Content-Type: application/json)"
-        return body(exc.status_code, "HTTPError", detail, headers=exc.headers)
-
-
-def _where(loc: list[Any]) -> str:
-    """``query.limit`` → ``limit``; a whole body → ``body``."""
-    return ".".join(map(str, loc[1:])) or (str(loc[0]) if loc else "request")
-
-
-def _status(exc: MindgraphError) -> int:
-    if isinstance(exc, NotFoundError):
-        return 404
-    if isinstance(exc, InputError):   # well-formed but unusable: no words, no source files
-        return 400
-    # the request was valid (pydantic checked it); the resource or the server is the problem
-    if isinstance(exc, (DataBlockError, IngestError)):   # IngestError: another ingest runs
-        return 409
-    if isinstance(exc, ProviderError):
-        return 502
-    if isinstance(exc, (StoreError, ConfigError)):
-        return 503
-    return 500
