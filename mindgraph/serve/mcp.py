@@ -246,7 +246,7 @@ async def _in_lane(mg: Mindgraph, lane: Lane, tool: str, query: str,
         return await lane.run(functools.partial(_call, mg, tool, query, run),
                               mg.settings.serve.request_timeout_s, "serve.request_timeout_s")
     except (LaneBusy, LaneTimeout) as exc:
-        mg.usage_log.record("mcp", query, intent=tool,
+        mg.usage_log.record("mcp", query, intent=tool, kind=usage_kind(tool),
                             latency_ms=(time.perf_counter() - started) * 1e3,
                             error=type(exc).__name__)
         raise ToolError(str(exc)) from None
