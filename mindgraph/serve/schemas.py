@@ -288,7 +288,7 @@ class StatsOut(BaseModel):
 class ReindexIn(BaseModel):
     """Options of a reindex, as a JSON body (the same names work as query parameters)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)   # 0.0 is not false
 
     embed: bool | None = Field(None, description="Also embed the changed sections (default "
                                                  "true)")
