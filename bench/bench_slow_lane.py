@@ -50,7 +50,7 @@ def start(workspace: Path, code: Path | None) -> tuple[subprocess.Popen, str]:
     if code is not None:
         env["PYTHONPATH"] = str(code)
     process = subprocess.Popen([sys.executable, "-m", "mindgraph", "serve", "-C",
-                                str(workspace), "--port", str(port)], env=env,
+                                str(workspace), "--port", str(port)], env=env, cwd=workspace,
                                stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 120
@@ -71,9 +71,12 @@ def searches(base: str, seconds: float) -> dict:
         i = 0
         while time.monotonic() < end:
             started = time.perf_counter()
-            answer = http.get("/search", params={"q": WORDS[i % len(WORDS)]})
+            try:
+                answer = http.get("/search", params={"q": WORDS[i % len(WORDS)]})
+                errors += answer.status_code != 200
+            except httpx.HTTPError:
+                errors += 1
             latencies.append((time.perf_counter() - started) * 1e3)
-            errors += answer.status_code != 200
             i += 1
     latencies.sort()
     return {"searches_per_s": round(len(latencies) / seconds, 1),
@@ -90,6 +93,13 @@ def keep_busy(base: str, stop: threading.Event, statuses: Counter, i: int) -> No
             except httpx.HTTPError:
                 statuses["error"] += 1
             i += 1
+
+
+def _served(code: Path | None) -> str:
+    """Which lanes the served code has (a check that --code took effect)."""
+    root = code or ROOT
+    return "serve/lanes.py" if (root / "mindgraph" / "serve" / "lanes.py").exists() \
+        else "no serve/lanes.py"
 
 
 def main() -> None:
@@ -123,7 +133,7 @@ def main() -> None:
         finally:
             process.terminate()
             process.wait(30)
-    result = {"code": str(args.code or ROOT), "one_timeline_s": round(one_timeline, 2),
+    result = {"code": str(args.code or ROOT), "serve": "mindgraph/" + _served(args.code), "one_timeline_s": round(one_timeline, 2),
               "alone": alone, "loaded": loaded,
               "timelines": {str(k): v for k, v in statuses.items()},
               "slowdown": round(alone["searches_per_s"] / max(loaded["searches_per_s"], 0.1), 2)}

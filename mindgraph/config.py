@@ -182,7 +182,7 @@ class ServeSettings:
     # more waiting, the next one 503 at once.
     request_timeout_s: float = 30.0
     reindex_timeout_s: float = 1800.0
-    slow_workers: int = 2
+    slow_workers: int = 1               # Python threads share one GIL: more only slows search
     slow_queue: int = 16
     shutdown_timeout_s: float = 5.0      # SIGTERM: requests still running then are dropped
 
