@@ -1,6 +1,6 @@
 """The usage log: one JSON line per query, in a file that rotates, and its summary.
 
-Each line: time, interface (cli / rest / mcp / context), kind, query, intent, top results,
+Each line: time, interface (cli / rest / mcp), kind, query, intent, top results,
 result count, latency in ms. ``kind`` is "query" for a search (a query that finds nothing is a
 gap in the wiki) and "lookup" for reading or reporting on something named (a page, a path
 between two pages, coverage, stats): lookups are not queries in the summary's top and

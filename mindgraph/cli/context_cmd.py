@@ -3,27 +3,26 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import click
 
 from ..config import load_settings
 from ..core import Mindgraph
 from ..retrieval.context import ContextBlock
-from .common import emit_json, json_option
+from .common import config_option, dir_option, emit_json, json_option, workspace_location
 
 
 @click.command("context")
 @click.argument("situation", nargs=-1, required=True)
-@click.option("--dir", "-C", "base_dir", default=".", show_default=True,
-              type=click.Path(file_okay=False), help="Workspace folder.")
-@click.option("--config", "config_path", default=None, type=click.Path(dir_okay=False),
-              help="Config file (default: <dir>/mindgraph.yml if present).")
+@dir_option
+@config_option
 @click.option("--limit", type=click.IntRange(1, 20), default=3, show_default=True,
               help="How many notes to include.")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.01), default=None,
               help="Hard time limit in seconds (default: serve.context_timeout_s, 5).")
 @json_option
-def context_command(situation: tuple[str, ...], base_dir: str, config_path: str | None,
+def context_command(situation: tuple[str, ...], base_dir: Path | None, config_path: Path | None,
                     limit: int, timeout_s: float | None, as_json: bool) -> None:
     """Print the notes most relevant to SITUATION as a compact markdown block with sources.
 
@@ -33,12 +32,12 @@ def context_command(situation: tuple[str, ...], base_dir: str, config_path: str 
     text = " ".join(situation).strip()
     started = time.perf_counter()
     try:
-        settings = load_settings(base_dir, config_path)
+        settings = load_settings(*workspace_location(base_dir, config_path))
         mg = Mindgraph(settings)
         block = mg.context(text, limit=limit, timeout_s=timeout_s)
         if settings.not_a_workspace(settings.wiki_dir) is None:
             # outside a workspace (a mistyped -C) nothing is logged: no state folder appears
-            mg.usage_log.record("context", text, intent="context", results=block.sources,
+            mg.usage_log.record("cli", text, intent="context", results=block.sources,
                                 result_count=len(block.sources),
                                 latency_ms=(time.perf_counter() - started) * 1e3,
                                 status=block.status)

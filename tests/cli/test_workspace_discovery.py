@@ -76,3 +76,25 @@ def test_commands_outside_a_workspace_say_so_instead_of_answering_empty(command,
         assert "is not a mindgraph workspace" in result.output
         assert "pass -C DIR" in result.output and "mindgraph init" in result.output
     assert list(tmp_path.iterdir()) == []      # nothing written outside a workspace
+
+
+def test_context_finds_the_workspace_above_and_logs_itself_as_cli(workspace, monkeypatch):
+    monkeypatch.chdir(workspace / "raw" / "topics")
+    result = CliRunner().invoke(cli, ["context", "zebras", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["status"] == "ok", data
+    assert any("topics/Alpha.md" in source for source in data["sources"])
+    log = (workspace / ".mindgraph" / "usage.jsonl").read_text().splitlines()
+    assert [json.loads(line)["interface"] for line in log][-1] == "cli"
+
+
+def test_context_offers_the_same_workspace_options_as_the_other_commands():
+    def option_help(command):
+        result = CliRunner().invoke(cli, [*command, "--help"])
+        assert result.exit_code == 0, result.output
+        text = " ".join(result.output.split())
+        return text[text.index("-C, --dir"):text.index("--config")]
+
+    assert option_help(["context", "x"]) == option_help(["search", "x"])
+    assert "[default: .]" not in option_help(["context", "x"])
