@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 
 from ..version import __version__
-from .common import config_option, dir_option
+from .common import SubcommandGroup, config_option, dir_option
 
 
 # Command name → the module that defines it (each module has a register(group) function).
@@ -29,7 +29,7 @@ COMMANDS = {
 }
 
 
-class LazyGroup(click.Group):
+class LazyGroup(SubcommandGroup):
     """A click group that imports a command's module the first time the command is needed."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
@@ -60,8 +60,9 @@ class LazyGroup(click.Group):
 def cli(ctx: click.Context, base_dir: Path | None, config_path: Path | None) -> None:
     """mindgraph: compile markdown notes into a linked wiki and a knowledge graph for agents.
 
-    -C DIR and --config work before the command or after it; without them a command works
-    on the nearest folder upwards that holds mindgraph.yml.
+    -C DIR and --config work before the command, after it, and between a group and its
+    subcommand (graph -C DIR hubs); without them a command works on the nearest folder
+    upwards that holds mindgraph.yml. A folder given with -C is not searched upwards.
     """
     ctx.obj = {"base_dir": base_dir, "config_path": config_path}
 

@@ -1,6 +1,7 @@
 """Options and error handling shared by every command.
 
-Exit codes: 0 ok, 1 problems found (or a run with failures), 2 usage or configuration error.
+Exit codes: 0 ok, 1 problems found (or a run with failures) or not found (a page, section or
+path that does not exist), 2 usage or configuration error (also a group without its subcommand).
 """
 
 from __future__ import annotations
@@ -27,9 +28,26 @@ class ConfigClickError(click.ClickException):
     exit_code = EXIT_USAGE
 
 
+class SubcommandGroup(click.Group):
+    """A command group that prints its help and exits 2 when no subcommand follows it, also
+    after its options (``mindgraph -C notes``, ``mindgraph graph -C notes``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("invoke_without_command", True)   # so invoke sees "none given"
+        super().__init__(*args, **kwargs)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        result = super().invoke(ctx)
+        if ctx.invoked_subcommand is None:
+            click.echo(ctx.get_help(), err=True)
+            ctx.exit(EXIT_USAGE)
+        return result
+
+
 DIR_HELP = ("The workspace: the folder holding mindgraph.yml, raw/ and wiki/ (default: the "
             "nearest folder upwards from here that holds mindgraph.yml, as git finds its "
-            "repository).")
+            "repository). A folder given with -C is the workspace itself: it is not "
+            "searched upwards.")
 CONFIG_HELP = "Config file (default: <dir>/mindgraph.yml if present)."
 
 
@@ -43,6 +61,29 @@ def config_option(func: Callable[..., Any]) -> Callable[..., Any]:
     """Add --config (an explicit config file)."""
     return click.option("--config", "config_path", default=None, help=CONFIG_HELP,
                         type=click.Path(dir_okay=False, path_type=Path))(func)
+
+
+def group_workspace_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Add --dir and --config to a command group (``mindgraph graph -C DIR hubs``).
+
+    Given between the group and its subcommand they replace those given before the group;
+    the subcommand's own still win (see workspace_location).
+    """
+
+    @dir_option
+    @config_option
+    @functools.wraps(func)
+    def wrapper(*args: Any, base_dir: Path | None, config_path: Path | None,
+                **kwargs: Any) -> Any:
+        root = click.get_current_context().find_root()
+        root.obj = dict(root.obj or {})
+        if base_dir is not None:
+            root.obj["base_dir"] = base_dir
+        if config_path is not None:
+            root.obj["config_path"] = config_path
+        return func(*args, **kwargs)
+
+    return wrapper
 
 
 def find_workspace(start: Path) -> Path | None:
@@ -137,6 +178,6 @@ def is_terminal() -> bool:
     return sys.stderr.isatty()
 
 
-__all__ = ["EXIT_OK", "EXIT_PROBLEMS", "EXIT_USAGE", "Settings", "config_option", "dir_option",
-           "emit_json", "find_workspace", "is_terminal", "json_option", "require_workspace",
-           "workspace_location", "workspace_options"]
+__all__ = ["EXIT_OK", "EXIT_PROBLEMS", "EXIT_USAGE", "Settings", "SubcommandGroup", "config_option", "dir_option",
+           "emit_json", "find_workspace", "group_workspace_options", "is_terminal", "json_option",
+           "require_workspace", "workspace_location", "workspace_options"]

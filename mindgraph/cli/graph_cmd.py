@@ -17,7 +17,8 @@ from ..graph.query import backlinks, hubs, neighbors, orphans, shortest_path
 from ..page.cache import PageCache, open_pages
 from ..page.vault import PageLimits
 from ..page.lookup import find_page
-from .common import emit_json, json_option, workspace_options
+from .common import (SubcommandGroup, emit_json, group_workspace_options, json_option,
+                     workspace_options)
 
 GRAPH_FILE = "graph.pickle"
 
@@ -34,7 +35,8 @@ def _page(cache: PageCache, name: str) -> str:
     return find_page(cache.pages, name).path
 
 
-@click.group("graph")
+@click.group("graph", cls=SubcommandGroup)
+@group_workspace_options
 def graph_group() -> None:
     """Ask the knowledge graph: links, backlinks, paths, hubs, communities, orphans."""
 

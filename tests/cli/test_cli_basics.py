@@ -2,6 +2,7 @@
 
 import json
 import re
+from pathlib import Path
 
 import click
 import pytest
@@ -163,3 +164,22 @@ def test_check_on_the_real_vault_points_into_raw_notes(corpora, tmp_path):
         assert target in raw.split("\n")[finding["raw_line"] - 1], finding
     counts = report["counts"]
     assert counts["missing-heading"] > 50 and counts["missing-attachment"] > 500
+
+
+@pytest.mark.parametrize("argv", [[], ["-C", "."], ["graph"], ["graph", "-C", "."]])
+def test_a_group_without_its_subcommand_prints_help_and_exits_2(argv):
+    result = CliRunner().invoke(cli, argv)
+    assert result.exit_code == 2, result.output
+    assert "Usage:" in result.output and "Commands:" in result.output
+
+
+def test_every_command_naming_a_missing_page_exits_1_as_not_found(tmp_path):
+    (tmp_path / "wiki").mkdir()
+    (tmp_path / "wiki" / "A.md").write_text("# A\n")
+    readme = " ".join((Path(__file__).parents[2] / "README.md").read_text().split())
+    assert "or not found (a page, section or path that does not exist" in readme
+    for argv in (["get", "Nope"], ["links", "Nope"], ["url", "Nope"],
+                 ["graph", "path", "A", "Nope"], ["get", "A", "--section", "nope"]):
+        result = CliRunner().invoke(cli, [*argv, "-C", str(tmp_path), "--json"])
+        assert result.exit_code == 1, (argv, result.output)
+        assert json.loads(result.stdout)["error"] == "NotFoundError", argv

@@ -98,3 +98,26 @@ def test_context_offers_the_same_workspace_options_as_the_other_commands():
 
     assert option_help(["context", "x"]) == option_help(["search", "x"])
     assert "[default: .]" not in option_help(["context", "x"])
+
+
+def test_dir_option_works_between_a_group_and_its_subcommand(workspace, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "empty").mkdir()
+    runner = CliRunner()
+    for argv in (["graph", "-C", "notes", "hubs", "--json"],
+                 ["-C", "empty", "graph", "-C", "notes", "hubs", "--json"],
+                 ["graph", "-C", "empty", "hubs", "--json", "-C", "notes"],
+                 ["graph", "--config", "notes/mindgraph.yml", "-C", "notes", "hubs", "--json"]):
+        result = runner.invoke(cli, argv)
+        assert result.exit_code == 0, (argv, result.output)
+        assert [h["path"] for h in json.loads(result.output)["hubs"]] == ["topics/Alpha.md"]
+
+
+def test_help_says_an_explicit_dir_is_not_searched_upwards(workspace):
+    for argv in (["--help"], ["graph", "--help"], ["graph", "hubs", "--help"],
+                 ["search", "--help"], ["context", "--help"]):
+        help_text = " ".join(CliRunner().invoke(cli, argv).output.split())
+        assert "is not searched upwards" in help_text, argv
+    sub = workspace / "raw" / "topics"
+    result = CliRunner().invoke(cli, ["graph", "-C", str(sub), "hubs"])
+    assert result.exit_code == 2 and "is not a mindgraph workspace" in result.output
