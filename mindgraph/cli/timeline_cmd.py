@@ -41,10 +41,11 @@ def timeline_command(settings, concept: str, newest_first: bool, since, until,
     for entry in timeline.entries:
         click.echo(f"{entry.date}  [{entry.date_source}]  {entry.folder}/{entry.path}")
         click.echo(f"    {entry.snippet}")
-    count = len(timeline.entries)
-    click.echo(f"{count} note{'' if count == 1 else 's'} mention{'s' if count == 1 else ''} "
-               f"{concept!r} "
-               f"(terms: {', '.join(timeline.terms)}).{undated}")
+    count, total = len(timeline.entries), timeline.total
+    shown = f"showing {count} of " if count < total else ""
+    click.echo(f"{shown}{total} note{'' if total == 1 else 's'} "
+               f"{'that ' if shown else ''}mention{'s' if total == 1 and not shown else ''} "
+               f"{concept!r} (terms: {', '.join(timeline.terms)}).{undated}")
 
 
 def register(group: click.Group) -> None:

@@ -121,7 +121,8 @@ def links_result(links: dict[str, Any], limit: int) -> dict[str, Any]:
 def timeline_result(timeline: Timeline) -> dict[str, Any]:
     """A timeline with compact entries."""
     return {"concept": timeline.concept, "terms": list(timeline.terms),
-            "count": len(timeline.entries), "undated": timeline.undated,
+            "count": len(timeline.entries), "total": timeline.total,
+            "undated": timeline.undated,
             "entries": [_compact(dataclasses.asdict(e)) for e in timeline.entries]}
 
 

@@ -233,7 +233,8 @@ class TimelineOut(BaseModel):
 
     concept: str
     terms: list[str]
-    count: int
+    count: int            # entries shown (at most the limit)
+    total: int            # dated notes that mention the concept, before the limit
     undated: int = 0      # notes that mention the concept but carry no real date
     entries: list[TimelineEntryOut]
 

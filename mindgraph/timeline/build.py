@@ -52,11 +52,12 @@ class Timeline:
     terms: tuple[str, ...]
     entries: tuple[TimelineEntry, ...]
     undated: int = 0     # notes that mention the concept but carry no real date
+    total: int = 0       # dated notes that mention it (in since/until), before the limit
 
     def to_dict(self) -> dict:
         """JSON-ready form."""
         return {"concept": self.concept, "terms": list(self.terms),
-                "count": len(self.entries), "undated": self.undated,
+                "count": len(self.entries), "total": self.total, "undated": self.undated,
                 "entries": [asdict(e) for e in self.entries]}
 
 
@@ -240,9 +241,10 @@ def build_timeline(concept: str, folders: list[tuple[str, Path]], *,
             title=page.title, matched=mention[0], snippet=mention[1],
             page=compiled_from.get(path) if label == "raw" else None))
     entries.sort(key=lambda e: (e.date, e.path), reverse=newest_first)
+    total = len(entries)
     if limit:
         entries = entries[:limit]
-    return Timeline(concept, found.terms, tuple(entries), undated)
+    return Timeline(concept, found.terms, tuple(entries), undated, total)
 
 
 def _mention(page: Page, vault: Vault, pattern: re.Pattern, targets: frozenset[str]

@@ -144,3 +144,37 @@ def test_code_is_not_a_mention(tmp_path):
     (tmp_path / "Workspaces.md").write_text("Workspaces is a core plugin.\n")
     (tmp_path / "a.md").write_text("Released on 2021/01/01.\n\nThe `Workspace.on()` API.\n")
     assert build_timeline("Workspaces", [("raw", tmp_path)], use_git=False).entries == ()
+
+
+def test_a_limited_timeline_says_how_many_it_shows_of_how_many(tmp_path):
+    import anyio
+    from fastapi.testclient import TestClient
+    from mcp import Client
+
+    from mindgraph.config import settings_from_dict
+    from mindgraph.core import Mindgraph
+    from mindgraph.serve.mcp import create_mcp_server
+    from mindgraph.serve.rest import create_app
+
+    (tmp_path / "wiki").mkdir()
+    for day in range(1, 5):
+        (tmp_path / "wiki" / f"day{day}.md").write_text(
+            f"---\ndate: 2024-01-0{day}\n---\nWorked on the zebra feature.\n")
+    cli_args = ["timeline", "zebra", "-C", str(tmp_path), "--no-git"]
+    shown = CliRunner().invoke(cli, [*cli_args, "--limit", "2"])
+    assert shown.exit_code == 0, shown.output
+    assert "showing 2 of 4 notes that mention 'zebra'" in shown.output
+    assert "4 notes mention 'zebra'" in CliRunner().invoke(cli, cli_args).output
+    data = json.loads(CliRunner().invoke(cli, [*cli_args, "--limit", "2", "--json"]).output)
+    assert (data["count"], data["total"]) == (2, 4)
+
+    mg = Mindgraph(settings_from_dict({}, base_dir=tmp_path))
+    rest = TestClient(create_app(mg)).get("/timeline", params={"concept": "zebra", "limit": 3})
+    assert (rest.json()["count"], rest.json()["total"]) == (3, 4)
+
+    async def ask_mcp():
+        async with Client(create_mcp_server(mg)) as client:
+            result = await client.call_tool("timeline", {"concept": "zebra", "limit": 1})
+            return json.loads(result.content[0].text)
+    answer = anyio.run(ask_mcp)
+    assert (answer["count"], answer["total"]) == (1, 4)
