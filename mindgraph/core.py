@@ -194,7 +194,8 @@ class Mindgraph:
     @_query
     def extract(self, name: str, block: int = 1, language: str | None = None) -> Any:
         """The parsed fenced json/yaml data block of a page."""
-        return extract_data(self.page(name), block, language)
+        return extract_data(self.page(name), block, language, self.settings.raw_dir,
+                            self.settings.paths.raw)
 
     @_query
     def url(self, name: str) -> str:

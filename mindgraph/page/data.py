@@ -8,13 +8,15 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import yaml
 
 from ..errors import MindgraphError, NotFoundError
 from .model import Page
-from .parse import load_yaml_documents
+from .parse import load_yaml_documents, parse_page
+from .rawlines import raw_source, read_raw_note
 
 FENCE_OPEN_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([A-Za-z0-9_+-]*)[^\n]*$")
 DATA_LANGUAGES = {"json": "json", "yaml": "yaml", "yml": "yaml"}
@@ -58,8 +60,13 @@ def data_blocks(page: Page) -> list[DataBlock]:
     return blocks
 
 
-def extract_data(page: Page, block: int = 1, language: str | None = None) -> Any:
-    """Parse the ``block``-th (1-based) data block, optionally only among one language."""
+def extract_data(page: Page, block: int = 1, language: str | None = None,
+                 raw_dir: Path | None = None, raw_label: str = "raw") -> Any:
+    """Parse the ``block``-th (1-based) data block, optionally only among one language.
+
+    With ``raw_dir``, an error in a compiled page's block names the raw note's line (the
+    note is what people edit), as `check` does.
+    """
     blocks = [b for b in data_blocks(page)
               if language is None or b.language == DATA_LANGUAGES.get(language, language)]
     kind = f"```{language}" if language else "```json or ```yaml"
@@ -70,6 +77,10 @@ def extract_data(page: Page, block: int = 1, language: str | None = None) -> Any
         raise NotFoundError(f"{page.path}: asked for block {block} but the page has "
                             f"{len(blocks)} {kind} block(s).")
     chosen = blocks[block - 1]
+
+    def where(offset: int) -> str:
+        return _where(page, chosen, offset, raw_dir, raw_label)
+
     try:
         if chosen.language == "json":
             return json.loads(chosen.text)
@@ -77,11 +88,26 @@ def extract_data(page: Page, block: int = 1, language: str | None = None) -> Any
         documents = load_yaml_documents(chosen.text)
         return documents[0] if len(documents) == 1 else documents or None
     except json.JSONDecodeError as exc:
-        raise DataBlockError(f"{page.path}:{chosen.line + exc.lineno}: the ```json block does "
+        raise DataBlockError(f"{where(exc.lineno)}: the ```json block does "
                              f"not parse ({exc.msg}). Fix the JSON in the note.") from exc
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        line = chosen.line + 1 + (mark.line if mark else 0)
-        raise DataBlockError(f"{page.path}:{line}: the ```yaml block does not parse "
-                             f"({getattr(exc, 'problem', exc)}). Fix the YAML in the note.") \
-            from exc
+        raise DataBlockError(f"{where(1 + (mark.line if mark else 0))}: the ```yaml block "
+                             f"does not parse ({getattr(exc, 'problem', exc)}). Fix the YAML in "
+                             f"the note.") from exc
+
+
+def _where(page: Page, chosen: DataBlock, offset: int, raw_dir: Path | None,
+           raw_label: str) -> str:
+    """"raw/note.md:line" when ``page`` was compiled from a raw note holding the same block
+    (the n-th block with this text of the page is the n-th of the note), else "page:line"."""
+    rel = raw_source(page)
+    text = read_raw_note(raw_dir, rel) if raw_dir is not None and rel else None
+    if text is not None:
+        same = [b for b in data_blocks(page) if b.text == chosen.text]
+        nth = next(i for i, b in enumerate(same) if b.line == chosen.line)
+        in_note = [b for b in data_blocks(parse_page(text, rel)) if b.text == chosen.text]
+        if in_note:
+            line = in_note[min(nth, len(in_note) - 1)].line + offset
+            return f"{raw_label.rstrip('/')}/{rel}:{line}"
+    return f"{page.path}:{chosen.line + offset}"

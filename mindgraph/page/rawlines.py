@@ -29,6 +29,20 @@ def raw_source(page: Page) -> str:
     return ""
 
 
+def read_raw_note(raw_dir: Path, rel: str) -> str | None:
+    """The text of the raw note at raw-relative ``rel`` (None when it is outside raw/, gone,
+    unreadable, not a regular file or too large)."""
+    root = raw_dir.resolve()
+    file = (root / rel).resolve()
+    if not file.is_relative_to(root):
+        return None
+    try:
+        data = read_bytes(file, max_bytes=PageLimits().max_bytes)
+    except OSError:         # gone, unreadable, not a regular file or too large
+        return None
+    return data.decode("utf-8", "replace").replace("\r\n", "\n").removeprefix("\ufeff")
+
+
 def _key(link: Link) -> tuple[Any, ...]:
     return (link.syntax == "embed", link.target.strip().lower(), link.heading, link.block)
 
@@ -48,14 +62,9 @@ class RawLines:
         return self._notes[rel]
 
     def _read(self, rel: str) -> list[Link] | None:
-        file = (self.raw_dir / rel).resolve()
-        if not file.is_relative_to(self.raw_dir):
+        text = read_raw_note(self.raw_dir, rel)
+        if text is None:
             return None
-        try:
-            data = read_bytes(file, max_bytes=PageLimits().max_bytes)
-        except OSError:         # gone, unreadable, not a regular file or too large
-            return None
-        text = data.decode("utf-8", "replace").replace("\r\n", "\n").removeprefix("\ufeff")
         _, body, fm_lines = split_frontmatter(text)
         masked = mask_code(mask_comments(body).split("\n"))
         return extract_links(masked, fm_lines + 1, lambda _line: "lead")

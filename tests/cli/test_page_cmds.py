@@ -49,3 +49,15 @@ def test_url(tmp_path):
     base = make_wiki(tmp_path)
     result = run("url", "Packing", "-C", str(base))
     assert result.output.strip() == (base / "wiki" / "Packing.md").resolve().as_uri()
+
+
+def test_extract_error_on_a_compiled_page_names_the_raw_note_line(tmp_path):
+    assert run("init", str(tmp_path / "kb")).exit_code == 0
+    note = tmp_path / "kb" / "raw" / "other.md"
+    note.write_text('# Other\n\nSome prose here.\n\n```json\n{"a": 1}\n```\n\n'
+                    '```json\n{"a": 1,\n "b": }\n```\n')
+    assert run("ingest", "-C", str(tmp_path / "kb")).exit_code == 0
+    result = run("get", "other", "-C", str(tmp_path / "kb"), "--extract", "json", "--block", "2")
+    assert result.exit_code == 1
+    assert "raw/other.md:11: the ```json block does not parse" in result.output
+    assert note.read_text().split("\n")[10] == ' "b": }'
