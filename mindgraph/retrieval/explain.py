@@ -46,7 +46,8 @@ class SearchResult:
                 "scores": {"page_bm25": round(self.page_score, 4),
                            "section_bm25": round(self.section_score, 4)},
                 "matched_terms": list(self.matched),
-                "why": {"fields": self.fields, "summary": self.why}}
+                "why": {"fields": self.fields, "summary": self.why},
+                "retrievers": ["keyword"]}       # as a hybrid hit names its retrievers
 
 
 @functools.lru_cache(maxsize=256)

@@ -35,6 +35,7 @@ from ..errors import MindgraphError
 from ..version import __version__
 from .guard import Guard, Policy
 from .lanes import Lane, LaneBusy, LaneTimeout, ServerLanes
+from .mcp_arguments import PlainArgumentsServer
 from .params import folder_inside, parse_day
 from .mcp_results import (
     brief_hybrid,
@@ -83,7 +84,7 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempot
 
 def create_mcp_server(mg: Mindgraph) -> MCPServer:
     """Build the MCP server over one warm ``Mindgraph`` (tools only; no transport yet)."""
-    server = MCPServer("mindgraph", title="mindgraph", version=__version__,
+    server = PlainArgumentsServer("mindgraph", title="mindgraph", version=__version__,
                        instructions=INSTRUCTIONS, log_level="WARNING")
 
     lanes = ServerLanes(mg.settings.serve)

@@ -28,5 +28,8 @@ def folder_inside(base: Path, folder: str) -> Path:
     except (OSError, ValueError):     # a NUL byte, a name too long: no such folder can exist
         inside = False
     if not inside:
-        raise NotFoundError(f"{folder[:200]!r} is not a folder inside the workspace {root}.")
+        raise NotFoundError(f"{folder[:200]!r} is not a folder inside the workspace {root}. "
+                            f"Over REST and MCP, coverage reads only folders inside the "
+                            f"workspace: name one relative to it (e.g. 'src'), or run "
+                            f"`mindgraph coverage {folder[:200]}` for code outside it.")
     return target

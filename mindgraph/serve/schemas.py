@@ -107,6 +107,8 @@ class KeywordResult(BaseModel):
                                      "hit's, mixed half and half: 1 = the best hit.")
     scores: dict[str, float]
     matched_terms: list[str]
+    retrievers: list[str] = Field(description="Which retrievers found the page: always "
+                                              "['keyword'] here.")
     why: dict[str, Any]
 
 

@@ -326,3 +326,40 @@ def test_search_results_are_brief_unless_verbose(mg):
     assert "sources" not in smart_brief["results"][0] and \
         smart_brief["results"][0]["retrievers"]
     assert set(smart_brief["intent"]) == {"name", "confidence"}
+
+
+def test_keyword_hits_say_which_retriever_found_them(mg):
+    async def script(client):
+        return [await client.call_tool("search", {"query": "trunks", "verbose": verbose})
+                for verbose in (False, True)]
+
+    for answer in map(payload, run_session(create_mcp_server(mg), script)):
+        assert answer["results"]
+        assert all(hit["retrievers"] == ["keyword"] for hit in answer["results"])
+
+
+def test_refused_arguments_and_outside_folders_say_what_works(mg):
+    calls = [("search", {}), ("search", {"query": 5}), ("get_section", {"page": "Catalog"}),
+             ("timeline", {"concept": "x", "limit": 10_000}),
+             ("timeline", {"concept": "x", "since": "2024"}),
+             ("extract", {"page": "Catalog", "language": "xml"}),
+             ("coverage", {"codebase": "../mindgraph"}),
+             ("coverage", {"codebase": "code"})]
+
+    async def script(client):
+        return [await client.call_tool(name, args) for name, args in calls]
+
+    *refused, outside, inside = run_session(create_mcp_server(mg), script)
+    texts = [r.content[0].text for r in refused]
+    assert all(r.is_error for r in refused)
+    assert texts == [
+        "search needs 'query' (a string).",
+        "search: 'query' must be a string of 1 to 1000 characters, not 5.",
+        "get_section needs 'section_id' (a string).",
+        "timeline: 'limit' must be an integer from 1 to 200, not 10000.",
+        "timeline: 'since' must be a string (YYYY-MM-DD), not '2024'.",
+        "extract: 'language' must be one of 'json', 'yaml', not 'xml'."]
+    assert outside.is_error
+    assert "is not a folder inside the workspace" in outside.content[0].text
+    assert "run `mindgraph coverage ../mindgraph` for code outside it" in outside.content[0].text
+    assert payload(inside)["total"] == 2

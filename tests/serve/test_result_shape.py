@@ -54,7 +54,7 @@ def assert_shape(results, extra):
 
 
 def test_keyword_and_hybrid_results_have_one_shape_in_cli_rest_and_mcp(workspace):
-    keyword_extra = {"scores", "matched_terms", "why"}
+    keyword_extra = {"scores", "matched_terms", "why", "retrievers"}
     hybrid_extra = {"sources", "boosts", "found_by", "retrievers"}
     cli_keyword = cli_json(workspace, "zebras")
     cli_hybrid = cli_json(workspace, "--hybrid", "zebras")
