@@ -11,6 +11,7 @@ Secrets are never stored in the file: settings hold the *name* of an environment
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import os
 import re
 import types
@@ -218,6 +219,23 @@ class Settings:
     adapters: tuple[AdapterSettings, ...] = ()
     base_dir: Path = field(default=Path("."), compare=False)
     source: str = field(default="(defaults)", compare=False)
+    # "section.key" → the MINDGRAPH_SECTION__KEY variable that set it (see origin)
+    overrides: Mapping[str, str] = field(default_factory=dict, compare=False)
+
+    def origin(self, key: str) -> str:
+        """Where the value of ``key`` ("compile.provider") came from, for error messages:
+        "Environment variable MINDGRAPH_COMPILE__PROVIDER" or the config file."""
+        variable = self.overrides.get(key)
+        return f"Environment variable {variable}" if variable else self.source
+
+    def _env_key(self, what: str) -> str:
+        """The exact ``*_env`` key of the section ``what`` is about ("store.dsn_env" for
+        "store.backend pgvector")."""
+        section = what.split(".", 1)[0]
+        settings = _SECTIONS.get(section)
+        keys = [f.name for f in dataclasses.fields(settings) if f.name.endswith("_env")] \
+            if settings else []
+        return f"{section}.{keys[0]}" if len(keys) == 1 else "matching *_env key"
 
     @property
     def raw_dir(self) -> Path:
@@ -256,16 +274,19 @@ class Settings:
 
     def secret(self, env_name: str, what: str) -> str:
         """Read a secret from the environment variable named in the settings."""
+        key = self._env_key(what)
+        variable = self.overrides.get(key)
+        where = f"(set by environment variable {variable})" if variable else f"in {self.source}"
         if not env_name:
             raise ConfigError(
                 f"{what} needs a secret but no environment variable is named for it. "
-                f"Set the matching *_env key in {self.source}."
+                f"Set {key} {where}."
             )
         value = os.environ.get(env_name, "")
         if not value:
             raise ConfigError(
                 f"{what}: environment variable {env_name} is not set. "
-                f"Export it (export {env_name}=...) or change the *_env key in {self.source}."
+                f"Export it (export {env_name}=...) or change {key} {where}."
             )
         return value
 
@@ -321,7 +342,8 @@ def load_settings(base_dir: str | Path = ".", config: str | Path | None = None,
         data = loaded
     data, overrides = _apply_env(data, environ)
     try:
-        return settings_from_dict(data, base_dir=base, source=source)
+        settings = settings_from_dict(data, base_dir=base, source=source)
+        return dataclasses.replace(settings, overrides=overrides)
     except ConfigError as exc:
         # a bad value that came from the environment: name the variable, not the file
         message = str(exc)
@@ -338,7 +360,7 @@ def settings_from_dict(data: Mapping[str, Any], base_dir: str | Path = ".",
     known = set(_SECTIONS) | {"adapters"}
     for key in data:
         if key not in known:
-            raise ConfigError(f"{source}: unknown section '{key}'. "
+            raise ConfigError(f"{source}: unknown section '{key}'.{_did_you_mean(key, known)} "
                               f"Known sections: {', '.join(sorted(known))}. Remove or rename it.")
     kwargs: dict[str, Any] = {}
     for name, cls in _SECTIONS.items():
@@ -367,14 +389,21 @@ def settings_from_dict(data: Mapping[str, Any], base_dir: str | Path = ".",
     return settings
 
 
+def _did_you_mean(name: str, known: typing.Iterable[str]) -> str:
+    """" Did you mean 'provider'?" for the closest known name, or "" when none is close."""
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    return f" Did you mean '{close[0]}'?" if close else ""
+
+
 def _build(cls: type, values: Mapping[str, Any], where: str, source: str) -> Any:
     fields = {f.name: f for f in dataclasses.fields(cls)}
     hints = typing.get_type_hints(cls)
     out: dict[str, Any] = {}
     for key, raw in values.items():
         if key not in fields:
-            raise ConfigError(f"{source}: unknown key '{where}.{key}'. Known keys in '{where}': "
-                              f"{', '.join(sorted(fields))}. Remove or rename it.")
+            raise ConfigError(f"{source}: unknown key '{where}.{key}'.{_did_you_mean(key, fields)}"
+                              f" Known keys in '{where}': {', '.join(sorted(fields))}. Remove or "
+                              f"rename it.")
         out[key] = _coerce(raw, hints[key], f"{where}.{key}", source)
     for name, f in fields.items():
         if (name not in out and f.default is dataclasses.MISSING
@@ -531,13 +560,14 @@ def _apply_env(data: dict[str, Any], environ: Mapping[str, str]
         section, _, key = name[len(ENV_PREFIX):].partition("__")
         section, key = section.lower(), key.lower()
         if section not in _SECTIONS:
-            raise ConfigError(f"Environment variable {name}: unknown section '{section}'. "
-                              f"Known: {', '.join(sorted(_SECTIONS))}. Unset or rename it.")
+            raise ConfigError(f"Environment variable {name}: unknown section '{section}'."
+                              f"{_did_you_mean(section, _SECTIONS)} Known: "
+                              f"{', '.join(sorted(_SECTIONS))}. Unset or rename it.")
         known = {f.name for f in dataclasses.fields(_SECTIONS[section])}
         if key not in known:
-            raise ConfigError(f"Environment variable {name}: unknown key '{section}.{key}'. "
-                              f"Known keys in '{section}': {', '.join(sorted(known))}. "
-                              f"Unset or rename it.")
+            raise ConfigError(f"Environment variable {name}: unknown key '{section}.{key}'."
+                              f"{_did_you_mean(key, known)} Known keys in '{section}': "
+                              f"{', '.join(sorted(known))}. Unset or rename it.")
         target = merged.setdefault(section, {})
         if not isinstance(target, dict):
             continue

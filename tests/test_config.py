@@ -94,3 +94,48 @@ def test_explicit_missing_config_file_is_an_error(tmp_path):
 def test_raw_and_wiki_must_differ():
     with pytest.raises(ConfigError, match="different folders"):
         settings_from_dict({"paths": {"raw": "notes", "wiki": "notes/"}})
+
+
+def test_errors_name_the_environment_variable_that_set_the_value(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from mindgraph.cli import cli
+
+    assert CliRunner().invoke(cli, ["init", str(tmp_path / "kb")]).exit_code == 0
+    (tmp_path / "kb" / "raw" / "a.md").write_text("# A\nSome text.\n")
+    monkeypatch.setenv("MINDGRAPH_COMPILE__PROVIDER", "openai")
+    result = CliRunner().invoke(cli, ["ingest", "-C", str(tmp_path / "kb")])
+    assert result.exit_code == 2
+    assert "Error: Environment variable MINDGRAPH_COMPILE__PROVIDER: compile.provider is " \
+        "openai but compile.api_key_env is empty" in result.output
+    assert "mindgraph.yml" not in result.output
+
+
+def test_secret_errors_name_the_exact_env_key(tmp_path, monkeypatch):
+    settings = settings_from_dict({"store": {"backend": "pgvector", "dsn_env": "NO_SUCH_DSN"}},
+                                  source="kb/mindgraph.yml")
+    monkeypatch.delenv("NO_SUCH_DSN", raising=False)
+    with pytest.raises(ConfigError, match=r"or change store\.dsn_env in kb/mindgraph\.yml\."):
+        settings.secret(settings.store.dsn_env, "store.backend pgvector")
+    monkeypatch.setenv("MINDGRAPH_STORE__DSN_ENV", "NO_SUCH_DSN")
+    from_env = load_settings(tmp_path)
+    with pytest.raises(ConfigError, match=r"change store\.dsn_env \(set by environment variable "
+                                          r"MINDGRAPH_STORE__DSN_ENV\)"):
+        from_env.secret(from_env.store.dsn_env, "store.backend pgvector")
+    with pytest.raises(ConfigError, match=r"Set compile\.api_key_env in"):
+        settings.secret("", "compile.provider=anthropic")
+
+
+def test_an_unknown_key_suggests_the_closest_known_one(tmp_path, monkeypatch):
+    (tmp_path / "mindgraph.yml").write_text("compile:\n  provder: openai\n")
+    with pytest.raises(ConfigError, match=r"unknown key 'compile\.provder'\. Did you mean "
+                                          r"'provider'\?"):
+        load_settings(tmp_path)
+    (tmp_path / "mindgraph.yml").write_text("retreival: {}\n")
+    with pytest.raises(ConfigError, match=r"Did you mean 'retrieval'\?"):
+        load_settings(tmp_path)
+    (tmp_path / "mindgraph.yml").write_text("")
+    monkeypatch.setenv("MINDGRAPH_COMPILE__PROVDER", "x")
+    with pytest.raises(ConfigError, match=r"MINDGRAPH_COMPILE__PROVDER: .*Did you mean "
+                                          r"'provider'\?"):
+        load_settings(tmp_path)

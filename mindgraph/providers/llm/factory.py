@@ -24,7 +24,8 @@ def make_llm_provider(settings: Settings) -> LLMProvider | None:
         return None
     what = f"compile.provider={c.provider}"
     if c.base_url and urlsplit(c.base_url).scheme not in ("http", "https"):
-        raise ConfigError(f"{settings.source}: compile.base_url {c.base_url!r} must start with "
+        raise ConfigError(f"{settings.origin('compile.base_url')}: compile.base_url "
+                          f"{c.base_url!r} must start with "
                           f"http:// or https:// (e.g. http://localhost:11434/v1 for Ollama).")
     key_env = c.api_key_env or DEFAULT_KEY_ENV.get(c.provider, "")
     key_source = f"${key_env}" if key_env else "the API key"
@@ -46,17 +47,19 @@ def make_llm_provider(settings: Settings) -> LLMProvider | None:
         base_url = c.base_url or DEFAULT_BASE_URL
         official = is_official(base_url)
         if official and not c.api_key_env:
-            raise ConfigError(f"{settings.source}: compile.provider is openai but "
-                              f"compile.api_key_env is empty. Name the environment variable "
-                              f"that holds the key (api_key_env: OPENAI_API_KEY), or set "
-                              f"compile.base_url to a local OpenAI-compatible server.")
+            raise ConfigError(f"{settings.origin('compile.provider')}: compile.provider is "
+                              f"openai but compile.api_key_env is empty. Name the environment "
+                              f"variable that holds the key (api_key_env: OPENAI_API_KEY), or "
+                              f"set compile.base_url to a local OpenAI-compatible server.")
         if not official and not c.model:
-            raise ConfigError(f"{settings.source}: compile.model is required with "
+            raise ConfigError(f"{settings.origin('compile.base_url')}: compile.model is "
+                              f"required with "
                               f"compile.base_url {base_url}. Set it to a model that server "
                               f"serves (for Ollama, a name from `ollama list`).")
         # A local server usually needs no key; when a variable is named it must be set.
         api_key = settings.secret(c.api_key_env, what) if c.api_key_env else ""
         return OpenAIProvider(model=c.model or DEFAULT_MODEL, api_key=api_key,
                               base_url=base_url, temperature=c.temperature, **common)
-    raise ConfigError(f"{settings.source}: compile.provider {c.provider!r} is unknown; use "
+    raise ConfigError(f"{settings.origin('compile.provider')}: compile.provider "
+                      f"{c.provider!r} is unknown; use "
                       f"offline, anthropic, gemini or openai.")
