@@ -160,6 +160,8 @@ def orphans_command(settings: Settings, no_backlinks: bool, as_json: bool) -> No
         return
     for path in found:
         click.echo(path)
+    if not found:
+        click.echo("0 orphans.")
 
 
 @graph_group.command("broken")
@@ -178,6 +180,8 @@ def broken_command(settings: Settings, as_json: bool) -> None:
     if as_json:
         emit_json({"broken_links": rows, "count": len(rows)})
         return
+    if not rows:
+        click.echo("0 broken links.")
     for row in rows:
         extra = ""
         if row.get("candidates"):

@@ -22,9 +22,9 @@ def stats_command(settings, as_json: bool) -> None:
     click.echo(f"pages     {stats['pages']}  (sections {stats['sections']}, "
                f"problems {stats['problems']})")
     click.echo(f"links     {links['total']}  by kind: "
-               + ", ".join(f"{k} {v}" for k, v in links["by_kind"].items()))
+               + (", ".join(f"{k} {v}" for k, v in links["by_kind"].items()) or "none"))
     click.echo("          by resolution: "
-               + ", ".join(f"{k} {v}" for k, v in links["by_resolution"].items()))
+               + (", ".join(f"{k} {v}" for k, v in links["by_resolution"].items()) or "none"))
     top = ", ".join(f"#{t['tag']} {t['pages']}" for t in stats["tags"]["top"][:6])
     click.echo(f"tags      {stats['tags']['distinct']} distinct; top: {top or 'none'}")
     raw = stats["raw"]

@@ -183,3 +183,16 @@ def test_every_command_naming_a_missing_page_exits_1_as_not_found(tmp_path):
         result = CliRunner().invoke(cli, [*argv, "-C", str(tmp_path), "--json"])
         assert result.exit_code == 1, (argv, result.output)
         assert json.loads(result.stdout)["error"] == "NotFoundError", argv
+
+
+def test_empty_answers_say_so_instead_of_printing_nothing(tmp_path):
+    runner = CliRunner()
+    assert runner.invoke(cli, ["init", str(tmp_path / "kb")]).exit_code == 0
+    stats = runner.invoke(cli, ["stats", "-C", str(tmp_path / "kb")])
+    assert stats.exit_code == 0, stats.output
+    assert "by kind: none" in stats.output and "by resolution: none" in stats.output
+    (tmp_path / "kb" / "wiki" / "A.md").write_text("# A\nSee [[B]].\n")
+    (tmp_path / "kb" / "wiki" / "B.md").write_text("# B\nSee [[A]].\n")
+    for command, said in (("orphans", "0 orphans.\n"), ("broken", "0 broken links.\n")):
+        result = runner.invoke(cli, ["graph", command, "-C", str(tmp_path / "kb")])
+        assert (result.exit_code, result.output) == (0, said), command
