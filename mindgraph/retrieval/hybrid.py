@@ -29,6 +29,7 @@ from typing import Any, Callable, Mapping
 
 from ..config import RetrievalSettings
 from ..graph.build import EXTRACTED, KnowledgeGraph
+from ..page.language import page_language
 from ..page.model import Page
 from ..providers.embedding.base import model_languages
 from .calibration import (NOISE_SHARE, SAMPLE, Calibration, background, calibration,
@@ -476,9 +477,12 @@ class HybridRetriever:
         neighbours: list[str] = []
         if self.graph is not None and top.page in self.graph.graph:
             graph = self.graph.graph
-            near = sorted(set(graph.successors(top.page)) | set(graph.predecessors(top.page)))
-            neighbours = [self.pages[n].title for n in near
-                          if n in self.pages and n != top.page][:2]
+            near = [n for n in sorted(set(graph.successors(top.page))
+                                      | set(graph.predecessors(top.page)))
+                    if n in self.pages and n != top.page]
+            # pages in the answer's language first: a Chinese answer names Chinese titles
+            near.sort(key=lambda n: lang not in ("other", page_language(self.pages[n])))
+            neighbours = [self.pages[n].title for n in near[:2]]
         sections = [s.heading for s in page.sections if s.heading and s.heading != top.heading]
         return (interpretation(lang, top.title, top.heading, intent.name),
                 tuple(follow_ups(lang, top.title, neighbours, sections)))

@@ -508,3 +508,25 @@ def test_a_boost_never_carries_a_page_over_the_minimum_score(tmp_path):
     results = search(round(own + 0.05, 4))      # under the cutoff alone, over it boosted
     assert sorted(results) == ["K1.md", "K2.md", "K3.md"]
     assert all(r["boosts"]["graph"] == 0.1 for r in results.values())
+
+
+def test_follow_ups_of_a_chinese_answer_name_pages_in_chinese_first(tmp_path):
+    (tmp_path / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n")
+    wiki = tmp_path / "wiki"
+    (wiki / "en").mkdir(parents=True)
+    (wiki / "zh").mkdir()
+    (wiki / "en" / "Introduction to Sync.md").write_text(
+        "---\ntitle: Introduction to Sync\n---\nSync keeps your notes the same on every "
+        "device you use.\n")
+    (wiki / "zh" / "官方同步简介.md").write_text(
+        "---\ntitle: 官方同步简介\naliases: [Introduction to Sync]\n---\n"
+        "官方同步服务让你在不同设备之间同步笔记。\n")
+    (wiki / "zh" / "同步笔记.md").write_text(
+        "---\ntitle: 同步笔记\n---\n同步笔记的方法有很多。[[Introduction to Sync|同步]] 通过远程仓库"
+        "同步笔记，也可以阅读[[官方同步简介]]。\n")
+    result = CliRunner().invoke(cli, ["search", "--hybrid", "同步笔记的方法", "--json",
+                                      "-C", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["results"][0]["page"] == "zh/同步笔记.md"
+    assert data["follow_ups"][0] == "同步笔记和官方同步简介有什么关系？"
