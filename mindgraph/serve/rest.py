@@ -63,6 +63,7 @@ from .guard import Guard, Policy
 from .lanes import Lane, LaneTimeout, ServerLanes
 from .params import folder_inside
 from .rest_errors import AppError, install_error_handlers
+from .rest_aliases import OldParameterNames
 
 MAX_LIMIT = 100
 WORKER_ENV = "MINDGRAPH_SERVE_WORKSPACE"     # {"base": dir, "config": file or null, "host"}
@@ -240,9 +241,9 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None)
         return mg.stats()
 
     @route("get", "/page", s.PageOut, "A page with its sections, links and backlinks", 404)
-    def page(name: str = _name()) -> dict[str, Any]:
+    def page(page: str = _name()) -> dict[str, Any]:      # ?name= still works (rest_aliases)
         fresh()
-        found = mg.page(name)
+        found = mg.page(page)
         links = mg.links(found.path)
         return {"path": found.path, "title": found.title, "aliases": list(found.aliases),
                 "tags": list(found.tags), "url": mg.url(found.path),
@@ -254,10 +255,11 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None)
 
     @route("get", "/section", s.SectionOut, "One section of a page, with its text", 404)
     def section(page: str = _name(),
-                id: str = Query(..., min_length=1, max_length=1000,
-                                description="Section id, as listed by /page")) -> dict[str, Any]:
+                section_id: str = Query(..., min_length=1, max_length=1000,
+                                        description="Section id, as listed by /page (?id= "
+                                                    "still works)")) -> dict[str, Any]:
         fresh()
-        found, sec = mg.section(page, id)
+        found, sec = mg.section(page, section_id)
         return {"page": found.path, "id": sec.id, "heading": sec.heading,
                 "path": list(sec.path), "text": sec.text,
                 "lines": [sec.start_line, sec.end_line]}
@@ -399,6 +401,7 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None)
                              f"409 until it has finished.") from None
 
     app.add_middleware(_ServerTiming)
+    app.add_middleware(OldParameterNames)
     app.add_middleware(Guard, policy=Policy.for_server(serve, host or serve.host))
     return app
 

@@ -413,3 +413,19 @@ def test_path_follows_links_unless_asked_to_step_over_shared_tags(workspace):
     assert client.get("/path", params=route).status_code == 404      # no chain of links
     assert client.get("/path", params={**route, "via_tags": True}).json() == \
         {"path": ["Tagged one.md", "Tagged two.md"]}
+
+
+def test_the_page_is_page_and_a_section_is_section_id_and_old_names_still_work(client):
+    new = client.get("/page", params={"page": "trunk catalog"})
+    old = client.get("/page", params={"name": "trunk catalog"})
+    assert new.status_code == old.status_code == 200 and new.json() == old.json()
+    assert client.get("/page", params={"page": "Packing", "name": "Catalog"}).json()["path"] \
+        == "Packing.md"                                   # both given: the new name wins
+    section = client.get("/section", params={"page": "Catalog", "section_id": "data"})
+    old_section = client.get("/section", params={"page": "Catalog", "id": "data"})
+    assert section.status_code == 200 and section.json() == old_section.json()
+    assert section.json()["heading"] == "Data"
+    paths = client.get("/openapi.json").json()["paths"]
+    assert [p["name"] for p in paths["/page"]["get"]["parameters"]] == ["page"]
+    assert [p["name"] for p in paths["/section"]["get"]["parameters"]] == ["page", "section_id"]
+    assert client.get("/page").status_code == 422

@@ -30,9 +30,10 @@ PAGES = {
     "Lonely.md": "# Lonely\nNo links here, only text about zeppelins.\n",
 }
 # real values for parameters that name things, so generated requests also find them
-REAL = {"name": ["Catalog", "Trunk Catalog", "Packing.md", "journal/2024-03-05", "Lonely"],
-        "page": ["Catalog", "Trunks", "Packing"], "source": ["Catalog", "Lonely"],
-        "target": ["Packing", "journal/2024-03-05"], "id": ["data", "broken", "steps", "lead"],
+REAL = {"page": ["Catalog", "Trunk Catalog", "Packing.md", "journal/2024-03-05", "Lonely",
+                 "Trunks", "Packing"], "source": ["Catalog", "Lonely"],
+        "target": ["Packing", "journal/2024-03-05"],
+        "section_id": ["data", "broken", "steps", "lead"],
         "codebase": ["code", "."], "concept": ["trunk", "Packing"]}
 
 
