@@ -544,7 +544,7 @@ class Mindgraph:
         """Dated notes (raw and wiki) that mention ``concept``, in date order."""
         from .timeline.build import build_timeline
 
-        return build_timeline(concept, [("raw", self.settings.raw_dir),
-                                        ("wiki", self.settings.wiki_dir)],
-                              since=since, until=until, newest_first=newest_first, limit=limit,
-                              use_git=use_git, limits=PageLimits.of(self.settings.limits))
+        s = self.settings
+        return build_timeline(concept, [("raw", s.raw_dir), ("wiki", s.wiki_dir)], since=since,
+                              until=until, newest_first=newest_first, limit=limit, use_git=use_git,
+                              limits=PageLimits.of(s.limits), state_dir=s.state_dir)

@@ -232,9 +232,11 @@ def read_state(path: str | Path) -> dict | None:
 
 
 def open_pages(wiki_dir: str | Path, state_dir: str | Path, watch: bool = False,
-               limits: PageLimits = PageLimits()) -> tuple[PageCache, ChangeSet]:
-    """The page cache of ``wiki_dir`` kept in ``state_dir``, refreshed from disk."""
-    cache = PageCache.open(wiki_dir, Path(state_dir) / "pages.pickle", watch, limits)
+               limits: PageLimits = PageLimits(), cache_name: str = "pages.pickle"
+               ) -> tuple[PageCache, ChangeSet]:
+    """The page cache of ``wiki_dir`` kept in ``state_dir`` (file ``cache_name``; another
+    folder, such as raw/, needs a name of its own), refreshed from disk."""
+    cache = PageCache.open(wiki_dir, Path(state_dir) / cache_name, watch, limits)
     return cache, cache.refresh()
 
 

@@ -25,6 +25,7 @@ from ..ingest.normalise import code_mask
 from ..page.dates import note_dates
 from ..page.history import git_history
 from ..page.model import Page
+from ..page.cache import open_pages
 from ..page.vault import PageLimits, Vault, load_vault
 
 SNIPPET_RADIUS = 90
@@ -188,12 +189,36 @@ def _number_forms(term: str) -> list[str]:
 _SIBILANTS = ("s", "x", "z", "ch", "sh")
 
 
+def _walk_order(path: str) -> list[tuple[int, str]]:
+    """Sort key of os.walk with sorted names: a folder's files (0) before its folders (1)."""
+    *folders, name = path.split("/")
+    return [(1, folder) for folder in folders] + [(0, name)]
+
+
+def _pages(label: str, folder: Path, state_dir: Path | None, limits: PageLimits) -> Vault:
+    """The parsed pages of ``folder``: from its page cache in ``state_dir`` when given (the
+    wiki's is the one every command shares; other folders get "<label>-pages.pickle")."""
+    if state_dir is None:
+        return load_vault(folder, limits)
+    name = "pages.pickle" if label == "wiki" else f"{label}-pages.pickle"
+    cache, _ = open_pages(folder, state_dir, limits=limits, cache_name=name)
+    # in load_vault's order (a folder's files before its sub-folders'): the concept's names
+    # are listed in the order their pages are found
+    ordered = sorted(cache.pages, key=_walk_order)
+    return Vault(folder, {path: cache.pages[path] for path in ordered}, cache.problems)
+
+
 def build_timeline(concept: str, folders: list[tuple[str, Path]], *,
                    since: dt.date | None = None, until: dt.date | None = None,
                    newest_first: bool = False, limit: int | None = None,
-                   use_git: bool = True, limits: PageLimits = PageLimits()) -> Timeline:
-    """The timeline of ``concept`` over the notes in ``folders`` ((label, path) pairs)."""
-    vaults = [(label, load_vault(path, limits)) for label, path in folders
+                   use_git: bool = True, limits: PageLimits = PageLimits(),
+                   state_dir: Path | None = None) -> Timeline:
+    """The timeline of ``concept`` over the notes in ``folders`` ((label, path) pairs).
+
+    With ``state_dir``, each folder's parsed pages come from its page cache there (only
+    changed files are parsed: parsing every note's YAML was 3/4 of the time of a timeline).
+    """
+    vaults = [(label, _pages(label, Path(path), state_dir, limits)) for label, path in folders
               if Path(path).is_dir()]
     if since and until and since > until:
         raise InputError(f"since ({since}) is after until ({until}); swap them.")

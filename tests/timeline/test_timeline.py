@@ -178,3 +178,37 @@ def test_a_limited_timeline_says_how_many_it_shows_of_how_many(tmp_path):
             return json.loads(result.content[0].text)
     answer = anyio.run(ask_mcp)
     assert (answer["count"], answer["total"]) == (1, 4)
+
+
+def test_a_second_timeline_reads_parsed_pages_from_the_cache_and_sees_changes(tmp_path,
+                                                                              monkeypatch):
+    import mindgraph.page.cache
+    import mindgraph.page.vault
+
+    runner = CliRunner()
+    assert runner.invoke(cli, ["init", str(tmp_path / "kb")]).exit_code == 0
+    raw = tmp_path / "kb" / "raw"
+    for day in (1, 2):
+        (raw / f"day{day}.md").write_text(f"---\ndate: 2024-01-0{day}\n---\nThe Zebra tool.\n")
+    assert runner.invoke(cli, ["ingest", "-C", str(tmp_path / "kb")]).exit_code == 0
+    for note in (tmp_path / "kb").glob("*/*.md"):   # older than the cache's racy window
+        os.utime(note, (note.stat().st_mtime - 3600,) * 2)
+    argv = ["timeline", "Zebra", "-C", str(tmp_path / "kb"), "--no-git", "--json"]
+    first = runner.invoke(cli, argv)
+    assert first.exit_code == 0, first.output
+
+    parsed = []
+    for module in (mindgraph.page.vault, mindgraph.page.cache):
+        original = module.read_page
+        monkeypatch.setattr(module, "read_page",
+                            lambda root, file, *rest, _read=original: parsed.append(file) or
+                            _read(root, file, *rest))
+    second = runner.invoke(cli, argv)
+    assert second.output == first.output and parsed == []      # nothing parsed again
+    (raw / "day3.md").write_text("---\ndate: 2024-01-03\n---\nThe Zebra tool again.\n")
+    third = json.loads(runner.invoke(cli, argv).output)
+    assert [e["path"] for e in third["entries"]] == ["day1.md", "day2.md", "day3.md"]
+    assert [p.name for p in parsed] == ["day3.md"]
+    library = build_timeline("Zebra", [("raw", raw), ("wiki", tmp_path / "kb" / "wiki")],
+                             use_git=False)
+    assert third == json.loads(json.dumps(library.to_dict()))
