@@ -217,7 +217,8 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None)
               dependencies: tuple[Any, ...] = ()) -> Callable:
         codes = ((401,) if not public else ()) + (403, 421, 422, 503, 504) + extra
         add = getattr(app, method)(path, response_model=model, summary=summary,
-                                   dependencies=([] if public else guard) + list(dependencies),
+                                   dependencies=([] if public else guard)
+                                   + [Depends(_single_query_values)] + list(dependencies),
                                    responses={c: {"model": s.ErrorOut} for c in sorted(codes)})
 
         def register(handler: Callable[..., Any]) -> Callable[..., Any]:
@@ -404,6 +405,17 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None)
     app.add_middleware(OldParameterNames)
     app.add_middleware(Guard, policy=Policy.for_server(serve, host or serve.host))
     return app
+
+
+async def _single_query_values(request: Request) -> None:
+    """A query key given twice is refused: which of its values counts would be a guess."""
+    seen: set[str] = set()
+    repeated = sorted({key for key, _ in request.query_params.multi_items()
+                       if key in seen or seen.add(key)})
+    if repeated:
+        raise AppError(422, "ValidationError",
+                       f"give each query parameter once ({', '.join(repeated)} came more than "
+                       f"once).")
 
 
 async def _json_object_body(request: Request) -> None:

@@ -429,3 +429,16 @@ def test_the_page_is_page_and_a_section_is_section_id_and_old_names_still_work(c
     assert [p["name"] for p in paths["/page"]["get"]["parameters"]] == ["page"]
     assert [p["name"] for p in paths["/section"]["get"]["parameters"]] == ["page", "section_id"]
     assert client.get("/page").status_code == 422
+
+
+def test_a_query_parameter_given_twice_is_422_and_nothing_runs(tmp_path):
+    """`embed=junk&embed=0` used to run a reindex with the last value (the schema fuzzer)."""
+    (tmp_path / "raw").mkdir()
+    (tmp_path / "raw" / "idea.md").write_text("# Idea\nA trunk with wheels.\n")
+    mg = Mindgraph(settings_from_dict({}, base_dir=tmp_path))
+    client = TestClient(create_app(mg), base_url=LOCAL)
+    answer = client.post("/reindex?embed=junk&embed=0", json={})
+    assert answer.status_code == 422
+    assert "embed" in answer.json()["detail"]
+    assert not (tmp_path / "wiki" / "idea.md").exists()
+    assert client.get("/search", params=[("q", "trunk"), ("q", "wheels")]).status_code == 422

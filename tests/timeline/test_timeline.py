@@ -169,7 +169,7 @@ def test_a_limited_timeline_says_how_many_it_shows_of_how_many(tmp_path):
     assert (data["count"], data["total"]) == (2, 4)
 
     mg = Mindgraph(settings_from_dict({}, base_dir=tmp_path))
-    rest = TestClient(create_app(mg)).get("/timeline", params={"concept": "zebra", "limit": 3})
+    rest = TestClient(create_app(mg), base_url="http://127.0.0.1:8765").get("/timeline", params={"concept": "zebra", "limit": 3})
     assert (rest.json()["count"], rest.json()["total"]) == (3, 4)
 
     async def ask_mcp():
