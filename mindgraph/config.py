@@ -205,6 +205,15 @@ class LimitsSettings:
 
 
 @dataclass(frozen=True)
+class TrustSettings:
+    """Verification and freshness (see mindgraph/trust/)."""
+
+    revalidate_after_days: int = 90     # a validation falls due again this many days later
+    coverage_threshold_pct: float = 80.0  # `mindgraph audit`: fresh L2 share to aim for
+    primary_sources: tuple[str, ...] = ()  # evidence refs (globs, e.g. "raw:policies/*") for L3
+
+
+@dataclass(frozen=True)
 class Settings:
     """All settings, plus the base directory they are relative to."""
 
@@ -216,6 +225,7 @@ class Settings:
     retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
     serve: ServeSettings = field(default_factory=ServeSettings)
     limits: LimitsSettings = field(default_factory=LimitsSettings)
+    trust: TrustSettings = field(default_factory=TrustSettings)
     adapters: tuple[AdapterSettings, ...] = ()
     base_dir: Path = field(default=Path("."), compare=False)
     source: str = field(default="(defaults)", compare=False)
@@ -300,6 +310,7 @@ _SECTIONS = {
     "retrieval": RetrievalSettings,
     "serve": ServeSettings,
     "limits": LimitsSettings,
+    "trust": TrustSettings,
 }
 
 
@@ -510,6 +521,9 @@ def _check_values(s: Settings) -> None:
         (s.serve.slow_workers >= 1, "serve.slow_workers", "at least 1"),
         (s.serve.slow_queue >= 0, "serve.slow_queue", "0 or more"),
         (s.serve.shutdown_timeout_s > 0, "serve.shutdown_timeout_s", "above 0"),
+        (s.trust.revalidate_after_days >= 1, "trust.revalidate_after_days", "at least 1"),
+        (0 <= s.trust.coverage_threshold_pct <= 100, "trust.coverage_threshold_pct",
+         "between 0 and 100"),
     ]
     for ok, key, rule in checks:
         if not ok:
