@@ -42,6 +42,7 @@ if TYPE_CHECKING:   # imported where used, so a search does not load the compile
     from .coverage.report import CoverageReport
     from .ingest.report import IngestReport
     from .timeline.build import Timeline
+    from .trust.service import TrustService
 from .usage import UsageLog
 from .vectors.live import NO_LIMIT, LiveVectors
 
@@ -88,6 +89,12 @@ class Mindgraph:
     def open(cls, base_dir: str | Path = ".", config: str | Path | None = None) -> "Mindgraph":
         """Load settings from ``base_dir``/mindgraph.yml (or ``config``) and wire everything."""
         return cls(load_settings(base_dir, config))
+
+    @functools.cached_property
+    def trust(self) -> "TrustService":
+        """Verification, audit and the run ledger (mindgraph/trust/)."""
+        from .trust.service import TrustService
+        return TrustService(self.settings)
 
     @property
     def usage_log(self) -> UsageLog:

@@ -24,6 +24,7 @@ from ..fsutil import sha256_bytes
 from ..page.dates import dates_key
 from ..page.history import History, git_history
 from ..page.parse import parse_page
+from ..trust.carry import carry_record, without_record
 from .compile_offline import OfflineCompiler
 from .index import IndexEntry, TitleIndex
 from .render import NoteInput
@@ -319,7 +320,10 @@ class _Run:
 
     def _store(self, note: _Note, text: str, index: TitleIndex) -> None:
         record = self.state.get(note.file.path)
-        data = text.encode("utf-8")
+        current = None
+        with contextlib.suppress(IngestError):      # write() below says why it cannot be
+            current = self.wiki.read(note.wiki_path)
+        data = carry_record(current, text, note.wiki_path).encode("utf-8")
         limit = self.settings.limits.max_page_bytes
         if len(data) > limit:
             self._fail(note, f"{note.file.path}: its compiled page would be {len(data):,} bytes, "
@@ -328,9 +332,8 @@ class _Run:
             return
         reason = ""
         if record is not None and record.wiki_sha256 and record.wiki == note.wiki_path:
-            current = self.wiki.read(note.wiki_path)
-            if current is not None and sha256_bytes(current) != record.wiki_sha256 \
-                    and current != data:
+            if current is not None and _page_sha256(current) != record.wiki_sha256 \
+                    and without_record(current) != without_record(data):
                 reason = (f"replaced wiki/{note.wiki_path}, which had been edited by hand "
                           f"(the raw note changed, and raw/ is the source of truth).")
         try:
@@ -345,7 +348,7 @@ class _Run:
         links = index.links_digest(note.mentions, note.wiki_path) \
             if self.compiler.links_in_key else ""
         self.state.transition(note.file.path, "ingested", wiki=note.wiki_path,
-                              wiki_sha256=sha256_bytes(data), links=links,
+                              wiki_sha256=_page_sha256(data), links=links,
                               mentions=note.mentions, terms=index.terms_digest, error="")
         self.outcomes.append(FileOutcome(note.file.path, "ingested", reason, note.wiki_path))
 
@@ -417,11 +420,17 @@ def _written_by_us(data: bytes, record: Any) -> bool:
     """True when a page is exactly what we wrote (or, for a record left pending by a crash,
     a page compiled from that very raw content by that compiler)."""
     if record.wiki_sha256:
-        return sha256_bytes(data) == record.wiki_sha256
+        return _page_sha256(data) == record.wiki_sha256
     if record.status != "pending" or not record.sha256:
         return False
     head = data[:4096].decode("utf-8", errors="replace")
     return f"sha256: {record.sha256}" in head and f"compiler: {record.compiler}" in head
+
+
+def _page_sha256(data: bytes) -> str:
+    """The hash that tells a hand edit: of the page without its trust record (which
+    `mindgraph verify` writes and a recompile carries over)."""
+    return sha256_bytes(without_record(data))
 
 
 def _selector(raw_dir: Path, only: Iterable[str | Path], raw_paths: list[str],

@@ -34,7 +34,7 @@ _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 # Keys the compiler writes itself; a raw note's own values for them are not copied over.
 OWN_KEYS = frozenset({"title", "type", "tags", "tag", "aliases", "alias", "created", "updated",
                       "date_source", "updated_source", "sources", "compiler", "source_deleted",
-                      "summary"})
+                      "summary", "provenance", "verification", "evidence"})  # trust: never copied
 
 
 @dataclass(frozen=True)

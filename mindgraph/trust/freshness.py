@@ -36,13 +36,17 @@ class Freshness:
 
 def body_hash(text: str) -> str:
     """SHA-256 of a page's body (the text after the frontmatter, LF line endings)."""
-    _, body, _ = split_frontmatter(text.replace("\r\n", "\n"))
+    _, body, _ = split_frontmatter(text.removeprefix("\ufeff").replace("\r\n", "\n"))
     return sha256_text(body)
 
 
 def references(text: str, provenance: Provenance) -> tuple[str, ...]:
     """The sources a page cites: its raw notes (raw:path) and the URLs in its body."""
     _, body, _ = split_frontmatter(text)
+    return _references(body, provenance)
+
+
+def _references(body: str, provenance: Provenance) -> tuple[str, ...]:
     refs = {f"raw:{s.path}" for s in provenance.sources}
     refs.update(url.rstrip(".,;:") for url in _URL.findall(body))
     return tuple(sorted(refs))
@@ -51,12 +55,19 @@ def references(text: str, provenance: Provenance) -> tuple[str, ...]:
 def freshness(verification: Verification, text: str, provenance: Provenance,
               today: dt.date) -> Freshness:
     """How current ``verification`` is for the page ``text`` on ``today``."""
+    _, body, _ = split_frontmatter(text.removeprefix("\ufeff").replace("\r\n", "\n"))
+    return freshness_of_body(verification, body, provenance, today)
+
+
+def freshness_of_body(verification: Verification, body: str, provenance: Provenance,
+                      today: dt.date) -> Freshness:
+    """``freshness`` for a page whose body (LF line endings) is already split off."""
     if verification.level == 0 and not verification.last_validated:
         return Freshness("unverified")
     triggers = []
-    if verification.body_sha256 != body_hash(text):
+    if verification.body_sha256 != sha256_text(body):
         triggers.append("content_changed")
-    if tuple(verification.references) != references(text, provenance):
+    if tuple(verification.references) != _references(body, provenance):
         triggers.append("references_changed")
     due = _date(verification.revalidate_after)
     due_in = (due - today).days if due is not None else None

@@ -1,0 +1,124 @@
+"""`mindgraph verify` (plan; --apply with the approved digest), `audit` and `runs`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..core import Mindgraph
+from .common import EXIT_PROBLEMS, emit_json, json_option, workspace_options
+
+
+@click.command("verify")
+@click.argument("pages", nargs=-1)
+@click.option("--due", is_flag=True,
+              help="Only pages that are stale, never verified, or due within 7 days.")
+@click.option("--apply", "plan_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Apply this plan (the path `mindgraph verify` printed).")
+@click.option("--approve", "digest", default="", metavar="DIGEST",
+              help="The plan's digest, as printed: the approval that lets --apply write.")
+@workspace_options
+@json_option
+def verify_command(settings, pages: tuple[str, ...], due: bool, plan_path: Path | None,
+                   digest: str, as_json: bool) -> None:
+    """Check pages' claims against their evidence and plan the records to write.
+
+    Without --apply nothing but a plan (under the state folder) is written; its digest is
+    printed. `--apply PLAN --approve DIGEST` writes only the `verification` and `evidence`
+    frontmatter keys of the planned pages, and only if the digest matches and no page
+    changed since planning. PAGES are wiki-relative paths or folders (default: all).
+    """
+    trust = Mindgraph(settings).trust
+    if plan_path is not None:
+        if not digest:
+            raise click.UsageError("--apply needs --approve DIGEST (the digest `mindgraph "
+                                   "verify` printed with the plan).")
+        result = trust.apply(plan_path, digest)
+        run = result.run
+        if as_json:
+            emit_json(run.to_dict())
+        else:
+            click.echo(f"run {run.run_id}: {run.process_status} / {run.result_status}; "
+                       f"{len(run.written)} of {run.targets} page(s) written")
+            for path in run.outside_scope:
+                click.echo(f"  outside the plan: {path}")
+        if not result.applied:
+            raise click.ClickException(run.reason)
+        return
+    if digest:
+        raise click.UsageError("--approve goes with --apply PLAN.")
+    planned = trust.plan(pages, due=due)
+    if as_json:
+        emit_json(planned.to_dict())
+        return
+    counts = {v: sum(1 for p in planned.verdicts if p.verdict == v)
+              for v in ("pass", "warn", "fail", "unverifiable")}
+    click.echo(f"checked {len(planned.verdicts)} page(s) ({planned.plan.validator}): "
+               + ", ".join(f"{k} {n}" for k, n in counts.items()))
+    for verdict in planned.verdicts:
+        if verdict.verdict == "pass":
+            continue
+        record = verdict.verification
+        click.echo(f"  {verdict.verdict:<12} {verdict.path}: {verdict.supported}/"
+                   f"{verdict.claims} claims supported → L{record.level} {record.status}")
+    for path, why in planned.skipped:
+        click.echo(f"  skipped      {path}: {why}")
+    plan = planned.path
+    click.echo(f"plan    {plan} ({len(planned.plan.targets)} page(s); nothing written yet)")
+    click.echo(f"digest  {planned.plan.digest}")
+    click.echo(f"apply   mindgraph verify --apply {plan} --approve {planned.plan.digest}")
+
+
+@click.command("audit")
+@click.option("--fail-under", "fail_under", type=click.FloatRange(0, 100), default=None,
+              metavar="PCT", help="Exit 1 when the fresh-L2 coverage is below PCT (for CI).")
+@workspace_options
+@json_option
+def audit_command(settings, fail_under: float | None, as_json: bool) -> None:
+    """Report trust coverage: fresh L2 over evidence-capable pages, stale pages, what is due."""
+    report = Mindgraph(settings).trust.audit()
+    if as_json:
+        emit_json(report.to_dict())
+    else:
+        click.echo(f"pages             {report.pages}")
+        click.echo(f"evidence-capable  {report.evidence_capable}")
+        click.echo(f"fresh L2          {report.fresh_l2}")
+        click.echo(f"coverage          {report.coverage_pct:.2f}%")
+        click.echo(f"threshold         {report.threshold_count} "
+                   f"({report.threshold_pct:g}%), surplus {report.surplus}")
+        click.echo("levels            " + ", ".join(f"{k} {v}"
+                                                    for k, v in report.by_level.items()))
+        click.echo(f"stale             {report.stale_pages}: " + ", ".join(
+            f"{k} {v}" for k, v in report.stale.items()))
+        click.echo("due               " + ", ".join(f"{k} {v}" for k, v in report.due.items()))
+        for path in report.disputed:
+            click.echo(f"disputed          {path}")
+    if fail_under is not None and report.coverage_pct < fail_under:
+        click.echo(f"coverage {report.coverage_pct:.2f}% is under --fail-under "
+                   f"{fail_under:g}%", err=True)
+        raise SystemExit(EXIT_PROBLEMS)
+
+
+@click.command("runs")
+@workspace_options
+@json_option
+def runs_command(settings, as_json: bool) -> None:
+    """List the verification runs (plans and applies) from the run ledger."""
+    runs = Mindgraph(settings).trust.runs()
+    if as_json:
+        emit_json(runs)
+        return
+    if not runs:
+        click.echo("no verification runs yet; `mindgraph verify` makes a plan.")
+    for run in runs:
+        click.echo(f"{run.get('finished', '')}  {run.get('run_id', '')}  "
+                   f"{run.get('kind', ''):<5}  {run.get('process_status', ''):<8}  "
+                   f"{run.get('result_status', ''):<18}  {run.get('targets', 0):>4} page(s)  "
+                   f"{str(run.get('digest', ''))[:16]}  {run.get('reason', '')}".rstrip())
+
+
+def register(group: click.Group) -> None:
+    """Add these commands to the CLI group."""
+    for command in (verify_command, audit_command, runs_command):
+        group.add_command(command)

@@ -1,0 +1,76 @@
+"""The run ledger: one JSON line per plan or apply run, appended, never rewritten.
+
+Process status (did the run do what it set out to?) is kept apart from result status (what
+became of its data): SUCCESS / FAILED / CONSUMED (the plan had already been applied) versus
+PLANNED / APPLIED / PROVISIONAL_RETAIN (written, but the scope check failed: kept for a
+person to inspect) / DISCARDED (nothing written). A run whose data looks right but whose
+scope check failed is FAILED, never SUCCESS.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+PROCESS_STATUSES = ("SUCCESS", "FAILED", "CONSUMED")
+RESULT_STATUSES = ("PLANNED", "APPLIED", "PROVISIONAL_RETAIN", "DISCARDED")
+
+
+@dataclass(frozen=True)
+class Run:
+    """One ledger entry."""
+
+    kind: str                   # plan | apply
+    process_status: str
+    result_status: str
+    digest: str
+    started: str
+    finished: str
+    targets: int = 0
+    written: tuple[str, ...] = ()
+    outside_scope: tuple[str, ...] = ()
+    reason: str = ""
+    plan: str = ""
+    run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        data = asdict(self)
+        data["written"], data["outside_scope"] = list(self.written), list(self.outside_scope)
+        return data
+
+
+def ledger_path(state_dir: Path) -> Path:
+    """The ledger file under the state folder."""
+    return Path(state_dir) / "trust" / "runs.jsonl"
+
+
+def append_run(state_dir: Path, run: Run) -> None:
+    """Append one entry (a single write of one line, flushed to disk)."""
+    assert run.process_status in PROCESS_STATUSES and run.result_status in RESULT_STATUSES
+    path = ledger_path(state_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    line = json.dumps(run.to_dict(), ensure_ascii=False, sort_keys=True) + "\n"
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(line)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def read_runs(state_dir: Path) -> Iterator[dict[str, Any]]:
+    """Every entry, oldest first (a torn last line from a crash is skipped)."""
+    path = ledger_path(state_dir)
+    if not path.is_file():
+        return
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(entry, dict):
+                yield entry

@@ -1,0 +1,50 @@
+"""The scope check after an apply: did exactly the planned pages change, and nothing else?
+
+The workspace's wiki/ and raw/ are snapshotted (absolute path → size, mtime, inode) before and after.
+Paths are compared as decoded text in Unicode NFC (a Japanese name written by one tool in NFD
+is the same page), never as a tool's escaped output such as git's "\\346\\227\\245".
+"""
+
+from __future__ import annotations
+
+import os
+import unicodedata
+from pathlib import Path
+from typing import Iterable
+
+Snapshot = dict[str, tuple[int, int, int]]
+
+
+def snapshot(roots: Iterable[Path]) -> Snapshot:
+    """Every file under ``roots`` (keys: absolute NFC paths) → its stat signature."""
+    out: Snapshot = {}
+    for root in roots:
+        root = Path(root).resolve()
+        if not root.is_dir():
+            continue
+        for folder, _, files in os.walk(root, followlinks=False):
+            for name in files:
+                path = Path(folder) / name
+                try:
+                    info = path.lstat()
+                except OSError:
+                    continue
+                out[decoded(path.as_posix())] = (
+                    info.st_size, info.st_mtime_ns, info.st_ino)
+    return out
+
+
+def decoded(path: str) -> str:
+    """A path as comparable text: NFC, forward slashes."""
+    return unicodedata.normalize("NFC", path.replace("\\", "/"))
+
+
+def changed_paths(before: Snapshot, after: Snapshot) -> set[str]:
+    """Paths added, removed or modified between two snapshots."""
+    return {p for p in before.keys() | after.keys() if before.get(p) != after.get(p)}
+
+
+def outside_scope(changed: set[str], targets: Iterable[str]) -> list[str]:
+    """The changed paths that are not planned targets, sorted."""
+    allowed = {decoded(t) for t in targets}
+    return sorted(p for p in changed if p not in allowed)

@@ -1,0 +1,245 @@
+"""The trust service: plan a verification, apply an approved plan, audit, list runs.
+
+Built by the composition root from the settings; it reads wiki/ and raw/, writes only plans
+and the ledger under the state folder, and (on apply, with the approved digest) only the
+``verification`` and ``evidence`` keys of the planned pages.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Iterator
+
+from ..config import Settings
+from ..errors import InputError
+from ..fsutil import atomic_write_bytes, sha256_bytes
+from ..page.parse import parse_page
+from ..page.vault import iter_markdown_files
+from .audit import AuditReport, PageTrust, audit
+from .evidence import raw_note_evidence
+from .freshness import Freshness, freshness, references
+from .ledger import Run, append_run, read_runs
+from .offline import IDENTITY
+from .plan import Plan, Target, load_plan, now_iso, save_plan
+from .record import TrustRecord, read_record
+from .scope import changed_paths, decoded, outside_scope, snapshot
+from .validate import PageVerdict, validate_offline
+from .writeback import WritebackError, set_record_keys
+
+DUE_WITHIN_DAYS = 7
+Writer = Callable[[Path, bytes], None]
+
+
+@dataclass(frozen=True)
+class WikiPage:
+    """A wiki page as read for verification: its text and trust record."""
+
+    path: str
+    data: bytes
+    text: str
+    record: TrustRecord
+
+
+@dataclass(frozen=True)
+class PlanResult:
+    """What ``verify`` planned: the plan, where it is, the verdicts and skipped pages."""
+
+    plan: Plan
+    path: Path
+    verdicts: tuple[PageVerdict, ...]
+    skipped: tuple[tuple[str, str], ...] = ()   # (page, why)
+
+    def to_dict(self) -> dict:
+        """JSON form."""
+        return {"plan": str(self.path), "digest": self.plan.digest,
+                "targets": len(self.plan.targets),
+                "verdicts": [v.to_dict() for v in self.verdicts],
+                "skipped": [{"path": p, "reason": r} for p, r in self.skipped]}
+
+
+@dataclass(frozen=True)
+class ApplyResult:
+    """What an apply did (its ledger entry)."""
+
+    run: Run
+    applied: bool = field(default=False)
+
+
+class TrustService:
+    """Verification, audit and the run ledger of one workspace."""
+
+    def __init__(self, settings: Settings, today: Callable[[], dt.date] | None = None):
+        self.settings = settings
+        self.today = today or (lambda: dt.datetime.now(dt.timezone.utc).date())
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def pages(self, only: Iterable[str] = ()) -> Iterator[WikiPage | tuple[str, str]]:
+        """Each wiki page (or (path, why it cannot be read)), optionally only some paths or
+        folders (wiki-relative)."""
+        self.settings.require_wiki()
+        wiki = self.settings.wiki_dir
+        wanted = [str(o).replace("\\", "/").strip("/") for o in only]
+        found = set()
+        for file in iter_markdown_files(wiki):
+            rel = file.relative_to(wiki).as_posix()
+            match = next((w for w in wanted if rel == w or rel.startswith(w + "/")
+                          or rel == w + ".md"), None)
+            if wanted and match is None:
+                continue
+            found.add(match)
+            yield self._read(file, rel)
+        missing = [w for w in wanted if w not in found]
+        if missing:
+            raise InputError(f"no wiki page or folder {', '.join(missing)} under "
+                             f"{wiki}. Give paths relative to wiki/, e.g. Folder/Page.md.")
+
+    def _read(self, file: Path, rel: str) -> WikiPage | tuple[str, str]:
+        try:
+            data = file.read_bytes()
+            text = data.decode("utf-8")
+        except OSError as exc:
+            return rel, f"cannot read ({exc.strerror or exc})"
+        except UnicodeDecodeError:
+            return rel, "not valid UTF-8; re-save it as UTF-8"
+        page = parse_page(text.replace("\r\n", "\n"), rel)
+        if page.frontmatter_error:
+            return rel, page.frontmatter_error
+        return WikiPage(rel, data, text, read_record(page.frontmatter))
+
+    def freshness(self, page: WikiPage) -> Freshness:
+        """How current a page's verification is today."""
+        return freshness(page.record.verification, page.text.replace("\r\n", "\n"),
+                         page.record.provenance, self.today())
+
+    # -- planning ---------------------------------------------------------------------------
+
+    def plan(self, only: Iterable[str] = (), due: bool = False) -> PlanResult:
+        """Validate the pages (all, ``only`` some, or with ``due`` those stale or due within
+        7 days) and save a plan of the records to write; nothing else is written."""
+        started = now_iso()
+        today = self.today()
+        trust = self.settings.trust
+        verdicts, targets, skipped = [], [], []
+        for page in self.pages(only):
+            if isinstance(page, tuple):
+                skipped.append(page)
+                continue
+            if due and not self._due(page):
+                continue
+            found = raw_note_evidence(self.settings.raw_dir, page.record.provenance)
+            verdict = validate_offline(page.path, page.text.replace("\r\n", "\n"),
+                                       page.record, found, today,
+                                       trust.revalidate_after_days, trust.primary_sources)
+            target = Target(page.path, sha256_bytes(page.data), verdict.verification.to_yaml(),
+                            verdict.evidence.to_yaml(), verdict.verdict)
+            try:
+                _write_back(page.text, target)
+            except WritebackError as exc:
+                skipped.append((page.path, str(exc)))
+                continue
+            verdicts.append(verdict)
+            targets.append(target)
+        plan = Plan(tuple(targets), started, IDENTITY)
+        path = save_plan(plan, self.settings.state_dir)
+        append_run(self.settings.state_dir, Run("plan", "SUCCESS", "PLANNED", plan.digest,
+                                                started, now_iso(), len(targets),
+                                                plan=str(path)))
+        return PlanResult(plan, path, tuple(verdicts), tuple(skipped))
+
+    def _due(self, page: WikiPage) -> bool:
+        state = self.freshness(page)
+        return state.state != "fresh" or (state.due_in_days is not None
+                                          and state.due_in_days <= DUE_WITHIN_DAYS)
+
+    # -- applying ---------------------------------------------------------------------------
+
+    def apply(self, plan_path: Path, approve: str,
+              write: Writer = lambda p, d: atomic_write_bytes(p, d)) -> ApplyResult:
+        """Write an approved plan: only when ``approve`` is its digest, it was not applied
+        before and no target changed since planning; then check the scope."""
+        started = now_iso()
+        plan = load_plan(plan_path)
+        digest = plan.digest
+        refusal = self._refusal(plan, approve)
+        if refusal:
+            status = "CONSUMED" if refusal.startswith("plan already applied") else "FAILED"
+            return self._record(Run("apply", status, "DISCARDED", digest, started, now_iso(),
+                                    len(plan.targets), reason=refusal, plan=str(plan_path)))
+        wiki = self.settings.wiki_dir
+        roots = (wiki, self.settings.raw_dir)
+        before = snapshot(roots)
+        written: list[str] = []
+        try:
+            for target in plan.targets:
+                file = wiki / target.path
+                text = file.read_bytes().decode("utf-8")
+                write(file, _write_back(text, target).encode("utf-8"))
+                written.append(target.path)
+        except (OSError, UnicodeDecodeError, WritebackError) as exc:
+            return self._record(Run("apply", "FAILED", "PROVISIONAL_RETAIN" if written
+                                    else "DISCARDED", digest, started, now_iso(),
+                                    len(plan.targets), tuple(written),
+                                    reason=f"stopped at a page: {exc}", plan=str(plan_path)))
+        changed = changed_paths(before, snapshot(roots))
+        outside = outside_scope(changed, [decoded((wiki / t).as_posix()) for t in written])
+        if outside:
+            return self._record(Run(
+                "apply", "FAILED", "PROVISIONAL_RETAIN", digest, started, now_iso(),
+                len(plan.targets), tuple(written), tuple(outside),
+                reason=f"scope check failed: {len(outside)} file(s) outside the plan changed",
+                plan=str(plan_path)))
+        return self._record(Run("apply", "SUCCESS", "APPLIED", digest, started, now_iso(),
+                                len(plan.targets), tuple(written), plan=str(plan_path)))
+
+    def _refusal(self, plan: Plan, approve: str) -> str:
+        """Why a plan may not be applied ("" when it may)."""
+        if approve.strip().lower() != plan.digest:
+            return (f"the approved digest {approve.strip()[:16]}… is not this plan's digest "
+                    f"{plan.digest[:16]}…; approve the digest `mindgraph verify` printed")
+        for run in read_runs(self.settings.state_dir):
+            if run.get("kind") == "apply" and run.get("digest") == plan.digest \
+                    and run.get("result_status") in ("APPLIED", "PROVISIONAL_RETAIN"):
+                return (f"plan already applied (run {run.get('run_id')}); run `mindgraph "
+                        f"verify` again for a new plan")
+        changed = []
+        for target in plan.targets:
+            file = self.settings.wiki_dir / target.path
+            try:
+                current = sha256_bytes(file.read_bytes())
+            except OSError:
+                current = "missing"
+            if current != target.sha256:
+                changed.append(target.path)
+        if changed:
+            return (f"{len(changed)} target(s) changed since planning ({', '.join(changed[:5])}"
+                    f"{', …' if len(changed) > 5 else ''}); run `mindgraph verify` again")
+        return ""
+
+    def _record(self, run: Run) -> ApplyResult:
+        append_run(self.settings.state_dir, run)
+        return ApplyResult(run, run.result_status == "APPLIED")
+
+    def audit(self) -> AuditReport:
+        """The trust audit of every page (read-only)."""
+        items, unreadable = [], []
+        for page in self.pages():
+            if isinstance(page, tuple):
+                unreadable.append(page[0])
+                continue
+            fresh = self.freshness(page)
+            capable = bool(references(page.text.replace("\r\n", "\n"),
+                                      page.record.provenance))
+            items.append(PageTrust(page.path, page.record, fresh, capable))
+        return audit(items, self.settings.trust.coverage_threshold_pct, unreadable)
+
+    def runs(self) -> list[dict]:
+        """The run ledger, oldest first."""
+        return list(read_runs(self.settings.state_dir))
+
+
+def _write_back(text: str, target: Target) -> str:
+    return set_record_keys(text, {"verification": target.verification,
+                                  "evidence": target.evidence}, target.path)

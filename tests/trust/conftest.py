@@ -1,0 +1,49 @@
+"""Fixtures for trust tests: a compiled workspace, and a CLI runner for it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Callable
+
+import pytest
+from click.testing import CliRunner
+
+from mindgraph.cli import cli
+
+NOTES = {
+    "Sync.md": "# Sync\n\nSync keeps 12 months of version history.\n\n"
+               "- Each vault holds up to 10 GB.\n",
+    "日本語/メモ.md": "# メモ\n\nObsidianはノートをローカルに保存します。\n",
+    "Plain.md": "# Plain\n\nA plain note about canvases.\n",
+}
+
+
+@pytest.fixture
+def mg() -> Callable[..., object]:
+    """mg(workspace, "verify", ...) → click Result (catch_exceptions off)."""
+
+    def run(base: Path, *args: str):
+        return CliRunner().invoke(cli, [*args, "-C", str(base)], catch_exceptions=False)
+
+    return run
+
+
+@pytest.fixture
+def compiled(tmp_path: Path, mg) -> Path:
+    """A workspace whose raw notes (one with a Japanese path) are compiled into wiki/."""
+    for rel, text in NOTES.items():
+        path = tmp_path / "raw" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    (tmp_path / "mindgraph.yml").write_text("paths:\n  raw: raw\n", encoding="utf-8")
+    result = mg(tmp_path, "ingest")
+    assert result.exit_code == 0, result.output
+    return tmp_path
+
+
+def plan_of(mg, base: Path, *args: str) -> dict:
+    """Run `verify --json` and return its answer."""
+    result = mg(base, "verify", "--json", *args)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)

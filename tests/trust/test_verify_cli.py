@@ -1,0 +1,137 @@
+"""`mindgraph verify` plans, `--apply --approve` writes only what was approved, `runs` and
+`audit` report; end to end through the CLI on a compiled workspace."""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+
+from conftest import NOTES, plan_of
+
+from mindgraph.config import load_settings
+from mindgraph.fsutil import atomic_write_bytes
+from mindgraph.page.parse import parse_page
+from mindgraph.trust.record import read_record
+from mindgraph.trust.service import TrustService
+
+
+def _tree(base):
+    return {p.relative_to(base).as_posix(): p.read_bytes() for p in sorted(base.rglob("*"))
+            if p.is_file() and ".mindgraph" not in p.parts}
+
+
+def _record(base, rel):
+    text = (base / "wiki" / rel).read_text(encoding="utf-8")
+    return read_record(parse_page(text, rel).frontmatter)
+
+
+def test_verify_plans_without_writing_and_prints_the_digest(compiled, mg):
+    before = _tree(compiled)
+    result = mg(compiled, "verify")
+    assert result.exit_code == 0, result.output
+    assert "checked 3 page(s) (offline:v1): pass 3, warn 0, fail 0, unverifiable 0" in \
+        result.output
+    digest = result.output.split("digest  ")[1].split()[0]
+    assert len(digest) == 64 and f"--approve {digest}" in result.output
+    assert _tree(compiled) == before
+    plans = list((compiled / ".mindgraph" / "trust" / "plans").glob("*.json"))
+    assert [p.name for p in plans] == [digest[:16] + ".json"]
+
+
+def test_apply_with_the_digest_writes_only_the_two_keys_on_japanese_names_too(compiled, mg):
+    plan = plan_of(mg, compiled)
+    before = _tree(compiled)
+    result = mg(compiled, "verify", "--apply", plan["plan"], "--approve", plan["digest"])
+    assert result.exit_code == 0, result.output
+    assert "SUCCESS / APPLIED; 3 of 3 page(s) written" in result.output
+    after = _tree(compiled)
+    changed = sorted(k for k in after if before.get(k) != after[k])
+    assert changed == sorted(f"wiki/{p}" for p in ("Plain.md", "Sync.md", "日本語/メモ.md"))
+    for rel in changed:
+        old, new = before[rel].decode(), after[rel].decode()
+        from mindgraph.trust.writeback import set_record_keys
+        clear = {"verification": None, "evidence": None}
+        assert set_record_keys(new, clear) == old
+    record = _record(compiled, "日本語/メモ.md")
+    assert record.label == "L2 verified" and record.evidence.status == "grounded"
+    source = record.evidence.sources[0]
+    assert source.ref == "raw:日本語/メモ.md" and source.claims[0].supported
+    assert source.claims[0].quote == "Obsidianはノートをローカルに保存します。"
+    assert all(after[f"raw/{k}"] == NOTES[k].encode() for k in NOTES)   # raw/ never written
+
+
+def test_a_wrong_digest_or_a_changed_target_is_refused_and_nothing_is_written(compiled, mg):
+    plan = plan_of(mg, compiled)
+    before = _tree(compiled)
+    wrong = mg(compiled, "verify", "--apply", plan["plan"], "--approve", "0" * 64)
+    assert wrong.exit_code == 1 and "is not this plan's digest" in wrong.output
+    assert _tree(compiled) == before
+    page = compiled / "wiki" / "Sync.md"
+    page.write_text(page.read_text() + "\nA hand edit.\n")
+    before = _tree(compiled)
+    changed = mg(compiled, "verify", "--apply", plan["plan"], "--approve", plan["digest"])
+    assert changed.exit_code == 1 and "1 target(s) changed since planning (Sync.md)" in \
+        changed.output
+    assert _tree(compiled) == before
+    runs = json.loads(mg(compiled, "runs", "--json").output)
+    assert [(r["kind"], r["process_status"], r["result_status"]) for r in runs] == [
+        ("plan", "SUCCESS", "PLANNED"), ("apply", "FAILED", "DISCARDED"),
+        ("apply", "FAILED", "DISCARDED")]
+
+
+def test_a_plan_applies_once_then_is_consumed(compiled, mg):
+    plan = plan_of(mg, compiled)
+    args = ("verify", "--apply", plan["plan"], "--approve", plan["digest"])
+    assert mg(compiled, *args).exit_code == 0
+    again = mg(compiled, *args)
+    assert again.exit_code == 1 and "plan already applied" in again.output
+    assert "CONSUMED / DISCARDED" in again.output
+    listing = mg(compiled, "runs").output.splitlines()
+    assert [line.split()[2:5] for line in listing] == [
+        ["plan", "SUCCESS", "PLANNED"], ["apply", "SUCCESS", "APPLIED"],
+        ["apply", "CONSUMED", "DISCARDED"]]
+
+
+def test_scope_check_failure_is_failed_with_data_provisionally_retained(compiled, mg):
+    """A writer that also writes a file outside the plan (named in NFD, as macOS writes
+    Japanese names): the run is FAILED / PROVISIONAL_RETAIN, never SUCCESS, and the ledger
+    names the file by its decoded NFC path, not an escaped one."""
+    plan = plan_of(mg, compiled, "Sync.md", "日本語")
+    stray = compiled / "wiki" / "日本語" / unicodedata.normalize("NFD", "ガイド.md")
+
+    def leaky_write(path, data):
+        atomic_write_bytes(path, data)
+        stray.write_bytes(b"stray\n")
+
+    service = TrustService(load_settings(compiled))
+    result = service.apply(plan["plan"], plan["digest"], write=leaky_write)
+    run = result.run
+    assert not result.applied
+    assert (run.process_status, run.result_status) == ("FAILED", "PROVISIONAL_RETAIN")
+    assert run.written == ("Sync.md", "日本語/メモ.md")
+    assert [p.rsplit("/wiki/", 1)[1] for p in run.outside_scope] == ["日本語/ガイド.md"]
+    assert _record(compiled, "Sync.md").label == "L2 verified"      # retained, not undone
+    listed = mg(compiled, "runs").output
+    assert "FAILED    PROVISIONAL_RETAIN" in listed and "scope check failed" in listed
+
+
+def test_a_contradicted_claim_is_disputed_and_the_audit_lists_it(compiled, mg):
+    page = compiled / "wiki" / "Sync.md"
+    page.write_text(page.read_text().replace("12 months", "24 months"))
+    planned = mg(compiled, "verify", "Sync.md")
+    assert "fail         Sync.md: 1/2 claims supported → L0 disputed" in planned.output
+    plan = plan_of(mg, compiled, "Sync.md")
+    assert mg(compiled, "verify", "--apply", plan["plan"], "--approve",
+              plan["digest"]).exit_code == 0
+    claims = _record(compiled, "Sync.md").evidence.sources[0].claims
+    assert [(c.verdict, c.quote) for c in claims] == [
+        ("contradicted", "Sync keeps 12 months of version history."),
+        ("supported", "Each vault holds up to 10 GB.")]
+    audit = json.loads(mg(compiled, "audit", "--json").output)
+    assert audit["disputed"] == ["Sync.md"] and audit["by_status"] == {"disputed": 1,
+                                                                       "unverified": 2}
+
+
+def test_an_unknown_page_is_a_clear_error(compiled, mg):
+    result = mg(compiled, "verify", "Nope.md")
+    assert result.exit_code == 2 and "no wiki page or folder Nope.md" in result.output
