@@ -16,7 +16,7 @@ import time
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
 
 from .config import Settings, load_settings
 from .errors import InputError, MindgraphError, NotFoundError
@@ -411,12 +411,25 @@ class Mindgraph:
         return report, dropped
 
     @_query
-    def smart_search(self, query: str, limit: int = 10,
-                     options: SearchOptions | None = None) -> HybridResponse:
-        """Hybrid search: intent router, keyword + vector fusion, graph boost, explanations.
+    def trust_of(self, paths: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """Each page's trust level, status and freshness (trust/answer.py)."""
+        from .trust.answer import page_trust
+        pages, today = self._pages(), self.trust.today()
+        return {p: page_trust(pages[p], today) for p in paths if p in pages}
+
+    @_query
+    def smart_search(self, query: str, limit: int = 10, options: SearchOptions | None = None,
+                     trust: Any = None) -> HybridResponse:
+        """Hybrid search: intent router, keyword + vector fusion, graph boost, explanations;
+        with ``trust`` (a TrustCriteria) only the pages that meet it.
 
         Never fails because the vector store is down: it answers from keywords and says so in
         the response's ``degradation``."""
+        if trust is not None and trust.active:
+            from .trust.answer import screen_response
+            response = self.smart_search(query, trust.fetch(limit), options)
+            return screen_response(response, self.trust_of(r.page for r in response.results),
+                                   trust, limit)
         options = options or SearchOptions()
         if options.top_k != limit:
             options = SearchOptions(**{**options.__dict__, "top_k": limit})
@@ -441,15 +454,17 @@ class Mindgraph:
             with contextlib.suppress(Exception):
                 vector.embed_query(query)
 
-    def context(self, situation: str, *, limit: int = 3,
-                timeout_s: float | None = None) -> ContextBlock:
-        """Top knowledge for a situation as a markdown block, within a hard time limit.
+    def context(self, situation: str, *, limit: int = 3, timeout_s: float | None = None,
+                trust: Any = None) -> ContextBlock:
+        """Top knowledge for a situation as a markdown block, within a hard time limit (with
+        ``trust``, only pages that meet it).
 
         Never raises: on a timeout or any error the block is empty and says why."""
         from .retrieval.context import context_within
 
         timeout = self.settings.serve.context_timeout_s if timeout_s is None else timeout_s
-        return context_within(situation, lambda q: self.smart_search(q, max(limit, 5)),
+        return context_within(situation, lambda q: self.smart_search(q, max(limit, 5),
+                                                                     trust=trust),
                               timeout, limit, self.settings.serve.context_min_similarity)
 
     def close(self) -> None:

@@ -162,6 +162,26 @@ def _json_error(as_json: bool, exc: Exception, code: int) -> None:
         emit_json({"error": type(exc).__name__, "detail": str(exc), "exit_code": code})
 
 
+def trust_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Add --min-trust L0..L3 and --fresh, passed on as ``trust`` (a TrustCriteria)."""
+    from ..trust.answer import TrustCriteria
+
+    @click.option("--min-trust", "min_trust", default=None, metavar="L0..L3",
+                  help="Only pages verified to at least this level (L2: claims checked "
+                       "against the evidence); what is left out is said.")
+    @click.option("--fresh", is_flag=True,
+                  help="Only pages whose verification is current (not stale).")
+    @functools.wraps(func)
+    def wrapper(*args: Any, min_trust: str | None, fresh: bool, **kwargs: Any) -> Any:
+        try:
+            trust = TrustCriteria.parse(min_trust, fresh)
+        except InputError as exc:
+            raise click.BadParameter(str(exc), param_hint="--min-trust") from None
+        return func(*args, trust=trust, **kwargs)
+
+    return wrapper
+
+
 def json_option(func: Callable[..., Any]) -> Callable[..., Any]:
     """Add --json (machine-readable output on stdout)."""
     return click.option("--json", "as_json", is_flag=True,
@@ -178,6 +198,7 @@ def is_terminal() -> bool:
     return sys.stderr.isatty()
 
 
-__all__ = ["EXIT_OK", "EXIT_PROBLEMS", "EXIT_USAGE", "Settings", "SubcommandGroup", "config_option", "dir_option",
-           "emit_json", "find_workspace", "group_workspace_options", "is_terminal", "json_option",
-           "require_workspace", "workspace_location", "workspace_options"]
+__all__ = ["EXIT_OK", "EXIT_PROBLEMS", "EXIT_USAGE", "Settings", "SubcommandGroup", "config_option",
+           "dir_option", "emit_json", "find_workspace", "group_workspace_options", "is_terminal",
+           "json_option", "require_workspace", "trust_options", "workspace_location",
+           "workspace_options"]

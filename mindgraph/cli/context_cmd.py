@@ -10,7 +10,9 @@ import click
 from ..config import load_settings
 from ..core import Mindgraph
 from ..retrieval.context import ContextBlock
-from .common import config_option, dir_option, emit_json, json_option, workspace_location
+from ..trust.answer import TrustCriteria
+from .common import (config_option, dir_option, emit_json, json_option, trust_options,
+                     workspace_location)
 
 
 @click.command("context")
@@ -21,9 +23,11 @@ from .common import config_option, dir_option, emit_json, json_option, workspace
               help="How many notes to include.")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.01), default=None,
               help="Hard time limit in seconds (default: serve.context_timeout_s, 5).")
+@trust_options
 @json_option
 def context_command(situation: tuple[str, ...], base_dir: Path | None, config_path: Path | None,
-                    limit: int, timeout_s: float | None, as_json: bool) -> None:
+                    limit: int, timeout_s: float | None, as_json: bool,
+                    trust: TrustCriteria) -> None:
     """Print the notes most relevant to SITUATION as a compact markdown block with sources.
 
     Made to be called by agents and hooks: it always exits 0, and prints an empty block when
@@ -31,10 +35,12 @@ def context_command(situation: tuple[str, ...], base_dir: Path | None, config_pa
     """
     text = " ".join(situation).strip()
     started = time.perf_counter()
+    trusts: dict = {}
     try:
         settings = load_settings(*workspace_location(base_dir, config_path))
         mg = Mindgraph(settings)
-        block = mg.context(text, limit=limit, timeout_s=timeout_s)
+        block = mg.context(text, limit=limit, timeout_s=timeout_s, trust=trust)
+        trusts = mg.trust_of(block.sources) if as_json and block.sources else {}
         if settings.not_a_workspace(settings.wiki_dir) is None:
             # outside a workspace (a mistyped -C) nothing is logged: no state folder appears
             mg.usage_log.record("cli", text, intent="context", results=block.sources,
@@ -44,7 +50,7 @@ def context_command(situation: tuple[str, ...], base_dir: Path | None, config_pa
     except BaseException as exc:  # noqa: BLE001 - the contract is "never break the caller"
         block = ContextBlock("", (), "error", f"{type(exc).__name__}: {exc}")
     if as_json:
-        emit_json(block.to_dict())
+        emit_json({**block.to_dict(), "trust": trusts})
     else:
         click.echo(block.markdown, nl=False)
         if block.status != "ok":

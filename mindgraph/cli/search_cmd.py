@@ -9,7 +9,8 @@ import click
 
 from ..config import Settings
 from ..core import Mindgraph
-from .common import emit_json, json_option, workspace_options
+from ..trust.answer import TrustCriteria, keyword_answer, trust_line, with_trust
+from .common import emit_json, json_option, trust_options, workspace_options
 
 
 @click.command("search")
@@ -19,34 +20,37 @@ from .common import emit_json, json_option, workspace_options
 @click.option("--hybrid", is_flag=True,
               help="Hybrid search: intent router, keyword + vector fusion, graph boost, "
                    "query expansion; falls back to keywords when vectors are unavailable.")
+@trust_options
 @json_option
 @workspace_options
 def search_command(settings: Settings, query: tuple[str, ...], limit: int, hybrid: bool,
-                   as_json: bool) -> None:
+                   as_json: bool, trust: TrustCriteria) -> None:
     """Find pages matching QUERY (English, Japanese, Chinese, code tokens)."""
     text = " ".join(query).strip()
     mg = Mindgraph(settings)
     started = time.perf_counter()
     if hybrid:
-        response = mg.smart_search(text, limit)
+        response = mg.smart_search(text, limit, trust=trust)
+        trusts = mg.trust_of(r.page for r in response.results)
         mg.usage_log.record("cli", text, intent=response.intent.name,
                             results=[r.page for r in response.results],
                             result_count=len(response.results),
                             latency_ms=(time.perf_counter() - started) * 1e3)
         if as_json:
-            emit_json(response.to_dict())
+            payload = response.to_dict()
+            emit_json({**payload, "results": with_trust(payload["results"], trusts)})
         else:
-            _print_hybrid(response)
+            _print_hybrid(response, trusts)
         return
     changes = mg.sync()
-    results = mg.search(text, limit)
+    results, notes = keyword_answer(mg, text, limit, trust)
     elapsed = time.perf_counter() - started
-    mg.usage_log.record("cli", text, intent="keyword", results=[r.path for r in results],
+    mg.usage_log.record("cli", text, intent="keyword", results=[r["page"] for r in results],
                         result_count=len(results), latency_ms=elapsed * 1e3)
     if as_json:
         payload: dict[str, Any] = {"query": text, "retriever": "keyword",
-                                   "count": len(results),
-                                   "results": [r.to_dict() for r in results],
+                                   "count": len(results), "results": results,
+                                   "degradation": notes,
                                    "index": {"pages": len(mg.keyword_index()),
                                              "updated": changes.to_dict()},
                                    "seconds": round(elapsed, 4)}
@@ -54,17 +58,29 @@ def search_command(settings: Settings, query: tuple[str, ...], limit: int, hybri
             payload["note"] = "the query has no searchable terms (only stop words or symbols)"
         emit_json(payload)
         return
+    for note in notes:
+        click.echo(f"note: {note}")
     if not results:
-        click.echo(f"No page matches '{text}'.")
+        click.echo(f"No page matches '{text}'." if not notes else
+                   f"No page matching '{text}' meets {trust.label()}.")
         return
     for r in results:
-        where = f"  § {r.heading}" if r.heading else ""
-        click.echo(f"{r.rank:2}. {r.path}  ({r.score:.3f}){where}")
-        click.echo(f"    {r.snippet}")
-        click.echo(f"    {r.why}")
+        where = f"  § {r['heading']}" if r["heading"] else ""
+        click.echo(f"{r['rank']:2}. {r['page']}  ({r['score']:.3f}){where}"
+                   f"{_marked(r['trust'])}")
+        click.echo(f"    {r['snippet']}")
+        click.echo(f"    {r['why']['summary']}")
 
 
-def _print_hybrid(response) -> None:
+def _marked(info: dict[str, Any] | None) -> str:
+    """`  [L2 verified, fresh]` for a page that was ever verified ("" for L0 unverified, the
+    default: JSON output always carries it)."""
+    if not info or (info["level"] == 0 and info["status"] == "unverified"):
+        return ""
+    return f"  [{trust_line(info)}]"
+
+
+def _print_hybrid(response, trusts: dict[str, dict[str, Any]]) -> None:
     intent = response.intent
     click.echo(f"intent: {intent.name} ({intent.confidence:.1f})"
                + (f"; also searched: {', '.join(response.expanded_queries)}"
@@ -79,7 +95,7 @@ def _print_hybrid(response) -> None:
         found = ", ".join(f"{name} #{v['rank']}" if "rank" in v else name
                           for name, v in sorted(r.sources.items()))
         boosts = "".join(f" +{k}" for k in r.boosts)
-        click.echo(f"{rank:2}. {r.page}  ({r.score:.3f}){where}")
+        click.echo(f"{rank:2}. {r.page}  ({r.score:.3f}){where}{_marked(trusts.get(r.page))}")
         click.echo(f"    {r.snippet}")
         click.echo(f"    found by {found}{boosts}")
     click.echo(response.interpretation)

@@ -32,6 +32,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from ..config import ServeSettings
 from ..core import Mindgraph
 from ..errors import MindgraphError
+from ..trust.answer import TrustCriteria, context_answer, hybrid_answer, keyword_answer
 from ..version import __version__
 from .guard import Guard, Policy
 from .lanes import Lane, LaneBusy, LaneTimeout, ServerLanes
@@ -54,6 +55,11 @@ from .mcp_results import (
 
 Verbose = Annotated[bool, Field(description="Also each hit's score breakdown, matched terms "
                                             "and timings (for debugging a ranking)")]
+
+MinTrust = Annotated[str | None, Field(description=(
+    "Only pages verified to at least this level: L0..L3 (L2: claims checked against the "
+    "evidence); what is left out is said in degradation"))]
+Fresh = Annotated[bool, Field(description="Only pages whose verification is current")]
 
 INSTRUCTIONS = """\
 mindgraph: a private wiki compiled from markdown notes. Pages are addressed by their
@@ -178,18 +184,22 @@ def _add_engine_tools(server: MCPServer, mg: Mindgraph,
                                  description="What you are looking for, in words")]
 
     @server.tool(annotations=READ_ONLY)
-    async def search(query: Query, limit: Limit = 10, verbose: Verbose = False) -> JsonResult:
+    async def search(query: Query, limit: Limit = 10, verbose: Verbose = False,
+                     min_trust: MinTrust = None, fresh: Fresh = False) -> JsonResult:
         """Keyword (BM25) search over the wiki: best first, each hit citing its page path
-        and best section id (read it with get_section). Good for names and exact terms."""
+        and best section id (read it with get_section), and the page's trust level. Good
+        for names and exact terms."""
         return await call("search", query, lambda: brief_keyword(
-            _listing("results", mg.search(query, limit=limit)), verbose))
+            _keyword(mg, query, limit, TrustCriteria.parse(min_trust, fresh)), verbose))
 
     @server.tool(annotations=READ_ONLY)
-    async def smart_search(query: Query, limit: Limit = 10, verbose: Verbose = False) -> JsonResult:
+    async def smart_search(query: Query, limit: Limit = 10, verbose: Verbose = False,
+                           min_trust: MinTrust = None, fresh: Fresh = False) -> JsonResult:
         """Hybrid search (keywords + meaning, fused): best first, each hit citing its page
-        path and section id. Good for questions and paraphrases."""
-        return await call("smart_search", query, lambda: brief_hybrid(
-            mg.smart_search(query, limit=limit).to_dict(), verbose))
+        path and section id, and the page's trust level. Good for questions and
+        paraphrases."""
+        return await call("smart_search", query, lambda: brief_hybrid(hybrid_answer(
+            mg, query, limit, TrustCriteria.parse(min_trust, fresh)), verbose))
 
     @server.tool(annotations=READ_ONLY)
     async def related(page: PageName,
@@ -224,12 +234,20 @@ def _add_engine_tools(server: MCPServer, mg: Mindgraph,
     @server.tool(annotations=READ_ONLY)
     async def context(situation: Annotated[str, Field(min_length=1, max_length=4000,
                                                 description="What you are doing right now")],
-                limit: Annotated[int, Field(ge=1, le=20, description="How many notes")] = 3
-                ) -> JsonResult:
+                limit: Annotated[int, Field(ge=1, le=20, description="How many notes")] = 3,
+                min_trust: MinTrust = None, fresh: Fresh = False) -> JsonResult:
         """The notes most relevant to your current situation, as a compact markdown block
-        with page addresses. Returns an empty block (never an error) on timeout or failure."""
-        return await call("context", situation,
-                          lambda: mg.context(situation, limit=limit).to_dict())
+        with page addresses and each page's trust. Returns an empty block (never an error)
+        on timeout or failure."""
+        return await call("context", situation, lambda: context_answer(
+            mg, situation, limit, TrustCriteria.parse(min_trust, fresh)))
+
+
+def _keyword(mg: Mindgraph, query: str, limit: int, trust: TrustCriteria) -> dict[str, Any]:
+    """Keyword results with their trust (and what a trust filter left out, when it did)."""
+    results, notes = keyword_answer(mg, query, limit, trust)
+    data = _listing("results", results)
+    return {**data, "degradation": notes} if notes else data
 
 
 def _listing(key: str, value: Any) -> dict[str, Any]:

@@ -57,6 +57,7 @@ from pydantic import BeforeValidator
 from ..config import load_settings
 from ..core import Mindgraph
 from ..errors import NotFoundError
+from ..trust.answer import TrustCriteria, context_answer, hybrid_answer, keyword_answer
 from ..version import __version__
 from . import schemas as s
 from .guard import Guard, Policy
@@ -66,6 +67,9 @@ from .rest_errors import AppError, install_error_handlers
 from .rest_aliases import OldParameterNames
 
 MAX_LIMIT = 100
+_MIN_TRUST = Query(None, pattern="^[Ll]?[0-3]$", description="Only pages verified to at least this "
+                   "level: L0..L3 (L2: claims checked against the evidence)")
+_FRESH = Query(False, alias="fresh", description="Only pages whose verification is current")
 WORKER_ENV = "MINDGRAPH_SERVE_WORKSPACE"     # {"base": dir, "config": file or null, "host"}
 _ARRIVED: contextvars.ContextVar[int] = contextvars.ContextVar("mindgraph_rest_arrived")
 
@@ -272,41 +276,45 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None)
 
     @route("get", "/search", s.KeywordSearchOut, "Keyword (BM25) search")
     def search(q: str = Query(..., min_length=1, max_length=1000, description="The query"),
-               limit: int = Query(10, ge=1, le=MAX_LIMIT)) -> dict[str, Any]:
+               limit: int = Query(10, ge=1, le=MAX_LIMIT), min_trust: str | None = _MIN_TRUST,
+               fresh_only: bool = _FRESH) -> dict[str, Any]:
         started = time.perf_counter()
         fresh()
-        results = [r.to_dict() for r in mg.search(q, limit)]
+        results, notes = keyword_answer(mg, q, limit, TrustCriteria.parse(min_trust, fresh_only))
         latency = (time.perf_counter() - started) * 1e3
         usage.record("rest", q, intent="keyword", results=[r["page"] for r in results],
                      result_count=len(results), latency_ms=latency)
         return {"query": q, "retriever": "keyword", "count": len(results), "results": results,
-                "latency_ms": round(latency, 2)}
+                "degradation": notes, "latency_ms": round(latency, 2)}
 
     @route("get", "/smart_search", s.SmartSearchOut,
            "Hybrid search: intent, keyword + vector fusion, graph boost, explained",
-           prepare=lambda q, limit: mg.prepare_query(q))
+           prepare=lambda q, **_: mg.prepare_query(q))
     def smart_search(q: str = Query(..., min_length=1, max_length=1000),
-                     limit: int = Query(10, ge=1, le=MAX_LIMIT)) -> dict[str, Any]:
+                     limit: int = Query(10, ge=1, le=MAX_LIMIT),
+                     min_trust: str | None = _MIN_TRUST,
+                     fresh_only: bool = _FRESH) -> dict[str, Any]:
         started = time.perf_counter()
         fresh()
-        response = mg.smart_search(q, limit)
-        usage.record("rest", q, intent=response.intent.name,
-                     results=[r.page for r in response.results],
-                     result_count=len(response.results),
+        answer = hybrid_answer(mg, q, limit, TrustCriteria.parse(min_trust, fresh_only))
+        usage.record("rest", q, intent=answer["intent"]["name"],
+                     results=[r["page"] for r in answer["results"]],
+                     result_count=len(answer["results"]),
                      latency_ms=(time.perf_counter() - started) * 1e3)
-        return response.to_dict()
+        return answer
 
     @route("get", "/context", s.ContextOut,
            "Top knowledge for a situation as markdown (empty on timeout or error)")
     def context(situation: str = Query(..., min_length=1, max_length=4000),
-                limit: int = Query(3, ge=1, le=20)) -> dict[str, Any]:
+                limit: int = Query(3, ge=1, le=20), min_trust: str | None = _MIN_TRUST,
+                fresh_only: bool = _FRESH) -> dict[str, Any]:
         started = time.perf_counter()
         fresh()
-        block = mg.context(situation, limit=limit)
-        usage.record("rest", situation, intent="context", results=block.sources,
-                     result_count=len(block.sources),
-                     latency_ms=(time.perf_counter() - started) * 1e3, status=block.status)
-        return block.to_dict()
+        block = context_answer(mg, situation, limit, TrustCriteria.parse(min_trust, fresh_only))
+        usage.record("rest", situation, intent="context", results=block["sources"],
+                     result_count=len(block["sources"]),
+                     latency_ms=(time.perf_counter() - started) * 1e3, status=block["status"])
+        return block
 
     @route("get", "/related", s.RelatedOut, "Pages within N links of a page", 404)
     def related(page: str = _name(), depth: int = Query(1, ge=1, le=5),

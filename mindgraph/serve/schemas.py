@@ -94,6 +94,17 @@ class ExtractOut(BaseModel):
     data: Any
 
 
+class TrustOut(BaseModel):
+    """A page's trust: verification level and status, and whether it is still current."""
+
+    level: int = Field(description="0 unverified, 1 machine review, 2 claims checked against "
+                                   "the evidence, 3 every claim on a primary source")
+    status: Literal["unverified", "reviewed", "verified", "disputed"]
+    freshness: Literal["fresh", "stale", "unverified"]
+    stale: list[str] = Field(description="What made it stale: content_changed, "
+                                         "references_changed, age_expired")
+
+
 class KeywordResult(BaseModel):
     """One keyword hit, explained."""
 
@@ -110,6 +121,7 @@ class KeywordResult(BaseModel):
     retrievers: list[str] = Field(description="Which retrievers found the page: always "
                                               "['keyword'] here.")
     why: dict[str, Any]
+    trust: TrustOut | None = None
 
 
 class KeywordSearchOut(BaseModel):
@@ -119,6 +131,8 @@ class KeywordSearchOut(BaseModel):
     retriever: Literal["keyword"]
     count: int
     results: list[KeywordResult]
+    degradation: list[str] = Field(default_factory=list,
+                                   description="What --min-trust / --fresh left out")
     latency_ms: float
 
 
@@ -150,6 +164,7 @@ class HybridResultOut(BaseModel):
     boosts: dict[str, float]
     found_by: list[str]
     retrievers: list[str]
+    trust: TrustOut | None = None
 
 
 class SmartSearchOut(BaseModel):
@@ -173,6 +188,8 @@ class ContextOut(BaseModel):
     sources: list[str]
     status: Literal["ok", "empty", "timeout", "error"]
     detail: str
+    trust: dict[str, TrustOut] = Field(default_factory=dict,
+                                       description="Each source page's trust")
 
 
 class NeighborOut(BaseModel):
