@@ -32,8 +32,11 @@ def main() -> int:
         settings = load_settings(base)
         run_ingest(settings)
         service = TrustService(settings)
+        shutil.copytree(base / "wiki", base / "pristine")
         plan_s, apply_s, pages = [], [], 0
         for _ in range(args.runs):
+            shutil.rmtree(base / "wiki")
+            shutil.copytree(base / "pristine", base / "wiki")
             started = time.perf_counter()
             planned = service.plan()
             plan_s.append(time.perf_counter() - started)

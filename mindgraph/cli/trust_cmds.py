@@ -54,8 +54,10 @@ def verify_command(settings, pages: tuple[str, ...], due: bool, plan_path: Path 
         return
     counts = {v: sum(1 for p in planned.verdicts if p.verdict == v)
               for v in ("pass", "warn", "fail", "unverifiable")}
-    click.echo(f"checked {len(planned.verdicts)} page(s) ({planned.plan.validator}): "
-               + ", ".join(f"{k} {n}" for k, n in counts.items()))
+    click.echo(f"checked {len(planned.verdicts) + planned.unchanged} page(s) "
+               f"({planned.plan.validator}): "
+               + ", ".join(f"{k} {n}" for k, n in counts.items())
+               + (f", unchanged {planned.unchanged}" if planned.unchanged else ""))
     for verdict in planned.verdicts:
         if verdict.verdict == "pass":
             continue
@@ -64,10 +66,22 @@ def verify_command(settings, pages: tuple[str, ...], due: bool, plan_path: Path 
                    f"{verdict.claims} claims supported → L{record.level} {record.status}")
     for path, why in planned.skipped:
         click.echo(f"  skipped      {path}: {why}")
-    plan = planned.path
+    if planned.path is None:
+        click.echo(f"nothing to write: {planned.unchanged} page(s) already hold these records; "
+                   f"no plan saved.")
+        return
+    plan = _shown(planned.path)
     click.echo(f"plan    {plan} ({len(planned.plan.targets)} page(s); nothing written yet)")
     click.echo(f"digest  {planned.plan.digest}")
     click.echo(f"apply   mindgraph verify --apply {plan} --approve {planned.plan.digest}")
+
+
+def _shown(path: Path) -> Path:
+    """A path as short as it can be said from here (relative inside the current folder)."""
+    try:
+        return path.relative_to(Path.cwd())
+    except ValueError:
+        return path
 
 
 @click.command("audit")

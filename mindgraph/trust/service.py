@@ -47,14 +47,16 @@ class PlanResult:
     """What ``verify`` planned: the plan, where it is, the verdicts and skipped pages."""
 
     plan: Plan
-    path: Path
+    path: Path | None          # None: nothing to write, no plan saved
     verdicts: tuple[PageVerdict, ...]
     skipped: tuple[tuple[str, str], ...] = ()   # (page, why)
+    unchanged: int = 0         # pages that already hold exactly the records planned
 
     def to_dict(self) -> dict:
         """JSON form."""
-        return {"plan": str(self.path), "digest": self.plan.digest,
-                "targets": len(self.plan.targets),
+        return {"plan": str(self.path) if self.path else None,
+                "digest": self.plan.digest if self.path else None,
+                "targets": len(self.plan.targets), "unchanged": self.unchanged,
                 "verdicts": [v.to_dict() for v in self.verdicts],
                 "skipped": [{"path": p, "reason": r} for p, r in self.skipped]}
 
@@ -122,7 +124,7 @@ class TrustService:
         started = now_iso()
         today = self.today()
         trust = self.settings.trust
-        verdicts, targets, skipped = [], [], []
+        verdicts, targets, skipped, unchanged = [], [], [], 0
         for page in self.pages(only):
             if isinstance(page, tuple):
                 skipped.append(page)
@@ -136,18 +138,22 @@ class TrustService:
             target = Target(page.path, sha256_bytes(page.data), verdict.verification.to_yaml(),
                             verdict.evidence.to_yaml(), verdict.verdict)
             try:
-                _write_back(page.text, target)
+                if _write_back(page.text, target) == page.text:
+                    unchanged += 1      # already holds exactly these records: nothing to do
+                    continue
             except WritebackError as exc:
                 skipped.append((page.path, str(exc)))
                 continue
             verdicts.append(verdict)
             targets.append(target)
         plan = Plan(tuple(targets), started, IDENTITY)
+        if not targets:
+            return PlanResult(plan, None, (), tuple(skipped), unchanged)
         path = save_plan(plan, self.settings.state_dir)
         append_run(self.settings.state_dir, Run("plan", "SUCCESS", "PLANNED", plan.digest,
                                                 started, now_iso(), len(targets),
                                                 plan=str(path)))
-        return PlanResult(plan, path, tuple(verdicts), tuple(skipped))
+        return PlanResult(plan, path, tuple(verdicts), tuple(skipped), unchanged)
 
     def _due(self, page: WikiPage) -> bool:
         state = self.freshness(page)

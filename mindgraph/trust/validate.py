@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
+from ..fsutil import sha256_text
 from .claims import evidence_sentences, page_claims
 from .evidence import EvidenceText
 from .freshness import body_hash, references, revalidate_after
@@ -31,14 +32,11 @@ class PageVerdict:
                 "evidence": self.evidence.to_yaml()}
 
 
-def validate_offline(path: str, text: str, record: TrustRecord, found: list[EvidenceText],
-                     today: dt.date, revalidate_days: int,
-                     primary: tuple[str, ...] = ()) -> PageVerdict:
-    """Check every claim of the page ``text`` against each available evidence text.
-
-    A claim counts as supported when any source supports it; the per-source records say
-    which one did. Claims are checked against the union of the sources' sentences.
-    """
+def check_text(text: str, found: list[EvidenceText]
+               ) -> tuple[str, list[ClaimCheck], tuple[EvidenceSource, ...]]:
+    """The verdict on every claim of ``text`` against each available evidence text: the
+    verdict, the checks, and one record per source (a claim counts as supported when any
+    source supports it; each source's record says which one did)."""
     claims = page_claims(text)
     sentences_by_source = {e.ref: [analyse(s) for s in evidence_sentences(e.text)]
                            for e in found if e.text is not None}
@@ -49,19 +47,40 @@ def validate_offline(path: str, text: str, record: TrustRecord, found: list[Evid
         if item.text is None:
             sources.append(EvidenceSource(item.kind, item.ref, "", False))
             continue
-        mine = sentences_by_source[item.ref]
-        quoted = {s.text for s in mine}
-        sources.append(EvidenceSource(item.kind, item.ref, item.sha256, True,
-                                      tuple(c if c.quote in quoted or c.verdict ==
-                                            "unsupported" else ClaimCheck(c.claim,
-                                                                          "unsupported")
-                                            for c in checks)))
-    verdict = verdict_of(checks) if every else "unverifiable"
-    evidence = Evidence("none", len(found), tuple(sources))
-    result = outcome(verdict, record.verification, evidence, primary)
+        quoted = {s.text for s in sentences_by_source[item.ref]}
+        sources.append(EvidenceSource(item.kind, item.ref, item.sha256, True, tuple(
+            c if c.quote in quoted or c.verdict == "unsupported"
+            else ClaimCheck(c.claim, "unsupported") for c in checks)))
+    return (verdict_of(checks) if every else "unverifiable"), checks, tuple(sources)
+
+
+def validate_offline(path: str, text: str, record: TrustRecord, found: list[EvidenceText],
+                     today: dt.date, revalidate_days: int,
+                     primary: tuple[str, ...] = ()) -> PageVerdict:
+    """Check a page against its evidence and give the records to write."""
+    verdict, checks, sources = check_text(text, found)
+    result = outcome(verdict, record.verification, Evidence("none", len(found), sources),
+                     primary)
     verification = Verification(result.status, result.level, IDENTITY, today.isoformat(),
                                 revalidate_after(today, revalidate_days), body_hash(text),
                                 references(text, record.provenance))
-    evidence = Evidence(result.evidence_status, len(found), tuple(sources))
-    return PageVerdict(path, verdict, verification, evidence, len(claims),
-                       sum(1 for c in checks if c.supported))
+    evidence = Evidence(result.evidence_status, len(found), sources)
+    return PageVerdict(path, verdict, verification, evidence, len(checks) or
+                       len(page_claims(text)), sum(1 for c in checks if c.supported))
+
+
+def validate_text(text: str, evidence: list[str]) -> dict:
+    """The read-only judge (POST /validate, the ``validate`` MCP tool): a text and its
+    evidence texts in, the verdict JSON out; nothing is read or written."""
+    found = [EvidenceText("text", f"evidence[{i}]", body, sha256_text(body))
+             for i, body in enumerate(evidence)]
+    verdict, checks, sources = check_text(text, found)
+    by_claim = {}
+    for source in sources:
+        for check in source.claims:
+            if check.verdict != "unsupported":
+                by_claim.setdefault(check.claim, source.ref)
+    return {"validator": IDENTITY, "verdict": verdict, "claims": len(checks),
+            "supported": sum(1 for c in checks if c.supported),
+            "checks": [{"claim": c.claim, "verdict": c.verdict, "quote": c.quote,
+                        "source": by_claim.get(c.claim, "")} for c in checks]}

@@ -92,6 +92,21 @@ def test_a_plan_applies_once_then_is_consumed(compiled, mg):
         ["apply", "CONSUMED", "DISCARDED"]]
 
 
+def test_verifying_again_the_same_day_has_nothing_to_write(compiled, mg):
+    plan = plan_of(mg, compiled)
+    assert mg(compiled, "verify", "--apply", plan["plan"], "--approve",
+              plan["digest"]).exit_code == 0
+    again = mg(compiled, "verify")
+    assert again.exit_code == 0 and "unchanged 3" in again.output
+    assert "nothing to write: 3 page(s) already hold these records; no plan saved." in \
+        again.output
+    page = compiled / "wiki" / "Plain.md"
+    page.write_text(page.read_text().replace("canvases", "boards"))
+    changed = plan_of(mg, compiled)
+    assert [t["path"] for t in changed["verdicts"]] == ["Plain.md"] and \
+        changed["unchanged"] == 2
+
+
 def test_scope_check_failure_is_failed_with_data_provisionally_retained(compiled, mg):
     """A writer that also writes a file outside the plan (named in NFD, as macOS writes
     Japanese names): the run is FAILED / PROVISIONAL_RETAIN, never SUCCESS, and the ledger
