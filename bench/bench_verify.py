@@ -18,6 +18,7 @@ from pathlib import Path
 
 from mindgraph.config import load_settings
 from mindgraph.ingest.pipeline import run_ingest
+from mindgraph.trust.ledger import ledger_path
 from mindgraph.trust.service import TrustService
 
 
@@ -37,6 +38,7 @@ def main() -> int:
         for _ in range(args.runs):
             shutil.rmtree(base / "wiki")
             shutil.copytree(base / "pristine", base / "wiki")
+            ledger_path(settings.state_dir).unlink(missing_ok=True)   # same plan each run
             started = time.perf_counter()
             planned = service.plan()
             plan_s.append(time.perf_counter() - started)

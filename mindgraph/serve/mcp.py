@@ -33,6 +33,7 @@ from ..config import ServeSettings
 from ..core import Mindgraph
 from ..errors import MindgraphError
 from ..trust.answer import TrustCriteria, context_answer, hybrid_answer, keyword_answer
+from ..trust.validate import validate_text
 from ..version import __version__
 from .guard import Guard, Policy
 from .lanes import Lane, LaneBusy, LaneTimeout, ServerLanes
@@ -230,6 +231,16 @@ def _add_engine_tools(server: MCPServer, mg: Mindgraph,
     async def stats() -> JsonResult:
         """Size of the wiki and its indexes: pages, sections, links, graph, search index."""
         return await call("stats", "", lambda: _listing("stats", mg.stats()))
+
+    @server.tool(annotations=READ_ONLY)
+    async def validate(text: Annotated[str, Field(min_length=1, max_length=200_000,
+                                            description="Markdown whose claims to check")],
+                 evidence: Annotated[list[str], Field(max_length=20, description=(
+                     "Evidence texts to check the claims against"))]) -> JsonResult:
+        """Judge a text against evidence texts with the offline validator: per claim
+        supported / unsupported / contradicted with the quote, and a verdict (pass only when
+        every claim is supported). Reads and writes nothing."""
+        return await call("validate", "(validate)", lambda: validate_text(text, evidence))
 
     @server.tool(annotations=READ_ONLY)
     async def context(situation: Annotated[str, Field(min_length=1, max_length=4000,

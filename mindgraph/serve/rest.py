@@ -58,6 +58,7 @@ from ..config import load_settings
 from ..core import Mindgraph
 from ..errors import NotFoundError
 from ..trust.answer import TrustCriteria, context_answer, hybrid_answer, keyword_answer
+from ..trust.validate import validate_text
 from ..version import __version__
 from . import schemas as s
 from .guard import Guard, Policy
@@ -370,6 +371,11 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None)
         folder = folder_inside(mg.settings.base_dir, codebase)
         return mg.coverage(folder, service_level=service_level,
                            min_mentions=min_mentions).to_dict()
+
+    @route("post", "/validate", s.ValidateOut,
+           "Judge a text against evidence texts (offline validator); reads and writes nothing")
+    def validate(body: s.ValidateIn) -> dict[str, Any]:
+        return validate_text(body.text, body.evidence)
 
     @route("post", "/reindex", s.ReindexOut,
            "Compile changed raw notes (ingest), then embed changed sections", 400, 408, 409,

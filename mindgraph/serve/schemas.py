@@ -7,7 +7,7 @@ Deep, open-ended parts (frontmatter, coverage units, stats breakdowns) stay ``di
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -323,3 +323,34 @@ class ReindexOut(BaseModel):
     embed: dict[str, Any] | None
     notes: list[str]
     seconds: float
+
+
+class ValidateIn(BaseModel):
+    """A text to judge and the evidence texts to judge it against."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(min_length=1, max_length=200_000, description="Markdown to check; its "
+                      "claims are its sentences and list items outside code and callouts")
+    evidence: list[Annotated[str, Field(max_length=1_000_000)]] = Field(
+        max_length=20, description="The evidence texts (e.g. the raw note, a fetched page)")
+
+
+class ClaimCheckOut(BaseModel):
+    """One claim and what the evidence said about it."""
+
+    claim: str
+    verdict: Literal["supported", "unsupported", "contradicted"]
+    quote: str = Field(description="The evidence sentence that supports or contradicts it")
+    source: str = Field(description="Which evidence text (evidence[i]); empty when none")
+
+
+class ValidateOut(BaseModel):
+    """The verdict: pass (every claim supported), warn, fail (one contradicted) or
+    unverifiable (no evidence or no claim)."""
+
+    validator: str
+    verdict: Literal["pass", "warn", "fail", "unverifiable"]
+    claims: int
+    supported: int
+    checks: list[ClaimCheckOut]
