@@ -14,14 +14,17 @@ from .common import EXIT_PROBLEMS, emit_json, json_option, workspace_options
 @click.argument("pages", nargs=-1)
 @click.option("--due", is_flag=True,
               help="Only pages that are stale, never verified, or due within 7 days.")
+@click.option("--validator", type=click.Choice(["offline", "llm"]), default="offline",
+              show_default=True, help="Who judges the claims: the offline validator, or the "
+                                      "LLM configured under compile (provider, model, key).")
 @click.option("--apply", "plan_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Apply this plan (the path `mindgraph verify` printed).")
 @click.option("--approve", "digest", default="", metavar="DIGEST",
               help="The plan's digest, as printed: the approval that lets --apply write.")
 @workspace_options
 @json_option
-def verify_command(settings, pages: tuple[str, ...], due: bool, plan_path: Path | None,
-                   digest: str, as_json: bool) -> None:
+def verify_command(settings, pages: tuple[str, ...], due: bool, validator: str,
+                   plan_path: Path | None, digest: str, as_json: bool) -> None:
     """Check pages' claims against their evidence and plan the records to write.
 
     Without --apply nothing but a plan (under the state folder) is written; its digest is
@@ -48,7 +51,15 @@ def verify_command(settings, pages: tuple[str, ...], due: bool, plan_path: Path 
         return
     if digest:
         raise click.UsageError("--approve goes with --apply PLAN.")
-    planned = trust.plan(pages, due=due)
+    llm = None
+    if validator == "llm":
+        from ..providers.llm.factory import make_llm_provider
+
+        llm = make_llm_provider(settings)
+        if llm is None:
+            raise click.UsageError(f"--validator llm needs an LLM: set compile.provider "
+                                   f"(anthropic, gemini or openai) in {settings.source}.")
+    planned = trust.plan(pages, due=due, llm=llm)
     if as_json:
         emit_json(planned.to_dict())
         return

@@ -10,10 +10,10 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from ..config import Settings
-from ..errors import InputError
+from ..errors import InputError, ProviderError
 from ..fsutil import atomic_write_bytes, sha256_bytes
 from ..page.parse import parse_page
 from ..page.vault import iter_markdown_files
@@ -21,11 +21,12 @@ from .audit import AuditReport, PageTrust, audit
 from .evidence import raw_note_evidence
 from .freshness import Freshness, freshness, references
 from .ledger import Run, append_run, read_runs
+from .llm import LLMValidator
 from .offline import IDENTITY
 from .plan import Plan, Target, load_plan, now_iso, save_plan
 from .record import TrustRecord, read_record
 from .scope import changed_paths, decoded, outside_scope, snapshot
-from .validate import PageVerdict, validate_offline
+from .validate import PageVerdict, offline_judge, validate_page
 from .writeback import WritebackError, set_record_keys
 
 DUE_WITHIN_DAYS = 7
@@ -118,9 +119,13 @@ class TrustService:
 
     # -- planning ---------------------------------------------------------------------------
 
-    def plan(self, only: Iterable[str] = (), due: bool = False) -> PlanResult:
+    def plan(self, only: Iterable[str] = (), due: bool = False, llm: Any = None) -> PlanResult:
         """Validate the pages (all, ``only`` some, or with ``due`` those stale or due within
-        7 days) and save a plan of the records to write; nothing else is written."""
+        7 days) and save a plan of the records to write; nothing else is written. With
+        ``llm`` (an LLMProvider) the model judges the claims instead of the offline
+        validator; a provider fault skips that page and says why."""
+        judge: Any = offline_judge if llm is None else LLMValidator(llm)
+        identity = IDENTITY if llm is None else judge.identity
         started = now_iso()
         today = self.today()
         trust = self.settings.trust
@@ -132,9 +137,13 @@ class TrustService:
             if due and not self._due(page):
                 continue
             found = raw_note_evidence(self.settings.raw_dir, page.record.provenance)
-            verdict = validate_offline(page.path, page.text.replace("\r\n", "\n"),
-                                       page.record, found, today,
-                                       trust.revalidate_after_days, trust.primary_sources)
+            try:
+                verdict = validate_page(page.path, page.text.replace("\r\n", "\n"),
+                                        page.record, found, today, trust.revalidate_after_days,
+                                        trust.primary_sources, judge, identity)
+            except ProviderError as exc:     # 429, 5xx, timeouts, garbage: this page only
+                skipped.append((page.path, str(exc)))
+                continue
             target = Target(page.path, sha256_bytes(page.data), verdict.verification.to_yaml(),
                             verdict.evidence.to_yaml(), verdict.verdict)
             try:
@@ -146,7 +155,7 @@ class TrustService:
                 continue
             verdicts.append(verdict)
             targets.append(target)
-        plan = Plan(tuple(targets), started, IDENTITY)
+        plan = Plan(tuple(targets), started, identity)
         if not targets:
             return PlanResult(plan, None, (), tuple(skipped), unchanged)
         path = save_plan(plan, self.settings.state_dir)

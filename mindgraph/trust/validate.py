@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from typing import Callable
 
 from ..fsutil import sha256_text
 from .claims import evidence_sentences, page_claims
@@ -32,36 +33,45 @@ class PageVerdict:
                 "evidence": self.evidence.to_yaml()}
 
 
-def check_text(text: str, found: list[EvidenceText]
+Judge = Callable[[list[str], list[EvidenceText]], list[ClaimCheck]]
+
+
+def offline_judge(claims: list[str], found: list[EvidenceText]) -> list[ClaimCheck]:
+    """The offline validator over every available evidence text at once."""
+    every = [analyse(s) for e in found if e.text is not None for s in evidence_sentences(e.text)]
+    return [check_claim(claim, every) for claim in claims]
+
+
+def check_text(text: str, found: list[EvidenceText], judge: Judge = offline_judge
                ) -> tuple[str, list[ClaimCheck], tuple[EvidenceSource, ...]]:
     """The verdict on every claim of ``text`` against each available evidence text: the
     verdict, the checks, and one record per source (a claim counts as supported when any
-    source supports it; each source's record says which one did)."""
-    claims = page_claims(text)
-    sentences_by_source = {e.ref: [analyse(s) for s in evidence_sentences(e.text)]
-                           for e in found if e.text is not None}
-    every = [s for sentences in sentences_by_source.values() for s in sentences]
-    checks = [check_claim(claim, every) for claim in claims] if every else []
+    source supports it; each source's record holds the verdicts it quoted)."""
+    available = [e for e in found if e.text is not None]
+    claims = [c.text for c in page_claims(text)]
+    checks = judge(claims, available) if available and claims else []
     sources = []
     for item in found:
         if item.text is None:
             sources.append(EvidenceSource(item.kind, item.ref, "", False))
             continue
-        quoted = {s.text for s in sentences_by_source[item.ref]}
+        flat = " ".join(item.text.split())
+        sentences = set(evidence_sentences(item.text))
         sources.append(EvidenceSource(item.kind, item.ref, item.sha256, True, tuple(
-            c if c.quote in quoted or c.verdict == "unsupported"
+            c if c.verdict == "unsupported" or c.quote in sentences
+            or " ".join(c.quote.split()) in flat
             else ClaimCheck(c.claim, "unsupported") for c in checks)))
-    return (verdict_of(checks) if every else "unverifiable"), checks, tuple(sources)
+    return (verdict_of(checks) if checks else "unverifiable"), checks, tuple(sources)
 
 
-def validate_offline(path: str, text: str, record: TrustRecord, found: list[EvidenceText],
-                     today: dt.date, revalidate_days: int,
-                     primary: tuple[str, ...] = ()) -> PageVerdict:
+def validate_page(path: str, text: str, record: TrustRecord, found: list[EvidenceText],
+                  today: dt.date, revalidate_days: int, primary: tuple[str, ...] = (),
+                  judge: Judge = offline_judge, validator: str = IDENTITY) -> PageVerdict:
     """Check a page against its evidence and give the records to write."""
-    verdict, checks, sources = check_text(text, found)
+    verdict, checks, sources = check_text(text, found, judge)
     result = outcome(verdict, record.verification, Evidence("none", len(found), sources),
                      primary)
-    verification = Verification(result.status, result.level, IDENTITY, today.isoformat(),
+    verification = Verification(result.status, result.level, validator, today.isoformat(),
                                 revalidate_after(today, revalidate_days), body_hash(text),
                                 references(text, record.provenance))
     evidence = Evidence(result.evidence_status, len(found), sources)
