@@ -373,7 +373,8 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None)
                            min_mentions=min_mentions).to_dict()
 
     @route("post", "/validate", s.ValidateOut,
-           "Judge a text against evidence texts (offline validator); reads and writes nothing")
+           "Judge a text against evidence texts (offline validator); reads and writes nothing",
+           400)
     def validate(body: s.ValidateIn) -> dict[str, Any]:
         return validate_text(body.text, body.evidence)
 
