@@ -418,18 +418,12 @@ class Mindgraph:
         return {p: page_trust(pages[p], today) for p in paths if p in pages}
 
     @_query
-    def smart_search(self, query: str, limit: int = 10, options: SearchOptions | None = None,
-                     trust: Any = None) -> HybridResponse:
-        """Hybrid search: intent router, keyword + vector fusion, graph boost, explanations;
-        with ``trust`` (a TrustCriteria) only the pages that meet it.
+    def smart_search(self, query: str, limit: int = 10,
+                     options: SearchOptions | None = None) -> HybridResponse:
+        """Hybrid search: intent router, keyword + vector fusion, graph boost, explanations.
 
         Never fails because the vector store is down: it answers from keywords and says so in
         the response's ``degradation``."""
-        if trust is not None and trust.active:
-            from .trust.answer import screen_response
-            response = self.smart_search(query, trust.fetch(limit), options)
-            return screen_response(response, self.trust_of(r.page for r in response.results),
-                                   trust, limit)
         options = options or SearchOptions()
         if options.top_k != limit:
             options = SearchOptions(**{**options.__dict__, "top_k": limit})
@@ -454,17 +448,15 @@ class Mindgraph:
             with contextlib.suppress(Exception):
                 vector.embed_query(query)
 
-    def context(self, situation: str, *, limit: int = 3, timeout_s: float | None = None,
-                trust: Any = None) -> ContextBlock:
-        """Top knowledge for a situation as a markdown block, within a hard time limit (with
-        ``trust``, only pages that meet it).
+    def context(self, situation: str, *, limit: int = 3,
+                timeout_s: float | None = None) -> ContextBlock:
+        """Top knowledge for a situation as a markdown block, within a hard time limit.
 
         Never raises: on a timeout or any error the block is empty and says why."""
         from .retrieval.context import context_within
 
         timeout = self.settings.serve.context_timeout_s if timeout_s is None else timeout_s
-        return context_within(situation, lambda q: self.smart_search(q, max(limit, 5),
-                                                                     trust=trust),
+        return context_within(situation, lambda q: self.smart_search(q, max(limit, 5)),
                               timeout, limit, self.settings.serve.context_min_similarity)
 
     def close(self) -> None:

@@ -10,7 +10,7 @@ import click
 from ..config import load_settings
 from ..core import Mindgraph
 from ..retrieval.context import ContextBlock
-from ..trust.answer import TrustCriteria
+from ..trust.answer import TrustCriteria, trusted_context
 from .common import (config_option, dir_option, emit_json, json_option, trust_options,
                      workspace_location)
 
@@ -39,7 +39,7 @@ def context_command(situation: tuple[str, ...], base_dir: Path | None, config_pa
     try:
         settings = load_settings(*workspace_location(base_dir, config_path))
         mg = Mindgraph(settings)
-        block = mg.context(text, limit=limit, timeout_s=timeout_s, trust=trust)
+        block = trusted_context(mg, text, limit, trust, timeout_s)
         trusts = mg.trust_of(block.sources) if as_json and block.sources else {}
         if settings.not_a_workspace(settings.wiki_dir) is None:
             # outside a workspace (a mistyped -C) nothing is logged: no state folder appears

@@ -9,7 +9,8 @@ import click
 
 from ..config import Settings
 from ..core import Mindgraph
-from ..trust.answer import TrustCriteria, keyword_answer, trust_line, with_trust
+from ..trust.answer import (TrustCriteria, keyword_answer, trust_line, trusted_hybrid,
+                            with_trust)
 from .common import emit_json, json_option, trust_options, workspace_options
 
 
@@ -30,7 +31,7 @@ def search_command(settings: Settings, query: tuple[str, ...], limit: int, hybri
     mg = Mindgraph(settings)
     started = time.perf_counter()
     if hybrid:
-        response = mg.smart_search(text, limit, trust=trust)
+        response = trusted_hybrid(mg, text, limit, trust)
         trusts = mg.trust_of(r.page for r in response.results)
         mg.usage_log.record("cli", text, intent=response.intent.name,
                             results=[r.page for r in response.results],

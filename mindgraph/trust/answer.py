@@ -14,6 +14,7 @@ from typing import Any, Iterable, Mapping
 
 from ..errors import InputError
 from ..page.model import Page
+from ..retrieval.context import context_within
 from .freshness import freshness_of_body
 from .record import read_record
 
@@ -100,18 +101,41 @@ def keyword_answer(mg: Any, query: str, limit: int, criteria: TrustCriteria
             for rank, r in enumerate(kept, 1)], notes
 
 
+def trusted_hybrid(mg: Any, query: str, limit: int, criteria: TrustCriteria) -> Any:
+    """``mg.smart_search`` with only the pages that meet ``criteria`` (more fetched first),
+    saying in ``degradation`` what was left out."""
+    if not criteria.active:
+        return mg.smart_search(query, limit)
+    response = mg.smart_search(query, criteria.fetch(limit))
+    return screen_response(response, mg.trust_of(r.page for r in response.results), criteria,
+                           limit)
+
+
 def hybrid_answer(mg: Any, query: str, limit: int, criteria: TrustCriteria) -> dict[str, Any]:
     """A hybrid answer as a dict, each result with its trust, filtered by ``criteria``."""
-    response = mg.smart_search(query, limit, trust=criteria)
+    response = trusted_hybrid(mg, query, limit, criteria)
     answer = response.to_dict()
     trust = mg.trust_of(r.page for r in response.results)
     return {**answer, "results": with_trust(answer["results"], trust)}
 
 
+def trusted_context(mg: Any, situation: str, limit: int, criteria: TrustCriteria,
+                    timeout_s: float | None = None) -> Any:
+    """``mg.context`` over the pages that meet ``criteria`` (the same time limit and
+    similarity floor); never raises."""
+    if not criteria.active:
+        return mg.context(situation, limit=limit, timeout_s=timeout_s)
+    serve = mg.settings.serve
+    return context_within(situation,
+                          lambda q: trusted_hybrid(mg, q, max(limit, 5), criteria),
+                          serve.context_timeout_s if timeout_s is None else timeout_s, limit,
+                          serve.context_min_similarity)
+
+
 def context_answer(mg: Any, situation: str, limit: int, criteria: TrustCriteria
                    ) -> dict[str, Any]:
     """A context block as a dict with each source page's trust."""
-    block = mg.context(situation, limit=limit, trust=criteria)
+    block = trusted_context(mg, situation, limit, criteria)
     return {**block.to_dict(), "trust": mg.trust_of(block.sources) if block.sources else {}}
 
 
@@ -137,5 +161,6 @@ def trust_line(info: Mapping[str, Any] | None) -> str:
     return f"L{info['level']} {info['status']}, {info['freshness']}{stale}"
 
 
-__all__ = ["TrustCriteria", "context_answer", "hybrid_answer", "keyword_answer", "page_trust", "screen", "screen_response",
+__all__ = ["TrustCriteria", "context_answer", "hybrid_answer", "keyword_answer",
+           "trusted_context", "trusted_hybrid", "page_trust", "screen", "screen_response",
            "trust_line", "with_trust"]
