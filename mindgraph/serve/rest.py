@@ -374,7 +374,7 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None)
 
     @route("post", "/validate", s.ValidateOut,
            "Judge a text against evidence texts (offline validator); reads and writes nothing",
-           400)
+           400, 408, 413, 415, dependencies=(Depends(_json_object_body),))
     def validate(body: s.ValidateIn) -> dict[str, Any]:
         return validate_text(body.text, body.evidence)
 

@@ -10,14 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from mindgraph.cli import cli
-
-NOTES = {
-    "Sync.md": "# Sync\n\nSync keeps 12 months of version history.\n\n"
-               "- Each vault holds up to 10 GB.\n",
-    "日本語/メモ.md": "# メモ\n\nObsidianはノートをローカルに保存します。\n",
-    "Plain.md": "# Plain\n\nA plain note about canvases.\n",
-}
-
+from trust_support import NOTES
 
 @pytest.fixture
 def mg() -> Callable[..., object]:
@@ -40,10 +33,3 @@ def compiled(tmp_path: Path, mg) -> Path:
     result = mg(tmp_path, "ingest")
     assert result.exit_code == 0, result.output
     return tmp_path
-
-
-def plan_of(mg, base: Path, *args: str) -> dict:
-    """Run `verify --json` and return its answer."""
-    result = mg(base, "verify", "--json", *args)
-    assert result.exit_code == 0, result.output
-    return json.loads(result.output)

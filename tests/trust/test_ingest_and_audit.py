@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 
-from conftest import plan_of
+from trust_support import plan_of
 
 from mindgraph.config import load_settings
 from mindgraph.page.parse import parse_page

@@ -8,7 +8,7 @@ import json
 
 import httpx
 
-from conftest import plan_of
+from trust_support import plan_of
 
 from mindgraph.config import load_settings
 from mindgraph.providers.llm import OpenAIProvider

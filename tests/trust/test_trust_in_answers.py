@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import anyio
-from conftest import plan_of
+from trust_support import LOCAL, plan_of
 from fastapi.testclient import TestClient
 from mcp import Client
 
@@ -79,7 +79,7 @@ def test_cli_hybrid_search_and_context_filter_too(compiled, mg):
 
 def test_rest_search_smart_search_and_context_take_min_trust_and_fresh(compiled, mg):
     _verify_sync(mg, compiled)
-    client = TestClient(create_app(Mindgraph(load_settings(compiled))))
+    client = TestClient(create_app(Mindgraph(load_settings(compiled))), base_url=LOCAL)
     every = client.get("/search", params={"q": QUERY}).json()
     assert _pages(every["results"]) == [("Plain.md", UNVERIFIED), ("Sync.md", VERIFIED)]
     kept = client.get("/search", params={"q": QUERY, "min_trust": "L2", "fresh": "true"}).json()

@@ -13,6 +13,7 @@ from mindgraph.config import load_settings
 from mindgraph.core import Mindgraph
 from mindgraph.serve.mcp import create_mcp_server
 from mindgraph.serve.rest import create_app
+from trust_support import LOCAL
 
 EVIDENCE = ["Sync keeps 12 months of version history. Each vault holds up to 10 GB."]
 
@@ -23,7 +24,7 @@ def _tree(base):
 
 
 def test_post_validate_returns_the_verdict_per_claim_and_writes_nothing(compiled):
-    client = TestClient(create_app(Mindgraph(load_settings(compiled))))
+    client = TestClient(create_app(Mindgraph(load_settings(compiled))), base_url=LOCAL)
     client.get("/health")
     before = _tree(compiled)
     ok = client.post("/validate", json={"text": "Sync keeps 12 months of version history.",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import unicodedata
 
-from conftest import NOTES, plan_of
+from trust_support import NOTES, plan_of
 
 from mindgraph.config import load_settings
 from mindgraph.fsutil import atomic_write_bytes
