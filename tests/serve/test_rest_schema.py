@@ -10,6 +10,8 @@ exist; its fixture-based loader does not run on pytest 9), so requests go throug
 which forwards to the app the module fixture builds over a temporary workspace.
 """
 
+import re
+
 import hypothesis.strategies as st
 import pytest
 import schemathesis
@@ -82,6 +84,12 @@ def test_api_conforms_to_its_openapi_document(case, real):
         for key, value in real.items():
             if value is not None and isinstance(case.query.get(key), str):
                 case.query[key] = value
+        # the concept's pattern \w is Unicode here (Japanese words count) but ASCII for the
+        # generator (ECMA regex): give a concept made only of non-ASCII letters an ASCII one
+        concept = case.query.get("concept")
+        if isinstance(concept, str) and re.search(r"\w", concept) and not re.search(
+                r"[A-Za-z0-9_]", concept):
+            case.query["concept"] = "a" + concept
         # a rule the schema cannot state: since after until is a 400 (tested in test_rest)
         since, until = case.query.get("since"), case.query.get("until")
         if isinstance(since, str) and isinstance(until, str) and since > until:
@@ -91,4 +99,10 @@ def test_api_conforms_to_its_openapi_document(case, real):
             for key in ("embed", "dry_run"):
                 if key in case.body and key in case.query and case.body[key] != case.query[key]:
                     del case.query[key]
-    case.call_and_validate()
+    response = case.call()
+    if response.status_code == 413:
+        # serve.max_body_bytes refuses the body before its schema is read: a rejection, as
+        # long as the operation documents it (a JSON schema cannot state a bound on bytes)
+        assert "413" in case.operation.definition.raw["responses"], case.operation.label
+        return
+    case.validate_response(response)
