@@ -16,6 +16,7 @@ import os
 import re
 import stat
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -28,6 +29,26 @@ def sha256_bytes(data: bytes) -> str:
 def sha256_text(text: str) -> str:
     """Hex SHA-256 of text encoded as UTF-8."""
     return sha256_bytes(text.encode("utf-8"))
+
+
+_FILE_DIGESTS: dict[tuple[str, int, int], str] = {}
+_FILE_DIGESTS_LOCK = threading.Lock()
+
+
+def sha256_file(path: Path) -> str:
+    """Hex SHA-256 of a file, read in 1 MiB blocks; hashed once per process for a given path,
+    size and modification time (the pinned model and dictionary files are large). OSError when
+    it cannot be read."""
+    info = os.stat(path)
+    key = (str(path), info.st_size, info.st_mtime_ns)
+    with _FILE_DIGESTS_LOCK:
+        known = _FILE_DIGESTS.get(key)
+    if known is None:
+        with open(path, "rb") as handle:
+            known = hashlib.file_digest(handle, "sha256").hexdigest()
+        with _FILE_DIGESTS_LOCK:
+            _FILE_DIGESTS[key] = known
+    return known
 
 
 class UnreadableFile(OSError):

