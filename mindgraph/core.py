@@ -41,6 +41,7 @@ from .retrieval.wiring import search_helpers
 if TYPE_CHECKING:   # imported where used, so a search does not load the compiler
     from .coverage.report import CoverageReport
     from .ingest.report import IngestReport
+    from .lint.findings import LintReport
     from .timeline.build import Timeline
     from .trust.service import TrustService
 from .usage import UsageLog
@@ -522,6 +523,11 @@ class Mindgraph:
     def check(self) -> CheckReport:
         """Lint the wiki."""
         return check_vault(self.vault(), self.settings.raw_dir)
+
+    def lint(self, judge: str = "auto") -> "LintReport":
+        """What a careful editor would flag in the wiki (mindgraph/lint/), read-only."""
+        from .lint.service import lint_workspace
+        return lint_workspace(self.vault(), self.settings, judge)  # type: ignore[arg-type]
 
     def coverage(self, codebase: str | Path, *, service_level: bool = False,
                  excludes: tuple[str, ...] = (), default_excludes: bool = True,

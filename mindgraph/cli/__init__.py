@@ -26,7 +26,7 @@ COMMANDS = {
     "get": "page_cmds", "url": "page_cmds", "links": "page_cmds",
     "timeline": "timeline_cmd", "coverage": "coverage_cmd", "context": "context_cmd",
     "bench": "bench_cmd", "serve": "serve_cmd", "mcp": "mcp_cmd", "usage": "usage_cmd",
-    "verify": "trust_cmds", "runs": "trust_cmds", "audit": "trust_cmds",
+    "verify": "trust_cmds", "runs": "trust_cmds", "audit": "trust_cmds", "lint": "lint_cmd",
 }
 
 

@@ -233,6 +233,21 @@ def _add_engine_tools(server: MCPServer, mg: Mindgraph,
         return await call("stats", "", lambda: _listing("stats", mg.stats()))
 
     @server.tool(annotations=READ_ONLY)
+    async def lint(judge: Annotated[Literal["offline", "llm", "auto"], Field(description=(
+                       "Who decides which similar statements contradict: the offline rules, "
+                       "the configured LLM, or the LLM when one is configured"))] = "offline",
+                   limit: Annotated[int, Field(ge=1, le=1000, description=(
+                       "At most this many findings (counts cover all)"))] = 50) -> JsonResult:
+        """What a careful editor would flag in the wiki: pages without a real summary,
+        references that point nowhere, facts two pages state differently, features one page
+        calls deprecated while others describe them as current, near-duplicate pages. Each
+        finding names the page, section, line and the fix. Read-only."""
+        def run() -> dict[str, Any]:
+            report = mg.lint(judge).to_dict()
+            return report | {"findings": report["findings"][:limit]}
+        return await call("lint", judge, run, slow=True)
+
+    @server.tool(annotations=READ_ONLY)
     async def validate(text: Annotated[str, Field(min_length=1, max_length=200_000,
                                             description="Markdown whose claims to check")],
                  evidence: Annotated[list[str], Field(max_length=20, description=(

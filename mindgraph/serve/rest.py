@@ -349,6 +349,20 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None)
         fresh()
         return mg.check().to_dict()
 
+    @route("get", "/lint", s.LintOut, "What a careful editor would flag: summaries, dangling "
+           "references, conflicting facts, deprecated-but-current, near-duplicates", 400,
+           lane=lanes.slow)
+    def lint(judge: Literal["offline", "llm", "auto"] = Query(
+                 "offline", description="Who decides which similar statements contradict: "
+                                        "offline rules, the configured LLM, or the LLM when "
+                                        "one is configured"),
+             limit: int = Query(200, ge=1, le=10000, description="At most this many findings "
+                                                                 "(counts cover all)")
+             ) -> dict[str, Any]:
+        fresh()
+        report = mg.lint(judge).to_dict()
+        return report | {"findings": report["findings"][:limit]}
+
     @route("get", "/timeline", s.TimelineOut, "Dated notes mentioning a concept", 400,
            lane=lanes.slow)
     def timeline(concept: str = Query(..., min_length=1, max_length=200, pattern=r"\w",

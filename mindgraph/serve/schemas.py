@@ -293,6 +293,29 @@ class CheckOut(BaseModel):
     findings: list[FindingOut]
 
 
+class LintFindingOut(BaseModel):
+    """One lint finding: where, what, and the fix."""
+
+    rule: str
+    page: str
+    section: str
+    line: int
+    message: str
+    fix: str
+    other_page: str = ""   # the page it disagrees with or duplicates
+    other_line: int = 0
+    judged_by: str = "offline"
+
+
+class LintOut(BaseModel):
+    """What a careful editor would flag in the wiki."""
+
+    pages: int
+    counts: dict[str, int]
+    findings: list[LintFindingOut]
+    notes: list[str]
+
+
 class StatsOut(BaseModel):
     """Counts over the wiki and the raw notes."""
 

@@ -9,11 +9,10 @@ An answer that is not such JSON raises ProviderError, which stops that page only
 
 from __future__ import annotations
 
-import json
-import re
 from typing import Any
 
 from ..errors import ProviderError
+from ..providers.llm.answers import json_list
 from .evidence import EvidenceText
 from .record import CLAIM_VERDICTS, ClaimCheck
 
@@ -24,7 +23,6 @@ SYSTEM = (
     "evidence does not say). Answer with JSON only, no prose: "
     '{"claims": [{"n": 1, "verdict": "supported", "quote": "<a sentence copied exactly from '
     'the evidence; empty when unsupported>"}]}')
-_FENCE = re.compile(r"^\s*```(?:json)?\s*|\s*```\s*$")
 
 
 class LLMValidator:
@@ -52,11 +50,8 @@ def parse_verdicts(answer: str, claims: list[str], evidence: list[str],
                    who: str = "the model") -> list[ClaimCheck]:
     """The model's answer as checks (ProviderError when it is not the JSON asked for)."""
     try:
-        data = json.loads(_FENCE.sub("", answer))
-        items = data["claims"]
-        if not isinstance(items, list):
-            raise TypeError("claims is not a list")
-    except (ValueError, KeyError, TypeError) as exc:
+        items = json_list(answer, "claims")
+    except ValueError as exc:
         raise ProviderError(f"{who} returned no verdict JSON ({exc}: {answer[:80]!r}); the "
                             f"page was not verified. Run verify again or use the offline "
                             f"validator.") from None

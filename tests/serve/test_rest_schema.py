@@ -99,6 +99,9 @@ def test_api_conforms_to_its_openapi_document(case, real):
             for key in ("embed", "dry_run"):
                 if key in case.body and key in case.query and case.body[key] != case.query[key]:
                     del case.query[key]
+        # and another: lint with judge=llm needs an LLM configured (a 400 naming the key)
+        if case.query.get("judge") == "llm":
+            case.query["judge"] = "offline"
     response = case.call()
     if response.status_code == 413:
         # serve.max_body_bytes refuses the body before its schema is read: a rejection, as

@@ -1,0 +1,56 @@
+"""`mindgraph lint`: what a careful editor would flag — summaries, dangling references,
+facts that disagree, deprecated features still described as current, near-duplicates."""
+
+from __future__ import annotations
+
+import click
+
+from ..core import Mindgraph
+from ..lint.findings import RULES
+from .common import EXIT_PROBLEMS, emit_json, json_option, workspace_options
+
+
+@click.command("lint")
+@workspace_options
+@click.option("--judge", type=click.Choice(["auto", "offline", "llm"]), default="auto",
+              show_default=True,
+              help="Who decides which similar statements contradict: the configured LLM "
+                   "(compile.provider), the offline rules, or the LLM when one is configured.")
+@click.option("--rule", "rules", multiple=True, type=click.Choice(RULES),
+              help="Only these rules (repeatable). Default: all.")
+@click.option("--limit", type=click.IntRange(min=0), default=50, show_default=True,
+              help="Print at most this many findings (0: all). --json always has all.")
+@click.option("--strict", is_flag=True, help="Exit 1 when anything is found (for CI).")
+@json_option
+def lint_command(settings, judge: str, rules: tuple[str, ...], limit: int, strict: bool,
+                 as_json: bool) -> None:
+    """Read every page and flag what a careful editor would: pages without a real summary,
+    references that point nowhere, facts two pages state differently, features one page calls
+    deprecated while others describe them as current, near-duplicate pages. Read-only;
+    `check` stays the fast structural check."""
+    settings.require_wiki()
+    report = Mindgraph(settings).lint(judge)
+    findings = [f for f in report.findings if not rules or f.rule in rules]
+    if as_json:
+        data = report.to_dict()
+        data["findings"] = [f for f in data["findings"] if not rules or f["rule"] in rules]
+        emit_json(data)
+    else:
+        for note in report.notes:
+            click.echo(f"note: {note}", err=True)
+        for finding in findings[: limit or None]:
+            section = f" §{finding.section}" if finding.section != "lead" else ""
+            click.echo(f"{finding.rule:22} {finding.location()}{section}: {finding.message} "
+                       f"Fix: {finding.fix}")
+        if limit and len(findings) > limit:
+            click.echo(f"... and {len(findings) - limit} more (--limit 0 shows all).")
+        counts = ", ".join(f"{rule} {n}" for rule, n in report.counts().items()
+                           if not rules or rule in rules) or "nothing to flag"
+        click.echo(f"{report.pages} pages: {len(findings)} findings ({counts}).")
+    if strict and findings:
+        raise SystemExit(EXIT_PROBLEMS)
+
+
+def register(group: click.Group) -> None:
+    """Add this command to the CLI group."""
+    group.add_command(lint_command)

@@ -1,0 +1,56 @@
+"""Near-duplicate pages: two pages that share most of their text.
+
+Each page is a set of word 5-shingles; two pages are near-duplicates when the Jaccard
+similarity of their sets is at least 0.7 and both have 40 words or more. Candidates come from
+shingles shared by few pages (an inverted index), so the cost grows with the vault, not with
+its square.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from collections import defaultdict
+from typing import Iterator
+
+from ..page.model import Page
+
+SHINGLE = 5
+MIN_WORDS = 40
+MIN_JACCARD = 0.7
+RARE = 8           # a shingle on more pages than this is boilerplate, not evidence
+MIN_RARE_SHARED = 3  # rare shingles two pages must share to be compared at all
+_WORD = re.compile(r"\w+")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+
+
+def near_duplicates(pages: list[Page]) -> Iterator[tuple[Page, Page, float]]:
+    """(page, other, similarity) for each near-duplicate pair, in path order."""
+    shingles = {p.path: _shingles(p.indexed_body) for p in pages}
+    by_path = {p.path: p for p in pages}
+    index: dict[int, list[str]] = defaultdict(list)
+    for path in sorted(shingles):
+        for shingle in shingles[path]:
+            index[shingle].append(path)
+    pairs: dict[tuple[str, str], int] = defaultdict(int)
+    for paths in index.values():
+        if 1 < len(paths) <= RARE:
+            for i, a in enumerate(paths):
+                for b in paths[i + 1:]:
+                    pairs[(a, b)] += 1
+    for (a, b), rare_shared in sorted(pairs.items()):
+        sa, sb = shingles[a], shingles[b]
+        if min(len(sa), len(sb)) < MIN_WORDS - SHINGLE + 1:
+            continue
+        if rare_shared < MIN_RARE_SHARED:
+            continue
+        similarity = len(sa & sb) / len(sa | sb)
+        if similarity >= MIN_JACCARD:
+            yield by_path[a], by_path[b], similarity
+
+
+def _shingles(text: str) -> set[int]:
+    tokens = [t for w in _WORD.findall(text.lower())
+              for t in (_CJK.findall(w) if _CJK.search(w) else (w,))]
+    return {zlib.crc32(" ".join(tokens[i:i + SHINGLE]).encode())
+            for i in range(max(0, len(tokens) - SHINGLE + 1))}

@@ -1,0 +1,121 @@
+"""Run every lint rule over a vault and gather the findings (read-only)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Callable
+
+from ..errors import ProviderError
+from ..page.dates import note_dates
+from ..page.model import Link, Page
+from ..page.vault import Vault
+from .deprecation import current_uses, deprecations, statement_names
+from .duplicates import near_duplicates
+from .facts import Conflict, conflicting_facts, similar_pairs
+from .findings import RULES, LintFinding, LintReport
+from .llm import MAX_PAIRS
+from .references import reference_findings
+from .statements import Statement, page_statements
+from .summary import summary_findings
+
+# Judges pairs of similar statements: returns the contradicting ones (see lint/llm.py).
+Judge = Callable[[list[tuple[Statement, Statement]]], list[Conflict]]
+LLM_JACCARD = 0.5     # how similar two statements must be for the LLM judge to see them
+
+
+def lint_vault(vault: Vault, raw_dir: Path, workspace: Path, *, judge: Judge | None = None,
+               judge_name: str = "") -> LintReport:
+    """Every finding over ``vault``, in rule order, then page and line order."""
+    pages = [vault.pages[p] for p in sorted(vault.pages)]
+    statements = {p.path: page_statements(p) for p in pages}
+    every = [s for p in pages for s in statements[p.path]]
+    dates = {p.path: _date(p) for p in pages}
+    findings: list[LintFinding] = []
+    notes: list[str] = []
+    for page in pages:
+        findings.extend(summary_findings(page, statements[page.path],
+                                         dated=dates[page.path] is not None))
+        findings.extend(reference_findings(page, raw_dir, workspace))
+    conflicts, judged_by = list(conflicting_facts(every, dates)), "offline"
+    if judge is not None:
+        try:
+            conflicts = _judged(conflicts, every, dates, judge, notes)
+            judged_by = judge_name
+        except ProviderError as exc:
+            notes.append(f"The LLM judge failed ({exc}); the conflicting-fact findings are the "
+                         f"offline ones.")
+    findings.extend(_conflict_finding(c, judged_by) for c in conflicts)
+    names: dict[Statement, list[tuple[str, str]]] = {}
+    for page in pages:
+        names.update(statement_names(page, statements[page.path], _resolver(vault, page)))
+    gone = deprecations(every, names)
+    findings.extend(_current_finding(use.deprecation, use.statement)
+                    for use in current_uses(gone, every, names, dates))
+    findings.extend(_duplicate_finding(a, b, similarity) for a, b, similarity in
+                    near_duplicates(pages))
+    order = {rule: i for i, rule in enumerate(RULES)}
+    findings.sort(key=lambda f: (order[f.rule], f.page, f.line, f.message))
+    return LintReport(len(pages), tuple(findings), tuple(notes))
+
+
+def _judged(offline: list[Conflict], statements: list[Statement],
+            dates: dict[str, dt.date | None], judge: Judge, notes: list[str]) -> list[Conflict]:
+    """What the LLM says of the offline candidates and of the similar statements without
+    numbers: it decides which contradict."""
+    pairs = [(c.first, c.second) for c in offline]
+    taken = {(a.page, b.page) for a, b in pairs}
+    for a, b in similar_pairs(statements, dates, LLM_JACCARD):
+        if (a.page, b.page) not in taken:
+            taken.add((a.page, b.page))
+            pairs.append((a, b))
+    if len(pairs) > MAX_PAIRS:
+        notes.append(f"{len(pairs)} pairs of similar statements; the LLM judged the first "
+                     f"{MAX_PAIRS}.")
+        pairs = pairs[:MAX_PAIRS]
+    return judge(pairs)
+
+
+def _date(page: Page) -> dt.date | None:
+    dates = note_dates(page.frontmatter, page.body, page.path)
+    return dates.created if dates else None
+
+
+def _resolver(vault: Vault, page: Page) -> Callable[[Link], str | None]:
+    def resolve(link: Link) -> str | None:
+        result = vault.resolve(link, page.path)
+        return result.target if result.status == "resolved" else None
+    return resolve
+
+
+def _conflict_finding(c: Conflict, judged_by: str) -> LintFinding:
+    a, b = c.first, c.second
+    said = (f"Contradicts {b.page}:{b.line} ({c.reason})" if c.reason else
+            f"Says {c.values[0]} where {b.page}:{b.line} says {c.values[1]}")
+    return LintFinding(
+        "conflicting-fact", a.page, a.section, a.line,
+        f"{said}: «{_cut(a.text)}» / «{_cut(b.text)}»",
+        "Check which is right and correct the other page (or say in both why they differ).",
+        other_page=b.page, other_line=b.line, judged_by=judged_by)
+
+
+def _current_finding(d, s: Statement) -> LintFinding:
+    where = d.statement
+    return LintFinding(
+        "deprecated-but-current", s.page, s.section, s.line,
+        f"Describes {d.shown} as current, but {where.page}:{where.line} says it is "
+        f"deprecated or removed: «{_cut(where.text)}»",
+        f"Say here that {d.shown} is deprecated or removed (and what replaces it), or drop it.",
+        other_page=where.page, other_line=where.line)
+
+
+def _duplicate_finding(a: Page, b: Page, similarity: float) -> LintFinding:
+    return LintFinding(
+        "near-duplicate", a.path, "lead", 0,
+        f"{similarity:.0%} of its text is also in {b.path}.",
+        f"Merge the two pages (keep one, link or alias the other), or make each say what the "
+        f"other does not.", other_page=b.path)
+
+
+def _cut(text: str, limit: int = 140) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
