@@ -41,6 +41,7 @@ from .retrieval.wiring import search_helpers
 if TYPE_CHECKING:   # imported where used, so a search does not load the compiler
     from .coverage.report import CoverageReport
     from .ingest.report import IngestReport
+    from .calibrate.recency_fit import Fit
     from .lint.findings import LintReport
     from .timeline.build import Timeline
     from .trust.service import TrustService
@@ -523,6 +524,12 @@ class Mindgraph:
     def check(self) -> CheckReport:
         """Lint the wiki."""
         return check_vault(self.vault(), self.settings.raw_dir)
+
+    def calibrate_recency(self, questions: Iterable[Any] = ()) -> "Fit":
+        """The recency λ (and evergreen pages) the usage log and ``questions`` argue for."""
+        from .calibrate.service import calibrate_recency
+        return calibrate_recency(self.hybrid_retriever(), self.usage_log.lines(), questions,
+                                 self.settings.retrieval.recency_lambda)
 
     def lint(self, judge: str = "auto") -> "LintReport":
         """What a careful editor would flag in the wiki (mindgraph/lint/), read-only."""

@@ -174,6 +174,15 @@ class Recency:
                     candidates[path].boosts["recency"] = round(factor, 4)
         return frozenset()
 
+    def age_days(self, path: str) -> int | None:
+        """How many days older than the vault's newest dated page ``path`` is, as the decay
+        counts them; None for an undated or evergreen page (the decay leaves it alone)."""
+        if path not in self.pages or self._evergreen(path) or not self._newest():
+            return None
+        date = page_date(self.pages[path])
+        newest = page_date(self.pages[self._newest()[0]])
+        return None if date is None or newest is None else max(0, (newest - date).days)
+
     def _evergreen(self, path: str) -> bool:
         page = self.pages[path]
         return path in self.evergreen_pages or bool(

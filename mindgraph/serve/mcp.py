@@ -248,6 +248,13 @@ def _add_engine_tools(server: MCPServer, mg: Mindgraph,
         return await call("lint", judge, run, slow=True)
 
     @server.tool(annotations=READ_ONLY)
+    async def calibrate() -> JsonResult:
+        """The recency decay λ (and evergreen pages) that would have ranked the pages read
+        after each logged query highest, with MRR@10 for each λ tried. Writes nothing:
+        a person applies it with `mindgraph calibrate --write`."""
+        return await call("calibrate", "", lambda: mg.calibrate_recency().to_dict(), slow=True)
+
+    @server.tool(annotations=READ_ONLY)
     async def validate(text: Annotated[str, Field(min_length=1, max_length=200_000,
                                             description="Markdown whose claims to check")],
                  evidence: Annotated[list[str], Field(max_length=20, description=(

@@ -363,6 +363,13 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None)
         report = mg.lint(judge).to_dict()
         return report | {"findings": report["findings"][:limit]}
 
+    @route("get", "/calibrate", s.CalibrateOut, "The recency decay the usage log argues for: "
+           "MRR@10 of the pages read after each logged query under each λ (writes nothing)",
+           lane=lanes.slow)
+    def calibrate() -> dict[str, Any]:
+        fresh()
+        return mg.calibrate_recency().to_dict()
+
     @route("get", "/timeline", s.TimelineOut, "Dated notes mentioning a concept", 400,
            lane=lanes.slow)
     def timeline(concept: str = Query(..., min_length=1, max_length=200, pattern=r"\w",

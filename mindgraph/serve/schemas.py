@@ -316,6 +316,26 @@ class LintOut(BaseModel):
     notes: list[str]
 
 
+class CurvePoint(BaseModel):
+    """MRR@10 of the used pages under one decay λ."""
+
+    model_config = ConfigDict(populate_by_name=True)
+    lambda_: float = Field(alias="lambda")
+    mrr: float
+
+
+class CalibrateOut(BaseModel):
+    """The recency decay λ the usage log argues for (nothing is written)."""
+
+    current: float
+    proposed: float
+    examples: int
+    curve: list[CurvePoint]
+    evergreen: list[str]
+    evergreen_mrr: float | None
+    notes: list[str]
+
+
 class StatsOut(BaseModel):
     """Counts over the wiki and the raw notes."""
 
