@@ -43,6 +43,7 @@ if TYPE_CHECKING:   # imported where used, so a search does not load the compile
     from .ingest.report import IngestReport
     from .calibrate.recency_fit import Fit
     from .lint.findings import LintReport
+    from .propagate.service import PropagationService
     from .timeline.build import Timeline
     from .trust.service import TrustService
 from .usage import UsageLog
@@ -530,6 +531,12 @@ class Mindgraph:
         from .calibrate.service import calibrate_recency
         return calibrate_recency(self.hybrid_retriever(), self.usage_log.lines(), questions,
                                  self.settings.retrieval.recency_lambda)
+
+    @property
+    def propagation(self) -> "PropagationService":
+        """Fact propagation behind approval (mindgraph/propagate/)."""
+        from .propagate.service import PropagationService
+        return PropagationService(self.vault, self.settings)
 
     def lint(self, judge: str = "auto") -> "LintReport":
         """What a careful editor would flag in the wiki (mindgraph/lint/), read-only."""

@@ -99,7 +99,8 @@ def _dated_apart(dates: dict[str, dt.date | None], a: str, b: str) -> bool:
     return first is not None and second is not None and first != second
 
 
-def _quantities(text: str) -> dict[str, set[str]]:
+def quantities(text: str) -> dict[str, set[str]]:
+    """unit → the numbers ``text`` gives in it ("5 MB and 200 MB" → {"mb": {"5", "200"}})."""
     found: dict[str, set[str]] = defaultdict(set)
     for number, unit in _QUANTITY.findall(text):
         if unit.lower() not in STOP_WORDS:      # "1.0 have" is no quantity of "have"
@@ -110,7 +111,7 @@ def _quantities(text: str) -> dict[str, set[str]]:
 
 
 def _disagreement(a: Statement, b: Statement, identical: bool) -> tuple[str, str] | None:
-    qa, qb = _quantities(a.text), _quantities(b.text)
+    qa, qb = quantities(a.text), quantities(b.text)
     for unit in sorted(qa.keys() & qb.keys()):
         if qa[unit].isdisjoint(qb[unit]):
             return (" / ".join(f"{n} {unit}" for n in sorted(qa[unit])),

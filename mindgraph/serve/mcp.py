@@ -87,6 +87,10 @@ JsonResult = Annotated[CallToolResult, dict[str, Any]]
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                             open_world_hint=False)
+# The one kind of write an agent may make: applying a plan a person approved by its digest
+# (wiki/ only; a second apply of the same plan is refused, so it is idempotent).
+APPROVED_WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False,
+                                 idempotent_hint=True, open_world_hint=False)
 
 
 def create_mcp_server(mg: Mindgraph) -> MCPServer:
@@ -253,6 +257,26 @@ def _add_engine_tools(server: MCPServer, mg: Mindgraph,
         after each logged query highest, with MRR@10 for each λ tried. Writes nothing:
         a person applies it with `mindgraph calibrate --write`."""
         return await call("calibrate", "", lambda: mg.calibrate_recency().to_dict(), slow=True)
+
+    @server.tool(annotations=READ_ONLY)
+    async def propagation_queue() -> JsonResult:
+        """Fact-propagation plans awaiting approval: for each, its name, digest and the pages
+        it would update (how, and the old and new statement)."""
+        return await call("propagation_queue", "", lambda: {"plans": mg.propagation.queue()})
+
+    @server.tool(annotations=APPROVED_WRITE)
+    async def approve_propagation(
+            plan: Annotated[str, Field(pattern=r"^[0-9a-f]{16}(\.json)?$",
+                                       description="The plan's name in the queue")],
+            approve: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$",
+                                          description="The plan's digest")]) -> JsonResult:
+        """Apply a queued propagation plan when ``approve`` is its digest: writes the drafted
+        pages (wiki/ only) and records a ledger run. Refused, writing nothing, when the
+        digest differs or a page changed since planning."""
+        def run() -> dict[str, Any]:
+            service = mg.propagation
+            return service.apply(service.queued_plan(plan), approve).to_dict()
+        return await call("approve_propagation", plan, run)
 
     @server.tool(annotations=READ_ONLY)
     async def validate(text: Annotated[str, Field(min_length=1, max_length=200_000,

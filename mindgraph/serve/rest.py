@@ -399,6 +399,20 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None)
     def validate(body: s.ValidateIn) -> dict[str, Any]:
         return validate_text(body.text, body.evidence)
 
+    @route("get", "/propagate/queue", s.PropagationQueueOut,
+           "Fact-propagation plans awaiting approval (drafts of pages that state a changed "
+           "fact), without their texts")
+    def propagation_queue() -> dict[str, Any]:
+        return {"plans": mg.propagation.queue()}
+
+    @route("post", "/propagate/apply", s.RunOut,
+           "Apply a queued propagation plan when 'approve' is its digest (wiki/ only; a "
+           "ledger run either way)", 400, 404, 408, 413, 415,
+           dependencies=(Depends(_json_object_body),))
+    def approve_propagation(body: s.ApproveIn) -> dict[str, Any]:
+        service = mg.propagation
+        return service.apply(service.queued_plan(body.plan), body.approve).to_dict()
+
     @route("post", "/reindex", s.ReindexOut,
            "Compile changed raw notes (ingest), then embed changed sections", 400, 408, 409,
            413, 415, 502, lane=None, dependencies=(Depends(_json_object_body),))

@@ -336,6 +336,61 @@ class CalibrateOut(BaseModel):
     notes: list[str]
 
 
+class PropagationTargetOut(BaseModel):
+    """One page a queued plan would update."""
+
+    path: str
+    sha256: str
+    how: Literal["substituted", "marked", "rewritten"]
+    changed_page: str
+    old: str
+    new: str
+
+
+class PropagationPlanOut(BaseModel):
+    """A plan awaiting approval."""
+
+    plan: str = Field(description="Its name in the queue (approve it by this name)")
+    digest: str
+    created: str
+    drafter: str
+    version: int
+    targets: list[PropagationTargetOut]
+
+
+class PropagationQueueOut(BaseModel):
+    """The propagation plans awaiting approval, oldest first."""
+
+    plans: list[PropagationPlanOut]
+
+
+class ApproveIn(BaseModel):
+    """Which queued plan to apply, and its digest as the approval."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    plan: str = Field(pattern=r"^[0-9a-f]{16}(\.json)?$", description="The plan's name in "
+                      "the queue")
+    approve: str = Field(pattern=r"^[0-9a-f]{64}$", description="The plan's digest")
+
+
+class RunOut(BaseModel):
+    """One run of the ledger."""
+
+    run_id: str
+    kind: str
+    process_status: str
+    result_status: str
+    digest: str
+    started: str
+    finished: str
+    targets: int
+    written: list[str]
+    outside_scope: list[str]
+    reason: str
+    plan: str
+
+
 class StatsOut(BaseModel):
     """Counts over the wiki and the raw notes."""
 

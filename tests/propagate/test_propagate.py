@@ -1,0 +1,183 @@
+"""`mindgraph propagate`: a fact edited on one page is found on the others, drafted, queued
+as a plan, and written only with the plan's digest — to wiki/ only, with the ledger and the
+trust record's freshness to show for it; the LLM drafter on a fake OpenAI server; REST/MCP."""
+
+import datetime as dt
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+import anyio
+from click.testing import CliRunner
+from mcp import Client
+from starlette.testclient import TestClient
+
+from mindgraph.cli import cli
+from mindgraph.config import load_settings
+from mindgraph.core import Mindgraph
+from mindgraph.serve.mcp import create_mcp_server
+from mindgraph.serve.rest import create_app
+from mindgraph.trust.freshness import body_hash
+from mindgraph.trust.ledger import read_runs
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "retrieval"))
+from fake_openai import FakeOpenAI  # noqa: E402 (the fake OpenAI server of the search tests)
+
+PLANS = "# Plans\n\nThe Standard plan keeps the version history of your notes for 30 days.\n"
+FAQ_BODY = ("# FAQ\n\nHow long is history kept? The Standard plan keeps the version history "
+            "of your notes for 30 days, then deletes it.\n\n## Other\n\nAsk support.\n")
+GUIDE = ("# Guide\n\nOn the Standard plan the version history of your notes goes back 30 "
+         "days and 30 snapshots.\n")
+
+
+def faq_with_record() -> str:
+    today = dt.date.today()
+    record = {"status": "verified", "level": 2, "validator": "offline:v1",
+              "last_validated": today.isoformat(),
+              "revalidate_after": (today + dt.timedelta(days=90)).isoformat(),
+              "body_sha256": body_hash("---\n---\n" + FAQ_BODY), "references": []}
+    return "---\nverification: " + json.dumps(record) + "\n---\n" + FAQ_BODY
+
+
+def make_workspace(root: Path) -> Path:
+    (root / "wiki").mkdir()
+    (root / "raw").mkdir()
+    (root / "raw" / "note.md").write_text("# A raw note\n\nThe Standard plan: 30 days.\n")
+    (root / "wiki" / "Plans.md").write_text(PLANS)
+    (root / "wiki" / "FAQ.md").write_text(faq_with_record())
+    (root / "wiki" / "Guide.md").write_text(GUIDE)
+    (root / "wiki" / "Unrelated.md").write_text("# Unrelated\n\nCanvas cards hold 30 notes.\n")
+    return root
+
+
+def run(root, *args):
+    return CliRunner().invoke(cli, ["-C", str(root), "propagate", *args])
+
+
+def raw_digest(root: Path) -> str:
+    return hashlib.sha256(b"".join(p.read_bytes() for p in sorted((root / "raw").rglob("*"))
+                                   if p.is_file())).hexdigest()
+
+
+def test_an_edited_fact_is_drafted_queued_and_applied_only_with_its_digest(tmp_path):
+    root = make_workspace(tmp_path)
+    raw = raw_digest(root)
+    first = run(root)
+    assert first.exit_code == 0 and "baseline taken" in first.output, first.output
+    (root / "wiki" / "Plans.md").write_text(PLANS.replace("30 days", "60 days"))
+    planned = json.loads(run(root, "--plan", "--json").output)
+    assert [(c["page"], c["new"]) for c in planned["changes"]] == [
+        ("Plans.md", "The Standard plan keeps the version history of your notes for 60 days.")]
+    hows = {t["path"]: t["how"] for t in planned["targets"]}
+    assert hows == {"FAQ.md": "substituted", "Guide.md": "marked"}     # Unrelated: untouched
+    before = {p.name: p.read_bytes() for p in (root / "wiki").iterdir()}
+
+    wrong = run(root, "--apply", planned["plan"], "--approve", "0" * 64)
+    assert wrong.exit_code != 0 and "is not the digest" in wrong.output
+    assert {p.name: p.read_bytes() for p in (root / "wiki").iterdir()} == before
+
+    mg = Mindgraph(load_settings(root))
+    assert mg.trust_of(["FAQ.md"])["FAQ.md"]["freshness"] == "fresh"
+    applied = run(root, "--apply", planned["plan"], "--approve", planned["digest"])
+    assert applied.exit_code == 0 and "SUCCESS / APPLIED; 2 of 2" in applied.output
+    faq = (root / "wiki" / "FAQ.md").read_text()
+    assert "for 60 days, then deletes it" in faq and "30 days" not in faq
+    assert faq.startswith("---\nverification: ")            # the record stays, the body changed
+    guide = (root / "wiki" / "Guide.md").read_text()
+    assert "> [!warning] Possibly outdated" in guide and "[[Plans]] now says" in guide
+    assert guide.startswith(GUIDE.rstrip("\n"))
+    assert raw_digest(root) == raw
+    stale = Mindgraph(load_settings(root)).trust_of(["FAQ.md"])["FAQ.md"]
+    assert stale["freshness"] == "stale" and "content_changed" in stale["stale"]
+
+    again = run(root, "--apply", planned["plan"], "--approve", planned["digest"])
+    assert again.exit_code != 0 and "applied already" in again.output
+    kinds = [(r["kind"], r["process_status"], r["result_status"]) for r in read_runs(
+        root / ".mindgraph")]
+    assert kinds == [("propagate-plan", "SUCCESS", "PLANNED"),
+                     ("propagate-apply", "FAILED", "DISCARDED"),
+                     ("propagate-apply", "SUCCESS", "APPLIED"),
+                     ("propagate-apply", "CONSUMED", "DISCARDED")]
+    assert json.loads(run(root, "--json").output)["changes"] == []     # the new baseline
+
+
+def test_a_target_changed_after_planning_is_refused(tmp_path):
+    root = make_workspace(tmp_path)
+    planned = json.loads(run(root, "--json", "--old", "The Standard plan keeps the version "
+                             "history of your notes for 30 days.", "--new", "The Standard "
+                             "plan keeps the version history of your notes for 90 days.").output)
+    assert {t["path"] for t in planned["targets"]} >= {"FAQ.md", "Plans.md"}
+    (root / "wiki" / "FAQ.md").write_text(faq_with_record() + "\nA hand edit.\n")
+    refused = run(root, "--apply", planned["plan"], "--approve", planned["digest"])
+    assert refused.exit_code != 0 and "FAQ.md changed since the plan was made" in refused.output
+    assert "90 days" not in (root / "wiki" / "Plans.md").read_text()
+
+
+def test_a_tampered_plan_cannot_write_outside_wiki(tmp_path):
+    root = make_workspace(tmp_path)
+    planned = json.loads(run(root, "--json", "--old", "The Standard plan keeps the version "
+                             "history of your notes for 30 days.", "--new", "The Standard "
+                             "plan keeps the version history of your notes for 90 days.").output)
+    path = Path(planned["plan"])
+    data = json.loads(path.read_text())
+    data["targets"][0]["path"] = "../raw/note.md"
+    data["targets"][0]["sha256"] = hashlib.sha256((root / "raw" / "note.md").read_bytes()
+                                                  ).hexdigest()
+    path.write_text(json.dumps(data))
+    from mindgraph.propagate.plan import load_plan
+    digest = load_plan(path).digest
+    refused = run(root, "--apply", str(path), "--approve", digest)
+    assert refused.exit_code != 0 and "not a page inside wiki/" in refused.output
+    assert "90" not in (root / "raw" / "note.md").read_text()
+
+
+def test_the_llm_drafter_rewrites_the_paragraph(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    root = make_workspace(tmp_path)
+
+    def answer(prompt):
+        paragraph = prompt.split("Paragraph:\n", 1)[1]
+        return json.dumps({"paragraphs": [paragraph.replace("30", "90")]})
+
+    with FakeOpenAI(answer) as fake:
+        (root / "mindgraph.yml").write_text(
+            f"compile:\n  provider: openai\n  model: gpt-4.1-mini\n  base_url: {fake.base_url}\n")
+        planned = json.loads(run(root, "--json", "--drafter", "llm", "--old", "The Standard "
+                                 "plan keeps the version history of your notes for 30 days.",
+                                 "--new", "The Standard plan keeps the version history of "
+                                 "your notes for 90 days.").output)
+    assert {t["how"] for t in planned["targets"]} == {"rewritten"}
+    assert len(fake.requests) == len(planned["targets"])
+    applied = run(root, "--apply", planned["plan"], "--approve", planned["digest"])
+    assert applied.exit_code == 0, applied.output
+    assert "90 days and 90 snapshots" in (root / "wiki" / "Guide.md").read_text()
+
+
+def test_rest_and_mcp_read_the_queue_and_approve_by_digest(tmp_path):
+    root = make_workspace(tmp_path)
+    planned = json.loads(run(root, "--json", "--old", "The Standard plan keeps the version "
+                             "history of your notes for 30 days.", "--new", "The Standard "
+                             "plan keeps the version history of your notes for 45 days.").output)
+    mg = Mindgraph(load_settings(root))
+    client = TestClient(create_app(mg), base_url="http://127.0.0.1:8765")
+    queue = client.get("/propagate/queue").json()["plans"]
+    assert [q["digest"] for q in queue] == [planned["digest"]]
+    assert "text" not in queue[0]["targets"][0]
+    name = queue[0]["plan"]
+    wrong = client.post("/propagate/apply", json={"plan": name, "approve": "f" * 64})
+    assert wrong.status_code == 400 and "is not the digest" in wrong.json()["detail"]
+
+    async def main():
+        async with Client(create_mcp_server(mg)) as mcp:
+            listed = await mcp.call_tool("propagation_queue", {})
+            applied = await mcp.call_tool("approve_propagation",
+                                          {"plan": name, "approve": planned["digest"]})
+            return listed, applied
+
+    listed, applied = anyio.run(main)
+    assert json.loads(listed.content[0].text)["plans"][0]["digest"] == planned["digest"]
+    assert not applied.is_error, applied.content[0].text
+    assert json.loads(applied.content[0].text)["result_status"] == "APPLIED"
+    assert "45 days" in (root / "wiki" / "FAQ.md").read_text()
+    assert client.get("/propagate/queue").json()["plans"] == []
