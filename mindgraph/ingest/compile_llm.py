@@ -196,7 +196,7 @@ class LLMCompiler:
         fm = page_frontmatter(note, title=title, type_=type_ if type_ in PAGE_TYPES else "note",
                               tags=tags, aliases=list(page.aliases) + _strings(meta.get("aliases")),
                               dates=note.dates(), compiler=self.identity,
-                              extra={"related": dedupe(related)} if related else None)
+                              origin="ai_generated", extra={"related": dedupe(related)} if related else None)
         summary_text = summary_text or extractive_summary(body) or outline(body)
         return render_page(fm, summary_text, body)
 

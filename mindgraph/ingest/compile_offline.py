@@ -2,7 +2,7 @@
 
 It writes the common page shape (see render.py): the title (frontmatter, first H1, file name),
 a type, tags (the note's own, its folder, up to three salient terms), aliases, real dates with
-their source, sources; a short extractive summary; the sections normalised; and wikilinks where the text mentions
+their source, the provenance record (origin compiled_offline, generator, raw sources); a short extractive summary; the sections normalised; and wikilinks where the text mentions
 another page. The same input always gives the same bytes.
 """
 
@@ -14,7 +14,7 @@ from .linker import add_links
 from .normalise import normalise_body
 from .render import CompiledPage, NoteInput, page_frontmatter, render_page
 
-OFFLINE_VERSION = "2"   # 2: CJK links on word boundaries, CJK tags
+OFFLINE_VERSION = "3"   # 2: CJK links on word boundaries, CJK tags; 3: the provenance record
 
 
 class OfflineCompiler:
@@ -44,7 +44,7 @@ class OfflineCompiler:
         meta = page_frontmatter(note, title=title, type_=page_type(page.frontmatter, title,
                                                                     page.body),
                                 tags=tags, aliases=list(page.aliases), dates=note.dates(),
-                                compiler=self.identity)
+                                compiler=self.identity, origin="compiled_offline")
         return CompiledPage(note.wiki_path, render_page(meta, text, body))
 
 

@@ -424,7 +424,8 @@ def _written_by_us(data: bytes, record: Any) -> bool:
     if record.status != "pending" or not record.sha256:
         return False
     head = data[:4096].decode("utf-8", errors="replace")
-    return f"sha256: {record.sha256}" in head and f"compiler: {record.compiler}" in head
+    return f"sha256: {record.sha256}" in head and (f"generator: {record.compiler}" in head
+                                                   or f"compiler: {record.compiler}" in head)
 
 
 def _page_sha256(data: bytes) -> str:

@@ -9,9 +9,14 @@
                                      frontmatter, a date written in it, its file name or its
                                      git history, and which of those; none of the three keys
                                      when nothing is dated (never the file's modification time)
-    sources: [{path, sha256}]        the raw note(s) it was compiled from
-    compiler                         provider, model and prompt version (or offline:vN)
+    provenance:                      who wrote it, from what (mindgraph/trust/record.py):
+      origin                         ai_generated (an LLM) or compiled_offline
+      generator                      provider, model and prompt version (or offline:vN)
+      sources: [{path, sha256}]      the raw note(s) it was compiled from
     ---
+
+Pages written before the provenance record carry ``sources`` and ``compiler`` at the top
+level instead; every reader takes either (``provenance_sources``).
     > [!summary]
     > A short summary.
 
@@ -65,7 +70,7 @@ class CompiledPage:
 
 def page_frontmatter(note: NoteInput, *, title: str, type_: str, tags: list[str],
                      aliases: list[str], dates: NoteDates | None, compiler: str,
-                     extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                     origin: str, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The frontmatter mapping in its fixed key order."""
     meta: dict[str, Any] = {"title": title, "type": type_, "tags": dedupe(tags),
                             "aliases": dedupe(aliases)}
@@ -80,8 +85,8 @@ def page_frontmatter(note: NoteInput, *, title: str, type_: str, tags: list[str]
         meta["date_source"] = dates.source
         if dates.updated_source != dates.source:
             meta["updated_source"] = dates.updated_source
-    meta["sources"] = [{"path": note.path, "sha256": note.sha256}]
-    meta["compiler"] = compiler
+    meta["provenance"] = {"origin": origin, "generator": compiler,
+                          "sources": [{"path": note.path, "sha256": note.sha256}]}
     return meta
 
 

@@ -1,6 +1,6 @@
 """Where in raw/ a finding about a compiled wiki page is fixed: the raw note and its line.
 
-A compiled page names its raw note in ``sources``; people edit that note, not the page, and
+A compiled page names its raw note in ``provenance.sources`` (``sources`` before that); people edit that note, not the page, and
 the page's lines are not the note's (frontmatter and a summary are added). A link on a wiki
 line is found again in the raw note as the same link (syntax, target, heading, block), the
 n-th such link of the page being the n-th of the note. Only notes inside raw/ that are
@@ -10,7 +10,7 @@ regular files are read.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from ..fsutil import read_bytes
 from .links import extract_links
@@ -21,12 +21,23 @@ from .vault import PageLimits
 
 def raw_source(page: Page) -> str:
     """The raw-relative path of the note a compiled page came from ("" when none)."""
-    sources = page.frontmatter.get("sources")
-    if isinstance(sources, list) and sources and isinstance(sources[0], dict):
-        path = sources[0].get("path")
+    paths = source_paths(page.frontmatter)
+    return paths[0] if paths else ""
+
+
+def source_paths(frontmatter: Mapping[str, Any]) -> list[str]:
+    """The raw paths a compiled page names: ``provenance.sources`` (or, on pages written
+    before that record, the top-level ``sources``)."""
+    provenance = frontmatter.get("provenance")
+    sources = provenance.get("sources") if isinstance(provenance, Mapping) else None
+    if sources is None:
+        sources = frontmatter.get("sources")
+    out = []
+    for item in sources if isinstance(sources, list) else []:
+        path = item.get("path") if isinstance(item, Mapping) else item
         if isinstance(path, str) and path.strip():
-            return path.strip()
-    return ""
+            out.append(path.strip())
+    return out
 
 
 def read_raw_note(raw_dir: Path, rel: str) -> str | None:

@@ -25,6 +25,7 @@ from ..ingest.normalise import code_mask
 from ..page.dates import note_dates
 from ..page.history import git_history
 from ..page.model import Page
+from ..page.rawlines import source_paths
 from ..page.cache import open_pages
 from ..page.vault import PageLimits, Vault, load_vault
 
@@ -290,14 +291,8 @@ def _mention(page: Page, vault: Vault, pattern: re.Pattern, targets: frozenset[s
 
 
 def _sources(page: Page) -> list[str]:
-    """Raw paths a compiled wiki page records in its frontmatter ``sources``."""
-    out = []
-    for item in page.frontmatter.get("sources") or []:
-        if isinstance(item, dict) and item.get("path"):
-            out.append(str(item["path"]))
-        elif isinstance(item, str):
-            out.append(item)
-    return out
+    """Raw paths a compiled wiki page records in its provenance (or old ``sources``)."""
+    return source_paths(page.frontmatter)
 
 
 def _snippet(text: str, match: re.Match) -> str:

@@ -68,8 +68,10 @@ def test_valid_answer_becomes_a_page_with_our_sources_and_dates():
     assert meta["tags"] == ["merging", "Core-Plugin"]
     assert meta["aliases"] == ["NC", "Composer"]
     assert meta["related"] == ["[[Canvas]]"]          # unknown pages are dropped
-    assert meta["sources"] == [{"path": "Note composer.md", "sha256": sha256_text(RAW)}]
-    assert meta["compiler"] == "fake:fake-1:prompt-v2" == compiler.identity
+    assert meta["provenance"] == {
+        "origin": "ai_generated", "generator": "fake:fake-1:prompt-v2",
+        "sources": [{"path": "Note composer.md", "sha256": sha256_text(RAW)}]}
+    assert compiler.identity == "fake:fake-1:prompt-v2"
     # the raw note has no date: its file time (2023-11-14) is not one
     assert not {"created", "updated", "date_source"} & set(meta)
     body = split_frontmatter(text)[1]

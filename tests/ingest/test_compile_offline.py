@@ -43,7 +43,7 @@ def test_page_shape_and_frontmatter():
     block, body, _ = split_frontmatter(text)
     meta = yaml.safe_load(block)
     assert list(meta) == ["title", "type", "tags", "aliases", "permalink", "related", "created",
-                          "updated", "date_source", "sources", "compiler"]
+                          "updated", "date_source", "provenance"]
     assert meta["title"] == "Note composer"
     assert meta["type"] == "note"
     assert meta["tags"][:3] == ["tools", "editing", "plugins"]
@@ -51,8 +51,9 @@ def test_page_shape_and_frontmatter():
     assert meta["related"] == ["[[Canvas]]"]
     assert (meta["created"], meta["updated"], meta["date_source"]) == (
         "2021-03-04", "2021-03-04", "frontmatter")      # not the file time (2023-11-14)
-    assert meta["sources"] == [{"path": "Plugins/Note composer.md", "sha256": sha256_text(RAW)}]
-    assert meta["compiler"] == "offline:v2"
+    assert meta["provenance"] == {
+        "origin": "compiled_offline", "generator": "offline:v3",
+        "sources": [{"path": "Plugins/Note composer.md", "sha256": sha256_text(RAW)}]}
     assert body.startswith("\n> [!summary]\n> Note composer is a core plugin that lets you "
                            "merge notes, and it works well with Canvas.")
 

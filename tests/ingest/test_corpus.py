@@ -41,8 +41,9 @@ def test_every_note_compiles_to_a_page_that_records_its_source(compiled):
         page = (base / "wiki" / rel).read_text(encoding="utf-8")
         block, body, _ = split_frontmatter(page)
         meta = yaml.safe_load(block)
-        assert meta["sources"] == [{"path": rel, "sha256": sha256_bytes(raw)}]
-        assert meta["title"] and meta["compiler"] == "offline:v2"
+        assert meta["provenance"] == {"origin": "compiled_offline", "generator": "offline:v3",
+                                      "sources": [{"path": rel, "sha256": sha256_bytes(raw)}]}
+        assert meta["title"]
         assert body.lstrip().startswith("> [!summary]\n> "), rel
         assert body.strip() != raw.decode("utf-8").strip(), rel
 

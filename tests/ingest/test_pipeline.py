@@ -34,7 +34,7 @@ def test_compiles_every_note_keeping_folders(workspace, settings, write_raw):
                   for p in (workspace / "wiki").rglob("*.md"))
     assert wiki == ["Alpha.md", "Index.md", "areas/Index.md", "notes/plain.md",
                     "projects/Index.md"]
-    assert meta(workspace, "notes/plain.md")["sources"][0]["path"] == "notes/plain.txt"
+    assert meta(workspace, "notes/plain.md")["provenance"]["sources"][0]["path"] == "notes/plain.txt"
     assert "[[Alpha|alpha]]" in read_wiki(workspace, "notes/plain.md")
     assert {r.status for r in state(settings).files.values()} == {"ingested"}
 

@@ -100,7 +100,7 @@ def test_changing_the_model_recompiles(workspace, settings, write_raw):
     other = FakeLLMProvider(rewrite, model="b")
     report = run_ingest(settings, provider=other)
     assert (report.ingested, other.calls) == (3, 3)
-    assert "compiler: fake:b:prompt-v2" in (workspace / "wiki" / "n0.md").read_text()
+    assert "generator: fake:b:prompt-v2" in (workspace / "wiki" / "n0.md").read_text()
 
 
 def test_changing_language_or_domain_recompiles(workspace, settings, write_raw):
