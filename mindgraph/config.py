@@ -211,6 +211,12 @@ class TrustSettings:
     revalidate_after_days: int = 90     # a validation falls due again this many days later
     coverage_threshold_pct: float = 80.0  # `mindgraph audit`: fresh L2 share to aim for
     primary_sources: tuple[str, ...] = ()  # evidence refs (globs, e.g. "raw:policies/*") for L3
+    # URLs cited in pages are fetched only when this is on (or `verify --fetch`): off, a run
+    # reads the copies fetched before (the evidence cache) and says which evidence it lacked.
+    fetch_urls: bool = False
+    fetch_timeout_s: float = 10.0       # total per URL, not a gap between bytes
+    fetch_max_bytes: int = 2_000_000    # a larger answer (or local file) is not read
+    fetch_max_redirects: int = 5
 
 
 @dataclass(frozen=True)
@@ -524,11 +530,16 @@ def _check_values(s: Settings) -> None:
         (s.trust.revalidate_after_days >= 1, "trust.revalidate_after_days", "at least 1"),
         (0 <= s.trust.coverage_threshold_pct <= 100, "trust.coverage_threshold_pct",
          "between 0 and 100"),
+        (s.trust.fetch_timeout_s > 0, "trust.fetch_timeout_s", "above 0"),
+        (s.trust.fetch_max_bytes >= 1000, "trust.fetch_max_bytes", "at least 1000"),
+        (0 <= s.trust.fetch_max_redirects <= 20, "trust.fetch_max_redirects",
+         "between 0 and 20"),
     ]
     for ok, key, rule in checks:
         if not ok:
             raise ConfigError(f"{s.source}: '{key}' must be {rule}. Fix it in {s.source}.")
     _check_web_names(s)
+    _check_primary_sources(s)
     for key, value in (("paths.raw", s.paths.raw), ("paths.wiki", s.paths.wiki)):
         if not value:
             raise ConfigError(f"{s.source}: '{key}' must not be empty.")
@@ -541,6 +552,16 @@ def _check_values(s: Settings) -> None:
     if s.paths.raw.rstrip("/") == s.paths.wiki.rstrip("/"):
         raise ConfigError(f"{s.source}: paths.raw and paths.wiki must be different folders "
                           f"(raw notes are never written).")
+
+
+def _check_primary_sources(s: Settings) -> None:
+    """A primary-source glob that names no kind of evidence would silently never match."""
+    for pattern in s.trust.primary_sources:
+        if not str(pattern).startswith(("raw:", "file:", "http://", "https://", "*")):
+            raise ConfigError(
+                f"{s.source}: 'trust.primary_sources' entry {pattern!r} matches no evidence: "
+                f"start it with raw: (a raw note, e.g. raw:policies/*), file: (a linked local "
+                f"file) or http(s):// (a URL). Fix it in {s.source}.")
 
 
 def _check_web_names(s: Settings) -> None:
@@ -617,6 +638,13 @@ store:
 # limits:            # what is read and indexed; each limit hit is reported per file
 #   max_page_bytes: 5000000     # at least compile.max_note_bytes (2000000)
 #   max_indexed_chars: 500000   # section text per page that search indexes
+
+# trust:             # `mindgraph verify`: freshness, L3, cited evidence
+#   revalidate_after_days: 90
+#   primary_sources: ["raw:policies/*"]   # raw:…, file:… or http(s)://… globs; L3 needs them
+#   fetch_urls: false           # on (or `verify --fetch`): cited URLs are fetched; off: cached
+#   fetch_timeout_s: 10         # total per URL
+#   fetch_max_bytes: 2000000
 
 # adapters:
 #   - name: notes

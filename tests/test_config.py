@@ -139,3 +139,19 @@ def test_an_unknown_key_suggests_the_closest_known_one(tmp_path, monkeypatch):
     with pytest.raises(ConfigError, match=r"MINDGRAPH_COMPILE__PROVDER: .*Did you mean "
                                           r"'provider'\?"):
         load_settings(tmp_path)
+
+
+def test_trust_fetching_is_off_by_default_and_its_bounds_and_primary_globs_are_checked(tmp_path):
+    settings = load_settings(tmp_path, environ={})
+    assert settings.trust.fetch_urls is False and settings.trust.fetch_max_redirects == 5
+    on = load_settings(tmp_path, environ={"MINDGRAPH_TRUST__FETCH_URLS": "true"})
+    assert on.trust.fetch_urls is True
+    with pytest.raises(ConfigError, match=r"'trust\.fetch_timeout_s' must be above 0"):
+        load_settings(write(tmp_path, "trust:\n  fetch_timeout_s: 0\n"), environ={})
+    with pytest.raises(ConfigError, match=r"'policies/\*' matches no evidence: start it with "
+                                          r"raw:"):
+        load_settings(write(tmp_path, "trust:\n  primary_sources: ['policies/*']\n"),
+                      environ={})
+    ok = load_settings(write(tmp_path, "trust:\n  primary_sources: ['raw:policies/*', "
+                                       "'https://docs.example.com/*']\n"), environ={})
+    assert ok.trust.primary_sources == ("raw:policies/*", "https://docs.example.com/*")

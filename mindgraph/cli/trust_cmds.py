@@ -17,6 +17,9 @@ from .common import EXIT_PROBLEMS, emit_json, json_option, workspace_options
 @click.option("--validator", type=click.Choice(["offline", "llm"]), default="offline",
               show_default=True, help="Who judges the claims: the offline validator, or the "
                                       "LLM configured under compile (provider, model, key).")
+@click.option("--fetch/--no-fetch", default=None,
+              help="Fetch the URLs pages cite (default: trust.fetch_urls, off). Off, the "
+                   "copies fetched before are used and what is lacking is said.")
 @click.option("--apply", "plan_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Apply this plan (the path `mindgraph verify` printed).")
 @click.option("--approve", "digest", default="", metavar="DIGEST",
@@ -24,7 +27,8 @@ from .common import EXIT_PROBLEMS, emit_json, json_option, workspace_options
 @workspace_options
 @json_option
 def verify_command(settings, pages: tuple[str, ...], due: bool, validator: str,
-                   plan_path: Path | None, digest: str, as_json: bool) -> None:
+                   fetch: bool | None, plan_path: Path | None, digest: str,
+                   as_json: bool) -> None:
     """Check pages' claims against their evidence and plan the records to write.
 
     Without --apply nothing but a plan (under the state folder) is written; its digest is
@@ -59,7 +63,7 @@ def verify_command(settings, pages: tuple[str, ...], due: bool, validator: str,
         if llm is None:
             raise click.UsageError(f"--validator llm needs an LLM: set compile.provider "
                                    f"(anthropic, gemini or openai) in {settings.source}.")
-    planned = trust.plan(pages, due=due, llm=llm)
+    planned = trust.plan(pages, due=due, llm=llm, fetch=fetch)
     if as_json:
         emit_json(planned.to_dict())
         return
@@ -77,6 +81,7 @@ def verify_command(settings, pages: tuple[str, ...], due: bool, validator: str,
                    f"{verdict.claims} claims supported → L{record.level} {record.status}")
     for path, why in planned.skipped:
         click.echo(f"  skipped      {path}: {why}")
+    _echo_evidence(planned)
     if planned.path is None:
         click.echo(f"nothing to write: {planned.unchanged} page(s) already hold these records; "
                    f"no plan saved.")
@@ -85,6 +90,21 @@ def verify_command(settings, pages: tuple[str, ...], due: bool, validator: str,
     click.echo(f"plan    {plan} ({len(planned.plan.targets)} page(s); nothing written yet)")
     click.echo(f"digest  {planned.plan.digest}")
     click.echo(f"apply   mindgraph verify --apply {plan} --approve {planned.plan.digest}")
+
+
+LACKED_SHOWN = 10
+
+
+def _echo_evidence(planned) -> None:
+    """How the evidence was read, and each piece a planned page lacked (a few; --json all)."""
+    if planned.evidence:
+        click.echo("evidence " + ", ".join(f"{k} {n}" for k, n in planned.evidence.items()))
+    lacked = [(v.path, s.ref, s.reason) for v in planned.verdicts
+              for s in v.evidence.sources if not s.available]
+    for path, ref, reason in lacked[:LACKED_SHOWN]:
+        click.echo(f"  lacked       {path}: {ref}: {reason}")
+    if len(lacked) > LACKED_SHOWN:
+        click.echo(f"  ... and {len(lacked) - LACKED_SHOWN} more lacked (--json has all)")
 
 
 def _shown(path: Path) -> Path:

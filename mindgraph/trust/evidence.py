@@ -1,17 +1,23 @@
-"""Evidence for a page: the text it is checked against, fetched once per run.
+"""Evidence for a page: the texts it is checked against, gathered once per run.
 
-First the page's own raw note(s) (is the rewrite faithful to what the person wrote?). A
-fetcher never reads outside the workspace: a raw path that climbs out of raw/ (or a symlink
-that leads out) is *unavailable*, like a raw note that is gone. Local files and URLs cited in
-the page are later fetchers of the same shape.
+First the page's own raw note(s) (is the rewrite faithful to what the person wrote?), then
+every local file it links to, then every URL it cites (citations.py). Each is read by a
+fetcher (fetch/): raw notes only inside raw/, local files only inside the workspace, URLs
+through the evidence cache (live only when fetching is on). What could not be read is
+*unavailable*, with the reason, and is never dropped: the record says what was lacked.
 """
 
 from __future__ import annotations
 
+import os
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..fsutil import sha256_bytes
+from ..page.markdown import split_frontmatter
+from .citations import cited_files, cited_urls
+from .fetch.base import Fetcher, FetchError
 from .record import Provenance
 
 MAX_EVIDENCE_BYTES = 5_000_000
@@ -26,6 +32,57 @@ class EvidenceText:
     text: str | None
     sha256: str = ""
     reason: str = ""    # why it is unavailable
+    note: str = ""      # how it was read when not live ("the copy cached on …")
+
+
+class EvidenceCollector:
+    """Gathers each page's evidence with the fetchers of one run."""
+
+    def __init__(self, raw_dir: Path, wiki_dir: Path, files: Fetcher, urls: Fetcher):
+        self.raw_dir = Path(raw_dir)
+        self.wiki_dir = Path(wiki_dir)
+        self.files = files
+        self.urls = urls
+        self.tally: Counter[str] = Counter()   # "url cached": how each piece was read
+
+    def summary(self) -> dict[str, int]:
+        """How many pieces of evidence of each kind were read, read from the cache, lacked."""
+        return dict(sorted(self.tally.items()))
+
+    def collect(self, page_path: str, text: str, provenance: Provenance) -> list[EvidenceText]:
+        """The raw notes, local files and URLs of the page at wiki-relative ``page_path``."""
+        found = raw_note_evidence(self.raw_dir, provenance)
+        _, body, _ = split_frontmatter(text)
+        folders = [self.raw_dir / os.path.dirname(s.path) for s in provenance.sources[:1]]
+        folders.append(self.wiki_dir / os.path.dirname(page_path))
+        for target in cited_files(body):
+            found.append(self._file(target, folders))
+        for url in cited_urls(body):
+            found.append(_fetched("url", url, self.urls, url))
+        for item in found:
+            state = "lacked" if item.text is None else "cached" if item.note else "read"
+            self.tally[f"{item.kind} {state}"] += 1
+        return found
+
+    def _file(self, target: str, folders: list[Path]) -> EvidenceText:
+        """A linked file, relative to the raw note's folder, else to the page's."""
+        ref = f"file:{target}"
+        result = None
+        for folder in folders:
+            result = _fetched("file", ref, self.files, str(folder / target))
+            if result.text is not None or not result.reason.endswith("does not exist"):
+                return result
+        assert result is not None
+        return EvidenceText("file", ref, None, reason=f"{ref} does not exist next to the "
+                            f"raw note or the page")
+
+
+def _fetched(kind: str, ref: str, fetcher: Fetcher, target: str) -> EvidenceText:
+    try:
+        got = fetcher.fetch(target)
+    except FetchError as exc:
+        return EvidenceText(kind, ref, None, reason=exc.reason)
+    return EvidenceText(kind, ref, got.text, got.sha256, note=got.note)
 
 
 def raw_note_evidence(raw_dir: Path, provenance: Provenance) -> list[EvidenceText]:

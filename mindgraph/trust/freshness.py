@@ -9,15 +9,14 @@ after validation by default; trust.revalidate_after_days). A page never validate
 from __future__ import annotations
 
 import datetime as dt
-import re
 from dataclasses import dataclass
 
 from ..fsutil import sha256_text
 from ..page.markdown import split_frontmatter
+from .citations import reference_set
 from .record import Provenance, Verification
 
 TRIGGERS = ("content_changed", "references_changed", "age_expired")
-_URL = re.compile(r"https?://[^\s)\]>\"'`]+")
 
 
 @dataclass(frozen=True)
@@ -41,15 +40,14 @@ def body_hash(text: str) -> str:
 
 
 def references(text: str, provenance: Provenance) -> tuple[str, ...]:
-    """The sources a page cites: its raw notes (raw:path) and the URLs in its body."""
+    """The sources a page cites: its raw notes (raw:path), URLs and local files (file:path;
+    see citations.py)."""
     _, body, _ = split_frontmatter(text)
     return _references(body, provenance)
 
 
 def _references(body: str, provenance: Provenance) -> tuple[str, ...]:
-    refs = {f"raw:{s.path}" for s in provenance.sources}
-    refs.update(url.rstrip(".,;:") for url in _URL.findall(body))
-    return tuple(sorted(refs))
+    return reference_set(body, provenance)
 
 
 def freshness(verification: Verification, text: str, provenance: Provenance,

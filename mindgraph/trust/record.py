@@ -6,8 +6,8 @@
     verification:  status, level 0-3, validator, last_validated, revalidate_after,
                    body_sha256 and references (what was validated, for freshness)
     evidence:      status (none | grounded | partial | unavailable), source_count, and per
-                   source checked: kind, ref, sha256 of the checked text, claims
-                   (text, verdict, quote)
+                   source checked: kind, ref, sha256 of the checked text, available (and
+                   the reason when it was not), claims (text, verdict, quote)
 
 Pages written before this record existed carry only ``sources`` and ``compiler``; their
 provenance is derived from those, and their verification is L0 unverified. A model's
@@ -88,6 +88,7 @@ class EvidenceSource:
     sha256: str = ""            # of the text that was checked ("" when it was unavailable)
     available: bool = True
     claims: tuple[ClaimCheck, ...] = ()
+    reason: str = ""            # why it was unavailable ("" when it was read)
 
 
 @dataclass(frozen=True)
@@ -101,12 +102,17 @@ class Evidence:
     def to_yaml(self) -> dict[str, Any]:
         """The mapping written under ``evidence:``."""
         return {"status": self.status, "source_count": self.source_count,
-                "sources": [{"kind": s.kind, "ref": s.ref, "sha256": s.sha256,
-                             "available": s.available,
-                             "claims": [{"claim": c.claim, "supported": c.supported,
-                                         "verdict": c.verdict, "quote": c.quote}
-                                        for c in s.claims]}
-                            for s in self.sources]}
+                "sources": [_source_yaml(s) for s in self.sources]}
+
+
+def _source_yaml(source: EvidenceSource) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": source.kind, "ref": source.ref, "sha256": source.sha256,
+                           "available": source.available}
+    if source.reason:
+        out["reason"] = source.reason
+    out["claims"] = [{"claim": c.claim, "supported": c.supported, "verdict": c.verdict,
+                      "quote": c.quote} for c in source.claims]
+    return out
 
 
 @dataclass(frozen=True)
@@ -200,7 +206,8 @@ def _evidence(raw: Any, problems: list[str]) -> Evidence:
                        for c in _as_list(item.get("claims")) if isinstance(c, Mapping))
         sources.append(EvidenceSource(str(item.get("kind") or ""), str(item.get("ref") or ""),
                                       str(item.get("sha256") or ""),
-                                      bool(item.get("available", True)), claims))
+                                      bool(item.get("available", True)), claims,
+                                      str(item.get("reason") or "")))
     count = raw.get("source_count", len(sources))
     return Evidence(status, count if isinstance(count, int) else len(sources), tuple(sources))
 

@@ -18,7 +18,9 @@ from ..fsutil import atomic_write_bytes, sha256_bytes
 from ..page.parse import parse_page
 from ..page.vault import iter_markdown_files
 from .audit import AuditReport, PageTrust, audit
-from .evidence import raw_note_evidence
+from .evidence import EvidenceCollector
+from .fetch.cache import CachedUrls, EvidenceCache
+from .fetch.files import FileFetcher
 from .freshness import Freshness, freshness, references
 from .ledger import Run, append_run, read_runs
 from .llm import LLMValidator
@@ -52,12 +54,14 @@ class PlanResult:
     verdicts: tuple[PageVerdict, ...]
     skipped: tuple[tuple[str, str], ...] = ()   # (page, why)
     unchanged: int = 0         # pages that already hold exactly the records planned
+    evidence: dict[str, int] = field(default_factory=dict)  # "url lacked": n (see collector)
 
     def to_dict(self) -> dict:
         """JSON form."""
         return {"plan": str(self.path) if self.path else None,
                 "digest": self.plan.digest if self.path else None,
                 "targets": len(self.plan.targets), "unchanged": self.unchanged,
+                "evidence": self.evidence,
                 "verdicts": [v.to_dict() for v in self.verdicts],
                 "skipped": [{"path": p, "reason": r} for p, r in self.skipped]}
 
@@ -73,9 +77,11 @@ class ApplyResult:
 class TrustService:
     """Verification, audit and the run ledger of one workspace."""
 
-    def __init__(self, settings: Settings, today: Callable[[], dt.date] | None = None):
+    def __init__(self, settings: Settings, today: Callable[[], dt.date] | None = None,
+                 transport: Any = None):
         self.settings = settings
         self.today = today or (lambda: dt.datetime.now(dt.timezone.utc).date())
+        self.transport = transport      # an httpx transport for URL fetches (tests fake it)
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -119,11 +125,37 @@ class TrustService:
 
     # -- planning ---------------------------------------------------------------------------
 
-    def plan(self, only: Iterable[str] = (), due: bool = False, llm: Any = None) -> PlanResult:
+    def plan(self, only: Iterable[str] = (), due: bool = False, llm: Any = None,
+             fetch: bool | None = None) -> PlanResult:
         """Validate the pages (all, ``only`` some, or with ``due`` those stale or due within
-        7 days) and save a plan of the records to write; nothing else is written. With
-        ``llm`` (an LLMProvider) the model judges the claims instead of the offline
-        validator; a provider fault skips that page and says why."""
+        7 days) and save a plan of the records to write; nothing else is written but the
+        plan and the evidence cache. With ``llm`` (an LLMProvider) the model judges the
+        claims instead of the offline validator; a provider fault skips that page and says
+        why. ``fetch`` (default: trust.fetch_urls) fetches cited URLs live; without it they
+        are read from the evidence cache."""
+        fetch = self.settings.trust.fetch_urls if fetch is None else fetch
+        live = self._url_fetcher() if fetch else None
+        try:
+            return self._plan(only, due, llm, self._collector(live))
+        finally:
+            if live is not None:
+                live.close()
+
+    def _url_fetcher(self) -> Any:
+        from .fetch.url import UrlFetcher      # httpx is imported only when URLs are fetched
+
+        trust = self.settings.trust
+        return UrlFetcher(timeout_s=trust.fetch_timeout_s, max_bytes=trust.fetch_max_bytes,
+                          max_redirects=trust.fetch_max_redirects, transport=self.transport)
+
+    def _collector(self, live: Any) -> EvidenceCollector:
+        s = self.settings
+        files = FileFetcher((s.base_dir, s.raw_dir, s.wiki_dir), s.trust.fetch_max_bytes)
+        return EvidenceCollector(s.raw_dir, s.wiki_dir, files,
+                                 CachedUrls(EvidenceCache(s.state_dir), live))
+
+    def _plan(self, only: Iterable[str], due: bool, llm: Any,
+              collector: EvidenceCollector) -> PlanResult:
         judge: Any = offline_judge if llm is None else LLMValidator(llm)
         identity = IDENTITY if llm is None else judge.identity
         started = now_iso()
@@ -136,7 +168,8 @@ class TrustService:
                 continue
             if due and not self._due(page):
                 continue
-            found = raw_note_evidence(self.settings.raw_dir, page.record.provenance)
+            found = collector.collect(page.path, page.text.replace("\r\n", "\n"),
+                                      page.record.provenance)
             try:
                 verdict = validate_page(page.path, page.text.replace("\r\n", "\n"),
                                         page.record, found, today, trust.revalidate_after_days,
@@ -157,12 +190,13 @@ class TrustService:
             targets.append(target)
         plan = Plan(tuple(targets), started, identity)
         if not targets:
-            return PlanResult(plan, None, (), tuple(skipped), unchanged)
+            return PlanResult(plan, None, (), tuple(skipped), unchanged, collector.summary())
         path = save_plan(plan, self.settings.state_dir)
         append_run(self.settings.state_dir, Run("plan", "SUCCESS", "PLANNED", plan.digest,
                                                 started, now_iso(), len(targets),
                                                 plan=str(path)))
-        return PlanResult(plan, path, tuple(verdicts), tuple(skipped), unchanged)
+        return PlanResult(plan, path, tuple(verdicts), tuple(skipped), unchanged,
+                          collector.summary())
 
     def _due(self, page: WikiPage) -> bool:
         state = self.freshness(page)

@@ -46,21 +46,26 @@ def check_text(text: str, found: list[EvidenceText], judge: Judge = offline_judg
                ) -> tuple[str, list[ClaimCheck], tuple[EvidenceSource, ...]]:
     """The verdict on every claim of ``text`` against each available evidence text: the
     verdict, the checks, and one record per source (a claim counts as supported when any
-    source supports it; each source's record holds the verdicts it quoted)."""
+    source supports it; each source's record holds what that source says of each claim:
+    the offline validator checks every claim against each source alone, a model's verdicts
+    count for the source that holds the quote)."""
     available = [e for e in found if e.text is not None]
     claims = [c.text for c in page_claims(text)]
     checks = judge(claims, available) if available and claims else []
     sources = []
     for item in found:
         if item.text is None:
-            sources.append(EvidenceSource(item.kind, item.ref, "", False))
+            sources.append(EvidenceSource(item.kind, item.ref, "", False, reason=item.reason))
             continue
-        flat = " ".join(item.text.split())
-        sentences = set(evidence_sentences(item.text))
-        sources.append(EvidenceSource(item.kind, item.ref, item.sha256, True, tuple(
-            c if c.verdict == "unsupported" or c.quote in sentences
-            or " ".join(c.quote.split()) in flat
-            else ClaimCheck(c.claim, "unsupported") for c in checks)))
+        if judge is offline_judge:
+            own = tuple(offline_judge(claims, [item])) if checks else ()
+        else:
+            sentences = set(evidence_sentences(item.text))
+            flat = " ".join(item.text.split())
+            own = tuple(c if c.verdict == "unsupported" or c.quote in sentences
+                        or " ".join(c.quote.split()) in flat
+                        else ClaimCheck(c.claim, "unsupported") for c in checks)
+        sources.append(EvidenceSource(item.kind, item.ref, item.sha256, True, own))
     return (verdict_of(checks) if checks else "unverifiable"), checks, tuple(sources)
 
 

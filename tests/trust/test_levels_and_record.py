@@ -65,3 +65,38 @@ def test_l3_only_when_every_supported_claim_rests_on_a_primary_source():
 def test_unknown_verdict_is_refused():
     with pytest.raises(ValueError, match="unknown verdict"):
         outcome("very confident", Verification(), _evidence())
+
+
+def _sources(*items):
+    """EvidenceSources from (ref, {claim: verdict}) pairs."""
+    return Evidence("none", len(items), tuple(
+        EvidenceSource("raw_note" if ref.startswith("raw:") else "url", ref, "h", True,
+                       tuple(ClaimCheck(c, v, "q" if v == "supported" else "")
+                             for c, v in claims.items()))
+        for ref, claims in items))
+
+
+def test_l3_needs_every_claim_mapped_to_a_primary_source_a_secondary_one_besides_is_fine():
+    both = _sources(("raw:policies/a.md", {"c1": "supported", "c2": "supported"}),
+                    ("https://blog.example.com/x", {"c1": "supported", "c2": "unsupported"}))
+    assert outcome("pass", Verification(), both, ("raw:policies/*",)).level == 3
+    split = _sources(("raw:policies/a.md", {"c1": "supported", "c2": "unsupported"}),
+                     ("https://blog.example.com/x", {"c1": "unsupported", "c2": "supported"}))
+    assert outcome("pass", Verification(), split, ("raw:policies/*",)).level == 2
+    assert outcome("pass", Verification(), split,
+                   ("raw:policies/*", "https://blog.example.com/*")).level == 3
+
+
+def test_a_pass_while_cited_evidence_could_not_be_read_is_reviewed_l2_partial():
+    evidence = Evidence("none", 2, (
+        EvidenceSource("raw_note", "raw:a.md", "h", True, (ClaimCheck("c", "supported", "q"),)),
+        EvidenceSource("url", "https://example.org", "", False, reason="HTTP 404 Not Found")))
+    got = outcome("pass", Verification(), evidence, ("raw:*",))
+    assert (got.status, got.level, got.evidence_status) == ("reviewed", 2, "partial")
+
+
+def test_the_unavailable_reason_is_kept_in_the_record():
+    record = read_record({"evidence": {"status": "partial", "sources": [
+        {"kind": "url", "ref": "https://x", "available": False, "reason": "HTTP 404"}]}})
+    assert record.evidence.sources[0].reason == "HTTP 404"
+    assert record.evidence.to_yaml()["sources"][0]["reason"] == "HTTP 404"

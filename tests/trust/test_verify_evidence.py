@@ -1,0 +1,138 @@
+"""`mindgraph verify` with cited evidence: URLs from a real local HTTP server (fetched only
+with --fetch or trust.fetch_urls, else read from the cache), local files linked from a note,
+and what an offline run lacked."""
+
+from __future__ import annotations
+
+import json
+
+from trust_support import Route, evidence_server, plan_of
+
+HUMAN = ("---\ntitle: Retention\n---\n# Retention\n\n"
+         "[Deleted notes stay in the trash for 30 days]({url}/retention).\n\n"
+         "- Restoring a note puts it back in its folder.\n")
+EVIDENCE = ("<html><body><h1>Retention</h1><p>Deleted notes stay in the trash for 30 days."
+            "</p><ul><li>Restoring a note puts it back in its folder.</li></ul></body></html>")
+
+
+def _human_page(base, url):
+    (base / "wiki" / "Retention.md").write_text(HUMAN.format(url=url), encoding="utf-8")
+
+
+def _verdict(plan, path):
+    return next(v for v in plan["verdicts"] if v["path"] == path)
+
+
+def _url_source(verdict):
+    return next(s for s in verdict["evidence"]["sources"] if s["kind"] == "url")
+
+
+def test_a_page_whose_only_evidence_is_an_unfetched_url_stays_l1(compiled, mg):
+    with evidence_server({"/retention": Route(EVIDENCE)}) as (base_url, hits):
+        _human_page(compiled, base_url)
+        result = mg(compiled, "verify", "Retention.md")
+        assert result.exit_code == 0, result.output
+        assert "→ L1 reviewed" in result.output
+        assert f"lacked       Retention.md: {base_url}/retention: not fetched: URL fetching " \
+               f"is off" in result.output
+        assert "evidence url lacked 1" in result.output
+        assert hits == {}                          # off by default: nothing was requested
+        verdict = _verdict(plan_of(mg, compiled, "Retention.md"), "Retention.md")
+        assert (verdict["verification"]["status"], verdict["verification"]["level"],
+                verdict["evidence"]["status"]) == ("reviewed", 1, "unavailable")
+        assert _url_source(verdict)["reason"].startswith("not fetched")
+
+
+def test_fetch_grounds_the_page_and_a_later_offline_run_uses_the_cached_copy(compiled, mg):
+    with evidence_server({"/retention": Route(EVIDENCE)}) as (base_url, hits):
+        _human_page(compiled, base_url)
+        fetched = plan_of(mg, compiled, "Retention.md", "--fetch")
+        assert hits == {"/retention": 1}
+    verdict = _verdict(fetched, "Retention.md")
+    assert verdict["verdict"] == "pass"
+    assert (verdict["verification"]["status"], verdict["verification"]["level"]) == \
+        ("verified", 2)
+    source = _url_source(verdict)
+    assert source["available"] and source["sha256"]
+    assert [c["supported"] for c in source["claims"]] == [True, True]
+    assert fetched["evidence"] == {"url read": 1}
+    # the server is gone: the offline run checks against what was fetched before
+    offline = plan_of(mg, compiled, "Retention.md")
+    again = _verdict(offline, "Retention.md")
+    assert offline["evidence"] == {"url cached": 1}
+    assert again["verification"]["level"] == 2 and _url_source(again)["sha256"] == \
+        source["sha256"]
+
+
+def test_config_turns_fetching_on_and_a_slow_server_times_out(compiled, mg):
+    (compiled / "mindgraph.yml").write_text(
+        "paths:\n  raw: raw\ntrust:\n  fetch_urls: true\n  fetch_timeout_s: 0.5\n")
+    with evidence_server({"/retention": Route(EVIDENCE, delay_s=3)}) as (base_url, hits):
+        _human_page(compiled, base_url)
+        verdict = _verdict(plan_of(mg, compiled, "Retention.md"), "Retention.md")
+        assert hits == {"/retention": 1}
+        assert "timed out after 0.5 s" in _url_source(verdict)["reason"]
+        assert verdict["verification"]["level"] == 1
+        # --no-fetch overrides the configuration for one run
+        plan_of(mg, compiled, "Retention.md", "--no-fetch")
+        assert hits == {"/retention": 1}
+
+
+def test_a_compiled_page_citing_an_unfetched_url_is_reviewed_not_verified(compiled, mg):
+    with evidence_server({"/sync": Route("<p>Sync keeps 12 months of version history.</p>")}) \
+            as (base_url, _):
+        (compiled / "raw" / "Cited.md").write_text(
+            f"# Cited\n\nSync keeps 12 months of version history ({base_url}/sync).\n")
+        assert mg(compiled, "ingest").exit_code == 0
+        offline = _verdict(plan_of(mg, compiled, "Cited.md"), "Cited.md")
+        online = _verdict(plan_of(mg, compiled, "Cited.md", "--fetch"), "Cited.md")
+    # every claim rests on the raw note either way; what was cited but not read is partial
+    assert offline["verdict"] == online["verdict"] == "pass"
+    assert (offline["verification"]["status"], offline["evidence"]["status"]) == \
+        ("reviewed", "partial")
+    assert (online["verification"]["status"], online["evidence"]["status"]) == \
+        ("verified", "grounded")
+
+
+def test_a_linked_local_file_is_evidence_and_one_outside_the_workspace_is_not_read(
+        compiled, mg, tmp_path_factory):
+    outside = tmp_path_factory.mktemp("outside") / "secret.txt"
+    outside.write_text("Deleted notes stay in the trash for 30 days.")
+    (compiled / "raw" / "docs").mkdir()
+    (compiled / "raw" / "docs" / "trash.txt").write_text(
+        "Deleted notes stay in the trash for 30 days.\n")
+    (compiled / "wiki" / "Trash.md").write_text(
+        "# Trash\n\n[Deleted notes stay in the trash for 30 days](../raw/docs/trash.txt).\n")
+    (compiled / "wiki" / "Leak.md").write_text(
+        f"# Leak\n\n[Deleted notes stay in the trash for 30 days]"
+        f"(../../{outside.parent.name}/secret.txt).\n")
+    plan = plan_of(mg, compiled, "Trash.md", "Leak.md")
+    trash, leak = _verdict(plan, "Trash.md"), _verdict(plan, "Leak.md")
+    assert (trash["verdict"], trash["verification"]["status"],
+            trash["verification"]["level"]) == ("pass", "verified", 2)
+    [checked] = trash["evidence"]["sources"]
+    assert (checked["kind"], checked["ref"], checked["available"]) == \
+        ("file", "file:../raw/docs/trash.txt", True)
+    assert checked["claims"] == [{
+        "claim": "Deleted notes stay in the trash for 30 days.", "supported": True,
+        "verdict": "supported", "quote": "Deleted notes stay in the trash for 30 days."}]
+    source = leak["evidence"]["sources"][0]
+    assert source["ref"].startswith("file:") and not source["available"]
+    assert "outside the workspace" in source["reason"]
+    assert leak["verification"]["level"] == 1
+    assert "file:../raw/docs/trash.txt" in trash["verification"]["references"]
+    assert json.dumps(plan).count("a secret") == 0
+
+
+def test_l3_on_the_real_cli_when_every_claim_is_mapped_to_a_primary_source(compiled, mg):
+    (compiled / "mindgraph.yml").write_text(
+        "paths:\n  raw: raw\ntrust:\n  primary_sources: ['raw:policies/*']\n")
+    (compiled / "raw" / "policies").mkdir()
+    (compiled / "raw" / "policies" / "Trash.md").write_text(
+        "# Trash\n\nDeleted notes stay in the trash for 30 days.\n")
+    assert mg(compiled, "ingest").exit_code == 0
+    plan = plan_of(mg, compiled, "policies/Trash.md", "Sync.md")
+    trash, sync = _verdict(plan, "policies/Trash.md"), _verdict(plan, "Sync.md")
+    assert (trash["verification"]["status"], trash["verification"]["level"]) == \
+        ("verified", 3)
+    assert (sync["verification"]["status"], sync["verification"]["level"]) == ("verified", 2)
