@@ -518,13 +518,13 @@ class Mindgraph:
                           "by_resolution": dict(resolution.most_common())},
                 "tags": {"distinct": len(tags),
                          "top": [{"tag": t, "pages": n} for t, n in tags.most_common(10)]},
-                "problems": len(vault.problems),
+                "problems": len(vault.problems), "trust": self.trust.mix(pages.values()),
                 "raw": {"files": len(state.files), "by_state": dict(raw_states.most_common())}}
 
     @_query
     def check(self) -> CheckReport:
-        """Lint the wiki."""
-        return check_vault(self.vault(), self.settings.raw_dir)
+        """Lint the wiki, its trust records included (the mix, disputed pages)."""
+        return self.trust.lint(check_vault(self.vault(), self.settings.raw_dir), self.vault())
 
     def calibrate_recency(self, questions: Iterable[Any] = ()) -> "Fit":
         """The recency λ (and evergreen pages) the usage log and ``questions`` argue for."""

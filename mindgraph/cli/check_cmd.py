@@ -1,10 +1,12 @@
-"""`mindgraph check`: broken and ambiguous links, pages nothing links to, missing frontmatter, duplicates."""
+"""`mindgraph check`: broken and ambiguous links, pages nothing links to, missing frontmatter,
+duplicates, disputed pages and the trust mix."""
 
 from __future__ import annotations
 
 import click
 
 from ..core import Mindgraph
+from ..trust.lint import describe_mix
 from .common import EXIT_PROBLEMS, emit_json, json_option, workspace_options
 
 
@@ -16,7 +18,8 @@ from .common import EXIT_PROBLEMS, emit_json, json_option, workspace_options
               help="Print at most this many findings (0: all). --json always has all.")
 @json_option
 def check_command(settings, strict: bool, errors_only: bool, limit: int, as_json: bool) -> None:
-    """Lint the wiki: broken/ambiguous links, pages without backlinks or frontmatter, duplicates."""
+    """Lint the wiki: broken/ambiguous links, pages without backlinks or frontmatter, duplicates,
+    disputed pages; and the trust mix."""
     settings.require_wiki()
     report = Mindgraph(settings).check()
     if as_json:
@@ -31,6 +34,8 @@ def check_command(settings, strict: bool, errors_only: bool, limit: int, as_json
         counts = ", ".join(f"{kind} {n}" for kind, n in report.counts().items()) or "nothing"
         click.echo(f"{report.pages} pages: {len(report.errors)} errors, "
                    f"{len(report.warnings)} warnings ({counts}).")
+        if getattr(report, "trust", None):     # core.check adds it (trust/lint.py)
+            click.echo(f"trust: {describe_mix(report.trust)}")
     if strict and report.errors:
         raise SystemExit(EXIT_PROBLEMS)
 

@@ -1,10 +1,12 @@
-"""`mindgraph stats`: pages, sections, links by kind, resolution, tags, raw files by state."""
+"""`mindgraph stats`: pages, sections, links by kind, resolution, tags, the trust mix, raw
+files by state."""
 
 from __future__ import annotations
 
 import click
 
 from ..core import Mindgraph
+from ..trust.lint import describe_mix
 from .common import emit_json, json_option, workspace_options
 
 
@@ -12,7 +14,7 @@ from .common import emit_json, json_option, workspace_options
 @workspace_options
 @json_option
 def stats_command(settings, as_json: bool) -> None:
-    """Count pages, sections, links (by kind and resolution), tags and raw files by state."""
+    """Count pages, sections, links (by kind and resolution), tags, trust levels and raw files."""
     stats = Mindgraph(settings).stats()
     if as_json:
         emit_json(stats)
@@ -27,6 +29,7 @@ def stats_command(settings, as_json: bool) -> None:
                + (", ".join(f"{k} {v}" for k, v in links["by_resolution"].items()) or "none"))
     top = ", ".join(f"#{t['tag']} {t['pages']}" for t in stats["tags"]["top"][:6])
     click.echo(f"tags      {stats['tags']['distinct']} distinct; top: {top or 'none'}")
+    click.echo(f"trust     {describe_mix(stats['trust'])}")
     raw = stats["raw"]
     states = ", ".join(f"{k} {v}" for k, v in raw["by_state"].items()) or "never ingested"
     click.echo(f"raw       {raw['files']} files: {states}")

@@ -241,7 +241,7 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None)
         fresh()
         return {"status": "ok", "version": __version__, "pages": len(mg.vault().pages)}
 
-    @route("get", "/stats", s.StatsOut, "Pages, sections, links, tags, raw states")
+    @route("get", "/stats", s.StatsOut, "Pages, sections, links, tags, trust mix, raw states")
     def stats() -> dict[str, Any]:
         fresh()
         return mg.stats()

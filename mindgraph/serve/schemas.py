@@ -283,14 +283,27 @@ class FindingOut(BaseModel):
     raw_line: int = 0
 
 
+class TrustMixOut(BaseModel):
+    """The trust mix: pages per level (L0-L3) and status, fresh, stale (by trigger), never
+    verified."""
+
+    by_level: dict[str, int]
+    by_status: dict[str, int]
+    fresh: int
+    stale: int
+    unverified: int
+    stale_by_trigger: dict[str, int]
+
+
 class CheckOut(BaseModel):
-    """Lint report of the wiki."""
+    """Lint report of the wiki (disputed pages among the findings) and its trust mix."""
 
     pages: int
     errors: int
     warnings: int
     counts: dict[str, int]
     findings: list[FindingOut]
+    trust: TrustMixOut
 
 
 class LintFindingOut(BaseModel):
@@ -400,6 +413,7 @@ class StatsOut(BaseModel):
     links: dict[str, Any]
     tags: dict[str, Any]
     problems: int
+    trust: TrustMixOut
     raw: dict[str, Any]
 
 

@@ -284,6 +284,16 @@ class TrustService:
             items.append(PageTrust(page.path, page.record, fresh, capable))
         return audit(items, self.settings.trust.coverage_threshold_pct, unreadable)
 
+    def mix(self, pages: Iterable[Any]) -> dict[str, Any]:
+        """The trust mix of parsed pages (levels, statuses, freshness), for `stats`."""
+        from .lint import trust_mix
+        return trust_mix(pages, self.today())
+
+    def lint(self, report: Any, vault: Any) -> Any:
+        """`check`'s report with the trust mix and the disputed pages added."""
+        from .lint import with_trust
+        return with_trust(report, vault.pages.values(), self.today())
+
     def runs(self) -> list[dict]:
         """The run ledger, oldest first."""
         return list(read_runs(self.settings.state_dir))
