@@ -27,7 +27,7 @@ def page_result(mg: Mindgraph, name: str, max_chars: int) -> dict[str, Any]:
         "aliases": list(page.aliases), "tags": list(page.tags),
         "sections": [_outline(s) for s in page.sections],
         "links_to": linked, "linked_from": _unique(b["page"] for b in links["backlinks"]),
-        "broken_links": broken,
+        "broken_links": broken, "trust": mg.trust_of([page.path]).get(page.path),
         # description, permalink, dates, ...: what the outline does not already say
         "frontmatter": {k: v for k, v in page.frontmatter.items()
                         if k not in ("title", "aliases", "alias", "tags", "tag")} or None,

@@ -257,7 +257,8 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None)
                 "sections": [{"id": x.id, "heading": x.heading, "level": x.level,
                               "path": list(x.path), "lines": [x.start_line, x.end_line]}
                              for x in found.sections],
-                "outgoing": links["outgoing"], "backlinks": links["backlinks"]}
+                "outgoing": links["outgoing"], "backlinks": links["backlinks"],
+                "trust": mg.trust_of([found.path])[found.path]}
 
     @route("get", "/section", s.SectionOut, "One section of a page, with its text", 404)
     def section(page: str = _name(),

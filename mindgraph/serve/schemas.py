@@ -73,6 +73,8 @@ class PageOut(BaseModel):
     sections: list[SectionRef]
     outgoing: list[OutgoingLink]
     backlinks: list[Backlink]
+    trust: "TrustOut" = Field(description="Its verification level, status and freshness (the "
+                                          "records themselves are in frontmatter)")
 
 
 class SectionOut(BaseModel):

@@ -35,12 +35,14 @@ class Run:
     outside_scope: tuple[str, ...] = ()
     reason: str = ""
     plan: str = ""
+    skipped: tuple[str, ...] = ()   # "page: why" for pages a fault stopped (429, timeout, …)
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
         data = asdict(self)
         data["written"], data["outside_scope"] = list(self.written), list(self.outside_scope)
+        data["skipped"] = list(self.skipped)
         return data
 
 

@@ -189,12 +189,18 @@ class TrustService:
             verdicts.append(verdict)
             targets.append(target)
         plan = Plan(tuple(targets), started, identity)
+        faults = tuple(f"{path}: {why}" for path, why in skipped)
         if not targets:
+            if faults:      # a run that judged nothing because of faults is on record too
+                append_run(self.settings.state_dir, Run(
+                    "plan", "FAILED", "DISCARDED", "", started, now_iso(), 0, skipped=faults,
+                    reason=f"{len(faults)} page(s) skipped, nothing planned"))
             return PlanResult(plan, None, (), tuple(skipped), unchanged, collector.summary())
         path = save_plan(plan, self.settings.state_dir)
-        append_run(self.settings.state_dir, Run("plan", "SUCCESS", "PLANNED", plan.digest,
-                                                started, now_iso(), len(targets),
-                                                plan=str(path)))
+        append_run(self.settings.state_dir, Run(
+            "plan", "SUCCESS", "PLANNED", plan.digest, started, now_iso(), len(targets),
+            skipped=faults, plan=str(path),
+            reason=f"{len(faults)} page(s) skipped" if faults else ""))
         return PlanResult(plan, path, tuple(verdicts), tuple(skipped), unchanged,
                           collector.summary())
 

@@ -59,7 +59,9 @@ def test_a_raw_note_cannot_forge_a_trust_record(compiled, mg):
 
 def test_audit_figures_threshold_and_fail_under(compiled, mg):
     _apply(mg, compiled, "Sync.md", "日本語")
+    before = {p: p.read_bytes() for p in compiled.rglob("*") if p.is_file()}
     audit = json.loads(mg(compiled, "audit", "--json").output)
+    assert {p: p.read_bytes() for p in compiled.rglob("*") if p.is_file()} == before  # read-only
     assert {k: audit[k] for k in ("pages", "evidence_capable", "fresh_l2", "coverage_pct",
                                   "threshold_count", "surplus")} == {
         "pages": 3, "evidence_capable": 3, "fresh_l2": 2, "coverage_pct": 66.67,

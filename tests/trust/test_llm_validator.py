@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import httpx
+import pytest
 
 from trust_support import plan_of
 
@@ -87,9 +88,77 @@ def test_provider_faults_skip_only_the_affected_page_and_write_nothing(compiled)
         assert skipped[0] == "Sync.md" and skipped[1], name
     assert "no verdict JSON" in skipped[1]
     assert _tree(compiled) == before
+    # each faulty run is on record: FAILED, nothing planned, the page and the fault named
+    runs = TrustService(load_settings(compiled)).runs()
+    assert [(r["process_status"], r["result_status"]) for r in runs] == \
+        [("FAILED", "DISCARDED")] * 4
+    assert runs[0]["skipped"][0].startswith("Sync.md: ") and "429" in runs[0]["skipped"][0]
+    assert runs[-1]["skipped"] == [f"Sync.md: {skipped[1]}"]
 
 
 def test_verify_validator_llm_needs_a_configured_provider(compiled, mg):
     result = mg(compiled, "verify", "--validator", "llm")
     assert result.exit_code == 2 and "--validator llm needs an LLM" in result.output
     assert plan_of(mg, compiled, "--validator", "offline")["targets"] == 3
+
+
+def _anthropic(text: str | None, status: int = 200):
+    import anthropic._base_client
+
+    from mindgraph.providers.llm import AnthropicProvider
+
+    http = getattr(anthropic._base_client, "httpx2", None) or anthropic._base_client.httpx
+    body = ({"id": "msg_01", "type": "message", "role": "assistant", "model": "claude-x",
+             "stop_reason": "end_turn", "stop_sequence": None,
+             "content": [{"type": "text", "text": text}],
+             "usage": {"input_tokens": 1, "output_tokens": 1}} if status == 200 else
+            {"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}})
+    client = http.Client(transport=http.MockTransport(lambda r: http.Response(status,
+                                                                              json=body)))
+    return AnthropicProvider("sk-ant-test", model="claude-x", max_retries=0,
+                             key_source="$ANTHROPIC_API_KEY", http_client=client,
+                             sleep=lambda s: None)
+
+
+def _gemini(text: str | None, status: int = 200):
+    from mindgraph.providers.llm import GeminiProvider
+
+    body = ({"candidates": [{"content": {"role": "model", "parts": [{"text": text}]},
+                             "finishReason": "STOP", "index": 0}],
+             "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1,
+                               "totalTokenCount": 2}, "modelVersion": "gemini-x"}
+            if status == 200 else
+            {"error": {"code": status, "message": "slow down", "status": "RESOURCE_EXHAUSTED"}})
+    client = httpx.Client(transport=httpx.MockTransport(lambda r: httpx.Response(status,
+                                                                                 json=body)))
+    return GeminiProvider("AIza-test", model="gemini-x", max_retries=0,
+                          key_source="$GEMINI_API_KEY", http_client=client,
+                          sleep=lambda s: None)
+
+
+def _openai(text: str | None, status: int = 200):
+    return _provider(lambda r: _answer(text) if status == 200 else httpx.Response(
+        status, json={"error": {"message": "slow down", "type": "rate_limit"}}))
+
+
+@pytest.mark.parametrize("make, identity", [
+    (_anthropic, "llm:anthropic:claude-x:v1"), (_gemini, "llm:gemini:gemini-x:v1"),
+    (_openai, "llm:openai:gpt-4.1-mini:v1")])
+def test_every_provider_judges_and_a_confidence_it_adds_is_never_read(compiled, make,
+                                                                      identity):
+    # the model is "sure" of the unsupported claim and unsure of the quoted one: neither
+    # number is read; only the quote in the evidence makes a claim supported
+    answer = json.dumps({"claims": [
+        {"n": 1, "verdict": "supported", "quote": "Sync keeps 12 months of version history.",
+         "confidence": 0.01},
+        {"n": 2, "verdict": "unsupported", "quote": "", "confidence": 1.0}]})
+    planned = TrustService(load_settings(compiled)).plan(["Sync.md"], llm=make(answer))
+    (verdict,) = planned.verdicts
+    assert verdict.verification.validator == identity
+    assert (verdict.verdict, verdict.verification.status, verdict.verification.level) == \
+        ("warn", "reviewed", 2)
+    assert [c.verdict for c in verdict.evidence.sources[0].claims] == \
+        ["supported", "unsupported"]
+    assert "confidence" not in json.dumps(verdict.to_dict())
+    limited = TrustService(load_settings(compiled)).plan(["Sync.md"], llm=make(None, 429))
+    assert limited.verdicts == () and limited.skipped[0][0] == "Sync.md"

@@ -114,3 +114,24 @@ def test_mcp_tools_take_min_trust_and_fresh(compiled, mg):
         "--min-trust L2 --fresh left out 1 of 2 result(s): 1 below L2 or disputed"]
     assert _pages(smart["results"]) == [("Sync.md", VERIFIED)]
     assert context["sources"] == ["Sync.md"] and context["trust"]["Sync.md"] == VERIFIED
+
+
+def test_get_page_shows_the_trust_and_the_record_on_rest_and_mcp(compiled, mg):
+    _verify_sync(mg, compiled)
+    core = Mindgraph(load_settings(compiled))
+    client = TestClient(create_app(core), base_url=LOCAL)
+    page = client.get("/page", params={"page": "Sync.md"}).json()
+    assert page["trust"] == VERIFIED
+    assert page["frontmatter"]["verification"]["level"] == 2
+    assert page["frontmatter"]["evidence"]["sources"][0]["ref"] == "raw:Sync.md"
+    assert page["frontmatter"]["provenance"]["origin"] == "compiled_offline"
+    assert client.get("/page", params={"page": "Plain.md"}).json()["trust"] == UNVERIFIED
+
+    async def main():
+        async with Client(create_mcp_server(core)) as client:
+            result = await client.call_tool("get_page", {"page": "Sync.md"})
+            return json.loads(result.content[0].text)
+
+    got = anyio.run(main)
+    assert got["trust"] == VERIFIED
+    assert got["frontmatter"]["verification"]["status"] == "verified"
