@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import click
@@ -92,19 +93,31 @@ def verify_command(settings, pages: tuple[str, ...], due: bool, validator: str,
     click.echo(f"apply   mindgraph verify --apply {plan} --approve {planned.plan.digest}")
 
 
-LACKED_SHOWN = 10
+LACKED_SHOWN = 5
 
 
 def _echo_evidence(planned) -> None:
-    """How the evidence was read, and each piece a planned page lacked (a few; --json all)."""
+    """What the planned records say, how the evidence was read, and what was lacked (by
+    reason, a few sources each; --json has all)."""
+    outcomes = Counter(f"L{v.verification.level} {v.verification.status}"
+                       for v in planned.verdicts)
+    if outcomes:
+        click.echo("records  " + ", ".join(f"{k} {n}" for k, n in sorted(outcomes.items())))
     if planned.evidence:
         click.echo("evidence " + ", ".join(f"{k} {n}" for k, n in planned.evidence.items()))
-    lacked = [(v.path, s.ref, s.reason) for v in planned.verdicts
-              for s in v.evidence.sources if not s.available]
-    for path, ref, reason in lacked[:LACKED_SHOWN]:
-        click.echo(f"  lacked       {path}: {ref}: {reason}")
-    if len(lacked) > LACKED_SHOWN:
-        click.echo(f"  ... and {len(lacked) - LACKED_SHOWN} more lacked (--json has all)")
+    lacked: dict[str, list[tuple[str, str]]] = {}
+    for verdict in planned.verdicts:
+        for source in verdict.evidence.sources:
+            if not source.available:
+                lacked.setdefault(source.reason, []).append((source.ref, verdict.path))
+    for reason, items in lacked.items():
+        pages = len({page for _, page in items})
+        click.echo(f"  lacked       {len(items)} source(s) on {pages} page(s): {reason}")
+        for ref, page in items[:LACKED_SHOWN]:
+            click.echo(f"               {ref} ({page})")
+        if len(items) > LACKED_SHOWN:
+            click.echo(f"               ... and {len(items) - LACKED_SHOWN} more (--json "
+                       f"has all)")
 
 
 def _shown(path: Path) -> Path:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import shlex
 from collections import Counter
 from typing import Any, Iterable
 
@@ -49,7 +50,7 @@ def trust_findings(pages: Iterable[Page]) -> list[Finding]:
         if record.problem:
             out.append(Finding("warning", "trust-record", page.path, 0,
                                f"trust record unreadable ({record.problem}), read as L0 "
-                               f"unverified; run `mindgraph verify {page.path}` to write a "
+                               f"unverified; run `mindgraph verify {shlex.quote(page.path)}` to write a "
                                f"new one."))
         if record.verification.status != "disputed":
             continue
@@ -64,7 +65,7 @@ def trust_findings(pages: Iterable[Page]) -> list[Finding]:
         out.append(Finding("warning", "disputed", page.path, line,
                            f"verification found a claim its evidence contradicts{what}. "
                            f"Correct the claim (or the evidence, if it is what is wrong), "
-                           f"then run `mindgraph verify {page.path}`."))
+                           f"then run `mindgraph verify {shlex.quote(page.path)}`."))
     return out
 
 

@@ -33,8 +33,11 @@ def test_a_page_whose_only_evidence_is_an_unfetched_url_stays_l1(compiled, mg):
         result = mg(compiled, "verify", "Retention.md")
         assert result.exit_code == 0, result.output
         assert "→ L1 reviewed" in result.output
-        assert f"lacked       Retention.md: {base_url}/retention: not fetched: URL fetching " \
-               f"is off" in result.output
+        assert "records  L1 reviewed 1" in result.output
+        assert "  lacked       1 source(s) on 1 page(s): not fetched: URL fetching is off " \
+               "(`mindgraph verify --fetch`, or trust.fetch_urls: true) and no copy is " \
+               "cached\n" in result.output
+        assert f"               {base_url}/retention (Retention.md)\n" in result.output
         assert "evidence url lacked 1" in result.output
         assert hits == {}                          # off by default: nothing was requested
         verdict = _verdict(plan_of(mg, compiled, "Retention.md"), "Retention.md")
