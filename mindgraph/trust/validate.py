@@ -51,22 +51,41 @@ def check_text(text: str, found: list[EvidenceText], judge: Judge = offline_judg
     count for the source that holds the quote)."""
     available = [e for e in found if e.text is not None]
     claims = [c.text for c in page_claims(text)]
-    checks = judge(claims, available) if available and claims else []
+    own: dict[int, list[ClaimCheck]] = {}
+    if not (available and claims):
+        checks: list[ClaimCheck] = []
+    elif judge is offline_judge:
+        # each source alone; over all of them a claim gets the first source's check that
+        # supports it, else the first that contradicts it: what one pass over every
+        # sentence in order finds, without reading the evidence twice
+        own = {id(e): offline_judge(claims, [e]) for e in available}
+        checks = [_first(options) for options in zip(*own.values())]
+    else:
+        checks = judge(claims, available)
+        own = {id(e): _quoted_in(checks, e.text or "") for e in available}
     sources = []
     for item in found:
         if item.text is None:
             sources.append(EvidenceSource(item.kind, item.ref, "", False, reason=item.reason))
-            continue
-        if judge is offline_judge:
-            own = tuple(offline_judge(claims, [item])) if checks else ()
         else:
-            sentences = set(evidence_sentences(item.text))
-            flat = " ".join(item.text.split())
-            own = tuple(c if c.verdict == "unsupported" or c.quote in sentences
-                        or " ".join(c.quote.split()) in flat
-                        else ClaimCheck(c.claim, "unsupported") for c in checks)
-        sources.append(EvidenceSource(item.kind, item.ref, item.sha256, True, own))
+            sources.append(EvidenceSource(item.kind, item.ref, item.sha256, True,
+                                          tuple(own.get(id(item), ()))))
     return (verdict_of(checks) if checks else "unverifiable"), checks, tuple(sources)
+
+
+def _first(options: tuple[ClaimCheck, ...]) -> ClaimCheck:
+    """The first check that supports the claim, else the first that contradicts it."""
+    return next((c for c in options if c.supported), None) or next(
+        (c for c in options if c.verdict == "contradicted"), options[0])
+
+
+def _quoted_in(checks: list[ClaimCheck], text: str) -> list[ClaimCheck]:
+    """A model's checks as one source says them: a quote it does not hold supports nothing."""
+    sentences = set(evidence_sentences(text))
+    flat = " ".join(text.split())
+    return [c if c.verdict == "unsupported" or c.quote in sentences
+            or " ".join(c.quote.split()) in flat else ClaimCheck(c.claim, "unsupported")
+            for c in checks]
 
 
 def validate_page(path: str, text: str, record: TrustRecord, found: list[EvidenceText],
