@@ -524,7 +524,8 @@ class Mindgraph:
     @_query
     def check(self) -> CheckReport:
         """Lint the wiki, its trust records included (the mix, disputed pages)."""
-        return self.trust.lint(check_vault(self.vault(), self.settings.raw_dir), self.vault())
+        vault = self.vault()
+        return self.trust.with_trust(check_vault(vault, self.settings.raw_dir), vault)
 
     def calibrate_recency(self, questions: Iterable[Any] = ()) -> "Fit":
         """The recency λ (and evergreen pages) the usage log and ``questions`` argue for."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from ..core import Mindgraph
-from ..trust.lint import describe_mix
+from ..trust.mix import describe_mix
 from .common import EXIT_PROBLEMS, emit_json, json_option, workspace_options
 
 
@@ -34,7 +34,7 @@ def check_command(settings, strict: bool, errors_only: bool, limit: int, as_json
         counts = ", ".join(f"{kind} {n}" for kind, n in report.counts().items()) or "nothing"
         click.echo(f"{report.pages} pages: {len(report.errors)} errors, "
                    f"{len(report.warnings)} warnings ({counts}).")
-        if getattr(report, "trust", None):     # core.check adds it (trust/lint.py)
+        if getattr(report, "trust", None):     # core.check adds it (trust/mix.py)
             click.echo(f"trust: {describe_mix(report.trust)}")
     if strict and report.errors:
         raise SystemExit(EXIT_PROBLEMS)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from ..core import Mindgraph
-from ..trust.lint import describe_mix
+from ..trust.mix import describe_mix
 from .common import emit_json, json_option, workspace_options
 
 

@@ -292,12 +292,12 @@ class TrustService:
 
     def mix(self, pages: Iterable[Any]) -> dict[str, Any]:
         """The trust mix of parsed pages (levels, statuses, freshness), for `stats`."""
-        from .lint import trust_mix
+        from .mix import trust_mix
         return trust_mix(pages, self.today())
 
-    def lint(self, report: Any, vault: Any) -> Any:
+    def with_trust(self, report: Any, vault: Any) -> Any:
         """`check`'s report with the trust mix and the disputed pages added."""
-        from .lint import with_trust
+        from .mix import with_trust
         return with_trust(report, vault.pages.values(), self.today())
 
     def runs(self) -> list[dict]:

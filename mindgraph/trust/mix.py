@@ -50,8 +50,8 @@ def trust_findings(pages: Iterable[Page]) -> list[Finding]:
         if record.problem:
             out.append(Finding("warning", "trust-record", page.path, 0,
                                f"trust record unreadable ({record.problem}), read as L0 "
-                               f"unverified; run `mindgraph verify {shlex.quote(page.path)}` to write a "
-                               f"new one."))
+                               f"unverified; run `mindgraph verify {shlex.quote(page.path)}` "
+                               f"to write a new one."))
         if record.verification.status != "disputed":
             continue
         found = next(((s.ref, c) for s in record.evidence.sources for c in s.claims
