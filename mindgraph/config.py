@@ -61,6 +61,9 @@ class EmbeddingSettings:
 
     provider: Literal["local", "gemini", "openai", "hashing"] = "local"
     model: str = ""
+    # language → local model for its sections and queries (routed.py), e.g.
+    # {ja: multilingual-e5-small, zh: multilingual-e5-small}; other languages get ``model``
+    languages: dict = field(default_factory=dict)
     dimension: int = 0
     api_key_env: str = ""
     base_url: str = ""

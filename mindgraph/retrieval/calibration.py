@@ -50,9 +50,12 @@ class Calibration:
 
 
 def background(vector: VectorRetriever, query: str, sample: list[str]) -> float:
-    """The median cosine of the ``sample`` pages to ``query``: its zero point."""
-    scores = vector.page_scores(query, sample)
-    return float(statistics.median(scores.values())) if scores else 0.0
+    """The median cosine of the ``sample`` pages to ``query``: its zero point. Pages scoring
+    exactly 0 are not counted: they have no vectors of the query's model (one model per
+    language: a Japanese page has none of the English model's)."""
+    scores = list(vector.page_scores(query, sample).values())
+    scores = [s for s in scores if s != 0.0] or scores
+    return float(statistics.median(scores)) if scores else 0.0
 
 
 def spread(paths: list[str], n: int) -> list[str]:
@@ -75,13 +78,17 @@ def pseudo_queries(pages: Mapping[str, Page], sample: int = SAMPLE) -> list[tupl
     return out
 
 
-def measure(vector: VectorRetriever, pages: Mapping[str, Page]) -> Calibration:
-    """Both levels, measured now (2 × ``SAMPLE`` vector searches)."""
+def measure(vector: VectorRetriever, pages: Mapping[str, Page],
+            served: str | None = None) -> Calibration:
+    """Both levels, measured now (2 × ``SAMPLE`` vector searches); with ``served``, from the
+    pseudo-queries that model embeds (one model per language: each has its own levels)."""
     if len(pages) < MIN_PAGES:
         return Calibration()
     others = spread(list(pages), SAMPLE)
     backgrounds, matches = [], []
     for path, query in pseudo_queries(pages):
+        if served is not None and vector.query_provider(query).model_version != served:
+            continue
         hits = vector.search(query, 1)
         if hits:
             matches.append(hits[0].score)
@@ -91,18 +98,24 @@ def measure(vector: VectorRetriever, pages: Mapping[str, Page]) -> Calibration:
 
 
 def calibration(vector: VectorRetriever, pages: Mapping[str, Page],
-                cache_file: Path | None = None) -> Calibration:
-    """The levels, from ``cache_file`` when they were measured for this model and store."""
-    key = f"{vector.model_version}|{vector.store.count(vector.model_version)}|{len(pages)}"
+                cache_file: Path | None = None, served: str | None = None) -> Calibration:
+    """The levels, from ``cache_file`` when they were measured for this model and store
+    (``served``: the model, of one per language, whose queries they are for)."""
+    routed = served is not None and served != vector.model_version
+    stem = f"{vector.model_version}|{vector.store.count(vector.model_version)}|{len(pages)}"
+    key = f"{stem}|{served}" if routed else stem
     cached = _read(cache_file).get(key) if cache_file else None
     if isinstance(cached, dict):
         try:
             return Calibration(float(cached["background"]), float(cached["match"]))
         except (KeyError, TypeError, ValueError):
             pass
-    found = measure(vector, pages)
+    found = measure(vector, pages, served if routed else None)
     if cache_file is not None:
-        _write(cache_file, {key: {"background": found.background, "match": found.match}})
+        # the levels of this store's other models (one per language) stay; older ones go
+        kept = {k: v for k, v in _read(cache_file).items() if k.startswith(stem + "|")}
+        _write(cache_file, {**kept, key: {"background": found.background,
+                                          "match": found.match}})
     return found
 
 

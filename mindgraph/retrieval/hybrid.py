@@ -82,7 +82,7 @@ class HybridRetriever:
         self._answers_lock = threading.Lock()
         self._links: dict[str, frozenset[str]] = {}
         self._calibration_file = calibration_file
-        self._calibration: Calibration | None = None
+        self._calibrations: dict[str, Calibration] = {}   # per model that served queries
         self._sample: list[str] | None = None
         self._backgrounds: dict[str, float] = {}
 
@@ -138,7 +138,7 @@ class HybridRetriever:
         zero = self._background(query) if options.use_keyword and \
             self.settings.drop_vector_noise and not asks_for_recent(query) else None
         if zero is not None:
-            drop_vector_noise(candidates, zero + NOISE_SHARE * self._levels().gap)
+            drop_vector_noise(candidates, zero + NOISE_SHARE * self._levels(query).gap)
         if options.use_keyword:
             self.recency.add_newest(query, candidates, self.keyword,
                                     self.router.weights(intent,
@@ -230,12 +230,16 @@ class HybridRetriever:
                     cand.found_by.append(tag)
         return candidates
 
-    def _levels(self) -> Calibration:
-        """A typical query's background and best cosine on this vault (calibration.py)."""
-        if self._calibration is None:
-            self._calibration = calibration(self.vector, self.pages,  # type: ignore[arg-type]
-                                            self._calibration_file)
-        return self._calibration
+    def _levels(self, query: str) -> Calibration:
+        """A typical query's background and best cosine on this vault (calibration.py), for
+        the model that embeds ``query`` (with one model per language, each has its own)."""
+        served = self.vector.query_provider(query).model_version  # type: ignore[union-attr]
+        found = self._calibrations.get(served)
+        if found is None:
+            found = self._calibrations[served] = calibration(
+                self.vector, self.pages, self._calibration_file,  # type: ignore[arg-type]
+                served=served)
+        return found
 
     def _background(self, query: str) -> float | None:
         """The query's zero point: the median cosine of a fixed sample of pages to it (None
@@ -245,7 +249,7 @@ class HybridRetriever:
         found = self._backgrounds.get(query)
         if found is None:
             try:
-                if self._levels().gap <= 0:
+                if self._levels(query).gap <= 0:
                     return None
                 if self._sample is None:
                     self._sample = spread(list(self.pages), SAMPLE)
@@ -286,7 +290,11 @@ class HybridRetriever:
         on (all-MiniLM-L6-v2 knows English only: its vectors of Japanese text are noise)."""
         if self.vector is None:
             return 1.0
-        languages = model_languages(self.vector.provider)
+        try:
+            provider = self.vector.query_provider(query)
+        except Exception:   # the vector side's own failure is reported by its search
+            return 1.0
+        languages = model_languages(provider)
         if languages is None or query_language(query) in languages:
             return 1.0
         return self.settings.unsupported_language_vector_factor

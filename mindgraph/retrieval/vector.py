@@ -3,6 +3,12 @@
 Query embeddings are cached (agents repeat themselves, and query expansion re-asks parts of a
 query), and the store is over-asked for chunks so that enough distinct pages come back.
 
+With one model per language (``embedding.languages``, providers/embedding/routed.py) the
+query is embedded by its own language's model, or by the next one when that model has no
+vectors among the pages searched (an English question over Japanese pages only);
+``query_provider`` names the model that served a query, whose cosines calibration and fusion
+weights are for.
+
 When the embedding provider fails (a remote API down or timing out), queries for the next
 ``PAUSE_AFTER_FAILURE_S`` seconds fail at once instead of each waiting out the provider's own
 timeouts and retries: the hybrid search answers from keywords meanwhile and says why.
@@ -46,6 +52,8 @@ class VectorRetriever:
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
         self._failed: tuple[float, str] | None = None    # (when, why) of the last failure
+        self._routes: dict[str, int] = {}                # query → the model that served it
+        self._present: dict[int, bool] = {}              # model → has vectors here
 
     @property
     def model_version(self) -> str:
@@ -65,7 +73,7 @@ class VectorRetriever:
                                 f"{time.monotonic() - failed[0]:.0f} s ago ({failed[1]}); "
                                 f"it is asked again after {PAUSE_AFTER_FAILURE_S:g} s")
         try:
-            vector = np.array(self.provider.embed_queries([query])[0], dtype=np.float32)
+            vector = np.array(self._embed(query), dtype=np.float32)
         except (ProviderError, OSError) as exc:     # the provider, not this query, failed
             self._failed = (time.monotonic(), f"{type(exc).__name__}: {exc}")
             raise
@@ -76,6 +84,42 @@ class VectorRetriever:
             while len(self._cache) > CACHE_SIZE:
                 self._cache.popitem(last=False)
         return vector
+
+    def _embed(self, query: str) -> np.ndarray:
+        order = getattr(self.provider, "route_order", None)
+        if order is None:
+            return self.provider.embed_queries([query])[0]
+        routes = order(query)
+        for route in routes:
+            vector = self.provider.embed_query_for(query, route)[0]
+            if route == routes[-1] or self._has_vectors(route, vector):
+                with self._lock:
+                    self._routes[query] = route
+                    while len(self._routes) > CACHE_SIZE:
+                        self._routes.pop(next(iter(self._routes)))
+                return vector
+        raise AssertionError("a routed provider has at least one model")
+
+    def _has_vectors(self, route: int, vector: np.ndarray) -> bool:
+        """True when the store holds vectors of ``route``'s model among the pages searched:
+        a section of another model scores exactly 0."""
+        found = self._present.get(route)
+        if found is None:
+            hits = self.store.query(vector, 1, self.model_version)
+            found = self._present[route] = bool(hits) and float(hits[0].score) != 0.0
+        return found
+
+    def query_provider(self, query: str) -> EmbeddingProvider:
+        """The model that embeds ``query`` (with one model per language, the one chosen for
+        it; else the provider)."""
+        if getattr(self.provider, "route_order", None) is None:
+            return self.provider
+        self.embed_query(query)
+        route = self._routes.get(query)
+        if route is None:      # pushed out of the small cache meanwhile: ask again
+            self._embed(query)
+            route = self._routes[query]
+        return self.provider.members[route]
 
     @property
     def waits_on_io(self) -> bool:

@@ -25,6 +25,9 @@ def _key_source(settings: Settings, provider: str) -> Callable[[], str]:
 def create_embedding_provider(settings: Settings) -> EmbeddingProvider:
     """The provider named by ``embedding.provider`` (the local model when nothing is set)."""
     cfg = settings.embedding
+    if cfg.languages and cfg.provider != "local":
+        raise ConfigError(f"{settings.source}: embedding.languages routes languages to local "
+                          f"models; it needs embedding.provider local (or remove it).")
     if cfg.provider == "local":
         return local_provider(settings)
     if cfg.provider == "hashing":
@@ -62,6 +65,7 @@ LOCAL_MODELS = {
                                    False),
 }
 DEFAULT_LOCAL_MODEL = "all-MiniLM-L6-v2"
+LANGUAGES = ("en", "ja", "zh", "ko", "other")     # page/language.py's names
 LOCAL_DIMENSION = 384
 
 
@@ -79,11 +83,42 @@ def _local_model(settings: Settings) -> tuple[str, str, str, bool]:
 
 
 def local_provider(settings: Settings) -> EmbeddingProvider:
-    """The offline model named by ``embedding.model`` (nothing is loaded yet)."""
-    module, name, _, fp32 = _local_model(settings)
+    """The offline model named by ``embedding.model``, or one per language when
+    ``embedding.languages`` names models (routed.py); nothing is loaded yet."""
+    default = _load_local(_local_model(settings))
+    routes = _language_models(settings)
+    if not routes:
+        return default
+    from .routed import RoutedEmbeddings
+
+    made = {_local_model(settings)[2]: default}
+    for entry in routes.values():
+        made.setdefault(entry[2], _load_local(entry))
+    return RoutedEmbeddings(default, {lang: made[entry[2]] for lang, entry in routes.items()})
+
+
+def _load_local(entry: tuple[str, str, str, bool]) -> EmbeddingProvider:
+    module, name, _, fp32 = entry
     provider_class = getattr(importlib.import_module(f".{module}", __package__), name)
     # The slower fp32-product variant keeps vectors stored under its older model_version.
     return provider_class(int8_activations=not fp32) if fp32 else provider_class()
+
+
+def _language_models(settings: Settings) -> dict[str, tuple[str, str, str, bool]]:
+    """``embedding.languages`` checked: language → LOCAL_MODELS entry."""
+    routes = settings.embedding.languages or {}
+    if not isinstance(routes, dict):
+        raise ConfigError(f"{settings.source}: embedding.languages maps a language to a "
+                          f"local model, e.g. {{ja: multilingual-e5-small}}.")
+    out = {}
+    for lang, model in routes.items():
+        entry = LOCAL_MODELS.get(str(model))
+        if entry is None or str(lang) not in LANGUAGES:
+            raise ConfigError(f"{settings.source}: embedding.languages.{lang}: {model!r} "
+                              f"cannot be used; map one of {', '.join(LANGUAGES)} to one of "
+                              f"{', '.join(LOCAL_MODELS)} (or remove embedding.languages).")
+        out[str(lang)] = entry
+    return out
 
 
 def planned_model_version(settings: Settings) -> str | None:
@@ -93,6 +128,8 @@ def planned_model_version(settings: Settings) -> str | None:
     """
     cfg = settings.embedding
     if cfg.provider == "local":
+        if _language_models(settings):
+            return local_provider(settings).model_version      # nothing loads
         return model_version_of("local", _local_model(settings)[2], LOCAL_DIMENSION)
     if cfg.provider == "hashing":
         return HashingEmbedder(cfg.dimension or 256).model_version

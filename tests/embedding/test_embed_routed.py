@@ -1,0 +1,142 @@
+"""One embedding model per language (``embedding.languages``): each model owns a block of the
+vector, so vectors of two models are never compared; a query falls back to the model that has
+vectors where it searches; calibration is measured per model.
+
+The fast tests route between two real hashing embedders; the slow ones run MiniLM and
+multilingual-e5-small through the CLI.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from mindgraph.cli import cli
+from mindgraph.graph.build import KnowledgeGraph
+from mindgraph.page.parse import parse_page
+from mindgraph.providers.embedding.hashing import HashingEmbedder
+from mindgraph.providers.embedding.routed import RoutedEmbeddings
+from mindgraph.retrieval.hybrid import HybridRetriever
+from mindgraph.retrieval.keyword import KeywordIndex
+from mindgraph.retrieval.vector import VectorRetriever
+from mindgraph.stores.embedded import EmbeddedStore
+from mindgraph.vectors.chunking import chunker_for
+from mindgraph.vectors.sync import sync_pages
+
+
+def routed() -> RoutedEmbeddings:
+    return RoutedEmbeddings(HashingEmbedder(64), {"ja": HashingEmbedder(32)})
+
+
+def embedded(tmp_path: Path, texts: dict[str, str], provider) -> tuple[dict, EmbeddedStore]:
+    pages = {path: parse_page(text, path) for path, text in texts.items()}
+    store = EmbeddedStore.for_state_dir(tmp_path / "state")
+    sync_pages([pages[p] for p in sorted(pages)], provider, store, chunker_for(provider))
+    return pages, store
+
+
+def test_each_text_fills_only_its_languages_block():
+    provider = routed()
+    assert provider.dimension == 96
+    assert provider.model_version == "local:routed(*=hashing:v1:64,ja=hashing:v1:32):96"
+    docs = provider.embed_documents(["Sync your notes between devices",
+                                     "デバイス間でノートを同期する"])
+    assert np.allclose(np.linalg.norm(docs[0, :64]), 1) and not docs[0, 64:].any()
+    assert np.allclose(np.linalg.norm(docs[1, 64:]), 1) and not docs[1, :64].any()
+    english, japanese = provider.embed_queries(["sync notes", "ノートを同期"])
+    # within a model its own cosine; across models exactly 0, never a comparison
+    own = HashingEmbedder(64).embed_queries(["sync notes"])[0]
+    mine = HashingEmbedder(64).embed_documents(["Sync your notes between devices"])[0]
+    assert float(english @ docs[0]) == pytest.approx(float(own @ mine), abs=1e-6)
+    assert float(english @ docs[1]) == 0.0 and float(japanese @ docs[0]) == 0.0
+    assert float(japanese @ docs[1]) > 0.3
+
+
+def test_a_query_falls_back_to_the_model_that_has_vectors_where_it_searches(tmp_path):
+    provider = routed()
+    pages, store = embedded(tmp_path, {
+        "sync.md": "# 同期\n\nObsidian Sync は、すべてのデバイスの間でノートを同じ状態に保つための"
+                   "公式のサービスです。\n",
+        "publish.md": "# 公開\n\nノートをウェブサイトとして世界に公開するための公式のサービスです。\n"},
+        provider)
+    vector = VectorRetriever(provider, store)
+    assert vector.query_provider("ノートを同期") is provider.members[1]
+    # an English query over Japanese pages only: its own model has no vectors here, so the
+    # Japanese one embeds it (before: every page scored exactly 0)
+    hits = vector.search("Obsidian Sync", 5)
+    assert hits[0].path == "sync.md" and hits[0].score > 0.1
+    assert vector.query_provider("Obsidian Sync") is provider.members[1]
+
+
+def test_calibration_is_measured_for_each_model(tmp_path):
+    provider = routed()
+    texts = {}
+    for i in range(40):
+        texts[f"en/p{i}.md"] = f"# Topic {i} alpha{i}\n\n## Part\n\nWords about alpha{i} and beta.\n"
+        texts[f"ja/p{i}.md"] = f"# はなし{i}\n\n## ぶぶん\n\n第{i}の話題について書きます。\n"
+    pages, store = embedded(tmp_path, texts, provider)
+    calibration_file = tmp_path / "calibration.json"
+    retriever = HybridRetriever(pages, KeywordIndex.build(pages.values()),
+                                KnowledgeGraph.build(pages), VectorRetriever(provider, store),
+                                calibration_file=calibration_file)
+    english = retriever._levels("alpha3 words")
+    japanese = retriever._levels("話題について")
+    # one set of levels per model, each from the pseudo-queries that model embeds
+    keys = sorted(json.loads(calibration_file.read_text()))
+    assert [k.rsplit("|", 1)[1] for k in keys] == ["hashing:v1:32", "hashing:v1:64"]
+    assert english != japanese and english.gap > 0 and japanese.gap > 0
+    results = retriever.search("alpha3 words").results
+    assert results[0].page == "en/p3.md"
+
+
+def test_languages_must_name_local_models(tmp_path):
+    (tmp_path / "wiki").mkdir()
+    (tmp_path / "mindgraph.yml").write_text(
+        "paths: {wiki: wiki, state: state}\nembedding: {languages: {ja: e5-large}}\n")
+    result = CliRunner().invoke(cli, ["embed", "-C", str(tmp_path), "--dry-run"])
+    assert result.exit_code != 0
+    assert "mindgraph.yml" in result.output and "embedding.languages.ja" in result.output
+    assert "multilingual-e5-small" in result.output and "Traceback" not in result.output
+    (tmp_path / "mindgraph.yml").write_text(
+        "paths: {wiki: wiki, state: state}\n"
+        "embedding: {provider: hashing, languages: {ja: multilingual-e5-small}}\n")
+    result = CliRunner().invoke(cli, ["embed", "-C", str(tmp_path)])
+    assert result.exit_code != 0 and "embedding.provider local" in result.output
+
+
+@pytest.mark.slow
+def test_minilm_for_english_and_e5_for_japanese_through_the_cli(tmp_path):
+    wiki = tmp_path / "wiki"
+    (wiki / "en").mkdir(parents=True)
+    (wiki / "ja").mkdir()
+    (wiki / "en" / "Sync.md").write_text("# Sync\n\nKeep your vault the same on every "
+                                         "device: phone, tablet and computer.\n")
+    (wiki / "en" / "Canvas.md").write_text("# Canvas\n\nDraw cards and arrows on an "
+                                           "infinite board.\n")
+    (wiki / "ja" / "同期.md").write_text("# 同期\n\nスマートフォン、タブレット、パソコンの"
+                                         "すべての端末で保管庫を同じ状態に保ちます。\n")
+    (wiki / "ja" / "キャンバス.md").write_text("# キャンバス\n\n無限のボードにカードと矢印を"
+                                               "描きます。\n")
+    (tmp_path / "mindgraph.yml").write_text(
+        "paths: {wiki: wiki, state: state}\n"
+        "embedding: {languages: {ja: multilingual-e5-small, zh: multilingual-e5-small}}\n")
+    runner = CliRunner()
+    result = runner.invoke(cli, ["embed", "-C", str(tmp_path), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["model_version"] == ("local:routed(*=local:all-MiniLM-L6-v2-w8a8:384,"
+                                       "ja+zh=local:multilingual-e5-small-w8a8:384):768")
+
+    def vector_only(query: str) -> list[str]:
+        out = runner.invoke(cli, ["search", "--hybrid", query, "-C", str(tmp_path), "--json"])
+        assert out.exit_code == 0, out.output
+        return [r["page"] for r in json.loads(out.output)["results"]
+                if "keyword" not in r["sources"]]
+
+    # a paraphrase sharing no word with its page: found by meaning, in each language
+    assert vector_only("ホワイトボードに図を描きたい")[:1] == ["ja/キャンバス.md"]
+    assert vector_only("same notes on my phone and laptop")[:1] == ["en/Sync.md"]
