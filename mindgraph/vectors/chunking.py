@@ -15,10 +15,11 @@ unchanged chunk is never embedded twice.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from ..fsutil import sha256_text
+from ..page.language import page_language
 from ..page.links import replace_links
 from ..page.markdown import replace_comments
 from ..page.model import Page, Section
@@ -46,6 +47,7 @@ class Chunk:
     content_hash: str
     tokens: int          # length of ``text`` in the model's tokens (estimate for remote models)
     scope: str = ""
+    route: int = -1      # with one model per language: the model that embeds it (else -1)
 
 
 def clean_markdown(text: str) -> str:
@@ -164,6 +166,31 @@ class Chunker:
         return out
 
 
-def chunker_for(provider: EmbeddingProvider) -> Chunker:
-    """A Chunker sized for an embedding provider (its max_tokens and count_tokens)."""
+def chunker_for(provider: EmbeddingProvider) -> "Chunker | LanguageChunker":
+    """A Chunker sized for an embedding provider (its max_tokens and count_tokens); with one
+    model per language (providers/embedding/routed.py), one per model."""
+    if hasattr(provider, "route_of"):
+        return LanguageChunker(provider)
     return Chunker(provider.count_tokens, provider.max_tokens)
+
+
+class LanguageChunker:
+    """One model per language: each page is cut for the model of its language (its
+    tokenizer and limit) and its chunks say which model embeds them (``Chunk.route``), so a
+    Japanese page's English code block is still embedded by the Japanese page's model."""
+
+    def __init__(self, provider: Any):
+        self.provider = provider
+        self._chunkers = [Chunker(m.count_tokens, m.max_tokens) for m in provider.members]
+
+    def chunk_pages(self, pages: Iterable[Page]) -> Iterator[Chunk]:
+        """Chunks of every page, page by page."""
+        for page in pages:
+            yield from self.chunk_page(page)
+
+    def chunk_page(self, page: Page) -> list[Chunk]:
+        """The page's chunks, cut and routed by its language."""
+        route = self.provider.route_of(page_language(page))
+        # the model is part of the hash: a page that changes language is embedded anew
+        return [replace(c, route=route, content_hash=sha256_text(f"{route}:{c.content_hash}"))
+                for c in self._chunkers[route].chunk_page(page)]

@@ -145,8 +145,10 @@ def apply_sync(plan: SyncPlan, provider: EmbeddingProvider, store: VectorStore, 
     try:
         for start in range(0, len(plan.to_embed), batch_size):
             batch = plan.to_embed[start:start + batch_size]
+            routes = {c.text: c.route for c in reversed(batch)}   # first chunk's wins
             unique = list(dict.fromkeys(c.text for c in batch))
-            vectors = provider.embed_documents(unique)
+            vectors = provider.embed_documents(unique, [routes[t] for t in unique]) \
+                if hasattr(provider, "route_of") else provider.embed_documents(unique)
             row_of = {text: i for i, text in enumerate(unique)}
             unusable = unusable_rows(vectors)
             records = []

@@ -60,13 +60,15 @@ def test_a_query_falls_back_to_the_model_that_has_vectors_where_it_searches(tmp_
     provider = routed()
     pages, store = embedded(tmp_path, {
         "sync.md": "# 同期\n\nObsidian Sync は、すべてのデバイスの間でノートを同じ状態に保つための"
-                   "公式のサービスです。\n",
+                   "公式のサービスです。\n\n## 設定\n\n```\nsync --vault notes --device laptop "
+                   "--interval 60 --log sync.log\n```\n",
         "publish.md": "# 公開\n\nノートをウェブサイトとして世界に公開するための公式のサービスです。\n"},
         provider)
     vector = VectorRetriever(provider, store)
     assert vector.query_provider("ノートを同期") is provider.members[1]
-    # an English query over Japanese pages only: its own model has no vectors here, so the
-    # Japanese one embeds it (before: every page scored exactly 0)
+    # an English query over Japanese pages only: its own model has no vectors here (the
+    # code block of a Japanese page is embedded by the page's model), so the Japanese one
+    # embeds it (before: every page scored exactly 0)
     hits = vector.search("Obsidian Sync", 5)
     assert hits[0].path == "sync.md" and hits[0].score > 0.1
     assert vector.query_provider("Obsidian Sync") is provider.members[1]

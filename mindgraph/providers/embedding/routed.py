@@ -14,9 +14,9 @@ per dimension of every model, the zeros included.
 
 A query whose own model has no vectors among the pages searched (an English question over a
 vault of Japanese pages only) is answered by the next model that has: ``VectorRetriever``
-asks ``route_order``. Which model a section gets is read from its text (``text_language``:
-the page title in each chunk tells a Japanese page's code block apart from English text
-only when the chunk's letters are mostly Japanese).
+asks ``route_order``. Which model a section gets is its page's language (``page_language``):
+vectors/chunking.py's ``LanguageChunker`` cuts each page for its model's tokenizer and
+limit, so English pages are chunked exactly as with MiniLM alone.
 """
 
 from __future__ import annotations
@@ -93,13 +93,16 @@ class RoutedEmbeddings:
 
     # -- embedding -------------------------------------------------------------------------
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
-        """The longest count any member gives (chunks are sized before they are routed)."""
+        """The longest count any member gives (for a text whose model is not known)."""
         counts = [m.count_tokens(texts) for m in self.members]
         return [max(column) for column in zip(*counts)]
 
-    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
-        """Each text by the model of its language, in that model's block."""
-        routes = [self.route_of(text_language(t)) for t in texts]
+    def embed_documents(self, texts: Sequence[str],
+                        routes: Sequence[int] | None = None) -> np.ndarray:
+        """Each text by the model of ``routes`` (the sync passes its page's, from
+        ``LanguageChunker``; -1 or none given: the text's own language), in its block."""
+        routes = [r if r >= 0 else self.route_of(text_language(t))
+                  for t, r in zip(texts, routes or [-1] * len(texts))]
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         for route, member in enumerate(self.members):
             rows = [i for i, r in enumerate(routes) if r == route]
