@@ -25,6 +25,7 @@ from typing import Collection
 import numpy as np
 
 from ..errors import ProviderError
+from ..page.language import query_language
 from ..providers.embedding.base import EmbeddingProvider
 from ..stores.base import VectorStore
 
@@ -89,7 +90,7 @@ class VectorRetriever:
         order = getattr(self.provider, "route_order", None)
         if order is None:
             return self.provider.embed_queries([query])[0]
-        routes = order(query)
+        routes = order(query_language(query))
         for route in routes:
             vector = self.provider.embed_query_for(query, route)[0]
             if route == routes[-1] or self._has_vectors(route, vector):

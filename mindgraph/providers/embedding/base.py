@@ -26,6 +26,8 @@ T = TypeVar("T")
 
 # CJK ideographs, kana and hangul: roughly one token per character in BPE/SentencePiece models.
 _WIDE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_SCRIPTS = (("ja", re.compile(r"[\u3040-\u30ff]")), ("zh", re.compile(r"[\u4e00-\u9fff]")),
+            ("ko", re.compile(r"[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]")))
 
 
 @runtime_checkable
@@ -107,6 +109,13 @@ def estimate_tokens(text: str) -> int:
     """
     wide = len(_WIDE.findall(text))
     return wide + math.ceil((len(text) - wide) / 3.5)
+
+
+def script_language(text: str) -> str:
+    """"ja" (kana), "zh" (Han only), "ko" (Hangul) or "en": page/language.py's rule for a
+    query's language, for providers, which must not import page/ (one model per language
+    routes a text the caller did not name the language of)."""
+    return next((name for name, letters in _SCRIPTS if letters.search(text)), "en")
 
 
 def batched(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:

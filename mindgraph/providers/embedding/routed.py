@@ -26,8 +26,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from ...page.language import query_language, text_language
-from .base import EmbeddingProvider, model_languages, model_version_of
+from .base import EmbeddingProvider, model_languages, model_version_of, script_language
 
 DEFAULT = "*"        # the route of every language not named
 
@@ -78,9 +77,9 @@ class RoutedEmbeddings:
         """The block of the model that embeds ``language``."""
         return self._route.get(language, 0)
 
-    def route_order(self, query: str) -> list[int]:
-        """The blocks to try for ``query``: its language's model first, then the others."""
-        own = self.route_of(query_language(query))
+    def route_order(self, language: str) -> list[int]:
+        """The blocks to try for a query in ``language``: its model first, then the others."""
+        own = self.route_of(language)
         return [own] + [i for i in range(len(self.members)) if i != own]
 
     def member_languages(self, route: int) -> tuple[str, ...] | None:
@@ -101,7 +100,7 @@ class RoutedEmbeddings:
                         routes: Sequence[int] | None = None) -> np.ndarray:
         """Each text by the model of ``routes`` (the sync passes its page's, from
         ``LanguageChunker``; -1 or none given: the text's own language), in its block."""
-        routes = [r if r >= 0 else self.route_of(text_language(t))
+        routes = [r if r >= 0 else self.route_of(script_language(t))
                   for t, r in zip(texts, routes or [-1] * len(texts))]
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         for route, member in enumerate(self.members):
@@ -113,7 +112,8 @@ class RoutedEmbeddings:
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         """Each query by the model of its own language."""
-        return np.vstack([self.embed_query_for(t, self.route_order(t)[0]) for t in texts]) \
+        return np.vstack([self.embed_query_for(t, self.route_of(script_language(t)))
+                          for t in texts]) \
             if texts else np.zeros((0, self.dimension), dtype=np.float32)
 
     def embed_query_for(self, query: str, route: int) -> np.ndarray:
