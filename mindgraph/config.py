@@ -181,6 +181,11 @@ class ServeSettings:
     allowed_hosts: tuple[str, ...] = ()
     cors_origins: tuple[str, ...] = ()
     max_body_bytes: int = 1_048_576      # a JSON request body; larger is 413 unread
+    # POST /upload only (multipart, streamed to disk): files per upload, bytes per file, and
+    # the time the whole body may take to arrive.
+    upload_max_files: int = 50
+    upload_max_file_bytes: int = 52_428_800
+    upload_timeout_s: float = 600.0
     # Time budgets (504 past them) and the lane that keeps slow requests (timeline, coverage,
     # path, communities, check) from starving searches: slow_workers at a time, slow_queue
     # more waiting, the next one 503 at once.
@@ -540,6 +545,9 @@ def _check_values(s: Settings) -> None:
         (s.limits.max_page_bytes >= 1000, "limits.max_page_bytes", "at least 1000"),
         (s.limits.max_indexed_chars >= 1000, "limits.max_indexed_chars", "at least 1000"),
         (s.serve.max_body_bytes >= 1024, "serve.max_body_bytes", "at least 1024"),
+        (s.serve.upload_max_files >= 1, "serve.upload_max_files", "at least 1"),
+        (s.serve.upload_max_file_bytes >= 1024, "serve.upload_max_file_bytes", "at least 1024"),
+        (s.serve.upload_timeout_s > 0, "serve.upload_timeout_s", "above 0"),
         (s.serve.request_timeout_s > 0, "serve.request_timeout_s", "above 0"),
         (s.serve.reindex_timeout_s > 0, "serve.reindex_timeout_s", "above 0"),
         (s.serve.slow_workers >= 1, "serve.slow_workers", "at least 1"),

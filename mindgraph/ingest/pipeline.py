@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from ..config import Settings
+from ..documents.overlay import CompileOverlay
 from ..errors import ConfigError, IngestError
 from ..fsutil import sha256_bytes
 from ..page.dates import dates_key
@@ -111,6 +112,7 @@ class _Run:
         self.progress = progress
         self.state = IngestState.load(settings.state_dir / STATE_FILENAME)
         self.wiki = WikiWriter(settings.wiki_dir, settings.raw_dir)
+        self.overlay = CompileOverlay.load(settings.state_dir)   # the documents API's
         self.outcomes: list[FileOutcome] = []
         self.skipped = 0
         self.last_commit = 0.0
@@ -316,13 +318,15 @@ class _Run:
 
     def _key(self, note: _Note) -> str:
         return compile_key(note.sha256, self.compiler.key_identity,
-                           dates_key(self.history.get(note.file.path)))
+                           dates_key(self.history.get(note.file.path)),
+                           self.overlay.digest(note.wiki_path))
 
     def _store(self, note: _Note, text: str, index: TitleIndex) -> None:
         record = self.state.get(note.file.path)
         current = None
         with contextlib.suppress(IngestError):      # write() below says why it cannot be
             current = self.wiki.read(note.wiki_path)
+        text = self.overlay.apply(note.wiki_path, text)
         data = carry_record(current, text, note.wiki_path).encode("utf-8")
         limit = self.settings.limits.max_page_bytes
         if len(data) > limit:

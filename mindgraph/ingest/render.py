@@ -39,7 +39,8 @@ _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 # Keys the compiler writes itself; a raw note's own values for them are not copied over.
 OWN_KEYS = frozenset({"title", "type", "tags", "tag", "aliases", "alias", "created", "updated",
                       "date_source", "updated_source", "sources", "compiler", "source_deleted",
-                      "summary", "provenance", "verification", "evidence"})  # trust: never copied
+                      "summary", "provenance", "verification", "evidence",  # trust: never copied
+                      "manual_links"})   # only the links API makes these (documents/overlay.py)
 
 
 @dataclass(frozen=True)

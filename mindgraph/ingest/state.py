@@ -33,10 +33,12 @@ _ALLOWED = {None: {"pending"}, "pending": {"pending", "ingested", "failed"},
             "ingested": {"pending"}, "failed": {"pending"}}
 
 
-def compile_key(content_sha256: str, compiler: str, dates: str = "") -> str:
+def compile_key(content_sha256: str, compiler: str, dates: str = "", overlay: str = "") -> str:
     """The cache key of one compile: content hash + compiler identity + what the page's dates
-    depend on beyond the content (``mindgraph.page.dates.dates_key``)."""
-    return sha256_text(f"{content_sha256}\n{compiler}\n{dates}")
+    depend on beyond the content (``mindgraph.page.dates.dates_key``) + what the documents API
+    set for the page (``CompileOverlay.digest``; "" keeps the key it had without one)."""
+    return sha256_text(f"{content_sha256}\n{compiler}\n{dates}"
+                       + (f"\n{overlay}" if overlay else ""))
 
 
 @dataclass(frozen=True)

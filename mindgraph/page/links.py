@@ -14,6 +14,9 @@ from urllib.parse import unquote
 
 from .model import ATTACHMENT_EXTENSIONS, TYPED_RELATIONS, Link
 
+MANUAL_LINKS_KEY = "manual_links"    # [{to, kind, context, id}], written by the compiler
+RELATIONS = ("wikilink", *TYPED_RELATIONS)
+
 # Every repetition below stops at a line end and at the next opener, or is bounded: the regex
 # engine retries from every "[" of a line, and an unbounded scan from each made a line of
 # 20,000 "[a](" take minutes (quadratic); these stay linear (tests/page/test_links.py).
@@ -146,6 +149,23 @@ def frontmatter_links(frontmatter: Mapping[str, Any]) -> list[Link]:
             links.append(Link(target=target, syntax="frontmatter", relation=relation,  # type: ignore[arg-type]
                               heading=heading, block=block, alias=alias, line=0,
                               section_id="lead", is_attachment=is_attachment_target(target)))
+    return links + manual_links(frontmatter.get(MANUAL_LINKS_KEY))
+
+
+def manual_links(value: Any) -> list[Link]:
+    """The links API's typed links (``manual_links:`` entries with ``to`` and ``kind``);
+    entries of another shape are left out."""
+    links: list[Link] = []
+    for item in value if isinstance(value, list) else ():
+        if not isinstance(item, dict):
+            continue
+        target, kind = str(item.get("to") or "").strip(), item.get("kind")
+        if not target or kind not in RELATIONS:
+            continue
+        context = item.get("context")
+        links.append(Link(target=target, syntax="manual", relation=kind, line=0,
+                          section_id="lead", context=str(context) if context else None,
+                          link_id=str(item["id"]) if item.get("id") else None))
     return links
 
 

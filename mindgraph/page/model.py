@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping
 
 # How a link was written.
-LinkSyntax = Literal["wikilink", "embed", "markdown", "frontmatter"]
+# "manual": a typed link made through the links API (mindgraph/documents/), which the
+# compiler writes into the page's frontmatter as ``manual_links``.
+LinkSyntax = Literal["wikilink", "embed", "markdown", "frontmatter", "manual"]
 # What kind of relation the link expresses (typed links come from frontmatter keys).
 Relation = Literal["wikilink", "reference", "depends_on", "extends", "related",
                    "supersedes", "contradicts"]
@@ -61,6 +63,8 @@ class Link:
     line: int = 0               # 1-based line in the file; 0 for frontmatter links
     section_id: str = "lead"    # the section the link sits in
     is_attachment: bool = False  # target has a non-markdown extension (image, pdf, ...)
+    context: str | None = None  # manual links: the sentence saying why the pages are linked
+    link_id: str | None = None  # manual links: the id to delete it by (DELETE /links/{id})
 
     @property
     def is_self(self) -> bool:

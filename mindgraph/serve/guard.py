@@ -14,7 +14,9 @@ to 127.0.0.1), even read the answers. So:
   no "simple" cross-site request can make one) and at most ``serve.max_body_bytes`` (413 from
   Content-Length before the body is read, or as soon as a streamed body passes the limit); it
   must arrive within the request budget (408). A ``BodyRule`` per path prefix gives a route its
-  own limit and media types (uploads).
+  own limit and media types: POST /upload takes multipart bodies up to its own cap, streamed
+  to the app rather than read into memory first (413 as soon as the stream passes the cap,
+  408 when it has not all arrived within the rule's own time).
 - CORS: none by default; the origins in ``serve.cors_origins`` get CORS headers (preflight
   included), no other origin does.
 """
@@ -65,6 +67,9 @@ class BodyRule:
 
     max_bytes: int
     media_types: tuple[str, ...] = JSON
+    streamed: bool = False          # handed to the app as it arrives, counted, not buffered
+    timeout_s: float | None = None  # the whole body's time (None: the request budget)
+    setting: str = "serve.max_body_bytes"   # named in the 413
 
     def accepts(self, content_type: str) -> bool:
         """True when ``content_type`` (a header value, parameters allowed) is one of ours."""
@@ -179,6 +184,9 @@ class Guard:
         if declared == 0 or (declared is None and not streamed):
             await self.app(scope, receive, send)
             return
+        if rule.streamed:
+            await self._streamed(rule, scope, receive, send)
+            return
         try:
             body = await asyncio.wait_for(_read_body(receive, rule.max_bytes),
                                           self.policy.body_timeout_s)
@@ -191,6 +199,33 @@ class Guard:
                          f"s (serve.request_timeout_s).")(scope, receive, send)
             return
         await self.app(scope, _replay(body, receive), send)
+
+
+    async def _streamed(self, rule: BodyRule, scope: Scope, receive: Receive,
+                        send: Send) -> None:
+        """Hand the body to the app as it arrives, refusing it once it passes the cap or its
+        time (the app's parser sees an HTTP error, which its handlers answer)."""
+        from starlette.exceptions import HTTPException
+
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + (rule.timeout_s or self.policy.body_timeout_s)
+        size = 0
+
+        async def counted() -> Message:
+            nonlocal size
+            try:
+                message = await asyncio.wait_for(receive(), max(0.0, deadline - loop.time()))
+            except asyncio.TimeoutError:
+                raise HTTPException(408, f"The request body did not arrive within "
+                                         f"{rule.timeout_s or self.policy.body_timeout_s:g} s "
+                                         f"(serve.upload_timeout_s).",
+                                    headers={"Connection": "close"}) from None
+            size += len(message.get("body", b""))
+            if size > rule.max_bytes:
+                raise HTTPException(413, _too_large_text(rule), headers={"Connection": "close"})
+            return message
+
+        await self.app(scope, counted, send)
 
 
 def _host_name(host: str) -> str:
@@ -234,9 +269,12 @@ def _replay(body: bytes, receive: Receive) -> Receive:
 
 
 def _too_large(rule: BodyRule) -> JSONResponse:
-    return _error(413, "Content Too Large",
-                  f"The request body is larger than {rule.max_bytes} bytes "
-                  f"(serve.max_body_bytes); send less.")
+    return _error(413, "Content Too Large", _too_large_text(rule))
+
+
+def _too_large_text(rule: BodyRule) -> str:
+    return (f"The request body is larger than {rule.max_bytes} bytes ({rule.setting}); "
+            f"send less.")
 
 
 def _error(status: int, error: str, detail: str) -> JSONResponse:

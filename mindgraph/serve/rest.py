@@ -56,6 +56,7 @@ from pydantic import BeforeValidator
 
 from ..config import load_settings
 from ..core import Mindgraph
+from ..documents.service import DocumentService
 from ..errors import NotFoundError
 from ..trust.answer import TrustCriteria, context_answer, hybrid_answer, keyword_answer
 from ..trust.validate import validate_text
@@ -66,6 +67,8 @@ from .lanes import Lane, LaneTimeout, ServerLanes
 from .params import folder_inside
 from .rest_errors import AppError, install_error_handlers
 from .rest_aliases import OldParameterNames
+from .callers import caller_view
+from .rest_documents import add_document_routes, upload_rule
 
 MAX_LIMIT = 100
 _MIN_TRUST = Query(None, pattern="^[Ll]?[0-3]$", description="Only pages verified to at least this "
@@ -219,12 +222,14 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None)
     def route(method: str, path: str, model: type, summary: str, *extra: int,
               public: bool = False, lane: Lane | None = lanes.core,
               prepare: Callable[..., Any] | None = None,
-              dependencies: tuple[Any, ...] = ()) -> Callable:
+              dependencies: tuple[Any, ...] = (), **options: Any) -> Callable:
         codes = ((401,) if not public else ()) + (403, 421, 422, 503, 504) + extra
         add = getattr(app, method)(path, response_model=model, summary=summary,
                                    dependencies=([] if public else guard)
                                    + [Depends(_single_query_values)] + list(dependencies),
-                                   responses={c: {"model": s.ErrorOut} for c in sorted(codes)})
+                                   responses={c: {"model": s.ErrorOut}
+                                              for c in sorted(set(codes))},
+                                   **options)
 
         def register(handler: Callable[..., Any]) -> Callable[..., Any]:
             add(handler if lane is None else _queued(
@@ -452,9 +457,12 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None)
                              f"{exc} The reindex goes on in the background: a new one answers "
                              f"409 until it has finished.") from None
 
+    app.state.documents = DocumentService(mg)
+    add_document_routes(app, route, app.state.documents, lanes, caller_view, _json_object_body)
     app.add_middleware(_ServerTiming)
     app.add_middleware(OldParameterNames)
-    app.add_middleware(Guard, policy=Policy.for_server(serve, host or serve.host))
+    app.add_middleware(Guard, policy=Policy.for_server(serve, host or serve.host,
+                                                       (upload_rule(serve),)))
     return app
 
 

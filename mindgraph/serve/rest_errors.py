@@ -20,6 +20,7 @@ from ..errors import (
     ProviderError,
     StoreError,
 )
+from ..documents.errors import BadUpload, Busy, Refused, UploadTooLarge
 from ..page.data import DataBlockError
 from .lanes import LaneBusy, LaneTimeout
 
@@ -83,9 +84,15 @@ def _where(loc: list[Any]) -> str:
     return ".".join(map(str, loc[1:])) or (str(loc[0]) if loc else "request")
 
 
+_DOCUMENT_ERRORS = ((Refused, 403), (Busy, 409), (BadUpload, 415), (UploadTooLarge, 413))
+
+
 def _status(exc: MindgraphError) -> int:
     if isinstance(exc, NotFoundError):
         return 404
+    for kind, status in _DOCUMENT_ERRORS:
+        if isinstance(exc, kind):
+            return status
     if isinstance(exc, InputError):   # well-formed but unusable: no words, no source files
         return 400
     # the request was valid (pydantic checked it); the resource or the server is the problem

@@ -17,6 +17,8 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
 
+from schemathesis.specs.openapi.checks import positive_data_acceptance
+
 from mindgraph.config import settings_from_dict
 from mindgraph.core import Mindgraph
 from mindgraph.serve.rest import create_app
@@ -108,4 +110,9 @@ def test_api_conforms_to_its_openapi_document(case, real):
         # long as the operation documents it (a JSON schema cannot state a bound on bytes)
         assert "413" in case.operation.definition.raw["responses"], case.operation.label
         return
-    case.validate_response(response)
+    # a multipart file part is named after its field ("files": no extension), which the
+    # upload refuses with 415 naming the file — a rule on file names no schema states
+    # (accepted uploads are tested in test_documents_api)
+    upload = case.operation.label == "POST /upload"
+    case.validate_response(response, excluded_checks=[positive_data_acceptance] if upload
+                           else None)

@@ -1,0 +1,76 @@
+"""The API's overlays and manual links, applied to a page when it is compiled.
+
+Ingest asks ``CompileOverlay`` two things per note: a digest of what the API set for its page
+(part of the compile key, so setting a title or adding a link recompiles that one note, and
+a recompile without a change costs nothing), and the compiled text with that applied: title,
+tags and type replaced in the frontmatter, manual links written as ``manual_links`` (read
+back by page/links.py as links of syntax "manual"). raw/ is never touched.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import yaml
+
+from ..fsutil import sha256_text
+from ..page.links import MANUAL_LINKS_KEY
+from .records import DocumentRecords, ManualLink, Overlay
+
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+class CompileOverlay:
+    """What the API set, by page, as read once at the start of an ingest run."""
+
+    def __init__(self, overlays: dict[str, Overlay], links: list[ManualLink]):
+        self.overlays = overlays
+        self.links: dict[str, list[ManualLink]] = defaultdict(list)
+        for link in sorted(links, key=lambda x: (x.source, x.target, x.kind)):
+            self.links[link.source].append(link)
+
+    @classmethod
+    def load(cls, state_dir: Path) -> "CompileOverlay":
+        """The overlays and links stored under ``state_dir`` (none: an overlay that does
+        nothing)."""
+        records = DocumentRecords(state_dir)
+        return cls(records.overlays(), list(records.links().values()))
+
+    def digest(self, page: str) -> str:
+        """"" when the API set nothing for ``page``, else a digest of what it set."""
+        overlay, links = self.overlays.get(page), self._link_entries(page)
+        if (overlay is None or overlay.is_empty()) and not links:
+            return ""
+        return sha256_text(json.dumps({"overlay": overlay.to_json() if overlay else {},
+                                       "links": links}, sort_keys=True))
+
+    def apply(self, page: str, text: str) -> str:
+        """``text`` (a compiled page) with the overlay and manual links of ``page``."""
+        overlay, links = self.overlays.get(page), self._link_entries(page)
+        if (overlay is None or overlay.is_empty()) and not links:
+            return text
+        if not text.startswith("---\n"):
+            text = "---\n---\n" + text
+        end = text.find("\n---\n", 3)
+        if end == -1:
+            return text         # not our shape: leave it (compilers always write one)
+        head = yaml.load(text[4:end + 1], Loader=_LOADER) or {}
+        if not isinstance(head, dict):
+            return text
+        if overlay is not None:
+            head.update(overlay.to_json())
+        if links:
+            head[MANUAL_LINKS_KEY] = links
+        dumped = yaml.dump(head, Dumper=_DUMPER, sort_keys=False, allow_unicode=True,
+                           default_flow_style=False, width=10_000)
+        return f"---\n{dumped}---\n" + text[end + 5:]
+
+    def _link_entries(self, page: str) -> list[dict[str, str]]:
+        return [{"to": x.target, "kind": x.kind, "context": x.context, "id": x.id}
+                for x in self.links.get(page, ())]
+
+
+__all__ = ["CompileOverlay"]

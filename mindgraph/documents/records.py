@@ -1,0 +1,164 @@
+"""What the documents API keeps under the state folder (``<state>/documents/``), so that it
+survives restarts and recompiles:
+
+- ``created.json``: the raw notes the API wrote (id, raw path, hash as written, who, when):
+  the only raw files mindgraph may delete, and only while they are as it wrote them;
+- ``overlays.json``: metadata set with PUT /documents/{id} (title, tags, type), per page,
+  applied when the page is compiled (documents/overlay.py), so raw/ stays untouched;
+- ``links.json``: manual typed links (from, to, kind, context), written into the source
+  page's frontmatter at compile time.
+
+Every change is a read-modify-write under an advisory file lock (two server processes of
+one workspace see each other's changes) and an atomic replace (a crash leaves the old file
+or the new one).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+import threading
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from ..fsutil import atomic_write_json, sha256_text
+
+FOLDER = "documents"
+_FILES = ("created", "overlays", "links")
+
+
+def document_id(page_path: str) -> str:
+    """The stable id of the document at ``page_path`` (16 hex digits: no path, no traversal)."""
+    return sha256_text("page\n" + page_path)[:16]
+
+
+def link_id(source: str, target: str, kind: str) -> str:
+    """The id of the manual link source → target of ``kind`` (one link per triple)."""
+    return sha256_text(f"link\n{source}\n{target}\n{kind}")[:16]
+
+
+def now_iso() -> str:
+    """The current UTC time, to the second, as ISO 8601."""
+    return dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
+
+
+@dataclass(frozen=True)
+class Created:
+    """A raw note the API wrote."""
+
+    id: str
+    raw: str            # raw-relative path
+    page: str           # wiki-relative path of its page
+    sha256: str         # of the bytes as written: a note changed since is not ours to delete
+    tenant: str
+    agent: str
+    scope: str
+    team: str | None
+    created_at: str
+    via: str            # "documents" (POST /documents) or "upload"
+
+
+@dataclass(frozen=True)
+class Overlay:
+    """Metadata set through the API; None leaves the compiled value."""
+
+    title: str | None = None
+    tags: tuple[str, ...] | None = None
+    type: str | None = None
+
+    def is_empty(self) -> bool:
+        """True when it changes nothing."""
+        return self.title is None and self.tags is None and self.type is None
+
+    def to_json(self) -> dict[str, Any]:
+        """Only the fields it sets."""
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()
+                if v is not None}
+
+
+@dataclass(frozen=True)
+class ManualLink:
+    """A typed link made through the API."""
+
+    id: str
+    source: str         # page paths
+    target: str
+    kind: str
+    context: str
+    tenant: str
+    agent: str
+    created_at: str = field(default="", compare=False)
+
+
+class DocumentRecords:
+    """The three files, read and changed under one lock."""
+
+    def __init__(self, state_dir: Path):
+        self.folder = Path(state_dir) / FOLDER
+        self._lock = threading.RLock()
+
+    # -- reading ------------------------------------------------------------------------
+    def created(self) -> dict[str, Created]:
+        """The API's raw notes by document id."""
+        return {k: Created(**v) for k, v in self._read("created").items()}
+
+    def overlays(self) -> dict[str, Overlay]:
+        """Overlays by page path."""
+        return {page: Overlay(title=v.get("title"), type=v.get("type"),
+                              tags=tuple(v["tags"]) if v.get("tags") is not None else None)
+                for page, v in self._read("overlays").items()}
+
+    def links(self) -> dict[str, ManualLink]:
+        """Manual links by id."""
+        return {k: ManualLink(**v) for k, v in self._read("links").items()}
+
+    # -- changing -----------------------------------------------------------------------
+    @contextlib.contextmanager
+    def change(self) -> Iterator[dict[str, dict[str, Any]]]:
+        """The three files as dicts to change in place; written back when the block ends
+        without an error (only the files that changed)."""
+        with self._lock, self._file_lock():
+            data = {name: self._read(name) for name in _FILES}
+            before = {name: json.dumps(value, sort_keys=True) for name, value in data.items()}
+            yield data
+            for name in _FILES:
+                if json.dumps(data[name], sort_keys=True) != before[name]:
+                    atomic_write_json(self.folder / f"{name}.json", data[name])
+
+    def _read(self, name: str) -> dict[str, Any]:
+        path = self.folder / f"{name}.json"
+        try:
+            value = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as exc:
+            from ..errors import ConfigError
+            raise ConfigError(f"{path} cannot be read ({exc}); restore it from a backup or "
+                              f"delete it (the API's {name} records are lost then).") from exc
+        return value if isinstance(value, dict) else {}
+
+    @contextlib.contextmanager
+    def _file_lock(self) -> Iterator[None]:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        try:
+            import fcntl
+        except ImportError:         # Windows: one process at a time
+            yield
+            return
+        with open(self.folder / ".lock", "a+") as handle:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def as_json(record: Any) -> dict[str, Any]:
+    """A record as it is stored."""
+    return asdict(record)
+
+
+__all__ = ["Created", "DocumentRecords", "ManualLink", "Overlay", "as_json", "document_id",
+           "link_id", "now_iso"]

@@ -1,0 +1,375 @@
+"""The documents and links API: every operation as a method taking the caller's view.
+
+A document is a wiki page, addressed by a stable id (``records.document_id`` of its path);
+what a caller gets is always filtered by its view (``view.sees(page)``), and a document it
+cannot see is "no document with id X", the same words as one that does not exist. Changes
+go through the compiler, never around it:
+
+- a new note (POST /documents, POST /upload) is a new raw file in the caller's scope folder
+  (files.py), then compiled (ingest of that file) and so indexed;
+- metadata (PUT) and manual links (POST /links) are records under the state folder
+  (records.py), written into the page when it is compiled (overlay.py): the page's raw note
+  is recompiled, raw/ itself is untouched;
+- DELETE removes only a raw note the API created, still as it wrote it, in a scope the caller
+  may write to; anything else is Refused with the reason.
+
+``workspace`` is the core (``Mindgraph``): its ``vault()``, ``ingest()``, ``embed()`` and
+``settings``; this package does not import it (it sits below the core).
+"""
+
+from __future__ import annotations
+
+from typing import Any, BinaryIO, Iterable
+
+from ..errors import InputError, NotFoundError
+from ..fsutil import sha256_file
+from ..page.links import RELATIONS
+from ..page.model import Page
+from .access import may_change, tenant_folders, write_folder
+from .errors import Refused, UploadTooLarge
+from .files import check_text, note_source, safe_name, slug, write_new
+from .jobs import Jobs
+from .records import (Created, DocumentRecords, ManualLink, Overlay, as_json, document_id,
+                      link_id, now_iso)
+
+ID_PATTERN = r"^[0-9a-f]{16}$"
+
+
+class DocumentService:
+    """The API over one workspace (one per server process)."""
+
+    def __init__(self, workspace: Any, jobs: Jobs | None = None):
+        self.mg = workspace
+        self.settings = workspace.settings
+        self.records = DocumentRecords(self.settings.state_dir)
+        self.jobs = jobs or Jobs()
+
+    # -- reading ------------------------------------------------------------------------
+    def list(self, view: Any, *, scope: str | None = None, type: str | None = None,
+             tag: str | None = None, team: str | None = None, offset: int = 0,
+             limit: int = 50) -> dict[str, Any]:
+        """The documents ``view`` sees that pass the filters, in path order, one page of
+        them; ``total`` counts only what the caller sees."""
+        pages = self._visible(view)
+        created = self._created_pages()
+        overlays = self.records.overlays()
+        hits = []
+        for page in pages:
+            place = view.scope_of(page)
+            if scope and (place is None or place.kind != scope):
+                continue
+            if team and (place is None or place.kind != "team" or place.owner != team):
+                continue
+            if type and str(page.frontmatter.get("type", "")).lower() != type.lower():
+                continue
+            if tag and tag.lower().lstrip("#") not in (t.lower() for t in page.tags):
+                continue
+            hits.append(page)
+        return {"total": len(hits), "offset": offset, "limit": limit,
+                "documents": [self._summary(view, p, created, overlays)
+                              for p in hits[offset:offset + limit]]}
+
+    def get(self, view: Any, doc_id: str) -> dict[str, Any]:
+        """One document with its text and sections."""
+        page = self._page(view, doc_id)
+        summary = self._summary(view, page, self._created_pages(), self.records.overlays())
+        return {**summary, "text": page.body,
+                "sections": [{"id": s.id, "heading": s.heading, "level": s.level}
+                             for s in page.sections]}
+
+    def links(self, view: Any, doc_id: str) -> dict[str, Any]:
+        """Outbound links and backlinks of a document, each with its kind; links to or from
+        pages the caller cannot see are left out."""
+        return self.links_of(view, [doc_id])[doc_id]
+
+    def links_of(self, view: Any, doc_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """``links`` of many documents at once (one pass over the wiki's links)."""
+        vault = self.mg.vault()
+        wanted = {doc_id: self._page(view, doc_id) for doc_id in dict.fromkeys(doc_ids)}
+        by_path = {page.path: doc_id for doc_id, page in wanted.items()}
+        seen = {p.path for p in self._visible(view)}
+        result = {doc_id: {"id": doc_id, "page": page.path, "outbound": [], "backlinks": []}
+                  for doc_id, page in wanted.items()}
+        for source, link, res in vault.resolved_links():
+            if link.is_attachment or link.is_self or source.path not in seen:
+                continue
+            target = res.target if res.status == "resolved" else None
+            if target is not None and target not in seen:
+                continue            # a page the caller cannot see: not even as a link
+            entry = {"kind": link.relation, "syntax": link.syntax, "line": link.line,
+                     "section": link.section_id, "context": link.context,
+                     "link_id": link.link_id,
+                     "origin": "manual" if link.syntax == "manual" else "extracted"}
+            if source.path in by_path:
+                result[by_path[source.path]]["outbound"].append(
+                    {**entry, "target": link.target, "status": res.status,
+                     "page": target, "id": document_id(target) if target else None})
+            if target in by_path and target != source.path:
+                result[by_path[target]]["backlinks"].append(
+                    {**entry, "page": source.path, "id": document_id(source.path)})
+        return result
+
+    # -- notes --------------------------------------------------------------------------
+    def create(self, view: Any, *, title: str, text: str, tags: Iterable[str] = (),
+               type: str | None = None, scope: str | None = None,
+               team: str | None = None) -> dict[str, Any]:
+        """Write a new raw note in the caller's scope folder, compile it, and say whether
+        (and since when) it is searchable."""
+        folder, place = write_folder(view, scope, team)
+        head = {"title": title, **({"type": type} if type else {}),
+                **({"tags": list(tags)} if tags else {})}
+        import yaml
+
+        data = ("---\n" + yaml.safe_dump(head, allow_unicode=True, sort_keys=False)
+                + "---\n" + text.rstrip("\n") + "\n").encode("utf-8")
+        created = self._write(view, place, folder, [(slug(title) + ".md", data)], "documents")
+        return self._compiled(view, created, "create")[0]
+
+    def upload(self, view: Any, files: list[tuple[str, BinaryIO]], *,
+               scope: str | None = None, team: str | None = None) -> dict[str, Any]:
+        """Write uploaded files as new raw notes — all or none: every name, type, size and
+        encoding is checked before the first is written — compile them, and list the
+        documents they became."""
+        folder, place = write_folder(view, scope, team)
+        limits = self.settings.serve
+        if len(files) > limits.upload_max_files:
+            raise UploadTooLarge(f"{len(files)} files in one upload; at most "
+                                 f"{limits.upload_max_files} (serve.upload_max_files).")
+        named = [(safe_name(name), stream) for name, stream in files]
+        for name, stream in named:
+            check_text(name, stream, limits.upload_max_file_bytes)
+        created = self._write(view, place, folder,
+                              [note_source(name, stream) for name, stream in named], "upload")
+        return {"folder": folder, "documents": self._compiled(view, created, "upload")}
+
+    def update(self, view: Any, doc_id: str, changes: dict[str, Any]) -> dict[str, Any]:
+        """Set (or, with null, clear) the title, tags and type of a document: kept as an
+        overlay, applied when its raw note is recompiled (now)."""
+        page = self._page(view, doc_id)
+        raw = self._raw_of(page, "metadata")
+        with self.records.change() as data:
+            current = data["overlays"].get(page.path, {})
+            for key in ("title", "tags", "type"):
+                if key in changes:
+                    if changes[key] is None:
+                        current.pop(key, None)
+                    else:
+                        current[key] = list(changes[key]) if key == "tags" else changes[key]
+            if current:
+                data["overlays"][page.path] = current
+            else:
+                data["overlays"].pop(page.path, None)
+        self._recompile([raw])
+        return self.get(view, doc_id)
+
+    def delete(self, view: Any, doc_id: str) -> dict[str, Any]:
+        """Delete a note the API created in a scope the caller may write to (Refused
+        otherwise, with the reason); its overlay and manual links go with it."""
+        page = self._page(view, doc_id)
+        record = self.records.created().get(doc_id)
+        if record is None:
+            raise Refused(f"{page.path} was not created through the API, so the API does not "
+                          f"delete it: its raw note came from elsewhere and mindgraph never "
+                          f"changes those. Remove the raw note at its source.")
+        why = may_change(view, view.scope_of(page))
+        if why:
+            raise Refused(f"{page.path} cannot be deleted by you: {why}.")
+        path = self.settings.raw_dir / record.raw
+        if path.exists() and sha256_file(path) != record.sha256:
+            raise Refused(f"raw/{record.raw} was changed after the API wrote it, so it is no "
+                          f"longer only the API's; delete it yourself if it should go.")
+        touching = [x for x in self.records.links().values()
+                    if page.path in (x.source, x.target)]
+        with self.records.change() as data:
+            data["created"].pop(doc_id, None)
+            data["overlays"].pop(page.path, None)
+            for link in touching:
+                data["links"].pop(link.id, None)
+        path.unlink(missing_ok=True)
+        sources = {self._raw_of(self.mg.vault().pages[x.source], "links")
+                   for x in touching if x.source != page.path
+                   and x.source in self.mg.vault().pages}
+        self._recompile([record.raw, *sorted(sources)])
+        return {"id": doc_id, "page": page.path, "deleted": True,
+                "links_removed": len(touching)}
+
+    # -- manual links ---------------------------------------------------------------------
+    def add_link(self, view: Any, source: str, target: str, kind: str,
+                 context: str = "") -> dict[str, Any]:
+        """A manual typed link between two documents the caller sees (the same triple
+        again replaces its context); the source page is recompiled with it."""
+        if kind not in RELATIONS:
+            raise InputError(f"kind must be one of {', '.join(RELATIONS)}, not {kind!r}.")
+        src, dst = self._page(view, source), self._page(view, target)
+        if src.path == dst.path:
+            raise InputError("a link needs two different documents ('from' and 'to' are the "
+                             "same).")
+        raw = self._raw_of(src, "links")
+        who = view.identity
+        link = ManualLink(link_id(src.path, dst.path, kind), src.path, dst.path, kind,
+                          context, who.tenant, who.agent or who.name, now_iso())
+        with self.records.change() as data:
+            data["links"][link.id] = as_json(link)
+        self._recompile([raw])
+        return self._link_json(link)
+
+    def delete_link(self, view: Any, link: str) -> dict[str, Any]:
+        """Remove a manual link whose source the caller sees (extracted links live in the
+        notes themselves: edit the note)."""
+        found = self.records.links().get(link)
+        pages = self.mg.vault().pages
+        source = pages.get(found.source) if found else None
+        if found is None or (source is not None and not view.sees(source)) or \
+                (source is None and not view.identity.is_local):
+            raise NotFoundError(f"no manual link with id {link!r}. GET "
+                                f"/documents/{{id}}/links lists a document's links and ids.")
+        why = may_change(view, view.scope_of(source)) if source is not None else None
+        if why:
+            raise Refused(f"the link from {found.source} cannot be removed by you: {why}.")
+        with self.records.change() as data:
+            data["links"].pop(link, None)
+        if source is not None:
+            self._recompile([self._raw_of(source, "links")])
+        return {**self._link_json(found), "deleted": True}
+
+    # -- work -----------------------------------------------------------------------------
+    def rescan(self, view: Any, *, embed: bool = True, job: Any = None) -> dict[str, Any]:
+        """Compile the caller's tenant's changed raw notes (all of raw/ for the local
+        identity), then embed; ``job`` (from ``start_rescan``) reports the progress."""
+        job = job or self.start_rescan(view)
+        try:
+            raw = self.settings.raw_dir
+            paths = [p.relative_to(raw).as_posix() for p in raw.rglob("*") if p.is_file()] \
+                if raw.is_dir() else []
+            folders = tenant_folders(view, paths)
+            report = None
+            if folders != []:
+                report = self.mg.ingest(only=tuple(folders or ()),
+                                        progress=self.jobs.progress(job, "compiling")).to_dict()
+            embedded = None
+            if embed:
+                self.jobs.update(job, phase="embedding", done=0, total=0, current="")
+                counter = self.jobs.progress(job, "embedding")
+                seen = [0]
+
+                def step(n: int) -> None:
+                    seen[0] += n
+                    counter(seen[0], 0)
+                embedded = self.mg.embed(progress=step)[0].as_dict()
+            outcome = {"ingest": _brief_ingest(report), "embed": embedded}
+        except Exception as exc:
+            self.jobs.finish(job, error=str(exc))
+            raise
+        self.jobs.finish(job, outcome)
+        return {"job": job.to_json()}
+
+    def start_rescan(self, view: Any) -> Any:
+        """Register a rescan of the caller's tenant (Busy while one runs)."""
+        return self.jobs.start("rescan", view.identity.tenant, exclusive=True)
+
+    def status(self, view: Any) -> dict[str, Any]:
+        """What is being compiled or embedded for the caller's tenant."""
+        who = view.identity
+        return self.jobs.snapshot(None if who.is_local else who.tenant)
+
+    # -- helpers --------------------------------------------------------------------------
+    def _visible(self, view: Any) -> list[Page]:
+        pages = self.mg.vault().pages
+        return [pages[p] for p in sorted(pages) if view.sees(pages[p])]
+
+    def _page(self, view: Any, doc_id: str) -> Page:
+        for page in self.mg.vault().pages.values():
+            if document_id(page.path) == doc_id and view.sees(page):
+                return page
+        raise NotFoundError(f"no document with id {doc_id[:40]!r}. GET /documents lists the "
+                            f"documents you can see, with their ids.")
+
+    def _created_pages(self) -> dict[str, Created]:
+        return {r.page: r for r in self.records.created().values()}
+
+    def _summary(self, view: Any, page: Page, created: dict[str, Created],
+                 overlays: dict[str, Overlay]) -> dict[str, Any]:
+        place = view.scope_of(page)
+        overlay = overlays.get(page.path)
+        return {"id": document_id(page.path), "page": page.path, "title": page.title,
+                "type": page.frontmatter.get("type"), "tags": list(page.tags),
+                "scope": None if place is None else {"tenant": place.tenant, "kind": place.kind,
+                                                     "owner": place.owner or None},
+                "source": _source(page), "created_via_api": page.path in created,
+                "overlay": overlay.to_json() if overlay else None}
+
+    def _raw_of(self, page: Page, what: str) -> str:
+        source = _source(page)
+        if source is None or not (self.settings.raw_dir / source).is_file():
+            raise Refused(f"{page.path} has no raw note in raw/ to compile it from, and "
+                          f"{what} set through the API are applied when a note is compiled. "
+                          f"Only compiled documents take them.")
+        return source
+
+    def _write(self, view: Any, place: Any, folder: str,
+               notes: list[tuple[str, bytes | BinaryIO]], via: str) -> list[Created]:
+        from ..ingest.pipeline import wiki_path_for
+
+        who = view.identity
+        out = []
+        for name, data in notes:
+            raw = write_new(self.settings.raw_dir, folder, name, data)
+            page = wiki_path_for(raw)
+            record = Created(document_id(page), raw, page,
+                             sha256_file(self.settings.raw_dir / raw), who.tenant,
+                             who.agent or who.name, place.kind if place else "",
+                             place.owner if place is not None and place.kind == "team"
+                             else None, now_iso(), via)
+            with self.records.change() as records:
+                records["created"][record.id] = as_json(record)
+            out.append(record)
+        return out
+
+    def _compiled(self, view: Any, created: list[Created], kind: str) -> list[dict[str, Any]]:
+        job = self.jobs.start(kind, view.identity.tenant)
+        try:
+            report = self._recompile([c.raw for c in created],
+                                     self.jobs.progress(job, "compiling"))
+        except Exception as exc:
+            self.jobs.finish(job, error=str(exc))
+            raise
+        outcomes = {o.path: o for o in report.files}
+        self.jobs.finish(job, _brief_ingest(report.to_dict()))
+        when = now_iso()
+        out = []
+        for c in created:
+            outcome = outcomes.get(c.raw)
+            ok = outcome is not None and outcome.status == "ingested"
+            out.append({"id": c.id, "page": c.page, "raw": c.raw, "searchable": ok,
+                        "searchable_since": when if ok else None,
+                        "compile": {"status": outcome.status if outcome else "skipped",
+                                    "reason": outcome.reason if outcome else ""}})
+        return out
+
+    def _recompile(self, raw_paths: list[str], progress: Any = None) -> Any:
+        report = self.mg.ingest(only=tuple(dict.fromkeys(raw_paths)), progress=progress)
+        self.mg.refresh()
+        return report
+
+    @staticmethod
+    def _link_json(link: ManualLink) -> dict[str, Any]:
+        return {"id": link.id, "from": document_id(link.source), "to": document_id(link.target),
+                "from_page": link.source, "to_page": link.target, "kind": link.kind,
+                "context": link.context, "origin": "manual", "created_at": link.created_at}
+
+
+def _source(page: Page) -> str | None:
+    sources = page.frontmatter.get("sources")
+    if isinstance(sources, list) and sources and isinstance(sources[0], dict):
+        path = sources[0].get("path")
+        return path if isinstance(path, str) else None
+    return None
+
+
+def _brief_ingest(report: dict[str, Any] | None) -> dict[str, Any] | None:
+    if report is None:
+        return None
+    return {k: report.get(k) for k in ("ingested", "skipped", "failed", "removed", "seconds")}
+
+
+__all__ = ["DocumentService", "ID_PATTERN"]
