@@ -1,7 +1,8 @@
 """Errors of the documents and links API (the REST layer maps each to its status).
 
     MindgraphError
-    ├── Refused          the caller may not do this to that document (403, with the reason)
+    ├── Forbidden (errors.py)
+    │   └── Refused      the caller may not do this to that document (403, with the reason)
     ├── Busy             a rescan of this tenant is already running (409)
     ├── BadUpload        a file's type or name cannot be taken (415 / 422, naming the file)
     └── UploadTooLarge   a file over the per-file limit, or too many files (413)
@@ -9,10 +10,10 @@
 
 from __future__ import annotations
 
-from ..errors import MindgraphError
+from ..errors import Forbidden, MindgraphError
 
 
-class Refused(MindgraphError):
+class Refused(Forbidden):
     """The caller may not do this; the message says why and what it may do instead."""
 
 

@@ -1,45 +1,42 @@
-"""Who is calling: the one function every documents route (REST and MCP) takes the caller's
-view from.
+"""Who is calling: the one place every documents route (REST and MCP) takes the caller's view
+from.
 
-Until identities are configured (mindgraph/scopes/), every caller acts as the local identity,
-which sees every page and writes the API's notes to raw/api-notes/.
+The identity comes from the request's bearer token alone (``scopes.Authenticator``: a token
+configured for an identity under ``scopes.identities``, or the server's one token standing for
+the local identity); without a request (stdio MCP) it is the configured local identity. The
+view pairs it with the folder mapping, so every answer is filtered by what that identity sees.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+import os
+from typing import Any, Mapping
+
+from ..config import Settings
+from ..scopes import Authenticator, Identity, View, identity_for_request, load_scopes
 
 
-@dataclass(frozen=True)
-class _LocalIdentity:
-    name: str = "local"
-    tenant: str = ""
-    agent: str = ""
-    teams: frozenset[str] = field(default_factory=frozenset)
-    is_local: bool = True
+class Callers:
+    """Maps a request to its caller's ``View`` (Unauthenticated, a 401, without a valid
+    token when tokens are required)."""
 
-    def describe(self) -> str:
-        return "local (every page)"
+    def __init__(self, settings: Settings, server_token: str | None = None,
+                 environ: Mapping[str, str] | None = None):
+        self.scopes = load_scopes(settings)
+        given = (settings.serve.token_env, server_token) if server_token else None
+        self.authenticator = Authenticator(self.scopes, given,
+                                           os.environ if environ is None else environ)
 
+    def view_of(self, identity: Identity) -> View:
+        """The view of ``identity``."""
+        return View(identity, self.scopes.mapping)
 
-@dataclass(frozen=True)
-class _LocalView:
-    identity: _LocalIdentity = _LocalIdentity()
-
-    def sees(self, page: Any) -> bool:
-        return True
-
-    def scope_of(self, page: Any) -> None:
-        return None
-
-
-LOCAL_VIEW = _LocalView()
+    def view(self, request: Any = None) -> View:
+        """The view of the caller of ``request`` (headers read: Authorization only); no
+        request: the local identity's."""
+        if request is None:
+            return self.view_of(self.scopes.local)
+        return self.view_of(identity_for_request(self.authenticator, request.headers))
 
 
-def caller_view(request: Any = None) -> Any:
-    """The view of the caller of ``request`` (the local identity's, for now)."""
-    return LOCAL_VIEW
-
-
-__all__ = ["caller_view"]
+__all__ = ["Callers"]

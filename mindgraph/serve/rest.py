@@ -67,7 +67,7 @@ from .lanes import Lane, LaneTimeout, ServerLanes
 from .params import folder_inside
 from .rest_errors import AppError, install_error_handlers
 from .rest_aliases import OldParameterNames
-from .callers import caller_view
+from .callers import Callers
 from .rest_documents import add_document_routes, upload_rule
 
 MAX_LIMIT = 100
@@ -458,7 +458,9 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None)
                              f"409 until it has finished.") from None
 
     app.state.documents = DocumentService(mg)
-    add_document_routes(app, route, app.state.documents, lanes, caller_view, _json_object_body)
+    app.state.callers = Callers(mg.settings, token)
+    add_document_routes(app, route, app.state.documents, lanes, app.state.callers.view,
+                        _json_object_body)
     app.add_middleware(_ServerTiming)
     app.add_middleware(OldParameterNames)
     app.add_middleware(Guard, policy=Policy.for_server(serve, host or serve.host,

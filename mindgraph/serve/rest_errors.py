@@ -13,14 +13,16 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..errors import (
     ConfigError,
+    Forbidden,
     IngestError,
     InputError,
     MindgraphError,
     NotFoundError,
     ProviderError,
     StoreError,
+    Unauthenticated,
 )
-from ..documents.errors import BadUpload, Busy, Refused, UploadTooLarge
+from ..documents.errors import BadUpload, Busy, UploadTooLarge
 from ..page.data import DataBlockError
 from .lanes import LaneBusy, LaneTimeout
 
@@ -84,7 +86,8 @@ def _where(loc: list[Any]) -> str:
     return ".".join(map(str, loc[1:])) or (str(loc[0]) if loc else "request")
 
 
-_DOCUMENT_ERRORS = ((Refused, 403), (Busy, 409), (BadUpload, 415), (UploadTooLarge, 413))
+_DOCUMENT_ERRORS = ((Unauthenticated, 401), (Forbidden, 403), (Busy, 409), (BadUpload, 415),
+                    (UploadTooLarge, 413))
 
 
 def _status(exc: MindgraphError) -> int:

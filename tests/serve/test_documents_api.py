@@ -281,8 +281,7 @@ def test_rescan_compiles_in_the_background_and_a_second_is_409(vault, client):
 
 
 def service_view(client):
-    from mindgraph.serve.callers import caller_view
-    return caller_view(None)
+    return client.app.state.callers.view(None)
 
 
 def test_status_streams_server_sent_events_until_idle(client):
