@@ -19,11 +19,14 @@ go through the compiler, never around it:
 
 from __future__ import annotations
 
+import contextlib
+import re
 from typing import Any, BinaryIO, Iterable
 
 from ..errors import InputError, NotFoundError
 from ..fsutil import sha256_file
 from ..page.links import RELATIONS
+from ..page.lookup import find_page
 from ..page.model import Page
 from .access import may_change, tenant_folders, write_folder
 from .errors import Refused, UploadTooLarge
@@ -108,6 +111,35 @@ class DocumentService:
                 result[by_path[target]]["backlinks"].append(
                     {**entry, "page": source.path, "id": document_id(source.path)})
         return result
+
+    def search(self, view: Any, query: str, *, scope: str | None = None,
+               types: Iterable[str] = (), max_results: int = 10) -> dict[str, Any]:
+        """Hybrid search (keywords, meaning, graph; keywords alone when no vectors) over the
+        documents ``view`` sees, of one scope kind and of the given types when asked."""
+        wanted = {t.lower() for t in types}
+        pages = self.mg.vault().pages
+        answer = self.mg.smart_search(query, min(100, max(max_results * 5, 20)))
+        results = []
+        for hit in answer.results:
+            page = pages.get(hit.page)
+            if page is None or not view.sees(page):
+                continue
+            place = view.scope_of(page)
+            if scope and (place is None or place.kind != scope):
+                continue
+            kind = str(page.frontmatter.get("type") or "")
+            if wanted and kind.lower() not in wanted:
+                continue
+            results.append({"id": document_id(page.path), "page": page.path,
+                            "title": page.title, "type": kind or None,
+                            "scope": place.describe() if place is not None else None,
+                            "section_id": hit.section_id, "heading": hit.heading,
+                            "snippet": hit.snippet, "score": round(hit.score, 4),
+                            "retrievers": sorted(hit.sources)})
+            if len(results) == max_results:
+                break
+        return {"query": query, "count": len(results), "results": results,
+                "degradation": list(answer.degradation)}
 
     # -- notes --------------------------------------------------------------------------
     def create(self, view: Any, *, title: str, text: str, tags: Iterable[str] = (),
@@ -278,11 +310,19 @@ class DocumentService:
         return [pages[p] for p in sorted(pages) if view.sees(pages[p])]
 
     def _page(self, view: Any, doc_id: str) -> Page:
-        for page in self.mg.vault().pages.values():
+        """The document with this id (or, from MCP, this page path, title or alias) that
+        ``view`` sees; NotFoundError in the same words whether it exists elsewhere or not."""
+        pages = self.mg.vault().pages
+        for page in pages.values():
             if document_id(page.path) == doc_id and view.sees(page):
                 return page
-        raise NotFoundError(f"no document with id {doc_id[:40]!r}. GET /documents lists the "
-                            f"documents you can see, with their ids.")
+        if not re.fullmatch(ID_PATTERN, doc_id):
+            with contextlib.suppress(NotFoundError):
+                return find_page({p: page for p, page in pages.items() if view.sees(page)},
+                                 doc_id)
+        raise NotFoundError(f"no document with id {doc_id[:40]!r}. GET /documents (or the "
+                            f"search_documents tool) lists the documents you can see, with "
+                            f"their ids.")
 
     def _created_pages(self) -> dict[str, Created]:
         return {r.page: r for r in self.records.created().values()}

@@ -17,6 +17,7 @@ non-loopback address without one.
 import functools
 import hmac
 import json
+import os
 import time
 from collections.abc import Awaitable
 from typing import Annotated, Any, Callable, Literal
@@ -37,7 +38,9 @@ from ..trust.validate import validate_text
 from ..version import __version__
 from .guard import Guard, Policy
 from .lanes import Lane, LaneBusy, LaneTimeout, ServerLanes
+from .callers import Callers
 from .mcp_arguments import PlainArgumentsServer
+from .mcp_documents import add_document_tools
 from .params import folder_inside, parse_day
 from .mcp_results import (
     brief_hybrid,
@@ -65,10 +68,10 @@ Fresh = Annotated[bool, Field(description="Only pages whose verification is curr
 INSTRUCTIONS = """\
 mindgraph: a private wiki compiled from markdown notes. Pages are addressed by their
 vault path (e.g. "Plugins/Templates.md"); a title, alias or file name also works. Sections
-are addressed by id (from get_page or list_sections). Typical use: find pages (search or
-smart_search when available), read one with get_page, read a long page section by section
-with get_section, follow backlinks/related pages, and use timeline to see how a concept
-evolved. Results cite page paths and section ids: pass them back to these tools."""
+are addressed by id (from get_page or list_sections). Typical use: find documents with
+search_documents (or search / smart_search), read one with get_page, read a long page
+section by section with get_section, follow backlinks/related pages, and use timeline to see
+how a concept evolved; create_document and link_documents add to the wiki. Results cite page paths and section ids: pass them back to these tools."""
 
 # Parameter types shared by the tools; the Field bounds become the JSON schema.
 PageName = Annotated[str, Field(min_length=1, max_length=1000,
@@ -178,6 +181,8 @@ def create_mcp_server(mg: Mindgraph) -> MCPServer:
         return await call("coverage", codebase, run, slow=True)
 
     _add_engine_tools(server, mg, call)
+    add_document_tools(server, mg, call, Callers(mg.settings, os.environ.get(
+        mg.settings.serve.token_env) or None))
     return server
 
 

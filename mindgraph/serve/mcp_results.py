@@ -147,7 +147,7 @@ def jsonable(value: Any, digits: int | None = None) -> Any:
 # Tools that look text up (a query that finds nothing is a gap in the wiki) and the key of
 # the list they answer with; every other tool reads or reports on something named.
 QUERY_TOOLS = {"search": "results", "smart_search": "results", "context": "sources",
-               "timeline": "entries"}
+               "timeline": "entries", "search_documents": "results"}
 # What the other tools found, counted: the items of their answer's list, else one answer.
 _LOOKUP_LISTS = {"related": "related", "path": "path", "communities": "communities",
                  "backlinks": "backlinks", "list_sections": "sections", "coverage": "units"}

@@ -16,7 +16,7 @@ from mindgraph.config import settings_from_dict
 from mindgraph.core import Mindgraph
 from mindgraph.serve.mcp import create_http_app, create_mcp_server
 
-WRITE_TOOLS = {"approve_propagation"}
+WRITE_TOOLS = {"approve_propagation", "create_document", "link_documents"}
 CORE_TOOLS = {"get_page", "list_sections", "get_section", "backlinks", "timeline", "extract",
               "coverage"}
 
@@ -95,7 +95,8 @@ def test_stdio_lists_tools_read_only_with_schemas(stdio_session):
     tools = {t.name: t for t in stdio_session["tools"]}
     assert CORE_TOOLS <= set(tools)
     for tool in tools.values():
-        # every tool reads only, but the one that applies a plan approved by its digest
+        # every tool reads only, but the one that applies a plan approved by its digest and
+        # the documents API's two writers (which add to the wiki and delete nothing)
         assert tool.annotations.read_only_hint is (tool.name not in WRITE_TOOLS), tool.name
         assert tool.annotations.destructive_hint is False, tool.name
         assert tool.description and len(tool.description) > 40, tool.name
