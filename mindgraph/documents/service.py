@@ -373,8 +373,8 @@ class DocumentService:
         except Exception as exc:
             self.jobs.finish(job, error=str(exc))
             raise
-        outcomes = {o.path: o for o in report.files}
-        self.jobs.finish(job, _brief_ingest(report.to_dict()))
+        outcomes = {o.path: o for o in report.files} if report is not None else {}
+        self.jobs.finish(job, _brief_ingest(report.to_dict() if report is not None else None))
         when = now_iso()
         out = []
         for c in created:
@@ -387,7 +387,14 @@ class DocumentService:
         return out
 
     def _recompile(self, raw_paths: list[str], progress: Any = None) -> Any:
-        report = self.mg.ingest(only=tuple(dict.fromkeys(raw_paths)), progress=progress)
+        """Compile these raw notes (a path gone from raw/ and from the ingest state is
+        left out: there is nothing left to do for it)."""
+        from ..ingest.state import STATE_FILENAME, IngestState
+
+        known = IngestState.load(self.settings.state_dir / STATE_FILENAME).files
+        paths = tuple(p for p in dict.fromkeys(raw_paths)
+                      if p in known or (self.settings.raw_dir / p).is_file())
+        report = self.mg.ingest(only=paths, progress=progress) if paths else None
         self.mg.refresh()
         return report
 

@@ -2,11 +2,13 @@
 deletes, uploads, rescans and status — and that what it does survives restarts and
 recompiles while the raw notes that came from elsewhere stay byte for byte as they were."""
 
+import asyncio
 import hashlib
 import json
 import threading
 import time
 
+import httpx
 import pytest
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
@@ -312,3 +314,62 @@ def test_status_streams_server_sent_events_until_idle(client):
 def test_document_ids_are_stable_page_digests(client):
     ids = ids_by_page(client)
     assert ids["Zeppelins.md"] == document_id("Zeppelins.md")
+
+
+def test_uploads_and_deletes_survive_restarts_and_recompiles(vault, client):
+    uploaded = client.post("/upload", files=[("files", ("kept.md", b"# Kept\n\nStays.\n",
+                                                        "text/markdown"))]).json()
+    kept = uploaded["documents"][0]
+    doomed = client.post("/documents", json={"title": "Doomed", "text": "Goes."}).json()
+    assert client.delete(f"/documents/{doomed['id']}").status_code == 200
+    result = CliRunner().invoke(cli, ["-C", str(vault), "ingest", "--force"],
+                                catch_exceptions=False)
+    assert result.exit_code == 0
+    restarted = client_for(vault)
+    assert restarted.get(f"/documents/{kept['id']}").json()["created_via_api"] is True
+    assert restarted.get(f"/documents/{doomed['id']}").status_code == 404
+    assert not (vault / "raw" / doomed["raw"]).exists()
+    # deleting a note removed by hand meanwhile still forgets it
+    (vault / "raw" / kept["raw"]).unlink()
+    assert restarted.delete(f"/documents/{kept['id']}").status_code == 200
+
+
+def test_a_name_already_taken_in_the_api_folder_gets_a_new_one(vault, client):
+    (vault / "raw" / "api-notes").mkdir()
+    (vault / "raw" / "api-notes" / "notes.md").write_text("# Someone else's\n")
+    before = raw_hashes(vault / "raw")
+    made = client.post("/upload", files=[("files", ("notes.md", b"# Mine\n",
+                                                    "text/markdown"))]).json()
+    assert made["documents"][0]["raw"] == "api-notes/notes-2.md"
+    after = raw_hashes(vault / "raw")
+    assert {k: v for k, v in after.items() if k in before} == before
+
+
+def test_an_upload_streamed_past_its_cap_is_refused_while_it_arrives(vault):
+    (vault / "mindgraph.yml").write_text(CONFIG + "serve:\n  upload_max_files: 1\n"
+                                         "  upload_max_file_bytes: 2048\n"
+                                         "  max_body_bytes: 1024\n")
+    app = create_app(Mindgraph.open(vault))
+    boundary = "b0undary"
+    head = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"files\"; "
+            f"filename=\"big.md\"\r\nContent-Type: text/markdown\r\n\r\n").encode()
+    pulled = []
+
+    async def chunks():         # no Content-Length: the Guard counts what arrives
+        yield head
+        for _ in range(100):
+            pulled.append(1)
+            yield b"x" * 1000
+        yield f"\r\n--{boundary}--\r\n".encode()
+
+    async def post():
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
+                                     base_url=LOCAL) as http:
+            return await http.post("/upload", content=chunks(), headers={
+                "Content-Type": f"multipart/form-data; boundary={boundary}"})
+
+    response = asyncio.run(post())
+    assert response.status_code == 413
+    assert response.json()["detail"].startswith("The request body is larger than 3072 bytes")
+    assert len(pulled) <= 4                  # refused as it arrived, not after all of it
+    assert not (vault / "raw" / "api-notes").exists()
