@@ -139,3 +139,42 @@ def test_over_http_each_token_sees_its_own_view(workspace):
         "globex/shared/Globex trunk.md"]
     assert nobody["isError"] and "Authorization: Bearer" in nobody["content"][0]["text"]
     assert wrote["structuredContent"]["raw"] == "globex/personal/carol/api-notes/Carol-note.md"
+
+
+@pytest.mark.parametrize("backend", ["embedded", "pgvector"])
+def test_rescan_embeds_then_search_finds_by_meaning_in_the_view_on_both_stores(
+        workspace, backend, request, monkeypatch):
+    """A REST rescan (compile + embed) as alice, then search_documents over HTTP: the vector
+    retriever takes part, and each identity still gets only its own view."""
+    from fastapi.testclient import TestClient as RestClient
+
+    from mindgraph.serve.rest import create_app
+
+    if backend == "pgvector":
+        monkeypatch.setenv("MINDGRAPH_PG_DSN", request.getfixturevalue("pg_dsn"))
+        (workspace / "mindgraph.yml").write_text(
+            CONFIG + "store: {backend: pgvector, table: mg_test_documents}\n")
+    rest = RestClient(create_app(Mindgraph.open(workspace)), base_url="http://127.0.0.1:8765",
+                      headers={"Authorization": f"Bearer {TOKENS['alice']}"})
+    assert rest.post("/rescan").status_code == 202
+    for _ in range(400):
+        status = rest.get("/status").json()
+        if not status["busy"]:
+            break
+        anyio.run(anyio.sleep, 0.05)
+    job = status["recent"][0]
+    assert job["phase"] == "done", job
+    assert job["outcome"]["embed"]["embedded"] > 0
+    app = create_http_app(create_mcp_server(Mindgraph.open(workspace)))
+    with TestClient(app, base_url="http://127.0.0.1:8766") as client:
+        alice = call_over_http(client, TOKENS["alice"], "search_documents",
+                               {"query": "packing a trunk", "max_results": 10})
+        carol = call_over_http(client, TOKENS["carol"], "search_documents",
+                               {"query": "packing a trunk", "max_results": 10})
+    hits = alice["structuredContent"]["results"]
+    assert {h["page"] for h in hits} <= {"acme/personal/alice/Trunk diary.md",
+                                        "acme/shared/Trunk guide.md"}
+    assert hits[0]["page"] == "acme/shared/Trunk guide.md"
+    assert any("vector" in h["retrievers"] for h in hits)
+    assert {h["page"] for h in carol["structuredContent"]["results"]} <= {
+        "globex/shared/Globex trunk.md"}
