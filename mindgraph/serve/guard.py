@@ -141,7 +141,8 @@ class Guard:
     def __init__(self, app: ASGIApp, policy: Policy):
         self.policy = policy
         self.app = app if not policy.cors_origins else CORSMiddleware(
-            app, allow_origins=list(policy.cors_origins), allow_methods=["GET", "POST", "PUT", "DELETE"],
+            app, allow_origins=list(policy.cors_origins),
+            allow_methods=["GET", "POST", "PUT", "DELETE"],
             allow_headers=["authorization", "content-type", "accept", "last-event-id",
                            "mcp-session-id", "mcp-protocol-version"],
             expose_headers=["mcp-session-id", "server-timing"], max_age=600)

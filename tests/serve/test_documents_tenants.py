@@ -2,10 +2,9 @@
 shows only what its view holds, writes only to its scope folders, and refuses the rest."""
 
 import pytest
-from click.testing import CliRunner
+from documents_support import compiled_tenants
 from fastapi.testclient import TestClient
 
-from mindgraph.cli import cli
 from mindgraph.core import Mindgraph
 from mindgraph.documents.records import document_id
 from mindgraph.serve.rest import create_app
@@ -31,13 +30,7 @@ NOTES = {"acme/personal/alice/Alice plan.md": "# Alice plan\n\nTrunks for the tr
 @pytest.fixture
 def tenants(tmp_path, monkeypatch):
     """A compiled two-tenant workspace; a client per identity (and one without a token)."""
-    for name, token in TOKENS.items():
-        monkeypatch.setenv(f"TOKEN_{name.upper()}", token)
-    (tmp_path / "mindgraph.yml").write_text(CONFIG)
-    for path, text in NOTES.items():
-        (tmp_path / "raw" / path).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / "raw" / path).write_text(text)
-    assert CliRunner().invoke(cli, ["-C", str(tmp_path), "ingest"]).exit_code == 0
+    compiled_tenants(tmp_path, monkeypatch, CONFIG, NOTES, TOKENS)
     app = create_app(Mindgraph.open(tmp_path))
     clients = {name: TestClient(app, base_url=LOCAL,
                                 headers={"Authorization": f"Bearer {token}"})

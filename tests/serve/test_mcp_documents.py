@@ -5,11 +5,10 @@ import json
 
 import anyio
 import pytest
-from click.testing import CliRunner
+from documents_support import compiled_tenants
 from mcp import Client
 from starlette.testclient import TestClient
 
-from mindgraph.cli import cli
 from mindgraph.core import Mindgraph
 from mindgraph.serve.mcp import create_http_app, create_mcp_server
 
@@ -29,14 +28,7 @@ NOTES = {"acme/shared/Trunk guide.md": "---\ntype: guide\n---\n# Trunk guide\n\n
 
 @pytest.fixture
 def workspace(tmp_path, monkeypatch):
-    for name, token in TOKENS.items():
-        monkeypatch.setenv(f"TOKEN_{name.upper()}", token)
-    (tmp_path / "mindgraph.yml").write_text(CONFIG)
-    for path, text in NOTES.items():
-        (tmp_path / "raw" / path).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / "raw" / path).write_text(text)
-    assert CliRunner().invoke(cli, ["-C", str(tmp_path), "ingest"]).exit_code == 0
-    return tmp_path
+    return compiled_tenants(tmp_path, monkeypatch, CONFIG, NOTES, TOKENS)
 
 
 def run_session(server, script):
