@@ -71,7 +71,8 @@ vault path (e.g. "Plugins/Templates.md"); a title, alias or file name also works
 are addressed by id (from get_page or list_sections). Typical use: find documents with
 search_documents (or search / smart_search), read one with get_page, read a long page
 section by section with get_section, follow backlinks/related pages, and use timeline to see
-how a concept evolved; create_document and link_documents add to the wiki. Results cite page paths and section ids: pass them back to these tools."""
+how a concept evolved; create_document and link_documents add to the wiki. Results cite
+page paths and section ids: pass them back to these tools."""
 
 # Parameter types shared by the tools; the Field bounds become the JSON schema.
 PageName = Annotated[str, Field(min_length=1, max_length=1000,
