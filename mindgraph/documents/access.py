@@ -67,6 +67,25 @@ def may_change(view: Any, scope: Any) -> str | None:
     return None
 
 
+def link_refused(source: Any, target: Any) -> str | None:
+    """Why a manual link from a document of scope ``source`` to one of ``target`` may not be
+    made (None: it may). The link is written into the source page, so everyone who reads the
+    source must be able to see the target too; and links never cross tenants."""
+    if source is None:              # only the local identity reads it, and it sees all
+        return None
+    if target is None:
+        return "the target has no scope, so no reader of the source could see it"
+    if source.tenant != target.tenant:
+        return "links never cross tenants"
+    if source.kind == "personal" or target.kind == "shared":
+        return None
+    if source.kind == "team" and target.kind == "team" and source.owner == target.owner:
+        return None
+    return (f"the link would show a {target.kind} document to every reader of a "
+            f"{source.kind} one; link from the narrower document to the wider one "
+            f"(personal → team → shared)")
+
+
 def tenant_folders(view: Any, raw_paths: list[str]) -> list[str] | None:
     """The raw folders of ``view``'s tenant that hold notes (None: the whole of raw/, for the
     local identity); a rescan compiles only these."""
@@ -91,4 +110,4 @@ def tenant_folders(view: Any, raw_paths: list[str]) -> list[str] | None:
     return sorted(found)
 
 
-__all__ = ["may_change", "tenant_folders", "write_folder"]
+__all__ = ["link_refused", "may_change", "tenant_folders", "write_folder"]

@@ -23,12 +23,14 @@ import contextlib
 import re
 from typing import Any, BinaryIO, Iterable
 
+import yaml
+
 from ..errors import InputError, NotFoundError
 from ..fsutil import sha256_file
 from ..page.links import RELATIONS
 from ..page.lookup import find_page
 from ..page.model import Page
-from .access import may_change, tenant_folders, write_folder
+from .access import link_refused, may_change, tenant_folders, write_folder
 from .errors import Refused, UploadTooLarge
 from .files import check_text, note_source, safe_name, slug, write_new
 from .jobs import Jobs
@@ -150,8 +152,6 @@ class DocumentService:
         folder, place = write_folder(view, scope, team)
         head = {"title": title, **({"type": type} if type else {}),
                 **({"tags": list(tags)} if tags else {})}
-        import yaml
-
         data = ("---\n" + yaml.safe_dump(head, allow_unicode=True, sort_keys=False)
                 + "---\n" + text.rstrip("\n") + "\n").encode("utf-8")
         created = self._write(view, place, folder, [(slug(title) + ".md", data)], "documents")
@@ -236,6 +236,9 @@ class DocumentService:
         if src.path == dst.path:
             raise InputError("a link needs two different documents ('from' and 'to' are the "
                              "same).")
+        why = link_refused(view.scope_of(src), view.scope_of(dst))
+        if why:
+            raise Refused(f"no link from {src.path} to {dst.path}: {why}.")
         raw = self._raw_of(src, "links")
         who = view.identity
         link = ManualLink(link_id(src.path, dst.path, kind), src.path, dst.path, kind,

@@ -132,6 +132,12 @@ def test_links_never_reach_out_of_view(tenants):
         "globex/shared/Globex trunks.md"), "kind": "related"})
     assert other.status_code == 404                     # another tenant's page: not there
     assert bob.delete(f"/links/{made.json()['id']}").status_code == 404
+    # written into the shared page, a link to alice's personal page would show its path to bob
+    widening = alice.post("/links", json={"from": handbook, "to": plan, "kind": "related"})
+    assert widening.status_code == 403 and "narrower" in widening.json()["detail"]
+    team = alice.post("/links", json={"from": doc("acme/team/search/Ranking.md"),
+                                      "to": handbook, "kind": "reference"})
+    assert team.status_code == 200                      # team → shared: every reader sees both
 
 
 def test_uploads_go_to_the_callers_scope_or_team(tenants):
