@@ -30,6 +30,7 @@ from ..fsutil import sha256_file
 from ..page.links import RELATIONS
 from ..page.lookup import find_page
 from ..page.model import Page
+from ..page.rawlines import raw_source
 from .access import link_refused, may_change, tenant_folders, write_folder
 from .errors import Refused, UploadTooLarge
 from .files import check_text, note_source, safe_name, slug, write_new
@@ -409,11 +410,7 @@ class DocumentService:
 
 
 def _source(page: Page) -> str | None:
-    sources = page.frontmatter.get("sources")
-    if isinstance(sources, list) and sources and isinstance(sources[0], dict):
-        path = sources[0].get("path")
-        return path if isinstance(path, str) else None
-    return None
+    return raw_source(page) or None
 
 
 def _brief_ingest(report: dict[str, Any] | None) -> dict[str, Any] | None:
