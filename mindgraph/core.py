@@ -23,6 +23,7 @@ from .errors import InputError, MindgraphError, NotFoundError
 from .graph.build import KnowledgeGraph, open_graph
 from .graph.communities import Community, detect_communities
 from .graph.query import Neighbor, hubs, neighbors, orphans, shortest_path
+from .ingest.moves import moved_pages, moves_of, stale_note, vector_sources
 from .page.address import page_url
 from .page.cache import ChangeSet, PageCache, open_pages
 from .page.check import CheckReport, check_vault
@@ -86,7 +87,8 @@ class Mindgraph:
         self._vector: tuple[VectorRetriever | None, str | None] | None = None
         self._hybrid: HybridRetriever | None = None
         self._live = LiveVectors(settings.serve.embed_changes_max_chunks,
-                                 settings.embedding.batch_size)
+                                 settings.embedding.batch_size,
+                                 lambda: vector_sources(moves_of(settings.state_dir)))
 
     @classmethod
     def open(cls, base_dir: str | Path = ".", config: str | Path | None = None) -> "Mindgraph":
@@ -160,7 +162,8 @@ class Mindgraph:
             pages = self._pages()
             if self._vault is None:
                 assert self._cache is not None
-                self._vault = Vault(self.settings.wiki_dir, pages, self._cache.problems)
+                self._vault = Vault(self.settings.wiki_dir, pages, self._cache.problems,
+                                    moved_pages(moves_of(self.settings.state_dir)))
             return self._vault
 
     @_query
@@ -225,7 +228,8 @@ class Mindgraph:
                              "relation": link.relation, "status": result.status,
                              "page": result.target,
                              "candidates": [] if result.status == "resolved"
-                             else list(result.candidates)})
+                             else list(result.candidates),
+                             **stale_note(link, result, vault, page.path)})
         backlinks = [{"page": src.path, "line": link.line, "section": link.section_id,
                       "relation": link.relation}
                      for src, link, result in vault.resolved_links()
@@ -354,7 +358,8 @@ class Mindgraph:
         pages = self._cache.pages
         keep = {p.path for p in self._cache.problems if p.path not in pages}
         return plan_sync([pages[p] for p in sorted(pages)], store,
-                         self._planned_model_version(store), chunker_for(provider), keep=keep)
+                         self._planned_model_version(store), chunker_for(provider), keep=keep,
+                         moved=self._live.moved())
 
     def _planned_model_version(self, store: Any) -> str:
         from .providers.embedding.factory import planned_model_version

@@ -90,6 +90,8 @@ def links_command(settings, page: str, as_json: bool) -> None:
         where = item["page"] or f"{item['status'].upper()} {item['target']}"
         if item["status"] in ("attachment", "self"):
             where = f"{item['status']}: {item['target'] or '#' + (item['heading'] or '')}"
+        if item.get("stale"):
+            where += f"  (stale: [[{item['target']}]] moved there)"
         click.echo(f"    line {item['line']:>4}  -> {where}")
     click.echo(f"  backlinks ({len(backlinks)}):")
     for item in backlinks:

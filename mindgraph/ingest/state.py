@@ -55,6 +55,8 @@ class FileState:
     title: str = ""           # cached for the title index, so unchanged notes are not parsed
     aliases: tuple[str, ...] = ()
     error: str = ""
+    signature: str = ""       # MinHash of the note's word shingles (tells a moved note)
+    moved_from: str = ""      # raw path this note is moving from (until it is ingested)
 
     def to_json(self) -> dict[str, Any]:
         """Compact JSON form (empty fields left out)."""
@@ -65,9 +67,12 @@ class FileState:
 class IngestState:
     """The records of every raw note, loaded from and saved to one JSON file."""
 
-    def __init__(self, path: Path, files: dict[str, FileState] | None = None):
+    def __init__(self, path: Path, files: dict[str, FileState] | None = None,
+                 moves: dict[str, dict[str, Any]] | None = None):
         self.path = Path(path)
         self.files: dict[str, FileState] = dict(files or {})
+        # old wiki page → {"page": new wiki page, ...}: see moves.py
+        self.moves: dict[str, dict[str, Any]] = dict(moves or {})
 
     @classmethod
     def load(cls, path: Path) -> "IngestState":
@@ -85,16 +90,20 @@ class IngestState:
             if not isinstance(data, dict) or data.get("version") != STATE_VERSION:
                 raise ValueError(f"expected a version {STATE_VERSION} state object")
             files = {str(p): _record(r) for p, r in data.get("files", {}).items()}
+            moves = {str(p): _move(m) for p, m in data.get("moves", {}).items()}
         except (ValueError, TypeError, KeyError) as exc:
             raise IngestError(f"{path}: the ingest state is unreadable ({exc}). It is derived "
                               f"data: delete it and the next `mindgraph ingest` recompiles "
                               f"every note.") from exc
-        return cls(path, files)
+        return cls(path, files, moves)
 
     def to_json(self) -> dict[str, Any]:
         """The whole state as a JSON-ready mapping."""
-        return {"version": STATE_VERSION,
-                "files": {p: self.files[p].to_json() for p in sorted(self.files)}}
+        data: dict[str, Any] = {"version": STATE_VERSION,
+                                "files": {p: self.files[p].to_json() for p in sorted(self.files)}}
+        if self.moves:
+            data["moves"] = {p: self.moves[p] for p in sorted(self.moves)}
+        return data
 
     def save(self) -> None:
         """Atomically replace the state file."""
@@ -129,6 +138,12 @@ class IngestState:
     def drop(self, path: str) -> None:
         """Forget a raw note that no longer exists."""
         self.files.pop(path, None)
+
+
+def _move(raw: Any) -> dict[str, Any]:
+    if not isinstance(raw, dict) or not isinstance(raw.get("page"), str):
+        raise ValueError(f"bad move {raw!r}")
+    return {str(k): v for k, v in raw.items()}
 
 
 def _record(raw: Any) -> FileState:

@@ -55,10 +55,12 @@ class Vault:
     root: Path
     pages: dict[str, Page]
     problems: list[PageProblem] = field(default_factory=list)
+    moved: dict[str, str] = field(default_factory=dict)   # old page path → where it moved
     resolver: LinkResolver = field(init=False)
 
     def __post_init__(self) -> None:
-        self.resolver = LinkResolver(self.pages, {p.path: p.aliases for p in self.pages.values()})
+        self.resolver = LinkResolver(self.pages, {p.path: p.aliases for p in self.pages.values()},
+                                     self.moved)
 
     def resolve(self, link: Link, source_path: str) -> Resolution:
         """Resolve one link of the page at ``source_path``."""

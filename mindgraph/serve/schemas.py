@@ -50,6 +50,9 @@ class OutgoingLink(BaseModel):
     status: str
     page: str | None
     candidates: list[str]
+    stale: str | None = Field(None, description="Set when the link names a page's old name: "
+                              "it resolves to the page that moved, and says so")
+    fix: str | None = Field(None, description="For a stale link: how to write it now")
 
 
 class Backlink(BaseModel):

@@ -1,0 +1,221 @@
+"""Moves and renames of raw notes: told apart from a delete plus a new note, and remembered.
+
+A run pairs the notes gone from their path with the notes new at a path (no record yet):
+  1. same content: equal SHA-256 (several gone notes with one hash: the one with the same
+     file name first, then path order);
+  2. small edits: among the rest, a gone and a new note whose word-shingle similarity is at
+     least ``SIMILAR`` and that are each other's best match. Similarity is the share of equal
+     values in two MinHash signatures (``SIGNATURE_SIZE`` hashes of every run of
+     ``SHINGLE_WORDS`` words; a CJK character counts as a word), an estimate of the Jaccard
+     similarity of the two notes' shingle sets; the gone note's signature was kept in its
+     record when it was ingested. Over ``MAX_PAIRS`` pairs (a reorganised vault) only same
+     content counts.
+
+A pair is a move: the note compiles at its new path and takes the old page's trust record and
+created date with it (see pipeline.py). Every move is remembered in the ingest state's
+``moves``, old page → new page (chains followed, an old name that is a page again dropped), so
+links people wrote to the old name resolve to the moved page, marked stale, and the vector
+store hands the old page's vectors to the new one without embedding them again.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+import zlib
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+
+from ..errors import MindgraphError
+
+SHINGLE_WORDS = 3
+SIGNATURE_SIZE = 32
+SIMILAR = 0.7
+MAX_PAIRS = 250_000
+_PRIME = (1 << 31) - 1
+_RNG = np.random.default_rng(20261201)
+_A = _RNG.integers(1, _PRIME, SIGNATURE_SIZE, dtype=np.uint64)
+_B = _RNG.integers(0, _PRIME, SIGNATURE_SIZE, dtype=np.uint64)
+_WORD = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]|[^\W_]+")
+
+
+@dataclass(frozen=True)
+class Move:
+    """A raw note that left ``old`` for ``new``; ``how`` says why it counts as one."""
+
+    old: str        # raw-relative path it left
+    new: str        # raw-relative path it is at now
+    how: str        # "same content" or "similar content (0.84)"
+
+
+def signature(text: str) -> str:
+    """The MinHash signature of a note's word shingles, as base64 ("" for a note of no
+    words)."""
+    words = _WORD.findall(text.casefold())
+    if not words:
+        return ""
+    width = min(SHINGLE_WORDS, len(words))
+    shingles = {" ".join(words[i:i + width]) for i in range(len(words) - width + 1)}
+    values = np.fromiter((zlib.crc32(s.encode("utf-8")) % _PRIME for s in shingles),
+                         dtype=np.uint64, count=len(shingles))
+    hashed = (values[None, :] * _A[:, None] + _B[:, None]) % _PRIME
+    return base64.b64encode(hashed.min(axis=1).astype("<u4").tobytes()).decode("ascii")
+
+
+def similarity(a: str, b: str) -> float:
+    """Estimated Jaccard similarity of two notes from their signatures (0 when one is
+    missing)."""
+    if not a or not b:
+        return 0.0
+    left = np.frombuffer(base64.b64decode(a), dtype="<u4")
+    right = np.frombuffer(base64.b64decode(b), dtype="<u4")
+    if left.shape != right.shape:
+        return 0.0
+    return float(np.mean(left == right))
+
+
+def pair_moves(gone: Mapping[str, tuple[str, str]],
+               added: Mapping[str, tuple[str, str]]) -> list[Move]:
+    """Moves among ``gone`` (raw path → (sha256, signature)) and ``added`` (raw path →
+    (sha256, signature)), in new-path order."""
+    moves: list[Move] = []
+    left = dict(gone)
+    by_hash: dict[str, list[str]] = {}
+    for path in sorted(left):
+        by_hash.setdefault(left[path][0], []).append(path)
+    unpaired = []
+    for path in sorted(added):
+        digest = added[path][0]
+        candidates = [p for p in by_hash.get(digest, []) if p in left]
+        if not digest or not candidates:
+            unpaired.append(path)
+            continue
+        name = PurePosixPath(path).name
+        old = next((p for p in candidates if PurePosixPath(p).name == name), candidates[0])
+        del left[old]
+        moves.append(Move(old, path, "same content"))
+    if left and unpaired and len(left) * len(unpaired) <= MAX_PAIRS:
+        moves.extend(_similar(left, {p: added[p] for p in unpaired}))
+    return sorted(moves, key=lambda m: m.new)
+
+
+def _similar(gone: Mapping[str, tuple[str, str]],
+             added: Mapping[str, tuple[str, str]]) -> list[Move]:
+    scores = {(old, new): similarity(gone[old][1], added[new][1])
+              for old in sorted(gone) for new in sorted(added)}
+    best_new = {new: max(sorted(gone), key=lambda old: scores[old, new]) for new in added}
+    best_old = {old: max(sorted(added), key=lambda new: scores[old, new]) for old in gone}
+    return [Move(old, new, f"similar content ({scores[old, new]:.2f})")
+            for new, old in sorted(best_new.items())
+            if scores[old, new] >= SIMILAR and best_old[old] == new]
+
+
+def record_move(moves: dict[str, dict[str, Any]], old_page: str, new_page: str,
+                **facts: Any) -> None:
+    """Remember that ``old_page`` is now ``new_page`` (earlier moves to ``old_page`` now point
+    to ``new_page``; a move back to an old name forgets that name's record)."""
+    for entry in moves.values():
+        if entry["page"] == old_page:
+            entry["page"] = new_page
+            if "raw" in facts:
+                entry["raw"] = facts["raw"]
+    moves.pop(new_page, None)
+    if old_page != new_page:
+        moves[old_page] = {"page": new_page, **facts}
+
+
+def prune_moves(moves: dict[str, dict[str, Any]], pages: Iterable[str]) -> None:
+    """Forget moves whose old name is a page again or whose new page is gone."""
+    live = {p.casefold() for p in pages}
+    for old in [o for o, e in moves.items()
+                if o.casefold() in live or str(e.get("page", "")).casefold() not in live]:
+        del moves[old]
+
+
+def old_titles(moves: Mapping[str, Mapping[str, Any]]) -> dict[str, list[str]]:
+    """New page → the titles it had before (for the title index: mentions of an old name
+    link to the moved page)."""
+    out: dict[str, list[str]] = {}
+    for old in sorted(moves):
+        title = str(moves[old].get("title", ""))
+        if title:
+            out.setdefault(str(moves[old]["page"]), []).append(title)
+    return out
+
+
+def moved_pages(moves: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+    """Old page → new page, for link resolution."""
+    return {old: str(entry["page"]) for old, entry in moves.items()}
+
+
+def vector_sources(moves: Mapping[str, Mapping[str, Any]]) -> dict[str, list[tuple[str, str]]]:
+    """New page → [(old page, its title)]: where the vector store may find its vectors."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for old in sorted(moves):
+        entry = moves[old]
+        out.setdefault(str(entry["page"]), []).append((old, str(entry.get("title", ""))))
+    return out
+
+
+_DATE_LINE = re.compile(r"(?m)^(created|updated|date_source|updated_source):[ \t]*(.*)$")
+
+
+def carry_created(old: bytes | None, new_text: str) -> str:
+    """``new_text`` with the old page's dates when the old page was created earlier (or the
+    new one has no dates): a moved note keeps its history. Both are pages the compiler wrote
+    (render.py), so their date keys are plain ``key: value`` lines of the frontmatter."""
+    if old is None or not new_text.startswith("---\n"):
+        return new_text
+    old_head = _head(old.decode("utf-8", errors="replace"))
+    old_dates = dict(m.groups() for m in _DATE_LINE.finditer(old_head))
+    if "created" not in old_dates:
+        return new_text
+    end = new_text.find("\n---", 3)
+    if end < 0:
+        return new_text
+    head, rest = new_text[:end], new_text[end:]
+    new_dates = dict(m.groups() for m in _DATE_LINE.finditer(head))
+    if "created" in new_dates and new_dates["created"].strip("'\"") <= \
+            old_dates["created"].strip("'\""):
+        return new_text
+    if "created" in new_dates:
+        head = _DATE_LINE.sub(lambda m: f"created: {old_dates['created']}"
+                              if m.group(1) == "created" else m.group(0), head)
+        return head + rest
+    block = "".join(f"\n{key}: {value}" for key, value in old_dates.items())
+    at = head.find("\nsources:")
+    return (head[:at] + block + head[at:] if at >= 0 else head + block) + rest
+
+
+def _head(text: str) -> str:
+    if not text.startswith("---\n"):
+        return ""
+    end = text.find("\n---", 3)
+    return text[:end] if end >= 0 else ""
+
+
+def moves_of(state_dir: Path) -> dict[str, dict[str, Any]]:
+    """The moves recorded in the ingest state under ``state_dir`` ({} when there is none or
+    it cannot be read: the state is derived data, and `ingest` reports its errors)."""
+    from .state import STATE_FILENAME, IngestState
+
+    try:
+        return IngestState.load(Path(state_dir) / STATE_FILENAME).moves
+    except MindgraphError:
+        return {}
+
+
+def stale_note(link: Any, result: Any, vault: Any, source: str) -> dict[str, str]:
+    """``{"stale": why, "fix": link}`` for a link (page.model.Link) of the page ``source``
+    that reached its page only through a move (its resolution's rule is "moved"), else {}:
+    what `links` adds to it."""
+    if result.rule != "moved":
+        return {}
+    from ..page.check import link_name
+
+    return {"stale": f"[[{link.target}]] names a page that moved to {result.target}; the link "
+                     f"still resolves there (raw/ is never rewritten). Fix it in the raw note.",
+            "fix": f"[[{link_name(vault, result.target, source)}]]"}
