@@ -115,7 +115,8 @@ class _Run:
         self.force = force
         self.progress = progress
         self.state = IngestState.load(settings.state_dir / STATE_FILENAME)
-        self.wiki = WikiWriter(settings.wiki_dir, settings.raw_dir)
+        self.wiki = WikiWriter(settings.wiki_dir, settings.raw_dir,
+                               settings.limits.max_page_bytes)
         self.outcomes: list[FileOutcome] = []
         self.skipped = 0
         self.last_commit = 0.0
