@@ -13,13 +13,16 @@ A re-run over unchanged pages embeds nothing.
 A page that moved (``moved``: new page → [(old page, old title)], from the ingest state's
 moves) and has no vectors yet takes the old page's: a chunk whose stored hash is its own, or
 what its hash was under the old title (a renamed page's context line), is handed over with
-``store.move_chunks`` instead of being embedded; the rest of the old page goes as usual.
+``store.move_chunks`` instead of being embedded; the rest of the old page goes as usual. A
+renamed page whose body is unchanged keeps the chunks of its old title (the title is each
+chunk's first line and shifts where long sections split): its vectors stay valid until its
+body changes, and then the page is chunked and embedded under its new title.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Collection, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -117,13 +120,13 @@ def plan_sync(pages: Iterable[Page], store: VectorStore, model_version: str,
     total = 0
     for page in pages:
         seen.add(page.path)
-        chunks = chunker.chunk_page(page)
+        sources = (moved or {}).get(page.path, ())
+        chunks = _chunks_of(page, chunker, sources, stored, present)
         total += len(chunks)
         held = stored.get(page.path, {})
         if not held and chunks:
             new_pages.append(page.path)
-            chunks = _carry(page, chunks, (moved or {}).get(page.path, ()), stored, present,
-                            carried)
+            chunks = _carry(page, chunks, sources, stored, present, carried)
         to_embed.extend(c for c in chunks if held.get(c.chunk_id) != c.content_hash)
         gone = set(held) - {c.chunk_id for c in chunks}
         if gone:
@@ -136,19 +139,37 @@ def plan_sync(pages: Iterable[Page], store: VectorStore, model_version: str,
                     carried=tuple(carried))
 
 
+def _chunks_of(page: Page, chunker: Chunker, sources: Sequence[tuple[str, str]],
+               stored: Mapping[str, Mapping[str, str]], present: Collection[str]) -> list[Chunk]:
+    """The page's chunks; for a renamed page, those under an old title when every one of
+    them is stored (at the page, or at the old page it takes them from)."""
+    for old, old_title in sources:
+        if not old_title or old_title == page.title:
+            continue
+        held = {**(stored.get(old, {}) if old not in present else {}),
+                **stored.get(page.path, {})}
+        if not held:
+            continue
+        chunks = chunker.chunk_page(replace(page, title=old_title))
+        if chunks and all(held.get(c.chunk_id) == c.content_hash for c in chunks):
+            return chunks
+    return chunker.chunk_page(page)
+
+
 def _carry(page: Page, chunks: list[Chunk], sources: Sequence[tuple[str, str]],
            stored: Mapping[str, Mapping[str, str]], present: Collection[str],
            carried: list[ChunkMove]) -> list[Chunk]:
     """The chunks of a moved page still to embed; those an old page holds go to
-    ``carried``."""
-    for old, old_title in sources:
+    ``carried``. The old page's vectors may have been made under any earlier title."""
+    titles = {title for _, title in sources}
+    for old, _ in sources:
         held = stored.get(old)
         if not held or old in present:
             continue
         rest = []
         for chunk in chunks:
-            if held.get(chunk.chunk_id) in (chunk.content_hash,
-                                            hash_under_title(chunk, page.title, old_title)):
+            if held.get(chunk.chunk_id) in {chunk.content_hash} | {
+                    hash_under_title(chunk, page.title, title) for title in titles}:
                 carried.append(ChunkMove(old, chunk.chunk_id, page.path, chunk.content_hash))
             else:
                 rest.append(chunk)

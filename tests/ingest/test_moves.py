@@ -252,3 +252,29 @@ def test_a_moved_page_keeps_its_vectors_with_zero_embedding_calls(vault, monkeyp
     ingest(vault)
     _, report, counting = embed()
     assert report.embedded == 1 and counting.texts_embedded == 1
+
+
+def test_a_renamed_page_with_long_split_sections_embeds_nothing(workspace, write_raw,
+                                                                monkeypatch):
+    # the title starts every chunk and shifts where a long section splits: the renamed page
+    # keeps its old title's chunks while its body is unchanged
+    monkeypatch.setenv("MINDGRAPH_EMBEDDING__PROVIDER", "hashing")
+    long_text = " ".join(f"word{i} grows slowly in the long section" for i in range(400))
+    write_raw("Long.md", f"Lead text.\n\n## Long part\n{long_text}\n")
+    ingest(workspace)
+    mg = Mindgraph(load_settings(workspace))
+    first, _ = mg.embed()
+    chunks = mg.vector_store().hashes(first.model_version)["Long.md"]
+    assert sum(1 for c in chunks if "~" in c) >= 2
+    rename(workspace, "Long.md", "A much longer name for the long note.md")
+    ingest(workspace)
+    mg = Mindgraph(load_settings(workspace))
+    counting = HashingEmbedder()
+    mg._embedder = counting
+    report, _ = mg.embed()
+    assert (counting.calls, report.embedded) == (0, 0)
+    held = mg.vector_store().hashes(counting.model_version)
+    assert set(held) == {"A much longer name for the long note.md"}
+    assert len(held["A much longer name for the long note.md"]) == len(chunks)
+    again, _ = Mindgraph(load_settings(workspace)).embed()
+    assert again.embedded == 0 and again.deleted_chunks == 0
