@@ -214,15 +214,17 @@ class _Run:
         """The title index of all notes, with generic terms found from every note's mentions
         (cached per note in the state while its content and the term set stay the same). A
         moved page keeps its old titles as aliases here, so mentions of an old name link to
-        it."""
+        it (unless another page has that name now)."""
+        usable = [n for n in notes if n.text is not None and not n.error]
         before = old_titles(self.state.moves)
         for old, note in self.moving.items():
             before.setdefault(note.wiki_path, []).append(self.state.files[old].title)
+        taken = {name.casefold() for n in usable for name in (n.title, *n.aliases)}
         index = TitleIndex(
             IndexEntry(n.wiki_path, n.title,
-                       n.aliases + tuple(t for t in before.get(n.wiki_path, ())
-                                         if t and t != n.title and t not in n.aliases))
-            for n in notes if n.text is not None and not n.error)
+                       n.aliases + tuple(dict.fromkeys(t for t in before.get(n.wiki_path, ())
+                                                       if t and t.casefold() not in taken)))
+            for n in usable)
         scanned = []
         for note in notes:
             if note.text is None or note.error:

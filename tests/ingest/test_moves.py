@@ -278,3 +278,15 @@ def test_a_renamed_page_with_long_split_sections_embeds_nothing(workspace, write
     assert len(held["A much longer name for the long note.md"]) == len(chunks)
     again, _ = Mindgraph(load_settings(workspace)).embed()
     assert again.embedded == 0 and again.deleted_chunks == 0
+
+
+def test_an_old_name_taken_by_a_new_page_belongs_to_the_new_page(vault, write_raw):
+    rename(vault, "Bread/2021-03-04 Sourdough.md", "Sourdough starter.md")
+    ingest(vault)
+    assert "[[Sourdough starter|2021-03-04 Sourdough]]" in read_wiki(vault, "Pantry.md")
+    write_raw("Other/2021-03-04 Sourdough.md", "A different note that took the old name.")
+    ingest(vault)
+    assert "[[2021-03-04 Sourdough]]" in read_wiki(vault, "Pantry.md")
+    links = json.loads(run("links", "-C", vault, "Pantry", "--json").output)
+    assert {(o["page"], "stale" in o) for o in links["outgoing"]} == {
+        ("Other/2021-03-04 Sourdough.md", False)}
