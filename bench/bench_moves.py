@@ -7,9 +7,10 @@ copied as raw notes.
 It ingests and embeds the vault once (the default offline setup: offline compiler, local
 MiniLM, embedded store), then renames ``--renames`` notes one at a time — each time a plain
 rename (same body), then a move to another folder with one sentence edited — and measures,
-in this process, `ingest` (seconds) and `embed` (seconds, embedding calls and texts). For
-comparison it prints how many sections each renamed page has: what a delete plus a new note
-would embed again. Medians over the renames.
+in this process, `ingest` (seconds) and `embed` (seconds, embedding calls and texts). Side
+by side, what a rename cost before moves were told (and still costs when the two halves land
+in separate runs): the note deleted in one ingest + embed, added back under the new name in
+the next. Medians over the renames; the load average is printed with them.
 """
 
 from __future__ import annotations
@@ -80,8 +81,8 @@ def main() -> None:
         notes = sorted(p for p in (base / "raw" / "en").rglob("*.md")
                        if p.stat().st_size > 2000)
         step = max(1, len(notes) // args.renames)
-        rows: dict[str, list[tuple[float, float, int, int, int]]] = {"rename": [],
-                                                                      "move + edit": []}
+        rows: dict[str, list[tuple[float, float, int, int, int]]] = {
+            "rename": [], "move + edit": [], "delete, add": []}
         for note in notes[::step][:args.renames]:
             renamed = note.with_name(f"{note.stem} (renamed).md")
             note.rename(renamed)
@@ -93,8 +94,17 @@ def main() -> None:
             moved.write_text(text.rstrip("\n") + "\n\nOne more sentence at the end.\n",
                              encoding="utf-8")
             rows["move + edit"].append(measure(base, moved))
-        print(f"\n{len(rows['rename'])} notes, medians  | ingest s | embed s | embedding calls "
-              f"| texts embedded | sections of the page (delete + new would embed)")
+            text = moved.read_text(encoding="utf-8")
+            moved.unlink()
+            gone = measure(base, moved, moved=0)
+            back = moved.with_name(f"{moved.stem} again.md")
+            back.write_text(text, encoding="utf-8")
+            added = measure(base, back, moved=0)
+            rows["delete, add"].append(tuple(a + b for a, b in zip(gone[:4], added[:4]))
+                                       + (added[4],))
+        load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+        print(f"\n{len(rows['rename'])} notes, medians (load average {load}) | ingest s | "
+              f"embed s | embedding calls | texts embedded | sections of the page")
         for kind, values in rows.items():
             ingest_s, embed_s, calls, texts, sections = (statistics.median(v) for v in
                                                          zip(*values))
@@ -102,9 +112,9 @@ def main() -> None:
                   f"{texts:14.0f} | {sections:.0f}")
 
 
-def measure(base: Path, note: Path) -> tuple[float, float, int, int, int]:
+def measure(base: Path, note: Path, moved: int = 1) -> tuple[float, float, int, int, int]:
     ingest_s, report = ingest(base)
-    assert report.moved == 1, [f for f in report.files if f.status != "skipped"]
+    assert report.moved == moved, [f for f in report.files if f.status != "skipped"]
     embed_s, counting, sync = embed(base)
     from mindgraph.config import load_settings
     from mindgraph.ingest.pipeline import wiki_path_for
