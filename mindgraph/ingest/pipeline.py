@@ -1,7 +1,9 @@
 """One ingest run: scan raw/, decide per note, compile what changed, write wiki/ and the state.
 
 Order of a run (raw/ is only ever read):
-  1. scan raw/ and read every note (hashing is cheap; unchanged notes are not parsed again);
+  1. scan raw/ within limits.max_files and limits.max_total_bytes and read every note
+     (hashing is cheap; unchanged notes are not parsed again); pair notes gone from a path
+     with notes new at one (moves.py): such a note moves, it is not deleted and new;
   2. build the title index from all notes (titles of unchanged notes come from the state);
   3. decide: unchanged → skipped; new, changed, failed before, or forced → pending;
      gone (or now empty) → its page is removed, or kept and marked if a person edited it;

@@ -6,6 +6,8 @@ Per-file state machine::
                                 └──> failed      (retried on the next run)
     ingested, same key ──> skipped (record unchanged)
     raw note gone ──> record dropped (its wiki page removed, or kept and marked if edited)
+    raw note moved ──> new path pending (moved_from = old path; the old record stays)
+                   ──> new path ingested, old record dropped, the move kept in ``moves``
 
 A record's ``key`` is the SHA-256 of the note's content hash plus the compiler's key identity
 (provider, model, prompt version and a digest of everything that shapes the prompt: templates,
@@ -13,7 +15,7 @@ limits, ``compile.language``, ``compile.domain``) and the version of the date ru
 note's git dates, so a new model, prompt, setting or way of dating notes recompiles, and so
 does a first commit. The file is replaced
 atomically (temp file, fsync, rename): a crash leaves the previous state or the next, never a
-torn one.
+torn one; a run killed mid-move finds the same pair again and finishes it (moves.py).
 """
 
 from __future__ import annotations

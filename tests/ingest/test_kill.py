@@ -58,6 +58,24 @@ def ingest(folder, *extra):
     return [sys.executable, "-m", "mindgraph", "ingest", "-C", str(folder), *extra]
 
 
+def killed(victim, args, delay, raw_before, after_state_write=None):
+    """Run ``args`` and SIGKILL it ``delay`` s in (or, with ``after_state_write``, at the
+    state file's first rewrite after that, waited for up to that many seconds: an instant a
+    random one rarely hits); check that the state parses and raw/ is untouched. True when
+    the kill interrupted the run."""
+    state_path = victim / ".mindgraph" / STATE_FILENAME
+    process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(delay)
+    if after_state_write is not None:
+        wait_for_state_write(state_path.parent, after_state_write)
+    process.send_signal(signal.SIGKILL)
+    interrupted = process.wait() == -signal.SIGKILL
+    if state_path.exists():
+        IngestState.load(state_path)    # raises if torn or unreadable
+    assert tree_hashes(victim / "raw") == raw_before, f"seed {SEED}"
+    return interrupted
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_sigkill_at_random_points_converges_to_the_uninterrupted_wiki(corpora, tmp_path):
@@ -69,23 +87,15 @@ def test_sigkill_at_random_points_converges_to_the_uninterrupted_wiki(corpora, t
     assert done.returncode == 0, done.stderr
     victim = make_workspace(corpora, tmp_path / "victim")
     raw_before = tree_hashes(victim / "raw")
-    state_path = victim / ".mindgraph" / STATE_FILENAME
     interrupted = 0
     for attempt in range(KILLS):
         # Most runs are forced, so kills keep landing in the middle of real work.
         args = ingest(victim) if attempt % 3 == 0 else ingest(victim, "--force")
-        process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         if attempt % 3 == 2:
-            time.sleep(rng.uniform(0.0, full_run * 0.5))
-            wait_for_state_write(state_path.parent, full_run)
+            interrupted += killed(victim, args, rng.uniform(0.0, full_run * 0.5), raw_before,
+                                  after_state_write=full_run)
         else:
-            time.sleep(rng.uniform(0.0, full_run * 1.1))
-        process.send_signal(signal.SIGKILL)
-        if process.wait() == -signal.SIGKILL:
-            interrupted += 1
-        if state_path.exists():
-            IngestState.load(state_path)    # raises if torn or unreadable
-        assert tree_hashes(victim / "raw") == raw_before, f"seed {SEED}, kill {attempt}"
+            interrupted += killed(victim, args, rng.uniform(0.0, full_run * 1.1), raw_before)
     assert interrupted >= KILLS // 2, f"only {interrupted} of {KILLS} runs were interrupted"
     final = subprocess.run(ingest(victim), capture_output=True, text=True)
     assert final.returncode == 0, final.stderr
@@ -134,24 +144,15 @@ def test_sigkill_during_a_reorganisation_converges_to_the_uninterrupted_moves(co
     assert '"moved": 130' in done.stdout        # 87 moved + 43 renamed of the 173 notes
     victim = moved_workspace(corpora, tmp_path / "victim")
     raw_before = tree_hashes(victim / "raw")
-    state_path = victim / ".mindgraph" / STATE_FILENAME
     interrupted = 0
     for attempt in range(max(KILLS // 3, 4)):
-        process = subprocess.Popen(ingest(victim), stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL)
-        if attempt % 2:
-            wait_for_state_write(state_path.parent, full_run)
-        time.sleep(rng.uniform(0.0, full_run * 0.3))
-        process.send_signal(signal.SIGKILL)
-        if process.wait() == -signal.SIGKILL:
-            interrupted += 1
-        IngestState.load(state_path)            # raises if torn or unreadable
-        assert tree_hashes(victim / "raw") == raw_before, f"seed {SEED}, kill {attempt}"
+        interrupted += killed(victim, ingest(victim), rng.uniform(0.0, full_run * 0.3),
+                              raw_before, after_state_write=full_run if attempt % 2 else None)
     assert interrupted >= 2, f"only {interrupted} runs were interrupted"
     final = subprocess.run(ingest(victim), capture_output=True, text=True)
     assert final.returncode == 0, final.stderr
     assert tree_hashes(victim / "wiki") == tree_hashes(reference / "wiki"), f"seed {SEED}"
-    assert IngestState.load(state_path).moves == \
+    assert IngestState.load(victim / ".mindgraph" / STATE_FILENAME).moves == \
         IngestState.load(reference / ".mindgraph" / STATE_FILENAME).moves
     again = subprocess.run(ingest(victim, "--json"), capture_output=True, text=True)
     assert '"ingested": 0' in again.stdout and '"moved": 0' in again.stdout
