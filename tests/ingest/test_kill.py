@@ -58,6 +58,14 @@ def ingest(folder, *extra):
     return [sys.executable, "-m", "mindgraph", "ingest", "-C", str(folder), *extra]
 
 
+def timed(args):
+    """Run ``args`` to the end: its completed process and how many seconds it took."""
+    started = time.monotonic()
+    done = subprocess.run(args, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done, time.monotonic() - started
+
+
 def killed(victim, args, delay, raw_before, after_state_write=None):
     """Run ``args`` and SIGKILL it ``delay`` s in (or, with ``after_state_write``, at the
     state file's first rewrite after that, waited for up to that many seconds: an instant a
@@ -81,10 +89,7 @@ def killed(victim, args, delay, raw_before, after_state_write=None):
 def test_sigkill_at_random_points_converges_to_the_uninterrupted_wiki(corpora, tmp_path):
     rng = random.Random(SEED)
     reference = make_workspace(corpora, tmp_path / "reference")
-    started = time.monotonic()
-    done = subprocess.run(ingest(reference), capture_output=True, text=True)
-    full_run = time.monotonic() - started
-    assert done.returncode == 0, done.stderr
+    _, full_run = timed(ingest(reference))
     victim = make_workspace(corpora, tmp_path / "victim")
     raw_before = tree_hashes(victim / "raw")
     interrupted = 0
@@ -112,8 +117,7 @@ def moved_workspace(corpora, folder):
     from mindgraph.trust.writeback import set_record_keys
 
     make_workspace(corpora, folder)
-    done = subprocess.run(ingest(folder), capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
+    timed(ingest(folder))
     pages = sorted((folder / "wiki").rglob("*.md"))
     for page in pages[::7]:
         page.write_text(set_record_keys(page.read_text(encoding="utf-8"), {
@@ -137,10 +141,7 @@ def moved_workspace(corpora, folder):
 def test_sigkill_during_a_reorganisation_converges_to_the_uninterrupted_moves(corpora, tmp_path):
     rng = random.Random(SEED)
     reference = moved_workspace(corpora, tmp_path / "reference")
-    started = time.monotonic()
-    done = subprocess.run(ingest(reference, "--json"), capture_output=True, text=True)
-    full_run = time.monotonic() - started
-    assert done.returncode == 0, done.stderr
+    done, full_run = timed(ingest(reference, "--json"))
     assert '"moved": 130' in done.stdout        # 87 moved + 43 renamed of the 173 notes
     victim = moved_workspace(corpora, tmp_path / "victim")
     raw_before = tree_hashes(victim / "raw")
