@@ -227,6 +227,19 @@ class TrustSettings:
 
 
 @dataclass(frozen=True)
+class ScopesSettings:
+    """Who may read what (mindgraph/scopes/): identities and the folder → tenant/scope mapping.
+
+    Left empty (no identities), every caller is the one local identity and sees everything.
+    Each identity is ``{name, tenant, agent, teams, token_env}``; each folder rule is
+    ``{path: "{tenant}/team/{team}", scope: team}`` (validated by scopes/config.py)."""
+
+    identities: tuple = ()
+    folders: tuple = ()
+    local: str = ""          # the identity the CLI and stdio MCP act as ("": sees everything)
+
+
+@dataclass(frozen=True)
 class Settings:
     """All settings, plus the base directory they are relative to."""
 
@@ -239,6 +252,7 @@ class Settings:
     serve: ServeSettings = field(default_factory=ServeSettings)
     limits: LimitsSettings = field(default_factory=LimitsSettings)
     trust: TrustSettings = field(default_factory=TrustSettings)
+    scopes: ScopesSettings = field(default_factory=ScopesSettings)
     adapters: tuple[AdapterSettings, ...] = ()
     base_dir: Path = field(default=Path("."), compare=False)
     source: str = field(default="(defaults)", compare=False)
@@ -324,6 +338,7 @@ _SECTIONS = {
     "serve": ServeSettings,
     "limits": LimitsSettings,
     "trust": TrustSettings,
+    "scopes": ScopesSettings,
 }
 
 

@@ -9,10 +9,14 @@
     ├── ProviderError              an LLM or embedding provider call failed
     │   └── TransientProviderError   429 / 5xx / timeout: worth retrying
     ├── StoreError                 a vector store cannot be reached or used
-    └── NotFoundError              a page, section or other named thing does not exist
+    ├── NotFoundError              a page, section or other named thing does not exist
+    └── AccessError                who is asking, and may they (scopes/)
+        ├── Unauthenticated          no token, or one that names no identity (HTTP 401)
+        └── Forbidden                the identity may not do this (HTTP 403)
 
 The CLI maps ConfigError and InputError to exit code 2 and other errors to exit code 1; the REST API maps
-NotFoundError to 404.
+NotFoundError to 404, Unauthenticated to 401, Forbidden to 403. What a caller may not see is
+NotFoundError, in the same words as what does not exist.
 """
 
 from __future__ import annotations
@@ -68,3 +72,15 @@ class StoreError(MindgraphError):
 
 class NotFoundError(MindgraphError):
     """A named page, section or other object does not exist."""
+
+
+class AccessError(MindgraphError):
+    """Who is asking, and whether they may (mindgraph/scopes/)."""
+
+
+class Unauthenticated(AccessError):
+    """No bearer token, or one that names no configured identity."""
+
+
+class Forbidden(AccessError):
+    """The caller's identity may not do this (the message says why)."""
