@@ -8,12 +8,12 @@ import click
 import yaml
 
 from ..core import Mindgraph
-from .common import emit_json, json_option, workspace_options
+from .common import emit_json, json_option, open_core, workspace_options
 
 
 def _open(settings) -> Mindgraph:
     settings.require_wiki()
-    return Mindgraph(settings)
+    return open_core(settings)
 
 
 @click.command("get")

@@ -257,16 +257,3 @@ def moves_of(state_dir: Path) -> dict[str, dict[str, Any]]:
         return IngestState.load(Path(state_dir) / STATE_FILENAME).moves
     except MindgraphError:
         return {}
-
-
-def stale_note(link: Any, result: Any, vault: Any, source: str) -> dict[str, str]:
-    """``{"stale": why, "fix": link}`` for a link (page.model.Link) of the page ``source``
-    that reached its page only through a move (its resolution's rule is "moved"), else {}:
-    what `links` adds to it."""
-    if result.rule != "moved":
-        return {}
-    from ..page.check import link_name
-
-    return {"stale": f"[[{link.target}]] names a page that moved to {result.target}; the link "
-                     f"still resolves there (raw/ is never rewritten). Fix it in the raw note.",
-            "fix": f"[[{link_name(vault, result.target, source)}]]"}

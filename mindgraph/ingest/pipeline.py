@@ -28,6 +28,8 @@ from ..page.history import History, git_history
 from ..page.parse import parse_page
 from ..trust.carry import carry_record, without_record
 from .compile_offline import OfflineCompiler
+from ..scopes import load_scopes
+from ..scopes.linking import LinkableIndexes
 from .index import IndexEntry, TitleIndex
 from .moves import carry_created, old_titles, pair_moves, prune_moves, record_move, signature
 from .render import NoteInput
@@ -124,6 +126,7 @@ class _Run:
         self.last_commit = 0.0
         self.history: History = {}
         self.moving: dict[str, _Note] = {}      # old raw path → the note that moved from it
+        self.linkable = LinkableIndexes(load_scopes(settings))
 
     # -- planning ---------------------------------------------------------------------------
 
@@ -275,7 +278,8 @@ class _Run:
         if record.wiki != note.wiki_path or not self.wiki.exists(note.wiki_path):
             return False
         if self.compiler.links_in_key \
-                and record.links != index.links_digest(note.mentions, note.wiki_path):
+                and record.links != self._links_index(note, index).links_digest(
+                    note.mentions, note.wiki_path):
             return False     # a page it mentions appeared, moved or went: relink it
         if note.rescanned and not self.dry_run:
             self.state.refresh(note.file.path, mentions=note.mentions,
@@ -340,7 +344,8 @@ class _Run:
         thread, in order of completion with a pool of workers (LLM calls)."""
         def one(note: _Note) -> tuple[bool, str]:
             try:
-                return True, self.compiler.compile(self._input(note), index).text
+                return True, self.compiler.compile(self._input(note),
+                                                   self._links_index(note, index)).text
             except IngestError as exc:
                 return False, str(exc)
             except Exception as exc:  # noqa: BLE001 - a compiler bug fails one note, not all
@@ -360,6 +365,14 @@ class _Run:
             except BaseException:
                 pool.shutdown(wait=False, cancel_futures=True)
                 raise
+
+    def _links_index(self, note: _Note, index: TitleIndex) -> TitleIndex:
+        """The title index ``note`` may link into: with scopes configured, only the pages
+        every reader of the note sees (scopes/linking.py)."""
+        if self.linkable.needs_frontmatter(note.file.path):
+            self._parse(note)
+        frontmatter = note.page.frontmatter if note.page is not None else None
+        return self.linkable.for_note(index, note.file.path, frontmatter, TitleIndex.within)
 
     def _input(self, note: _Note) -> NoteInput:
         return NoteInput(note.file.path, note.wiki_path, note.text or "", note.sha256,
@@ -403,7 +416,7 @@ class _Run:
             self._fail(note, f"{note.file.path}: cannot write wiki/{note.wiki_path} "
                              f"({exc.strerror or exc}); check permissions and free space.")
             return
-        links = index.links_digest(note.mentions, note.wiki_path) \
+        links = self._links_index(note, index).links_digest(note.mentions, note.wiki_path) \
             if self.compiler.links_in_key else ""
         if old is not None:
             self._finish_move(note, old)

@@ -149,6 +149,12 @@ class FolderMapping:
                 return found
         return None
 
+    def rule_kind(self, path: str) -> str | None:
+        """The kind of the first rule that places ``path`` (None: no rule does)."""
+        folders = tuple(path.replace("\\", "/").strip("/").split("/")[:-1])
+        return next((r.kind for r in self.rules
+                     if r.match(folders, {"scope": "shared"}) is not False), None)
+
     def folder_for(self, scope: DocumentScope) -> str | None:
         """The folder (relative to raw/) where a new note of ``scope`` goes: the first rule
         of that kind that can spell it (None: no rule can, e.g. only frontmatter rules)."""
