@@ -203,6 +203,12 @@ class ScopedQueries:
         raise Forbidden(f"{self.identity.name} may not embed the workspace; only the local "
                         f"identity may (run `mindgraph embed` on the server).")
 
+    @property
+    def propagation(self) -> Any:
+        """Refused: propagation plans span the workspace and write its pages."""
+        raise Forbidden(f"{self.identity.name} may not see or apply fact propagation: its plans "
+                        f"span every scope and write the wiki; only the local identity may.")
+
     def close(self) -> None:
         """Nothing to release: the workspace owns the store."""
 

@@ -13,12 +13,14 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..errors import (
     ConfigError,
+    Forbidden,
     IngestError,
     InputError,
     MindgraphError,
     NotFoundError,
     ProviderError,
     StoreError,
+    Unauthenticated,
 )
 from ..page.data import DataBlockError
 from .lanes import LaneBusy, LaneTimeout
@@ -86,6 +88,10 @@ def _where(loc: list[Any]) -> str:
 def _status(exc: MindgraphError) -> int:
     if isinstance(exc, NotFoundError):
         return 404
+    if isinstance(exc, Unauthenticated):
+        return 401
+    if isinstance(exc, Forbidden):
+        return 403
     if isinstance(exc, InputError):   # well-formed but unusable: no words, no source files
         return 400
     # the request was valid (pydantic checked it); the resource or the server is the problem

@@ -25,7 +25,8 @@ class HealthOut(BaseModel):
 
     status: Literal["ok"]
     version: str
-    pages: int
+    pages: int | None = Field(None, description="Pages the caller sees (null without a "
+                              "valid token when identities are configured)")
 
 
 class SectionRef(BaseModel):
