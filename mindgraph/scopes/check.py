@@ -10,6 +10,7 @@ from ..page.check import CheckReport, Finding
 from ..page.model import Page
 from .identities import Scopes
 from .identity import LOCAL
+from .mapping import raw_sources
 from .view import View
 
 
@@ -25,8 +26,7 @@ def unscoped_findings(report: CheckReport, scopes: Scopes,
         page = pages[path]
         if view.scope_of(page) is not None:
             continue
-        sources = [s["path"] for s in page.frontmatter.get("sources") or []
-                   if isinstance(s, dict) and isinstance(s.get("path"), str)]
+        sources = raw_sources(page.frontmatter)
         where = f"its raw notes ({', '.join(sources)}) lie" if len(sources) > 1 else \
             f"its raw note {sources[0]} lies" if sources else "it lies"
         found.append(Finding(

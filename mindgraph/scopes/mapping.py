@@ -31,7 +31,7 @@ DEFAULT_RULES = ({"path": "{tenant}/personal/{agent}", "scope": "personal"},
                  {"path": "{tenant}/team/{team}", "scope": "team"},
                  {"path": "{tenant}/shared", "scope": "shared"})
 _PLACEHOLDER = re.compile(r"^\{(tenant|agent|team)\}$")
-_NAME = re.compile(r"^[\w.\-]+$")
+NAME = re.compile(r"^[\w.\-]+$")
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ def _from_frontmatter(tenant: str, frontmatter: Mapping[str, Any]) -> DocumentSc
     if kind == "shared":
         return DocumentScope(tenant, "shared")
     owner = _text(frontmatter.get("agent" if kind == "personal" else "team"))
-    if kind in ("personal", "team") and _NAME.match(owner):
+    if kind in ("personal", "team") and NAME.match(owner):
         return DocumentScope(tenant, kind, owner)  # type: ignore[arg-type]
     return None
 
@@ -169,12 +169,18 @@ class FolderMapping:
     def page_scope(self, path: str, frontmatter: Mapping[str, Any]) -> DocumentScope | None:
         """The scope of a wiki page: from the raw notes it records in ``sources`` (all must
         agree), else from its own path (a wiki page keeps its raw note's path)."""
-        sources = frontmatter.get("sources")
-        raw = [s["path"] for s in sources if isinstance(s, dict)
-               and isinstance(s.get("path"), str)] if isinstance(sources, list) else []
+        raw = raw_sources(frontmatter)
         found = {self.scope_of(p, frontmatter) for p in raw} if raw else \
             {self.scope_of(path, frontmatter)}
         return found.pop() if len(found) == 1 else None
 
 
-__all__ = ["DEFAULT_RULES", "DocumentScope", "FolderMapping", "FolderRule", "KINDS"]
+def raw_sources(frontmatter: Mapping[str, Any]) -> list[str]:
+    """The raw notes (paths relative to raw/) a compiled page records in ``sources``."""
+    sources = frontmatter.get("sources")
+    return [s["path"] for s in sources if isinstance(s, dict)
+            and isinstance(s.get("path"), str)] if isinstance(sources, list) else []
+
+
+__all__ = ["DEFAULT_RULES", "DocumentScope", "FolderMapping", "FolderRule", "KINDS", "NAME",
+           "raw_sources"]

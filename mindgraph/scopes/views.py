@@ -30,6 +30,7 @@ from ..page.model import Link, Page
 from ..page.resolve import LinkResolver
 from ..page.vault import PageProblem, Vault
 from .identity import Identity
+from .mapping import raw_sources
 from .view import View
 
 
@@ -174,9 +175,8 @@ class ScopedQueries:
 
     def _sources(self) -> set[str]:
         """The raw notes the view's pages were compiled from."""
-        return {s["path"] for page in self.vault().pages.values()
-                for s in page.frontmatter.get("sources") or [] if isinstance(s, dict)
-                and isinstance(s.get("path"), str)}
+        return {source for page in self.vault().pages.values()
+                for source in raw_sources(page.frontmatter)}
 
     @property
     def _raw_visible(self) -> Callable[[str], bool]:

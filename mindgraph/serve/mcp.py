@@ -141,11 +141,12 @@ def create_mcp_server(mg: Mindgraph) -> MCPServer:
         return await call(ctx, "backlinks", page, lambda m: links_result(m.links(page), limit))
 
     @server.tool(annotations=READ_ONLY)
-    async def timeline(ctx: Context, concept: Annotated[str, Field(min_length=1, max_length=200, pattern=r"\w",
-                                               description="A phrase or a page name")],
-                 limit: Annotated[int, Field(ge=1, le=200)] = 20,
-                 newest_first: bool = False,
-                 since: DateText = None, until: DateText = None) -> JsonResult:
+    async def timeline(ctx: Context,
+                       concept: Annotated[str, Field(min_length=1, max_length=200, pattern=r"\w",
+                                                     description="A phrase or a page name")],
+                       limit: Annotated[int, Field(ge=1, le=200)] = 20,
+                       newest_first: bool = False,
+                       since: DateText = None, until: DateText = None) -> JsonResult:
         """How a concept evolved: dated notes (raw and wiki) that mention it, in date order,
         each with a snippet and the page path to read more."""
         return await call(ctx, "timeline", concept, lambda m: timeline_result(
@@ -231,9 +232,10 @@ def _add_engine_tools(server: MCPServer,
             m.communities(), limit, members), slow=True)
 
     @server.tool(annotations=READ_ONLY)
-    async def path(ctx: Context, source: PageName, target: PageName, via_tags: Annotated[bool, Field(
-            description="Also step between pages that share a tag (default: real links "
-                        "only)")] = False) -> JsonResult:
+    async def path(ctx: Context, source: PageName, target: PageName,
+                   via_tags: Annotated[bool, Field(
+                       description="Also step between pages that share a tag (default: real "
+                                   "links only)")] = False) -> JsonResult:
         """The shortest chain of links between two pages."""
         return await call(ctx, "path", f"{source} -> {target}",
                           lambda m: _listing("path", m.path(source, target, via_tags)),

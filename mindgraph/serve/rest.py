@@ -391,8 +391,8 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None)
                  since: Day | None = None, until: Day | None = None
                  ) -> dict[str, Any]:
         # reads raw/ and wiki/ from disk itself: no refresh needed
-        return mg.as_identity(who).timeline(concept, since=since, until=until, newest_first=newest_first,
-                           limit=limit).to_dict()
+        return mg.as_identity(who).timeline(concept, since=since, until=until,
+                                            newest_first=newest_first, limit=limit).to_dict()
 
     @route("get", "/coverage", s.CoverageOut, "How much of a codebase the wiki knows", 400, 404,
            lane=lanes.slow)
