@@ -34,6 +34,10 @@ from .mapping import raw_sources
 from .view import View
 
 
+PENDING_NOTE = ("some changed pages are not embedded yet; vector results may miss them until "
+                "`mindgraph embed` runs")
+
+
 def visible_pages(vault: Vault, view: View) -> dict[str, Page]:
     """The pages of ``vault`` that ``view`` sees, each without links that point (within the
     caller's tenant) at a page the view does not see."""
@@ -154,6 +158,10 @@ class ScopedQueries:
         current = self._base._vector
         if current is not self._vector_of:    # the workspace embedded or retried its store
             self._vector_of, self._hybrid = current, None
+        # the workspace's note counts and names pages of every scope: say only that it exists
+        note = PENDING_NOTE if self._base._live.note else None
+        if note != self._live.note:
+            self._live.note, self._hybrid = note, None
         return super()._hybrid_retriever()  # type: ignore[misc]
 
     def _embed_pending(self, max_chunks: int) -> None:

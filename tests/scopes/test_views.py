@@ -205,3 +205,22 @@ def test_mcp_without_http_acts_as_the_configured_local_identity(mg):
     assert missing.is_error and "No page named 'Alice Diary'" in missing.content[0].text
     text = found.content[0].text
     assert "Ops Runbook" in text and leaks("bob", text, ["narwhal zebrafish"]) == []
+
+
+def test_a_view_hears_that_vectors_are_pending_but_not_how_many_or_where(tmp_path,
+                                                                         monkeypatch):
+    write_workspace(tmp_path)
+    config = tmp_path / "mindgraph.yml"
+    config.write_text(config.read_text() + "serve:\n  embed_changes_max_chunks: 0\n")
+    set_tokens(monkeypatch)
+    mg = Mindgraph.open(tmp_path)
+    mg.ingest()
+    mg.embed()
+    mg.smart_search("warm up")
+    (mg.settings.wiki_dir / "acme/team/ops/Secret Two.md").write_text("# Secret Two\n\nnarwhal\n")
+    (mg.settings.wiki_dir / "acme/team/ops/Secret Three.md").write_text("# Three\n\nnarwhal\n")
+    owner = " ".join(mg.smart_search("narwhal").degradation)
+    assert "not embedded yet: 2" in owner
+    alice = " ".join(as_(mg, "alice").smart_search("narwhal").degradation)
+    assert "some changed pages are not embedded yet" in alice and "yet: 2" not in alice
+    mg.close()
