@@ -247,7 +247,8 @@ def _add_engine_tools(server: MCPServer,
         return await call(ctx, "stats", "", lambda m: _listing("stats", m.stats()))
 
     @server.tool(annotations=READ_ONLY)
-    async def lint(ctx: Context, judge: Annotated[Literal["offline", "llm", "auto"], Field(description=(
+    async def lint(ctx: Context,
+                   judge: Annotated[Literal["offline", "llm", "auto"], Field(description=(
                        "Who decides which similar statements contradict: the offline rules, "
                        "the configured LLM, or the LLM when one is configured"))] = "offline",
                    limit: Annotated[int, Field(ge=1, le=1000, description=(
