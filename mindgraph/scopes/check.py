@@ -7,10 +7,10 @@ from dataclasses import replace
 from typing import Mapping
 
 from ..page.check import CheckReport, Finding
+from ..page.rawlines import source_paths
 from ..page.model import Page
 from .identities import Scopes
 from .identity import LOCAL
-from .mapping import raw_sources
 from .view import View
 
 
@@ -26,7 +26,7 @@ def unscoped_findings(report: CheckReport, scopes: Scopes,
         page = pages[path]
         if view.scope_of(page) is not None:
             continue
-        sources = raw_sources(page.frontmatter)
+        sources = source_paths(page.frontmatter)
         where = f"its raw notes ({', '.join(sources)}) lie" if len(sources) > 1 else \
             f"its raw note {sources[0]} lies" if sources else "it lies"
         found.append(Finding(

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Mapping
 
 from ..errors import ConfigError
+from ..page.rawlines import source_paths
 
 ScopeKind = Literal["personal", "team", "shared"]
 KINDS = ("personal", "team", "shared")
@@ -32,7 +33,6 @@ DEFAULT_RULES = ({"path": "{tenant}/personal/{agent}", "scope": "personal"},
                  {"path": "{tenant}/shared", "scope": "shared"})
 _PLACEHOLDER = re.compile(r"^\{(tenant|agent|team)\}$")
 NAME = re.compile(r"^[\w.\-]+$")
-
 
 @dataclass(frozen=True)
 class DocumentScope:
@@ -45,7 +45,6 @@ class DocumentScope:
     def describe(self) -> str:
         """"acme/team/search" — the folder-like name of the scope."""
         return "/".join(x for x in (self.tenant, self.kind, self.owner) if x)
-
 
 @dataclass(frozen=True)
 class FolderRule:
@@ -77,7 +76,6 @@ class FolderRule:
             return DocumentScope(tenant, "shared")
         return _from_frontmatter(tenant, frontmatter)
 
-
 def _from_frontmatter(tenant: str, frontmatter: Mapping[str, Any]) -> DocumentScope | None:
     kind = _text(frontmatter.get("scope")).lower()
     if kind == "shared":
@@ -87,10 +85,8 @@ def _from_frontmatter(tenant: str, frontmatter: Mapping[str, Any]) -> DocumentSc
         return DocumentScope(tenant, kind, owner)  # type: ignore[arg-type]
     return None
 
-
 def _text(value: Any) -> str:
     return value.strip() if isinstance(value, str) else ""
-
 
 @dataclass(frozen=True)
 class FolderMapping:
@@ -169,18 +165,10 @@ class FolderMapping:
     def page_scope(self, path: str, frontmatter: Mapping[str, Any]) -> DocumentScope | None:
         """The scope of a wiki page: from the raw notes it records in ``sources`` (all must
         agree), else from its own path (a wiki page keeps its raw note's path)."""
-        raw = raw_sources(frontmatter)
+        raw = source_paths(frontmatter)
         found = {self.scope_of(p, frontmatter) for p in raw} if raw else \
             {self.scope_of(path, frontmatter)}
         return found.pop() if len(found) == 1 else None
 
 
-def raw_sources(frontmatter: Mapping[str, Any]) -> list[str]:
-    """The raw notes (paths relative to raw/) a compiled page records in ``sources``."""
-    sources = frontmatter.get("sources")
-    return [s["path"] for s in sources if isinstance(s, dict)
-            and isinstance(s.get("path"), str)] if isinstance(sources, list) else []
-
-
-__all__ = ["DEFAULT_RULES", "DocumentScope", "FolderMapping", "FolderRule", "KINDS", "NAME",
-           "raw_sources"]
+__all__ = ["DEFAULT_RULES", "DocumentScope", "FolderMapping", "FolderRule", "KINDS", "NAME"]

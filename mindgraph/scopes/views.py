@@ -26,11 +26,11 @@ from typing import Any, Callable
 
 from ..errors import Forbidden
 from ..page.cache import ChangeSet
+from ..page.rawlines import source_paths
 from ..page.model import Link, Page
 from ..page.resolve import LinkResolver
 from ..page.vault import PageProblem, Vault
 from .identity import Identity
-from .mapping import raw_sources
 from .view import View
 
 
@@ -184,7 +184,7 @@ class ScopedQueries:
     def _sources(self) -> set[str]:
         """The raw notes the view's pages were compiled from."""
         return {source for page in self.vault().pages.values()
-                for source in raw_sources(page.frontmatter)}
+                for source in source_paths(page.frontmatter)}
 
     @property
     def _raw_visible(self) -> Callable[[str], bool]:
