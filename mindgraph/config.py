@@ -210,6 +210,10 @@ class LimitsSettings:
     # indexed is bounded far lower than what is read.
     max_page_bytes: int = 5_000_000
     max_indexed_chars: int = 500_000
+    # what one ingest scan of raw/ reads, in path order; notes past either are skipped
+    # (reported per file) and keep their pages
+    max_files: int = 5_000
+    max_total_bytes: int = 500_000_000
 
 
 @dataclass(frozen=True)
@@ -544,6 +548,9 @@ def _check_values(s: Settings) -> None:
         (s.serve.usage_log_max_bytes >= 10_000, "serve.usage_log_max_bytes", "at least 10000"),
         (s.limits.max_page_bytes >= 1000, "limits.max_page_bytes", "at least 1000"),
         (s.limits.max_indexed_chars >= 1000, "limits.max_indexed_chars", "at least 1000"),
+        (s.limits.max_files >= 1, "limits.max_files", "at least 1"),
+        (s.limits.max_total_bytes >= s.compile.max_note_bytes, "limits.max_total_bytes",
+         "at least compile.max_note_bytes"),
         (s.serve.max_body_bytes >= 1024, "serve.max_body_bytes", "at least 1024"),
         (s.serve.upload_max_files >= 1, "serve.upload_max_files", "at least 1"),
         (s.serve.upload_max_file_bytes >= 1024, "serve.upload_max_file_bytes", "at least 1024"),
@@ -664,6 +671,8 @@ store:
 # limits:            # what is read and indexed; each limit hit is reported per file
 #   max_page_bytes: 5000000     # at least compile.max_note_bytes (2000000)
 #   max_indexed_chars: 500000   # section text per page that search indexes
+#   max_files: 5000             # notes one ingest reads from raw/ (the rest wait, reported)
+#   max_total_bytes: 500000000  # bytes of notes one ingest reads from raw/
 
 # trust:             # `mindgraph verify`: freshness, L3, cited evidence
 #   revalidate_after_days: 90

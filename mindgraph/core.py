@@ -13,7 +13,6 @@ import datetime as dt
 import functools
 import threading
 import time
-from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
@@ -23,6 +22,7 @@ from .errors import InputError, MindgraphError, NotFoundError
 from .graph.build import KnowledgeGraph, open_graph
 from .graph.communities import Community, detect_communities
 from .graph.query import Neighbor, hubs, neighbors, orphans, shortest_path
+from .ingest.moves import moved_pages, moves_of, vector_sources
 from .page.address import page_url
 from .page.cache import ChangeSet, PageCache, open_pages
 from .page.check import CheckReport, check_vault
@@ -37,6 +37,9 @@ from .retrieval.keyword import KeywordIndex, open_keyword_index
 from .retrieval.present import language_weight, query_language
 from .retrieval.vector import VectorRetriever
 from .retrieval.wiring import search_helpers
+from .scopes import Identity, Scopes, View, load_scopes
+from .scopes.check import unscoped_findings
+from .scopes.views import ScopedQueries, ViewRegistry
 
 if TYPE_CHECKING:   # imported where used, so a search does not load the compiler
     from .coverage.report import CoverageReport
@@ -86,7 +89,8 @@ class Mindgraph:
         self._vector: tuple[VectorRetriever | None, str | None] | None = None
         self._hybrid: HybridRetriever | None = None
         self._live = LiveVectors(settings.serve.embed_changes_max_chunks,
-                                 settings.embedding.batch_size)
+                                 settings.embedding.batch_size,
+                                 lambda: vector_sources(moves_of(settings.state_dir)))
 
     @classmethod
     def open(cls, base_dir: str | Path = ".", config: str | Path | None = None) -> "Mindgraph":
@@ -160,7 +164,8 @@ class Mindgraph:
             pages = self._pages()
             if self._vault is None:
                 assert self._cache is not None
-                self._vault = Vault(self.settings.wiki_dir, pages, self._cache.problems)
+                self._vault = Vault(self.settings.wiki_dir, pages, self._cache.problems,
+                                    moved_pages(moves_of(self.settings.state_dir)))
             return self._vault
 
     @_query
@@ -215,23 +220,7 @@ class Mindgraph:
     @_query
     def links(self, name: str) -> dict[str, Any]:
         """Outgoing links with their resolution, and backlinks."""
-        vault = self.vault()
-        page = self.page(name)
-        outgoing = []
-        for link in page.links:
-            result = vault.resolve(link, page.path)
-            outgoing.append({"target": link.target, "heading": link.heading,
-                             "block": link.block, "line": link.line, "syntax": link.syntax,
-                             "relation": link.relation, "status": result.status,
-                             "page": result.target,
-                             "candidates": [] if result.status == "resolved"
-                             else list(result.candidates)})
-        backlinks = [{"page": src.path, "line": link.line, "section": link.section_id,
-                      "relation": link.relation}
-                     for src, link, result in vault.resolved_links()
-                     if result.status == "resolved" and result.target == page.path
-                     and src.path != page.path]
-        return {"page": page.path, "outgoing": outgoing, "backlinks": backlinks}
+        return self.vault().links_of(self.page(name))
 
     # -- search and graph ------------------------------------------------------------------
     @_query
@@ -354,7 +343,8 @@ class Mindgraph:
         pages = self._cache.pages
         keep = {p.path for p in self._cache.problems if p.path not in pages}
         return plan_sync([pages[p] for p in sorted(pages)], store,
-                         self._planned_model_version(store), chunker_for(provider), keep=keep)
+                         self._planned_model_version(store), chunker_for(provider), keep=keep,
+                         moved=self._live.moved())
 
     def _planned_model_version(self, store: Any) -> str:
         from .providers.embedding.factory import planned_model_version
@@ -500,32 +490,18 @@ class Mindgraph:
     @_query
     def stats(self) -> dict[str, Any]:
         """Counts: pages, sections, links by kind and resolution, tags, raw files by state."""
+        from .ingest.counts import workspace_stats
         vault = self.vault()
-        pages = vault.pages
-        links: Counter[str] = Counter()
-        resolution: Counter[str] = Counter()
-        for _, link, result in vault.resolved_links():
-            links[link.syntax if link.relation == "wikilink" else link.relation] += 1
-            resolution[result.status] += 1
-        from .ingest.state import STATE_FILENAME, IngestState
-
-        tags: Counter[str] = Counter(t.lower() for p in pages.values() for t in p.tags)
-        state = IngestState.load(self.settings.state_dir / STATE_FILENAME)
-        raw_states = Counter(record.status for record in state.files.values())
-        return {"wiki": str(self.settings.wiki_dir), "pages": len(pages),
-                "sections": sum(len(p.sections) for p in pages.values()),
-                "links": {"total": sum(links.values()), "by_kind": dict(links.most_common()),
-                          "by_resolution": dict(resolution.most_common())},
-                "tags": {"distinct": len(tags),
-                         "top": [{"tag": t, "pages": n} for t, n in tags.most_common(10)]},
-                "problems": len(vault.problems), "trust": self.trust.mix(pages.values()),
-                "raw": {"files": len(state.files), "by_state": dict(raw_states.most_common())}}
+        return workspace_stats(vault, self.settings.state_dir, self._raw_visible,
+                               trust=self.trust.mix(vault.pages.values()))
 
     @_query
     def check(self) -> CheckReport:
-        """Lint the wiki, its trust records included (the mix, disputed pages)."""
+        """Lint the wiki, its trust records included (the mix, disputed pages); with scopes
+        configured, also the pages no folder rule places."""
         vault = self.vault()
-        return self.trust.with_trust(check_vault(vault, self.settings.raw_dir), vault)
+        return unscoped_findings(self.trust.with_trust(check_vault(vault, self.settings.raw_dir),
+                                                       vault), self.scopes, vault.pages)
 
     def calibrate_recency(self, questions: Iterable[Any] = ()) -> "Fit":
         """The recency λ (and evergreen pages) the usage log and ``questions`` argue for."""
@@ -573,6 +549,27 @@ class Mindgraph:
                                 semantic_threshold=semantic_threshold,
                                 notes=(*skipped, *(found.notes if found else ())))
 
+    # -- scopes --------------------------------------------------------------------------
+    _raw_visible: Callable[[str], bool] | None = None    # a view's filters (scopes/views.py)
+    _note_visible: Callable[[str, Page], bool] | None = None
+
+    @functools.cached_property
+    def scopes(self) -> Scopes:
+        """Identities and the folder → tenant/scope mapping (mindgraph/scopes/)."""
+        return load_scopes(self.settings)
+
+    def as_identity(self, identity: Identity) -> "Mindgraph":
+        """The workspace as ``identity`` sees it: this core for the local identity (or when
+        no identities are configured), else a view's core sharing this one's model and store."""
+        if identity.is_local or not self.scopes.enabled:
+            return self
+        return self._views.get(View(identity, self.scopes.mapping),
+                               lambda view: ScopedMindgraph(self, view))
+
+    @functools.cached_property
+    def _views(self) -> ViewRegistry:
+        return ViewRegistry()
+
     def timeline(self, concept: str, *, since: dt.date | None = None,
                  until: dt.date | None = None, newest_first: bool = False,
                  limit: int | None = None, use_git: bool = True) -> Timeline:
@@ -582,4 +579,9 @@ class Mindgraph:
         s = self.settings
         return build_timeline(concept, [("raw", s.raw_dir), ("wiki", s.wiki_dir)], since=since,
                               until=until, newest_first=newest_first, limit=limit, use_git=use_git,
-                              limits=PageLimits.of(s.limits), state_dir=s.state_dir)
+                              limits=PageLimits.of(s.limits), state_dir=s.state_dir,
+                              visible=self._note_visible)
+
+
+class ScopedMindgraph(ScopedQueries, Mindgraph):
+    """The workspace as one identity sees it (built by ``Mindgraph.as_identity``)."""

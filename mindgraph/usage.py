@@ -34,6 +34,7 @@ class UsageLog:
     path: Path | None
     max_bytes: int = 5_000_000
     keep: int = 3
+    identity: str | None = None     # one identity's log (scopes/): its lines, marked so
 
     def record(self, interface: str, query: str, *, intent: str | None = None,
                kind: str = "query", results: Iterable[str] = (), result_count: int = 0,
@@ -45,6 +46,8 @@ class UsageLog:
         line = {"time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "interface": interface,
                 "kind": kind, "query": query, "intent": intent, "top": top,
                 "results": result_count, "latency_ms": round(latency_ms, 2), **extra}
+        if self.identity is not None:
+            line["identity"] = self.identity
         data = (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8")
         try:
             with _LOCK:
@@ -75,7 +78,8 @@ class UsageLog:
         os.replace(self.path, self.path.with_name(f"{self.path.name}.1"))
 
     def lines(self) -> Iterator[dict[str, Any]]:
-        """Every recorded line, oldest file first; unparsable lines are skipped."""
+        """Every recorded line (only ``identity``'s, when set), oldest file first;
+        unparsable lines are skipped."""
         if self.path is None:
             return
         files = [self.path.with_name(f"{self.path.name}.{i}") for i in range(self.keep, 0, -1)]
@@ -93,7 +97,8 @@ class UsageLog:
                         item = json.loads(raw)
                     except json.JSONDecodeError:
                         continue
-                    if isinstance(item, dict) and "query" in item:
+                    if isinstance(item, dict) and "query" in item and (
+                            self.identity is None or item.get("identity") == self.identity):
                         yield item
 
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import click
 
-from ..core import Mindgraph
 from ..trust.mix import describe_mix
-from .common import EXIT_PROBLEMS, emit_json, json_option, workspace_options
+from .common import EXIT_PROBLEMS, emit_json, json_option, open_core, workspace_options
 
 
 @click.command("check")
@@ -21,7 +20,7 @@ def check_command(settings, strict: bool, errors_only: bool, limit: int, as_json
     """Lint the wiki: broken/ambiguous links, pages without backlinks or frontmatter, duplicates,
     disputed pages; and the trust mix."""
     settings.require_wiki()
-    report = Mindgraph(settings).check()
+    report = open_core(settings).check()
     if as_json:
         emit_json(report.to_dict())
     else:

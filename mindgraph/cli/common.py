@@ -202,3 +202,12 @@ __all__ = ["EXIT_OK", "EXIT_PROBLEMS", "EXIT_USAGE", "Settings", "SubcommandGrou
            "dir_option", "emit_json", "find_workspace", "group_workspace_options", "is_terminal",
            "json_option", "require_workspace", "trust_options", "workspace_location",
            "workspace_options"]
+
+
+def open_core(settings: Settings) -> Any:
+    """The workspace as the CLI's identity sees it: ``scopes.local`` (by default the owner,
+    who sees every page)."""
+    from ..core import Mindgraph
+
+    mg = Mindgraph(settings)
+    return mg.as_identity(mg.scopes.local)

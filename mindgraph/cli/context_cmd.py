@@ -8,11 +8,10 @@ from pathlib import Path
 import click
 
 from ..config import load_settings
-from ..core import Mindgraph
 from ..retrieval.context import ContextBlock
 from ..trust.answer import TrustCriteria, trusted_context
-from .common import (config_option, dir_option, emit_json, json_option, trust_options,
-                     workspace_location)
+from .common import (config_option, dir_option, emit_json, json_option, open_core,
+                     trust_options, workspace_location)
 
 
 @click.command("context")
@@ -38,7 +37,7 @@ def context_command(situation: tuple[str, ...], base_dir: Path | None, config_pa
     trusts: dict = {}
     try:
         settings = load_settings(*workspace_location(base_dir, config_path))
-        mg = Mindgraph(settings)
+        mg = open_core(settings)
         block = trusted_context(mg, text, limit, trust, timeout_s)
         trusts = mg.trust_of(block.sources) if as_json and block.sources else {}
         if settings.not_a_workspace(settings.wiki_dir) is None:

@@ -6,11 +6,10 @@ from pathlib import Path
 
 import click
 
-from ..core import Mindgraph
 from ..coverage.report import CoverageReport, compare_to_baseline, load_baseline
 from ..coverage.semantic import DEFAULT_THRESHOLD
 from ..fsutil import atomic_write_json
-from .common import EXIT_PROBLEMS, emit_json, json_option, workspace_options
+from .common import EXIT_PROBLEMS, emit_json, json_option, open_core, workspace_options
 
 
 @click.command("coverage")
@@ -50,7 +49,7 @@ def coverage_command(settings, codebase: Path, service_level: bool, excludes: tu
     """
     if semantic and semantic_threshold is None:
         semantic_threshold = DEFAULT_THRESHOLD
-    mg = Mindgraph(settings)
+    mg = open_core(settings)
     try:
         report = mg.coverage(codebase, service_level=service_level, excludes=excludes,
                              default_excludes=not no_default_excludes,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -14,24 +15,28 @@ from ..graph.build import EXTRACTED, INFERRED, KnowledgeGraph, open_graph
 from ..graph.communities import detect_communities
 from ..graph.export import graphml_text, to_json
 from ..graph.query import backlinks, hubs, neighbors, orphans, shortest_path
-from ..page.cache import PageCache, open_pages
+from ..page.cache import open_pages
 from ..page.vault import PageLimits
 from ..page.lookup import find_page
 from .common import (SubcommandGroup, emit_json, group_workspace_options, json_option,
-                     workspace_options)
+                     open_core, workspace_options)
 
 GRAPH_FILE = "graph.pickle"
 
 
-def open_workspace_graph(settings: Settings) -> tuple[PageCache, KnowledgeGraph]:
-    """The page cache and the knowledge graph of the workspace, both up to date."""
+def open_workspace_graph(settings: Settings) -> tuple[Any, KnowledgeGraph]:
+    """The pages (``.pages``) and the knowledge graph of the workspace, both up to date; of
+    the CLI's identity's view when ``scopes.local`` names one."""
     settings.require_wiki()
+    if settings.scopes.local:
+        core = open_core(settings)
+        return core.vault(), core.graph()
     cache, _ = open_pages(settings.wiki_dir, settings.state_dir,
                           limits=PageLimits.of(settings.limits))
     return cache, open_graph(cache.pages, settings.state_dir / GRAPH_FILE, settings.graph)
 
 
-def _page(cache: PageCache, name: str) -> str:
+def _page(cache: Any, name: str) -> str:
     return find_page(cache.pages, name).path
 
 

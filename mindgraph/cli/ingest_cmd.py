@@ -66,7 +66,8 @@ def pull_command(settings, names: tuple[str, ...], dry_run: bool, as_json: bool)
 def _print_report(report: IngestReport) -> None:
     head = "Dry run: would ingest" if report.dry_run else "Ingested"
     sections: tuple[tuple[str, Outcome], ...] = (
-        ("Failed", "failed"), ("Removed", "removed"), ("Kept", "kept"), ("Skipped", "skipped"))
+        ("Failed", "failed"), ("Moved", "moved"), ("Removed", "removed"), ("Kept", "kept"),
+        ("Skipped", "skipped"))
     for title, status in sections:
         _list(title, report.by_status(status))
     # e.g. a hand-edited wiki page replaced because its raw note changed
@@ -74,9 +75,10 @@ def _print_report(report: IngestReport) -> None:
     if report.dry_run:
         for item in report.by_status("pending")[:LISTED]:
             click.echo(f"  would compile {item.path} → wiki/{item.wiki}")
+    moved = f", moved {report.moved}" if report.moved else ""
     click.echo(f"{head} {report.ingested}, skipped {report.skipped}, failed {report.failed}, "
-               f"removed {report.removed}, kept {report.kept}; {report.provider_calls} provider "
-               f"calls, {report.seconds:.2f} s ({report.compiler}).")
+               f"removed {report.removed}, kept {report.kept}{moved}; {report.provider_calls} "
+               f"provider calls, {report.seconds:.2f} s ({report.compiler}).")
 
 
 def _list(title: str, items: list[FileOutcome]) -> None:

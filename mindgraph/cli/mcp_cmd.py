@@ -34,7 +34,8 @@ def mcp_command(settings, transport: str, host: str | None, port: int | None) ->
     port = port or settings.serve.port + 1
     token = bind_token(settings, host)
     ensure_port_free(host, port)
-    app = create_http_app(create_mcp_server(Mindgraph(settings)), token, host, settings.serve)
+    mg = Mindgraph(settings)
+    app = create_http_app(create_mcp_server(mg), token, host, settings.serve, mg.scopes)
     click.echo(f"mindgraph MCP on http://{host}:{port}/mcp (wiki: {settings.wiki_dir})",
                err=True)
     uvicorn.run(app, host=host, port=port, log_level="warning",

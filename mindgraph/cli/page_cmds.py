@@ -8,12 +8,12 @@ import click
 import yaml
 
 from ..core import Mindgraph
-from .common import emit_json, json_option, workspace_options
+from .common import emit_json, json_option, open_core, workspace_options
 
 
 def _open(settings) -> Mindgraph:
     settings.require_wiki()
-    return Mindgraph(settings)
+    return open_core(settings)
 
 
 @click.command("get")
@@ -90,6 +90,8 @@ def links_command(settings, page: str, as_json: bool) -> None:
         where = item["page"] or f"{item['status'].upper()} {item['target']}"
         if item["status"] in ("attachment", "self"):
             where = f"{item['status']}: {item['target'] or '#' + (item['heading'] or '')}"
+        if item.get("stale"):
+            where += f"  (stale: [[{item['target']}]] moved there)"
         click.echo(f"    line {item['line']:>4}  -> {where}")
     click.echo(f"  backlinks ({len(backlinks)}):")
     for item in backlinks:

@@ -8,10 +8,9 @@ from typing import Any
 import click
 
 from ..config import Settings
-from ..core import Mindgraph
 from ..trust.answer import (TrustCriteria, keyword_answer, trust_line, trusted_hybrid,
                             with_trust)
-from .common import emit_json, json_option, trust_options, workspace_options
+from .common import emit_json, json_option, open_core, trust_options, workspace_options
 
 
 @click.command("search")
@@ -28,7 +27,7 @@ def search_command(settings: Settings, query: tuple[str, ...], limit: int, hybri
                    as_json: bool, trust: TrustCriteria) -> None:
     """Find pages matching QUERY (English, Japanese, Chinese, code tokens)."""
     text = " ".join(query).strip()
-    mg = Mindgraph(settings)
+    mg = open_core(settings)
     started = time.perf_counter()
     if hybrid:
         response = trusted_hybrid(mg, text, limit, trust)

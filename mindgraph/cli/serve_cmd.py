@@ -11,22 +11,27 @@ import click
 
 from ..core import Mindgraph
 from ..errors import ConfigError
+from ..scopes import Authenticator, load_scopes
 from ..serve.guard import TOKEN_RECIPE, check_token, is_loopback
 from .common import ConfigClickError, workspace_options
 
 
 def bind_token(settings, host: str) -> str | None:
-    """The bearer token for a server on ``host``: optional on loopback, required elsewhere,
-    and long enough to resist guessing wherever it is given."""
+    """The bearer token for a server on ``host``: optional on loopback, required elsewhere
+    (unless identities are configured: they bring their own), and long enough to resist
+    guessing wherever it is given. Identities' tokens are checked here too."""
     token = os.environ.get(settings.serve.token_env) or None
     try:
         check_token(token, settings.serve.token_env)
+        scopes = load_scopes(settings)
+        # every identity's token, checked now (unset, short, reused: the fix, before binding)
+        Authenticator(scopes, (settings.serve.token_env, token) if token else None)
     except ConfigError as exc:
         raise ConfigClickError(str(exc)) from exc
     if not is_loopback(host):
         click.echo(f"Warning: binding {host} exposes your notes beyond this machine.",
                    err=True)
-        if token is None:
+        if token is None and not scopes.enabled:   # identities bring their own tokens
             raise ConfigClickError(
                 f"Binding {host} needs a bearer token: export {settings.serve.token_env}="
                 f"$({TOKEN_RECIPE}) (clients send 'Authorization: Bearer <token>'), or bind "

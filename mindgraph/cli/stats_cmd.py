@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import click
 
-from ..core import Mindgraph
 from ..trust.mix import describe_mix
-from .common import emit_json, json_option, workspace_options
+from .common import emit_json, json_option, open_core, workspace_options
 
 
 @click.command("stats")
@@ -15,7 +14,7 @@ from .common import emit_json, json_option, workspace_options
 @json_option
 def stats_command(settings, as_json: bool) -> None:
     """Count pages, sections, links (by kind and resolution), tags, trust levels and raw files."""
-    stats = Mindgraph(settings).stats()
+    stats = open_core(settings).stats()
     if as_json:
         emit_json(stats)
         return

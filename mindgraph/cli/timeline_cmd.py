@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..core import Mindgraph
-from .common import emit_json, json_option, require_workspace, workspace_options
+from .common import emit_json, json_option, open_core, require_workspace, workspace_options
 
 
 @click.command("timeline")
@@ -24,7 +23,7 @@ def timeline_command(settings, concept: str, newest_first: bool, since, until,
                      limit: int | None, no_git: bool, as_json: bool) -> None:
     """List every dated note (raw and wiki) that mentions CONCEPT, in date order."""
     require_workspace(settings)
-    timeline = Mindgraph(settings).timeline(concept, since=since.date() if since else None,
+    timeline = open_core(settings).timeline(concept, since=since.date() if since else None,
                                             until=until.date() if until else None,
                                             newest_first=newest_first, limit=limit,
                                             use_git=not no_git)

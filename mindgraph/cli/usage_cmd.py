@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ..core import Mindgraph
 from ..usage import summarise
-from .common import emit_json, json_option, require_workspace, workspace_options
+from .common import emit_json, json_option, open_core, require_workspace, workspace_options
 
 
 @click.command("usage")
@@ -19,7 +18,7 @@ from .common import emit_json, json_option, require_workspace, workspace_options
 def usage_command(settings, top: int, slow_ms: float, as_json: bool) -> None:
     """Summarise the usage log: top queries, zero-result queries, slow ones."""
     require_workspace(settings)
-    log = Mindgraph(settings).usage_log
+    log = open_core(settings).usage_log
     summary = summarise(log.lines(), top=top, slow_ms=slow_ms)
     if as_json:
         emit_json(summary)

@@ -120,8 +120,9 @@ class DocumentService:
         """Hybrid search (keywords, meaning, graph; keywords alone when no vectors) over the
         documents ``view`` sees, of one scope kind and of the given types when asked."""
         wanted = {t.lower() for t in types}
-        pages = self.mg.vault().pages
-        answer = self.mg.smart_search(query, min(100, max(max_results * 5, 20)))
+        core = self.mg.as_identity(view.identity)   # searches only what the view sees
+        pages = core.vault().pages
+        answer = core.smart_search(query, min(100, max(max_results * 5, 20)))
         results = []
         for hit in answer.results:
             page = pages.get(hit.page)

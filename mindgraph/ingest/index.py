@@ -84,6 +84,13 @@ class TitleIndex:
         """SHA-256 of the term set: mentions found with an equal digest are still valid."""
         return sha256_text("\n".join(sorted(self.terms)))
 
+    def within(self, paths: set[str]) -> "TitleIndex":
+        """A copy that knows only the pages in ``paths`` (a scoped note's link targets);
+        generic terms stay those of the whole index."""
+        other = TitleIndex(e for p, e in self.entries.items() if p in paths)
+        other.generic = self.generic
+        return other
+
     def with_generic(self, mentions: Iterable[Iterable[str]]) -> "TitleIndex":
         """A copy that treats terms found in too many notes as generic (never linked).
 

@@ -1,7 +1,9 @@
 """One ingest run: scan raw/, decide per note, compile what changed, write wiki/ and the state.
 
 Order of a run (raw/ is only ever read):
-  1. scan raw/ and read every note (hashing is cheap; unchanged notes are not parsed again);
+  1. scan raw/ within limits.max_files and limits.max_total_bytes and read every note
+     (hashing is cheap; unchanged notes are not parsed again); pair notes gone from a path
+     with notes new at one (moves.py): such a note moves, it is not deleted and new;
   2. build the title index from all notes (titles of unchanged notes come from the state);
   3. decide: unchanged → skipped; new, changed, failed before, or forced → pending;
      gone (or now empty) → its page is removed, or kept and marked if a person edited it;
@@ -27,10 +29,14 @@ from ..page.history import History, git_history
 from ..page.parse import parse_page
 from ..trust.carry import carry_record, without_record
 from .compile_offline import OfflineCompiler
+from ..scopes import load_scopes
+from ..scopes.linking import LinkableIndexes
 from .index import IndexEntry, TitleIndex
+from .moves import carry_created, old_titles, pair_moves, prune_moves, record_move, signature
 from .render import NoteInput
 from .report import FileOutcome, IngestReport, Outcome
-from .scan import NOTE_SUFFIXES, NoteReadError, RawFile, decode_note, read_note, scan_raw
+from .scan import (NOTE_SUFFIXES, NoteReadError, RawFile, decode_note, read_note, scan_raw,
+                   within_limits)
 from .state import STATE_FILENAME, IngestState, compile_key
 from .wikifs import WikiWriter, clean_temp_files
 
@@ -53,6 +59,9 @@ class _Note:
     empty: bool = False
     mentions: tuple[str, ...] = ()
     rescanned: bool = False
+    signature: str = ""
+    moved_from: str = ""      # raw path of the note it moved from (moves.py)
+    move_how: str = ""
 
 
 def wiki_path_for(raw_path: str) -> str:
@@ -111,23 +120,32 @@ class _Run:
         self.force = force
         self.progress = progress
         self.state = IngestState.load(settings.state_dir / STATE_FILENAME)
-        self.wiki = WikiWriter(settings.wiki_dir, settings.raw_dir)
+        self.wiki = WikiWriter(settings.wiki_dir, settings.raw_dir,
+                               settings.limits.max_page_bytes)
         self.overlay = CompileOverlay.load(settings.state_dir)   # the documents API's
         self.outcomes: list[FileOutcome] = []
         self.skipped = 0
         self.last_commit = 0.0
         self.history: History = {}
+        self.moving: dict[str, _Note] = {}      # old raw path → the note that moved from it
+        self.linkable = LinkableIndexes(load_scopes(settings))
 
     # -- planning ---------------------------------------------------------------------------
 
     def execute(self, only: Iterable[str | Path], started: float) -> IngestReport:
-        files = scan_raw(self.settings.raw_dir,
-                         exclude=(self.settings.wiki_dir, self.settings.state_dir))
+        limits = self.settings.limits
+        files = within_limits(scan_raw(self.settings.raw_dir,
+                                       exclude=(self.settings.wiki_dir, self.settings.state_dir)),
+                              limits.max_files, limits.max_total_bytes,
+                              self.settings.compile.max_note_bytes)
         selected = _selector(self.settings.raw_dir, only, [f.path for f in files],
                              list(self.state.files))
         self.history = git_history(self.settings.raw_dir)   # one `git log`; {} outside git
         notes = [self._load(f) for f in files if f.is_note]
         self._resolve_collisions(notes)
+        # notes a scan limit left out are neither read nor gone: their pages stay
+        live = {n.file.path for n in notes if not n.empty} | {f.path for f in files if f.held}
+        self._find_moves(notes, live, selected)
         index = self._index(notes)
         for f in files:
             if not f.is_note and selected(f.path):
@@ -145,8 +163,8 @@ class _Run:
                 self.skipped += 1
             else:
                 todo.append(note)
-        live = {n.file.path for n in notes if not n.empty}
-        gone = [p for p in sorted(self.state.files) if p not in live and selected(p)]
+        gone = [p for p in sorted(self.state.files)
+                if p not in live and p not in self.moving and selected(p)]
         total = len(todo) + len(gone)
         self._tick(0, total, "")
         if self.dry_run:
@@ -178,11 +196,42 @@ class _Run:
             self._parse(note)
         return note
 
+    def _find_moves(self, notes: list[_Note], live: set[str],
+                    selected: Callable[[str], bool]) -> None:
+        """Pair notes gone from their path with notes new at one (moves.py)."""
+        gone = {p: (r.sha256, r.signature) for p, r in self.state.files.items()
+                if p not in live and r.wiki and selected(p)}
+        if not gone:
+            return
+        fresh = {}
+        for note in notes:
+            record = self.state.get(note.file.path)
+            if note.text is None or note.error or not note.wiki_path \
+                    or not selected(note.file.path):
+                continue
+            if record is None or record.moved_from:
+                note.signature = signature(note.text)
+                fresh[note.file.path] = note
+        for move in pair_moves(gone, {p: (n.sha256, n.signature) for p, n in fresh.items()}):
+            note = fresh[move.new]
+            note.moved_from, note.move_how = move.old, move.how
+            self.moving[move.old] = note
+
     def _index(self, notes: list[_Note]) -> TitleIndex:
         """The title index of all notes, with generic terms found from every note's mentions
-        (cached per note in the state while its content and the term set stay the same)."""
-        index = TitleIndex(IndexEntry(n.wiki_path, n.title, n.aliases) for n in notes
-                           if n.text is not None and not n.error)
+        (cached per note in the state while its content and the term set stay the same). A
+        moved page keeps its old titles as aliases here, so mentions of an old name link to
+        it (unless another page has that name now)."""
+        usable = [n for n in notes if n.text is not None and not n.error]
+        before = old_titles(self.state.moves)
+        for old, note in self.moving.items():
+            before.setdefault(note.wiki_path, []).append(self.state.files[old].title)
+        taken = {name.casefold() for n in usable for name in (n.title, *n.aliases)}
+        index = TitleIndex(
+            IndexEntry(n.wiki_path, n.title,
+                       n.aliases + tuple(dict.fromkeys(t for t in before.get(n.wiki_path, ())
+                                                       if t and t.casefold() not in taken)))
+            for n in usable)
         scanned = []
         for note in notes:
             if note.text is None or note.error:
@@ -231,7 +280,8 @@ class _Run:
         if record.wiki != note.wiki_path or not self.wiki.exists(note.wiki_path):
             return False
         if self.compiler.links_in_key \
-                and record.links != index.links_digest(note.mentions, note.wiki_path):
+                and record.links != self._links_index(note, index).links_digest(
+                    note.mentions, note.wiki_path):
             return False     # a page it mentions appeared, moved or went: relink it
         if note.rescanned and not self.dry_run:
             self.state.refresh(note.file.path, mentions=note.mentions,
@@ -243,6 +293,10 @@ class _Run:
             self._parse(note)
             if note.error:
                 self.outcomes.append(FileOutcome(note.file.path, "failed", note.error))
+            elif note.moved_from:
+                self.outcomes.append(FileOutcome(note.file.path, "pending",
+                                                 f"would move from {note.moved_from} "
+                                                 f"({note.move_how})", note.wiki_path))
             else:
                 self.outcomes.append(FileOutcome(note.file.path, "pending", "would compile",
                                                  note.wiki_path))
@@ -266,7 +320,7 @@ class _Run:
             self.state.transition(note.file.path, "pending", sha256=note.sha256,
                                   key=self._key(note) if note.sha256 else "",
                                   compiler=self.compiler.identity, title=note.title,
-                                  aliases=note.aliases)
+                                  aliases=note.aliases, moved_from=note.moved_from)
         self._commit(final=True)
         ready = []
         for note in todo:
@@ -284,6 +338,7 @@ class _Run:
             done += 1
             self._tick(done, total, note.file.path)
             self._commit()
+        prune_moves(self.state.moves, [r.wiki for r in self.state.files.values() if r.wiki])
 
     def _compiled(self, notes: list[_Note],
                   index: TitleIndex) -> Iterator[tuple[_Note, tuple[bool, str]]]:
@@ -291,7 +346,8 @@ class _Run:
         thread, in order of completion with a pool of workers (LLM calls)."""
         def one(note: _Note) -> tuple[bool, str]:
             try:
-                return True, self.compiler.compile(self._input(note), index).text
+                return True, self.compiler.compile(self._input(note),
+                                                   self._links_index(note, index)).text
             except IngestError as exc:
                 return False, str(exc)
             except Exception as exc:  # noqa: BLE001 - a compiler bug fails one note, not all
@@ -312,6 +368,14 @@ class _Run:
                 pool.shutdown(wait=False, cancel_futures=True)
                 raise
 
+    def _links_index(self, note: _Note, index: TitleIndex) -> TitleIndex:
+        """The title index ``note`` may link into: with scopes configured, only the pages
+        every reader of the note sees (scopes/linking.py)."""
+        if self.linkable.needs_frontmatter(note.file.path):
+            self._parse(note)
+        frontmatter = note.page.frontmatter if note.page is not None else None
+        return self.linkable.for_note(index, note.file.path, frontmatter, TitleIndex.within)
+
     def _input(self, note: _Note) -> NoteInput:
         return NoteInput(note.file.path, note.wiki_path, note.text or "", note.sha256,
                          note.file.mtime, note.page, self.history.get(note.file.path))
@@ -327,7 +391,14 @@ class _Run:
         with contextlib.suppress(IngestError):      # write() below says why it cannot be
             current = self.wiki.read(note.wiki_path)
         text = self.overlay.apply(note.wiki_path, text)
-        data = carry_record(current, text, note.wiki_path).encode("utf-8")
+        source = current
+        old = self.state.get(note.moved_from) if note.moved_from else None
+        if old is not None:
+            # the old page, or (a run killed after removing it) the new page written from it
+            with contextlib.suppress(IngestError):
+                source = self.wiki.read(old.wiki) or current
+            text = carry_created(source, text)
+        data = carry_record(source, text, note.wiki_path).encode("utf-8")
         limit = self.settings.limits.max_page_bytes
         if len(data) > limit:
             self._fail(note, f"{note.file.path}: its compiled page would be {len(data):,} bytes, "
@@ -349,12 +420,33 @@ class _Run:
             self._fail(note, f"{note.file.path}: cannot write wiki/{note.wiki_path} "
                              f"({exc.strerror or exc}); check permissions and free space.")
             return
-        links = index.links_digest(note.mentions, note.wiki_path) \
+        links = self._links_index(note, index).links_digest(note.mentions, note.wiki_path) \
             if self.compiler.links_in_key else ""
+        if old is not None:
+            self._finish_move(note, old)
+            reason = f"moved from {note.moved_from} ({note.move_how}). {reason}".strip()
         self.state.transition(note.file.path, "ingested", wiki=note.wiki_path,
                               wiki_sha256=_page_sha256(data), links=links,
-                              mentions=note.mentions, terms=index.terms_digest, error="")
-        self.outcomes.append(FileOutcome(note.file.path, "ingested", reason, note.wiki_path))
+                              mentions=note.mentions, terms=index.terms_digest, error="",
+                              moved_from="", signature=note.signature or signature(note.text))
+        self.outcomes.append(FileOutcome(note.file.path, "moved" if old else "ingested",
+                                         reason, note.wiki_path))
+
+    def _finish_move(self, note: _Note, old: Any) -> None:
+        """After the moved note's page is written: the old page goes (or is kept and marked,
+        if edited by hand), its record too, and the move is remembered. A run killed in
+        between redoes this from the new page (see _store)."""
+        if old.wiki.casefold() != note.wiki_path.casefold() \
+                and not self._owned_elsewhere(note.moved_from, old.wiki):
+            data = self.wiki.read(old.wiki)
+            if data is not None:
+                if _written_by_us(data, old):
+                    self.wiki.remove(old.wiki)
+                else:
+                    self.wiki.mark_source_deleted(old.wiki, data)
+        record_move(self.state.moves, old.wiki, note.wiki_path, title=old.title,
+                    raw=note.file.path, from_raw=note.moved_from, how=note.move_how)
+        self.state.drop(note.moved_from)
 
     def _fail(self, note: _Note, error: str) -> None:
         changes: dict[str, Any] = {"error": error}
@@ -410,12 +502,14 @@ class _Run:
     def _report(self, started: float) -> IngestReport:
         outcomes = tuple(sorted(self.outcomes, key=lambda o: (o.path, o.status)))
         count = {s: sum(1 for o in outcomes if o.status == s)
-                 for s in ("ingested", "failed", "removed", "kept", "pending")}
+                 for s in ("ingested", "failed", "removed", "kept", "pending", "moved")}
         return IngestReport(
             compiler=self.compiler.identity,
             ingested=count["pending"] if self.dry_run else count["ingested"],
             skipped=self.skipped, failed=count["failed"], removed=count["removed"],
-            kept=count["kept"], provider_calls=int(getattr(self.compiler, "calls", 0)),
+            kept=count["kept"], moved=count["moved"] + sum(
+                1 for o in outcomes if o.status == "pending" and o.reason.startswith("would move")),
+            provider_calls=int(getattr(self.compiler, "calls", 0)),
             seconds=round(time.perf_counter() - started, 3), dry_run=self.dry_run,
             files=outcomes)
 

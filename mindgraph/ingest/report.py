@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-Outcome = Literal["ingested", "skipped", "failed", "removed", "kept", "pending"]
+Outcome = Literal["ingested", "skipped", "failed", "removed", "kept", "pending", "moved"]
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,7 @@ class IngestReport:
     seconds: float
     dry_run: bool
     files: tuple[FileOutcome, ...]
+    moved: int = 0     # notes that moved or were renamed (their page went with them)
 
     @property
     def ok(self) -> bool:

@@ -31,6 +31,7 @@ class RawFile:
     reason: str = ""          # why it is skipped (is_note False)
     size: int = 0
     mtime: float = 0.0
+    held: bool = False        # a note left out by a scan limit: its page and record stay
 
 
 class NoteReadError(Exception):
@@ -101,6 +102,36 @@ def _symlink_reason(path: Path) -> str:
         return "broken symlink; not followed. Remove it or copy the file into raw/."
     return ("symlink; not followed (ingest reads only real files inside raw/, so nothing "
             "outside it). Copy the file into raw/ instead of linking it.")
+
+
+def within_limits(files: list[RawFile], max_files: int, max_total_bytes: int,
+                  max_note_bytes: int) -> list[RawFile]:
+    """``files`` with the notes past ``limits.max_files`` or ``limits.max_total_bytes`` (in
+    path order) turned into skipped entries that say which limit; they are ``held``: not
+    read this run, and their pages are kept (a limit never deletes anything)."""
+    out: list[RawFile] = []
+    count = total = 0
+    for file in files:
+        if not file.is_note:
+            out.append(file)
+            continue
+        count += 1
+        size = file.size if file.size <= max_note_bytes else 0    # refused unread anyway
+        total += size
+        if count > max_files:
+            why = (f"over limits.max_files ({max_files:,} notes per scan); not read this run, "
+                   f"its page is kept. Raise limits.max_files in mindgraph.yml or move notes "
+                   f"out of raw/.")
+        elif total > max_total_bytes:
+            why = (f"over limits.max_total_bytes ({max_total_bytes:,} bytes of notes per "
+                   f"scan; {total - size:,} read before it); not read this run, its page "
+                   f"is kept. Raise limits.max_total_bytes in mindgraph.yml.")
+            total -= size
+        else:
+            out.append(file)
+            continue
+        out.append(RawFile(file.path, False, why, file.size, file.mtime, held=True))
+    return out
 
 
 def read_note(raw_dir: Path, file: RawFile, max_bytes: int) -> bytes:

@@ -6,6 +6,8 @@ Per-file state machine::
                                 └──> failed      (retried on the next run)
     ingested, same key ──> skipped (record unchanged)
     raw note gone ──> record dropped (its wiki page removed, or kept and marked if edited)
+    raw note moved ──> new path pending (moved_from = old path; the old record stays)
+                   ──> new path ingested, old record dropped, the move kept in ``moves``
 
 A record's ``key`` is the SHA-256 of the note's content hash plus the compiler's key identity
 (provider, model, prompt version and a digest of everything that shapes the prompt: templates,
@@ -13,7 +15,7 @@ limits, ``compile.language``, ``compile.domain``) and the version of the date ru
 note's git dates, so a new model, prompt, setting or way of dating notes recompiles, and so
 does a first commit. The file is replaced
 atomically (temp file, fsync, rename): a crash leaves the previous state or the next, never a
-torn one.
+torn one; a run killed mid-move finds the same pair again and finishes it (moves.py).
 """
 
 from __future__ import annotations
@@ -57,6 +59,8 @@ class FileState:
     title: str = ""           # cached for the title index, so unchanged notes are not parsed
     aliases: tuple[str, ...] = ()
     error: str = ""
+    signature: str = ""       # MinHash of the note's word shingles (tells a moved note)
+    moved_from: str = ""      # raw path this note is moving from (until it is ingested)
 
     def to_json(self) -> dict[str, Any]:
         """Compact JSON form (empty fields left out)."""
@@ -67,9 +71,12 @@ class FileState:
 class IngestState:
     """The records of every raw note, loaded from and saved to one JSON file."""
 
-    def __init__(self, path: Path, files: dict[str, FileState] | None = None):
+    def __init__(self, path: Path, files: dict[str, FileState] | None = None,
+                 moves: dict[str, dict[str, Any]] | None = None):
         self.path = Path(path)
         self.files: dict[str, FileState] = dict(files or {})
+        # old wiki page → {"page": new wiki page, ...}: see moves.py
+        self.moves: dict[str, dict[str, Any]] = dict(moves or {})
 
     @classmethod
     def load(cls, path: Path) -> "IngestState":
@@ -87,16 +94,20 @@ class IngestState:
             if not isinstance(data, dict) or data.get("version") != STATE_VERSION:
                 raise ValueError(f"expected a version {STATE_VERSION} state object")
             files = {str(p): _record(r) for p, r in data.get("files", {}).items()}
+            moves = {str(p): _move(m) for p, m in data.get("moves", {}).items()}
         except (ValueError, TypeError, KeyError) as exc:
             raise IngestError(f"{path}: the ingest state is unreadable ({exc}). It is derived "
                               f"data: delete it and the next `mindgraph ingest` recompiles "
                               f"every note.") from exc
-        return cls(path, files)
+        return cls(path, files, moves)
 
     def to_json(self) -> dict[str, Any]:
         """The whole state as a JSON-ready mapping."""
-        return {"version": STATE_VERSION,
-                "files": {p: self.files[p].to_json() for p in sorted(self.files)}}
+        data: dict[str, Any] = {"version": STATE_VERSION,
+                                "files": {p: self.files[p].to_json() for p in sorted(self.files)}}
+        if self.moves:
+            data["moves"] = {p: self.moves[p] for p in sorted(self.moves)}
+        return data
 
     def save(self) -> None:
         """Atomically replace the state file."""
@@ -131,6 +142,12 @@ class IngestState:
     def drop(self, path: str) -> None:
         """Forget a raw note that no longer exists."""
         self.files.pop(path, None)
+
+
+def _move(raw: Any) -> dict[str, Any]:
+    if not isinstance(raw, dict) or not isinstance(raw.get("page"), str):
+        raise ValueError(f"bad move {raw!r}")
+    return {str(k): v for k, v in raw.items()}
 
 
 def _record(raw: Any) -> FileState:

@@ -21,9 +21,10 @@ from ..fsutil import UnreadableFile, atomic_write_bytes, read_bytes
 class WikiWriter:
     """Writes, removes and marks pages under ``wiki_dir``; never touches ``raw_dir``."""
 
-    def __init__(self, wiki_dir: Path, raw_dir: Path):
+    def __init__(self, wiki_dir: Path, raw_dir: Path, max_bytes: int | None = None):
         self.wiki_dir = Path(wiki_dir).resolve()
         self.raw_dir = Path(raw_dir).resolve()
+        self.max_bytes = max_bytes      # limits.max_page_bytes: a larger page is never read
         self.dirty = False
 
     def path(self, wiki_path: str) -> Path:
@@ -43,9 +44,10 @@ class WikiWriter:
         return self.path(wiki_path).is_file()
 
     def read(self, wiki_path: str) -> bytes | None:
-        """A page's bytes, or None if there is no such file."""
+        """A page's bytes, or None if there is no such file (or one over ``max_bytes``,
+        which a compiled page never is: it is replaced)."""
         try:
-            return read_bytes(self.path(wiki_path))
+            return read_bytes(self.path(wiki_path), max_bytes=self.max_bytes)
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError, UnreadableFile):
             return None     # a FIFO where the page belongs: the write replaces it
 

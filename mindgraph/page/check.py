@@ -90,7 +90,8 @@ def check_vault(vault: Vault, raw_dir: Path | None = None) -> CheckReport:
         if result.status == "resolved" and result.target != page.path:
             incoming[result.target] += 1
         for kind, message in _link_problems(vault, page, link, result, anchors, attachments):
-            findings.append(_placed(Finding("error", kind, page.path, link.line, message),
+            severity: Severity = "warning" if kind == "stale-link" else "error"  # it resolves
+            findings.append(_placed(Finding(severity, kind, page.path, link.line, message),
                                     page, link, raw))
     titles: dict[str, list[str]] = defaultdict(list)
     start = len(findings)
@@ -127,6 +128,10 @@ def _link_problems(vault: Vault, page: Page, link: Link, result: Resolution,
     """(kind, message) for each way ``link`` misses: no page, several pages, no such heading,
     block or attachment."""
     shown = _shown(link)
+    if result.rule == "moved" and result.target:
+        yield "stale-link", (f"{shown} names a page that moved to {result.target}; it still "
+                             f"resolves there, but write [[{link_name(vault, result.target, page.path)}"
+                             f"]] instead (links people wrote are never rewritten).")
     if result.status == "missing":
         hint = (f" A page has it as an alias: link [[{_stem(result.candidates[0])}|"
                 f"{link.target}]] instead." if result.candidates else
@@ -167,6 +172,15 @@ def _placed(finding: Finding, page: Page, link: Link | None, raw: RawLines | Non
         return finding
     line = raw.line(page, source, link) if link is not None else 0
     return replace(finding, raw_path=source, raw_line=line)
+
+
+def link_name(vault: Vault, target: str, source_path: str) -> str:
+    """The shortest name a link from ``source_path`` can use for ``target``: its file name
+    when that resolves there, else its path without ``.md``."""
+    stem = _stem(target)
+    if vault.resolver.resolve_target(stem, source_path).target == target:
+        return stem
+    return target[:-3] if target.endswith(".md") else target
 
 
 def _stem(path: str) -> str:

@@ -12,6 +12,9 @@ nearest the link is "ambiguous": reported, never guessed.
 Aliases are not link targets in Obsidian (it rewrites ``[[Alias]]`` to ``[[Note|Alias]]`` when
 you pick one); a missing target that equals a page's alias is reported as "missing" with that
 page as a hint in ``candidates``.
+A missing target that names a page that moved (``moved``: old path → new path, kept by
+ingest) resolves to the moved page with rule "moved": the link is stale, and `check` says
+how to write it.
 """
 
 from __future__ import annotations
@@ -39,7 +42,8 @@ class Resolution:
 class LinkResolver:
     """Maps link targets to page paths over a fixed set of pages."""
 
-    def __init__(self, paths: Iterable[str], aliases: dict[str, Iterable[str]] | None = None):
+    def __init__(self, paths: Iterable[str], aliases: dict[str, Iterable[str]] | None = None,
+                 moved: dict[str, str] | None = None):
         self._by_path: dict[str, str] = {}
         self._by_name: dict[str, list[str]] = defaultdict(list)
         self._by_alias: dict[str, list[str]] = defaultdict(list)
@@ -51,6 +55,18 @@ class LinkResolver:
         for path, names in (aliases or {}).items():
             for name in names:
                 self._by_alias[name.lower()].append(path)
+        self._moved: dict[str, str] = {}
+        moved_names: dict[str, set[str]] = defaultdict(set)
+        for old, new in (moved or {}).items():
+            hit = self._by_path.get(new.lower())
+            if hit is None:
+                continue
+            stem = old[:-3] if old.lower().endswith(".md") else old
+            self._moved[stem.lower()] = hit
+            moved_names[stem.rsplit("/", 1)[-1].lower()].add(hit)
+        for name, targets in moved_names.items():
+            if len(targets) == 1:
+                self._moved.setdefault(name, next(iter(targets)))
 
     def resolve(self, link: Link, source_path: str) -> Resolution:
         """Resolve one link written in the page at ``source_path``."""
@@ -103,6 +119,11 @@ class LinkResolver:
         return self._missing(raw)
 
     def _missing(self, raw: str) -> Resolution:
+        if self._moved:
+            key = posixpath.normpath(raw.strip().lstrip("/")).lower().removesuffix(".md")
+            moved = self._moved.get(key)
+            if moved is not None:
+                return Resolution("resolved", moved, (moved,), "moved")
         hints = self._by_alias.get(raw.lower().removesuffix(".md"), [])
         return Resolution("missing", None, tuple(sorted(hints)), "alias-hint" if hints else "")
 

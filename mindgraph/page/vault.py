@@ -55,14 +55,47 @@ class Vault:
     root: Path
     pages: dict[str, Page]
     problems: list[PageProblem] = field(default_factory=list)
+    moved: dict[str, str] = field(default_factory=dict)   # old page path → where it moved
     resolver: LinkResolver = field(init=False)
 
     def __post_init__(self) -> None:
-        self.resolver = LinkResolver(self.pages, {p.path: p.aliases for p in self.pages.values()})
+        self.resolver = LinkResolver(self.pages, {p.path: p.aliases for p in self.pages.values()},
+                                     self.moved)
 
     def resolve(self, link: Link, source_path: str) -> Resolution:
         """Resolve one link of the page at ``source_path``."""
         return self.resolver.resolve(link, source_path)
+
+    def links_of(self, page: Page) -> dict[str, Any]:
+        """A page's outgoing links with their resolution, and its backlinks."""
+        outgoing = []
+        for link in page.links:
+            result = self.resolve(link, page.path)
+            outgoing.append({"target": link.target, "heading": link.heading,
+                             "block": link.block, "line": link.line, "syntax": link.syntax,
+                             "relation": link.relation, "status": result.status,
+                             "page": result.target,
+                             "candidates": [] if result.status == "resolved"
+                             else list(result.candidates),
+                             **self._stale_note(link, result, page.path)})
+        backlinks = [{"page": src.path, "line": link.line, "section": link.section_id,
+                      "relation": link.relation}
+                     for src, link, result in self.resolved_links()
+                     if result.status == "resolved" and result.target == page.path
+                     and src.path != page.path]
+        return {"page": page.path, "outgoing": outgoing, "backlinks": backlinks}
+
+    def _stale_note(self, link: Link, result: Resolution, source: str) -> dict[str, str]:
+        """``{"stale": why, "fix": link}`` for a link of the page ``source`` that reached its
+        page only through a move (its resolution's rule is "moved"), else {}."""
+        if result.rule != "moved":
+            return {}
+        from .check import link_name
+
+        return {"stale": f"[[{link.target}]] names a page that moved to {result.target}; the "
+                         f"link still resolves there (raw/ is never rewritten). Fix it in the "
+                         f"raw note.",
+                "fix": f"[[{link_name(self, result.target, source)}]]"}
 
     def resolved_links(self) -> Iterator[tuple[Page, Link, Resolution]]:
         """Every link of every page with its resolution, in path order."""

@@ -16,6 +16,7 @@ timeouts and retries: the hybrid search answers from keywords meanwhile and says
 
 from __future__ import annotations
 
+import copy
 import threading
 import time
 from collections import OrderedDict
@@ -55,6 +56,14 @@ class VectorRetriever:
         self._failed: tuple[float, str] | None = None    # (when, why) of the last failure
         self._routes: dict[str, int] = {}                # query → the model that served it
         self._present: dict[int, bool] = {}              # model → has vectors here
+        self.pages: Collection[str] | None = None          # only these pages (a scoped view)
+
+    def within(self, pages: Collection[str]) -> "VectorRetriever":
+        """This retriever restricted to ``pages`` (one identity's view, scopes/): the store
+        ranks only their chunks; the query cache is shared."""
+        restricted = copy.copy(self)
+        restricted.pages = frozenset(pages)
+        return restricted
 
     @property
     def model_version(self) -> str:
@@ -133,6 +142,10 @@ class VectorRetriever:
         for pages ``search`` did not return."""
         if not paths:
             return {}
+        if self.pages is not None:
+            paths = [p for p in paths if p in self.pages]
+            if not paths:
+                return {}
         hits = self.store.query(self.embed_query(query), 100_000, self.model_version,
                                 pages=paths)
         best: dict[str, float] = {}
@@ -154,7 +167,8 @@ class VectorRetriever:
     def search(self, query: str, limit: int) -> list[VectorPageHit]:
         """The ``limit`` pages whose best chunk is most similar to the query."""
         vector = self.embed_query(query)
-        hits = self.store.query(vector, max(limit * CHUNKS_PER_PAGE, 50), self.model_version)
+        hits = self.store.query(vector, max(limit * CHUNKS_PER_PAGE, 50), self.model_version,
+                                pages=self.pages)
         best: dict[str, VectorPageHit] = {}
         for hit in hits:
             if hit.page not in best or hit.score > best[hit.page].score:

@@ -52,9 +52,15 @@ class Authenticator:
         return found
 
 
+def usage_identity(scopes: Scopes, identity: Identity) -> dict[str, str]:
+    """The usage-log field naming who asked (nothing when no identities are configured, so
+    the log stays as it was)."""
+    return {"identity": identity.name} if scopes.enabled else {}
+
+
 def identity_for_request(authenticator: Authenticator, headers: Mapping[str, str]) -> Identity:
     """The identity of a request given its headers (only Authorization is read)."""
     return authenticator.identity_for(headers.get("authorization"))
 
 
-__all__ = ["Authenticator", "UNAUTHENTICATED", "identity_for_request"]
+__all__ = ["Authenticator", "UNAUTHENTICATED", "identity_for_request", "usage_identity"]

@@ -19,19 +19,17 @@ local identity, as before.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from ..config import Settings
 from ..errors import ConfigError
 from .identity import LOCAL, Identity
-from .mapping import FolderMapping
+from .mapping import NAME, FolderMapping
 
 MIN_TOKEN_CHARS = 32
 TOKEN_RECIPE = "python -c 'import secrets; print(secrets.token_urlsafe(32))'"
 _KEYS = ("name", "tenant", "agent", "teams", "token_env")
-_NAME = re.compile(r"^[\w.\-]+$")
 
 
 @dataclass(frozen=True)
@@ -128,14 +126,14 @@ def _identity(entry: Any, where: str, source: str) -> tuple[Identity, str]:
     values: dict[str, str] = {}
     for key in ("name", "tenant", "agent", "token_env"):
         value = entry.get(key, entry.get("name") if key == "agent" else None)
-        if not isinstance(value, str) or not _NAME.match(value):
+        if not isinstance(value, str) or not NAME.match(value):
             raise ConfigError(f"{where}: '{key}' must be a name (letters, digits, . _ -), got "
                               f"{value!r}. Fix it in {source}.")
         values[key] = value
     teams = entry.get("teams", [])
     if isinstance(teams, str):
         teams = [teams]
-    if not isinstance(teams, list) or not all(isinstance(t, str) and _NAME.match(t)
+    if not isinstance(teams, list) or not all(isinstance(t, str) and NAME.match(t)
                                               for t in teams):
         raise ConfigError(f"{where}: 'teams' must be a list of team names, got {teams!r}. "
                           f"Fix it in {source}.")

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Mapping
 
 from ..errors import ConfigError
+from ..page.rawlines import source_paths
 
 ScopeKind = Literal["personal", "team", "shared"]
 KINDS = ("personal", "team", "shared")
@@ -31,8 +32,7 @@ DEFAULT_RULES = ({"path": "{tenant}/personal/{agent}", "scope": "personal"},
                  {"path": "{tenant}/team/{team}", "scope": "team"},
                  {"path": "{tenant}/shared", "scope": "shared"})
 _PLACEHOLDER = re.compile(r"^\{(tenant|agent|team)\}$")
-_NAME = re.compile(r"^[\w.\-]+$")
-
+NAME = re.compile(r"^[\w.\-]+$")
 
 @dataclass(frozen=True)
 class DocumentScope:
@@ -45,7 +45,6 @@ class DocumentScope:
     def describe(self) -> str:
         """"acme/team/search" — the folder-like name of the scope."""
         return "/".join(x for x in (self.tenant, self.kind, self.owner) if x)
-
 
 @dataclass(frozen=True)
 class FolderRule:
@@ -77,20 +76,17 @@ class FolderRule:
             return DocumentScope(tenant, "shared")
         return _from_frontmatter(tenant, frontmatter)
 
-
 def _from_frontmatter(tenant: str, frontmatter: Mapping[str, Any]) -> DocumentScope | None:
     kind = _text(frontmatter.get("scope")).lower()
     if kind == "shared":
         return DocumentScope(tenant, "shared")
     owner = _text(frontmatter.get("agent" if kind == "personal" else "team"))
-    if kind in ("personal", "team") and _NAME.match(owner):
+    if kind in ("personal", "team") and NAME.match(owner):
         return DocumentScope(tenant, kind, owner)  # type: ignore[arg-type]
     return None
 
-
 def _text(value: Any) -> str:
     return value.strip() if isinstance(value, str) else ""
-
 
 @dataclass(frozen=True)
 class FolderMapping:
@@ -149,6 +145,12 @@ class FolderMapping:
                 return found
         return None
 
+    def rule_kind(self, path: str) -> str | None:
+        """The kind of the first rule that places ``path`` (None: no rule does)."""
+        folders = tuple(path.replace("\\", "/").strip("/").split("/")[:-1])
+        return next((r.kind for r in self.rules
+                     if r.match(folders, {"scope": "shared"}) is not False), None)
+
     def folder_for(self, scope: DocumentScope) -> str | None:
         """The folder (relative to raw/) where a new note of ``scope`` goes: the first rule
         of that kind that can spell it (None: no rule can, e.g. only frontmatter rules)."""
@@ -163,12 +165,10 @@ class FolderMapping:
     def page_scope(self, path: str, frontmatter: Mapping[str, Any]) -> DocumentScope | None:
         """The scope of a wiki page: from the raw notes it records in ``sources`` (all must
         agree), else from its own path (a wiki page keeps its raw note's path)."""
-        sources = frontmatter.get("sources")
-        raw = [s["path"] for s in sources if isinstance(s, dict)
-               and isinstance(s.get("path"), str)] if isinstance(sources, list) else []
+        raw = source_paths(frontmatter)
         found = {self.scope_of(p, frontmatter) for p in raw} if raw else \
             {self.scope_of(path, frontmatter)}
         return found.pop() if len(found) == 1 else None
 
 
-__all__ = ["DEFAULT_RULES", "DocumentScope", "FolderMapping", "FolderRule", "KINDS"]
+__all__ = ["DEFAULT_RULES", "DocumentScope", "FolderMapping", "FolderRule", "KINDS", "NAME"]

@@ -35,9 +35,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..config import ServeSettings
 from ..errors import ConfigError
+from ..scopes.identities import MIN_TOKEN_CHARS, TOKEN_RECIPE
 
-MIN_TOKEN_CHARS = 32
-TOKEN_RECIPE = "python -c 'import secrets; print(secrets.token_urlsafe(32))'"
 JSON = ("application/json",)
 _BODYLESS = frozenset({"GET", "HEAD", "OPTIONS"})
 
@@ -284,4 +283,5 @@ def _error(status: int, error: str, detail: str) -> JSONResponse:
                         if status in (408, 413) else None)
 
 
-__all__ = ["BodyRule", "Guard", "Policy", "check_token", "is_loopback"]
+__all__ = ["BodyRule", "Guard", "MIN_TOKEN_CHARS", "Policy", "TOKEN_RECIPE", "check_token",
+           "is_loopback"]

@@ -9,20 +9,21 @@ more. A ``MindgraphError`` (unknown page, missing section, bad data block) becom
 line with interface "mcp". Tool bodies run on lanes (serve/lanes.py) within
 ``serve.request_timeout_s``, slow ones (timeline, coverage, communities, path) on their own.
 
-Over HTTP the app is guarded like the REST API: when a token is configured, every request
-needs ``Authorization: Bearer <token>`` (see ``BearerAuth``); the CLI refuses to bind a
-non-loopback address without one.
+Over HTTP the app is guarded like the REST API: when a token or identities are configured,
+every request needs ``Authorization: Bearer <token>`` (see ``BearerAuth``), and each tool
+answers from that token's identity's view (``Mindgraph.as_identity``); over stdio the tools act
+as the configured local identity. The CLI refuses to bind a non-loopback address without a
+token.
 """
 
 import functools
-import hmac
 import json
 import os
 import time
 from collections.abc import Awaitable
 from typing import Annotated, Any, Callable, Literal
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
@@ -32,7 +33,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..config import ServeSettings
 from ..core import Mindgraph
-from ..errors import MindgraphError
+from ..errors import MindgraphError, Unauthenticated
+from ..scopes import LOCAL, Authenticator, Identity, Scopes
+from ..scopes.auth import usage_identity
 from ..trust.answer import TrustCriteria, context_answer, hybrid_answer, keyword_answer
 from ..trust.validate import validate_text
 from ..version import __version__
@@ -104,66 +107,70 @@ def create_mcp_server(mg: Mindgraph) -> MCPServer:
 
     lanes = ServerLanes(mg.settings.serve)
 
-    async def call(tool: str, query: str, run: Callable[[], dict[str, Any]],
+    async def call(ctx: Context, tool: str, query: str, run: Callable[[Mindgraph], dict[str, Any]],
                    slow: bool = False) -> CallToolResult:
-        return await _in_lane(mg, lanes.slow if slow else lanes.core, tool, query, run)
+        who = caller(mg, ctx)
+        core = mg.as_identity(who)
+        return await _in_lane(mg, lanes.slow if slow else lanes.core, tool, query,
+                              lambda: run(core), usage_identity(mg.scopes, who))
 
     @server.tool(annotations=READ_ONLY)
-    async def get_page(page: PageName, max_chars: MaxChars = 20_000) -> JsonResult:
+    async def get_page(ctx: Context, page: PageName, max_chars: MaxChars = 20_000) -> JsonResult:
         """Read a wiki page: title, tags, address, outline of sections (ids), the pages it
         links to, the pages linking to it, and its text (cut at max_chars; read the rest
         with get_section)."""
-        return await call("get_page", page, lambda: page_result(mg, page, max_chars))
+        return await call(ctx, "get_page", page, lambda m: page_result(m, page, max_chars))
 
     @server.tool(annotations=READ_ONLY)
-    async def list_sections(page: PageName) -> JsonResult:
+    async def list_sections(ctx: Context, page: PageName) -> JsonResult:
         """The outline of a page: every section's id, heading, level, heading path, line
         range and size, so you can fetch only the sections you need with get_section."""
-        return await call("list_sections", page, lambda: sections_result(mg.page(page)))
+        return await call(ctx, "list_sections", page, lambda m: sections_result(m.page(page)))
 
     @server.tool(annotations=READ_ONLY)
-    async def get_section(page: PageName, section_id: SectionId,
+    async def get_section(ctx: Context, page: PageName, section_id: SectionId,
                     max_chars: MaxChars = 20_000) -> JsonResult:
         """Read one section of a page (its own text; subsections are listed by id in
         'children')."""
-        return await call("get_section", f"{page}#{section_id}",
-                    lambda: section_result(*mg.section(page, section_id), max_chars))
+        return await call(ctx, "get_section", f"{page}#{section_id}",
+                          lambda m: section_result(*m.section(page, section_id), max_chars))
 
     @server.tool(annotations=READ_ONLY)
-    async def backlinks(page: PageName,
+    async def backlinks(ctx: Context, page: PageName,
                   limit: Annotated[int, Field(ge=1, le=500, description="At most this many "
                                               "backlinks and outgoing links")] = 50
                   ) -> JsonResult:
         """Pages that link to this page (with the section and line of each link), and the
         links this page makes (where each one resolves, or why it does not)."""
-        return await call("backlinks", page, lambda: links_result(mg.links(page), limit))
+        return await call(ctx, "backlinks", page, lambda m: links_result(m.links(page), limit))
 
     @server.tool(annotations=READ_ONLY)
-    async def timeline(concept: Annotated[str, Field(min_length=1, max_length=200, pattern=r"\w",
-                                               description="A phrase or a page name")],
-                 limit: Annotated[int, Field(ge=1, le=200)] = 20,
-                 newest_first: bool = False,
-                 since: DateText = None, until: DateText = None) -> JsonResult:
+    async def timeline(ctx: Context,
+                       concept: Annotated[str, Field(min_length=1, max_length=200, pattern=r"\w",
+                                                     description="A phrase or a page name")],
+                       limit: Annotated[int, Field(ge=1, le=200)] = 20,
+                       newest_first: bool = False,
+                       since: DateText = None, until: DateText = None) -> JsonResult:
         """How a concept evolved: dated notes (raw and wiki) that mention it, in date order,
         each with a snippet and the page path to read more."""
-        return await call("timeline", concept, lambda: timeline_result(
-            mg.timeline(concept, since=parse_day(since), until=parse_day(until),
+        return await call(ctx, "timeline", concept, lambda m: timeline_result(
+            m.timeline(concept, since=parse_day(since), until=parse_day(until),
                         newest_first=newest_first, limit=limit)), slow=True)
 
     @server.tool(annotations=READ_ONLY)
-    async def extract(page: PageName,
+    async def extract(ctx: Context, page: PageName,
                 block: Annotated[int, Field(ge=1, le=100, description="1 = the first data "
                                             "block of the page")] = 1,
                 language: Literal["json", "yaml"] | None = None) -> JsonResult:
         """The agent-data block of a page: its fenced ```json or ```yaml block, parsed."""
-        def run() -> dict[str, Any]:
-            found = mg.page(page)
+        def run(m: Mindgraph) -> dict[str, Any]:
+            found = m.page(page)
             return {"page": found.path, "block": block,
-                    "data": jsonable(mg.extract(found.path, block, language))}
-        return await call("extract", page, run)
+                    "data": jsonable(m.extract(found.path, block, language))}
+        return await call(ctx, "extract", page, run)
 
     @server.tool(annotations=READ_ONLY)
-    async def coverage(codebase: Annotated[str, Field(min_length=1, max_length=1000,
+    async def coverage(ctx: Context, codebase: Annotated[str, Field(min_length=1, max_length=1000,
                                                 description="A folder inside the workspace")],
                  service_level: bool = False,
                  min_mentions: Annotated[int, Field(ge=1, le=1000)] = 1,
@@ -171,23 +178,23 @@ def create_mcp_server(mg: Mindgraph) -> MCPServer:
                                              "uncovered units listed")] = 50) -> JsonResult:
         """How much of a codebase the wiki documents: totals, and the modules (or services)
         no page mentions yet."""
-        def run() -> dict[str, Any]:
-            folder = folder_inside(mg.settings.base_dir, codebase)
-            report = mg.coverage(folder, service_level=service_level,
+        def run(m: Mindgraph) -> dict[str, Any]:
+            folder = folder_inside(m.settings.base_dir, codebase)
+            report = m.coverage(folder, service_level=service_level,
                                  min_mentions=min_mentions).to_dict()
             uncovered = [u["unit"] for u in report["units"] if not u["covered"]]
             return {key: report[key] for key in ("codebase", "level", "total", "covered",
                                                  "percent")} | {
                 "uncovered": uncovered[:limit], "uncovered_total": len(uncovered)}
-        return await call("coverage", codebase, run, slow=True)
+        return await call(ctx, "coverage", codebase, run, slow=True)
 
-    _add_engine_tools(server, mg, call)
+    _add_engine_tools(server, call)
     add_document_tools(server, mg, call, Callers(mg.settings, os.environ.get(
         mg.settings.serve.token_env) or None))
     return server
 
 
-def _add_engine_tools(server: MCPServer, mg: Mindgraph,
+def _add_engine_tools(server: MCPServer,
                       call: Callable[..., Awaitable[CallToolResult]]) -> None:
     """Search, graph, stats and context tools."""
     Limit = Annotated[int, Field(ge=1, le=100, description="At most this many results")]
@@ -195,55 +202,59 @@ def _add_engine_tools(server: MCPServer, mg: Mindgraph,
                                  description="What you are looking for, in words")]
 
     @server.tool(annotations=READ_ONLY)
-    async def search(query: Query, limit: Limit = 10, verbose: Verbose = False,
+    async def search(ctx: Context, query: Query, limit: Limit = 10, verbose: Verbose = False,
                      min_trust: MinTrust = None, fresh: Fresh = False) -> JsonResult:
         """Keyword (BM25) search over the wiki: best first, each hit citing its page path
         and best section id (read it with get_section), and the page's trust level. Good
         for names and exact terms."""
-        return await call("search", query, lambda: brief_keyword(
-            _keyword(mg, query, limit, TrustCriteria.parse(min_trust, fresh)), verbose))
+        return await call(ctx, "search", query, lambda m: brief_keyword(
+            _keyword(m, query, limit, TrustCriteria.parse(min_trust, fresh)), verbose))
 
     @server.tool(annotations=READ_ONLY)
-    async def smart_search(query: Query, limit: Limit = 10, verbose: Verbose = False,
+    async def smart_search(ctx: Context, query: Query, limit: Limit = 10, verbose: Verbose = False,
                            min_trust: MinTrust = None, fresh: Fresh = False) -> JsonResult:
         """Hybrid search (keywords + meaning, fused): best first, each hit citing its page
         path and section id, and the page's trust level. Good for questions and
         paraphrases."""
-        return await call("smart_search", query, lambda: brief_hybrid(hybrid_answer(
-            mg, query, limit, TrustCriteria.parse(min_trust, fresh)), verbose))
+        return await call(ctx, "smart_search", query, lambda m: brief_hybrid(hybrid_answer(
+            m, query, limit, TrustCriteria.parse(min_trust, fresh)), verbose))
 
     @server.tool(annotations=READ_ONLY)
-    async def related(page: PageName,
+    async def related(ctx: Context, page: PageName,
                 depth: Annotated[int, Field(ge=1, le=3, description="Link hops")] = 1
                 ) -> JsonResult:
         """Pages connected to a page in the link graph, up to depth hops away."""
-        return await call("related", page, lambda: _listing("related", mg.related(page, depth)))
+        return await call(ctx, "related", page,
+                          lambda m: _listing("related", m.related(page, depth)))
 
     @server.tool(annotations=READ_ONLY)
-    async def communities(limit: Annotated[int, Field(ge=1, le=500, description=(
+    async def communities(ctx: Context, limit: Annotated[int, Field(ge=1, le=500, description=(
                         "How many clusters, largest first"))] = 20,
                     members: Annotated[int, Field(ge=1, le=1000, description=(
                         "Pages listed per cluster, most central first"))] = 20) -> JsonResult:
         """Clusters of closely linked pages (topics of the wiki), largest first, each with its
         most central pages."""
-        return await call("communities", "", lambda: communities_result(
-            mg.communities(), limit, members), slow=True)
+        return await call(ctx, "communities", "", lambda m: communities_result(
+            m.communities(), limit, members), slow=True)
 
     @server.tool(annotations=READ_ONLY)
-    async def path(source: PageName, target: PageName, via_tags: Annotated[bool, Field(
-            description="Also step between pages that share a tag (default: real links "
-                        "only)")] = False) -> JsonResult:
+    async def path(ctx: Context, source: PageName, target: PageName,
+                   via_tags: Annotated[bool, Field(
+                       description="Also step between pages that share a tag (default: real "
+                                   "links only)")] = False) -> JsonResult:
         """The shortest chain of links between two pages."""
-        return await call("path", f"{source} -> {target}",
-                          lambda: _listing("path", mg.path(source, target, via_tags)), slow=True)
+        return await call(ctx, "path", f"{source} -> {target}",
+                          lambda m: _listing("path", m.path(source, target, via_tags)),
+                          slow=True)
 
     @server.tool(annotations=READ_ONLY)
-    async def stats() -> JsonResult:
+    async def stats(ctx: Context) -> JsonResult:
         """Size of the wiki and its indexes: pages, sections, links, graph, search index."""
-        return await call("stats", "", lambda: _listing("stats", mg.stats()))
+        return await call(ctx, "stats", "", lambda m: _listing("stats", m.stats()))
 
     @server.tool(annotations=READ_ONLY)
-    async def lint(judge: Annotated[Literal["offline", "llm", "auto"], Field(description=(
+    async def lint(ctx: Context,
+                   judge: Annotated[Literal["offline", "llm", "auto"], Field(description=(
                        "Who decides which similar statements contradict: the offline rules, "
                        "the configured LLM, or the LLM when one is configured"))] = "offline",
                    limit: Annotated[int, Field(ge=1, le=1000, description=(
@@ -252,26 +263,29 @@ def _add_engine_tools(server: MCPServer, mg: Mindgraph,
         references that point nowhere, facts two pages state differently, features one page
         calls deprecated while others describe them as current, near-duplicate pages. Each
         finding names the page, section, line and the fix. Read-only."""
-        def run() -> dict[str, Any]:
-            report = mg.lint(judge).to_dict()
+        def run(m: Mindgraph) -> dict[str, Any]:
+            report = m.lint(judge).to_dict()
             return report | {"findings": report["findings"][:limit]}
-        return await call("lint", judge, run, slow=True)
+        return await call(ctx, "lint", judge, run, slow=True)
 
     @server.tool(annotations=READ_ONLY)
-    async def calibrate() -> JsonResult:
+    async def calibrate(ctx: Context) -> JsonResult:
         """The recency decay λ (and evergreen pages) that would have ranked the pages read
         after each logged query highest, with MRR@10 for each λ tried. Writes nothing:
         a person applies it with `mindgraph calibrate --write`."""
-        return await call("calibrate", "", lambda: mg.calibrate_recency().to_dict(), slow=True)
+        return await call(ctx, "calibrate", "", lambda m: m.calibrate_recency().to_dict(),
+                          slow=True)
 
     @server.tool(annotations=READ_ONLY)
-    async def propagation_queue() -> JsonResult:
+    async def propagation_queue(ctx: Context) -> JsonResult:
         """Fact-propagation plans awaiting approval: for each, its name, digest and the pages
         it would update (how, and the old and new statement)."""
-        return await call("propagation_queue", "", lambda: {"plans": mg.propagation.queue()})
+        return await call(ctx, "propagation_queue", "",
+                          lambda m: {"plans": m.propagation.queue()})
 
     @server.tool(annotations=APPROVED_WRITE)
     async def approve_propagation(
+            ctx: Context,
             plan: Annotated[str, Field(pattern=r"^[0-9a-f]{16}(\.json)?$",
                                        description="The plan's name in the queue")],
             approve: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$",
@@ -279,31 +293,31 @@ def _add_engine_tools(server: MCPServer, mg: Mindgraph,
         """Apply a queued propagation plan when ``approve`` is its digest: writes the drafted
         pages (wiki/ only) and records a ledger run. Refused, writing nothing, when the
         digest differs or a page changed since planning."""
-        def run() -> dict[str, Any]:
-            service = mg.propagation
+        def run(m: Mindgraph) -> dict[str, Any]:
+            service = m.propagation
             return service.apply(service.queued_plan(plan), approve).to_dict()
-        return await call("approve_propagation", plan, run)
+        return await call(ctx, "approve_propagation", plan, run)
 
     @server.tool(annotations=READ_ONLY)
-    async def validate(text: Annotated[str, Field(min_length=1, max_length=200_000,
+    async def validate(ctx: Context, text: Annotated[str, Field(min_length=1, max_length=200_000,
                                             description="Markdown whose claims to check")],
                  evidence: Annotated[list[str], Field(max_length=20, description=(
                      "Evidence texts to check the claims against"))]) -> JsonResult:
         """Judge a text against evidence texts with the offline validator: per claim
         supported / unsupported / contradicted with the quote, and a verdict (pass only when
         every claim is supported). Reads and writes nothing."""
-        return await call("validate", "(validate)", lambda: validate_text(text, evidence))
+        return await call(ctx, "validate", "(validate)", lambda m: validate_text(text, evidence))
 
     @server.tool(annotations=READ_ONLY)
-    async def context(situation: Annotated[str, Field(min_length=1, max_length=4000,
+    async def context(ctx: Context, situation: Annotated[str, Field(min_length=1, max_length=4000,
                                                 description="What you are doing right now")],
                 limit: Annotated[int, Field(ge=1, le=20, description="How many notes")] = 3,
                 min_trust: MinTrust = None, fresh: Fresh = False) -> JsonResult:
         """The notes most relevant to your current situation, as a compact markdown block
         with page addresses and each page's trust. Returns an empty block (never an error)
         on timeout or failure."""
-        return await call("context", situation, lambda: context_answer(
-            mg, situation, limit, TrustCriteria.parse(min_trust, fresh)))
+        return await call(ctx, "context", situation, lambda m: context_answer(
+            m, situation, limit, TrustCriteria.parse(min_trust, fresh)))
 
 
 def _keyword(mg: Mindgraph, query: str, limit: int, trust: TrustCriteria) -> dict[str, Any]:
@@ -320,22 +334,22 @@ def _listing(key: str, value: Any) -> dict[str, Any]:
 
 
 async def _in_lane(mg: Mindgraph, lane: Lane, tool: str, query: str,
-                   run: Callable[[], dict[str, Any]]) -> CallToolResult:
+                   run: Callable[[], dict[str, Any]], who: dict[str, str]) -> CallToolResult:
     """Run one tool body on ``lane`` within ``serve.request_timeout_s``; a full lane or a call
-    past its budget is a tool error that says so (and a usage-log line)."""
+    past its budget is a tool error that says so (and a usage-log line, naming ``who``)."""
     started = time.perf_counter()
     try:
-        return await lane.run(functools.partial(_call, mg, tool, query, run),
+        return await lane.run(functools.partial(_call, mg, tool, query, run, who),
                               mg.settings.serve.request_timeout_s, "serve.request_timeout_s")
     except (LaneBusy, LaneTimeout) as exc:
         mg.usage_log.record("mcp", query, intent=tool, kind=usage_kind(tool),
                             latency_ms=(time.perf_counter() - started) * 1e3,
-                            error=type(exc).__name__)
+                            error=type(exc).__name__, **who)
         raise ToolError(str(exc)) from None
 
 
-def _call(mg: Mindgraph, tool: str, query: str,
-          run: Callable[[], dict[str, Any]]) -> CallToolResult:
+def _call(mg: Mindgraph, tool: str, query: str, run: Callable[[], dict[str, Any]],
+          who: dict[str, str]) -> CallToolResult:
     """Run one tool body: time it, log it, and turn domain errors into tool errors."""
     started = time.perf_counter()
     try:
@@ -344,7 +358,7 @@ def _call(mg: Mindgraph, tool: str, query: str,
     except Exception as exc:
         mg.usage_log.record("mcp", query, intent=tool, kind=usage_kind(tool),
                             latency_ms=(time.perf_counter() - started) * 1e3,
-                            error=type(exc).__name__)
+                            error=type(exc).__name__, **who)
         if isinstance(exc, MindgraphError):
             # ToolError keeps the message (the fix) for the agent; other exceptions are bugs
             # whose text stays in the server log.
@@ -353,51 +367,74 @@ def _call(mg: Mindgraph, tool: str, query: str,
     cited = cited_paths(data)
     mg.usage_log.record("mcp", query, intent=tool, kind=usage_kind(tool), results=cited,
                         result_count=result_count(tool, data),
-                        latency_ms=(time.perf_counter() - started) * 1e3)
+                        latency_ms=(time.perf_counter() - started) * 1e3, **who)
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
     return CallToolResult(content=[TextContent(type="text", text=text)],
                           structured_content=json.loads(text))
 
 
-class BearerAuth:
-    """ASGI middleware: every HTTP request needs ``Authorization: Bearer <token>`` (else 401)."""
+IDENTITY_KEY = "mindgraph_identity"
 
-    def __init__(self, app: ASGIApp, token: str):
+
+def caller(mg: Mindgraph, ctx: Context) -> Identity:
+    """Who calls a tool: over HTTP, the identity ``BearerAuth`` took from the request's token;
+    over stdio (no request), the configured local identity (``scopes.local``)."""
+    try:
+        request = ctx.request_context.request
+    except (AttributeError, ValueError):     # called outside a request (tests, in-process)
+        request = None
+    if request is None:
+        return mg.scopes.local
+    found = getattr(request, "scope", {}).get("state", {}).get(IDENTITY_KEY)
+    if isinstance(found, Identity):
+        return found
+    if mg.scopes.enabled:       # an HTTP app built without its identities: refuse, never guess
+        raise ToolError("This server has identities configured but did not authenticate the "
+                        "request; build the HTTP app with create_http_app(..., scopes=).")
+    return LOCAL
+
+
+class BearerAuth:
+    """ASGI middleware: every HTTP request needs ``Authorization: Bearer <token>`` naming an
+    identity (else 401); the identity goes with the request (``caller``)."""
+
+    def __init__(self, app: ASGIApp, auth: Authenticator):
         self.app = app
-        self._token = token.encode()
+        self._auth = auth
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         # Lifespan events carry no headers and must reach the app (it starts the sessions).
-        if scope["type"] != "lifespan" and not self._authorized(scope):
-            response = JSONResponse(
-                {"error": "Unauthorized",
-                 "detail": "Send 'Authorization: Bearer <token>' with the token from the "
-                           "server's token environment variable."},
-                status_code=401, headers={"WWW-Authenticate": "Bearer"})
+        if scope["type"] == "lifespan":
+            await self.app(scope, receive, send)
+            return
+        header = dict(scope.get("headers", ())).get(b"authorization")
+        try:
+            identity = self._auth.identity_for(header)
+        except Unauthenticated as exc:
+            response = JSONResponse({"error": "Unauthorized", "detail": str(exc)},
+                                    status_code=401, headers={"WWW-Authenticate": "Bearer"})
             await response(scope, receive, send)
             return
+        scope.setdefault("state", {})[IDENTITY_KEY] = identity
         await self.app(scope, receive, send)
-
-    def _authorized(self, scope: Scope) -> bool:
-        for name, value in scope.get("headers", ()):
-            if name == b"authorization":
-                scheme, _, given = value.partition(b" ")
-                return scheme.lower() == b"bearer" and hmac.compare_digest(given.strip(),
-                                                                           self._token)
-        return False
 
 
 def create_http_app(server: MCPServer, token: str | None = None, host: str = "127.0.0.1",
-                    serve: ServeSettings | None = None) -> ASGIApp:
+                    serve: ServeSettings | None = None, scopes: Scopes | None = None
+                    ) -> ASGIApp:
     """The streamable HTTP app (endpoint /mcp) for a server bound to ``host``: behind
     ``Guard`` (Host, Origin, body and CORS rules, the same as the REST API's; it replaces the
     SDK's own check, which covers 127.0.0.1 but not 127.0.0.2) and ``BearerAuth`` when
-    ``token`` is set."""
+    ``token`` is set or ``scopes`` has identities (each request then acts as its token's
+    identity)."""
     serve = serve or ServeSettings()
     app = server.streamable_http_app(
         host=host, max_request_body_size=serve.max_body_bytes,
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
-    return Guard(BearerAuth(app, token) if token else app, Policy.for_server(serve, host))
+    auth = Authenticator(scopes or Scopes(),
+                         (serve.token_env, token) if token else None)
+    return Guard(BearerAuth(app, auth) if auth.required else app,
+                 Policy.for_server(serve, host))
 
 
 __all__ = ["BearerAuth", "create_http_app", "create_mcp_server"]

@@ -65,7 +65,7 @@ def add_document_tools(server: MCPServer, mg: Mindgraph,
         fused (keywords alone when nothing is embedded yet), best first; each hit gives the
         document id, page path, section id and a snippet (read more with get_page or
         get_section)."""
-        return await call("search_documents", query, lambda: service.search(
+        return await call(ctx, "search_documents", query, lambda _core: service.search(
             _caller_view(callers, ctx), query, scope=None if scope == "all" else scope,
             types=types, max_results=max_results))
 
@@ -83,7 +83,7 @@ def add_document_tools(server: MCPServer, mg: Mindgraph,
             ctx: Context | None = None) -> JsonResult:
         """Write a new note into your personal folder (or a team's, or your tenant's shared
         one); it is compiled at once and searchable when this returns (see 'searchable')."""
-        return await call("create_document", title, lambda: service.create(
+        return await call(ctx, "create_document", title, lambda _core: service.create(
             _caller_view(callers, ctx), title=title, text=text, tags=tags, type=type,
             scope=scope, team=team), slow=True)
 
@@ -94,7 +94,7 @@ def add_document_tools(server: MCPServer, mg: Mindgraph,
                              ctx: Context | None = None) -> JsonResult:
         """Record a typed link from one document to another (kept across recompiles, shown
         as a manual link in backlinks and the graph)."""
-        return await call("link_documents", f"{source} -> {target}", lambda: service.add_link(
+        return await call(ctx, "link_documents", f"{source} -> {target}", lambda _core: service.add_link(
             _caller_view(callers, ctx), source, target, kind, context), slow=True)
 
     return service

@@ -28,6 +28,9 @@ def page_result(mg: Mindgraph, name: str, max_chars: int) -> dict[str, Any]:
         "sections": [_outline(s) for s in page.sections],
         "links_to": linked, "linked_from": _unique(b["page"] for b in links["backlinks"]),
         "broken_links": broken, "trust": mg.trust_of([page.path]).get(page.path),
+        # links to a page's old name (it moved): they resolve, and say how to write them
+        "stale_links": [{"link": o["target"], "page": o["page"], "fix": o["fix"]}
+                        for o in links["outgoing"] if o.get("stale")],
         # description, permalink, dates, ...: what the outline does not already say
         "frontmatter": {k: v for k, v in page.frontmatter.items()
                         if k not in ("title", "aliases", "alias", "tags", "tag")} or None,
@@ -109,7 +112,8 @@ def links_result(links: dict[str, Any], limit: int) -> dict[str, Any]:
     out = [_compact({"target": o["target"], "status": o["status"], "page": o["page"],
                      "heading": o["heading"], "line": o["line"],
                      "relation": None if o["relation"] == "wikilink" else o["relation"],
-                     "candidates": o["candidates"]})
+                     "candidates": o["candidates"], "stale": o.get("stale"),
+                     "fix": o.get("fix")})
            for o in links["outgoing"]]
     return {"page": links["page"],
             "backlinks": [_compact({**b, "relation": None if b["relation"] == "wikilink"

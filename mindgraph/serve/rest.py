@@ -1,14 +1,18 @@
 """The REST API: a FastAPI app over one warm ``Mindgraph``.
 
 Safe by default: the CLI binds 127.0.0.1; any other address requires a bearer token read from
-the environment variable named by ``serve.token_env``. ``Guard`` (serve/guard.py) checks Host,
+the environment variable named by ``serve.token_env``. With ``scopes.identities`` configured,
+every request needs a token, the token alone decides the identity, and each handler answers
+from that identity's view (``Mindgraph.as_identity``). ``Guard`` (serve/guard.py) checks Host,
 Origin and the body of every request before the app sees it. Every error is JSON of one shape
 (``ErrorOut``: error, detail, and field errors for a 422) with a real status:
 
     401 missing or wrong token      404 unknown page, section, block, folder; no path between pages
+        (a page of another tenant or scope is unknown, in the same words: scopes/views.py)
     400 well-formed but unusable input: since after until, a coverage folder without source
         files, a request body that is not text
-    403 a web page of another site  421 a Host that is not this loopback server (DNS rebinding)
+    403 a web page of another site; an identity that may not do this (reindex: only the local
+        identity)                   421 a Host that is not this loopback server (DNS rebinding)
     408 / 413 / 415 the body came too slowly, is too large, is not JSON
     409 a reindex is already running, or the page's data block does not parse (fix the page)
     422 bad parameters, a JSON body that is not an object
@@ -41,7 +45,6 @@ import contextlib
 import contextvars
 import datetime as dt
 import functools
-import hmac
 import json
 import os
 import re
@@ -51,13 +54,15 @@ from collections.abc import Callable
 from dataclasses import asdict
 from typing import Annotated, Any, Literal
 
-from fastapi import Body, Depends, FastAPI, Query, Request
+from fastapi import Body, Depends, FastAPI, Header, Query, Request
 from pydantic import BeforeValidator
 
 from ..config import load_settings
 from ..core import Mindgraph
 from ..documents.service import DocumentService
-from ..errors import NotFoundError
+from ..errors import NotFoundError, Unauthenticated
+from ..scopes import Authenticator, Identity
+from ..scopes.auth import usage_identity
 from ..trust.answer import TrustCriteria, context_answer, hybrid_answer, keyword_answer
 from ..trust.validate import validate_text
 from ..version import __version__
@@ -204,20 +209,12 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None)
     def fresh() -> None:
         gate.ensure(_ARRIVED.get(time.monotonic_ns()))
 
-    async def authorize(request: Request) -> None:
-        # async: a pure header check should not cost a trip through the threadpool
-        if token is None:
-            return
-        header = request.headers.get("authorization", "")
-        scheme, _, given = header.partition(" ")
-        if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(),
-                                                                  token.encode()):
-            raise AppError(401, "Unauthorized",
-                             "Send 'Authorization: Bearer <token>' with the token from the "
-                             "server's token environment variable.",
-                             {"WWW-Authenticate": "Bearer"})
+    auth = app.state.auth = Authenticator(mg.scopes,
+                                          (serve.token_env, token) if token else None)
+    guard = [Depends(_authorize)]
 
-    guard = [Depends(authorize)]
+    def record(who: Identity, query: str, **fields: Any) -> None:
+        usage.record("rest", query, **fields, **usage_identity(mg.scopes, who))
 
     def route(method: str, path: str, model: type, summary: str, *extra: int,
               public: bool = False, lane: Lane | None = lanes.core,
@@ -242,22 +239,28 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None)
     install_error_handlers(app)
 
     @route("get", "/health", s.HealthOut, "Liveness and the page count", public=True)
-    def health() -> dict[str, Any]:
+    def health(authorization: str | None = Header(None, include_in_schema=False)
+               ) -> dict[str, Any]:
         fresh()
-        return {"status": "ok", "version": __version__, "pages": len(mg.vault().pages)}
+        try:        # public: a page count only for a caller who may see pages
+            pages = len(mg.as_identity(auth.identity_for(authorization)).vault().pages)
+        except Unauthenticated:
+            pages = None
+        return {"status": "ok", "version": __version__, "pages": pages}
 
     @route("get", "/stats", s.StatsOut, "Pages, sections, links, tags, trust mix, raw states")
-    def stats() -> dict[str, Any]:
+    def stats(who: Caller) -> dict[str, Any]:
         fresh()
-        return mg.stats()
+        return mg.as_identity(who).stats()
 
     @route("get", "/page", s.PageOut, "A page with its sections, links and backlinks", 404)
-    def page(page: str = _name()) -> dict[str, Any]:      # ?name= still works (rest_aliases)
+    def page(who: Caller, page: str = _name()) -> dict[str, Any]:   # ?name= still works
         fresh()
-        found = mg.page(page)
-        links = mg.links(found.path)
+        core = mg.as_identity(who)
+        found = core.page(page)
+        links = core.links(found.path)
         return {"path": found.path, "title": found.title, "aliases": list(found.aliases),
-                "tags": list(found.tags), "url": mg.url(found.path),
+                "tags": list(found.tags), "url": core.url(found.path),
                 "frontmatter": dict(found.frontmatter),
                 "sections": [{"id": x.id, "heading": x.heading, "level": x.level,
                               "path": list(x.path), "lines": [x.start_line, x.end_line]}
@@ -266,30 +269,34 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None)
                 "trust": mg.trust_of([found.path])[found.path]}
 
     @route("get", "/section", s.SectionOut, "One section of a page, with its text", 404)
-    def section(page: str = _name(),
+    def section(who: Caller, page: str = _name(),
                 section_id: str = Query(..., min_length=1, max_length=1000,
                                         description="Section id, as listed by /page (?id= "
                                                     "still works)")) -> dict[str, Any]:
         fresh()
-        found, sec = mg.section(page, section_id)
+        found, sec = mg.as_identity(who).section(page, section_id)
         return {"page": found.path, "id": sec.id, "heading": sec.heading,
                 "path": list(sec.path), "text": sec.text,
                 "lines": [sec.start_line, sec.end_line]}
 
     @route("get", "/extract", s.ExtractOut, "A page's fenced json/yaml data block", 404, 409)
-    def extract(page: str = _name(), block: int = Query(1, ge=1, le=1000)) -> dict[str, Any]:
+    def extract(who: Caller, page: str = _name(),
+                block: int = Query(1, ge=1, le=1000)) -> dict[str, Any]:
         fresh()
-        return {"page": mg.page(page).path, "block": block, "data": mg.extract(page, block)}
+        core = mg.as_identity(who)
+        return {"page": core.page(page).path, "block": block, "data": core.extract(page, block)}
 
     @route("get", "/search", s.KeywordSearchOut, "Keyword (BM25) search")
-    def search(q: str = Query(..., min_length=1, max_length=1000, description="The query"),
+    def search(who: Caller,
+               q: str = Query(..., min_length=1, max_length=1000, description="The query"),
                limit: int = Query(10, ge=1, le=MAX_LIMIT), min_trust: str | None = _MIN_TRUST,
                fresh_only: bool = _FRESH) -> dict[str, Any]:
         started = time.perf_counter()
         fresh()
-        results, notes = keyword_answer(mg, q, limit, TrustCriteria.parse(min_trust, fresh_only))
+        results, notes = keyword_answer(mg.as_identity(who), q, limit,
+                                        TrustCriteria.parse(min_trust, fresh_only))
         latency = (time.perf_counter() - started) * 1e3
-        usage.record("rest", q, intent="keyword", results=[r["page"] for r in results],
+        record(who, q, intent="keyword", results=[r["page"] for r in results],
                      result_count=len(results), latency_ms=latency)
         return {"query": q, "retriever": "keyword", "count": len(results), "results": results,
                 "degradation": notes, "latency_ms": round(latency, 2)}
@@ -297,14 +304,15 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None)
     @route("get", "/smart_search", s.SmartSearchOut,
            "Hybrid search: intent, keyword + vector fusion, graph boost, explained",
            prepare=lambda q, **_: mg.prepare_query(q))
-    def smart_search(q: str = Query(..., min_length=1, max_length=1000),
+    def smart_search(who: Caller, q: str = Query(..., min_length=1, max_length=1000),
                      limit: int = Query(10, ge=1, le=MAX_LIMIT),
                      min_trust: str | None = _MIN_TRUST,
                      fresh_only: bool = _FRESH) -> dict[str, Any]:
         started = time.perf_counter()
         fresh()
-        answer = hybrid_answer(mg, q, limit, TrustCriteria.parse(min_trust, fresh_only))
-        usage.record("rest", q, intent=answer["intent"]["name"],
+        answer = hybrid_answer(mg.as_identity(who), q, limit,
+                               TrustCriteria.parse(min_trust, fresh_only))
+        record(who, q, intent=answer["intent"]["name"],
                      results=[r["page"] for r in answer["results"]],
                      result_count=len(answer["results"]),
                      latency_ms=(time.perf_counter() - started) * 1e3)
@@ -312,53 +320,55 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None)
 
     @route("get", "/context", s.ContextOut,
            "Top knowledge for a situation as markdown (empty on timeout or error)")
-    def context(situation: str = Query(..., min_length=1, max_length=4000),
+    def context(who: Caller, situation: str = Query(..., min_length=1, max_length=4000),
                 limit: int = Query(3, ge=1, le=20), min_trust: str | None = _MIN_TRUST,
                 fresh_only: bool = _FRESH) -> dict[str, Any]:
         started = time.perf_counter()
         fresh()
-        block = context_answer(mg, situation, limit, TrustCriteria.parse(min_trust, fresh_only))
-        usage.record("rest", situation, intent="context", results=block["sources"],
+        block = context_answer(mg.as_identity(who), situation, limit,
+                               TrustCriteria.parse(min_trust, fresh_only))
+        record(who, situation, intent="context", results=block["sources"],
                      result_count=len(block["sources"]),
                      latency_ms=(time.perf_counter() - started) * 1e3, status=block["status"])
         return block
 
     @route("get", "/related", s.RelatedOut, "Pages within N links of a page", 404)
-    def related(page: str = _name(), depth: int = Query(1, ge=1, le=5),
+    def related(who: Caller, page: str = _name(), depth: int = Query(1, ge=1, le=5),
                 direction: Literal["both", "out", "in"] = "both",
                 links_only: bool = False) -> dict[str, Any]:
         fresh()
-        found = mg.page(page)
+        core = mg.as_identity(who)
+        found = core.page(page)
         return {"page": found.path, "depth": depth,
-                "related": [asdict(n) for n in mg.related(found.path, depth, direction,
-                                                          links_only=links_only)]}
+                "related": [asdict(n) for n in core.related(found.path, depth, direction,
+                                                            links_only=links_only)]}
 
     @route("get", "/path", s.PathOut, "Shortest chain of pages between two pages", 404,
            lane=lanes.slow)
-    def path(source: str = _name(), target: str = _name(),
+    def path(who: Caller, source: str = _name(), target: str = _name(),
              via_tags: bool = Query(False, description="Count shared tags as steps too "
                                                        "(default: real links only)")
              ) -> dict[str, Any]:
         fresh()
-        return {"path": mg.path(source, target, via_tags)}
+        return {"path": mg.as_identity(who).path(source, target, via_tags)}
 
     @route("get", "/communities", s.CommunitiesOut, "Louvain communities of the graph",
            lane=lanes.slow)
-    def communities(limit: int = Query(50, ge=1, le=1000)) -> dict[str, Any]:
+    def communities(who: Caller, limit: int = Query(50, ge=1, le=1000)) -> dict[str, Any]:
         fresh()
-        found = mg.communities()
+        found = mg.as_identity(who).communities()
         return {"count": len(found), "communities": [asdict(c) for c in found[:limit]]}
 
     @route("get", "/check", s.CheckOut, "Broken links, pages without backlinks, duplicates",
            lane=lanes.slow)
-    def check() -> dict[str, Any]:
+    def check(who: Caller) -> dict[str, Any]:
         fresh()
-        return mg.check().to_dict()
+        return mg.as_identity(who).check().to_dict()
 
     @route("get", "/lint", s.LintOut, "What a careful editor would flag: summaries, dangling "
            "references, conflicting facts, deprecated-but-current, near-duplicates", 400,
            lane=lanes.slow)
-    def lint(judge: Literal["offline", "llm", "auto"] = Query(
+    def lint(who: Caller, judge: Literal["offline", "llm", "auto"] = Query(
                  "offline", description="Who decides which similar statements contradict: "
                                         "offline rules, the configured LLM, or the LLM when "
                                         "one is configured"),
@@ -366,38 +376,39 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None)
                                                                  "(counts cover all)")
              ) -> dict[str, Any]:
         fresh()
-        report = mg.lint(judge).to_dict()
+        report = mg.as_identity(who).lint(judge).to_dict()
         return report | {"findings": report["findings"][:limit]}
 
     @route("get", "/calibrate", s.CalibrateOut, "The recency decay the usage log argues for: "
            "MRR@10 of the pages read after each logged query under each λ (writes nothing)",
            lane=lanes.slow)
-    def calibrate() -> dict[str, Any]:
+    def calibrate(who: Caller) -> dict[str, Any]:
         fresh()
-        return mg.calibrate_recency().to_dict()
+        return mg.as_identity(who).calibrate_recency().to_dict()
 
     @route("get", "/timeline", s.TimelineOut, "Dated notes mentioning a concept", 400,
            lane=lanes.slow)
-    def timeline(concept: str = Query(..., min_length=1, max_length=200, pattern=r"\w",
+    def timeline(who: Caller,
+                 concept: str = Query(..., min_length=1, max_length=200, pattern=r"\w",
                                       description="A phrase or a page name (with a word in "
                                                   "it)"),
                  limit: int = Query(50, ge=1, le=1000), newest_first: bool = False,
                  since: Day | None = None, until: Day | None = None
                  ) -> dict[str, Any]:
         # reads raw/ and wiki/ from disk itself: no refresh needed
-        return mg.timeline(concept, since=since, until=until, newest_first=newest_first,
-                           limit=limit).to_dict()
+        return mg.as_identity(who).timeline(concept, since=since, until=until,
+                                            newest_first=newest_first, limit=limit).to_dict()
 
     @route("get", "/coverage", s.CoverageOut, "How much of a codebase the wiki knows", 400, 404,
            lane=lanes.slow)
-    def coverage(codebase: str = Query(..., min_length=1, max_length=1000,
+    def coverage(who: Caller, codebase: str = Query(..., min_length=1, max_length=1000,
                                        description="Folder inside the workspace"),
                  service_level: bool = False,
                  min_mentions: int = Query(1, ge=1, le=1000)) -> dict[str, Any]:
         fresh()
         folder = folder_inside(mg.settings.base_dir, codebase)
-        return mg.coverage(folder, service_level=service_level,
-                           min_mentions=min_mentions).to_dict()
+        return mg.as_identity(who).coverage(folder, service_level=service_level,
+                                            min_mentions=min_mentions).to_dict()
 
     @route("post", "/validate", s.ValidateOut,
            "Judge a text against evidence texts (offline validator); reads and writes nothing",
@@ -408,21 +419,21 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None)
     @route("get", "/propagate/queue", s.PropagationQueueOut,
            "Fact-propagation plans awaiting approval (drafts of pages that state a changed "
            "fact), without their texts")
-    def propagation_queue() -> dict[str, Any]:
-        return {"plans": mg.propagation.queue()}
+    def propagation_queue(who: Caller) -> dict[str, Any]:
+        return {"plans": mg.as_identity(who).propagation.queue()}
 
     @route("post", "/propagate/apply", s.RunOut,
            "Apply a queued propagation plan when 'approve' is its digest (wiki/ only; a "
            "ledger run either way)", 400, 404, 408, 413, 415,
            dependencies=(Depends(_json_object_body),))
-    def approve_propagation(body: s.ApproveIn) -> dict[str, Any]:
-        service = mg.propagation
+    def approve_propagation(who: Caller, body: s.ApproveIn) -> dict[str, Any]:
+        service = mg.as_identity(who).propagation
         return service.apply(service.queued_plan(body.plan), body.approve).to_dict()
 
     @route("post", "/reindex", s.ReindexOut,
            "Compile changed raw notes (ingest), then embed changed sections", 400, 408, 409,
            413, 415, 502, lane=None, dependencies=(Depends(_json_object_body),))
-    async def reindex(body: s.ReindexIn = Body(None),     # absent: the defaults
+    async def reindex(who: Caller, body: s.ReindexIn = Body(None),     # absent: defaults
                       embed: bool | None = Query(None, description="Also embed the changed "
                                                                    "sections (default true)"),
                       dry_run: bool | None = Query(None, description="Say what would change; "
@@ -436,6 +447,10 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None)
                 raise AppError(422, "Unprocessable Entity",
                                  f"'{name}' is {other} in the body but {value} in the query; "
                                  f"give it once.")
+        if not who.is_local:
+            raise AppError(403, "Forbidden", f"{who.name} may not reindex: compiling and "
+                                             f"embedding write the whole workspace, so only "
+                                             f"the local identity (serve.token_env) may.")
         embed = _first(embed, given.embed, True)
         dry_run = _first(dry_run, given.dry_run, False)
         # not behind queries, and a second call gets its 409 at once
@@ -466,6 +481,18 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None)
     app.add_middleware(Guard, policy=Policy.for_server(serve, host or serve.host,
                                                        (upload_rule(serve),)))
     return app
+
+
+async def _authorize(request: Request) -> Identity:
+    """The caller's identity, from its bearer token alone (scopes/auth.py), never from a
+    parameter; 401 without a valid token. async: a header check needs no threadpool trip."""
+    try:
+        return request.app.state.auth.identity_for(request.headers.get("authorization"))
+    except Unauthenticated as exc:
+        raise AppError(401, "Unauthorized", str(exc), {"WWW-Authenticate": "Bearer"}) from None
+
+
+Caller = Annotated[Identity, Depends(_authorize)]
 
 
 async def _single_query_values(request: Request) -> None:

@@ -25,7 +25,8 @@ class HealthOut(BaseModel):
 
     status: Literal["ok"]
     version: str
-    pages: int
+    pages: int | None = Field(None, description="Pages the caller sees (null without a "
+                              "valid token when identities are configured)")
 
 
 class SectionRef(BaseModel):
@@ -50,6 +51,9 @@ class OutgoingLink(BaseModel):
     status: str
     page: str | None
     candidates: list[str]
+    stale: str | None = Field(None, description="Set when the link names a page's old name: "
+                              "it resolves to the page that moved, and says so")
+    fix: str | None = Field(None, description="For a stale link: how to write it now")
 
 
 class Backlink(BaseModel):

@@ -35,6 +35,16 @@ class VectorRecord:
 
 
 @dataclass(frozen=True)
+class ChunkMove:
+    """One stored chunk that goes from ``old_page`` to ``new_page`` with a new hash."""
+
+    old_page: str
+    chunk_id: str
+    new_page: str
+    content_hash: str
+
+
+@dataclass(frozen=True)
 class VectorHit:
     """One query result."""
 
@@ -83,6 +93,11 @@ class VectorStore(Protocol):
 
     def drop_model(self, model_version: str) -> int:
         """Remove every vector of a model; return how many were removed."""
+        ...
+
+    def move_chunks(self, model_version: str, moves: Sequence[ChunkMove]) -> int:
+        """Give stored chunks of one model to another page (a moved page keeps its vectors),
+        with their new content hash; return how many moved."""
         ...
 
     def flush(self) -> None:

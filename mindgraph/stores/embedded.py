@@ -35,7 +35,7 @@ import numpy as np
 
 from ..errors import StoreError
 from ..fsutil import atomic_write_bytes, clean_temp_files, open_regular
-from .base import VectorHit, VectorRecord, as_query_vector, prepared_matrix
+from .base import ChunkMove, VectorHit, VectorRecord, as_query_vector, prepared_matrix
 
 FORMAT = 1
 
@@ -141,6 +141,25 @@ class _Table:
         self.dirty = True
         self._scopes = None
         return len(doomed)
+
+    def move(self, moves: Sequence[ChunkMove]) -> int:
+        """Re-key rows to their new page and hash (journaled as an upsert and removals)."""
+        records = []
+        for m in moves:
+            row = self.index.get((m.old_page, m.chunk_id))
+            if row is not None:
+                meta = self.rows[row]
+                records.append(VectorRecord(m.new_page, m.chunk_id, meta[2], m.content_hash,
+                                            self.vectors[row].copy(), meta[4]))
+        if not records:
+            return 0
+        self.upsert(records, np.stack([r.vector for r in records]))
+        by_page: dict[str, set[str]] = {}
+        for m in moves:
+            by_page.setdefault(m.old_page, set()).add(m.chunk_id)
+        for page, chunk_ids in by_page.items():
+            self.remove(page, chunk_ids)
+        return len(records)
 
     def replay(self, journal: list[tuple[str, object, object]]) -> None:
         """Apply another table's journal to this one (its changes on top of ours)."""
@@ -305,6 +324,12 @@ class EmbeddedStore:
             self._tables.pop(model_version, None)
             (self.folder / model_file_name(model_version)).unlink(missing_ok=True)
             return removed
+
+    def move_chunks(self, model_version: str, moves: Sequence[ChunkMove]) -> int:
+        """Give stored chunks to another page, vectors untouched (in memory until flush)."""
+        with self._lock:
+            table = self._table(model_version, refresh=True)
+            return table.move(moves) if table is not None else 0
 
     def flush(self) -> None:
         """Write every changed model file atomically, merged with what another process wrote

@@ -33,7 +33,7 @@ from typing import Any, Callable, Collection, Sequence, TypeVar
 import numpy as np
 
 from ..errors import StoreError
-from .base import VectorHit, VectorRecord, as_query_vector, prepared_matrix
+from .base import ChunkMove, VectorHit, VectorRecord, as_query_vector, prepared_matrix
 
 HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 64
@@ -283,6 +283,27 @@ class PgVectorStore:
             params.append(model_version)
         statement = f"DELETE FROM {self._table} WHERE {' AND '.join(where)}"
         return self._run(lambda conn: int(conn.execute(statement, params).rowcount))
+
+    def move_chunks(self, model_version: str, moves: Sequence[ChunkMove]) -> int:
+        """Give stored chunks to another page: their rows change page and hash, in one
+        transaction (a row already at the new name is replaced)."""
+        if not moves:
+            return 0
+        key = "tenant = %s AND page = %s AND chunk_id = %s AND model_version = %s"
+
+        def work(conn: Any) -> int:
+            moved = 0
+            with conn.cursor() as cur:
+                for m in moves:
+                    cur.execute(f"DELETE FROM {self._table} WHERE {key}",
+                                (self._tenant, m.new_page, m.chunk_id, model_version))
+                    cur.execute(f"UPDATE {self._table} SET page = %s, content_hash = %s "
+                                f"WHERE {key}", (m.new_page, m.content_hash, self._tenant,
+                                                 m.old_page, m.chunk_id, model_version))
+                    moved += cur.rowcount
+            return moved
+
+        return self._run(work)
 
     def query_sql(self, model_version: str, dimension: int, *, scopes: bool = False,
                   pages: bool = False) -> Any:

@@ -122,8 +122,8 @@ class Chunker:
 
     def _chunk(self, page: Page, chunk_id: str, section_id: str, text: str, tokens: int,
                scope: str) -> Chunk:
-        digest = sha256_text(f"{scope}\x00{text}")
-        return Chunk(page.path, chunk_id, section_id, text, digest, tokens, scope)
+        return Chunk(page.path, chunk_id, section_id, text, chunk_hash(text, scope), tokens,
+                     scope)
 
     def _split(self, context: str, body: str) -> list[tuple[str, int]]:
         """Overlapping parts of ``body``, each with ``context`` in front, under the limit."""
@@ -174,6 +174,21 @@ def chunker_for(provider: EmbeddingProvider) -> "Chunker | LanguageChunker":
     return Chunker(provider.count_tokens, provider.max_tokens)
 
 
+def chunk_hash(text: str, scope: str, route: int = -1) -> str:
+    """The content hash of a chunk: of everything stored about it (text and scope, and the
+    model that embeds it when there is one per language)."""
+    digest = sha256_text(f"{scope}\x00{text}")
+    return digest if route < 0 else sha256_text(f"{route}:{digest}")
+
+
+def hash_under_title(chunk: Chunk, title: str, old_title: str) -> str:
+    """The hash ``chunk`` had on a page titled ``old_title`` (its text starts with the
+    title of its page, ``title``): a renamed page's unchanged sections are told by it."""
+    if not old_title or old_title == title or not chunk.text.startswith(title):
+        return chunk.content_hash
+    return chunk_hash(old_title + chunk.text[len(title):], chunk.scope, chunk.route)
+
+
 class LanguageChunker:
     """One model per language: each page is cut for the model of its language (its
     tokenizer and limit) and its chunks say which model embeds them (``Chunk.route``), so a
@@ -192,5 +207,5 @@ class LanguageChunker:
         """The page's chunks, cut and routed by its language."""
         route = self.provider.route_of(page_language(page))
         # the model is part of the hash: a page that changes language is embedded anew
-        return [replace(c, route=route, content_hash=sha256_text(f"{route}:{c.content_hash}"))
+        return [replace(c, route=route, content_hash=chunk_hash(c.text, c.scope, route))
                 for c in self._chunkers[route].chunk_page(page)]

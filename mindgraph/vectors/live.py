@@ -32,9 +32,11 @@ NO_LIMIT = 1 << 30
 class LiveVectors:
     """Which changed pages still lack vectors, and why."""
 
-    def __init__(self, max_chunks: int, batch_size: int):
+    def __init__(self, max_chunks: int, batch_size: int,
+                 moved: Callable[[], Mapping[str, Any]] = dict):
         self.max_chunks = max_chunks
         self.batch_size = batch_size
+        self.moved = moved              # where moved pages came from (sync.plan_sync)
         self.in_use = False             # hybrid search has used vectors in this process
         self.pending: set[str] = set()
         self.note: str | None = None
@@ -83,7 +85,7 @@ class LiveVectors:
         else:
             self.note = sync_changed_pages(pages, self.pending, provider, store,
                                            max_chunks=max_chunks, batch_size=self.batch_size,
-                                           unreadable=unreadable)
+                                           unreadable=unreadable, moved=self.moved())
         if self.note is None:
             self.pending = set()
             self._backoff = 1

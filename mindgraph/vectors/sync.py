@@ -9,21 +9,29 @@ longer has are removed. It makes no embedding call, so ``--dry-run`` is just the
 once), flushing the store every few thousand chunks and at the end, also when a provider
 error stops the run: whatever was stored stays valid, and the next run resumes from there.
 A re-run over unchanged pages embeds nothing.
+
+A page that moved (``moved``: new page → [(old page, old title)], from the ingest state's
+moves) and has no vectors yet takes the old page's: a chunk whose stored hash is its own, or
+what its hash was under the old title (a renamed page's context line), is handed over with
+``store.move_chunks`` instead of being embedded; the rest of the old page goes as usual. A
+renamed page whose body is unchanged keeps the chunks of its old title (the title is each
+chunk's first line and shifts where long sections split): its vectors stay valid until its
+body changes, and then the page is chunked and embedded under its new title.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
-from typing import Callable, Collection, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Callable, Collection, Iterable, Mapping, Sequence
 
 import numpy as np
 
 from ..errors import ConfigError, MindgraphError
 from ..page.model import Page
 from ..providers.embedding.base import EmbeddingProvider
-from ..stores.base import VectorRecord, VectorStore
-from .chunking import Chunk, Chunker, chunker_for
+from ..stores.base import ChunkMove, VectorRecord, VectorStore
+from .chunking import Chunk, Chunker, chunker_for, hash_under_title
 
 FLUSH_EVERY = 4096   # chunks between store flushes (bounds the work lost to a crash)
 
@@ -40,6 +48,7 @@ class SyncPlan:
     removed_pages: tuple[str, ...] = ()          # pages stored but gone from the wiki
     new_pages: tuple[str, ...] = ()              # pages with no stored chunk yet
     removed_chunks: int = 0                      # chunks of removed pages (this model)
+    carried: tuple[ChunkMove, ...] = ()          # stored chunks a moved page takes over
 
     @property
     def unchanged(self) -> int:
@@ -92,13 +101,18 @@ class SyncReport:
 
 
 def plan_sync(pages: Iterable[Page], store: VectorStore, model_version: str,
-              chunker: Chunker, *, keep: Collection[str] = ()) -> SyncPlan:
-    """Compare the pages' chunks with the store; ``keep`` names pages to leave as stored.
+              chunker: Chunker, *, keep: Collection[str] = (),
+              moved: Mapping[str, Sequence[tuple[str, str]]] | None = None) -> SyncPlan:
+    """Compare the pages' chunks with the store; ``keep`` names pages to leave as stored,
+    ``moved`` where moved pages came from (see the module docstring).
 
     ``pages`` must be the whole wiki: a stored page missing from it is planned for removal,
     unless it is in ``keep`` (e.g. a page that could not be read this time).
     """
     stored = store.hashes(model_version)
+    pages = list(pages)
+    present = {p.path for p in pages} | set(keep)
+    carried: list[ChunkMove] = []
     to_embed: list[Chunk] = []
     stale: dict[str, tuple[str, ...]] = {}
     seen: set[str] = set()
@@ -106,11 +120,13 @@ def plan_sync(pages: Iterable[Page], store: VectorStore, model_version: str,
     total = 0
     for page in pages:
         seen.add(page.path)
-        chunks = chunker.chunk_page(page)
+        sources = (moved or {}).get(page.path, ())
+        chunks = _chunks_of(page, chunker, sources, stored, present)
         total += len(chunks)
         held = stored.get(page.path, {})
         if not held and chunks:
             new_pages.append(page.path)
+            chunks = _carry(page, chunks, sources, stored, present, carried)
         to_embed.extend(c for c in chunks if held.get(c.chunk_id) != c.content_hash)
         gone = set(held) - {c.chunk_id for c in chunks}
         if gone:
@@ -119,7 +135,46 @@ def plan_sync(pages: Iterable[Page], store: VectorStore, model_version: str,
     return SyncPlan(model_version=model_version, pages=len(seen), chunks=total,
                     to_embed=tuple(to_embed), stale=stale, removed_pages=removed,
                     new_pages=tuple(new_pages),
-                    removed_chunks=sum(len(stored[p]) for p in removed))
+                    removed_chunks=sum(len(stored[p]) for p in removed) - len(carried),
+                    carried=tuple(carried))
+
+
+def _chunks_of(page: Page, chunker: Chunker, sources: Sequence[tuple[str, str]],
+               stored: Mapping[str, Mapping[str, str]], present: Collection[str]) -> list[Chunk]:
+    """The page's chunks; for a renamed page, those under an old title when every one of
+    them is stored (at the page, or at the old page it takes them from)."""
+    for old, old_title in sources:
+        if not old_title or old_title == page.title:
+            continue
+        held = {**(stored.get(old, {}) if old not in present else {}),
+                **stored.get(page.path, {})}
+        if not held:
+            continue
+        chunks = chunker.chunk_page(replace(page, title=old_title))
+        if chunks and all(held.get(c.chunk_id) == c.content_hash for c in chunks):
+            return chunks
+    return chunker.chunk_page(page)
+
+
+def _carry(page: Page, chunks: list[Chunk], sources: Sequence[tuple[str, str]],
+           stored: Mapping[str, Mapping[str, str]], present: Collection[str],
+           carried: list[ChunkMove]) -> list[Chunk]:
+    """The chunks of a moved page still to embed; those an old page holds go to
+    ``carried``. The old page's vectors may have been made under any earlier title."""
+    titles = {title for _, title in sources}
+    for old, _ in sources:
+        held = stored.get(old)
+        if not held or old in present:
+            continue
+        rest = []
+        for chunk in chunks:
+            if held.get(chunk.chunk_id) in {chunk.content_hash} | {
+                    hash_under_title(chunk, page.title, title) for title in titles}:
+                carried.append(ChunkMove(old, chunk.chunk_id, page.path, chunk.content_hash))
+            else:
+                rest.append(chunk)
+        return rest
+    return chunks
 
 
 def apply_sync(plan: SyncPlan, provider: EmbeddingProvider, store: VectorStore, *,
@@ -137,6 +192,8 @@ def apply_sync(plan: SyncPlan, provider: EmbeddingProvider, store: VectorStore, 
                           f"the store was compared for {plan.model_version}. Set "
                           f"embedding.dimension in mindgraph.yml and run again.")
     deleted = 0
+    if plan.carried:
+        store.move_chunks(plan.model_version, plan.carried)
     for page, chunk_ids in plan.stale.items():
         deleted += store.delete(page, chunk_ids, model_version=plan.model_version)
     for page in plan.removed_pages:
@@ -208,7 +265,9 @@ def sync_pages(pages: Iterable[Page], provider: EmbeddingProvider, store: Vector
 
 def sync_changed_pages(pages: Mapping[str, Page], touched: Collection[str],
                        provider: EmbeddingProvider, store: VectorStore, *, max_chunks: int,
-                       batch_size: int = 64, unreadable: Collection[str] = ()) -> str | None:
+                       batch_size: int = 64, unreadable: Collection[str] = (),
+                       moved: Mapping[str, Sequence[tuple[str, str]]] | None = None
+                       ) -> str | None:
     """Embed the new sections of the ``touched`` pages (and forget pages no longer in
     ``pages``) unless that means more than ``max_chunks`` embeddings; the reason when it
     was not done (too many, or the provider or store failed), else None. ``unreadable``
@@ -216,7 +275,8 @@ def sync_changed_pages(pages: Mapping[str, Page], touched: Collection[str],
     changed = [pages[p] for p in touched if p in pages]
     try:
         plan = plan_sync(changed, store, provider.model_version, chunker_for(provider),
-                         keep=(set(pages) | set(unreadable)) - {p.path for p in changed})
+                         keep=(set(pages) | set(unreadable)) - {p.path for p in changed},
+                         moved=moved)
         if len(plan.to_embed) > max_chunks:
             return (f"changed pages not embedded yet: {len(plan.changed_pages)} (over "
                     f"serve.embed_changes_max_chunks); vector results may miss them until "

@@ -58,34 +58,49 @@ def ingest(folder, *extra):
     return [sys.executable, "-m", "mindgraph", "ingest", "-C", str(folder), *extra]
 
 
+def timed(args):
+    """Run ``args`` to the end: its completed process and how many seconds it took."""
+    started = time.monotonic()
+    done = subprocess.run(args, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done, time.monotonic() - started
+
+
+def killed(victim, args, delay, raw_before, after_state_write=None):
+    """Run ``args`` and SIGKILL it ``delay`` s in (or, with ``after_state_write``, at the
+    state file's first rewrite after that, waited for up to that many seconds: an instant a
+    random one rarely hits); check that the state parses and raw/ is untouched. True when
+    the kill interrupted the run."""
+    state_path = victim / ".mindgraph" / STATE_FILENAME
+    process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(delay)
+    if after_state_write is not None:
+        wait_for_state_write(state_path.parent, after_state_write)
+    process.send_signal(signal.SIGKILL)
+    interrupted = process.wait() == -signal.SIGKILL
+    if state_path.exists():
+        IngestState.load(state_path)    # raises if torn or unreadable
+    assert tree_hashes(victim / "raw") == raw_before, f"seed {SEED}"
+    return interrupted
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_sigkill_at_random_points_converges_to_the_uninterrupted_wiki(corpora, tmp_path):
     rng = random.Random(SEED)
     reference = make_workspace(corpora, tmp_path / "reference")
-    started = time.monotonic()
-    done = subprocess.run(ingest(reference), capture_output=True, text=True)
-    full_run = time.monotonic() - started
-    assert done.returncode == 0, done.stderr
+    _, full_run = timed(ingest(reference))
     victim = make_workspace(corpora, tmp_path / "victim")
     raw_before = tree_hashes(victim / "raw")
-    state_path = victim / ".mindgraph" / STATE_FILENAME
     interrupted = 0
     for attempt in range(KILLS):
         # Most runs are forced, so kills keep landing in the middle of real work.
         args = ingest(victim) if attempt % 3 == 0 else ingest(victim, "--force")
-        process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         if attempt % 3 == 2:
-            time.sleep(rng.uniform(0.0, full_run * 0.5))
-            wait_for_state_write(state_path.parent, full_run)
+            interrupted += killed(victim, args, rng.uniform(0.0, full_run * 0.5), raw_before,
+                                  after_state_write=full_run)
         else:
-            time.sleep(rng.uniform(0.0, full_run * 1.1))
-        process.send_signal(signal.SIGKILL)
-        if process.wait() == -signal.SIGKILL:
-            interrupted += 1
-        if state_path.exists():
-            IngestState.load(state_path)    # raises if torn or unreadable
-        assert tree_hashes(victim / "raw") == raw_before, f"seed {SEED}, kill {attempt}"
+            interrupted += killed(victim, args, rng.uniform(0.0, full_run * 1.1), raw_before)
     assert interrupted >= KILLS // 2, f"only {interrupted} of {KILLS} runs were interrupted"
     final = subprocess.run(ingest(victim), capture_output=True, text=True)
     assert final.returncode == 0, final.stderr
@@ -94,3 +109,51 @@ def test_sigkill_at_random_points_converges_to_the_uninterrupted_wiki(corpora, t
     # And the converged workspace is at rest: one more run changes nothing.
     again = subprocess.run(ingest(victim, "--json"), capture_output=True, text=True)
     assert '"ingested": 0' in again.stdout
+
+
+def moved_workspace(corpora, folder):
+    """The English vault ingested, a trust record on every seventh page, then reorganised:
+    half the notes moved to another folder, a quarter renamed in place (raw/ is ours here)."""
+    from mindgraph.trust.writeback import set_record_keys
+
+    make_workspace(corpora, folder)
+    timed(ingest(folder))
+    pages = sorted((folder / "wiki").rglob("*.md"))
+    for page in pages[::7]:
+        page.write_text(set_record_keys(page.read_text(encoding="utf-8"), {
+            "verification": {"status": "verified", "level": 2}}), encoding="utf-8")
+    notes = sorted((folder / "raw").rglob("*.md"))
+    for number, note in enumerate(notes):
+        rel = note.relative_to(folder / "raw")
+        if number % 2 == 0:
+            target = folder / "raw" / "moved" / rel
+        elif number % 4 == 1:
+            target = note.with_name(f"{note.stem} (renamed).md")
+        else:
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        note.rename(target)
+    return folder
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_sigkill_during_a_reorganisation_converges_to_the_uninterrupted_moves(corpora, tmp_path):
+    rng = random.Random(SEED)
+    reference = moved_workspace(corpora, tmp_path / "reference")
+    done, full_run = timed(ingest(reference, "--json"))
+    assert '"moved": 130' in done.stdout        # 87 moved + 43 renamed of the 173 notes
+    victim = moved_workspace(corpora, tmp_path / "victim")
+    raw_before = tree_hashes(victim / "raw")
+    interrupted = 0
+    for attempt in range(max(KILLS // 3, 4)):
+        interrupted += killed(victim, ingest(victim), rng.uniform(0.0, full_run * 0.3),
+                              raw_before, after_state_write=full_run if attempt % 2 else None)
+    assert interrupted >= 2, f"only {interrupted} runs were interrupted"
+    final = subprocess.run(ingest(victim), capture_output=True, text=True)
+    assert final.returncode == 0, final.stderr
+    assert tree_hashes(victim / "wiki") == tree_hashes(reference / "wiki"), f"seed {SEED}"
+    assert IngestState.load(victim / ".mindgraph" / STATE_FILENAME).moves == \
+        IngestState.load(reference / ".mindgraph" / STATE_FILENAME).moves
+    again = subprocess.run(ingest(victim, "--json"), capture_output=True, text=True)
+    assert '"ingested": 0' in again.stdout and '"moved": 0' in again.stdout

@@ -118,18 +118,21 @@ def call_over_http(client, token, tool, arguments):
 
 
 def test_over_http_each_token_sees_its_own_view(workspace):
-    app = create_http_app(create_mcp_server(Mindgraph.open(workspace)))
+    mg = Mindgraph.open(workspace)
+    app = create_http_app(create_mcp_server(mg), scopes=mg.scopes)
     with TestClient(app, base_url="http://127.0.0.1:8766") as client:
         alice = call_over_http(client, TOKENS["alice"], "search_documents", {"query": "trunk"})
         carol = call_over_http(client, TOKENS["carol"], "search_documents", {"query": "trunk"})
-        nobody = call_over_http(client, None, "search_documents", {"query": "trunk"})
+        # without a token the server refuses the session itself (401), before any tool
+        nobody = client.post("/mcp", json=INITIALIZE,
+                             headers={"Accept": "application/json, text/event-stream"})
         wrote = call_over_http(client, TOKENS["carol"], "create_document",
                                {"title": "Carol note", "text": "A globex trunk list."})
     assert sorted(r["page"] for r in alice["structuredContent"]["results"]) == [
         "acme/personal/alice/Trunk diary.md", "acme/shared/Trunk guide.md"]
     assert [r["page"] for r in carol["structuredContent"]["results"]] == [
         "globex/shared/Globex trunk.md"]
-    assert nobody["isError"] and "Authorization: Bearer" in nobody["content"][0]["text"]
+    assert nobody.status_code == 401 and "Authorization: Bearer" in nobody.text
     assert wrote["structuredContent"]["raw"] == "globex/personal/carol/api-notes/Carol-note.md"
 
 
@@ -157,7 +160,8 @@ def test_rescan_embeds_then_search_finds_by_meaning_in_the_view_on_both_stores(
     job = status["recent"][0]
     assert job["phase"] == "done", job
     assert job["outcome"]["embed"]["embedded"] > 0
-    app = create_http_app(create_mcp_server(Mindgraph.open(workspace)))
+    mg = Mindgraph.open(workspace)
+    app = create_http_app(create_mcp_server(mg), scopes=mg.scopes)
     with TestClient(app, base_url="http://127.0.0.1:8766") as client:
         alice = call_over_http(client, TOKENS["alice"], "search_documents",
                                {"query": "packing a trunk", "max_results": 10})

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from mindgraph.errors import StoreError
-from mindgraph.stores.base import VectorRecord, VectorStore
+from mindgraph.stores.base import ChunkMove, VectorRecord, VectorStore
 
 MODEL = "test:unit:8"
 OTHER = "test:other:8"
@@ -99,6 +99,24 @@ def test_delete_named_chunks_then_whole_page(store: VectorStore):
     assert store.delete("a.md") == 2
     assert store.hashes(MODEL) == {"b.md": {"s1": "h"}}
     assert [h.page for h in store.query(basis(0), 10, MODEL)] == ["b.md"]
+
+
+def test_move_chunks_gives_vectors_to_the_new_page_of_that_model_only(store: VectorStore, reopen):
+    store.upsert(MODEL, [rec("old.md", "s1", basis(0), "a", scope="team"),
+                         rec("old.md", "s2", basis(1), "b"), rec("x.md", "s1", basis(2))])
+    store.upsert(OTHER, [rec("old.md", "s1", basis(3), "o")])
+    moved = store.move_chunks(MODEL, [ChunkMove("old.md", "s1", "new/page.md", "a2"),
+                                      ChunkMove("old.md", "gone", "new/page.md", "z")])
+    assert moved == 1
+    store.flush()
+    store = reopen(store)
+    assert store.hashes(MODEL) == {"old.md": {"s2": "b"}, "new/page.md": {"s1": "a2"},
+                                   "x.md": {"s1": "h"}}
+    assert store.hashes(OTHER) == {"old.md": {"s1": "o"}}
+    top = store.query(basis(0), 1, MODEL)[0]
+    assert (top.page, top.chunk_id, top.scope) == ("new/page.md", "s1", "team")
+    assert top.score == pytest.approx(1.0, abs=1e-5)
+    assert store.move_chunks(MODEL, []) == 0
 
 
 def test_models_never_mix(store: VectorStore):

@@ -1,0 +1,38 @@
+"""`stats`: what the workspace holds — pages, sections, links by kind and resolution, tags,
+and the raw notes by ingest state."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any, Callable
+
+from ..page.vault import Vault
+from .state import STATE_FILENAME, IngestState
+
+
+def workspace_stats(vault: Vault, state_dir: Path,
+                    raw_visible: Callable[[str], bool] | None = None,
+                    trust: Any = None) -> dict[str, Any]:
+    """The counts of ``vault`` and of the raw notes in the ingest state (only those
+    ``raw_visible`` accepts, when given: a scoped view counts what it sees), with ``trust``,
+    the pages' trust mix."""
+    pages = vault.pages
+    links: Counter[str] = Counter()
+    resolution: Counter[str] = Counter()
+    for _, link, result in vault.resolved_links():
+        links[link.syntax if link.relation == "wikilink" else link.relation] += 1
+        resolution[result.status] += 1
+    tags: Counter[str] = Counter(t.lower() for p in pages.values() for t in p.tags)
+    state = IngestState.load(state_dir / STATE_FILENAME)
+    files = {path: record for path, record in state.files.items()
+             if raw_visible is None or raw_visible(path)}
+    raw_states = Counter(record.status for record in files.values())
+    return {"wiki": str(vault.root), "pages": len(pages),
+            "sections": sum(len(p.sections) for p in pages.values()),
+            "links": {"total": sum(links.values()), "by_kind": dict(links.most_common()),
+                      "by_resolution": dict(resolution.most_common())},
+            "tags": {"distinct": len(tags),
+                     "top": [{"tag": t, "pages": n} for t, n in tags.most_common(10)]},
+            "problems": len(vault.problems), "trust": trust,
+            "raw": {"files": len(files), "by_state": dict(raw_states.most_common())}}
