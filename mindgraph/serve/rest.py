@@ -61,6 +61,7 @@ from ..trust.answer import TrustCriteria, context_answer, hybrid_answer, keyword
 from ..trust.validate import validate_text
 from ..version import __version__
 from . import schemas as s
+from .dashboard import DashboardHeaders, install_dashboard
 from .guard import Guard, Policy
 from .lanes import Lane, LaneTimeout, ServerLanes
 from .params import folder_inside
@@ -452,7 +453,9 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None)
                              f"{exc} The reindex goes on in the background: a new one answers "
                              f"409 until it has finished.") from None
 
+    install_dashboard(app, route, mg, fresh, lanes.slow)
     app.add_middleware(_ServerTiming)
+    app.add_middleware(DashboardHeaders)
     app.add_middleware(OldParameterNames)
     app.add_middleware(Guard, policy=Policy.for_server(serve, host or serve.host))
     return app
