@@ -246,7 +246,7 @@
   function nodeLook(id, attrs) {
     const on = lit();
     const out = { ...attrs };
-    if (id === state.selected || id === state.hovered) {
+    if (id === state.selected) {
       out.highlighted = true; out.zIndex = 2; out.forceLabel = true;
     } else if (on && !on.has(id)) {
       out.color = DIM; out.label = ""; out.zIndex = 0;
@@ -278,10 +278,9 @@
       $("tooltip-title").textContent = info ? info.title : node;
       $("tooltip-summary").textContent = info ? info.summary : "";
       placeTip(event);
-      tip.hidden = false;
-      redraw();
+      tip.hidden = false;        // sigma draws the hovered node's label itself: no refresh
     });
-    renderer.on("leaveNode", () => { state.hovered = null; tip.hidden = true; redraw(); });
+    renderer.on("leaveNode", () => { state.hovered = null; tip.hidden = true; });
     renderer.on("downNode", ({ node }) => {
       dragged = node; moved = false;
       renderer.getCamera().disable();
