@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 from urllib.parse import unquote
 
+from ..fsutil import sha256_text
 from ..graph.build import EXTRACTED, KnowledgeGraph
 from ..graph.communities import Community
 from ..page.language import page_language
@@ -65,7 +66,7 @@ def graph_view(vault: Vault, kg: KnowledgeGraph, communities: Iterable[Community
     for path in sorted(vault.pages):
         page = vault.pages[path]
         nodes.append({
-            "id": path, "title": page.title, "type": _text(page.frontmatter.get("type")),
+            "id": path, "doc": document_id(path), "title": page.title, "type": _text(page.frontmatter.get("type")),
             "tags": list(page.tags), "scope": _text(page.frontmatter.get("scope")),
             "community": member_of.get(path),
             "trust": int(trust.get(path, {}).get("level", 0)),
@@ -118,6 +119,12 @@ def page_links(vault: Vault, source: str) -> Links:
         return next((s.text for s in page.sections if s.text.strip()), "")
 
     return Links(resolve, lead)
+
+
+def document_id(page_path: str) -> str:
+    """The page's id in the documents API (POST /links takes ids): the same 16 hex digits as
+    mindgraph/documents' ``document_id``."""
+    return sha256_text("page\n" + page_path)[:16]
 
 
 def _text(value: Any) -> str | None:

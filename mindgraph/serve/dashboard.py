@@ -32,6 +32,7 @@ class NodeOut(BaseModel):
     """A page as the graph and the list show it."""
 
     id: str
+    doc: str = Field(description="Its id in the documents API (/documents, POST /links)")
     title: str
     type: str | None
     tags: list[str]

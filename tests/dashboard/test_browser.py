@@ -253,21 +253,65 @@ def test_a_synthetic_10000_page_graph_stays_usable(browser, vault_url):
     assert watch.problems == []
 
 
-def test_upload_appears_in_the_list(browser, tmp_path):
-    """Dropping a note uploads it (POST /upload of the documents API) and it appears."""
-    (tmp_path / "wiki").mkdir()
+def _documents_app(tmp_path):
+    """An app over raw notes compiled into the wiki, or a skip while the documents API (POST
+    /upload, /rescan, /links; GET /status) is not on this server."""
     (tmp_path / "raw").mkdir()
-    (tmp_path / "wiki" / "Home.md").write_text("# Home\n")
+    (tmp_path / "raw" / "home.md").write_text("# Home\n\nWhere the trunks are.\n")
+    (tmp_path / "raw" / "packing.md").write_text("# Packing\n\nFold the trunks.\n")
     mg = Mindgraph(settings_from_dict({}, base_dir=tmp_path))
     app = create_app(mg)
-    if not any(getattr(r, "path", "") == "/upload" for r in app.routes):
-        pytest.skip("POST /upload is not on this server yet (the documents API of issue 16)")
-    note = tmp_path / "Zeppelins.md"
+    routes = {getattr(r, "path", "") for r in app.routes}
+    if not {"/upload", "/rescan", "/links", "/status"} <= routes:
+        pytest.skip("the documents API (POST /upload, /rescan, /links, GET /status of issue "
+                    "16) is not on this server yet")
+    mg.ingest()
+    return mg, app
+
+
+def _wait_for_title(page, title):
+    page.wait_for_function("(t) => window.mindgraph.state.nodes.some((n) => n.title === t)",
+                           arg=title, timeout=120_000)
+
+
+def test_upload_appears_in_the_list(browser, tmp_path):
+    """Choosing (or dropping) a note uploads it with POST /upload and it appears."""
+    _, app = _documents_app(tmp_path)
+    note = tmp_path / "zeppelins.md"
     note.write_text("# Zeppelins\n\nAirships carry trunks.\n")
     with live_server(app) as url:
         page, watch = open_dashboard(browser, url)
         page.set_input_files("#upload-input", str(note))
-        page.wait_for_function("() => window.mindgraph.state.nodes.some((n) => "
-                               "n.title === 'Zeppelins')", timeout=120_000)
+        _wait_for_title(page, "Zeppelins")
         assert "Zeppelins" in page.inner_text("#doc-list")
+        page.wait_for_function("() => document.getElementById('progress').textContent === "
+                               "'up to date'")
+        assert watch.problems == []
+
+
+def test_rescan_shows_progress_and_the_new_page(browser, tmp_path):
+    _, app = _documents_app(tmp_path)
+    with live_server(app) as url:
+        page, watch = open_dashboard(browser, url)
+        (tmp_path / "raw" / "kyoto.md").write_text("# Kyoto\n\nA trip with [[Packing]].\n")
+        page.click("#rescan-button")
+        _wait_for_title(page, "Kyoto")
+        page.wait_for_function("() => document.getElementById('progress').textContent === "
+                               "'up to date'")
+        assert watch.problems == []
+
+
+def test_a_typed_link_made_in_the_detail_panel_shows_in_the_graph(browser, tmp_path):
+    mg, app = _documents_app(tmp_path)
+    with live_server(app) as url:
+        page, watch = open_dashboard(browser, url)
+        home = page.evaluate("window.mindgraph.state.nodes.find((n) => n.title === 'Home').id")
+        page.evaluate("(p) => { location.hash = '#page=' + encodeURIComponent(p); }", home)
+        page.wait_for_selector("#link-form")
+        page.fill("#link-form [name=to]", "Packing")
+        page.select_option("#link-form [name=kind]", "depends_on")
+        page.fill("#link-form [name=context]", "Packing comes first.")
+        page.click("#link-form button")
+        page.wait_for_function("""(h) => window.mindgraph.state.graph.someEdge((e, a, s, t) =>
+            s === h && a.relation === 'depends_on')""", arg=home, timeout=120_000)
         assert watch.problems == []

@@ -1,6 +1,8 @@
 """The dashboard's routes through the real app: the page and its files behind the Guard with
 a strict CSP, the graph and rendered-page endpoints behind the token like every data route."""
 
+import hashlib
+
 from fastapi.testclient import TestClient
 
 from mindgraph.config import settings_from_dict
@@ -10,6 +12,7 @@ from mindgraph.serve.rest import create_app
 
 LOCAL = "http://127.0.0.1:8765"
 TOKEN = "d" * 40
+DOC_ID_OF_PACKING = hashlib.sha256(b"page\nPacking.md").hexdigest()[:16]   # the documents API id
 
 
 def _client(workspace, token=None, host=None):
@@ -51,7 +54,7 @@ def test_the_graph_endpoint_gives_nodes_with_facets_and_typed_edges(workspace):
     nodes = {n["id"]: n for n in body["nodes"]}
     assert set(nodes) == {"Home.md", "Packing.md"}
     assert nodes["Packing.md"] | {"community": None} == {
-        "id": "Packing.md", "title": "Packing", "type": "guide", "tags": ["travel"],
+        "id": "Packing.md", "doc": DOC_ID_OF_PACKING, "title": "Packing", "type": "guide", "tags": ["travel"],
         "scope": "team", "community": None, "trust": 0, "date": None, "links": 2,
         "backlinks": 1, "summary": "Fold the trunks."}
     assert {(e["source"], e["target"], e["kind"], e["relation"]) for e in body["edges"]} == {

@@ -9,6 +9,7 @@
                    "#ff9da7", "#9c755f", "#86bcb6", "#d37295", "#8cd17d", "#a0cbe8", "#f1ce63"];
   const DIM = "#e4e6ea";
   const RELATIONS = ["reference", "depends_on", "extends", "related", "supersedes", "contradicts"];
+  const LINK_KINDS = ["wikilink", ...RELATIONS];         // what POST /links takes
   const LIST_ROWS = 300;
   const FACETS = [
     ["type", "Type", (n) => [n.type || "(none)"]],
@@ -267,6 +268,8 @@
     return attrs;
   }
 
+  function resizeGraph() { if (state.sigma) state.sigma.resize(); }
+
   function redraw() { if (state.sigma) state.sigma.refresh({ skipIndexation: true }); }
 
   function wireGraphEvents(renderer) {
@@ -412,7 +415,7 @@
       el("h3", {}, `Backlinks (${page.backlinks.length})`), el("ul", { class: "links-list" }, backlinks),
       el("h3", {}, "Timeline mentions"), timeline,
       el("h3", {}, "Add a typed link"), linkForm(page.path));
-    $("detail").hidden = false;
+    if ($("detail").hidden) { $("detail").hidden = false; resizeGraph(); }
     $("detail").scrollTop = 0;
     for (const li of $("doc-list").children) li.classList.toggle("selected", li.dataset.page === page.path);
     focusNode(page.path);
@@ -441,6 +444,7 @@
   function closeDetail() {
     state.selected = null;
     $("detail").hidden = true;
+    resizeGraph();
     if (location.hash.startsWith("#page=")) history.replaceState(null, "", location.pathname);
     redraw();
   }
@@ -454,15 +458,19 @@
   function linkForm(source) {
     const form = el("form", { id: "link-form" },
       el("input", { name: "to", placeholder: "Target page", required: true }),
-      el("select", { name: "kind" }, RELATIONS.map((r) => el("option", { value: r }, r))),
+      el("select", { name: "kind" }, LINK_KINDS.map((r) => el("option", { value: r, selected: r === "related" }, r))),
       el("textarea", { name: "context", rows: 2, placeholder: "Why they are linked (a sentence)" }),
       el("button", { type: "submit" }, "Add link"));
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
       const data = new FormData(form);
+      const wanted = String(data.get("to")).trim().toLowerCase();
+      const target = state.nodes.find((n) => n.id.toLowerCase() === wanted ||
+        n.title.toLowerCase() === wanted || n.id.toLowerCase() === wanted + ".md");
+      if (!target) { say(`No page named “${data.get("to")}”: give its title or path.`, true); return; }
       try {
-        await api("/links", { method: "POST", json: { from: source, to: data.get("to"),
-          kind: data.get("kind"), context: data.get("context") || "" } });
+        await api("/links", { method: "POST", json: { from: state.byId.get(source).doc,
+          to: target.doc, kind: data.get("kind"), context: data.get("context") || "" } });
         say("Link added.");
         await load();
         showDetail(source);
@@ -477,43 +485,56 @@
     for (const file of files) form.append("files", file, file.name);
     try {
       const done = await api("/upload", { method: "POST", body: form });
-      say(`Uploaded ${files.length} file(s).`);
-      await followProgress(done);
+      say(`Uploaded ${done.documents.length} note(s) into ${done.folder}.`);
+      await followProgress();
     } catch (error) { say("Upload failed: " + error.message, true); }
   }
 
   async function rescan() {
     try {
-      const done = await api("/rescan", { method: "POST", json: {} });
+      await api("/rescan", { method: "POST", json: {} });
       say("Rescan started.");
-      await followProgress(done);
+      await followProgress();
     } catch (error) { say("Rescan failed: " + error.message, true); }
   }
 
   function describe(status) {
     if (!status || typeof status !== "object") return "";
-    const jobs = status.jobs || status.running || [];
-    if (Array.isArray(jobs) && jobs.length) {
-      return jobs.map((j) => [j.kind || j.stage || "work", j.done !== undefined && j.total
-        ? `${j.done}/${j.total}` : "", j.path || j.current || ""].filter(Boolean).join(" ")).join("; ");
-    }
-    return status.message || status.state || (status.idle ? "idle" : "");
+    if (!status.busy) return "idle";
+    return status.running.map((j) => [j.kind, j.phase, j.total ? `${j.done}/${j.total}` : "",
+                                      j.current].filter(Boolean).join(" ")).join("; ");
   }
 
-  // Follow /status until nothing runs, then reload the list and graph.
-  async function followProgress(first) {
+  // Follow GET /status as server-sent events (fetch, so the token goes along) until nothing
+  // runs, showing each job's phase and progress; then reload the list and graph.
+  async function followProgress() {
     const line = $("progress");
-    line.textContent = describe(first) || "working…";
-    for (let i = 0; i < 600; i++) {
-      let status;
-      try { status = await api("/status"); } catch (error) {
-        line.textContent = error.status === 404 ? "" : error.message;
-        break;
+    line.textContent = "working…";
+    try {
+      const headers = new Headers({ Accept: "text/event-stream" });
+      if (state.token) headers.set("Authorization", "Bearer " + state.token);
+      const response = await fetch("/status", { headers });
+      if (!response.ok) throw new ApiError(response.status, `status: ${response.status}`);
+      if ((response.headers.get("content-type") || "").includes("text/event-stream")) {
+        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+        let buffer = "";
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buffer += value;
+          let cut;
+          while ((cut = buffer.indexOf("\n\n")) >= 0) {
+            const data = buffer.slice(0, cut).split("\n").filter((l) => l.startsWith("data:"))
+              .map((l) => l.slice(5).trim()).join("\n");
+            buffer = buffer.slice(cut + 2);
+            if (data) try { line.textContent = describe(JSON.parse(data)); } catch { /* a partial event */ }
+          }
+        }
+      } else {
+        line.textContent = describe(await response.json());
       }
-      line.textContent = describe(status);
-      const busy = status.busy ?? status.running?.length ?? status.jobs?.length ?? 0;
-      if (!busy) break;
-      await new Promise((resolve) => setTimeout(resolve, 700));
+    } catch (error) {
+      line.textContent = error.status === 404 ? "" : error.message;
     }
     await load();
     line.textContent = "up to date";
