@@ -10,7 +10,8 @@ Playwright opens the dashboard and reports, per graph:
 - load: navigation until the graph is drawn (GET /dashboard/graph, ForceAtlas2 layout, first
   WebGL frame); layout: the ForceAtlas2 part of it;
 - frames: the camera panned and zoomed on every animation frame for --frames frames, the time
-  between frames (median, p95) — what a user dragging or zooming sees;
+  between frames (median, p95) — what a user dragging or zooming sees — and each render's own
+  time (sigma's JavaScript and the WebGL work, waited for by reading a pixel back);
 - filter: typing into the list filter (list, facet counts and graph highlight redrawn at once);
 - hover: mouse reaching a node until its hover card is on screen (median of 5, incl. the
   Playwright round trip).
@@ -107,10 +108,11 @@ def main() -> None:
     print(f"load average before the run: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} "
           f"({os.cpu_count()} CPUs); WebGL on SwiftShader (CPU)")
     print(f"{'graph':<16}{'nodes':>7}{'edges':>7}{'load':>9}{'layout':>9}{'frame p50':>11}"
-          f"{'frame p95':>11}{'filter p50':>12}{'hover':>8}")
+          f"{'frame p95':>11}{'render p50':>12}{'filter p50':>12}{'hover':>8}")
     for name, r in results.items():
         print(f"{name:<16}{r['nodes']:>7}{r['edges']:>7}{r['load_ms']:>7.0f}ms"
               f"{r['layout_ms']:>7.0f}ms{r['frame_median_ms']:>9.1f}ms{r['frame_p95_ms']:>9.1f}ms"
+              f"{r['render_median_ms']:>10.1f}ms"
               f"{statistics.median(r['filter_ms']):>10.1f}ms{r['hover_median_ms']:>6.0f}ms")
     if "server_graph_ms" in results["vault"]:
         print(f"GET /dashboard/graph on the vault (server side): "
