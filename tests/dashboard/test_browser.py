@@ -269,23 +269,38 @@ def _documents_app(tmp_path):
     return mg, app
 
 
-def _wait_for_title(page, title):
+def _appears(page, title):
+    """Wait until a page titled ``title`` is in the list and the progress line is done."""
     page.wait_for_function("(t) => window.mindgraph.state.nodes.some((n) => n.title === t)",
                            arg=title, timeout=120_000)
+    page.wait_for_function("() => document.getElementById('progress').textContent === "
+                           "'up to date'")
+    assert title in page.inner_text("#doc-list")
 
 
 def test_upload_appears_in_the_list(browser, tmp_path):
-    """Choosing (or dropping) a note uploads it with POST /upload and it appears."""
+    """Dropping a note on the page uploads it with POST /upload and it appears; so does one
+    chosen with the Upload button."""
     _, app = _documents_app(tmp_path)
-    note = tmp_path / "zeppelins.md"
-    note.write_text("# Zeppelins\n\nAirships carry trunks.\n")
+    note = tmp_path / "airships.md"
+    note.write_text("# Airships\n\nThey carry trunks.\n")
     with live_server(app) as url:
         page, watch = open_dashboard(browser, url)
+        page.evaluate("""() => {
+            const files = new DataTransfer();
+            files.items.add(new File(["# Zeppelins\\n\\nAirships carry trunks.\\n"],
+                                     "zeppelins.md", {type: "text/markdown"}));
+            const drag = (type) => document.body.dispatchEvent(
+                new DragEvent(type, {dataTransfer: files, bubbles: true, cancelable: true}));
+            drag("dragenter");
+            window.__zoneShown = !document.getElementById("drop-zone").hidden;
+            drag("drop");
+        }""")
+        assert page.evaluate("window.__zoneShown")
+        _appears(page, "Zeppelins")
+        assert page.locator("#drop-zone").is_hidden()
         page.set_input_files("#upload-input", str(note))
-        _wait_for_title(page, "Zeppelins")
-        assert "Zeppelins" in page.inner_text("#doc-list")
-        page.wait_for_function("() => document.getElementById('progress').textContent === "
-                               "'up to date'")
+        _appears(page, "Airships")
         assert watch.problems == []
 
 
@@ -295,14 +310,12 @@ def test_rescan_shows_progress_and_the_new_page(browser, tmp_path):
         page, watch = open_dashboard(browser, url)
         (tmp_path / "raw" / "kyoto.md").write_text("# Kyoto\n\nA trip with [[Packing]].\n")
         page.click("#rescan-button")
-        _wait_for_title(page, "Kyoto")
-        page.wait_for_function("() => document.getElementById('progress').textContent === "
-                               "'up to date'")
+        _appears(page, "Kyoto")
         assert watch.problems == []
 
 
 def test_a_typed_link_made_in_the_detail_panel_shows_in_the_graph(browser, tmp_path):
-    mg, app = _documents_app(tmp_path)
+    _, app = _documents_app(tmp_path)
     with live_server(app) as url:
         page, watch = open_dashboard(browser, url)
         home = page.evaluate("window.mindgraph.state.nodes.find((n) => n.title === 'Home').id")
