@@ -16,8 +16,9 @@ import shutil
 
 import pytest
 
-from browser_support import (CHROMIUM_ARGS, MEASURE_JS, chromium_path, hover_latency,
-                             live_server, node_point, open_dashboard, shot, synthetic_graph)
+from browser_support import (CHROMIUM_ARGS, MEASURE_JS, ConsoleWatch, chromium_path,
+                             hover_latency, live_server, node_point, open_dashboard, shot,
+                             synthetic_graph)
 from mindgraph.config import settings_from_dict
 from mindgraph.core import Mindgraph
 from mindgraph.serve.rest import create_app
@@ -238,8 +239,6 @@ def test_behind_a_token_the_dashboard_asks_for_it_and_keeps_it_in_memory(browser
 def test_a_synthetic_10000_page_graph_stays_usable(browser, vault_url):
     graph = json.dumps(synthetic_graph(10_000))
     page = browser.new_page(viewport={"width": 1400, "height": 900})
-    from browser_support import ConsoleWatch
-
     watch = ConsoleWatch(page)
     page.route("**/dashboard/graph", lambda route: route.fulfill(
         status=200, content_type="application/json", body=graph))
