@@ -1,5 +1,6 @@
-""".ci/run, the one CI entry point, on a machine without Node.js: it installs Node.js and npm
-itself (non-interactive apt-get, only when npx is missing) before the long test run.
+""".ci/run, the one CI entry point, on a machine without Node.js or Chromium: it installs them
+itself (non-interactive apt-get, only when npx or chromium is missing) before the long test
+run.
 
 The script runs for real (bash) in a copy of the repository's .ci folder whose tools (apt-get,
 make, node, the venv's python and mindgraph) are stand-ins that log their calls.
@@ -24,7 +25,8 @@ def stand_in(path: Path, body: str) -> None:
 
 @pytest.fixture()
 def ci(tmp_path):
-    """Run .ci/run in a sandbox; returns run(node_installed, apt_works) → (result, calls)."""
+    """Run .ci/run in a sandbox; returns run(node_installed, apt_works, chromium_installed)
+    → (result, calls)."""
     repo = tmp_path / "repo"
     (repo / ".ci").mkdir(parents=True)
     shutil.copy(REPO / ".ci" / "run", repo / ".ci" / "run")
@@ -42,15 +44,21 @@ def ci(tmp_path):
     stand_in(venv / "mindgraph", "")
     calls = tmp_path / "calls"
 
-    def run(node_installed: bool, apt_works: bool = True):
+    chromium = f"printf '#!/bin/bash\\necho Chromium 156\\n' > {bin_dir}/chromium; " \
+               f"chmod +x {bin_dir}/chromium"
+
+    def run(node_installed: bool, apt_works: bool = True, chromium_installed: bool = True):
         calls.write_text("")
-        for name in ("node", "npx"):
+        for name in ("node", "npx", "chromium"):
             (bin_dir / name).unlink(missing_ok=True)
         if node_installed:
             subprocess.run(["/bin/bash", "-c", node], check=True)
+        if chromium_installed:
+            subprocess.run(["/bin/bash", "-c", chromium], check=True)
+        install = (f'case "$*" in *chromium*) {chromium};; *nodejs*) {node};; esac'
+                   if apt_works else "exit 100")
         stand_in(bin_dir / "apt-get", 'echo "DEBIAN_FRONTEND=$DEBIAN_FRONTEND" >> "$CALLS"\n'
-                 + (f'[ "$1" = install ] && {{ {node}; }}; exit 0' if apt_works else
-                    '[ "$1" = install ] && exit 100; exit 0'))
+                 + f'[ "$1" = install ] && {{ {install}; }}; exit 0')
         result = subprocess.run(["/bin/bash", str(repo / ".ci" / "run")], capture_output=True,
                                 text=True, env={"PATH": str(bin_dir), "CALLS": str(calls)},
                                 timeout=60)
@@ -80,5 +88,20 @@ def test_node_already_there_installs_nothing(ci):
 
 def test_a_failed_node_install_stops_before_the_test_run(ci):
     result, calls = ci(node_installed=False, apt_works=False)
+    assert result.returncode != 0
+    assert "make test" not in calls
+
+
+def test_a_machine_without_chromium_gets_it_before_the_test_run(ci):
+    result, calls = ci(node_installed=True, chromium_installed=False)
+    assert result.returncode == 0, result.stderr
+    installs = [c for c in calls if c.startswith("apt-get install")]
+    assert len(installs) == 1 and {"-y", "chromium", "fonts-noto-cjk"} <= set(installs[0].split())
+    assert calls.index(installs[0]) < calls.index("make test")
+    assert "== chromium: Chromium 156" in result.stdout
+
+
+def test_a_failed_chromium_install_stops_before_the_test_run(ci):
+    result, calls = ci(node_installed=True, chromium_installed=False, apt_works=False)
     assert result.returncode != 0
     assert "make test" not in calls

@@ -67,6 +67,7 @@ from ..trust.answer import TrustCriteria, context_answer, hybrid_answer, keyword
 from ..trust.validate import validate_text
 from ..version import __version__
 from . import schemas as s
+from .dashboard import DashboardHeaders, install_dashboard
 from .guard import Guard, Policy
 from .lanes import Lane, LaneTimeout, ServerLanes
 from .params import folder_inside
@@ -476,7 +477,9 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None)
     app.state.callers = Callers(mg.settings, token)
     add_document_routes(app, route, app.state.documents, lanes, app.state.callers.view,
                         _json_object_body)
+    install_dashboard(app, route, mg, fresh, lanes.slow)
     app.add_middleware(_ServerTiming)
+    app.add_middleware(DashboardHeaders)
     app.add_middleware(OldParameterNames)
     app.add_middleware(Guard, policy=Policy.for_server(serve, host or serve.host,
                                                        (upload_rule(serve),)))

@@ -1,0 +1,147 @@
+"""A page's markdown as HTML that is safe to put into the dashboard.
+
+markdown-it-py (CommonMark) with raw HTML turned off: a ``<script>`` or an ``onerror=`` in a
+note comes out as text, never as markup, and link targets go through markdown-it's URL check
+(no ``javascript:``). On top of that:
+
+- ``[[Target#Heading|label]]`` becomes a link inside the dashboard (``#page=<path>``) when it
+  resolves, a marked broken link when it does not;
+- ``![[Note]]`` shows the embedded page's lead text (one level deep), ``![[file.png]]`` and
+  images name the attachment (the dashboard loads nothing from elsewhere);
+- fenced code is highlighted by Pygments (CSS classes, no inline style: the page's
+  Content-Security-Policy allows no style attribute).
+
+The dashboard's Content-Security-Policy is the second wall: even markup that got through
+could run no script.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote
+
+from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name
+from pygments.util import ClassNotFound
+
+from ..page.links import WIKILINK_RE, is_attachment_target, parse_wikilink_inner
+
+_SCHEME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:")
+_FORMATTER = HtmlFormatter(nowrap=True, classprefix="hl-")
+EMBED_DEPTH = 1
+
+
+@dataclass(frozen=True)
+class Links:
+    """How the renderer finds pages: ``resolve(target)`` gives a page path or None,
+    ``lead(path)`` the markdown an embed of that page shows."""
+
+    resolve: Callable[[str], str | None]
+    lead: Callable[[str], str]
+
+
+def render_markdown(text: str, links: Links, depth: int = 0) -> str:
+    """``text`` (a page body) as safe HTML."""
+    return _parser().render(text, {"links": links, "depth": depth})
+
+
+def pygments_css() -> str:
+    """The stylesheet of the highlighted code (classes prefixed ``hl-``)."""
+    return _FORMATTER.get_style_defs(".page-body pre")
+
+
+def _highlight(code: str, lang: str, _attrs: str) -> str:
+    if not lang:
+        return ""                       # markdown-it escapes it
+    try:
+        lexer = get_lexer_by_name(lang.split()[0])
+    except ClassNotFound:
+        return ""
+    return highlight(code, lexer, _FORMATTER)
+
+
+_PARSER: MarkdownIt | None = None
+
+
+def _parser() -> MarkdownIt:
+    global _PARSER
+    if _PARSER is None:
+        md = MarkdownIt("commonmark", {"html": False, "highlight": _highlight})
+        md.enable(["table", "strikethrough"])
+        md.inline.ruler.before("link", "wikilink", _wikilink_rule)
+        md.add_render_rule("wikilink", _render_wikilink)
+        md.add_render_rule("link_open", _render_link_open)
+        md.add_render_rule("image", _render_image)
+        _PARSER = md
+    return _PARSER
+
+
+def _wikilink_rule(state: Any, silent: bool) -> bool:
+    if state.src[state.pos] not in "![":
+        return False
+    match = WIKILINK_RE.match(state.src, state.pos)
+    if match is None:
+        return False
+    if not silent:
+        token = state.push("wikilink", "", 0)
+        token.meta = {"inner": match.group(2), "embed": bool(match.group(1))}
+    state.pos = match.end()
+    return True
+
+
+def _page_link(path: str, label: str) -> str:
+    return (f'<a class="wikilink" href="#page={escapeHtml(quote(path, safe="/"))}" '
+            f'data-page="{escapeHtml(path)}">{escapeHtml(label)}</a>')
+
+
+def _render_wikilink(_self: Any, tokens: list, idx: int, _options: Any, env: dict) -> str:
+    meta = tokens[idx].meta
+    target, heading, _block, alias = parse_wikilink_inner(meta["inner"])
+    label = alias or (f"{target} › {heading}" if target and heading else target or heading
+                      or meta["inner"])
+    links: Links = env["links"]
+    if meta["embed"] and is_attachment_target(target):
+        return f'<span class="attachment" title="attachment">{escapeHtml(target)}</span>'
+    path = links.resolve(target) if target else None
+    if path is None:
+        return (f'<span class="wikilink broken" title="no such page">'
+                f'{escapeHtml(label)}</span>')
+    if not meta["embed"]:
+        return _page_link(path, label)
+    inner = ""
+    if env["depth"] < EMBED_DEPTH:
+        inner = render_markdown(links.lead(path), links, env["depth"] + 1)
+    return (f'<span class="embed"><span class="embed-title">{_page_link(path, label)}</span>'
+            f'{inner}</span>')
+
+
+def _render_link_open(self: Any, tokens: list, idx: int, options: Any, env: dict) -> str:
+    token = tokens[idx]
+    href = token.attrGet("href") or ""
+    if _SCHEME_RE.match(href):
+        token.attrSet("rel", "noopener noreferrer")
+        token.attrSet("target", "_blank")
+    elif href and not href.startswith("#"):
+        path = env["links"].resolve(href.split("#", 1)[0])
+        token.attrSet("href", "#page=" + quote(path, safe="/") if path else "#")
+        token.attrSet("class", "wikilink" if path else "wikilink broken")
+        if path:
+            token.attrSet("data-page", path)
+    return self.renderToken(tokens, idx, options, env)
+
+
+def _render_image(_self: Any, tokens: list, idx: int, _options: Any, _env: dict) -> str:
+    token = tokens[idx]
+    name = token.attrGet("src") or ""
+    alt = "".join(child.content for child in token.children or ())
+    return (f'<span class="attachment" title="{escapeHtml(name)}">'
+            f'{escapeHtml(alt or name)}</span>')
+
+
+__all__ = ["Links", "pygments_css", "render_markdown"]

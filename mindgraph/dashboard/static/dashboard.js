@@ -1,0 +1,598 @@
+// The mindgraph dashboard: document list with facets, WebGL knowledge graph (sigma.js over
+// graphology), explained hybrid search, page detail, and the actions of the documents API.
+// Everything comes from the REST API of the server that served this file. Text from notes is
+// only ever set as textContent; the one HTML string used (a rendered page) comes from the
+// server's renderer, which escapes all raw HTML, and the page's CSP allows no inline script.
+"use strict";
+(() => {
+  const PALETTE = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
+                   "#ff9da7", "#9c755f", "#86bcb6", "#d37295", "#8cd17d", "#a0cbe8", "#f1ce63"];
+  const DIM = "#e4e6ea";
+  const RELATIONS = ["reference", "depends_on", "extends", "related", "supersedes", "contradicts"];
+  const LINK_KINDS = ["wikilink", ...RELATIONS];         // what POST /links takes
+  const LIST_ROWS = 300;
+  const FACETS = [
+    ["type", "Type", (n) => [n.type || "(none)"]],
+    ["tag", "Tag", (n) => (n.tags.length ? n.tags : ["(none)"])],
+    ["community", "Community", (n) => [n.community === null ? "(none)" : String(n.community)]],
+    ["scope", "Scope", (n) => [n.scope || "(none)"]],
+    ["trust", "Trust", (n) => ["L" + n.trust]],
+  ];
+  const state = {
+    token: null, nodes: [], byId: new Map(), communities: new Map(), text: "", sort: "title",
+    active: Object.fromEntries(FACETS.map(([key]) => [key, new Set()])), expanded: new Set(),
+    filtered: null, hits: null, selected: null, graph: null, sigma: null, hovered: null,
+  };
+  const $ = (id) => document.getElementById(id);
+  let readyResolve;
+  const ready = new Promise((resolve) => { readyResolve = resolve; });
+  window.mindgraph = { state, ready };
+
+  function el(tag, attrs = {}, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attrs)) {
+      if (value === undefined || value === null || value === false) continue;
+      if (key === "class") node.className = value;
+      else if (key === "dataset") Object.assign(node.dataset, value);
+      else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+      else node.setAttribute(key, value === true ? "" : String(value));
+    }
+    for (const child of children.flat()) {
+      if (child === null || child === undefined || child === false) continue;
+      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+    return node;
+  }
+
+  const pageHash = (path) => "#page=" + encodeURIComponent(path).replace(/%2F/g, "/");
+
+  class ApiError extends Error {
+    constructor(status, message) { super(message); this.status = status; }
+  }
+
+  async function api(path, options = {}) {
+    const headers = new Headers(options.headers || {});
+    if (state.token) headers.set("Authorization", "Bearer " + state.token);
+    if (options.json !== undefined) {
+      headers.set("Content-Type", "application/json");
+      options = { ...options, body: JSON.stringify(options.json) };
+    }
+    const response = await fetch(path, { ...options, headers });
+    const kind = response.headers.get("content-type") || "";
+    const body = kind.includes("json") ? await response.json() : await response.text();
+    if (response.status === 401) {
+      $("login").hidden = false;
+      throw new ApiError(401, "This server needs its token: enter it in the sign-in field.");
+    }
+    if (!response.ok) {
+      const detail = typeof body === "object" && body ? (body.detail || body.error) : body;
+      throw new ApiError(response.status, `${response.status}: ${detail || response.statusText}`);
+    }
+    return body;
+  }
+
+  function say(text, error = false) {
+    const box = $("message");
+    box.textContent = text;
+    box.className = error ? "error" : "";
+    box.hidden = false;
+    clearTimeout(say.timer);
+    say.timer = setTimeout(() => { box.hidden = true; }, error ? 8000 : 4000);
+    if (error) console.warn("mindgraph:", text);
+  }
+
+  // ---- data -------------------------------------------------------------------------------
+  async function load() {
+    const data = await api("/dashboard/graph");
+    state.nodes = data.nodes;
+    state.byId = new Map(data.nodes.map((n) => [n.id, n]));
+    state.communities = new Map(data.communities.map((c) => [String(c.id), c]));
+    drawGraph(data);
+    refreshList();
+    $("legend").textContent = `${data.nodes.length} pages · ${data.edges.length} links · ` +
+      `${data.communities.length} communities — solid arrows: written links, faint lines: ` +
+      `shared tags (inferred)`;
+  }
+
+  // ---- filters and list -------------------------------------------------------------------
+  function facetLabel(key, value) {
+    if (key === "community" && value !== "(none)") {
+      const c = state.communities.get(value);
+      return c ? c.name : value;
+    }
+    return value;
+  }
+
+  function matches(node, except) {
+    if (state.text) {
+      const hay = (node.title + "\n" + node.id + "\n" + node.tags.join(" ")).toLowerCase();
+      if (!hay.includes(state.text)) return false;
+    }
+    for (const [key, , values] of FACETS) {
+      const wanted = state.active[key];
+      if (key === except || wanted.size === 0) continue;
+      if (!values(node).some((v) => wanted.has(v))) return false;
+    }
+    return true;
+  }
+
+  function anyFilter() {
+    return Boolean(state.text) || FACETS.some(([key]) => state.active[key].size > 0);
+  }
+
+  function refreshList() {
+    renderChips();
+    const shown = state.nodes.filter((n) => matches(n, null));
+    state.filtered = anyFilter() ? new Set(shown.map((n) => n.id)) : null;
+    const by = {
+      title: (a, b) => a.title.localeCompare(b.title),
+      date: (a, b) => (b.date || "").localeCompare(a.date || "") || a.title.localeCompare(b.title),
+      backlinks: (a, b) => b.backlinks - a.backlinks || a.title.localeCompare(b.title),
+    }[state.sort];
+    shown.sort(by);
+    $("list-count").textContent = `${shown.length} of ${state.nodes.length} pages` +
+      (shown.length > LIST_ROWS ? ` (first ${LIST_ROWS} listed: filter to see the rest)` : "");
+    const list = $("doc-list");
+    list.replaceChildren(...shown.slice(0, LIST_ROWS).map((n) => el("li",
+      { class: n.id === state.selected ? "selected" : null, dataset: { page: n.id } },
+      el("a", { href: pageHash(n.id) }, n.title),
+      el("span", { class: "meta" }, [n.id, `${n.backlinks} backlinks`, n.date, n.type]
+        .filter(Boolean).join(" · ")))));
+    redraw();
+  }
+
+  function renderChips() {
+    const groups = FACETS.map(([key, name, values]) => {
+      const counts = new Map();
+      for (const node of state.nodes) {
+        if (!matches(node, key)) continue;
+        for (const v of new Set(values(node))) counts.set(v, (counts.get(v) || 0) + 1);
+      }
+      for (const v of state.active[key]) if (!counts.has(v)) counts.set(v, 0);
+      const sorted = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+      const limit = state.expanded.has(key) ? sorted.length : 8;
+      const chips = sorted.filter(([v], i) => i < limit || state.active[key].has(v))
+        .map(([value, count]) => el("button", {
+          type: "button", class: "chip" + (state.active[key].has(value) ? " active" : ""),
+          dataset: { facet: key, value }, "aria-pressed": String(state.active[key].has(value)),
+          onclick: () => toggle(key, value),
+        }, facetLabel(key, value), el("span", { class: "count" }, count)));
+      const more = sorted.length > limit ? el("button", {
+        type: "button", class: "more", onclick: () => { state.expanded.add(key); renderChips(); },
+      }, `+${sorted.length - limit} more`) : null;
+      return el("div", { class: "facet", dataset: { facet: key } },
+        el("span", { class: "facet-name" }, name), chips, more);
+    });
+    $("chips").replaceChildren(...groups);
+  }
+
+  function toggle(key, value) {
+    const set = state.active[key];
+    if (set.has(value)) set.delete(value); else set.add(value);
+    refreshList();
+  }
+
+  // ---- graph ------------------------------------------------------------------------------
+  function hash(text) {
+    let h = 2166136261;
+    for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+    return (h >>> 0) / 4294967296;
+  }
+
+  function seedPosition(node, old) {
+    if (old) return old;
+    // communities on a golden-angle spiral, members scattered in a disc around their centre
+    const rank = node.community === null ? 0 : node.community + 1;
+    const angle = rank * 2.39996, radius = 12 * Math.sqrt(rank);
+    const a = hash(node.id) * 2 * Math.PI, r = 4 * Math.sqrt(hash(node.id + "r"));
+    return { x: radius * Math.cos(angle) + r * Math.cos(a), y: radius * Math.sin(angle) + r * Math.sin(a) };
+  }
+
+  function drawGraph(data) {
+    const old = state.graph;
+    const graph = new graphology.Graph({ type: "directed", multi: false, allowSelfLoops: false });
+    let fresh = 0;
+    for (const node of data.nodes) {
+      const kept = old && old.hasNode(node.id) ? old.getNodeAttributes(node.id) : null;
+      if (!kept) fresh++;
+      const at = seedPosition(node, kept && { x: kept.x, y: kept.y });
+      graph.addNode(node.id, {
+        label: node.title, x: at.x, y: at.y, size: Math.min(3 + 1.4 * Math.sqrt(node.links), 20),
+        color: node.community === null ? "#98a2b3" : PALETTE[node.community % PALETTE.length],
+      });
+    }
+    for (const edge of data.edges) {
+      const extracted = edge.kind === "extracted";
+      if (!extracted && (graph.hasEdge(edge.source, edge.target) ||
+                         graph.hasEdge(edge.target, edge.source))) continue;
+      const typed = extracted && RELATIONS.includes(edge.relation);
+      const attrs = extracted
+        ? { type: "arrow", size: typed ? 1.6 : 1, color: typed ? "#5b6478" : "#9aa1ad",
+            label: typed ? edge.relation.replace("_", " ") : "", kind: "extracted",
+            relation: edge.relation }
+        : { type: "line", size: 0.4, color: "#e8eaee", kind: "inferred", relation: edge.relation,
+            label: "" };
+      if (graph.hasEdge(edge.source, edge.target)) {
+        if (extracted) graph.mergeEdgeAttributes(edge.source, edge.target, attrs);
+      } else {
+        graph.addEdge(edge.source, edge.target, attrs);
+      }
+    }
+    const n = graph.order;
+    if (fresh > 0 && n > 1) {
+      const fa2 = graphologyLibrary.layoutForceAtlas2;
+      const iterations = !old ? (n < 1500 ? 120 : n < 4000 ? 50 : 25) : 15;
+      const started = performance.now();
+      fa2.assign(graph, { iterations, settings: { ...fa2.inferSettings(graph),
+        barnesHutOptimize: n > 600, adjustSizes: false, slowDown: 2 } });
+      state.layoutMs = performance.now() - started;
+    }
+    state.graph = graph;
+    if (state.sigma) {
+      state.sigma.setGraph(graph);
+      return;
+    }
+    state.sigma = new Sigma(graph, $("graph"), {
+      renderEdgeLabels: true, zIndex: true, hideEdgesOnMove: n > 4000,
+      labelFont: getComputedStyle(document.documentElement).fontFamily,
+      labelDensity: n > 4000 ? 0.3 : 0.7, labelGridCellSize: 80,
+      labelRenderedSizeThreshold: n > 4000 ? 12 : 7, edgeLabelSize: 11,
+      nodeReducer: nodeLook, edgeReducer: edgeLook,
+    });
+    wireGraphEvents(state.sigma);
+  }
+
+  function lit() { return state.hits || state.filtered; }
+
+  function nodeLook(id, attrs) {
+    const on = lit();
+    const out = { ...attrs };
+    if (id === state.selected) {
+      out.highlighted = true; out.zIndex = 2; out.forceLabel = true;
+    } else if (on && !on.has(id)) {
+      out.color = DIM; out.label = ""; out.zIndex = 0;
+    } else if (on) {
+      out.highlighted = state.hits !== null; out.zIndex = 1;
+      if (state.hits) out.forceLabel = on.size <= 30;
+    }
+    return out;
+  }
+
+  function edgeLook(id, attrs) {
+    const on = lit();
+    if (!on && !state.selected) return attrs;
+    const [s, t] = state.graph.extremities(id);
+    const touches = state.selected && (s === state.selected || t === state.selected);
+    if (touches) return { ...attrs, color: "#3559e0", zIndex: 2, size: attrs.size + 0.6 };
+    if (on && !(on.has(s) && on.has(t))) return { ...attrs, hidden: true };
+    return attrs;
+  }
+
+  function resizeGraph() { if (state.sigma) state.sigma.resize(); }
+
+  function redraw() { if (state.sigma) state.sigma.refresh({ skipIndexation: true }); }
+
+  function wireGraphEvents(renderer) {
+    const tip = $("tooltip");
+    let dragged = null, moved = false;
+    renderer.on("enterNode", ({ node, event }) => {
+      state.hovered = node;
+      const info = state.byId.get(node);
+      $("tooltip-title").textContent = info ? info.title : node;
+      $("tooltip-summary").textContent = info ? info.summary : "";
+      placeTip(event);
+      tip.hidden = false;        // sigma draws the hovered node's label itself: no refresh
+    });
+    renderer.on("leaveNode", () => { state.hovered = null; tip.hidden = true; });
+    renderer.on("downNode", ({ node }) => {
+      dragged = node; moved = false;
+      renderer.getCamera().disable();
+    });
+    renderer.on("moveBody", ({ event }) => {
+      if (tip.hidden === false) placeTip(event);
+      if (!dragged) return;
+      moved = true;
+      const at = renderer.viewportToGraph(event);
+      state.graph.mergeNodeAttributes(dragged, { x: at.x, y: at.y });
+      event.preventSigmaDefault();
+      event.original.preventDefault();
+    });
+    const drop = () => { dragged = null; renderer.getCamera().enable(); };
+    renderer.on("upNode", drop);
+    renderer.on("upStage", drop);
+    renderer.on("clickNode", ({ node }) => {
+      if (moved) { moved = false; return; }
+      location.hash = pageHash(node);
+    });
+  }
+
+  function placeTip(event) {
+    const tip = $("tooltip");
+    tip.style.left = (event.x + 14) + "px";
+    tip.style.top = (event.y + 10) + "px";
+  }
+
+  function focusNode(id) {
+    if (!state.sigma || !state.graph.hasNode(id)) return;
+    const at = state.sigma.getNodeDisplayData(id);
+    if (at) state.sigma.getCamera().animate({ x: at.x, y: at.y, ratio: 0.35 }, { duration: 400 });
+  }
+
+  // ---- search -----------------------------------------------------------------------------
+  async function search(query) {
+    query = query.trim();
+    if (!query) return clearSearch();
+    $("search").value = query;
+    const answer = await api("/smart_search?" + new URLSearchParams({ q: query, limit: "20" }));
+    state.hits = new Set(answer.results.map((r) => r.page));
+    $("results").hidden = false;
+    $("results-title").textContent = `${answer.results.length} results for “${answer.query}”`;
+    $("results-intent").textContent = `intent: ${answer.intent.name} ` +
+      `(${Math.round(answer.intent.confidence * 100)}%)` +
+      (answer.interpretation ? ` — ${answer.interpretation}` : "");
+    $("results-notes").replaceChildren(...answer.degradation.map((d) => el("li", {}, d)));
+    $("results-list").replaceChildren(...answer.results.map((r) => el("li", {},
+      el("a", { href: pageHash(r.page) }, `${r.rank}. ${r.title}`),
+      r.heading ? el("span", { class: "meta" }, "§ " + r.heading) : null,
+      el("span", { class: "snippet" }, r.snippet),
+      el("span", { class: "why" }, explain(r)))));
+    $("results-followups").replaceChildren(...(answer.follow_ups.length
+      ? [el("span", { class: "muted" }, "Follow-ups: ")] : []),
+      ...answer.follow_ups.map((f) => el("button", { type: "button", class: "followup",
+                                                    onclick: () => search(f) }, f)));
+    redraw();
+  }
+
+  function explain(result) {
+    const parts = Object.entries(result.sources).map(([name, info]) =>
+      name === "graph" ? `graph: links ${info.linked}`
+        : `${name} #${info.rank} (${Number(info.score).toFixed(2)})`);
+    const boosts = Object.entries(result.boosts).map(([name, v]) => `${name} +${v}`);
+    return [`score ${result.score.toFixed(3)}`, ...parts, ...boosts].join(" · ");
+  }
+
+  function clearSearch() {
+    state.hits = null;
+    $("results").hidden = true;
+    $("search").value = "";
+    redraw();
+  }
+
+  // ---- detail -----------------------------------------------------------------------------
+  function facts(pairs) {
+    return el("dl", { class: "facts" }, pairs.filter(([, v]) => v !== null && v !== undefined &&
+      v !== "" && !(Array.isArray(v) && v.length === 0))
+      .flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, Array.isArray(v) ? v.join(", ") : v)]));
+  }
+
+  function linkTo(path, text) {
+    return el("a", { class: "wikilink", href: pageHash(path) }, text || titleOf(path));
+  }
+
+  function titleOf(path) { const n = state.byId.get(path); return n ? n.title : path; }
+
+  async function showDetail(path) {
+    const enc = encodeURIComponent(path);
+    let page, view;
+    try {
+      [page, view] = await Promise.all([api("/page?page=" + enc), api("/dashboard/page?page=" + enc)]);
+    } catch (error) {
+      say(error.message, true);
+      return;
+    }
+    state.selected = page.path;
+    const body = el("div", { class: "page-body", lang: view.lang === "other" ? null : view.lang });
+    body.innerHTML = view.html;      // the server's renderer escaped every raw HTML of the note
+    const t = view.trust;
+    const timeline = el("ul", { class: "links-list" }, el("li", { class: "muted" }, "…"));
+    const outgoing = page.outgoing.map((l) => el("li", {},
+      el("span", { class: "kind" }, l.relation === "wikilink" ? l.syntax : l.relation),
+      l.page ? linkTo(l.page) : el("span", { class: "wikilink broken" }, l.target || "#" + (l.heading || "")),
+      l.status === "resolved" ? null : el("span", { class: "muted" }, " " + l.status)));
+    const backlinks = page.backlinks.map((b) => el("li", {},
+      el("span", { class: "kind" }, b.relation), linkTo(b.page),
+      el("span", { class: "muted" }, ` line ${b.line}`)));
+    $("detail-body").replaceChildren(
+      el("h2", { lang: view.lang === "other" ? null : view.lang }, page.title),
+      el("p", { class: "muted" }, page.path),
+      facts([["Community", view.community ? `${view.community.name} (${view.community.size} pages)` : null],
+             ["Type", view.type], ["Scope", view.scope], ["Tags", page.tags], ["Aliases", page.aliases]]),
+      el("h3", {}, "Trust"),
+      facts([["Level", `L${t.level ?? 0} ${t.status || "unverified"}`], ["Freshness", t.freshness],
+             ["Stale because", t.stale], ["Origin", t.origin], ["Validator", t.validator],
+             ["Last validated", t.last_validated], ["Revalidate after", t.revalidate_after],
+             ["Evidence", t.evidence], ["Problem", t.problem]]),
+      el("h3", {}, "Sources and compile"),
+      facts([["Compiler", view.compile.compiler || "none (written by hand)"],
+             ["Sources", view.compile.sources], ["Created", view.compile.created],
+             ["Updated", view.compile.updated], ["Dated from", view.compile.date_source]]),
+      el("h3", {}, `Sections (${page.sections.length})`),
+      el("div", {}, page.sections.filter((s) => s.heading).map((s) => el("button", {
+        type: "button", class: "section-link", onclick: () => scrollToHeading(body, s.heading),
+      }, "  ".repeat(Math.max(0, s.level - 2)) + s.heading))),
+      body,
+      el("h3", {}, `Outgoing links (${page.outgoing.length})`), el("ul", { class: "links-list" }, outgoing),
+      el("h3", {}, `Backlinks (${page.backlinks.length})`), el("ul", { class: "links-list" }, backlinks),
+      el("h3", {}, "Timeline mentions"), timeline,
+      el("h3", {}, "Add a typed link"), linkForm(page.path));
+    if ($("detail").hidden) { $("detail").hidden = false; resizeGraph(); }
+    $("detail").scrollTop = 0;
+    for (const li of $("doc-list").children) li.classList.toggle("selected", li.dataset.page === page.path);
+    focusNode(page.path);
+    redraw();
+    loadTimeline(page.title, timeline);
+  }
+
+  async function loadTimeline(title, list) {
+    try {
+      const found = await api("/timeline?" + new URLSearchParams({ concept: title, limit: "10" }));
+      list.replaceChildren(...(found.entries.length ? found.entries.map((e) => el("li", {},
+        el("span", { class: "kind" }, e.date), e.page ? linkTo(e.page, e.title) : e.path,
+        el("span", { class: "snippet" }, e.snippet)))
+        : [el("li", { class: "muted" }, "No dated note mentions it.")]));
+    } catch (error) {
+      list.replaceChildren(el("li", { class: "muted" }, "Timeline unavailable: " + error.message));
+    }
+  }
+
+  function scrollToHeading(body, heading) {
+    const target = [...body.querySelectorAll("h1,h2,h3,h4,h5,h6")]
+      .find((h) => h.textContent.trim() === heading.trim());
+    if (target) target.scrollIntoView({ block: "start" });
+  }
+
+  function closeDetail() {
+    state.selected = null;
+    $("detail").hidden = true;
+    resizeGraph();
+    if (location.hash.startsWith("#page=")) history.replaceState(null, "", location.pathname);
+    redraw();
+  }
+
+  function route() {
+    const match = location.hash.match(/^#page=(.+)$/);
+    if (match) showDetail(decodeURIComponent(match[1]));
+  }
+
+  // ---- actions (the documents API: POST /upload, /rescan, /links; GET /status) -----------
+  function linkForm(source) {
+    const form = el("form", { id: "link-form" },
+      el("input", { name: "to", placeholder: "Target page", required: true }),
+      el("select", { name: "kind" }, LINK_KINDS.map((r) => el("option", { value: r, selected: r === "related" }, r))),
+      el("textarea", { name: "context", rows: 2, placeholder: "Why they are linked (a sentence)" }),
+      el("button", { type: "submit" }, "Add link"));
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const data = new FormData(form);
+      const wanted = String(data.get("to")).trim().toLowerCase();
+      const target = state.nodes.find((n) => n.id.toLowerCase() === wanted ||
+        n.title.toLowerCase() === wanted || n.id.toLowerCase() === wanted + ".md");
+      if (!target) { say(`No page named “${data.get("to")}”: give its title or path.`, true); return; }
+      try {
+        await api("/links", { method: "POST", json: { from: state.byId.get(source).doc,
+          to: target.doc, kind: data.get("kind"), context: data.get("context") || "" } });
+        say("Link added.");
+        await load();
+        showDetail(source);
+      } catch (error) { say(error.message, true); }
+    });
+    return form;
+  }
+
+  async function upload(files) {
+    if (!files.length) return;
+    const form = new FormData();
+    for (const file of files) form.append("files", file, file.name);
+    try {
+      const done = await api("/upload", { method: "POST", body: form });
+      say(`Uploaded ${done.documents.length} note(s) into ${done.folder}.`);
+      await followProgress();
+    } catch (error) { say("Upload failed: " + error.message, true); }
+  }
+
+  async function rescan() {
+    try {
+      await api("/rescan", { method: "POST", json: {} });
+      say("Rescan started.");
+      await followProgress();
+    } catch (error) { say("Rescan failed: " + error.message, true); }
+  }
+
+  function describe(status) {
+    if (!status || typeof status !== "object") return "";
+    if (!status.busy) return "idle";
+    return status.running.map((j) => [j.kind, j.phase, j.total ? `${j.done}/${j.total}` : "",
+                                      j.current].filter(Boolean).join(" ")).join("; ");
+  }
+
+  // Follow GET /status as server-sent events (fetch, so the token goes along) until nothing
+  // runs, showing each job's phase and progress; then reload the list and graph.
+  async function followProgress() {
+    const line = $("progress");
+    line.textContent = "working…";
+    try {
+      const headers = new Headers({ Accept: "text/event-stream" });
+      if (state.token) headers.set("Authorization", "Bearer " + state.token);
+      const response = await fetch("/status", { headers });
+      if (!response.ok) throw new ApiError(response.status, `status: ${response.status}`);
+      if ((response.headers.get("content-type") || "").includes("text/event-stream")) {
+        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+        let buffer = "";
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buffer += value;
+          let cut;
+          while ((cut = buffer.indexOf("\n\n")) >= 0) {
+            const data = buffer.slice(0, cut).split("\n").filter((l) => l.startsWith("data:"))
+              .map((l) => l.slice(5).trim()).join("\n");
+            buffer = buffer.slice(cut + 2);
+            if (data) try { line.textContent = describe(JSON.parse(data)); } catch { /* a partial event */ }
+          }
+        }
+      } else {
+        line.textContent = describe(await response.json());
+      }
+    } catch (error) {
+      line.textContent = error.status === 404 ? "" : error.message;
+    }
+    await load();
+    line.textContent = "up to date";
+  }
+
+  function wireActions() {
+    $("upload-button").addEventListener("click", () => $("upload-input").click());
+    $("upload-input").addEventListener("change", (e) => upload([...e.target.files]));
+    $("rescan-button").addEventListener("click", rescan);
+    const zone = $("drop-zone");
+    let depth = 0;
+    window.addEventListener("dragenter", (e) => {
+      if (![...(e.dataTransfer?.types || [])].includes("Files")) return;
+      depth++; zone.hidden = false;
+    });
+    window.addEventListener("dragleave", () => { depth = Math.max(0, depth - 1); if (!depth) zone.hidden = true; });
+    window.addEventListener("dragover", (e) => e.preventDefault());
+    window.addEventListener("drop", (e) => {
+      e.preventDefault(); depth = 0; zone.hidden = true;
+      upload([...(e.dataTransfer?.files || [])]);
+    });
+  }
+
+  // ---- start ------------------------------------------------------------------------------
+  function wire() {
+    $("search-form").addEventListener("submit", (e) => {
+      e.preventDefault();
+      search($("search").value).catch((error) => say(error.message, true));
+    });
+    $("results-clear").addEventListener("click", clearSearch);
+    $("text-filter").addEventListener("input", (e) => {
+      state.text = e.target.value.trim().toLowerCase();
+      refreshList();
+    });
+    $("sort").addEventListener("change", (e) => { state.sort = e.target.value; refreshList(); });
+    $("detail-close").addEventListener("click", closeDetail);
+    $("login").addEventListener("submit", (e) => {
+      e.preventDefault();
+      state.token = $("token").value.trim() || null;    // kept in this tab's memory only
+      $("token").value = "";
+      $("login").hidden = true;
+      start();
+    });
+    window.addEventListener("hashchange", route);
+    wireActions();
+  }
+
+  async function start() {
+    try {
+      await load();
+      route();
+      document.body.dataset.ready = "true";
+      readyResolve();
+    } catch (error) {
+      say(error.message, error.status !== 401);
+    }
+  }
+
+  wire();
+  start();
+})();

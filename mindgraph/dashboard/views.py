@@ -1,0 +1,134 @@
+"""What the dashboard shows, as plain JSON-ready data: the graph with every page's facets, and
+one page rendered with its community, trust record and compile information.
+
+Both read the pages, graph and communities they are handed: the server decides what the
+caller may see, these functions only shape it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from typing import Any
+from urllib.parse import unquote
+
+from ..fsutil import sha256_text
+from ..graph.build import EXTRACTED, KnowledgeGraph
+from ..graph.communities import Community
+from ..page.language import page_language
+from ..page.links import replace_links
+from ..page.model import Page
+from ..page.vault import Vault
+from ..trust.record import read_record
+from .render import Links, render_markdown
+
+SUMMARY_CHARS = 200
+_SPACE_RE = re.compile(r"\s+")
+_LINE_MARK_RE = re.compile(r"^[ \t]*(?:[#>*\-]+[ \t]*)+|\[![A-Za-z]+\][+-]?", re.M)
+_INLINE_MARK_RE = re.compile(r"\*{1,3}|`+|(?<!\w)_{1,2}|_{1,2}(?!\w)")
+_DATE_KEYS = ("updated", "date", "created")
+
+
+def summary_of(page: Page) -> str:
+    """A line or two for a hover card: the frontmatter summary, else the first text."""
+    given = page.frontmatter.get("summary") or page.frontmatter.get("description")
+    if isinstance(given, str) and given.strip():
+        text = given
+    else:
+        text = next((s.text for s in page.sections if s.text.strip()), "")
+        text = replace_links(text, lambda target, heading, _b, alias: alias or heading
+                             or target)
+        text = _INLINE_MARK_RE.sub("", _LINE_MARK_RE.sub(" ", text))
+    text = _SPACE_RE.sub(" ", text).strip()
+    return text if len(text) <= SUMMARY_CHARS else text[:SUMMARY_CHARS - 1].rstrip() + "…"
+
+
+def date_of(page: Page) -> str | None:
+    """The page's own date (updated, date or created in its frontmatter) as YYYY-MM-DD."""
+    for key in _DATE_KEYS:
+        value = page.frontmatter.get(key)
+        if value:
+            return str(value)[:10]
+    return None
+
+
+def graph_view(vault: Vault, kg: KnowledgeGraph, communities: Iterable[Community],
+               trust: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """Nodes with their facets (type, tags, scope, community, trust level, date, link counts,
+    summary), edges with their kind and relation (one per pair and relation), communities."""
+    communities = list(communities)
+    member_of = {m: c.id for c in communities for m in c.members}
+    graph = kg.graph
+    backlinks = Counter(v for u, v, kind in graph.edges(data="kind") if kind == EXTRACTED
+                        and u != v)
+    nodes = []
+    for path in sorted(vault.pages):
+        page = vault.pages[path]
+        nodes.append({
+            "id": path, "doc": document_id(path), "title": page.title, "type": _text(page.frontmatter.get("type")),
+            "tags": list(page.tags), "scope": _text(page.frontmatter.get("scope")),
+            "community": member_of.get(path),
+            "trust": int(trust.get(path, {}).get("level", 0)),
+            "date": date_of(page),
+            "links": graph.degree(path) if path in graph else 0,
+            "backlinks": backlinks.get(path, 0), "summary": summary_of(page)})
+    edges = [{"source": u, "target": v, "kind": data.get("kind"), "relation": key,
+              "label": data.get("label") or ""}
+             for u, v, key, data in sorted(graph.edges(keys=True, data=True),
+                                           key=lambda e: (e[0], e[1], e[2]))
+             if u != v and u in vault.pages and v in vault.pages]
+    return {"nodes": nodes, "edges": edges,
+            "communities": [{"id": c.id, "name": c.name, "size": c.size} for c in communities]}
+
+
+def page_view(vault: Vault, page: Page, communities: Iterable[Community],
+              trust: Mapping[str, Any]) -> dict[str, Any]:
+    """The page rendered as safe HTML, with its community, trust record and compile info."""
+    community = next(({"id": c.id, "name": c.name, "size": c.size} for c in communities
+                      if page.path in c.members), None)
+    record = read_record(page.frontmatter)
+    fm = page.frontmatter
+    return {
+        "path": page.path, "title": page.title, "lang": page_language(page),
+        "html": render_markdown(page.indexed_body, page_links(vault, page.path)),
+        "community": community,
+        "trust": {**trust, "origin": record.provenance.origin,
+                  "generator": record.provenance.generator,
+                  "validator": record.verification.validator,
+                  "last_validated": record.verification.last_validated,
+                  "revalidate_after": record.verification.revalidate_after,
+                  "evidence": record.evidence.status, "problem": record.problem},
+        "compile": {"compiler": _text(fm.get("compiler")),
+                    "sources": [s.path for s in record.provenance.sources],
+                    "created": _text(fm.get("created")), "updated": _text(fm.get("updated")),
+                    "date_source": _text(fm.get("date_source"))},
+        "type": _text(fm.get("type")), "scope": _text(fm.get("scope")),
+    }
+
+
+def page_links(vault: Vault, source: str) -> Links:
+    """The renderer's view of the vault from the page at ``source``."""
+
+    def resolve(target: str) -> str | None:
+        found = vault.resolver.resolve_target(unquote(target), source)
+        return found.target if found.status == "resolved" else None
+
+    def lead(path: str) -> str:
+        page = vault.pages[path]
+        return next((s.text for s in page.sections if s.text.strip()), "")
+
+    return Links(resolve, lead)
+
+
+def document_id(page_path: str) -> str:
+    """The page's id in the documents API (POST /links takes ids): the same 16 hex digits as
+    mindgraph/documents' ``document_id``."""
+    return sha256_text("page\n" + page_path)[:16]
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None or value == "" else str(value)
+
+
+__all__ = ["date_of", "graph_view", "page_links", "page_view", "summary_of"]

@@ -1,0 +1,156 @@
+"""The dashboard's routes: the page at ``GET /``, its static files, and the two read endpoints
+only it needs (the graph with every page's facets, a page rendered as safe HTML).
+
+The page and its files are public (they hold no data, and a browser cannot send a bearer
+token when it opens a URL); every data request the page makes goes through the same Guard and
+token as the API. Every dashboard response carries a strict Content-Security-Policy: scripts
+and styles from this server only, nothing inline, no frames, no form posts elsewhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from fastapi import FastAPI, Query
+from pydantic import BaseModel, Field
+from starlette.responses import Response
+
+from ..core import Mindgraph
+from ..dashboard import assets
+from ..dashboard.views import graph_view, page_view
+from .lanes import Lane
+
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+       "font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; "
+       "frame-ancestors 'none'")
+DASHBOARD_HEADERS = {"content-security-policy": CSP, "x-content-type-options": "nosniff",
+                     "referrer-policy": "no-referrer", "x-frame-options": "DENY"}
+
+
+class NodeOut(BaseModel):
+    """A page as the graph and the list show it."""
+
+    id: str
+    doc: str = Field(description="Its id in the documents API (/documents, POST /links)")
+    title: str
+    type: str | None
+    tags: list[str]
+    scope: str | None
+    community: int | None
+    trust: int = Field(description="Verification level 0..3")
+    date: str | None = Field(description="updated, date or created from the frontmatter")
+    links: int = Field(description="Edges in and out (extracted and inferred)")
+    backlinks: int
+    summary: str
+
+
+class EdgeOut(BaseModel):
+    """One edge: extracted (a written link, relation = its kind) or inferred (shared tag)."""
+
+    source: str
+    target: str
+    kind: str | None
+    relation: str
+    label: str
+
+
+class CommunityBriefOut(BaseModel):
+    """A community: id, the name of its central page, its size."""
+
+    id: int
+    name: str
+    size: int
+
+
+class GraphViewOut(BaseModel):
+    """Everything the dashboard's list and graph draw."""
+
+    nodes: list[NodeOut]
+    edges: list[EdgeOut]
+    communities: list[CommunityBriefOut]
+
+
+class RenderedPageOut(BaseModel):
+    """A page rendered as HTML (raw HTML in the note is escaped), with its community, trust
+    record and compile information."""
+
+    path: str
+    title: str
+    lang: str = Field(description="en, ja, zh, ko or other: the text's language")
+    html: str
+    community: CommunityBriefOut | None
+    trust: dict[str, Any]
+    compile: dict[str, Any]
+    type: str | None
+    scope: str | None
+
+
+def install_dashboard(app: FastAPI, route: Callable[..., Any], mg: Mindgraph,
+                      fresh: Callable[[], None], slow: Lane) -> None:
+    """Add the dashboard to ``app``; ``route`` is the API's route maker (token, lanes, error
+    documentation), ``fresh`` its refresh from the wiki."""
+    files = assets.static_files()
+
+    @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
+    async def dashboard_page() -> Response:
+        return _asset(*files["index.html"])
+
+    @app.api_route("/dashboard/static/{name:path}", methods=["GET", "HEAD"],
+                   include_in_schema=False)
+    async def dashboard_file(name: str) -> Response:
+        found = files.get(name)
+        if found is None:
+            return Response(b"not a dashboard file\n", 404, media_type="text/plain",
+                            headers=DASHBOARD_HEADERS)
+        return _asset(*found)
+
+    @route("get", "/dashboard/graph", GraphViewOut,
+           "The dashboard's graph: pages with type, tags, scope, community, trust, link "
+           "counts and summary; edges with kind and relation", lane=slow)
+    def dashboard_graph() -> dict[str, Any]:
+        fresh()
+        vault = mg.vault()
+        return graph_view(vault, mg.graph(), mg.communities(), mg.trust_of(vault.pages))
+
+    @route("get", "/dashboard/page", RenderedPageOut,
+           "A page rendered as safe HTML for the dashboard, with community, trust and compile "
+           "info", 404, lane=slow)
+    def dashboard_rendered(page: str = Query(..., min_length=1, max_length=1000,
+                                             description="Path, title, alias or file name")
+                           ) -> dict[str, Any]:
+        fresh()
+        found = mg.page(page)
+        return page_view(mg.vault(), found, mg.communities(),
+                         mg.trust_of([found.path]).get(found.path, {}))
+
+
+def _asset(body: bytes, media_type: str) -> Response:
+    return Response(body, media_type=media_type,
+                    headers={**DASHBOARD_HEADERS, "cache-control": "no-cache"})
+
+
+class DashboardHeaders:
+    """Adds the dashboard's security headers to the JSON answers of ``/dashboard/*`` too."""
+
+    def __init__(self, app: Any):
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        path = scope.get("path", "") if scope["type"] == "http" else ""
+        if not path.startswith("/dashboard/"):
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                have = {k.lower() for k, _ in message.get("headers", ())}
+                extra = [(k.encode(), v.encode()) for k, v in DASHBOARD_HEADERS.items()
+                         if k.encode() not in have]
+                message = {**message, "headers": [*message.get("headers", ()), *extra]}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+__all__ = ["CSP", "DashboardHeaders", "install_dashboard"]

@@ -1,0 +1,196 @@
+"""Driving the dashboard in a real headless Chromium (Debian's ``chromium``, installed by
+.ci/run) with Playwright, for the browser tests and bench/bench_dashboard.py.
+
+Playwright's own browser download cannot run here (no network but the package registries), so
+it is pointed at the system chromium with ``executable_path``. WebGL runs on SwiftShader (the
+CPU): frame times are the CPU's, an upper bound for a machine with a GPU.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+CHROMIUM_ARGS = ["--enable-unsafe-swiftshader", "--use-angle=swiftshader",
+                 "--ignore-gpu-blocklist", "--disable-dev-shm-usage"]
+ARTIFACTS = Path(os.environ.get("MINDGRAPH_ARTIFACTS",
+                                Path(__file__).resolve().parents[2] / "bench-out" / "dashboard"))
+
+
+def chromium_path() -> str | None:
+    """The system Chromium ($MINDGRAPH_CHROMIUM, chromium or chromium-browser), or None."""
+    given = os.environ.get("MINDGRAPH_CHROMIUM")
+    if given:
+        return given
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@contextlib.contextmanager
+def live_server(app: Any) -> Iterator[str]:
+    """Serve ``app`` with uvicorn on a free loopback port; yields its base URL."""
+    import uvicorn
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", loop="asyncio",
+                                           lifespan="on"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the dashboard test server did not start")
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        listener.close()
+
+
+class ConsoleWatch:
+    """Collects a page's console errors and warnings, uncaught errors and failed requests."""
+
+    def __init__(self, page: Any):
+        self.problems: list[str] = []
+        page.on("console", lambda m: self.problems.append(f"console {m.type}: {m.text}")
+                if m.type in ("error", "warning") else None)
+        page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
+        page.on("dialog", lambda d: (self.problems.append(f"dialog: {d.message}"),
+                                     d.dismiss()))
+
+
+def open_dashboard(browser: Any, url: str, *, wait: bool = True) -> tuple[Any, ConsoleWatch]:
+    """A new tab on the dashboard at ``url``, waiting until its graph is drawn."""
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    watch = ConsoleWatch(page)
+    page.goto(url)
+    if wait:
+        page.wait_for_selector("body[data-ready=true]", timeout=120_000)
+    return page, watch
+
+
+def shot(page: Any, name: str) -> Path:
+    """A screenshot kept as an artifact (bench-out/dashboard/, not committed)."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    target = ARTIFACTS / name
+    page.screenshot(path=str(target))
+    return target
+
+
+def node_point(page: Any, node: str, zoom_ratio: float | None = None) -> tuple[float, float]:
+    """Where ``node`` is on the page (after centring the camera on it when ``zoom_ratio``)."""
+    box = page.locator("#graph").bounding_box()
+    at = page.evaluate("""([id, ratio]) => {
+        const s = window.mindgraph.state.sigma, d = s.getNodeDisplayData(id);
+        if (ratio !== null) s.getCamera().setState({x: d.x, y: d.y, ratio, angle: 0});
+        s.refresh();
+        return s.framedGraphToViewport(d);
+    }""", [node, zoom_ratio])
+    return box["x"] + at["x"], box["y"] + at["y"]
+
+
+# The frame meter: pan and zoom the camera for ``frames`` animation frames (sigma renders on
+# each) and time the gap between frames (all of the browser's work, compositing included) and
+# each render itself (sigma's JS plus the WebGL work, waited for by reading a pixel back); then time a
+# filter change (list, chips and graph refresh).
+MEASURE_JS = """async (frames) => {
+    const s = window.mindgraph.state.sigma, camera = s.getCamera();
+    const start = camera.getState(), gaps = [], costs = [];
+    const gls = Object.values(s.webGLContexts), own = s.render.bind(s), pixel = new Uint8Array(4);
+    s.render = () => {          // the frame's own cost: sigma's JS and the GPU work it queued
+        const t0 = performance.now();
+        own();
+        for (const gl of gls) gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, pixel);
+        costs.push(performance.now() - t0);
+        return s;
+    };
+    await new Promise((done) => {
+        let i = 0, last = null;
+        const step = (now) => {
+            if (last !== null) gaps.push(now - last);
+            last = now;
+            if (i === frames) { done(); return; }
+            const t = i / frames;
+            camera.setState({x: start.x + 0.15 * Math.sin(2 * Math.PI * t),
+                             y: start.y + 0.15 * Math.cos(2 * Math.PI * t),
+                             ratio: start.ratio * (1 - 0.6 * Math.sin(Math.PI * t)), angle: 0});
+            i++;
+            requestAnimationFrame(step);
+        };
+        requestAnimationFrame(step);
+    });
+    delete s.render;
+    camera.setState(start);
+    const filter = document.getElementById("text-filter"), filters = [];
+    for (const text of ["a", "in", "set", ""]) {
+        const t0 = performance.now();
+        filter.value = text;
+        filter.dispatchEvent(new Event("input"));
+        filters.push(performance.now() - t0);
+    }
+    const t1 = performance.now();
+    s.refresh();
+    const refresh = performance.now() - t1;
+    const q = (values, p) => [...values].sort((a, b) => a - b)[Math.floor(p * (values.length - 1))];
+    return {frames: gaps.length, frame_median_ms: q(gaps, 0.5), frame_p95_ms: q(gaps, 0.95),
+            render_median_ms: q(costs, 0.5), render_p95_ms: q(costs, 0.95), renders: costs.length, filter_ms: filters, full_refresh_ms: refresh,
+            layout_ms: window.mindgraph.state.layoutMs,
+            nodes: window.mindgraph.state.graph.order, edges: window.mindgraph.state.graph.size};
+}"""
+
+
+def hover_latency(page: Any, node: str) -> float:
+    """Milliseconds from the mouse reaching ``node`` to its hover card on screen."""
+    x, y = node_point(page, node, 0.2)
+    page.mouse.move(x - 200, y - 200)
+    page.wait_for_selector("#tooltip", state="hidden")
+    started = time.perf_counter()
+    page.mouse.move(x, y)
+    page.wait_for_selector("#tooltip", state="visible", timeout=10_000)
+    return (time.perf_counter() - started) * 1e3
+
+
+def synthetic_graph(pages: int, seed: int = 7) -> dict[str, Any]:
+    """A /dashboard/graph answer of ``pages`` pages in ~pages/250 communities: each page links
+    to 2-4 pages (mostly of its community, a few hubs drawing many links), plus shared-tag
+    edges among a tenth of them."""
+    rng = random.Random(seed)
+    communities = max(1, pages // 250)
+    ids = [f"Area {i % communities}/Page {i}.md" for i in range(pages)]
+    edges, degree = [], [0] * pages
+    for i in range(pages):
+        for _ in range(rng.randint(2, 4)):
+            if rng.random() < 0.8:
+                j = rng.randrange(i % communities, pages, communities)
+            else:
+                j = int(rng.paretovariate(1.2)) % pages
+            if j != i:
+                relation = "wikilink" if rng.random() < 0.95 else "related"
+                edges.append({"source": ids[i], "target": ids[j], "kind": "extracted",
+                              "relation": relation, "label": ""})
+                degree[i] += 1
+                degree[j] += 1
+        if i % 10 == 0:
+            j = rng.randrange(pages)
+            if j != i:
+                edges.append({"source": ids[i], "target": ids[j], "kind": "inferred",
+                              "relation": "shared_tag", "label": "tags: #x"})
+    nodes = [{"id": ids[i], "title": f"Page {i}", "type": ["guide", "note", None][i % 3],
+              "tags": [f"t{i % 17}"], "scope": ["team", "shared"][i % 2],
+              "community": i % communities, "trust": i % 4, "date": None, "links": degree[i],
+              "backlinks": degree[i] // 2, "summary": f"Synthetic page {i}."}
+             for i in range(pages)]
+    return {"nodes": nodes, "edges": edges,
+            "communities": [{"id": c, "name": f"Area {c}", "size": pages // communities}
+                            for c in range(communities)]}

@@ -1,0 +1,89 @@
+"""A page as the dashboard shows it: safe HTML whatever the note holds, links that stay
+inside the dashboard, embeds, highlighted code."""
+
+from mindgraph.dashboard.render import Links, render_markdown
+from mindgraph.dashboard.views import graph_view, page_view, summary_of
+from mindgraph.graph.build import KnowledgeGraph
+from mindgraph.graph.communities import detect_communities
+from mindgraph.page.vault import load_vault
+
+PAGES = {"Home.md": "---\ntags: [start]\n---\n# Home\n\nSee [[Packing|how to pack]], "
+                    "[[Nowhere]] and [the list](Packing.md).\n\n![[Packing]]\n\n"
+                    "![[trunk.png]]\n",
+         "Packing.md": "---\ntags: [start]\nrelated: [Home]\n---\n# Packing\n\n"
+                       "Fold the **trunks**.\n\n```python\ndef pack():\n    return 1\n```\n"}
+
+
+def _links(known=("Packing.md",), lead="Fold the trunks."):
+    return Links(lambda target: next((p for p in known if p.removesuffix(".md") ==
+                                      target.removesuffix(".md")), None), lambda path: lead)
+
+
+def test_raw_html_in_a_note_is_text_never_markup():
+    html = render_markdown("Hi <script>alert(1)</script>\n\n<img src=x onerror=alert(2)>\n\n"
+                           "<div onclick='x()'>block</div>\n", _links())
+    assert "<script" not in html and "<img" not in html and "<div" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "&lt;img src=x onerror=alert(2)&gt;" in html
+
+
+def test_script_urls_and_hostile_link_text_do_not_become_markup():
+    html = render_markdown('[x](javascript:alert(1)) [[a"><script>b|c<img onerror=1>]]',
+                           _links())
+    assert "javascript:" not in html.replace("[x](javascript:alert(1))", "")
+    assert "<script" not in html and "<img" not in html
+    assert "c&lt;img onerror=1&gt;" in html
+
+
+def test_wikilinks_open_the_page_inside_the_dashboard():
+    html = render_markdown("[[Packing|how to pack]] and [[Nowhere]] and [list](Packing.md) "
+                           "and [site](https://example.org)", _links())
+    assert '<a class="wikilink" href="#page=Packing.md" data-page="Packing.md">how to pack</a>' \
+        in html
+    assert '<span class="wikilink broken" title="no such page">Nowhere</span>' in html
+    assert 'href="#page=Packing.md"' in html.split("and", 2)[2]
+    assert 'href="https://example.org" rel="noopener noreferrer" target="_blank"' in html
+
+
+def test_embeds_show_the_embedded_page_and_name_attachments():
+    html = render_markdown("![[Packing]]\n\n![[trunk.png]]\n\n![a trunk](trunk.jpg)",
+                           _links(lead="Fold the [[Packing|trunks]]. ![[Packing]]"))
+    assert '<span class="embed"><span class="embed-title"><a class="wikilink"' in html
+    assert "Fold the" in html
+    assert html.count('class="embed"') == 2      # one level deep: the embed's embed is a link
+    assert '<span class="attachment" title="attachment">trunk.png</span>' in html
+    assert '<span class="attachment" title="trunk.jpg">a trunk</span>' in html
+
+
+def test_code_is_highlighted_with_classes_not_inline_styles():
+    html = render_markdown("```python\ndef pack():\n    return '<b>'\n```\n", _links())
+    assert '<span class="hl-k">def</span>' in html
+    assert "'&lt;b&gt;'" in html and "style=" not in html
+    assert "&lt;b&gt;" in render_markdown("```nosuchlanguage\n<b>\n```\n", _links())
+
+
+def test_graph_and_page_views_of_a_vault(tmp_path):
+    for name, text in PAGES.items():
+        (tmp_path / name).write_text(text)
+    vault = load_vault(tmp_path)
+    kg = KnowledgeGraph.build(vault.pages)
+    communities = detect_communities(kg)
+    view = graph_view(vault, kg, communities, {"Home.md": {"level": 2}})
+    nodes = {n["id"]: n for n in view["nodes"]}
+    assert nodes["Home.md"]["trust"] == 2 and nodes["Packing.md"]["trust"] == 0
+    assert nodes["Packing.md"]["backlinks"] == 1 and nodes["Home.md"]["backlinks"] == 1
+    assert {(e["source"], e["target"], e["kind"], e["relation"]) for e in view["edges"]} >= {
+        ("Home.md", "Packing.md", "extracted", "wikilink"),
+        ("Packing.md", "Home.md", "extracted", "related"),
+        ("Home.md", "Packing.md", "inferred", "shared_tag")}
+    page = page_view(vault, vault.pages["Home.md"], communities, {"level": 0})
+    assert 'data-page="Packing.md"' in page["html"] and page["lang"] == "en"
+    assert page["community"]["size"] >= 1 and page["trust"]["origin"] == "human"
+
+
+def test_summary_is_plain_text_of_the_first_words(tmp_path):
+    (tmp_path / "A.md").write_text("# A\n\n> [!summary] See [[B|the bee]] **now**.\n\n" +
+                                   "word " * 100)
+    summary = summary_of(load_vault(tmp_path).pages["A.md"])
+    assert summary.startswith("See the bee now.") and summary.endswith("…")
+    assert len(summary) == 200
