@@ -18,6 +18,7 @@ RANK = {
     "ingest": 3, "retrieval": 3, "graph": 3, "vectors": 3, "coverage": 3, "timeline": 3,
     "trust": 3, "lint": 3, "calibrate": 3, "propagate": 3,
     "core": 4,
+    "sync": 5,     # drives the core: ingest, sync, embed
     "serve": 5, "bench": 5,
     "cli": 6,  # the CLI also starts the servers (`mindgraph serve`, `mindgraph mcp`)
     "__main__": 7, "__init__": 7,
