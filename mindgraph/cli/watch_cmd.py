@@ -16,6 +16,13 @@ from ..core import Mindgraph
 from .common import json_option, require_workspace, workspace_options
 
 
+def watch_flag(func: Callable[..., Any]) -> Callable[..., Any]:
+    """--watch for the servers, passed on as ``watch_on``."""
+    return click.option("--watch", "watch_on", is_flag=True,
+                        help="Also watch raw/ and wiki/ and keep the wiki, indexes and vectors "
+                             "current (as `mindgraph watch`; its log goes to stderr).")(func)
+
+
 def watch_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """--polling, --poll-interval-ms, --debounce-ms and --no-embed, passed on as ``watch``
     (a dict of Watcher keyword arguments)."""

@@ -93,8 +93,10 @@ APPROVED_WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False,
                                  idempotent_hint=True, open_world_hint=False)
 
 
-def create_mcp_server(mg: Mindgraph) -> MCPServer:
-    """Build the MCP server over one warm ``Mindgraph`` (tools only; no transport yet)."""
+def create_mcp_server(mg: Mindgraph,
+                      sync_status: Callable[[], dict[str, Any]] | None = None) -> MCPServer:
+    """Build the MCP server over one warm ``Mindgraph`` (tools only; no transport yet);
+    ``sync_status`` is the watcher's status (`mcp --watch`) for the sync_status tool."""
     server = PlainArgumentsServer("mindgraph", title="mindgraph", version=__version__,
                        instructions=INSTRUCTIONS, log_level="WARNING")
 
@@ -176,6 +178,16 @@ def create_mcp_server(mg: Mindgraph) -> MCPServer:
                                                  "percent")} | {
                 "uncovered": uncovered[:limit], "uncovered_total": len(uncovered)}
         return await call("coverage", codebase, run, slow=True)
+
+    @server.tool(annotations=READ_ONLY)
+    async def sync_status() -> JsonResult:
+        """What the watcher (`mindgraph mcp --watch`) has pending or running, and its last
+        run: what changed, what was compiled, re-indexed and embedded, how long it took.
+        state "off" when this server does not watch (then run `mindgraph ingest`)."""
+        # not on a lane: it answers while a run holds the core
+        return _call(mg, "sync_status", "", lambda: sync_status() if sync_status is not None
+                     else {"watching": False, "state": "off", "pending": [],
+                           "pending_count": 0, "running": None, "last_run": None})
 
     _add_engine_tools(server, mg, call)
     return server

@@ -165,9 +165,11 @@ def app_for_worker() -> FastAPI:
                       spec.get("host"))
 
 
-def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None) -> FastAPI:
+def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None,
+               sync_status: Callable[[], dict[str, Any]] | None = None) -> FastAPI:
     """Build the app for a server bound to ``host`` (default ``serve.host``). With ``token``
-    set, every route but /health needs ``Bearer <token>``.
+    set, every route but /health needs ``Bearer <token>``. ``sync_status`` is the watcher's
+    status (`serve --watch`) for GET /sync/status.
 
     The app takes over refreshing ``mg`` from the files (``auto_refresh`` is turned off)."""
     serve = mg.settings.serve
@@ -413,6 +415,13 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None)
     def approve_propagation(body: s.ApproveIn) -> dict[str, Any]:
         service = mg.propagation
         return service.apply(service.queued_plan(body.plan), body.approve).to_dict()
+
+    @route("get", "/sync/status", s.SyncStatusOut,
+           "What the watcher (serve --watch) has pending or running, and its last run",
+           lane=None)
+    def sync_state() -> dict[str, Any]:
+        # off the core lane: it answers while a run holds the core
+        return sync_status() if sync_status is not None else s.SyncStatusOut().model_dump()
 
     @route("post", "/reindex", s.ReindexOut,
            "Compile changed raw notes (ingest), then embed changed sections", 400, 408, 409,

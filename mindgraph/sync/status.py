@@ -137,10 +137,3 @@ class SyncStatus:
         except OSError:
             pass        # the file is a courtesy; the watcher goes on without it
 
-
-def not_watching() -> dict[str, Any]:
-    """The status of a server started without --watch."""
-    return {"watching": False, "state": "off", "backend": "", "since": None, "pending": [],
-            "pending_count": 0, "running": None, "last_run": None, "runs": 0,
-            "touches_ignored": 0, "errors": 0,
-            "error": None}
