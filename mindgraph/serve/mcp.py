@@ -179,13 +179,15 @@ def create_mcp_server(mg: Mindgraph,
                 "uncovered": uncovered[:limit], "uncovered_total": len(uncovered)}
         return await call("coverage", codebase, run, slow=True)
 
+    watcher_status = sync_status
+
     @server.tool(annotations=READ_ONLY)
     async def sync_status() -> JsonResult:
         """What the watcher (`mindgraph mcp --watch`) has pending or running, and its last
         run: what changed, what was compiled, re-indexed and embedded, how long it took.
         state "off" when this server does not watch (then run `mindgraph ingest`)."""
         # not on a lane: it answers while a run holds the core
-        return _call(mg, "sync_status", "", lambda: sync_status() if sync_status is not None
+        return _call(mg, "sync_status", "", lambda: watcher_status() if watcher_status
                      else {"watching": False, "state": "off", "pending": [],
                            "pending_count": 0, "running": None, "last_run": None})
 

@@ -73,8 +73,15 @@ class Watcher:
             self.status.update(state="failed", error=self.source.error)
             return
         self.status.update(backend=self.source.backend)
-        self._warm()
-        self._run([], "start", 0)
+        try:
+            self._warm()
+            self._run([], "start", 0)
+            self._loop()
+        finally:
+            if self.status.state != "failed":
+                self.status.update(state="stopped", running=None)
+
+    def _loop(self) -> None:
         retry_s = 1.0
         while not self._stop.is_set():
             batch = self.pending.take(self.quiet_s, self.max_wait_s)
@@ -92,8 +99,6 @@ class Watcher:
                 self.pending.add(real)          # not lost: tried again after a pause
                 self._stop.wait(retry_s)
                 retry_s = min(retry_s * 2, MAX_RETRY_S)
-        if self.status.state != "failed":
-            self.status.update(state="stopped")
 
     def stop(self, timeout: float = 30.0) -> None:
         """Stop watching; a run in progress finishes first (up to ``timeout`` seconds)."""
