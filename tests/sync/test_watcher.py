@@ -161,3 +161,20 @@ def test_a_change_made_during_a_run_is_picked_up_by_the_next(tmp_path):
         assert "ballbearings" in (base / "wiki" / "Wheels.md").read_text()
         assert "raw/Wheels.md" not in w.records[runs].changes
         assert any("raw/Wheels.md" in r.changes for r in w.records[runs + 1:])
+
+
+def test_the_start_completes_what_changed_while_nothing_watched(tmp_path):
+    from click.testing import CliRunner
+
+    from mindgraph.cli import cli
+
+    base = make_workspace(tmp_path, {**NOTES, "Old.md": "# Old\nSoon gone.\n"})
+    assert CliRunner().invoke(cli, ["ingest", "-C", str(base)]).exit_code == 0  # not embedded
+    write(base / "raw" / "Wheels.md", "# Wheels\nWheels with spokes.\n")
+    (base / "raw" / "Old.md").unlink()
+    with watching(base) as w:
+        start = w.records[0]
+        assert start.trigger == "start" and start.compiled == ["Wheels.md"]
+        assert start.removed == ["Old.md"]
+        assert set(w.vectors()) == {"Trunks.md", "Wheels.md"}     # embedded at the start
+        assert w.hits("spokes") == ["Wheels.md"] and w.hits("gone") == []
