@@ -117,11 +117,14 @@ class Watcher:
 
     def _warm(self) -> None:
         """Open the page cache and the indexes, so each run updates them incrementally (and
-        keeps their files under .mindgraph current for the next command)."""
+        keeps their files under .mindgraph current for the next command), and load the
+        embedding model, so the first change does not wait for it."""
         try:
             self.mg.sync()
             self.mg.keyword_index()
             self.mg.graph()
+            if self.embed:
+                self.mg.embedding_provider().embed_documents(["warm up"])
         except Exception:  # noqa: BLE001 - e.g. no wiki yet: the first run builds it
             pass
 
