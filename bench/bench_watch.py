@@ -3,7 +3,7 @@
     python bench/bench_watch.py                      # both, a table
     python bench/bench_watch.py --json
     python bench/bench_watch.py --workspace /tmp/ohw # keep (and reuse) the 883-note workspace
-    python bench/bench_watch.py --only idle --idle-seconds 60
+    python bench/bench_watch.py --only idle --idle-workspace /tmp/tenk   # keep and reuse it
 
 Latency: the whole Obsidian Help vault (883 notes) copied as raw/, offline defaults (offline
 compiler, local MiniLM, embedded store), compiled and embedded first (`ingest` + `embed`, not
@@ -105,12 +105,15 @@ def bench_latency(base: Path, edits: int, debounce_ms: int) -> dict[str, Any]:
             "all_keyword_s": [round(x, 3) for x in keyword_s]}
 
 
-def idle_workspace(tmp: Path, notes: int) -> Path:
-    """``notes`` notes made from the vault's text, compiled (hashing embedder)."""
+def idle_workspace(folder: Path | None, tmp: Path, notes: int) -> Path:
+    """``notes`` notes made from the vault's text, compiled (hashing embedder; reused when
+    ``folder`` has them)."""
     import bench_issue3
 
     bench_issue3.VAULT = VAULT
-    base = tmp / "tenk"
+    base = folder or tmp / "tenk"
+    if (base / "wiki").is_dir():
+        return base
     written = bench_issue3.generate_vault(base / "raw", notes)
     assert written == notes, written
     (base / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n  dimension: 64\n")
@@ -171,40 +174,50 @@ def main() -> None:
     parser.add_argument("--edits", type=int, default=10)
     parser.add_argument("--debounce-ms", type=int, default=500)
     parser.add_argument("--notes", type=int, default=10_000)
+    parser.add_argument("--idle-workspace", type=Path, help="the 10,000-note workspace to "
+                        "build or reuse (default: a temporary one; building it takes minutes)")
     parser.add_argument("--idle-seconds", type=float, default=60.0)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if not VAULT.is_dir():
         sys.exit(f"corpus not found at {VAULT} (set MINDGRAPH_CORPORA)")
     out: dict[str, Any] = {"load_before": os.getloadavg()[0]}
+    if not args.json:
+        print(f"mindgraph watch benchmark ({os.cpu_count()} cores, load "
+              f"{out['load_before']:.1f} at the start)", flush=True)
     with tempfile.TemporaryDirectory(prefix="mindgraph-watch-bench-") as tmp:
         if args.only in (None, "latency"):
             base = latency_workspace(args.workspace, Path(tmp))
             out["latency"] = bench_latency(base, args.edits, args.debounce_ms)
+            if not args.json:
+                _print_latency(out["latency"])
         if args.only in (None, "idle"):
-            base = idle_workspace(Path(tmp), args.notes)
-            out["idle_native"] = bench_idle(base, args.idle_seconds)
-            out["idle_polling"] = bench_idle(base, args.idle_seconds, "--polling")
+            base = idle_workspace(args.idle_workspace, Path(tmp), args.notes)
+            for key, extra in (("idle_native", ()), ("idle_polling", ("--polling",))):
+                out[key] = bench_idle(base, args.idle_seconds, *extra)
+                if not args.json:
+                    _print_idle(out[key], args.notes, extra)
     out["load_after"] = os.getloadavg()[0]
     if args.json:
         print(json.dumps(out, indent=2))
-        return
-    print(f"mindgraph watch benchmark ({os.cpu_count()} cores, load {out['load_before']:.1f}"
-          f" before, {out['load_after']:.1f} after)")
-    if "latency" in out:
-        lat = out["latency"]
-        print(f"change-to-searchable, {lat['notes']} notes, offline defaults, debounce "
-              f"{lat['debounce_ms']} ms, median of {lat['edits']} edits:")
-        print(f"  keyword search finds the new word  {lat['keyword_searchable_s']:.3f} s")
-        print(f"  run done (its sections embedded)   {lat['vectors_current_s']:.3f} s "
-              f"(the run itself {lat['run_s']:.3f} s, {lat['sections_embedded']:.0f} "
-              f"section(s) embedded; startup run {lat['startup_run_s']:.2f} s)")
-    for key, name in (("idle_native", "native events"), ("idle_polling", "stat scans, 1 s")):
-        if key in out:
-            idle = out[key]
-            print(f"idle CPU, {args.notes} notes, {name}: {idle['cpu_s']:.3f} CPU s in "
-                  f"{idle['seconds']:.0f} s ({idle['cpu_percent']:.3f}%), RSS "
-                  f"{idle['rss_mb']} MB, startup {idle['startup_s']} s")
+    else:
+        print(f"load {out['load_after']:.1f} at the end")
+
+
+def _print_latency(lat: dict[str, Any]) -> None:
+    print(f"change-to-searchable, {lat['notes']} notes, offline defaults, debounce "
+          f"{lat['debounce_ms']} ms, median of {lat['edits']} edits:")
+    print(f"  keyword search finds the new word  {lat['keyword_searchable_s']:.3f} s")
+    print(f"  run done (its sections embedded)   {lat['vectors_current_s']:.3f} s "
+          f"(the run itself {lat['run_s']:.3f} s, {lat['sections_embedded']:.0f} "
+          f"section(s) embedded; startup run {lat['startup_run_s']:.2f} s)", flush=True)
+
+
+def _print_idle(idle: dict[str, Any], notes: int, extra: tuple[str, ...]) -> None:
+    name = "stat scans every 1 s" if extra else "native events"
+    print(f"idle CPU, {notes} notes, {name}: {idle['cpu_s']:.3f} CPU s in "
+          f"{idle['seconds']:.0f} s ({idle['cpu_percent']:.3f}%), RSS {idle['rss_mb']} MB, "
+          f"startup {idle['startup_s']} s", flush=True)
 
 
 if __name__ == "__main__":

@@ -178,3 +178,25 @@ def test_the_start_completes_what_changed_while_nothing_watched(tmp_path):
         assert start.removed == ["Old.md"]
         assert set(w.vectors()) == {"Trunks.md", "Wheels.md"}     # embedded at the start
         assert w.hits("spokes") == ["Wheels.md"] and w.hits("gone") == []
+
+
+@pytest.mark.pg
+def test_the_watcher_keeps_pgvector_current(tmp_path, pg_dsn, monkeypatch):
+    base = make_workspace(tmp_path, NOTES)
+    with open(base / "mindgraph.yml", "a", encoding="utf-8") as config:
+        config.write("store:\n  backend: pgvector\n  table: mg_test_watch\n")
+    monkeypatch.setenv("MINDGRAPH_PG_DSN", pg_dsn)
+    try:
+        with watching(base) as w:
+            assert set(w.vectors()) == {"Trunks.md", "Wheels.md"}
+            runs = len(w.records)
+            write(base / "raw" / "Zeppelin.md", "# Zeppelin\nAn airship.\n")
+            (base / "raw" / "Wheels.md").unlink()
+            w.settle(runs)
+            assert set(w.vectors()) == {"Trunks.md", "Zeppelin.md"}
+            assert w.hits("airship") == ["Zeppelin.md"]
+    finally:
+        import psycopg
+
+        with psycopg.connect(pg_dsn, autocommit=True) as conn:
+            conn.execute("DROP TABLE IF EXISTS mg_test_watch")
