@@ -200,3 +200,18 @@ def test_the_watcher_keeps_pgvector_current(tmp_path, pg_dsn, monkeypatch):
 
         with psycopg.connect(pg_dsn, autocommit=True) as conn:
             conn.execute("DROP TABLE IF EXISTS mg_test_watch")
+
+
+def test_a_bad_note_is_reported_in_the_run_and_the_watcher_goes_on(tmp_path):
+    base = make_workspace(tmp_path, NOTES)
+    with watching(base) as w:
+        runs = len(w.records)
+        (base / "raw" / "Broken.md").write_bytes(b"# Broken\nbad byte \xff here\n")
+        w.settle(runs)
+        record = w.records[-1]
+        assert record.failed and record.failed[0].startswith("Broken.md:2: not valid UTF-8")
+        assert "Re-save the file as UTF-8" in record.line()
+        runs = len(w.records)
+        write(base / "raw" / "Fine.md", "# Fine\nA quokka.\n")
+        w.settle(runs)
+        assert w.hits("quokka") == ["Fine.md"]
