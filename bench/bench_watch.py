@@ -123,14 +123,15 @@ def generate_notes(target: Path, count: int) -> int:
 
 
 def idle_workspace(folder: Path | None, tmp: Path, notes: int) -> Path:
-    """``notes`` generated notes, compiled and embedded (hashing embedder; reused when
-    ``folder`` has them)."""
+    """``notes`` generated notes as wiki pages, embedded (hashing embedder; reused when
+    ``folder`` has them). In wiki/, not raw/: the watcher watches both alike, and the offline
+    compile of 10,000 notes takes far too long today (see the README)."""
     base = folder or tmp / "tenk"
     if (base / "wiki").is_dir():
         return base
-    generate_notes(base / "raw", notes)
+    generate_notes(base / "wiki", notes)
+    (base / "raw").mkdir(parents=True, exist_ok=True)
     (base / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n  dimension: 64\n")
-    _cli("ingest", "-C", str(base))
     _cli("embed", "-C", str(base))
     return base
 
