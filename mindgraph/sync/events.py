@@ -1,10 +1,12 @@
 """The source of file-system events: native notifications through watchfiles, or stat scans.
 
 watchfiles wraps the Rust ``notify`` crate: inotify on Linux, FSEvents on macOS,
-ReadDirectoryChangesW on Windows, and periodic stat scans (``polling``) where none of these
-work — notify falls back to them by itself when the native watch cannot be set up, and we ask
-for them on network and FUSE file systems, which accept watches but never report changes made
-on another machine (see page/watch.py). ``polling`` can also be chosen (``--polling``).
+ReadDirectoryChangesW on Windows (notify falls back to polling by itself when the native watch
+cannot be set up). Where native events cannot be trusted — network and FUSE file systems accept
+watches but never report changes made on another machine (see page/watch.py) — or when asked
+(``--polling``), we scan instead: every ``poll_interval_ms`` each file's (mtime in ns, size,
+inode) is compared with the last scan. Our own scan, not notify's poll watcher, which compares
+whole-second modification times only and so missed a second save within the same second.
 
 ``EventSource.run`` blocks in its own thread and hands every batch of events to a callback as
 ``Change`` values; ``ready`` is set once the watches are in place (a change after that is never
@@ -13,11 +15,15 @@ missed), and ``run`` returns when ``stop`` is set.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 
+from ..ingest.scan import IGNORED_DIRS
 from ..page.watch import remote_file_system
 from .paths import Areas, Change
+
+Stat = tuple[int, int, int]        # mtime_ns, size, inode
 
 # notify's grouping of events inside one call; the real debounce is pending.py's
 _STEP_MS = 50
@@ -50,6 +56,9 @@ class EventSource:
 
     def run(self, stop: threading.Event) -> None:
         """Deliver events until ``stop`` is set (call in a thread of its own)."""
+        if self.polling:
+            self._scan_until(stop)
+            return
         from watchfiles._rust_notify import RustNotify   # watchfiles' documented backend
 
         folders = [str(f) for f in self.areas.folders()]
@@ -70,3 +79,40 @@ class EventSource:
                           f"{exc}); restart the watcher, or try --polling")
         finally:
             self.ready.set()
+
+    def _scan_until(self, stop: threading.Event) -> None:
+        before = self._scan()
+        self.ready.set()
+        while not stop.wait(self.poll_interval_ms / 1000):
+            now = self._scan()
+            touched = {p for p in now.keys() ^ before.keys()}
+            touched |= {p for p, info in now.items() if before.get(p, info) != info}
+            before = now
+            changes = [c for p in sorted(touched) if (c := self.areas.change_of(p)) is not None]
+            if changes:
+                self.sink(changes)
+
+    def _scan(self) -> dict[str, Stat]:
+        """Every file and folder the watcher cares about, with its stat."""
+        seen: dict[str, Stat] = {}
+        stack = [str(f) for f in self.areas.folders()]
+        state = str(self.areas.state_dir)
+        while stack:
+            folder = stack.pop()
+            try:
+                entries = list(os.scandir(folder))
+            except OSError:
+                continue
+            for entry in entries:
+                if entry.name.startswith(".") or entry.name in IGNORED_DIRS \
+                        or entry.path == state:
+                    continue
+                try:
+                    info = entry.stat(follow_symlinks=False)
+                    is_folder = entry.is_dir(follow_symlinks=False)
+                except OSError:
+                    continue
+                seen[entry.path] = (info.st_mtime_ns, info.st_size, info.st_ino)
+                if is_folder:
+                    stack.append(entry.path)
+        return seen
