@@ -150,17 +150,23 @@ def test_a_change_made_during_a_run_is_picked_up_by_the_next(tmp_path):
         runs = len(w.records)
         for i in range(400):
             write(base / "raw" / f"bulk/Note {i}.md", f"# Note {i}\nFiller {i}.\n")
-        # the run's ingest has scanned raw/ once it writes pages
-        first = base / "wiki" / "bulk" / "Note 0.md"
-        wait_until(lambda: w.status["state"] == "running" and first.exists(), 60,
-                   "the bulk run to write pages")
+        # a run's ingest has scanned raw/ once it has written the page of its first change
+        def scanned():
+            running = w.status["running"]
+            if not running or not running["changes"]:
+                return None
+            first = running["changes"][0].removeprefix("raw/")
+            return (base / "wiki" / first).exists() and running
+        during = wait_until(scanned, 60, "a bulk run past its scan")
         write(base / "raw" / "Wheels.md", "# Wheels\nWheels with ballbearings.\n")
-        assert w.status["state"] == "running"       # the change landed during that run
+        assert w.status["running"] is during        # the change landed during that run
         wait_until(lambda: w.hits("ballbearings") and w.status["state"] == "idle", 120,
                    "the change to be synced")
         assert "ballbearings" in (base / "wiki" / "Wheels.md").read_text()
-        assert "raw/Wheels.md" not in w.records[runs].changes
-        assert any("raw/Wheels.md" in r.changes for r in w.records[runs + 1:])
+        that = next(i for i, r in enumerate(w.records) if i >= runs
+                    and r.changes == during["changes"])
+        assert "raw/Wheels.md" not in w.records[that].changes
+        assert any("raw/Wheels.md" in r.changes for r in w.records[that + 1:])
 
 
 def test_the_start_completes_what_changed_while_nothing_watched(tmp_path):
