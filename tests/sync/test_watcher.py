@@ -150,13 +150,20 @@ def test_a_change_made_during_a_run_is_picked_up_by_the_next(tmp_path):
         runs = len(w.records)
         for i in range(400):
             write(base / "raw" / f"bulk/Note {i}.md", f"# Note {i}\nFiller {i}.\n")
-        # a run's ingest has scanned raw/ once it has written the page of its first change
+        # a run's ingest has scanned raw/ once it writes a page after we saw it running
+        # (a page from an earlier run of the burst proves nothing)
+        seen: dict[int, float] = {}
+
         def scanned():
             running = w.status["running"]
             if not running or not running["changes"]:
                 return None
-            first = running["changes"][0].removeprefix("raw/")
-            return (base / "wiki" / first).exists() and running
+            since = seen.setdefault(id(running), time.time())
+            for change in running["changes"]:
+                page = base / "wiki" / change.removeprefix("raw/")
+                if page.exists() and page.stat().st_mtime > since:
+                    return running
+            return None
         during = wait_until(scanned, 60, "a bulk run past its scan")
         write(base / "raw" / "Wheels.md", "# Wheels\nWheels with ballbearings.\n")
         assert w.status["running"] is during        # the change landed during that run
