@@ -19,6 +19,7 @@ RANK = {
     "trust": 3, "lint": 3, "calibrate": 3, "propagate": 3, "scopes": 3, "documents": 3,
     "dashboard": 3,
     "core": 4,
+    "sync": 5,     # drives the core: ingest, sync, embed
     "serve": 5, "bench": 5,
     "cli": 6,  # the CLI also starts the servers (`mindgraph serve`, `mindgraph mcp`)
     "__main__": 7, "__init__": 7,

@@ -27,7 +27,7 @@ COMMANDS = {
     "timeline": "timeline_cmd", "coverage": "coverage_cmd", "context": "context_cmd",
     "bench": "bench_cmd", "serve": "serve_cmd", "mcp": "mcp_cmd", "usage": "usage_cmd",
     "verify": "trust_cmds", "runs": "trust_cmds", "audit": "trust_cmds", "lint": "lint_cmd",
-    "calibrate": "calibrate_cmd", "propagate": "propagate_cmd",
+    "calibrate": "calibrate_cmd", "propagate": "propagate_cmd", "watch": "watch_cmd",
 }
 
 

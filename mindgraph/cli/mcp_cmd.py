@@ -7,6 +7,7 @@ import click
 from ..core import Mindgraph
 from .common import workspace_options
 from .serve_cmd import bind_token, ensure_port_free
+from .watch_cmd import start_watcher, watch_flag, watch_options
 
 
 @click.command("mcp")
@@ -18,14 +19,23 @@ from .serve_cmd import bind_token, ensure_port_free
               help="Address to bind with --transport http (default: serve.host, 127.0.0.1).")
 @click.option("--port", type=click.IntRange(1, 65535), default=None,
               help="Port with --transport http (default: serve.port + 1, 8766).")
-def mcp_command(settings, transport: str, host: str | None, port: int | None) -> None:
-    """Serve the wiki as MCP tools (get_page, get_section, backlinks, timeline, ...)."""
+@watch_flag
+@watch_options
+def mcp_command(settings, transport: str, host: str | None, port: int | None, watch_on: bool,
+                watch: dict) -> None:
+    """Serve the wiki as MCP tools (get_page, get_section, backlinks, timeline, ...); --watch
+    also keeps it current as raw/ and wiki/ change (tool sync_status)."""
     from ..serve.mcp import create_http_app, create_mcp_server
 
-    settings.require_wiki()
+    if not watch_on:
+        settings.require_wiki()     # a watcher compiles it
+    mg = Mindgraph(settings)
+    # stdout may carry the protocol: the watcher logs to stderr
+    watcher = start_watcher(mg, watch) if watch_on else None
+    status = watcher.status.to_dict if watcher else None
     if transport == "stdio":
         # stdout carries the protocol: nothing else may be printed there.
-        create_mcp_server(Mindgraph(settings)).run("stdio")
+        create_mcp_server(mg, status).run("stdio")
         return
 
     import uvicorn
@@ -34,8 +44,8 @@ def mcp_command(settings, transport: str, host: str | None, port: int | None) ->
     port = port or settings.serve.port + 1
     token = bind_token(settings, host)
     ensure_port_free(host, port)
-    mg = Mindgraph(settings)
-    app = create_http_app(create_mcp_server(mg), token, host, settings.serve, mg.scopes)
+    app = create_http_app(create_mcp_server(mg, status), token, host, settings.serve,
+                          mg.scopes)
     click.echo(f"mindgraph MCP on http://{host}:{port}/mcp (wiki: {settings.wiki_dir})",
                err=True)
     uvicorn.run(app, host=host, port=port, log_level="warning",

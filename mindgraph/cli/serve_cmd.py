@@ -14,6 +14,7 @@ from ..errors import ConfigError
 from ..scopes import Authenticator, load_scopes
 from ..serve.guard import TOKEN_RECIPE, check_token, is_loopback
 from .common import ConfigClickError, workspace_options
+from .watch_cmd import start_watcher, watch_flag, watch_options
 
 
 def bind_token(settings, host: str) -> str | None:
@@ -76,8 +77,12 @@ def ensure_workspace(settings) -> None:
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Processes answering requests, each with its own warm index (one per core "
                    "for the most answers per second; each holds the model and the indexes).")
-def serve_command(settings, host: str | None, port: int | None, workers: int) -> None:
-    """Serve the REST API (OpenAPI document at /docs and /openapi.json)."""
+@watch_flag
+@watch_options
+def serve_command(settings, host: str | None, port: int | None, workers: int, watch_on: bool,
+                  watch: dict) -> None:
+    """Serve the REST API (OpenAPI document at /docs and /openapi.json); --watch also keeps
+    the wiki, indexes and vectors current as raw/ and wiki/ change (GET /sync/status)."""
     import uvicorn
 
     from ..serve.rest import WORKER_ENV, create_app
@@ -88,10 +93,17 @@ def serve_command(settings, host: str | None, port: int | None, workers: int) ->
     ensure_workspace(settings)
     token = bind_token(settings, host)
     ensure_port_free(host, port)
+    if watch_on and workers > 1:
+        raise ConfigClickError("--watch runs in one process: serve with --workers 1, or run "
+                               "`mindgraph watch` beside the server (each worker follows the "
+                               "wiki by itself).")
     click.echo(f"mindgraph REST on http://{host}:{port} (wiki: {settings.wiki_dir}"
                f"{f', {workers} workers' if workers > 1 else ''})", err=True)
     if workers == 1:
-        uvicorn.run(create_app(Mindgraph(settings), token, host), host=host, port=port,
+        mg = Mindgraph(settings)
+        watcher = start_watcher(mg, watch) if watch_on else None
+        uvicorn.run(create_app(mg, token, host, watcher.status.to_dict if watcher else None),
+                    host=host, port=port,
                     http=NoDelayHTTPProtocol, log_level="warning",
                     timeout_graceful_shutdown=settings.serve.shutdown_timeout_s)
         return

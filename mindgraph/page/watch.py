@@ -69,6 +69,13 @@ def file_system_type(path: Path, mounts: str = "/proc/self/mounts") -> str:
     return kind
 
 
+def remote_file_system(path: Path) -> str:
+    """The type of ``path``'s file system when it is one whose changes inotify may miss
+    (network, FUSE), else ""."""
+    kind = file_system_type(path)
+    return kind if kind.split(".")[0] in _REMOTE_FS else ""
+
+
 def _watched_folder(name: str) -> bool:
     return name not in SKIP_DIRS and not name.startswith(".")
 
@@ -101,8 +108,7 @@ class WikiWatcher:
         """Watch ``root`` and its folders, or None where inotify cannot do it."""
         if INotify is None:
             return None
-        kind = file_system_type(Path(root))
-        if kind.split(".")[0] in _REMOTE_FS:
+        if remote_file_system(Path(root)):
             return None
         try:
             watcher = cls(Path(root), INotify())

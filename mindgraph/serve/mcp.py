@@ -100,8 +100,10 @@ APPROVED_WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False,
                                  idempotent_hint=True, open_world_hint=False)
 
 
-def create_mcp_server(mg: Mindgraph) -> MCPServer:
-    """Build the MCP server over one warm ``Mindgraph`` (tools only; no transport yet)."""
+def create_mcp_server(mg: Mindgraph,
+                      sync_status: Callable[[], dict[str, Any]] | None = None) -> MCPServer:
+    """Build the MCP server over one warm ``Mindgraph`` (tools only; no transport yet);
+    ``sync_status`` is the watcher's status (`mcp --watch`) for the sync_status tool."""
     server = PlainArgumentsServer("mindgraph", title="mindgraph", version=__version__,
                        instructions=INSTRUCTIONS, log_level="WARNING")
 
@@ -187,6 +189,24 @@ def create_mcp_server(mg: Mindgraph) -> MCPServer:
                                                  "percent")} | {
                 "uncovered": uncovered[:limit], "uncovered_total": len(uncovered)}
         return await call(ctx, "coverage", codebase, run, slow=True)
+
+    watcher_status = sync_status
+
+    @server.tool(annotations=READ_ONLY)
+    async def sync_status(ctx: Context) -> JsonResult:
+        """What the watcher (`mindgraph mcp --watch`) has pending or running, and its last
+        run: what changed, what was compiled, re-indexed and embedded, how long it took.
+        state "off" when this server does not watch (then run `mindgraph ingest`)."""
+        who = caller(mg, ctx)
+        if not who.is_local:       # it names the changed files of every tenant
+            raise ToolError(f"{who.name} may not read the watcher's status: it names the "
+                            f"changed files of the whole workspace, so only the local "
+                            f"identity may.")
+        # not on a lane: it answers while a run holds the core
+        return _call(mg, "sync_status", "", lambda: watcher_status() if watcher_status
+                     else {"watching": False, "state": "off", "pending": [],
+                           "pending_count": 0, "running": None, "last_run": None},
+                     usage_identity(mg.scopes, who))
 
     _add_engine_tools(server, call)
     add_document_tools(server, mg, call, Callers(mg.settings, os.environ.get(

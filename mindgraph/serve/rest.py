@@ -174,9 +174,11 @@ def app_for_worker() -> FastAPI:
                       spec.get("host"))
 
 
-def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None) -> FastAPI:
+def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None,
+               sync_status: Callable[[], dict[str, Any]] | None = None) -> FastAPI:
     """Build the app for a server bound to ``host`` (default ``serve.host``). With ``token``
-    set, every route but /health needs ``Bearer <token>``.
+    set, every route but /health needs ``Bearer <token>``. ``sync_status`` is the watcher's
+    status (`serve --watch`) for GET /sync/status.
 
     The app takes over refreshing ``mg`` from the files (``auto_refresh`` is turned off)."""
     serve = mg.settings.serve
@@ -430,6 +432,17 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None)
     def approve_propagation(who: Caller, body: s.ApproveIn) -> dict[str, Any]:
         service = mg.as_identity(who).propagation
         return service.apply(service.queued_plan(body.plan), body.approve).to_dict()
+
+    @route("get", "/sync/status", s.SyncStatusOut,
+           "What the watcher (serve --watch) has pending or running, and its last run", 403,
+           lane=None)
+    def sync_state(who: Caller) -> dict[str, Any]:
+        if not who.is_local:      # it names changed files of every tenant
+            raise AppError(403, "Forbidden", f"{who.name} may not read the watcher's status: it "
+                                             f"names the changed files of the whole workspace, "
+                                             f"so only the local identity (serve.token_env) may.")
+        # off the core lane: it answers while a run holds the core
+        return sync_status() if sync_status is not None else s.SyncStatusOut().model_dump()
 
     @route("post", "/reindex", s.ReindexOut,
            "Compile changed raw notes (ingest), then embed changed sections", 400, 408, 409,

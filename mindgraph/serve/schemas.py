@@ -472,3 +472,39 @@ class ValidateOut(BaseModel):
     claims: int
     supported: int
     checks: list[ClaimCheckOut]
+
+
+class SyncRunOut(BaseModel):
+    """One run of the watcher (mindgraph/sync/): what changed, what was redone, time taken."""
+
+    event: Literal["change"]
+    started: str
+    trigger: Literal["start", "change"]
+    changes: list[str]
+    touches: int
+    compiled: list[str]
+    removed: list[str]
+    failed: list[str]
+    reindexed: list[str]
+    embedded: int
+    vectors_removed: int
+    seconds: float
+    error: str | None
+
+
+class SyncStatusOut(BaseModel):
+    """What the watcher has pending or running (``state`` "off" without --watch)."""
+
+    watching: bool = False
+    state: Literal["off", "starting", "idle", "pending", "running", "stopped",
+                   "failed"] = "off"
+    backend: str = ""
+    since: str | None = None
+    pending: list[str] = Field(default_factory=list)
+    pending_count: int = 0
+    running: dict[str, Any] | None = None
+    last_run: SyncRunOut | None = None
+    runs: int = 0
+    touches_ignored: int = 0
+    errors: int = 0
+    error: str | None = None

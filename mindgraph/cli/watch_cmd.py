@@ -1,0 +1,108 @@
+"""`mindgraph watch`: keep the wiki, the indexes and the vectors current as files change;
+``watch_options`` and ``start_watcher`` give `serve --watch` and `mcp --watch` the same."""
+
+from __future__ import annotations
+
+import functools
+import json
+import signal
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from ..core import Mindgraph
+from .common import json_option, require_workspace, workspace_options
+
+
+def watch_flag(func: Callable[..., Any]) -> Callable[..., Any]:
+    """--watch for the servers, passed on as ``watch_on``."""
+    return click.option("--watch", "watch_on", is_flag=True,
+                        help="Also watch raw/ and wiki/ and keep the wiki, indexes and vectors "
+                             "current (as `mindgraph watch`; its log goes to stderr).")(func)
+
+
+def watch_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """--polling, --poll-interval-ms, --debounce-ms and --no-embed, passed on as ``watch``
+    (a dict of Watcher keyword arguments)."""
+
+    @click.option("--polling", is_flag=True,
+                  help="Notice changes by periodic stat scans instead of native file-system "
+                       "events (chosen by itself on network and FUSE file systems).")
+    @click.option("--poll-interval-ms", type=click.IntRange(50, 600_000), default=1000,
+                  show_default=True, help="Time between stat scans with --polling.")
+    @click.option("--debounce-ms", type=click.IntRange(0, 60_000), default=500,
+                  show_default=True, help="Quiet time that ends a burst of changes.")
+    @click.option("--no-embed", "no_embed", is_flag=True,
+                  help="Compile and re-index only; leave the vectors to `mindgraph embed`.")
+    @functools.wraps(func)
+    def wrapper(*args: Any, polling: bool, poll_interval_ms: int, debounce_ms: int,
+                no_embed: bool, **kwargs: Any) -> Any:
+        return func(*args, watch={"polling": polling, "poll_interval_ms": poll_interval_ms,
+                                  "debounce_ms": debounce_ms, "embed": not no_embed},
+                    **kwargs)
+
+    return wrapper
+
+
+def start_watcher(mg: Mindgraph, options: dict[str, Any], as_json: bool = False,
+                  err: bool = True) -> Any:
+    """A watcher over ``mg`` that prints one line (or JSON object) per change, started in
+    background threads (for a server; stderr, since stdout may carry a protocol)."""
+    from ..sync import Watcher
+
+    return Watcher(mg, on_run=_printer(as_json, err), **options).start()
+
+
+def _printer(as_json: bool, err: bool) -> Callable[[Any], None]:
+    def emit(record: Any) -> None:
+        text = json.dumps(record.to_dict(), ensure_ascii=False) if as_json else record.line()
+        click.echo(text, err=err)
+    return emit
+
+
+@click.command("watch")
+@workspace_options
+@watch_options
+@json_option
+def watch_command(settings, watch: dict[str, Any], as_json: bool) -> None:
+    """Watch raw/ (and wiki/ for hand edits): compile, re-index and embed what changed.
+
+    Bursts of events are debounced; a file whose content did not change (by SHA-256) is
+    not a change. One line per run says what changed, what was redone and the time taken
+    (--json: one JSON object per change). Stop with Ctrl-C; a run stopped halfway (or
+    killed) is completed by the next start."""
+    from ..sync import Watcher
+
+    require_workspace(settings)
+    mg = Mindgraph(settings)
+    watcher = Watcher(mg, on_run=_printer(as_json, err=False), **watch)
+    if as_json:
+        click.echo(json.dumps({"event": "watching", "raw": str(settings.raw_dir),
+                               "wiki": str(settings.wiki_dir),
+                               "backend": watcher.source.backend}, ensure_ascii=False))
+    else:
+        click.echo(f"Watching {settings.raw_dir} and {settings.wiki_dir} "
+                   f"({watcher.source.backend}); Ctrl-C stops.", err=True)
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        watcher.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        watcher.stop(timeout=5)
+        mg.close()
+    if watcher.status.state == "failed":
+        raise click.ClickException(watcher.status.error or "the watcher failed")
+    sys.stdout.flush()
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def register(group: click.Group) -> None:
+    """Add this command to the CLI group."""
+    group.add_command(watch_command)

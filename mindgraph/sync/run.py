@@ -1,0 +1,113 @@
+"""One run of the watcher: the ordinary ingest, the indexes, then the vectors of what changed.
+
+Nothing here compiles, parses or embeds by itself: a run calls ``Mindgraph.ingest`` (the
+crash-safe ingest state machine, the very one `mindgraph ingest` runs: it scans raw/, skips
+notes whose hash and compile key are unchanged, removes the pages of deleted notes and
+relinks the pages a new title concerns), ``Mindgraph.sync`` (the page cache, the keyword index
+and the graph take only the pages that changed) and the vector sync of mindgraph/vectors/ for
+only the pages this run touched. The first run after a start reconciles everything (a full
+ingest and a full `embed` plan), so whatever changed while nothing watched — or what a killed
+run left half done — is completed then.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from typing import Any
+
+from ..core import Mindgraph
+from ..errors import MindgraphError
+from .paths import RAW, WIKI, Change
+from .status import RunRecord, now_iso
+
+
+def sync_run(mg: Mindgraph, changes: Iterable[Change], *, trigger: str = "change",
+             touches: int = 0, embed: bool = True,
+             indexed: dict[str, str] | None = None) -> RunRecord:
+    """Bring the wiki, the indexes and (with ``embed``) the vectors up to date with
+    ``changes`` (all of it when ``trigger`` is "start"); ``indexed`` (wiki path → hash of
+    the indexed bytes) is updated for the pages the run made current."""
+    started = time.perf_counter()
+    changes = sorted(changes)
+    full = trigger == "start"
+    record = RunRecord(now_iso(), trigger, [str(c) for c in changes], touches)
+    try:
+        everything = full or any(c.area == WIKI and c.folder for c in changes)
+        # The vectors held before the run: the core may embed some pages itself as it syncs
+        # them (vectors/live.py), and the log counts what the whole run embedded.
+        held = _vectors_held(mg) if embed and not everything else None
+        pages_touched = {c.path for c in changes if c.area == WIKI and not c.folder}
+        if (full or any(c.area == RAW for c in changes)) and mg.settings.raw_dir.is_dir():
+            pages_touched |= _ingest(mg, record)
+        synced = mg.sync()
+        pages_touched |= {*synced.added, *synced.changed, *synced.removed}
+        pages = dict(mg.vault().pages)
+        record.reindexed = sorted(pages_touched)
+        if embed:
+            _embed(mg, record, pages, None if everything else pages_touched, held)
+        if indexed is not None:
+            if full:
+                indexed.clear()
+            for path in (pages if full else pages_touched):
+                if path in pages:
+                    indexed[path] = pages[path].content_hash
+                else:
+                    indexed.pop(path, None)
+    except MindgraphError as exc:
+        record.error = str(exc)
+    except Exception as exc:  # noqa: BLE001 - the watcher reports it and goes on
+        record.error = f"internal error ({type(exc).__name__}: {exc}); please report it"
+    record.seconds = round(time.perf_counter() - started, 3)
+    return record
+
+
+def _ingest(mg: Mindgraph, record: RunRecord) -> set[str]:
+    """Run the ingest; the wiki pages it wrote or removed."""
+    report = mg.ingest()
+    record.compiled = [f.path for f in report.files if f.status == "ingested"]
+    record.removed = [f.path for f in report.files if f.status in ("removed", "kept")]
+    record.failed = [f.reason if f.reason.startswith(f.path) else f"{f.path}: {f.reason}"
+                     for f in report.files if f.status == "failed"]
+    return {f.wiki for f in report.files
+            if f.wiki and f.status in ("ingested", "removed", "kept")}
+
+
+def _vectors_held(mg: Mindgraph) -> dict[str, dict[str, str]] | None:
+    """Page → chunk id → content hash of the vectors stored for the configured model (None
+    when the store or the model cannot be reached: the embed step then says why)."""
+    try:
+        return mg.vector_store().hashes(mg.embedding_provider().model_version)
+    except MindgraphError:
+        return None
+
+
+def _embed(mg: Mindgraph, record: RunRecord, pages: dict[str, Any],
+           touched: set[str] | None, held: dict[str, dict[str, str]] | None) -> None:
+    """Embed the touched pages' new sections and drop the vectors of removed ones (``None``:
+    plan the whole wiki, as `mindgraph embed` does)."""
+    if touched is None:
+        report, _ = mg.embed()
+        record.embedded, record.vectors_removed = report.embedded, report.deleted_chunks
+    elif touched:
+        from ..vectors.chunking import chunker_for
+        from ..vectors.sync import sync_pages
+
+        provider, store = mg.embedding_provider(), mg.vector_store()
+        changed = [pages[p] for p in sorted(touched) if p in pages]
+        unreadable = {p.path for p in mg.vault().problems}
+        keep = (set(pages) | unreadable) - {p.path for p in changed}
+        report = sync_pages(changed, provider, store, chunker_for(provider), keep=keep,
+                            batch_size=mg.settings.embedding.batch_size)
+        store.flush()
+        now = store.hashes(provider.model_version)
+        for page in touched:
+            before, after = (held or {}).get(page, {}), now.get(page, {})
+            record.embedded += sum(1 for c, h in after.items() if before.get(c) != h)
+            record.vectors_removed += len(before.keys() - after.keys())
+    else:
+        return
+    if record.embedded or record.vectors_removed:
+        mg.forget_vectors()         # the next hybrid answer sees the new vectors
+    if report.refused:
+        record.error = f"{len(report.refused)} section(s) not embedded: {report.refused[0]}"

@@ -1,0 +1,139 @@
+"""What the watcher did and is doing: one ``RunRecord`` per run, and the live ``SyncStatus``.
+
+The status is also written to ``.mindgraph/sync-status.json`` (replaced atomically at every
+transition), so another process — a test, a script, a second terminal — can tell what a
+watcher is doing without asking it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..fsutil import atomic_write_json
+
+STATUS_FILENAME = "sync-status.json"
+SHOWN = 100         # pending paths listed in a status (the count is always exact)
+
+
+def now_iso() -> str:
+    """The time now, UTC, ISO 8601 to the second."""
+    return dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
+
+
+@dataclass
+class RunRecord:
+    """One run: what changed, what was redone, how long it took."""
+
+    started: str
+    trigger: str                                        # "start" or "change"
+    changes: list[str] = field(default_factory=list)    # "raw/a.md", "wiki/b.md"
+    touches: int = 0                                    # events whose content was unchanged
+    compiled: list[str] = field(default_factory=list)   # raw notes compiled
+    removed: list[str] = field(default_factory=list)    # raw notes gone: pages removed or kept
+    failed: list[str] = field(default_factory=list)     # "path: why"
+    reindexed: list[str] = field(default_factory=list)  # wiki pages re-read into the indexes
+    embedded: int = 0                                   # sections embedded
+    vectors_removed: int = 0                            # sections whose vectors were deleted
+    seconds: float = 0.0
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form: one object per change for `watch --json`."""
+        return {"event": "change", **asdict(self)}
+
+    def line(self) -> str:
+        """The one log line: what changed, what was redone, time taken."""
+        what = _listed(self.changes) if self.changes else "startup sync"
+        done = [f"compiled {len(self.compiled)}" if self.compiled else "",
+                f"removed {len(self.removed)}" if self.removed else "",
+                f"failed {len(self.failed)}" if self.failed else "",
+                f"reindexed {len(self.reindexed)} page{'s' * (len(self.reindexed) != 1)}"
+                if self.reindexed else "",
+                f"embedded {self.embedded} section{'s' * (self.embedded != 1)}"
+                if self.embedded else "",
+                f"dropped {self.vectors_removed} vectors" if self.vectors_removed else ""]
+        redone = ", ".join(d for d in done if d) or "nothing to redo"
+        text = f"{self.started} {what}: {redone} in {self.seconds:.2f} s"
+        if self.failed:
+            text += f" ({self.failed[0]}{' …' if len(self.failed) > 1 else ''})"
+        if self.error:
+            text += f"; error: {self.error}"
+        return text
+
+
+def _listed(items: list[str], shown: int = 3) -> str:
+    head = ", ".join(items[:shown])
+    more = len(items) - shown
+    return f"{head} and {more} more" if more > 0 else head
+
+
+class SyncStatus:
+    """The watcher's state, read by the status endpoint and tool from any thread."""
+
+    def __init__(self, state_dir: Path | None, pending: Callable[[], list[str]]):
+        self._lock = threading.Lock()
+        self._file = state_dir / STATUS_FILENAME if state_dir is not None else None
+        self._pending = pending
+        self.backend = ""
+        self.state = "starting"
+        self.started = now_iso()
+        self.running: dict[str, Any] | None = None
+        self.last_run: RunRecord | None = None
+        self.runs = 0
+        self.touches = 0
+        self.errors = 0
+        self.error: str | None = None
+
+    def update(self, **changes: Any) -> None:
+        """Set fields (and write the status file)."""
+        with self._lock:
+            for key, value in changes.items():
+                setattr(self, key, value)
+            snapshot = self._snapshot()
+        self._save(snapshot)
+
+    def finished(self, record: RunRecord | None, touches: int, state: str) -> None:
+        """A run ended (``record`` None: the batch held only touches)."""
+        with self._lock:
+            self.touches += touches
+            if record is not None:
+                self.runs += 1
+                self.last_run = record
+                self.errors += record.error is not None
+            self.running = None
+            self.state = state
+            snapshot = self._snapshot()
+        self._save(snapshot)
+
+    def to_dict(self) -> dict[str, Any]:
+        """What is pending or running, and the last run."""
+        with self._lock:
+            return self._snapshot()
+
+    def _snapshot(self) -> dict[str, Any]:
+        pending = self._pending()
+        state = self.state
+        if state == "idle" and pending:
+            state = "pending"
+        return {"watching": state not in ("stopped", "failed"), "state": state,
+                "backend": self.backend, "since": self.started,
+                "pending": pending[:SHOWN], "pending_count": len(pending),
+                "running": self.running,
+                "last_run": self.last_run.to_dict() if self.last_run else None,
+                "runs": self.runs, "touches_ignored": self.touches, "errors": self.errors,
+                "error": self.error}
+
+    def _save(self, snapshot: dict[str, Any]) -> None:
+        if self._file is None:
+            return
+        try:
+            self._file.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_json(self._file, snapshot)
+        except OSError:
+            pass        # the file is a courtesy; the watcher goes on without it
+
