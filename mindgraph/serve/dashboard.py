@@ -10,6 +10,7 @@ and styles from this server only, nothing inline, no frames, no form posts elsew
 from __future__ import annotations
 
 from collections.abc import Callable
+import typing
 from typing import Any
 
 from fastapi import FastAPI, Query
@@ -87,9 +88,11 @@ class RenderedPageOut(BaseModel):
 
 
 def install_dashboard(app: FastAPI, route: Callable[..., Any], mg: Mindgraph,
-                      fresh: Callable[[], None], slow: Lane) -> None:
+                      fresh: Callable[[], None], slow: Lane, caller: Any) -> None:
     """Add the dashboard to ``app``; ``route`` is the API's route maker (token, lanes, error
-    documentation), ``fresh`` its refresh from the wiki."""
+    documentation), ``fresh`` its refresh from the wiki, ``caller`` the API's dependency that
+    gives a request's identity: each viewer sees its own view's pages only."""
+    who_is = typing.get_args(caller)[1]    # the Depends(...) of the API's Caller
     files = assets.static_files()
 
     @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
@@ -108,21 +111,24 @@ def install_dashboard(app: FastAPI, route: Callable[..., Any], mg: Mindgraph,
     @route("get", "/dashboard/graph", GraphViewOut,
            "The dashboard's graph: pages with type, tags, scope, community, trust, link "
            "counts and summary; edges with kind and relation", lane=slow)
-    def dashboard_graph() -> dict[str, Any]:
+    def dashboard_graph(who: Any = who_is) -> dict[str, Any]:
         fresh()
-        vault = mg.vault()
-        return graph_view(vault, mg.graph(), mg.communities(), mg.trust_of(vault.pages))
+        core = mg.as_identity(who)
+        vault = core.vault()
+        return graph_view(vault, core.graph(), core.communities(), core.trust_of(vault.pages))
 
     @route("get", "/dashboard/page", RenderedPageOut,
            "A page rendered as safe HTML for the dashboard, with community, trust and compile "
            "info", 404, lane=slow)
-    def dashboard_rendered(page: str = Query(..., min_length=1, max_length=1000,
+    def dashboard_rendered(who: Any = who_is,
+                           page: str = Query(..., min_length=1, max_length=1000,
                                              description="Path, title, alias or file name")
                            ) -> dict[str, Any]:
         fresh()
-        found = mg.page(page)
-        return page_view(mg.vault(), found, mg.communities(),
-                         mg.trust_of([found.path]).get(found.path, {}))
+        core = mg.as_identity(who)
+        found = core.page(page)
+        return page_view(core.vault(), found, core.communities(),
+                         core.trust_of([found.path]).get(found.path, {}))
 
 
 def _asset(body: bytes, media_type: str) -> Response:

@@ -490,7 +490,7 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None,
     app.state.callers = Callers(mg.settings, token)
     add_document_routes(app, route, app.state.documents, lanes, app.state.callers.view,
                         _json_object_body)
-    install_dashboard(app, route, mg, fresh, lanes.slow)
+    install_dashboard(app, route, mg, fresh, lanes.slow, Caller)
     app.add_middleware(_ServerTiming)
     app.add_middleware(DashboardHeaders)
     app.add_middleware(OldParameterNames)

@@ -1,0 +1,52 @@
+"""The dashboard's data routes and the watcher's status answer each identity with its own
+view only (they came after the two-tenant suite; the same rules hold for them)."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+from starlette.testclient import TestClient
+
+from mindgraph.cli import cli
+from mindgraph.core import Mindgraph
+from mindgraph.serve.rest import create_app
+
+from scopes_support import NOTES, TOKENS, VISIBLE, leaks, set_tokens, write_workspace
+
+
+@pytest.fixture
+def client(tmp_path, monkeypatch):
+    set_tokens(monkeypatch)
+    root = write_workspace(tmp_path)
+    assert CliRunner().invoke(cli, ["-C", str(root), "ingest"]).exit_code == 0
+    return TestClient(create_app(Mindgraph.open(root)), base_url="http://127.0.0.1:8765")
+
+
+def auth(name):
+    return {"Authorization": f"Bearer {TOKENS[name]}"}
+
+
+@pytest.mark.parametrize("name", ["alice", "carol", "erin"])
+def test_the_dashboard_graph_holds_only_the_viewers_pages(client, name):
+    answer = client.get("/dashboard/graph", headers=auth(name))
+    assert answer.status_code == 200, answer.text
+    assert {n["id"] for n in answer.json()["nodes"]} == VISIBLE[name]
+    assert leaks(name, answer.json()) == []
+
+
+def test_a_page_of_another_tenant_renders_as_one_that_does_not_exist(client):
+    mine = client.get("/dashboard/page", params={"page": "Carol Notes"}, headers=auth("carol"))
+    assert mine.status_code == 200 and "Carol" in mine.json()["title"]
+    theirs = client.get("/dashboard/page", params={"page": "Carol Notes"}, headers=auth("alice"))
+    nowhere = client.get("/dashboard/page", params={"page": "No Such Page"},
+                         headers=auth("alice"))
+    assert theirs.status_code == nowhere.status_code == 404
+    assert theirs.json()["detail"].replace("Carol Notes", "X") == \
+        nowhere.json()["detail"].replace("No Such Page", "X")
+    assert client.get("/dashboard/graph").status_code == 401
+
+
+def test_only_the_local_identity_reads_the_watchers_status(client):
+    refused = client.get("/sync/status", headers=auth("alice"))
+    assert refused.status_code == 403 and "local identity" in refused.json()["detail"]
+    assert set(VISIBLE["local"]) == set(NOTES)
