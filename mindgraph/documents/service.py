@@ -293,6 +293,10 @@ class DocumentService:
                     seen[0] += n
                     counter(seen[0], 0)
                 embedded = self.mg.embed(progress=step)[0].as_dict()
+            if embedded is not None and not view.identity.is_local:
+                # the embed ran over the whole workspace: its counts and paths are every
+                # tenant's, so an agent learns only that it finished and how long it took
+                embedded = {"done": True, "seconds": embedded.get("seconds")}
             outcome = {"ingest": _brief_ingest(report), "embed": embedded}
         except Exception as exc:
             self.jobs.finish(job, error=str(exc))

@@ -180,8 +180,12 @@ def create_mcp_server(mg: Mindgraph,
                                              "uncovered units listed")] = 50) -> JsonResult:
         """How much of a codebase the wiki documents: totals, and the modules (or services)
         no page mentions yet."""
+        who = caller(mg, ctx)
+        private = () if who.is_local else (mg.settings.raw_dir, mg.settings.wiki_dir,
+                                           mg.settings.state_dir)
+
         def run(m: Mindgraph) -> dict[str, Any]:
-            folder = folder_inside(m.settings.base_dir, codebase)
+            folder = folder_inside(m.settings.base_dir, codebase, private)
             report = m.coverage(folder, service_level=service_level,
                                  min_mentions=min_mentions).to_dict()
             uncovered = [u["unit"] for u in report["units"] if not u["covered"]]

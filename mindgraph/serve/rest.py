@@ -409,7 +409,7 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None,
                  service_level: bool = False,
                  min_mentions: int = Query(1, ge=1, le=1000)) -> dict[str, Any]:
         fresh()
-        folder = folder_inside(mg.settings.base_dir, codebase)
+        folder = folder_inside(mg.settings.base_dir, codebase, _private(mg, who))
         return mg.as_identity(who).coverage(folder, service_level=service_level,
                                             min_mentions=min_mentions).to_dict()
 
@@ -509,6 +509,13 @@ async def _authorize(request: Request) -> Identity:
 
 
 Caller = Annotated[Identity, Depends(_authorize)]
+
+
+def _private(mg: Mindgraph, who: Identity) -> tuple[Path, ...]:
+    """The folders whose file names an agent may not list (coverage of raw/ would name other
+    scopes' notes): raw/, wiki/ and the state folder; none for the local identity."""
+    s = mg.settings
+    return () if who.is_local else (s.raw_dir, s.wiki_dir, s.state_dir)
 
 
 async def _single_query_values(request: Request) -> None:

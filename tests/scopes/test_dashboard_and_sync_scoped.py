@@ -50,3 +50,14 @@ def test_only_the_local_identity_reads_the_watchers_status(client):
     refused = client.get("/sync/status", headers=auth("alice"))
     assert refused.status_code == 403 and "local identity" in refused.json()["detail"]
     assert set(VISIBLE["local"]) == set(NOTES)
+
+
+def test_an_agent_cannot_list_the_notes_folders_through_coverage(client, tmp_path):
+    (tmp_path / "raw" / "globex" / "personal" / "carol" / "buyout.py").write_text("x = 1\n")
+    for folder in ("raw", "raw/globex", "raw/globex/personal/carol", "wiki", ".mindgraph",
+                   "raw/globex/team/nosuchteam"):
+        answer = client.get("/coverage", params={"codebase": folder}, headers=auth("alice"))
+        assert answer.status_code == 404, (folder, answer.text)
+        assert "buyout" not in answer.text and str(tmp_path) not in answer.text
+    code = client.get("/coverage", params={"codebase": "code"}, headers=auth("alice"))
+    assert code.status_code == 200 and code.json()["total"] == 1

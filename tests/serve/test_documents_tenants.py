@@ -163,3 +163,16 @@ def test_rescans_are_one_per_tenant_and_status_is_per_tenant(tenants):
     assert held.id not in {j["id"] for j in carol.get("/status").json()["running"]
                            + carol.get("/status").json()["recent"]}
     service.jobs.finish(held)
+
+
+def test_an_agents_rescan_status_holds_no_workspace_wide_counts(tenants):
+    import time
+
+    alice = tenants["alice"]
+    assert alice.post("/rescan", json={"embed": True}).status_code == 202
+    deadline = time.monotonic() + 60
+    while alice.get("/status").json()["running"] and time.monotonic() < deadline:
+        time.sleep(0.1)
+    (job,) = [j for j in alice.get("/status").json()["recent"] if j.get("outcome")][:1]
+    embed = job["outcome"]["embed"]
+    assert embed["done"] is True and set(embed) == {"done", "seconds"}
