@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import unquote
 
 from ..fsutil import sha256_text
@@ -54,9 +54,13 @@ def date_of(page: Page) -> str | None:
 
 
 def graph_view(vault: Vault, kg: KnowledgeGraph, communities: Iterable[Community],
-               trust: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+               trust: Mapping[str, Mapping[str, Any]],
+               scope_of: Callable[[Page], str | None] | None = None) -> dict[str, Any]:
     """Nodes with their facets (type, tags, scope, community, trust level, date, link counts,
-    summary), edges with their kind and relation (one per pair and relation), communities."""
+    summary), edges with their kind and relation (one per pair and relation), communities.
+    ``scope_of`` names a page's scope (personal, team, shared) from the folder mapping; without
+    it, the frontmatter's ``scope``."""
+    scope_of = scope_of or (lambda page: _text(page.frontmatter.get("scope")))
     communities = list(communities)
     member_of = {m: c.id for c in communities for m in c.members}
     graph = kg.graph
@@ -67,7 +71,7 @@ def graph_view(vault: Vault, kg: KnowledgeGraph, communities: Iterable[Community
         page = vault.pages[path]
         nodes.append({
             "id": path, "doc": document_id(path), "title": page.title, "type": _text(page.frontmatter.get("type")),
-            "tags": list(page.tags), "scope": _text(page.frontmatter.get("scope")),
+            "tags": list(page.tags), "scope": scope_of(page),
             "community": member_of.get(path),
             "trust": int(trust.get(path, {}).get("level", 0)),
             "date": date_of(page),

@@ -115,7 +115,8 @@ def install_dashboard(app: FastAPI, route: Callable[..., Any], mg: Mindgraph,
         fresh()
         core = mg.as_identity(who)
         vault = core.vault()
-        return graph_view(vault, core.graph(), core.communities(), core.trust_of(vault.pages))
+        return graph_view(vault, core.graph(), core.communities(), core.trust_of(vault.pages),
+                          _scope_kind(mg) if mg.scopes.enabled else None)
 
     @route("get", "/dashboard/page", RenderedPageOut,
            "A page rendered as safe HTML for the dashboard, with community, trust and compile "
@@ -129,6 +130,14 @@ def install_dashboard(app: FastAPI, route: Callable[..., Any], mg: Mindgraph,
         found = core.page(page)
         return page_view(core.vault(), found, core.communities(),
                          core.trust_of([found.path]).get(found.path, {}))
+
+
+def _scope_kind(mg: Mindgraph) -> Callable[[Any], str | None]:
+    """A page's scope kind (personal, team, shared) from the folder mapping."""
+    def kind(page: Any) -> str | None:
+        found = mg.scopes.mapping.page_scope(page.path, page.frontmatter)
+        return found.kind if found is not None else None
+    return kind
 
 
 def _asset(body: bytes, media_type: str) -> Response:

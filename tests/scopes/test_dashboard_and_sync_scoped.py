@@ -61,3 +61,11 @@ def test_an_agent_cannot_list_the_notes_folders_through_coverage(client, tmp_pat
         assert "buyout" not in answer.text and str(tmp_path) not in answer.text
     code = client.get("/coverage", params={"codebase": "code"}, headers=auth("alice"))
     assert code.status_code == 200 and code.json()["total"] == 1
+
+
+def test_the_dashboard_names_each_pages_scope_from_the_folder_mapping(client):
+    nodes = client.get("/dashboard/graph", headers=auth("alice")).json()["nodes"]
+    kinds = {n["id"]: n["scope"] for n in nodes}
+    assert kinds["acme/personal/alice/Alice Diary.md"] == "personal"
+    assert kinds["acme/team/search/Search Plan.md"] == "team"
+    assert kinds["acme/shared/Handbook.md"] == "shared"
