@@ -8,7 +8,7 @@ while one runs (``Busy``, a 409). Every change bumps ``version``, which an SSE s
 
 from __future__ import annotations
 
-import itertools
+import secrets
 import threading
 import time
 from collections import deque
@@ -19,7 +19,6 @@ from .errors import Busy
 from .records import now_iso
 
 KEEP_FINISHED = 20
-_IDS = itertools.count(1)
 
 
 @dataclass
@@ -28,7 +27,8 @@ class Job:
 
     kind: str                   # rescan | create | upload
     tenant: str                 # "" for the local identity
-    id: str = field(default_factory=lambda: f"job-{next(_IDS)}")
+    # random, not counted: a counter would tell one tenant how many jobs the others ran
+    id: str = field(default_factory=lambda: f"job-{secrets.token_hex(6)}")
     phase: str = "queued"
     done: int = 0
     total: int = 0

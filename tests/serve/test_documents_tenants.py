@@ -176,3 +176,13 @@ def test_an_agents_rescan_status_holds_no_workspace_wide_counts(tenants):
     (job,) = [j for j in alice.get("/status").json()["recent"] if j.get("outcome")][:1]
     embed = job["outcome"]["embed"]
     assert embed["done"] is True and set(embed) == {"done", "seconds"}
+
+
+def test_job_ids_count_nothing(tenants):
+    import re
+
+    started = tenants["carol"].post("/rescan", json={"embed": False})
+    assert started.status_code == 202
+    job = started.json().get("job") or started.json()
+    ident = job["id"] if isinstance(job, dict) else job
+    assert re.fullmatch(r"job-[0-9a-f]{12}", ident), ident     # not job-1, job-2, …
