@@ -182,6 +182,18 @@ def trust_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+def configured_llm(settings: Settings, option: str, otherwise: str) -> Any:
+    """The LLM that ``option`` (e.g. "--validator llm") asks for; a usage error naming
+    compile.provider, and ``otherwise``, when none is configured."""
+    from ..providers.llm.factory import make_llm_provider
+
+    llm = make_llm_provider(settings)
+    if llm is None:
+        raise click.UsageError(f"{option} needs an LLM: set compile.provider (anthropic, gemini "
+                               f"or openai) in {settings.source}, or {otherwise}.")
+    return llm
+
+
 def json_option(func: Callable[..., Any]) -> Callable[..., Any]:
     """Add --json (machine-readable output on stdout)."""
     return click.option("--json", "as_json", is_flag=True,

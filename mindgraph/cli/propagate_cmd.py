@@ -9,7 +9,8 @@ import click
 
 from ..core import Mindgraph
 from ..propagate.changes import FactChange
-from .common import EXIT_PROBLEMS, emit_json, json_option, workspace_options
+from .common import (EXIT_PROBLEMS, configured_llm, emit_json, json_option,
+                     workspace_options)
 
 
 @click.command("propagate")
@@ -64,14 +65,8 @@ def propagate_command(settings, make_plan: bool, old: str | None, new: str | Non
         raise click.UsageError("--old and --new go together: the statement as the wiki has it "
                                "and as it should be.")
     stated = FactChange("", old, new) if old is not None and new is not None else None
-    llm = None
-    if drafter == "llm":
-        from ..providers.llm.factory import make_llm_provider
-
-        llm = make_llm_provider(settings)
-        if llm is None:
-            raise click.UsageError(f"--drafter llm needs an LLM: set compile.provider in "
-                                   f"{settings.source}, or draft offline.")
+    llm = configured_llm(settings, "--drafter llm", "draft offline") if drafter == "llm" \
+        else None
     planned = service.plan(stated, llm)
     if as_json:
         emit_json({"baseline": planned.baseline,

@@ -8,7 +8,8 @@ from pathlib import Path
 import click
 
 from ..core import Mindgraph
-from .common import EXIT_PROBLEMS, emit_json, json_option, workspace_options
+from .common import (EXIT_PROBLEMS, configured_llm, emit_json, json_option,
+                     workspace_options)
 
 
 @click.command("verify")
@@ -56,14 +57,8 @@ def verify_command(settings, pages: tuple[str, ...], due: bool, validator: str,
         return
     if digest:
         raise click.UsageError("--approve goes with --apply PLAN.")
-    llm = None
-    if validator == "llm":
-        from ..providers.llm.factory import make_llm_provider
-
-        llm = make_llm_provider(settings)
-        if llm is None:
-            raise click.UsageError(f"--validator llm needs an LLM: set compile.provider "
-                                   f"(anthropic, gemini or openai) in {settings.source}.")
+    llm = configured_llm(settings, "--validator llm", "use the offline validator") \
+        if validator == "llm" else None
     planned = trust.plan(pages, due=due, llm=llm, fetch=fetch)
     if as_json:
         emit_json(planned.to_dict())
