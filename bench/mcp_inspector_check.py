@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 INSPECTOR = "@modelcontextprotocol/inspector@0.15.0"
+WRITE_TOOLS = {"approve_propagation", "create_document", "link_documents"}
 EXPECTED_TOOLS = {"get_page", "list_sections", "get_section", "backlinks", "timeline",
                   "extract"}
 TOPICS = ["Packing", "Shipping", "Customs", "Warehouses", "Invoices", "Returns", "Carriers",
@@ -79,10 +80,18 @@ def check(workspace: Path) -> list[str]:
     missing = EXPECTED_TOOLS - set(tools)
     if missing:
         raise CheckFailed(f"tools missing from tools/list: {sorted(missing)}")
-    not_read_only = [n for n, t in tools.items()
-                     if not (t.get("annotations") or {}).get("readOnlyHint")]
+    # every tool reads only, but the writes an agent may make: an approved plan, a new note
+    # in its own scope, a typed link (none of them destructive)
+    not_read_only = [n for n, t in tools.items() if n not in WRITE_TOOLS
+                     and not (t.get("annotations") or {}).get("readOnlyHint")]
     if not_read_only:
         raise CheckFailed(f"tools not annotated readOnlyHint: {not_read_only}")
+    unmarked = [n for n in WRITE_TOOLS & set(tools)
+                if (tools[n].get("annotations") or {}).get("readOnlyHint") is not False
+                or (tools[n].get("annotations") or {}).get("destructiveHint") is not False]
+    if unmarked:
+        raise CheckFailed(f"write tools not annotated readOnlyHint/destructiveHint false: "
+                          f"{unmarked}")
 
     if "search" in tools:
         name, args, expected = "search", ["query=crate weigh customs"], "Customs.md"
