@@ -517,8 +517,10 @@ class _Run:
 def _written_by_us(data: bytes, record: Any) -> bool:
     """True when a page is exactly what we wrote (or, for a record left pending by a crash,
     a page compiled from that very raw content by that compiler)."""
-    if record.wiki_sha256:
-        return _page_sha256(data) == record.wiki_sha256
+    if record.wiki_sha256 and _page_sha256(data) == record.wiki_sha256:
+        return True
+    # a pending record keeps the hash of the page before it: a run killed after writing the
+    # new page and before recording it left a page of ours that this hash does not know
     if record.status != "pending" or not record.sha256:
         return False
     head = data[:4096].decode("utf-8", errors="replace")

@@ -109,6 +109,26 @@ def test_deleted_note_removes_its_page_and_empty_folders(workspace, settings, wr
     assert "deep/er/gone.md" not in state(settings).files
 
 
+def test_a_page_written_by_a_killed_run_is_ours_when_its_note_goes(workspace, settings,
+                                                                   write_raw):
+    """A run killed after writing a recompiled page and before recording it leaves the record
+    pending with the old page's hash; deleting the note then must remove that page, not keep
+    it as hand-edited (seen in the watcher's SIGKILL test)."""
+    write_raw("note.md", "First text.")
+    run_ingest(settings)
+    first = state(settings)
+    write_raw("note.md", "Second text, recompiled.")
+    run_ingest(settings)
+    second = state(settings).files["note.md"]
+    # the state as the killed run left it: pending on the new raw text, the old page's hash
+    first.transition("note.md", "pending", sha256=second.sha256, compiler=second.compiler)
+    first.save()
+    (workspace / "raw" / "note.md").unlink()
+    report = run_ingest(settings)
+    assert [(f.path, f.status) for f in report.files] == [("note.md", "removed")]
+    assert not (workspace / "wiki" / "note.md").exists()
+
+
 def test_deleted_note_with_hand_edited_page_is_kept_and_marked(workspace, settings, write_raw):
     write_raw("edited.md", "Original text.")
     run_ingest(settings)
