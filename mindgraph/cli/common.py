@@ -194,6 +194,18 @@ def configured_llm(settings: Settings, option: str, otherwise: str) -> Any:
     return llm
 
 
+def emit_run(run: Any, as_json: bool) -> None:
+    """An apply run of the ledger (trust/ledger.Run): its JSON, or one line and the files
+    that changed outside the plan."""
+    if as_json:
+        emit_json(run.to_dict())
+        return
+    click.echo(f"run {run.run_id}: {run.process_status} / {run.result_status}; "
+               f"{len(run.written)} of {run.targets} page(s) written")
+    for path in run.outside_scope:
+        click.echo(f"  outside the plan: {path}")
+
+
 def json_option(func: Callable[..., Any]) -> Callable[..., Any]:
     """Add --json (machine-readable output on stdout)."""
     return click.option("--json", "as_json", is_flag=True,

@@ -9,7 +9,7 @@ import click
 
 from ..core import Mindgraph
 from ..propagate.changes import FactChange
-from .common import (EXIT_PROBLEMS, configured_llm, emit_json, json_option,
+from .common import (EXIT_PROBLEMS, configured_llm, emit_json, emit_run, json_option,
                      workspace_options)
 
 
@@ -42,13 +42,7 @@ def propagate_command(settings, make_plan: bool, old: str | None, new: str | Non
             raise click.UsageError("--apply PLAN needs --approve DIGEST (the digest "
                                    "`mindgraph propagate --plan` printed).")
         run = service.apply(plan_path, digest)
-        if as_json:
-            emit_json(run.to_dict())
-        else:
-            click.echo(f"run {run.run_id}: {run.process_status} / {run.result_status}; "
-                       f"{len(run.written)} of {run.targets} page(s) written")
-            for path in run.outside_scope:
-                click.echo(f"  outside the plan: {path}")
+        emit_run(run, as_json)
         if run.process_status != "SUCCESS":
             raise SystemExit(EXIT_PROBLEMS)
         return

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from ..core import Mindgraph
-from .common import (EXIT_PROBLEMS, configured_llm, emit_json, json_option,
+from .common import (EXIT_PROBLEMS, configured_llm, emit_json, emit_run, json_option,
                      workspace_options)
 
 
@@ -45,13 +45,7 @@ def verify_command(settings, pages: tuple[str, ...], due: bool, validator: str,
                                    "verify` printed with the plan).")
         result = trust.apply(plan_path, digest)
         run = result.run
-        if as_json:
-            emit_json(run.to_dict())
-        else:
-            click.echo(f"run {run.run_id}: {run.process_status} / {run.result_status}; "
-                       f"{len(run.written)} of {run.targets} page(s) written")
-            for path in run.outside_scope:
-                click.echo(f"  outside the plan: {path}")
+        emit_run(run, as_json)
         if not result.applied:
             raise click.ClickException(run.reason)
         return
