@@ -25,8 +25,8 @@ def stand_in(path: Path, body: str) -> None:
 
 @pytest.fixture()
 def ci(tmp_path):
-    """Run .ci/run in a sandbox; returns run(node_installed, apt_works, chromium_installed)
-    → (result, calls)."""
+    """Run .ci/run in a sandbox; returns run(node_installed, apt_works, chromium_installed,
+    compose_installed) → (result, calls)."""
     repo = tmp_path / "repo"
     (repo / ".ci").mkdir(parents=True)
     shutil.copy(REPO / ".ci" / "run", repo / ".ci" / "run")
@@ -47,16 +47,20 @@ def ci(tmp_path):
     chromium = f"printf '#!/bin/bash\\necho Chromium 156\\n' > {bin_dir}/chromium; " \
                f"chmod +x {bin_dir}/chromium"
 
-    def run(node_installed: bool, apt_works: bool = True, chromium_installed: bool = True):
+    compose = f"printf '#!/bin/bash\\necho 1.29.2\\n' > {bin_dir}/docker-compose; " \
+              f"chmod +x {bin_dir}/docker-compose"
+
+    def run(node_installed: bool, apt_works: bool = True, chromium_installed: bool = True,
+            compose_installed: bool = True):
         calls.write_text("")
-        for name in ("node", "npx", "chromium"):
+        for name in ("node", "npx", "chromium", "docker-compose"):
             (bin_dir / name).unlink(missing_ok=True)
-        if node_installed:
-            subprocess.run(["/bin/bash", "-c", node], check=True)
-        if chromium_installed:
-            subprocess.run(["/bin/bash", "-c", chromium], check=True)
-        install = (f'case "$*" in *chromium*) {chromium};; *nodejs*) {node};; esac'
-                   if apt_works else "exit 100")
+        for installed, script in ((node_installed, node), (chromium_installed, chromium),
+                                  (compose_installed, compose)):
+            if installed:
+                subprocess.run(["/bin/bash", "-c", script], check=True)
+        install = (f'case "$*" in *chromium*) {chromium};; *nodejs*) {node};; '
+                   f'*docker-compose*) {compose};; esac' if apt_works else "exit 100")
         stand_in(bin_dir / "apt-get", 'echo "DEBIAN_FRONTEND=$DEBIAN_FRONTEND" >> "$CALLS"\n'
                  + f'[ "$1" = install ] && {{ {install}; }}; exit 0')
         result = subprocess.run(["/bin/bash", str(repo / ".ci" / "run")], capture_output=True,
@@ -105,3 +109,20 @@ def test_a_failed_chromium_install_stops_before_the_test_run(ci):
     result, calls = ci(node_installed=True, chromium_installed=False, apt_works=False)
     assert result.returncode != 0
     assert "make test" not in calls
+
+
+def test_a_machine_without_docker_compose_gets_it_before_the_test_run(ci):
+    """tests/deploy check docker-compose.yml with Debian's docker-compose (no engine needed)."""
+    result, calls = ci(node_installed=True, compose_installed=False)
+    assert result.returncode == 0, result.stderr
+    installs = [c for c in calls if c.startswith("apt-get install")]
+    assert len(installs) == 1 and {"-y", "docker-compose"} <= set(installs[0].split())
+    assert calls.index(installs[0]) < calls.index("make test")
+    assert "== docker-compose: 1.29.2" in result.stdout
+
+
+def test_one_apt_update_serves_every_install(ci):
+    result, calls = ci(node_installed=False, chromium_installed=False, compose_installed=False)
+    assert result.returncode == 0, result.stderr
+    assert [c for c in calls if c.startswith("apt-get")].count("apt-get update -qq") == 1
+    assert len([c for c in calls if c.startswith("apt-get install")]) == 3
