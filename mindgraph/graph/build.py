@@ -26,7 +26,6 @@ The result always equals a fresh ``build`` of the same pages (tested on random e
 
 from __future__ import annotations
 
-import pickle
 import posixpath
 from collections import defaultdict
 from dataclasses import dataclass
@@ -36,8 +35,8 @@ from typing import Any, Iterable, Mapping
 import networkx as nx
 
 from ..config import GraphSettings
-from ..fsutil import atomic_write_bytes
 from ..page.cache import paused_gc, read_state
+from ..statefile import write_state
 from ..page.model import Link, Page
 from ..page.resolve import LinkResolver
 
@@ -293,14 +292,13 @@ class KnowledgeGraph:
     # -- persistence ----------------------------------------------------------------------
     def save(self, path: Path) -> None:
         """Write the graph and its update state atomically (pickle)."""
-        atomic_write_bytes(Path(path), pickle.dumps({"version": STATE_VERSION, "graph": self},
-                                                    protocol=pickle.HIGHEST_PROTOCOL))
+        write_state(path, "graph", STATE_VERSION, {"graph": self})
 
     @classmethod
     def load(cls, path: Path, settings: GraphSettings) -> "KnowledgeGraph | None":
         """The saved graph, or None when absent, unreadable, old, or built with other settings."""
-        state = read_state(path)
-        if state is None or state.get("version") != STATE_VERSION:
+        state = read_state(path, "graph", STATE_VERSION)
+        if state is None:
             return None
         graph = state.get("graph")
         if not isinstance(graph, cls) or graph.settings != settings:

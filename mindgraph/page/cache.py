@@ -27,14 +27,15 @@ import functools
 import gc
 import hashlib
 import os
-import pickle
 import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Collection, Iterable, Iterator
 
-from ..fsutil import atomic_write_bytes, read_bytes
+from .. import statefile
+from ..fsutil import read_bytes
+from ..statefile import write_state
 from .model import Page
 from .vault import MARKDOWN_SUFFIXES, SKIP_DIRS, PageLimits, PageProblem, page_notices, read_page
 from .watch import WikiWatcher
@@ -205,11 +206,11 @@ class PageCache:
         state = {"version": CACHE_VERSION, "fingerprint": parser_fingerprint(),
                  "root": str(self.root.resolve()), "limits": self.limits,
                  "entries": self._entries}
-        atomic_write_bytes(self.cache_file, pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
+        write_state(self.cache_file, "pages", CACHE_VERSION, state)
 
     def _load(self) -> None:
         assert self.cache_file is not None
-        state = read_state(self.cache_file)
+        state = read_state(self.cache_file, "pages", CACHE_VERSION)
         if (state is None or state.get("version") != CACHE_VERSION
                 or state.get("fingerprint") != parser_fingerprint()
                 or state.get("root") != str(self.root.resolve())
@@ -219,16 +220,12 @@ class PageCache:
         self._pages = {p: e.result for p, e in self._entries.items() if isinstance(e.result, Page)}
 
 
-def read_state(path: str | Path) -> dict | None:
-    """A pickled state dict saved by one of our caches, or None when the file is absent,
-    unreadable or not a dict (callers then rebuild; the next save replaces it)."""
-    try:
-        with paused_gc():
-            state = pickle.loads(read_bytes(path))
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError,
-            TypeError, ValueError):
-        return None
-    return state if isinstance(state, dict) else None
+def read_state(path: str | Path, kind: str, format_version: str | int) -> dict | None:
+    """The state dict one of our caches saved (``statefile.read_state``, unpickled with the
+    collector paused), or None: absent, written by another mindgraph or format, or damaged
+    (callers then rebuild from the wiki; the next save replaces it)."""
+    with paused_gc():
+        return statefile.read_state(path, kind, format_version)
 
 
 def open_pages(wiki_dir: str | Path, state_dir: str | Path, watch: bool = False,

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import pickle
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,8 +24,9 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
-from ..fsutil import atomic_write_bytes, read_bytes
+from ..fsutil import read_bytes
 from ..page.cache import ChangeSet, parser_fingerprint, paused_gc, read_state
+from ..statefile import write_state
 from ..page.language import page_language
 from ..page.model import Page
 from . import analyzer
@@ -174,14 +174,13 @@ class KeywordIndex:
     def save(self, path: Path) -> None:
         """Compact and write the index atomically (pickle)."""
         self.compact()
-        state = {"version": index_fingerprint(), "index": self}
-        atomic_write_bytes(Path(path), pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
+        write_state(path, "keyword-index", index_fingerprint(), {"index": self})
 
     @classmethod
     def load(cls, path: Path, params: KeywordParams = KeywordParams()) -> "KeywordIndex | None":
         """The saved index, or None when absent, unreadable, or made by other code or params."""
-        state = read_state(path)
-        if state is None or state.get("version") != index_fingerprint():
+        state = read_state(path, "keyword-index", index_fingerprint())
+        if state is None:
             return None
         index = state.get("index")
         if not isinstance(index, cls) or index.params != params:

@@ -78,6 +78,7 @@ class _Table:
         self.dirty = False
         self.stamp: tuple[int, int] | None = None  # (mtime_ns, size) of the file we loaded
         self._scopes: np.ndarray | None = None     # row → scope, rebuilt after changes
+        self.rebuilding = ""                       # why the file on disk was not usable
         # upserts (records, matrix) and removals (page, chunk_ids) since the last load/flush
         self.journal: list[tuple[str, object, object]] = []
 
@@ -184,6 +185,9 @@ class _Table:
             with open_regular(path) as handle, np.load(handle, allow_pickle=False) as data:
                 meta = json.loads(data["meta"].tobytes().decode("utf-8"))
                 vectors = np.asarray(data["vectors"], dtype=np.float32)
+            if meta.get("format") != FORMAT:
+                raise ValueError(f"format {meta.get('format')!r} of another mindgraph; this "
+                                 f"one reads format {FORMAT}")
             table = cls(meta["model_version"], int(meta["dimension"]))
             rows = [list(map(str, row)) for row in meta["rows"]]
         except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as exc:
@@ -199,6 +203,23 @@ class _Table:
         stat = path.stat()
         table.stamp = (stat.st_mtime_ns, stat.st_size)
         return table
+
+    @classmethod
+    def load_or_rebuild(cls, path: Path, model_version: str, dimension: int = 0) -> "_Table":
+        """The table in ``path``; a file of another format, truncated or garbage reads as an
+        empty table that the next flush replaces, so `mindgraph embed` (or the watcher)
+        re-embeds the model's sections: derived data is rebuilt, never a traceback."""
+        try:
+            return cls.from_file(path)
+        except StoreError as exc:
+            table = cls(model_version, dimension)   # 0: set by the first upsert
+            table.rebuilding = str(exc)
+            try:
+                stat = path.stat()
+                table.stamp = (stat.st_mtime_ns, stat.st_size)
+            except OSError:
+                pass
+            return table
 
 
 class EmbeddedStore:
@@ -229,8 +250,10 @@ class EmbeddedStore:
         matrix = prepared_matrix(records, model_version, self.description)
         with self._lock:
             table = self._table(model_version)
-            if table is None:
+            if table is None or (table.rebuilding and not len(table)):
+                stamp = table.stamp if table is not None else None
                 table = _Table(model_version, matrix.shape[1])
+                table.stamp = stamp           # the unusable file on disk is ours to replace
                 self._tables[model_version] = table
             elif table.dimension != matrix.shape[1]:
                 raise StoreError(f"{self.description}: {model_version} holds vectors of "
@@ -357,7 +380,7 @@ class EmbeddedStore:
         if on_disk != table.stamp:
             # Another process wrote (or emptied and deleted) the file since we loaded it: our
             # changes go on top of what it left, not over it.
-            merged = _Table.from_file(path) if on_disk is not None else \
+            merged = _Table.load_or_rebuild(path, name, table.dimension) if on_disk is not None else \
                 _Table(table.model_version, table.dimension)
             merged.replay(table.journal)
             self._tables[name] = table = merged
@@ -408,7 +431,7 @@ class EmbeddedStore:
                 table = self._reload_if_changed(table, path)
             return table
         if path.is_file():
-            table = _Table.from_file(path)
+            table = _Table.load_or_rebuild(path, model_version)
             self._tables[model_version] = table
         return table
 
@@ -421,6 +444,6 @@ class EmbeddedStore:
                 return None
             return table
         if table.stamp != (stat.st_mtime_ns, stat.st_size):
-            table = _Table.from_file(path)
+            table = _Table.load_or_rebuild(path, table.model_version)
             self._tables[table.model_version] = table
         return table

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
-import pickle
 import shutil
 
 import pytest
 
 from mindgraph.page import cache as cache_module
-from mindgraph.page.cache import PageCache, open_pages
+from mindgraph.page.cache import CACHE_VERSION, PageCache, open_pages
+from mindgraph.statefile import read_state, write_state
 from mindgraph.page.vault import load_vault
 
 
@@ -119,9 +119,9 @@ def test_stale_or_corrupt_cache_files_are_ignored(wiki, tmp_path, read_count):
     state = tmp_path / "state"
     open_pages(wiki, state)
     file = state / "pages.pickle"
-    data = pickle.loads(file.read_bytes())
+    data = read_state(file, "pages", CACHE_VERSION)
     data["fingerprint"] = "a different parser"
-    file.write_bytes(pickle.dumps(data))
+    write_state(file, "pages", CACHE_VERSION, data)
     read_count.clear()
     cache, changes = open_pages(wiki, state)
     assert len(changes.added) == 2 and len(read_count) == 2

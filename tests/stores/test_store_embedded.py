@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import io
+import json
+
 import numpy as np
 import pytest
 
@@ -54,7 +57,9 @@ def test_emptied_model_removes_its_file(embedded_store: EmbeddedStore):
     assert list(embedded_store.folder.glob("*.npz")) == []
 
 
-def test_corrupt_file_names_itself_and_the_fix(tmp_path):
+def test_a_damaged_or_other_format_file_is_rebuilt_not_a_traceback(tmp_path):
+    """Vectors are derived data: a file cut short, garbage, or written in another format by
+    another mindgraph reads as empty, so `embed` re-embeds and the next flush replaces it."""
     folder = tmp_path / "v"
     folder.mkdir()
     good = tmp_path / "good"
@@ -62,13 +67,22 @@ def test_corrupt_file_names_itself_and_the_fix(tmp_path):
     store.upsert(MODEL, [rec("a.md", 0)])
     store.flush()
     whole = (good / model_file_name(MODEL)).read_bytes()
-    # not numpy, a file cut short (not a zip any more), an empty file (EOFError: "Aborted!")
-    for damaged in (b"not a numpy file", whole[:len(whole) // 2], b""):
+    meta = {"format": 0, "model_version": MODEL, "dimension": 4, "rows": [["a.md", "c0", "",
+                                                                           "h", ""]]}
+    older = io.BytesIO()
+    np.savez(older, vectors=np.ones((1, 4), dtype=np.float32),
+             meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8))
+    # not numpy, cut short (not a zip any more), empty, an older format
+    for damaged in (b"not a numpy file", whole[:len(whole) // 2], b"", older.getvalue()):
         (folder / model_file_name(MODEL)).write_bytes(damaged)
-        with pytest.raises(StoreError) as caught:
-            EmbeddedStore(folder).count(MODEL)
-        assert model_file_name(MODEL) in str(caught.value)
-        assert "mindgraph embed" in str(caught.value)
+        reader = EmbeddedStore(folder)
+        assert reader.count(MODEL) == 0
+        assert reader.query(np.ones(4, dtype=np.float32), 3, MODEL) == []
+        reader.upsert(MODEL, [rec("b.md", 1)])
+        reader.flush()
+        again = EmbeddedStore(folder)
+        assert again.count(MODEL) == 1
+        assert [h.page for h in again.query(np.ones(4, dtype=np.float32), 3, MODEL)] == ["b.md"]
 
 
 def test_swap_remove_keeps_rows_and_vectors_aligned(embedded_store: EmbeddedStore):
