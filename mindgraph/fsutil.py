@@ -9,6 +9,7 @@ what the file is and what to do.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import json
@@ -18,7 +19,7 @@ import stat
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Iterator
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -249,3 +250,21 @@ def _fsync_dir(folder: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+@contextlib.contextmanager
+def exclusive_lock(lock_file: str | Path) -> Iterator[None]:
+    """Hold an exclusive lock between processes on ``lock_file`` (created if missing; POSIX
+    flock, so several serve processes sharing a state folder take turns; elsewhere a no-op)."""
+    Path(lock_file).parent.mkdir(parents=True, exist_ok=True)
+    with open(lock_file, "a+b") as handle:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows: one process at a time
+            yield
+            return
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)

@@ -6,7 +6,8 @@ gap in the wiki) and "lookup" for reading or reporting on something named (a pag
 between two pages, coverage, stats): lookups are not queries in the summary's top and
 zero-result lists. Lines without a kind (older logs) are queries. Lines are appended with one ``write`` on a file opened in append mode, so
 concurrent writers (threads or processes) never interleave within a line. When the file grows
-past ``max_bytes`` it is renamed to ``<name>.1`` (older ones shift up to ``keep``).
+past ``max_bytes`` it is renamed to ``<name>.1`` (older ones shift up to ``keep``), under a
+lock file between processes (``<name>.lock``), so two servers never rotate it twice.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from .fsutil import open_regular
+from .fsutil import exclusive_lock, open_regular
 
 _LOCK = threading.Lock()
 
@@ -50,7 +51,8 @@ class UsageLog:
             line["identity"] = self.identity
         data = (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8")
         try:
-            with _LOCK:
+            # the file lock: serve processes sharing a state folder must not both rotate
+            with _LOCK, exclusive_lock(self.path.with_name(f"{self.path.name}.lock")):
                 self._rotate_if_needed(len(data))
                 try:
                     fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)

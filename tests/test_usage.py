@@ -80,3 +80,28 @@ def test_lookups_are_not_zero_result_queries(tmp_path):
     assert summary["kinds"] == {"lookup": 2, "query": 2}
     text = CliRunner().invoke(cli, ["usage", "-C", str(tmp_path)])
     assert text.exit_code == 0 and "2 queries and 2 lookups" in text.output
+
+
+ROTATING_WRITER = """
+import sys
+from pathlib import Path
+from mindgraph.usage import UsageLog
+log = UsageLog(Path(sys.argv[1]), max_bytes=3000, keep=500)
+for i in range(int(sys.argv[3])):
+    log.record("rest", f"{sys.argv[2]} query {i}", result_count=1)
+"""
+
+
+def test_serve_processes_sharing_a_log_never_lose_a_line_when_it_rotates(tmp_path):
+    """Two processes past max_bytes at once both rotated: the second rename found no file (its
+    line lost) or pushed the fresh log aside as well."""
+    import subprocess
+    import sys
+    log = tmp_path / "usage.jsonl"
+    writers = [subprocess.Popen([sys.executable, "-c", ROTATING_WRITER, str(log), name, "400"])
+               for name in ("a", "b", "c")]
+    assert [w.wait(timeout=120) for w in writers] == [0, 0, 0]
+    lines = [line for path in tmp_path.glob("usage.jsonl*") if not path.name.endswith(".lock")
+             for line in path.read_text().splitlines()]
+    assert len(lines) == 1200
+    assert all(len(path.read_bytes()) <= 3000 for path in tmp_path.glob("usage.jsonl*"))

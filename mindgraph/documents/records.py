@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..fsutil import atomic_write_json, sha256_text
+from ..fsutil import atomic_write_json, exclusive_lock, sha256_text
 
 FOLDER = "documents"
 _FILES = ("created", "overlays", "links")
@@ -139,20 +139,8 @@ class DocumentRecords:
                               f"delete it (the API's {name} records are lost then).") from exc
         return value if isinstance(value, dict) else {}
 
-    @contextlib.contextmanager
-    def _file_lock(self) -> Iterator[None]:
-        self.folder.mkdir(parents=True, exist_ok=True)
-        try:
-            import fcntl
-        except ImportError:         # Windows: one process at a time
-            yield
-            return
-        with open(self.folder / ".lock", "a+") as handle:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    def _file_lock(self) -> contextlib.AbstractContextManager[None]:
+        return exclusive_lock(self.folder / ".lock")
 
 
 def as_json(record: Any) -> dict[str, Any]:

@@ -20,7 +20,6 @@ under a second (bench/bench_vectors.py).
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import io
 import json
@@ -29,33 +28,15 @@ import threading
 import time
 import zipfile
 from pathlib import Path
-from typing import Collection, Iterator, Sequence
+from typing import Collection, Sequence
 
 import numpy as np
 
 from ..errors import StoreError
-from ..fsutil import atomic_write_bytes, clean_temp_files, open_regular
+from ..fsutil import atomic_write_bytes, clean_temp_files, exclusive_lock, open_regular
 from .base import ChunkMove, VectorHit, VectorRecord, as_query_vector, prepared_matrix
 
 FORMAT = 1
-
-
-@contextlib.contextmanager
-def _folder_lock(folder: Path) -> Iterator[None]:
-    """An exclusive lock between processes writing the same store folder (POSIX flock;
-    elsewhere only the thread lock applies)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / ".lock", "a+b") as handle:
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - Windows
-            yield
-            return
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
 def model_file_name(model_version: str) -> str:
@@ -341,7 +322,7 @@ class EmbeddedStore:
 
     def drop_model(self, model_version: str) -> int:
         """Forget a model and delete its file at once."""
-        with self._lock, _folder_lock(self.folder):
+        with self._lock, exclusive_lock(self.folder / ".lock"):
             table = self._table(model_version, refresh=True)
             removed = len(table) if table is not None else 0
             self._tables.pop(model_version, None)
@@ -361,7 +342,7 @@ class EmbeddedStore:
             dirty = [name for name, table in self._tables.items() if table.dirty]
             if not dirty and (self._cleaned or not self.folder.is_dir()):
                 return
-            with _folder_lock(self.folder):
+            with exclusive_lock(self.folder / ".lock"):
                 if not self._cleaned:
                     # every write holds this lock: a temp file here is a killed write's
                     clean_temp_files(self.folder, older_than=self._opened_at)
