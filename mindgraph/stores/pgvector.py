@@ -126,13 +126,18 @@ class PgVectorStore:
         # pg_class for the second CREATE ... IF NOT EXISTS): one waits for the other
         lock = int(hashlib.sha256(f"mindgraph:{self._table}".encode()).hexdigest()[:15], 16)
         try:
-            with conn.transaction():
-                conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock,))
-                conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-            register_vector(conn)
-            with conn.transaction():
-                conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock,))
-                self._create_schema(conn)
+            # set up only what is missing: a read replica (read-only) refuses even
+            # CREATE ... IF NOT EXISTS, and serve processes may read from one
+            if not self._schema_ready(conn):
+                with conn.transaction():
+                    conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock,))
+                    conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+                register_vector(conn)
+                with conn.transaction():
+                    conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock,))
+                    self._create_schema(conn)
+            else:
+                register_vector(conn)
             conn.execute(f"SET hnsw.ef_search = {self._ef_search}")
             version = conn.execute("SELECT extversion FROM pg_extension "
                                    "WHERE extname = 'vector'").fetchone()[0]
@@ -179,6 +184,14 @@ class PgVectorStore:
                     raise StoreError(f"{self.description}: {scrub(str(exc), self._dsn)}") \
                         from exc
         raise AssertionError("unreachable")
+
+    def _schema_ready(self, conn: Any) -> bool:
+        """The vector extension, the table and its page index all exist already."""
+        with conn.transaction():
+            return bool(conn.execute(
+                "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector') "
+                "AND to_regclass(%s) IS NOT NULL AND to_regclass(%s) IS NOT NULL",
+                (self._table, f"{self._table}_model_page")).fetchone()[0])
 
     def _create_schema(self, conn: Any) -> None:
         t = self._table

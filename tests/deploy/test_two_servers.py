@@ -4,7 +4,8 @@ consistent while the wiki changes: a third process (the CLI) ingests and embeds,
 Each server is a real subprocess on a free port. They share the workspace (raw/, wiki/, as a
 volume shared between machines would) and the database; every piece of state a server needs
 is either in PostgreSQL or rebuilt from the wiki by each process — so each is also given a
-state folder of its own here, as a stateless process on another machine would have."""
+state folder of its own here, as a stateless process on another machine would have. The second
+server reads PostgreSQL as from a read replica (every transaction read-only)."""
 
 from __future__ import annotations
 
@@ -43,6 +44,13 @@ def snapshot(base: str, shared_state: bool) -> dict:
             out["page", page] = (answer.status_code, body.get("backlinks"), body.get("outgoing"))
         out["communities"] = http.get("/communities").json()
     return out
+
+
+def read_only(dsn: str) -> str:
+    """The DSN with every transaction read-only, as on a hot-standby replica."""
+    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+    return make_conninfo(**{**conninfo_to_dict(dsn),
+                            "options": "-c default_transaction_read_only=on"})
 
 
 def cli_run(workspace, *args):
@@ -92,7 +100,9 @@ def test_two_servers_over_one_postgres_agree_before_and_after_changes(
     try:
         for name in ("a", "b"):
             port = free_port()
-            env = {"MINDGRAPH_PG_DSN": pg_dsn, "MINDGRAPH_API_TOKEN": TOKEN}
+            # b reads as from a replica: every transaction read-only
+            dsn = pg_dsn if name == "a" else read_only(pg_dsn)
+            env = {"MINDGRAPH_PG_DSN": dsn, "MINDGRAPH_API_TOKEN": TOKEN}
             if not shared_state:    # caches rebuilt from the wiki by each process
                 env["MINDGRAPH_PATHS__STATE"] = str(tmp_path / f"state-{name}")
             servers.append(start_serve(workspace, env, "--port", str(port)))
