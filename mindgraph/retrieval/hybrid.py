@@ -239,7 +239,8 @@ class HybridRetriever:
         if not self.settings.translate_queries:
             return query
         if self._translator is None:
-            self._translator = QueryTranslator(self.pages, self.keyword)
+            self._translator = QueryTranslator(self.pages, self.keyword, cache_dir=(
+                self._calibration_file.parent if self._calibration_file else None))
         try:
             added = self._translator.added_words(query)
         except Exception as exc:   # a missing or changed dictionary: search untranslated

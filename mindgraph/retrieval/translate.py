@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
+from pathlib import Path
 from typing import Callable, Iterable, Mapping
 
 from ..page.language import page_language, query_language
@@ -44,8 +45,11 @@ class QueryTranslator:
     """Adds the translations of an English query's words for the languages of the pages."""
 
     def __init__(self, pages: Mapping[str, Page], keyword: KeywordIndex, per_word: int = 2,
-                 lookup: Callable[[str, str], tuple[str, ...]] = bilingual.translations):
+                 lookup: Callable[[str, str], tuple[str, ...]] = bilingual.translations,
+                 cache_dir: Path | None = None):
         self.pages = pages
+        if cache_dir is not None:
+            bilingual.set_cache_dir(cache_dir)
         self._shares: dict[str, float] | None = None
         self.keyword = keyword
         self.per_word = per_word

@@ -7,8 +7,10 @@ CC BY-SA 4.0) and JMdict (``jamdict-data``: the EDRDG's Japanese–English dicti
 4.0). Read backwards, a gloss that is one English word or a two-word phrase ("sync",
 "to delete", "graph view") gives the Chinese or Japanese words it translates. Nothing is
 downloaded: both files ship in their packages and are checked against the SHA-256 pinned here
-before first use; they are read only when a query needs them (retrieval/translate.py), about
-two seconds for JMdict once per process.
+before first use; they are read only when a query needs them (retrieval/translate.py). Read
+backwards once, each table is kept in the state folder (``bilingual-<lang>.json``, keyed by
+the pinned digest and the file's size and time), so a later process loads it instead of
+reading and hashing the dictionary again.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from __future__ import annotations
 import functools
 import gzip
 import importlib.util
+import json
+import os
 import re
 import sqlite3
 import threading
@@ -49,14 +53,19 @@ def _gloss_keys(gloss: str) -> list[str]:
     return keys
 
 
-def _data_file(package: str) -> Path:
-    """The package's pinned dictionary file, checked against its digest."""
-    name, digest = PINNED_FILES[package]
+def _installed(package: str) -> Path:
+    """Where the package's dictionary file is (not checked yet)."""
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
         raise MindgraphError(f"the {package} dictionary is not installed; install it: "
                              f"pip install {RELEASES[package]}")
-    path = Path(list(spec.submodule_search_locations)[0]) / name
+    return Path(list(spec.submodule_search_locations)[0]) / PINNED_FILES[package][0]
+
+
+def _data_file(package: str) -> Path:
+    """The package's pinned dictionary file, checked against its digest."""
+    digest = PINNED_FILES[package][1]
+    path = _installed(package)
     try:
         actual = sha256_file(path)
     except OSError as error:
@@ -112,15 +121,46 @@ def _japanese(path: Path) -> dict[str, list[str]]:
     return table
 
 
+_CACHE_DIR: list[Path] = []        # the state folder that keeps the tables (set_cache_dir)
+
+
+def set_cache_dir(folder: Path | None) -> None:
+    """Keep the tables read backwards under ``folder`` (the workspace's state folder)."""
+    _CACHE_DIR[:] = [Path(folder)] if folder else []
+
+
 @functools.lru_cache(maxsize=None)
 def dictionary(lang: str) -> dict[str, tuple[str, ...]]:
     """English word or two-word phrase → its ``lang`` translations (``zh`` or ``ja``), each
     listed once, in dictionary order."""
     package = LANGUAGES[lang]
     with _LOCK:
+        source = _installed(package)
+        try:
+            info = os.stat(source)
+        except OSError:
+            info = None
+        stamp = [PINNED_FILES[package][1], info.st_size, info.st_mtime_ns] if info else None
+        cache = _CACHE_DIR[0] / f"bilingual-{lang}.json" if _CACHE_DIR and stamp else None
+        try:
+            kept = json.loads(cache.read_text(encoding="utf-8")) if cache else None
+        except (OSError, ValueError):
+            kept = None
+        if isinstance(kept, dict) and kept.get("source") == stamp:
+            return {key: tuple(words) for key, words in kept["table"].items()}
         path = _data_file(package)
-        table = _chinese(path) if lang == "zh" else _japanese(path)
-    return {key: tuple(dict.fromkeys(words)) for key, words in table.items()}
+        table = {key: list(dict.fromkeys(words)) for key, words in
+                 (_chinese(path) if lang == "zh" else _japanese(path)).items()}
+        if cache is not None:
+            try:
+                cache.parent.mkdir(parents=True, exist_ok=True)
+                partial = cache.with_suffix(".json.tmp")
+                partial.write_text(json.dumps({"source": stamp, "table": table},
+                                              ensure_ascii=False), encoding="utf-8")
+                partial.replace(cache)
+            except OSError:       # a read-only state folder: read the dictionary each time
+                pass
+    return {key: tuple(words) for key, words in table.items()}
 
 
 def translations(phrase: str, lang: str) -> tuple[str, ...]:

