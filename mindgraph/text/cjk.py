@@ -221,15 +221,19 @@ def _make_jieba() -> Any:
 def verify_files(package: str, folder: Path) -> None:
     """Check every pinned file of ``package`` (installed in ``folder``) against its digest."""
     for name, digest in PINNED_FILES[package].items():
-        path = folder / name
-        try:
-            actual = sha256_file(path)
-        except OSError as error:
-            raise MindgraphError(f"{path}: cannot read the {package} dictionary ({error}); "
-                                 f"reinstall it: pip install --force-reinstall "
-                                 f"{RELEASES[package]}") from error
-        if actual != digest:
-            raise MindgraphError(
-                f"{path}: SHA-256 {actual} is not the pinned {digest} of {RELEASES[package]}, "
-                f"the release mindgraph was measured with; reinstall it: "
-                f"pip install --force-reinstall {RELEASES[package]}")
+        check_file(folder / name, digest, package, RELEASES[package])
+
+
+def check_file(path: Path, digest: str, package: str, release: str) -> None:
+    """Refuse a dictionary file of ``package`` whose SHA-256 is not ``digest`` (the one of
+    ``release``, pinned in pyproject.toml), naming the file and the reinstall that fixes it."""
+    try:
+        actual = sha256_file(path)
+    except OSError as error:
+        raise MindgraphError(f"{path}: cannot read the {package} dictionary ({error}); "
+                             f"reinstall it: pip install --force-reinstall {release}") from error
+    if actual != digest:
+        raise MindgraphError(
+            f"{path}: SHA-256 {actual} is not the pinned {digest} of {release}, "
+            f"the release mindgraph was measured with; reinstall it: "
+            f"pip install --force-reinstall {release}")
