@@ -1,0 +1,199 @@
+"""An approximate nearest-neighbour index over one embedded table's rows (usearch HNSW).
+
+Below ``EXACT_BELOW`` rows the embedded store multiplies every row (exact and fast enough);
+from there on a table keeps an HNSW graph beside its float32 matrix. The graph stores half
+precision copies (f16: recall is that of float32 to three decimals, half the memory); a
+query asks it for ``CANDIDATES_PER_HIT`` times the hits wanted and re-scores those rows
+exactly from the float32 matrix, so scores are the exact cosines and only the candidate set
+is approximate (recall@10 against exact search: bench/bench_ann.py).
+
+Keys are the table's row numbers. A change to the table (a row written, a row moved by the
+swap-remove, a row dropped) is applied to the graph at once, so the index never lags the rows.
+
+Persistence: ``<model>.usearch`` beside the model's .npz, with ``<model>.usearch.json``
+holding one 64-bit digest of (page, chunk_id, content hash) per key the graph holds. A
+reader that loads the file reconciles it with the rows it has (a row whose digest differs is
+re-added, extra keys removed), so an index saved before the latest flush — a writer killed
+between the two files, another process's write — is brought in step instead of rebuilt.
+usearch is imported only here and only for tables this large (its import costs ~0.5 s).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..fsutil import atomic_write_bytes
+
+EXACT_BELOW = 20_000        # rows: exact search is faster or as fast below this (bench_ann.py)
+CONNECTIVITY = 16           # HNSW M
+EXPANSION_ADD = 128         # ef_construction
+EXPANSION_SEARCH = 256      # ef_search: recall@10 >= 0.95 (128 gave 0.91 on the vault)
+CANDIDATES_PER_HIT = 4      # approximate candidates re-scored exactly, per hit asked for
+FORMAT = 1
+
+
+def row_digest(row: Sequence[str]) -> int:
+    """A stable 63-bit digest of a row's page, chunk_id and content hash."""
+    text = f"{row[0]}\0{row[1]}\0{row[3]}".encode("utf-8")
+    return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "little") >> 1
+
+
+class AnnIndex:
+    """An HNSW graph whose keys are row numbers of one table."""
+
+    def __init__(self, dimension: int, index: Any = None,
+                 digests: dict[int, int] | None = None):
+        from usearch.index import Index
+
+        self.dimension = dimension
+        self._index = index if index is not None else Index(
+            ndim=dimension, metric="cos", dtype="f16", connectivity=CONNECTIVITY,
+            expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)
+        self._index.expansion_search = EXPANSION_SEARCH
+        self.digests: dict[int, int] = digests if digests is not None else {}
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    @classmethod
+    def build(cls, vectors: np.ndarray, rows: Sequence[Sequence[str]]) -> "AnnIndex":
+        """A new graph over every row."""
+        index = cls(vectors.shape[1])
+        index.put(range(len(rows)), vectors[:len(rows)], rows)
+        return index
+
+    def put(self, row_numbers: Sequence[int] | range, vectors: np.ndarray,
+            rows: Sequence[Sequence[str]]) -> None:
+        """Write (or replace) the given rows with their vectors and metadata rows."""
+        keys = np.asarray(list(row_numbers), dtype=np.uint64)
+        if not keys.size:
+            return
+        held = [int(k) for k in keys if int(k) in self.digests]
+        if held:
+            self._index.remove(np.asarray(held, dtype=np.uint64))
+        self._index.add(keys, np.ascontiguousarray(vectors, dtype=np.float32),
+                        threads=_threads())
+        for key, row in zip(keys.tolist(), rows):
+            self.digests[key] = row_digest(row)
+
+    def drop(self, row_number: int) -> None:
+        """Forget a row number (the table shrank past it)."""
+        if self.digests.pop(row_number, None) is not None:
+            self._index.remove(row_number)
+
+    def search(self, query: np.ndarray, count: int) -> np.ndarray:
+        """Row numbers of about the ``count`` nearest rows (approximate order)."""
+        count = min(count, len(self._index))
+        if count <= 0:
+            return np.zeros(0, dtype=np.int64)
+        self._index.expansion_search = max(EXPANSION_SEARCH, count)
+        found = self._index.search(query, count, threads=1)
+        return np.asarray(found.keys, dtype=np.int64)
+
+    def reconcile(self, vectors: np.ndarray, rows: Sequence[Sequence[str]]) -> int:
+        """Bring a loaded graph in step with the table's rows; return the rows re-added."""
+        stale = [i for i, row in enumerate(rows) if self.digests.get(i) != row_digest(row)]
+        for key in [k for k in self.digests if k >= len(rows)]:
+            self.drop(key)
+        if stale:
+            self.put(stale, vectors[np.asarray(stale, dtype=np.int64)],
+                     [rows[i] for i in stale])
+        return len(stale)
+
+    def save(self, path: Path) -> None:
+        """Write the graph and its digests atomically (the .json is written last)."""
+        atomic_write_bytes(path, bytes(self._index.save()))
+        digests = np.zeros(max(self.digests, default=-1) + 1, dtype=np.int64) - 1
+        for key, digest in self.digests.items():
+            digests[key] = digest
+        meta = {"format": FORMAT, "dimension": self.dimension,
+                "graph_bytes": path.stat().st_size, "digests": digests.tolist()}
+        atomic_write_bytes(_meta_path(path), json.dumps(meta).encode("utf-8"))
+
+    @classmethod
+    def load(cls, path: Path, dimension: int) -> "AnnIndex | None":
+        """The saved graph, or None when it is missing, torn or of another shape."""
+        try:
+            meta = json.loads(_meta_path(path).read_bytes())
+            if meta.get("format") != FORMAT or meta.get("dimension") != dimension or \
+                    meta.get("graph_bytes") != path.stat().st_size:
+                return None
+            from usearch.index import Index
+
+            index = Index.restore(str(path))
+        except (OSError, ValueError, TypeError, RuntimeError):
+            return None
+        if index is None or index.ndim != dimension:
+            return None
+        digests = {i: int(d) for i, d in enumerate(meta["digests"]) if d >= 0}
+        if len(digests) != len(index):
+            return None
+        return cls(dimension, index, digests)
+
+
+def nearest_rows(vectors: np.ndarray, ann: AnnIndex | None, q: np.ndarray, k: int,
+                 candidates: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, exact cosines) of the ``k`` best of ``vectors`` among ``candidates`` (None:
+    every row), unordered.
+
+    Exact below EXACT_BELOW rows or candidates, or without a graph. Above, the graph proposes
+    rows, those outside the filters are dropped, and it is asked for more until enough pass
+    (or exact search over the candidates is cheaper than asking again): a filtered query
+    still gets ``k`` hits inside its view."""
+    n = vectors.shape[0]
+    size = n if candidates is None else int(candidates.size)
+    if not size or k <= 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+    if ann is None or size < EXACT_BELOW:
+        if candidates is None:
+            return _best(np.arange(n, dtype=np.int64), vectors @ q, k)
+        return _best(candidates, vectors[candidates] @ q, k)
+    inside = None
+    if candidates is not None:
+        inside = np.zeros(n, dtype=bool)
+        inside[candidates] = True
+    want = min(k, size)
+    count = int(CANDIDATES_PER_HIT * want * n / size)
+    while True:
+        proposed = ann.search(q, count)
+        if inside is not None:
+            proposed = proposed[inside[proposed]]
+        if proposed.size >= CANDIDATES_PER_HIT * want or count >= n:
+            return _best(proposed, vectors[proposed] @ q, k)
+        if candidates is not None and 2 * count >= size:
+            return _best(candidates, vectors[candidates] @ q, k)
+        count *= 2
+
+
+def _best(rows: np.ndarray, scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k`` highest-scoring of ``rows`` (unordered), with their scores."""
+    if k < scores.shape[0]:
+        top = np.argpartition(-scores, k - 1)[:k]
+        return rows[top], scores[top]
+    return rows, scores
+
+
+def index_path(npz_path: Path) -> Path:
+    """Where the graph of a model file lives."""
+    return npz_path.with_suffix(".usearch")
+
+
+def remove_index(npz_path: Path) -> None:
+    """Delete a model file's graph and its digests, if any."""
+    graph = index_path(npz_path)
+    for path in (graph, _meta_path(graph)):
+        path.unlink(missing_ok=True)
+
+
+def _meta_path(path: Path) -> Path:
+    return path.with_name(path.name + ".json")
+
+
+def _threads() -> int:
+    return max(1, min(2, os.cpu_count() or 1))
