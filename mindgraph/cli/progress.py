@@ -20,7 +20,8 @@ class Progress:
     """Counts work done and shows it: ``advance(n)`` or ``update(done, total, item)``.
 
     On a terminal a click progress bar (created once the total is known); otherwise a line
-    ``label: done of total unit (pct%), N s`` at most every ``EVERY_S`` seconds."""
+    ``label: done of total unit (pct%), N s, ETA M s`` at most every ``EVERY_S`` seconds (the
+    bar shows its own ETA)."""
 
     def __init__(self, label: str, unit: str, total: int | None = None) -> None:
         self.label, self.unit, self.total = label, unit, total
@@ -78,5 +79,9 @@ class Progress:
         self._last = now
         of = f" of {self.total}" if self.total else ""
         share = f" ({100 * done // self.total}%)" if self.total else ""
-        click.echo(f"{self.label}: {done}{of} {self.unit}{share}, {now - self._started:.0f} s",
+        spent = now - self._started
+        # the rate so far, as click's bar does on a terminal
+        eta = f", ETA {spent * (self.total - done) / done:.0f} s" \
+            if self.total and 0 < done < self.total else ""
+        click.echo(f"{self.label}: {done}{of} {self.unit}{share}, {spent:.0f} s{eta}",
                    err=True)

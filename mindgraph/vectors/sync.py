@@ -6,7 +6,9 @@ embedded, chunks that vanished from a page are stale, pages the store has but th
 longer has are removed. It makes no embedding call, so ``--dry-run`` is just the plan.
 
 ``apply_sync`` deletes first, then embeds and upserts in batches (identical texts embedded
-once), flushing the store every few thousand chunks and at the end, also when a provider
+once), flushing the store as often as costs at most a tenth of the run (every batch while a
+flush is cheap; at 100k chunks, whose file takes a second or two to write, every ~20 s) and
+at the end, also when a provider
 error stops the run: whatever was stored stays valid, and the next run resumes from there.
 A re-run over unchanged pages embeds nothing.
 
@@ -33,7 +35,9 @@ from ..providers.embedding.base import EmbeddingProvider
 from ..stores.base import ChunkMove, VectorRecord, VectorStore
 from .chunking import Chunk, Chunker, chunker_for, hash_under_title
 
-FLUSH_EVERY = 4096   # chunks between store flushes (bounds the work lost to a crash)
+# a flush waits until embedding has run this many times as long as the last flush took: a
+# kill loses at most that much work (one batch while flushes are cheap), for <= 10% overhead
+FLUSH_COST_RATIO = 10.0
 
 
 @dataclass(frozen=True)
@@ -198,7 +202,7 @@ def apply_sync(plan: SyncPlan, provider: EmbeddingProvider, store: VectorStore, 
         deleted += store.delete(page, chunk_ids, model_version=plan.model_version)
     for page in plan.removed_pages:
         deleted += store.delete(page)
-    since_flush = 0
+    flushed_at, flush_cost = time.monotonic(), 0.0
     try:
         for start in range(0, len(plan.to_embed), batch_size):
             batch = plan.to_embed[start:start + batch_size]
@@ -223,10 +227,11 @@ def apply_sync(plan: SyncPlan, provider: EmbeddingProvider, store: VectorStore, 
                                             content_hash=c.content_hash, vector=vectors[row],
                                             scope=c.scope))
             store.upsert(plan.model_version, records)
-            since_flush += len(batch)
-            if since_flush >= FLUSH_EVERY:
+            if time.monotonic() - flushed_at >= FLUSH_COST_RATIO * flush_cost:
+                started = time.monotonic()
                 store.flush()
-                since_flush = 0
+                flushed_at = time.monotonic()
+                flush_cost = flushed_at - started
             if progress is not None:
                 progress(len(batch))
     finally:

@@ -2,6 +2,7 @@
 then on stderr; short runs print nothing extra, and stdout stays the command's answer."""
 
 import json
+import re
 
 import pytest
 from click.testing import CliRunner
@@ -39,6 +40,19 @@ def test_without_a_terminal_long_work_prints_progress_lines_on_stderr(workspace,
     lines = embed.stderr.splitlines()
     total = json.loads(embed.stdout)["embedded"]      # stdout is still pure JSON
     assert total > 12 and lines[-1].startswith(f"Embedding: {total} of {total} chunks (100%)")
+
+
+def test_a_progress_line_before_the_end_says_how_long_the_rest_will_take(workspace,
+                                                                         monkeypatch):
+    monkeypatch.setattr(progress, "EVERY_S", 0.0)
+    for i in range(12, 60):                           # more chunks than one batch of 64
+        (workspace / "raw" / f"Note {i}.md").write_text(f"# Note {i}\n\nText {i}.\n")
+    run(workspace, "ingest")
+    lines = run(workspace, "embed").stderr.splitlines()
+    assert len(lines) >= 2, lines
+    assert all(re.fullmatch(r"Embedding: \d+ of \d+ chunks \(\d+%\), \d+ s, ETA \d+ s", line)
+               for line in lines[:-1]), lines
+    assert "ETA" not in lines[-1]                     # done: nothing left to wait for
 
 
 def test_short_work_prints_no_progress(workspace):

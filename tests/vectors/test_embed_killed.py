@@ -1,0 +1,91 @@
+"""`mindgraph embed` killed (SIGKILL) at any point resumes where it stopped: what it stored
+is never embedded again, and the next run embeds only the rest. (What it embedded since its
+last flush is lost: flushes come as often as cost a tenth of the run, vectors/sync.py.)"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from click.testing import CliRunner
+
+from mindgraph.cli import cli
+from mindgraph.core import Mindgraph
+
+# the real CLI in a child process, its model made slow enough (0.1 s a batch) to be killed
+# mid-run, and a progress line after every batch
+CHILD = """
+import sys, time
+from mindgraph.cli import progress
+from mindgraph.providers.embedding import hashing
+progress.EVERY_S = 0.0
+embed = hashing.HashingEmbedder.embed_documents
+def slow(self, texts, *args):
+    time.sleep(0.1)
+    return embed(self, texts, *args)
+hashing.HashingEmbedder.embed_documents = slow
+from mindgraph.cli import main
+sys.argv = ["mindgraph", "embed", "-C", sys.argv[1]]
+main()
+"""
+
+
+@pytest.fixture
+def workspace(tmp_path):
+    """200 notes of two sections each, compiled, hashing embeddings."""
+    (tmp_path / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n")
+    (tmp_path / "raw").mkdir()
+    for i in range(200):
+        (tmp_path / "raw" / f"Note {i}.md").write_text(
+            f"# Note {i}\n\nText of note {i}.\n\n## Part\nMore about topic {i}.\n")
+    assert CliRunner().invoke(cli, ["ingest", "-C", str(tmp_path)]).exit_code == 0
+    return tmp_path
+
+
+def stored(workspace) -> dict[str, dict[str, str]]:
+    mg = Mindgraph.open(workspace)
+    try:
+        return mg.vector_store().hashes(mg.embedding_provider().model_version)
+    finally:
+        mg.close()
+
+
+@pytest.mark.parametrize("kill_after", [64, 192])
+def test_a_killed_embed_resumes_from_what_it_stored_and_redoes_none_of_it(
+        workspace, kill_after):
+    child = subprocess.Popen([sys.executable, "-c", CHILD, str(workspace)],
+                             stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+                             env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    reported = 0
+    deadline = time.monotonic() + 120
+    try:
+        for line in child.stderr:
+            if line.startswith("Embedding: "):
+                reported = int(line.split()[1])
+                if reported >= kill_after:
+                    break
+            assert time.monotonic() < deadline, "the child never reported progress"
+        child.send_signal(signal.SIGKILL)
+        child.wait(30)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert child.returncode == -signal.SIGKILL
+    kept = sum(len(chunks) for chunks in stored(workspace).values())
+    assert reported >= kill_after
+    assert 64 <= kept <= reported + 64, "the first batch is flushed at once, and no more " \
+                                        "than one batch can be stored but not yet reported"
+
+    rerun = CliRunner().invoke(cli, ["embed", "--json", "-C", str(workspace)])
+    assert rerun.exit_code == 0, rerun.output
+    answer = json.loads(rerun.stdout)
+    assert answer["unchanged"] == kept and answer["embedded"] == answer["chunks"] - kept
+    assert answer["embedded"] > 0
+    again = json.loads(CliRunner().invoke(cli, ["embed", "--json", "-C",
+                                                str(workspace)]).stdout)
+    assert again["embedded"] == 0 and again["unchanged"] == answer["chunks"]
