@@ -258,11 +258,13 @@ class KeywordIndex:
         best_row = np.full(n_pids, -1, dtype=np.int64)
         matched = np.flatnonzero(section_rows > 0)
         if len(matched):
-            # Best section per page: sort matched rows by score, keep the last per group.
-            order = matched[np.argsort(section_rows[matched], kind="stable")]
-            groups = self.sections.groups[order]
-            best[groups] = section_rows[order]
-            best_row[groups] = order
+            # Best section per page in linear time (a sort of every matched row grew as
+            # N log N: a common word matches most sections of a large wiki); on a tie the
+            # later row, as a stable sort would keep.
+            scores, groups = section_rows[matched], self.sections.groups[matched]
+            max_per_group(best, groups, scores)
+            top = scores == best[groups]
+            max_per_group(best_row, groups[top], matched[top])
         mix = self.params.page_mix
         combined = (mix * page_score / max(page_score.max(), 1e-12)
                     + (1 - mix) * best / max(best.max(), 1e-12))
@@ -276,6 +278,18 @@ class KeywordIndex:
             rows = rows[np.argpartition(-scores[rows], limit - 1)[:limit]]
         rows = rows[np.lexsort((rows, -scores[rows]))]
         return [(*self.sections.key(int(r)), float(scores[r])) for r in rows]  # type: ignore[misc]
+
+
+def max_per_group(out: np.ndarray, groups: np.ndarray, values: np.ndarray) -> None:
+    """``out[g] = max(out[g], values of group g)`` for every group, in place.
+
+    Each pass writes the values still above their group's maximum (any one of them wins a
+    write) and keeps those still above: a few vectorised passes, not a sort of every value
+    nor ``np.maximum.at`` (3-6x slower at 200,000 values)."""
+    pending = np.flatnonzero(values > out[groups])
+    while pending.size:
+        out[groups[pending]] = values[pending]
+        pending = pending[values[pending] > out[groups[pending]]]
 
 
 @functools.lru_cache(maxsize=1)
