@@ -12,7 +12,7 @@ instead of 0.25, recall@10 of usearch at ef 256 fell to 0.46).
 Each library builds an HNSW graph (M=16, ef_construction=128, 2 threads) and is measured on
 one thread: build time, median query time, recall@10 against exact search, file size, load
 time; ``mindgraph`` is the embedded store itself (usearch f16, ef 128, 4x candidates re-scored
-exactly; exact search below 20,000 rows). State the load average printed with the figures.
+exactly; exact search below 200,000 rows). State the load average printed with the figures.
 """
 
 from __future__ import annotations
