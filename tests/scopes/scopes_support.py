@@ -127,3 +127,16 @@ def leaks(name: str, answer: Any, asked: Iterable[str] = ()) -> list[str]:
     for said in sorted(asked, key=len, reverse=True):
         text = text.replace(said.lower(), " ")
     return [f for f in forbidden(name) if f.lower() in text]
+
+
+def embedded_core(root: Path, monkeypatch) -> Any:
+    """The two-tenant workspace under ``root``, compiled and embedded (embedded store): the
+    open core (close it)."""
+    from mindgraph.core import Mindgraph
+
+    write_workspace(root)
+    set_tokens(monkeypatch)
+    core = Mindgraph.open(root)
+    assert core.ingest().ok
+    core.embed()
+    return core

@@ -13,17 +13,13 @@ from mindgraph.cli import cli
 from mindgraph.core import Mindgraph
 from mindgraph.scopes import LOCAL
 
-from scopes_support import NOTES, VISIBLE, leaks, set_tokens, write_workspace
+from scopes_support import NOTES, VISIBLE, embedded_core, leaks, set_tokens, write_workspace
 
 
 @pytest.fixture
 def mg(tmp_path, monkeypatch):
     """The two-tenant workspace, compiled and embedded (embedded store)."""
-    write_workspace(tmp_path)
-    set_tokens(monkeypatch)
-    core = Mindgraph.open(tmp_path)
-    assert core.ingest().ok
-    core.embed()
+    core = embedded_core(tmp_path, monkeypatch)
     yield core
     core.close()
 

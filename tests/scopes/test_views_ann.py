@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from mindgraph.core import Mindgraph
 from mindgraph.stores import ann, embedded
 
-from scopes_support import VISIBLE, leaks, set_tokens, write_workspace
+from scopes_support import VISIBLE, embedded_core, leaks
 
 
 @pytest.fixture
@@ -16,11 +15,7 @@ def mg(tmp_path, monkeypatch):
     """The two-tenant workspace, embedded, with the graph in use from the first row."""
     monkeypatch.setattr(embedded, "EXACT_BELOW", 1)
     monkeypatch.setattr(ann, "EXACT_BELOW", 1)
-    write_workspace(tmp_path)
-    set_tokens(monkeypatch)
-    core = Mindgraph.open(tmp_path)
-    assert core.ingest().ok
-    core.embed()
+    core = embedded_core(tmp_path, monkeypatch)
     yield core
     core.close()
 

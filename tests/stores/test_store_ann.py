@@ -3,6 +3,8 @@ with every change, saved beside the model file, and filters that still fill k hi
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -52,6 +54,14 @@ def recall(store: EmbeddedStore, truth: dict[str, np.ndarray], queries: np.ndarr
     return found / (10 * len(queries))
 
 
+def saved(tmp_path, vectors: np.ndarray) -> tuple[EmbeddedStore, Path]:
+    """A store of ``vectors``, closed (its graph saved), and the graph's path."""
+    store = EmbeddedStore(tmp_path / "v")
+    store.upsert(MODEL, records(vectors))
+    store.close()
+    return store, ann.index_path(tmp_path / "v" / model_file_name(MODEL))
+
+
 def graph_of(store: EmbeddedStore) -> ann.AnnIndex:
     table = store._tables[MODEL]
     assert table.ann is not None, "a table above the threshold searches its graph"
@@ -74,10 +84,7 @@ def test_recall_at_10_against_exact_search_is_at_least_095(tmp_path):
 def test_the_graph_is_saved_and_a_restart_loads_it_instead_of_rebuilding(tmp_path,
                                                                          monkeypatch):
     vectors = clustered(N)
-    store = EmbeddedStore(tmp_path / "v")
-    store.upsert(MODEL, records(vectors))
-    store.close()
-    graph = ann.index_path(tmp_path / "v" / model_file_name(MODEL))
+    _, graph = saved(tmp_path, vectors)
     assert graph.is_file() and graph.with_name(graph.name + ".json").is_file()
 
     def no_build(*args, **kwargs):
@@ -124,10 +131,7 @@ def test_adds_updates_and_deletes_keep_the_graph_in_step(tmp_path):
 
 def test_a_graph_saved_before_the_last_flush_is_reconciled_not_trusted(tmp_path):
     vectors = clustered(N)
-    store = EmbeddedStore(tmp_path / "v")
-    store.upsert(MODEL, records(vectors))
-    store.close()
-    graph = ann.index_path(tmp_path / "v" / model_file_name(MODEL))
+    store, graph = saved(tmp_path, vectors)
     old = graph.read_bytes(), graph.with_name(graph.name + ".json").read_bytes()
     replacement = clustered(100, seed=5)
     store.upsert(MODEL, [VectorRecord(f"p{i}.md", "lead", "lead", "v2", replacement[i])
@@ -147,10 +151,7 @@ def test_a_graph_saved_before_the_last_flush_is_reconciled_not_trusted(tmp_path)
 
 def test_a_torn_graph_file_is_rebuilt(tmp_path):
     vectors = clustered(N)
-    store = EmbeddedStore(tmp_path / "v")
-    store.upsert(MODEL, records(vectors))
-    store.close()
-    graph = ann.index_path(tmp_path / "v" / model_file_name(MODEL))
+    _, graph = saved(tmp_path, vectors)
     graph.write_bytes(graph.read_bytes()[:1000])
     reader = EmbeddedStore(tmp_path / "v")
     assert reader.query(vectors[5], 1, MODEL)[0].page == "p5.md"
