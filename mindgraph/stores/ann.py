@@ -53,8 +53,7 @@ class AnnIndex:
 
     def __init__(self, dimension: int, index: Any = None,
                  digests: dict[int, int] | None = None):
-        from usearch.index import Index
-
+        Index = usearch_index()
         self.dimension = dimension
         self._index = index if index is not None else Index(
             ndim=dimension, metric="cos", dtype="f16", connectivity=CONNECTIVITY,
@@ -128,9 +127,7 @@ class AnnIndex:
             if meta.get("format") != FORMAT or meta.get("dimension") != dimension or \
                     meta.get("graph_bytes") != path.stat().st_size:
                 return None
-            from usearch.index import Index
-
-            index = Index.restore(str(path))
+            index = usearch_index().restore(str(path))
         except (OSError, ValueError, TypeError, RuntimeError):
             return None
         if index is None or index.ndim != dimension:
@@ -181,6 +178,16 @@ def _best(rows: np.ndarray, scores: np.ndarray, k: int) -> tuple[np.ndarray, np.
         top = np.argpartition(-scores, k - 1)[:k]
         return rows[top], scores[top]
     return rows, scores
+
+
+def usearch_index() -> Any:
+    """usearch's Index class, imported after onnxruntime: usearch 2.26's compiled module
+    loaded first makes the later import of onnxruntime (the local embedding model) crash
+    the process with a segmentation fault; the other order is fine."""
+    import onnxruntime  # noqa: F401
+    from usearch.index import Index
+
+    return Index
 
 
 def index_path(npz_path: Path) -> Path:

@@ -180,3 +180,16 @@ def test_a_table_below_the_threshold_keeps_no_graph(tmp_path):
     store.close()
     assert store._tables[MODEL].ann is None
     assert not ann.index_path(tmp_path / "v" / model_file_name(MODEL)).exists()
+
+
+def test_a_process_that_opened_a_graph_can_still_load_the_local_model(tmp_path):
+    """usearch's compiled module loaded before onnxruntime made onnxruntime's import crash
+    the process (SIGSEGV): a server that searched a large store, then embedded a query."""
+    import subprocess
+    import sys
+
+    script = ("from mindgraph.stores.ann import AnnIndex\nAnnIndex(4)\n"
+              "import onnxruntime\nprint('ok')\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
