@@ -22,6 +22,7 @@ saved beside its file (``<model>.usearch``), and its candidates are re-scored ex
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
