@@ -91,6 +91,11 @@ class AdapterSettings:
     type: str = "filesystem"
     target: str = ""
     options: dict = field(default_factory=dict)
+    # a remote adapter (a note app) keeps its listing under <state>/apps/ this long (0: off)
+    cache_ttl_s: float = 300.0
+    # identities (scopes.identities names) that may create and update its items over REST
+    # and MCP besides the local one (the app is the workspace owner's)
+    writers: tuple = ()
 
 
 @dataclass(frozen=True)

@@ -1,18 +1,24 @@
-"""The data-source contract: an adapter fetches documents that `mindgraph pull` files under raw/.
+"""The data-source contracts: what `mindgraph pull` files under raw/, and what a note app offers.
 
-An adapter is any object with a ``target`` (folder under raw/) and ``fetch()`` returning
-RawDocuments. File names come from outside (a note app's titles, another folder's paths), so
-``safe_relative_path`` turns any name into a relative path that cannot leave its folder.
+A data source is any object with a ``target`` (folder under raw/) and ``fetch()`` returning
+RawDocuments (the filesystem adapter, custom dotted-path ones). A note app (``NoteAppAdapter``)
+offers more: its projects (id, name, kind tasks/notes), the items of a project, one item,
+create, update and a deep link for an item (``url_for``); optionally its own search
+(``search_by_query``) and one bulk call for every item (``list_all``). Its items become raw
+notes through ``fetch()`` like any other document (adapters/notes.py). File names come from
+outside (a note app's titles, another folder's paths), so ``safe_relative_path`` turns any
+name into a relative path that cannot leave its folder.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Protocol, runtime_checkable
+from typing import Any, Literal, Mapping, Protocol, runtime_checkable
 
-from ..errors import AdapterError
+from ..errors import AdapterError, NotFoundError
 
 # Characters that are unsafe or unportable in file names (Windows-reserved ones included,
 # so a vault pulled on Linux still syncs to a Windows machine).
@@ -53,6 +59,97 @@ class DataSourceAdapter(Protocol):
     def fetch(self) -> list[RawDocument]:
         """Return every document the source currently holds."""
         ...
+
+
+class ItemNotFound(AdapterError, NotFoundError):
+    """The app has no item (or project) of that id: deleted there, or never existed."""
+
+
+@dataclass(frozen=True)
+class Project:
+    """A list of a note app: its id, name, and whether it holds tasks or notes."""
+
+    id: str
+    name: str
+    kind: Literal["tasks", "notes"] = "tasks"
+
+
+@dataclass(frozen=True)
+class Item:
+    """One task or note of an app, as the app holds it (times are timezone-aware, UTC)."""
+
+    id: str
+    title: str
+    content: str = ""
+    project: str = ""                  # the project's id
+    project_name: str = ""
+    tags: tuple[str, ...] = ()
+    due: dt.datetime | None = None
+    modified: dt.datetime | None = None
+    completed: dt.datetime | None = None   # None while open
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready form (times as ISO 8601)."""
+        return {"id": self.id, "title": self.title, "content": self.content,
+                "project": self.project, "project_name": self.project_name,
+                "tags": list(self.tags), "due": _iso(self.due), "modified": _iso(self.modified),
+                "completed": _iso(self.completed)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "Item":
+        """The inverse of ``to_json``."""
+        return cls(str(data["id"]), str(data.get("title", "")), str(data.get("content", "")),
+                   str(data.get("project", "")), str(data.get("project_name", "")),
+                   tuple(str(t) for t in data.get("tags") or ()), _time(data.get("due")),
+                   _time(data.get("modified")), _time(data.get("completed")))
+
+
+@runtime_checkable
+class NoteAppAdapter(Protocol):
+    """A note or task app: what `pull`, the corpus cache, `create` and `update` use.
+
+    Optional, found with ``getattr``: ``list_all() -> list[Item]`` (every item in as few
+    calls as the app allows) and ``search_by_query(query, limit) -> list[tuple[Item, float]]``
+    (the app's own search, best first: one more retriever in hybrid search).
+    """
+
+    @property
+    def target(self) -> str:
+        """Folder under raw/ that receives the items as notes ("" for raw/ itself)."""
+        ...
+
+    def list_projects(self) -> list[Project]:
+        """Every project (list) of the account."""
+        ...
+
+    def list_items(self, project_id: str) -> list[Item]:
+        """The items of one project."""
+        ...
+
+    def get(self, item_id: str) -> Item:
+        """One item, fresh from the app; ItemNotFound when it is gone."""
+        ...
+
+    def create(self, title: str, content: str = "", project: str | None = None) -> Item:
+        """A new item in ``project`` (an id or name; None: the app's default list)."""
+        ...
+
+    def update(self, item_id: str, *, title: str | None = None,
+               content: str | None = None) -> Item:
+        """Change an item's title or content; ItemNotFound when it is gone."""
+        ...
+
+    def url_for(self, item: Item) -> str:
+        """The deep link that opens the item in the app."""
+        ...
+
+
+def _iso(value: dt.datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def _time(value: Any) -> dt.datetime | None:
+    return dt.datetime.fromisoformat(value) if isinstance(value, str) and value else None
 
 
 def safe_relative_path(filename: str) -> str:

@@ -1,7 +1,10 @@
 """Turn the `adapters:` entries of mindgraph.yml into adapter objects.
 
-``type`` is a built-in name (``filesystem``) or a dotted path to a class (``pkg.mod.Class`` or
-``pkg.mod:Class``), which is called with the entry's ``options`` as keyword arguments.
+``type`` is a built-in name (``filesystem``, ``ticktick``) or a dotted path to a class
+(``pkg.mod.Class`` or ``pkg.mod:Class``), which is called with the entry's ``options`` as
+keyword arguments. A class that declares ``remote = True`` (a note app over the network) is
+also given ``name`` (the entry's) and ``cache``: its corpus cache under ``<state>/apps/``
+(adapters/cache.py), kept ``cache_ttl_s`` seconds.
 """
 
 from __future__ import annotations
@@ -14,9 +17,13 @@ from typing import Any
 from ..config import AdapterSettings
 from ..errors import AdapterError
 from .base import DataSourceAdapter, safe_target
+from .cache import CorpusCache
 from .filesystem import FilesystemAdapter
+from .ticktick import TickTickAdapter
 
-BUILTIN_ADAPTERS: dict[str, type] = {"filesystem": FilesystemAdapter}
+BUILTIN_ADAPTERS: dict[str, type] = {"filesystem": FilesystemAdapter,
+                                     "ticktick": TickTickAdapter}
+CACHE_FOLDER = "apps"
 
 
 @dataclass(frozen=True)
@@ -60,11 +67,17 @@ def adapter_class(type_name: str, where: str = "adapter") -> type:
     return cls
 
 
-def load_adapter(entry: AdapterSettings, base_dir: Path = Path(".")) -> ConfiguredAdapter:
-    """Build the adapter for one `adapters:` entry."""
+def load_adapter(entry: AdapterSettings, base_dir: Path = Path("."),
+                 state_dir: Path | None = None) -> ConfiguredAdapter:
+    """Build the adapter for one `adapters:` entry (``state_dir``: where a remote adapter's
+    corpus cache lives; None keeps it in memory)."""
     where = f"adapter {entry.name!r}"
     cls = adapter_class(entry.type, where)
     options: dict[str, Any] = dict(entry.options)
+    if getattr(cls, "remote", False):
+        path = None if state_dir is None else \
+            Path(state_dir) / CACHE_FOLDER / f"{safe_target(entry.name) or 'app'}.json"
+        options.update(name=entry.name, cache=CorpusCache(path, entry.cache_ttl_s))
     if cls is FilesystemAdapter:
         if "path" not in options:
             raise AdapterError(f"{where}: the filesystem adapter needs options.path (the folder "

@@ -2,7 +2,9 @@
 
 This is the only code that writes raw/. Every file name is sanitised and the final path is
 checked against the real (symlink-resolved) target folder, so no document can land outside
-raw/<target>/. A file whose content is unchanged is not rewritten; nothing is ever deleted.
+raw/<target>/. A file whose content is unchanged is not rewritten. Only a remote adapter's
+(a note app's) notes are ever deleted: those of items the app no longer has, and only while
+they hold what pull wrote (mirror.py).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from ..errors import AdapterError, ConfigError
 from ..fsutil import atomic_write_bytes, read_bytes
 from .base import RawDocument, safe_relative_path
 from .loader import ConfiguredAdapter, load_adapter
+from .mirror import gone, load_manifest, manifest_path, save_manifest
 
 
 @dataclass(frozen=True)
@@ -26,7 +29,7 @@ class PulledFile:
 
     adapter: str
     path: str          # raw-relative path written, or the document's file name if rejected
-    status: str        # written | unchanged | rejected | failed
+    status: str        # written | unchanged | rejected | failed | removed | kept
     reason: str = ""
 
 
@@ -41,6 +44,7 @@ class PullReport:
     seconds: float
     dry_run: bool
     files: tuple[PulledFile, ...]
+    removed: int = 0   # notes of items a note app no longer has
 
     @property
     def ok(self) -> bool:
@@ -72,7 +76,7 @@ def pull(settings: Settings, names: Iterable[str] = (), dry_run: bool = False) -
     written_by: dict[str, str] = {}     # raw path (casefolded) → the adapter that wrote it
     for entry in entries:
         try:
-            configured = load_adapter(entry, settings.base_dir)
+            configured = load_adapter(entry, settings.base_dir, settings.state_dir)
             documents = list(configured.adapter.fetch())
         except AdapterError as exc:
             failed += 1
@@ -84,12 +88,31 @@ def pull(settings: Settings, names: Iterable[str] = (), dry_run: bool = False) -
                                     f"adapter {entry.name!r}: fetch() raised "
                                     f"{type(exc).__name__}: {exc}"))
             continue
-        files.extend(_file_documents(settings.raw_dir, configured, documents, dry_run,
-                                     written_by))
+        filed = _file_documents(settings.raw_dir, configured, documents, dry_run, written_by)
+        files.extend(filed)
+        if getattr(configured.adapter, "remote", False):
+            files.extend(_mirror(settings, configured, filed, dry_run))
     counts = {s: sum(1 for f in files if f.status == s) for s in ("written", "unchanged",
-                                                                  "rejected")}
+                                                                  "rejected", "removed")}
     return PullReport(counts["written"], counts["unchanged"], counts["rejected"], failed,
-                      round(time.perf_counter() - started, 3), dry_run, tuple(files))
+                      round(time.perf_counter() - started, 3), dry_run, tuple(files),
+                      counts["removed"])
+
+
+def _mirror(settings: Settings, configured: ConfiguredAdapter, filed: list[PulledFile],
+            dry_run: bool) -> list[PulledFile]:
+    """Remove the notes of items the app no longer has (not after a rejected document)."""
+    if any(f.status == "rejected" for f in filed):
+        return []
+    raw_root = settings.raw_dir.resolve()
+    path = manifest_path(settings.state_dir, configured.name)
+    current = {f.path for f in filed if f.status in ("written", "unchanged")}
+    outcomes = gone(raw_root, load_manifest(path), current, dry_run)
+    if not dry_run:
+        save_manifest(path, raw_root, current, {rel for rel, status, _ in outcomes
+                                                if status == "kept"})
+    return [PulledFile(configured.name, rel, status, reason)
+            for rel, status, reason in outcomes]
 
 
 def _file_documents(raw_dir: Path, configured: ConfiguredAdapter,

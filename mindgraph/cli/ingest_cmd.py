@@ -44,20 +44,22 @@ def ingest_command(settings, dry_run: bool, force: bool, only: tuple[str, ...],
 @json_option
 def pull_command(settings, names: tuple[str, ...], dry_run: bool, as_json: bool) -> None:
     """Fetch documents from the adapters in mindgraph.yml into raw/ (the only command that
-    writes raw/; it never deletes there)."""
+    writes raw/; it deletes only a note app's notes of items deleted in the app)."""
     require_workspace(settings)
     report = pull(settings, names, dry_run=dry_run)
     if as_json:
         emit_json(report.to_dict())
     else:
         for item in report.files:
-            if item.status in ("written", "rejected", "failed"):
-                verb = "would write" if dry_run and item.status == "written" else item.status
+            if item.status in ("written", "rejected", "failed", "removed", "kept"):
+                verb = {"written": "would write", "removed": "would remove"}.get(
+                    item.status, item.status) if dry_run else item.status
                 detail = f": {item.reason}" if item.reason else ""
                 click.echo(f"{verb:11} [{item.adapter}] {item.path or '-'}{detail}")
         prefix = "Dry run: would write" if dry_run else "Written"
-        click.echo(f"{prefix} {report.written}, unchanged {report.unchanged}, rejected "
-                   f"{report.rejected}, failed adapters {report.failed_adapters} "
+        removed = f", removed {report.removed}" if report.removed else ""
+        click.echo(f"{prefix} {report.written}, unchanged {report.unchanged}{removed}, "
+                   f"rejected {report.rejected}, failed adapters {report.failed_adapters} "
                    f"({report.seconds:.2f} s).")
     if not report.ok:
         raise SystemExit(EXIT_PROBLEMS)

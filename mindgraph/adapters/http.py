@@ -1,0 +1,123 @@
+"""JSON over HTTP for note-app adapters: a bearer token from the environment, bounded retries.
+
+- The token is read from the environment variable the adapter's options name (never from
+  mindgraph.yml), when the first request is made; a missing one is an error naming it.
+- 429 and 503 are retried after the server's ``Retry-After`` (seconds or an HTTP date), other
+  5xx after 1, 2, 4 … s; at most ``max_retries`` times, and never waiting longer than
+  ``max_wait_s`` at once (a longer ``Retry-After`` fails at once, saying how long to wait).
+- 401 is an error naming the variable and the fix (the token expired or was revoked); 404 is
+  ``ItemNotFound``; any other failure an ``AdapterError`` with the status and the path.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import os
+import time
+from typing import Any, Callable, Mapping
+
+import httpx
+
+from ..errors import AdapterError
+from .base import ItemNotFound
+
+RETRIED = frozenset({429, 500, 502, 503, 504})
+
+
+class AppHTTP:
+    """A JSON client of one app's API (``requests`` counts the HTTP requests sent)."""
+
+    def __init__(self, app: str, base_url: str, token_env: str, *, token_help: str = "",
+                 transport: httpx.BaseTransport | None = None,
+                 environ: Mapping[str, str] | None = None, timeout_s: float = 10.0,
+                 max_retries: int = 3, max_wait_s: float = 60.0,
+                 sleep: Callable[[float], None] = time.sleep):
+        self.app = app
+        self.base_url = base_url.rstrip("/")
+        self.token_env = token_env
+        self.token_help = token_help
+        self.environ = os.environ if environ is None else environ
+        self.max_retries = max_retries
+        self.max_wait_s = max_wait_s
+        self.sleep = sleep
+        self.requests = 0
+        self._client = httpx.Client(transport=transport, timeout=timeout_s)
+
+    def request(self, method: str, path: str, body: Any = None) -> Any:
+        """The parsed JSON answer (None for an empty one) of ``method path``."""
+        headers = {"Authorization": f"Bearer {self._token()}", "Accept": "application/json"}
+        for attempt in range(self.max_retries + 1):
+            self.requests += 1
+            try:
+                response = self._client.request(method, self.base_url + path, json=body,
+                                                headers=headers)
+            except httpx.TransportError as exc:
+                raise AdapterError(f"{self.app}: cannot reach {self.base_url} "
+                                   f"({type(exc).__name__}: {exc}). Check the network and "
+                                   f"retry.") from exc
+            if response.status_code in RETRIED and attempt < self.max_retries:
+                self.sleep(self._wait(response, attempt, path))
+                continue
+            return self._answer(response, method, path)
+        raise AssertionError("unreachable")   # the last attempt returns or raises
+
+    def close(self) -> None:
+        """Close the connection pool."""
+        self._client.close()
+
+    def _token(self) -> str:
+        token = (self.environ.get(self.token_env) or "").strip()
+        if not token:
+            raise AdapterError(f"{self.app}: no access token: the environment variable "
+                               f"{self.token_env} is not set. {self.token_help}".rstrip())
+        return token
+
+    def _wait(self, response: httpx.Response, attempt: int, path: str) -> float:
+        wait = _retry_after(response.headers.get("retry-after"))
+        if wait is None:
+            wait = float(2 ** attempt)
+        if wait > self.max_wait_s:
+            raise AdapterError(f"{self.app}: {path} answered {response.status_code} and asks "
+                               f"to wait {wait:.0f} s before retrying (more than the "
+                               f"{self.max_wait_s:g} s the adapter waits); retry later.")
+        return wait
+
+    def _answer(self, response: httpx.Response, method: str, path: str) -> Any:
+        status = response.status_code
+        if status == 401:
+            raise AdapterError(f"{self.app}: the API refused the access token in "
+                               f"{self.token_env} (401 Unauthorized: it expired or was "
+                               f"revoked). Get a new token and export {self.token_env}=<token>. "
+                               f"{self.token_help}".rstrip())
+        if status == 404:
+            raise ItemNotFound(f"{self.app}: {method} {path} found nothing (404): the item or "
+                               f"project was deleted in the app, or the id is wrong.")
+        if status == 429:
+            raise AdapterError(f"{self.app}: still rate limited (429) after "
+                               f"{self.max_retries} retries; retry in a minute.")
+        if status >= 400:
+            raise AdapterError(f"{self.app}: {method} {path} failed with HTTP {status}: "
+                               f"{response.text[:200]}")
+        if not response.content.strip():
+            return None
+        try:
+            return response.json()
+        except ValueError as exc:
+            raise AdapterError(f"{self.app}: {method} {path} answered something that is not "
+                               f"JSON ({response.text[:80]!r}).") from exc
+
+
+def _retry_after(value: str | None) -> float | None:
+    """Seconds to wait from a Retry-After header (delta-seconds or an HTTP date)."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())

@@ -1,0 +1,78 @@
+"""What `pull` removes: the raw notes of a remote adapter's items that the app no longer has.
+
+A note app is the truth about its items: an item deleted there (the app answers 404, or its
+listing no longer holds it) should leave raw/ as a deleted file does, so that `ingest` removes
+its page. `pull` keeps a manifest per remote adapter, ``<state>/pulled/<adapter>.json``: each
+raw path it filed and the SHA-256 it wrote there. A path in the manifest that the adapter no
+longer returns is deleted only while its file still holds those very bytes; a file someone
+edited in raw/ since is kept and reported. Nothing else is ever deleted: not a file another
+adapter or a person put there, not anything of an adapter that failed or rejected a document
+in this run, and nothing of fetch-only adapters (the filesystem one, custom ones).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from ..fsutil import atomic_write_json, read_bytes
+from .base import safe_target
+
+MANIFEST_FOLDER = "pulled"
+
+
+def manifest_path(state_dir: Path, adapter: str) -> Path:
+    """Where the manifest of ``adapter`` lives."""
+    return Path(state_dir) / MANIFEST_FOLDER / f"{safe_target(adapter) or 'adapter'}.json"
+
+
+def load_manifest(path: Path) -> dict[str, str]:
+    """raw path → SHA-256 of what `pull` wrote there (empty when missing or unreadable)."""
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def file_digest(path: Path) -> str | None:
+    """SHA-256 of a regular file, None when it is not there (or not a plain file)."""
+    try:
+        if path.is_symlink() or not path.is_file():
+            return None
+        return hashlib.sha256(read_bytes(path, follow_symlinks=False)).hexdigest()
+    except OSError:
+        return None
+
+
+def gone(raw_root: Path, manifest: dict[str, str], current: set[str], dry_run: bool
+         ) -> list[tuple[str, str, str]]:
+    """Remove the manifest's files the adapter no longer returns: (raw path, status, reason)
+    with status "removed" or "kept" (edited in raw/ since it was pulled)."""
+    out = []
+    for rel in sorted(set(manifest) - current):
+        path = raw_root / rel
+        digest = file_digest(path)
+        if digest is None:
+            continue                       # already gone
+        if digest != manifest[rel]:
+            out.append((rel, "kept", f"raw/{rel}: its item is gone from the app, but the file "
+                                     f"was edited since it was pulled; delete it by hand if "
+                                     f"it should go."))
+            continue
+        if not dry_run:
+            path.unlink()
+        out.append((rel, "removed", "its item is gone from the app"))
+    return out
+
+
+def save_manifest(path: Path, raw_root: Path, current: set[str],
+                  kept: set[str]) -> None:
+    """Record the files the adapter now owns (and the edited ones it left in place)."""
+    entries = {rel: digest for rel in sorted(current)
+               if (digest := file_digest(raw_root / rel)) is not None}
+    old = load_manifest(path)
+    entries.update({rel: old[rel] for rel in kept if rel in old})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_json(path, entries)
