@@ -144,6 +144,10 @@ class RetrievalSettings:
     reserve_top: int = 2
     reserve_within: int = 5
     graph_boost: float = 0.1
+    # a note app's own search (an adapter's search_by_query), fused beside keyword and vector
+    # with this weight; what it has not answered this long after the search began is dropped
+    native_weight: float = 0.2
+    native_timeout_s: float = 1.0
     min_score: float = 0.15
     overfetch: int = 15
     expansion: Literal["auto", "off", "always"] = "auto"

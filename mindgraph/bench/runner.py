@@ -28,7 +28,12 @@ METHODS: dict[str, SearchOptions] = {
     "hybrid-noexpand": SearchOptions(expansion=False),
     "hybrid-noreserve": SearchOptions(reserve=False),
     "hybrid-norerank": SearchOptions(rerank=False),
+    # a note app's own search (an adapter's search_by_query), alone and left out of hybrid
+    "native": SearchOptions(use_keyword=False, use_vector=False, graph_boost=False,
+                            expansion=False),
+    "hybrid-nonative": SearchOptions(use_native=False),
 }
+NATIVE_METHODS = ("native",)     # need an adapter with search_by_query
 DEPTH = 10
 
 

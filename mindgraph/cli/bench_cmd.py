@@ -8,7 +8,7 @@ import click
 
 from ..bench.corpora import beir_retriever, wiki_retriever
 from ..bench.crosslingual import cross_lingual_questions, language_pages, language_retriever
-from ..bench.runner import METHODS, format_table, run_methods
+from ..bench.runner import METHODS, NATIVE_METHODS, format_table, run_methods
 from ..core import Mindgraph
 from ..errors import InputError
 from ..retrieval.datasets import Question, load_beir, load_questions
@@ -19,8 +19,9 @@ from .progress import Progress
 @click.command("bench")
 @click.argument("queries", type=click.Path(exists=True, path_type=Path))
 @workspace_options
-@click.option("--methods", default="keyword,vector,hybrid", show_default=True,
-              help=f"Comma-separated methods: {', '.join(METHODS)}.")
+@click.option("--methods", default=None,
+              help=f"Comma-separated methods: {', '.join(METHODS)} (default keyword,vector,"
+                   f"hybrid, and native when an adapter offers its own search).")
 @click.option("--split", default="test", show_default=True, help="BEIR qrels split.")
 @click.option("--no-embed", is_flag=True, help="Do not embed first (vector methods degrade). "
               "Methods without vectors (keyword) never embed.")
@@ -30,11 +31,11 @@ from .progress import Progress
                    "language only; the answer is the counterpart of each relevant page "
                    "(same frontmatter permalink).")
 @json_option
-def bench_command(settings, queries: Path, methods: str, split: str, no_embed: bool,
+def bench_command(settings, queries: Path, methods: str | None, split: str, no_embed: bool,
                   misses: bool, cross_lingual: str | None, as_json: bool) -> None:
     """Score retrieval methods on QUERIES: a JSONL question file (over this workspace's wiki)
     or a BEIR folder (corpus.jsonl, queries.jsonl, qrels/<split>.tsv)."""
-    chosen = [m.strip() for m in methods.split(",") if m.strip()]
+    chosen = [m.strip() for m in (methods or DEFAULT_METHODS).split(",") if m.strip()]
     unknown = [m for m in chosen if m not in METHODS]
     if unknown:
         raise click.BadParameter(f"unknown method(s) {unknown}; choose from "
@@ -72,6 +73,7 @@ def bench_command(settings, queries: Path, methods: str, split: str, no_embed: b
                                                          cross_lingual, queries)
     if progress:
         progress.close()
+    chosen = _native_methods(chosen, retriever, methods is None)
     # warm up caches, the model (when used) and each language's dictionary (a first Japanese
     # question loads MeCab's: ~0.3 s once per process, not per question)
     firsts = {q.lang: q for q in reversed(questions)}
@@ -90,6 +92,22 @@ def bench_command(settings, queries: Path, methods: str, split: str, no_embed: b
             click.echo(f"\nmissed by {report.method} (no relevant page in the top 10):")
             for miss in report.misses:
                 click.echo(f"  {miss['id']}: {miss['query']}")
+
+
+DEFAULT_METHODS = "keyword,vector,hybrid"
+
+
+def _native_methods(chosen: list[str], retriever, by_default: bool) -> list[str]:
+    """Add the native method by default when an adapter offers its own search; refuse it
+    when none does."""
+    if retriever.native is None:
+        asked = [m for m in chosen if m in NATIVE_METHODS]
+        if asked:
+            raise click.BadParameter(f"{', '.join(asked)}: no configured adapter offers its own "
+                                     f"search (search_by_query); drop it or configure one.",
+                                     param_hint="--methods")
+        return chosen
+    return [*chosen, *NATIVE_METHODS] if by_default else chosen
 
 
 def _cross_lingual(settings, questions, retriever, lang: str, queries: Path):

@@ -37,6 +37,7 @@ from .calibration import (NOISE_SHARE, SAMPLE, Calibration, background, calibrat
 from .expand import QueryExpander, split_concepts
 from .fusion import FUSIONS, NORMALIZERS
 from .keyword import KeywordIndex
+from .native import NativeSearch, app_url
 from .present import follow_ups, interpretation, language_weight, query_language, snippet_for
 from .recency import Recency, asks_for_recent
 from .rerank import LLMReranker
@@ -63,7 +64,7 @@ class HybridRetriever:
                  settings: RetrievalSettings = RetrievalSettings(),
                  expander: QueryExpander | None = None, reranker: LLMReranker | None = None,
                  vector_error: str | None = None, vector_note: str | None = None,
-                 calibration_file: Path | None = None):
+                 calibration_file: Path | None = None, native: NativeSearch | None = None):
         self.pages = pages
         self.keyword = keyword
         self.graph = graph
@@ -77,6 +78,8 @@ class HybridRetriever:
         self.recency = Recency(pages, settings.recency, settings.recency_lambda,
                                settings.evergreen_tags, settings.evergreen_pages)
         self.reranker = reranker
+        self.native = native              # note apps' own search (native.py), if any
+        self._native_pages: dict[tuple[str, str], str] = {}
         # Answers for this exact state of the indexes (a new state builds a new retriever);
         # agents repeat themselves, and a repeat costs a dictionary lookup.
         self._answers: OrderedDict[tuple[str, SearchOptions], HybridResponse] = OrderedDict()
@@ -177,6 +180,9 @@ class HybridRetriever:
                 tag: str = "query", shares: dict[str, float] | None = None
                 ) -> dict[str, Candidate]:
         calls: dict[str, Callable[[], list[tuple[str, float, str | None]]]] = {}
+        started = time.perf_counter()
+        native = self.native.start(query, fetch) if options.use_native and \
+            self.native is not None else None
         if options.use_keyword:
             words = self._keyword_query(query, degradation)
             calls["keyword"] = lambda: [(h.path, h.score, h.section_id)
@@ -203,6 +209,12 @@ class HybridRetriever:
                 continue
             rankings[name] = outcome
             timings[name if tag == "query" else f"{name}:{tag}"] = elapsed
+        if native is not None:
+            found = self.native.finish(native, started, self.pages,  # type: ignore[union-attr]
+                                       self._native_pages, degradation)
+            if found is not None:
+                rankings["native"] = found
+                timings["native" if tag == "query" else f"native:{tag}"] = _ms(started)
         rankings = {k: [r for r in v if r[0] in self.pages] for k, v in rankings.items()}
         keyword_w, vector_w = self.router.weights(intent, self.settings.blend_intent_weights)
         weights = {"keyword": keyword_w, "vector": vector_w * self._vector_factor(query)}
@@ -210,6 +222,8 @@ class HybridRetriever:
             weights = {"keyword": 1.0}
         if "keyword" not in rankings and "vector" in rankings:
             weights = {"vector": 1.0}
+        if "native" in rankings:
+            weights["native"] = self.native.weight  # type: ignore[union-attr]
         if shares is not None:
             total = sum(weights.get(name, 0.0) for name in rankings) or 1.0
             shares.update({name: weights.get(name, 0.0) / total for name in rankings})
@@ -222,7 +236,7 @@ class HybridRetriever:
             self._fill_missing(query, scored, degradation)
         fused = fusion(scored, weights, **kwargs)
         candidates: dict[str, Candidate] = {}
-        for name in ("keyword", "vector"):
+        for name in ("keyword", "vector", "native"):
             for rank, (path, score, section) in enumerate(rankings.get(name, []), 1):
                 cand = candidates.setdefault(path, Candidate(score=fused.get(path, 0.0)))
                 cand.sources[name] = {"rank": rank, "score": round(float(score), 4)}
@@ -496,7 +510,8 @@ class HybridRetriever:
                 page=path, title=page.title, section_id=cand.section_id,
                 heading=section.heading if section else "",
                 snippet=snippet_for(page, cand.section_id, terms), score=cand.score,
-                sources=cand.sources, boosts=cand.boosts, found_by=tuple(cand.found_by)))
+                sources=cand.sources, boosts=cand.boosts, found_by=tuple(cand.found_by),
+                url=app_url(page)))
         return results
 
     def _explain_top(self, results: list[HybridResult], lang: str, intent: Intent

@@ -23,6 +23,7 @@ class SearchOptions:
     expansion: bool = True
     reserve: bool = True             # keep each retriever's top pages near the top
     rerank: bool = True              # LLM reranking, when retrieval.rerank is "llm"
+    use_native: bool = True          # a note app's own search, when an adapter has one
     fusion: str | None = None        # None: retrieval.fusion
 
 
@@ -41,18 +42,20 @@ class HybridResult:
     sources: dict[str, dict[str, int | float]]
     boosts: dict[str, float] = field(default_factory=dict)
     found_by: tuple[str, ...] = ()            # the query (or expansion) that found it
+    url: str | None = None                    # the deep link into the app it came from
 
     def to_dict(self, rank: int | None = None) -> dict[str, Any]:
         """JSON-ready form: the fields every search result has (rank, page, title, section_id,
         heading, snippet, score; see the README's result table), then the fusion's."""
         # by hand: dataclasses.asdict deep-copies field by field (12% of a warm search)
         head = {} if rank is None else {"rank": rank}
+        link = {} if self.url is None else {"url": self.url}
         return {**head, "page": self.page, "title": self.title, "section_id": self.section_id,
                 "heading": self.heading, "snippet": self.snippet,
                 "score": round(self.score, 4),
                 "sources": {name: dict(value) for name, value in self.sources.items()},
                 "boosts": dict(self.boosts), "found_by": list(self.found_by),
-                "retrievers": sorted(self.sources)}
+                "retrievers": sorted(self.sources), **link}
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+from ..adapters.loader import adapter_class, load_adapter
 from ..config import Settings
+from ..errors import AdapterError
 from .expand import QueryExpander
 from .llm_cache import AnswerCache
+from .native import NativeSearch
 from .rerank import LLMReranker
 
 if TYPE_CHECKING:
@@ -44,12 +47,28 @@ def search_llm_factory(settings: Settings, timeout_s: float
 
 def search_helpers(settings: Settings) -> dict[str, Any]:
     """HybridRetriever's ``expander`` (the splitter, plus the configured LLM), ``reranker``
-    (None unless ``retrieval.rerank`` is "llm" and an LLM is configured) and
-    ``calibration_file``."""
+    (None unless ``retrieval.rerank`` is "llm" and an LLM is configured),
+    ``calibration_file`` and ``native`` (the adapters' own search, None without one)."""
     r = settings.retrieval
     cache = AnswerCache(Path(settings.state_dir) / CACHE_FILE)
     expand = search_llm_factory(settings, r.expansion_timeout_s) if r.expansion_llm else None
     rerank = search_llm_factory(settings, r.rerank_timeout_s) if r.rerank == "llm" else None
     return {"expander": QueryExpander(expand, cache=cache) if expand else QueryExpander(),
             "reranker": LLMReranker(rerank, cache=cache) if rerank else None,
-            "calibration_file": Path(settings.state_dir) / CALIBRATION_FILE}
+            "calibration_file": Path(settings.state_dir) / CALIBRATION_FILE,
+            "native": native_search(settings)}
+
+
+def native_search(settings: Settings) -> NativeSearch | None:
+    """The configured adapters that offer ``search_by_query``, as one retriever (an adapter
+    that cannot be loaded is left out: `pull` reports why)."""
+    apps = []
+    for entry in settings.adapters:
+        try:
+            if callable(getattr(adapter_class(entry.type), "search_by_query", None)):
+                apps.append((entry.name, load_adapter(entry, settings.base_dir,
+                                                      settings.state_dir).adapter))
+        except AdapterError:
+            continue
+    r = settings.retrieval
+    return NativeSearch(apps, r.native_weight, r.native_timeout_s) if apps else None

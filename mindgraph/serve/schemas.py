@@ -165,11 +165,14 @@ class HybridResultOut(BaseModel):
         "times recency and language factors. Above 1 only through a boost; compare scores "
         "within one answer."))
     sources: dict[str, dict[str, int | float]] = Field(description=(
-        "Retriever → its own rank (an integer) and score for the page; graph → linked, how "
-        "many other candidates the page links with (the graph ranks nothing)."))
+        "Retriever (keyword, vector, native: a note app's own search) → its own rank (an "
+        "integer) and score for the page; graph → linked, how many other candidates the page "
+        "links with (the graph ranks nothing)."))
     boosts: dict[str, float]
     found_by: list[str]
     retrievers: list[str]
+    url: str | None = Field(None, description="The deep link into the note app the page was "
+                                              "pulled from (absent for other pages)")
     trust: TrustOut | None = None
 
 
