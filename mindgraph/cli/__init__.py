@@ -28,6 +28,7 @@ COMMANDS = {
     "bench": "bench_cmd", "serve": "serve_cmd", "mcp": "mcp_cmd", "usage": "usage_cmd",
     "verify": "trust_cmds", "runs": "trust_cmds", "audit": "trust_cmds", "lint": "lint_cmd",
     "calibrate": "calibrate_cmd", "propagate": "propagate_cmd", "watch": "watch_cmd",
+    "create": "apps_cmd", "update": "apps_cmd",
 }
 
 
