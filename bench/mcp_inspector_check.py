@@ -24,7 +24,8 @@ import time
 from pathlib import Path
 
 INSPECTOR = "@modelcontextprotocol/inspector@0.15.0"
-WRITE_TOOLS = {"approve_propagation", "create_document", "link_documents"}
+WRITE_TOOLS = {"approve_propagation", "create_document", "link_documents", "create_item",
+               "update_item"}
 EXPECTED_TOOLS = {"get_page", "list_sections", "get_section", "backlinks", "timeline",
                   "extract"}
 TOPICS = ["Packing", "Shipping", "Customs", "Warehouses", "Invoices", "Returns", "Carriers",

@@ -18,7 +18,7 @@ import threading
 from typing import Any
 
 from ..config import AdapterSettings, Settings
-from ..errors import AdapterError, ConfigError, Forbidden
+from ..errors import AdapterError, ConfigError, Forbidden, InputError
 from .base import Item, ItemNotFound
 from .loader import ConfiguredAdapter, adapter_class, load_adapter
 from .notes import ITEM_ID_KEY, item_documents
@@ -82,7 +82,7 @@ class NoteApps:
                app: str | None = None) -> dict[str, Any]:
         """A new item in the app."""
         if not title.strip():
-            raise AdapterError("create: give the item a title (it is empty).")
+            raise InputError("create: give the item a title (it is empty).")
         configured = self.app(app)
         item = configured.adapter.create(title, content, project)  # type: ignore[attr-defined]
         return item_result(configured, item, "created")
@@ -91,11 +91,11 @@ class NoteApps:
                append: str | None = None, app: str | None = None) -> dict[str, Any]:
         """Change an item's title or content, or append a line to its content."""
         if title is None and content is None and append is None:
-            raise AdapterError("update: nothing to change; give a title, content or a line "
-                               "to append.")
+            raise InputError("update: nothing to change; give a title, content or a line "
+                             "to append.")
         if content is not None and append is not None:
-            raise AdapterError("update: give either the new content or a line to append, "
-                               "not both.")
+            raise InputError("update: give either the new content or a line to append, "
+                             "not both.")
         configured = self.app(app)
         adapter: Any = configured.adapter
         item_id = self._item_id(configured, ref)
@@ -121,8 +121,8 @@ class NoteApps:
         if len(titles) == 1:
             return titles[0]
         if len(titles) > 1:
-            raise AdapterError(f"update: {len(titles)} items of {configured.name!r} are titled "
-                               f"{ref!r}; give the item's id ({', '.join(titles)}).")
+            raise InputError(f"update: {len(titles)} items of {configured.name!r} are titled "
+                             f"{ref!r}; give the item's id ({', '.join(titles)}).")
         return ref      # the adapter says it does not exist, in its own words
 
 

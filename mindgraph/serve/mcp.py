@@ -43,6 +43,7 @@ from .guard import Guard, Policy
 from .lanes import Lane, LaneBusy, LaneTimeout, ServerLanes
 from .callers import Callers
 from .mcp_arguments import PlainArgumentsServer
+from .mcp_apps import add_app_tools
 from .mcp_documents import add_document_tools
 from .params import folder_inside, parse_day
 from .mcp_results import (
@@ -213,8 +214,9 @@ def create_mcp_server(mg: Mindgraph,
                      usage_identity(mg.scopes, who))
 
     _add_engine_tools(server, call)
-    add_document_tools(server, mg, call, Callers(mg.settings, os.environ.get(
-        mg.settings.serve.token_env) or None))
+    callers = Callers(mg.settings, os.environ.get(mg.settings.serve.token_env) or None)
+    add_document_tools(server, mg, call, callers)
+    add_app_tools(server, mg, call, callers)
     return server
 
 

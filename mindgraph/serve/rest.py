@@ -75,6 +75,7 @@ from .rest_errors import AppError, install_error_handlers
 from .rest_aliases import OldParameterNames
 from .callers import Callers
 from .rest_documents import add_document_routes, upload_rule
+from .rest_apps import add_app_routes
 
 MAX_LIMIT = 100
 _MIN_TRUST = Query(None, pattern="^[Ll]?[0-3]$", description="Only pages verified to at least this "
@@ -490,6 +491,7 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None,
     app.state.callers = Callers(mg.settings, token)
     add_document_routes(app, route, app.state.documents, lanes, app.state.callers.view,
                         _json_object_body)
+    add_app_routes(app, route, mg.settings, lanes, app.state.callers.view, _json_object_body)
     install_dashboard(app, route, mg, fresh, lanes.slow, Caller)
     app.add_middleware(_ServerTiming)
     app.add_middleware(DashboardHeaders)

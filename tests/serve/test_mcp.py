@@ -16,7 +16,8 @@ from mindgraph.config import settings_from_dict
 from mindgraph.core import Mindgraph
 from mindgraph.serve.mcp import create_http_app, create_mcp_server
 
-WRITE_TOOLS = {"approve_propagation", "create_document", "link_documents"}
+WRITE_TOOLS = {"approve_propagation", "create_document", "link_documents", "create_item",
+               "update_item"}
 CORE_TOOLS = {"get_page", "list_sections", "get_section", "backlinks", "timeline", "extract",
               "coverage"}
 
@@ -96,7 +97,8 @@ def test_stdio_lists_tools_read_only_with_schemas(stdio_session):
     assert CORE_TOOLS <= set(tools)
     for tool in tools.values():
         # every tool reads only, but the one that applies a plan approved by its digest and
-        # the documents API's two writers (which add to the wiki and delete nothing)
+        # the documents API's two writers (which add to the wiki and delete nothing) and the
+        # note app's two (which add to or change an item in the app)
         assert tool.annotations.read_only_hint is (tool.name not in WRITE_TOOLS), tool.name
         assert tool.annotations.destructive_hint is False, tool.name
         assert tool.description and len(tool.description) > 40, tool.name

@@ -1,0 +1,116 @@
+"""The note-app writes over REST (who may write, error statuses) and MCP (a real SDK client),
+against the fake TickTick open API on a local port."""
+
+import json
+
+import anyio
+import pytest
+from fastapi.testclient import TestClient
+from mcp import Client
+from ticktick_fake import TOKEN, FakeTickTick
+
+from mindgraph.core import Mindgraph
+from mindgraph.serve.mcp import create_mcp_server
+from mindgraph.serve.rest import create_app
+
+TOKENS = {"alice": "a" * 40, "carol": "c" * 40, "server": "s" * 40}
+PASSPORT = "63b7bebb91c0a5474805fcd4"
+
+
+@pytest.fixture
+def fake():
+    return FakeTickTick()
+
+
+@pytest.fixture
+def workspace(tmp_path, fake, monkeypatch):
+    """A compiled workspace with identities alice (a writer of the app) and carol (not)."""
+    (tmp_path / "wiki").mkdir()
+    (tmp_path / "wiki" / "Home.md").write_text("# Home\n\nHello.\n")
+    monkeypatch.setenv("TT_TOKEN", TOKEN)
+    monkeypatch.setenv("TOKEN_ALICE", TOKENS["alice"])
+    monkeypatch.setenv("TOKEN_CAROL", TOKENS["carol"])
+    with fake.serve() as base_url:
+        (tmp_path / "mindgraph.yml").write_text(
+            "embedding: {provider: hashing, dimension: 64}\n"
+            "scopes:\n  identities:\n"
+            "    - {name: alice, tenant: acme, agent: alice, token_env: TOKEN_ALICE}\n"
+            "    - {name: carol, tenant: acme, agent: carol, token_env: TOKEN_CAROL}\n"
+            "adapters:\n  - name: tasks\n    type: ticktick\n    writers: [alice]\n"
+            f"    options: {{token_env: TT_TOKEN, base_url: '{base_url}', "
+            f"completed_days: 36500}}\n")
+        yield tmp_path
+
+
+@pytest.fixture
+def client(workspace):
+    app = create_app(Mindgraph.open(workspace), token=TOKENS["server"])
+    with TestClient(app, base_url="http://127.0.0.1:8765") as client:
+        yield client
+
+
+def as_(who):
+    return {"Authorization": f"Bearer {TOKENS[who]}"}
+
+
+def test_rest_creates_and_updates_in_the_app(client, fake):
+    made = client.post("/apps/items", json={"title": "Buy stamps", "project": "Errands"},
+                       headers=as_("alice"))
+    assert made.status_code == 200, made.text
+    item = made.json()["item"]
+    assert made.json()["raw_note"] == "ticktick/Errands/Buy stamps.md"    # target: its name
+    assert fake.tasks[item["id"]]["projectId"] == "6226ff9877acee87727f6bca"
+    changed = client.patch(f"/apps/items/{item['id']}", json={"append": "why: admin"},
+                           headers=as_("server"))            # the local identity
+    assert changed.status_code == 200 and changed.json()["item"]["content"] == "why: admin"
+    projects = client.get("/apps/projects", headers=as_("alice")).json()["projects"]
+    assert [p["name"] for p in projects][:2] == ["Inbox", "Errands"]
+
+
+def test_rest_only_writers_may_write(client, fake):
+    refused = client.post("/apps/items", json={"title": "Not mine"}, headers=as_("carol"))
+    assert refused.status_code == 403
+    assert "adapters[].writers" in refused.json()["detail"]
+    assert client.post("/apps/items", json={"title": "x"}).status_code == 401
+    assert not [t for t in fake.tasks.values() if t["title"] == "Not mine"]
+
+
+def test_rest_errors_say_what_went_wrong(client, fake, monkeypatch):
+    gone = client.patch("/apps/items/nosuchid", json={"title": "x"}, headers=as_("alice"))
+    assert gone.status_code == 404 and "no item 'nosuchid'" in gone.json()["detail"]
+    nothing = client.patch(f"/apps/items/{PASSPORT}", json={}, headers=as_("alice"))
+    assert nothing.status_code == 400 and "nothing to change" in nothing.json()["detail"]
+    unknown = client.post("/apps/items", json={"title": "x", "app": "notion"},
+                          headers=as_("alice"))
+    assert unknown.status_code == 404 and "no note app named 'notion'" in unknown.text
+    fake.token = "rotated"
+    expired = client.post("/apps/items", json={"title": "x"}, headers=as_("alice"))
+    assert expired.status_code == 502 and "TT_TOKEN" in expired.json()["detail"]
+
+
+def test_mcp_tools_write_to_the_app(workspace, fake):
+    server = create_mcp_server(Mindgraph.open(workspace))
+
+    async def script(client):
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        made = await client.call_tool("create_item", {"title": "Call the bank",
+                                                      "content": "About the card."})
+        item = json.loads(made.content[0].text)["item"]
+        changed = await client.call_tool("update_item", {"item": "Call the bank",
+                                                         "append": "why: money — card"})
+        projects = await client.call_tool("list_app_projects", {})
+        return tools, item, json.loads(changed.content[0].text), \
+            json.loads(projects.content[0].text)
+
+    async def main():
+        with anyio.fail_after(30):
+            async with Client(server) as client:
+                return await script(client)
+
+    tools, item, changed, projects = anyio.run(main)
+    assert tools["create_item"].annotations.read_only_hint is False
+    assert tools["update_item"].annotations.destructive_hint is False
+    assert tools["list_app_projects"].annotations.read_only_hint is True
+    assert fake.tasks[item["id"]]["content"] == "About the card.\nwhy: money — card"
+    assert changed["action"] == "updated" and changed["url"].endswith(item["id"])
+    assert len(projects["projects"]) == 4
