@@ -12,9 +12,9 @@ back into the app.
     project: Errands
     url: https://ticktick.com/webapp/#p/6226ff9877acee87727f6bca/tasks/63b7bebb91c0a5474805fcd4
     tags: [admin]
-    due: 2026-12-14T09:00:00+00:00
-    modified: 2026-11-30T18:02:11+00:00
-    completed: null
+    due: '2026-12-14T00:00:00+00:00'
+    modified: '2026-11-30T18:02:11+00:00'
+    completed: null                 the time it was completed, once it is
     ---
     The item's content.
 

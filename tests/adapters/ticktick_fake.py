@@ -25,7 +25,6 @@ import httpx
 FIXTURES = Path(__file__).parent / "fixtures" / "ticktick"
 TOKEN = "tt-fixture-token"
 INBOX_ID = "inbox1014"
-_NEW_IDS = (f"64{n:022x}" for n in itertools.count(1))
 
 
 def _time(value: str) -> dt.datetime:
@@ -48,6 +47,7 @@ class FakeTickTick:
         self.requests: list[tuple[str, str, object]] = []
         self.throttle: list[str] = []
         self.lock = threading.Lock()
+        self._new_ids = (f"64{n:022x}" for n in itertools.count(1))
 
     @property
     def transport(self) -> httpx.MockTransport:
@@ -92,7 +92,7 @@ class FakeTickTick:
         if method == "POST" and parts == ["task", "completed"]:
             return self._completed(body)
         if method == "POST" and parts == ["task"]:
-            task = {"id": next(_NEW_IDS), "projectId": body.get("projectId") or INBOX_ID,
+            task = {"id": next(self._new_ids), "projectId": body.get("projectId") or INBOX_ID,
                     "title": body["title"], "content": body.get("content", ""),
                     "isAllDay": False, "priority": 0, "status": 0, "sortOrder": 0, "tags": [],
                     "etag": "n1b2c3d4", "kind": "TEXT",
