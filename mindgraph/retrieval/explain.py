@@ -14,6 +14,7 @@ from ..page.model import Page, Section
 from ..text.cjk import CJK_RUN
 from .analyzer import analyze, highlight_terms, iter_term_spans
 from .keyword import KeywordHit, page_fields
+from .native import app_url
 from .present import readable
 
 SNIPPET_CHARS = 240
@@ -36,6 +37,7 @@ class SearchResult:
     matched: tuple[str, ...]          # query words that matched, as typed
     fields: dict[str, list[str]]      # field → query words matched there
     why: str                          # one readable sentence
+    url: str | None = None            # the deep link into the note app it came from
 
     def to_dict(self) -> dict:
         """JSON-friendly form: the fields every search result has (rank, page, title,
@@ -47,7 +49,8 @@ class SearchResult:
                            "section_bm25": round(self.section_score, 4)},
                 "matched_terms": list(self.matched),
                 "why": {"fields": self.fields, "summary": self.why},
-                "retrievers": ["keyword"]}       # as a hybrid hit names its retrievers
+                "retrievers": ["keyword"],       # as a hybrid hit names its retrievers
+                **({} if self.url is None else {"url": self.url})}
 
 
 @functools.lru_cache(maxsize=256)
@@ -93,7 +96,8 @@ def explain(hit: KeywordHit, page: Page, query: str) -> SearchResult:
         section_id=hit.section_id, heading=section.heading if section else "",
         snippet=snippet((section.text if section else "") or page.indexed_body, list(words),
                         lang=lang),
-        matched=tuple(matched), fields=fields, why=_summary(fields, section))
+        matched=tuple(matched), fields=fields, why=_summary(fields, section),
+        url=app_url(page))
 
 
 def _summary(fields: dict[str, list[str]], section: Section | None) -> str:

@@ -127,6 +127,8 @@ class KeywordResult(BaseModel):
     retrievers: list[str] = Field(description="Which retrievers found the page: always "
                                               "['keyword'] here.")
     why: dict[str, Any]
+    url: str | None = Field(None, description="The deep link into the note app the page was "
+                                              "pulled from (absent for other pages)")
     trust: TrustOut | None = None
 
 

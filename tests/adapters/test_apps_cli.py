@@ -68,6 +68,8 @@ def test_pull_ingest_and_answers_that_link_back(workspace, fake):
     page = json.loads(run(workspace, "get", PASSPORT_NOTE, "--json"))
     assert page["frontmatter"]["url"].endswith(f"/tasks/{PASSPORT}")
     assert page["frontmatter"]["item_id"] == PASSPORT
+    keyword = json.loads(run(workspace, "search", "consulate passport", "--json"))
+    assert keyword["results"][0]["url"].endswith(f"/tasks/{PASSPORT}")
     run(workspace, "embed")
     answer = json.loads(run(workspace, "search", "--hybrid", "consulate passport photos",
                             "--json"))
