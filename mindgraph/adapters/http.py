@@ -25,7 +25,7 @@ RETRIED = frozenset({429, 500, 502, 503, 504})
 
 
 class AppHTTP:
-    """A JSON client of one app's API (``requests`` counts the HTTP requests sent)."""
+    """A JSON client of one app's API (its connection pool opened at the first request)."""
 
     def __init__(self, app: str, base_url: str, token_env: str, *, token_help: str = "",
                  transport: httpx.BaseTransport | None = None,
@@ -40,14 +40,16 @@ class AppHTTP:
         self.max_retries = max_retries
         self.max_wait_s = max_wait_s
         self.sleep = sleep
-        self.requests = 0
-        self._client = httpx.Client(transport=transport, timeout=timeout_s)
+        self._transport = transport
+        self._timeout_s = timeout_s
+        self._client: httpx.Client | None = None
 
     def request(self, method: str, path: str, body: Any = None) -> Any:
         """The parsed JSON answer (None for an empty one) of ``method path``."""
         headers = {"Authorization": f"Bearer {self._token()}", "Accept": "application/json"}
+        if self._client is None:
+            self._client = httpx.Client(transport=self._transport, timeout=self._timeout_s)
         for attempt in range(self.max_retries + 1):
-            self.requests += 1
             try:
                 response = self._client.request(method, self.base_url + path, json=body,
                                                 headers=headers)
@@ -63,7 +65,8 @@ class AppHTTP:
 
     def close(self) -> None:
         """Close the connection pool."""
-        self._client.close()
+        if self._client is not None:
+            self._client.close()
 
     def _token(self) -> str:
         token = (self.environ.get(self.token_env) or "").strip()

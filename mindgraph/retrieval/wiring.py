@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from ..providers.llm.base import LLMProvider
 
 CACHE_FILE = "llm-search-cache.sqlite"
+_ADAPTERS: dict[str, Any] = {}      # native search's adapters, per entry (native_search)
 CALIBRATION_FILE = "calibration.json"
 
 
@@ -61,14 +62,21 @@ def search_helpers(settings: Settings) -> dict[str, Any]:
 
 def native_search(settings: Settings) -> NativeSearch | None:
     """The configured adapters that offer ``search_by_query``, as one retriever (an adapter
-    that cannot be loaded is left out: `pull` reports why)."""
+    that cannot be loaded is left out: `pull` reports why). Each adapter is built once per
+    process and entry: a retriever is rebuilt at every wiki change, its app's connection pool
+    and in-memory corpus need not be."""
     apps = []
     for entry in settings.adapters:
+        key = repr((entry, str(settings.base_dir), str(settings.state_dir)))
         try:
-            if callable(getattr(adapter_class(entry.type), "search_by_query", None)):
-                apps.append((entry.name, load_adapter(entry, settings.base_dir,
-                                                      settings.state_dir).adapter))
+            adapter = _ADAPTERS.get(key)
+            if adapter is None and callable(getattr(adapter_class(entry.type),
+                                                    "search_by_query", None)):
+                adapter = _ADAPTERS[key] = load_adapter(entry, settings.base_dir,
+                                                        settings.state_dir).adapter
         except AdapterError:
             continue
+        if adapter is not None:
+            apps.append((entry.name, adapter))
     r = settings.retrieval
     return NativeSearch(apps, r.native_weight, r.native_timeout_s) if apps else None
