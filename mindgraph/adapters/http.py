@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import email.utils
 import os
 import time
 from typing import Any, Callable, Mapping
@@ -19,6 +18,7 @@ from typing import Any, Callable, Mapping
 import httpx
 
 from ..errors import AdapterError
+from ..httputil import retry_after_seconds
 from .base import ItemNotFound
 
 RETRIED = frozenset({429, 500, 502, 503, 504})
@@ -76,7 +76,7 @@ class AppHTTP:
         return token
 
     def _wait(self, response: httpx.Response, attempt: int, path: str) -> float:
-        wait = _retry_after(response.headers.get("retry-after"))
+        wait = retry_after_seconds(response.headers.get("retry-after"))
         if wait is None:
             wait = float(2 ** attempt)
         if wait > self.max_wait_s:
@@ -109,18 +109,3 @@ class AppHTTP:
             raise AdapterError(f"{self.app}: {method} {path} answered something that is not "
                                f"JSON ({response.text[:80]!r}).") from exc
 
-
-def _retry_after(value: str | None) -> float | None:
-    """Seconds to wait from a Retry-After header (delta-seconds or an HTTP date)."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())

@@ -7,11 +7,10 @@ its message names the setting to change.
 
 from __future__ import annotations
 
-import email.utils
-import time
 from typing import Any, Mapping
 
 from ...errors import ProviderError, TransientProviderError
+from ...httputil import retry_after_seconds
 
 _TRANSIENT_4XX = frozenset({408, 409, 425, 429})
 
@@ -31,18 +30,7 @@ def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
             return max(0.0, float(value) / 1000)
         except ValueError:
             pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
+    return retry_after_seconds(headers.get("retry-after"))
 
 
 def error_detail(body: Any, fallback: str = "") -> str:
