@@ -553,6 +553,10 @@ def _check_values(s: Settings) -> None:
         (s.retrieval.reserve_within >= 0, "retrieval.reserve_within", "0 or more"),
         (s.retrieval.recency_lambda >= 0, "retrieval.recency_lambda", "0 or more"),
         (s.retrieval.expansion_timeout_s > 0, "retrieval.expansion_timeout_s", "above 0"),
+        (s.retrieval.native_weight >= 0, "retrieval.native_weight", "0 or more"),
+        (s.retrieval.native_timeout_s > 0, "retrieval.native_timeout_s", "above 0"),
+        *((a.cache_ttl_s >= 0, f"adapters[{i}].cache_ttl_s", "0 (off) or more")
+          for i, a in enumerate(s.adapters)),
         (s.serve.context_timeout_s > 0, "serve.context_timeout_s", "above 0"),
         (-1 <= s.serve.context_min_similarity <= 1, "serve.context_min_similarity",
          "between -1 and 1"),
@@ -698,4 +702,8 @@ store:
 #     type: filesystem          # or a dotted path: mypkg.adapters.NotesApp
 #     target: notes             # folder under raw/
 #     options: {path: ~/Documents/notes}
+#   - name: tasks
+#     type: ticktick            # TickTick's open API: pull, search, create, update
+#     cache_ttl_s: 300          # the listing is cached this long under the state folder
+#     options: {token_env: TICKTICK_TOKEN}   # the access token, from the environment
 """

@@ -2,6 +2,7 @@
 limits, expired tokens, deleted items, writes, and the corpus cache counting requests."""
 
 import datetime as dt
+import re
 
 import pytest
 from ticktick_fake import INBOX_ID, TOKEN, FakeTickTick
@@ -193,3 +194,16 @@ def test_items_become_notes_with_ids_and_deep_links(fake, tmp_path):
     twins = [Item("aaaaaaaa1", "Same"), Item("bbbbbbbb2", "same")]
     assert [d.filename for d in item_documents("x", twins, lambda i: "")] == [
         "Inbox/Same.md", "Inbox/same (bbbbbbbb).md"]
+
+
+@pytest.mark.parametrize("yaml_text, key", [
+    ("adapters:\n  - {name: t, type: ticktick, cache_ttl_s: -1}\n", "adapters[0].cache_ttl_s"),
+    ("retrieval: {native_timeout_s: 0}\n", "retrieval.native_timeout_s"),
+])
+def test_bad_cache_and_native_settings_name_the_key(tmp_path, yaml_text, key):
+    from mindgraph.config import load_settings
+    from mindgraph.errors import ConfigError
+
+    (tmp_path / "mindgraph.yml").write_text(yaml_text)
+    with pytest.raises(ConfigError, match=re.escape(key)):
+        load_settings(tmp_path)
