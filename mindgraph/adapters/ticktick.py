@@ -187,9 +187,12 @@ class TickTickAdapter:
         tasks: dict[str, dict] = {}
         ids = [p.id for p in projects]
         if ids:
-            open_tasks = self.http.request("POST", "/task/filter",
-                                           {"projectIds": ids, "status": [0]}) or []
-            if len(open_tasks) >= self.page_size:     # cut: take each list whole
+            try:
+                open_tasks = self.http.request("POST", "/task/filter",
+                                               {"projectIds": ids, "status": [0]}) or []
+            except ItemNotFound:       # a server without /task/filter: each list whole
+                open_tasks = None
+            if open_tasks is None or len(open_tasks) >= self.page_size:   # or cut
                 open_tasks = [t for pid in ids for t in self._project_data(pid)]
             tasks.update((str(t["id"]), t) for t in open_tasks)
         if self.inbox and (not self.only or INBOX in {w.casefold() for w in self.only}):

@@ -4,6 +4,7 @@ limits, expired tokens, deleted items, writes, and the corpus cache counting req
 import datetime as dt
 import re
 
+import httpx
 import pytest
 from ticktick_fake import INBOX_ID, TOKEN, FakeTickTick
 
@@ -102,6 +103,15 @@ def test_full_pages_are_followed(tmp_path):
     windows = [body["endDate"] for m, p, body in fake.requests if p == "/task/completed"]
     assert len(windows) >= 3 and windows == sorted(windows, reverse=True)
     assert windows[1] == "2026-11-28T16:20:00.000+0000"   # the oldest completedTime seen
+
+
+def test_a_server_without_the_filter_endpoint_is_listed_list_by_list(fake, tmp_path):
+    route = fake._route
+    fake._route = lambda method, parts, body: httpx.Response(404) \
+        if parts == ["task", "filter"] else route(method, parts, body)
+    adapter, _ = make(fake, tmp_path)
+    assert len(adapter.list_all()) == 7
+    assert fake.calls("GET", "/project/6226ff9877acee87727f6bcc/data") == 1
 
 
 def test_429_waits_for_retry_after_then_succeeds(fake, tmp_path):
