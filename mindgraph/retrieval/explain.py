@@ -50,7 +50,7 @@ class SearchResult:
                 "matched_terms": list(self.matched),
                 "why": {"fields": self.fields, "summary": self.why},
                 "retrievers": ["keyword"],       # as a hybrid hit names its retrievers
-                **({} if self.url is None else {"url": self.url})}
+                "url": self.url}
 
 
 @functools.lru_cache(maxsize=256)

@@ -49,13 +49,12 @@ class HybridResult:
         heading, snippet, score; see the README's result table), then the fusion's."""
         # by hand: dataclasses.asdict deep-copies field by field (12% of a warm search)
         head = {} if rank is None else {"rank": rank}
-        link = {} if self.url is None else {"url": self.url}
         return {**head, "page": self.page, "title": self.title, "section_id": self.section_id,
                 "heading": self.heading, "snippet": self.snippet,
                 "score": round(self.score, 4),
                 "sources": {name: dict(value) for name, value in self.sources.items()},
                 "boosts": dict(self.boosts), "found_by": list(self.found_by),
-                "retrievers": sorted(self.sources), **link}
+                "retrievers": sorted(self.sources), "url": self.url}
 
 
 @dataclass(frozen=True)

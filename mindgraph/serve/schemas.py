@@ -128,7 +128,7 @@ class KeywordResult(BaseModel):
                                               "['keyword'] here.")
     why: dict[str, Any]
     url: str | None = Field(None, description="The deep link into the note app the page was "
-                                              "pulled from (absent for other pages)")
+                                              "pulled from (null for other pages)")
     trust: TrustOut | None = None
 
 
@@ -174,7 +174,7 @@ class HybridResultOut(BaseModel):
     found_by: list[str]
     retrievers: list[str]
     url: str | None = Field(None, description="The deep link into the note app the page was "
-                                              "pulled from (absent for other pages)")
+                                              "pulled from (null for other pages)")
     trust: TrustOut | None = None
 
 

@@ -54,8 +54,8 @@ def assert_shape(results, extra):
 
 
 def test_keyword_and_hybrid_results_have_one_shape_in_cli_rest_and_mcp(workspace):
-    keyword_extra = {"scores", "matched_terms", "why", "retrievers", "trust"}
-    hybrid_extra = {"sources", "boosts", "found_by", "retrievers", "trust"}
+    keyword_extra = {"scores", "matched_terms", "why", "retrievers", "url", "trust"}
+    hybrid_extra = {"sources", "boosts", "found_by", "retrievers", "url", "trust"}
     cli_keyword = cli_json(workspace, "zebras")
     cli_hybrid = cli_json(workspace, "--hybrid", "zebras")
     assert_shape(cli_keyword, keyword_extra)
