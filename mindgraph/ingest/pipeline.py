@@ -32,6 +32,7 @@ from .compile_offline import OfflineCompiler
 from ..scopes import load_scopes
 from ..scopes.linking import LinkableIndexes
 from .index import IndexEntry, TitleIndex
+from .only import only_selector
 from .moves import carry_created, old_titles, pair_moves, prune_moves, record_move, signature
 from .render import NoteInput
 from .report import FileOutcome, IngestReport, Outcome
@@ -42,6 +43,7 @@ from .wikifs import WikiWriter, clean_temp_files
 
 Progress = Callable[[int, int, str], None]
 LOCK_FILENAME = "ingest.lock"
+SAVE_SHARE = 0.1    # of a run's time, at most this share goes to saving the state
 
 
 @dataclass
@@ -126,6 +128,7 @@ class _Run:
         self.outcomes: list[FileOutcome] = []
         self.skipped = 0
         self.last_commit = 0.0
+        self.save_seconds = 0.0     # how long the last save took
         self.history: History = {}
         self.moving: dict[str, _Note] = {}      # old raw path → the note that moved from it
         self.linkable = LinkableIndexes(load_scopes(settings))
@@ -138,7 +141,7 @@ class _Run:
                                        exclude=(self.settings.wiki_dir, self.settings.state_dir)),
                               limits.max_files, limits.max_total_bytes,
                               self.settings.compile.max_note_bytes)
-        selected = _selector(self.settings.raw_dir, only, [f.path for f in files],
+        selected = only_selector(self.settings.raw_dir, only, [f.path for f in files],
                              list(self.state.files))
         self.history = git_history(self.settings.raw_dir)   # one `git log`; {} outside git
         notes = [self._load(f) for f in files if f.is_note]
@@ -486,14 +489,20 @@ class _Run:
     # -- bookkeeping ------------------------------------------------------------------------
 
     def _commit(self, final: bool = False) -> None:
+        """Save the state (after making the pages it records durable). A compiler with a commit
+        interval saves at most that often, and at most SAVE_SHARE of the run's time: a save
+        writes every record, so saving at a fixed interval made a large first run quadratic."""
         if self.dry_run:
             return
         now = time.monotonic()
         interval = float(getattr(self.compiler, "commit_interval_s", 0.0))
+        if interval:
+            interval = max(interval, self.save_seconds / SAVE_SHARE)
         if final or now - self.last_commit >= interval:
             self.wiki.make_durable()
             self.state.save()
-            self.last_commit = now
+            self.last_commit = time.monotonic()
+            self.save_seconds = self.last_commit - now
 
     def _tick(self, done: int, total: int, path: str) -> None:
         if self.progress is not None:
@@ -532,41 +541,6 @@ def _page_sha256(data: bytes) -> str:
     """The hash that tells a hand edit: of the page without its trust record (which
     `mindgraph verify` writes and a recompile carries over)."""
     return sha256_bytes(without_record(data))
-
-
-def _selector(raw_dir: Path, only: Iterable[str | Path], raw_paths: list[str],
-              state_paths: list[str]) -> Callable[[str], bool]:
-    """A predicate for --only: a raw-relative path or folder, or a path to one under raw/."""
-    prefixes = []
-    for item in only:
-        prefixes.append(_only_path(raw_dir, item))
-    if not prefixes:
-        return lambda path: True
-    known = set(raw_paths) | set(state_paths)
-    for prefix, given in zip(prefixes, only):
-        if prefix and not any(p == prefix or p.startswith(prefix + "/") for p in known):
-            raise ConfigError(f"--only {given}: no note or folder of that name under raw/ "
-                              f"({raw_dir}). Give a path relative to raw/, e.g. "
-                              f"--only folder/note.md.")
-
-    def selected(path: str) -> bool:
-        return any(not p or path == p or path.startswith(p + "/") for p in prefixes)
-
-    return selected
-
-
-def _only_path(raw_dir: Path, item: str | Path) -> str:
-    candidate = Path(item)
-    if candidate.is_absolute() or candidate.exists():
-        try:
-            return candidate.resolve().relative_to(raw_dir.resolve()).as_posix().strip(".")
-        except ValueError:
-            if candidate.is_absolute():
-                raise ConfigError(f"--only {item}: not under raw/ ({raw_dir}).") from None
-    text = str(item).replace("\\", "/").strip()
-    while text.startswith("./"):
-        text = text[2:]
-    return text.strip("/")
 
 
 @contextlib.contextmanager

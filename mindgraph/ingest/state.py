@@ -21,7 +21,7 @@ torn one; a run killed mid-move finds the same pair again and finishes it (moves
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -65,7 +65,7 @@ class FileState:
     def to_json(self) -> dict[str, Any]:
         """Compact JSON form (empty fields left out)."""
         return {k: (list(v) if isinstance(v, tuple) else v)
-                for k, v in asdict(self).items() if v not in ("", ())}
+                for k in _FIELDS if (v := getattr(self, k)) not in ("", ())}
 
 
 class IngestState:
@@ -142,6 +142,9 @@ class IngestState:
     def drop(self, path: str) -> None:
         """Forget a raw note that no longer exists."""
         self.files.pop(path, None)
+
+
+_FIELDS = tuple(f.name for f in fields(FileState))
 
 
 def _move(raw: Any) -> dict[str, Any]:
