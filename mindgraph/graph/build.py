@@ -30,15 +30,17 @@ import posixpath
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
-import networkx as nx
 
 from ..config import GraphSettings
 from ..page.cache import paused_gc, read_state
 from ..statefile import write_state
 from ..page.model import Link, Page
 from ..page.resolve import LinkResolver
+
+if TYPE_CHECKING:     # imported when a graph is built or read, not by a keyword search
+    import networkx as nx
 
 EXTRACTED = "extracted"
 INFERRED = "inferred"
@@ -96,6 +98,8 @@ class KnowledgeGraph:
     """The graph of a set of pages plus what is needed to update it incrementally."""
 
     def __init__(self, settings: GraphSettings = GraphSettings()):
+        import networkx as nx
+
         self.settings = settings
         self.graph: nx.MultiDiGraph = nx.MultiDiGraph()
         self.hashes: dict[str, str] = {}            # path → content hash of the indexed page

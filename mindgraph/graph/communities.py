@@ -15,11 +15,13 @@ the largest weighted degree inside the community (ties broken by path).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import networkx as nx
 
 from .build import KnowledgeGraph
+
+if TYPE_CHECKING:     # imported when a graph is built or read, not by a keyword search
+    import networkx as nx
 
 Method = Literal["networkx", "python-louvain"]
 
@@ -47,6 +49,8 @@ def weighted_graph(kg: KnowledgeGraph) -> nx.Graph:
             continue
         pair = (u, v) if u < v else (v, u)
         weights[pair] = weights.get(pair, 0.0) + float(confidence or 1.0)
+    import networkx as nx
+
     canonical = nx.Graph()
     canonical.add_nodes_from(sorted(kg.graph.nodes))
     canonical.add_weighted_edges_from((u, v, w) for (u, v), w in sorted(weights.items()))
@@ -87,6 +91,8 @@ def _partition(graph: nx.Graph, method: Method, resolution: float, seed: int
         for node, label in labels.items():
             groups.setdefault(label, set()).add(node)
         return list(groups.values())
+    import networkx as nx
+
     return [set(c) for c in nx.community.louvain_communities(
         graph, weight="weight", resolution=resolution, seed=seed)]
 

@@ -10,12 +10,14 @@ import io
 import json
 from dataclasses import asdict
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
-import networkx as nx
 
 from .build import KnowledgeGraph
 from .communities import detect_communities
+
+if TYPE_CHECKING:     # imported when a graph is built or read, not by a keyword search
+    import networkx as nx
 
 
 def to_json(kg: KnowledgeGraph) -> dict[str, Any]:
@@ -49,6 +51,8 @@ def _plain(value: Any) -> Any:
 def graphml_graph(kg: KnowledgeGraph) -> nx.MultiDiGraph:
     """A copy of the graph with GraphML-safe (scalar) attributes and community ids."""
     member_of = {m: c.id for c in detect_communities(kg) for m in c.members}
+    import networkx as nx
+
     out = nx.MultiDiGraph()
     for node, data in sorted(kg.graph.nodes(data=True)):
         out.add_node(node, title=str(data.get("title", node)),
@@ -64,6 +68,8 @@ def graphml_graph(kg: KnowledgeGraph) -> nx.MultiDiGraph:
 
 def write_graphml(kg: KnowledgeGraph, target: str | Path | IO[bytes]) -> None:
     """Write the graph as GraphML to a path or a binary stream."""
+    import networkx as nx
+
     nx.write_graphml(graphml_graph(kg), target, encoding="utf-8")
 
 

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Iterable, Literal
+from typing import TYPE_CHECKING, Iterable, Literal
 
-import networkx as nx
 
 from ..errors import NotFoundError
 from .build import EXTRACTED, INFERRED, BrokenLink, KnowledgeGraph
+
+if TYPE_CHECKING:     # imported when a graph is built or read, not by a keyword search
+    import networkx as nx
 
 Direction = Literal["out", "in", "both"]
 ALL_KINDS = (EXTRACTED, INFERRED)
@@ -181,4 +183,6 @@ def broken_links(kg: KnowledgeGraph) -> list[BrokenLink]:
 
 def undirected_view(kg: KnowledgeGraph) -> nx.Graph:
     """The graph as simple undirected connections (for callers that need plain NetworkX)."""
+    import networkx as nx
+
     return nx.Graph(kg.graph.to_undirected(as_view=True))

@@ -9,14 +9,15 @@ long-standing ``max_tokens``, which all of them understand.
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 from urllib.parse import urlsplit
-
-import httpx
 
 from ...errors import ProviderError
 from ._http import checked_answer, error_detail, parse_retry_after, status_error, transport_error
 from .base import call_with_retries, deadline, httpx_client
+
+if TYPE_CHECKING:     # imported when a provider is built: a search that asks no LLM skips it
+    import httpx
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_MODEL = "gpt-4.1-mini"
@@ -41,6 +42,8 @@ class OpenAIProvider:
         self._official = is_official(self._base_url)
         self._temperature = temperature
         self._timeout_s = timeout_s
+        import httpx
+
         self._timeout = httpx.Timeout(timeout_s, connect=min(10.0, timeout_s))
         self._max_retries = max_retries
         self._key_source = key_source
@@ -74,6 +77,8 @@ class OpenAIProvider:
             "temperature": self._temperature,
             limit_key: max_tokens,
         }
+        import httpx
+
         try:
             with deadline(self._timeout_s):     # in total, not only between two bytes
                 response = self._http.post(self._url, json=body, headers=self._headers,
