@@ -24,6 +24,7 @@ body changes, and then the page is chunked and embedded under its new title.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from dataclasses import dataclass, field, replace
 from typing import Callable, Collection, Iterable, Mapping, Sequence
 
@@ -33,6 +34,7 @@ from ..errors import ConfigError, MindgraphError
 from ..page.model import Page
 from ..providers.embedding.base import EmbeddingProvider
 from ..stores.base import ChunkMove, VectorRecord, VectorStore
+from .chunk_memo import ChunkMemo
 from .chunking import Chunk, Chunker, chunker_for, hash_under_title
 
 # a flush waits until embedding has run this many times as long as the last flush took: a
@@ -106,9 +108,12 @@ class SyncReport:
 
 def plan_sync(pages: Iterable[Page], store: VectorStore, model_version: str,
               chunker: Chunker, *, keep: Collection[str] = (),
-              moved: Mapping[str, Sequence[tuple[str, str]]] | None = None) -> SyncPlan:
+              moved: Mapping[str, Sequence[tuple[str, str]]] | None = None,
+              memo_dir: Path | None = None) -> SyncPlan:
     """Compare the pages' chunks with the store; ``keep`` names pages to leave as stored,
-    ``moved`` where moved pages came from (see the module docstring).
+    ``moved`` where moved pages came from (see the module docstring). With ``memo_dir``, pages
+    planned before whose file and stored chunks are the same are not chunked again
+    (chunk_memo.py): a no-op plan then reads no tokenizer.
 
     ``pages`` must be the whole wiki: a stored page missing from it is planned for removal,
     unless it is in ``keep`` (e.g. a page that could not be read this time).
@@ -122,12 +127,19 @@ def plan_sync(pages: Iterable[Page], store: VectorStore, model_version: str,
     seen: set[str] = set()
     new_pages: list[str] = []
     total = 0
+    memo = None if memo_dir is None else \
+        ChunkMemo.load(memo_dir, model_version, getattr(chunker, "max_tokens", 0))
     for page in pages:
         seen.add(page.path)
         sources = (moved or {}).get(page.path, ())
-        chunks = _chunks_of(page, chunker, sources, stored, present)
-        total += len(chunks)
         held = stored.get(page.path, {})
+        if memo is not None and not sources and memo.unchanged(page, held):
+            total += len(held)
+            continue
+        chunks = _chunks_of(page, chunker, sources, stored, present)
+        if memo is not None:
+            memo.record(page, chunks)
+        total += len(chunks)
         if not held and chunks:
             new_pages.append(page.path)
             chunks = _carry(page, chunks, sources, stored, present, carried)
@@ -136,6 +148,9 @@ def plan_sync(pages: Iterable[Page], store: VectorStore, model_version: str,
         if gone:
             stale[page.path] = tuple(sorted(gone))
     removed = tuple(sorted(p for p in stored if p not in seen and p not in keep))
+    if memo is not None:
+        memo.keep_only(seen)
+        memo.save()
     return SyncPlan(model_version=model_version, pages=len(seen), chunks=total,
                     to_embed=tuple(to_embed), stale=stale, removed_pages=removed,
                     new_pages=tuple(new_pages),
