@@ -19,10 +19,11 @@ from ..errors import AdapterError
 from .base import DataSourceAdapter, safe_target
 from .cache import CorpusCache
 from .filesystem import FilesystemAdapter
-from .ticktick import TickTickAdapter
 
-BUILTIN_ADAPTERS: dict[str, type] = {"filesystem": FilesystemAdapter,
-                                     "ticktick": TickTickAdapter}
+# built-in types; a note app's module (and its HTTP client) is imported only when configured,
+# so a keyword search that passes through here loads no httpx (tests/cli/test_start_imports.py)
+BUILTIN_ADAPTERS: dict[str, type | str] = {"filesystem": FilesystemAdapter,
+                                           "ticktick": "mindgraph.adapters.ticktick:TickTickAdapter"}
 CACHE_FOLDER = "apps"
 
 
@@ -38,7 +39,11 @@ class ConfiguredAdapter:
 def adapter_class(type_name: str, where: str = "adapter") -> type:
     """The class for a built-in name or a dotted path; AdapterError says why it cannot load."""
     if type_name in BUILTIN_ADAPTERS:
-        return BUILTIN_ADAPTERS[type_name]
+        builtin = BUILTIN_ADAPTERS[type_name]
+        if isinstance(builtin, str):
+            module_name, _, class_name = builtin.partition(":")
+            return getattr(importlib.import_module(module_name), class_name)
+        return builtin
     if "." not in type_name and ":" not in type_name:
         raise AdapterError(f"{where}: unknown adapter type {type_name!r}. Built-in types: "
                            f"{', '.join(sorted(BUILTIN_ADAPTERS))}; for your own adapter give a "
