@@ -150,6 +150,95 @@ MEASURE_JS = """async (frames) => {
 }"""
 
 
+# The gesture meter: what a person dragging and zooming the graph sees. Mouse events go to
+# sigma's own mouse layer (so sigma knows the camera is moving, as with a real mouse): a drag
+# in a circle for the first half of ``frames`` animation frames, then a wheel zoom in and out
+# (one wheel step every 8 frames). It times the gaps between frames (everything the browser
+# does for a frame, compositing included), each render (sigma's JS and the WebGL work, waited
+# for by reading a pixel back) and how many renders drew edges; then, once the camera has come
+# to rest, whether the edges are drawn again.
+GESTURE_JS = """async (frames) => {
+    const s = window.mindgraph.state.sigma, camera = s.getCamera(), start = camera.getState();
+    const layer = s.getContainer().querySelector(".sigma-mouse"), box = layer.getBoundingClientRect();
+    const gls = Object.values(s.webGLContexts), own = s.render.bind(s), pixel = new Uint8Array(4);
+    const gaps = [], costs = [];
+    let edgeDraws = 0;
+    const programs = Object.values(s.edgePrograms), drawn = programs.map((p) => p.render.bind(p));
+    programs.forEach((p, i) => { p.render = (params) => { edgeDraws++; return drawn[i](params); }; });
+    let lastDrewEdges = false;
+    s.render = () => {
+        const t0 = performance.now(), before = edgeDraws;
+        own();
+        for (const gl of gls) gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, pixel);
+        costs.push(performance.now() - t0);
+        lastDrewEdges = edgeDraws > before;
+        if (window.__renders) window.__renders.push([Math.round(performance.now() - t0), lastDrewEdges]);
+        return s;
+    };
+    const cx = box.left + box.width / 2, cy = box.top + box.height / 2;
+    const mouse = (type, x, y) => layer.dispatchEvent(new MouseEvent(type, {
+        clientX: x, clientY: y, button: 0, buttons: type === "mouseup" ? 0 : 1,
+        bubbles: true, cancelable: true}));
+    const wheel = (dy) => layer.dispatchEvent(new WheelEvent("wheel", {
+        clientX: cx, clientY: cy, deltaY: dy, deltaMode: 0, bubbles: true, cancelable: true}));
+    const half = Math.floor(frames / 2);
+    await new Promise((done) => {
+        let i = 0, last = null;
+        const step = (now) => {
+            if (last !== null) gaps.push(now - last);
+            last = now;
+            if (i === frames) { done(); return; }
+            if (i === 0) mouse("mousedown", cx, cy);
+            if (i < half) {
+                const a = 2 * Math.PI * i / half;
+                mouse("mousemove", cx + 120 * Math.sin(a), cy + 120 * (1 - Math.cos(a)));
+            } else if (i === half) {
+                mouse("mouseup", cx, cy);
+            } else if ((i - half) % 8 === 0) {
+                wheel(i - half < (frames - half) / 2 ? -100 : 100);   // in, then out
+            }
+            i++;
+            requestAnimationFrame(step);
+        };
+        requestAnimationFrame(step);
+    });
+    const moving = edgeDraws;
+    await new Promise((done) => setTimeout(done, 600));      // the camera comes to rest
+    await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+    const rested = lastDrewEdges;
+    delete s.render;
+    programs.forEach((p) => { delete p.render; });
+    camera.setState(start);
+    const q = (values, p) => [...values].sort((a, b) => a - b)[Math.floor(p * (values.length - 1))];
+    return {frames: gaps.length, frame_median_ms: q(gaps, 0.5), frame_p95_ms: q(gaps, 0.95),
+            render_median_ms: q(costs, 0.5), renders: costs.length, edge_draws_moving: moving,
+            edges_after_rest: rested, renderer: window.mindgraph.state.lod.renderer,
+            nodes: window.mindgraph.state.graph.order, edges: window.mindgraph.state.graph.size};
+}"""
+
+# The same browser's floor: one WebGL canvas of the graph's size cleared on every frame.
+FLOOR_JS = """async (frames) => {
+    const c = document.createElement("canvas"), box = document.getElementById("graph");
+    c.width = box.clientWidth; c.height = box.clientHeight;
+    c.style.cssText = "position:absolute;inset:0;pointer-events:none";
+    box.appendChild(c);
+    const gl = c.getContext("webgl"), gaps = [];
+    await new Promise((done) => {
+        let i = 0, last = null;
+        const step = (now) => {
+            if (last !== null) gaps.push(now - last);
+            last = now;
+            if (i++ === frames) { done(); return; }
+            gl.clearColor(i % 2, 0.5, 0.5, 1); gl.clear(gl.COLOR_BUFFER_BIT);
+            requestAnimationFrame(step);
+        };
+        requestAnimationFrame(step);
+    });
+    c.remove();
+    return [...gaps].sort((a, b) => a - b)[Math.floor(gaps.length / 2)];
+}"""
+
+
 def hover_latency(page: Any, node: str) -> float:
     """Milliseconds from the mouse reaching ``node`` to its hover card on screen."""
     x, y = node_point(page, node, 0.2)

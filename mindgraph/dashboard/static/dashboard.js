@@ -22,6 +22,7 @@
     token: null, nodes: [], byId: new Map(), communities: new Map(), text: "", sort: "title",
     active: Object.fromEntries(FACETS.map(([key]) => [key, new Set()])), expanded: new Set(),
     filtered: null, hits: null, selected: null, graph: null, sigma: null, hovered: null,
+    lod: null, strong: null, thinned: false, moving: false,
   };
   const $ = (id) => document.getElementById(id);
   let readyResolve;
@@ -173,6 +174,78 @@
   }
 
   // ---- graph ------------------------------------------------------------------------------
+  // Level of detail. WebGL done by the CPU (SwiftShader, llvmpipe: no GPU) spends a frame's time
+  // filling edge pixels, so there: while the camera moves (drag, wheel, animation) edges and
+  // labels are not drawn, and come back when it stops; and when a big graph is zoomed out only
+  // its strongest edges are drawn (typed links, then links between well-linked pages), all of
+  // them once zoomed in. With a GPU only graphs of more than GPU_MOVE_NODES nodes hide on move.
+  // ?lod=off turns it off (to measure the full drawing).
+  const EDGE_BUDGET = { software: 2500, gpu: 20000 };
+  const GPU_MOVE_NODES = 4000;
+  const THIN_RATIO = 0.45;          // camera ratio above which a big graph is "zoomed out"
+  state.lod = levelOfDetail();
+
+  function levelOfDetail() {
+    const on = !/[?&]lod=off\b/.test(location.search);
+    let renderer = "unknown";
+    try {
+      const gl = document.createElement("canvas").getContext("webgl");
+      const info = gl && gl.getExtension("WEBGL_debug_renderer_info");
+      if (info) renderer = String(gl.getParameter(info.UNMASKED_RENDERER_WEBGL));
+      const lose = gl && gl.getExtension("WEBGL_lose_context");
+      if (lose) lose.loseContext();
+    } catch { /* no WebGL: sigma says so itself */ }
+    const software = /swiftshader|llvmpipe|softpipe|software|microsoft basic render/i.test(renderer);
+    return { on, renderer, software, budget: software ? EDGE_BUDGET.software : EDGE_BUDGET.gpu };
+  }
+
+  // The edges drawn when a big graph is zoomed out: typed links first, then written links,
+  // then inferred ones, each by how well linked the less linked of its two pages is.
+  function strongestEdges(graph, budget) {
+    if (graph.size <= budget) return null;
+    const scored = [];
+    graph.forEachEdge((id, attrs, s, t) => {
+      const rank = attrs.kind !== "extracted" ? 0 : attrs.label ? 2 : 1;
+      scored.push([rank * 1e6 + Math.min(graph.degree(s), graph.degree(t)), id]);
+    });
+    scored.sort((a, b) => b[0] - a[0]);
+    return new Set(scored.slice(0, budget).map(([, id]) => id));
+  }
+
+  function thinning() { return state.lod.on && state.strong !== null && state.thinned; }
+
+  // Zooming across THIN_RATIO switches between the strongest edges and all of them, once the
+  // camera has come to rest (a refresh re-reads every edge: not during a gesture).
+  function watchZoom(renderer) {
+    let rest = null;
+    renderer.getCamera().on("updated", (camera) => {
+      clearTimeout(rest);
+      rest = setTimeout(() => {
+        const thin = camera.ratio > THIN_RATIO;
+        if (thin !== state.thinned) { state.thinned = thin; redraw(); }
+      }, 150);
+    });
+  }
+
+  // While the camera moves, the canvases sigma then leaves empty (edges, labels, hover) are
+  // taken out of the page: the browser composites every canvas layer in every frame, and
+  // without a GPU that costs as much as drawing. They are back for the frame at rest.
+  const MOVE_HIDDEN_LAYERS = ["edges", "edgeLabels", "labels", "hovers", "hoverNodes"];
+
+  function hideLayersOnMove(renderer) {
+    const canvases = renderer.getCanvases(), captor = renderer.getMouseCaptor();
+    const camera = renderer.getCamera();
+    renderer.on("beforeRender", () => {
+      const moving = Boolean(camera.isAnimated() || captor.isMoving || captor.draggedEvents ||
+                             captor.currentWheelDirection);
+      if (moving === state.moving) return;
+      state.moving = moving;
+      for (const name of MOVE_HIDDEN_LAYERS) {
+        if (canvases[name]) canvases[name].style.visibility = moving ? "hidden" : "";
+      }
+    });
+  }
+
   function hash(text) {
     let h = 2166136261;
     for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
@@ -228,17 +301,23 @@
       state.layoutMs = performance.now() - started;
     }
     state.graph = graph;
+    state.strong = strongestEdges(graph, state.lod.budget);
     if (state.sigma) {
       state.sigma.setGraph(graph);
       return;
     }
+    const lod = state.lod, hideOnMove = lod.on ? lod.software || n > GPU_MOVE_NODES : n > 4000;
+    state.thinned = lod.on;            // the first view shows the whole graph: zoomed out
     state.sigma = new Sigma(graph, $("graph"), {
-      renderEdgeLabels: true, zIndex: true, hideEdgesOnMove: n > 4000,
+      renderEdgeLabels: true, zIndex: true, hideEdgesOnMove: hideOnMove,
+      hideLabelsOnMove: lod.on && hideOnMove,
       labelFont: getComputedStyle(document.documentElement).fontFamily,
       labelDensity: n > 4000 ? 0.3 : 0.7, labelGridCellSize: 80,
       labelRenderedSizeThreshold: n > 4000 ? 12 : 7, edgeLabelSize: 11,
       nodeReducer: nodeLook, edgeReducer: edgeLook,
     });
+    if (lod.on) watchZoom(state.sigma);
+    if (lod.on && hideOnMove) hideLayersOnMove(state.sigma);
     wireGraphEvents(state.sigma);
   }
 
@@ -259,12 +338,13 @@
   }
 
   function edgeLook(id, attrs) {
-    const on = lit();
-    if (!on && !state.selected) return attrs;
+    const on = lit(), thin = thinning() && !state.strong.has(id);
+    if (!on && !state.selected && !thin) return attrs;
     const [s, t] = state.graph.extremities(id);
     const touches = state.selected && (s === state.selected || t === state.selected);
     if (touches) return { ...attrs, color: "#3559e0", zIndex: 2, size: attrs.size + 0.6 };
     if (on && !(on.has(s) && on.has(t))) return { ...attrs, hidden: true };
+    if (thin && !(on && on.size <= 200)) return { ...attrs, hidden: true };  // few lit: all shown
     return attrs;
   }
 
