@@ -171,9 +171,13 @@ class PropagationService:
         name = path.name if path.name.endswith(".json") else f"{str(given)[:16]}.json"
         return folder / name
 
-    def queue(self) -> list[dict[str, Any]]:
-        """The plans waiting for approval (applied ones left out), without their texts."""
+    def pending(self) -> list[tuple[Path, PropagationPlan]]:
+        """The plans waiting for approval (applied ones left out), oldest first."""
         applied = {r.get("digest") for r in read_runs(self.settings.state_dir)
                    if r.get("kind") == "propagate-apply" and r.get("result_status") == "APPLIED"}
-        return [plan.to_dict(texts=False) | {"plan": path.name}
-                for path, plan in queued(self.settings.state_dir) if plan.digest not in applied]
+        return [(path, plan) for path, plan in queued(self.settings.state_dir)
+                if plan.digest not in applied]
+
+    def queue(self) -> list[dict[str, Any]]:
+        """The plans waiting for approval, without their texts."""
+        return [plan.to_dict(texts=False) | {"plan": path.name} for path, plan in self.pending()]

@@ -19,6 +19,7 @@ from starlette.responses import Response
 
 from ..core import Mindgraph
 from ..dashboard import assets
+from ..dashboard.propagation import queue_view
 from ..dashboard.views import graph_view, page_view
 from .lanes import Lane
 
@@ -87,6 +88,45 @@ class RenderedPageOut(BaseModel):
     scope: str | None
 
 
+class PassageOut(BaseModel):
+    """One passage a draft changes, against the page as it is now."""
+
+    line: int = Field(description="Its first line in the page now (1-based)")
+    before: list[str] = Field(description="The unchanged line(s) just before it")
+    removed: list[str]
+    added: list[str]
+    after: list[str] = Field(description="The unchanged line(s) just after it")
+
+
+class QueueTargetOut(BaseModel):
+    """One page a queued plan would update, and why."""
+
+    path: str
+    how: str = Field(description="substituted, marked (a callout for a person) or rewritten")
+    changed_page: str = Field(description="The page whose fact changed ('' for a correction)")
+    old: str
+    new: str
+    unchanged_since_plan: bool = Field(description="False: the page changed since the plan "
+                                                   "was made, and applying it is refused")
+    passages: list[PassageOut]
+
+
+class QueuePlanOut(BaseModel):
+    """A queued plan, approved by its digest through POST /propagate/apply."""
+
+    plan: str
+    digest: str
+    created: str
+    drafter: str
+    targets: list[QueueTargetOut]
+
+
+class QueueViewOut(BaseModel):
+    """The propagation plans awaiting approval, oldest first, with their passages."""
+
+    plans: list[QueuePlanOut]
+
+
 def install_dashboard(app: FastAPI, route: Callable[..., Any], mg: Mindgraph,
                       fresh: Callable[[], None], slow: Lane, caller: Any) -> None:
     """Add the dashboard to ``app``; ``route`` is the API's route maker (token, lanes, error
@@ -130,6 +170,16 @@ def install_dashboard(app: FastAPI, route: Callable[..., Any], mg: Mindgraph,
         found = core.page(page)
         return page_view(core.vault(), found, core.communities(),
                          core.trust_of([found.path]).get(found.path, {}))
+
+    _queue_route(route, mg, slow, who_is)
+
+
+def _queue_route(route: Callable[..., Any], mg: Mindgraph, slow: Lane, who_is: Any) -> None:
+    @route("get", "/dashboard/propagation", QueueViewOut,
+           "The propagation queue with each draft's changed passages (approve a plan with POST "
+           "/propagate/apply)", 403, lane=slow)
+    def dashboard_propagation(who: Any = who_is) -> dict[str, Any]:
+        return queue_view(mg.as_identity(who).propagation.pending(), mg.settings.wiki_dir)
 
 
 def _scope_kind(mg: Mindgraph) -> Callable[[Any], str | None]:

@@ -100,56 +100,6 @@ def node_point(page: Any, node: str, zoom_ratio: float | None = None) -> tuple[f
     return box["x"] + at["x"], box["y"] + at["y"]
 
 
-# The frame meter: pan and zoom the camera for ``frames`` animation frames (sigma renders on
-# each) and time the gap between frames (all of the browser's work, compositing included) and
-# each render itself (sigma's JS plus the WebGL work, waited for by reading a pixel back); then time a
-# filter change (list, chips and graph refresh).
-MEASURE_JS = """async (frames) => {
-    const s = window.mindgraph.state.sigma, camera = s.getCamera();
-    const start = camera.getState(), gaps = [], costs = [];
-    const gls = Object.values(s.webGLContexts), own = s.render.bind(s), pixel = new Uint8Array(4);
-    s.render = () => {          // the frame's own cost: sigma's JS and the GPU work it queued
-        const t0 = performance.now();
-        own();
-        for (const gl of gls) gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, pixel);
-        costs.push(performance.now() - t0);
-        return s;
-    };
-    await new Promise((done) => {
-        let i = 0, last = null;
-        const step = (now) => {
-            if (last !== null) gaps.push(now - last);
-            last = now;
-            if (i === frames) { done(); return; }
-            const t = i / frames;
-            camera.setState({x: start.x + 0.15 * Math.sin(2 * Math.PI * t),
-                             y: start.y + 0.15 * Math.cos(2 * Math.PI * t),
-                             ratio: start.ratio * (1 - 0.6 * Math.sin(Math.PI * t)), angle: 0});
-            i++;
-            requestAnimationFrame(step);
-        };
-        requestAnimationFrame(step);
-    });
-    delete s.render;
-    camera.setState(start);
-    const filter = document.getElementById("text-filter"), filters = [];
-    for (const text of ["a", "in", "set", ""]) {
-        const t0 = performance.now();
-        filter.value = text;
-        filter.dispatchEvent(new Event("input"));
-        filters.push(performance.now() - t0);
-    }
-    const t1 = performance.now();
-    s.refresh();
-    const refresh = performance.now() - t1;
-    const q = (values, p) => [...values].sort((a, b) => a - b)[Math.floor(p * (values.length - 1))];
-    return {frames: gaps.length, frame_median_ms: q(gaps, 0.5), frame_p95_ms: q(gaps, 0.95),
-            render_median_ms: q(costs, 0.5), render_p95_ms: q(costs, 0.95), renders: costs.length, filter_ms: filters, full_refresh_ms: refresh,
-            layout_ms: window.mindgraph.state.layoutMs,
-            nodes: window.mindgraph.state.graph.order, edges: window.mindgraph.state.graph.size};
-}"""
-
-
 # The gesture meter: what a person dragging and zooming the graph sees. Mouse events go to
 # sigma's own mouse layer (so sigma knows the camera is moving, as with a real mouse): a drag
 # in a circle for the first half of ``frames`` animation frames, then a wheel zoom in and out
@@ -165,14 +115,17 @@ GESTURE_JS = """async (frames) => {
     let edgeDraws = 0;
     const programs = Object.values(s.edgePrograms), drawn = programs.map((p) => p.render.bind(p));
     programs.forEach((p, i) => { p.render = (params) => { edgeDraws++; return drawn[i](params); }; });
-    let lastDrewEdges = false;
+    let lastDrewEdges = false, phase = "drag";
+    const phases = {drag: {renders: 0, with_edges: 0}, zoom: {renders: 0, with_edges: 0},
+                    rest: {renders: 0, with_edges: 0}};
     s.render = () => {
         const t0 = performance.now(), before = edgeDraws;
         own();
         for (const gl of gls) gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, pixel);
         costs.push(performance.now() - t0);
         lastDrewEdges = edgeDraws > before;
-        if (window.__renders) window.__renders.push([Math.round(performance.now() - t0), lastDrewEdges]);
+        phases[phase].renders++;
+        if (lastDrewEdges) phases[phase].with_edges++;
         return s;
     };
     const cx = box.left + box.width / 2, cy = box.top + box.height / 2;
@@ -194,6 +147,7 @@ GESTURE_JS = """async (frames) => {
                 mouse("mousemove", cx + 120 * Math.sin(a), cy + 120 * (1 - Math.cos(a)));
             } else if (i === half) {
                 mouse("mouseup", cx, cy);
+                phase = "zoom";
             } else if ((i - half) % 8 === 0) {
                 wheel(i - half < (frames - half) / 2 ? -100 : 100);   // in, then out
             }
@@ -203,6 +157,7 @@ GESTURE_JS = """async (frames) => {
         requestAnimationFrame(step);
     });
     const moving = edgeDraws;
+    phase = "rest";
     await new Promise((done) => setTimeout(done, 600));      // the camera comes to rest
     await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
     const rested = lastDrewEdges;
@@ -212,7 +167,7 @@ GESTURE_JS = """async (frames) => {
     const q = (values, p) => [...values].sort((a, b) => a - b)[Math.floor(p * (values.length - 1))];
     return {frames: gaps.length, frame_median_ms: q(gaps, 0.5), frame_p95_ms: q(gaps, 0.95),
             render_median_ms: q(costs, 0.5), renders: costs.length, edge_draws_moving: moving,
-            edges_after_rest: rested, renderer: window.mindgraph.state.lod.renderer,
+            edges_after_rest: rested, phases, renderer: window.mindgraph.state.lod.renderer,
             nodes: window.mindgraph.state.graph.order, edges: window.mindgraph.state.graph.size};
 }"""
 

@@ -16,9 +16,8 @@ import shutil
 
 import pytest
 
-from browser_support import (CHROMIUM_ARGS, MEASURE_JS, ConsoleWatch, chromium_path,
-                             hover_latency, live_server, node_point, open_dashboard, shot,
-                             synthetic_graph)
+from browser_support import (GESTURE_JS, ConsoleWatch, chromium_path, hover_latency,
+                             live_server, node_point, open_dashboard, shot, synthetic_graph)
 from mindgraph.config import settings_from_dict
 from mindgraph.core import Mindgraph
 from mindgraph.serve.rest import create_app
@@ -27,17 +26,6 @@ CHROMIUM = chromium_path()
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(
     CHROMIUM is None, reason="no chromium installed (apt-get install chromium; .ci/run does)")]
 TOKEN = "b" * 40
-
-
-@pytest.fixture(scope="module")
-def browser():
-    """A headless Chromium (the system's), driven by Playwright."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as driver:
-        launched = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
 
 
 def _server(base, token=None):
@@ -236,16 +224,79 @@ def test_behind_a_token_the_dashboard_asks_for_it_and_keeps_it_in_memory(browser
         assert watch.problems == []
 
 
+def test_edges_and_labels_leave_while_dragging_and_zooming_and_come_back(browser, vault_url):
+    """Without a GPU (SwiftShader here) a drag or a wheel zoom draws nodes only, with the edge
+    and label canvases out of the page; at rest the edges are drawn again. ?lod=off draws
+    everything in every frame (the full drawing the benchmark compares with)."""
+    page, watch = open_dashboard(browser, vault_url)
+    assert page.evaluate("window.mindgraph.state.lod.software") is True
+    moved = page.evaluate(GESTURE_JS, 40)
+    assert moved["phases"]["drag"]["renders"] > 5
+    assert moved["phases"]["drag"]["with_edges"] == 0
+    assert moved["phases"]["zoom"]["with_edges"] < moved["phases"]["zoom"]["renders"]
+    assert moved["edges_after_rest"] is True
+    assert page.evaluate("""() => Object.values(window.mindgraph.state.sigma.getCanvases())
+        .every((c) => c.style.visibility === '')""")
+    assert page.evaluate("window.mindgraph.state.moving") is False
+    shot(page, "after-drag.png")
+    full, full_watch = open_dashboard(browser, vault_url + "/?lod=off")
+    drawn = full.evaluate(GESTURE_JS, 40)
+    assert drawn["phases"]["drag"]["with_edges"] == drawn["phases"]["drag"]["renders"] > 5
+    assert watch.problems == [] and full_watch.problems == []
+
+
+def _fake_search(hits):
+    """A /smart_search answer naming ``hits`` (pages of the synthetic graph)."""
+    return json.dumps({
+        "query": "synthetic", "intent": {"name": "lookup", "confidence": 0.9},
+        "interpretation": "", "degradation": [], "follow_ups": [],
+        "results": [{"page": h, "title": h, "rank": i + 1, "heading": "", "snippet": "",
+                     "score": 1.0 - i / 10, "sources": {"keyword": {"rank": i + 1,
+                                                                    "score": 2.0}},
+                     "boosts": {}} for i, h in enumerate(hits)]})
+
+
 def test_a_synthetic_10000_page_graph_stays_usable(browser, vault_url):
-    graph = json.dumps(synthetic_graph(10_000))
+    """Zoomed out, only the strongest edges are drawn; zoomed in, all of them; search hits
+    light up whatever the level of detail; a drag still draws no edges."""
+    graph = synthetic_graph(10_000)
+    hits = [graph["nodes"][i]["id"] for i in (17, 4242, 9001)]
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     watch = ConsoleWatch(page)
     page.route("**/dashboard/graph", lambda route: route.fulfill(
-        status=200, content_type="application/json", body=graph))
+        status=200, content_type="application/json", body=json.dumps(graph)))
+    page.route("**/smart_search?*", lambda route: route.fulfill(
+        status=200, content_type="application/json", body=_fake_search(hits)))
     page.goto(vault_url)
     page.wait_for_selector("body[data-ready=true]", timeout=180_000)
-    figures = page.evaluate(MEASURE_JS, 60)
-    assert figures["nodes"] == 10_000 and figures["frames"] == 60
+    figures = page.evaluate(GESTURE_JS, 40)
+    assert figures["nodes"] == 10_000 and figures["frames"] == 40
+    assert figures["phases"]["drag"]["with_edges"] == 0 and figures["edges_after_rest"]
+    drawn = """() => { const s = window.mindgraph.state.sigma, g = window.mindgraph.state.graph;
+        return g.filterEdges((e) => !s.getEdgeDisplayData(e).hidden).length; }"""
+    budget = page.evaluate("window.mindgraph.state.lod.budget")
+    assert page.evaluate("window.mindgraph.state.thinned") is True
+    assert page.evaluate(drawn) == budget < figures["edges"]
+    strong = page.evaluate("[...window.mindgraph.state.strong].slice(0, 50)")
+    kinds = page.evaluate("(ids) => ids.map((e) => window.mindgraph.state.graph"
+                          ".getEdgeAttribute(e, 'kind'))", strong)
+    assert set(kinds) == {"extracted"}            # typed and written links before inferred
+
+    page.fill("#search", "synthetic")
+    page.press("#search", "Enter")
+    page.wait_for_selector("#results-list li")
+    looks = page.evaluate("""(ids) => ids.map((id) => {
+        const d = window.mindgraph.state.sigma.getNodeDisplayData(id);
+        return [d.highlighted, d.color, d.forceLabel]; })""", [*hits, graph["nodes"][5]["id"]])
+    assert all(h and f and c != "#e4e6ea" for h, c, f in looks[:3])
+    assert looks[3][1] == "#e4e6ea" and not looks[3][0]        # the rest dimmed
+    shot(page, "graph-10k-search.png")
+    page.click("#results-clear")
+
+    page.evaluate("() => window.mindgraph.state.sigma.getCamera().animate({ratio: 0.2}, "
+                  "{duration: 100})")
+    page.wait_for_function("() => window.mindgraph.state.thinned === false", timeout=30_000)
+    assert page.evaluate(drawn) == figures["edges"]
     page.fill("#text-filter", "page 99")
     assert _count(page) == 111              # Page 99, 990-999, 9900-9999
     shot(page, "graph-10k.png")

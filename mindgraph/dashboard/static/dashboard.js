@@ -525,13 +525,120 @@
     state.selected = null;
     $("detail").hidden = true;
     resizeGraph();
-    if (location.hash.startsWith("#page=")) history.replaceState(null, "", location.pathname);
+    if (location.hash.startsWith("#page=") || location.hash === "#queue") {
+      history.replaceState(null, "", location.pathname + location.search);
+    }
     redraw();
   }
 
   function route() {
+    if (location.hash === "#queue") { showQueue(); return; }
     const match = location.hash.match(/^#page=(.+)$/);
     if (match) showDetail(decodeURIComponent(match[1]));
+  }
+
+  // ---- the propagation queue (GET /dashboard/propagation, POST /propagate/apply) ----------
+  // Drafts of pages that state a fact which changed elsewhere; nothing is written until a
+  // person approves a plan by typing (or pasting) its digest.
+  const DIGEST = /^[0-9a-f]{64}$/;
+
+  async function countQueue() {
+    const button = $("queue-button");
+    try {
+      const { plans } = await api("/propagate/queue");
+      const pages = plans.reduce((sum, p) => sum + p.targets.length, 0);
+      button.textContent = plans.length ? `Queue (${pages})` : "Queue";
+      button.hidden = false;
+    } catch {
+      button.hidden = true;       // this viewer may not see propagation (a scoped identity)
+    }
+  }
+
+  async function showQueue() {
+    let view;
+    try {
+      view = await api("/dashboard/propagation");
+    } catch (error) { say(error.message, true); return; }
+    state.selected = null;
+    $("detail-body").replaceChildren(
+      el("h2", {}, "Propagation queue"),
+      el("p", { class: "muted" }, view.plans.length
+        ? "Pages that state a fact which changed elsewhere, drafted to agree with it. Read " +
+          "each change; approve a plan by entering its digest. Nothing is written before."
+        : "Nothing is waiting for approval. `mindgraph propagate --plan` queues drafts after " +
+          "a fact changes."),
+      ...view.plans.map(planCard));
+    if ($("detail").hidden) { $("detail").hidden = false; resizeGraph(); }
+    $("detail").scrollTop = 0;
+    redraw();
+  }
+
+  function planCard(plan) {
+    const status = el("p", { class: "plan-status", role: "status" });
+    const input = el("input", { name: "approve", class: "digest-input", autocomplete: "off",
+      spellcheck: "false", placeholder: "Digest (64 hex characters)", "aria-label": "Digest" });
+    const form = el("form", { class: "approve-form" }, input,
+      el("button", { type: "submit" }, "Approve and apply"));
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      approve(plan, input.value.trim().toLowerCase(), status);
+    });
+    return el("section", { class: "plan", dataset: { plan: plan.plan } },
+      el("h3", {}, `Plan ${plan.plan.replace(/\.json$/, "")} · ${plan.targets.length} page(s)`),
+      facts([["Created", plan.created], ["Drafter", plan.drafter]]),
+      el("p", { class: "digest" }, "Digest: ", el("code", {}, plan.digest)),
+      ...plan.targets.map(targetView), form, status);
+  }
+
+  function targetView(target) {
+    const reason = target.changed_page
+      ? [linkTo(target.changed_page), " now says “", target.new, "” (it said “", target.old, "”)"]
+      : ["A correction: “", target.new, "” (it said “", target.old, "”)"];
+    const known = state.byId.has(target.path);
+    return el("div", { class: "target", dataset: { page: target.path } },
+      el("p", {}, el("span", { class: "kind" }, target.how),
+        known ? linkTo(target.path) : el("strong", {}, target.path)),
+      el("p", { class: "reason" }, ...reason),
+      target.unchanged_since_plan ? null : el("p", { class: "warn" },
+        "This page changed since the plan was made: applying it will be refused. Plan again."),
+      ...target.passages.map((p) => el("div", { class: "passage" },
+        el("span", { class: "muted" }, `line ${p.line}`),
+        ...p.before.map((l) => el("div", { class: "ctx" }, l || " ")),
+        ...p.removed.map((l) => el("del", {}, l || " ")),
+        ...p.added.map((l) => el("ins", {}, l || " ")),
+        ...p.after.map((l) => el("div", { class: "ctx" }, l || " ")))));
+  }
+
+  async function approve(plan, digest, status) {
+    status.className = "plan-status";
+    if (!DIGEST.test(digest)) {
+      status.classList.add("error");
+      status.textContent = "Not applied: enter the plan's whole digest (64 hex characters) shown above.";
+      return;
+    }
+    status.textContent = "Applying…";
+    try {
+      const run = await api("/propagate/apply", { method: "POST",
+                                                  json: { plan: plan.plan, approve: digest } });
+      const applied = run.result_status === "APPLIED";
+      status.classList.add(applied ? "done" : "error");
+      status.textContent = applied ? `Applied: wrote ${run.written.join(", ")}.`
+        : `Not applied (${run.result_status}): ${run.reason || run.process_status}`;
+      if (applied) {
+        say(`Applied the plan: ${run.written.length} page(s) updated.`);
+        await load();
+        await countQueue();
+        if (location.hash === "#queue") await showQueue();
+      }
+    } catch (error) {
+      status.classList.add("error");
+      const detail = error.message.replace(/^\d+: /, "");
+      status.textContent = error.status === 400 && digest !== plan.digest
+        ? `Refused, nothing was written: the digest entered (${digest.slice(0, 16)}…) is not ` +
+          `this plan's digest (${plan.digest.slice(0, 16)}…).`
+        : error.status === 400 || error.status === 404
+          ? "Refused, nothing was written: " + detail : error.message;
+    }
   }
 
   // ---- actions (the documents API: POST /upload, /rescan, /links; GET /status) -----------
@@ -624,6 +731,9 @@
     $("upload-button").addEventListener("click", () => $("upload-input").click());
     $("upload-input").addEventListener("change", (e) => upload([...e.target.files]));
     $("rescan-button").addEventListener("click", rescan);
+    $("queue-button").addEventListener("click", () => {
+      if (location.hash === "#queue") showQueue(); else location.hash = "#queue";
+    });
     const zone = $("drop-zone");
     let depth = 0;
     window.addEventListener("dragenter", (e) => {
@@ -665,6 +775,7 @@
   async function start() {
     try {
       await load();
+      await countQueue();
       route();
       document.body.dataset.ready = "true";
       readyResolve();
