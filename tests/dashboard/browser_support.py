@@ -128,7 +128,19 @@ GESTURE_JS = """async (frames) => {
         if (lastDrewEdges) phases[phase].with_edges++;
         return s;
     };
-    const cx = box.left + box.width / 2, cy = box.top + box.height / 2;
+    // the drag starts on the stage, not on a node (that would drag the node): the point of a
+    // grid around the centre farthest from every node
+    const at = window.mindgraph.state.graph.mapNodes((id) => {
+        const d = s.getNodeDisplayData(id);
+        return {...s.framedGraphToViewport(d), r: s.scaleSize(d.size)};
+    });
+    let cx = box.left + box.width / 2, cy = box.top + box.height / 2, best = -Infinity;
+    for (let gx = 0.25; gx <= 0.75; gx += 0.02) for (let gy = 0.2; gy <= 0.6; gy += 0.02) {
+        const x = box.width * gx, y = box.height * gy;
+        let near = Infinity;
+        for (const p of at) near = Math.min(near, Math.hypot(p.x - x, p.y - y) - p.r);
+        if (near > best) { best = near; cx = box.left + x; cy = box.top + y; }
+    }
     const mouse = (type, x, y) => layer.dispatchEvent(new MouseEvent(type, {
         clientX: x, clientY: y, button: 0, buttons: type === "mouseup" ? 0 : 1,
         bubbles: true, cancelable: true}));
@@ -167,7 +179,7 @@ GESTURE_JS = """async (frames) => {
     const q = (values, p) => [...values].sort((a, b) => a - b)[Math.floor(p * (values.length - 1))];
     return {frames: gaps.length, frame_median_ms: q(gaps, 0.5), frame_p95_ms: q(gaps, 0.95),
             render_median_ms: q(costs, 0.5), renders: costs.length, edge_draws_moving: moving,
-            edges_after_rest: rested, phases, renderer: window.mindgraph.state.lod.renderer,
+            edges_after_rest: rested, phases, renderer: (window.mindgraph.state.lod || {}).renderer,
             nodes: window.mindgraph.state.graph.order, edges: window.mindgraph.state.graph.size};
 }"""
 
