@@ -42,17 +42,19 @@ def test_page_shape_and_frontmatter():
     text = compile_note()
     block, body, _ = split_frontmatter(text)
     meta = yaml.safe_load(block)
-    assert list(meta) == ["title", "type", "tags", "aliases", "permalink", "related", "created",
-                          "updated", "date_source", "provenance"]
+    assert list(meta) == ["title", "type", "tags", "aliases", "permalink", "related", "keywords",
+                          "created", "updated", "date_source", "provenance"]
     assert meta["title"] == "Note composer"
     assert meta["type"] == "note"
-    assert meta["tags"][:3] == ["tools", "editing", "plugins"]
+    assert meta["tags"] == ["tools", "editing", "plugins"]   # the note's own and its folder
+    # the words the compiler counted are keywords: they make no shared-tag edges
+    assert meta["keywords"] and not set(meta["keywords"]) & set(meta["tags"])
     assert meta["aliases"] == ["Composer"]
     assert meta["related"] == ["[[Canvas]]"]
     assert (meta["created"], meta["updated"], meta["date_source"]) == (
         "2021-03-04", "2021-03-04", "frontmatter")      # not the file time (2023-11-14)
     assert meta["provenance"] == {
-        "origin": "compiled_offline", "generator": "offline:v3",
+        "origin": "compiled_offline", "generator": "offline:v4",
         "sources": [{"path": "Plugins/Note composer.md", "sha256": sha256_text(RAW)}]}
     assert body.startswith("\n> [!summary]\n> Note composer is a core plugin that lets you "
                            "merge notes, and it works well with Canvas.")

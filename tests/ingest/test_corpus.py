@@ -41,7 +41,7 @@ def test_every_note_compiles_to_a_page_that_records_its_source(compiled):
         page = (base / "wiki" / rel).read_text(encoding="utf-8")
         block, body, _ = split_frontmatter(page)
         meta = yaml.safe_load(block)
-        assert meta["provenance"] == {"origin": "compiled_offline", "generator": "offline:v3",
+        assert meta["provenance"] == {"origin": "compiled_offline", "generator": "offline:v4",
                                       "sources": [{"path": rel, "sha256": sha256_bytes(raw)}]}
         assert meta["title"]
         assert body.lstrip().startswith("> [!summary]\n> "), rel
@@ -69,7 +69,7 @@ def test_rerun_is_a_no_op(compiled):
 
 
 @pytest.mark.slow
-def test_cjk_pages_get_links_on_word_boundaries_and_content_tags(compiled):
+def test_cjk_pages_get_links_on_word_boundaries_and_content_keywords(compiled):
     base, _ = compiled
     katakana = re.compile("[\u30a1-\u30fa\u30fc]")
     link = re.compile(r"\[\[([^\]|]+)(?:\|([^\]]+))?\]\]")
@@ -91,5 +91,5 @@ def test_cjk_pages_get_links_on_word_boundaries_and_content_tags(compiled):
             meta = yaml.safe_load(split_frontmatter(text)[0])
             folder = folder_tag(str(page.relative_to(base / "wiki")))
             tagged += any(t != folder and t not in (meta.get("aliases") or [])
-                          for t in meta.get("tags") or [])
+                          for t in meta.get("keywords") or [])   # content terms
         assert tagged >= 160, lang        # of 173; was 4 (the notes' own tags)
