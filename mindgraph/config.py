@@ -108,6 +108,26 @@ class GraphSettings:
 
 
 @dataclass(frozen=True)
+class EnrichSettings:
+    """``mindgraph enrich``: summaries and typed links between similar pages (mindgraph/enrich/).
+
+    ``thresholds``: embedding model name part → the cosine a pair needs, for models whose
+    cosines sit in a narrow band (e5 gives unrelated pages 0.75–0.85); others use
+    ``link_threshold``. ``after_ingest``: run the offline part (similarity links, no LLM
+    calls) after every ``mindgraph ingest``/``watch`` run; ``llm_after_ingest`` adds the LLM.
+    """
+
+    summary_batch: int = 5
+    pair_batch: int = 10
+    link_threshold: float = 0.7
+    thresholds: dict = field(default_factory=lambda: {"e5": 0.9})
+    links_per_page: int = 5
+    memory: int = 50_000          # judged pairs remembered (oldest forgotten first)
+    after_ingest: bool = False
+    llm_after_ingest: bool = False
+
+
+@dataclass(frozen=True)
 class RetrievalSettings:
     """Hybrid retrieval: fusion, graph boost, thresholds, recency, query expansion, intents.
 
@@ -265,6 +285,7 @@ class Settings:
     embedding: EmbeddingSettings = field(default_factory=EmbeddingSettings)
     store: StoreSettings = field(default_factory=StoreSettings)
     graph: GraphSettings = field(default_factory=GraphSettings)
+    enrich: EnrichSettings = field(default_factory=EnrichSettings)
     retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
     serve: ServeSettings = field(default_factory=ServeSettings)
     limits: LimitsSettings = field(default_factory=LimitsSettings)
@@ -351,6 +372,7 @@ _SECTIONS = {
     "embedding": EmbeddingSettings,
     "store": StoreSettings,
     "graph": GraphSettings,
+    "enrich": EnrichSettings,
     "retrieval": RetrievalSettings,
     "serve": ServeSettings,
     "limits": LimitsSettings,

@@ -29,6 +29,7 @@ COMMANDS = {
     "verify": "trust_cmds", "runs": "trust_cmds", "audit": "trust_cmds", "lint": "lint_cmd",
     "calibrate": "calibrate_cmd", "propagate": "propagate_cmd", "watch": "watch_cmd",
     "create": "apps_cmd", "update": "apps_cmd",
+    "enrich": "enrich_cmd", "triage": "triage_cmd",
 }
 
 

@@ -4,7 +4,8 @@ Ingest asks ``CompileOverlay`` two things per note: a digest of what the API set
 (part of the compile key, so setting a title or adding a link recompiles that one note, and
 a recompile without a change costs nothing), and the compiled text with that applied: title,
 tags and type replaced in the frontmatter, manual links written as ``manual_links`` (read
-back by page/links.py as links of syntax "manual"). raw/ is never touched.
+back by page/links.py as links of syntax "manual"). ``mindgraph enrich``'s summaries and
+inferred links (enrich/records.py) are applied the same way. raw/ is never touched.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import yaml
 
+from ..enrich.records import EnrichRecords, apply_to_page
 from ..fsutil import sha256_text
 from ..page.links import MANUAL_LINKS_KEY
 from .records import DocumentRecords, ManualLink, Overlay
@@ -26,8 +28,10 @@ _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 class CompileOverlay:
     """What the API set, by page, as read once at the start of an ingest run."""
 
-    def __init__(self, overlays: dict[str, Overlay], links: list[ManualLink]):
+    def __init__(self, overlays: dict[str, Overlay], links: list[ManualLink],
+                 enriched: EnrichRecords | None = None):
         self.overlays = overlays
+        self.enriched = enriched
         self.links: dict[str, list[ManualLink]] = defaultdict(list)
         for link in sorted(links, key=lambda x: (x.source, x.target, x.kind)):
             self.links[link.source].append(link)
@@ -37,20 +41,24 @@ class CompileOverlay:
         """The overlays and links stored under ``state_dir`` (none: an overlay that does
         nothing)."""
         records = DocumentRecords(state_dir)
-        return cls(records.overlays(), list(records.links().values()))
+        return cls(records.overlays(), list(records.links().values()), EnrichRecords(state_dir))
 
     def digest(self, page: str) -> str:
         """"" when the API set nothing for ``page``, else a digest of what it set."""
         overlay, links = self.overlays.get(page), self._link_entries(page)
-        if (overlay is None or overlay.is_empty()) and not links:
+        enriched = self.enriched.of(page) if self.enriched else {}
+        if (overlay is None or overlay.is_empty()) and not links and not enriched:
             return ""
-        return sha256_text(json.dumps({"overlay": overlay.to_json() if overlay else {},
-                                       "links": links}, sort_keys=True))
+        found = {"overlay": overlay.to_json() if overlay else {}, "links": links}
+        if enriched:
+            found["enriched"] = enriched
+        return sha256_text(json.dumps(found, sort_keys=True))
 
     def apply(self, page: str, text: str) -> str:
         """``text`` (a compiled page) with the overlay and manual links of ``page``."""
         overlay, links = self.overlays.get(page), self._link_entries(page)
-        if (overlay is None or overlay.is_empty()) and not links:
+        enriched = self.enriched.of(page) if self.enriched else {}
+        if (overlay is None or overlay.is_empty()) and not links and not enriched:
             return text
         if not text.startswith("---\n"):
             text = "---\n---\n" + text
@@ -64,9 +72,11 @@ class CompileOverlay:
             head.update(overlay.to_json())
         if links:
             head[MANUAL_LINKS_KEY] = links
+        added, body = apply_to_page(text[end + 5:], enriched)
+        head.update(added)
         dumped = yaml.dump(head, Dumper=_DUMPER, sort_keys=False, allow_unicode=True,
                            default_flow_style=False, width=10_000)
-        return f"---\n{dumped}---\n" + text[end + 5:]
+        return f"---\n{dumped}---\n" + body
 
     def _link_entries(self, page: str) -> list[dict[str, str]]:
         return [{"to": x.target, "kind": x.kind, "context": x.context, "id": x.id}

@@ -39,6 +39,7 @@ from .records import (Created, DocumentRecords, ManualLink, Overlay, as_json, do
                       link_id, now_iso)
 
 ID_PATTERN = r"^[0-9a-f]{16}$"
+_ORIGINS = {"manual": "manual", "inferred": "inferred"}   # by link syntax; else "extracted"
 
 
 class DocumentService:
@@ -105,7 +106,9 @@ class DocumentService:
             entry = {"kind": link.relation, "syntax": link.syntax, "line": link.line,
                      "section": link.section_id, "context": link.context,
                      "link_id": link.link_id,
-                     "origin": "manual" if link.syntax == "manual" else "extracted"}
+                     "origin": _ORIGINS.get(link.syntax, "extracted")}
+            if link.syntax == "inferred":
+                entry.update(score=link.score, judge=link.judge)
             if source.path in by_path:
                 result[by_path[source.path]]["outbound"].append(
                     {**entry, "target": link.target, "status": res.status,

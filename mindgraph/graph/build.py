@@ -17,6 +17,13 @@ are two nodes). A ``networkx.MultiDiGraph`` holds two kinds of edges:
   shared tags: 0.5, 0.75, then 0.9 at most (always below an extracted link). Its ``label``
   names the tags (``"tags: #a, #b"``).
 
+- INFERRED (``kind="inferred"``, key ``"inferred:<kind>"``): page → page for the links
+  ``mindgraph enrich`` found (``inferred_links:`` in the page's frontmatter, mindgraph/enrich/):
+  ``kind`` is the relation the model judged (reference, depends_on, ...), or ``related`` with
+  ``typed`` false when similarity alone made it (no LLM); ``score`` is the pages' cosine and
+  ``judge`` the model. Confidence is the cosine capped at INFERRED_LINK_CAP, below every
+  extracted link; a pair a person or the frontmatter already links makes no inferred edge.
+
 Unresolved links (missing or ambiguous targets) are not edges; they are kept as BrokenLink
 records. ``apply`` updates the graph from a change set without re-reading other pages: only
 the changed pages, the pages whose links may now resolve differently (same file name as an
@@ -46,7 +53,9 @@ EXTRACTED = "extracted"
 INFERRED = "inferred"
 SHARED_TAG = "shared_tag"
 GENERIC_MIN_PAGES = 5   # in a tiny vault a tag on 3 of 5 pages still says something
-STATE_VERSION = 2  # 2: shared-tag edges name their tags in "label" (was "source")
+STATE_VERSION = 3  # 2: shared-tag edges name their tags in "label"; 3: enrichment's edges
+INFERRED_LINK_CAP = 0.85   # an inferred link's confidence: below any extracted link (0.9, 1.0)
+ENRICHED_PREFIX = "inferred:"
 
 
 @dataclass(frozen=True)
@@ -189,7 +198,8 @@ class KnowledgeGraph:
     def _drop_links(self, path: str) -> None:
         if path in self.graph:
             doomed = [(u, v, k) for u, v, k, kind in
-                      self.graph.out_edges(path, keys=True, data="kind") if kind == EXTRACTED]
+                      self.graph.out_edges(path, keys=True, data="kind")
+                      if kind == EXTRACTED or str(k).startswith(ENRICHED_PREFIX)]
             self.graph.remove_edges_from(doomed)
         for link in self._links.get(path, ()):
             for key in link_keys(link.target, path):
@@ -198,6 +208,7 @@ class KnowledgeGraph:
 
     def _add_links(self, path: str) -> None:
         edges: dict[tuple[str, str], dict[str, Any]] = {}
+        inferred: dict[tuple[str, str], Link] = {}
         broken: list[BrokenLink] = []
         for link in self._links[path]:
             for key in link_keys(link.target, path):
@@ -206,6 +217,9 @@ class KnowledgeGraph:
             if res.status == "resolved" and res.target is not None:
                 if res.target == path:
                     continue  # a page naming itself is not a relation
+                if link.syntax == "inferred":
+                    inferred[(res.target, link.relation)] = link
+                    continue
                 edge = edges.setdefault((res.target, link.relation),
                                         {"confidence": 0.0, "sources": []})
                 edge["confidence"] = max(edge["confidence"], 0.9 if res.rule == "nearest" else 1.0)
@@ -221,6 +235,18 @@ class KnowledgeGraph:
             self.graph.add_edge(path, target, key=relation, kind=EXTRACTED, relation=relation,
                                 confidence=edge["confidence"], sources=sources,
                                 count=len(sources))
+        linked = {target for target, _ in edges}
+        for (target, relation), link in sorted(inferred.items()):
+            if target in linked:
+                continue     # the page's own link (a person's, the frontmatter's) says more
+            score = float(link.score or 0.0)
+            typed = not (link.judge or "").startswith("similarity:")
+            self.graph.add_edge(path, target, key=ENRICHED_PREFIX + relation, kind=INFERRED,
+                                relation=relation, confidence=round(min(INFERRED_LINK_CAP,
+                                                                        score), 4),
+                                score=score, judge=link.judge, typed=typed,
+                                label=f"{'inferred' if typed else 'similar'}: {relation} "
+                                      f"({link.judge}, cosine {score:.2f})")
         if broken:
             self.broken[path] = broken
 

@@ -40,7 +40,7 @@ _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 OWN_KEYS = frozenset({"title", "type", "tags", "tag", "aliases", "alias", "created", "updated",
                       "date_source", "updated_source", "sources", "compiler", "source_deleted",
                       "summary", "provenance", "verification", "evidence",  # trust: never copied
-                      "manual_links"})   # only the links API makes these (documents/overlay.py)
+                      "manual_links", "inferred_links", "summary_by"})   # the links API, enrich
 
 
 @dataclass(frozen=True)

@@ -64,3 +64,9 @@ def _callout_summary(page: Page) -> bool:
             quoted.append(inner.group(1))
         return Statement(page.path, "lead", 0, " ".join(quoted)).long_enough
     return False
+
+
+def has_summary(page: Page) -> bool:
+    """True when ``page`` says what it is about at its top: a frontmatter summary or a summary
+    callout of five words or more (the rule above, without the lead-statement case)."""
+    return _frontmatter_summary(page) or _callout_summary(page)

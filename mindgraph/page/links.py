@@ -15,6 +15,7 @@ from urllib.parse import unquote
 from .model import ATTACHMENT_EXTENSIONS, TYPED_RELATIONS, Link
 
 MANUAL_LINKS_KEY = "manual_links"    # [{to, kind, context, id}], written by the compiler
+INFERRED_LINKS_KEY = "inferred_links"  # [{to, kind, score, judge}], written by mindgraph enrich
 RELATIONS = ("wikilink", *TYPED_RELATIONS)
 
 # Every repetition below stops at a line end and at the next opener, or is bounded: the regex
@@ -149,7 +150,8 @@ def frontmatter_links(frontmatter: Mapping[str, Any]) -> list[Link]:
             links.append(Link(target=target, syntax="frontmatter", relation=relation,  # type: ignore[arg-type]
                               heading=heading, block=block, alias=alias, line=0,
                               section_id="lead", is_attachment=is_attachment_target(target)))
-    return links + manual_links(frontmatter.get(MANUAL_LINKS_KEY))
+    return (links + manual_links(frontmatter.get(MANUAL_LINKS_KEY))
+            + inferred_links(frontmatter.get(INFERRED_LINKS_KEY)))
 
 
 def manual_links(value: Any) -> list[Link]:
@@ -166,6 +168,22 @@ def manual_links(value: Any) -> list[Link]:
         links.append(Link(target=target, syntax="manual", relation=kind, line=0,
                           section_id="lead", context=str(context) if context else None,
                           link_id=str(item["id"]) if item.get("id") else None))
+    return links
+
+
+def inferred_links(value: Any) -> list[Link]:
+    """Enrichment's links (``inferred_links:`` entries with ``to``, ``kind``, ``score`` and
+    ``judge``, mindgraph/enrich/); entries of another shape are left out."""
+    links: list[Link] = []
+    for item in value if isinstance(value, list) else ():
+        if not isinstance(item, dict):
+            continue
+        target, kind, score = str(item.get("to") or "").strip(), item.get("kind"), item.get("score")
+        if not target or kind not in TYPED_RELATIONS or not isinstance(score, (int, float)):
+            continue
+        links.append(Link(target=target, syntax="inferred", relation=kind, line=0,
+                          section_id="lead", score=float(score),
+                          judge=str(item.get("judge") or "") or None))
     return links
 
 

@@ -13,7 +13,7 @@ from typing import Any, Literal, Mapping
 # How a link was written.
 # "manual": a typed link made through the links API (mindgraph/documents/), which the
 # compiler writes into the page's frontmatter as ``manual_links``.
-LinkSyntax = Literal["wikilink", "embed", "markdown", "frontmatter", "manual"]
+LinkSyntax = Literal["wikilink", "embed", "markdown", "frontmatter", "manual", "inferred"]
 # What kind of relation the link expresses (typed links come from frontmatter keys).
 Relation = Literal["wikilink", "reference", "depends_on", "extends", "related",
                    "supersedes", "contradicts"]
@@ -65,6 +65,8 @@ class Link:
     is_attachment: bool = False  # target has a non-markdown extension (image, pdf, ...)
     context: str | None = None  # manual links: the sentence saying why the pages are linked
     link_id: str | None = None  # manual links: the id to delete it by (DELETE /links/{id})
+    score: float | None = None  # inferred links: the pages' cosine similarity
+    judge: str | None = None    # inferred links: the model that typed it, or "similarity:<model>"
 
     @property
     def is_self(self) -> bool:

@@ -77,7 +77,9 @@ class Vault:
                              "page": result.target,
                              "candidates": [] if result.status == "resolved"
                              else list(result.candidates),
-                             **self._stale_note(link, result, page.path)})
+                             **self._stale_note(link, result, page.path),
+                             **({"score": link.score, "judge": link.judge}
+                                if link.syntax == "inferred" else {})})
         backlinks = [{"page": src.path, "line": link.line, "section": link.section_id,
                       "relation": link.relation}
                      for src, link, result in self.resolved_links()

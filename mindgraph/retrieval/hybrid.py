@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from ..config import RetrievalSettings
-from ..graph.build import EXTRACTED, KnowledgeGraph
+from ..graph.build import ENRICHED_PREFIX, EXTRACTED, KnowledgeGraph
 from ..page.language import page_language
 from ..page.model import Page
 from ..providers.embedding.base import model_languages
@@ -464,7 +464,8 @@ class HybridRetriever:
                 cand.boosts["other_language"] = round(-cut, 4)
 
     def _linked(self, path: str) -> frozenset[str]:
-        """Pages that ``path`` links to or is linked from (real links, not shared tags);
+        """Pages that ``path`` links to or is linked from (real links and enrichment's, not
+        shared tags);
         memoised, since a retriever serves one state of the graph."""
         found = self._links.get(path)
         if found is None:
@@ -472,9 +473,10 @@ class HybridRetriever:
             found = frozenset()
             if path in graph:
                 found = frozenset(
-                    [v for _, v, kind in graph.out_edges(path, data="kind") if kind == EXTRACTED]
-                    + [u for u, _, kind in graph.in_edges(path, data="kind")
-                       if kind == EXTRACTED])
+                    [v for _, v, key, kind in graph.out_edges(path, keys=True, data="kind")
+                     if kind == EXTRACTED or key.startswith(ENRICHED_PREFIX)]
+                    + [u for u, _, key, kind in graph.in_edges(path, keys=True, data="kind")
+                       if kind == EXTRACTED or key.startswith(ENRICHED_PREFIX)])
             self._links[path] = found
         return found
 

@@ -54,6 +54,10 @@ class OutgoingLink(BaseModel):
     stale: str | None = Field(None, description="Set when the link names a page's old name: "
                               "it resolves to the page that moved, and says so")
     fix: str | None = Field(None, description="For a stale link: how to write it now")
+    score: float | None = Field(None, description="Inferred links (syntax inferred, made by "
+                                "mindgraph enrich): the pages' cosine")
+    judge: str | None = Field(None, description="Inferred links: the model that typed it, or "
+                              "similarity:<embedding model> when none did")
 
 
 class Backlink(BaseModel):

@@ -124,7 +124,7 @@ class LinkEntry(BaseModel):
 
     kind: str
     syntax: str
-    origin: Literal["extracted", "manual"]
+    origin: Literal["extracted", "manual", "inferred"]
     line: int
     section: str | None
     context: str | None
@@ -133,6 +133,9 @@ class LinkEntry(BaseModel):
     id: str | None = Field(description="The linked document's id (null: unresolved)")
     target: str | None = None
     status: str | None = None
+    score: float | None = Field(None, description="Inferred links: the pages' cosine")
+    judge: str | None = Field(None, description="Inferred links: the model that typed it, "
+                              "or similarity:<embedding model> when none did")
 
 
 class LinksOut(BaseModel):

@@ -1,0 +1,174 @@
+"""Links between similar pages, typed by an LLM or, offline, marked as similarity alone.
+
+Candidates: each page's title and summary (or lead) embedded as a document, searched in the
+vector store like a query; the other pages whose best chunk is at least the threshold, best
+first, ``links_per_page`` at most. The threshold is ``enrich.link_threshold`` (0.7, the cosine
+coverage --semantic measured for MiniLM) unless ``enrich.thresholds`` names a part of the
+embedding model's name (e5's cosines sit between 0.75 and 0.85 for unrelated pages,
+retrieval/calibration.py). A pair is judged once, from the smaller path.
+
+With an LLM, pairs go ``pair_batch`` to a call; the answer is JSON ``{"pairs": [{"n", "kind",
+"direction"}]}``, ``kind`` one of the typed relations or SKIP, ``direction`` "a_to_b" or
+"b_to_a" (related: either). A pair missing from an answer or with an unknown kind fails alone
+and is asked again next run; a verdict is remembered by the pair's source hashes and the judge
+(records.pair_key), so a re-run on unchanged pages makes no call. Offline, every candidate is an
+untyped ``related`` link judged by ``similarity:<embedding model>``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+from ..page.model import TYPED_RELATIONS, Page
+from ..providers.llm.answers import json_list
+from .records import EnrichRecords, InferredLink, pair_key, without_summary
+
+PROMPT_VERSION = "v1"
+PAGE_CHARS = 1200
+CANDIDATES = 40          # chunks asked of the store per page before grouping by page
+SKIP = "SKIP"
+SYSTEM = (
+    "You judge how two wiki pages relate. For every numbered pair (A and B) answer the one "
+    "relation that holds: reference (A cites B for a detail), depends_on (A needs B to make "
+    "sense or to work), extends (A builds on B with more), related (same subject, neither "
+    "builds on the other), supersedes (A replaces B, which is older), contradicts (they "
+    "disagree on a fact), or SKIP (only similar words). direction says which way it reads: "
+    "a_to_b (A <kind> B) or b_to_a (B <kind> A). Answer with JSON only, no prose: "
+    '{"pairs": [{"n": 1, "kind": "extends", "direction": "a_to_b"}, {"n": 2, "kind": "SKIP"}]}')
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """Two pages whose vectors are similar (``a`` < ``b``)."""
+
+    a: str
+    b: str
+    score: float
+
+
+def threshold_for(model_version: str, default: float, thresholds: Mapping[str, float]) -> float:
+    """The cosine a pair needs under ``model_version`` (see the module docstring)."""
+    for part, value in sorted(thresholds.items(), key=lambda kv: -len(kv[0])):
+        if part and part.lower() in model_version.lower():
+            return float(value)
+    return default
+
+
+def page_text(page: Page) -> str:
+    """What stands for the page when its neighbours are searched: its title and text, without
+    a leading summary (so writing one does not change the page's neighbours)."""
+    body = without_summary(page.indexed_body)
+    return f"{page.title}\n\n{body[:PAGE_CHARS]}"
+
+
+def similar_pairs(pages: Mapping[str, Page], embedder: Any, store: Any, threshold: float,
+                  per_page: int, progress: Any = None) -> list[Candidate]:
+    """Every pair of pages at least ``threshold`` similar, each once, best first per page."""
+    paths = sorted(pages)
+    best: dict[tuple[str, str], float] = {}
+    model = embedder.model_version
+    for start in range(0, len(paths), 32):
+        chunk = paths[start:start + 32]
+        vectors = embedder.embed_documents([page_text(pages[p]) for p in chunk])
+        for path, vector in zip(chunk, vectors):
+            scores: dict[str, float] = {}
+            for hit in store.query(vector, CANDIDATES, model):
+                if hit.page != path and hit.page in pages and hit.score >= threshold:
+                    scores[hit.page] = max(scores.get(hit.page, 0.0), float(hit.score))
+            for other, score in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:per_page]:
+                key = (path, other) if path < other else (other, path)
+                best[key] = max(best.get(key, 0.0), score)
+        if progress is not None:
+            progress(len(chunk))
+    return [Candidate(a, b, round(s, 4)) for (a, b), s in sorted(best.items())]
+
+
+def offline_links(candidates: Iterable[Candidate], model_version: str) -> list[InferredLink]:
+    """Untyped ``related`` links from similarity alone."""
+    judge = f"similarity:{model_version}"
+    return [InferredLink(c.a, c.b, "related", c.score, judge) for c in candidates]
+
+
+@dataclass
+class Judged:
+    """The links the model made, the pairs it failed on (with why) and the calls it took."""
+
+    links: list[InferredLink]
+    failed: list[tuple[Candidate, str]]
+    calls: int = 0
+    remembered: int = 0
+
+
+def judge_pairs(candidates: list[Candidate], pages: Mapping[str, Page], llm: Any,
+                records: EnrichRecords, batch: int, progress: Any = None) -> Judged:
+    """Type each candidate with ``llm``, asking only for pairs not remembered."""
+    judge = f"llm:{llm.identity}:{PROMPT_VERSION}"
+    result = Judged([], [])
+    todo = []
+    for cand in candidates:
+        verdict = records.recall(pair_key(judge, pages[cand.a], pages[cand.b]))
+        if verdict is None:
+            todo.append(cand)
+            continue
+        result.remembered += 1
+        _add(result.links, cand, verdict, judge)
+    for start in range(0, len(todo), batch):
+        chunk = todo[start:start + batch]
+        prompt = "\n\n".join(
+            f"Pair {n}:\nA ({c.a}): {page_text(pages[c.a])}\n---\nB ({c.b}): "
+            f"{page_text(pages[c.b])}" for n, c in enumerate(chunk, 1))
+        result.calls += 1
+        try:
+            verdicts = parse_verdicts(llm.complete(SYSTEM, prompt, max_tokens=60 * len(chunk)
+                                                   + 200), len(chunk), llm.identity)
+        except Exception as exc:  # noqa: BLE001 (a provider error fails this batch only)
+            result.failed.extend((c, f"{type(exc).__name__}: {exc}") for c in chunk)
+            continue
+        for n, cand in enumerate(chunk, 1):
+            verdict = verdicts.get(n)
+            if isinstance(verdict, str):
+                result.failed.append((cand, verdict))
+                continue
+            records.remember(pair_key(judge, pages[cand.a], pages[cand.b]), verdict)
+            _add(result.links, cand, verdict, judge)
+        if progress is not None:
+            progress(len(chunk))
+    return result
+
+
+def _add(links: list[InferredLink], cand: Candidate, verdict: dict[str, Any], judge: str) -> None:
+    kind = verdict["kind"]
+    if kind == SKIP:
+        return
+    source, target = (cand.b, cand.a) if verdict.get("direction") == "b_to_a" else (cand.a, cand.b)
+    links.append(InferredLink(source, target, kind, cand.score, judge))
+
+
+def parse_verdicts(answer: str, count: int, who: str) -> dict[int, dict[str, Any] | str]:
+    """Pair number → verdict ({kind, direction}) or why that pair's answer was unusable;
+    every pair's reason when the answer is not the JSON asked for."""
+    try:
+        items = json_list(answer, "pairs")
+    except ValueError as exc:
+        why = f"{who} answered no pairs JSON ({exc}: {answer[:80]!r})"
+        return {n: why for n in range(1, count + 1)}
+    out: dict[int, dict[str, Any] | str] = {
+        n: f"{who} gave no verdict for it" for n in range(1, count + 1)}
+    for item in items:
+        if not isinstance(item, dict) or not isinstance(item.get("n"), int) \
+                or not 1 <= item["n"] <= count:
+            continue
+        kind = item.get("kind")
+        if kind != SKIP and kind not in TYPED_RELATIONS:
+            out[item["n"]] = f"{who} answered kind {kind!r}, not one of " \
+                             f"{', '.join(TYPED_RELATIONS)} or SKIP"
+            continue
+        direction = item.get("direction") if item.get("direction") in ("a_to_b", "b_to_a") \
+            else "a_to_b"
+        out[item["n"]] = {"kind": kind, "direction": direction}
+    return out
+
+
+__all__ = ["Candidate", "Judged", "judge_pairs", "offline_links", "parse_verdicts",
+           "similar_pairs", "threshold_for"]

@@ -1,0 +1,203 @@
+"""``mindgraph enrich``: plan and run summaries and inferred links over a workspace.
+
+``workspace`` is the core (``Mindgraph``): its ``vault()``, ``embedding_provider()``,
+``vector_store()``, ``ingest(only=...)`` and ``settings`` (this package sits below the core
+and does not import it). What is found is recorded (records.py) and the raw notes of the pages
+it changes are recompiled, so the wiki, the graph and every index carry it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable
+
+from ..errors import InputError
+from ..page.rawlines import raw_source
+from .links import (Candidate, judge_pairs, offline_links, similar_pairs, threshold_for)
+from .records import EnrichRecords, InferredLink, pair_key, source_hash
+from .summaries import PROMPT_VERSION as SUMMARY_PROMPT, needs_summary, summarise
+
+Step = Callable[[str, int, int], None]      # (stage, done, total)
+
+
+@dataclass
+class EnrichReport:
+    """What a run did (or, dry, would do)."""
+
+    dry_run: bool
+    judge: str                       # llm:<identity> or similarity:<embedding model>
+    threshold: float = 0.0
+    summaries_needed: int = 0
+    summaries_written: int = 0
+    summary_failures: list[dict[str, str]] = field(default_factory=list)
+    candidates: int = 0
+    remembered: int = 0
+    links: int = 0
+    links_by_kind: dict[str, int] = field(default_factory=dict)
+    link_failures: list[dict[str, str]] = field(default_factory=list)
+    llm_calls: int = 0
+    planned_calls: int = 0
+    pages_changed: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return asdict(self)
+
+
+class EnrichService:
+    """Enrichment of one workspace with an optional LLM (anything with ``identity`` and
+    ``complete``)."""
+
+    def __init__(self, workspace: Any, llm: Any = None):
+        self.mg = workspace
+        self.settings = workspace.settings.enrich
+        self.llm = llm
+        self.records = EnrichRecords(workspace.settings.state_dir, self.settings.memory)
+
+    def run(self, *, summaries: bool = True, links: bool = True, dry_run: bool = False,
+            step: Step | None = None) -> EnrichReport:
+        """Find summaries and links; unless ``dry_run``, record them and recompile the pages
+        they change."""
+        pages = dict(self.mg.vault().pages)
+        judge = f"llm:{self.llm.identity}" if self.llm is not None else ""
+        report = EnrichReport(dry_run, judge)
+        changed: set[str] = set()
+        if summaries:
+            changed |= self._summaries(pages, report, dry_run, step)
+        if links:
+            changed |= self._links(pages, report, dry_run, step)
+        report.pages_changed = sorted(changed)
+        if not dry_run:
+            self.records.save()
+            self._recompile([pages[p] for p in sorted(changed) if p in pages])
+        return report
+
+    def _recompile(self, changed: list[Any]) -> None:
+        """Compile the raw notes of ``changed`` pages again, each with the compiler that made
+        it: a page the offline compiler wrote stays offline (no LLM call for a recompile that
+        only adds enrichment) even when compile.provider names an LLM."""
+        offline, other = set(), set()
+        for page in changed:
+            raw = raw_source(page)
+            generator = str((page.frontmatter.get("provenance") or {}).get("generator", "")) \
+                if isinstance(page.frontmatter.get("provenance"), dict) else ""
+            if raw:
+                (offline if generator.startswith("offline:") else other).add(raw)
+        if offline:
+            from dataclasses import replace
+
+            from ..ingest.pipeline import run_ingest
+
+            settings = self.mg.settings
+            run_ingest(replace(settings, compile=replace(settings.compile, provider="offline")),
+                       only=tuple(sorted(offline)))
+        if other:
+            self.mg.ingest(only=tuple(sorted(other)))
+        elif offline:
+            self.mg.refresh()
+
+    # -- summaries --------------------------------------------------------------------------
+    def _summaries(self, pages: dict[str, Any], report: EnrichReport, dry_run: bool,
+                   step: Step | None) -> set[str]:
+        wanted = [p for path, p in sorted(pages.items())
+                  if raw_source(p) and needs_summary(p, self.records.summaries.get(path))]
+        report.summaries_needed = len(wanted)
+        if self.llm is None:
+            if wanted:
+                report.notes.append(f"{len(wanted)} page(s) lack a summary; writing one needs "
+                                    f"an LLM (compile.provider).")
+            return set()
+        batch = max(1, self.settings.summary_batch)
+        report.planned_calls += math.ceil(len(wanted) / batch)
+        if dry_run or not wanted:
+            return set()
+        changed = set()
+        done = 0
+        for outcome in summarise(wanted, self.llm, batch):
+            done += 1
+            if outcome.error:
+                report.summary_failures.append({"page": outcome.page, "error": outcome.error})
+            else:
+                self.records.summaries[outcome.page] = {
+                    "text": outcome.summary, "model": f"llm:{self.llm.identity}:{SUMMARY_PROMPT}",
+                    "hash": source_hash(pages[outcome.page])}
+                changed.add(outcome.page)
+                report.summaries_written += 1
+            if step is not None:
+                step("summaries", done, len(wanted))
+        report.llm_calls += math.ceil(len(wanted) / batch)
+        return changed
+
+    # -- links ------------------------------------------------------------------------------
+    def _links(self, pages: dict[str, Any], report: EnrichReport, dry_run: bool,
+               step: Step | None) -> set[str]:
+        embedder, store = self.mg.embedding_provider(), self.mg.vector_store()
+        model = embedder.model_version
+        if store.count(model) == 0:
+            raise InputError(f"No vectors of {model} in {store.description}: semantic links "
+                             f"come from the stored vectors. Run `mindgraph embed` first.")
+        report.threshold = threshold_for(model, self.settings.link_threshold,
+                                         self.settings.thresholds)
+        done = [0]
+
+        def searched(n: int) -> None:
+            done[0] += n
+            if step is not None:
+                step("similar pages", done[0], len(pages))
+
+        candidates = similar_pairs(pages, embedder, store, report.threshold,
+                                   self.settings.links_per_page, searched)
+        report.candidates = len(candidates)
+        if self.llm is None:
+            report.judge = f"similarity:{model}"
+            found = offline_links(candidates, model)
+        else:
+            found = self._judged(candidates, pages, report, dry_run, step)
+            if found is None:
+                return set()
+        report.links = len(found)
+        for link in found:
+            report.links_by_kind[link.kind] = report.links_by_kind.get(link.kind, 0) + 1
+        if dry_run:
+            return set()
+        by_source: dict[str, list[InferredLink]] = {p: [] for p in
+                                                    set(pages) | set(self.records.links)}
+        for link in found:
+            by_source[link.source].append(link)
+        return {p for p, links in sorted(by_source.items())
+                if p in pages and self.records.set_links(p, links)}
+
+    def _judged(self, candidates: list[Candidate], pages: dict[str, Any], report: EnrichReport,
+                dry_run: bool, step: Step | None) -> list[InferredLink] | None:
+        from .links import PROMPT_VERSION
+
+        judge = f"llm:{self.llm.identity}:{PROMPT_VERSION}"
+        todo = [c for c in candidates
+                if pair_key(judge, pages[c.a], pages[c.b]) not in self.records.judged]
+        batch = max(1, self.settings.pair_batch)
+        report.remembered = len(candidates) - len(todo)
+        report.planned_calls += math.ceil(len(todo) / batch)
+        if dry_run:
+            return None
+        done = [0]
+
+        def judged(n: int) -> None:
+            done[0] += n
+            if step is not None:
+                step("pairs judged", done[0], len(todo))
+
+        result = judge_pairs(candidates, pages, self.llm, self.records, batch, judged)
+        report.llm_calls += result.calls
+        report.link_failures = [{"pages": f"{c.a} ~ {c.b}", "error": why}
+                                for c, why in result.failed]
+        failed = {(c.a, c.b) for c, _ in result.failed}
+        # a pair that failed keeps what an earlier run found for it
+        kept = [InferredLink(p, e["to"], e["kind"], e["score"], e["judge"])
+                for p, entries in self.records.links.items() for e in entries
+                if (min(p, e["to"]), max(p, e["to"])) in failed]
+        return result.links + kept
+
+
+__all__ = ["EnrichReport", "EnrichService"]
