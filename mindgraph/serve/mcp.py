@@ -45,6 +45,7 @@ from .callers import Callers
 from .mcp_arguments import PlainArgumentsServer
 from .mcp_apps import add_app_tools
 from .mcp_documents import add_document_tools
+from .mcp_triage import add_triage_tools
 from .params import folder_inside, parse_day
 from .mcp_results import (
     brief_hybrid,
@@ -217,6 +218,7 @@ def create_mcp_server(mg: Mindgraph,
     callers = Callers(mg.settings, os.environ.get(mg.settings.serve.token_env) or None)
     add_document_tools(server, mg, call, callers)
     add_app_tools(server, mg, call, callers)
+    add_triage_tools(server, call)
     return server
 
 

@@ -76,6 +76,7 @@ from .rest_aliases import OldParameterNames
 from .callers import Callers
 from .rest_documents import add_document_routes, upload_rule
 from .rest_apps import add_app_routes
+from .rest_triage import add_triage_routes
 
 MAX_LIMIT = 100
 _MIN_TRUST = Query(None, pattern="^[Ll]?[0-3]$", description="Only pages verified to at least this "
@@ -493,6 +494,7 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None,
                         _json_object_body)
     add_app_routes(app, route, mg.settings, lanes, app.state.callers.view, _json_object_body)
     install_dashboard(app, route, mg, fresh, lanes.slow, Caller)
+    add_triage_routes(app, route, mg, fresh, Caller)
     app.add_middleware(_ServerTiming)
     app.add_middleware(DashboardHeaders)
     app.add_middleware(OldParameterNames)
