@@ -24,15 +24,28 @@ LISTED = 20
 def ingest_command(settings, dry_run: bool, force: bool, only: tuple[str, ...],
                    as_json: bool) -> None:
     """Compile new and changed notes of raw/ into wiki pages (raw/ is never written)."""
+    mg = Mindgraph(settings)
     with Progress("Compiling", "notes") as progress:
-        report = Mindgraph(settings).ingest(dry_run=dry_run, force=force, only=only,
-                                            progress=progress.update)
+        report = mg.ingest(dry_run=dry_run, force=force, only=only, progress=progress.update)
+    enriched, why = _enrich_after(mg) if report.ingested and not dry_run else (None, "")
     if as_json:
-        emit_json(report.to_dict())
+        emit_json(report.to_dict() | ({"enrich": enriched.to_dict()} if enriched else {}))
     else:
         _print_report(report)
+        if enriched:
+            click.echo(f"enrich: {enriched.links} inferred link(s), "
+                       f"{enriched.summaries_written} summary(ies) by {enriched.judge}.")
+    if why:
+        click.echo(why, err=True)
     if report.failed:
         raise SystemExit(EXIT_PROBLEMS)
+
+
+def _enrich_after(mg: Mindgraph):
+    """enrich.after_ingest's stage (mindgraph/enrich/stage.py)."""
+    from ..enrich.stage import enrich_after
+
+    return enrich_after(mg)
 
 
 @click.command("pull")

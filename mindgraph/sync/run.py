@@ -46,6 +46,8 @@ def sync_run(mg: Mindgraph, changes: Iterable[Change], *, trigger: str = "change
         record.reindexed = sorted(pages_touched)
         if embed:
             _embed(mg, record, pages, None if everything else pages_touched, held)
+            if record.compiled or record.removed:
+                _enrich(mg, record)
         if indexed is not None:
             if full:
                 indexed.clear()
@@ -71,6 +73,16 @@ def _ingest(mg: Mindgraph, record: RunRecord) -> set[str]:
                      for f in report.files if f.status == "failed"]
     return {f.wiki for f in report.files
             if f.wiki and f.status in ("ingested", "removed", "kept")}
+
+
+def _enrich(mg: Mindgraph, record: RunRecord) -> None:
+    """enrich.after_ingest's stage (its own recompile is seen by the next run as wiki changes,
+    which compile nothing, so it never loops)."""
+    from ..enrich.stage import enrich_after
+
+    _, why = enrich_after(mg)
+    if why and not record.error:
+        record.error = why
 
 
 def _vectors_held(mg: Mindgraph) -> dict[str, dict[str, str]] | None:

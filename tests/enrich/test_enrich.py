@@ -228,3 +228,16 @@ def test_links_need_vectors(tmp_path):
     result = CliRunner().invoke(cli, ["-C", str(tmp_path), "enrich", "--judge", "offline"])
     assert result.exit_code != 0 and "mindgraph embed" in result.output
     assert "Traceback" not in result.output
+
+
+def test_ingest_runs_the_offline_stage_when_switched_on(vault):
+    note = vault / "raw" / NOTES[0]
+    note.write_text(note.read_text("utf-8") + "\nOne more line about syncing vaults.\n", "utf-8")
+    off = json.loads(run(vault, "ingest", "--json").output)
+    assert "enrich" not in off                                   # off by default
+    (vault / "mindgraph.yml").write_text(CONFIG + "  after_ingest: true\n", encoding="utf-8")
+    note.write_text(note.read_text("utf-8") + "\nAnd another.\n", "utf-8")
+    on = json.loads(run(vault, "ingest", "--json").output)
+    assert on["enrich"]["judge"].startswith("similarity:") and on["enrich"]["llm_calls"] == 0
+    assert on["enrich"]["links"] > 0
+    assert frontmatter(vault, on["enrich"]["pages_changed"][0])["inferred_links"]
