@@ -12,7 +12,6 @@ from fastapi import FastAPI, Query
 from pydantic import BaseModel, Field
 
 from ..core import Mindgraph
-from ..errors import InputError
 from ..triage.service import relevance_for, triage
 
 
@@ -64,22 +63,18 @@ def add_triage_routes(app: FastAPI, route: Callable[..., Callable], mg: Mindgrap
            "Items completed since a day, scored 0-3 against the Trunk Catalog, by trunk", 400,
            404, 502)
     def triage_route(who: Any = who_is,
-                     since: str = Query(..., pattern=r"^\d{4}-\d{2}-\d{2}$",
-                                        description="YYYY-MM-DD: items completed on or after"),
+                     since: dt.date = Query(..., description="YYYY-MM-DD: items completed "
+                                                             "on or after this day"),
                      judge: Literal["auto", "offline"] = Query(
                          "auto", description="auto: the configured LLM when there is one; "
                                              "offline: similarity")) -> dict[str, Any]:
         fresh()
-        try:
-            day = dt.date.fromisoformat(since)
-        except ValueError:
-            raise InputError(f"since '{since}' is not a day; use YYYY-MM-DD.") from None
         llm = None
         if judge == "auto":
             from ..providers.llm.factory import make_llm_provider
 
             llm = make_llm_provider(mg.settings)
-        report = triage(mg.as_identity(who), day, llm)
+        report = triage(mg.as_identity(who), since, llm)
         return {**report.to_dict(), "markdown": report.markdown()}
 
     @route("get", "/triage/relevance", RelevanceOut,

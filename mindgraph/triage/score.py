@@ -118,13 +118,20 @@ def completed_at(value: Any) -> dt.datetime | None:
     return None
 
 
-def completed_pages(pages: Mapping[str, Page], since: dt.date) -> list[TriageItem]:
-    """The pages completed on or after ``since``, oldest first."""
+def completed_pages(pages: Mapping[str, Page], since: dt.date,
+                    problems: list[str] | None = None) -> list[TriageItem]:
+    """The pages completed on or after ``since``, oldest first; a completed value that is not
+    a time is named in ``problems`` (the page is left out)."""
     start = dt.datetime(since.year, since.month, since.day, tzinfo=dt.timezone.utc)
     out = []
     for path, page in sorted(pages.items()):
         when = next((w for key in COMPLETED_KEYS
                      if (w := completed_at(page.frontmatter.get(key))) is not None), None)
+        given = next((k for k in COMPLETED_KEYS if page.frontmatter.get(k)), None)
+        if when is None and given is not None and problems is not None:
+            problems.append(f"{raw_source(page) or path}: '{given}: "
+                            f"{page.frontmatter[given]}' is not a date or time; left out. "
+                            f"Write it as YYYY-MM-DD or an ISO 8601 time.")
         if when is not None and when >= start:
             out.append(TriageItem(raw_source(page) or path, page.title,
                                   page.indexed_body[:TEXT_CHARS],

@@ -29,9 +29,10 @@ def triage(workspace: Any, since: dt.date, llm: Any = None,
     """Items completed since ``since`` (the wiki's, or ``items`` from an adapter) scored
     against the catalog: by ``llm`` when given, else by similarity."""
     catalog = catalog_of(workspace)
+    problems: list[str] = []
     found = completed_items(items, since) if items is not None else \
-        completed_pages(workspace.vault().pages, since)
-    report = TriageReport(since, catalog.page)
+        completed_pages(workspace.vault().pages, since, problems)
+    report = TriageReport(since, catalog.page, notes=problems)
     if not found:
         return report
 
@@ -41,7 +42,8 @@ def triage(workspace: Any, since: dt.date, llm: Any = None,
     if llm is None:
         report.scored = offline(found)
     else:
-        report.scored, report.notes = score_llm(found, catalog, llm, offline)
+        report.scored, notes = score_llm(found, catalog, llm, offline)
+        report.notes.extend(notes)
     return report
 
 

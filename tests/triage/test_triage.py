@@ -51,6 +51,7 @@ ITEMS = {
     "Tasks/Old errand.md": item("Old errand", "Bought tax receipts folder for the garden.",
                                 "2026-10-01T09:00:00+00:00"),
     "Tasks/Open task.md": item("Open task", "Tomato seedlings still to plant.", None),
+    "Tasks/Typo.md": item("Typo", "Compost turned.", "2026-11-31T08:00:00+00:00"),
 }
 CONFIG = "embedding:\n  provider: hashing\n  dimension: 256\n"
 
@@ -76,12 +77,15 @@ def test_offline_triage_scores_completed_items_by_trunk(workspace):
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["items"] == 2 and data["catalog"] == "Trunk Catalog.md"   # not the old/open one
+    assert data["notes"] == ["Tasks/Typo.md: 'completed: 2026-11-31T08:00:00+00:00' is not a "
+                             "date or time; left out. Write it as YYYY-MM-DD or an ISO 8601 "
+                             "time."]
     by_trunk = {g["trunk"]: [i["title"] for i in g["items"]] for g in data["trunks"]}
     assert by_trunk == {"Garden": ["Plant tomato seedlings"], "Taxes": ["Send receipts"]}
     first = data["trunks"][0]["items"][0]
     assert 1 <= first["score"] <= 3 and first["judge"].startswith("similarity:hashing")
     assert first["url"].startswith("https://ticktick.com/")
-    text = triage(workspace, "--since", "2026-11-29", "--judge", "offline").output
+    text = triage(workspace, "--since", "2026-11-29", "--judge", "offline").stdout
     assert text.startswith("# Done since 2026-11-29 (2 items)") and "## Garden" in text
     assert "[Send receipts](https://ticktick.com/" in text
 
