@@ -68,7 +68,8 @@ def _print(report: EnrichReport) -> None:
     click.echo(f"summaries: {report.summaries_needed} page(s) lack one; {would} "
                f"{report.summaries_written}.")
     kinds = ", ".join(f"{k} {n}" for k, n in sorted(report.links_by_kind.items())) or "none"
-    click.echo(f"links: {report.candidates} similar pair(s) at cosine >= {report.threshold}; "
+    click.echo(f"links: {report.candidates + report.already_linked} similar pair(s) at cosine "
+               f">= {report.threshold}, {report.already_linked} already linked; "
                f"{report.remembered} judged before; {report.links} link(s) ({kinds}) by "
                f"{report.judge}.")
     if report.dry_run:

@@ -92,6 +92,9 @@ def links_command(settings, page: str, as_json: bool) -> None:
             where = f"{item['status']}: {item['target'] or '#' + (item['heading'] or '')}"
         if item.get("stale"):
             where += f"  (stale: [[{item['target']}]] moved there)"
+        if item["syntax"] == "inferred":
+            where += f"  (inferred {item['relation']}, cosine {item['score']:.2f}, " \
+                     f"{item['judge']})"
         click.echo(f"    line {item['line']:>4}  -> {where}")
     click.echo(f"  backlinks ({len(backlinks)}):")
     for item in backlinks:

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
 from ..errors import InputError
+from ..graph.build import EXTRACTED
 from ..page.rawlines import raw_source
 from .links import (Candidate, judge_pairs, offline_links, similar_pairs, threshold_for)
 from .records import EnrichRecords, InferredLink, pair_key, source_hash
@@ -32,6 +33,7 @@ class EnrichReport:
     summaries_written: int = 0
     summary_failures: list[dict[str, str]] = field(default_factory=list)
     candidates: int = 0
+    already_linked: int = 0          # similar pairs a page's own link already joins
     remembered: int = 0
     links: int = 0
     links_by_kind: dict[str, int] = field(default_factory=dict)
@@ -149,6 +151,11 @@ class EnrichService:
 
         candidates = similar_pairs(pages, embedder, store, report.threshold,
                                    self.settings.links_per_page, searched)
+        # a pair a person (or the frontmatter) already links needs no inferred link
+        linked = {frozenset((u, v)) for u, v, kind in self.mg.graph().graph.edges(data="kind")
+                  if kind == EXTRACTED}
+        report.already_linked = sum(1 for c in candidates if frozenset((c.a, c.b)) in linked)
+        candidates = [c for c in candidates if frozenset((c.a, c.b)) not in linked]
         report.candidates = len(candidates)
         if self.llm is None:
             report.judge = f"similarity:{model}"

@@ -82,6 +82,7 @@ def test_offline_similarity_makes_untyped_related_links_everywhere_links_show(va
     assert any(link["syntax"] == "inferred" and link["judge"].startswith("similarity:")
                for link in out["outgoing"])
     assert any(e["key"] == "inferred:related" for e in to_json(kg)["edges"])
+    assert "(inferred related, cosine 0." in run(vault, "links", source).output
     # a second run finds the same and recompiles nothing; a forced recompile keeps them
     again = json.loads(run(vault, "enrich", "--judge", "offline", "--json").output)
     assert again["pages_changed"] == [] and again["links"] == data["links"]
@@ -161,8 +162,14 @@ def test_a_bad_answer_fails_those_pages_only(vault, monkeypatch):
 
 
 def test_a_persons_link_outranks_an_inferred_one(vault):
-    # "Introduction" links to "Set up Obsidian Sync" in its text: no inferred edge on top
-    run(vault, "enrich", "--judge", "offline")
+    # pages the notes already link are similar too: no inferred link is made on top of those
+    data = json.loads(run(vault, "enrich", "--judge", "offline", "--json").output)
+    assert data["already_linked"] > 0
+    for page in data["pages_changed"]:
+        own = {link["page"] for link in json.loads(run(vault, "links", page, "--json").output)[
+            "outgoing"] if link["syntax"] != "inferred"}
+        inferred = {e["to"] for e in frontmatter(vault, page)["inferred_links"]}
+        assert not own & inferred, page
     kg = Mindgraph.open(vault).graph()
     for u, v, k, d in kg.graph.edges(keys=True, data=True):
         if d["kind"] == INFERRED and k.startswith("inferred:"):
