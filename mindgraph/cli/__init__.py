@@ -33,6 +33,15 @@ COMMANDS = {
 }
 
 
+def _close_commands(typed: str) -> list[str]:
+    """At most two commands ``typed`` may have meant: the closest, and a second only when it
+    is about as close ("serach" means search, not enrich)."""
+    scored = sorted(((difflib.SequenceMatcher(None, typed, name).ratio(), name)
+                     for name in COMMANDS), reverse=True)
+    best = scored[0][0] if scored else 0.0
+    return [name for ratio, name in scored[:2] if ratio >= 0.6 and ratio >= best - 0.1]
+
+
 class LazyGroup(SubcommandGroup):
     """A click group that imports a command's module the first time the command is needed."""
 
@@ -41,7 +50,7 @@ class LazyGroup(SubcommandGroup):
 
     def resolve_command(self, ctx: click.Context, args: list[str]):
         if args and not args[0].startswith("-") and args[0] not in COMMANDS:
-            close = difflib.get_close_matches(args[0], list(COMMANDS), n=2, cutoff=0.6)
+            close = _close_commands(args[0])
             hint = f" Did you mean {' or '.join(close)}?" if close else ""
             ctx.fail(f"No such command '{args[0]}'.{hint} See `mindgraph --help`.")
         return super().resolve_command(ctx, args)
