@@ -162,3 +162,32 @@ def test_rest_and_mcp_triage(workspace):
     assert not done.is_error, done.content[0].text
     assert json.loads(done.content[0].text)["items"] == 2
     assert "why:" in json.loads(block.content[0].text)["relevance"]
+
+
+def test_adapter_items_and_completed_time_are_read_too(workspace):
+    import dataclasses
+    import datetime as dt
+
+    from mindgraph.triage.service import triage as run_triage
+
+    @dataclasses.dataclass(frozen=True)
+    class AppItem:            # the shape of mindgraph.adapters' Item: id, title, content, completed
+        id: str
+        title: str
+        content: str
+        completed: dt.datetime | None
+
+    when = dt.datetime(2026, 12, 1, 7, tzinfo=dt.timezone.utc)
+    items = [AppItem("a1", "File the tax return", "Tax return sent to the accountant.", when),
+             AppItem("a2", "Still open", "Compost.", None)]
+    mg = Mindgraph(settings_from_dict({"embedding": {"provider": "hashing", "dimension": 256}},
+                                      base_dir=workspace))
+    report = run_triage(mg, dt.date(2026, 11, 29), items=items).to_dict()
+    assert report["items"] == 1 and report["trunks"][0]["trunk"] == "Taxes"
+    # completed_time, the other spelling a note may carry
+    note = workspace / "raw" / "Tasks" / "Send receipts.md"
+    note.write_text(note.read_text("utf-8").replace("completed:", "completed_time:"), "utf-8")
+    CliRunner().invoke(cli, ["-C", str(workspace), "ingest"])
+    data = json.loads(triage(workspace, "--since", "2026-11-29", "--judge", "offline",
+                             "--json").stdout)
+    assert "Send receipts" in [i["title"] for g in data["trunks"] for i in g["items"]]
