@@ -13,15 +13,29 @@ import click
 
 from ..adapters.apps import NoteApps
 from ..config import Settings
+from ..errors import MindgraphError
 from .common import emit_json, json_option, workspace_options
 
 APP_HELP = "The note app (an adapters: entry) when several are configured."
 
 
 def create_result(settings: Settings, title: str, *, content: str = "",
-                  project: str | None = None, app: str | None = None) -> dict[str, Any]:
-    """What `create` answers: the new item, its deep link and the raw note pull will file."""
-    return NoteApps(settings).create(title, content, project, app)
+                  project: str | None = None, app: str | None = None,
+                  relevance: bool = False) -> dict[str, Any]:
+    """What `create` answers: the new item, its deep link and the raw note pull will file;
+    with ``relevance``, the instruction block that has the calling agent pick a trunk of the
+    live Trunk Catalog (mindgraph/triage/). The item is created first: a missing or broken
+    catalog leaves it created and says what to fix in ``relevance_error``."""
+    result = NoteApps(settings).create(title, content, project, app)
+    if relevance:
+        from ..core import Mindgraph
+        from ..triage.service import relevance_for
+        try:
+            result["relevance"] = relevance_for(Mindgraph(settings), result["item"]["id"],
+                                                result["item"]["title"])
+        except MindgraphError as exc:
+            result["relevance_error"] = str(exc)
+    return result
 
 
 @click.command("create")
@@ -31,11 +45,15 @@ def create_result(settings: Settings, title: str, *, content: str = "",
 @click.option("--project", "-p", default=None, metavar="P",
               help="The project (list) by name or id (default: the app's inbox).")
 @click.option("--app", default=None, metavar="NAME", help=APP_HELP)
+@click.option("--relevance", is_flag=True,
+              help="Also print the instruction block that tells the calling agent to pick a "
+                   "trunk of the Trunk Catalog and `update` the item with one `why:` line.")
 @json_option
 def create_command(settings: Settings, title: str, content: str, project: str | None,
-                   app: str | None, as_json: bool) -> None:
+                   app: str | None, relevance: bool, as_json: bool) -> None:
     """Create an item in the note app (raw/ is not written: `pull` brings it in)."""
-    result = create_result(settings, title, content=content, project=project, app=app)
+    result = create_result(settings, title, content=content, project=project, app=app,
+                           relevance=relevance)
     _emit(result, as_json)
 
 
@@ -68,6 +86,10 @@ def _emit(result: dict[str, Any], as_json: bool) -> None:
     click.echo(f"  {result['url']}")
     if result.get("raw_note"):
         click.echo(f"  `mindgraph pull` files it as raw/{result['raw_note']}")
+    if result.get("relevance"):
+        click.echo("\n" + result["relevance"])
+    elif result.get("relevance_error"):
+        click.echo(f"No relevance block: {result['relevance_error']}", err=True)
 
 
 def register(group: click.Group) -> None:

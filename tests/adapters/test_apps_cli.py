@@ -138,3 +138,35 @@ def test_writes_need_a_note_app(tmp_path):
         "adapters:\n  - name: notes\n    type: filesystem\n    options: {path: raw}\n")
     out = CliRunner().invoke(cli, ["create", "x", "-C", str(tmp_path)])
     assert out.exit_code == 2 and "no adapter can create or update items" in out.output
+
+
+TRUNKS = """---
+type: trunk-catalog
+---
+# Trunk Catalog
+
+```json
+[{"name": "Admin", "description": "passport, forms, post office errands"},
+ {"name": "Garden", "description": "tomato seedlings and compost"}]
+```
+"""
+
+
+def test_create_with_relevance_tells_the_agent_to_file_it_under_a_trunk(workspace, fake):
+    run(workspace, "pull")
+    run(workspace, "ingest")
+    before = raw_hashes(workspace)
+    missing = json.loads(run(workspace, "create", "Buy envelopes", "--relevance", "--json"))
+    assert missing["item"]["id"] in fake.tasks                 # created all the same
+    assert "relevance" not in missing and "trunk-catalog" in missing["relevance_error"]
+    (workspace / "raw" / "Trunk Catalog.md").write_text(TRUNKS)
+    run(workspace, "ingest")
+    created = json.loads(run(workspace, "create", "Buy stamps", "--relevance", "--json"))
+    block = created["relevance"]
+    assert f"call update on item {created['item']['id']}" in block
+    assert "why: <trunk>" in block and "- Admin: passport" in block and "- Garden" in block
+    text = run(workspace, "create", "Post the forms", "--relevance")
+    assert text.startswith("Created 'Post the forms'") and "\nRelevance: pick the one trunk" in text
+    after = raw_hashes(workspace)
+    after.pop("raw/Trunk Catalog.md")
+    assert after == before                                     # the app is written, not raw/
