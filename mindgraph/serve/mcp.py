@@ -39,6 +39,7 @@ from ..scopes.auth import usage_identity
 from ..trust.answer import TrustCriteria, context_answer, hybrid_answer, keyword_answer
 from ..trust.validate import validate_text
 from ..version import __version__
+from .agent_paths import workspace_paths
 from .guard import Guard, Policy
 from .lanes import Lane, LaneBusy, LaneTimeout, ServerLanes
 from .callers import Callers
@@ -373,13 +374,15 @@ async def _in_lane(mg: Mindgraph, lane: Lane, tool: str, query: str,
         mg.usage_log.record("mcp", query, intent=tool, kind=usage_kind(tool),
                             latency_ms=(time.perf_counter() - started) * 1e3,
                             error=type(exc).__name__, **who)
-        raise ToolError(str(exc)) from None
+        raise ToolError(workspace_paths(mg.settings.base_dir).text(str(exc))) from None
 
 
 def _call(mg: Mindgraph, tool: str, query: str, run: Callable[[], dict[str, Any]],
           who: dict[str, str]) -> CallToolResult:
-    """Run one tool body: time it, log it, and turn domain errors into tool errors."""
+    """Run one tool body: time it, log it, and turn domain errors into tool errors; what it
+    returns names workspace-relative paths only (serve/agent_paths.py)."""
     started = time.perf_counter()
+    paths = workspace_paths(mg.settings.base_dir)
     try:
         mg.settings.require_wiki()      # a wiki deleted under the server: say so, not 0 pages
         data = run()
@@ -390,8 +393,9 @@ def _call(mg: Mindgraph, tool: str, query: str, run: Callable[[], dict[str, Any]
         if isinstance(exc, MindgraphError):
             # ToolError keeps the message (the fix) for the agent; other exceptions are bugs
             # whose text stays in the server log.
-            raise ToolError(str(exc)) from exc
+            raise ToolError(paths.text(str(exc))) from exc
         raise
+    data = paths.value(data)
     cited = cited_paths(data)
     mg.usage_log.record("mcp", query, intent=tool, kind=usage_kind(tool), results=cited,
                         result_count=result_count(tool, data),

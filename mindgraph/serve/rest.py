@@ -68,6 +68,7 @@ from ..trust.validate import validate_text
 from ..version import __version__
 from . import schemas as s
 from .dashboard import DashboardHeaders, install_dashboard
+from .agent_paths import AgentPaths
 from .guard import Guard, Policy
 from .lanes import Lane, LaneTimeout, ServerLanes
 from .params import folder_inside
@@ -77,6 +78,7 @@ from .callers import Callers
 from .rest_documents import add_document_routes, upload_rule
 from .rest_apps import add_app_routes
 from .rest_triage import add_triage_routes
+from .timing import ServerTiming
 
 MAX_LIMIT = 100
 _MIN_TRUST = Query(None, pattern="^[Ll]?[0-3]$", description="Only pages verified to at least this "
@@ -495,11 +497,12 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None,
     add_app_routes(app, route, mg.settings, lanes, app.state.callers.view, _json_object_body)
     install_dashboard(app, route, mg, fresh, lanes.slow, Caller)
     add_triage_routes(app, route, mg, fresh, Caller)
-    app.add_middleware(_ServerTiming)
+    app.add_middleware(ServerTiming)
     app.add_middleware(DashboardHeaders)
     app.add_middleware(OldParameterNames)
     app.add_middleware(Guard, policy=Policy.for_server(serve, host or serve.host,
                                                        (upload_rule(serve),)))
+    app.add_middleware(AgentPaths, base=mg.settings.base_dir)     # outermost: errors too
     return app
 
 
@@ -546,31 +549,6 @@ async def _json_object_body(request: Request) -> None:
         raise AppError(422, "ValidationError",
                          f"body: send a JSON object (e.g. {{\"embed\": false}}) or no body, not "
                          f"{type(value).__name__ if value is not None else 'null'}.")
-
-
-class _ServerTiming:
-    """Adds ``Server-Timing: app;dur=<ms>`` to every response.
-
-    Plain ASGI rather than ``@app.middleware("http")``: Starlette's BaseHTTPMiddleware runs
-    each request through an extra task and memory streams, a measurable cost per request."""
-
-    def __init__(self, app: Any):
-        self.app = app
-
-    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        started = time.perf_counter()
-
-        async def send_timed(message: dict) -> None:
-            if message["type"] == "http.response.start":
-                took = f"app;dur={(time.perf_counter() - started) * 1e3:.1f}".encode()
-                message = {**message, "headers": [*message.get("headers", ()),
-                                                  (b"server-timing", took)]}
-            await send(message)
-
-        await self.app(scope, receive, send_timed)
 
 
 def _first(*values: bool | None) -> bool:
