@@ -261,6 +261,9 @@ class TrustSettings:
     fetch_timeout_s: float = 10.0       # total per URL, not a gap between bytes
     fetch_max_bytes: int = 2_000_000    # a larger answer (or local file) is not read
     fetch_max_redirects: int = 5
+    # a cited URL on loopback, private, link-local, multicast or reserved addresses is refused
+    # (a note must not make verify read the local network) unless this is on: an intranet wiki
+    fetch_private_hosts: bool = False
 
 
 @dataclass(frozen=True)
@@ -718,6 +721,7 @@ store:
 #   fetch_urls: false           # on (or `verify --fetch`): cited URLs are fetched; off: cached
 #   fetch_timeout_s: 10         # total per URL
 #   fetch_max_bytes: 2000000
+#   fetch_private_hosts: false  # on: cited URLs may be on loopback/private addresses (intranet)
 
 # adapters:
 #   - name: notes

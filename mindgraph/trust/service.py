@@ -146,7 +146,8 @@ class TrustService:
 
         trust = self.settings.trust
         return UrlFetcher(timeout_s=trust.fetch_timeout_s, max_bytes=trust.fetch_max_bytes,
-                          max_redirects=trust.fetch_max_redirects, transport=self.transport)
+                          max_redirects=trust.fetch_max_redirects, transport=self.transport,
+                          allow_private=trust.fetch_private_hosts)
 
     def _collector(self, live: Any) -> EvidenceCollector:
         s = self.settings

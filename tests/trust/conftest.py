@@ -29,7 +29,9 @@ def compiled(tmp_path: Path, mg) -> Path:
         path = tmp_path / "raw" / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-    (tmp_path / "mindgraph.yml").write_text("paths:\n  raw: raw\n", encoding="utf-8")
+    # the evidence servers of these tests listen on 127.0.0.1: the private network allowed
+    (tmp_path / "mindgraph.yml").write_text("paths:\n  raw: raw\ntrust:\n  fetch_private_hosts: "
+                                            "true\n", encoding="utf-8")
     result = mg(tmp_path, "ingest")
     assert result.exit_code == 0, result.output
     return tmp_path

@@ -20,8 +20,14 @@ PAGE = ("<html><head><title>Sync</title><style>p {color: red}</style>"
         "<ul><li>Each vault holds up to 10&nbsp;GB.</li></ul></body></html>")
 
 
+def public_dns(host, port):
+    """The fake network's resolver: every name is one public address (RFC 5737 has none)."""
+    return ["93.184.215.14"]
+
+
 def _fetcher(handler, **kw) -> UrlFetcher:
-    options = {"timeout_s": 5.0, "max_bytes": 10_000, "max_redirects": 2} | kw
+    options = {"timeout_s": 5.0, "max_bytes": 10_000, "max_redirects": 2,
+               "resolve": public_dns} | kw
     return UrlFetcher(transport=httpx.MockTransport(handler), **options)
 
 
@@ -90,7 +96,8 @@ def test_a_timeout_or_a_refused_connection_is_transient():
     assert bad.value.transient
     # a real port with nothing listening
     with pytest.raises(FetchError, match="network error") as bad:
-        UrlFetcher(timeout_s=2, max_bytes=1000, max_redirects=0).fetch("http://127.0.0.1:9/")
+        UrlFetcher(timeout_s=2, max_bytes=1000, max_redirects=0,
+                   allow_private=True).fetch("http://127.0.0.1:9/")
     assert bad.value.transient
 
 
@@ -158,3 +165,73 @@ def test_local_files_are_read_inside_the_workspace_only(tmp_path):
     (work / "raw" / "docs" / "big.txt").write_text("z" * 2000)
     with pytest.raises(FetchError, match="over the 1,000-byte"):
         files.fetch(str(work / "raw/docs/big.txt"))
+
+
+def _seen(handler_log):
+    def handler(request):
+        handler_log.append((str(request.url), request.headers["host"],
+                            request.extensions.get("sni_hostname")))
+        return _html(request)
+    return handler
+
+
+@pytest.mark.parametrize("url, kind", [
+    ("http://127.0.0.1/", "loopback"), ("http://2130706433/", "loopback"),
+    ("http://0x7f.1/", "loopback"), ("http://0x7f000001/", "loopback"),
+    ("http://[::1]/", "loopback"), ("http://[::ffff:127.0.0.1]/", "loopback"),
+    ("http://[::ffff:7f00:1]/", "loopback"), ("http://10.0.0.8/", "private"),
+    ("http://169.254.169.254/latest/meta-data/", "link-local"),
+    ("http://[fe80::1]/", "link-local"), ("http://224.0.0.1/", "multicast"),
+    ("http://[ff02::1]/", "multicast"), ("http://0.0.0.0/", "unspecified"),
+    ("http://[fc00::1]/", "private"), ("http://100.64.0.1/", "reserved"),
+    ("http://[2002:7f00:1::]/", "loopback"),
+])
+def test_private_loopback_and_reserved_addresses_are_refused_in_any_form(url, kind):
+    log = []
+    with pytest.raises(FetchError, match=f"a {kind} address: verify fetches public addresses "
+                                         f"only \\(set trust.fetch_private_hosts: true") as bad:
+        UrlFetcher(timeout_s=2, max_bytes=1000, max_redirects=0,
+                   transport=httpx.MockTransport(_seen(log))).fetch(url)
+    assert not bad.value.transient and log == []
+
+
+def test_an_octal_address_is_no_url_at_all():
+    with pytest.raises(FetchError, match="not a URL that can be fetched"):   # httpx says so
+        UrlFetcher(timeout_s=2, max_bytes=1000, max_redirects=0).fetch("http://0177.0.0.1/")
+
+
+def test_a_name_is_resolved_once_and_the_checked_address_is_the_one_connected_to():
+    answers = iter([["93.184.215.14"], ["127.0.0.1"]])     # a rebinding DNS server
+    log = []
+    fetcher = UrlFetcher(timeout_s=2, max_bytes=10_000, max_redirects=0,
+                         transport=httpx.MockTransport(_seen(log)),
+                         resolve=lambda host, port: next(answers))
+    assert "12 months" in fetcher.fetch("https://docs.example.org:8443/sync").text
+    assert log == [("https://93.184.215.14:8443/sync", "docs.example.org:8443",
+                    "docs.example.org")]
+
+
+def test_a_name_or_a_redirect_hop_into_the_private_network_is_refused():
+    dns = {"docs.example.org": ["93.184.215.14"], "intranet.example.org": ["10.1.2.3"],
+           "both.example.org": ["93.184.215.14", "192.168.1.1"]}
+    log = []
+
+    def handler(request):
+        log.append(request.headers["host"])
+        if request.url.path == "/away":
+            return httpx.Response(302, headers={"location": "http://intranet.example.org/x"})
+        return _html(request)
+
+    fetcher = UrlFetcher(timeout_s=2, max_bytes=10_000, max_redirects=3,
+                         transport=httpx.MockTransport(handler),
+                         resolve=lambda host, port: dns[host])
+    with pytest.raises(FetchError, match="intranet.example.org resolves to 10.1.2.3, a "
+                                         "private address"):
+        fetcher.fetch("http://docs.example.org/away")
+    assert log == ["docs.example.org"]                      # the hop was never made
+    with pytest.raises(FetchError, match="resolves to 192.168.1.1, a private address"):
+        fetcher.fetch("http://both.example.org/")
+    allowed = UrlFetcher(timeout_s=2, max_bytes=10_000, max_redirects=3, allow_private=True,
+                         transport=httpx.MockTransport(handler),
+                         resolve=lambda host, port: dns[host])
+    assert "12 months" in allowed.fetch("http://docs.example.org/away").text

@@ -69,7 +69,8 @@ def test_fetch_grounds_the_page_and_a_later_offline_run_uses_the_cached_copy(com
 
 def test_config_turns_fetching_on_and_a_slow_server_times_out(compiled, mg):
     (compiled / "mindgraph.yml").write_text(
-        "paths:\n  raw: raw\ntrust:\n  fetch_urls: true\n  fetch_timeout_s: 0.5\n")
+        "paths:\n  raw: raw\ntrust:\n  fetch_urls: true\n  fetch_timeout_s: 0.5\n"
+        "  fetch_private_hosts: true\n")
     with evidence_server({"/retention": Route(EVIDENCE, delay_s=3)}) as (base_url, hits):
         _human_page(compiled, base_url)
         verdict = _verdict(plan_of(mg, compiled, "Retention.md"), "Retention.md")
@@ -139,3 +140,32 @@ def test_l3_on_the_real_cli_when_every_claim_is_mapped_to_a_primary_source(compi
     assert (trash["verification"]["status"], trash["verification"]["level"]) == \
         ("verified", 3)
     assert (sync["verification"]["status"], sync["verification"]["level"]) == ("verified", 2)
+
+
+def test_fetch_refuses_a_local_server_by_default_and_reads_it_when_allowed(compiled, mg):
+    (compiled / "mindgraph.yml").write_text("paths:\n  raw: raw\n")       # the defaults
+    with evidence_server({"/retention": Route(EVIDENCE), "/away": Route(
+            status=302, headers={"Location": "/retention"})}) as (base_url, hits):
+        port = base_url.rsplit(":", 1)[1]
+        (compiled / "wiki" / "Retention.md").write_text(
+            HUMAN.format(url=base_url) + f"\n- [The same](http://0x7f.0.0.1:{port}/retention) "
+            f"and [away]({base_url}/away).\n", encoding="utf-8")
+        result = mg(compiled, "verify", "--fetch")
+        assert result.exit_code == 0, result.output        # the run goes on, page by page
+        verdict = _verdict(plan_of(mg, compiled, "Retention.md", "--fetch"), "Retention.md")
+        reasons = {s["ref"]: s["reason"] for s in verdict["evidence"]["sources"]
+                   if s["kind"] == "url"}
+        assert hits == {}                                   # never connected
+        assert reasons[f"{base_url}/retention"] == (
+            "127.0.0.1 is a loopback address: verify fetches public addresses only (set "
+            "trust.fetch_private_hosts: true to allow the private network)")
+        assert reasons[f"http://0x7f.0.0.1:{port}/retention"].startswith(
+            "0x7f.0.0.1 resolves to 127.0.0.1, a loopback address")
+        assert "a loopback address" in reasons[f"{base_url}/away"]
+        assert verdict["verification"]["level"] == 1
+        assert "trust.fetch_private_hosts: true" in result.output
+        (compiled / "mindgraph.yml").write_text("paths:\n  raw: raw\ntrust:\n"
+                                                "  fetch_private_hosts: true\n")
+        allowed = _verdict(plan_of(mg, compiled, "Retention.md", "--fetch"), "Retention.md")
+        assert hits["/retention"] >= 1
+        assert allowed["verification"]["level"] == 2
