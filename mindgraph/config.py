@@ -264,6 +264,10 @@ class TrustSettings:
     # a cited URL on loopback, private, link-local, multicast or reserved addresses is refused
     # (a note must not make verify read the local network) unless this is on: an intranet wiki
     fetch_private_hosts: bool = False
+    # the evidence cache (fetched texts): entries older than this go, then the oldest while
+    # it is larger than this (after every verification run)
+    evidence_cache_max_days: int = 365
+    evidence_cache_max_bytes: int = 200_000_000
 
 
 @dataclass(frozen=True)
@@ -608,6 +612,8 @@ def _check_values(s: Settings) -> None:
         (s.trust.fetch_max_bytes >= 1000, "trust.fetch_max_bytes", "at least 1000"),
         (0 <= s.trust.fetch_max_redirects <= 20, "trust.fetch_max_redirects",
          "between 0 and 20"),
+        (s.trust.evidence_cache_max_days >= 1, "trust.evidence_cache_max_days", "at least 1"),
+        (s.trust.evidence_cache_max_bytes >= 0, "trust.evidence_cache_max_bytes", "0 or more"),
     ]
     for ok, key, rule in checks:
         if not ok:
@@ -722,6 +728,8 @@ store:
 #   fetch_timeout_s: 10         # total per URL
 #   fetch_max_bytes: 2000000
 #   fetch_private_hosts: false  # on: cited URLs may be on loopback/private addresses (intranet)
+#   evidence_cache_max_days: 365        # fetched copies older than this are pruned
+#   evidence_cache_max_bytes: 200000000 # then the oldest while the cache is larger
 
 # adapters:
 #   - name: notes

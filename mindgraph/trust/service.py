@@ -140,6 +140,9 @@ class TrustService:
         finally:
             if live is not None:
                 live.close()
+            trust = self.settings.trust          # bounded: what this run read is the newest
+            EvidenceCache(self.settings.state_dir).prune(
+                trust.evidence_cache_max_days, trust.evidence_cache_max_bytes, self.today())
 
     def _url_fetcher(self) -> Any:
         from .fetch.url import UrlFetcher      # httpx is imported only when URLs are fetched

@@ -169,3 +169,42 @@ def test_fetch_refuses_a_local_server_by_default_and_reads_it_when_allowed(compi
         allowed = _verdict(plan_of(mg, compiled, "Retention.md", "--fetch"), "Retention.md")
         assert hits["/retention"] >= 1
         assert allowed["verification"]["level"] == 2
+
+
+def test_every_run_prunes_the_evidence_cache_by_age_then_by_size(compiled, mg):
+    import datetime as dt
+    import os
+
+    from mindgraph.trust.fetch.base import Fetched
+    from mindgraph.trust.fetch.cache import EvidenceCache
+
+    cache = EvidenceCache(compiled / ".mindgraph")
+    today = dt.date.today()
+    ages = {"https://old.example/a": 400, "https://mid.example/b": 30,
+            "https://new.example/c": 1, "https://new.example/same-text": 1}
+    for n, (url, days) in enumerate(ages.items()):
+        cache.put(url, Fetched.of("x" * 3000))            # one text, four entries
+        entry = cache._entry(url)
+        data = json.loads(entry.read_text())
+        entry.write_text(json.dumps(data | {"fetched": str(today - dt.timedelta(days=days))}))
+        os.utime(entry, ns=(n * 10**9, n * 10**9))
+    cache.put("https://other.example/d", Fetched.of("y" * 3000))
+    (cache.root / "urls" / "broken.json").write_text("{not json")
+    (cache.root / "texts" / ("0" * 64 + ".txt")).write_text("an orphan")
+    # defaults: only the copy past 365 days, the unreadable entry and the orphan go
+    assert mg(compiled, "verify").exit_code == 0
+    assert {u for u in [*ages, "https://other.example/d"] if cache.get(u)} == \
+        set(ages) - {"https://old.example/a"} | {"https://other.example/d"}
+    assert sorted(p.name for p in (cache.root / "urls").iterdir()) == sorted(
+        cache._entry(u).name for u in [*ages, "https://other.example/d"]
+        if u != "https://old.example/a")
+    assert len(list((cache.root / "texts").iterdir())) == 2
+    # a cap that holds two texts and their entries: the oldest go first; a text two entries
+    # share stays while one names it
+    (compiled / "mindgraph.yml").write_text("paths:\n  raw: raw\ntrust:\n"
+                                            "  evidence_cache_max_bytes: 6500\n")
+    assert mg(compiled, "verify").exit_code == 0
+    kept = {u for u in [*ages, "https://other.example/d"] if cache.get(u)}
+    assert kept == {"https://new.example/c", "https://new.example/same-text",
+                    "https://other.example/d"}
+    assert len(list((cache.root / "texts").iterdir())) == 2

@@ -11,6 +11,11 @@ that fails for a while (timeout, connection, 5xx, 429) falls back to the cached 
 so; one the source refused (404, not text, too large) is *unavailable*: a page is not checked
 against a text its source no longer serves. A cache entry whose text is gone or does not hash
 to its name is no copy.
+
+Bounded (``prune``, after every verification run): an entry fetched more than
+``trust.evidence_cache_max_days`` ago goes, then the oldest entries until the texts and entries
+take at most ``trust.evidence_cache_max_bytes``, and every text no entry names any more. A
+pruned URL is one an offline run lacks (and says so) until `verify --fetch` reads it again.
 """
 
 from __future__ import annotations
@@ -53,11 +58,50 @@ class EvidenceCache:
             "url": url, "sha256": fetched.sha256,
             "fetched": dt.datetime.now(dt.timezone.utc).date().isoformat()})
 
+    def prune(self, max_days: int, max_bytes: int, today: dt.date) -> int:
+        """Drop entries older than ``max_days``, then the oldest until the cache takes at most
+        ``max_bytes``, and the texts left unnamed; the number of entries dropped."""
+        entries = []                                # (fetched day, path, text digest, size)
+        for path in (self.root / "urls").glob("*.json"):
+            try:
+                entry = json.loads(path.read_text(encoding="utf-8"))
+                day, digest = dt.date.fromisoformat(str(entry["fetched"])), str(entry["sha256"])
+            except (OSError, ValueError, KeyError, TypeError):
+                day, digest = dt.date.min, ""     # unreadable: no copy, the first to go
+            entries.append((day, path, digest, _size(path)))
+        texts = {p.stem: _size(p) for p in (self.root / "texts").glob("*.txt")}
+        entries.sort(key=lambda e: (e[0], _mtime(e[1])))     # the oldest first
+        kept = [e for e in entries if (today - e[0]).days <= max_days]
+        total = sum(e[3] for e in kept) + sum(texts.get(d, 0) for d in {e[2] for e in kept})
+        while kept and total > max_bytes:
+            day, path, digest, size = kept.pop(0)
+            total -= size + (texts.get(digest, 0) if all(e[2] != digest for e in kept) else 0)
+        named = {e[2] for e in kept}
+        for _, path, _, _ in set(entries) - set(kept):
+            path.unlink(missing_ok=True)
+        for digest in set(texts) - named:
+            (self.root / "texts" / f"{digest}.txt").unlink(missing_ok=True)
+        return len(entries) - len(kept)
+
     def _entry(self, url: str) -> Path:
         return self.root / "urls" / f"{sha256_text(url)}.json"
 
     def _text(self, digest: str) -> Path:
         return self.root / "texts" / f"{digest}.txt"
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _mtime(path: Path) -> int:
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        return 0
 
 
 class CachedUrls:
