@@ -20,13 +20,16 @@ class FilesystemAdapter:
 
     Hidden files and folders (``.git``, ``.obsidian``, ``.trash``) and ``node_modules`` are
     skipped, and symlinks are never followed, so a link loop or a link out of the folder
-    cannot pull in anything else.
+    cannot pull in anything else. A file over ``max_bytes`` is not read at all: its relative
+    path and size go to ``oversized`` (pull reports it).
     """
 
     def __init__(self, path: str | Path, target: str = "",
-                 extensions: Iterable[str] = DEFAULT_EXTENSIONS):
+                 extensions: Iterable[str] = DEFAULT_EXTENSIONS, max_bytes: int | None = None):
         self.root = Path(path).expanduser()
         self.target = target
+        self.max_bytes = max_bytes
+        self.oversized: list[tuple[str, int]] = []
         if isinstance(extensions, str):     # `extensions: md` in YAML, not a list
             extensions = [extensions]
         self.extensions = tuple(e.lower() if e.startswith(".") else f".{e.lower()}"
@@ -38,11 +41,15 @@ class FilesystemAdapter:
             raise AdapterError(f"filesystem adapter: folder {self.root} does not exist. "
                                f"Fix options.path in mindgraph.yml.")
         documents = []
+        self.oversized = []
         for file in self._walk():
             rel = file.relative_to(self.root).as_posix()
             try:
                 stat = file.stat(follow_symlinks=False)
                 if not S_ISREG(stat.st_mode):   # a FIFO would block the read forever
+                    continue
+                if self.max_bytes is not None and stat.st_size > self.max_bytes:
+                    self.oversized.append((rel, stat.st_size))
                     continue
                 data = read_bytes(file, follow_symlinks=False)
             except (FileNotFoundError, UnreadableFile):  # deleted or swapped while we walked

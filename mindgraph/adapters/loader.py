@@ -73,9 +73,11 @@ def adapter_class(type_name: str, where: str = "adapter") -> type:
 
 
 def load_adapter(entry: AdapterSettings, base_dir: Path = Path("."),
-                 state_dir: Path | None = None) -> ConfiguredAdapter:
+                 state_dir: Path | None = None,
+                 max_bytes: int | None = None) -> ConfiguredAdapter:
     """Build the adapter for one `adapters:` entry (``state_dir``: where a remote adapter's
-    corpus cache lives; None keeps it in memory)."""
+    corpus cache lives, None keeps it in memory; the filesystem adapter reads no file over
+    ``max_bytes``)."""
     where = f"adapter {entry.name!r}"
     cls = adapter_class(entry.type, where)
     options: dict[str, Any] = dict(entry.options)
@@ -89,6 +91,7 @@ def load_adapter(entry: AdapterSettings, base_dir: Path = Path("."),
                                f"to read). Add it to the entry in mindgraph.yml.")
         path = Path(str(options["path"])).expanduser()
         options["path"] = path if path.is_absolute() else Path(base_dir) / path
+        options.setdefault("max_bytes", max_bytes)
     try:
         adapter = cls(**options)
     except TypeError as exc:

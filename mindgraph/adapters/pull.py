@@ -4,7 +4,9 @@ This is the only code that writes raw/. Every file name is sanitised and the fin
 checked against the real (symlink-resolved) target folder, so no document can land outside
 raw/<target>/. A file whose content is unchanged is not rewritten. Only a remote adapter's
 (a note app's) notes are ever deleted: those of items the app no longer has, and only while
-they hold what pull wrote (mirror.py).
+they hold what pull wrote (mirror.py). A document over ``limits.max_page_bytes`` (what ingest
+and every reader refuse to read) is skipped, never truncated, and said so; the filesystem
+adapter does not even read it.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ class PulledFile:
 
     adapter: str
     path: str          # raw-relative path written, or the document's file name if rejected
-    status: str        # written | unchanged | rejected | failed | removed | kept
+    status: str        # written | unchanged | rejected | failed | removed | kept | skipped
     reason: str = ""
 
 
@@ -45,6 +47,7 @@ class PullReport:
     dry_run: bool
     files: tuple[PulledFile, ...]
     removed: int = 0   # notes of items a note app no longer has
+    skipped: int = 0   # over limits.max_page_bytes: not pulled
 
     @property
     def ok(self) -> bool:
@@ -76,7 +79,8 @@ def pull(settings: Settings, names: Iterable[str] = (), dry_run: bool = False) -
     written_by: dict[str, str] = {}     # raw path (casefolded) → the adapter that wrote it
     for entry in entries:
         try:
-            configured = load_adapter(entry, settings.base_dir, settings.state_dir)
+            configured = load_adapter(entry, settings.base_dir, settings.state_dir,
+                                      settings.limits.max_page_bytes)
             documents = list(configured.adapter.fetch())
         except AdapterError as exc:
             failed += 1
@@ -88,15 +92,27 @@ def pull(settings: Settings, names: Iterable[str] = (), dry_run: bool = False) -
                                     f"adapter {entry.name!r}: fetch() raised "
                                     f"{type(exc).__name__}: {exc}"))
             continue
-        filed = _file_documents(settings.raw_dir, configured, documents, dry_run, written_by)
+        cap = settings.limits.max_page_bytes
+        files.extend(PulledFile(entry.name, rel, "skipped", too_large(rel, size, cap))
+                     for rel, size in getattr(configured.adapter, "oversized", ()))
+        filed = _file_documents(settings.raw_dir, configured, documents, dry_run, written_by,
+                                cap)
         files.extend(filed)
         if getattr(configured.adapter, "remote", False):
             files.extend(_mirror(settings, configured, filed, dry_run))
     counts = {s: sum(1 for f in files if f.status == s) for s in ("written", "unchanged",
-                                                                  "rejected", "removed")}
+                                                                  "rejected", "removed",
+                                                                  "skipped")}
     return PullReport(counts["written"], counts["unchanged"], counts["rejected"], failed,
                       round(time.perf_counter() - started, 3), dry_run, tuple(files),
-                      counts["removed"])
+                      counts["removed"], counts["skipped"])
+
+
+def too_large(name: str, size: int, cap: int) -> str:
+    """Why a document was not pulled: its size, the setting and the fix."""
+    return (f"{name}: {size:,} bytes is over limits.max_page_bytes ({cap:,}), which no "
+            f"command would read; not pulled (never truncated). Split it at the source or "
+            f"raise limits.max_page_bytes in mindgraph.yml.")
 
 
 def _mirror(settings: Settings, configured: ConfiguredAdapter, filed: list[PulledFile],
@@ -117,7 +133,7 @@ def _mirror(settings: Settings, configured: ConfiguredAdapter, filed: list[Pulle
 
 def _file_documents(raw_dir: Path, configured: ConfiguredAdapter,
                     documents: list[Any], dry_run: bool,
-                    written_by: dict[str, str]) -> list[PulledFile]:
+                    written_by: dict[str, str], cap: int) -> list[PulledFile]:
     name = configured.name
     raw_root = raw_dir.resolve()
     folder = raw_root / configured.target if configured.target else raw_root
@@ -156,6 +172,10 @@ def _file_documents(raw_dir: Path, configured: ConfiguredAdapter,
             out.append(PulledFile(name, raw_rel, "rejected",
                                   f"adapter {name!r} returned {type(data).__name__} content "
                                   f"for {doc.filename!r}, not bytes; fix its fetch()."))
+            continue
+        if len(data) > cap:
+            out.append(PulledFile(name, raw_rel, "skipped", too_large(doc.filename, len(data),
+                                                                      cap)))
             continue
         try:
             if path.is_file() and not path.is_symlink() and read_bytes(path) == data:

@@ -64,7 +64,7 @@ def pull_command(settings, names: tuple[str, ...], dry_run: bool, as_json: bool)
         emit_json(report.to_dict())
     else:
         for item in report.files:
-            if item.status in ("written", "rejected", "failed", "removed", "kept"):
+            if item.status in ("written", "rejected", "failed", "removed", "kept", "skipped"):
                 verb = {"written": "would write", "removed": "would remove"}.get(
                     item.status, item.status) if dry_run else item.status
                 detail = f": {item.reason}" if item.reason else ""
@@ -72,7 +72,8 @@ def pull_command(settings, names: tuple[str, ...], dry_run: bool, as_json: bool)
         prefix = "Dry run: would write" if dry_run else "Written"
         removed = f", removed {report.removed}" if report.removed else ""
         click.echo(f"{prefix} {report.written}, unchanged {report.unchanged}{removed}, "
-                   f"rejected {report.rejected}, failed adapters {report.failed_adapters} "
+                   f"rejected {report.rejected}, skipped {report.skipped}, failed adapters "
+                   f"{report.failed_adapters} "
                    f"({report.seconds:.2f} s).")
     if not report.ok:
         raise SystemExit(EXIT_PROBLEMS)

@@ -145,3 +145,53 @@ def test_content_that_is_not_bytes_is_rejected(workspace):
     assert [(f.path, f.status) for f in report.files] == \
         [("o/none.md", "rejected"), ("o/nan.md", "written"), ("o/big.md", "written")]
     assert "not bytes" in report.files[0].reason
+
+
+BIG = '''
+from mindgraph.adapters import RawDocument
+
+class Big:
+    target = "app"
+
+    def fetch(self):
+        return [RawDocument("x" * 5000, "huge.md"), RawDocument("small", "small.md")]
+'''
+
+
+def test_a_file_over_the_page_cap_is_skipped_unread_and_named_with_the_setting(workspace):
+    from click.testing import CliRunner
+
+    from mindgraph.cli import cli
+
+    source = workspace / "notes"
+    source.mkdir()
+    (source / "small.md").write_text("# Small\n")
+    (source / "big.md").write_bytes(b"# Big\n" + b"y" * 4000)
+    (workspace / "mg_big.py").write_text(BIG)
+    (workspace / "mindgraph.yml").write_text(
+        "compile:\n  max_note_bytes: 1000\nlimits:\n  max_page_bytes: 2000\nadapters:\n"
+        "  - name: notes\n    type: filesystem\n    target: notes\n    options: {path: notes}\n"
+        "  - name: app\n    type: mg_big.Big\n")
+    try:
+        result = CliRunner().invoke(cli, ["pull", "-C", str(workspace)])
+    finally:
+        sys.modules.pop("mg_big", None)
+    assert result.exit_code == 0, result.output                 # a skip is no failure
+    assert all_files(workspace / "raw") == ["app/small.md", "notes/small.md"]
+    for name, size in (("big.md", "4,006"), ("huge.md", "5,000")):
+        assert (f"{name}: {size} bytes is over limits.max_page_bytes (2,000), which no command "
+                f"would read; not pulled (never truncated). Split it at the source or raise "
+                f"limits.max_page_bytes in mindgraph.yml.") in result.output
+    assert "Written 2, unchanged 0, rejected 0, skipped 2, failed adapters 0" in result.output
+
+
+def test_the_filesystem_adapter_does_not_read_a_file_over_its_cap(tmp_path, monkeypatch):
+    from mindgraph.adapters import filesystem
+
+    (tmp_path / "big.md").write_bytes(b"z" * 3000)
+    read = []
+    monkeypatch.setattr(filesystem, "read_bytes",
+                        lambda path, **kw: read.append(path.name) or b"")
+    adapter = filesystem.FilesystemAdapter(tmp_path, max_bytes=2000)
+    assert adapter.fetch() == [] and read == []
+    assert adapter.oversized == [("big.md", 3000)]
