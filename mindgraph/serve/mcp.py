@@ -34,6 +34,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from ..config import ServeSettings
 from ..core import Mindgraph
 from ..errors import MindgraphError, Unauthenticated
+from ..lint.findings import RULES
 from ..scopes import LOCAL, Authenticator, Identity, Scopes
 from ..scopes.auth import usage_identity
 from ..trust.answer import TrustCriteria, context_answer, hybrid_answer, keyword_answer
@@ -70,6 +71,7 @@ MinTrust = Annotated[str | None, Field(description=(
     "Only pages verified to at least this level: L0..L3 (L2: claims checked against the "
     "evidence); what is left out is said in degradation"))]
 Fresh = Annotated[bool, Field(description="Only pages whose verification is current")]
+LintRule = Literal[RULES]       # type: ignore[valid-type]
 
 INSTRUCTIONS = """\
 mindgraph: a private wiki compiled from markdown notes. Pages are addressed by their
@@ -287,13 +289,15 @@ def _add_engine_tools(server: MCPServer,
                        "Who decides which similar statements contradict: the offline rules, "
                        "the configured LLM, or the LLM when one is configured"))] = "offline",
                    limit: Annotated[int, Field(ge=1, le=1000, description=(
-                       "At most this many findings (counts cover all)"))] = 50) -> JsonResult:
+                       "At most this many findings (counts cover all)"))] = 50,
+                   rules: Annotated[list[LintRule], Field(max_length=len(RULES), description=(
+                       "Only these rules (default: all)"))] = []) -> JsonResult:
         """What a careful editor would flag in the wiki: pages without a real summary,
         references that point nowhere, facts two pages state differently, features one page
         calls deprecated while others describe them as current, near-duplicate pages. Each
         finding names the page, section, line and the fix. Read-only."""
         def run(m: Mindgraph) -> dict[str, Any]:
-            report = m.lint(judge).to_dict()
+            report = m.lint(judge).only(rules).to_dict()
             return report | {"findings": report["findings"][:limit]}
         return await call(ctx, "lint", judge, run, slow=True)
 

@@ -48,10 +48,13 @@ def argument_message(tool: str, error: ValidationError, input_schema: dict[str, 
     sentences = []
     for problem in error.errors():
         name = ".".join(str(part) for part in problem["loc"]) or "arguments"
-        schema = properties.get(str(problem["loc"][0]), {}) if problem["loc"] else {}
+        top = str(problem["loc"][0]) if problem["loc"] else ""
+        schema = properties.get(top, {})
+        if len(problem["loc"]) > 1 and "items" in schema:      # one item of a list
+            schema = schema["items"]
         if problem["type"] == "missing":
             sentences.append(f"{tool} needs '{name}' ({expected(schema, bounds=False)}).")
-        elif name not in properties:
+        elif top not in properties:
             sentences.append(f"{tool} takes no argument '{name}'; it takes "
                              f"{', '.join(map(repr, properties)) or 'none'}.")
         else:
@@ -66,13 +69,27 @@ class PlainArgumentsServer(MCPServer):
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None
                         ) -> Any:
-        """Call a tool; a ValidationError of its arguments becomes a plain ToolError."""
+        """Call a tool; a ValidationError of its arguments becomes a plain ToolError, and so
+        does an argument the tool does not have (a misspelt filter is not ignored)."""
+        schema = await self._input_schema(name)
+        unknown = sorted(set(arguments or {}) - set(schema.get("properties", {})))
+        if schema and unknown:
+            raise ToolError(" ".join(
+                f"{name} takes no argument '{key}'; it takes "
+                f"{', '.join(map(repr, schema.get('properties', {}))) or 'none'}."
+                for key in unknown))
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
             cause = exc.__cause__
             if not isinstance(cause, ValidationError):
                 raise
-            schema = next((t.input_schema for t in await self.list_tools() if t.name == name),
-                          {})
             raise ToolError(argument_message(name, cause, schema)) from cause
+
+    async def _input_schema(self, name: str) -> dict[str, Any]:
+        """The input schema of tool ``name`` ({} for an unknown tool), listed once."""
+        schemas = getattr(self, "_input_schemas", None)
+        if schemas is None or name not in schemas:
+            schemas = self._input_schemas = {t.name: t.input_schema
+                                             for t in await self.list_tools()}
+        return schemas.get(name, {})

@@ -15,7 +15,7 @@ Origin and the body of every request before the app sees it. Every error is JSON
         identity)                   421 a Host that is not this loopback server (DNS rebinding)
     408 / 413 / 415 the body came too slowly, is too large, is not JSON
     409 a reindex is already running, or the page's data block does not parse (fix the page)
-    422 bad parameters, a JSON body that is not an object
+    422 bad parameters (an unknown or repeated query key too), a body that is not an object
     502 an LLM/embedding provider failed (reindex)
     503 the server cannot answer: wiki folder missing, vector store down, mindgraph.yml wrong,
         too many slow requests at once (``serve.slow_workers``, ``serve.slow_queue``)
@@ -61,6 +61,7 @@ from ..config import load_settings
 from ..core import Mindgraph
 from ..documents.service import DocumentService
 from ..errors import NotFoundError, Unauthenticated
+from ..lint.findings import RULES
 from ..scopes import Authenticator, Identity
 from ..scopes.auth import usage_identity
 from ..trust.answer import TrustCriteria, context_answer, hybrid_answer, keyword_answer
@@ -74,6 +75,7 @@ from .lanes import Lane, LaneTimeout, ServerLanes
 from .params import folder_inside
 from .rest_errors import AppError, install_error_handlers
 from .rest_aliases import OldParameterNames
+from .query_keys import checked_query_keys
 from .callers import Callers
 from .rest_documents import add_document_routes, upload_rule
 from .rest_apps import add_app_routes
@@ -84,6 +86,8 @@ MAX_LIMIT = 100
 _MIN_TRUST = Query(None, pattern="^[Ll]?[0-3]$", description="Only pages verified to at least this "
                    "level: L0..L3 (L2: claims checked against the evidence)")
 _FRESH = Query(False, alias="fresh", description="Only pages whose verification is current")
+_RULE = "(" + "|".join(RULES) + ")"
+RULE_LIST = f"^{_RULE}(,{_RULE})*$"
 WORKER_ENV = "MINDGRAPH_SERVE_WORKSPACE"     # {"base": dir, "config": file or null, "host"}
 _ARRIVED: contextvars.ContextVar[int] = contextvars.ContextVar("mindgraph_rest_arrived")
 
@@ -230,7 +234,7 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None,
         codes = ((401,) if not public else ()) + (403, 421, 422, 503, 504) + extra
         add = getattr(app, method)(path, response_model=model, summary=summary,
                                    dependencies=([] if public else guard)
-                                   + [Depends(_single_query_values)] + list(dependencies),
+                                   + [Depends(checked_query_keys)] + list(dependencies),
                                    responses={c: {"model": s.ErrorOut}
                                               for c in sorted(set(codes))},
                                    **options)
@@ -380,10 +384,12 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None,
                                         "offline rules, the configured LLM, or the LLM when "
                                         "one is configured"),
              limit: int = Query(200, ge=1, le=10000, description="At most this many findings "
-                                                                 "(counts cover all)")
+                                                                 "(counts cover all)"),
+             rule: str | None = Query(None, pattern=RULE_LIST, description="Only these rules, "
+                                      "comma-separated (" + ", ".join(RULES) + ")")
              ) -> dict[str, Any]:
         fresh()
-        report = mg.as_identity(who).lint(judge).to_dict()
+        report = mg.as_identity(who).lint(judge).only(rule.split(",") if rule else ()).to_dict()
         return report | {"findings": report["findings"][:limit]}
 
     @route("get", "/calibrate", s.CalibrateOut, "The recency decay the usage log argues for: "
@@ -523,17 +529,6 @@ def _private(mg: Mindgraph, who: Identity) -> tuple[Path, ...]:
     scopes' notes): raw/, wiki/ and the state folder; none for the local identity."""
     s = mg.settings
     return () if who.is_local else (s.raw_dir, s.wiki_dir, s.state_dir)
-
-
-async def _single_query_values(request: Request) -> None:
-    """A query key given twice is refused: which of its values counts would be a guess."""
-    seen: set[str] = set()
-    repeated = sorted({key for key, _ in request.query_params.multi_items()
-                       if key in seen or seen.add(key)})
-    if repeated:
-        raise AppError(422, "ValidationError",
-                       f"give each query parameter once ({', '.join(repeated)} came more than "
-                       f"once).")
 
 
 async def _json_object_body(request: Request) -> None:
