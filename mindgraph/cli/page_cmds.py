@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import click
 import yaml
@@ -32,7 +33,11 @@ def get_command(settings, page: str, extract: str | None, block: int, section_id
         raise click.UsageError("--block picks a data block for --extract; add --extract json "
                                "(or yaml).")
     mg = _open(settings)
+    started = time.perf_counter()
     found = mg.page(page)
+    # a page read is a lookup: what calibrate learns a query was answered by (usage_signals)
+    mg.usage_log.record("cli", page, intent="get", kind="lookup", results=[found.path],
+                        result_count=1, latency_ms=(time.perf_counter() - started) * 1e3)
     if extract:
         data = mg.extract(page, block)
         if extract == "json":

@@ -269,6 +269,7 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None,
         fresh()
         core = mg.as_identity(who)
         found = core.page(page)
+        record(who, page, intent="page", kind="lookup", results=[found.path], result_count=1)
         links = core.links(found.path)
         return {"path": found.path, "title": found.title, "aliases": list(found.aliases),
                 "tags": list(found.tags), "url": core.url(found.path),
@@ -286,6 +287,8 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None,
                                                     "still works)")) -> dict[str, Any]:
         fresh()
         found, sec = mg.as_identity(who).section(page, section_id)
+        record(who, f"{page}#{section_id}", intent="section", kind="lookup",
+               results=[found.path], result_count=1)
         return {"page": found.path, "id": sec.id, "heading": sec.heading,
                 "path": list(sec.path), "text": sec.text,
                 "lines": [sec.start_line, sec.end_line]}

@@ -181,3 +181,43 @@ def test_rest_and_mcp_give_the_same_proposal_and_write_nothing(calibrated):
     assert not result.is_error, result.content[0].text
     assert json.loads(result.content[0].text)["proposed"] == cli_fit["proposed"]
     assert (calibrated / "mindgraph.yml").read_bytes() == before
+
+
+def test_cli_get_and_rest_page_reads_are_lookups_calibrate_learns_from(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from mindgraph.serve.rest import create_app
+
+    queries = make_vault(tmp_path)
+    write_config(tmp_path, 0.003)
+    runner = CliRunner()
+
+    def examples():
+        return json.loads(runner.invoke(cli, ["-C", str(tmp_path), "calibrate",
+                                              "--json"]).output)["examples"]
+
+    assert runner.invoke(cli, ["-C", str(tmp_path), "search", queries[0]]).exit_code == 0
+    assert examples() == 0                              # asked, nothing read yet
+    read = runner.invoke(cli, ["-C", str(tmp_path), "get", f"{WORDS[0]} old"])
+    assert read.exit_code == 0, read.output
+    assert examples() == 1
+    client = TestClient(create_app(Mindgraph(load_settings(tmp_path))),
+                        base_url="http://127.0.0.1:8765")
+    assert client.get("/search", params={"q": queries[1]}).status_code == 200
+    assert client.get("/page", params={"page": f"{WORDS[1]} new"}).status_code == 200
+    assert client.get("/search", params={"q": queries[2]}).status_code == 200
+    section = client.get("/page", params={"page": f"{WORDS[2]} old"}).json()["sections"][-1]
+    assert client.get("/section", params={"page": f"{WORDS[2]} old",
+                                          "section_id": section["id"]}).status_code == 200
+    log = [json.loads(line) for line in
+           (tmp_path / ".mindgraph" / "usage.jsonl").read_text().splitlines()]
+    lookups = [(x["interface"], x["intent"], x["top"]) for x in log if x["kind"] == "lookup"]
+    assert lookups == [("cli", "get", [f"{WORDS[0]} old.md"]),
+                       ("rest", "page", [f"{WORDS[1]} new.md"]),
+                       ("rest", "page", [f"{WORDS[2]} old.md"]),
+                       ("rest", "section", [f"{WORDS[2]} old.md"])]
+    used = {q.query: q.used for q in used_queries(log)}
+    assert used[queries[0]] == {f"{WORDS[0]} old.md"}
+    assert used[queries[1]] == {f"{WORDS[1]} new.md"}
+    assert used[queries[2]] == {f"{WORDS[2]} old.md"}
+    assert client.get("/calibrate").json()["examples"] == examples() >= 2
