@@ -5,13 +5,16 @@ Ingest asks ``CompileOverlay`` two things per note: a digest of what the API set
 a recompile without a change costs nothing), and the compiled text with that applied: title,
 tags and type replaced in the frontmatter, manual links written as ``manual_links`` (read
 back by page/links.py as links of syntax "manual"). ``mindgraph enrich``'s summaries and
-inferred links (enrich/records.py) are applied the same way. raw/ is never touched.
+inferred links (enrich/records.py) are applied the same way. raw/ is never touched. A page
+that moves (``follow``) takes its overlay and its manual links along, in this run and in the
+records.
 """
 
 from __future__ import annotations
 
 import json
 from collections import defaultdict
+from dataclasses import asdict
 from pathlib import Path
 
 import yaml
@@ -19,7 +22,7 @@ import yaml
 from ..enrich.records import EnrichRecords, apply_to_page
 from ..fsutil import sha256_text
 from ..page.links import MANUAL_LINKS_KEY
-from .records import DocumentRecords, ManualLink, Overlay
+from .records import DocumentRecords, ManualLink, Overlay, move_records
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -29,9 +32,15 @@ class CompileOverlay:
     """What the API set, by page, as read once at the start of an ingest run."""
 
     def __init__(self, overlays: dict[str, Overlay], links: list[ManualLink],
+                 records: DocumentRecords | None = None,
                  enriched: EnrichRecords | None = None):
-        self.overlays = overlays
+        self.records = records
         self.enriched = enriched
+        self._set(overlays, links)
+
+    def _set(self, overlays: dict[str, Overlay], links: list[ManualLink]) -> None:
+        self.overlays = overlays
+        self._all = list(links)
         self.links: dict[str, list[ManualLink]] = defaultdict(list)
         for link in sorted(links, key=lambda x: (x.source, x.target, x.kind)):
             self.links[link.source].append(link)
@@ -41,7 +50,23 @@ class CompileOverlay:
         """The overlays and links stored under ``state_dir`` (none: an overlay that does
         nothing)."""
         records = DocumentRecords(state_dir)
-        return cls(records.overlays(), list(records.links().values()), EnrichRecords(state_dir))
+        return cls(records.overlays(), list(records.links().values()), records,
+                   EnrichRecords(state_dir))
+
+    def follow(self, old: str, new: str, save: bool) -> None:
+        """Page ``old`` moved to ``new``: what the API set for it (and links to it) now
+        belongs to ``new`` for this run's compile keys and texts, and with ``save`` in the
+        stored records too (a dry run saves nothing)."""
+        if old not in self.overlays and not any(old in (x.source, x.target)
+                                                for x in self._all):
+            return
+        if save and self.records is not None:
+            self.records.move_page(old, new)
+        overlays, links = move_records({p: o.to_json() for p, o in self.overlays.items()},
+                                       {x.id: asdict(x) for x in self._all}, old, new)
+        self._set({p: Overlay(**{**o, "tags": None if o.get("tags") is None
+                                 else tuple(o["tags"])}) for p, o in overlays.items()},
+                  [ManualLink(**x) for x in links.values()])
 
     def digest(self, page: str) -> str:
         """"" when the API set nothing for ``page``, else a digest of what it set."""

@@ -115,6 +115,13 @@ class DocumentRecords:
         return {k: ManualLink(**v) for k, v in self._read("links").items()}
 
     # -- changing -----------------------------------------------------------------------
+    def move_page(self, old: str, new: str) -> None:
+        """A page moved (ingest/moves.py): its overlay and the manual links from and to it
+        follow it to ``new`` (a link's id is of its ends, so a moved link gets a new one)."""
+        with self.change() as data:
+            moved = move_records(data["overlays"], data["links"], old, new)
+            data["overlays"], data["links"] = moved
+
     @contextlib.contextmanager
     def change(self) -> Iterator[dict[str, dict[str, Any]]]:
         """The three files as dicts to change in place; written back when the block ends
@@ -143,10 +150,32 @@ class DocumentRecords:
         return exclusive_lock(self.folder / ".lock")
 
 
+def move_records(overlays: dict[str, Any], links: dict[str, Any], old: str, new: str
+                 ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Overlays and links (as stored) with page ``old`` named ``new``: the overlay keyed by
+    it (what ``new`` set already wins), each link from or to it (a link that would repeat
+    one ``new`` has is dropped; a link of the page to itself too)."""
+    overlays = dict(overlays)
+    if old in overlays:
+        overlays[new] = {**overlays.pop(old), **overlays.get(new, {})}
+    moved: dict[str, Any] = {}
+    for key, link in links.items():
+        if old not in (link.get("source"), link.get("target")):
+            moved.setdefault(key, link)
+            continue
+        ends = {k: new if link.get(k) == old else link.get(k) for k in ("source", "target")}
+        if ends["source"] == ends["target"]:
+            continue
+        fresh = link_id(ends["source"], ends["target"], str(link.get("kind")))
+        if fresh not in links:
+            moved[fresh] = {**link, **ends, "id": fresh}
+    return overlays, moved
+
+
 def as_json(record: Any) -> dict[str, Any]:
     """A record as it is stored."""
     return asdict(record)
 
 
 __all__ = ["Created", "DocumentRecords", "ManualLink", "Overlay", "as_json", "document_id",
-           "link_id", "now_iso"]
+           "link_id", "move_records", "now_iso"]

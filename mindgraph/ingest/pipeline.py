@@ -219,6 +219,7 @@ class _Run:
             note = fresh[move.new]
             note.moved_from, note.move_how = move.old, move.how
             self.moving[move.old] = note
+            self.overlay.follow(self.state.files[move.old].wiki, note.wiki_path, not self.dry_run)
 
     def _index(self, notes: list[_Note]) -> TitleIndex:
         """The title index of all notes, with generic terms found from every note's mentions
@@ -401,7 +402,8 @@ class _Run:
             with contextlib.suppress(IngestError):
                 source = self.wiki.read(old.wiki) or current
             text = carry_created(source, text)
-        data = carry_record(source, text, note.wiki_path).encode("utf-8")
+        data = carry_record(source, text, note.wiki_path, (note.moved_from, note.file.path)
+                            ).encode("utf-8")
         limit = self.settings.limits.max_page_bytes
         if len(data) > limit:
             self._fail(note, f"{note.file.path}: its compiled page would be {len(data):,} bytes, "

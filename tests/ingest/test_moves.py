@@ -290,3 +290,42 @@ def test_an_old_name_taken_by_a_new_page_belongs_to_the_new_page(vault, write_ra
     links = json.loads(run("links", "-C", vault, "Pantry", "--json").output)
     assert {(o["page"], "stale" in o) for o in links["outgoing"]} == {
         ("Other/2021-03-04 Sourdough.md", False)}
+
+
+def test_a_moved_page_keeps_its_api_overlay_and_manual_links_and_its_evidence_follows(vault):
+    """What the documents API set for a page (title, tags, typed links from and to it) moves
+    with it, as its trust record does; the record's evidence names the note's new path."""
+    old_page, new_page = "Bread/2021-03-04 Sourdough.md", "Baking/Sourdough starter.md"
+    client = TestClient(create_app(Mindgraph.open(vault)), base_url="http://127.0.0.1:8765")
+    ids = {d["page"]: d["id"] for d in client.get("/documents").json()["documents"]}
+    put = client.put(f"/documents/{ids[old_page]}", json={"title": "Starter",
+                                                          "tags": ["baking"]})
+    assert put.status_code == 200, put.text
+    for source, target in ((ids[old_page], ids["Pantry.md"]),
+                           (ids["Pantry.md"], ids[old_page])):
+        made = client.post("/links", json={"from": source, "to": target, "kind": "related"})
+        assert made.status_code == 200, made.text
+    rename(vault, old_page, new_page)
+    records = vault / ".mindgraph" / "documents"
+    stored = {n: (records / n).read_bytes() for n in ("overlays.json", "links.json")}
+    assert run("ingest", "-C", vault, "--dry-run").exit_code == 0
+    assert {n: (records / n).read_bytes() for n in stored} == stored    # a dry run: nothing
+    report = ingest(vault)
+    assert report["moved"] == 1
+    page = read_wiki(vault, new_page)
+    assert "title: Starter" in page and "- baking" in page
+    assert "manual_links:\n- to: Pantry.md\n  kind: related" in page
+    assert "raw:Baking/Sourdough starter.md" in page and "raw:Bread/" not in page
+    client = TestClient(create_app(Mindgraph.open(vault)), base_url="http://127.0.0.1:8765")
+    ids = {d["page"]: d["id"] for d in client.get("/documents").json()["documents"]}
+    assert client.get(f"/documents/{ids[new_page]}").json()["overlay"] == {
+        "title": "Starter", "tags": ["baking"]}
+    links = client.get(f"/documents/{ids[new_page]}/links").json()
+    assert [e["page"] for e in links["outbound"] if e["origin"] == "manual"] == ["Pantry.md"]
+    assert [e["page"] for e in links["backlinks"] if e["origin"] == "manual"] == ["Pantry.md"]
+    stored_links = json.loads((records / "links.json").read_text())
+    assert sorted((x["source"], x["target"]) for x in stored_links.values()) == [
+        (new_page, "Pantry.md"), ("Pantry.md", new_page)]
+    assert list(json.loads((records / "overlays.json").read_text())) == [new_page]
+    again = ingest(vault)
+    assert (again["ingested"], again["moved"], again["removed"]) == (0, 0, 0)
