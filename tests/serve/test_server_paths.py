@@ -80,11 +80,17 @@ def test_no_rest_route_shows_an_absolute_server_path(workspace):
         ("post", "/rescan", {"json": {}}), ("get", "/status", {}),
         ("get", "/dashboard/graph", {}), ("get", "/dashboard/page", {"page": "Catalog"}),
         ("get", "/dashboard/page", {"page": "Nope"}),
+        ("get", "/dashboard/propagation", {}),
+        ("get", "/apps/projects", {}), ("post", "/apps/items", {"json": {"title": "Buy tape"}}),
+        ("patch", "/apps/items/x1", {"json": {"append": "why: none"}}),
+        ("get", "/triage", {"since": "2024-01-01"}),
+        ("get", "/triage/relevance", {"item": "x1", "title": "Buy tape"}),
         ("delete", f"/documents/{doc}", {}),
     ]
     covered = {(m.upper(), p) for m, p, _ in calls} | {("POST", "/documents"), ("POST", "/links")}
     documented = {(m.upper(), p) for p, ops in app.openapi()["paths"].items() for m in ops}
-    assert documented - {(m, p.replace(doc, "{doc_id}").replace(link["id"], "{link_id}"))
+    assert documented - {(m, p.replace(doc, "{doc_id}").replace(link["id"], "{link_id}")
+                                            .replace("/apps/items/x1", "/apps/items/{item_id}"))
                          for m, p in covered} == set()
     found = {f"POST {r.url.path}": leaks(workspace, r.text) for r in (created, made)
              if leaks(workspace, r.text)}
@@ -134,6 +140,10 @@ def test_no_mcp_tool_shows_an_absolute_server_path(workspace):
         ("create_document", {"title": "Fresh note", "text": "About trunks."}),
         ("link_documents", {"source": "Fresh note", "target": "Catalog", "kind": "related"}),
         ("link_documents", {"source": "Nope", "target": "Catalog", "kind": "related"}),
+        ("list_app_projects", {}), ("create_item", {"title": "Buy tape"}),
+        ("update_item", {"item": "x1", "append": "why: none"}),
+        ("triage_completed", {"since": "2024-01-01"}),
+        ("item_relevance", {"item": "x1", "title": "Buy tape"}),
     ]
 
     async def main():
