@@ -45,11 +45,11 @@ class QueryTranslator:
     """Adds the translations of an English query's words for the languages of the pages."""
 
     def __init__(self, pages: Mapping[str, Page], keyword: KeywordIndex, per_word: int = 2,
-                 lookup: Callable[[str, str], tuple[str, ...]] = bilingual.translations,
+                 lookup: Callable[[str, str], tuple[str, ...]] | None = None,
                  cache_dir: Path | None = None):
         self.pages = pages
-        if cache_dir is not None:
-            bilingual.set_cache_dir(cache_dir)
+        if lookup is None:      # the dictionaries, their tables kept in this workspace's folder
+            lookup = functools.partial(bilingual.translations, cache_dir=cache_dir)
         self._shares: dict[str, float] | None = None
         self.keyword = keyword
         self.per_word = per_word

@@ -15,7 +15,6 @@ reading and hashing the dictionary again.
 
 from __future__ import annotations
 
-import functools
 import gzip
 import importlib.util
 import json
@@ -111,33 +110,39 @@ def _japanese(path: Path) -> dict[str, list[str]]:
     return table
 
 
-_CACHE_DIR: list[Path] = []        # the state folder that keeps the tables (set_cache_dir)
+_TABLES: dict[str, dict[str, tuple[str, ...]]] = {}   # lang → its table, once per process
 
 
-def set_cache_dir(folder: Path | None) -> None:
-    """Keep the tables read backwards under ``folder`` (the workspace's state folder)."""
-    _CACHE_DIR[:] = [Path(folder)] if folder else []
+def forget_tables() -> None:
+    """Drop the tables held in memory (the next lookup reads its workspace's kept copy)."""
+    _TABLES.clear()
 
 
-@functools.lru_cache(maxsize=None)
-def dictionary(lang: str) -> dict[str, tuple[str, ...]]:
+def dictionary(lang: str, cache_dir: Path | None = None) -> dict[str, tuple[str, ...]]:
     """English word or two-word phrase → its ``lang`` translations (``zh`` or ``ja``), each
-    listed once, in dictionary order."""
+    listed once, in dictionary order. The table read backwards is kept in ``cache_dir`` (the
+    asking workspace's state folder; none: not kept), stamped with the dictionary's pinned
+    digest, size and time; in memory it serves every workspace of the process."""
+    if lang in _TABLES:
+        return _TABLES[lang]
     package = LANGUAGES[lang]
     with _LOCK:
+        if lang in _TABLES:
+            return _TABLES[lang]
         source = _installed(package)
         try:
             info = os.stat(source)
         except OSError:
             info = None
         stamp = [PINNED_FILES[package][1], info.st_size, info.st_mtime_ns] if info else None
-        cache = _CACHE_DIR[0] / f"bilingual-{lang}.json" if _CACHE_DIR and stamp else None
+        cache = Path(cache_dir) / f"bilingual-{lang}.json" if cache_dir and stamp else None
         try:
             kept = json.loads(cache.read_text(encoding="utf-8")) if cache else None
         except (OSError, ValueError):
             kept = None
         if isinstance(kept, dict) and kept.get("source") == stamp:
-            return {key: tuple(words) for key, words in kept["table"].items()}
+            _TABLES[lang] = {key: tuple(words) for key, words in kept["table"].items()}
+            return _TABLES[lang]
         path = _data_file(package)
         table = {key: list(dict.fromkeys(words)) for key, words in
                  (_chinese(path) if lang == "zh" else _japanese(path)).items()}
@@ -150,13 +155,15 @@ def dictionary(lang: str) -> dict[str, tuple[str, ...]]:
                 partial.replace(cache)
             except OSError:       # a read-only state folder: read the dictionary each time
                 pass
-    return {key: tuple(words) for key, words in table.items()}
+        _TABLES[lang] = {key: tuple(words) for key, words in table.items()}
+    return _TABLES[lang]
 
 
-def translations(phrase: str, lang: str) -> tuple[str, ...]:
+def translations(phrase: str, lang: str, cache_dir: Path | None = None) -> tuple[str, ...]:
     """The ``lang`` words for an English word or two-word phrase (its plural or -ing form
-    tried as its base form too); () when the dictionary has none."""
-    table = dictionary(lang)
+    tried as its base form too); () when the dictionary has none. ``cache_dir``: where the
+    asking workspace keeps the table read backwards (see ``dictionary``)."""
+    table = dictionary(lang, cache_dir)
     for key in _base_forms(phrase.lower()):
         found = table.get(key)
         if found:

