@@ -43,6 +43,11 @@ def sync_run(mg: Mindgraph, changes: Iterable[Change], *, trigger: str = "change
         synced = mg.sync()
         pages_touched |= {*synced.added, *synced.changed, *synced.removed}
         pages = dict(mg.vault().pages)
+        if indexed is not None and not full:
+            # what the run wrote or removed that no report named (a moved note's old page):
+            # the wiki's events for it then match what was indexed, not a change to redo
+            pages_touched |= {p for p, sha in indexed.items()
+                              if p not in pages or pages[p].content_hash != sha}
         record.reindexed = sorted(pages_touched)
         if embed:
             _embed(mg, record, pages, None if everything else pages_touched, held)
@@ -67,12 +72,12 @@ def sync_run(mg: Mindgraph, changes: Iterable[Change], *, trigger: str = "change
 def _ingest(mg: Mindgraph, record: RunRecord) -> set[str]:
     """Run the ingest; the wiki pages it wrote or removed."""
     report = mg.ingest()
-    record.compiled = [f.path for f in report.files if f.status == "ingested"]
+    record.compiled = [f.path for f in report.files if f.status in ("ingested", "moved")]
     record.removed = [f.path for f in report.files if f.status in ("removed", "kept")]
     record.failed = [f.reason if f.reason.startswith(f.path) else f"{f.path}: {f.reason}"
                      for f in report.files if f.status == "failed"]
     return {f.wiki for f in report.files
-            if f.wiki and f.status in ("ingested", "removed", "kept")}
+            if f.wiki and f.status in ("ingested", "moved", "removed", "kept")}
 
 
 def _enrich(mg: Mindgraph, record: RunRecord) -> None:

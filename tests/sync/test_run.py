@@ -1,0 +1,34 @@
+"""One watcher run, without the watcher's threads: what it leaves indexed decides whether the
+events of its own writes, which reach the watcher after it, count as changes."""
+
+import os
+
+from sync_support import make_workspace
+
+from mindgraph.core import Mindgraph
+from mindgraph.sync.digests import real_changes
+from mindgraph.sync.paths import RAW, WIKI, Change
+from mindgraph.sync.run import sync_run
+
+NOTES = {"Trunks.md": "# Trunks\nA trunk holds clothes. See [[Wheels]].\n",
+         "Wheels.md": "# Wheels\nWheels make a trunk roll.\n"}
+
+
+def test_a_rename_run_leaves_its_own_page_writes_as_touches(tmp_path):
+    base = make_workspace(tmp_path, NOTES)
+    mg = Mindgraph.open(base)
+    indexed: dict[str, str] = {}
+    sync_run(mg, [], trigger="start", indexed=indexed)
+    assert set(indexed) == {"Trunks.md", "Wheels.md"}
+    os.rename(base / "raw" / "Wheels.md", base / "raw" / "Casters.md")
+    record = sync_run(mg, [Change(RAW, "Casters.md"), Change(RAW, "Wheels.md")],
+                      indexed=indexed)
+    assert record.error is None and "Casters.md" in record.compiled
+    assert not (base / "wiki" / "Wheels.md").exists()
+    # the events the run's writes raise: the moved page's new and old paths, its linker
+    events = [Change(WIKI, "Casters.md"), Change(WIKI, "Wheels.md"), Change(WIKI, "Trunks.md")]
+    roots = {RAW: base / "raw", WIKI: base / "wiki"}
+    real, touches = real_changes(events, roots, {RAW: {}, WIKI: indexed},
+                                 {RAW: 1 << 20, WIKI: 1 << 20})
+    assert real == [] and touches == 3
+    assert set(indexed) == {"Trunks.md", "Casters.md"}
