@@ -156,6 +156,10 @@ class EnrichService:
                   if kind == EXTRACTED}
         report.already_linked = sum(1 for c in candidates if frozenset((c.a, c.b)) in linked)
         candidates = [c for c in candidates if frozenset((c.a, c.b)) not in linked]
+        may_link = self._linkable(pages)
+        # a pair neither of whose pages may link the other (another tenant, a personal page
+        # seen from a shared one) is never asked about nor written (scopes/linking.py)
+        candidates = [c for c in candidates if may_link(c.a, c.b) or may_link(c.b, c.a)]
         report.candidates = len(candidates)
         if self.llm is None:
             report.judge = f"similarity:{model}"
@@ -164,6 +168,7 @@ class EnrichService:
             found = self._judged(candidates, pages, report, dry_run, step)
             if found is None:
                 return set()
+        found = _linkable_links(found, may_link)
         report.links = len(found)
         for link in found:
             report.links_by_kind[link.kind] = report.links_by_kind.get(link.kind, 0) + 1
@@ -175,6 +180,17 @@ class EnrichService:
             by_source[link.source].append(link)
         return {p for p, links in sorted(by_source.items())
                 if p in pages and self.records.set_links(p, links)}
+
+    def _linkable(self, pages: dict[str, Any]) -> Callable[[str, str], bool]:
+        """``may_link(source, target)``: does every reader of page ``source`` see ``target``,
+        as the compiler requires of the links it writes?"""
+        from ..scopes.linking import LinkableIndexes
+
+        scopes = self.mg.scopes
+        rule = LinkableIndexes(scopes)
+        scope = {path: scopes.mapping.page_scope(path, page.frontmatter)
+                 for path, page in pages.items()} if scopes.enabled else {}
+        return lambda source, target: rule.allows(scope.get(source), scope.get(target))
 
     def _judged(self, candidates: list[Candidate], pages: dict[str, Any], report: EnrichReport,
                 dry_run: bool, step: Step | None) -> list[InferredLink] | None:
@@ -205,6 +221,20 @@ class EnrichService:
                 for p, entries in self.records.links.items() for e in entries
                 if (min(p, e["to"]), max(p, e["to"])) in failed]
         return result.links + kept
+
+
+def _linkable_links(found: list[InferredLink], may_link: Callable[[str, str], bool]
+                    ) -> list[InferredLink]:
+    """The links ``may_link`` allows; a ``related`` link (which reads both ways) the other way
+    round when only that way is allowed."""
+    kept = []
+    for link in found:
+        if may_link(link.source, link.target):
+            kept.append(link)
+        elif link.kind == "related" and may_link(link.target, link.source):
+            kept.append(InferredLink(link.target, link.source, link.kind, link.score,
+                                     link.judge))
+    return kept
 
 
 __all__ = ["EnrichReport", "EnrichService"]

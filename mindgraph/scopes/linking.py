@@ -45,6 +45,11 @@ class LinkableIndexes:
             self._teams[key] = self._teams.get(key, frozenset()) | who.teams
         self._cache: dict[tuple[int, DocumentScope | None], Any] = {}
 
+    def allows(self, source: DocumentScope | None, target: DocumentScope | None) -> bool:
+        """May a page of scope ``source`` link to one of scope ``target`` (always, when no
+        identities are configured)?"""
+        return not self.scopes.enabled or readable_by_all_readers(source, target, self._teams)
+
     def needs_frontmatter(self, raw_path: str) -> bool:
         """True when the note's scope comes from its frontmatter (parse it first)."""
         return self.scopes.enabled and self.scopes.mapping.rule_kind(raw_path) == "frontmatter"
