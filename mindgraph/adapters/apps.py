@@ -19,7 +19,7 @@ from typing import Any
 
 from ..config import AdapterSettings, Settings
 from ..errors import AdapterError, ConfigError, Forbidden, InputError
-from .base import Item, ItemNotFound
+from .base import Item, ItemNotFound, safe_relative_path
 from .loader import ConfiguredAdapter, adapter_class, load_adapter
 from .notes import ITEM_ID_KEY, item_documents
 
@@ -131,6 +131,10 @@ def item_result(configured: ConfiguredAdapter, item: Item, action: str) -> dict[
     adapter: Any = configured.adapter
     documents = _documents(configured, [*_corpus(configured), item])
     name = next((d.filename for d in documents if d.metadata.get(ITEM_ID_KEY) == item.id), "")
+    try:        # the name pull writes, not the title's own (`../x` is filed as `x`)
+        name = safe_relative_path(name) if name else ""
+    except AdapterError:
+        name = ""
     raw = f"{configured.target}/{name}" if configured.target and name else name
     return {"app": configured.name, "action": action, "item": item.to_json(),
             "url": adapter.url_for(item), "raw_note": raw, "next": NEXT}

@@ -104,6 +104,18 @@ def test_create_and_update_write_to_the_app_never_to_raw(workspace, fake):
     assert fake.calls("GET", "/project") == listings         # from the corpus cache
 
 
+def test_create_names_the_raw_note_pull_really_writes_for_a_hostile_title(workspace, fake):
+    run(workspace, "pull")
+    said = {title: json.loads(run(workspace, "create", title, "--json"))["raw_note"]
+            for title in ("../../../../outside", "..\\..\\win", ".hidden", "CON")}
+    pulled = json.loads(run(workspace, "pull", "--json"))
+    written = sorted(f["path"] for f in pulled["files"] if f["status"] == "written")
+    assert sorted(said.values()) == written, (said, written)
+    assert said["../../../../outside"] == "ticktick/Inbox/outside.md"
+    assert all((workspace / "raw" / path).is_file() for path in written)
+    assert not (workspace.parent / "outside.md").exists()
+
+
 def test_a_deleted_item_is_404_and_pull_removes_its_note(workspace, fake):
     run(workspace, "pull")
     (workspace / "raw" / "ticktick" / "Errands" / "Buy batteries.md").write_text("my edit\n")
