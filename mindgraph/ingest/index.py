@@ -36,6 +36,11 @@ again all also any back because before both can could did do does down each even
 had here just like make many may more most much must new now off only other out over own same
 see should some such take through under use very way well while would yes""".split())
 
+# A longer title, name or alias is never linked where the text mentions it: the term regex is
+# a trie nested one group per character, and a 5,000-character title (a note app's item, a
+# pasted paragraph) made building it recurse past Python's limit and crash the whole ingest.
+MAX_TERM_CHARS = 200
+
 
 @dataclass(frozen=True)
 class IndexEntry:
@@ -53,9 +58,10 @@ class IndexEntry:
 
 
 def usable_term(term: str) -> bool:
-    """True for a term worth linking: long enough, not a bare number or a function word."""
+    """True for a term worth linking: long enough (not too long), not a bare number or a
+    function word."""
     term = term.strip()
-    if not term or term.lower() in _STOP_TERMS or not re.search(r"\w", term):
+    if not term or len(term) > MAX_TERM_CHARS or term.lower() in _STOP_TERMS or not re.search(r"\w", term):
         return False
     if any(ch in term for ch in "[]|#^\n"):   # would break the [[link]] written around it
         return False

@@ -87,3 +87,14 @@ def test_progress_bar_goes_to_stderr_on_a_terminal(workspace, write_raw, monkeyp
     assert result.exit_code == 0
     assert "Compiling" in result.stderr
     assert json.loads(result.stdout)["ingested"] == 3     # stdout stays pure JSON
+
+
+def test_a_five_thousand_character_title_does_not_stop_the_run(workspace, write_raw):
+    long_title = "Checklist " + "L" * 5000          # a note app's item, a pasted paragraph
+    write_raw("long.md", f"---\ntitle: {long_title}\n---\nSee Kyoto trip for the dates.\n")
+    write_raw("Kyoto trip.md", "Temples and gardens.")
+    result = run("ingest", "-C", str(workspace), "--json")
+    assert result.exit_code == 0, result.output[-2000:]
+    assert json.loads(result.output)["ingested"] == 2
+    # the other titles are still linked where a note mentions them
+    assert "[[Kyoto trip]]" in (workspace / "wiki" / "long.md").read_text("utf-8")
