@@ -43,13 +43,20 @@ class Catalog:
 
 
 def find_catalog(pages: Mapping[str, Page], raw_dir: Path | None = None) -> Catalog:
-    """The catalog page of the wiki (the first in path order when there are several)."""
+    """The one catalog page of the wiki. Several are refused, never one picked: a page an
+    agent wrote (a tenant's folder sorts before the owner's) must not become the trunks that
+    every item is scored against, nor text in the owner's prompt."""
     found = [p for path, p in sorted(pages.items())
              if str(p.frontmatter.get("type", "")).strip().lower() == CATALOG_TYPE]
     if not found:
         raise NotFoundError(f"No Trunk Catalog: no page has 'type: {CATALOG_TYPE}' in its "
                             f"frontmatter. Add a note with that frontmatter and a list of your "
                             f"active projects, e.g.\n{EXAMPLE}")
+    if len(found) > 1:
+        shown = ", ".join(p.path for p in found[:5]) + (" …" if len(found) > 5 else "")
+        raise InputError(f"{len(found)} pages say 'type: {CATALOG_TYPE}' ({shown}): keep one "
+                         f"Trunk Catalog and change the type of the others (a page an agent "
+                         f"created counts too).")
     return parse_catalog(found[0], raw_dir)
 
 
