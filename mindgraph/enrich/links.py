@@ -18,10 +18,11 @@ untyped ``related`` link judged by ``similarity:<embedding model>``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Hashable, Iterable, Mapping
 
 from ..page.model import TYPED_RELATIONS, Page
 from ..providers.llm.answers import json_list
+from .batching import batches
 from .records import EnrichRecords, InferredLink, pair_key, without_summary
 
 PROMPT_VERSION = "v1"
@@ -101,8 +102,10 @@ class Judged:
 
 
 def judge_pairs(candidates: list[Candidate], pages: Mapping[str, Page], llm: Any,
-                records: EnrichRecords, batch: int, progress: Any = None) -> Judged:
-    """Type each candidate with ``llm``, asking only for pairs not remembered."""
+                records: EnrichRecords, batch: int, progress: Any = None,
+                audience: Callable[[Candidate], Hashable] = lambda cand: None) -> Judged:
+    """Type each candidate with ``llm``, asking only for pairs not remembered, a call's pairs
+    of one ``audience``."""
     judge = f"llm:{llm.identity}:{PROMPT_VERSION}"
     result = Judged([], [])
     todo = []
@@ -113,8 +116,7 @@ def judge_pairs(candidates: list[Candidate], pages: Mapping[str, Page], llm: Any
             continue
         result.remembered += 1
         _add(result.links, cand, verdict, judge)
-    for start in range(0, len(todo), batch):
-        chunk = todo[start:start + batch]
+    for chunk in batches(todo, batch, audience):
         prompt = "\n\n".join(
             f"Pair {n}:\nA ({c.a}): {page_text(pages[c.a])}\n---\nB ({c.b}): "
             f"{page_text(pages[c.b])}" for n, c in enumerate(chunk, 1))

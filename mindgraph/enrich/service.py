@@ -8,7 +8,6 @@ it changes are recompiled, so the wiki, the graph and every index carry it.
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
@@ -16,6 +15,7 @@ from ..errors import InputError
 from ..graph.build import EXTRACTED
 from ..page.rawlines import raw_source
 from .links import (Candidate, judge_pairs, offline_links, similar_pairs, threshold_for)
+from .batching import batches
 from .records import EnrichRecords, InferredLink, pair_key, source_hash
 from .summaries import PROMPT_VERSION as SUMMARY_PROMPT, needs_summary, summarise
 
@@ -112,12 +112,14 @@ class EnrichService:
                                     f"an LLM (compile.provider).")
             return set()
         batch = max(1, self.settings.summary_batch)
-        report.planned_calls += math.ceil(len(wanted) / batch)
+        scope = self._scopes(pages)
+        calls = len(list(batches(wanted, batch, lambda page: scope.get(page.path))))
+        report.planned_calls += calls
         if dry_run or not wanted:
             return set()
         changed = set()
         done = 0
-        for outcome in summarise(wanted, self.llm, batch):
+        for outcome in summarise(wanted, self.llm, batch, lambda page: scope.get(page.path)):
             done += 1
             if outcome.error:
                 report.summary_failures.append({"page": outcome.page, "error": outcome.error})
@@ -129,7 +131,7 @@ class EnrichService:
                 report.summaries_written += 1
             if step is not None:
                 step("summaries", done, len(wanted))
-        report.llm_calls += math.ceil(len(wanted) / batch)
+        report.llm_calls += calls
         return changed
 
     # -- links ------------------------------------------------------------------------------
@@ -186,11 +188,16 @@ class EnrichService:
         as the compiler requires of the links it writes?"""
         from ..scopes.linking import LinkableIndexes
 
-        scopes = self.mg.scopes
-        rule = LinkableIndexes(scopes)
-        scope = {path: scopes.mapping.page_scope(path, page.frontmatter)
-                 for path, page in pages.items()} if scopes.enabled else {}
+        rule = LinkableIndexes(self.mg.scopes)
+        scope = self._scopes(pages)
         return lambda source, target: rule.allows(scope.get(source), scope.get(target))
+
+    def _scopes(self, pages: dict[str, Any]) -> dict[str, Any]:
+        """Each page's scope (empty when no identities are configured): a call to the LLM
+        reads pages of one audience only (batching.py)."""
+        scopes = self.mg.scopes
+        return {path: scopes.mapping.page_scope(path, page.frontmatter)
+                for path, page in pages.items()} if scopes.enabled else {}
 
     def _judged(self, candidates: list[Candidate], pages: dict[str, Any], report: EnrichReport,
                 dry_run: bool, step: Step | None) -> list[InferredLink] | None:
@@ -200,8 +207,13 @@ class EnrichService:
         todo = [c for c in candidates
                 if pair_key(judge, pages[c.a], pages[c.b]) not in self.records.judged]
         batch = max(1, self.settings.pair_batch)
+        scope = self._scopes(pages)
+
+        def audience(cand: Candidate) -> frozenset:
+            return frozenset((scope.get(cand.a), scope.get(cand.b)))
+
         report.remembered = len(candidates) - len(todo)
-        report.planned_calls += math.ceil(len(todo) / batch)
+        report.planned_calls += len(list(batches(todo, batch, audience)))
         if dry_run:
             return None
         done = [0]
@@ -211,7 +223,7 @@ class EnrichService:
             if step is not None:
                 step("pairs judged", done[0], len(todo))
 
-        result = judge_pairs(candidates, pages, self.llm, self.records, batch, judged)
+        result = judge_pairs(candidates, pages, self.llm, self.records, batch, judged, audience)
         report.llm_calls += result.calls
         report.link_failures = [{"pages": f"{c.a} ~ {c.b}", "error": why}
                                 for c, why in result.failed]

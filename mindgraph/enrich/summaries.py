@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Callable, Hashable, Iterable
 
 from ..lint.summary import has_summary
 from ..providers.llm.answers import json_list
 from ..page.model import Page
+from .batching import batches
 from .records import SUMMARY_BY_KEY, source_hash
 
 PROMPT_VERSION = "v1"
@@ -60,10 +61,11 @@ def prompt_for(pages: list[Page]) -> str:
                        for p in pages)
 
 
-def summarise(pages: list[Page], llm: Any, batch: int) -> Iterable[SummaryOutcome]:
-    """One outcome per page, ``batch`` pages a call."""
-    for start in range(0, len(pages), batch):
-        chunk = pages[start:start + batch]
+def summarise(pages: list[Page], llm: Any, batch: int,
+              audience: Callable[[Page], Hashable] = lambda page: None
+              ) -> Iterable[SummaryOutcome]:
+    """One outcome per page, ``batch`` pages a call, a call's pages of one ``audience``."""
+    for chunk in batches(pages, batch, audience):
         try:
             answer = llm.complete(SYSTEM, prompt_for(chunk), max_tokens=300 * len(chunk) + 200)
         except Exception as exc:  # noqa: BLE001 (a provider error fails this batch only)

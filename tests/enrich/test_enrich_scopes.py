@@ -77,3 +77,50 @@ def test_inferred_links_stay_inside_what_every_reader_sees(tmp_path, monkeypatch
             if answer.status_code == 200:
                 assert other not in answer.text, (page, answer.text)
         assert other not in client.get("/check", headers=auth).text
+
+
+def test_an_llm_call_reads_pages_of_one_audience_only(tmp_path, monkeypatch):
+    """A summary batch or a pair batch mixing tenants would let one tenant's note steer what
+    the model writes about another's: each call holds pages of one scope (pairs: one pair of
+    scopes)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "retrieval"))
+    from fake_openai import FakeOpenAI
+
+    for name, value in TOKENS.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    for folder in FOLDERS:
+        (tmp_path / "raw" / folder).mkdir(parents=True)
+        for name in NOTES:
+            shutil.copy(SYNC / name, tmp_path / "raw" / folder / name)
+        # a note of headings only needs a summary from the LLM
+        (tmp_path / "raw" / folder / "Checklist.md").write_text(
+            "# Checklist\n\n## Before you start\n\n## Set up\n", encoding="utf-8")
+    (tmp_path / "mindgraph.yml").write_text(CONFIG, encoding="utf-8")
+    run(tmp_path, "ingest")
+    run(tmp_path, "embed")
+
+    def answer(prompt: str) -> str:
+        if prompt.startswith("Page: "):
+            pages = [line[6:] for line in prompt.split("\n") if line.startswith("Page: ")]
+            return json.dumps({"summaries": [{"page": p, "summary": f"What {p} covers, briefly."}
+                                             for p in pages]})
+        return json.dumps({"pairs": [{"n": n, "kind": "extends", "direction": "a_to_b"}
+                                     for n in range(1, prompt.count("Pair ") + 1)]})
+
+    with FakeOpenAI(answer) as fake:
+        with (tmp_path / "mindgraph.yml").open("a", encoding="utf-8") as config:
+            config.write(f"compile:\n  provider: openai\n  model: gpt-4.1-mini\n"
+                         f"  base_url: {fake.base_url}\n")
+        data = json.loads(run(tmp_path, "enrich", "--json").output)
+        prompts = [r["body"]["messages"][1]["content"] for r in fake.requests]
+    assert data["summaries_written"] == 3 and data["links"] > 0
+    summary_calls = [p for p in prompts if p.startswith("Page: ")]
+    assert len(summary_calls) == 3 == data["llm_calls"] - (len(prompts) - 3)
+    for prompt in prompts:
+        tenants = {folder.split("/")[0] for folder in FOLDERS if f"{folder}/" in prompt}
+        assert len(tenants) == 1, prompt[:300]
+    for prompt in summary_calls:
+        assert sum(f"{folder}/" in prompt for folder in FOLDERS) == 1, prompt[:300]
