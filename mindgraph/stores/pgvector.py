@@ -32,6 +32,7 @@ from typing import Any, Callable, Collection, Sequence, TypeVar
 
 import numpy as np
 
+from ..config import StoreSettings
 from ..errors import StoreError
 from .base import ChunkMove, VectorHit, VectorRecord, as_query_vector, prepared_matrix
 
@@ -91,7 +92,7 @@ class PgVectorStore:
     remote = True      # queries wait on the server: retrieval overlaps them with keywords
 
     def __init__(self, dsn: str, *, table: str = "mindgraph_sections", tenant: str = "default",
-                 ef_search: int = 40, dsn_env: str = "MINDGRAPH_PG_DSN",
+                 ef_search: int = StoreSettings.ef_search, dsn_env: str = "MINDGRAPH_PG_DSN",
                  connect_timeout: int = 5):
         if not _IDENT.match(table):
             raise StoreError(f"Table name {table!r} is not a plain identifier; use letters, "

@@ -6,6 +6,7 @@ import numpy as np
 import psycopg
 import pytest
 
+from mindgraph.config import StoreSettings
 from mindgraph.errors import StoreError
 from mindgraph.stores.base import VectorRecord
 from mindgraph.stores.pgvector import PgVectorStore, mask_dsn
@@ -138,3 +139,16 @@ def test_a_wrong_password_is_told_to_check_the_credentials_not_to_start_a_server
                               'user "me".')
     assert "check the user and password in MY_PG" in message
     assert "docker compose" not in message and "hunter22" not in message
+
+
+def test_a_store_opened_without_ef_search_uses_the_configured_default(pg_dsn, pg_table):
+    # the class defaulted to 40 while store.ef_search defaults to 100: a store opened in
+    # code (benches, tools) searched a smaller candidate list than `serve` and lost recall
+    store = PgVectorStore(pg_dsn, table=pg_table)
+    try:
+        store.count()
+        assert store._conn.execute("SHOW hnsw.ef_search").fetchone()[0] == \
+            str(StoreSettings().ef_search)
+    finally:
+        store.drop_table()
+        store.close()
