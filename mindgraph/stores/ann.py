@@ -60,6 +60,7 @@ class AnnIndex:
             expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)
         self._index.expansion_search = EXPANSION_SEARCH
         self.digests: dict[int, int] = digests if digests is not None else {}
+        self.unsaved = 0                 # rows written or dropped since the last save
 
     def __len__(self) -> int:
         return len(self._index)
@@ -84,11 +85,13 @@ class AnnIndex:
                         threads=_threads())
         for key, row in zip(keys.tolist(), rows):
             self.digests[key] = row_digest(row)
+        self.unsaved += len(keys)
 
     def drop(self, row_number: int) -> None:
         """Forget a row number (the table shrank past it)."""
         if self.digests.pop(row_number, None) is not None:
             self._index.remove(row_number)
+            self.unsaved += 1
 
     def search(self, query: np.ndarray, count: int) -> np.ndarray:
         """Row numbers of about the ``count`` nearest rows (approximate order)."""
@@ -118,6 +121,7 @@ class AnnIndex:
         meta = {"format": FORMAT, "dimension": self.dimension,
                 "graph_bytes": path.stat().st_size, "digests": digests.tolist()}
         atomic_write_bytes(_meta_path(path), json.dumps(meta).encode("utf-8"))
+        self.unsaved = 0
 
     @classmethod
     def load(cls, path: Path, dimension: int) -> "AnnIndex | None":

@@ -1,23 +1,28 @@
 """The no-server vector store: numpy arrays on disk, exact cosine or an HNSW graph when large.
 
 Layout: ``<state>/vectors/<tenant>/<model>.npz``, one file per model_version, holding the
-float32 matrix ``vectors`` (unit rows) and ``meta`` (UTF-8 JSON: model_version, dimension and
-one [page, chunk_id, section_id, content_hash, scope] row per vector). A file is replaced
-atomically (fsutil.atomic_write_bytes), so a crash leaves the previous file or the new one.
+float32 matrix ``vectors`` (unit rows) and ``meta`` (UTF-8 JSON: model_version, dimension, a
+generation and one [page, chunk_id, section_id, content_hash, scope] row per vector), and
+``<model>.log``, the changes made since that file was written (stores/vector_log.py). The
+.npz is replaced atomically (fsutil.atomic_write_bytes), so a crash leaves the previous file
+or the new one; the log's entries are checksummed, so a torn one is ignored.
 
-Changes are kept in memory and written by ``flush()``/``close()``: rewriting a 100k-row file
-per batch would cost more than embedding. A reader notices a newer file written by another
-process (mtime and size) and reloads it before answering. Two writers (a server embedding
-changed pages, `mindgraph embed` in a terminal) never lose each other's work: each table keeps
-a journal of its changes since it was loaded, and ``flush`` — under an exclusive lock on
-``<folder>/.lock`` — replays that journal onto the file as it is now when another process
-wrote it meanwhile, instead of overwriting it.
+Changes are kept in memory and written by ``flush()``/``close()``: a flush appends them to the
+log (a batch of 64 rows costs ~100 kB whatever the table's size) and rewrites the .npz only
+when the log has grown as large as it. A reader notices what another process wrote (mtime and
+size of the .npz, inode and size of the log) before answering: it reads only the new log
+entries, or the files again after a compaction. Two writers (a server embedding changed
+pages, `mindgraph embed` in a terminal) never lose each other's work: each table keeps a
+journal of its changes since it was loaded, and ``flush`` — under an exclusive lock on
+``<folder>/.lock`` — replays that journal onto the files as they are now when another process
+wrote them meanwhile, instead of overwriting them.
 
 Search is a matrix-vector product over every row of the model (exact) below
 ``ann.EXACT_BELOW`` (200,000) rows: median 0.14 ms at 10k and 3.6 ms at 100k vectors of 384
 dimensions on 2 cores. From
 there on a table keeps an HNSW graph (stores/ann.py, usearch) in step with every change and
-saved beside its file (``<model>.usearch``), and its candidates are re-scored exactly.
+saved beside its file (``<model>.usearch``, at compactions and once a tenth of the rows
+changed), and its candidates are re-scored exactly.
 """
 
 from __future__ import annotations
@@ -38,9 +43,12 @@ import numpy as np
 from ..errors import StoreError
 from ..fsutil import atomic_write_bytes, clean_temp_files, exclusive_lock, open_regular
 from .ann import EXACT_BELOW, AnnIndex, index_path, nearest_rows, remove_index
+from . import vector_log
 from .base import ChunkMove, VectorHit, VectorRecord, as_query_vector, prepared_matrix
+from .vector_log import Op
 
-FORMAT = 1
+FORMAT = 2          # 2: the .npz names its generation and may have a log (vector_log.py)
+READABLE = {1, 2}
 
 
 def model_file_name(model_version: str) -> str:
@@ -62,13 +70,16 @@ class _Table:
         self.by_page: dict[str, set[str]] = {}
         self.dirty = False
         self.stamp: tuple[int, int] | None = None  # (mtime_ns, size) of the file we loaded
+        self.generation: bytes | None = None       # the .npz's (None: format 1, no log)
+        self.log_seen: tuple[int, int] | None = None  # (inode, size) of the log as last read
+        self.log_end = 0                           # end of its last whole entry we applied
         self._scopes: np.ndarray | None = None     # row → scope, rebuilt after changes
         self.rebuilding = ""                       # why the file on disk was not usable
         # (pages, scopes) → the rows inside them, until the next change
         self._filters: dict[tuple[object, object], np.ndarray] = {}
         self.ann: AnnIndex | None = None           # from EXACT_BELOW rows on (stores/ann.py)
-        # upserts (records, matrix) and removals (page, chunk_ids) since the last load/flush
-        self.journal: list[tuple[str, object, object]] = []
+        # upserts (rows, matrix) and removals (page, chunk_ids) since the last load/flush
+        self.journal: list[Op] = []
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -85,25 +96,30 @@ class _Table:
         self._filters = {}
 
     def upsert(self, records: Sequence[VectorRecord], matrix: np.ndarray) -> None:
-        self.journal.append(("upsert", records, matrix))
-        new = [i for i, r in enumerate(records) if (r.page, r.chunk_id) not in self.index]
+        self.put([[r.page, r.chunk_id, r.section_id, r.content_hash, r.scope]
+                  for r in records], matrix)
+
+    def put(self, metas: list[list[str]], matrix: np.ndarray) -> None:
+        """Write rows [page, chunk_id, section_id, hash, scope] with their unit vectors."""
+        self.journal.append(("upsert", metas, matrix))
+        new = [i for i, m in enumerate(metas) if (m[0], m[1]) not in self.index]
         n = len(self.rows)
         needed = n + len(new)
         if needed > self.vectors.shape[0]:
-            grown = np.zeros((max(needed, 2 * self.vectors.shape[0], 64), self.dimension),
+            # grown by half: a 500k-row matrix doubled would hold 0.8 GB it never uses
+            grown = np.zeros((max(needed, self.vectors.shape[0] * 3 // 2, 64), self.dimension),
                              dtype=np.float32)
             grown[:n] = self.vectors[:n]
             self.vectors = grown
         written = []
-        for i, r in enumerate(records):
-            key = (r.page, r.chunk_id)
+        for i, meta in enumerate(metas):
+            key = (meta[0], meta[1])
             row = self.index.get(key)
-            meta = [r.page, r.chunk_id, r.section_id, r.content_hash, r.scope]
             if row is None:
                 row = len(self.rows)
                 self.rows.append(meta)
                 self.index[key] = row
-                self.by_page.setdefault(r.page, set()).add(r.chunk_id)
+                self.by_page.setdefault(meta[0], set()).add(meta[1])
             else:
                 self.rows[row] = meta
             self.vectors[row] = matrix[i]
@@ -144,22 +160,22 @@ class _Table:
 
     def move(self, moves: Sequence[ChunkMove]) -> int:
         """Re-key rows to their new page and hash (journaled as an upsert and removals)."""
-        records = []
+        metas, found = [], []
         for m in moves:
             row = self.index.get((m.old_page, m.chunk_id))
             if row is not None:
                 meta = self.rows[row]
-                records.append(VectorRecord(m.new_page, m.chunk_id, meta[2], m.content_hash,
-                                            self.vectors[row].copy(), meta[4]))
-        if not records:
+                metas.append([m.new_page, m.chunk_id, meta[2], m.content_hash, meta[4]])
+                found.append(row)
+        if not metas:
             return 0
-        self.upsert(records, np.stack([r.vector for r in records]))
+        self.put(metas, self.vectors[found].copy())
         by_page: dict[str, set[str]] = {}
         for m in moves:
             by_page.setdefault(m.old_page, set()).add(m.chunk_id)
         for page, chunk_ids in by_page.items():
             self.remove(page, chunk_ids)
-        return len(records)
+        return len(metas)
 
     def allowed(self, scopes: Collection[str] | None,
                 pages: Collection[str] | None) -> np.ndarray | None:
@@ -195,17 +211,35 @@ class _Table:
         """(rows, exact cosines) of the ``k`` best rows among ``candidates`` (None: all)."""
         return nearest_rows(self.vectors[:len(self)], self.ann, q, k, candidates)
 
-    def replay(self, journal: list[tuple[str, object, object]]) -> None:
-        """Apply another table's journal to this one (its changes on top of ours)."""
+    def replay(self, journal: Sequence[Op]) -> None:
+        """Apply another table's journal (or a log's entries) to this one, on top."""
         for op, a, b in journal:
             if op == "upsert":
-                self.upsert(a, b)  # type: ignore[arg-type]
+                self.put(a, b)  # type: ignore[arg-type]
             else:
                 self.remove(a, b)  # type: ignore[arg-type]
 
+    def catch_up(self, path: Path) -> bool:
+        """Apply what the log gained since this table read it; False when the log is not
+        one this table can continue (replaced by a compaction: reload the table)."""
+        if self.generation is None:
+            return self.log_seen is None
+        read = vector_log.read(vector_log.log_path(path), self.generation, self.dimension,
+                               self.log_end if self.log_seen is not None else 0)
+        if read is None:
+            return self.log_seen is None
+        ops, end, seen = read
+        if self.log_seen is not None and seen[0] != self.log_seen[0]:
+            return False
+        self.replay(ops)
+        self.journal, self.dirty = [], False
+        self.log_end, self.log_seen = end, seen
+        return True
+
     def to_bytes(self) -> bytes:
         meta = {"format": FORMAT, "model_version": self.model_version,
-                "dimension": self.dimension, "rows": self.rows}
+                "dimension": self.dimension, "rows": self.rows,
+                "generation": (self.generation or b"").hex()}
         buffer = io.BytesIO()
         np.savez(buffer, vectors=self.vectors[:len(self.rows)],
                  meta=np.frombuffer(json.dumps(meta, ensure_ascii=False).encode("utf-8"),
@@ -218,9 +252,10 @@ class _Table:
             with open_regular(path) as handle, np.load(handle, allow_pickle=False) as data:
                 meta = json.loads(data["meta"].tobytes().decode("utf-8"))
                 vectors = np.asarray(data["vectors"], dtype=np.float32)
-            if meta.get("format") != FORMAT:
+            if meta.get("format") not in READABLE:
                 raise ValueError(f"format {meta.get('format')!r} of another mindgraph; this "
-                                 f"one reads format {FORMAT}")
+                                 f"one reads formats {sorted(READABLE)}")
+            generation = bytes.fromhex(meta.get("generation") or "") or None
             table = cls(meta["model_version"], int(meta["dimension"]))
             rows = [list(map(str, row)) for row in meta["rows"]]
         except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as exc:
@@ -235,6 +270,8 @@ class _Table:
             table.by_page.setdefault(row[0], set()).add(row[1])
         stat = path.stat()
         table.stamp = (stat.st_mtime_ns, stat.st_size)
+        table.generation = generation
+        table.catch_up(path)
         return table
 
     @classmethod
@@ -362,6 +399,7 @@ class EmbeddedStore:
             self._tables.pop(model_version, None)
             path = self.folder / model_file_name(model_version)
             path.unlink(missing_ok=True)
+            vector_log.log_path(path).unlink(missing_ok=True)
             remove_index(path)
             return removed
 
@@ -389,32 +427,47 @@ class EmbeddedStore:
     def _write(self, name: str) -> None:
         table = self._tables[name]
         path = self.folder / model_file_name(name)
-        try:
-            stat = path.stat()
-            on_disk: tuple[int, int] | None = (stat.st_mtime_ns, stat.st_size)
-        except FileNotFoundError:
-            on_disk = None
-        if on_disk != table.stamp:
-            # Another process wrote (or emptied and deleted) the file since we loaded it: our
-            # changes go on top of what it left, not over it.
+        log = vector_log.log_path(path)
+        on_disk = _stamp(path)
+        if on_disk != table.stamp or _inode_and_size(log) != table.log_seen:
+            # Another process wrote (or emptied and deleted) the files since we loaded them:
+            # our changes go on top of what it left, not over it.
             merged = self._load(path, name, table.dimension) if on_disk is not None else \
                 _Table(table.model_version, table.dimension)
             merged.replay(table.journal)
             self._tables[name] = table = merged
         try:
-            if len(table):
-                atomic_write_bytes(path, table.to_bytes())
-                stat = path.stat()
-                table.stamp = (stat.st_mtime_ns, stat.st_size)
-            else:
+            if not len(table):
                 path.unlink(missing_ok=True)
-                table.stamp = None
-            self._save_index(table, path)
+                log.unlink(missing_ok=True)
+                table.stamp, table.generation, table.log_seen = None, None, None
+                self._save_index(table, path)
+            else:
+                entry = vector_log.encode(table.journal)
+                if table.generation is None or table.log_seen is None or table.rebuilding or \
+                        table.log_end + len(entry) > max(vector_log.COMPACT_FLOOR,
+                                                         table.stamp[1] if table.stamp else 0):
+                    self._compact(table, path)
+                else:
+                    table.log_end, table.log_seen = vector_log.append(log, entry,
+                                                                      table.log_end)
+                    self._save_index(table, path, force=False)
         except OSError as exc:
             raise StoreError(f"Cannot write {path}: {exc}. Check that the state folder "
                              f"is writable and the disk has space.") from exc
         table.dirty = False
         table.journal = []
+
+    def _compact(self, table: _Table, path: Path) -> None:
+        """Rewrite the model file with every row (a new generation) and start its log."""
+        table.generation = vector_log.new_generation()
+        atomic_write_bytes(path, table.to_bytes())
+        table.stamp = _stamp(path)
+        log = vector_log.log_path(path)
+        table.log_end = vector_log.start(log, table.generation)
+        table.log_seen = _inode_and_size(log)
+        table.rebuilding = ""
+        self._save_index(table, path)
 
     def close(self) -> None:
         """Flush; nothing else is held open."""
@@ -441,14 +494,19 @@ class EmbeddedStore:
                     table.ann.save(index_path(path))
         return table
 
-    def _save_index(self, table: _Table, path: Path) -> None:
-        """Keep the graph of a large table beside its file (a restart need not rebuild it)."""
+    def _save_index(self, table: _Table, path: Path, force: bool = True) -> None:
+        """Keep the graph of a large table beside its file (a restart need not rebuild it):
+        saved at a compaction, and after a flush once a tenth of its rows changed since it
+        was saved (a reader re-adds the rows that changed since, ann.reconcile)."""
         if len(table) < EXACT_BELOW:
-            table.ann = None
-            remove_index(path)
+            if table.ann is not None or force:
+                table.ann = None
+                remove_index(path)
             return
         if table.ann is None:
             table.ann = AnnIndex.build(table.vectors, table.rows)
+        elif not force and table.ann.unsaved < len(table) // 10:
+            return
         table.ann.save(index_path(path))
 
     def _known_models(self) -> list[str]:
@@ -479,14 +537,36 @@ class EmbeddedStore:
         return table
 
     def _reload_if_changed(self, table: _Table, path: Path) -> _Table | None:
-        try:
-            stat = path.stat()
-        except FileNotFoundError:
+        """The table as the files are now: unchanged, caught up with what another process
+        appended to the log (only the new entries are read), or loaded again."""
+        stamp = _stamp(path)
+        if stamp is None:
             if table.stamp is not None:  # another process dropped the model
                 self._tables.pop(table.model_version, None)
                 return None
             return table
-        if table.stamp != (stat.st_mtime_ns, stat.st_size):
-            table = self._load(path, table.model_version)
-            self._tables[table.model_version] = table
+        if table.stamp == stamp:
+            seen = _inode_and_size(vector_log.log_path(path))
+            if seen == table.log_seen or (seen is not None and table.catch_up(path)):
+                return table
+        table = self._load(path, table.model_version)
+        self._tables[table.model_version] = table
         return table
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    """(mtime_ns, size) of a file, or None when it is missing."""
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        return None
+    return stat.st_mtime_ns, stat.st_size
+
+
+def _inode_and_size(path: Path) -> tuple[int, int] | None:
+    """(inode, size) of a file, or None when it is missing."""
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        return None
+    return stat.st_ino, stat.st_size
