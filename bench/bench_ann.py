@@ -1,18 +1,30 @@
-"""Benchmark for issue 20's embedded vector index: approximate libraries against exact search.
+"""Benchmark for issue 20's embedded vector index: approximate search against exact search.
 
-    python bench/bench_ann.py                     # vault MiniLM vectors + 100k derived from them
-    python bench/bench_ann.py --n 100000 --libs usearch,faiss,voyager --json
+    python bench/bench_ann.py                      # 250,000 realistic section vectors
+    python bench/bench_ann.py --n 300000 --ef 256,512,1024 --libs usearch-f16,mindgraph --json
+    python bench/bench_ann.py --data vault,derived --n 50000   # the older sets
 
-Data: the real MiniLM vectors of every chunk of the Obsidian Help vault (883 pages, three
-languages; embedded once, cached in bench-out/) queried with the 40 vault questions and
-SciFact's 300 claims; and ``--n`` vectors derived from them for scale (each a real vector
-plus a third of another and noise, renormalised: neighbourhoods like a vault's, not the
-structureless random sphere on which every graph index looks broken: with noise of norm 2
-instead of 0.25, recall@10 of usearch at ef 256 fell to 0.46).
+Data (``--data``):
+- ``realistic`` (default): ``--n`` section vectors made the way bench/gen_corpus.py makes
+  notes, from real text: each section is 2-6 consecutive sentences of a SciFact abstract (8 %
+  with a sentence of another abstract mixed in), and its vector is the normalised mean of
+  MiniLM's vectors of those sentences (43,000 sentences embedded once and cached in
+  bench-out/). MiniLM mean-pools its tokens, so this is close to embedding the section's
+  text; ``--check`` embeds a sample of sections for real and prints the cosine between the
+  two (and between unrelated sections, for contrast). Neighbourhoods come from shared
+  sentences and topics, not from copies of a few thousand base vectors.
+- ``vault``: the real MiniLM vectors of every chunk of the Obsidian Help vault (6,735).
+- ``derived``: ``--n`` vectors derived from the vault's (each a real vector plus a third of
+  another and noise, renormalised): many near-duplicates, a hard case for a graph.
+Queries: SciFact's 300 claims and the 40 vault questions, embedded by MiniLM.
 Each library builds an HNSW graph (M=16, ef_construction=128, 2 threads) and is measured on
 one thread: build time, median query time, recall@10 against exact search, file size, load
-time; ``mindgraph`` is the embedded store itself (usearch f16, ef 128, 4x candidates re-scored
-exactly; exact search below 200,000 rows). State the load average printed with the figures.
+time, for each ``--ef``; ``mindgraph`` is the embedded store itself (usearch f16, 4x
+candidates re-scored exactly; exact search below 200,000 rows), with the ef_search it ships
+with swapped for each ``--ef``, and the cost of a flush of 64 changed rows (appended to the
+log, against rewriting the whole model file as every flush did before). ``exact`` is numpy's
+matrix-vector product over every vector (the store's search below its threshold). State the
+load average printed with the figures.
 """
 
 from __future__ import annotations
@@ -35,8 +47,11 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_vectors import CACHE, query_texts, vault_chunks  # noqa: E402
 
+from mindgraph.stores import ann  # noqa: E402
 from mindgraph.stores.base import VectorRecord  # noqa: E402
-from mindgraph.stores.embedded import EmbeddedStore  # noqa: E402
+from mindgraph.stores.embedded import EmbeddedStore, model_file_name  # noqa: E402
+
+SHIPPED_EF = ann.EXPANSION_SEARCH
 
 
 def vault_vectors() -> tuple[np.ndarray, np.ndarray]:
@@ -55,6 +70,79 @@ def vault_vectors() -> tuple[np.ndarray, np.ndarray]:
     CACHE.mkdir(exist_ok=True)
     np.savez(path, corpus=corpus, queries=queries)
     return corpus, queries
+
+
+def sentence_vectors() -> tuple[list[list[str]], np.ndarray]:
+    """(SciFact's abstracts as lists of sentences, the MiniLM vector of every sentence in
+    that order), embedded once (~43,000 sentences, ~10 min on 2 loaded cores) and cached."""
+    from bench_vectors import CORPORA, _sentences
+
+    from mindgraph.providers.embedding.local import LocalMiniLMProvider
+
+    docs = [_sentences(json.loads(line)["text"]) for line in
+            (CORPORA / "scifact" / "corpus.jsonl").read_text(encoding="utf-8").splitlines()]
+    docs = [d for d in docs if d]
+    path = CACHE / "ann-scifact-sentences-minilm.npz"
+    if path.is_file():
+        with np.load(path) as data:
+            if data["vectors"].shape[0] == sum(map(len, docs)):
+                return docs, data["vectors"]
+    provider = LocalMiniLMProvider()
+    texts = [s for d in docs for s in d]
+    print(f"embedding {len(texts)} sentences once (cached in {path}) ...", file=sys.stderr)
+    vectors = np.vstack([provider.embed_documents(texts[i:i + 512])
+                         for i in range(0, len(texts), 512)])
+    CACHE.mkdir(exist_ok=True)
+    np.savez(path, vectors=vectors)
+    return docs, vectors
+
+
+def section_picks(docs: list[list[str]], n: int, seed: int = 0) -> list[list[int]]:
+    """``n`` sections written the way bench/gen_corpus.py writes notes from real text: each
+    2-6 sentences in a row of one abstract (8 % of them with one sentence of another abstract
+    mixed in), as indices into the flat sentence list. 43,000 sentences give far more
+    distinct sections than any ``n`` here; sections overlap the way notes sharing sentences
+    do, not as copies."""
+    rng = np.random.default_rng(seed)
+    starts = np.cumsum([0] + [len(d) for d in docs])
+    picks: list[list[int]] = []
+    for _ in range(n):
+        d = int(rng.integers(len(docs)))
+        size = min(int(rng.integers(2, 7)), len(docs[d]))
+        first = int(rng.integers(len(docs[d]) - size + 1))
+        chosen = list(range(starts[d] + first, starts[d] + first + size))
+        if rng.random() < 0.08:
+            chosen[int(rng.integers(size))] = int(rng.integers(starts[-1]))
+        picks.append(chosen)
+    return picks
+
+
+def realistic(n: int, seed: int = 0) -> np.ndarray:
+    """``n`` section vectors: the normalised mean of the MiniLM vectors of each section's
+    sentences (section_picks). MiniLM itself mean-pools its tokens, so this is close to
+    embedding the section's text (``--check`` measures how close: the cosine between the two
+    on a sample) at the cost of embedding 43,000 sentences once instead of ``n`` sections."""
+    docs, vectors = sentence_vectors()
+    lengths = np.asarray([len(s) for d in docs for s in d], dtype=np.float32)
+    out = np.zeros((n, vectors.shape[1]), dtype=np.float32)
+    for i, chosen in enumerate(section_picks(docs, n, seed)):
+        out[i] = (vectors[chosen] * lengths[chosen, None]).sum(axis=0)
+    return unit(out)
+
+
+def realistic_for(keys: list[str]) -> np.ndarray:
+    """A realistic() vector for each key (a chunk's text or hash), the same for the same key
+    in every run: a stand-in for the model where embedding every chunk would take hours."""
+    import hashlib
+
+    docs, vectors = sentence_vectors()
+    lengths = np.asarray([len(s) for d in docs for s in d], dtype=np.float32)
+    out = np.zeros((len(keys), vectors.shape[1]), dtype=np.float32)
+    for i, key in enumerate(keys):
+        seed = int.from_bytes(hashlib.sha256(key.encode("utf-8")).digest()[:8], "little")
+        chosen = section_picks(docs, 1, seed)[0]
+        out[i] = (vectors[chosen] * lengths[chosen, None]).sum(axis=0)
+    return unit(out)
 
 
 def unit(x: np.ndarray) -> np.ndarray:
@@ -87,15 +175,15 @@ def libraries(x: np.ndarray, tmp: Path, names: list[str]) -> dict[str, Callable[
     d = x.shape[1]
     out: dict[str, Callable[[], tuple]] = {}
 
-    def usearch(dtype: str) -> tuple:
+    def usearch(dtype: str, m: int = 16) -> tuple:
         from usearch.index import Index
 
-        index = Index(ndim=d, metric="cos", dtype=dtype, connectivity=16, expansion_add=128,
+        index = Index(ndim=d, metric="cos", dtype=dtype, connectivity=m, expansion_add=128,
                       expansion_search=128)
         started = time.perf_counter()
         index.add(np.arange(len(x)), x, threads=2)
         build = time.perf_counter() - started
-        path = tmp / f"u-{dtype}.usearch"
+        path = tmp / f"u-{dtype}-{m}.usearch"
         index.save(str(path))
         started = time.perf_counter()
         loaded = Index.restore(str(path))
@@ -149,19 +237,48 @@ def libraries(x: np.ndarray, tmp: Path, names: list[str]) -> dict[str, Callable[
                                for i in range(len(x))])
         store.flush()
         build = time.perf_counter() - started
+        flushes["flush_64_rows_ms"] = flush_costs(store, x)
         started = time.perf_counter()
         reader = EmbeddedStore(tmp / "store")
         reader.count("bench")
         size = sum(p.stat().st_size for p in (tmp / "store").iterdir())
-        return build, size, time.perf_counter() - started, \
-            lambda ef: lambda q: [int(h.page) for h in reader.query(q, 10, "bench")]
+
+        def search(ef: int) -> Callable[[np.ndarray], Any]:
+            ann.EXPANSION_SEARCH = ef or ann.EXPANSION_SEARCH
+            return lambda q: [int(h.page) for h in reader.query(q, 10, "bench")]
+        return build, size, time.perf_counter() - started, search
 
     table = {"usearch-f16": lambda: usearch("f16"), "usearch-i8": lambda: usearch("i8"),
+             "usearch-f16-m32": lambda: usearch("f16", 32),
              "faiss-hnsw-flat": faiss_hnsw, "voyager-e4m3": voyager_e4m3,
              "mindgraph": mindgraph}
     for name in names:
         out[name] = table[name]
     return out
+
+
+flushes: dict[str, Any] = {}
+
+
+def flush_costs(store: EmbeddedStore, x: np.ndarray, runs: int = 5) -> dict[str, float]:
+    """Median ms of flushing 64 changed rows onto the whole table: appended to the log (what
+    a flush does) and rewriting the model file (what every flush did before the log; what a
+    compaction does now)."""
+    table = store._tables["bench"]
+    path = store.folder / model_file_name("bench")
+    append, rewrite = [], []
+    for run in range(runs):
+        rows = [VectorRecord(f"{i}", "lead", "lead", f"{i}~{run}", x[i])
+                for i in range(64 * run, 64 * run + 64)]
+        started = time.perf_counter()
+        store.upsert("bench", rows)
+        store.flush()
+        append.append((time.perf_counter() - started) * 1000)
+        started = time.perf_counter()
+        store._compact(table, path)
+        rewrite.append((time.perf_counter() - started) * 1000)
+    return {"append": round(statistics.median(append), 1),
+            "rewrite_whole_file": round(statistics.median(rewrite), 1)}
 
 
 def measure(x: np.ndarray, queries: np.ndarray, names: list[str],
@@ -178,34 +295,88 @@ def measure(x: np.ndarray, queries: np.ndarray, names: list[str],
             fig: dict[str, Any] = {"build_s": round(build, 1), "file_mb": round(size / 1e6, 1),
                                    "load_ms": round(load_s * 1000),
                                    "load_average": round(load_before, 1)}
-            for ef in ([0] if name == "mindgraph" else efs):
+            for ef in efs:
                 ms, rec = timed(search(ef), queries, truth)
-                fig[f"ef{ef}" if ef else "store"] = {"median_ms": round(ms, 3),
-                                                     "recall_at_10": round(rec, 4)}
+                fig[f"ef{ef}"] = {"median_ms": round(ms, 3), "recall_at_10": round(rec, 4)}
+            if name == "mindgraph":
+                fig.update(flushes)
+                ann.EXPANSION_SEARCH = SHIPPED_EF
             out["libraries"][name] = fig
             print(f"  {len(x):>7} {name:16} " + json.dumps(fig), file=sys.stderr, flush=True)
     return out
 
 
+def query_vectors() -> np.ndarray:
+    """SciFact's 300 claims and the 40 vault questions, embedded by MiniLM (cached)."""
+    from mindgraph.providers.embedding.local import LocalMiniLMProvider
+
+    path = CACHE / "ann-queries-minilm.npz"
+    texts = query_texts()
+    if path.is_file():
+        with np.load(path) as data:
+            if data["queries"].shape[0] == len(texts):
+                return data["queries"]
+    queries = LocalMiniLMProvider().embed_queries(texts)
+    CACHE.mkdir(exist_ok=True)
+    np.savez(path, queries=queries)
+    return queries
+
+
+def check_realistic(sample: int, seed: int = 1) -> dict[str, Any]:
+    """How close realistic() is to the model: the cosine between a section's mean of
+    sentence vectors and MiniLM's vector of the section's text, over ``sample`` sections;
+    and the same for two unrelated sections (what "not close" looks like)."""
+    from mindgraph.providers.embedding.local import LocalMiniLMProvider
+
+    docs, vectors = sentence_vectors()
+    flat = [s for d in docs for s in d]
+    lengths = np.asarray([len(s) for s in flat], dtype=np.float32)
+    picks = section_picks(docs, sample, seed)
+    approx = unit(np.stack([(vectors[c] * lengths[c, None]).sum(axis=0) for c in picks]))
+    real = unit(LocalMiniLMProvider().embed_documents([" ".join(flat[i] for i in c)
+                                                       for c in picks]))
+    same = np.sum(approx * real, axis=1)
+    other = np.sum(approx * np.roll(real, 1, axis=0), axis=1)
+    return {"sections": sample, "cosine_median": round(float(np.median(same)), 3),
+            "cosine_p5": round(float(np.percentile(same, 5)), 3),
+            "unrelated_cosine_median": round(float(np.median(other)), 3)}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--n", type=int, default=100_000, help="derived vectors for scale")
-    parser.add_argument("--libs", default="usearch-f16,faiss-hnsw-flat,voyager-e4m3,"
-                                          "mindgraph")
-    parser.add_argument("--ef", default="128,256", help="ef_search values (comma-separated)")
+    parser.add_argument("--n", type=int, default=250_000, help="vectors of the scale sets")
+    parser.add_argument("--data", default="realistic",
+                        help="realistic (sections of real sentences), derived (from the "
+                             "vault's chunks), vault (its chunks themselves); comma-separated")
+    parser.add_argument("--libs", default="usearch-f16,mindgraph")
+    parser.add_argument("--ef", default="128,256,512", help="ef_search values (comma-separated)")
+    parser.add_argument("--check", type=int, default=300,
+                        help="sections embedded by the model to check realistic() (0: skip)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     names = [n for n in args.libs.split(",") if n]
     efs = [int(v) for v in args.ef.split(",") if v]
-    base, queries = vault_vectors()
-    result = {"machine": {"cpus": os.cpu_count(), "load_average": os.getloadavg()[0]},
-              "vault": measure(unit(base), unit(queries), names, efs)}
-    if args.n:
-        result["derived"] = measure(derived(unit(base), args.n), unit(queries), names, efs)
+    parts = [p for p in args.data.split(",") if p]
+    result: dict[str, Any] = {"machine": {"cpus": os.cpu_count(),
+                                          "load_average": os.getloadavg()[0]}}
+    if "realistic" in parts:
+        if args.check:
+            result["realistic_check"] = check_realistic(args.check)
+            print(f"  realistic check {result['realistic_check']}", file=sys.stderr)
+        result["realistic"] = measure(realistic(args.n), unit(query_vectors()), names, efs)
+    if "vault" in parts or "derived" in parts:
+        base, queries = vault_vectors()
+        if "vault" in parts:
+            result["vault"] = measure(unit(base), unit(queries), names, efs)
+        if "derived" in parts:
+            result["derived"] = measure(derived(unit(base), args.n), unit(queries), names,
+                                        efs)
     if args.json:
         print(json.dumps(result, indent=2))
     else:
-        for part in ("vault", "derived"):
+        if "realistic_check" in result:
+            print(f"realistic check: {result['realistic_check']}")
+        for part in ("realistic", "vault", "derived"):
             if part in result:
                 r = result[part]
                 print(f"{part}: {r['vectors']} vectors, exact {r['exact_median_ms']} ms")

