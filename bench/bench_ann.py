@@ -176,7 +176,7 @@ def libraries(x: np.ndarray, tmp: Path, names: list[str]) -> dict[str, Callable[
     out: dict[str, Callable[[], tuple]] = {}
 
     def usearch(dtype: str, m: int = 16) -> tuple:
-        from usearch.index import Index
+        Index = ann.usearch_index()    # after onnxruntime (see there): the store loads it
 
         index = Index(ndim=d, metric="cos", dtype=dtype, connectivity=m, expansion_add=128,
                       expansion_search=128)

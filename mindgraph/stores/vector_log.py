@@ -88,36 +88,39 @@ def decode(payload: bytes, dimension: int) -> list[Op]:
 def read(path: Path, generation: bytes, dimension: int,
          offset: int = 0) -> tuple[list[Op], int, tuple[int, int]] | None:
     """(ops, end of the last whole entry, (inode, size) of the file) of the log from
-    ``offset`` (0: from the start), or None when there is no log of this generation (missing, another generation's,
-    not a log). A torn or damaged entry ends the log where it starts; one written in the
-    last ``WRITING_S`` seconds may be another process's append in progress, so the size
-    reported is then where it starts (the caller reads again once the size changes)."""
+    ``offset`` (0: from the start), or None when there is no log of this generation
+    (missing, another generation's, not a log). A torn or damaged entry ends the log where
+    it starts; one written in the last ``WRITING_S`` seconds may be another process's append
+    in progress, so the size reported is then where it starts (the caller reads again once
+    the size changes)."""
+    ops: list[Op] = []
     try:
         with open_regular(path) as handle:
             info = os.fstat(handle.fileno())
             if handle.read(HEADER) != MAGIC + generation:
                 return None
-            offset = max(offset, HEADER)
-            handle.seek(offset)
-            data = handle.read()
+            end = max(offset, HEADER)
+            handle.seek(end)
+            while True:   # entry by entry: a large log is never all in memory at once
+                frame = handle.read(_FRAME.size)
+                if len(frame) < _FRAME.size:
+                    break
+                length, crc = _FRAME.unpack(frame)
+                payload = handle.read(length) if length <= info.st_size else b""
+                if len(payload) != length or zlib.crc32(payload) != crc:
+                    break
+                try:
+                    ops.extend(decode(payload, dimension))
+                except (ValueError, KeyError, IndexError, TypeError, UnicodeDecodeError):
+                    break
+                end += _FRAME.size + length
+            tail = handle.seek(0, os.SEEK_END) > end
     except OSError:
         return None
-    ops: list[Op] = []
-    at = 0
-    while at + _FRAME.size <= len(data):
-        length, crc = _FRAME.unpack_from(data, at)
-        payload = data[at + _FRAME.size:at + _FRAME.size + length]
-        if len(payload) != length or zlib.crc32(payload) != crc:
-            break
-        try:
-            ops.extend(decode(payload, dimension))
-        except (ValueError, KeyError, IndexError, TypeError, UnicodeDecodeError):
-            break
-        at += _FRAME.size + length
     size = info.st_size
-    if at < len(data) and time.time() - info.st_mtime < WRITING_S:
-        size = offset + at    # maybe an entry being written: look again at the next refresh
-    return ops, offset + at, (info.st_ino, size)
+    if tail and time.time() - info.st_mtime < WRITING_S:
+        size = end    # maybe an entry being written: look again at the next refresh
+    return ops, end, (info.st_ino, size)
 
 
 def start(path: Path, generation: bytes) -> int:
