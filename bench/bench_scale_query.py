@@ -231,7 +231,7 @@ def rss_mb() -> int:
 
 
 def bench_vector_side(chunks: int, dsn: str | None, efs: list[int],
-                      skip_pg: bool) -> dict[str, Any]:
+                      pg_chunks: int) -> dict[str, Any]:
     """The vector half of a hybrid query at ``chunks`` stored sections, on both stores filled
     with the same realistic vectors (bench_ann.realistic; 100k notes of gen_corpus.py have
     ~5.6 sections each): per never-seen query, MiniLM embeds it and the store answers the
@@ -303,8 +303,13 @@ def bench_vector_side(chunks: int, dsn: str | None, efs: list[int],
                            **side(reader)}
         print(json.dumps(out["embedded"]), file=sys.stderr, flush=True)
         del reader
-    if skip_pg:
+    if not pg_chunks:
         return out
+    if pg_chunks != chunks:
+        x = realistic(pg_chunks, seed=3)
+        records = [VectorRecord(f"note{i // 6}.md", f"c{i % 6}", f"c{i % 6}", str(i), x[i])
+                   for i in range(pg_chunks)]
+        truth = [set(np.argpartition(-(x @ q), 10)[:10].tolist()) for q in qv]
     dsn, server = pg_server(dsn)
     table = "mindgraph_vector_side_bench"
     try:
@@ -316,7 +321,7 @@ def bench_vector_side(chunks: int, dsn: str | None, efs: list[int],
         index = pg._run(lambda c: c.execute(
             "SELECT indexdef, pg_relation_size(indexname::regclass) FROM pg_indexes "
             "WHERE tablename = %s AND indexdef LIKE '%%hnsw%%'", (table,)).fetchall())
-        out["pgvector"] = {"fill_and_index_s": round(fill_s, 1),
+        out["pgvector"] = {"chunks": pg_chunks, "fill_and_index_s": round(fill_s, 1),
                            "index": [r[0] for r in index],
                            "index_mb": [round(r[1] / 1e6, 1) for r in index],
                            "by_ef_search": {}}
@@ -381,13 +386,17 @@ def main() -> int:
     parser.add_argument("--chunks", type=int, default=0,
                         help="only the vector half of hybrid queries at this many chunks "
                              "(no vault needed; 100k notes have ~565,000)")
+    parser.add_argument("--pg-chunks", type=int, default=0,
+                        help="chunks in pgvector for --chunks (default: as many; its index "
+                             "build needs ~1.9 kB of maintenance_work_mem a chunk)")
     parser.add_argument("--ef-search", default="40,100,200",
                         help="pgvector ef_search values for --chunks")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.chunks:
         efs = [int(v) for v in args.ef_search.split(",") if v]
-        side = bench_vector_side(args.chunks, args.dsn, efs, args.skip_pg)
+        side = bench_vector_side(args.chunks, args.dsn, efs,
+                                 0 if args.skip_pg else args.pg_chunks or args.chunks)
         print(json.dumps(side, indent=2))
         return 0
     ws = workspace(args.notes)
