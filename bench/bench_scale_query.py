@@ -231,7 +231,7 @@ def rss_mb() -> int:
 
 
 def bench_vector_side(chunks: int, dsn: str | None, efs: list[int],
-                      pg_chunks: int) -> dict[str, Any]:
+                      pg_chunks: int, embedded: bool = True) -> dict[str, Any]:
     """The vector half of a hybrid query at ``chunks`` stored sections, on both stores filled
     with the same realistic vectors (bench_ann.realistic; 100k notes of gen_corpus.py have
     ~5.6 sections each): per never-seen query, MiniLM embeds it and the store answers the
@@ -274,38 +274,66 @@ def bench_vector_side(chunks: int, dsn: str | None, efs: list[int],
                 "recall_at_10": round(found / (10 * len(qv)), 4), "load_average": load()}
 
     with tempfile.TemporaryDirectory(prefix="mindgraph-vectors-") as tmp:
-        folder = Path(tmp) / "vectors"
-        writer = EmbeddedStore(folder)
-        started = time.perf_counter()
-        writer.upsert(model, records)
-        writer.flush()
-        fill_s = time.perf_counter() - started
-        append = []
-        for run in range(5):
+        if not embedded:
+            chunks = 0
+        if chunks:
+            folder = Path(tmp) / "vectors"
+            writer = EmbeddedStore(folder)
             started = time.perf_counter()
-            writer.upsert(model, [VectorRecord(r.page, r.chunk_id, r.section_id,
-                                               f"{r.content_hash}~{run}", r.vector)
-                                  for r in records[run * 64:(run + 1) * 64]])
+            writer.upsert(model, records)
             writer.flush()
-            append.append((time.perf_counter() - started) * 1000)
-        del writer
-        before = rss_mb()
-        started = time.perf_counter()
-        reader = EmbeddedStore(folder)
-        reader.count(model)
-        out["embedded"] = {"fill_and_index_s": round(fill_s, 1),
-                           "flush_64_rows_median_ms": round(statistics.median(append), 1),
-                           "load_s": round(time.perf_counter() - started, 1),
-                           "rss_growth_on_load_mb": rss_mb() - before,
-                           "files_mb": {p.name.rsplit(".", 1)[-1]: round(
-                               p.stat().st_size / 1e6, 1) for p in folder.iterdir()
-                               if not p.name.startswith(".")},
-                           **side(reader)}
-        print(json.dumps(out["embedded"]), file=sys.stderr, flush=True)
-        del reader
+            fill_s = time.perf_counter() - started
+            append = []
+            for run in range(5):
+                started = time.perf_counter()
+                writer.upsert(model, [VectorRecord(r.page, r.chunk_id, r.section_id,
+                                                   f"{r.content_hash}~{run}", r.vector)
+                                      for r in records[run * 64:(run + 1) * 64]])
+                writer.flush()
+                append.append((time.perf_counter() - started) * 1000)
+            del writer
+            before = rss_mb()
+            started = time.perf_counter()
+            reader = EmbeddedStore(folder)
+            reader.count(model)
+            out["embedded"] = {"fill_and_index_s": round(fill_s, 1),
+                               "flush_64_rows_median_ms": round(statistics.median(append), 1),
+                               "load_s": round(time.perf_counter() - started, 1),
+                               "rss_growth_on_load_mb": rss_mb() - before,
+                               "files_mb": {p.name.rsplit(".", 1)[-1]: round(
+                                   p.stat().st_size / 1e6, 1) for p in folder.iterdir()
+                                   if not p.name.startswith(".")},
+                               **side(reader)}
+            # recall at other ef_search values (the shipped one above), and exact search's time
+            # at this size (what the store does below ann.EXACT_BELOW rows)
+            from mindgraph.stores import ann
+
+            shipped, sweep = ann.EXPANSION_SEARCH, {}
+            for ef in (128, 256, 1024):
+                ann.EXPANSION_SEARCH = ef
+                found, times = 0, []
+                for q, exact in zip(qv, truth):
+                    started = time.perf_counter()
+                    hits = reader.query(q, 10, model)
+                    times.append((time.perf_counter() - started) * 1000)
+                    found += len(exact & {int(h.page[4:-3]) * 6 + int(h.chunk_id[1:])
+                                          for h in hits})
+                sweep[ef] = {"recall_at_10": round(found / (10 * len(qv)), 4),
+                             "query_10_median_ms": round(statistics.median(times), 2)}
+            ann.EXPANSION_SEARCH = shipped
+            times = []
+            for q in qv:
+                started = time.perf_counter()
+                np.argpartition(-(x @ q), 80)[:80]
+                times.append((time.perf_counter() - started) * 1000)
+            out["embedded"].update({"shipped_ef_search": shipped, "by_ef_search": sweep,
+                                    "exact_query_median_ms": round(statistics.median(times), 2),
+                                    "load_average_after": load()})
+            print(json.dumps(out["embedded"]), file=sys.stderr, flush=True)
+            del reader
     if not pg_chunks:
         return out
-    if pg_chunks != chunks:
+    if pg_chunks != len(records):
         x = realistic(pg_chunks, seed=3)
         records = [VectorRecord(f"note{i // 6}.md", f"c{i % 6}", f"c{i % 6}", str(i), x[i])
                    for i in range(pg_chunks)]
@@ -313,8 +341,8 @@ def bench_vector_side(chunks: int, dsn: str | None, efs: list[int],
     dsn, server = pg_server(dsn)
     table = "mindgraph_vector_side_bench"
     try:
+        PgVectorStore(dsn, table=table).drop_table()   # a table left by an earlier run
         pg = PgVectorStore(dsn, table=table)
-        pg.drop_table()
         started = time.perf_counter()
         pg.upsert(model, records)       # one COPY, then the HNSW build over every row
         fill_s = time.perf_counter() - started
@@ -389,6 +417,8 @@ def main() -> int:
     parser.add_argument("--pg-chunks", type=int, default=0,
                         help="chunks in pgvector for --chunks (default: as many; its index "
                              "build needs ~1.9 kB of maintenance_work_mem a chunk)")
+    parser.add_argument("--skip-embedded", action="store_true",
+                        help="--chunks: pgvector only (run beside a --skip-pg run)")
     parser.add_argument("--ef-search", default="40,100,200",
                         help="pgvector ef_search values for --chunks")
     parser.add_argument("--json", action="store_true")
@@ -396,7 +426,8 @@ def main() -> int:
     if args.chunks:
         efs = [int(v) for v in args.ef_search.split(",") if v]
         side = bench_vector_side(args.chunks, args.dsn, efs,
-                                 0 if args.skip_pg else args.pg_chunks or args.chunks)
+                                 0 if args.skip_pg else args.pg_chunks or args.chunks,
+                                 embedded=not args.skip_embedded)
         print(json.dumps(side, indent=2))
         return 0
     ws = workspace(args.notes)
