@@ -50,7 +50,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bench_ann import query_vectors, realistic, realistic_for, unit  # noqa: E402
+from bench_ann import (exact_tops, query_vectors, realistic, realistic_for,  # noqa: E402
+                       ties_found, unit)
 from bench_rest import _free_port, _percentile, _run_httpx, _wait_ready  # noqa: E402
 from bench_vectors import CACHE, pg_server, query_texts  # noqa: E402
 
@@ -250,7 +251,7 @@ def bench_vector_side(chunks: int, dsn: str | None, efs: list[int],
     provider = LocalMiniLMProvider()
     provider.embed_queries(["warm up"])
     qv = unit(query_vectors())
-    truth = [set(np.argpartition(-(x @ q), 10)[:10].tolist()) for q in qv]
+    truth = exact_tops(x, qv)
     out: dict[str, Any] = {"chunks": chunks, "queries": len(texts), "load_average": load()}
 
     def side(store: Any) -> dict[str, Any]:
@@ -263,8 +264,8 @@ def bench_vector_side(chunks: int, dsn: str | None, efs: list[int],
             query_ms.append((time.perf_counter() - embedded) * 1000)
             embed_ms.append((embedded - started) * 1000)
             cpu_ms.append((time.process_time() - cpu) * 1000)
-            found += len(exact & {int(h.page[4:-3]) * 6 + int(h.chunk_id[1:])
-                                  for h in store.query(q, 10, model)})
+            found += ties_found(x, q, exact, [int(h.page[4:-3]) * 6 + int(h.chunk_id[1:])
+                                              for h in store.query(q, 10, model)])
         return {"embed_query_median_ms": round(statistics.median(embed_ms), 2),
                 "store_query_median_ms": round(statistics.median(query_ms), 2),
                 "store_query_p95_ms": round(_percentile(query_ms, 95), 2),
@@ -316,8 +317,8 @@ def bench_vector_side(chunks: int, dsn: str | None, efs: list[int],
                     started = time.perf_counter()
                     hits = reader.query(q, 10, model)
                     times.append((time.perf_counter() - started) * 1000)
-                    found += len(exact & {int(h.page[4:-3]) * 6 + int(h.chunk_id[1:])
-                                          for h in hits})
+                    found += ties_found(x, q, exact, [int(h.page[4:-3]) * 6 +
+                                                      int(h.chunk_id[1:]) for h in hits])
                 sweep[ef] = {"recall_at_10": round(found / (10 * len(qv)), 4),
                              "query_10_median_ms": round(statistics.median(times), 2)}
             ann.EXPANSION_SEARCH = shipped
@@ -337,7 +338,7 @@ def bench_vector_side(chunks: int, dsn: str | None, efs: list[int],
         x = realistic(pg_chunks, seed=3)
         records = [VectorRecord(f"note{i // 6}.md", f"c{i % 6}", f"c{i % 6}", str(i), x[i])
                    for i in range(pg_chunks)]
-        truth = [set(np.argpartition(-(x @ q), 10)[:10].tolist()) for q in qv]
+        truth = exact_tops(x, qv)
     dsn, server = pg_server(dsn)
     table = "mindgraph_vector_side_bench"
     try:
