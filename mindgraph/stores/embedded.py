@@ -556,17 +556,17 @@ class EmbeddedStore:
 
 def _stamp(path: Path) -> tuple[int, int] | None:
     """(mtime_ns, size) of a file, or None when it is missing."""
-    try:
-        stat = path.stat()
-    except FileNotFoundError:
-        return None
-    return stat.st_mtime_ns, stat.st_size
+    return _fields(path, "st_mtime_ns", "st_size")
 
 
 def _inode_and_size(path: Path) -> tuple[int, int] | None:
     """(inode, size) of a file, or None when it is missing."""
+    return _fields(path, "st_ino", "st_size")
+
+
+def _fields(path: Path, *names: str) -> tuple[int, int] | None:
     try:
         stat = path.stat()
     except FileNotFoundError:
         return None
-    return stat.st_ino, stat.st_size
+    return tuple(getattr(stat, name) for name in names)  # type: ignore[return-value]
