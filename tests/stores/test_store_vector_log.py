@@ -69,14 +69,20 @@ def test_a_reader_catches_up_from_the_log_without_loading_the_file_again(tmp_pat
     assert reader.hashes(MODEL) == EmbeddedStore(tmp_path / "v").hashes(MODEL)
 
 
+def written_then_appended(folder, first: int, then: int):
+    """A store flushed with ``first`` rows, then ``then`` more appended to its log: the
+    store, the log's path and its bytes."""
+    store = EmbeddedStore(folder)
+    store.upsert(MODEL, records(0, first))
+    store.flush()
+    store.upsert(MODEL, records(first, then))
+    store.flush()
+    log = files(folder)[1]
+    return store, log, log.read_bytes()
+
+
 def test_a_torn_entry_is_ignored_and_cut_off_by_the_next_writer(tmp_path):
-    store = EmbeddedStore(tmp_path / "v")
-    store.upsert(MODEL, records(0, 100))
-    store.flush()
-    store.upsert(MODEL, records(100, 5))
-    store.flush()
-    npz, log = files(tmp_path / "v")
-    whole = log.read_bytes()
+    store, log, whole = written_then_appended(tmp_path / "v", 100, 5)
     # a writer killed mid-append: the start of an entry, then nothing
     torn = vector_log.encode([("upsert", [["x.md", "lead", "lead", "h", ""]],
                                np.ones((1, DIM), dtype=np.float32))])
@@ -202,13 +208,8 @@ def test_log_entries_round_trip(tmp_path, ops):
 def test_a_reader_that_saw_an_entry_half_written_reads_it_once_it_is_whole(tmp_path):
     # the writer's append became visible at its full size before all its bytes did: the
     # reader must look again although the size will not change any more
-    writer, reader = EmbeddedStore(tmp_path / "v"), EmbeddedStore(tmp_path / "v")
-    writer.upsert(MODEL, records(0, 10))
-    writer.flush()
-    writer.upsert(MODEL, records(10, 5))
-    writer.flush()
-    npz, log = files(tmp_path / "v")
-    whole = log.read_bytes()
+    reader = EmbeddedStore(tmp_path / "v")
+    writer, log, whole = written_then_appended(tmp_path / "v", 10, 5)
     writer.upsert(MODEL, records(100, 3))
     writer.flush()
     entry = log.read_bytes()[len(whole):]
