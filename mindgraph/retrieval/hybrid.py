@@ -184,9 +184,9 @@ class HybridRetriever:
         native = self.native.start(query, fetch) if options.use_native and \
             self.native is not None else None
         if options.use_keyword:
-            words = self._keyword_query(query, degradation)
+            extra = self._keyword_query(query, degradation)
             calls["keyword"] = lambda: [(h.path, h.score, h.section_id)
-                                        for h in self.keyword.search(words, fetch)]
+                                        for h in self.keyword.search(query, fetch, extra)]
         if options.use_vector:
             if self.vector is None:
                 why = self.vector_error or "no vector store configured"
@@ -247,26 +247,29 @@ class HybridRetriever:
                     cand.found_by.append(tag)
         return candidates
 
-    def _keyword_query(self, query: str, degradation: list[str]) -> str:
-        """What BM25 searches for: the query, plus its words' translations when almost no
-        page is in its language (retrieval/translate.py; ``retrieval.translate_queries``)."""
+    def _keyword_query(self, query: str, degradation: list[str]) -> dict[str, float]:
+        """The index terms BM25 searches for beside the query's own: its words' translations
+        when almost no page is in its language (retrieval/translate.py;
+        ``retrieval.translate_queries``), each with its weight."""
         if not self.settings.translate_queries:
-            return query
+            return {}
         if self._translator is None:
             self._translator = QueryTranslator(self.pages, self.keyword, cache_dir=(
                 self._calibration_file.parent if self._calibration_file else None))
         try:
             added = self._translator.added_words(query)
+            terms = self._translator.added_terms(query)
         except Exception as exc:   # a missing or changed dictionary: search untranslated
             _note(degradation, f"query translation failed ({exc}); keyword search used the "
                                f"query's own words only")
-            return query
+            return {}
         if added:
             shown = ", ".join(added[:8]) + (", ..." if len(added) > 8 else "")
             _note(degradation, f"almost no page is in the query's language: keyword search "
-                               f"also looked for its words in {'/'.join(self._translator.targets)}"
+                               f"also looked for its words in "
+                               f"{'/'.join(self._translator.languages(query))}"
                                f" ({shown})")
-        return f"{query} {' '.join(added)}" if added else query
+        return terms
 
     def _levels(self, query: str) -> Calibration:
         """A typical query's background and best cosine on this vault (calibration.py), for

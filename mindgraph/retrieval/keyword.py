@@ -206,9 +206,11 @@ class KeywordIndex:
         """The distinct index terms of a query, in order of first appearance."""
         return list(dict.fromkeys(analyze(query, query=True)))
 
-    def search(self, query: str, limit: int = 10) -> list[KeywordHit]:
-        """The ``limit`` best pages for ``query``."""
-        scored = self._scores(query)
+    def search(self, query: str, limit: int = 10,
+               extra: Mapping[str, float] | None = None) -> list[KeywordHit]:
+        """The ``limit`` best pages for ``query`` (``extra``: more index terms, each with its
+        weight against the query's own terms' 1, e.g. a translation's)."""
+        scored = self._scores(query, extra)
         if scored is None:
             return []
         combined, page_score, best, best_row = scored
@@ -229,10 +231,11 @@ class KeywordIndex:
                                    section_score=float(best[pid]), rank=rank))
         return hits
 
-    def page_scores(self, query: str, paths: Iterable[str]) -> dict[str, float]:
+    def page_scores(self, query: str, paths: Iterable[str],
+                    extra: Mapping[str, float] | None = None) -> dict[str, float]:
         """The score ``search`` gives each of ``paths`` (0 for a page no query term matches),
         for pages it did not return."""
-        scored = self._scores(query)
+        scored = self._scores(query, extra)
         combined = scored[0] if scored is not None else None
         out: dict[str, float] = {}
         for path in paths:
@@ -241,19 +244,23 @@ class KeywordIndex:
                 else 0.0
         return out
 
-    def _scores(self, query: str
+    def _scores(self, query: str, extra: Mapping[str, float] | None = None
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
         """Per page id: combined score, page-field score, best section score, its row."""
-        terms = self.query_terms(query)
-        ids = self.vocab.lookup(terms)
+        weighted = dict.fromkeys(self.query_terms(query), 1.0)
+        for term, weight in (extra or {}).items():
+            weighted.setdefault(term, weight)
+        known = [(self.vocab.ids[t], w) for t, w in weighted.items() if t in self.vocab.ids]
+        ids = np.array([i for i, _ in known], dtype=np.int64)
+        weights = np.array([w for _, w in known]) if extra else None
         if len(ids) == 0 or not self.hashes:
             return None
         n_pids = len(self._paths)
-        page_rows = self.pages.scores(ids)
+        page_rows = self.pages.scores(ids, weights)
         page_score = np.zeros(n_pids)
         hit = page_rows > 0
         page_score[self.pages.groups[hit]] = page_rows[hit]
-        section_rows = self.sections.scores(ids)
+        section_rows = self.sections.scores(ids, weights)
         best = np.zeros(n_pids)
         best_row = np.full(n_pids, -1, dtype=np.int64)
         matched = np.flatnonzero(section_rows > 0)

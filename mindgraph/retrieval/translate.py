@@ -22,9 +22,12 @@ from collections import Counter
 from pathlib import Path
 from typing import Callable, Iterable, Mapping
 
+import numpy as np
+
 from ..page.language import page_language, query_language
 from ..page.model import Page
 from ..text import bilingual
+from ..text.cjk import CJK_RUN as _CJK_RUN
 from .analyzer import STOP_WORDS, analyze
 from .calibration import spread
 from .keyword import KeywordIndex
@@ -36,6 +39,7 @@ SAMPLE = 100             # pages whose language is read (spread over the sorted 
 _ENGLISH_WORD = re.compile(r"[a-z][a-z\-]+")
 
 
+
 def vault_languages(pages: Iterable[Page]) -> Counter[str]:
     """How many of the pages are written in each language."""
     return Counter(page_language(page) for page in pages)
@@ -45,16 +49,23 @@ class QueryTranslator:
     """Adds the translations of an English query's words for the languages of the pages."""
 
     def __init__(self, pages: Mapping[str, Page], keyword: KeywordIndex, per_word: int = 2,
+                 per_english: int = 3,
                  lookup: Callable[[str, str], tuple[str, ...]] | None = None,
-                 cache_dir: Path | None = None):
+                 cache_dir: Path | None = None,
+                 english: Callable[[str, str], tuple[str, ...]] | None = None):
         self.pages = pages
         if lookup is None:      # the dictionaries, their tables kept in this workspace's folder
             lookup = functools.partial(bilingual.translations, cache_dir=cache_dir)
+        if english is None:
+            english = functools.partial(bilingual.english, cache_dir=cache_dir)
+        self._english = english
         self._shares: dict[str, float] | None = None
         self.keyword = keyword
         self.per_word = per_word
+        self.per_english = per_english
         self._lookup = lookup
-        self._cache: dict[str, tuple[str, ...]] = {}
+        self._cache: dict[str, tuple[tuple[str, str], ...]] = {}
+        self._counts: dict[tuple[str, str], int] = {}
 
     @property
     def shares(self) -> dict[str, float]:
@@ -74,42 +85,98 @@ class QueryTranslator:
                             if share >= MIN_SHARE and lang in bilingual.LANGUAGES))
 
     def wanted(self, query: str) -> bool:
-        """True when the query is English, the pages have almost none in English, and most
-        of them are in a language a dictionary covers."""
-        return query_language(query) == "en" and self.shares.get("en", 0.0) < MIN_SHARE \
-            and bool(self.targets)
+        """True when almost no page is in the query's language and a dictionary translates
+        it into the pages' languages: an English question over pages mostly in languages a
+        dictionary covers, or a Chinese or Japanese one over pages at least a tenth English."""
+        return bool(self.languages(query))
+
+    def languages(self, query: str) -> tuple[str, ...]:
+        """The languages the query's words are translated into (none: it needs none)."""
+        lang = query_language(query)
+        if self.shares.get(lang, 0.0) >= MIN_SHARE:
+            return ()
+        if lang == "en":
+            return self.targets
+        if lang in bilingual.LANGUAGES and self.shares.get("en", 0.0) >= MIN_SHARE:
+            return ("en",)
+        return ()
 
     def added_words(self, query: str) -> tuple[str, ...]:
         """The translations added to ``query`` (none when it needs none)."""
-        if not self.wanted(query):
+        return tuple(dict.fromkeys(word for word, _ in self._translation(query)))
+
+    def added_terms(self, query: str) -> dict[str, float]:
+        """The index terms of the translations added to ``query``, each with its weight
+        against the query's own words' 1: an English word's translations share one word's
+        weight (two chosen: half each), so a word the dictionary gives many senses for
+        counts no more than a word it gives one."""
+        return {term: 1.0 for word, lang in self._translation(query)
+                for term in _terms(word, lang)}
+
+    def _translation(self, query: str) -> tuple[tuple[str, str], ...]:
+        languages = self.languages(query)
+        if not languages:
             return ()
         found = self._cache.get(query)
         if found is None:
-            found = self._cache[query] = tuple(dict.fromkeys(
-                word for lang in self.targets for word in self._translate(query, lang)))
+            found = self._cache[query] = tuple(self._into_english(query)) \
+                if languages == ("en",) else tuple(
+                    pair for lang in languages for pair in self._translate(query, lang))
             if len(self._cache) > 1024:
                 self._cache.clear()
         return found
 
-    def _translate(self, query: str, lang: str) -> list[str]:
+    def _translate(self, query: str, lang: str) -> list[tuple[str, str]]:
         words = [w for w in _ENGLISH_WORD.findall(query.lower()) if w not in STOP_WORDS]
         phrases = [f"{a} {b}" for a, b in zip(words, words[1:])]
-        out: list[str] = []
+        out: list[tuple[str, str]] = []
         for phrase in dict.fromkeys(phrases + words):
-            out += self._best(self._lookup(phrase, lang), lang)
+            out += [(word, lang) for word in
+                    self._best(self._lookup(phrase, lang), lang, self.per_word)]
         return out
 
-    def _best(self, candidates: tuple[str, ...], lang: str) -> list[str]:
-        """The ``per_word`` candidates that the most pages contain (all their terms known)."""
+    def _into_english(self, query: str) -> list[tuple[str, str]]:
+        """A Chinese or Japanese question's words (and pairs of adjacent words, which the
+        segmenter may have cut from one dictionary word) in English."""
+        lang = query_language(query)
+        words = [t for t in analyze(query, query=True, lang=lang) if _CJK_RUN.fullmatch(t)]
+        pairs = [a + b for a, b in zip(words, words[1:])]
+        out: list[tuple[str, str]] = []
+        for word in dict.fromkeys(pairs + words):
+            out += [(english, "en") for english in
+                    self._best(self._english(word, lang), "en", self.per_english)]
+        return out
+
+    def _best(self, candidates: tuple[str, ...], lang: str, keep: int) -> list[str]:
+        """The ``keep`` candidates that the most pages contain whole."""
         ranked = []
         for order, word in enumerate(candidates):
+            pages = self._pages_with(word, lang)
+            if pages:
+                ranked.append((-pages, order, word))
+        return [word for _, _, word in sorted(ranked)[:keep]]
+
+    def _pages_with(self, word: str, lang: str) -> int:
+        """How many pages hold every index term of ``word`` (0: some term in none). A word
+        the analyser cuts in parts counts the pages that have them all, not the rarest part's
+        (注意書き, cut into 注意 + 書き, counted as common as 書き and beat ノート for "note")."""
+        found = self._counts.get((word, lang))
+        if found is None:
             terms = _terms(word, lang)
             ids = self.keyword.vocab.lookup(list(terms))
             if not terms or len(ids) != len(terms):
-                continue
-            pages = min(self.keyword.pages.document_frequency(int(i)) for i in ids)
-            ranked.append((-pages, order, word))
-        return [word for _, _, word in sorted(ranked)[: self.per_word]]
+                found = 0
+            elif len(ids) == 1:
+                found = self.keyword.pages.document_frequency(int(ids[0]))
+            else:
+                rows = np.ones(self.keyword.pages.n_rows, dtype=bool)
+                for term_id in ids:
+                    rows &= self.keyword.pages.scores(np.array([term_id])) > 0
+                found = len(set(self.keyword.pages.groups[rows].tolist()))
+            if len(self._counts) > 65536:
+                self._counts.clear()
+            self._counts[(word, lang)] = found
+        return found
 
 
 @functools.lru_cache(maxsize=65536)

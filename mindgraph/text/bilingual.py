@@ -111,11 +111,13 @@ def _japanese(path: Path) -> dict[str, list[str]]:
 
 
 _TABLES: dict[str, dict[str, tuple[str, ...]]] = {}   # lang → its table, once per process
+_ENGLISH: dict[str, dict[str, tuple[str, ...]]] = {}  # lang → the table read forwards
 
 
 def forget_tables() -> None:
     """Drop the tables held in memory (the next lookup reads its workspace's kept copy)."""
     _TABLES.clear()
+    _ENGLISH.clear()
 
 
 def dictionary(lang: str, cache_dir: Path | None = None) -> dict[str, tuple[str, ...]]:
@@ -169,6 +171,20 @@ def translations(phrase: str, lang: str, cache_dir: Path | None = None) -> tuple
         if found:
             return found
     return ()
+
+
+def english(word: str, lang: str, cache_dir: Path | None = None) -> tuple[str, ...]:
+    """The English words and two-word phrases the ``lang`` dictionary gives for a Chinese or
+    Japanese ``word`` (删除 → delete, erase, ...); () when it has none. The table is the one
+    ``dictionary`` reads backwards, turned round once per process."""
+    table = _ENGLISH.get(lang)
+    if table is None:
+        forward: dict[str, list[str]] = {}
+        for key, words in dictionary(lang, cache_dir).items():
+            for word_ in words:
+                forward.setdefault(word_, []).append(key)
+        table = _ENGLISH[lang] = {w: tuple(keys) for w, keys in forward.items()}
+    return table.get(word, ())
 
 
 def _base_forms(word: str) -> list[str]:

@@ -159,3 +159,28 @@ def test_cross_lingual_asks_other_languages_over_one_languages_pages(tmp_path):
     text = CliRunner().invoke(cli, ["bench", str(questions), "-C", str(tmp_path),
                                     "--methods", "keyword", "--cross-lingual", "ja"]).stdout
     assert "over the 2 ja pages" in text and "(cross-lingual)" in text
+
+
+def test_cross_lingual_into_english_translates_the_questions_words(tmp_path):
+    """The other direction: a Japanese question over the English pages only; its words are
+    looked up in JMdict (データセンター → data center), so BM25 finds the English twin."""
+    for name, text in TRANSLATED.items():
+        (tmp_path / "wiki" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "wiki" / name).write_text(text)
+    questions = tmp_path / "q.jsonl"
+    questions.write_text(json.dumps({"id": "j1", "query": "データセンターを選ぶには",
+                                     "relevant": ["ja/Syncリージョン.md"], "lang": "ja"},
+                                    ensure_ascii=False))
+
+    def keyword(translate: str) -> dict:
+        (tmp_path / "mindgraph.yml").write_text(
+            f"embedding:\n  provider: hashing\n  dimension: 64\n"
+            f"retrieval:\n  translate_queries: {translate}\n")
+        result = CliRunner().invoke(cli, ["bench", str(questions), "-C", str(tmp_path),
+                                          "--methods", "keyword", "--cross-lingual", "en",
+                                          "--json"])
+        assert result.exit_code == 0, result.output
+        return json.loads(result.stdout)["methods"][0]["by_lang"]["ja"]
+
+    assert keyword("true")["hit1"] == 1.0
+    assert keyword("false")["mrr10"] == 0.0

@@ -109,3 +109,55 @@ def test_each_workspace_keeps_the_tables_in_its_own_state_folder(tmp_path):
     assert "删除" in asks.added_words(QUERY)
     assert (first / "bilingual-zh.json").is_file()
     assert not second.exists()
+
+
+ENGLISH = {
+    "en/Delete.md": "# Delete a note\n\nRight-click the note in the file list and delete it.\n",
+    "en/Sync.md": "# Sync\n\nSync keeps your vault the same on every device.\n",
+    "en/Canvas.md": "# Canvas\n\nAn infinite board for cards.\n",
+}
+
+
+def test_a_chinese_or_japanese_question_finds_the_english_page(tmp_path):
+    """The other direction: over a vault of English pages, a Chinese or Japanese question's
+    words are looked up forwards in the same dictionaries (删除 → delete)."""
+    data = _hybrid(_workspace(tmp_path, ENGLISH), "如何删除笔记")
+    assert data["results"][0]["page"] == "en/Delete.md"
+    assert data["results"][0]["sources"].get("keyword")
+    notes = [d for d in data["degradation"] if "looked for its words in en" in d]
+    assert notes and "delete" in notes[0]
+    assert _hybrid(_workspace(tmp_path, ENGLISH), "無限のキャンバスとは")["results"][0][
+        "page"] == "en/Canvas.md"
+    off = _hybrid(_workspace(tmp_path / "off", ENGLISH, "  translate_queries: false\n"),
+                  "如何删除笔记")
+    assert not any("keyword" in r.get("sources", {}) for r in off["results"])
+
+
+def test_a_dictionary_word_counts_the_pages_that_hold_all_of_it():
+    """A dictionary word the analyser cuts in two (データ保管 → データ + 保管) is the vault's
+    word only where a page has both parts: pages that have each part apart do not make it
+    the word for "storage" over one that pages contain whole (JMdict gave 注意書き, cut into
+    注意 + 書き, before ノート for "note")."""
+    pages = {f"ja/{i}.md": f"# 項目{i}\n\nファイルを保管します。\n" if i % 2 else
+             f"# 項目{i}\n\nデータを送ります。\n" for i in range(6)}
+    pages.update({f"ja/ストレージ{i}.md": "# ストレージ\n\nストレージを選びます。\n"
+                  for i in range(2)})
+    parsed = {path: parse_page(text, path) for path, text in pages.items()}
+    translator = QueryTranslator(parsed, KeywordIndex.build(parsed.values()), per_word=1,
+                                 lookup=lambda word, lang: ("データ保管", "ストレージ"))
+    assert translator.added_words("storage") == ("ストレージ",)
+
+
+def test_translated_terms_are_searched_with_their_weights():
+    """BM25 searches the translations' index terms beside the query's own (as the question's
+    words weigh: 1), and a term weighed less scores less."""
+    parsed = {p: parse_page(t, p) for p, t in PAGES.items() if p.startswith("zh/")}
+    index = KeywordIndex.build(parsed.values())
+    translator = QueryTranslator(parsed, index,
+                                 lookup=lambda word, lang: {"delete": ("删除",)}.get(word, ()))
+    assert translator.added_terms(QUERY) == {"删除": 1.0}
+    full = {h.path: h.score for h in index.search("x", 5, {"删除": 1.0, "笔记": 1.0})}
+    half = {h.path: h.score for h in index.search("x", 5, {"删除": 1.0, "笔记": 0.5})}
+    assert half["zh/模板.md"] < full["zh/模板.md"]        # found by 笔记 alone
+    assert index.page_scores("x", ["zh/模板.md"], {"删除": 1.0, "笔记": 0.5}) == {
+        "zh/模板.md": half["zh/模板.md"]}
