@@ -13,6 +13,7 @@ subject, not a topic ("Obsidian" in the Obsidian help): it is generic and never 
 from __future__ import annotations
 
 import copy
+import posixpath
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -110,6 +111,7 @@ class TitleIndex:
         limit = max(GENERIC_MIN_NOTES, GENERIC_SHARE * notes)
         other = copy.copy(self)
         other.generic = frozenset(t for t, n in df.items() if n > limit)
+        other.__dict__.pop("_term_bases", None)     # they say which terms are generic
         return other
 
     def scan_mentions(self, text: str) -> tuple[str, ...]:
@@ -121,7 +123,12 @@ class TitleIndex:
         """One regex matching any term at phrase boundaries (longest term first)."""
         if not self.terms:
             return None
-        return re.compile(rf"(?<!{_WORD})(?:{_trie_regex(self.terms)})(?!{_WORD})", re.I)
+        # The lookahead for a term's first character first: most positions of a text fail it
+        # in one step, instead of in the lookbehind and every branch of the trie (2x faster
+        # over the Obsidian Help vault, the same matches).
+        first = "".join(sorted({re.escape(t[0]) for t in self.terms}))
+        return re.compile(rf"(?=[{first}])(?<!{_WORD})(?:{_trie_regex(self.terms)})(?!{_WORD})",
+                          re.I)
 
     def mentions(self, text: str) -> list[re.Match[str]]:
         """Every term occurrence in ``text`` (no code or link masking: an over-estimate)."""
@@ -158,6 +165,38 @@ class TitleIndex:
             else:
                 parts.append(f"{term}\t{target}\t{self.link_target(target, source_path)}")
         return sha256_text("\n".join(parts))
+
+
+    def links_basis(self, mentions: Iterable[str], source_path: str) -> str:
+        """A digest of everything ``links_digest(mentions, source_path)`` reads, cheap to
+        compute: per mentioned term whether it is generic, the pages it names and, per page,
+        every page its link text could resolve to (those sharing its file name). While it is
+        equal the links digest is too, so an unchanged note's digest is not recomputed."""
+        bases = self._term_bases
+        parts = [source_path]
+        for term in sorted(set(mentions)):
+            basis = bases.get(term)
+            if basis is None:
+                basis = bases[term] = self._term_basis(term)
+            parts.append(basis)
+        return sha256_text("\n".join(parts))
+
+    @cached_property
+    def _term_bases(self) -> dict[str, str]:
+        return {}
+
+    def _term_basis(self, term: str) -> str:
+        key = " ".join(term.split()).lower()
+        if key in self.generic:
+            return f"{term}\t!"
+        rows = [term]
+        for path in self.terms.get(key, ()):
+            stem = self.entries[path].stem if path in self.entries else path
+            # the keys LinkResolver.resolve_target looks the link text up by
+            name = posixpath.normpath(stem.strip().replace("\\", "/").lstrip("/") or ".").lower()
+            names = sorted({stem.lower(), name, name.removesuffix(".md")})
+            rows.append(path + "=" + ";".join(",".join(self.resolver.named(n)) for n in names))
+        return "\t".join(rows)
 
 
 def _trie_regex(words: Iterable[str]) -> str:

@@ -32,6 +32,8 @@ class RawFile:
     size: int = 0
     mtime: float = 0.0
     held: bool = False        # a note left out by a scan limit: its page and record stay
+    mtime_ns: int = 0         # exact mtime and ctime: with the size, they tell an unchanged
+    ctime_ns: int = 0         # note without reading it (notes.py)
 
 
 class NoteReadError(Exception):
@@ -88,7 +90,8 @@ def _classify(entry: os.DirEntry, rel: str, excluded: set[Path],
         return RawFile(rel, False, f"not a note ({suffix}): only .md, .markdown and .txt files "
                                    f"are compiled; attachments stay in raw/.",
                        info.st_size, info.st_mtime)
-    return RawFile(rel, True, "", info.st_size, info.st_mtime)
+    return RawFile(rel, True, "", info.st_size, info.st_mtime, mtime_ns=info.st_mtime_ns,
+                   ctime_ns=info.st_ctime_ns)
 
 
 def _symlink_reason(path: Path) -> str:

@@ -13,7 +13,10 @@ A record's ``key`` is the SHA-256 of the note's content hash plus the compiler's
 (provider, model, prompt version and a digest of everything that shapes the prompt: templates,
 limits, ``compile.language``, ``compile.domain``) and the version of the date rules with the
 note's git dates, so a new model, prompt, setting or way of dating notes recompiles, and so
-does a first commit. The file is replaced
+does a first commit. ``stat`` is the raw file's size, mtime and ctime when it was read: a note
+with the same stat is not read again (ingest/notes.py). ``links_basis`` is a cheap digest
+of the index entries ``links`` depends on: while it is equal, ``links`` is not recomputed.
+The file is replaced
 atomically (temp file, fsync, rename): a crash leaves the previous state or the next, never a
 torn one; a run killed mid-move finds the same pair again and finishes it (moves.py).
 """
@@ -61,6 +64,8 @@ class FileState:
     error: str = ""
     signature: str = ""       # MinHash of the note's word shingles (tells a moved note)
     moved_from: str = ""      # raw path this note is moving from (until it is ingested)
+    stat: str = ""            # "size/mtime_ns/ctime_ns" when read ("": read it next time)
+    links_basis: str = ""     # TitleIndex.links_basis when ``links`` was last found equal
 
     def to_json(self) -> dict[str, Any]:
         """Compact JSON form (empty fields left out)."""
@@ -77,6 +82,12 @@ class IngestState:
         self.files: dict[str, FileState] = dict(files or {})
         # old wiki page → {"page": new wiki page, ...}: see moves.py
         self.moves: dict[str, dict[str, Any]] = dict(moves or {})
+        self.dirty = False          # records changed since the last load or save
+        self._ingested_at: dict[str, set[str]] = {}     # wiki page → raw notes ingested to it
+        self._encoded: dict[str, tuple[FileState, str]] = {}   # path → (record, its JSON)
+        for path, record in self.files.items():
+            self._reindex(path, None, record)
+        self._saved_moves = json.dumps(self.moves, sort_keys=True)
 
     @classmethod
     def load(cls, path: Path) -> "IngestState":
@@ -109,13 +120,35 @@ class IngestState:
             data["moves"] = {p: self.moves[p] for p in sorted(self.moves)}
         return data
 
+    @property
+    def changed(self) -> bool:
+        """True when the records or the moves differ from the file (saving would change it)."""
+        return self.dirty or json.dumps(self.moves, sort_keys=True) != self._saved_moves
+
     def save(self) -> None:
-        """Atomically replace the state file."""
-        text = json.dumps(self.to_json(), ensure_ascii=False, sort_keys=True,
-                          separators=(",", ":"))
-        # One record per line: small diffs, readable, and still fast to write.
-        text = text.replace('},"', '},\n"')
+        """Atomically replace the state file: one record per line (small diffs, readable).
+
+        Each record's JSON is kept from the last save while the record is the same object
+        (records are frozen), so a save of a large state encodes only what changed: a first
+        run of 10,000 notes saved every record again on each of its saves."""
+        encoded = self._encoded
+        lines = []
+        for path in sorted(self.files):
+            record = self.files[path]
+            cached = encoded.get(path)
+            if cached is None or cached[0] is not record:
+                cached = encoded[path] = (record, _dumps(path) + ":" + _dumps(record.to_json()))
+            lines.append(cached[1])
+        for path in [p for p in encoded if p not in self.files]:
+            del encoded[path]
+        text = '{"files":{' + ",\n".join(lines) + "}"
+        if self.moves:
+            text += ',\n"moves":' + _dumps({p: self.moves[p] for p in sorted(self.moves)}
+                                          ).replace('},"', '},\n"')
+        text += f',\n"version":{STATE_VERSION}}}'
         atomic_write_bytes(self.path, (text + "\n").encode("utf-8"))
+        self.dirty = False
+        self._saved_moves = json.dumps(self.moves, sort_keys=True)
 
     def get(self, path: str) -> FileState | None:
         """The record of one raw note, or None."""
@@ -131,20 +164,49 @@ class IngestState:
         base = old if old is not None else FileState(status)
         record = replace(base, status=status, **changes)
         self.files[path] = record
+        self._reindex(path, old, record)
+        self.dirty = True
         return record
 
     def refresh(self, path: str, **changes: Any) -> FileState:
         """Update bookkeeping fields of a record without changing its status."""
-        record = replace(self.files[path], **changes)
-        self.files[path] = record
+        old = self.files[path]
+        record = replace(old, **changes)
+        if record != old:
+            self.files[path] = record
+            self._reindex(path, old, record)
+            self.dirty = True
         return record
 
     def drop(self, path: str) -> None:
         """Forget a raw note that no longer exists."""
-        self.files.pop(path, None)
+        old = self.files.pop(path, None)
+        if old is not None:
+            self._reindex(path, old, None)
+            self.dirty = True
+
+    def ingested_elsewhere(self, path: str, wiki_path: str) -> bool:
+        """True when a note other than ``path`` is ingested to ``wiki_path`` (so that page is
+        not this note's to remove); a lookup, not a scan of every record."""
+        owners = self._ingested_at.get(wiki_path, ())
+        return any(owner != path for owner in owners)
+
+    def _reindex(self, path: str, old: FileState | None, new: FileState | None) -> None:
+        if old is not None and old.status == "ingested" and old.wiki:
+            owners = self._ingested_at.get(old.wiki)
+            if owners is not None:
+                owners.discard(path)
+                if not owners:
+                    del self._ingested_at[old.wiki]
+        if new is not None and new.status == "ingested" and new.wiki:
+            self._ingested_at.setdefault(new.wiki, set()).add(path)
 
 
 _FIELDS = tuple(f.name for f in fields(FileState))
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
 def _move(raw: Any) -> dict[str, Any]:
@@ -159,4 +221,5 @@ def _record(raw: Any) -> FileState:
     fields = {k: v for k, v in raw.items() if k in FileState.__dataclass_fields__}
     fields["aliases"] = tuple(str(a) for a in fields.get("aliases", ()))
     fields["mentions"] = tuple(str(a) for a in fields.get("mentions", ()))
+    fields["stat"] = str(fields.get("stat", ""))
     return FileState(**fields)

@@ -26,11 +26,15 @@ class WikiWriter:
         self.raw_dir = Path(raw_dir).resolve()
         self.max_bytes = max_bytes      # limits.max_page_bytes: a larger page is never read
         self.dirty = False
+        self._real_folders: dict[Path, Path] = {}   # resolved once per folder per run
 
     def path(self, wiki_path: str) -> Path:
         """Absolute path of a page, after checking it stays in wiki/ and out of raw/."""
         target = (self.wiki_dir / wiki_path)
-        real = target.parent.resolve() / target.name
+        folder = self._real_folders.get(target.parent)
+        if folder is None:
+            folder = self._real_folders[target.parent] = target.parent.resolve()
+        real = folder / target.name
         # wiki/ may sit inside raw/ (scans leave it out), never the other way round.
         inside_raw = real.is_relative_to(self.raw_dir) and \
             not self.wiki_dir.is_relative_to(self.raw_dir)
@@ -51,10 +55,11 @@ class WikiWriter:
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError, UnreadableFile):
             return None     # a FIFO where the page belongs: the write replaces it
 
-    def write(self, wiki_path: str, data: bytes) -> None:
-        """Replace a page atomically (skipped when the bytes are already there)."""
+    def write(self, wiki_path: str, data: bytes, current: bytes | None = b"") -> None:
+        """Replace a page atomically (skipped when the bytes are already there; ``current``:
+        the page's bytes as the caller just read them, None when there is none)."""
         target = self.path(wiki_path)
-        if self.read(wiki_path) == data:
+        if (self.read(wiki_path) if current == b"" else current) == data:
             return
         # make_durable flushes them later
         atomic_write_bytes(target, data, durable=False, shared=True)
@@ -68,6 +73,7 @@ class WikiWriter:
         except FileNotFoundError:
             return
         self.dirty = True
+        self._real_folders.clear()      # the folders it empties go
         folder = target.parent
         while folder != self.wiki_dir and folder.is_relative_to(self.wiki_dir):
             try:

@@ -68,6 +68,10 @@ class LinkResolver:
             if len(targets) == 1:
                 self._moved.setdefault(name, next(iter(targets)))
 
+    def named(self, name: str) -> tuple[str, ...]:
+        """The paths whose file name (without .md, any case) is ``name`` (lower case)."""
+        return tuple(self._by_name.get(name, ()))
+
     def resolve(self, link: Link, source_path: str) -> Resolution:
         """Resolve one link written in the page at ``source_path``."""
         if link.is_self:

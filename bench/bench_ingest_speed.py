@@ -1,0 +1,113 @@
+"""Offline `mindgraph ingest` from scratch and re-run with nothing changed, ours beside a
+baseline, each in a fresh process as a person waits for it (issue 20).
+
+    python bench/bench_ingest_speed.py                               # the Obsidian Help vault
+    python bench/bench_ingest_speed.py --baseline /tmp/main/.venv/bin/python --runs 5
+    python bench/bench_ingest_speed.py --notes 10000 --runs 1        # a bench/gen_corpus.py vault
+
+Every run gets its own copy of the vault (made before any run starts, and at least two
+seconds before it, so no note is "racy": see mindgraph/ingest/notes.py). Runs are interleaved
+(ours, baseline, ours, ...); the medians of the wall time and of the CPU time (user + system
+of the child: on a loaded machine the wall time is mostly waiting for a core) are printed
+with the load average. Targets (idle machine): >= 500 files/s from scratch on the vault,
+no-op <= 0.3 s on the vault and <= 10 s at 100,000 notes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+VAULT = ROOT.parent / "shared" / "corpora" / "obsidian-help"
+sys.path.insert(0, str(ROOT / "bench"))
+
+
+def timed(python: str, workspace: Path) -> tuple[float, float, dict]:
+    """(wall s, CPU s, the report) of one `mindgraph ingest --json` in a new process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    done = subprocess.run([python, "-m", "mindgraph", "ingest", "-C", str(workspace), "--json"],
+                          capture_output=True, text=True, cwd=workspace)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode not in (0, 1):
+        sys.exit(f"{python}: ingest failed ({done.returncode}):\n{done.stderr[-2000:]}")
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return wall, cpu, json.loads(done.stdout)
+
+
+def workspaces(tmp: Path, names: list[str], notes: int) -> dict[str, Path]:
+    """A fresh workspace per name: a copy of the vault (or of one generated vault)."""
+    source = VAULT
+    config = None
+    if notes:
+        import gen_corpus
+
+        gen_corpus.main(["--notes", str(notes), "--seed", "1", "--workspace",
+                         str(tmp / "source")])
+        source, config = tmp / "source" / "raw", tmp / "source" / "mindgraph.yml"
+    out = {}
+    for name in names:
+        base = tmp / name
+        shutil.copytree(source, base / "raw", symlinks=True)
+        if config is not None:
+            shutil.copy2(config, base / "mindgraph.yml")
+        out[name] = base
+    time.sleep(2.1)     # no copied note is within ingest's racy window
+    return out
+
+
+def main() -> None:
+    """Run and print the medians as JSON."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--baseline", help="another checkout's python (e.g. main's venv)")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--noop-runs", type=int, default=5, help="no-op re-runs per workspace")
+    parser.add_argument("--notes", type=int, default=0,
+                        help="a gen_corpus.py vault of this many notes instead of the vault")
+    args = parser.parse_args()
+    pythons = {"ours": sys.executable, **({"baseline": args.baseline} if args.baseline else {})}
+    figures: dict = {n: {"scratch wall": [], "scratch cpu": [], "noop wall": [], "noop cpu": []}
+                     for n in pythons}
+    loads: list[float] = []
+    notes_done = 0
+    with tempfile.TemporaryDirectory(prefix="mindgraph-ingest-speed-") as tmp:
+        names = [f"{name}{run}" for run in range(args.runs) for name in pythons]
+        spaces = workspaces(Path(tmp), names, args.notes)
+        for run in range(args.runs):
+            for name, python in pythons.items():
+                loads.append(os.getloadavg()[0])
+                wall, cpu, report = timed(python, spaces[f"{name}{run}"])
+                notes_done = report["ingested"] + report["failed"]
+                figures[name]["scratch wall"].append(wall)
+                figures[name]["scratch cpu"].append(cpu)
+        for _ in range(args.noop_runs):
+            for name, python in pythons.items():
+                loads.append(os.getloadavg()[0])
+                wall, cpu, report = timed(python, spaces[f"{name}0"])
+                assert report["ingested"] == 0, report
+                figures[name]["noop wall"].append(wall)
+                figures[name]["noop cpu"].append(cpu)
+    out: dict = {"notes": notes_done, "runs": args.runs, "noop_runs": args.noop_runs}
+    for name, steps in figures.items():
+        medians = {step: round(statistics.median(v), 3) for step, v in steps.items()}
+        medians["files/s (wall)"] = round(notes_done / medians["scratch wall"], 1)
+        medians["files/s (cpu)"] = round(notes_done / medians["scratch cpu"], 1)
+        out[name] = medians
+    out["load_median"] = round(statistics.median(loads), 1)
+    out["load_range"] = [round(min(loads), 1), round(max(loads), 1)]
+    print(json.dumps(out, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,178 @@
+"""The second half of a run (pipeline.py plans it): remove the pages of gone notes, record
+the pending notes, compile them and write each page, saving the state as it goes."""
+
+from __future__ import annotations
+
+import contextlib
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from typing import Any, Iterator
+
+from ..errors import IngestError
+from ..trust.carry import carry_record, without_record
+from .index import TitleIndex
+from .moves import carry_created, prune_moves, record_move, signature
+from .notes import Note
+from .removal import page_sha256, removal_verdict, written_by_us
+from .report import FileOutcome
+
+
+class ApplySteps:
+    """What a run does once planned; mixed into pipeline._Run, whose state and helpers
+    (_commit, _tick, _parse, _key, _input, _links_index) it uses."""
+
+    # provided by pipeline._Run
+    state: Any
+    wiki: Any
+    overlay: Any
+    compiler: Any
+    settings: Any
+    reader: Any
+    outcomes: list[FileOutcome]
+
+    def _apply(self, todo: list[Note], gone: list[str], index: TitleIndex, total: int) -> None:
+        done = 0
+        for path in gone:
+            self._remove(path)
+            done += 1
+            self._tick(done, total, path)
+            self._commit()
+        for note in todo:
+            self._parse(note)
+            self.state.transition(note.file.path, "pending", sha256=note.sha256,
+                                  key=self._key(note) if note.sha256 else "",
+                                  compiler=self.compiler.identity, title=note.title,
+                                  aliases=note.aliases, moved_from=note.moved_from,
+                                  **self.reader.stat(note))
+        self._commit(final=True)
+        ready = []
+        for note in todo:
+            if note.error:
+                self._fail(note, note.error)
+                done += 1
+                self._tick(done, total, note.file.path)
+            else:
+                ready.append(note)
+        for note, (ok, result) in self._compiled(ready, index):
+            if ok:
+                self._store(note, result, index)
+            else:
+                self._fail(note, result)
+            done += 1
+            self._tick(done, total, note.file.path)
+            self._commit()
+        prune_moves(self.state.moves, [r.wiki for r in self.state.files.values() if r.wiki])
+
+    def _compiled(self, notes: list[Note],
+                  index: TitleIndex) -> Iterator[tuple[Note, tuple[bool, str]]]:
+        """(note, (True, page text) or (False, error)): in note order when compiling in this
+        thread, in order of completion with a pool of workers (LLM calls)."""
+        def one(note: Note) -> tuple[bool, str]:
+            try:
+                return True, self.compiler.compile(self._input(note),
+                                                   self._links_index(note, index)).text
+            except IngestError as exc:
+                return False, str(exc)
+            except Exception as exc:  # noqa: BLE001 - a compiler bug fails one note, not all
+                return False, (f"{note.file.path}: internal error while compiling "
+                               f"({type(exc).__name__}: {exc}); please report it.")
+
+        workers = max(1, int(getattr(self.compiler, "concurrency", 1)))
+        if workers == 1 or len(notes) <= 1:
+            for note in notes:
+                yield note, one(note)
+            return
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ingest") as pool:
+            futures = {pool.submit(one, note): note for note in notes}
+            try:
+                for future in as_completed(futures):
+                    yield futures[future], future.result()
+            except BaseException:
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
+
+    def _store(self, note: Note, text: str, index: TitleIndex) -> None:
+        record = self.state.get(note.file.path)
+        current = None
+        with contextlib.suppress(IngestError):      # write() below says why it cannot be
+            current = self.wiki.read(note.wiki_path)
+        text = self.overlay.apply(note.wiki_path, text)
+        source = current
+        old = self.state.get(note.moved_from) if note.moved_from else None
+        if old is not None:
+            # the old page, or (a run killed after removing it) the new page written from it
+            with contextlib.suppress(IngestError):
+                source = self.wiki.read(old.wiki) or current
+            text = carry_created(source, text)
+        data = carry_record(source, text, note.wiki_path, (note.moved_from, note.file.path)
+                            ).encode("utf-8")
+        limit = self.settings.limits.max_page_bytes
+        if len(data) > limit:
+            self._fail(note, f"{note.file.path}: its compiled page would be {len(data):,} bytes, "
+                             f"over limits.max_page_bytes ({limit:,}), so no command could read "
+                             f"it; not written. Split the note or raise limits.max_page_bytes.")
+            return
+        reason = ""
+        if record is not None and record.wiki_sha256 and record.wiki == note.wiki_path:
+            if current is not None and page_sha256(current) != record.wiki_sha256 \
+                    and without_record(current) != without_record(data):
+                reason = (f"replaced wiki/{note.wiki_path}, which had been edited by hand "
+                          f"(the raw note changed, and raw/ is the source of truth).")
+        try:
+            self.wiki.write(note.wiki_path, data, current=current)
+        except IngestError as exc:
+            self._fail(note, f"{note.file.path}: {exc}")
+            return
+        except OSError as exc:
+            self._fail(note, f"{note.file.path}: cannot write wiki/{note.wiki_path} "
+                             f"({exc.strerror or exc}); check permissions and free space.")
+            return
+        links = basis = ""
+        if self.compiler.links_in_key:
+            links_index = self._links_index(note, index)
+            links = links_index.links_digest(note.mentions, note.wiki_path)
+            basis = links_index.links_basis(note.mentions, note.wiki_path)
+        if old is not None:
+            self._finish_move(note, old)
+            reason = f"moved from {note.moved_from} ({note.move_how}). {reason}".strip()
+        self.state.transition(note.file.path, "ingested", wiki=note.wiki_path,
+                              wiki_sha256=page_sha256(data), links=links, links_basis=basis,
+                              mentions=note.mentions, terms=index.terms_digest, error="",
+                              moved_from="", signature=note.signature or signature(note.text))
+        self.outcomes.append(FileOutcome(note.file.path, "moved" if old else "ingested",
+                                         reason, note.wiki_path))
+
+    def _finish_move(self, note: Note, old: Any) -> None:
+        """After the moved note's page is written: the old page goes (or is kept and marked,
+        if edited by hand), its record too, and the move is remembered. A run killed in
+        between redoes this from the new page (see _store)."""
+        if old.wiki.casefold() != note.wiki_path.casefold() \
+                and not self.state.ingested_elsewhere(note.moved_from, old.wiki):
+            data = self.wiki.read(old.wiki)
+            if data is not None:
+                if written_by_us(data, old):
+                    self.wiki.remove(old.wiki)
+                else:
+                    self.wiki.mark_source_deleted(old.wiki, data)
+        record_move(self.state.moves, old.wiki, note.wiki_path, title=old.title,
+                    raw=note.file.path, from_raw=note.moved_from, how=note.move_how)
+        self.state.drop(note.moved_from)
+
+    def _fail(self, note: Note, error: str) -> None:
+        changes: dict[str, Any] = {"error": error}
+        if not note.wiki_path:      # lost a name collision: it owns no wiki page
+            changes.update(wiki="", wiki_sha256="")
+        self.state.transition(note.file.path, "failed", **changes)
+        self.outcomes.append(FileOutcome(note.file.path, "failed", error, note.wiki_path))
+
+    def _remove(self, path: str) -> None:
+        record = self.state.files[path]
+        status, reason = removal_verdict(self.wiki, self.state, path, record)
+        if record.wiki and not self.state.ingested_elsewhere(path, record.wiki):
+            data = self.wiki.read(record.wiki)
+            if data is not None:
+                if status == "removed":
+                    self.wiki.remove(record.wiki)
+                else:
+                    self.wiki.mark_source_deleted(record.wiki, data)
+        self.state.drop(path)
+        self.outcomes.append(FileOutcome(path, status, reason, record.wiki))

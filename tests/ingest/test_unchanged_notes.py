@@ -1,0 +1,183 @@
+"""A re-run with nothing changed reads no note, recomputes no links digest and does not
+rewrite the state (issue 20: no-op ingest <= 0.3 s on the vault, <= 10 s at 100k); whatever
+changes a note's bytes is still seen."""
+
+import os
+import subprocess
+import sys
+
+from mindgraph.ingest import STATE_FILENAME, IngestState, run_ingest
+from mindgraph.ingest import index as index_mod
+from mindgraph.ingest.index import IndexEntry, TitleIndex
+from mindgraph.ingest.notes import RACY_NS
+
+from ingest_helpers import read_wiki, tree_hashes
+
+OLD = 1_600_000_000     # an mtime long before the run: not "racy"
+
+
+def age(path):
+    """Give ``path`` an old mtime (a touch: the bytes stay)."""
+    os.utime(path, (OLD, OLD))
+
+
+def counting(monkeypatch, module, name, owner=None):
+    """Count the calls of a real function (it still runs)."""
+    calls = []
+    target = owner if owner is not None else module
+    real = getattr(target, name)
+
+    def spy(*args, **kwargs):
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(target, name, spy)
+    return calls
+
+
+def not_racy(monkeypatch):
+    """The run happens long after the files were written (RACY_NS ago or more)."""
+    from mindgraph.ingest import notes
+    real = notes.time.time_ns
+    monkeypatch.setattr(notes.time, "time_ns", lambda: real() + 2 * RACY_NS)
+
+
+def vault(write_raw):
+    write_raw("Alpha.md", "# Alpha\nAlpha uses Beta.")
+    write_raw("Beta.md", "# Beta\nBeta is used by Alpha and Gamma.")
+    write_raw("notes/Gamma.md", "---\naliases: [G]\n---\n# Gamma\nGamma mentions Alpha.")
+
+
+def test_a_no_op_run_reads_no_note_and_leaves_the_state_file_alone(settings, write_raw,
+                                                                   monkeypatch, workspace):
+    vault(write_raw)
+    not_racy(monkeypatch)
+    run_ingest(settings)
+    path = settings.state_dir / STATE_FILENAME
+    records = IngestState.load(path).files
+    assert all(r.stat for r in records.values())
+    before = os.stat(path)
+    pages = tree_hashes(workspace / "wiki")
+    reads = counting(monkeypatch, None, "read_note", owner=_notes_module())
+    digests = counting(monkeypatch, None, "links_digest", owner=index_mod.TitleIndex)
+    report = run_ingest(settings)
+    assert (report.ingested, report.skipped, reads, digests) == (0, 3, [], [])
+    after = os.stat(path)
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    assert tree_hashes(workspace / "wiki") == pages
+
+
+def _notes_module():
+    from mindgraph.ingest import notes
+    return notes
+
+
+def test_same_size_new_bytes_under_the_old_mtime_are_seen(settings, write_raw, monkeypatch,
+                                                          workspace):
+    """cp -p / rsync -t keep the mtime: the ctime still tells the write."""
+    vault(write_raw)
+    not_racy(monkeypatch)
+    run_ingest(settings)
+    note = write_raw("Alpha.md", "# Alpha\nAlpha uses beta.")     # same length, same mtime
+    assert os.stat(note).st_size == len("# Alpha\nAlpha uses Beta.")
+    report = run_ingest(settings)
+    assert [(f.path, f.status) for f in report.files] == [("Alpha.md", "ingested")]
+    assert "[[Beta|beta]]" in read_wiki(workspace, "Alpha.md")
+
+
+def test_a_touched_note_is_hashed_not_recompiled_and_its_stat_recorded(settings, write_raw,
+                                                                        monkeypatch):
+    vault(write_raw)
+    not_racy(monkeypatch)
+    run_ingest(settings)
+    path = settings.state_dir / STATE_FILENAME
+    old = IngestState.load(path).files["Beta.md"].stat
+    age(settings.raw_dir / "Beta.md")
+    report = run_ingest(settings)
+    assert (report.ingested, report.skipped) == (0, 3)
+    new = IngestState.load(path).files["Beta.md"].stat
+    assert new and new != old and new.split("/")[1] == str(OLD * 10**9)
+    reads = counting(monkeypatch, None, "read_note", owner=_notes_module())
+    assert run_ingest(settings).skipped == 3 and reads == []
+
+
+def test_a_stat_seen_within_the_racy_window_is_not_trusted(settings, write_raw):
+    vault(write_raw)
+    run_ingest(settings)            # the files were written just now: racy
+    records = IngestState.load(settings.state_dir / STATE_FILENAME).files
+    assert {r.stat for r in records.values()} == {""}
+
+
+def test_force_reads_every_note(settings, write_raw, monkeypatch):
+    vault(write_raw)
+    not_racy(monkeypatch)
+    run_ingest(settings)
+    reads = counting(monkeypatch, None, "read_note", owner=_notes_module())
+    assert run_ingest(settings, force=True).ingested == 3 and len(reads) == 3
+
+
+def test_a_new_page_still_relinks_the_unread_notes_that_mention_it(settings, write_raw,
+                                                                   monkeypatch, workspace):
+    vault(write_raw)
+    write_raw("Other.md", "Nothing relevant here.")
+    not_racy(monkeypatch)
+    run_ingest(settings)
+    write_raw("notes/Delta.md", "# Delta\nA new page.")
+    write_raw("Beta.md", "# Beta\nBeta is used by Alpha and Gamma and Delta.")
+    report = run_ingest(settings)
+    assert sorted(f.path for f in report.by_status("ingested")) == ["Beta.md", "notes/Delta.md"]
+    assert "[[Delta]]" in read_wiki(workspace, "Beta.md")
+    write_raw("Gamma.md", "# Gamma\nA second Gamma, at the top.")   # Gamma is now ambiguous
+    report = run_ingest(settings)
+    relinked = sorted(f.path for f in report.by_status("ingested"))
+    assert "Gamma.md" in relinked and "Other.md" not in relinked
+
+
+def test_links_basis_changes_whenever_the_links_digest_can():
+    """Equal bases imply equal digests: every change of the index a digest reads changes the
+    basis of a note that mentions the term."""
+    base = [IndexEntry("a/Alpha.md", "Alpha"), IndexEntry("b/Beta.md", "Beta", ("Bee",)),
+            IndexEntry("Gamma.md", "Gamma")]
+    variants = [
+        base,
+        base + [IndexEntry("c/Alpha.md", "Alpha")],             # Alpha now in two folders
+        base + [IndexEntry("x/Beta.md", "Other")],              # a second file named Beta
+        [IndexEntry("a/Alpha.md", "Alpha"), IndexEntry("b/Beta.md", "Beta"),
+         IndexEntry("Gamma.md", "Gamma")],                       # the alias Bee went
+        [IndexEntry("a/Alpha.md", "Alpha"), IndexEntry("b/B2.md", "Beta", ("Bee",)),
+         IndexEntry("Gamma.md", "Gamma")],                       # Beta's page moved
+    ]
+    mentions = ("alpha", "beta", "bee", "gamma")
+    seen = {}
+    for entries in variants:
+        for generic in ((), ["gamma"] * 30):
+            index = TitleIndex(entries).with_generic([mentions] * 30 if generic else [])
+            for source in ("a/Note.md", "b/Note.md", "Note.md"):
+                basis = index.links_basis(mentions, source)
+                digest = index.links_digest(mentions, source)
+                assert seen.setdefault(basis, digest) == digest
+
+
+def test_ingested_elsewhere_follows_every_change_of_the_records(tmp_path):
+    state = IngestState(tmp_path / STATE_FILENAME)
+    state.transition("a.md", "pending", wiki="a.md")
+    assert not state.ingested_elsewhere("b.txt", "a.md")        # pending owns nothing yet
+    state.transition("a.md", "ingested")
+    assert state.ingested_elsewhere("b.txt", "a.md") and not state.ingested_elsewhere("a.md", "a.md")
+    state.refresh("a.md", wiki="moved.md")
+    assert not state.ingested_elsewhere("b.txt", "a.md") and state.ingested_elsewhere("b", "moved.md")
+    state.save()
+    loaded = IngestState.load(tmp_path / STATE_FILENAME)
+    assert loaded.ingested_elsewhere("b", "moved.md")
+    loaded.drop("a.md")
+    assert not loaded.ingested_elsewhere("b", "moved.md")
+
+
+def test_importing_the_pipeline_loads_no_search_engine():
+    """ingest's start-up: enrich's records without its service (keyword index, SciPy)."""
+    code = ("import sys, mindgraph.ingest.pipeline; "
+            "print(sorted(m for m in ('scipy', 'mindgraph.enrich.service', "
+            "'mindgraph.retrieval') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"
