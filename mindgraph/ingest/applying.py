@@ -126,16 +126,18 @@ class ApplySteps:
             self._fail(note, f"{note.file.path}: cannot write wiki/{note.wiki_path} "
                              f"({exc.strerror or exc}); check permissions and free space.")
             return
-        links = basis = ""
+        links = basis = digest = ""
         if self.compiler.links_in_key:
             links_index = self._links_index(note, index)
             links = links_index.links_digest(note.mentions, note.wiki_path)
             basis = links_index.links_basis(note.mentions, note.wiki_path)
+            digest = links_index.digest
         if old is not None:
             self._finish_move(note, old)
             reason = f"moved from {note.moved_from} ({note.move_how}). {reason}".strip()
         self.state.transition(note.file.path, "ingested", wiki=note.wiki_path,
                               wiki_sha256=page_sha256(data), links=links, links_basis=basis,
+                              links_index=digest,
                               mentions=note.mentions, terms=index.terms_digest, error="",
                               moved_from="", signature=note.signature or signature(note.text))
         self.outcomes.append(FileOutcome(note.file.path, "moved" if old else "ingested",

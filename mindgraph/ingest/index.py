@@ -111,7 +111,8 @@ class TitleIndex:
         limit = max(GENERIC_MIN_NOTES, GENERIC_SHARE * notes)
         other = copy.copy(self)
         other.generic = frozenset(t for t, n in df.items() if n > limit)
-        other.__dict__.pop("_term_bases", None)     # they say which terms are generic
+        for derived in ("_term_bases", "digest"):   # they say which terms are generic
+            other.__dict__.pop(derived, None)
         return other
 
     def scan_mentions(self, text: str) -> tuple[str, ...]:
@@ -167,6 +168,14 @@ class TitleIndex:
         return sha256_text("\n".join(parts))
 
 
+    @cached_property
+    def digest(self) -> str:
+        """SHA-256 of everything any links digest over this index reads (its pages' paths,
+        titles and aliases, and the generic terms): while it is equal, so is every note's."""
+        rows = [f"{e.path}\t{e.title}\t" + "\t".join(e.aliases) for e in self.entries.values()]
+        rows.append("\t".join(sorted(self.generic)))
+        return sha256_text("\n".join(rows))
+
     def links_basis(self, mentions: Iterable[str], source_path: str) -> str:
         """A digest of everything ``links_digest(mentions, source_path)`` reads, cheap to
         compute: per mentioned term whether it is generic, the pages it names and, per page,
@@ -186,6 +195,9 @@ class TitleIndex:
         return {}
 
     def _term_basis(self, term: str) -> str:
+        return sha256_text(self._term_rows(term))[:20]     # short: a note joins many
+
+    def _term_rows(self, term: str) -> str:
         key = " ".join(term.split()).lower()
         if key in self.generic:
             return f"{term}\t!"

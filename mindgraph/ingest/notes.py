@@ -13,6 +13,7 @@ reads every note.
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -137,7 +138,8 @@ def resolve_collisions(notes: list[Note]) -> None:
     owners: dict[str, Note] = {}
     rank = {s: i for i, s in enumerate(NOTE_SUFFIXES)}
     ordered = sorted((n for n in notes if n.has_text and not n.empty),
-                     key=lambda n: (rank.get(Path(n.file.path).suffix.lower(), 9), n.file.path))
+                     key=lambda n: (rank.get(os.path.splitext(n.file.path)[1].lower(), 9),
+                                    n.file.path))
     for note in ordered:
         key = note.wiki_path.casefold()
         if key in owners:

@@ -222,11 +222,13 @@ class _Run(ApplySteps):
         changes: dict[str, Any] = self.reader.stat(note) if not note.unread else {}
         if self.compiler.links_in_key:
             links_index = self._links_index(note, index)
-            basis = links_index.links_basis(note.mentions, note.wiki_path)
-            if basis != record.links_basis:
-                if record.links != links_index.links_digest(note.mentions, note.wiki_path):
+            if links_index.digest != record.links_index:
+                basis = links_index.links_basis(note.mentions, note.wiki_path)
+                if basis != record.links_basis \
+                        and record.links != links_index.links_digest(note.mentions,
+                                                                     note.wiki_path):
                     return False     # a page it mentions appeared, moved or went: relink it
-                changes["links_basis"] = basis
+                changes.update(links_basis=basis, links_index=links_index.digest)
         if note.rescanned:
             changes.update(mentions=note.mentions, terms=index.terms_digest)
         if changes and not self.dry_run:

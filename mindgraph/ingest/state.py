@@ -15,7 +15,8 @@ limits, ``compile.language``, ``compile.domain``) and the version of the date ru
 note's git dates, so a new model, prompt, setting or way of dating notes recompiles, and so
 does a first commit. ``stat`` is the raw file's size, mtime and ctime when it was read: a note
 with the same stat is not read again (ingest/notes.py). ``links_basis`` is a cheap digest
-of the index entries ``links`` depends on: while it is equal, ``links`` is not recomputed.
+of the index entries ``links`` depends on and ``links_index`` a digest of the whole index: while
+either is equal, ``links`` is not recomputed.
 The file is replaced
 atomically (temp file, fsync, rename): a crash leaves the previous state or the next, never a
 torn one; a run killed mid-move finds the same pair again and finishes it (moves.py).
@@ -66,6 +67,7 @@ class FileState:
     moved_from: str = ""      # raw path this note is moving from (until it is ingested)
     stat: str = ""            # "size/mtime_ns/ctime_ns" when read ("": read it next time)
     links_basis: str = ""     # TitleIndex.links_basis when ``links`` was last found equal
+    links_index: str = ""     # TitleIndex.digest then (equal: nothing to check at all)
 
     def to_json(self) -> dict[str, Any]:
         """Compact JSON form (empty fields left out)."""

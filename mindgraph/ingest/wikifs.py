@@ -26,26 +26,37 @@ class WikiWriter:
         self.raw_dir = Path(raw_dir).resolve()
         self.max_bytes = max_bytes      # limits.max_page_bytes: a larger page is never read
         self.dirty = False
-        self._real_folders: dict[Path, Path] = {}   # resolved once per folder per run
+        self._wiki = str(self.wiki_dir)
+        self._real_folders: dict[str, str] = {}     # folder → "" (inside wiki/) or where it leads
 
     def path(self, wiki_path: str) -> Path:
         """Absolute path of a page, after checking it stays in wiki/ and out of raw/."""
-        target = (self.wiki_dir / wiki_path)
-        folder = self._real_folders.get(target.parent)
-        if folder is None:
-            folder = self._real_folders[target.parent] = target.parent.resolve()
-        real = folder / target.name
-        # wiki/ may sit inside raw/ (scans leave it out), never the other way round.
-        inside_raw = real.is_relative_to(self.raw_dir) and \
-            not self.wiki_dir.is_relative_to(self.raw_dir)
-        if not real.is_relative_to(self.wiki_dir) or inside_raw:
-            raise IngestError(f"wiki page {wiki_path} would be written outside wiki/ ({real}); "
-                              f"remove the symlink in {self.wiki_dir} that leads there.")
-        return target
+        return Path(self._checked(wiki_path))
 
     def exists(self, wiki_path: str) -> bool:
         """True when the page is there (as a file)."""
-        return self.path(wiki_path).is_file()
+        return os.path.isfile(self._checked(wiki_path))
+
+    def _checked(self, wiki_path: str) -> str:
+        # The verdict depends on the page's folder only (its real location), so it is found
+        # once per folder per run: a no-op run over 10,000 pages spent 1.9 s in pathlib here.
+        target = os.path.join(self._wiki, wiki_path)
+        folder, name = os.path.split(target)
+        verdict = self._real_folders.get(folder) if name not in ("", ".", "..") else None
+        if verdict is None:
+            real = Path(folder).resolve() / name
+            # wiki/ may sit inside raw/ (scans leave it out), never the other way round.
+            inside_raw = real.is_relative_to(self.raw_dir) and \
+                not self.wiki_dir.is_relative_to(self.raw_dir)
+            verdict = "" if real.is_relative_to(self.wiki_dir) and not inside_raw \
+                else str(real)
+            if name not in ("", ".", ".."):
+                self._real_folders[folder] = verdict
+        if verdict:
+            raise IngestError(f"wiki page {wiki_path} would be written outside wiki/ "
+                              f"({os.path.join(os.path.dirname(verdict), name)}); remove the "
+                              f"symlink in {self.wiki_dir} that leads there.")
+        return target
 
     def read(self, wiki_path: str) -> bytes | None:
         """A page's bytes, or None if there is no such file (or one over ``max_bytes``,
