@@ -28,7 +28,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-VAULT = ROOT.parent / "shared" / "corpora" / "obsidian-help"
+# the shared corpora sit beside the main checkout (a worktree is one level deeper)
+VAULT = next((p / "shared" / "corpora" / "obsidian-help" for p in (ROOT.parent, ROOT.parents[1])
+              if (p / "shared" / "corpora" / "obsidian-help").is_dir()),
+             ROOT.parent / "shared" / "corpora" / "obsidian-help")
 sys.path.insert(0, str(ROOT / "bench"))
 
 

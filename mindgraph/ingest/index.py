@@ -174,7 +174,7 @@ class TitleIndex:
         titles and aliases, and the generic terms): while it is equal, so is every note's."""
         rows = [f"{e.path}\t{e.title}\t" + "\t".join(e.aliases) for e in self.entries.values()]
         rows.append("\t".join(sorted(self.generic)))
-        return sha256_text("\n".join(rows))
+        return sha256_text("\n".join(rows))[:32]       # kept in every record: short
 
     def links_basis(self, mentions: Iterable[str], source_path: str) -> str:
         """A digest of everything ``links_digest(mentions, source_path)`` reads, cheap to
@@ -188,7 +188,7 @@ class TitleIndex:
             if basis is None:
                 basis = bases[term] = self._term_basis(term)
             parts.append(basis)
-        return sha256_text("\n".join(parts))
+        return sha256_text("\n".join(parts))[:32]
 
     @cached_property
     def _term_bases(self) -> dict[str, str]:
