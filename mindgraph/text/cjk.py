@@ -66,7 +66,10 @@ _ZH_FUNCTION_WORDS = frozenset("""
 能 能够 可以 可 会 要 想 应该 得 地 把 被 让 给 对 从 到 向 于 以 为 因为 所以 如果 的话
 一 一个 一下 一些 有 没有 不 不能 不会 没 已经 时 时候 之后 之前 里 上 下 中 后 前 请问
 它们 她们 其他 其它 所有 每个 几个 很 最 更 非常 只 只是 还是 然后 那篇 这篇 那种 这种
-""".split())
+""".split()) | frozenset("""
+用 需要 另外 做法 办法 方法 怎么办 知道 告诉 请 样子 这么 怎么回事 回事
+""".split())    # how a question asks ("do I need…", "what is the way to…"), as how / need
+# in English: rarer in pages than in questions, they matched the few pages using them
 
 
 @dataclass(frozen=True, slots=True)

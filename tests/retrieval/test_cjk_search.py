@@ -75,3 +75,15 @@ def test_highlights_and_explanations_show_whole_words(tmp_path):
     plugin = _search(workspace, "コアプラグインを有効にする")[0]
     assert plugin["matched_terms"] == ["コアプラグイン", "有効"]
     assert "**コアプラグイン**は設定から**有効**に" in plugin["snippet"]
+
+
+def test_how_a_chinese_question_asks_ranks_nothing(tmp_path):
+    # dev-zh-02 on the vault: 需要 / 另外 / 做法 ("do I need", "besides", "what way") are
+    # how the question asks; they matched a page that happens to use them, above the answer
+    for path, text in {"zh/备份.md": "# 备份笔记\n\n官方推荐定期另存一份副本，以防数据丢失。\n",
+                       "zh/整理.md": "# 整理笔记的做法\n\n需要另外整理的笔记，做法如下。\n"}.items():
+        file = tmp_path / "wiki" / path
+        file.parent.mkdir(parents=True, exist_ok=True)
+        file.write_text(text, encoding="utf-8")
+    assert _pages(tmp_path, "还需要另外留一份副本吗？有什么做法？") == ["zh/备份.md"]
+    assert _pages(tmp_path, "需要什么做法？") == []
