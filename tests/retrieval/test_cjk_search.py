@@ -87,3 +87,13 @@ def test_how_a_chinese_question_asks_ranks_nothing(tmp_path):
         file.write_text(text, encoding="utf-8")
     assert _pages(tmp_path, "还需要另外留一份副本吗？有什么做法？") == ["zh/备份.md"]
     assert _pages(tmp_path, "需要什么做法？") == []
+
+
+def test_function_words_glued_by_the_segmenter_rank_nothing(tmp_path):
+    # jieba's HMM glues function words it does not know together (它会, 我能, 下要): a word
+    # the dictionary lacks made only of function words is grammar too
+    file = tmp_path / "wiki" / "zh" / "提醒.md"
+    file.parent.mkdir(parents=True)
+    file.write_text("# 提醒\n\n到时间它会提醒你。\n", encoding="utf-8")
+    assert _pages(tmp_path, "它会自动保存吗？") == []
+    assert _pages(tmp_path, "它会提醒我吗？") == ["zh/提醒.md"]

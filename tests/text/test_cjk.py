@@ -52,4 +52,7 @@ def test_words_and_their_bounds():
     assert [w.text for w in words("クレジットカードで払う", "ja")] == \
         ["クレジット", "カード", "で", "払う"]
     assert [w.function for w in words("什么是白板", "zh")] == [True, True, False]
+    # glued by jieba's HMM from function words (状态|下要|怎样才能): grammar, not a topic
+    assert [(w.text, w.function) for w in words("在编辑状态下要怎样才能触发", "zh")
+            if not w.function] == [("编辑", False), ("状态", False), ("触发", False)]
     assert word_bounds("Linuxディストリビューション") == {5, 16}
