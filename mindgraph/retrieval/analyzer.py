@@ -224,9 +224,10 @@ def _cjk_spans(lowered: str, hint: str | None, firsts: frozenset[str] | None
 
 def _shown_words(cut: tuple[Word, ...]) -> Iterator[tuple[int, int, tuple[str, ...]]]:
     """(start, end, terms) of the words of a run as a reader sees them: katakana written
-    together is one word even where the dictionary has two (プラグ|イン: プラグイン)."""
+    together is one word even where the dictionary has two (プラグ|イン: プラグイン), and a
+    Japanese verb or adjective ends with its endings (折りたたま|れ|た: 折りたたまれた)."""
     group: list[Word] = []
-    for word in (*cut, None):
+    for i, word in enumerate((*cut, None)):
         if word is not None and KATAKANA_WORD.fullmatch(word.text) and not word.function:
             group.append(word)
             continue
@@ -234,8 +235,21 @@ def _shown_words(cut: tuple[Word, ...]) -> Iterator[tuple[int, int, tuple[str, .
             yield (group[0].start, group[-1].end,
                    tuple(normalize(t) for w in group for t in _word_terms(w)))
             group = []
-        if word is not None:
-            yield word.start, word.end, tuple(normalize(t) for t in _word_terms(word))
+        if word is not None and not (word.ending and i and _inflected(cut, i)):
+            end = word.end
+            if word.inflects and not word.function:
+                for after in cut[i + 1:]:
+                    if not after.ending:
+                        break
+                    end = after.end
+            yield word.start, end, tuple(normalize(t) for t in _word_terms(word))
+
+
+def _inflected(cut: tuple[Word, ...], i: int) -> bool:
+    """True when the ending ``cut[i]`` is shown with the verb or adjective before it."""
+    while i and cut[i - 1].ending:
+        i -= 1
+    return i > 0 and cut[i - 1].inflects and not cut[i - 1].function
 
 
 def _whole_spans(pattern: re.Pattern[str], lowered: str

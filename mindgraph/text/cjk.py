@@ -83,6 +83,8 @@ class Word:
     function: bool      # a particle, ending, pronoun, question word or punctuation
     noun: bool
     parts: tuple[str, ...] = ()     # shorter dictionary words inside it (Chinese)
+    inflects: bool = False          # a Japanese verb or adjective (its ending may follow)
+    ending: bool = False            # a Japanese verb's ending: れ, た, ない, ます, て
 
 
 def run_language(run: str, hint: str | None = None) -> str:
@@ -138,7 +140,9 @@ def _japanese(run: str) -> tuple[Word, ...]:
         function = (pos1 in _JA_FUNCTION_POS or pos2 in ("非自立可能", "助動詞語幹")
                     or surface in _JA_FUNCTION_WORDS
                     or (pos1 in ("動詞", "形容詞") and _HIRAGANA.fullmatch(surface) is not None))
-        out.append(Word(start, position, surface, base, function, pos1 == "名詞"))
+        out.append(Word(start, position, surface, base, function, pos1 == "名詞",
+                        inflects=pos1 in ("動詞", "形容詞"),
+                        ending=pos1 == "助動詞" or (pos2 == "接続助詞" and surface in ("て", "で"))))
     return tuple(out)
 
 

@@ -97,3 +97,15 @@ def test_function_words_glued_by_the_segmenter_rank_nothing(tmp_path):
     file.write_text("# 提醒\n\n到时间它会提醒你。\n", encoding="utf-8")
     assert _pages(tmp_path, "它会自动保存吗？") == []
     assert _pages(tmp_path, "它会提醒我吗？") == ["zh/提醒.md"]
+
+
+def test_a_japanese_verb_is_shown_with_its_endings(tmp_path):
+    # MeCab cuts 折りたたま|れ|た and 開い|て: a highlight of the verb alone broke the word a
+    # reader sees (**折りたたま**れた), and the explanation named 折りたたま as the query's word
+    file = tmp_path / "wiki" / "ja" / "折りたたみ.md"
+    file.parent.mkdir(parents=True)
+    file.write_text("# 見出し\n\n折りたたまれた見出しは、矢印をクリックすると開いて表示されます。\n",
+                    encoding="utf-8")
+    top = _search(tmp_path, "折りたたまれた見出しを開くには？")[0]
+    assert sorted(top["matched_terms"]) == sorted(["折りたたまれた", "見出し", "開く"])
+    assert "**折りたたまれた見出し**は、矢印をクリックすると**開いて**表示" in top["snippet"]
