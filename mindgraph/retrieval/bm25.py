@@ -1,8 +1,11 @@
 """An incremental BM25 index over sparse matrices: add and remove documents, score queries.
 
 Each document is one row of weighted term frequencies. Rows live in a compacted *base*
-segment (a SciPy CSC matrix, so a query reads only the columns of its terms) and a small
-*delta* segment of rows added since the last compaction; a removed row is only marked dead.
+segment (stored by column, as a CSC matrix is, so a query reads only the columns of its terms)
+and a small *delta* segment of rows added since the last compaction; a removed row is only
+marked dead. The segments are plain NumPy arrays (``Columns``), not SciPy matrices: importing
+scipy.sparse took longer than the rest of a fresh `mindgraph search`, and a query needs no more
+than slicing a few columns.
 The collection statistics (document count, average length, document frequencies) are kept
 exact on every change, and BM25 is computed at query time from the raw frequencies of the
 query's columns only, so an incremental index scores exactly like one built from scratch.
@@ -18,7 +21,6 @@ from dataclasses import dataclass
 from typing import Hashable, Mapping
 
 import numpy as np
-from scipy import sparse
 
 
 @dataclass(frozen=True)
@@ -71,11 +73,11 @@ class SparseBM25:
         self._df = np.zeros(0, dtype=np.float64)
         self._n_alive = 0
         self._total_len = 0.0
-        self._base_csc = sparse.csc_matrix((0, 0), dtype=np.float32)
+        self._base_csc = Columns.empty(0, 0)
         self._base_csr_indptr = np.zeros(1, dtype=np.int64)
         self._base_csr_indices = np.zeros(0, dtype=np.int32)
         self._delta: list[tuple[np.ndarray, np.ndarray]] = []
-        self._delta_csc: sparse.csc_matrix | None = None
+        self._delta_csc: Columns | None = None
 
     # -- state --------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -143,25 +145,29 @@ class SparseBM25:
 
     def compact(self) -> None:
         """Rewrite live rows into one base segment (row numbers change; keys do not)."""
-        n_base = self._base_csc.shape[0]
         live = np.flatnonzero(self._alive[: self.n_rows])
         vocab = len(self._df)
-        base = self._base_csc.tocsr()
-        base.resize((n_base, vocab))
-        parts = [base]
+        # every row as (row, column, tf): the base's entries, then the delta's
+        rows, cols, tfs = self._base_csc.entries()
         if self._delta:
-            parts.append(_rows_to_csr(self._delta, vocab))
-        merged = sparse.vstack(parts, format="csr")[live]
-        merged.sort_indices()
+            delta_rows, delta_cols, delta_tfs = _rows_to_columns(self._delta, vocab).entries()
+            rows = np.concatenate([rows, delta_rows + self._base_csc.n_rows])
+            cols = np.concatenate([cols, delta_cols])
+            tfs = np.concatenate([tfs, delta_tfs])
+        renumber = np.full(self.n_rows, -1, dtype=np.int64)
+        renumber[live] = np.arange(len(live))
+        keep = renumber[rows] >= 0
+        rows, cols, tfs = renumber[rows[keep]], cols[keep], tfs[keep]
         self._keys = [self._keys[r] for r in live]
         self._row_of = {k: i for i, k in enumerate(self._keys)}
         n = len(live)
         self._lengths = self._lengths[live].copy()
         self._groups = self._groups[live].copy()
         self._alive = np.ones(n, dtype=bool)
-        self._base_csc = merged.tocsc()
-        self._base_csr_indptr = merged.indptr.astype(np.int64)
-        self._base_csr_indices = merged.indices.astype(np.int32)
+        self._base_csc = Columns.of(rows, cols, tfs, n, vocab)
+        by_row = np.lexsort((cols, rows))
+        self._base_csr_indptr = _indptr(rows[by_row], n)
+        self._base_csr_indices = cols[by_row].astype(np.int32)
         self._delta = []
         self._delta_csc = None
 
@@ -192,27 +198,26 @@ class SparseBM25:
         avglen = self._total_len / self._n_alive
         offset = 0
         for segment in (self._base_csc, self._delta_matrix()):
-            if segment.shape[0]:
-                cols = term_ids < segment.shape[1]
-                sub = segment[:, term_ids[cols]]
-                rows = sub.indices.astype(np.int64) + offset
-                tf = sub.data.astype(np.float64)
-                which = np.repeat(qw[cols], np.diff(sub.indptr))
+            if segment.n_rows:
+                cols = term_ids < segment.n_cols
+                found, tf, counts = segment.columns(term_ids[cols])
+                rows = found + offset
+                which = np.repeat(qw[cols], counts)
                 norm = k1 * (1.0 - b + b * self._lengths[rows] / avglen)
                 contrib = which * tf * (k1 + 1.0) / (tf + norm)
                 out += np.bincount(rows, contrib, minlength=self.n_rows)
-            offset += segment.shape[0]
+            offset += segment.n_rows
         out[~self._alive[: self.n_rows]] = 0.0
         return out
 
     # -- internals ----------------------------------------------------------------------
-    def _delta_matrix(self) -> sparse.csc_matrix:
+    def _delta_matrix(self) -> Columns:
         if self._delta_csc is None:
-            self._delta_csc = _rows_to_csr(self._delta, len(self._df)).tocsc()
+            self._delta_csc = _rows_to_columns(self._delta, len(self._df))
         return self._delta_csc
 
     def _row_terms(self, row: int) -> np.ndarray:
-        n_base = self._base_csc.shape[0]
+        n_base = self._base_csc.n_rows
         if row < n_base:
             start, end = self._base_csr_indptr[row], self._base_csr_indptr[row + 1]
             return self._base_csr_indices[start:end]
@@ -243,13 +248,64 @@ def _resize(array: np.ndarray, size: int) -> np.ndarray:
     return out
 
 
-def _rows_to_csr(rows: list[tuple[np.ndarray, np.ndarray]], vocab: int) -> sparse.csr_matrix:
+@dataclass
+class Columns:
+    """A sparse matrix stored by column (CSC): column ``c`` holds the rows
+    ``indices[indptr[c]:indptr[c + 1]]`` (ascending) with the values at the same places of
+    ``data``."""
+
+    indptr: np.ndarray      # int64, n_cols + 1
+    indices: np.ndarray     # int32 row numbers
+    data: np.ndarray        # float32
+    n_rows: int
+    n_cols: int
+
+    @classmethod
+    def empty(cls, n_rows: int, n_cols: int) -> "Columns":
+        """A matrix with no entries."""
+        return cls(np.zeros(n_cols + 1, dtype=np.int64), np.zeros(0, dtype=np.int32),
+                   np.zeros(0, dtype=np.float32), n_rows, n_cols)
+
+    @classmethod
+    def of(cls, rows: np.ndarray, cols: np.ndarray, values: np.ndarray, n_rows: int,
+           n_cols: int) -> "Columns":
+        """The matrix with ``values`` at (``rows``, ``cols``) (no position twice)."""
+        order = np.lexsort((rows, cols))
+        return cls(_indptr(cols[order], n_cols), rows[order].astype(np.int32),
+                   values[order].astype(np.float32), n_rows, n_cols)
+
+    def entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every entry as (rows, columns, values), column by column."""
+        cols = np.repeat(np.arange(self.n_cols, dtype=np.int64), np.diff(self.indptr))
+        return self.indices.astype(np.int64), cols, self.data
+
+    def columns(self, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The entries of ``cols`` in that order: rows (int64), values (float64), and how many
+        entries each column has."""
+        starts, ends = self.indptr[cols], self.indptr[cols + 1]
+        counts = ends - starts
+        if len(cols) == 1:
+            picked = slice(int(starts[0]), int(ends[0]))
+            return (self.indices[picked].astype(np.int64), self.data[picked].astype(np.float64),
+                    counts)
+        # the positions of every picked column's entries, without a Python loop per entry
+        at = np.repeat(starts - np.concatenate([[0], np.cumsum(counts)[:-1]]), counts) + \
+            np.arange(int(counts.sum()))
+        return self.indices[at].astype(np.int64), self.data[at].astype(np.float64), counts
+
+
+def _indptr(sorted_keys: np.ndarray, n: int) -> np.ndarray:
+    """Offsets (n + 1) where each key 0..n-1 starts in the ascending ``sorted_keys``."""
+    out = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(sorted_keys, minlength=n), out=out[1:])
+    return out
+
+
+def _rows_to_columns(rows: list[tuple[np.ndarray, np.ndarray]], vocab: int) -> Columns:
+    """The rows (term ids, tfs) as a by-column matrix; row numbers count from 0."""
     if not rows:
-        return sparse.csr_matrix((0, vocab), dtype=np.float32)
-    indptr = np.zeros(len(rows) + 1, dtype=np.int64)
-    np.cumsum([len(ids) for ids, _ in rows], out=indptr[1:])
-    indices = np.concatenate([ids for ids, _ in rows])
-    data = np.concatenate([tfs for _, tfs in rows])
-    matrix = sparse.csr_matrix((data, indices, indptr), shape=(len(rows), vocab))
-    matrix.sum_duplicates()
-    return matrix
+        return Columns.empty(0, vocab)
+    row_of = np.repeat(np.arange(len(rows), dtype=np.int64), [len(ids) for ids, _ in rows])
+    cols = np.concatenate([ids for ids, _ in rows]).astype(np.int64)
+    values = np.concatenate([tfs for _, tfs in rows])
+    return Columns.of(row_of, cols, values, len(rows), vocab)
