@@ -126,7 +126,7 @@ def test_int8_activations_agree_with_fp32_products(minilm, minilm_fp32, vault_pa
 def test_exact_rewrites_keep_the_packaged_graphs_numbers(vault_paragraphs, minilm):
     # NaN guards dropped, GELU fused, SkipLayerNormalization left unfused: the same hidden
     # states up to float noise.
-    tokenizer = minilm._load_tokenizers()[0]
+    tokenizer = minilm._load_tokenizer()
     ids = [e.ids for e in tokenizer.encode_batch(vault_paragraphs[:6])]
     width = max(map(len, ids))
     feeds = {"input_ids": np.zeros((6, width), np.int64),

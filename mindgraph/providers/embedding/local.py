@@ -8,7 +8,8 @@ the model's trained maximum.
 
 Speed (figures: bench/bench_minilm_speed.py). The packaged graph stores its weights in int8
 but does every product in fp32. Before the session is created, minilm_graph.py rewrites it in
-memory (needs the ``onnx`` package; nothing is written to disk): the 36 weight products
+memory (needs the ``onnx`` package; the result is kept under the workspace's state folder by
+graph_cache.py, so later processes skip it): the 36 weight products
 become integer products on the package's own int8 weights with activations quantised per
 token, and two exact clean-ups (NaN guards dropped, GELU fused). Per-token scales keep a
 text's vector independent of the batch it shares; the vectors still differ slightly from
@@ -30,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import ConfigError
+from .graph_cache import cached_graph, graph_key
 from .model_files import MINILM_MODEL, MINILM_TOKENIZER, verified
 from .onnx_encoder import OnnxSentenceEncoder, create_session, default_threads
 
@@ -74,10 +76,11 @@ class LocalMiniLMProvider(OnnxSentenceEncoder):
 
     def __init__(self, *, batch_size: int = 1, threads: int | None = None,
                  int8_activations: bool = True, model_path: Path | None = None,
-                 tokenizer_path: Path | None = None):
+                 tokenizer_path: Path | None = None, state_dir: Path | None = None):
         super().__init__(batch_size=batch_size, threads=threads,
                          int8_activations=int8_activations)
         self._model_path = model_path
+        self._state_dir = state_dir      # where the rewritten graph is kept (graph_cache.py)
         self._tokenizer_path = tokenizer_path
         self._tokenizer: Any = None      # truncates to MAX_SEQUENCE, for embedding
         self._counter: Any = None        # no truncation, no special tokens, for chunk sizing
@@ -89,20 +92,24 @@ class LocalMiniLMProvider(OnnxSentenceEncoder):
 
     def _count(self, texts: list[str]) -> list[int]:
         # [CLS]/[SEP] are left out: max_tokens already leaves room for them.
-        encodings = self._load_tokenizers()[1].encode_batch(texts, add_special_tokens=False)
+        encodings = self._load_tokenizer(counting=True).encode_batch(texts,
+                                                                     add_special_tokens=False)
         return [len(enc.ids) for enc in encodings]
 
     def _encode(self, texts: list[str], prefix: str) -> list[list[int]]:
         # MiniLM is symmetric: no prefix for queries or documents.
-        return [enc.ids for enc in self._load_tokenizers()[0].encode_batch(texts)]
+        return [enc.ids for enc in self._load_tokenizer().encode_batch(texts)]
 
     def _feeds(self, ids: np.ndarray, mask: np.ndarray) -> dict[str, np.ndarray]:
         return {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
 
-    def _load_tokenizers(self) -> tuple[Any, Any]:
-        if self._tokenizer is None:
+    def _load_tokenizer(self, counting: bool = False) -> Any:
+        """The tokenizer for embedding (truncating to MAX_SEQUENCE), or with ``counting`` the
+        one for chunk sizing (no truncation, no padding); each is read from its file when first
+        needed (~65 ms): embedding a query never sizes chunks."""
+        if (self._counter if counting else self._tokenizer) is None:
             with self._lock:
-                if self._tokenizer is None:
+                if (self._counter if counting else self._tokenizer) is None:
                     from tokenizers import Tokenizer
 
                     path = self._tokenizer_path or verified(
@@ -110,23 +117,34 @@ class LocalMiniLMProvider(OnnxSentenceEncoder):
                     if not path.is_file():
                         raise ConfigError(f"Tokenizer file {path} not found. Reinstall it with "
                                           f"{MINILM_TOKENIZER.reinstall()}.")
-                    counter = Tokenizer.from_file(str(path))
-                    counter.no_truncation()
-                    counter.no_padding()
                     tokenizer = Tokenizer.from_file(str(path))
-                    # The shipped file pads every input to 128; we pad per batch ourselves.
-                    tokenizer.no_padding()
-                    tokenizer.enable_truncation(max_length=MAX_SEQUENCE)
-                    self._counter = counter
-                    self._tokenizer = tokenizer
-        return self._tokenizer, self._counter
+                    if counting:
+                        tokenizer.no_truncation()
+                        tokenizer.no_padding()
+                        self._counter = tokenizer
+                    else:
+                        # The shipped file pads every input to 128; we pad per batch ourselves.
+                        tokenizer.no_padding()
+                        tokenizer.enable_truncation(max_length=MAX_SEQUENCE)
+                        self._tokenizer = tokenizer
+        return self._counter if counting else self._tokenizer
 
     def _build_session(self) -> Any:
-        path = self._model_path or verified(default_model_path(), MINILM_MODEL,
-                                            "MiniLM embedding model")
+        if self._model_path is not None:    # a file of the caller's, not the pinned one
+            return create_session(self._rewrite(self._model_path))
+        from . import minilm_graph
+
+        key = graph_key(MINILM_MODEL.sha256, [Path(minilm_graph.__file__)],
+                        self._int8_activations, minilm_graph.has_vnni())
+        return create_session(cached_graph(
+            self._state_dir, self.model_version.split(":")[1], key,
+            lambda: self._rewrite(verified(default_model_path(), MINILM_MODEL,
+                                           "MiniLM embedding model"))))
+
+    def _rewrite(self, path: Path) -> bytes:
         if not path.is_file():
             raise ConfigError(f"Embedding model {path} not found. Reinstall it with "
                               f"{MINILM_MODEL.reinstall()}.")
         from .minilm_graph import prepare_model
 
-        return create_session(prepare_model(path, self._int8_activations))
+        return prepare_model(path, self._int8_activations)
