@@ -14,7 +14,6 @@ from typing import Any, Iterable, Mapping
 
 from ..errors import InputError
 from ..page.model import Page
-from ..retrieval.context import context_within
 from .freshness import freshness_of_body
 from .record import read_record
 
@@ -90,11 +89,12 @@ def screen(results: Iterable[Any], trust: Mapping[str, dict[str, Any]],
     return kept[:limit], notes
 
 
-def keyword_answer(mg: Any, query: str, limit: int, criteria: TrustCriteria
+def keyword_answer(mg: Any, query: str, limit: int, criteria: TrustCriteria, why: bool = True
                    ) -> tuple[list[dict[str, Any]], list[str]]:
     """Keyword results as dicts with their trust, filtered by ``criteria``, and what was left
-    out (``mg`` is the core: its ``search`` and ``trust_of``)."""
-    found = mg.search(query, criteria.fetch(limit))
+    out (``mg`` is the core: its ``search`` and ``trust_of``; ``why=False``: without which
+    words matched where)."""
+    found = mg.search(query, criteria.fetch(limit), why=why)
     kept, notes = screen(found, mg.trust_of(r.path for r in found), criteria, limit)
     trust = mg.trust_of(r.path for r in kept)
     return [{**r.to_dict(), "rank": rank, "trust": trust.get(r.path)}
@@ -125,6 +125,8 @@ def trusted_context(mg: Any, situation: str, limit: int, criteria: TrustCriteria
     similarity floor); never raises."""
     if not criteria.active:
         return mg.context(situation, limit=limit, timeout_s=timeout_s)
+    from ..retrieval.context import context_within
+
     serve = mg.settings.serve
     return context_within(situation,
                           lambda q: trusted_hybrid(mg, q, max(limit, 5), criteria),

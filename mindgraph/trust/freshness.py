@@ -19,6 +19,11 @@ from .record import Provenance, Verification
 TRIGGERS = ("content_changed", "references_changed", "age_expired")
 
 
+def utc_today() -> dt.date:
+    """Today in UTC: the day freshness counts from (``TrustService.today`` by default)."""
+    return dt.datetime.now(dt.timezone.utc).date()
+
+
 @dataclass(frozen=True)
 class Freshness:
     """fresh | stale | unverified, the triggers that made it stale, days until due."""

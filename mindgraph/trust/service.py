@@ -21,7 +21,7 @@ from .audit import AuditReport, PageTrust, audit
 from .evidence import EvidenceCollector
 from .fetch.cache import CachedUrls, EvidenceCache
 from .fetch.files import FileFetcher
-from .freshness import Freshness, freshness, references
+from .freshness import Freshness, freshness, references, utc_today
 from .ledger import Run, append_run, read_runs
 from .llm import LLMValidator
 from .offline import IDENTITY
@@ -80,7 +80,7 @@ class TrustService:
     def __init__(self, settings: Settings, today: Callable[[], dt.date] | None = None,
                  transport: Any = None):
         self.settings = settings
-        self.today = today or (lambda: dt.datetime.now(dt.timezone.utc).date())
+        self.today = today or utc_today
         self.transport = transport      # an httpx transport for URL fetches (tests fake it)
 
     # -- reading ----------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """A fresh `mindgraph search` loads only what a keyword search needs (issue 20: start-up)."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -13,21 +14,61 @@ try:
 except SystemExit as exc:
     code = exc.code
 print("\\n" + __import__("json").dumps({"code": code, "loaded": sorted(
-    m for m in ("httpx", "networkx", "onnxruntime", "fugashi", "rjieba") if m in sys.modules)}))
+    m for m in __import__("os").environ["PROBE_MODULES"].split(",") if m in sys.modules)}))
 """
 
+# What a keyword search must not load: the HTTP client (with the OpenAI provider's module),
+# the graph library, the model runtime and its graph editor, SciPy (the keyword index is plain
+# NumPy), the Japanese and Chinese segmenters (an English query on English pages), and our
+# own engines it does not run: hybrid retrieval, vectors, the graph, the compiler, the trust
+# service (verify/audit), enrichment and lint.
+NOT_FOR_KEYWORDS = ("httpx", "networkx", "onnxruntime", "onnx", "scipy", "tokenizers", "fugashi",
+                    "rjieba", "mindgraph.retrieval.hybrid", "mindgraph.retrieval.vector",
+                    "mindgraph.retrieval.context", "mindgraph.graph", "mindgraph.vectors",
+                    "mindgraph.stores", "mindgraph.providers", "mindgraph.ingest",
+                    "mindgraph.trust.service", "mindgraph.enrich", "mindgraph.lint",
+                    "mindgraph.documents", "mindgraph.adapters")
 
-def test_keyword_search_imports_no_http_client_graph_library_or_model(tmp_path):
+
+def _workspace(tmp_path):
     wiki = tmp_path / "wiki"
     wiki.mkdir()
     (tmp_path / "raw").mkdir()
     (wiki / "Sync.md").write_text("# Sync\n\nKeep a vault in sync on a Linux server.\n")
     (wiki / "Canvas.md").write_text("# Canvas\n\nAn infinite board; see [[Sync]].\n")
-    done = subprocess.run([sys.executable, "-c", PROBE, "search", "linux server", "-C",
-                           str(tmp_path), "--json"], capture_output=True, text=True, timeout=300)
+    return tmp_path
+
+
+def _probe(workspace, *args, modules):
+    """Run `mindgraph ARGS -C workspace` in a new process: which of ``modules`` it loaded,
+    and its output."""
+    done = subprocess.run([sys.executable, "-c", PROBE, *args, "-C", str(workspace)],
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PROBE_MODULES": ",".join(modules)})
     assert done.returncode == 0, done.stderr
     probe = json.loads(done.stdout.strip().splitlines()[-1])
-    assert probe["code"] in (0, None) and "Sync.md" in done.stdout
-    # httpx came with the OpenAI provider's module and networkx with the graph's, both
-    # imported by modules a keyword search only passes through
-    assert probe["loaded"] == [], probe
+    assert probe["code"] in (0, None), done.stdout
+    return probe["loaded"], done.stdout
+
+
+def test_keyword_search_imports_no_http_client_graph_library_or_model(tmp_path):
+    loaded, out = _probe(_workspace(tmp_path), "search", "linux server", "--json",
+                         modules=NOT_FOR_KEYWORDS)
+    assert "Sync.md" in out and loaded == [], loaded
+
+
+def test_hybrid_search_and_a_no_op_embed_load_only_what_they_use(tmp_path):
+    _workspace(tmp_path)
+    heavy = ("onnx", "onnxruntime", "tokenizers", "scipy", "httpx", "mindgraph.retrieval.hybrid",
+             "mindgraph.enrich.service", "mindgraph.lint")
+    loaded, out = _probe(tmp_path, "embed", modules=heavy)     # embeds both pages
+    assert "Embedded 2 of 2 chunks" in out and "onnxruntime" in loaded
+    # nothing to embed: no model session, no tokenizer, no keyword index
+    loaded, out = _probe(tmp_path, "embed", modules=heavy + ("mindgraph.retrieval.keyword",))
+    assert "Embedded 0 of 2 chunks" in out and loaded == [], loaded
+    # the model's rewritten graph was kept by the first embed: no onnx, no HTTP client, and
+    # the tokenizer only for the query
+    loaded, out = _probe(tmp_path, "search", "--hybrid", "linux server", "--json",
+                         modules=heavy)
+    assert "Sync.md" in out and json.loads(out[:out.rindex("\n{")])["degradation"] == []
+    assert loaded == ["mindgraph.retrieval.hybrid", "onnxruntime", "tokenizers"], loaded

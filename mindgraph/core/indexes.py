@@ -1,0 +1,140 @@
+"""The warm derived state of a workspace: the page cache, and the vault, keyword index and
+graph kept in step with it, under one lock.
+
+Every public query runs through ``query`` (the lock, and one sync with the files per
+outermost call). The keyword index and the graph are opened on first use only, so a keyword
+search never loads the graph and a graph query never loads the keyword index.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
+
+from ..config import Settings
+
+if TYPE_CHECKING:
+    from ..graph.build import KnowledgeGraph
+    from ..page.cache import ChangeSet, PageCache
+    from ..page.model import Page
+    from ..page.vault import Vault
+    from ..retrieval.keyword import KeywordIndex
+
+T = TypeVar("T")
+
+
+def query(method: Callable[..., T]) -> Callable[..., T]:
+    """Run a public query under the lock, syncing with the files once per outermost call."""
+
+    @functools.wraps(method)
+    def wrapper(self: "WarmIndexes", *args: Any, **kwargs: Any) -> T:
+        with self._lock:
+            self._depth += 1
+            try:
+                if self._depth == 1 and (self._cache is None or self.auto_refresh):
+                    self.sync()
+                return method(self, *args, **kwargs)
+            finally:
+                self._depth -= 1
+
+    return wrapper
+
+
+class WarmIndexes:
+    """The page cache and the indexes derived from it (mixed into ``Mindgraph``)."""
+
+    settings: Settings
+
+    def __init__(self, settings: Settings, *, auto_refresh: bool = True):
+        self.settings = settings
+        self.auto_refresh = auto_refresh
+        self._lock = threading.RLock()
+        self._cache: PageCache | None = None
+        self._vault: Vault | None = None
+        self._keyword: KeywordIndex | None = None
+        self._graph: KnowledgeGraph | None = None
+        self._depth = 0
+
+    def sync(self) -> ChangeSet:
+        """Re-read wiki files that changed on disk and update every derived index.
+
+        Called before each query (unless ``auto_refresh`` is off), so a page edited by a
+        person or by ``mindgraph ingest`` is visible to the next query that could see it.
+        """
+        with self._lock:
+            if self._cache is None:
+                from ..page.cache import open_pages
+                from ..page.vault import PageLimits
+
+                self.settings.require_wiki()
+                self._cache, changes = open_pages(
+                    self.settings.wiki_dir, self.settings.state_dir,
+                    self.settings.serve.watch_wiki, PageLimits.of(self.settings.limits))
+            else:
+                changes = self._cache.refresh()
+            if changes:
+                self._vault = None
+                pages = self._cache.pages
+                if self._keyword is not None:
+                    self._keyword.apply(pages, changes.added, changes.changed, changes.removed)
+                    self._keyword.save(self._state_file("keyword.pickle"))
+                if self._graph is not None:
+                    self._graph.apply(pages, changes.added, changes.changed, changes.removed)
+                    self._graph.save(self._state_file("graph.pickle"))
+                self._pages_changed((*changes.added, *changes.changed, *changes.removed))
+            return changes
+
+    def _pages_changed(self, touched: tuple[str, ...]) -> None:
+        """Hook: pages were added, changed or removed (the vectors follow them)."""
+
+    def _state_file(self, name: str) -> Path:
+        return self.settings.state_dir / name
+
+    def _pages(self) -> dict[str, Page]:
+        if self._cache is None:
+            self.sync()
+        assert self._cache is not None
+        return self._cache.pages
+
+    @query
+    def vault(self) -> Vault:
+        """The parsed wiki with its link resolver, current with the files on disk."""
+        with self._lock:
+            pages = self._pages()
+            if self._vault is None:
+                from ..ingest.moves import moved_pages, moves_of
+                from ..page.vault import Vault
+
+                assert self._cache is not None
+                self._vault = Vault(self.settings.wiki_dir, pages, self._cache.problems,
+                                    moved_pages(moves_of(self.settings.state_dir)))
+            return self._vault
+
+    @query
+    def keyword_index(self) -> KeywordIndex:
+        """The BM25 index over sections and pages, current with the wiki."""
+        with self._lock:
+            pages = self._pages()
+            if self._keyword is None:
+                from ..retrieval.keyword import open_keyword_index
+
+                self._keyword = open_keyword_index(pages, self._state_file("keyword.pickle"))
+            return self._keyword
+
+    @query
+    def graph(self) -> KnowledgeGraph:
+        """The knowledge graph, current with the wiki."""
+        with self._lock:
+            pages = self._pages()
+            if self._graph is None:
+                from ..graph.build import open_graph
+
+                self._graph = open_graph(pages, self._state_file("graph.pickle"),
+                                         self.settings.graph)
+            return self._graph
+
+    def refresh(self) -> ChangeSet:
+        """Bring every index up to date with the wiki now; returns what changed."""
+        return self.sync()

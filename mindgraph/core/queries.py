@@ -1,0 +1,133 @@
+"""Read queries over the warm indexes: pages, sections, links, keyword search, the graph and
+the trust of results (mixed into ``Mindgraph``)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Iterable
+
+from ..errors import NotFoundError
+from .indexes import WarmIndexes, query
+
+if TYPE_CHECKING:
+    from ..graph.communities import Community
+    from ..graph.query import Neighbor
+    from ..page.model import Page, Section
+    from ..retrieval.explain import SearchResult
+
+
+class Queries(WarmIndexes):
+    """Pages, search and graph queries, each a call into its package."""
+
+    @query
+    def page(self, name: str) -> Page:
+        """A page by path, title, alias or file name (NotFoundError with suggestions)."""
+        from ..page.lookup import find_page
+
+        return find_page(self._pages(), name)
+
+    @query
+    def section(self, name: str, section_id: str) -> tuple[Page, Section]:
+        """One section of a page."""
+        page = self.page(name)
+        section = page.section(section_id)
+        if section is None:
+            ids = ", ".join(s.id for s in page.sections) or "none"
+            raise NotFoundError(f"{page.path} has no section '{section_id}'. Sections: {ids}.")
+        return page, section
+
+    @query
+    def extract(self, name: str, block: int = 1, language: str | None = None) -> Any:
+        """The parsed fenced json/yaml data block of a page."""
+        from ..page.data import extract_data
+
+        return extract_data(self.page(name), block, language, self.settings.raw_dir,
+                            self.settings.paths.raw)
+
+    @query
+    def url(self, name: str) -> str:
+        """A stable address for a page (obsidian:// in an Obsidian vault, else file://)."""
+        from ..page.address import page_url
+
+        return page_url(self.settings.wiki_dir, self.page(name).path)
+
+    @query
+    def links(self, name: str) -> dict[str, Any]:
+        """Outgoing links with their resolution, and backlinks."""
+        return self.vault().links_of(self.page(name))
+
+    @query
+    def search(self, query: str, limit: int = 10, why: bool = True) -> list[SearchResult]:
+        """Keyword (BM25) search: pages with their best section, snippet and why they matched
+        (``why=False``: not which words in which field); pages in the query's language
+        first, as in hybrid search (``retrieval.other_language_factor``)."""
+        from ..retrieval.explain import explain
+        from ..retrieval.present import language_weight, query_language
+
+        with self._lock:
+            index = self.keyword_index()
+            pages = self._cache.pages if self._cache else {}
+            hits = index.search(query, limit * 2)
+            factor, lang = self.settings.retrieval.other_language_factor, query_language(query)
+            hits = sorted((replace(h, score=h.score * language_weight(pages[h.path], lang,
+                                                                      factor))
+                           for h in hits), key=lambda h: (-h.score, h.path))
+            return [explain(replace(h, rank=rank), pages[h.path], query, why)
+                    for rank, h in enumerate(hits[:limit], 1)]
+
+    @query
+    def trust_of(self, paths: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """Each page's trust level, status and freshness (trust/answer.py)."""
+        from ..trust.answer import page_trust
+        from ..trust.freshness import utc_today
+
+        pages, today = self._pages(), utc_today()
+        return {p: page_trust(pages[p], today) for p in paths if p in pages}
+
+    @query
+    def related(self, name: str, depth: int = 1, direction: str = "both",
+                links_only: bool = False) -> list[Neighbor]:
+        """Pages within ``depth`` links (and shared tags, unless ``links_only``) of a page."""
+        from ..graph.build import EXTRACTED, INFERRED
+        from ..graph.query import neighbors
+
+        with self._lock:
+            graph = self.graph()
+            kinds = (EXTRACTED,) if links_only else (EXTRACTED, INFERRED)
+            return neighbors(graph, self.page(name).path, depth, direction, kinds)  # type: ignore[arg-type]
+
+    @query
+    def path(self, source: str, target: str, via_tags: bool = False) -> list[str]:
+        """The shortest chain of links between two pages (NotFoundError when unconnected);
+        ``via_tags``: shared tags count as steps too."""
+        from ..graph.build import EXTRACTED, INFERRED
+        from ..graph.query import shortest_path
+
+        kinds = (EXTRACTED, INFERRED) if via_tags else (EXTRACTED,)
+        with self._lock:
+            return shortest_path(self.graph(), self.page(source).path, self.page(target).path,
+                                 kinds=kinds)
+
+    @query
+    def communities(self) -> list[Community]:
+        """Louvain communities of the graph (deterministic for the configured seed)."""
+        from ..graph.communities import detect_communities
+
+        with self._lock:
+            return detect_communities(self.graph())
+
+    @query
+    def hubs(self, limit: int = 10):
+        """The most connected pages."""
+        from ..graph.query import hubs
+
+        with self._lock:
+            return hubs(self.graph(), limit)
+
+    @query
+    def orphans(self):
+        """Pages with no links in or out."""
+        from ..graph.query import orphans
+
+        with self._lock:
+            return orphans(self.graph())

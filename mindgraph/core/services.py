@@ -1,0 +1,150 @@
+"""The workspace's services beyond queries: ingest, stats, check, lint, coverage, timeline,
+recency calibration, fact propagation, trust and the usage log (mixed into ``Mindgraph``;
+each imports its package when called)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterable
+
+from ..errors import InputError
+from ..usage import UsageLog
+from .indexes import WarmIndexes, query
+
+if TYPE_CHECKING:
+    from ..calibrate.recency_fit import Fit
+    from ..coverage.report import CoverageReport
+    from ..ingest.report import IngestReport
+    from ..lint.findings import LintReport
+    from ..page.check import CheckReport
+    from ..page.model import Page
+    from ..propagate.service import PropagationService
+    from ..scopes import Scopes
+    from ..timeline.build import Timeline
+    from ..trust.service import TrustService
+
+
+class Services(WarmIndexes):
+    """Each method builds its package's service over the warm state and calls it (the
+    vectors and scopes it uses come from the ``Mindgraph`` it is mixed into)."""
+
+    _raw_visible: Callable[[str], bool] | None = None    # a view's filters (scopes/views.py)
+    _note_visible: Callable[[str, Page], bool] | None = None
+    scopes: Scopes
+    embedding_provider: Callable[[], Any]
+    vector_store: Callable[[], Any]
+    hybrid_retriever: Callable[[], Any]
+
+    @functools.cached_property
+    def trust(self) -> TrustService:
+        """Verification, audit and the run ledger (mindgraph/trust/)."""
+        from ..trust.service import TrustService
+
+        return TrustService(self.settings)
+
+    @property
+    def usage_log(self) -> UsageLog:
+        """Where queries are logged (serve.usage_log under the state folder; "" = off)."""
+        name = self.settings.serve.usage_log
+        return UsageLog(self.settings.state_dir / name if name else None,
+                        max_bytes=self.settings.serve.usage_log_max_bytes)
+
+    def ingest(self, *, provider: Any = None, dry_run: bool = False, force: bool = False,
+               only: tuple[str, ...] = (), progress: Any = None) -> IngestReport:
+        """Compile raw/ into wiki/ (offline or with the configured LLM), then re-sync indexes.
+
+        Two ingests of one workspace must not run at once (the REST API refuses a second)."""
+        from ..ingest.pipeline import run_ingest
+
+        # Outside the core lock: ingest only writes wiki/ (each file atomically) and its own
+        # state, so queries go on meanwhile and see pages as they land.
+        report = run_ingest(self.settings, provider=provider, dry_run=dry_run, force=force,
+                            only=only, progress=progress)
+        with self._lock:
+            if self._cache is not None and not dry_run:
+                self.sync()
+        return report
+
+    @query
+    def stats(self) -> dict[str, Any]:
+        """Counts: pages, sections, links by kind and resolution, tags, raw files by state."""
+        from ..ingest.counts import workspace_stats
+
+        vault = self.vault()
+        return workspace_stats(vault, self.settings.state_dir, self._raw_visible,
+                               trust=self.trust.mix(vault.pages.values()))
+
+    @query
+    def check(self) -> CheckReport:
+        """Lint the wiki, its trust records included (the mix, disputed pages); with scopes
+        configured, also the pages no folder rule places."""
+        from ..page.check import check_vault
+        from ..scopes.check import unscoped_findings
+
+        vault = self.vault()
+        return unscoped_findings(self.trust.with_trust(check_vault(vault, self.settings.raw_dir),
+                                                       vault), self.scopes, vault.pages)
+
+    def calibrate_recency(self, questions: Iterable[Any] = ()) -> Fit:
+        """The recency λ (and evergreen pages) the usage log and ``questions`` argue for."""
+        from ..calibrate.service import calibrate_recency
+
+        return calibrate_recency(self.hybrid_retriever(), self.usage_log.lines(), questions,
+                                 self.settings.retrieval.recency_lambda)
+
+    @property
+    def propagation(self) -> PropagationService:
+        """Fact propagation behind approval (mindgraph/propagate/)."""
+        from ..propagate.service import PropagationService
+
+        return PropagationService(self.vault, self.settings)
+
+    def lint(self, judge: str = "auto") -> LintReport:
+        """What a careful editor would flag in the wiki (mindgraph/lint/), read-only."""
+        from ..lint.service import lint_workspace
+
+        return lint_workspace(self.vault(), self.settings, judge)  # type: ignore[arg-type]
+
+    def coverage(self, codebase: str | Path, *, service_level: bool = False,
+                 excludes: tuple[str, ...] = (), default_excludes: bool = True,
+                 min_mentions: int = 1,
+                 semantic_threshold: float | None = None) -> CoverageReport:
+        """How much of ``codebase`` the wiki refers to; with ``semantic_threshold``, also which
+        units' docstrings are that close (cosine) to a section's stored vector."""
+        from ..coverage.report import measure_coverage
+        from ..coverage.semantic import find_semantic_links
+        from ..coverage.units import DEFAULT_EXCLUDES, discover_units
+
+        patterns = tuple(excludes) + (DEFAULT_EXCLUDES if default_excludes else ())
+        units = discover_units(Path(codebase), patterns, service_level, skipped := list[str]())
+        if not units:   # a gate over nothing would pass: 0/0 is not 100%
+            raise InputError(f"{codebase} holds no source files to measure (.py, .ts, .go, "
+                             f".rs, ... outside the excludes). Pass the folder of the code, "
+                             f"e.g. `mindgraph coverage src`.")
+        with self._lock:    # only now: a slow read of the code must not hold every query
+            pages = dict(self.vault().pages)
+            found = None if semantic_threshold is None else find_semantic_links(
+                units, self.embedding_provider(), self.vector_store(), semantic_threshold,
+                pages=pages)
+        return measure_coverage(units, pages.values(), codebase=str(codebase),
+                                level="service" if service_level else "module",
+                                min_mentions=min_mentions,
+                                semantic=found.links if found else None,
+                                semantic_model=found.model_version if found else "",
+                                semantic_threshold=semantic_threshold,
+                                notes=(*skipped, *(found.notes if found else ())))
+
+    def timeline(self, concept: str, *, since: dt.date | None = None,
+                 until: dt.date | None = None, newest_first: bool = False,
+                 limit: int | None = None, use_git: bool = True) -> Timeline:
+        """Dated notes (raw and wiki) that mention ``concept``, in date order."""
+        from ..page.vault import PageLimits
+        from ..timeline.build import build_timeline
+
+        s = self.settings
+        return build_timeline(concept, [("raw", s.raw_dir), ("wiki", s.wiki_dir)], since=since,
+                              until=until, newest_first=newest_first, limit=limit, use_git=use_git,
+                              limits=PageLimits.of(s.limits), state_dir=s.state_dir,
+                              visible=self._note_visible)

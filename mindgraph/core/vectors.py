@@ -1,0 +1,234 @@
+"""Vectors and hybrid retrieval: the embedding model and the vector store (both opened on
+first use), `embed`, hybrid search, proactive context, and the changed pages a long-running
+process keeps embedded (mixed into ``Mindgraph``)."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import time
+from typing import TYPE_CHECKING, Any
+
+from ..errors import MindgraphError
+from .indexes import WarmIndexes, query
+
+if TYPE_CHECKING:
+    from ..retrieval.context import ContextBlock
+    from ..retrieval.hybrid import HybridResponse, HybridRetriever, SearchOptions
+    from ..retrieval.vector import VectorRetriever
+    from ..vectors.live import LiveVectors
+
+
+class VectorSearch(WarmIndexes):
+    """The model, the store and the hybrid retriever over the warm indexes."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._embedder: Any = None
+        self._store: Any = None
+        self._vector: tuple[VectorRetriever | None, str | None] | None = None
+        self._hybrid: HybridRetriever | None = None
+
+    @functools.cached_property
+    def _live(self) -> LiveVectors:
+        """Changed pages still to embed (made on first use: a keyword search never needs it)."""
+        from ..ingest.moves import moves_of, vector_sources
+        from ..vectors.live import LiveVectors
+
+        settings = self.settings
+        return LiveVectors(settings.serve.embed_changes_max_chunks,
+                           settings.embedding.batch_size,
+                           lambda: vector_sources(moves_of(settings.state_dir)))
+
+    def _pages_changed(self, touched: tuple[str, ...]) -> None:
+        self._hybrid = None
+        if "_live" in self.__dict__:    # not made yet: hybrid search never used vectors here
+            self._live.changed(touched, self._embed_pending)
+
+    def _embed_pending(self, max_chunks: int) -> None:
+        """Embed the changed pages that still lack vectors (see vectors/live.py)."""
+        if self._cache is None:
+            return
+        if self._live.catch_up(self._cache.pages, {p.path for p in self._cache.problems},
+                               lambda: (self.embedding_provider(), self.vector_store()),
+                               max_chunks):
+            self._hybrid = None         # its answers carry the old note
+
+    def embedding_provider(self) -> Any:
+        """The configured embedding provider (the local model loads on first use)."""
+        with self._lock:
+            if self._embedder is None:
+                from ..providers.embedding.factory import create_embedding_provider
+
+                self._embedder = create_embedding_provider(self.settings)
+            return self._embedder
+
+    def vector_store(self) -> Any:
+        """The configured vector store (StoreError naming the DSN when it cannot be reached)."""
+        with self._lock:
+            if self._store is None:
+                from ..stores.factory import create_store
+
+                self._store = create_store(self.settings)
+            return self._store
+
+    def _vector_retriever(self) -> tuple[VectorRetriever | None, str | None]:
+        """The vector retriever, or None and why (store down, nothing embedded yet)."""
+        if self._vector is None:
+            try:
+                provider = self.embedding_provider()
+                store = self.vector_store()
+                if store.count(provider.model_version) == 0:
+                    self._vector = (None, f"no vectors of {provider.model_version} yet; run "
+                                          f"`mindgraph embed`")
+                else:
+                    from ..retrieval.vector import VectorRetriever
+
+                    self._vector = (VectorRetriever(provider, store), None)
+            except MindgraphError as exc:
+                self._vector = (None, str(exc))
+            self._live.tried()
+        return self._vector
+
+    def _hybrid_retriever(self) -> HybridRetriever:
+        if self._hybrid is None:
+            from ..retrieval.hybrid import HybridRetriever
+            from ..retrieval.wiring import search_helpers
+
+            vector, why = self._vector_retriever()
+            self._live.in_use = self._live.in_use or vector is not None
+            self._hybrid = HybridRetriever(self._pages(), self.keyword_index(), self.graph(),
+                                           vector, self.settings.retrieval, vector_error=why,
+                                           vector_note=self._live.note,
+                                           **search_helpers(self.settings))
+        return self._hybrid
+
+    @query
+    def hybrid_retriever(self) -> HybridRetriever:
+        """The hybrid retriever over the current wiki (for benchmarks and servers)."""
+        return self._hybrid_retriever()
+
+    @query
+    def plan_embed(self) -> Any:
+        """What `embed` would do: chunks to embed, stale and removed ones (no model call).
+
+        Pages that could not be read keep their stored vectors."""
+        from ..vectors.chunking import chunker_for
+        from ..vectors.sync import plan_sync
+
+        provider = self.embedding_provider()
+        store = self.vector_store()
+        assert self._cache is not None
+        pages = self._cache.pages
+        keep = {p.path for p in self._cache.problems if p.path not in pages}
+        return plan_sync([pages[p] for p in sorted(pages)], store,
+                         self._planned_model_version(store), chunker_for(provider), keep=keep,
+                         moved=self._live.moved(), memo_dir=self.settings.state_dir)
+
+    def _planned_model_version(self, store: Any) -> str:
+        from ..providers.embedding.factory import planned_model_version
+
+        planned = planned_model_version(self.settings)
+        if planned is not None:
+            return planned
+        # A remote model of unconfigured width: the store may already know it; else ask once.
+        cfg = self.settings.embedding
+        prefix = f"{cfg.provider}:{cfg.model}:"
+        known = [m for m in store.model_versions() if m.startswith(prefix)]
+        return known[0] if len(known) == 1 else self.embedding_provider().model_version
+
+    def embed(self, *, dry_run: bool = False, drop_other_models: bool = False,
+              plan: Any = None, progress: Any = None) -> Any:
+        """Embed new and changed sections, remove deleted ones; a re-run over unchanged pages
+        makes no embedding call. Returns the SyncReport (``dropped`` lists removed models).
+
+        The core lock is held only while the plan is taken and when the new vectors go live:
+        queries keep being answered during the model calls (the stores are thread-safe)."""
+        from ..vectors.live import NO_LIMIT
+        from ..vectors.sync import apply_sync, report_of
+
+        started = time.perf_counter()
+        provider = None
+        with self._lock:
+            # counted before the plan: the sync that planning does leaves changes to us
+            self._live.embeds_running += 1
+        deleted, refused = 0, list[str]()
+        try:
+            with self._lock:
+                store = self.vector_store()
+                plan = plan or self.plan_embed()
+                provider = self.embedding_provider() if not dry_run else None
+            if provider is not None:
+                deleted = apply_sync(plan, provider, store,
+                                     batch_size=self.settings.embedding.batch_size,
+                                     progress=progress, refused=refused)
+        finally:
+            with self._lock:
+                self._live.embeds_running -= 1
+                # The last embed to end catches up with the pages synced while embeds ran:
+                # they were planned with older text, or not at all. A real embed does it
+                # without a limit (this is `embed`); a dry run as a query would.
+                self._embed_pending(NO_LIMIT if provider is not None else self._live.max_chunks)
+        dropped: dict[str, int] = {}
+        if drop_other_models:
+            for other, count in store.model_versions().items():
+                if other != plan.model_version:
+                    dropped[other] = count if dry_run else store.drop_model(other)
+        store.flush()
+        report = report_of(plan, store, dry_run=dry_run, deleted=deleted,
+                           seconds=time.perf_counter() - started, refused=refused)
+        if not dry_run:
+            with self._lock:
+                self._live.in_use = True    # from here on, keep changed pages embedded
+                self.forget_vectors()
+        return report, dropped
+
+    @query
+    def smart_search(self, query: str, limit: int = 10,
+                     options: SearchOptions | None = None) -> HybridResponse:
+        """Hybrid search: intent router, keyword + vector fusion, graph boost, explanations.
+
+        Never fails because the vector store is down: it answers from keywords and says so in
+        the response's ``degradation``."""
+        from ..retrieval.hybrid import SearchOptions
+
+        options = options or SearchOptions()
+        if options.top_k != limit:
+            options = SearchOptions(**{**options.__dict__, "top_k": limit})
+        if self._live.due():
+            # Retry what failed: the store or provider may be back, another process may have
+            # embedded the wiki (`mindgraph embed`) or the pages this one could not.
+            if self._vector is not None and self._vector[0] is None:
+                self.forget_vectors()
+            self._embed_pending(self._live.max_chunks)
+        return self._hybrid_retriever().search(query, options)
+
+    def prepare_query(self, query: str) -> None:
+        """Embed ``query`` ahead of ``smart_search`` without taking the core lock.
+
+        A server calls this on another thread while earlier queries are answered: the vector
+        lands in the retriever's query cache, so model inference (which releases the GIL)
+        overlaps the Python work of other requests. Does nothing before the first search has
+        opened the vector store; never raises (the search itself reports any failure)."""
+        ready = self._vector
+        vector = ready[0] if ready is not None else None
+        if vector is not None:
+            with contextlib.suppress(Exception):
+                vector.embed_query(query)
+
+    def context(self, situation: str, *, limit: int = 3,
+                timeout_s: float | None = None) -> ContextBlock:
+        """Top knowledge for a situation as a markdown block, within a hard time limit.
+
+        Never raises: on a timeout or any error the block is empty and says why."""
+        from ..retrieval.context import context_within
+
+        timeout = self.settings.serve.context_timeout_s if timeout_s is None else timeout_s
+        return context_within(situation, lambda q: self.smart_search(q, max(limit, 5)),
+                              timeout, limit, self.settings.serve.context_min_similarity)
+
+    def forget_vectors(self) -> None:
+        """Drop the cached vector retriever (after `embed`, or to retry a store that was down)."""
+        with self._lock:
+            self._vector = None
+            self._hybrid = None
