@@ -72,31 +72,34 @@ def query_words(query: str) -> dict[str, str]:
     return {term: found.get(term, term) for term in terms}
 
 
-def explain(hit: KeywordHit, page: Page, query: str) -> SearchResult:
-    """Explain one hit of ``query`` on ``page``."""
+def explain(hit: KeywordHit, page: Page, query: str, why: bool = True) -> SearchResult:
+    """Explain one hit of ``query`` on ``page``; ``why=False`` leaves out which words matched
+    in which field (``matched``, ``fields`` and ``why`` empty: a fifth of the time, for
+    callers that do not show it)."""
     words = query_words(query)
     lang = page_language(page)
     section = page.section(hit.section_id) if hit.section_id else None
-    head = page_fields(page)
-    texts = {"title": head["title"], "folder": head["folder"],
-             "heading": " ".join(section.path) if section else
-             " ".join(s.heading for s in page.sections),
-             "body": section.text if section else page.indexed_body}
     fields: dict[str, list[str]] = {}
     matched: dict[str, None] = {}
-    for name in FIELDS:
-        present = set(analyze(texts[name], lang=lang, only=words))
-        hits = [words[t] for t in words if t in present]
-        if hits:
-            fields[name] = list(dict.fromkeys(hits))
-            matched.update(dict.fromkeys(hits))
+    if why:
+        head = page_fields(page)
+        texts = {"title": head["title"], "folder": head["folder"],
+                 "heading": " ".join(section.path) if section else
+                 " ".join(s.heading for s in page.sections),
+                 "body": section.text if section else page.indexed_body}
+        for name in FIELDS:
+            present = set(analyze(texts[name], lang=lang, only=words))
+            hits = [words[t] for t in words if t in present]
+            if hits:
+                fields[name] = list(dict.fromkeys(hits))
+                matched.update(dict.fromkeys(hits))
     return SearchResult(
         rank=hit.rank, path=hit.path, title=page.title, score=hit.score,
         page_score=hit.page_score, section_score=hit.section_score,
         section_id=hit.section_id, heading=section.heading if section else "",
         snippet=snippet((section.text if section else "") or page.indexed_body, list(words),
                         lang=lang),
-        matched=tuple(matched), fields=fields, why=_summary(fields, section),
+        matched=tuple(matched), fields=fields, why=_summary(fields, section) if why else "",
         url=app_url(page))
 
 

@@ -239,7 +239,7 @@ def _add_engine_tools(server: MCPServer,
         and best section id (read it with get_section), and the page's trust level. Good
         for names and exact terms."""
         return await call(ctx, "search", query, lambda m: brief_keyword(
-            _keyword(m, query, limit, TrustCriteria.parse(min_trust, fresh)), verbose))
+            _keyword(m, query, limit, TrustCriteria.parse(min_trust, fresh), verbose), verbose))
 
     @server.tool(annotations=READ_ONLY)
     async def smart_search(ctx: Context, query: Query, limit: Limit = 10, verbose: Verbose = False,
@@ -353,9 +353,12 @@ def _add_engine_tools(server: MCPServer,
             m, situation, limit, TrustCriteria.parse(min_trust, fresh)))
 
 
-def _keyword(mg: Mindgraph, query: str, limit: int, trust: TrustCriteria) -> dict[str, Any]:
-    """Keyword results with their trust (and what a trust filter left out, when it did)."""
-    results, notes = keyword_answer(mg, query, limit, trust)
+def _keyword(mg: Mindgraph, query: str, limit: int, trust: TrustCriteria,
+             why: bool = True) -> dict[str, Any]:
+    """Keyword results with their trust (and what a trust filter left out, when it did);
+    ``why=False``: without the field-by-field why, which ``brief_keyword`` drops unless
+    verbose (not computed: a fifth of the call)."""
+    results, notes = keyword_answer(mg, query, limit, trust, why)
     data = _listing("results", results)
     return {**data, "degradation": notes} if notes else data
 

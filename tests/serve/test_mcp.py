@@ -335,6 +335,23 @@ def test_search_results_are_brief_unless_verbose(mg):
     assert set(smart_brief["intent"]) == {"name", "confidence"}
 
 
+def test_a_brief_search_skips_only_the_why_it_leaves_out(mg):
+    # the field-by-field why is not computed for a brief answer (a fifth of a warm call),
+    # and nothing else about the hits changes
+    async def script(client):
+        return [await client.call_tool("search", {"query": "trunks", "verbose": verbose})
+                for verbose in (False, True)]
+
+    brief, full = (payload(r) for r in run_session(create_mcp_server(mg), script))
+    dropped = ("scores", "matched_terms", "why", "rank")
+    assert brief["results"] == [{k: v for k, v in hit.items() if k not in dropped}
+                                for hit in full["results"]]
+    unexplained = mg.search("trunks", why=False)
+    assert [(h.path, h.section_id, h.snippet, h.score) for h in unexplained] == \
+        [(h.path, h.section_id, h.snippet, h.score) for h in mg.search("trunks")]
+    assert all(h.fields == {} and h.matched == () and h.why == "" for h in unexplained)
+
+
 def test_keyword_hits_say_which_retriever_found_them(mg):
     async def script(client):
         return [await client.call_tool("search", {"query": "trunks", "verbose": verbose})
