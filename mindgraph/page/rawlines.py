@@ -59,11 +59,16 @@ def _key(link: Link) -> tuple[Any, ...]:
 
 
 class RawLines:
-    """Maps (wiki page, wiki line of a link) to (raw note, raw line), reading each note once."""
+    """Maps (wiki page, wiki line of a link) to (raw note, raw line), reading each note once.
+
+    Each page's and each note's links are grouped by key once, so placing every finding of a
+    page is linear in its links (it was links × findings: minutes on a huge note)."""
 
     def __init__(self, raw_dir: Path):
         self.raw_dir = raw_dir.resolve()
         self._notes: dict[str, list[Link] | None] = {}
+        self._note_lines: dict[str, dict[tuple[Any, ...], list[int]]] = {}
+        self._page_nth: dict[str, tuple[Page, dict[int, int]]] = {}
 
     def note(self, rel: str) -> list[Link] | None:
         """The body links of the raw note at raw-relative ``rel`` (their lines are the
@@ -86,8 +91,31 @@ class RawLines:
         note = self.note(rel)
         if note is None or link.line <= 0:
             return 0
-        key = _key(link)
-        same = [w for w in page.links if _key(w) == key]
-        nth = next((i for i, w in enumerate(same) if w is link), 0)
-        raw = [r for r in note if _key(r) == key]
-        return raw[min(nth, len(raw) - 1)].line if raw else 0
+        raw = self._lines_by_key(rel, note).get(_key(link))
+        if not raw:
+            return 0
+        nth = self._nth(page).get(id(link), 0)
+        return raw[min(nth, len(raw) - 1)]
+
+    def _lines_by_key(self, rel: str, note: list[Link]) -> dict[tuple[Any, ...], list[int]]:
+        lines = self._note_lines.get(rel)
+        if lines is None:
+            lines = {}
+            for r in note:
+                lines.setdefault(_key(r), []).append(r.line)
+            self._note_lines[rel] = lines
+        return lines
+
+    def _nth(self, page: Page) -> dict[int, int]:
+        """id(link) → how many links of ``page`` with the same key come before it."""
+        cached = self._page_nth.get(page.path)
+        if cached is not None and cached[0] is page:
+            return cached[1]
+        seen: dict[tuple[Any, ...], int] = {}
+        nth = {}
+        for w in page.links:
+            key = _key(w)
+            nth[id(w)] = seen.get(key, 0)
+            seen[key] = nth[id(w)] + 1
+        self._page_nth[page.path] = (page, nth)
+        return nth
