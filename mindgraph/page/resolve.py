@@ -56,6 +56,7 @@ class LinkResolver:
             for name in names:
                 self._by_alias[name.lower()].append(path)
         self._moved: dict[str, str] = {}
+        self._folders: dict[str, str] = {}      # source path → its folder, normalised
         moved_names: dict[str, set[str]] = defaultdict(set)
         for old, new in (moved or {}).items():
             hit = self._by_path.get(new.lower())
@@ -85,6 +86,12 @@ class LinkResolver:
         raw = target.strip().replace("\\", "/")
         if not raw:
             return Resolution("self", source_path or None, rule="self")
+        if "/" not in raw and raw != "." and raw != "..":
+            return self._resolve_bare(raw, source_path)
+        return self._resolve_path(raw, source_path)
+
+    def _resolve_path(self, raw: str, source_path: str) -> Resolution:
+        """resolve_target for a stripped, non-empty target, by every rule in order."""
         absolute = raw.startswith("/")
         key = posixpath.normpath(raw.lstrip("/")).lower() if raw.strip("/") else ""
         if not key or key == ".":
@@ -118,6 +125,37 @@ class LinkResolver:
         matches = [p for p in self._by_name.get(name, []) if p.lower().endswith(suffix)]
         if len(matches) == 1:
             return Resolution("resolved", matches[0], tuple(matches), "suffix")
+        if len(matches) > 1:
+            return _nearest(matches, source_path)
+        return self._missing(raw)
+
+    def _resolve_bare(self, raw: str, source_path: str) -> Resolution:
+        """resolve_target for a target without a folder (``[[Note]]``, most links): the same
+        rules and answers, without normalising paths per link (a third of `stats` at 10,000
+        notes)."""
+        key = raw.lower()
+        hit = self._by_path.get(key)
+        if hit is not None:
+            return Resolution("resolved", hit, (hit,), "path")
+        hit = self._by_path.get(key + ".md")
+        if hit is not None:
+            return Resolution("resolved", hit, (hit,), "path+md")
+        folder = self._folders.get(source_path)
+        if folder is None:
+            folder = posixpath.normpath(posixpath.dirname(source_path)).lower() \
+                if posixpath.dirname(source_path) else ""
+            self._folders[source_path] = folder
+        if folder and folder != ".":
+            relative = folder + "/" + key
+            hit = self._by_path.get(relative)
+            if hit is not None:
+                return Resolution("resolved", hit, (hit,), "relative")
+            hit = self._by_path.get(relative + ".md")
+            if hit is not None:
+                return Resolution("resolved", hit, (hit,), "relative+md")
+        matches = self._by_name.get(key[:-3] if key.endswith(".md") else key, [])
+        if len(matches) == 1:
+            return Resolution("resolved", matches[0], tuple(matches), "name")
         if len(matches) > 1:
             return _nearest(matches, source_path)
         return self._missing(raw)
