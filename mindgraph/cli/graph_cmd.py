@@ -133,12 +133,12 @@ def hubs_command(settings: Settings, limit: int, as_json: bool) -> None:
 @json_option
 @workspace_options
 def communities_command(settings: Settings, limit: int, min_size: int, as_json: bool) -> None:
-    """Louvain communities, largest first, each named after its most central page."""
+    """Communities (Leiden), largest first, each named after its most central page."""
     _, kg = open_workspace_graph(settings)
     cached = kg._communities is not None
     found = [c for c in detect_communities(kg) if c.size >= min_size]
     if not cached:
-        kg.save(settings.state_dir / GRAPH_FILE)  # keep the (slow) Louvain result
+        kg.save(settings.state_dir / GRAPH_FILE)  # keep the communities found
     shown = found[:limit]
     if as_json:
         emit_json({"seed": settings.graph.seed, "count": len(found),

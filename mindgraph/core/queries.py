@@ -110,7 +110,7 @@ class Queries(WarmIndexes):
 
     @query
     def communities(self) -> list[Community]:
-        """Louvain communities of the graph (deterministic for the configured seed)."""
+        """Leiden communities of the graph (deterministic for the configured seed)."""
         from ..graph.communities import detect_communities
 
         with self._lock:

@@ -2,7 +2,7 @@
 
     build        KnowledgeGraph (build, incremental apply, persistence), open_graph
     query        neighbors, backlinks, shortest_path, hubs, orphans, broken_links
-    communities  Louvain communities named by their most central page
+    communities  Leiden communities named by their most central page
     export       JSON and GraphML
 """
 

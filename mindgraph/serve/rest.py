@@ -366,7 +366,7 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None,
         fresh()
         return {"path": mg.as_identity(who).path(source, target, via_tags)}
 
-    @route("get", "/communities", s.CommunitiesOut, "Louvain communities of the graph",
+    @route("get", "/communities", s.CommunitiesOut, "Communities of the graph (Leiden)",
            lane=lanes.slow)
     def communities(who: Caller, limit: int = Query(50, ge=1, le=1000)) -> dict[str, Any]:
         fresh()
