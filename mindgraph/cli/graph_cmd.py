@@ -24,16 +24,16 @@ from .common import (SubcommandGroup, emit_json, group_workspace_options, json_o
 GRAPH_FILE = "graph.pickle"
 
 
-def open_workspace_graph(settings: Settings) -> tuple[Any, KnowledgeGraph]:
+def open_workspace_graph(settings: Settings, save: bool = True) -> tuple[Any, KnowledgeGraph]:
     """The pages (``.pages``) and the knowledge graph of the workspace, both up to date; of
-    the CLI's identity's view when ``scopes.local`` names one."""
+    the CLI's identity's view when ``scopes.local`` names one. ``save``: see open_graph."""
     settings.require_wiki()
     if settings.scopes.local:
         core = open_core(settings)
         return core.vault(), core.graph()
     cache, _ = open_pages(settings.wiki_dir, settings.state_dir,
                           limits=PageLimits.of(settings.limits))
-    return cache, open_graph(cache.pages, settings.state_dir / GRAPH_FILE, settings.graph)
+    return cache, open_graph(cache.pages, settings.state_dir / GRAPH_FILE, settings.graph, save)
 
 
 def _page(cache: Any, name: str) -> str:
@@ -134,11 +134,11 @@ def hubs_command(settings: Settings, limit: int, as_json: bool) -> None:
 @workspace_options
 def communities_command(settings: Settings, limit: int, min_size: int, as_json: bool) -> None:
     """Communities (Leiden), largest first, each named after its most central page."""
-    _, kg = open_workspace_graph(settings)
-    cached = kg._communities is not None
+    _, kg = open_workspace_graph(settings, save=False)
+    cached = kg._communities is not None     # false too when the graph was built or changed
     found = [c for c in detect_communities(kg) if c.size >= min_size]
     if not cached:
-        kg.save(settings.state_dir / GRAPH_FILE)  # keep the communities found
+        kg.save(settings.state_dir / GRAPH_FILE)  # the graph with its communities, once
     shown = found[:limit]
     if as_json:
         emit_json({"seed": settings.graph.seed, "count": len(found),

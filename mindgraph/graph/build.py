@@ -353,14 +353,17 @@ def _tag_pairs(members: list[str], cap: int) -> set[tuple[str, str]]:
 
 
 def open_graph(pages: Mapping[str, Page], state_file: Path,
-               settings: GraphSettings = GraphSettings()) -> KnowledgeGraph:
-    """The persisted graph brought up to date with ``pages`` (built when there is none)."""
+               settings: GraphSettings = GraphSettings(), save: bool = True) -> KnowledgeGraph:
+    """The persisted graph brought up to date with ``pages`` (built when there is none),
+    saved when it changed unless ``save`` is false (a caller that saves it itself later:
+    at 100,000 notes one save is seconds)."""
     graph = KnowledgeGraph.load(state_file, settings)
     if graph is None:
         graph = KnowledgeGraph.build(pages, settings)
-        graph.save(state_file)
+        if save:
+            graph.save(state_file)
         return graph
     added, changed, removed = graph.sync(pages)
-    if added or changed or removed:
+    if save and (added or changed or removed):
         graph.save(state_file)
     return graph

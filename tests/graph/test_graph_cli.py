@@ -99,3 +99,23 @@ def test_missing_wiki_folder_is_a_clear_error(tmp_path):
     (tmp_path / "mindgraph.yml").write_text("graph:\n  seed: 1\n")
     out = _run(tmp_path, "hubs", code=1)
     assert "does not exist" in out and "mindgraph ingest" in out
+
+
+def test_communities_write_the_graph_once_and_reuse_it(small_vault, monkeypatch):
+    """A first `graph communities` saved the built graph, then saved it again with its
+    communities (seconds each at 100,000 notes); it saves once, and a second run reads both."""
+    from mindgraph.graph.build import KnowledgeGraph
+
+    workspace = small_vault.parent
+    saves = []
+    real_save = KnowledgeGraph.save
+    monkeypatch.setattr(KnowledgeGraph, "save",
+                        lambda self, path: (saves.append(path), real_save(self, path)))
+    first = _json(workspace, "communities", "--min-size", "1")
+    assert len(saves) == 1
+    again = _json(workspace, "communities", "--min-size", "1")
+    assert again == first and len(saves) == 1      # communities came from the saved graph
+    (small_vault / "Lonely.md").write_text("# Lonely\n\nNow linking [[Home]].\n")
+    changed = _json(workspace, "communities", "--min-size", "1")
+    assert len(saves) == 2 and changed != first
+    assert _json(workspace, "orphans")["orphans"] == [] and len(saves) == 2
