@@ -106,10 +106,9 @@ class LinkResolver:
         if not absolute and not relative_first and folder:
             steps.append(("relative", relative_key))
         for rule, candidate in steps:
-            for probe, name in ((candidate, rule), (candidate + ".md", rule + "+md")):
-                hit = self._by_path.get(probe)
-                if hit is not None:
-                    return Resolution("resolved", hit, (hit,), name)
+            found = self._probe(candidate, rule)
+            if found is not None:
+                return found
         if key.startswith("../"):
             return self._missing(raw)
         stem = key[:-3] if key.endswith(".md") else key
@@ -134,31 +133,34 @@ class LinkResolver:
         rules and answers, without normalising paths per link (a third of `stats` at 10,000
         notes)."""
         key = raw.lower()
-        hit = self._by_path.get(key)
-        if hit is not None:
-            return Resolution("resolved", hit, (hit,), "path")
-        hit = self._by_path.get(key + ".md")
-        if hit is not None:
-            return Resolution("resolved", hit, (hit,), "path+md")
+        found = self._probe(key, "path")
+        if found is not None:
+            return found
         folder = self._folders.get(source_path)
         if folder is None:
             folder = posixpath.normpath(posixpath.dirname(source_path)).lower() \
                 if posixpath.dirname(source_path) else ""
             self._folders[source_path] = folder
         if folder and folder != ".":
-            relative = folder + "/" + key
-            hit = self._by_path.get(relative)
-            if hit is not None:
-                return Resolution("resolved", hit, (hit,), "relative")
-            hit = self._by_path.get(relative + ".md")
-            if hit is not None:
-                return Resolution("resolved", hit, (hit,), "relative+md")
+            found = self._probe(folder + "/" + key, "relative")
+            if found is not None:
+                return found
         matches = self._by_name.get(key[:-3] if key.endswith(".md") else key, [])
         if len(matches) == 1:
             return Resolution("resolved", matches[0], tuple(matches), "name")
         if len(matches) > 1:
             return _nearest(matches, source_path)
         return self._missing(raw)
+
+    def _probe(self, candidate: str, rule: str) -> Resolution | None:
+        """The page at ``candidate`` (rule ``rule``), else at ``candidate`` + ".md"."""
+        hit = self._by_path.get(candidate)
+        if hit is not None:
+            return Resolution("resolved", hit, (hit,), rule)
+        hit = self._by_path.get(candidate + ".md")
+        if hit is not None:
+            return Resolution("resolved", hit, (hit,), rule + "+md")
+        return None
 
     def _missing(self, raw: str) -> Resolution:
         if self._moved:
