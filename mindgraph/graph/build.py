@@ -84,6 +84,13 @@ def link_keys(target: str, source_path: str) -> frozenset[str]:
     of these, so adding or removing a page can only change links that carry its key.
     """
     raw = target.strip().replace("\\", "/")
+    if "/" not in raw and raw and raw != "." and raw != "..":    # [[Note]]: most links
+        key = raw.lower()
+        return frozenset((key, key[:-3])) if key.endswith(".md") else frozenset((key,))
+    return _path_link_keys(raw, source_path)
+
+
+def _path_link_keys(raw: str, source_path: str) -> frozenset[str]:
     if not raw.strip("/"):
         return frozenset()
     key = posixpath.normpath(raw.lstrip("/")).lower()

@@ -32,3 +32,14 @@ def test_a_bare_target_resolves_as_by_the_full_rules(pages, folder, name, target
         return
     assert resolver.resolve_target(target, source) == resolver._resolve_path(raw, source)
     assert resolver.resolve_target(target, source) == resolver._resolve_bare(raw, source)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(FOLDERS), st.sampled_from(NAMES), targets)
+def test_a_bare_targets_page_keys_are_those_of_the_full_rules(folder, name, target):
+    from mindgraph.graph.build import _path_link_keys, link_keys
+
+    source = _path(folder, name)
+    raw = target.strip().replace("\\", "/")
+    if "/" not in raw:
+        assert link_keys(target, source) == _path_link_keys(raw, source)
