@@ -3,6 +3,7 @@
     python bench/bench_scale.py                       # 10k, 30k, 100k
     python bench/bench_scale.py --sizes 10000 30000   # what the machine has time for
     python bench/bench_scale.py --json --baseline /work/main/.venv/bin/python
+    python bench/bench_scale.py --sizes 100000 --wiki-only --workdir /tmp/scale
 
 Each size is a vault written by bench/gen_corpus.py (seed 1) into a temporary workspace; every
 figure is the wall time of a fresh `mindgraph` process, as a person waits for it: ingest from
@@ -11,24 +12,40 @@ scratch (offline), a no-op re-run, `graph communities` (builds the graph, then L
 each row. With --baseline PYTHON the same commands also run under that interpreter (another
 checkout's virtualenv, e.g. main's) on a copy of the same vault, interleaved with ours, so the
 ratio of the two is measured under the same load.
+
+After the fresh-process steps come the query side: the keyword query p50 (and p95, and CPU
+per query) of ``Mindgraph.search`` in one warm process over queries no run has seen
+("<heading> <title>" of random sections), then `mindgraph serve` from the warm state files:
+seconds from start to the first /search answer, its resident memory (VmRSS, VmHWM), and 20
+concurrent clients sending never-seen queries to /search (requests/s, median, p95, errors).
+CPU seconds (user + sys) and peak RSS of every fresh process are printed beside its wall time.
+
+``--wiki-only`` writes the generated notes straight into wiki/ (no ingest): the query side at
+a size whose offline compile does not fit the time at hand (say so when quoting it).
+``--workdir`` keeps the workspaces (a later run reuses a size's vault and state files).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
+import random
+import statistics
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
 import gen_corpus  # noqa: E402
+from bench_rest import _free_port, _percentile, _run_httpx, _wait_ready  # noqa: E402
 
 STEPS = (
     ("ingest", ["ingest"]),
@@ -36,39 +53,179 @@ STEPS = (
     ("graph communities", ["graph", "communities", "--min-size", "5"]),
     ("check", ["check"]),
     ("stats", ["stats"]),
-    ("search", ["search", "how do I sync my vault", "-n", "5"]),
+    ("first search", ["search", "how do I sync my vault", "-n", "5"]),
+    ("search", ["search", "move a note to another folder", "-n", "5"]),
 )
+INGEST_STEPS = ("ingest", "no-op ingest")
+QUERY_STEPS = ("keyword p50", "serve")
+TARGETS = {"keyword_p50_ms": 20.0, "serve_start_s": 30.0, "serve_rss_mb": 4096.0}
 
 
-def _run(python: str, workspace: Path, args: list[str]) -> float:
+def _run(python: str, workspace: Path, args: list[str]) -> dict:
+    """Wall seconds, CPU seconds (user + sys) and peak RSS of one fresh process."""
     started = time.perf_counter()
-    done = subprocess.run([python, "-m", "mindgraph", *args, "-C", str(workspace)],
-                          capture_output=True, text=True, cwd=workspace)
+    child = subprocess.Popen([python, "-m", "mindgraph", *args, "-C", str(workspace)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=workspace)
+    stderr = child.stderr.read() if child.stderr else b""
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
     seconds = time.perf_counter() - started
-    if done.returncode not in (0, 1):       # 1: findings (check) or failed notes
-        raise SystemExit(f"{' '.join(args)} failed ({done.returncode}):\n{done.stderr[-2000:]}")
-    return seconds
+    if child.returncode not in (0, 1):       # 1: findings (check) or failed notes
+        raise SystemExit(f"{' '.join(args)} failed ({child.returncode}):\n"
+                         f"{stderr.decode(errors='replace')[-2000:]}")
+    return {"s": round(seconds, 2), "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
+            "rss_mb": usage.ru_maxrss // 1024}
 
 
-def measure(size: int, pythons: dict[str, str], parent: Path,
-            source: gen_corpus.Source) -> dict:
+def load() -> float:
+    """The 1-minute load average (the machine is shared)."""
+    return round(os.getloadavg()[0], 1)
+
+
+def fresh_queries(workspace: Path, n: int, seed: int) -> list[str]:
+    """``n`` distinct queries "<heading> <title>" of random sections, none asked before."""
+    from mindgraph.core import Mindgraph
+
+    mg = Mindgraph.open(workspace)
+    try:
+        every = sorted({f"{s.heading} {page.title}".strip() for page in mg.vault().pages.values()
+                        for s in page.sections if s.heading})
+    finally:
+        mg.close()
+    random.Random(seed).shuffle(every)
+    return every[:n]
+
+
+def keyword_latency(workspace: Path, queries: list[str]) -> dict:
+    """``Mindgraph.search`` (BM25, snippets, explanations) per query in one warm process."""
+    from mindgraph.core import Mindgraph
+
+    mg = Mindgraph.open(workspace)
+    try:
+        mg.search("warm up", 10)
+        wall, cpu = [], []
+        for query in queries:
+            started, cpu_started = time.perf_counter(), time.process_time()
+            mg.search(query, 10)
+            wall.append((time.perf_counter() - started) * 1000)
+            cpu.append((time.process_time() - cpu_started) * 1000)
+    finally:
+        mg.close()
+    return {"median_ms": round(statistics.median(wall), 2),
+            "p95_ms": round(_percentile(wall, 95), 2),
+            "cpu_median_ms": round(statistics.median(cpu), 2), "queries": len(queries),
+            "load": load()}
+
+
+def serve_figures(python: str, workspace: Path, queries: list[str], clients: int,
+                  seconds: float) -> dict:
+    """`mindgraph serve` from warm state files: start to first /search answer, resident
+    memory, and ``clients`` concurrent clients of never-seen queries on /search."""
+    import httpx
+
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    started = time.perf_counter()
+    server = subprocess.Popen([python, "-m", "mindgraph", "serve", "-C", str(workspace),
+                               "--port", str(port)], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE)
+    try:
+        _wait_ready(base, server, timeout=1800)
+        httpx.get(f"{base}/search", params={"q": queries[0]}, timeout=1800).raise_for_status()
+        first_s = time.perf_counter() - started
+        paths = ["/search?" + urllib.parse.urlencode({"q": q, "limit": 10})
+                 for q in queries[1:]]
+        load_before = load()
+        run = asyncio.run(_run_httpx(base, paths, clients, seconds))
+        if run["requests"] > len(paths):
+            raise SystemExit("too few fresh queries for this run: some were asked twice")
+        status = Path(f"/proc/{server.pid}/status").read_text()
+        memory = {line.split(":")[0]: int(line.split()[1]) // 1024
+                  for line in status.splitlines() if line.startswith(("VmRSS", "VmHWM"))}
+        return {"start_to_first_answer_s": round(first_s, 1), "rss_mb": memory["VmRSS"],
+                "peak_rss_mb": memory["VmHWM"], "clients": clients, **run,
+                "load": load_before}
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+
+
+def _workspace(base: Path, size: int, wiki_only: bool, source: gen_corpus.Source) -> None:
+    """The generated vault at ``base`` (kept when a previous run made it)."""
+    folder = base / ("wiki" if wiki_only else "raw")
+    if folder.is_dir():
+        return
+    gen_corpus.generate(folder, size, 1, source)
+    gen_corpus.write_workspace_config(base, size)
+    if wiki_only:
+        (base / "raw").mkdir(exist_ok=True)
+
+
+def measure(size: int, pythons: dict[str, str], parent: Path, source: gen_corpus.Source,
+            args: argparse.Namespace) -> dict:
     """Every step at one size, for each interpreter in turn (interleaved step by step)."""
     spaces = {}
     for name in pythons:
-        base = parent / f"{name}-{size}"
-        gen_corpus.generate(base / "raw", size, 1, source)
-        gen_corpus.write_workspace_config(base, size)
-        spaces[name] = base
-    row: dict = {"notes": size, "load": {}, "s": {name: {} for name in pythons}}
-    for step, args in STEPS:
-        row["load"][step] = round(os.getloadavg()[0], 1)
+        spaces[name] = parent / f"{name}-{size}{'-wiki' if args.wiki_only else ''}"
+        _workspace(spaces[name], size, args.wiki_only, source)
+    row: dict = {"notes": size, "wiki_only": args.wiki_only, "load": {},
+                 "s": {name: {} for name in pythons}}
+    for step, step_args in STEPS:
+        if step not in args.steps or (args.wiki_only and step in INGEST_STEPS):
+            continue
+        row["load"][step] = load()
         for name, python in pythons.items():
-            row["s"][name][step] = round(_run(python, spaces[name], args), 2)
-            print(f"  {size:>7} {name:8} {step:18} {row['s'][name][step]:8.2f} s "
-                  f"(load {row['load'][step]})", file=sys.stderr, flush=True)
-    for base in spaces.values():
-        shutil.rmtree(base, ignore_errors=True)
+            row["s"][name][step] = figure = _run(python, spaces[name], step_args)
+            print(f"  {size:>7} {name:8} {step:18} {figure['s']:8.2f} s, CPU {figure['cpu_s']} s"
+                  f", {figure['rss_mb']} MB (load {row['load'][step]})", file=sys.stderr,
+                  flush=True)
+    if not set(QUERY_STEPS) & set(args.steps):
+        return row
+    queries = fresh_queries(spaces["ours"], args.queries + 20 * 400 * int(args.seconds), 7)
+    for name, python in pythons.items():
+        if "keyword p50" in args.steps:
+            row["s"][name]["keyword p50"] = figure = keyword_latency(spaces[name],
+                                                                     queries[:args.queries])
+            print(f"  {size:>7} {name:8} keyword p50 {figure}", file=sys.stderr, flush=True)
+        if "serve" in args.steps:
+            row["s"][name]["serve"] = figure = serve_figures(
+                python, spaces[name], queries[args.queries:], args.clients, args.seconds)
+            print(f"  {size:>7} {name:8} serve {figure}", file=sys.stderr, flush=True)
     return row
+
+
+def _cell(row: dict, who: str, step: str) -> str:
+    figure = row["s"][who].get(step)
+    if figure is None:
+        return "not run"
+    if step == "keyword p50":
+        return (f"{figure['median_ms']:.1f} ms (p95 {figure['p95_ms']:.1f}, CPU "
+                f"{figure['cpu_median_ms']:.1f} ms), load {figure['load']}")
+    if step == "serve":
+        return (f"first answer {figure['start_to_first_answer_s']} s, RSS {figure['rss_mb']:,} MB"
+                f" (peak {figure['peak_rss_mb']:,}); {figure['clients']} clients: "
+                f"{figure['rps']} req/s, median {figure['median_ms']:.0f} ms, p95 "
+                f"{figure['p95_ms']:.0f} ms, {figure['errors']} errors of "
+                f"{figure['requests']}, load {figure['load']}")
+    cell = f"{figure['s']:.1f} s (CPU {figure['cpu_s']:.1f} s, {figure['rss_mb']:,} MB)"
+    if step == "ingest":
+        cell += f", {row['notes'] / figure['s']:.0f} notes/s"
+    return f"{cell}, load {row['load'][step]}"
+
+
+def table(rows: list[dict]) -> str:
+    """The growth table in markdown: one column per size, one row per step."""
+    lines = ["| step | " + " | ".join(
+        f"{r['notes']:,} notes{' (wiki only)' if r['wiki_only'] else ''}" for r in rows) + " |",
+        "|" + "---|" * (len(rows) + 1)]
+    for step in [name for name, _ in STEPS] + list(QUERY_STEPS):
+        if not any(step in r["s"]["ours"] for r in rows):
+            continue
+        lines.append(f"| {step} | " + " | ".join(_cell(r, "ours", step) for r in rows) + " |")
+        if any("baseline" in r["s"] and step in r["s"]["baseline"] for r in rows):
+            lines.append(f"| {step} (baseline) | " + " | ".join(
+                _cell(r, "baseline", step) if "baseline" in r["s"] else "—" for r in rows) + " |")
+    return "\n".join(lines)
 
 
 def main() -> None:
@@ -76,6 +233,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 30_000, 100_000])
     parser.add_argument("--baseline", help="another interpreter to run beside ours")
+    parser.add_argument("--steps", nargs="+", default=[n for n, _ in STEPS] + list(QUERY_STEPS),
+                        help="the steps to run (default: all)")
+    parser.add_argument("--wiki-only", action="store_true",
+                        help="write the notes into wiki/ directly: no ingest steps")
+    parser.add_argument("--workdir", type=Path, help="keep the workspaces here (reused)")
+    parser.add_argument("--queries", type=int, default=200, help="keyword p50 queries (200)")
+    parser.add_argument("--clients", type=int, default=20)
+    parser.add_argument("--seconds", type=float, default=20.0, help="of the REST run (20)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     pythons = {"ours": sys.executable}
@@ -84,24 +249,11 @@ def main() -> None:
     source = gen_corpus.load_source()
     rows = []
     with tempfile.TemporaryDirectory(prefix="mindgraph-scale-") as tmp:
+        parent = args.workdir or Path(tmp)
         for size in args.sizes:
-            rows.append(measure(size, pythons, Path(tmp), source))
-    if args.json:
-        print(json.dumps(rows, indent=2))
-        return
-    head = "| step | " + " | ".join(f"{r['notes']:,} notes" for r in rows) + " |"
-    print(head)
-    print("|" + "---|" * (len(rows) + 1))
-    for step, _ in STEPS:
-        cells = []
-        for r in rows:
-            cell = f"{r['s']['ours'][step]:.2f} s"
-            if step == "ingest":
-                cell += f" ({r['notes'] / r['s']['ours'][step]:.0f} notes/s)"
-            if "baseline" in r["s"]:
-                cell += f" (baseline {r['s']['baseline'][step]:.2f} s)"
-            cells.append(f"{cell}, load {r['load'][step]}")
-        print(f"| {step} | " + " | ".join(cells) + " |")
+            rows.append(measure(size, pythons, parent, source, args))
+            print(table(rows), file=sys.stderr, flush=True)
+    print(json.dumps(rows, indent=2) if args.json else table(rows))
 
 
 if __name__ == "__main__":
