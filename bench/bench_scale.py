@@ -8,7 +8,8 @@
 Each size is a vault written by bench/gen_corpus.py (seed 1) into a temporary workspace; every
 figure is the wall time of a fresh `mindgraph` process, as a person waits for it: ingest from
 scratch (offline), a no-op re-run, `graph communities` (builds the graph, then Louvain),
-`check`, `stats` and a fresh keyword `search`. The machine's load average is printed with
+`check`, `stats`, the first keyword `search` (parses the wiki into the page cache and builds
+the keyword index), a second one (both loaded from their state files) and `graph hubs`. The machine's load average is printed with
 each row. With --baseline PYTHON the same commands also run under that interpreter (another
 checkout's virtualenv, e.g. main's) on a copy of the same vault, interleaved with ours, so the
 ratio of the two is measured under the same load.
@@ -55,6 +56,8 @@ STEPS = (
     ("stats", ["stats"]),
     ("first search", ["search", "how do I sync my vault", "-n", "5"]),
     ("search", ["search", "move a note to another folder", "-n", "5"]),
+    # builds graph.pickle where `graph communities` did not run, so serve starts warm
+    ("graph hubs", ["graph", "hubs", "-n", "5"]),
 )
 INGEST_STEPS = ("ingest", "no-op ingest")
 QUERY_STEPS = ("keyword p50", "serve")
@@ -96,8 +99,15 @@ def fresh_queries(workspace: Path, n: int, seed: int) -> list[str]:
     return every[:n]
 
 
-def keyword_latency(workspace: Path, queries: list[str]) -> dict:
-    """``Mindgraph.search`` (BM25, snippets, explanations) per query in one warm process."""
+def keyword_latency(python: str, workspace: Path, queries: list[str]) -> dict:
+    """``Mindgraph.search`` (BM25, snippets, explanations) per query in one warm process of
+    ``python`` (so a baseline interpreter measures its own code)."""
+    done = subprocess.run([python, __file__, "--latency-of", str(workspace)],
+                          input=json.dumps(queries), capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
+
+
+def _keyword_latency_here(workspace: Path, queries: list[str]) -> dict:
     from mindgraph.core import Mindgraph
 
     mg = Mindgraph.open(workspace)
@@ -117,6 +127,12 @@ def keyword_latency(workspace: Path, queries: list[str]) -> dict:
             "load": load()}
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a running process (all its threads)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def serve_figures(python: str, workspace: Path, queries: list[str], clients: int,
                   seconds: float) -> dict:
     """`mindgraph serve` from warm state files: start to first /search answer, resident
@@ -133,16 +149,20 @@ def serve_figures(python: str, workspace: Path, queries: list[str], clients: int
         _wait_ready(base, server, timeout=1800)
         httpx.get(f"{base}/search", params={"q": queries[0]}, timeout=1800).raise_for_status()
         first_s = time.perf_counter() - started
+        first_cpu = _cpu_seconds(server.pid)
         paths = ["/search?" + urllib.parse.urlencode({"q": q, "limit": 10})
                  for q in queries[1:]]
         load_before = load()
         run = asyncio.run(_run_httpx(base, paths, clients, seconds))
+        run["cpu_ms_per_request"] = round(
+            (_cpu_seconds(server.pid) - first_cpu) * 1000 / max(run["requests"], 1), 1)
         if run["requests"] > len(paths):
             raise SystemExit("too few fresh queries for this run: some were asked twice")
         status = Path(f"/proc/{server.pid}/status").read_text()
         memory = {line.split(":")[0]: int(line.split()[1]) // 1024
                   for line in status.splitlines() if line.startswith(("VmRSS", "VmHWM"))}
-        return {"start_to_first_answer_s": round(first_s, 1), "rss_mb": memory["VmRSS"],
+        return {"start_to_first_answer_s": round(first_s, 1),
+                "start_cpu_s": round(first_cpu, 1), "rss_mb": memory["VmRSS"],
                 "peak_rss_mb": memory["VmHWM"], "clients": clients, **run,
                 "load": load_before}
     finally:
@@ -184,8 +204,8 @@ def measure(size: int, pythons: dict[str, str], parent: Path, source: gen_corpus
     queries = fresh_queries(spaces["ours"], args.queries + 20 * 400 * int(args.seconds), 7)
     for name, python in pythons.items():
         if "keyword p50" in args.steps:
-            row["s"][name]["keyword p50"] = figure = keyword_latency(spaces[name],
-                                                                     queries[:args.queries])
+            row["s"][name]["keyword p50"] = figure = keyword_latency(
+                python, spaces[name], queries[:args.queries])
             print(f"  {size:>7} {name:8} keyword p50 {figure}", file=sys.stderr, flush=True)
         if "serve" in args.steps:
             row["s"][name]["serve"] = figure = serve_figures(
@@ -202,11 +222,13 @@ def _cell(row: dict, who: str, step: str) -> str:
         return (f"{figure['median_ms']:.1f} ms (p95 {figure['p95_ms']:.1f}, CPU "
                 f"{figure['cpu_median_ms']:.1f} ms), load {figure['load']}")
     if step == "serve":
-        return (f"first answer {figure['start_to_first_answer_s']} s, RSS {figure['rss_mb']:,} MB"
+        return (f"first answer {figure['start_to_first_answer_s']} s (CPU "
+                f"{figure.get('start_cpu_s', '?')} s), RSS {figure['rss_mb']:,} MB"
                 f" (peak {figure['peak_rss_mb']:,}); {figure['clients']} clients: "
                 f"{figure['rps']} req/s, median {figure['median_ms']:.0f} ms, p95 "
-                f"{figure['p95_ms']:.0f} ms, {figure['errors']} errors of "
-                f"{figure['requests']}, load {figure['load']}")
+                f"{figure['p95_ms']:.0f} ms, CPU {figure.get('cpu_ms_per_request', '?')} ms a "
+                f"request, {figure['errors']} errors of {figure['requests']}, "
+                f"load {figure['load']}")
     cell = f"{figure['s']:.1f} s (CPU {figure['cpu_s']:.1f} s, {figure['rss_mb']:,} MB)"
     if step == "ingest":
         cell += f", {row['notes'] / figure['s']:.0f} notes/s"
@@ -242,7 +264,11 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=20.0, help="of the REST run (20)")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--latency-of", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.latency_of:                     # keyword_latency's child: queries on stdin
+        print(json.dumps(_keyword_latency_here(args.latency_of, json.load(sys.stdin))))
+        return
     pythons = {"ours": sys.executable}
     if args.baseline:
         pythons["baseline"] = args.baseline
