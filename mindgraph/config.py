@@ -153,6 +153,9 @@ class RetrievalSettings:
     # (its BM25 score, its best section's cosine) instead of 0.
     fill_missing_scores: bool = False
     normalization: Literal["max", "calibrated", "minmax", "meanmax", "zscore"] = "max"
+    # each retriever's weight scaled by how far its scores fall from its first to its tenth
+    # page (fusion.spread_weights): a flat list tells little about the order of its pages
+    spread_weights: bool = True
     # a page only the vector side found, less than halfway from the model's zero point to a
     # typical match on this vault (measured per model, retrieval/calibration.py), is dropped
     drop_vector_noise: bool = True

@@ -20,6 +20,13 @@ Normalisers (``NORMALIZERS``), each a function of one retriever's ranking and it
 - ``meanmax``: distance above the list's mean as a share of the top's (a flat list gives
   little to anyone);
 - ``zscore``: the standard normal CDF of each score's z-score over the list.
+
+``spread_weights`` fits the mix to the query (``retrieval.spread_weights``): a retriever's
+weight is scaled by how far its scores fall from its first to its ``SPREAD_DEPTH``-th page, as
+a share of its first's height above its zero point (0 for BM25; for the vector side the
+query's own background, calibration.py, so a model whose cosines sit in a narrow band is
+measured in its own units). A retriever that cannot tell its pages apart for this query (a
+flat list) says little about their order.
 """
 
 from __future__ import annotations
@@ -77,6 +84,37 @@ def zscore(ranking: Ranking, floor: float = 0.0) -> dict[str, float]:
     mean = statistics.fmean(scores)
     return {key: 0.5 * (1.0 + math.erf((score - mean) / spread / math.sqrt(2)))
             for key, score in ranking}
+
+
+SPREAD_DEPTH = 10
+
+
+def spread(ranking: Ranking, zero: float = 0.0, depth: int = SPREAD_DEPTH) -> float | None:
+    """(first − ``depth``-th score) / (first − ``zero``), in [0, 1]; None for a list shorter
+    than ``depth`` (a rare word's few pages, a small wiki: no tenth page to fall to) or a
+    first score not above ``zero``."""
+    scores = [score for _, score in ranking]
+    if len(scores) < max(depth, 2) or scores[0] - zero <= 1e-12:
+        return None
+    fall = (scores[0] - scores[depth - 1]) / (scores[0] - zero)
+    return min(1.0, max(0.0, fall))
+
+
+def spread_weights(rankings: Mapping[str, Ranking], weights: Mapping[str, float],
+                   zeros: Mapping[str, float] | None = None,
+                   names: tuple[str, ...] = ("keyword", "vector")) -> dict[str, float]:
+    """``weights`` with those of ``names`` scaled by each one's ``spread`` and rescaled to
+    their old total (so another retriever's share, a note app's, is kept). Unchanged unless
+    at least two of ``names`` are ranked, each with a spread, and not all spreads are 0."""
+    found = {name: spread(rankings[name], (zeros or {}).get(name, 0.0))
+             for name in names if name in rankings}
+    if len(found) < 2 or any(value is None for value in found.values()):
+        return dict(weights)
+    scaled = {name: weights.get(name, 0.0) * value for name, value in found.items()}
+    total, new_total = sum(weights.get(name, 0.0) for name in found), sum(scaled.values())
+    if new_total <= 1e-12:
+        return dict(weights)
+    return {**weights, **{name: total * value / new_total for name, value in scaled.items()}}
 
 
 NORMALIZERS: dict[str, Normalizer] = {"max": maxnorm, "calibrated": maxnorm,

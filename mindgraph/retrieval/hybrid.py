@@ -35,7 +35,7 @@ from ..providers.embedding.base import model_languages
 from .calibration import (NOISE_SHARE, SAMPLE, Calibration, background, calibration,
                           drop_vector_noise, spread)
 from .expand import QueryExpander, split_concepts
-from .fusion import FUSIONS, NORMALIZERS
+from .fusion import FUSIONS, NORMALIZERS, spread_weights
 from .keyword import KeywordIndex
 from .native import NativeSearch, app_url
 from .present import follow_ups, interpretation, language_weight, query_language, snippet_for
@@ -48,7 +48,8 @@ from .vector import VectorRetriever
 
 FAILURE_WORDS = ("troubleshoot", "error", "issue", "problem", "fix", "faq", "故障", "排除",
                  "トラブル", "エラー", "問題", "错误", "问题")
-RESERVE_MIN_SHARE = 0.2   # a retriever with less of the fused weight reserves nothing
+RESERVE_MIN_SHARE = 0.2
+GRAPH_POOL = 30           # the candidates the graph boost looks at (and among)   # a retriever with less of the fused weight reserves nothing
 _POOL = cf.ThreadPoolExecutor(max_workers=4, thread_name_prefix="mindgraph-retrieval")
 ANSWER_CACHE_SIZE = 512
 NO_TERMS = "the query has no letters or digits (only symbols or emoji): nothing was searched"
@@ -232,6 +233,8 @@ class HybridRetriever:
             {"normalize": NORMALIZERS[self.settings.normalization],
              "floors": self._floors(query, rankings)}
         scored = {k: [(p, s) for p, s, _ in v] for k, v in rankings.items()}
+        if self.settings.spread_weights and fusion is FUSIONS["weighted"]:
+            weights = self._fit_weights(query, scored, weights)
         if self.settings.fill_missing_scores and len(scored) == 2:
             self._fill_missing(query, scored, degradation)
         fused = fusion(scored, weights, **kwargs)
@@ -309,6 +312,17 @@ class HybridRetriever:
             self.settings.normalization == "calibrated" else None
         return {} if zero is None else {"vector": zero}
 
+    def _fit_weights(self, query: str, scored: Mapping[str, list[tuple[str, float]]],
+                     weights: dict[str, float]) -> dict[str, float]:
+        """The mix fitted to this query's rankings (fusion.spread_weights): the vector side's
+        fall measured from the query's background, BM25's from 0. On the dev / held-out
+        questions MRR@10 0.868 → 0.880 / 0.918 → 0.916, hit@1 0.825 → 0.850 / 0.887 = 0.887,
+        SciFact nDCG@10 0.723 → 0.724 (README, Fusion options)."""
+        if len(scored) < 2:
+            return weights
+        zero = self._background(query) if "vector" in scored else None
+        return spread_weights(scored, weights, {} if zero is None else {"vector": zero})
+
     def _fill_missing(self, query: str, scored: dict[str, list[tuple[str, float]]],
                       degradation: list[str]) -> None:
         """Give every page either retriever found the other's actual score for it too."""
@@ -382,17 +396,32 @@ class HybridRetriever:
 
     # -- stage 2 --------------------------------------------------------------------------
     def _graph_boost(self, candidates: dict[str, Candidate], intent: Intent) -> None:
+        """Up to ``graph_boost`` for each of the first ``GRAPH_POOL`` candidates, in proportion
+        to the scores of the candidates it links with, as a share of the best score (full
+        when they add up to the best's): a page among strong candidates gains, one linked only
+        to weak ones (a hub that links to everything) gains little. The former rule, +0.1
+        for two linked candidates of any score, lifted hubs over pages with few links; the
+        share measured 0.855 → 0.868 dev and 0.914 → 0.918 held-out MRR@10 (README)."""
         boost = self.settings.graph_boost * intent.profile.graph
-        if boost <= 0:
+        if boost <= 0 or not candidates:
             return
-        pool = set(sorted(candidates, key=lambda p: -candidates[p].score)[:30])
+        order = sorted(candidates, key=lambda p: -candidates[p].score)
+        pool = set(order[:GRAPH_POOL])
+        best = candidates[order[0]].score
+        if best <= 0:
+            return
+        lifts = {}
         for path in pool:
             neighbours = (self._linked(path) & pool) - {path}
-            if len(neighbours) >= 2 and self._clears_cutoff(candidates[path]):
-                candidates[path].score += boost
-                candidates[path].boosts["graph"] = round(boost, 4)
+            mass = sum(candidates[n].score for n in neighbours) / best
+            if neighbours and self._clears_cutoff(candidates[path]):
+                lifts[path] = (boost * min(1.0, mass), len(neighbours))
+        for path, (lift, linked) in lifts.items():   # from the scores before any lift
+            if lift > 0:
+                candidates[path].score += lift
+                candidates[path].boosts["graph"] = round(lift, 4)
                 # the graph ranks nothing: it says how many candidates the page links with
-                candidates[path].sources.setdefault("graph", {"linked": len(neighbours)})
+                candidates[path].sources.setdefault("graph", {"linked": linked})
 
     def _clears_cutoff(self, cand: Candidate) -> bool:
         """A boost reorders pages retrieval found; it never carries a page over the minimum

@@ -530,3 +530,33 @@ def test_follow_ups_of_a_chinese_answer_name_pages_in_chinese_first(tmp_path):
     data = json.loads(result.output)
     assert data["results"][0]["page"] == "zh/同步笔记.md"
     assert data["follow_ups"][0] == "同步笔记和官方同步简介有什么关系？"
+
+
+def test_the_graph_boost_follows_the_scores_of_the_linked_candidates(tmp_path):
+    """A page linked to the best match gains the whole boost, even with one link; a hub linked
+    to two weak matches gains only their share of the best score (the former rule gave the
+    hub +0.1 for its two links and the page nothing)."""
+    wiki = tmp_path / "wiki"
+    wiki.mkdir()
+    filler = " ".join(["The weather report covers rain, wind and sun for the valley."] * 30)
+    (wiki / "Kayak.md").write_text("# Kayak\n\nKayak trips, kayak rental and kayak safety on "
+                                   "the kayak river.\n")
+    (wiki / "Paddle.md").write_text(f"# Paddle\n\n{filler} A kayak paddle. See [[Kayak]].\n")
+    (wiki / "Hub.md").write_text(f"# Hub\n\n{filler} A kayak hub. See [[W1]] and [[W2]].\n")
+    for name in ("W1", "W2"):
+        (wiki / f"{name}.md").write_text(f"# {name}\n\n{filler * 6} One kayak.\n")
+    (tmp_path / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n"
+                                            "retrieval:\n  min_score: 0\n")
+    result = CliRunner().invoke(cli, ["search", "--hybrid", "kayak", "-C", str(tmp_path),
+                                      "--json"])
+    assert result.exit_code == 0, result.output
+    found = {r["page"]: r for r in json.loads(result.output)["results"]}
+    assert found["Paddle.md"]["boosts"]["graph"] == pytest.approx(0.1)
+    assert found["Paddle.md"]["sources"]["graph"] == {"linked": 1}
+    def own(page: str) -> float:      # the score before any boost
+        return found[page]["score"] - sum(found[page]["boosts"].values())
+
+    hub = found["Hub.md"]["boosts"]["graph"]
+    assert hub == pytest.approx(0.1 * (own("W1.md") + own("W2.md")) / own("Kayak.md"),
+                                abs=1e-3)
+    assert hub < 0.1

@@ -44,8 +44,10 @@ def scores(retriever, questions, method):
 def test_dev_questions(retriever, corpora):
     questions = load_questions(corpora / "obsidian-help-queries.dev.jsonl")
     hit1, recall5, mrr = scores(retriever, questions, "hybrid")
-    assert hit1 >= 0.75 and mrr >= 0.82, (hit1, recall5, mrr)
-    assert recall5 >= 0.90, recall5          # 0.912 today; the issue asks 0.92 (not met)
+    # issue 13: hit@1 >= 0.85 and MRR@10 >= 0.88 met (0.850 / 0.880, 0.800 / 0.855 before the
+    # fitted weights and the graph boost by score); recall@5 0.904, 0.95 asked (not met)
+    assert hit1 >= 0.85 and mrr >= 0.88, (hit1, recall5, mrr)
+    assert recall5 >= 0.90, recall5
     assert mrr > scores(retriever, questions, "keyword")[2]
     assert mrr > scores(retriever, questions, "vector")[2]
 
@@ -53,7 +55,8 @@ def test_dev_questions(retriever, corpora):
 def test_held_out_questions(retriever):
     questions = load_questions(HELD_OUT)
     hit1, recall5, mrr = scores(retriever, questions, "hybrid")
-    assert hit1 >= 0.8 and recall5 >= 0.92 and mrr >= 0.85, (hit1, recall5, mrr)
+    # 0.887 / 0.963 / 0.916 (0.875 / 0.950 / 0.914 before): no worse than before
+    assert hit1 >= 0.875 and recall5 >= 0.95 and mrr >= 0.91, (hit1, recall5, mrr)
     english = [q for q in questions if q.lang == "en"]
     hybrid_en = scores(retriever, english, "hybrid")[2]
     assert hybrid_en > scores(retriever, english, "keyword")[2]

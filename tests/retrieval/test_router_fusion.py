@@ -168,3 +168,37 @@ def test_splitter_and_router_take_linear_time_on_hostile_queries(query):
                  expand._japanese, expand._chinese):
         next(form(query), None)                                 # each form, past the cap
     IntentRouter().route(query)
+
+
+def test_spread_is_the_fall_to_the_tenth_score_over_the_height_above_zero():
+    from mindgraph.retrieval.fusion import spread
+    steep = [(f"p{i}", 1.0 - 0.05 * i) for i in range(10)]          # 1.0 → 0.55
+    flat = [(f"p{i}", 0.90 - 0.002 * i) for i in range(10)]         # 0.900 → 0.882
+    assert spread(steep) == pytest.approx(0.45)
+    assert spread(flat) == pytest.approx(0.018 / 0.90)
+    # measured from its zero point, a band of compressed cosines spreads again
+    assert spread(flat, zero=0.85) == pytest.approx(0.018 / 0.05)
+    assert spread(steep[:9]) is None                # no tenth page: nothing to fall to
+    assert spread(flat, zero=0.95) is None          # the top is not above the zero point
+    assert spread([(f"p{i}", 0.9 - 0.1 * i) for i in range(10)], zero=0.5) == 1.0
+
+
+def test_spread_weights_trust_the_retriever_that_tells_its_pages_apart():
+    from mindgraph.retrieval.fusion import spread_weights
+    steep = [(f"k{i}", 1.0 - 0.05 * i) for i in range(10)]          # spread 0.45
+    flat = [(f"v{i}", 0.60 - 0.01 * i) for i in range(10)]          # spread 0.15
+    weights = spread_weights({"keyword": steep, "vector": flat},
+                             {"keyword": 0.5, "vector": 0.5})
+    assert weights == pytest.approx({"keyword": 0.75, "vector": 0.25})
+    # a note app's share is kept; only keyword and vector are refitted within theirs
+    with_native = spread_weights({"keyword": steep, "vector": flat, "native": flat},
+                                 {"keyword": 0.4, "vector": 0.4, "native": 0.2})
+    assert with_native == pytest.approx({"keyword": 0.6, "vector": 0.2, "native": 0.2})
+    # the vector side measured from the query's background instead of 0
+    fitted = spread_weights({"keyword": steep, "vector": flat}, {"keyword": 0.5, "vector": 0.5},
+                            {"vector": 0.45})
+    assert fitted["vector"] > fitted["keyword"]     # 0.09 / 0.15 = 0.6 against 0.45
+    # one list too short to measure: the weights stay as configured
+    short = spread_weights({"keyword": steep[:3], "vector": flat},
+                           {"keyword": 0.6, "vector": 0.4})
+    assert short == {"keyword": 0.6, "vector": 0.4}
