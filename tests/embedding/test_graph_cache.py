@@ -66,3 +66,20 @@ def test_a_read_only_state_folder_only_costs_the_rewrite(tmp_path):
     (tmp_path / FOLDER).write_text("a file where the folder would go")
     vector = LocalMiniLMProvider(threads=1, state_dir=tmp_path).embed_queries([QUERY])[0]
     assert np.array_equal(vector, LocalMiniLMProvider(threads=1).embed_queries([QUERY])[0])
+
+
+def test_a_kept_file_the_runtime_refuses_is_made_again(tmp_path):
+    # whole by its header (the SHA-256 of what follows it) but not a graph onnxruntime reads:
+    # it was kept, and every later process ran without vectors until someone deleted it
+    import hashlib
+
+    from mindgraph.providers.embedding.graph_cache import MAGIC
+
+    LocalMiniLMProvider(threads=1, state_dir=tmp_path).embed_queries([QUERY])
+    [kept] = (tmp_path / FOLDER).glob("*.onnx")
+    whole = kept.read_bytes()
+    body = b"not an onnx graph" * 100
+    kept.write_bytes(MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+    vector = LocalMiniLMProvider(threads=1, state_dir=tmp_path).embed_queries([QUERY])[0]
+    assert np.array_equal(vector, LocalMiniLMProvider(threads=1).embed_queries([QUERY])[0])
+    assert kept.read_bytes() == whole

@@ -123,5 +123,5 @@ class LocalE5Provider(OnnxSentenceEncoder):
         key = graph_key(E5_SMALL_MODEL.sha256,
                         [Path(e5_graph.__file__), Path(minilm_graph.__file__)],
                         self._int8_activations, minilm_graph.has_vnni())
-        return create_session(cached_graph(self._state_dir, self.model_version.split(":")[1],
-                                           key, rewrite))
+        return cached_graph(self._state_dir, self.model_version.split(":")[1], key, rewrite,
+                            create_session)

@@ -12,20 +12,26 @@ The key is a SHA-256 of everything the graph depends on: the pinned SHA-256 of t
 file (the file was checked against it when the graph was made), the source of the rewriting
 modules and the switches; another key is another file (the old ones of that model are
 removed). Each file starts with a header line holding the SHA-256 of the graph after it, so
-a truncated or altered file is not run: it is rewritten from the package's file. A state
-folder that cannot be written only costs the rewrite, every time.
+a truncated or altered file is not run: it is rewritten from the package's file (and so is
+one whose header matches yet the runtime refuses). A state folder that cannot be written
+only costs the rewrite, every time.
 """
 
 from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, TypeVar
 
 from ...fsutil import atomic_write_bytes, read_bytes
 
 MAGIC = b"mindgraph-graph "
 FOLDER = "models"
+T = TypeVar("T")
+
+
+def _as_is(graph: bytes) -> bytes:
+    return graph
 
 
 def graph_key(pin_sha256: str, code: Iterable[Path], *switches: object) -> str:
@@ -38,15 +44,25 @@ def graph_key(pin_sha256: str, code: Iterable[Path], *switches: object) -> str:
 
 
 def cached_graph(state_dir: Path | None, model: str, key: str,
-                 rewrite: Callable[[], bytes]) -> bytes:
-    """The graph saved for ``key`` under ``state_dir``, else ``rewrite()`` (then saved)."""
+                 rewrite: Callable[[], bytes],
+                 load: Callable[[bytes], T] = _as_is) -> T:  # type: ignore[assignment]
+    """``load`` of the graph saved for ``key`` under ``state_dir``, else of ``rewrite()``
+    (then saved). A saved graph ``load`` refuses (whole by its header, yet not a graph the
+    runtime reads: written over with a header to match) is removed and made again, so one
+    bad file does not disable the model for every later process."""
     if state_dir is None:
-        return rewrite()
+        return load(rewrite())
     folder = state_dir / FOLDER
     path = folder / f"{model}-{key[:32]}.onnx"
     graph = _read(path)
     if graph is not None:
-        return graph
+        try:
+            return load(graph)
+        except Exception:   # noqa: BLE001 - any refusal: made again from the package's file
+            try:
+                path.unlink(missing_ok=True)
+            except OSError:
+                pass
     graph = rewrite()
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -56,7 +72,7 @@ def cached_graph(state_dir: Path | None, model: str, key: str,
         atomic_write_bytes(path, MAGIC + digest + b"\n" + graph)
     except OSError:
         pass        # a read-only state folder: rewritten again next time
-    return graph
+    return load(graph)
 
 
 def _read(path: Path) -> bytes | None:

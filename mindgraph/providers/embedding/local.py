@@ -137,10 +137,10 @@ class LocalMiniLMProvider(OnnxSentenceEncoder):
 
         key = graph_key(MINILM_MODEL.sha256, [Path(minilm_graph.__file__)],
                         self._int8_activations, minilm_graph.has_vnni())
-        return create_session(cached_graph(
+        return cached_graph(
             self._state_dir, self.model_version.split(":")[1], key,
             lambda: self._rewrite(verified(default_model_path(), MINILM_MODEL,
-                                           "MiniLM embedding model"))))
+                                           "MiniLM embedding model")), create_session)
 
     def _rewrite(self, path: Path) -> bytes:
         if not path.is_file():
