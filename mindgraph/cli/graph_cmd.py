@@ -124,6 +124,8 @@ def hubs_command(settings: Settings, limit: int, as_json: bool) -> None:
     for h in found:
         click.echo(f"{h.degree:5}  {h.path}  (backlinks {h.backlinks}, links {h.outlinks}, "
                    f"shared tags only {h.inferred})")
+    if not found:
+        click.echo("0 hubs: the wiki has no pages.")
 
 
 @graph_group.command("communities")
@@ -149,6 +151,10 @@ def communities_command(settings: Settings, limit: int, min_size: int, as_json: 
     for c in shown:
         click.echo(f"#{c.id} {c.name} ({c.size} pages): " + ", ".join(c.members[:5])
                    + (" ..." if c.size > 5 else ""))
+    if not shown:
+        click.echo(f"0 communities of {min_size} or more pages." + (
+            " A page with no links is a community of one: --min-size 1 lists those."
+            if min_size > 1 else ""))
 
 
 @graph_group.command("orphans")

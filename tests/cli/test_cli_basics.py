@@ -188,6 +188,7 @@ def test_every_command_naming_a_missing_page_exits_1_as_not_found(tmp_path):
 def test_empty_answers_say_so_instead_of_printing_nothing(tmp_path):
     runner = CliRunner()
     assert runner.invoke(cli, ["init", str(tmp_path / "kb")]).exit_code == 0
+    assert runner.invoke(cli, ["init", str(tmp_path / "empty")]).exit_code == 0
     stats = runner.invoke(cli, ["stats", "-C", str(tmp_path / "kb")])
     assert stats.exit_code == 0, stats.output
     assert "by kind: none" in stats.output and "by resolution: none" in stats.output
@@ -196,3 +197,14 @@ def test_empty_answers_say_so_instead_of_printing_nothing(tmp_path):
     for command, said in (("orphans", "0 orphans.\n"), ("broken", "0 broken links.\n")):
         result = runner.invoke(cli, ["graph", command, "-C", str(tmp_path / "kb")])
         assert (result.exit_code, result.output) == (0, said), command
+    for command, said in (("hubs", "0 hubs: the wiki has no pages.\n"),
+                          ("communities", "0 communities of 2 or more pages. A page with no "
+                           "links is a community of one: --min-size 1 lists those.\n")):
+        result = runner.invoke(cli, ["graph", command, "-C", str(tmp_path / "empty")])
+        assert (result.exit_code, result.output) == (0, said), command
+    (tmp_path / "kb" / "wiki" / "C.md").write_text("# C\nAlone.\n")
+    result = runner.invoke(cli, ["graph", "communities", "--min-size", "3",
+                                 "-C", str(tmp_path / "kb")])
+    assert (result.exit_code, result.output) == (0, "0 communities of 3 or more pages. A page "
+                                                    "with no links is a community of one: "
+                                                    "--min-size 1 lists those.\n")
