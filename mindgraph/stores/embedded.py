@@ -229,7 +229,9 @@ class _Table:
         if read is None:
             return self.log_seen is None
         ops, end, seen = read
-        if self.log_seen is not None and seen[0] != self.log_seen[0]:
+        if self.log_seen is not None and (seen[0] != self.log_seen[0] or seen[1] < end):
+            # another log, or this one cut below what we applied (our next append would
+            # leave a hole of zeros before it): read the files again
             return False
         self.replay(ops)
         self.journal, self.dirty = [], False

@@ -106,12 +106,17 @@ def read(path: Path, generation: bytes, dimension: int,
                 if len(frame) < _FRAME.size:
                     break
                 length, crc = _FRAME.unpack(frame)
-                payload = handle.read(length) if length <= info.st_size else b""
+                # zeros (a hole, a tail the disk never wrote) frame an empty payload whose
+                # checksum is zero too: no entry is that short, so the log ends there
+                if length < _COUNT.size or length > info.st_size:
+                    break
+                payload = handle.read(length)
                 if len(payload) != length or zlib.crc32(payload) != crc:
                     break
                 try:
                     ops.extend(decode(payload, dimension))
-                except (ValueError, KeyError, IndexError, TypeError, UnicodeDecodeError):
+                except (ValueError, KeyError, IndexError, TypeError, UnicodeDecodeError,
+                        struct.error):
                     break
                 end += _FRAME.size + length
             tail = handle.seek(0, os.SEEK_END) > end

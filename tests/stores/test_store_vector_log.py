@@ -219,3 +219,34 @@ def test_a_reader_that_saw_an_entry_half_written_reads_it_once_it_is_whole(tmp_p
     assert reader2.count(MODEL) == 15
     log.write_bytes(whole + entry)                          # now they are: same size
     assert reader2.count(MODEL) == 18
+
+
+def test_zeros_after_the_last_entry_end_the_log_instead_of_failing_every_reader(tmp_path):
+    # a tail of zeros (a hole, blocks the disk never wrote) frames an empty payload whose
+    # checksum is zero as well: it passed as an entry and decoding it raised struct.error
+    store, log, whole = written_then_appended(tmp_path / "v", 100, 5)
+    log.write_bytes(whole + bytes(64))
+    reader = EmbeddedStore(tmp_path / "v")
+    assert reader.count(MODEL) == 105
+    reader.upsert(MODEL, records(200, 3))
+    reader.flush()
+    assert log.read_bytes().startswith(whole)
+    assert EmbeddedStore(tmp_path / "v").count(MODEL) == 108
+
+
+def test_a_reader_whose_log_was_cut_below_what_it_read_loads_again(tmp_path):
+    # it kept its old end: it answered with rows no longer on disk, and its next append
+    # went past the end of the file, leaving a hole of zeros before its entry
+    store, log, whole = written_then_appended(tmp_path / "v", 100, 5)
+    server = EmbeddedStore(tmp_path / "v")
+    assert server.count(MODEL) == 105
+    log.write_bytes(whole[:vector_log.HEADER])             # the log cut to its header
+    other = EmbeddedStore(tmp_path / "v")
+    assert other.count(MODEL) == 100
+    other.upsert(MODEL, records(300, 1))
+    other.flush()
+    assert server.count(MODEL) == 101
+    assert "p100.md" not in server.hashes(MODEL) and "p300.md" in server.hashes(MODEL)
+    server.upsert(MODEL, records(400, 1))
+    server.flush()
+    assert EmbeddedStore(tmp_path / "v").count(MODEL) == 102
