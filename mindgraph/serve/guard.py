@@ -152,7 +152,8 @@ class Guard:
             return
         headers = Headers(scope=scope)
         method = scope["method"]
-        refused = self.policy.host_refused(headers.get("host"))
+        hosts = headers.getlist("host")   # two Host headers: checking one let the other pass
+        refused = self.policy.host_refused(", ".join(hosts) if hosts else None)
         if refused is not None:
             await _error(421, "Misdirected Request", refused)(scope, receive, send)
             return

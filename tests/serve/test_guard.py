@@ -48,6 +48,13 @@ def test_a_rebound_host_cannot_read_the_wiki(workspace):
                           ).status_code == 200, host
 
 
+def test_a_second_host_header_is_not_let_past_by_the_first(workspace):
+    client = rest(workspace)
+    for hosts in ([("Host", "localhost:8765"), ("Host", "evil.example.com")],
+                  [("Host", "evil.example.com"), ("Host", "localhost:8765")]):
+        assert client.get("/page", params={"name": "Home"}, headers=hosts).status_code == 421
+
+
 def test_allowed_hosts_add_names_and_a_public_bind_checks_no_host(workspace):
     named = rest(workspace, allowed_hosts=["wiki.internal"])
     assert named.get("/health", headers={"Host": "wiki.internal:8765"}).status_code == 200
