@@ -61,8 +61,9 @@ def search_command(settings: Settings, query: tuple[str, ...], limit: int, hybri
     for note in notes:
         click.echo(f"note: {note}")
     if not results:
-        click.echo(f"No page matches '{text}'." if not notes else
-                   f"No page matching '{text}' meets {trust.label()}.")
+        shown = text if len(text) <= 80 else f"{text[:77]}…"     # a 10,000-character query
+        click.echo(f"No page matches '{shown}'." if not notes else
+                   f"No page matching '{shown}' meets {trust.label()}.")
         return
     for r in results:
         where = f"  § {r['heading']}" if r["heading"] else ""

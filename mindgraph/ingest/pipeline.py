@@ -2,7 +2,7 @@
 
 Order of a run (raw/ is only ever read):
   1. scan raw/ within limits.max_files and limits.max_total_bytes; read and hash the notes
-     whose size or modification time differ from their record (notes.py: unchanged notes are
+     whose size, mtime or ctime differ from their record (notes.py: unchanged notes are
      neither read nor parsed again); pair notes gone from a path with notes new at one
      (moves.py): such a note moves, it is not deleted and new;
   2. build the title index from all notes (titles of unchanged notes come from the state);

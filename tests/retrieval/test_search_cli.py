@@ -81,3 +81,9 @@ def test_a_compiled_pages_summary_sentence_shows_once(tmp_path):
     assert data["results"][0]["snippet"].count("page path") == 1
     context = runner.invoke(cli, ["context", "networkx graph nodes", "-C", str(tmp_path)])
     assert context.exit_code == 0 and context.output.count("one node per page path") == 1
+
+
+def test_no_match_does_not_echo_a_huge_query_in_full(tmp_path):
+    workspace = _workspace(tmp_path)
+    out = _search(workspace, "quokka " * 1500)
+    assert "No page matches 'quokka quokka" in out and len(out) < 200, len(out)
