@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -41,7 +42,7 @@ import tempfile
 import time
 import urllib.parse
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = Path("/work/shared/corpora")
@@ -163,6 +164,32 @@ def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+@contextlib.contextmanager
+def serving(python: str, workspace: Path, timeout: float) -> Iterator[tuple[str, Any, float]]:
+    """``python -m mindgraph serve`` on a free loopback port, ready (its /health answers):
+    yields (base URL, the process, its ``time.perf_counter()`` at start)."""
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    started = time.perf_counter()
+    server = subprocess.Popen([python, "-m", "mindgraph", "serve", "-C", str(workspace),
+                               "--port", str(port)], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE)
+    try:
+        _wait_ready(base, server, timeout=timeout)
+        yield base, server, started
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+
+
+def resident_mb(pid: int) -> dict[str, int]:
+    """A running process's resident memory now (``rss_mb``) and at its peak (``peak_rss_mb``)."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    memory = {line.split(":")[0]: int(line.split()[1]) // 1024
+              for line in status.splitlines() if line.startswith(("VmRSS", "VmHWM"))}
+    return {"rss_mb": memory["VmRSS"], "peak_rss_mb": memory["VmHWM"]}
 
 
 def _wait_ready(base: str, server: subprocess.Popen, timeout: float = 60.0) -> None:

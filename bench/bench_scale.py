@@ -46,7 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
 import gen_corpus  # noqa: E402
-from bench_rest import _free_port, _percentile, _run_httpx, _wait_ready  # noqa: E402
+from bench_rest import _percentile, _run_httpx, resident_mb, serving  # noqa: E402
 
 STEPS = (
     ("ingest", ["ingest"]),
@@ -139,14 +139,7 @@ def serve_figures(python: str, workspace: Path, queries: list[str], clients: int
     memory, and ``clients`` concurrent clients of never-seen queries on /search."""
     import httpx
 
-    port = _free_port()
-    base = f"http://127.0.0.1:{port}"
-    started = time.perf_counter()
-    server = subprocess.Popen([python, "-m", "mindgraph", "serve", "-C", str(workspace),
-                               "--port", str(port)], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE)
-    try:
-        _wait_ready(base, server, timeout=1800)
+    with serving(python, workspace, timeout=1800) as (base, server, started):
         httpx.get(f"{base}/search", params={"q": queries[0]}, timeout=1800).raise_for_status()
         first_s = time.perf_counter() - started
         first_cpu = _cpu_seconds(server.pid)
@@ -158,16 +151,9 @@ def serve_figures(python: str, workspace: Path, queries: list[str], clients: int
             (_cpu_seconds(server.pid) - first_cpu) * 1000 / max(run["requests"], 1), 1)
         if run["requests"] > len(paths):
             raise SystemExit("too few fresh queries for this run: some were asked twice")
-        status = Path(f"/proc/{server.pid}/status").read_text()
-        memory = {line.split(":")[0]: int(line.split()[1]) // 1024
-                  for line in status.splitlines() if line.startswith(("VmRSS", "VmHWM"))}
         return {"start_to_first_answer_s": round(first_s, 1),
-                "start_cpu_s": round(first_cpu, 1), "rss_mb": memory["VmRSS"],
-                "peak_rss_mb": memory["VmHWM"], "clients": clients, **run,
-                "load": load_before}
-    finally:
-        server.terminate()
-        server.wait(timeout=60)
+                "start_cpu_s": round(first_cpu, 1), **resident_mb(server.pid),
+                "clients": clients, **run, "load": load_before}
 
 
 def _workspace(base: Path, size: int, wiki_only: bool, source: gen_corpus.Source) -> None:

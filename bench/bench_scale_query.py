@@ -52,7 +52,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_ann import (exact_tops, query_vectors, realistic, realistic_for,  # noqa: E402
                        ties_found, unit)
-from bench_rest import _free_port, _percentile, _run_httpx, _wait_ready  # noqa: E402
+from bench_rest import _percentile, _run_httpx, resident_mb, serving  # noqa: E402
 from bench_vectors import CACHE, pg_server, query_texts  # noqa: E402
 
 from mindgraph.core import Mindgraph  # noqa: E402
@@ -372,16 +372,9 @@ def bench_vector_side(chunks: int, dsn: str | None, efs: list[int],
 
 def bench_serve(ws: Path, queries: list[str], clients: int, seconds: float) -> dict[str, Any]:
     """Start to first answer, RSS, and concurrent never-seen queries over REST."""
-    port = _free_port()
-    base = f"http://127.0.0.1:{port}"
-    started = time.perf_counter()
-    server = subprocess.Popen([sys.executable, "-m", "mindgraph", "serve", "-C", str(ws),
-                               "--port", str(port)], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE)
-    try:
-        import httpx
+    import httpx
 
-        _wait_ready(base, server, timeout=300)
+    with serving(sys.executable, ws, timeout=300) as (base, server, started):
         httpx.get(f"{base}/search", params={"q": queries[0]}, timeout=300).raise_for_status()
         first_s = time.perf_counter() - started
         httpx.get(f"{base}/smart_search", params={"q": queries[1]},
@@ -392,15 +385,8 @@ def bench_serve(ws: Path, queries: list[str], clients: int, seconds: float) -> d
         run = asyncio.run(_run_httpx(base, paths, clients, seconds))
         if run["requests"] > len(paths):
             raise SystemExit("too few fresh queries for this run: some repeated")
-        status = Path(f"/proc/{server.pid}/status").read_text()
-        memory = {line.split(":")[0]: int(line.split()[1]) // 1024
-                  for line in status.splitlines() if line.startswith(("VmRSS", "VmHWM"))}
-        return {"start_to_first_answer_s": round(first_s, 1), "rss_mb": memory["VmRSS"],
-                "peak_rss_mb": memory["VmHWM"], "clients": clients, **run,
-                "load_average_before": load_before}
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+        return {"start_to_first_answer_s": round(first_s, 1), **resident_mb(server.pid),
+                "clients": clients, **run, "load_average_before": load_before}
 
 
 def main() -> int:
