@@ -12,7 +12,7 @@ import click
 
 from ..config import Settings
 from ..graph.build import EXTRACTED, INFERRED, KnowledgeGraph, open_graph
-from ..graph.communities import detect_communities
+from ..graph.communities import MIN_COMMUNITY_SIZE, detect_communities
 from ..graph.export import graphml_text, to_json
 from ..graph.query import backlinks, hubs, neighbors, orphans, shortest_path
 from ..page.cache import open_pages
@@ -130,7 +130,7 @@ def hubs_command(settings: Settings, limit: int, as_json: bool) -> None:
 
 @graph_group.command("communities")
 @click.option("--limit", "-n", type=click.IntRange(1, 100_000), default=20, show_default=True)
-@click.option("--min-size", type=click.IntRange(1), default=2, show_default=True,
+@click.option("--min-size", type=click.IntRange(1), default=MIN_COMMUNITY_SIZE, show_default=True,
               help="Hide smaller communities (a page with no links is a community of one).")
 @json_option
 @workspace_options

@@ -109,12 +109,13 @@ class Queries(WarmIndexes):
                                  kinds=kinds)
 
     @query
-    def communities(self) -> list[Community]:
-        """Leiden communities of the graph (deterministic for the configured seed)."""
+    def communities(self, min_size: int = 1) -> list[Community]:
+        """Leiden communities of the graph (deterministic for the configured seed), those of
+        fewer than ``min_size`` pages left out (a page with no links is a community of one)."""
         from ..graph.communities import detect_communities
 
         with self._lock:
-            return detect_communities(self.graph())
+            return [c for c in detect_communities(self.graph()) if c.size >= min_size]
 
     @query
     def hubs(self, limit: int = 10):

@@ -31,6 +31,7 @@ if TYPE_CHECKING:     # imported when communities are asked for, not by a keywor
 Method = Literal["leiden", "networkx", "python-louvain"]
 _IGRAPH_RNG = threading.Lock()     # igraph's random generator is process-wide
 LEIDEN_ITERATIONS = 2    # igraph's default; until stable (-1) gained 0.7 % modularity for 5x time
+MIN_COMMUNITY_SIZE = 2   # what CLI, REST and MCP list by default: a page with no links is one
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from ..config import ServeSettings
 from ..core import Mindgraph
 from ..errors import MindgraphError, Unauthenticated
+from ..graph.communities import MIN_COMMUNITY_SIZE
 from ..lint.findings import RULES
 from ..scopes import LOCAL, Authenticator, Identity, Scopes
 from ..scopes.auth import usage_identity
@@ -262,11 +263,14 @@ def _add_engine_tools(server: MCPServer,
     async def communities(ctx: Context, limit: Annotated[int, Field(ge=1, le=500, description=(
                         "How many clusters, largest first"))] = 20,
                     members: Annotated[int, Field(ge=1, le=1000, description=(
-                        "Pages listed per cluster, most central first"))] = 20) -> JsonResult:
+                        "Pages listed per cluster, most central first"))] = 20,
+                    min_size: Annotated[int, Field(ge=1, description=(
+                        "Leave out smaller clusters (a page with no links is a cluster of "
+                        "one)"))] = MIN_COMMUNITY_SIZE) -> JsonResult:
         """Clusters of closely linked pages (topics of the wiki), largest first, each with its
         most central pages."""
         return await call(ctx, "communities", "", lambda m: communities_result(
-            m.communities(), limit, members), slow=True)
+            m.communities(min_size), limit, members), slow=True)
 
     @server.tool(annotations=READ_ONLY)
     async def path(ctx: Context, source: PageName, target: PageName,

@@ -12,6 +12,7 @@ from typing import Any, Literal
 from fastapi import Query
 
 from ..core import Mindgraph
+from ..graph.communities import MIN_COMMUNITY_SIZE
 from . import schemas as s
 from .lanes import ServerLanes
 from .rest_params import page_name
@@ -44,9 +45,12 @@ def add_graph_routes(route: Callable[..., Callable], mg: Mindgraph, fresh: Calla
 
     @route("get", "/communities", s.CommunitiesOut, "Communities of the graph (Leiden)",
            lane=lanes.slow)
-    def communities(who: Caller, limit: int = Query(50, ge=1, le=1000)) -> dict[str, Any]:
+    def communities(who: Caller, limit: int = Query(50, ge=1, le=1000),
+                    min_size: int = Query(MIN_COMMUNITY_SIZE, ge=1, description=(
+                        "Leave out smaller communities (a page with no links is a "
+                        "community of one)"))) -> dict[str, Any]:
         fresh()
-        found = mg.as_identity(who).communities()
+        found = mg.as_identity(who).communities(min_size)
         return {"count": len(found), "communities": [asdict(c) for c in found[:limit]]}
 
 

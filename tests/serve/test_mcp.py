@@ -387,3 +387,15 @@ def test_refused_arguments_and_outside_folders_say_what_works(mg):
     assert "is not a folder inside the workspace" in outside.content[0].text
     assert "run `mindgraph coverage ../mindgraph` for code outside it" in outside.content[0].text
     assert payload(inside)["total"] == 2
+
+
+def test_communities_tool_leaves_out_lone_pages_unless_asked(mg, workspace):
+    (workspace / "wiki" / "Lone.md").write_text("# Lone\n\nNo links here.\n")
+
+    async def script(client):
+        return [await client.call_tool("communities", args)
+                for args in ({}, {"min_size": 1})]
+
+    default, every = run_session(create_mcp_server(mg), script)
+    assert [c["size"] for c in payload(default)["communities"]] == [2]
+    assert sorted(c["size"] for c in payload(every)["communities"]) == [1, 2]
