@@ -56,6 +56,8 @@ def _print_summary(report: SyncReport, dropped: dict[str, int], keep: list[str])
     click.echo(f"Model {report.model_version}; {report.store}.")
     for reason in report.refused:
         click.echo(f"Refused {reason}", err=True)
+    for repair in report.repaired:
+        click.echo(f"Repaired {repair}.", err=True)
     if keep:
         click.echo(f"Kept the stored vectors of {len(keep)} unreadable pages "
                    f"(run `mindgraph check` to see why).", err=True)

@@ -64,6 +64,11 @@ class VectorStore(Protocol):
         """Where the store is, for messages ("embedded store at ...", masked DSN for pg)."""
         ...
 
+    def repairs(self) -> list[str]:
+        """What the store found damaged and left out when it read its files (empty when
+        nothing was), each naming the file; `mindgraph embed` reports them."""
+        ...
+
     def upsert(self, model_version: str, records: Sequence[VectorRecord]) -> int:
         """Insert or replace records of one model; return how many were written."""
         ...

@@ -78,6 +78,7 @@ class _Table:
         # (pages, scopes) → the rows inside them, until the next change
         self._filters: dict[tuple[object, object], np.ndarray] = {}
         self.ann: AnnIndex | None = None           # from EXACT_BELOW rows on (stores/ann.py)
+        self.damaged = ""                          # what a damaged log tail lost, if it did
         # upserts (rows, matrix) and removals (page, chunk_ids) since the last load/flush
         self.journal: list[Op] = []
 
@@ -228,7 +229,12 @@ class _Table:
                                self.log_end if self.log_seen is not None else 0)
         if read is None:
             return self.log_seen is None
-        ops, end, seen = read
+        ops, end, seen, damaged = read
+        if damaged:
+            self.damaged = (f"{vector_log.log_path(path)}: {damaged} bytes after the last "
+                            f"whole entry are not readable (a write cut short by a crash, or "
+                            f"damage) and were left out; `mindgraph embed` embeds again what "
+                            f"they held")
         if self.log_seen is not None and (seen[0] != self.log_seen[0] or seen[1] < end):
             # another log, or this one cut below what we applied (our next append would
             # leave a hole of zeros before it): read the files again
@@ -314,6 +320,11 @@ class EmbeddedStore:
     def description(self) -> str:
         """"embedded store at <folder>"."""
         return f"embedded store at {self.folder}"
+
+    def repairs(self) -> list[str]:
+        """What was left out of damaged files when they were read (for the embed report)."""
+        with self._lock:
+            return [t.damaged for _, t in sorted(self._tables.items()) if t.damaged]
 
     def upsert(self, model_version: str, records: Sequence[VectorRecord]) -> int:
         """Insert or replace records (in memory until flush)."""

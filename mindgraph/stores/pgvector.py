@@ -112,6 +112,10 @@ class PgVectorStore:
         """"pgvector at <masked dsn> (table t, tenant x)"."""
         return f"pgvector at {mask_dsn(self._dsn)} (table {self._table}, tenant {self._tenant})"
 
+    def repairs(self) -> list[str]:
+        """None: PostgreSQL keeps its own files whole."""
+        return []
+
     # -- connection -------------------------------------------------------------------------
 
     def _connect(self) -> Any:

@@ -28,6 +28,7 @@ import struct
 import time
 import zlib
 from pathlib import Path
+from typing import NamedTuple
 from typing import Sequence
 
 import numpy as np
@@ -85,14 +86,21 @@ def decode(payload: bytes, dimension: int) -> list[Op]:
     return ops
 
 
-def read(path: Path, generation: bytes, dimension: int,
-         offset: int = 0) -> tuple[list[Op], int, tuple[int, int]] | None:
-    """(ops, end of the last whole entry, (inode, size) of the file) of the log from
-    ``offset`` (0: from the start), or None when there is no log of this generation
-    (missing, another generation's, not a log). A torn or damaged entry ends the log where
-    it starts; one written in the last ``WRITING_S`` seconds may be another process's append
-    in progress, so the size reported is then where it starts (the caller reads again once
-    the size changes)."""
+class LogRead(NamedTuple):
+    """What a read of the log found."""
+
+    ops: list[Op]
+    end: int                  # end of the last whole entry
+    seen: tuple[int, int]     # (inode, size) of the file
+    damaged: int              # bytes after ``end`` that are no entry (0: none, or in progress)
+
+
+def read(path: Path, generation: bytes, dimension: int, offset: int = 0) -> LogRead | None:
+    """The log from ``offset`` (0: from the start), or None when there is no log of this
+    generation (missing, another generation's, not a log). A torn or damaged entry ends the
+    log where it starts (``damaged`` counts the bytes from there); one written in the last
+    ``WRITING_S`` seconds may be another process's append in progress, so the size reported
+    is then where it starts (the caller reads again once the size changes)."""
     ops: list[Op] = []
     try:
         with open_regular(path) as handle:
@@ -125,7 +133,7 @@ def read(path: Path, generation: bytes, dimension: int,
     size = info.st_size
     if tail and time.time() - info.st_mtime < WRITING_S:
         size = end    # maybe an entry being written: look again at the next refresh
-    return ops, end, (info.st_ino, size)
+    return LogRead(ops, end, (info.st_ino, size), size - end)
 
 
 def start(path: Path, generation: bytes) -> int:

@@ -94,6 +94,7 @@ class SyncReport:
     dry_run: bool
     seconds: float
     refused: tuple[str, ...] = ()                # chunks whose vector was unusable (why)
+    repaired: tuple[str, ...] = ()               # what the store left out of damaged files
 
     def as_dict(self) -> dict[str, object]:
         """JSON-ready form (for --json)."""
@@ -103,7 +104,8 @@ class SyncReport:
                 "removed_pages": list(self.removed_pages),
                 "changed_pages": list(self.changed_pages),
                 "other_models": self.other_models, "dry_run": self.dry_run,
-                "refused": list(self.refused), "seconds": round(self.seconds, 3)}
+                "refused": list(self.refused), "repaired": list(self.repaired),
+                "seconds": round(self.seconds, 3)}
 
 
 def plan_sync(pages: Iterable[Page], store: VectorStore, model_version: str,
@@ -324,4 +326,4 @@ def report_of(plan: SyncPlan, store: VectorStore, *, dry_run: bool, deleted: int
                       deleted_chunks=deleted if not dry_run else would_delete,
                       removed_pages=plan.removed_pages, changed_pages=plan.changed_pages,
                       other_models=others, dry_run=dry_run, seconds=seconds,
-                      refused=tuple(refused))
+                      refused=tuple(refused), repaired=tuple(store.repairs()))

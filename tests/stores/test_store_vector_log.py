@@ -194,7 +194,8 @@ def test_log_entries_round_trip(tmp_path, ops):
     end, _ = vector_log.append(path, vector_log.encode(ops), end)
     read = vector_log.read(path, generation, DIM)
     assert read is not None
-    back, read_end, _ = read
+    back, read_end, _, damaged = read
+    assert damaged == 0
     assert read_end == end
     assert [(op, a if op == "remove" else a, b if op == "remove" else None)
             for op, a, b in back] == [(op, a, b if op == "remove" else None)
@@ -250,3 +251,17 @@ def test_a_reader_whose_log_was_cut_below_what_it_read_loads_again(tmp_path):
     server.upsert(MODEL, records(400, 1))
     server.flush()
     assert EmbeddedStore(tmp_path / "v").count(MODEL) == 102
+
+
+def test_a_damaged_entry_is_reported_by_the_store_and_one_in_progress_is_not(tmp_path):
+    import os
+
+    store, log, whole = written_then_appended(tmp_path / "v", 100, 5)
+    log.write_bytes(whole + bytes(64))
+    assert EmbeddedStore(tmp_path / "v").repairs() == []     # maybe a write in progress
+    past = log.stat().st_mtime - 60
+    os.utime(log, (past, past))
+    reader = EmbeddedStore(tmp_path / "v")
+    assert reader.count(MODEL) == 105
+    repairs = reader.repairs()
+    assert len(repairs) == 1 and str(log) in repairs[0] and "64 bytes" in repairs[0]

@@ -135,3 +135,24 @@ def test_progress_bar_goes_to_stderr_on_a_terminal(workspace, monkeypatch):
     result = CliRunner().invoke(cli, ["embed", "-C", str(workspace)])
     assert result.exit_code == 0
     assert "Embedding" in result.stderr and "Embedding" not in result.stdout
+
+
+def test_embed_says_what_a_damaged_vector_log_lost_and_embeds_it_again(workspace):
+    import os
+
+    assert embed(workspace).exit_code == 0
+    sync = workspace / "wiki" / "Sync.md"
+    sync.write_text("---\ntitle: Sync\n---\nKeep notes in step, twice.\n", encoding="utf-8")
+    assert json.loads(embed(workspace, "--json").output)["embedded"] == 1   # into the log
+    log, = (workspace / ".mindgraph" / "vectors" / "default").glob("*.log")
+    data = bytearray(log.read_bytes())
+    data[-5] ^= 0xFF                          # the last entry's vectors no longer check out
+    log.write_bytes(bytes(data))
+    os.utime(log, (log.stat().st_atime - 60, log.stat().st_mtime - 60))   # not in progress
+
+    result = CliRunner().invoke(cli, ["embed", "-C", str(workspace)])
+    assert result.exit_code == 0, result.output
+    assert f"Repaired {log}: " in result.stderr and "embeds again" in result.stderr
+    assert "Embedded 1 of 3 chunks" in result.stdout      # Sync.md's lost vector, again
+    again = json.loads(embed(workspace, "--json").output)
+    assert again["repaired"] == [] and again["embedded"] == 0
