@@ -52,6 +52,9 @@ class Question:
 
 def _jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     if not path.is_file():
+        if path.exists():    # /dev/null, a fifo, a folder where a file belongs
+            raise InputError(f"{path} is not a regular file. Give a JSONL file (one JSON "
+                             f"object per line).")
         raise NotFoundError(f"{path} does not exist. Check the dataset folder.")
     # bytes, split on any line ending (\n, \r\n, \r), so a bad byte is named by its line
     for number, raw in enumerate(read_bytes(path).splitlines(), 1):
@@ -78,6 +81,12 @@ def _json_object(path: Path, number: int, line: str) -> dict[str, Any]:
 def load_beir(folder: str | Path, split: str = "test") -> BeirDataset:
     """Load a BEIR folder; only queries that have judgements in ``split`` are kept."""
     folder = Path(folder)
+    missing = [name for name in ("corpus.jsonl", "queries.jsonl")
+               if not (folder / name).exists()]
+    if len(missing) == 2:
+        raise NotFoundError(f"{folder} is not a BEIR folder: it has no corpus.jsonl and no "
+                            f"queries.jsonl. Give a BEIR folder (corpus.jsonl, queries.jsonl, "
+                            f"qrels/<split>.tsv) or a JSONL question file.")
     documents = tuple(BeirDocument(str(d["_id"]), str(d.get("title") or ""),
                                    str(d.get("text") or ""))
                       for _, d in _jsonl(folder / "corpus.jsonl"))

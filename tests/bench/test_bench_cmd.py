@@ -86,6 +86,18 @@ def test_bad_question_files_are_usage_errors_naming_the_line(tmp_path):
     assert "1 relevant page(s)" in stray.output and "Canvass.md" in stray.output
 
 
+def test_a_device_or_a_folder_that_is_no_dataset_is_named_as_such(tmp_path):
+    workspace(tmp_path)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for given, message in (("/dev/null", "/dev/null is not a regular file"),
+                           (str(empty), f"{empty} is not a BEIR folder")):
+        result = CliRunner().invoke(cli, ["bench", given, "-C", str(tmp_path),
+                                          "--methods", "keyword"])
+        assert result.exit_code in (1, 2) and message in result.output, result.output
+        assert "does not exist" not in result.output and "Traceback" not in result.output
+
+
 def beir_folder(root):
     """A three-document BEIR folder (corpus.jsonl, queries.jsonl, qrels/test.tsv)."""
     folder = root / "tiny"
