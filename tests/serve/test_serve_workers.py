@@ -105,3 +105,45 @@ def test_every_connection_has_nagle_off_even_on_a_shared_socket():
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+def test_a_request_too_long_to_parse_gets_a_json_400_naming_the_limit():
+    """uvicorn refuses a URL over ~64 KB before the app sees it, with a plain-text 400; the
+    served protocol answers in the JSON shape of every other error."""
+    import json
+    import threading
+
+    import uvicorn
+    from fastapi import FastAPI
+
+    from mindgraph.serve.tcp import NoDelayHTTPProtocol
+
+    app = FastAPI()
+    app.get("/ping")(lambda q="": {"ok": True})
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, http=NoDelayHTTPProtocol, log_level="error"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not server.started:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
+            # httpx refuses to send such a URL: a raw request, as any client could send
+            raw.sendall(f"GET /ping?q={'a' * 70_000} HTTP/1.1\r\n"
+                        f"Host: 127.0.0.1:{port}\r\n\r\n".encode())
+            answer = b""
+            while chunk := raw.recv(65536):
+                answer += chunk
+        head, _, body = answer.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 400 ") and b"content-type: application/json" in head
+        error = json.loads(body)
+        assert error["error"] == "BadRequest" and "64 KB" in error["detail"]
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}") as http:
+            assert http.get("/ping").json() == {"ok": True}    # still answering
+    finally:
+        server.should_exit = True
+        thread.join(10)
