@@ -3,13 +3,16 @@
     python bench/bench_fusion.py -C /tmp/oh                       # every option below
     python bench/bench_fusion.py -C /tmp/oh --options max,calibrated --no-scifact
     python bench/bench_fusion.py -C /tmp/oh --set calibrated=normalization:calibrated,vector_weight:0.5
+    python bench/bench_fusion.py -C /tmp/oh --options max --keyword bm25=k1:0.9,b:0.4
 
 ``-C`` is a workspace whose wiki is the Obsidian Help vault (as for `mindgraph bench`); its
 embedding settings choose the model (run `mindgraph embed` there first, or let `mindgraph
 bench` do it). SciFact is embedded into the workspace's state folder by `mindgraph bench
 <corpora>/scifact` the first time. Every option is the hybrid method of `mindgraph bench`
 with the option's ``retrieval`` settings over the same indexes, so differences come from
-fusion alone. Prints one line per option: dev hit@1 / R@5 / MRR@10 and en / ja / zh MRR,
+fusion alone; ``--keyword`` names a variant of the keyword index instead (BM25 k1 and b, field
+weights, the page/section mix: ``KeywordParams``), built over the same pages and fused with
+the default settings. Prints one line per option: dev hit@1 / R@5 / MRR@10 and en / ja / zh MRR,
 the same for the held-out set, and SciFact nDCG@10.
 """
 
@@ -31,6 +34,7 @@ from mindgraph.config import load_settings  # noqa: E402
 from mindgraph.core import Mindgraph  # noqa: E402
 from mindgraph.retrieval.datasets import Question, load_beir, load_questions  # noqa: E402
 from mindgraph.retrieval.hybrid import HybridRetriever  # noqa: E402
+from mindgraph.retrieval.keyword import KeywordIndex, KeywordParams  # noqa: E402
 
 HELD_OUT = ROOT / "bench" / "questions" / "obsidian-help-heldout.jsonl"
 OPTIONS: dict[str, dict[str, Any]] = {
@@ -43,9 +47,13 @@ OPTIONS: dict[str, dict[str, Any]] = {
 }
 
 
-def variant(base: HybridRetriever, changes: dict[str, Any]) -> HybridRetriever:
-    """The same indexes with other retrieval settings."""
-    return HybridRetriever(base.pages, base.keyword, base.graph, base.vector,
+def variant(base: HybridRetriever, changes: dict[str, Any],
+            keyword: dict[str, Any] | None = None) -> HybridRetriever:
+    """The same indexes with other retrieval settings, or with a keyword index built over the
+    same pages with other ``KeywordParams`` (``keyword``)."""
+    index = base.keyword if not keyword else KeywordIndex.build(
+        base.pages.values(), replace(KeywordParams(), **keyword))
+    return HybridRetriever(base.pages, index, base.graph, base.vector,
                            replace(base.settings, **changes), expander=base.expander,
                            vector_error=base.vector_error,
                            calibration_file=base._calibration_file)
@@ -82,6 +90,9 @@ def main() -> None:
     parser.add_argument("--options", default=",".join(OPTIONS))
     parser.add_argument("--set", action="append", default=[],
                         help="an extra option: name=key:value,key:value (retrieval settings)")
+    parser.add_argument("--keyword", action="append", default=[],
+                        help="a keyword-index variant: name=key:value,... (KeywordParams: "
+                             "k1, b, title, heading, folder, body, lead, page_mix)")
     parser.add_argument("--corpora", type=Path, default=ROOT.parent / "shared" / "corpora",
                         help="the shared corpora folder (dev questions, scifact)")
     parser.add_argument("--no-scifact", action="store_true")
@@ -89,6 +100,13 @@ def main() -> None:
     args = parser.parse_args()
     options = {name: OPTIONS[name] for name in args.options.split(",") if name}
     options.update(parse_set(args.set))
+    keyword = parse_set(args.keyword)
+    unknown = {k for changes in keyword.values() for k in changes} - set(
+        KeywordParams.__dataclass_fields__)
+    if unknown:
+        parser.error(f"--keyword: unknown KeywordParams {sorted(unknown)}; choose from "
+                     f"{', '.join(KeywordParams.__dataclass_fields__)}")
+    options.update({name: {} for name in keyword})
     settings = load_settings(args.workspace)
     wiki = wiki_retriever(Mindgraph(settings))
     sets = {"dev": load_questions(args.corpora / "obsidian-help-queries.dev.jsonl"), "held-out": load_questions(HELD_OUT)}
@@ -102,15 +120,18 @@ def main() -> None:
                          for qid, text in data.queries.items()], graded)
     rows = {}
     for name, changes in options.items():
-        row = {key: figures(variant(wiki, changes), questions) for key, questions in sets.items()}
+        params = keyword.get(name)
+        row = {key: figures(variant(wiki, changes, params), questions)
+               for key, questions in sets.items()}
         if scifact is not None:
-            row["scifact"] = figures(variant(scifact[0], changes), scifact[1], scifact[2])
+            row["scifact"] = figures(variant(scifact[0], changes, params), scifact[1],
+                                     scifact[2])
         rows[name] = row
         if not args.json:
             print(line(name, row), flush=True)
     if args.json:
         print(json.dumps({"model": wiki.vector.model_version if wiki.vector else None,
-                          "options": options, "figures": rows}, indent=1))
+                          "options": options, "keyword": keyword, "figures": rows}, indent=1))
 
 
 def line(name: str, row: dict[str, dict[str, float]]) -> str:
