@@ -49,6 +49,7 @@ class CompileSettings:
     language: str = "auto"   # auto: each note's own; or a name or code (English, ja, ...)
     domain: str = ""
     concurrency: int = 4
+    processes: int = 0       # offline: worker processes for a large run (0: one per core)
     temperature: float = 0.2
     max_retries: int = 4
     timeout_s: float = 120.0
@@ -560,6 +561,7 @@ def _article(name: str) -> str:
 def _check_values(s: Settings) -> None:
     checks = [
         (s.compile.concurrency >= 1, "compile.concurrency", "at least 1"),
+        (s.compile.processes >= 0, "compile.processes", "0 (one per core) or more"),
         (0.0 <= s.compile.temperature <= 2.0, "compile.temperature", "between 0 and 2"),
         (s.compile.max_retries >= 0, "compile.max_retries", "0 or more"),
         (s.compile.timeout_s > 0, "compile.timeout_s", "above 0"),

@@ -14,6 +14,7 @@ from .moves import carry_created, prune_moves, record_move, signature
 from .notes import Note
 from .removal import page_sha256, removal_verdict, written_by_us
 from .report import FileOutcome
+from .workers import compiled_in_workers, processes_for
 
 
 class ApplySteps:
@@ -65,7 +66,8 @@ class ApplySteps:
     def _compiled(self, notes: list[Note],
                   index: TitleIndex) -> Iterator[tuple[Note, tuple[bool, str]]]:
         """(note, (True, page text) or (False, error)): in note order when compiling in this
-        thread, in order of completion with a pool of workers (LLM calls)."""
+        thread or in worker processes (the offline compiler, workers.py), in order of
+        completion with a pool of threads (LLM calls)."""
         def one(note: Note) -> tuple[bool, str]:
             try:
                 return True, self.compiler.compile(self._input(note),
@@ -76,6 +78,12 @@ class ApplySteps:
                 return False, (f"{note.file.path}: internal error while compiling "
                                f"({type(exc).__name__}: {exc}); please report it.")
 
+        processes = processes_for(int(getattr(self.compiler, "processes", 1)), len(notes))
+        if processes:
+            for note, (ok, text, sign) in zip(notes, compiled_in_workers(one, notes, processes)):
+                note.signature = note.signature or sign
+                yield note, (ok, text)
+            return
         workers = max(1, int(getattr(self.compiler, "concurrency", 1)))
         if workers == 1 or len(notes) <= 1:
             for note in notes:

@@ -25,7 +25,8 @@ OFFLINE_VERSION = "4"   # 2: CJK links on word boundaries, CJK tags; 3: the prov
 
 
 class OfflineCompiler:
-    """Compiles one note at a time; cheap enough to run in the calling thread."""
+    """Compiles one note at a time, in the calling thread or, for a large run, in
+    ``processes`` forked workers (0: one per core; workers.py)."""
 
     identity = f"offline:v{OFFLINE_VERSION}"
     concurrency = 1
@@ -34,6 +35,9 @@ class OfflineCompiler:
     # Links depend on other pages' titles: a page is recompiled when those change.
     links_in_key = True
     key_identity = identity     # no prompt: what it writes depends on the code version only
+
+    def __init__(self, processes: int = 1):
+        self.processes = processes
 
     def compile(self, note: NoteInput, index: TitleIndex) -> CompiledPage:
         """Compile one note into its wiki page."""

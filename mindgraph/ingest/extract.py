@@ -38,6 +38,7 @@ _CJK_GENERIC = frozenset("""ノート 場合 方法 使用 機能 必要 以下 
 笔记 使用 功能 需要 以下 例如 方法 时候 可以 进行 其他 所有 情况""".split())
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9'\-]*[A-Za-z0-9]|[A-Za-z]")
 _CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_CJK_RUNS_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+")
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[*_]?[A-Z0-9])|(?<=[。！？])")
 _LIST_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _TROUBLE_RE = re.compile(r"troubleshoot|\berrors?\b|\bfail|not work|problem|\bissues?\b|"
@@ -95,7 +96,7 @@ def tokens(text: str) -> list[str]:
     """Lower-case content words (stopwords out); CJK text gives character bigrams."""
     words = [w.lower() for w in _WORD_RE.findall(text)]
     out = [w for w in words if len(w) > 2 and w not in _STOPWORDS]
-    for run in re.findall(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+", text):
+    for run in _CJK_RUNS_RE.findall(text):
         out.extend(run[i:i + 2] for i in range(max(1, len(run) - 1)))
     return out
 
@@ -113,10 +114,10 @@ def summary(body: str) -> str:
         return ""
     chosen = [0]
     if len(sentences) > 1 and SUMMARY_SENTENCES > 1:
-        tf = Counter(t for s in sentences for t in tokens(s))
+        tokenised = [tokens(s) for s in sentences]
+        tf = Counter(t for toks in tokenised for t in toks)
         scored = []
-        for position, sentence in enumerate(sentences[1:], start=1):
-            toks = tokens(sentence)
+        for position, toks in enumerate(tokenised[1:], start=1):
             score = sum(tf[t] for t in set(toks)) / math.sqrt(len(toks) + 1)
             scored.append((-score / (1 + 0.1 * position), position))
         chosen.append(min(scored)[1])
@@ -183,8 +184,9 @@ def salient_terms(body: str, title: str, limit: int = MAX_TERM_TAGS) -> list[str
         counts = _cjk_nouns(texts, title, text_hint(body))
     else:
         counts = _latin_words(texts, title)
-    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-    return [w for w, c in ranked if c >= 3][:limit]
+    ranked = sorted(((w, c) for w, c in counts.items() if c >= 3),
+                    key=lambda kv: (-kv[1], kv[0]))       # counted three times or more
+    return [w for w, _ in ranked][:limit]
 
 
 def _latin_words(texts: Iterable[tuple[str, int]], title: str) -> Counter[str]:

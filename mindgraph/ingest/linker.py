@@ -19,18 +19,21 @@ from ..text.cjk import CJK_RUN, KATAKANA, text_hint, word_bounds
 from .index import TitleIndex
 from .normalise import heading_of
 
+# Each span that must not be linked, with the strings one of which it cannot match without
+# (a line holding none of them is not searched for it: most lines hold none).
 _PROTECT_RES = (
-    WIKILINK_RE,
-    MDLINK_RE,
+    (("[[",), WIKILINK_RE),
+    (("](",), MDLINK_RE),
     # a link MDLINK_RE bounds out (long text, an odd URL); one level of [brackets] inside
-    re.compile(r"\[(?:[^\[\]\n]|\[[^\[\]\n]*\]){0,2000}\]\([^)\n]*\)"),
-    re.compile(r"<(?:https?|mailto|ftp)[^>\s]*>"),       # autolinks
-    re.compile(r"(?:https?|ftp|file|obsidian)://\S+|www\.\S+|\b[\w.+-]+@[\w-]+\.[\w.]+"),
-    re.compile(r"</?[A-Za-z][^<>\n]*>"),                  # HTML tags
-    re.compile(r"(?:(?<=\s)|^)#[\w\-/]+"),               # #tags
-    re.compile(r"\[\^[^\]\n]*\]"),                        # footnote references
-    re.compile(r"\s\^[\w-]+\s*$"),                        # block ids
-    re.compile(r"\$\$.*?\$\$|\$[^$\n]+\$"),              # inline math
+    (("](",), re.compile(r"\[(?:[^\[\]\n]|\[[^\[\]\n]*\]){0,2000}\]\([^)\n]*\)")),
+    (("<",), re.compile(r"<(?:https?|mailto|ftp)[^>\s]*>")),       # autolinks
+    (("://", "www.", "@"),
+     re.compile(r"(?:https?|ftp|file|obsidian)://\S+|www\.\S+|\b[\w.+-]+@[\w-]+\.[\w.]+")),
+    (("<",), re.compile(r"</?[A-Za-z][^<>\n]*>")),                  # HTML tags
+    (("#",), re.compile(r"(?:(?<=\s)|^)#[\w\-/]+")),               # #tags
+    (("[^",), re.compile(r"\[\^[^\]\n]*\]")),                        # footnote references
+    (("^",), re.compile(r"\s\^[\w-]+\s*$")),                        # block ids
+    (("$",), re.compile(r"\$\$.*?\$\$|\$[^$\n]+\$")),              # inline math
 )
 # A file name with one of these cannot be the target of a [[wikilink]]: # starts a heading,
 # | an alias, ^ a block, and brackets end the link.
@@ -118,8 +121,8 @@ def _on_word_bounds(pattern: re.Pattern[str], searchable: str, match: re.Match[s
 
 def _protect(line: str) -> str:
     """The line with every span that must not be linked blanked out (positions kept)."""
-    for pattern in _PROTECT_RES:
-        if pattern.search(line):
+    for needles, pattern in _PROTECT_RES:
+        if any(needle in line for needle in needles) and pattern.search(line):
             line = pattern.sub(lambda m: _BLANK * len(m.group(0)), line)
     return line
 

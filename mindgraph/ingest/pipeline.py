@@ -50,7 +50,7 @@ def make_compiler(settings: Settings, provider: Any = None) -> Any:
     """The offline compiler, or the LLM compiler around ``provider`` (built from settings
     when None and compile.provider is not "offline")."""
     if provider is None and settings.compile.provider == "offline":
-        return OfflineCompiler()
+        return OfflineCompiler(settings.compile.processes)
     from .compile_llm import LLMCompiler
 
     if provider is None:
@@ -58,7 +58,7 @@ def make_compiler(settings: Settings, provider: Any = None) -> Any:
 
         provider = make_llm_provider(settings)
         if provider is None:
-            return OfflineCompiler()
+            return OfflineCompiler(settings.compile.processes)
     return LLMCompiler(provider, settings)
 
 
