@@ -8,7 +8,7 @@ from ..adapters.pull import pull
 from ..core import Mindgraph
 from ..ingest.report import FileOutcome, IngestReport, Outcome
 from .common import EXIT_PROBLEMS, emit_json, json_option, require_workspace, workspace_options
-from .progress import Progress
+from .progress import Phases
 
 LISTED = 20
 
@@ -20,13 +20,19 @@ LISTED = 20
 @click.option("--force", is_flag=True, help="Recompile every note, even unchanged ones.")
 @click.option("--only", "only", multiple=True, metavar="PATH",
               help="Only this note or folder (relative to raw/, or a path to it). Repeatable.")
+@click.option("--progress/--no-progress", "show_progress", default=None,
+              help="Progress of each phase (reading, linking, compiling) with an ETA on "
+                   "stderr. Default: a bar on a terminal, else a line every 10 s; --progress "
+                   "prints a line every second off a terminal.")
 @json_option
 def ingest_command(settings, dry_run: bool, force: bool, only: tuple[str, ...],
-                   as_json: bool) -> None:
+                   show_progress: bool | None, as_json: bool) -> None:
     """Compile new and changed notes of raw/ into wiki pages (raw/ is never written)."""
     mg = Mindgraph(settings)
-    with Progress("Compiling", "notes") as progress:
-        report = mg.ingest(dry_run=dry_run, force=force, only=only, progress=progress.update)
+    with Phases("notes", enabled=show_progress is not False,
+                forced=bool(show_progress)) as phases:
+        report = mg.ingest(dry_run=dry_run, force=force, only=only,
+                           progress=phases.ticker("Compiling"), phases=phases.ticker)
     enriched, why = _enrich_after(mg) if report.ingested and not dry_run else (None, "")
     if as_json:
         emit_json(report.to_dict() | ({"enrich": enriched.to_dict()} if enriched else {}))

@@ -14,6 +14,7 @@ import click
 from .common import is_terminal
 
 EVERY_S = 10.0      # seconds between two lines when stderr is not a terminal
+FORCED_EVERY_S = 1.0    # the same with --progress
 
 
 class Progress:
@@ -23,10 +24,12 @@ class Progress:
     ``label: done of total unit (pct%), N s, ETA M s`` at most every ``EVERY_S`` seconds (the
     bar shows its own ETA)."""
 
-    def __init__(self, label: str, unit: str, total: int | None = None) -> None:
+    def __init__(self, label: str, unit: str, total: int | None = None,
+                 forced: bool = False) -> None:
         self.label, self.unit, self.total = label, unit, total
         self.done = 0
         self._terminal = is_terminal()
+        self._every = FORCED_EVERY_S if forced else EVERY_S
         self._bar: Any = None
         self._counting = False      # a terminal line counting items of an unknown total
         self._started = self._last = time.monotonic()
@@ -74,7 +77,7 @@ class Progress:
 
     def _line(self, done: int) -> None:
         now = time.monotonic()
-        if now - self._last < EVERY_S:
+        if now - self._last < self._every:
             return
         self._last = now
         of = f" of {self.total}" if self.total else ""
@@ -85,3 +88,40 @@ class Progress:
             if self.total and 0 < done < self.total else ""
         click.echo(f"{self.label}: {done}{of} {self.unit}{share}, {spent:.0f} s{eta}",
                    err=True)
+
+
+class Phases:
+    """One progress display per phase of a long command ("Reading", then "Compiling"):
+    ``ticker(label)`` is the ``update`` of that phase's display, created when the phase
+    first reports (so a phase with nothing to do shows nothing) and closing the phase before
+    it. Off (nothing shown) when ``enabled`` is False."""
+
+    def __init__(self, unit: str, enabled: bool = True, forced: bool = False) -> None:
+        self.unit, self.enabled, self.forced = unit, enabled, forced
+        self._label = ""
+        self._shown: Progress | None = None
+
+    def ticker(self, label: str) -> Any:
+        """The ``update(done, total, item)`` of phase ``label``."""
+        def update(done: int, total: int | None = None, item: str = "") -> None:
+            if not self.enabled:
+                return
+            if self._label != label:
+                self.close()
+                self._label = label
+                self._shown = Progress(label, self.unit, total, forced=self.forced)
+            assert self._shown is not None
+            self._shown.update(done, total, item)
+        return update
+
+    def close(self) -> None:
+        """End the phase shown now."""
+        if self._shown is not None:
+            self._shown.close()
+            self._shown = None
+
+    def __enter__(self) -> "Phases":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

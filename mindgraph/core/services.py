@@ -52,7 +52,8 @@ class Services(WarmIndexes):
                         max_bytes=self.settings.serve.usage_log_max_bytes)
 
     def ingest(self, *, provider: Any = None, dry_run: bool = False, force: bool = False,
-               only: tuple[str, ...] = (), progress: Any = None) -> IngestReport:
+               only: tuple[str, ...] = (), progress: Any = None,
+               phases: Any = None) -> IngestReport:
         """Compile raw/ into wiki/ (offline or with the configured LLM), then re-sync indexes.
 
         Two ingests of one workspace must not run at once (the REST API refuses a second)."""
@@ -61,7 +62,7 @@ class Services(WarmIndexes):
         # Outside the core lock: ingest only writes wiki/ (each file atomically) and its own
         # state, so queries go on meanwhile and see pages as they land.
         report = run_ingest(self.settings, provider=provider, dry_run=dry_run, force=force,
-                            only=only, progress=progress)
+                            only=only, progress=progress, phases=phases)
         with self._lock:
             if self._cache is not None and not dry_run:
                 self.sync()

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 from ..config import Settings
 from ..documents.overlay import CompileOverlay
@@ -43,6 +43,8 @@ from .wikifs import WikiWriter, clean_temp_files
 __all__ = ["LOCK_FILENAME", "Progress", "make_compiler", "run_ingest", "wiki_path_for"]
 
 Progress = Callable[[int, int, str], None]
+Phases = Callable[[str], Progress]      # a phase's label → its progress (cli/progress.py)
+TICK_S = 0.1        # seconds between two reports of a planning phase
 SAVE_SHARE = 0.1    # of a run's time, at most this share goes to saving the state
 
 
@@ -64,8 +66,10 @@ def make_compiler(settings: Settings, provider: Any = None) -> Any:
 
 def run_ingest(settings: Settings, *, provider: Any = None, dry_run: bool = False,
                force: bool = False, only: Iterable[str | Path] = (),
-               progress: Progress | None = None) -> IngestReport:
-    """Compile raw/ into wiki/ incrementally; see the module docstring for the steps."""
+               progress: Progress | None = None,
+               phases: Phases | None = None) -> IngestReport:
+    """Compile raw/ into wiki/ incrementally; see the module docstring for the steps.
+    ``progress`` hears of each note compiled, ``phases`` of the planning steps before."""
     started = time.perf_counter()
     raw_dir, wiki_dir = settings.raw_dir, settings.wiki_dir
     if not raw_dir.is_dir():
@@ -79,7 +83,7 @@ def run_ingest(settings: Settings, *, provider: Any = None, dry_run: bool = Fals
         if not dry_run:
             clean_temp_files(wiki_dir)
             clean_temp_files(settings.state_dir)
-        run = _Run(settings, compiler, dry_run, force, progress)
+        run = _Run(settings, compiler, dry_run, force, progress, phases)
         return run.execute(only, started)
 
 
@@ -87,8 +91,9 @@ class _Run(ApplySteps):
     """The mutable context of one run (private: run_ingest is the interface)."""
 
     def __init__(self, settings: Settings, compiler: Any, dry_run: bool, force: bool,
-                 progress: Progress | None):
+                 progress: Progress | None, phases: Phases | None = None):
         self.settings = settings
+        self.phases = phases
         self.compiler = compiler
         self.dry_run = dry_run
         self.force = force
@@ -118,7 +123,8 @@ class _Run(ApplySteps):
         selected = only_selector(self.settings.raw_dir, only, [f.path for f in files],
                              list(self.state.files))
         self.history = git_history(self.settings.raw_dir)   # one `git log`; {} outside git
-        notes = [self.reader.load(f, self.state.get(f.path)) for f in files if f.is_note]
+        notes = [self.reader.load(f, self.state.get(f.path))
+                 for f in self._ticking("Reading", [f for f in files if f.is_note])]
         resolve_collisions(notes)
         # notes a scan limit left out are neither read nor gone: their pages stay
         live = {n.file.path for n in notes if not n.empty} | {f.path for f in files if f.held}
@@ -129,7 +135,7 @@ class _Run(ApplySteps):
                 self.outcomes.append(FileOutcome(f.path, "skipped", f.reason))
                 self.skipped += 1
         todo: list[Note] = []
-        for note in notes:
+        for note in self._ticking("Checking", notes):
             if not selected(note.file.path):
                 continue
             if note.empty:
@@ -191,7 +197,7 @@ class _Run(ApplySteps):
                                                        if t and t.casefold() not in taken)))
             for n in usable)
         scanned = []
-        for note in notes:
+        for note in self._ticking("Linking", notes):
             if not note.has_text or note.error:
                 continue
             record = self.state.get(note.file.path)
@@ -289,6 +295,19 @@ class _Run(ApplySteps):
             self.state.save()
             self.last_commit = time.monotonic()
             self.save_seconds = self.last_commit - now
+
+    def _ticking(self, phase: str, items: list[Any]) -> Iterator[Any]:
+        """``items``, telling ``phases`` how far the phase is at most every TICK_S (a bar
+        redrawn 100,000 times costs seconds)."""
+        tick = self.phases(phase) if self.phases is not None else None
+        last = 0.0
+        for done, item in enumerate(items):
+            if tick is not None and (now := time.monotonic()) - last >= TICK_S:
+                last = now
+                tick(done, len(items), "")
+            yield item
+        if tick is not None and items:
+            tick(len(items), len(items), "")
 
     def _tick(self, done: int, total: int, path: str) -> None:
         if self.progress is not None:

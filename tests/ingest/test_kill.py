@@ -54,6 +54,28 @@ def wait_for_state_write(state_dir, timeout):
     return
 
 
+def survivors(folder, grace=2.0):
+    """Processes still running an ingest of ``folder`` (forked compile workers have their
+    parent's command line), after up to ``grace`` s for them to die with it."""
+    needle = str(folder).encode()
+    deadline = time.monotonic() + grace
+    while True:
+        alive = []
+        for pid in (p for p in os.listdir("/proc") if p.isdigit()):
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                    line = handle.read()
+                with open(f"/proc/{pid}/stat", "rb") as handle:
+                    zombie = handle.read().rsplit(b")", 1)[-1].split()[0] == b"Z"
+            except OSError:
+                continue
+            if b"ingest" in line and needle in line.split(b"\0") and not zombie:
+                alive.append(int(pid))
+        if not alive or time.monotonic() > deadline:
+            return alive
+        time.sleep(0.05)
+
+
 def ingest(folder, *extra):
     return [sys.executable, "-m", "mindgraph", "ingest", "-C", str(folder), *extra]
 
@@ -78,6 +100,7 @@ def killed(victim, args, delay, raw_before, after_state_write=None):
         wait_for_state_write(state_path.parent, after_state_write)
     process.send_signal(signal.SIGKILL)
     interrupted = process.wait() == -signal.SIGKILL
+    assert not survivors(victim), "a compile worker outlived its killed run"
     if state_path.exists():
         IngestState.load(state_path)    # raises if torn or unreadable
     assert tree_hashes(victim / "raw") == raw_before, f"seed {SEED}"

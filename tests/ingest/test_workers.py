@@ -1,0 +1,89 @@
+"""Compiling in forked worker processes (ingest/workers.py) writes what one process writes,
+and every planning phase reports its progress."""
+
+import json
+import shutil
+
+from click.testing import CliRunner
+
+import mindgraph.ingest.applying as applying
+from mindgraph.cli import cli
+from mindgraph.config import load_settings
+from mindgraph.ingest import STATE_FILENAME
+from mindgraph.ingest.pipeline import run_ingest
+from mindgraph.ingest.workers import MIN_NOTES_PER_PROCESS, processes_for
+
+from ingest_helpers import tree_hashes
+
+
+def mixed_vault(corpora, folder, per_language=40):
+    """English, Japanese and Chinese notes of the Obsidian Help vault (copied with their
+    modification times), in a workspace."""
+    for language in ("en", "ja", "zh"):
+        notes = sorted((corpora / "obsidian-help" / language).rglob("*.md"))[:per_language]
+        for note in notes:
+            target = folder / "raw" / note.relative_to(corpora / "obsidian-help")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(note, target)
+    (folder / "mindgraph.yml").write_text("compile:\n  processes: 1\n", encoding="utf-8")
+    return folder
+
+
+def ingest(folder, *extra):
+    done = CliRunner().invoke(cli, ["ingest", "-C", str(folder), "--json", *extra],
+                              catch_exceptions=False)
+    assert done.exit_code == 0, done.output
+    return json.loads(done.stdout)
+
+
+def state_without_stats(folder):
+    state = json.loads((folder / ".mindgraph" / STATE_FILENAME).read_text(encoding="utf-8"))
+    for record in state["files"].values():
+        record.pop("stat", None)     # the copies' own change times
+    return state
+
+
+def test_pages_and_state_compiled_by_workers_are_those_of_one_process(corpora, tmp_path,
+                                                                      monkeypatch):
+    serial = mixed_vault(corpora, tmp_path / "serial")
+    forked = mixed_vault(corpora, tmp_path / "forked")
+    (forked / "mindgraph.yml").write_text("compile:\n  processes: 2\n", encoding="utf-8")
+    pools = []
+
+    def counted(compile_one, notes, processes):
+        pools.append(processes)
+        yield from real(compile_one, notes, processes)
+
+    real = applying.compiled_in_workers
+    monkeypatch.setattr(applying, "compiled_in_workers", counted)
+    assert ingest(serial)["ingested"] == 120
+    assert pools == []
+    assert ingest(forked, "--progress")["ingested"] == 120      # --json stays JSON alone
+    assert pools == [2]
+    assert tree_hashes(forked / "wiki") == tree_hashes(serial / "wiki")
+    assert state_without_stats(forked) == state_without_stats(serial)
+    # and a re-run of the forked workspace finds nothing to do
+    assert ingest(forked)["ingested"] == 0
+
+
+def test_a_small_run_or_one_with_threads_compiles_in_this_process():
+    assert processes_for(2, 2 * MIN_NOTES_PER_PROCESS) == 2
+    assert processes_for(2, MIN_NOTES_PER_PROCESS) == 0     # one worker: no gain
+    assert processes_for(1, 10_000) == 0
+
+
+def test_every_planning_phase_reports_until_done(corpora, tmp_path):
+    folder = mixed_vault(corpora, tmp_path / "vault", per_language=10)
+    heard: dict[str, list[tuple[int, int]]] = {}
+
+    def phases(label):
+        return lambda done, total, item="": heard.setdefault(label, []).append((done, total))
+
+    compiled = []
+    report = run_ingest(load_settings(folder), phases=phases,
+                        progress=lambda done, total, item: compiled.append((done, total)))
+    assert report.ingested == 30
+    assert sorted(heard) == ["Checking", "Linking", "Reading"]
+    for label, ticks in heard.items():
+        assert ticks[-1] == (30, 30), label
+    assert compiled[-1] == (30, 30)
