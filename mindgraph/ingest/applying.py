@@ -19,7 +19,7 @@ from .workers import compiled_in_workers, processes_for
 
 class ApplySteps:
     """What a run does once planned; mixed into pipeline._Run, whose state and helpers
-    (_commit, _tick, _parse, _key, _input, _links_index) it uses."""
+    (_parse, _key, _input, _links_index; _commit and _tick from bookkeeping.py) it uses."""
 
     # provided by pipeline._Run
     state: Any

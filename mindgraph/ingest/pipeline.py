@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable
 
 from ..config import Settings
 from ..documents.overlay import CompileOverlay
@@ -28,6 +28,7 @@ from .compile_offline import OfflineCompiler
 from ..scopes import load_scopes
 from ..scopes.linking import LinkableIndexes
 from .applying import ApplySteps
+from .bookkeeping import Bookkeeping, Progress
 from .index import IndexEntry, TitleIndex
 from .lock import LOCK_FILENAME, ingest_lock
 from .only import only_selector
@@ -42,10 +43,7 @@ from .wikifs import WikiWriter, clean_temp_files
 
 __all__ = ["LOCK_FILENAME", "Progress", "make_compiler", "run_ingest", "wiki_path_for"]
 
-Progress = Callable[[int, int, str], None]
 Phases = Callable[[str], Progress]      # a phase's label → its progress (cli/progress.py)
-TICK_S = 0.1        # seconds between two reports of a planning phase
-SAVE_SHARE = 0.1    # of a run's time, at most this share goes to saving the state
 
 
 def make_compiler(settings: Settings, provider: Any = None) -> Any:
@@ -87,7 +85,7 @@ def run_ingest(settings: Settings, *, provider: Any = None, dry_run: bool = Fals
         return run.execute(only, started)
 
 
-class _Run(ApplySteps):
+class _Run(ApplySteps, Bookkeeping):
     """The mutable context of one run (private: run_ingest is the interface)."""
 
     def __init__(self, settings: Settings, compiler: Any, dry_run: bool, force: bool,
@@ -275,54 +273,3 @@ class _Run(ApplySteps):
         return compile_key(note.sha256, self.compiler.key_identity,
                            dates_key(self.history.get(note.file.path)),
                            self.overlay.digest(note.wiki_path))
-
-    # -- bookkeeping ------------------------------------------------------------------------
-
-    def _commit(self, final: bool = False) -> None:
-        """Save the state (after making the pages it records durable). A compiler with a commit
-        interval saves at most that often, and at most SAVE_SHARE of the run's time: a save
-        writes every record, so saving at a fixed interval made a large first run quadratic."""
-        if self.dry_run:
-            return
-        now = time.monotonic()
-        interval = float(getattr(self.compiler, "commit_interval_s", 0.0))
-        if interval:
-            interval = max(interval, self.save_seconds / SAVE_SHARE)
-        if not self.state.changed and not self.wiki.dirty:
-            return          # nothing new to record: a no-op run does not rewrite the state
-        if final or now - self.last_commit >= interval:
-            self.wiki.make_durable()
-            self.state.save()
-            self.last_commit = time.monotonic()
-            self.save_seconds = self.last_commit - now
-
-    def _ticking(self, phase: str, items: list[Any]) -> Iterator[Any]:
-        """``items``, telling ``phases`` how far the phase is at most every TICK_S (a bar
-        redrawn 100,000 times costs seconds)."""
-        tick = self.phases(phase) if self.phases is not None else None
-        last = 0.0
-        for done, item in enumerate(items):
-            if tick is not None and (now := time.monotonic()) - last >= TICK_S:
-                last = now
-                tick(done, len(items), "")
-            yield item
-        if tick is not None and items:
-            tick(len(items), len(items), "")
-
-    def _tick(self, done: int, total: int, path: str) -> None:
-        if self.progress is not None:
-            self.progress(done, total, path)
-
-    def _report(self, started: float) -> IngestReport:
-        outcomes = tuple(sorted(self.outcomes, key=lambda o: (o.path, o.status)))
-        count = {s: sum(1 for o in outcomes if o.status == s)
-                 for s in ("ingested", "failed", "removed", "kept", "pending", "moved")}
-        return IngestReport(
-            compiler=self.compiler.identity,
-            ingested=count["pending"] if self.dry_run else count["ingested"],
-            skipped=self.skipped, failed=count["failed"], removed=count["removed"],
-            kept=count["kept"], moved=count["moved"] + sum(
-                1 for o in outcomes if o.status == "pending" and o.reason.startswith("would move")),
-            provider_calls=int(getattr(self.compiler, "calls", 0)),
-            seconds=round(time.perf_counter() - started, 3), dry_run=self.dry_run,
-            files=outcomes)

@@ -3,10 +3,11 @@ and every planning phase reports its progress."""
 
 import json
 import shutil
+import subprocess
+import sys
 
 from click.testing import CliRunner
 
-import mindgraph.ingest.applying as applying
 from mindgraph.cli import cli
 from mindgraph.config import load_settings
 from mindgraph.ingest import STATE_FILENAME
@@ -43,23 +44,32 @@ def state_without_stats(folder):
     return state
 
 
-def test_pages_and_state_compiled_by_workers_are_those_of_one_process(corpora, tmp_path,
-                                                                      monkeypatch):
+# A fresh process (the test process may hold other tests' threads, and then ingest does not
+# fork) that counts the worker pools it starts and prints the count on stderr.
+FORKED_INGEST = """
+import sys
+import mindgraph.ingest.applying as applying
+from mindgraph.cli import cli
+
+real = applying.compiled_in_workers
+def counted(compile_one, notes, processes):
+    print(f"pool of {processes}", file=sys.stderr)
+    yield from real(compile_one, notes, processes)
+applying.compiled_in_workers = counted
+cli(["ingest", "-C", sys.argv[1], "--json", "--progress"])
+"""
+
+
+def test_pages_and_state_compiled_by_workers_are_those_of_one_process(corpora, tmp_path):
     serial = mixed_vault(corpora, tmp_path / "serial")
     forked = mixed_vault(corpora, tmp_path / "forked")
     (forked / "mindgraph.yml").write_text("compile:\n  processes: 2\n", encoding="utf-8")
-    pools = []
-
-    def counted(compile_one, notes, processes):
-        pools.append(processes)
-        yield from real(compile_one, notes, processes)
-
-    real = applying.compiled_in_workers
-    monkeypatch.setattr(applying, "compiled_in_workers", counted)
     assert ingest(serial)["ingested"] == 120
-    assert pools == []
-    assert ingest(forked, "--progress")["ingested"] == 120      # --json stays JSON alone
-    assert pools == [2]
+    done = subprocess.run([sys.executable, "-c", FORKED_INGEST, str(forked)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "pool of 2" in done.stderr
+    assert json.loads(done.stdout)["ingested"] == 120        # --progress: stdout is JSON alone
     assert tree_hashes(forked / "wiki") == tree_hashes(serial / "wiki")
     assert state_without_stats(forked) == state_without_stats(serial)
     # and a re-run of the forked workspace finds nothing to do
