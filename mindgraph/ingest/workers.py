@@ -31,10 +31,10 @@ Result = tuple[bool, str, str]       # (compiled, page text or error, move signa
 _JOB: tuple[Callable[[Any], tuple[bool, str]], Sequence[Any]] | None = None
 
 
-def processes_for(wanted: int, notes: int) -> int:
+def processes_for(wanted: int, notes: int, threads: int | None = None) -> int:
     """How many worker processes to fork for ``notes`` notes (0: compile in this process).
-    ``wanted`` 0 means one per core."""
-    if not hasattr(os, "fork") or threading.active_count() > 1:
+    ``wanted`` 0 means one per core; ``threads``: of this process (None: count them)."""
+    if not hasattr(os, "fork") or (threads or threading.active_count()) > 1:
         return 0
     count = wanted or (os.cpu_count() or 1)
     count = min(count, notes // MIN_NOTES_PER_PROCESS)

@@ -32,8 +32,12 @@ def test_without_a_terminal_long_work_prints_progress_lines_on_stderr(workspace,
     monkeypatch.setattr(progress, "EVERY_S", 0.0)     # every update is "long enough"
     ingest = run(workspace, "ingest")
     lines = ingest.stderr.splitlines()
-    assert lines and all(line.startswith("Compiling: ") for line in lines), lines
-    assert lines[-1].startswith("Compiling: 12 of 12 notes (100%), ")
+    phases = ("Reading: ", "Linking: ", "Checking: ", "Compiling: ")     # in this order
+    assert lines and all(line.startswith(phases) for line in lines), lines
+    assert [p for p in phases if any(line.startswith(p) for line in lines)] == list(phases)
+    for phase in phases:        # each phase reports until it is done
+        assert [line for line in lines if line.startswith(phase)][-1].startswith(
+            f"{phase}12 of 12 notes (100%), ")
     assert "Compiling" not in ingest.stdout
 
     embed = run(workspace, "embed", "--json")

@@ -2,6 +2,7 @@
 and every planning phase reports its progress."""
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -77,9 +78,12 @@ def test_pages_and_state_compiled_by_workers_are_those_of_one_process(corpora, t
 
 
 def test_a_small_run_or_one_with_threads_compiles_in_this_process():
-    assert processes_for(2, 2 * MIN_NOTES_PER_PROCESS) == 2
-    assert processes_for(2, MIN_NOTES_PER_PROCESS) == 0     # one worker: no gain
-    assert processes_for(1, 10_000) == 0
+    assert processes_for(2, 2 * MIN_NOTES_PER_PROCESS, threads=1) == 2
+    assert processes_for(2, MIN_NOTES_PER_PROCESS, threads=1) == 0    # one worker: no gain
+    assert processes_for(1, 10_000, threads=1) == 0
+    assert processes_for(2, 10_000, threads=2) == 0      # forking a threaded process is unsafe
+    cores = os.cpu_count() or 1
+    assert processes_for(0, 10_000, threads=1) == (cores if cores > 1 else 0)   # one a core
 
 
 def test_every_planning_phase_reports_until_done(corpora, tmp_path):
