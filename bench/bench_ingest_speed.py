@@ -5,6 +5,10 @@ baseline, each in a fresh process as a person waits for it (issue 20).
     python bench/bench_ingest_speed.py --baseline /tmp/main/.venv/bin/python --runs 5
     python bench/bench_ingest_speed.py --notes 10000 --runs 1        # a bench/gen_corpus.py vault
 
+With a baseline, ``same_output`` says whether both wrote the same wiki/ (every byte of every
+page) and the same ingest state (each record but its ``stat``, the copy's own file times): a
+speed-up must not change what ingest writes.
+
 Every run gets its own copy of the vault (made before any run starts, and at least two
 seconds before it, so no note is "racy": see mindgraph/ingest/notes.py). Runs are interleaved
 (ours, baseline, ours, ...); the medians of the wall time and of the CPU time (user + system
@@ -47,6 +51,28 @@ def timed(python: str, workspace: Path) -> tuple[float, float, dict]:
         sys.exit(f"{python}: ingest failed ({done.returncode}):\n{done.stderr[-2000:]}")
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     return wall, cpu, json.loads(done.stdout)
+
+
+def same_output(ours: Path, theirs: Path) -> dict:
+    """Whether two workspaces' wiki/ trees and ingest states are the same, and what differs."""
+    def tree(workspace: Path) -> dict[str, bytes]:
+        wiki = workspace / "wiki"
+        return {p.relative_to(wiki).as_posix(): p.read_bytes()
+                for p in sorted(wiki.rglob("*")) if p.is_file()}
+
+    def state(workspace: Path) -> dict:
+        data = json.loads((workspace / ".mindgraph" / ".ingest-state.json").read_text("utf-8"))
+        for record in data["files"].values():
+            record.pop("stat", None)
+        return data
+
+    pages, other = tree(ours), tree(theirs)
+    differ = sorted(p for p in set(pages) | set(other) if pages.get(p) != other.get(p))
+    mine, base = state(ours), state(theirs)
+    records = sorted(p for p in set(mine["files"]) | set(base["files"])
+                     if mine["files"].get(p) != base["files"].get(p))
+    return {"same": not differ and not records and mine.get("moves") == base.get("moves"),
+            "pages": len(pages), "pages_differ": differ[:10], "records_differ": records[:10]}
 
 
 def workspaces(tmp: Path, names: list[str], notes: int) -> dict[str, Path]:
@@ -101,7 +127,10 @@ def main() -> None:
                 assert report["ingested"] == 0, report
                 figures[name]["noop wall"].append(wall)
                 figures[name]["noop cpu"].append(cpu)
+        compared = same_output(spaces["ours0"], spaces["baseline0"]) if args.baseline else None
     out: dict = {"notes": notes_done, "runs": args.runs, "noop_runs": args.noop_runs}
+    if compared is not None:
+        out["same_output"] = compared
     for name, steps in figures.items():
         medians = {step: round(statistics.median(v), 3) for step, v in steps.items()}
         medians["files/s (wall)"] = round(notes_done / medians["scratch wall"], 1)

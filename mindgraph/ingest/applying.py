@@ -14,7 +14,7 @@ from .moves import carry_created, prune_moves, record_move, signature
 from .notes import Note
 from .removal import page_sha256, removal_verdict, written_by_us
 from .report import FileOutcome
-from .workers import compiled_in_workers, processes_for
+from .workers import in_workers, processes_for
 
 
 class ApplySteps:
@@ -78,9 +78,13 @@ class ApplySteps:
                 return False, (f"{note.file.path}: internal error while compiling "
                                f"({type(exc).__name__}: {exc}); please report it.")
 
+        def signed(note: Note) -> tuple[bool, str, str]:
+            ok, text = one(note)
+            return ok, text, (note.signature or signature(note.text)) if ok else ""
+
         processes = processes_for(int(getattr(self.compiler, "processes", 1)), len(notes))
         if processes:
-            for note, (ok, text, sign) in zip(notes, compiled_in_workers(one, notes, processes)):
+            for (ok, text, sign), note in zip(in_workers(signed, notes, processes), notes):
                 note.signature = note.signature or sign
                 yield note, (ok, text)
             return

@@ -4,7 +4,7 @@ telling the caller how far each phase is, and the final report."""
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from .report import FileOutcome, IngestReport
 
@@ -46,18 +46,22 @@ class Bookkeeping:
             self.last_commit = time.monotonic()
             self.save_seconds = self.last_commit - now
 
-    def _ticking(self, phase: str, items: list[Any]) -> Iterator[Any]:
-        """``items``, telling ``phases`` how far the phase is at most every TICK_S (a bar
-        redrawn 100,000 times costs seconds)."""
+    def _ticking(self, phase: str, items: Iterable[Any], total: int | None = None
+                 ) -> Iterator[Any]:
+        """``items`` (``total`` of them: None, count them), telling ``phases`` how far the
+        phase is at most every TICK_S (a bar redrawn 100,000 times costs seconds)."""
+        if total is None:
+            items = list(items)
+            total = len(items)
         tick = self.phases(phase) if self.phases is not None else None
         last = 0.0
         for done, item in enumerate(items):
             if tick is not None and (now := time.monotonic()) - last >= TICK_S:
                 last = now
-                tick(done, len(items), "")
+                tick(done, total, "")
             yield item
-        if tick is not None and items:
-            tick(len(items), len(items), "")
+        if tick is not None and total:
+            tick(total, total, "")
 
     def _tick(self, done: int, total: int, path: str) -> None:
         if self.progress is not None:

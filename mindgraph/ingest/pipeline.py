@@ -40,6 +40,7 @@ from .report import FileOutcome, IngestReport
 from .scan import scan_raw, within_limits
 from .state import STATE_FILENAME, IngestState, compile_key
 from .wikifs import WikiWriter, clean_temp_files
+from .workers import in_workers, processes_for
 
 __all__ = ["LOCK_FILENAME", "Progress", "make_compiler", "run_ingest", "wiki_path_for"]
 
@@ -194,21 +195,23 @@ class _Run(ApplySteps, Bookkeeping):
                        n.aliases + tuple(dict.fromkeys(t for t in before.get(n.wiki_path, ())
                                                        if t and t.casefold() not in taken)))
             for n in usable)
-        scanned = []
-        for note in self._ticking("Linking", notes):
+        scanned, rescan = [], []
+        for note in notes:
             if not note.has_text or note.error:
                 continue
             record = self.state.get(note.file.path)
             if record is not None and record.sha256 == note.sha256 \
                     and record.terms == index.terms_digest:
                 note.mentions = record.mentions
-            else:
-                text = self.reader.text(note)
-                if text is None:       # vanished or unreadable since the scan
-                    continue
-                note.mentions = index.scan_mentions(text)
-                note.rescanned = True
-            scanned.append(note.mentions)
+                scanned.append(note.mentions)
+            elif self.reader.text(note) is not None:     # None: vanished or unreadable
+                rescan.append(note)
+        processes = processes_for(int(getattr(self.compiler, "processes", 1)), len(rescan))
+        found = in_workers(_mentions(index), rescan, processes, chunk=32) if processes \
+            else map(_mentions(index), rescan)
+        for mentions, note in zip(self._ticking("Linking", found, len(rescan)), rescan):
+            note.mentions, note.rescanned = mentions, True
+            scanned.append(mentions)
         return index.with_generic(scanned)
 
     def _parse(self, note: Note) -> None:
@@ -273,3 +276,8 @@ class _Run(ApplySteps, Bookkeeping):
         return compile_key(note.sha256, self.compiler.key_identity,
                            dates_key(self.history.get(note.file.path)),
                            self.overlay.digest(note.wiki_path))
+
+
+def _mentions(index: TitleIndex) -> Callable[[Note], tuple[str, ...]]:
+    """The index terms a (read) note's text mentions."""
+    return lambda note: index.scan_mentions(note.text or "")

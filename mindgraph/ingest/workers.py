@@ -1,10 +1,10 @@
 """Compiling offline in forked worker processes, so a first run uses every core.
 
 The offline compiler is a pure function of a note and the title index, and on a large first
-run it is most of the CPU time, in Python (one core per process). The run forks
-``compile.processes`` workers once it has planned: each inherits the planned notes and the
-index (nothing is pickled to them) and sends back only each page's text and the note's move
-signature. Everything that writes — pages, the state, the report — stays in the parent, one
+run it is most of the CPU time, in Python (one core per process); so is finding the titles
+each note mentions. The run forks ``compile.processes`` workers for each of the two: they
+inherit the notes and the index (nothing is pickled to them) and send back only each note's
+mentions, or its page's text and move signature. Everything that writes — pages, the state, the report — stays in the parent, one
 note after another in note order (``imap`` keeps it), so the pages, the state and what a kill
 leaves behind are those of a run in one process. A worker gets SIGKILL when the parent dies
 (Linux ``PR_SET_PDEATHSIG``), so a killed run leaves no orphan holding the ingest lock.
@@ -22,13 +22,9 @@ import sys
 import threading
 from typing import Any, Callable, Iterator, Sequence
 
-from .moves import signature
-
 MIN_NOTES_PER_PROCESS = 32      # below this a fork costs more than it saves
-_CHUNK = 8                      # notes per message: amortises the pipe, keeps order cheap
 
-Result = tuple[bool, str, str]       # (compiled, page text or error, move signature)
-_JOB: tuple[Callable[[Any], tuple[bool, str]], Sequence[Any]] | None = None
+_JOB: tuple[Callable[[Any], Any], Sequence[Any]] | None = None     # what the workers do
 
 
 def processes_for(wanted: int, notes: int, threads: int | None = None) -> int:
@@ -41,16 +37,16 @@ def processes_for(wanted: int, notes: int, threads: int | None = None) -> int:
     return count if count > 1 else 0
 
 
-def compiled_in_workers(compile_one: Callable[[Any], tuple[bool, str]], notes: Sequence[Any],
-                        processes: int) -> Iterator[Result]:
-    """``compile_one(note)`` and the note's signature for every note, in note order, computed
-    by ``processes`` forked workers."""
+def in_workers(work: Callable[[Any], Any], items: Sequence[Any], processes: int,
+               chunk: int = 8) -> Iterator[Any]:
+    """``work(item)`` for every item, in order, computed by ``processes`` forked workers
+    (``chunk`` items per message: it amortises the pipe and keeps the order cheap)."""
     global _JOB
-    _JOB = (compile_one, notes)
+    _JOB = (work, items)
     context = multiprocessing.get_context("fork")
     pool = context.Pool(processes, initializer=_die_with_parent, initargs=(os.getpid(),))
     try:
-        yield from pool.imap(_work, range(len(notes)), chunksize=_CHUNK)
+        yield from pool.imap(_work, range(len(items)), chunksize=chunk)
         pool.close()
     finally:
         pool.terminate()
@@ -58,12 +54,10 @@ def compiled_in_workers(compile_one: Callable[[Any], tuple[bool, str]], notes: S
         _JOB = None
 
 
-def _work(position: int) -> Result:
+def _work(position: int) -> Any:
     assert _JOB is not None
-    compile_one, notes = _JOB
-    note = notes[position]
-    ok, text = compile_one(note)
-    return ok, text, (note.signature or signature(note.text)) if ok else ""
+    work, items = _JOB
+    return work(items[position])
 
 
 def _die_with_parent(parent: int) -> None:

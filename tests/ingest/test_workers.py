@@ -52,11 +52,11 @@ import sys
 import mindgraph.ingest.applying as applying
 from mindgraph.cli import cli
 
-real = applying.compiled_in_workers
-def counted(compile_one, notes, processes):
+real = applying.in_workers
+def counted(work, notes, processes, chunk=8):
     print(f"pool of {processes}", file=sys.stderr)
-    yield from real(compile_one, notes, processes)
-applying.compiled_in_workers = counted
+    yield from real(work, notes, processes, chunk)
+applying.in_workers = counted
 cli(["ingest", "-C", sys.argv[1], "--json", "--progress"])
 """
 
