@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any, Iterator
 
 from ..errors import IngestError
+from ..text.cjk import preload
 from ..trust.carry import carry_record, without_record
 from .index import TitleIndex
 from .moves import carry_created, prune_moves, record_move, signature
@@ -84,6 +85,7 @@ class ApplySteps:
 
         processes = processes_for(int(getattr(self.compiler, "processes", 1)), len(notes))
         if processes:
+            preload(n.text or "" for n in notes)    # once, shared by the workers
             for (ok, text, sign), note in zip(in_workers(signed, notes, processes), notes):
                 note.signature = note.signature or sign
                 yield note, (ok, text)

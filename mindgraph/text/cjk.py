@@ -20,7 +20,7 @@ import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from ..errors import MindgraphError
 from ..fsutil import sha256_file
@@ -31,6 +31,7 @@ CJK_CHARS = ("\u1100-\u11ff\u3005\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\
 CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
 _KANA = re.compile("[\u3040-\u309f\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff]")
 _HIRAGANA = re.compile("[\u3040-\u309f]+")
+_HAN = re.compile("[\u3005\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _HANGUL = re.compile("[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
 # Katakana letters and the long-vowel mark, not the middle dot 「・」 that separates words.
 KATAKANA = re.compile("[\u30a1-\u30fa\u30fc\u31f0-\u31ff]")
@@ -203,6 +204,24 @@ def _tagger() -> Callable[[str], Any]:
 
 def _jieba() -> Any:
     return _load("zh", _make_jieba)
+
+
+def preload(texts: Iterable[str]) -> None:
+    """Load now the segmenters ``texts`` will need (MeCab for any text with kana, jieba for
+    any with Han and no kana), so that processes forked afterwards share them instead of each
+    loading and checking its own (ingest/workers.py)."""
+    japanese = chinese = False
+    for text in texts:
+        if not japanese and _KANA.search(text):
+            japanese = True
+        elif not chinese and _HAN.search(text) and not _KANA.search(text):
+            chinese = True
+        if japanese and chinese:
+            break
+    if japanese:
+        _tagger()
+    if chinese:
+        _jieba()
 
 
 def _load(name: str, make: Callable[[], Any]) -> Any:

@@ -101,3 +101,19 @@ def test_every_planning_phase_reports_until_done(corpora, tmp_path):
     for label, ticks in heard.items():
         assert ticks[-1] == (30, 30), label
     assert compiled[-1] == (30, 30)
+
+
+def test_the_segmenters_a_run_needs_are_loaded_once_before_forking():
+    probe = ("import sys; from mindgraph.text import cjk; cjk.preload(sys.argv[1:]); "
+             "print(' '.join(sorted(cjk._LOADED)))")
+
+    def loaded(*texts):
+        done = subprocess.run([sys.executable, "-c", probe, *texts], capture_output=True,
+                              text=True)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.split()
+
+    assert loaded("Plain English.") == []
+    assert loaded("ノートを開く") == ["ja"]
+    assert loaded("打开笔记", "English") == ["zh"]
+    assert loaded("打开笔记", "ノートを開く") == ["ja", "zh"]
