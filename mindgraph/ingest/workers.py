@@ -4,13 +4,13 @@ The offline compiler is a pure function of a note and the title index, and on a 
 run it is most of the CPU time, in Python (one core per process); so is finding the titles
 each note mentions. The run forks ``compile.processes`` workers for each of the two: they
 inherit the notes and the index (nothing is pickled to them) and send back only each note's
-mentions, or its page's text and move signature. Everything that writes — pages, the state, the report — stays in the parent, one
-note after another in note order (``imap`` keeps it), so the pages, the state and what a kill
-leaves behind are those of a run in one process. A worker gets SIGKILL when the parent dies
+mentions, or its page's text and move signature. Everything that writes (pages, the state,
+the report) stays in the parent, one note after another in note order (``imap`` keeps it), so
+the pages, the state and what a kill leaves behind are those of a run in one process. A worker gets SIGKILL when the parent dies
 (Linux ``PR_SET_PDEATHSIG``), so a killed run leaves no orphan holding the ingest lock.
 
-Forking is used only where it is safe: a platform with ``fork`` and a process with no other
-thread (a server calling ingest from a worker thread compiles in that thread).
+Forking is used only where it is safe: on Linux, in a process with no other thread (a server
+calling ingest from a worker thread compiles in that thread).
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ _JOB: tuple[Callable[[Any], Any], Sequence[Any]] | None = None     # what the wo
 def processes_for(wanted: int, notes: int, threads: int | None = None) -> int:
     """How many worker processes to fork for ``notes`` notes (0: compile in this process).
     ``wanted`` 0 means one per core; ``threads``: of this process (None: count them)."""
-    if not hasattr(os, "fork") or (threads or threading.active_count()) > 1:
-        return 0
+    if not sys.platform.startswith("linux") or (threads or threading.active_count()) > 1:
+        return 0        # macOS system libraries are not fork-safe; Windows has no fork
     count = wanted or (os.cpu_count() or 1)
     count = min(count, notes // MIN_NOTES_PER_PROCESS)
     return count if count > 1 else 0
