@@ -111,17 +111,19 @@ class QueryTranslator:
 
     def added_words(self, query: str) -> tuple[str, ...]:
         """The translations added to ``query`` (none when it needs none)."""
-        return tuple(dict.fromkeys(word for word, _ in self._translation(query)))
+        return tuple(dict.fromkeys(word for word, _, _ in self._translation(query)))
 
     def added_terms(self, query: str) -> dict[str, float]:
         """The index terms of the translations added to ``query``, each with its weight
-        against the query's own words' 1: an English word's translations share one word's
-        weight (two chosen: half each), so a word the dictionary gives many senses for
-        counts no more than a word it gives one."""
-        return {term: 1.0 for word, lang in self._translation(query)
-                for term in _terms(word, lang)}
+        against the query's own words' 1 (``_best``: the vault's usual word for it 1, a
+        rarer sense less; a term two translations share keeps the higher)."""
+        out: dict[str, float] = {}
+        for word, lang, weight in self._translation(query):
+            for term in _terms(word, lang):
+                out[term] = max(out.get(term, 0.0), weight)
+        return out
 
-    def _translation(self, query: str) -> tuple[tuple[str, str], ...]:
+    def _translation(self, query: str) -> tuple[tuple[str, str, float], ...]:
         languages = self.languages(query)
         if not languages:
             return ()
@@ -134,35 +136,40 @@ class QueryTranslator:
                 self._cache.clear()
         return found
 
-    def _translate(self, query: str, lang: str) -> list[tuple[str, str]]:
+    def _translate(self, query: str, lang: str) -> list[tuple[str, str, float]]:
         words = [w for w in _ENGLISH_WORD.findall(query.lower()) if w not in STOP_WORDS]
         phrases = [f"{a} {b}" for a, b in zip(words, words[1:])]
-        out: list[tuple[str, str]] = []
+        out: list[tuple[str, str, float]] = []
         for phrase in dict.fromkeys(phrases + words):
-            out += [(word, lang) for word in
+            out += [(word, lang, weight) for word, weight in
                     self._best(self._lookup(phrase, lang), lang, self.per_word)]
         return out
 
-    def _into_english(self, query: str) -> list[tuple[str, str]]:
+    def _into_english(self, query: str) -> list[tuple[str, str, float]]:
         """A Chinese or Japanese question's words (and pairs of adjacent words, which the
         segmenter may have cut from one dictionary word) in English."""
         lang = query_language(query)
         words = [t for t in analyze(query, query=True, lang=lang) if _CJK_RUN.fullmatch(t)]
         pairs = [a + b for a, b in zip(words, words[1:])]
-        out: list[tuple[str, str]] = []
+        out: list[tuple[str, str, float]] = []
         for word in dict.fromkeys(pairs + words):
-            out += [(english, "en") for english in
+            out += [(english, "en", weight) for english, weight in
                     self._best(self._english(word, lang), "en", self.per_english)]
         return out
 
-    def _best(self, candidates: tuple[str, ...], lang: str, keep: int) -> list[str]:
-        """The ``keep`` candidates that the most pages contain whole."""
+    def _best(self, candidates: tuple[str, ...], lang: str, keep: int
+              ) -> list[tuple[str, float]]:
+        """The ``keep`` candidates that the most pages contain whole, each with its weight:
+        1 for the one the most pages use, the square root of its share of that for the
+        others (a sense the vault seldom uses is seldom the one meant, and BM25 would give
+        it a rare word's weight: JMdict's メール for "text", 心にとめる for "note")."""
         ranked = []
         for order, word in enumerate(candidates):
             pages = self._pages_with(word, lang)
             if pages:
                 ranked.append((-pages, order, word))
-        return [word for _, _, word in sorted(ranked)[:keep]]
+        kept = sorted(ranked)[:keep]
+        return [(word, (count / kept[0][0]) ** 0.5) for count, _, word in kept]
 
     def _pages_with(self, word: str, lang: str) -> int:
         """How many pages hold every index term of ``word`` (0: some term in none). A word

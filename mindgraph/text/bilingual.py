@@ -162,15 +162,13 @@ def dictionary(lang: str, cache_dir: Path | None = None) -> dict[str, tuple[str,
 
 
 def translations(phrase: str, lang: str, cache_dir: Path | None = None) -> tuple[str, ...]:
-    """The ``lang`` words for an English word or two-word phrase (its plural or -ing form
-    tried as its base form too); () when the dictionary has none. ``cache_dir``: where the
-    asking workspace keeps the table read backwards (see ``dictionary``)."""
+    """The ``lang`` words for an English word or two-word phrase and for the base forms its
+    inflection may hide (its own entry's first: "snippets" is 裁ち落とし in JMdict, and its
+    base form "snippet" gives スニペット); () when the dictionary has none. ``cache_dir``:
+    where the asking workspace keeps the table read backwards (see ``dictionary``)."""
     table = dictionary(lang, cache_dir)
-    for key in _base_forms(phrase.lower()):
-        found = table.get(key)
-        if found:
-            return found
-    return ()
+    return tuple(dict.fromkeys(word for key in _base_forms(phrase.lower())
+                               for word in table.get(key, ())))
 
 
 def english(word: str, lang: str, cache_dir: Path | None = None) -> tuple[str, ...]:

@@ -161,3 +161,34 @@ def test_translated_terms_are_searched_with_their_weights():
     assert half["zh/模板.md"] < full["zh/模板.md"]        # found by 笔记 alone
     assert index.page_scores("x", ["zh/模板.md"], {"删除": 1.0, "笔记": 0.5}) == {
         "zh/模板.md": half["zh/模板.md"]}
+
+
+def test_the_inflections_base_form_adds_its_translations():
+    """An inflected word that is an entry of its own keeps its base form's translations too:
+    JMdict's "snippets" is only 裁ち落とし, "snippet" gives スニペット, the vault's word."""
+    assert bilingual.translations("snippets", "ja")[0] == "裁ち落とし"
+    assert "スニペット" in bilingual.translations("snippets", "ja")
+    assert "属性" in bilingual.translations("properties", "zh")
+
+
+def test_a_sense_the_vault_seldom_uses_weighs_less():
+    """Of an English word's translations, the one most pages use weighs as a word of the
+    question (1); a rarer sense weighs the square root of its share of that (one page
+    against sixteen: 1/4), so a page with the rare sense no longer outranks one with the
+    vault's word for the same thing on its rarity alone (JMdict's メール for "text")."""
+    pages = {f"ja/テキスト{i}.md": f"# 項目{i}\n\nテキストを書きます。\n" for i in range(15)}
+    pages.update({f"ja/他{i}.md": f"# 他{i}\n\n画像を貼ります。\n" for i in range(24)})
+    pages["ja/メール編集.md"] = "# 作業\n\nメールを編集します。\n"
+    pages["ja/テキスト編集.md"] = "# 作業\n\nテキストを編集します。\n"
+    parsed = {path: parse_page(text, path) for path, text in pages.items()}
+    index = KeywordIndex.build(parsed.values())
+    translator = QueryTranslator(parsed, index,
+                                 lookup=lambda word, lang: {"text": ("メール", "テキスト"),
+                                                            "edit": ("編集",)}.get(word, ()))
+    terms = translator.added_terms("edit the text")
+    assert terms == {"編集": 1.0, "テキスト": 1.0, "メール": 0.25}
+    assert index.search("edit the text", 1, terms)[0].path == "ja/テキスト編集.md"
+    # every sense weighing 1, the rare one's page came first
+    assert index.search("edit the text", 1, dict.fromkeys(terms, 1.0))[0].path == \
+        "ja/メール編集.md"
+
