@@ -250,18 +250,23 @@ class HybridRetriever:
                     cand.found_by.append(tag)
         return candidates
 
+    @property
+    def translator(self) -> QueryTranslator:
+        """What translates a question's words for BM25 (built on first use)."""
+        if self._translator is None:
+            self._translator = QueryTranslator(self.pages, self.keyword, cache_dir=(
+                self._calibration_file.parent if self._calibration_file else None))
+        return self._translator
+
     def _keyword_query(self, query: str, degradation: list[str]) -> dict[str, float]:
         """The index terms BM25 searches for beside the query's own: its words' translations
         when almost no page is in its language (retrieval/translate.py;
         ``retrieval.translate_queries``), each with its weight."""
         if not self.settings.translate_queries:
             return {}
-        if self._translator is None:
-            self._translator = QueryTranslator(self.pages, self.keyword, cache_dir=(
-                self._calibration_file.parent if self._calibration_file else None))
         try:
-            added = self._translator.added_words(query)
-            terms = self._translator.added_terms(query)
+            added = self.translator.added_words(query)
+            terms = self.translator.added_terms(query)
         except Exception as exc:   # a missing or changed dictionary: search untranslated
             _note(degradation, f"query translation failed ({exc}); keyword search used the "
                                f"query's own words only")
@@ -270,7 +275,7 @@ class HybridRetriever:
             shown = ", ".join(added[:8]) + (", ..." if len(added) > 8 else "")
             _note(degradation, f"almost no page is in the query's language: keyword search "
                                f"also looked for its words in "
-                               f"{'/'.join(self._translator.languages(query))}"
+                               f"{'/'.join(self.translator.languages(query))}"
                                f" ({shown})")
         return terms
 
@@ -342,7 +347,9 @@ class HybridRetriever:
 
     def _vector_factor(self, query: str) -> float:
         """Less vector weight for a query in a language the embedding model was not trained
-        on (all-MiniLM-L6-v2 knows English only: its vectors of Japanese text are noise)."""
+        on (all-MiniLM-L6-v2 knows English only: its vectors of Japanese text are noise), or
+        over pages in such a language (an English question over a vault of Japanese pages:
+        MiniLM's vectors of the pages are noise then)."""
         if self.vector is None:
             return 1.0
         try:
@@ -350,7 +357,10 @@ class HybridRetriever:
         except Exception:   # the vector side's own failure is reported by its search
             return 1.0
         languages = model_languages(provider)
-        if languages is None or query_language(query) in languages:
+        if languages is None:
+            return 1.0
+        needed = {query_language(query), *self.translator.languages(query)}
+        if needed <= set(languages):
             return 1.0
         return self.settings.unsupported_language_vector_factor
 

@@ -192,3 +192,25 @@ def test_a_sense_the_vault_seldom_uses_weighs_less():
     assert index.search("edit the text", 1, dict.fromkeys(terms, 1.0))[0].path == \
         "ja/メール編集.md"
 
+
+def test_an_english_only_model_gets_less_weight_over_pages_it_cannot_read(tmp_path):
+    """An English question over a vault of Chinese and Japanese pages: an English-only model
+    (MiniLM) embeds the question well but the pages as noise, so the vector side gets the
+    factor a Chinese question gets (0.1); a model that knows the pages' languages keeps its
+    weight, and over English pages nothing changes."""
+    from mindgraph.core import Mindgraph
+
+    mg = Mindgraph.open(_workspace(tmp_path / "cjk"))
+    mg.embed()
+    retriever = mg.hybrid_retriever()
+    retriever.vector.provider.languages = ("en",)
+    assert retriever._vector_factor(QUERY) == 0.1
+    assert retriever._vector_factor("如何删除笔记") == 0.1
+    retriever.vector.provider.languages = ("en", "ja", "zh")
+    assert retriever._vector_factor(QUERY) == 1.0
+    english = Mindgraph.open(_workspace(tmp_path / "en", ENGLISH))
+    english.embed()
+    retriever = english.hybrid_retriever()
+    retriever.vector.provider.languages = ("en",)
+    assert retriever._vector_factor(QUERY) == 1.0
+    assert retriever._vector_factor("如何删除笔记") == 0.1
