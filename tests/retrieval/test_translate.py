@@ -149,13 +149,14 @@ def test_a_dictionary_word_counts_the_pages_that_hold_all_of_it():
 
 
 def test_translated_terms_are_searched_with_their_weights():
-    """BM25 searches the translations' index terms beside the query's own (as the question's
-    words weigh: 1), and a term weighed less scores less."""
+    """BM25 searches the translations' index terms beside the query's own, weighing 1.5
+    against the question's own words' 1 (those match only the product names and code a page
+    in another language shares with the question), and a term weighed less scores less."""
     parsed = {p: parse_page(t, p) for p, t in PAGES.items() if p.startswith("zh/")}
     index = KeywordIndex.build(parsed.values())
     translator = QueryTranslator(parsed, index,
                                  lookup=lambda word, lang: {"delete": ("删除",)}.get(word, ()))
-    assert translator.added_terms(QUERY) == {"删除": 1.0}
+    assert translator.added_terms(QUERY) == {"删除": 1.5}
     full = {h.path: h.score for h in index.search("x", 5, {"删除": 1.0, "笔记": 1.0})}
     half = {h.path: h.score for h in index.search("x", 5, {"删除": 1.0, "笔记": 0.5})}
     assert half["zh/模板.md"] < full["zh/模板.md"]        # found by 笔记 alone
@@ -172,9 +173,9 @@ def test_the_inflections_base_form_adds_its_translations():
 
 
 def test_a_sense_the_vault_seldom_uses_weighs_less():
-    """Of an English word's translations, the one most pages use weighs as a word of the
-    question (1); a rarer sense weighs the square root of its share of that (one page
-    against sixteen: 1/4), so a page with the rare sense no longer outranks one with the
+    """Of an English word's translations, the one most pages use weighs TRANSLATED_WEIGHT
+    (1.5); a rarer sense that times the square root of its share of that (one page against
+    sixteen: 1/4), so a page with the rare sense no longer outranks one with the
     vault's word for the same thing on its rarity alone (JMdict's メール for "text")."""
     pages = {f"ja/テキスト{i}.md": f"# 項目{i}\n\nテキストを書きます。\n" for i in range(15)}
     pages.update({f"ja/他{i}.md": f"# 他{i}\n\n画像を貼ります。\n" for i in range(24)})
@@ -186,7 +187,7 @@ def test_a_sense_the_vault_seldom_uses_weighs_less():
                                  lookup=lambda word, lang: {"text": ("メール", "テキスト"),
                                                             "edit": ("編集",)}.get(word, ()))
     terms = translator.added_terms("edit the text")
-    assert terms == {"編集": 1.0, "テキスト": 1.0, "メール": 0.25}
+    assert terms == {"編集": 1.5, "テキスト": 1.5, "メール": 1.5 * 0.25}
     assert index.search("edit the text", 1, terms)[0].path == "ja/テキスト編集.md"
     # every sense weighing 1, the rare one's page came first
     assert index.search("edit the text", 1, dict.fromkeys(terms, 1.0))[0].path == \
@@ -214,3 +215,20 @@ def test_an_english_only_model_gets_less_weight_over_pages_it_cannot_read(tmp_pa
     retriever.vector.provider.languages = ("en",)
     assert retriever._vector_factor(QUERY) == 1.0
     assert retriever._vector_factor("如何删除笔记") == 0.1
+
+
+def test_a_translation_outweighs_an_english_word_the_pages_share_by_chance():
+    """An English question over Chinese pages: the page that has the translation of one of
+    its words ranks above the page that has another of its words as written (in code or a
+    product name) — with equal weights the rarer English word won."""
+    pages = {f"zh/{i}.md": f"# 页{i}\n\n删除文件。\n" for i in range(2)}
+    pages.update({f"zh/其他{i}.md": f"# 其他{i}\n\n打开设置。\n" for i in range(6)})
+    pages["zh/CLI.md"] = "# 命令\n\n运行 `note` 命令。\n"
+    pages["zh/删除笔记.md"] = "# 笔记\n\n右键点击以删除。\n"
+    parsed = {path: parse_page(text, path) for path, text in pages.items()}
+    index = KeywordIndex.build(parsed.values())
+    translator = QueryTranslator(parsed, index,
+                                 lookup=lambda word, lang: {"delete": ("删除",)}.get(word, ()))
+    terms = translator.added_terms("delete note")
+    assert index.search("delete note", 1, terms)[0].path == "zh/删除笔记.md"
+    assert index.search("delete note", 1, dict.fromkeys(terms, 1.0))[0].path == "zh/CLI.md"
