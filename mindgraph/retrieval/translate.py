@@ -11,14 +11,17 @@ adjacent words) looked up forwards in the same dictionaries, keeping the ``per_e
 English words the most pages contain: an English gloss list names synonyms, one of which is
 the vault's (3 scored above 2 on dev and held-out questions). A word the analyser cuts in
 parts counts the pages that hold all of them. The translations reach BM25 as index terms cut
-in their own language, each weighing as a word of the question does (an English word's
+in their own language, each weighing ``TRANSLATED_WEIGHT`` (1.5) against a word of the question
+as written, a rarer sense less by its share of the pages (``_best``; an English word's
 translations sharing one weight scored lower: Japanese-only dev keyword MRR@10 0.599 → 0.567).
-The vector side needs no such help when its model is multilingual; the two are fused as usual.
+The vector side needs no such help when its model is multilingual; the two are fused as usual
+(an English-only model's vectors of the pages get the unsupported-language factor, hybrid.py).
 
 Measured (``mindgraph bench <questions> --cross-lingual ja|zh|en``, README Benchmarks, hybrid
-MRR@10 dev / held-out, MiniLM): English questions over the Japanese-only vault 0.556 / 0.576,
-over the Chinese-only one 0.701 / 0.584; Japanese and Chinese questions over the English-only
-vault 0.224 / 0.287 untranslated → 0.757 / 0.654. A vault that has pages in the query's
+MRR@10 dev / held-out, MiniLM): English questions over the Japanese-only vault 0.664 / 0.619,
+over the Chinese-only one 0.744 / 0.673 (equal sense weights, translations weighing 1: 0.556 /
+0.576 and 0.701 / 0.584); Japanese and Chinese questions over the English-only vault 0.224 /
+0.287 untranslated → 0.778 / 0.709. A vault that has pages in the query's
 language (the mixed en+ja+zh vault) is searched exactly as before.
 """
 
