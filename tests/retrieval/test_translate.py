@@ -172,6 +172,13 @@ def test_the_inflections_base_form_adds_its_translations():
     assert "属性" in bilingual.translations("properties", "zh")
 
 
+def _translated(pages, table):
+    """The keyword index of ``pages`` and a translator that looks words up in ``table``."""
+    parsed = {path: parse_page(text, path) for path, text in pages.items()}
+    index = KeywordIndex.build(parsed.values())
+    return index, QueryTranslator(parsed, index, lookup=lambda word, lang: table.get(word, ()))
+
+
 def test_a_sense_the_vault_seldom_uses_weighs_less():
     """Of an English word's translations, the one most pages use weighs TRANSLATED_WEIGHT
     (1.5); a rarer sense that times the square root of its share of that (one page against
@@ -181,11 +188,7 @@ def test_a_sense_the_vault_seldom_uses_weighs_less():
     pages.update({f"ja/他{i}.md": f"# 他{i}\n\n画像を貼ります。\n" for i in range(24)})
     pages["ja/メール編集.md"] = "# 作業\n\nメールを編集します。\n"
     pages["ja/テキスト編集.md"] = "# 作業\n\nテキストを編集します。\n"
-    parsed = {path: parse_page(text, path) for path, text in pages.items()}
-    index = KeywordIndex.build(parsed.values())
-    translator = QueryTranslator(parsed, index,
-                                 lookup=lambda word, lang: {"text": ("メール", "テキスト"),
-                                                            "edit": ("編集",)}.get(word, ()))
+    index, translator = _translated(pages, {"text": ("メール", "テキスト"), "edit": ("編集",)})
     terms = translator.added_terms("edit the text")
     assert terms == {"編集": 1.5, "テキスト": 1.5, "メール": 1.5 * 0.25}
     assert index.search("edit the text", 1, terms)[0].path == "ja/テキスト編集.md"
@@ -225,10 +228,7 @@ def test_a_translation_outweighs_an_english_word_the_pages_share_by_chance():
     pages.update({f"zh/其他{i}.md": f"# 其他{i}\n\n打开设置。\n" for i in range(6)})
     pages["zh/CLI.md"] = "# 命令\n\n运行 `note` 命令。\n"
     pages["zh/删除笔记.md"] = "# 笔记\n\n右键点击以删除。\n"
-    parsed = {path: parse_page(text, path) for path, text in pages.items()}
-    index = KeywordIndex.build(parsed.values())
-    translator = QueryTranslator(parsed, index,
-                                 lookup=lambda word, lang: {"delete": ("删除",)}.get(word, ()))
+    index, translator = _translated(pages, {"delete": ("删除",)})
     terms = translator.added_terms("delete note")
     assert index.search("delete note", 1, terms)[0].path == "zh/删除笔记.md"
     assert index.search("delete note", 1, dict.fromkeys(terms, 1.0))[0].path == "zh/CLI.md"
