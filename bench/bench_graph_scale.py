@@ -9,11 +9,14 @@ Each size is a vault written by bench/gen_corpus.py (seed 1) straight into a wor
 notes, bench/bench_scale.py's job). Steps, each with wall and CPU (user+sys) seconds:
 
 - ``pages``: parse every page into the page cache (context: ingest's work, not the graph's);
-- ``build``: KnowledgeGraph.build of all pages (links resolved, shared-tag edges);
+- ``build``: KnowledgeGraph.build of all pages (links resolved, the tag index), with the
+  resident memory the graph adds (``graph_mb``: RSS after the build minus before) and the
+  process's peak RSS; ``save``/``load``: graph.pickle written and read back (its size in MB);
 - ``communities``: Leiden (igraph, the default), with modularity and the number of
   communities; with --compare also NetworkX's Louvain and python-louvain on the same graph;
 - ``graph communities``, ``check``, ``stats``: fresh `mindgraph` processes on the workspace
-  (the page cache warm, the graph not yet saved), as a person waits for them.
+  (the page cache warm, the graph not yet saved), as a person waits for them; then
+  ``graph communities (saved)``: the same from the graph.pickle the first one wrote.
 
 The machine's load average is printed beside each size; quote CPU where the machine is shared.
 """
@@ -44,7 +47,14 @@ from mindgraph.page.cache import open_pages  # noqa: E402
 
 COMMANDS = (("graph communities", ["graph", "communities", "--min-size", "5"]),
             ("check", ["check", "--limit", "0"]),
-            ("stats", ["stats"]))
+            ("stats", ["stats"]),
+            ("graph communities (saved)", ["graph", "communities", "--min-size", "5"]))
+
+
+def _rss_mb() -> float:
+    """Resident memory of this process now (MB)."""
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
 def _cpu(who: int = resource.RUSAGE_SELF) -> float:
@@ -80,8 +90,16 @@ def measure(workspace: Path, notes: int, compare: bool) -> dict:
     cache, _ = _timed(row, "pages", open_pages, workspace / "wiki", workspace / ".mindgraph")
     row["notes"] = len(cache.pages)
     settings = GraphSettings()
+    before = _rss_mb()
     kg = _timed(row, "build", KnowledgeGraph.build, cache.pages, settings)
-    row["edges"] = kg.graph.number_of_edges()
+    row["graph_mb"] = round(_rss_mb() - before, 1)
+    row["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    row["edges"] = kg.number_of_edges()
+    saved = workspace / ".mindgraph" / "bench-graph.pickle"
+    _timed(row, "save", kg.save, saved)
+    row["file_mb"] = round(saved.stat().st_size / 2**20, 1)
+    _timed(row, "load", KnowledgeGraph.load, saved, settings)
+    saved.unlink()
     cache.close()
     found = _timed(row, "communities (leiden)", detect_communities, kg)
     data = weighted_pairs(kg)
@@ -140,6 +158,10 @@ def main() -> None:
         print(f"| modularity, {method} | " + " | ".join(
             f"{r['quality'][method]['modularity']} ({r['quality'][method]['communities']} "
             f"communities)" for r in rows) + " |")
+    for key, label in (("edges", "edges"), ("graph_mb", "graph resident MB"),
+                       ("peak_rss_mb", "peak RSS MB (pages + graph)"),
+                       ("file_mb", "graph.pickle MB")):
+        print(f"| {label} | " + " | ".join(f"{r[key]:,}" for r in rows) + " |")
 
 
 if __name__ == "__main__":

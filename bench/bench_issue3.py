@@ -155,10 +155,10 @@ def bench_scale(n_pages: int) -> dict[str, Any]:
         settings = GraphSettings()
         times, graph = _timed(lambda: KnowledgeGraph.build(pages, settings), 3)
         out["graph_build_s"] = min(times)
-        out["graph_nodes"] = graph.graph.number_of_nodes()
-        out["graph_edges"] = graph.graph.number_of_edges()
-        out["graph_edges_inferred"] = sum(1 for *_, k in graph.graph.edges(data="kind")
-                                          if k == "inferred")
+        out["graph_nodes"] = len(graph)
+        out["graph_edges"] = graph.number_of_edges()
+        out["graph_edges_inferred"] = sum(1 for *_, d in graph.edges()
+                                          if d["kind"] == "inferred")
         graph_file = state / "graph.pickle"
         out["graph_save_s"] = _timed(lambda: graph.save(graph_file), 1)[0][0]
         out["graph_load_s"] = _timed(lambda: KnowledgeGraph.load(graph_file, settings), 1)[0][0]

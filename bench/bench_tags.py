@@ -60,8 +60,7 @@ def edge_stats(root: Path, own_tags: dict[str, set[str]]) -> dict:
     """Shared-tag edges of the workspace at ``root``, by tag, and the degree they give."""
     mg = Mindgraph.open(root)
     kg = mg.graph()
-    edges = [(u, v, d) for u, v, k, d in kg.graph.edges(keys=True, data=True)
-             if k == "shared_tag"]
+    edges = [(u, v, d) for u, v, k, d in kg.edges() if k == "shared_tag"]
     by_tag = collections.Counter(t for _, _, d in edges for t in d["tags"])
     degree = collections.Counter()
     for u, v, _ in edges:
@@ -70,7 +69,7 @@ def edge_stats(root: Path, own_tags: dict[str, set[str]]) -> dict:
     people = sum(1 for u, v, d in edges
                  if any(t in own_tags.get(u, set()) and t in own_tags.get(v, set())
                         for t in d["tags"]))
-    degrees = [degree.get(p, 0) for p in kg.graph.nodes]
+    degrees = [degree.get(p, 0) for p in kg.nodes]
     mg.close()
     return {"edges": len(edges), "from_a_persons_tag": people,
             "top_tags": by_tag.most_common(8),

@@ -217,7 +217,7 @@ def export_command(settings: Settings, fmt: str, output: Path | None) -> None:
         click.echo(text, nl=False)
         return
     output.write_text(text, encoding="utf-8")
-    click.echo(f"Wrote {kg.graph.number_of_nodes()} pages and {kg.graph.number_of_edges()} "
+    click.echo(f"Wrote {len(kg)} pages and {kg.number_of_edges()} "
                f"edges to {output}.", err=True)
 
 

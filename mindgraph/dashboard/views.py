@@ -63,8 +63,7 @@ def graph_view(vault: Vault, kg: KnowledgeGraph, communities: Iterable[Community
     scope_of = scope_of or (lambda page: _text(page.frontmatter.get("scope")))
     communities = list(communities)
     member_of = {m: c.id for c in communities for m in c.members}
-    graph = kg.graph
-    backlinks = Counter(v for u, v, kind in graph.edges(data="kind") if kind == EXTRACTED
+    backlinks = Counter(v for u, v, _, data in kg.link_edges() if data["kind"] == EXTRACTED
                         and u != v)
     nodes = []
     for path in sorted(vault.pages):
@@ -75,12 +74,11 @@ def graph_view(vault: Vault, kg: KnowledgeGraph, communities: Iterable[Community
             "community": member_of.get(path),
             "trust": int(trust.get(path, {}).get("level", 0)),
             "date": date_of(page),
-            "links": graph.degree(path) if path in graph else 0,
+            "links": kg.degree(path),
             "backlinks": backlinks.get(path, 0), "summary": summary_of(page)})
     edges = [{"source": u, "target": v, "kind": data.get("kind"), "relation": key,
               "label": data.get("label") or ""}
-             for u, v, key, data in sorted(graph.edges(keys=True, data=True),
-                                           key=lambda e: (e[0], e[1], e[2]))
+             for u, v, key, data in sorted(kg.edges(), key=lambda e: (e[0], e[1], e[2]))
              if u != v and u in vault.pages and v in vault.pages]
     return {"nodes": nodes, "edges": edges,
             "communities": [{"id": c.id, "name": c.name, "size": c.size} for c in communities]}

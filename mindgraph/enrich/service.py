@@ -154,8 +154,8 @@ class EnrichService:
         candidates = similar_pairs(pages, embedder, store, report.threshold,
                                    self.settings.links_per_page, searched)
         # a pair a person (or the frontmatter) already links needs no inferred link
-        linked = {frozenset((u, v)) for u, v, kind in self.mg.graph().graph.edges(data="kind")
-                  if kind == EXTRACTED}
+        linked = {frozenset((u, v)) for u, v, _, data in self.mg.graph().link_edges()
+                  if data["kind"] == EXTRACTED}
         report.already_linked = sum(1 for c in candidates if frozenset((c.a, c.b)) in linked)
         candidates = [c for c in candidates if frozenset((c.a, c.b)) not in linked]
         may_link = self._linkable(pages)

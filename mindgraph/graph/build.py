@@ -1,7 +1,11 @@
 """Build and incrementally update the knowledge graph of a wiki.
 
 One node per page, identified by its vault-relative path (two ``Index.md`` in different folders
-are two nodes). A ``networkx.MultiDiGraph`` holds two kinds of edges:
+are two nodes). Explicit links are edges, kept in plain dictionaries (out- and in-edges per
+page); shared tags are a tag → pages index (graph/tags.py) whose edges are computed on demand,
+never materialised as a clique per tag. ``edges()`` yields both kinds as
+``(source, target, key, attributes)``; ``graph`` builds the same as a ``networkx.MultiDiGraph``
+for the few callers that need NetworkX (lazily: reading the graph needs no NetworkX).
 
 - EXTRACTED (``kind="extracted"``): page → page for resolved links (wikilinks, embeds, markdown
   links, frontmatter typed links). One edge per (source, target, relation), the edge key being
@@ -9,7 +13,7 @@ are two nodes). A ``networkx.MultiDiGraph`` holds two kinds of edges:
   resolution rule). Confidence 1.0, or 0.9 when the target was chosen as the nearest of several
   pages with the same name.
 - INFERRED (``kind="inferred"``, key ``"shared_tag"``): between two pages that share a tag,
-  stored once from the smaller path to the larger one (it has no direction). A tag on more than
+  given once from the smaller path to the larger one (it has no direction). A tag on more than
   ``generic_tag_share`` of the pages (and on more than GENERIC_MIN_PAGES pages) is generic and
   makes no edges. A tag on more than ``tag_fanout_cap + 1`` pages does not make a clique: its
   pages, in path order, form a ring where each page links to its ``cap // 2`` next pages, so
@@ -37,7 +41,7 @@ import posixpath
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
 
 
 from ..config import GraphSettings
@@ -46,14 +50,19 @@ from ..statefile import write_state
 from ..page.model import Link, Page
 from ..page.resolve import LinkResolver
 
-if TYPE_CHECKING:     # imported when a graph is built or read, not by a keyword search
+from .tags import (GENERIC_MIN_PAGES, INFERRED, SHARED_TAG, TagIndex, inferred_confidence,
+                   shared_tag_data)
+
+if TYPE_CHECKING:     # built only for the callers that ask for ``graph``
     import networkx as nx
 
+__all__ = ["EXTRACTED", "INFERRED", "SHARED_TAG", "GENERIC_MIN_PAGES", "BrokenLink",
+           "KnowledgeGraph", "inferred_confidence", "link_keys", "open_graph", "page_key"]
+
 EXTRACTED = "extracted"
-INFERRED = "inferred"
-SHARED_TAG = "shared_tag"
-GENERIC_MIN_PAGES = 5   # in a tiny vault a tag on 3 of 5 pages still says something
-STATE_VERSION = 3  # 2: shared-tag edges name their tags in "label"; 3: enrichment's edges
+# 2: shared-tag edges name their tags in "label"; 3: enrichment's edges; 4: no NetworkX in the
+# file, shared tags as a tag index (a version 3 file is rebuilt from the wiki)
+STATE_VERSION = 4
 INFERRED_LINK_CAP = 0.85   # an inferred link's confidence: below any extracted link (0.9, 1.0)
 ENRICHED_PREFIX = "inferred:"
 
@@ -105,31 +114,35 @@ def _path_link_keys(raw: str, source_path: str) -> frozenset[str]:
     return frozenset(keys)
 
 
-def inferred_confidence(shared_tags: int) -> float:
-    """Confidence of a shared-tag edge: 0.5 for one tag, 0.75 for two, at most 0.9."""
-    return min(0.9, 1.0 - 0.5 ** shared_tags)
+Edge = tuple[str, str, str, dict[str, Any]]    # source, target, key, attributes
 
 
 class KnowledgeGraph:
     """The graph of a set of pages plus what is needed to update it incrementally."""
 
     def __init__(self, settings: GraphSettings = GraphSettings()):
-        import networkx as nx
-
         self.settings = settings
-        self.graph: nx.MultiDiGraph = nx.MultiDiGraph()
+        self.nodes: dict[str, dict[str, Any]] = {}     # path → {"title", "tags"}
+        self._out: dict[str, dict[tuple[str, str], dict[str, Any]]] = {}  # (target, key) → data
+        self._in: dict[str, set[tuple[str, str]]] = {}                     # {(source, key)}
         self.hashes: dict[str, str] = {}            # path → content hash of the indexed page
         self.broken: dict[str, list[BrokenLink]] = {}
         self._links: dict[str, tuple[Link, ...]] = {}
         self._aliases: dict[str, tuple[str, ...]] = {}
         self._dependents: dict[str, set[str]] = defaultdict(set)  # page key → linking pages
-        self._tags: dict[str, frozenset[str]] = {}                 # page → normalised tags
-        self._members: dict[str, set[str]] = defaultdict(set)      # tag → pages
-        self._generic: set[str] = set()
-        self._tag_pairs: dict[str, set[tuple[str, str]]] = {}
-        self._pair_tags: dict[tuple[str, str], set[str]] = defaultdict(set)
+        self.tags = TagIndex(settings.tag_fanout_cap, settings.generic_tag_share)
         self.resolver = LinkResolver(())
         self._communities: Any = None   # cache filled by communities.detect_communities
+        self._nx: Any = None            # the NetworkX copy, built when asked for
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.update(_nx=None, _dependents=dict(self._dependents))
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._dependents = defaultdict(set, self._dependents)
 
     # -- construction ---------------------------------------------------------------------
     @classmethod
@@ -166,15 +179,12 @@ class KnowledgeGraph:
         if not touched:
             return
         self._communities = None
-        dirty_tags: set[str] = set()
+        self._nx = None
         for path in sorted(changed | removed):
             self._drop_links(path)
-            for tag in self._tags.pop(path, ()):
-                self._members[tag].discard(path)
-                dirty_tags.add(tag)
+            self.tags.drop(path)
         for path in sorted(removed):
-            if path in self.graph:
-                self.graph.remove_node(path)
+            self._remove_node(path)
             self.hashes.pop(path, None)
             self._links.pop(path, None)
             self._aliases.pop(path, None)
@@ -184,11 +194,8 @@ class KnowledgeGraph:
             self._links[path] = page.page_links
             self._aliases[path] = page.aliases
             tags = frozenset(t.lower() for t in page.tags)
-            self._tags[path] = tags
-            for tag in tags:
-                self._members[tag].add(path)
-            dirty_tags |= tags
-            self.graph.add_node(path, title=page.title, tags=sorted(tags))
+            self.tags.put(path, tags)
+            self.nodes[path] = {"title": page.title, "tags": sorted(tags)}
         relink = set(added | changed)
         if added or removed:
             self.resolver = LinkResolver(self.hashes.keys())
@@ -199,15 +206,21 @@ class KnowledgeGraph:
                 self._drop_links(path)
         for path in sorted(relink):
             self._add_links(path)
-        self._update_tags(dirty_tags)
+        self.tags.refresh_generic(len(self.hashes))
 
     # -- extracted edges ------------------------------------------------------------------
+    def _add_edge(self, source: str, target: str, key: str, data: dict[str, Any]) -> None:
+        self._out.setdefault(source, {})[(target, key)] = data
+        self._in.setdefault(target, set()).add((source, key))
+
+    def _remove_node(self, path: str) -> None:
+        for source, key in self._in.pop(path, set()):
+            self._out.get(source, {}).pop((path, key), None)
+        self.nodes.pop(path, None)
+
     def _drop_links(self, path: str) -> None:
-        if path in self.graph:
-            doomed = [(u, v, k) for u, v, k, kind in
-                      self.graph.out_edges(path, keys=True, data="kind")
-                      if kind == EXTRACTED or str(k).startswith(ENRICHED_PREFIX)]
-            self.graph.remove_edges_from(doomed)
+        for target, key in self._out.pop(path, {}):
+            self._in.get(target, set()).discard((path, key))
         for link in self._links.get(path, ()):
             for key in link_keys(link.target, path):
                 self._dependents[key].discard(path)
@@ -239,69 +252,99 @@ class KnowledgeGraph:
                                          res.candidates if res.status == "ambiguous" else ()))
         for (target, relation), edge in sorted(edges.items()):
             sources = sorted(edge["sources"], key=lambda s: (s["line"], s["syntax"], s["target"]))
-            self.graph.add_edge(path, target, key=relation, kind=EXTRACTED, relation=relation,
-                                confidence=edge["confidence"], sources=sources,
-                                count=len(sources))
+            self._add_edge(path, target, relation, {
+                "kind": EXTRACTED, "relation": relation, "confidence": edge["confidence"],
+                "sources": sources, "count": len(sources)})
         linked = {target for target, _ in edges}
         for (target, relation), link in sorted(inferred.items()):
             if target in linked:
                 continue     # the page's own link (a person's, the frontmatter's) says more
             score = float(link.score or 0.0)
             typed = not (link.judge or "").startswith("similarity:")
-            self.graph.add_edge(path, target, key=ENRICHED_PREFIX + relation, kind=INFERRED,
-                                relation=relation, confidence=round(min(INFERRED_LINK_CAP,
-                                                                        score), 4),
-                                score=score, judge=link.judge, typed=typed,
-                                label=f"{'inferred' if typed else 'similar'}: {relation} "
-                                      f"({link.judge}, cosine {score:.2f})")
+            self._add_edge(path, target, ENRICHED_PREFIX + relation, {
+                "kind": INFERRED, "relation": relation,
+                "confidence": round(min(INFERRED_LINK_CAP, score), 4), "score": score,
+                "judge": link.judge, "typed": typed,
+                "label": f"{'inferred' if typed else 'similar'}: {relation} "
+                         f"({link.judge}, cosine {score:.2f})"})
         if broken:
             self.broken[path] = broken
 
-    # -- inferred edges -------------------------------------------------------------------
-    def _update_tags(self, dirty: set[str]) -> None:
-        n_pages = len(self.hashes)
-        limit = max(self.settings.generic_tag_share * n_pages, GENERIC_MIN_PAGES)
-        generic = {tag for tag, members in self._members.items() if len(members) > limit}
-        dirty |= generic ^ self._generic
-        self._generic = generic
-        touched: set[tuple[str, str]] = set()
-        for tag in sorted(dirty):
-            members = self._members.get(tag, set())
-            new = set() if tag in generic else _tag_pairs(sorted(members),
-                                                          self.settings.tag_fanout_cap)
-            old = self._tag_pairs.pop(tag, set())
-            for pair in old - new:
-                self._pair_tags[pair].discard(tag)
-                touched.add(pair)
-            for pair in new - old:
-                self._pair_tags[pair].add(tag)
-                touched.add(pair)
-            if new:
-                self._tag_pairs[tag] = new
-            if not members:
-                self._members.pop(tag, None)
-        for pair in sorted(touched):
-            tags = self._pair_tags.get(pair)
-            u, v = pair
-            if not tags:
-                self._pair_tags.pop(pair, None)
-                if self.graph.has_edge(u, v, SHARED_TAG):
-                    self.graph.remove_edge(u, v, SHARED_TAG)
-                continue
-            names = sorted(tags)
-            self.graph.add_edge(u, v, key=SHARED_TAG, kind=INFERRED, relation=SHARED_TAG,
-                                confidence=inferred_confidence(len(names)), tags=names,
-                                label="tags: " + ", ".join("#" + t for t in names))
-
     # -- views ----------------------------------------------------------------------------
+    def __contains__(self, path: object) -> bool:
+        return path in self.nodes
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
     @property
     def generic_tags(self) -> frozenset[str]:
         """Tags on so many pages that they make no edges."""
-        return frozenset(self._generic)
+        return frozenset(self.tags.generic)
 
     def title(self, path: str) -> str:
         """The title of a page in the graph."""
-        return str(self.graph.nodes[path].get("title", path))
+        return str(self.nodes[path].get("title", path))
+
+    def out_links(self, path: str) -> Iterator[tuple[str, str, dict[str, Any]]]:
+        """(target, key, attributes) of the explicit links from ``path`` (extracted and
+        enrichment's inferred links; not shared tags)."""
+        for (target, key), data in self._out.get(path, {}).items():
+            yield target, key, data
+
+    def in_links(self, path: str) -> Iterator[tuple[str, str, dict[str, Any]]]:
+        """(source, key, attributes) of the explicit links to ``path``."""
+        for source, key in self._in.get(path, ()):
+            yield source, key, self._out[source][(path, key)]
+
+    def link_edges(self) -> Iterator[Edge]:
+        """Every explicit link edge, in no particular order."""
+        for source, edges in self._out.items():
+            for (target, key), data in edges.items():
+                yield source, target, key, data
+
+    def tag_neighbours(self, path: str) -> dict[str, list[str]]:
+        """Pages related to ``path`` by shared tags, each with the sorted tags they share."""
+        return self.tags.neighbours(path)
+
+    def shared_tag_edges(self, path: str) -> Iterator[Edge]:
+        """The shared-tag edges at ``path``, each given from the smaller path to the larger."""
+        for other, names in self.tag_neighbours(path).items():
+            u, v = (path, other) if path < other else (other, path)
+            yield u, v, SHARED_TAG, shared_tag_data(names)
+
+    def neighbours(self, path: str) -> set[str]:
+        """Every page one edge away from ``path``, any kind and direction."""
+        return ({t for t, _, _ in self.out_links(path)} | {s for s, _ in self._in.get(path, ())}
+                | set(self.tag_neighbours(path)))
+
+    def degree(self, path: str) -> int:
+        """Edges at ``path`` (links out and in, shared-tag edges), as NetworkX counts them."""
+        return (len(self._out.get(path, ())) + len(self._in.get(path, ()))
+                + len(self.tag_neighbours(path)))
+
+    def edges(self) -> Iterator[Edge]:
+        """Every edge: the explicit links, then each shared-tag edge once."""
+        yield from self.link_edges()
+        for u, v, names in self.tags.pairs():
+            yield u, v, SHARED_TAG, shared_tag_data(names)
+
+    def number_of_edges(self) -> int:
+        """Explicit link edges plus shared-tag edges."""
+        return sum(len(e) for e in self._out.values()) + self.tags.pair_count()
+
+    @property
+    def graph(self) -> "nx.MultiDiGraph":
+        """The whole graph as a ``networkx.MultiDiGraph`` (built on first use after a change:
+        for export and tests; every query of ours reads the graph without NetworkX)."""
+        if self._nx is None:
+            import networkx as nx
+
+            graph = nx.MultiDiGraph()
+            graph.add_nodes_from(self.nodes.items())
+            graph.add_edges_from((u, v, k, d) for u, v, k, d in self.edges())
+            self._nx = graph
+        return self._nx
 
     def aliases(self, path: str) -> tuple[str, ...]:
         """The aliases of a page in the graph."""
@@ -319,16 +362,15 @@ class KnowledgeGraph:
 
     def signature(self) -> tuple:
         """A canonical, order-free description of nodes and edges (for equality checks)."""
-        nodes = tuple(sorted((n, d["title"], tuple(d["tags"]))
-                             for n, d in self.graph.nodes(data=True)))
-        edges = tuple(sorted((u, v, k, repr(sorted(d.items())))
-                             for u, v, k, d in self.graph.edges(keys=True, data=True)))
+        nodes = tuple(sorted((n, d["title"], tuple(d["tags"])) for n, d in self.nodes.items()))
+        edges = tuple(sorted((u, v, k, repr(sorted(d.items()))) for u, v, k, d in self.edges()))
         broken = tuple(self.broken_links())
         return nodes, edges, broken
 
     # -- persistence ----------------------------------------------------------------------
     def save(self, path: Path) -> None:
-        """Write the graph and its update state atomically (pickle)."""
+        """Write the graph and its update state atomically (a pickle of plain dictionaries
+        and our own classes: loading it imports no NetworkX)."""
         write_state(path, "graph", STATE_VERSION, {"graph": self})
 
     @classmethod
@@ -341,22 +383,6 @@ class KnowledgeGraph:
         if not isinstance(graph, cls) or graph.settings != settings:
             return None
         return graph
-
-
-def _tag_pairs(members: list[str], cap: int) -> set[tuple[str, str]]:
-    """Pairs linked by one tag: all pairs, or a ring of cap // 2 neighbours each way."""
-    n = len(members)
-    if n < 2:
-        return set()
-    if n - 1 <= cap:
-        return {(members[i], members[j]) for i in range(n) for j in range(i + 1, n)}
-    reach = max(1, cap // 2)
-    pairs = set()
-    for i in range(n):
-        for step in range(1, reach + 1):
-            a, b = members[i], members[(i + step) % n]
-            pairs.add((a, b) if a < b else (b, a))
-    return pairs
 
 
 def open_graph(pages: Mapping[str, Page], state_file: Path,

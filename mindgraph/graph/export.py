@@ -25,10 +25,9 @@ def to_json(kg: KnowledgeGraph) -> dict[str, Any]:
     communities = detect_communities(kg)
     member_of = {m: c.id for c in communities for m in c.members}
     nodes = [{"id": n, "title": d.get("title", n), "tags": list(d.get("tags", [])),
-              "community": member_of.get(n)} for n, d in sorted(kg.graph.nodes(data=True))]
+              "community": member_of.get(n)} for n, d in sorted(kg.nodes.items())]
     edges = []
-    for u, v, key, data in sorted(kg.graph.edges(keys=True, data=True),
-                                  key=lambda e: (e[0], e[1], e[2])):
+    for u, v, key, data in sorted(kg.edges(), key=lambda e: (e[0], e[1], e[2])):
         edge = {k: _plain(val) for k, val in sorted(data.items())}
         # The endpoints are the edge: no attribute may stand in for them.
         edge.update({"source": u, "target": v, "key": key})
@@ -54,11 +53,10 @@ def graphml_graph(kg: KnowledgeGraph) -> nx.MultiDiGraph:
     import networkx as nx
 
     out = nx.MultiDiGraph()
-    for node, data in sorted(kg.graph.nodes(data=True)):
+    for node, data in sorted(kg.nodes.items()):
         out.add_node(node, title=str(data.get("title", node)),
                      tags=" ".join(data.get("tags", [])), community=member_of.get(node, -1))
-    for u, v, key, data in sorted(kg.graph.edges(keys=True, data=True),
-                                  key=lambda e: (e[0], e[1], e[2])):
+    for u, v, key, data in sorted(kg.edges(), key=lambda e: (e[0], e[1], e[2])):
         attrs = {k: (val if isinstance(val, (str, int, float, bool)) else
                      json.dumps(val, ensure_ascii=False, sort_keys=True))
                  for k, val in data.items() if val is not None}

@@ -7,14 +7,11 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable, Literal
+from typing import Iterable, Literal
 
 
 from ..errors import NotFoundError
-from .build import EXTRACTED, INFERRED, BrokenLink, KnowledgeGraph
-
-if TYPE_CHECKING:     # imported when a graph is built or read, not by a keyword search
-    import networkx as nx
+from .build import EXTRACTED, INFERRED, SHARED_TAG, BrokenLink, KnowledgeGraph
 
 Direction = Literal["out", "in", "both"]
 ALL_KINDS = (EXTRACTED, INFERRED)
@@ -66,16 +63,18 @@ def _steps(kg: KnowledgeGraph, path: str, direction: Direction, kinds: Iterable[
     """
     wanted = set(kinds)
     steps = set()
-    for _, other, data in kg.graph.out_edges(path, data=True):
+    for other, _, data in kg.out_links(path):
         if data["kind"] == INFERRED and INFERRED in wanted:
             steps.add((other, data["relation"], INFERRED, "both"))
         elif data["kind"] in wanted and direction in ("out", "both"):
             steps.add((other, data["relation"], data["kind"], "out"))
-    for other, _, data in kg.graph.in_edges(path, data=True):
+    for other, _, data in kg.in_links(path):
         if data["kind"] == INFERRED and INFERRED in wanted:
             steps.add((other, data["relation"], INFERRED, "both"))
         elif data["kind"] in wanted and direction in ("in", "both"):
             steps.add((other, data["relation"], data["kind"], "in"))
+    if INFERRED in wanted:
+        steps.update((other, SHARED_TAG, INFERRED, "both") for other in kg.tag_neighbours(path))
     return sorted(steps)
 
 
@@ -104,7 +103,7 @@ def neighbors(kg: KnowledgeGraph, path: str, depth: int = 1, direction: Directio
 def backlinks(kg: KnowledgeGraph, path: str) -> list[Backlink]:
     """Pages that link to ``path`` (extracted links only), by source path and relation."""
     out = []
-    for source, _, data in kg.graph.in_edges(path, data=True):
+    for source, _, data in kg.in_links(path):
         if data["kind"] != EXTRACTED:
             continue
         sources = data.get("sources", [])
@@ -149,11 +148,12 @@ def shortest_path(kg: KnowledgeGraph, source: str, target: str, directed: bool =
 def hubs(kg: KnowledgeGraph, limit: int = 10) -> list[Hub]:
     """The most connected pages: most distinct neighbours, then most backlinks, then path."""
     rows = []
-    for node in kg.graph.nodes:
-        ins = {u for u, _, k in kg.graph.in_edges(node, data="kind") if k == EXTRACTED}
-        outs = {v for _, v, k in kg.graph.out_edges(node, data="kind") if k == EXTRACTED}
-        tags = ({u for u, _, k in kg.graph.in_edges(node, data="kind") if k == INFERRED}
-                | {v for _, v, k in kg.graph.out_edges(node, data="kind") if k == INFERRED})
+    for node in kg.nodes:
+        ins = {u for u, _, d in kg.in_links(node) if d["kind"] == EXTRACTED}
+        outs = {v for v, _, d in kg.out_links(node) if d["kind"] == EXTRACTED}
+        tags = ({u for u, _, d in kg.in_links(node) if d["kind"] == INFERRED}
+                | {v for v, _, d in kg.out_links(node) if d["kind"] == INFERRED}
+                | kg.tag_neighbours(node).keys())
         everyone = ins | outs | tags
         rows.append(Hub(node, kg.title(node), len(everyone), len(ins), len(outs),
                         len(tags - ins - outs)))
@@ -164,13 +164,13 @@ def hubs(kg: KnowledgeGraph, limit: int = 10) -> list[Hub]:
 def orphans(kg: KnowledgeGraph, no_backlinks: bool = False) -> list[str]:
     """Pages with no links in or out (or, with ``no_backlinks``, no page linking to them)."""
     out = []
-    for node in kg.graph.nodes:
-        has_in = any(k == EXTRACTED for _, _, k in kg.graph.in_edges(node, data="kind"))
+    for node in kg.nodes:
+        has_in = any(d["kind"] == EXTRACTED for _, _, d in kg.in_links(node))
         if no_backlinks:
             if not has_in:
                 out.append(node)
             continue
-        has_out = any(k == EXTRACTED for _, _, k in kg.graph.out_edges(node, data="kind"))
+        has_out = any(d["kind"] == EXTRACTED for _, _, d in kg.out_links(node))
         if not has_in and not has_out:
             out.append(node)
     return sorted(out)
@@ -180,9 +180,3 @@ def broken_links(kg: KnowledgeGraph) -> list[BrokenLink]:
     """Page links that resolve to no page (missing) or to several (ambiguous)."""
     return kg.broken_links()
 
-
-def undirected_view(kg: KnowledgeGraph) -> nx.Graph:
-    """The graph as simple undirected connections (for callers that need plain NetworkX)."""
-    import networkx as nx
-
-    return nx.Graph(kg.graph.to_undirected(as_view=True))

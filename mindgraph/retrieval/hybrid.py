@@ -511,14 +511,13 @@ class HybridRetriever:
         memoised, since a retriever serves one state of the graph."""
         found = self._links.get(path)
         if found is None:
-            graph = self.graph.graph  # type: ignore[union-attr]
-            found = frozenset()
-            if path in graph:
-                found = frozenset(
-                    [v for _, v, key, kind in graph.out_edges(path, keys=True, data="kind")
-                     if kind == EXTRACTED or key.startswith(ENRICHED_PREFIX)]
-                    + [u for u, _, key, kind in graph.in_edges(path, keys=True, data="kind")
-                       if kind == EXTRACTED or key.startswith(ENRICHED_PREFIX)])
+            graph = self.graph
+            assert graph is not None
+            found = frozenset(
+                [v for v, key, data in graph.out_links(path)
+                 if data["kind"] == EXTRACTED or key.startswith(ENRICHED_PREFIX)]
+                + [u for u, key, data in graph.in_links(path)
+                   if data["kind"] == EXTRACTED or key.startswith(ENRICHED_PREFIX)])
             self._links[path] = found
         return found
 
@@ -566,10 +565,8 @@ class HybridRetriever:
         top = results[0]
         page = self.pages[top.page]
         neighbours: list[str] = []
-        if self.graph is not None and top.page in self.graph.graph:
-            graph = self.graph.graph
-            near = [n for n in sorted(set(graph.successors(top.page))
-                                      | set(graph.predecessors(top.page)))
+        if self.graph is not None and top.page in self.graph:
+            near = [n for n in sorted(self.graph.neighbours(top.page))
                     if n in self.pages and n != top.page]
             # pages in the answer's language first: a Chinese answer names Chinese titles
             near.sort(key=lambda n: lang not in ("other", page_language(self.pages[n])))
