@@ -72,3 +72,15 @@ def test_hybrid_search_and_a_no_op_embed_load_only_what_they_use(tmp_path):
                          modules=heavy)
     assert "Sync.md" in out and json.loads(out[:out.rindex("\n{")])["degradation"] == []
     assert loaded == ["mindgraph.retrieval.hybrid", "onnxruntime", "tokenizers"], loaded
+
+
+def test_hybrid_search_reads_the_graph_without_networkx(tmp_path):
+    """The hybrid retriever's graph boost reads the compact graph: neither building it (the
+    first search) nor loading the saved graph.pickle (the next) imports NetworkX."""
+    _workspace(tmp_path)
+    _probe(tmp_path, "embed", modules=())
+    for run in ("graph built", "graph loaded from its state file"):
+        loaded, out = _probe(tmp_path, "search", "--hybrid", "linux server", "--json",
+                             modules=("networkx", "mindgraph.graph.build"))
+        assert "Sync.md" in out and loaded == ["mindgraph.graph.build"], (run, loaded)
+        assert (tmp_path / ".mindgraph" / "graph.pickle").is_file(), run

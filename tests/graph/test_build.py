@@ -132,3 +132,36 @@ def test_saved_graph_loads_equal_and_other_settings_rebuild(small_pages, tmp_pat
     state.write_bytes(b"not a pickle")
     assert KnowledgeGraph.load(state, GraphSettings()) is None
     assert open_graph(small_pages, state).signature() == kg.signature()
+
+
+def test_a_format_3_graph_with_networkx_inside_is_rebuilt_not_trusted(small_pages, tmp_path):
+    """mindgraph before the tag index pickled a KnowledgeGraph holding a NetworkX graph and a
+    clique of shared-tag pairs: such a file is rebuilt from the pages, never unpickled into
+    the new class (whose queries would fail on the missing attributes)."""
+    import networkx as nx
+
+    from mindgraph.statefile import read_state, write_state
+
+    fresh = KnowledgeGraph.build(small_pages)
+    old = object.__new__(KnowledgeGraph)
+    old.__dict__.update(settings=GraphSettings(), graph=nx.MultiDiGraph(), hashes=dict(
+        fresh.hashes), broken={}, _links={}, _aliases={}, _dependents={}, _tags={}, _members={},
+        _generic=set(), _tag_pairs={}, _pair_tags={}, _communities=None)
+    state = tmp_path / "graph.pickle"
+    write_state(state, "graph", 3, {"graph": old})
+    kg = open_graph(small_pages, state)
+    assert kg.signature() == fresh.signature() and len(kg) == len(small_pages)
+    assert read_state(state, "graph", 4) is not None        # rewritten in today's format
+
+
+def test_shared_tag_edges_are_computed_not_stored(small_pages):
+    """A tag relates its pages through the tag index: the graph stores no edge for it, yet
+    every consumer sees the shared-tag edge (both ways for queries, once in edges())."""
+    kg = KnowledgeGraph.build(small_pages)
+    assert all(k != SHARED_TAG for *_, k, _ in kg.link_edges())
+    assert "Beta.md" in kg.tag_neighbours("Alpha.md")
+    assert "Alpha.md" in kg.tag_neighbours("Beta.md")
+    shared = [(u, v) for u, v, k, _ in kg.edges() if k == SHARED_TAG]
+    assert ("Alpha.md", "Beta.md") in shared and ("Beta.md", "Alpha.md") not in shared
+    assert len(shared) == len(set(shared))
+    assert kg.number_of_edges() == kg.graph.number_of_edges() == sum(1 for _ in kg.edges())
