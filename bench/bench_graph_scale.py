@@ -11,7 +11,8 @@ notes, bench/bench_scale.py's job). Steps, each with wall and CPU (user+sys) sec
 - ``pages``: parse every page into the page cache (context: ingest's work, not the graph's);
 - ``build``: KnowledgeGraph.build of all pages (links resolved, the tag index), with the
   resident memory the graph adds (``graph_mb``: RSS after the build minus before) and the
-  process's peak RSS; ``save``/``load``: graph.pickle written and read back (its size in MB);
+  process's peak RSS; ``graph save``/``graph load``: graph.pickle written and read back (its
+  size in MB);
 - ``communities``: Leiden (igraph, the default), with modularity and the number of
   communities; with --compare also NetworkX's Louvain and python-louvain on the same graph;
 - ``graph communities``, ``check``, ``stats``: fresh `mindgraph` processes on the workspace
@@ -96,9 +97,9 @@ def measure(workspace: Path, notes: int, compare: bool) -> dict:
     row["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     row["edges"] = kg.number_of_edges()
     saved = workspace / ".mindgraph" / "bench-graph.pickle"
-    _timed(row, "save", kg.save, saved)
+    _timed(row, "graph save", kg.save, saved)
     row["file_mb"] = round(saved.stat().st_size / 2**20, 1)
-    _timed(row, "load", KnowledgeGraph.load, saved, settings)
+    _timed(row, "graph load", KnowledgeGraph.load, saved, settings)
     saved.unlink()
     cache.close()
     found = _timed(row, "communities (leiden)", detect_communities, kg)
