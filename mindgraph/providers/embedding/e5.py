@@ -22,9 +22,10 @@ from typing import Any
 import numpy as np
 
 from ...errors import ConfigError
-from .graph_cache import cached_graph, graph_key
+from .graph_cache import graph_key
 from .model_files import E5_SMALL_MODEL, verified
 from .onnx_encoder import OnnxSentenceEncoder, create_session
+from .session_cache import cached_session
 
 MODEL_NAME = "multilingual-e5-small-w8a8"          # int8 weights, int8 per-token activations
 FP32_ACTIVATIONS_MODEL_NAME = "multilingual-e5-small-int8"      # int8 weights, fp32 products
@@ -123,5 +124,4 @@ class LocalE5Provider(OnnxSentenceEncoder):
         key = graph_key(E5_SMALL_MODEL.sha256,
                         [Path(e5_graph.__file__), Path(minilm_graph.__file__)],
                         self._int8_activations, minilm_graph.has_vnni())
-        return cached_graph(self._state_dir, self.model_version.split(":")[1], key, rewrite,
-                            create_session)
+        return cached_session(self._state_dir, self.model_version.split(":")[1], key, rewrite)

@@ -31,9 +31,10 @@ from typing import Any
 import numpy as np
 
 from ...errors import ConfigError
-from .graph_cache import cached_graph, graph_key
+from .graph_cache import graph_key
 from .model_files import MINILM_MODEL, MINILM_TOKENIZER, verified
 from .onnx_encoder import OnnxSentenceEncoder, create_session, default_threads
+from .session_cache import cached_session
 
 __all__ = ["LocalMiniLMProvider", "create_session", "default_model_path",
            "default_threads", "default_tokenizer_path"]
@@ -137,10 +138,10 @@ class LocalMiniLMProvider(OnnxSentenceEncoder):
 
         key = graph_key(MINILM_MODEL.sha256, [Path(minilm_graph.__file__)],
                         self._int8_activations, minilm_graph.has_vnni())
-        return cached_graph(
+        return cached_session(
             self._state_dir, self.model_version.split(":")[1], key,
             lambda: self._rewrite(verified(default_model_path(), MINILM_MODEL,
-                                           "MiniLM embedding model")), create_session)
+                                           "MiniLM embedding model")))
 
     def _rewrite(self, path: Path) -> bytes:
         if not path.is_file():

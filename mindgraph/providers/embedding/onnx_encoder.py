@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
@@ -149,24 +150,41 @@ class OnnxSentenceEncoder:
         return self._session
 
 
+# onnxruntime's graph optimiser settings (session_cache.py keys the optimised models on them).
+# Its fused SkipLayerNormalization CPU kernel is several times slower than the Add +
+# LayerNormalization it replaces (profiled: a fifth of all the model's time), so that one
+# fusion is turned off. Same formula, float noise only.
+OPTIMIZER_SETTINGS = {"level": "ORT_ENABLE_ALL", "disabled": ("SkipLayerNormFusion",)}
+
+
 def create_session(model: bytes | str, *, intra_op_threads: int = 1,
-                   allow_spinning: bool = False, fuse_skip_layer_norm: bool = False) -> Any:
-    """An onnxruntime CPU session with full graph optimisation; one thread per run by default."""
+                   allow_spinning: bool = False, fuse_skip_layer_norm: bool = False,
+                   optimized: bool = False, save_optimized: Path | None = None,
+                   weights_file: str = "") -> Any:
+    """An onnxruntime CPU session with full graph optimisation; one thread per run by default.
+
+    ``optimized``: ``model`` (a path) is a model this function saved, already optimised: no
+    optimiser runs. ``save_optimized``: also write the optimised model there, its weights in
+    ``weights_file`` beside it (which onnxruntime maps into memory when it loads the model)."""
     import onnxruntime as ort
 
     options = ort.SessionOptions()
     options.intra_op_num_threads = intra_op_threads
     options.inter_op_num_threads = 1
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.graph_optimization_level = (ort.GraphOptimizationLevel.ORT_DISABLE_ALL if optimized
+                                        else ort.GraphOptimizationLevel.ORT_ENABLE_ALL)
     options.log_severity_level = 3
     # Idle pool threads sleep instead of spinning: on a busy machine spinning threads fight
     # the other work (measured: a third slower under load).
     options.add_session_config_entry("session.intra_op.allow_spinning",
                                      "1" if allow_spinning else "0")
-    # onnxruntime's fused SkipLayerNormalization CPU kernel is several times slower than the
-    # Add + LayerNormalization it replaces (profiled: a fifth of all the model's time), so
-    # that one fusion is turned off. Same formula, float noise only.
-    disabled = [] if fuse_skip_layer_norm else ["SkipLayerNormFusion"]
+    if save_optimized is not None:
+        options.optimized_model_filepath = str(save_optimized)
+        options.add_session_config_entry(
+            "session.optimized_model_external_initializers_file_name", weights_file)
+        options.add_session_config_entry(
+            "session.optimized_model_external_initializers_min_size_in_bytes", "1024")
+    disabled = [] if fuse_skip_layer_norm else list(OPTIMIZER_SETTINGS["disabled"])
     return ort.InferenceSession(model, sess_options=options, providers=["CPUExecutionProvider"],
                                 disabled_optimizers=disabled)
