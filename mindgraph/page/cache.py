@@ -11,6 +11,14 @@ second full refresh starts a ``WikiWatcher`` (inotify, see watch.py) and later r
 only the files the kernel reported, falling back to a scan whenever the watcher cannot tell.
 The first refresh never starts one, so a one-shot CLI command spends nothing on it.
 
+A file with another name (a hard link, or a symlinked page) can change with no event in the
+wiki: an edit through its other name. Those files are compared by their stats, yet not all of
+them before every query (100,000 hard-linked notes cost 1.3 s a query): each refresh checks
+the share of them that the time since the previous refresh calls for, from a rotating cursor,
+so every one is checked at least once in any ALIAS_RECHECK_S seconds of refreshes and an
+edit through another name shows in every answer given ALIAS_RECHECK_S after it (sooner in
+small vaults: at least ALIAS_MIN_BATCH files are checked each time).
+
 Two safety nets: a file modified within RACY_NS of a scan may be modified again within the
 same timestamp tick without changing its size, so it is re-read on the next refresh (git's
 "racy clean" rule); and the cache carries a fingerprint of the page parser's source, so a new
@@ -26,12 +34,13 @@ import contextlib
 import functools
 import gc
 import hashlib
+import math
 import os
 import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Collection, Iterable, Iterator
+from typing import Callable, Collection, Iterable, Iterator
 
 from .. import statefile
 from ..fsutil import read_bytes
@@ -42,6 +51,8 @@ from .watch import WikiWatcher
 
 CACHE_VERSION = 1
 RACY_NS = 2_000_000_000
+ALIAS_RECHECK_S = 2.0       # every file with another name is compared within this time
+ALIAS_MIN_BATCH = 64        # files with another name compared at each refresh, at least
 _PARSER_MODULES = ("model.py", "markdown.py", "links.py", "parse.py", "vault.py", "summary.py")
 
 
@@ -82,8 +93,13 @@ class PageCache:
     _scans: int = 0
     _watcher: WikiWatcher | None = None
     _aliased: set[str] = field(default_factory=set)    # hard-linked or symlinked pages
+    _alias_ring: list[str] | None = None    # _aliased in order, for the rotating cursor
+    _alias_cursor: int = 0
+    _aliases_checked_at: float = 0.0        # clock() of the last check of any of them
 
     limits: PageLimits = PageLimits()
+    alias_recheck_s: float = ALIAS_RECHECK_S
+    clock: Callable[[], float] = time.monotonic
 
     @classmethod
     def open(cls, root: str | Path, cache_file: str | Path | None,
@@ -124,11 +140,12 @@ class PageCache:
             if self._watcher.broken:
                 self.close()                # scans from here on
             if touched is not None:
-                if not touched and not self._aliased:
+                due = self._aliases_due()
+                if not touched and not due:
                     return ChangeSet((), (), ())
                 # Reported by the kernel: compare hashes, not stats. Files with another name
                 # (hard links, symlinks) can change with no event here: compare their stats.
-                only, reread = touched | self._aliased, touched
+                only, reread = touched | due, touched
         elif only is None and self.watch and self._scans == 1:
             # Watches go in before the scan, so a change during the scan is reported later.
             self._watcher = WikiWatcher.start(self.root)
@@ -137,6 +154,25 @@ class PageCache:
         if only is None:
             self._scans += 1
         return changes
+
+    def _aliases_due(self) -> set[str]:
+        """The files with another name to compare now: the share of them the time since the
+        last check calls for (all of them per ``alias_recheck_s``), at least ALIAS_MIN_BATCH,
+        taken from a rotating cursor."""
+        if not self._aliased:
+            return set()
+        if self._alias_ring is None:
+            self._alias_ring = sorted(self._aliased)
+        ring, now = self._alias_ring, self.clock()
+        elapsed = now - self._aliases_checked_at
+        share = len(ring) if self.alias_recheck_s <= 0 else \
+            math.ceil(len(ring) * elapsed / self.alias_recheck_s)
+        count = min(len(ring), max(ALIAS_MIN_BATCH, share))
+        start = self._alias_cursor % len(ring)
+        due = ring[start:start + count] + ring[:max(0, start + count - len(ring))]
+        self._alias_cursor = (start + count) % len(ring)
+        self._aliases_checked_at = now
+        return set(due)
 
     def close(self) -> None:
         """Stop watching the folder (refreshes scan again if the cache is used later)."""
@@ -150,7 +186,8 @@ class PageCache:
         if only is None:
             seen = dict(_scan(self.root))
             stale = [p for p in self._entries if p not in seen]
-            self._aliased = {rel for rel, found in seen.items() if found[3]}
+            self._set_aliased({rel for rel, found in seen.items() if found[3]})
+            self._aliases_checked_at = self.clock()     # every one was just compared
         else:
             seen = {}
             stale = []
@@ -159,13 +196,9 @@ class PageCache:
                 if found is None:
                     if rel in self._entries:
                         stale.append(rel)
-                    self._aliased.discard(rel)
-                    continue
-                seen[rel] = found
-                if found[3]:
-                    self._aliased.add(rel)
                 else:
-                    self._aliased.discard(rel)
+                    seen[rel] = found
+                self._mark_aliased(rel, found is not None and found[3])
         added, changed, removed = [], [], []
         dirty = bool(stale)
         for rel in stale:
@@ -198,6 +231,19 @@ class PageCache:
         if dirty and save and self.cache_file is not None:
             self.save()
         return ChangeSet(tuple(sorted(added)), tuple(sorted(changed)), tuple(sorted(removed)))
+
+    def _set_aliased(self, aliased: set[str]) -> None:
+        if aliased != self._aliased:
+            self._aliased = aliased
+            self._alias_ring = None         # rebuilt in order when next due
+
+    def _mark_aliased(self, rel: str, aliased: bool) -> None:
+        if aliased != (rel in self._aliased):
+            if aliased:
+                self._aliased.add(rel)
+            else:
+                self._aliased.discard(rel)
+            self._alias_ring = None
 
     def save(self) -> None:
         """Persist the cache atomically (a crash leaves the previous cache or this one)."""
@@ -300,17 +346,20 @@ def _scan(root: Path) -> Iterator[tuple[str, tuple[Path, int, int, bool]]]:
 
 
 def _stat(file: Path) -> tuple[Path, int, int, bool] | None:
-    """What ``_scan`` records for one file, or None when there is no such file."""
+    """What ``_scan`` records for one file, or None when there is no such file (one system
+    call for a file that is not a symlink: this runs for every file with another name)."""
     try:
-        st = file.stat()
+        st = os.lstat(file)
     except OSError:
+        return None
+    if stat.S_ISLNK(st.st_mode):
         try:
-            st = file.lstat()       # a dangling symlink: read_page reports it, as in a scan
-        except OSError:
-            return None
-        if not file.is_symlink():
-            return None
-        return file, st.st_mtime_ns, st.st_size, True
+            st = os.stat(file)
+        except OSError:     # a dangling symlink: read_page reports it, as in a scan
+            return file, st.st_mtime_ns, st.st_size, True
+        aliased = True
+    else:
+        aliased = st.st_nlink > 1
     if stat.S_ISDIR(st.st_mode):
         return None
-    return file, st.st_mtime_ns, st.st_size, file.is_symlink() or st.st_nlink > 1
+    return file, st.st_mtime_ns, st.st_size, aliased

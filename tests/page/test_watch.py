@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import random
 import shutil
+import time
 
 import pytest
 
@@ -255,3 +256,90 @@ def test_network_and_fuse_file_systems_are_not_watched(tmp_path):
     finally:
         watch_module.file_system_type = real
     assert WikiWatcher.start(tmp_path) is not None
+
+
+class Clock:
+    """A clock the test moves (the cache's ``clock``); the files and links are real."""
+
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self):
+        return self.now
+
+
+def test_files_with_another_name_are_compared_a_share_at_a_time_all_within_the_recheck_time(
+        tmp_path):
+    """100,000 hard-linked notes cost 1.3 s a query when every one was stat'ed before each:
+    now each refresh compares the share the elapsed time calls for (at least
+    ALIAS_MIN_BATCH), and every edit through another name is seen alias_recheck_s later."""
+    wiki, outside = tmp_path / "wiki", tmp_path / "outside"
+    wiki.mkdir()
+    outside.mkdir()
+    count = 300
+    for i in range(count):
+        (wiki / f"Note{i:03}.md").write_text(f"# Note {i}\n\nfirst text\n")
+        os.link(wiki / f"Note{i:03}.md", outside / f"note{i:03}.md")     # a second name
+    clock = Clock()
+    cache, _ = open_pages(wiki, tmp_path / "state", watch=True)
+    cache.clock = clock
+    cache.refresh()
+    assert cache.watching
+    for i in range(count):          # edited in place through the other name: no event
+        with open(outside / f"note{i:03}.md", "w") as handle:
+            handle.write(f"# Note {i}\n\nedited through the other name\n")
+    assert len(cache.refresh().changed) == cache_module.ALIAS_MIN_BATCH   # no time passed
+    clock.now += cache.alias_recheck_s / 2
+    assert len(cache.refresh().changed) == count // 2    # half the recheck time: half of them
+    clock.now += cache.alias_recheck_s / 2
+    seen = cache.refresh().changed
+    assert len(seen) == count // 2 - cache_module.ALIAS_MIN_BATCH    # the rest, none twice
+    assert cache.pages == load_vault(wiki).pages
+    # one more edit: whatever the cursor's place, seen once the recheck time has passed
+    with open(outside / "note123.md", "w") as handle:
+        handle.write("# Note 123\n\nedited again\n")
+    clock.now += cache.alias_recheck_s
+    assert cache.refresh().changed == ("Note123.md",)
+
+
+def test_a_file_that_gains_another_name_joins_the_rotation(wiki, tmp_path):
+    clock = Clock()
+    cache, _ = open_pages(wiki, tmp_path / "state", watch=True)
+    cache.clock = clock
+    cache.refresh()
+    (wiki / "sub" / "Two.md").write_text("# Two\n\nnew text\n")   # an event: compared
+    os.link(wiki / "sub" / "Two.md", tmp_path / "second-name.md")  # the link itself: no event
+    assert cache.refresh().changed == ("sub/Two.md",)
+    with open(tmp_path / "second-name.md", "w") as handle:
+        handle.write("# Two\n\nedited through the new name\n")
+    clock.now += cache.alias_recheck_s
+    assert cache.refresh().changed == ("sub/Two.md",)
+    assert cache.pages == load_vault(wiki).pages
+
+
+def test_a_server_core_finds_an_edit_made_through_another_name_within_the_recheck_time(
+        tmp_path):
+    """End to end through ``Mindgraph.search`` (what REST and MCP call), real time: a wiki
+    of hard-linked notes (as `cp -al` makes), more of them than one refresh compares."""
+    from mindgraph.config import settings_from_dict
+    from mindgraph.core import Mindgraph
+
+    wiki, outside = tmp_path / "wiki", tmp_path / "outside"
+    wiki.mkdir()
+    outside.mkdir()
+    for i in range(3 * cache_module.ALIAS_MIN_BATCH):
+        (outside / f"Note{i:03}.md").write_text(f"# Note {i}\n\nplain words\n")
+        os.link(outside / f"Note{i:03}.md", wiki / f"Note{i:03}.md")
+    mg = Mindgraph(settings_from_dict({}, base_dir=tmp_path))
+    try:
+        assert mg.search("plain") and mg.search("plain")      # the second starts the watch
+        assert mg._cache is not None and mg._cache.watching
+        with open(outside / "Note150.md", "w") as handle:      # the other name, in place
+            handle.write("# Note 150\n\nzeppelin hangar\n")
+        started = time.monotonic()
+        while not mg.search("zeppelin"):
+            assert time.monotonic() - started < cache_module.ALIAS_RECHECK_S + 1.0
+            time.sleep(0.05)
+        assert [hit.path for hit in mg.search("zeppelin")] == ["Note150.md"]
+    finally:
+        mg.close()
