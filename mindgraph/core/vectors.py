@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import threading
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -62,6 +63,18 @@ class VectorSearch(WarmIndexes):
 
                 self._embedder = create_embedding_provider(self.settings)
             return self._embedder
+
+    def start_model(self) -> None:
+        """Start loading the local model on a thread (``warm``): a fresh process about to
+        search reads its indexes meanwhile, and the model's own loading (onnxruntime, the
+        tokenizer) runs partly outside the GIL. The first query embedding waits for it; a
+        load that fails is left to that embedding to report. Nothing for other providers."""
+        try:
+            warm = getattr(self.embedding_provider(), "warm", None)
+        except MindgraphError:
+            return          # the search reports it (a bad configuration, a missing key)
+        if warm is not None:
+            threading.Thread(target=_quietly, args=(warm,), name="mindgraph-model").start()
 
     def vector_store(self) -> Any:
         """The configured vector store (StoreError naming the DSN when it cannot be reached)."""
@@ -232,3 +245,9 @@ class VectorSearch(WarmIndexes):
         with self._lock:
             self._vector = None
             self._hybrid = None
+
+
+def _quietly(work: Any) -> None:
+    """Run ``work()``; an error is for the caller who needs the result to see and report."""
+    with contextlib.suppress(Exception):
+        work()

@@ -84,3 +84,54 @@ def test_hybrid_search_reads_the_graph_without_networkx(tmp_path):
                              modules=("networkx", "mindgraph.graph.build"))
         assert "Sync.md" in out and loaded == ["mindgraph.graph.build"], (run, loaded)
         assert (tmp_path / ".mindgraph" / "graph.pickle").is_file(), run
+
+
+def test_hybrid_search_loads_the_model_on_a_thread_while_the_indexes_load(tmp_path):
+    """`search --hybrid` starts the model (tokenizer + session) on its own thread before the
+    page cache, keyword index and graph are read, and the query embedding uses that load."""
+    import threading
+
+    from mindgraph.config import load_settings
+    from mindgraph.core import Mindgraph
+
+    _workspace(tmp_path)
+    _probe(tmp_path, "embed", modules=())
+    mg = Mindgraph(load_settings(tmp_path))
+    try:
+        mg.start_model()
+        [loader] = [t for t in threading.enumerate() if t.name == "mindgraph-model"]
+        assert mg._cache is None            # nothing of the wiki read yet
+        loader.join(120)
+        provider = mg.embedding_provider()
+        assert provider._session is not None and provider._tokenizer is not None
+        session = provider._session
+        answer = mg.smart_search("linux server", 2)
+        assert not answer.degradation and answer.results[0].page == "Sync.md"
+        assert provider._session is session     # the query used the session loaded early
+    finally:
+        mg.close()
+
+
+def test_a_model_that_cannot_load_early_is_reported_by_the_search(tmp_path, monkeypatch):
+    """The early load swallows its error; the search's own load reports it (degradation)."""
+    import threading
+
+    from mindgraph.config import load_settings
+    from mindgraph.core import Mindgraph
+    from mindgraph.providers.embedding import local
+
+    _workspace(tmp_path)
+    _probe(tmp_path, "embed", modules=())
+    monkeypatch.setattr(local, "default_tokenizer_path", lambda: tmp_path / "no-tokenizer.json")
+    mg = Mindgraph(load_settings(tmp_path))
+    try:
+        mg.start_model()
+        for thread in threading.enumerate():
+            if thread.name == "mindgraph-model":
+                thread.join(120)
+        answer = mg.smart_search("linux server", 2)
+        assert answer.results[0].page == "Sync.md"      # from keywords
+        assert any("tokenizer" in note.lower() for note in answer.degradation), \
+            answer.degradation
+    finally:
+        mg.close()

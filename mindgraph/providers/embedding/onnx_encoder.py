@@ -76,6 +76,12 @@ class OnnxSentenceEncoder:
         """Embed queries (with the model's query prefix, if it has one)."""
         return self._embed(texts, self.QUERY_PREFIX)
 
+    def warm(self) -> None:
+        """Load what embedding a query needs (the tokenizer and the session) now: a fresh
+        process about to search calls this on a thread while it reads its indexes."""
+        self._encode(["warm"], self.QUERY_PREFIX)
+        self._load_session()
+
     # -- hooks ------------------------------------------------------------------------------
 
     def _encode(self, texts: list[str], prefix: str) -> list[list[int]]:
