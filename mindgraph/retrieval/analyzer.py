@@ -42,6 +42,7 @@ _WORD = re.compile(f"[^\\W_{_CJK_RANGES}]+")
 # Code-like compounds: words joined by . - : / # @ = + or underscores.
 # (?<!\w) and possessive quantifiers keep the scan linear: no retry from inside a word.
 _COMPOUND = re.compile(r"(?<!\w)\w++(?:[-.:/#@=+]++\w++)++|(?<!\w)[^\W_]++(?:_++[^\W_]++)++")
+_JOINERS = re.compile(r"[-.:/#@=+_]")     # one of them is in every _COMPOUND match
 # Runs of symbols (2 to 6 characters) such as ![[ {{ :// ==.
 # Backticks and quotes are markup around code, not part of it.
 _SYMBOLS = re.compile(r"[^\w\s`'\"\u2018\u2019\u201c\u201d]{2,6}")
@@ -158,8 +159,21 @@ def _bigram_terms(run: str, append: Callable[[str], None], query: bool = False) 
 
 def highlight_terms(text: str, terms: Iterable[str], lang: str | None = None
                     ) -> list[tuple[int, int]]:
-    """Character spans of ``text`` whose analysis yields one of ``terms`` (for snippets)."""
-    return merge_spans(list(iter_highlights(text, terms, lang)))
+    """Character spans of ``text`` whose analysis yields one of ``terms`` (for snippets).
+
+    The spans of ``iter_highlights``, got faster (a third of a keyword search's time is
+    snippets): each kind of piece is filtered on its own and the kept ones sorted once,
+    instead of merging every piece of the text in order; and compound tokens are not looked
+    for when no wanted term has their joining characters (every compound term has one)."""
+    wanted = set(terms)
+    if not wanted:
+        return []
+    lowered = text.lower()
+    passes = list(_term_passes(lowered, lang, any(_CJK_RUN.search(t) for t in wanted),
+                               wanted, compounds=any(_JOINERS.search(t) for t in wanted)))
+    keep = wanted.isdisjoint
+    return merge_spans([(start, end) for found in passes for start, end, own in found
+                        if not keep(own)])
 
 
 def iter_highlights(text: str, terms: Iterable[str], lang: str | None = None
@@ -186,12 +200,21 @@ def iter_term_spans(text: str, lang: str | None = None, cjk: bool = True,
     of start; ``cjk``: CJK runs are read too (they need the segmenter); ``only``: as for
     ``analyze``, CJK runs that cannot give one of these terms are skipped."""
     lowered = text.lower()
-    passes = [_word_spans(lowered)]
+    return heapq.merge(*_term_passes(lowered, lang, cjk, only))
+
+
+def _term_passes(lowered: str, lang: str | None, cjk: bool,
+                 only: Iterable[str] | None, compounds: bool = True
+                 ) -> Iterator[Iterator[tuple[int, int, tuple[str, ...]]]]:
+    """The pieces of ``iter_term_spans`` by kind (words, CJK runs, compounds, symbols), each
+    in order of start."""
+    yield _word_spans(lowered)
     if cjk:
         hint = lang if lang in ("ja", "zh") else text_hint(lowered)
-        passes.append(_cjk_spans(lowered, hint, _first_characters(only)))
-    passes.extend(_whole_spans(pattern, lowered) for pattern in (_COMPOUND, _SYMBOLS))
-    return heapq.merge(*passes)
+        yield _cjk_spans(lowered, hint, _first_characters(only))
+    if compounds:
+        yield _whole_spans(_COMPOUND, lowered)
+    yield _whole_spans(_SYMBOLS, lowered)
 
 
 def _word_spans(lowered: str) -> Iterator[tuple[int, int, tuple[str, ...]]]:

@@ -29,6 +29,8 @@ class WorkspacePaths:
         self._pattern = re.compile("|".join(f"{re.escape(f)}(?:/|(?![\\w-]|\\.\\w))"
                                             for f in ordered))
         self._needles = [n for f in ordered for n in {f.encode(), json.dumps(f)[1:-1].encode()}]
+        # each form as it appears inside a JSON string written with ensure_ascii=False
+        self._in_json = [json.dumps(f, ensure_ascii=False)[1:-1] for f in ordered]
 
     def text(self, text: str) -> str:
         """``text`` with every absolute workspace path made relative."""
@@ -43,6 +45,11 @@ class WorkspacePaths:
         if isinstance(data, (list, tuple)):
             return [self.value(v) for v in data]
         return data
+
+    def named_in(self, json_text: str) -> bool:
+        """Whether JSON written with ``ensure_ascii=False`` may name the workspace (in a key
+        or a string): when not, ``value`` of the data it was written from changes nothing."""
+        return any(form in json_text for form in self._in_json)
 
     def found_in(self, body: bytes) -> bool:
         """Whether ``body`` may name the workspace (a cheap test before parsing it)."""

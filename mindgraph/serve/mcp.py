@@ -406,14 +406,20 @@ def _call(mg: Mindgraph, tool: str, query: str, run: Callable[[], dict[str, Any]
             # whose text stays in the server log.
             raise ToolError(paths.text(str(exc))) from exc
         raise
-    data = paths.value(data)
+    text = _json(data)
+    if paths.named_in(text):      # rewriting every string of every result costs a tenth
+        data = paths.value(data)  # of a search: only when an absolute path is there
+        text = _json(data)
     cited = cited_paths(data)
     mg.usage_log.record("mcp", query, intent=tool, kind=usage_kind(tool), results=cited,
                         result_count=result_count(tool, data),
                         latency_ms=(time.perf_counter() - started) * 1e3, **who)
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
     return CallToolResult(content=[TextContent(type="text", text=text)],
                           structured_content=json.loads(text))
+
+
+def _json(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 IDENTITY_KEY = "mindgraph_identity"

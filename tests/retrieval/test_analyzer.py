@@ -94,3 +94,29 @@ def test_double_stars_in_code_are_text_elsewhere_bold():
         "`[[Example#Details]]` displays as Details"             # syntax in code is kept
     page = parse_page("# T\n\n**Canvas *core* plugin**\nand **a\nb** here\n", "t.md")
     assert "****" not in snippet_for(page, "lead", analyze("canvas core"))
+
+
+def test_highlights_are_the_spans_of_every_piece_of_text_that_gives_a_wanted_term(corpora):
+    """highlight_terms takes shortcuts (each kind of piece filtered alone, compounds skipped
+    when no term could be one); its spans are those of the plain in-order walk, on real pages
+    and the dev questions in three languages, plus code-like and symbol queries."""
+    import json
+
+    from mindgraph.retrieval.analyzer import iter_highlights, merge_spans
+
+    questions = [json.loads(line)["query"] for line in
+                 (corpora / "obsidian-help-queries.dev.jsonl").read_text().splitlines()
+                 if line.strip()]
+    questions += ["obsidian://open?vault=my", "core.async_open", "==highlight== ![[embed]]",
+                  "Ctrl+P command-palette", "™ symbols"]
+    pages = [(p.read_text(encoding="utf-8"), lang) for lang in ("en", "ja", "zh")
+             for p in sorted((corpora / "obsidian-help" / lang).rglob("*.md"))[:15]]
+    compared = lit = 0
+    for query in questions:
+        terms = analyze(query, query=True)
+        for text, lang in pages:
+            fast = highlight_terms(text, terms, lang)
+            assert fast == merge_spans(list(iter_highlights(text, terms, lang))), query
+            compared += 1
+            lit += bool(fast)
+    assert compared == len(questions) * len(pages) and lit > compared // 10
