@@ -80,6 +80,8 @@ def cached_session(state_dir: Path | None, model: str, key: str,
             return create_session(str(kept / MODEL_FILE), optimized=True)
         except Exception:   # noqa: BLE001 - any refusal: made again from the rewritten graph
             shutil.rmtree(kept, ignore_errors=True)
+    else:                   # absent, or its files cut or missing: made again
+        shutil.rmtree(kept, ignore_errors=True)
     try:
         folder.mkdir(parents=True, exist_ok=True)
         work = Path(tempfile.mkdtemp(prefix=f".{kept.name}-", dir=folder))
@@ -90,7 +92,8 @@ def cached_session(state_dir: Path | None, model: str, key: str,
                                lambda graph: _create_and_save(graph, work))
         if _seal(work):
             for old in folder.glob(f"{model}-*{SUFFIX}"):
-                shutil.rmtree(old, ignore_errors=True)
+                if old != kept:     # another process's folder of this key stays: same model
+                    shutil.rmtree(old, ignore_errors=True)
             try:
                 os.rename(work, kept)
             except OSError:
