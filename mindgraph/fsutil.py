@@ -19,7 +19,7 @@ import stat
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any, BinaryIO, Iterator
+from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -190,9 +190,12 @@ def _umask() -> int:
 _UMASK = _umask()       # read once, at import, before any thread could race the two calls
 
 
-def atomic_write_bytes(path: Path, data: bytes, durable: bool = True,
-                       shared: bool = False) -> None:
-    """Write ``data`` to ``path`` so that a crash leaves either the old or the new file.
+def atomic_write_bytes(path: Path, data: bytes | Iterable[bytes], durable: bool = True,
+                       shared: bool = False,
+                       before_replace: Callable[[Path], None] | None = None) -> None:
+    """Write ``data`` (bytes, or byte strings written one after the other, so that a large
+    file need not be joined in memory first) to ``path`` so that a crash leaves either
+    the old or the new file.
 
     A temp file in the same folder is written, flushed, fsync'ed and renamed over the target
     with os.replace (atomic on POSIX); the folder is fsync'ed so the rename itself is durable.
@@ -201,7 +204,9 @@ def atomic_write_bytes(path: Path, data: bytes, durable: bool = True,
 
     The temp file is private (0600), right for state. ``shared``: a file people and other
     programs read (wiki pages, pulled notes) gets the mode of the file it replaces, or the
-    one ``open()`` would give a new file (0666 minus the umask).
+    one ``open()`` would give a new file (0666 minus the umask). ``before_replace`` is called
+    with the written temp file's path just before the rename (to open the very file that
+    becomes ``path``, whatever another process writes there later).
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -214,10 +219,13 @@ def atomic_write_bytes(path: Path, data: bytes, durable: bool = True,
                 mode = 0o666 & ~_UMASK
             os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            for chunk in [data] if isinstance(data, (bytes, bytearray, memoryview)) else data:
+                handle.write(chunk)
             if durable:
                 handle.flush()
                 os.fsync(handle.fileno())
+        if before_replace is not None:
+            before_replace(Path(tmp))
         os.replace(tmp, path)
     except BaseException:
         try:

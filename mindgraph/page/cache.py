@@ -3,8 +3,9 @@
 ``PageCache.refresh()`` walks the wiki with ``os.scandir`` and compares each markdown file's
 (mtime_ns, size) with the cache. Files with a new stat are read and their SHA-256 compared:
 only a different hash makes a "changed" page (touching a file is not a change). Files that
-disappeared are "removed". The parsed pages are pickled under the state folder, replaced
-atomically, so a cold start costs one unpickle instead of parsing every page.
+disappeared are "removed". The parsed pages are saved under the state folder, replaced
+atomically, so a cold start costs one unpickle instead of parsing every page; their texts
+(bodies and sections) stay in that file, mapped, and are read when asked for (store.py).
 
 A long-running process (server, MCP, library) need not scan at all: with ``watch`` on, the
 second full refresh starts a ``WikiWatcher`` (inotify, see watch.py) and later refreshes re-read
@@ -35,6 +36,7 @@ import functools
 import gc
 import hashlib
 import math
+import marshal
 import os
 import stat
 import time
@@ -44,12 +46,13 @@ from typing import Callable, Collection, Iterable, Iterator
 
 from .. import statefile
 from ..fsutil import read_bytes
-from ..statefile import write_state
 from .model import Page
+from .store import (PageTexts, StoredPage, encode_texts, read_state_with_texts, resident_fields,
+                    write_state_with_texts)
 from .vault import MARKDOWN_SUFFIXES, SKIP_DIRS, PageLimits, PageProblem, page_notices, read_page
 from .watch import WikiWatcher
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2      # 2: texts after the pickle, mapped (store.py); 1: one pickle
 RACY_NS = 2_000_000_000
 ALIAS_RECHECK_S = 2.0       # every file with another name is compared within this time
 ALIAS_MIN_BATCH = 64        # files with another name compared at each refresh, at least
@@ -246,23 +249,65 @@ class PageCache:
             self._alias_ring = None
 
     def save(self) -> None:
-        """Persist the cache atomically (a crash leaves the previous cache or this one)."""
+        """Persist the cache atomically (a crash leaves the previous cache or this one): the
+        pages' resident fields pickled, their texts after it (``store``), which every page
+        then reads from the new file instead of memory."""
         if self.cache_file is None:
             return
+        records: dict[str, tuple] = {}
+        fresh: dict[str, bytes] = {}        # blobs of pages parsed since the last save
+        offset = 0
+        for rel, entry in self._entries.items():
+            result = entry.result
+            if isinstance(result, Page):
+                if isinstance(result, StoredPage):
+                    length = result.__dict__["_at"][1]
+                else:
+                    fresh[rel] = encode_texts(result)
+                    length = len(fresh[rel])
+                result = (resident_fields(result), (offset, length))
+                offset += length
+            records[rel] = (entry.mtime_ns, entry.size, entry.racy, result)
         state = {"version": CACHE_VERSION, "fingerprint": parser_fingerprint(),
                  "root": str(self.root.resolve()), "limits": self.limits,
-                 "entries": self._entries}
-        write_state(self.cache_file, "pages", CACHE_VERSION, state)
+                 "marshal": marshal.version, "entries": records, "texts_length": offset}
+        blobs = (fresh[rel] if rel in fresh else encode_texts(self._entries[rel].result)
+                 for rel, record in records.items() if isinstance(record[3], tuple))
+        texts = write_state_with_texts(self.cache_file, "pages", CACHE_VERSION, state, blobs)
+        self._use_texts(texts, records)
+
+    def _use_texts(self, texts: PageTexts, records: dict[str, tuple]) -> None:
+        """Every page reads its texts from ``texts`` (records: where each one's blob is)."""
+        for rel, (_, _, _, record) in records.items():
+            if not isinstance(record, tuple):
+                continue
+            entry = self._entries[rel]
+            page = entry.result
+            if isinstance(page, StoredPage):
+                page.rehome(texts, record[1])
+            else:
+                entry.result = self._pages[rel] = StoredPage.of(record[0], texts, record[1])
 
     def _load(self) -> None:
         assert self.cache_file is not None
-        state = read_state(self.cache_file, "pages", CACHE_VERSION)
-        if (state is None or state.get("version") != CACHE_VERSION
+        with paused_gc():
+            found = read_state_with_texts(self.cache_file, "pages", CACHE_VERSION)
+        if found is None:
+            return
+        state, texts = found
+        if (state.get("version") != CACHE_VERSION
                 or state.get("fingerprint") != parser_fingerprint()
                 or state.get("root") != str(self.root.resolve())
-                or state.get("limits") != self.limits):
+                or state.get("limits") != self.limits
+                or state.get("marshal") != marshal.version):
             return
-        self._entries = state["entries"]
+        entries: dict[str, _Entry] = {}
+        with paused_gc():
+            for rel, (mtime_ns, size, racy, result) in state["entries"].items():
+                if isinstance(result, tuple):
+                    result = StoredPage.of(result[0], texts, result[1])
+                entries[rel] = _Entry(mtime_ns, size, result, racy)
+        self._entries = entries
         self._pages = {p: e.result for p, e in self._entries.items() if isinstance(e.result, Page)}
 
 

@@ -9,7 +9,8 @@ import pytest
 
 from mindgraph.page import cache as cache_module
 from mindgraph.page.cache import CACHE_VERSION, PageCache, open_pages
-from mindgraph.statefile import read_state, write_state
+from mindgraph.page.store import read_state_with_texts, write_state_with_texts
+from mindgraph.statefile import write_state
 from mindgraph.page.vault import load_vault
 
 
@@ -119,9 +120,10 @@ def test_stale_or_corrupt_cache_files_are_ignored(wiki, tmp_path, read_count):
     state = tmp_path / "state"
     open_pages(wiki, state)
     file = state / "pages.pickle"
-    data = read_state(file, "pages", CACHE_VERSION)
+    data, texts = read_state_with_texts(file, "pages", CACHE_VERSION)
     data["fingerprint"] = "a different parser"
-    write_state(file, "pages", CACHE_VERSION, data)
+    write_state_with_texts(file, "pages", CACHE_VERSION, data,
+                           [texts.raw((0, data["texts_length"]))])
     read_count.clear()
     cache, changes = open_pages(wiki, state)
     assert len(changes.added) == 2 and len(read_count) == 2

@@ -1,0 +1,133 @@
+"""Where a warm `serve` process's memory goes: resident memory after each thing it loads.
+
+    python bench/bench_memory.py WORKSPACE              # stages, RSS after each (MB)
+    python bench/bench_memory.py WORKSPACE --sizes      # + the page cache's parts, by kind
+    python bench/bench_memory.py WORKSPACE --json
+
+One fresh process loads, in the order `serve` warms up, the page cache (``sync``), the keyword
+index, the graph and the hybrid retriever, then answers one keyword search and one hybrid
+search; VmRSS is read after each stage, so each stage's figure is the memory it added (the
+state files are read warm: run a search in the workspace first). ``--sizes`` adds what the
+page cache holds, by kind: the text of page bodies and sections, the other strings, and the
+objects around them (``sys.getsizeof`` of every object reachable from the cache, each
+counted once), the way to see which part pays to make compact.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def rss_mb() -> float:
+    """This process's resident memory now (VmRSS), in MB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def peak_mb() -> float:
+    """This process's peak resident memory (VmHWM), in MB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def cache_sizes(cache) -> dict[str, float]:
+    """MB held by the page cache, by kind: every object reachable from its entries once."""
+    from mindgraph.page.model import Page, Section
+
+    seen: set[int] = set()
+    sizes = {"body and section text": 0, "other strings": 0, "pages and sections": 0,
+             "links": 0, "containers and other": 0}
+    texts: set[int] = set()
+    for page in cache.pages.values():
+        texts.add(id(page.body))
+        texts.update(id(s.text) for s in page.sections)
+    stack: list = [cache._entries]
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        size = sys.getsizeof(obj)
+        if isinstance(obj, str):
+            sizes["body and section text" if id(obj) in texts else "other strings"] += size
+            continue
+        if isinstance(obj, (Page, Section)):
+            sizes["pages and sections"] += size
+        elif type(obj).__name__ == "Link":
+            sizes["links"] += size
+        else:
+            sizes["containers and other"] += size
+        stack.extend(gc.get_referents(obj))
+    return {k: round(v / 2**20, 1) for k, v in sizes.items()}
+
+
+def measure(workspace: Path, with_sizes: bool) -> dict:
+    """RSS after each stage of a warm start in this process."""
+    from mindgraph.core import Mindgraph
+
+    stages: list[dict] = []
+    before = rss_mb()
+
+    def stage(name: str, action) -> None:
+        nonlocal before
+        started = time.perf_counter()
+        action()
+        now = rss_mb()
+        stages.append({"stage": name, "s": round(time.perf_counter() - started, 2),
+                       "added_mb": round(now - before), "rss_mb": round(now)})
+        before = now
+        print(f"  {name:22} +{stages[-1]['added_mb']:6} MB → {now:7.0f} MB"
+              f"  ({stages[-1]['s']} s)", file=sys.stderr, flush=True)
+
+    stages.append({"stage": "imports", "s": 0, "added_mb": round(before), "rss_mb": round(before)})
+    mg = Mindgraph.open(workspace)
+    try:
+        stage("page cache", mg.sync)
+        stage("keyword index", mg.keyword_index)
+        stage("graph", mg.graph)
+        stage("hybrid retriever", mg.hybrid_retriever)
+        stage("keyword search", lambda: mg.search("how do I sync my vault", 10))
+        stage("hybrid search", lambda: mg.smart_search("move a note to another folder", 10))
+        out: dict = {"workspace": str(workspace), "pages": len(mg._pages()), "stages": stages,
+                     "rss_mb": round(rss_mb()), "peak_rss_mb": round(peak_mb()),
+                     "load": round(os.getloadavg()[0], 1)}
+        if with_sizes:
+            out["page_cache_mb"] = cache_sizes(mg._cache)
+    finally:
+        mg.close()
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("workspace", type=Path)
+    parser.add_argument("--sizes", action="store_true", help="the page cache's parts by kind")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    result = measure(args.workspace.resolve(), args.sizes)
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return
+    print(f"{result['pages']} pages, RSS {result['rss_mb']} MB, peak {result['peak_rss_mb']} MB"
+          f" (load {result['load']})")
+    for row in result["stages"]:
+        print(f"  {row['stage']:22} +{row['added_mb']:6} MB  {row['s']:7.2f} s")
+    for kind, mb in result.get("page_cache_mb", {}).items():
+        print(f"  page cache: {kind:24} {mb:8.1f} MB")
+
+
+if __name__ == "__main__":
+    main()
