@@ -44,34 +44,54 @@ def peak_mb() -> float:
 
 
 def cache_sizes(cache) -> dict[str, float]:
-    """MB held by the page cache, by kind: every object reachable from its entries once."""
-    from mindgraph.page.model import Page, Section
+    """MB held by the page cache, by kind: every object reachable from its entries once,
+    counted under the first kind that reaches it (texts, then links, frontmatter, the rest)."""
+    from mindgraph.page.store import StoredPage
 
     seen: set[int] = set()
-    sizes = {"body and section text": 0, "other strings": 0, "pages and sections": 0,
-             "links": 0, "containers and other": 0}
-    texts: set[int] = set()
-    for page in cache.pages.values():
-        texts.add(id(page.body))
-        texts.update(id(s.text) for s in page.sections)
-    stack: list = [cache._entries]
-    while stack:
-        obj = stack.pop()
-        if id(obj) in seen:
-            continue
-        seen.add(id(obj))
-        size = sys.getsizeof(obj)
-        if isinstance(obj, str):
-            sizes["body and section text" if id(obj) in texts else "other strings"] += size
-            continue
-        if isinstance(obj, (Page, Section)):
-            sizes["pages and sections"] += size
-        elif type(obj).__name__ == "Link":
-            sizes["links"] += size
-        else:
-            sizes["containers and other"] += size
-        stack.extend(gc.get_referents(obj))
-    return {k: round(v / 2**20, 1) for k, v in sizes.items()}
+    texts = [p.__dict__.get("body", "") for p in cache.pages.values()]
+    texts += [s.text for p in cache.pages.values() if "sections" in p.__dict__
+              or not isinstance(p, StoredPage) for s in p.sections]
+    return _sizes(seen, {
+        "body and section text in memory": texts,
+        "links": [link for p in cache.pages.values() for link in p.links],
+        "frontmatter": [p.frontmatter for p in cache.pages.values()],
+        "tags, aliases, titles, paths": [(p.tags, p.aliases, p.title, p.path)
+                                         for p in cache.pages.values()],
+        "pages, sections, entries (the rest)": [cache._entries, cache._pages]})
+
+
+def keyword_sizes(index) -> dict[str, float]:
+    """MB held by the keyword index, by part."""
+    seen: set[int] = set()
+    arrays = [v for bm25 in (index.sections, index.pages) for v in vars(bm25).values()]
+    return _sizes(seen, {
+        "vocabulary": [index.vocab.ids],
+        "section keys (path, id) and rows": [index.sections._keys, index.sections._row_of],
+        "page keys, hashes, ids": [index.pages._keys, index.pages._row_of, index.hashes,
+                                   index._section_ids, index._pid, index._paths],
+        "arrays": arrays})
+
+
+def _sizes(seen: set[int], kinds: dict[str, list]) -> dict[str, float]:
+    """``sys.getsizeof`` of every object reachable from each kind's roots, MB, each object
+    counted once (under the first kind that reaches it)."""
+    import numpy as np
+
+    out = {}
+    for kind, roots in kinds.items():
+        total = 0
+        stack = list(roots)
+        while stack:
+            obj = stack.pop()
+            if id(obj) in seen or type(obj).__name__ in ("PageTexts", "mmap", "module", "type"):
+                continue
+            seen.add(id(obj))
+            total += obj.nbytes if isinstance(obj, np.ndarray) else sys.getsizeof(obj)
+            if not isinstance(obj, (str, bytes, np.ndarray)):
+                stack.extend(gc.get_referents(obj))
+        out[kind] = round(total / 2**20, 1)
+    return out
 
 
 def measure(workspace: Path, with_sizes: bool) -> dict:
@@ -106,6 +126,7 @@ def measure(workspace: Path, with_sizes: bool) -> dict:
                      "load": round(os.getloadavg()[0], 1)}
         if with_sizes:
             out["page_cache_mb"] = cache_sizes(mg._cache)
+            out["keyword_index_mb"] = keyword_sizes(mg.keyword_index())
     finally:
         mg.close()
     return out
@@ -125,8 +146,9 @@ def main() -> None:
           f" (load {result['load']})")
     for row in result["stages"]:
         print(f"  {row['stage']:22} +{row['added_mb']:6} MB  {row['s']:7.2f} s")
-    for kind, mb in result.get("page_cache_mb", {}).items():
-        print(f"  page cache: {kind:24} {mb:8.1f} MB")
+    for part in ("page_cache_mb", "keyword_index_mb"):
+        for kind, mb in result.get(part, {}).items():
+            print(f"  {part[:-3].replace('_', ' ')}: {kind:36} {mb:8.1f} MB")
 
 
 if __name__ == "__main__":

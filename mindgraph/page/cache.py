@@ -47,8 +47,8 @@ from typing import Callable, Collection, Iterable, Iterator
 from .. import statefile
 from ..fsutil import read_bytes
 from .model import Page
-from .store import (PageTexts, StoredPage, encode_texts, read_state_with_texts, resident_fields,
-                    write_state_with_texts)
+from .store import (PageTexts, StoredPage, encode_texts, interned, read_state_with_texts,
+                    resident_fields, write_state_with_texts)
 from .vault import MARKDOWN_SUFFIXES, SKIP_DIRS, PageLimits, PageProblem, page_notices, read_page
 from .watch import WikiWatcher
 
@@ -260,12 +260,15 @@ class PageCache:
         for rel, entry in self._entries.items():
             result = entry.result
             if isinstance(result, Page):
-                if isinstance(result, StoredPage):
+                if isinstance(result, StoredPage) and "_at" in result.__dict__:
                     length = result.__dict__["_at"][1]
+                    result = (resident_fields(result), (offset, length))
                 else:
                     fresh[rel] = encode_texts(result)
                     length = len(fresh[rel])
-                result = (resident_fields(result), (offset, length))
+                    # one copy of each repeated string in the file (the pickle shares them),
+                    # so loading makes no duplicates to free (freed, they fragment the heap)
+                    result = (interned(resident_fields(result)), (offset, length))
                 offset += length
             records[rel] = (entry.mtime_ns, entry.size, entry.racy, result)
         state = {"version": CACHE_VERSION, "fingerprint": parser_fingerprint(),

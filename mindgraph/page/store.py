@@ -30,6 +30,7 @@ import marshal
 import mmap
 import pickle
 import struct
+import sys
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -153,6 +154,34 @@ def resident_fields(page: Page) -> tuple:
     if values is not None:
         return tuple(values[name] for name in RESIDENT_FIELDS)
     return tuple(getattr(page, name) for name in RESIDENT_FIELDS)
+
+
+def interned(resident: tuple) -> tuple:
+    """``resident`` (RESIDENT_FIELDS order) with its repeated strings shared: tags, link
+    targets and sections (a page's name is linked from many pages, each link parsed as a
+    string of its own), frontmatter keys and short values. The links are changed in place:
+    the same values, one copy of each."""
+    values = dict(zip(RESIDENT_FIELDS, resident))
+    values["path"] = sys.intern(values["path"])
+    values["tags"] = tuple(sys.intern(t) for t in values["tags"])
+    for link in values["links"]:
+        fields = link.__dict__
+        fields["target"] = sys.intern(fields["target"])
+        fields["section_id"] = sys.intern(fields["section_id"])
+    values["frontmatter"] = _interned_value(values["frontmatter"])
+    return tuple(values.values())
+
+
+def _interned_value(value: Any) -> Any:
+    """A frontmatter value with its keys and short strings interned (the same value)."""
+    if isinstance(value, str):
+        return sys.intern(value) if len(value) <= 64 else value
+    if isinstance(value, dict):
+        return {sys.intern(k) if isinstance(k, str) else k: _interned_value(v)
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [_interned_value(v) for v in value]
+    return value
 
 
 def write_state_with_texts(path: Path, kind: str, format_version: str | int,
