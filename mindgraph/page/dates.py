@@ -18,7 +18,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 # The key names people and tools (Obsidian templates, Dataview, Hugo, Jekyll, Notion exports)
 # use most; the first one a note sets wins.
@@ -75,9 +75,11 @@ def dates_key(history: tuple[dt.date, dt.date] | None) -> str:
     return f"dates:v{DATES_VERSION}:git:{history[0].isoformat()}:{history[1].isoformat()}"
 
 
-def note_dates(frontmatter: Mapping[str, Any], body: str, path: str,
+def note_dates(frontmatter: Mapping[str, Any], body: str | Callable[[], str], path: str,
                history: tuple[dt.date, dt.date] | None = None) -> NoteDates | None:
     """The real dates of one note, or None when nothing in or about it is dated.
+
+    ``body`` may be a function giving it: it is read only when the frontmatter has no date.
 
     ``history`` is (first commit, last commit) of the raw file, when it is in git. A page
     that mindgraph compiled carries ``date_source``: its dates keep the source they had."""
@@ -86,7 +88,8 @@ def note_dates(frontmatter: Mapping[str, Any], body: str, path: str,
     source = updated_source = _recorded_source(frontmatter)
     if created is None:
         title = frontmatter.get("title") if frontmatter else None
-        found = _found_date(body, path, title if isinstance(title, str) else "", history)
+        found = _found_date(body() if callable(body) else body, path,
+                            title if isinstance(title, str) else "", history)
         if found is None and updated is None:
             return None
         created, source = found or (updated, updated_source)

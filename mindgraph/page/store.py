@@ -4,8 +4,8 @@ without holding their text.
 A page's body and its sections (with their text) are most of what a parsed page weighs, and
 a query reads them for the few pages it answers with. The page cache's state file keeps them
 after its pickle, one marshal blob per page (``encode_texts``); ``read_state_with_texts``
-maps that part of the file (``PageTexts``, an mmap: the kernel pages it in and may drop it
-again), and a ``StoredPage`` is a ``Page`` whose ``body`` and ``sections`` are decoded from
+opens that part of the file (``PageTexts``: a blob is read with ``pread`` when asked for, so
+what was read stays in the kernel's page cache, not in the process), and a ``StoredPage`` is a ``Page`` whose ``body`` and ``sections`` are decoded from
 its blob on each access (the last few hundred decodes are kept, so one query's repeated reads
 decode once). Everything else of the page (title, aliases, tags, links, frontmatter, hashes)
 stays in memory: listing, resolving links and ranking never touch the file.
@@ -13,7 +13,7 @@ stays in memory: listing, resolving links and ranking never touch the file.
 The file holds what was parsed, not the wiki file: a page changed on disk is read again by
 the cache's refresh (its stat, then its hash) exactly as before, and until then the blob is
 the text of the version the cache holds. The file is replaced atomically and never written in
-place, so a mapping stays valid while another process (or this one) saves a new file.
+place, so an open file stays the same while another process (or this one) saves a new one.
 
 Layout: the ``statefile`` header line, the pickle's length (8 bytes, little-endian), the
 pickle, then the blobs. A file without that layout (an older page cache: a bare pickle after
@@ -27,7 +27,7 @@ import functools
 import itertools
 import json
 import marshal
-import mmap
+import os
 import pickle
 import struct
 import sys
@@ -56,19 +56,21 @@ def encode_texts(page: Page) -> bytes:
 
 
 class PageTexts:
-    """The blobs of one page cache file, mapped read-only."""
+    """The blobs of one page cache file, read with ``os.pread`` from a descriptor kept open
+    (the file it names may be replaced: this one stays readable). Read, not mapped: what is
+    read sits in the kernel's page cache, not in this process's resident memory."""
 
     def __init__(self, path: Path, start: int):
-        with open(path, "rb") as handle:
-            size = handle.seek(0, 2)
-            self._map = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if size \
-                else b""
+        self._file = open(path, "rb")     # noqa: SIM115 - closed with this object
         self._start = start
 
     def raw(self, at: tuple[int, int]) -> bytes:
         """The blob at (offset, length) as bytes."""
-        offset = self._start + at[0]
-        return self._map[offset:offset + at[1]]
+        data = os.pread(self._file.fileno(), at[1], self._start + at[0])
+        if len(data) != at[1]:
+            raise OSError(f"{self._file.name}: page text cut short (the state file was "
+                          f"truncated); delete it to rebuild the page cache")
+        return data
 
     def read(self, at: tuple[int, int]) -> tuple[str, tuple[Section, ...]]:
         """The body and sections of the blob at (offset, length)."""
@@ -188,7 +190,7 @@ def write_state_with_texts(path: Path, kind: str, format_version: str | int,
                            state: dict[str, Any], blobs: Iterable[bytes]) -> PageTexts:
     """Atomically replace ``path`` with the header, ``state`` pickled and ``blobs`` after it
     (``state["texts_length"]``: their total length; the state says where each starts,
-    counting from the first), and map the new file's blobs."""
+    counting from the first), and open the new file's blobs."""
     line = MAGIC + json.dumps(header(kind, format_version), sort_keys=True).encode() + b"\n"
     body = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
     mapped: list[PageTexts] = []
@@ -200,7 +202,7 @@ def write_state_with_texts(path: Path, kind: str, format_version: str | int,
 
 def read_state_with_texts(path: Path, kind: str, format_version: str | int
                           ) -> tuple[dict[str, Any], PageTexts] | None:
-    """The state and the mapped blobs ``write_state_with_texts`` wrote with this kind and
+    """The state and the opened blobs ``write_state_with_texts`` wrote with this kind and
     format by this mindgraph, or None (absent, another format or version, damaged)."""
     try:
         with open(path, "rb") as handle:

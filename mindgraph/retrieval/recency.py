@@ -76,7 +76,7 @@ def page_date(page: Page) -> dt.date | None:
         with _memo_lock:
             if key in _memo:
                 return _memo[key]
-    found = note_dates(page.frontmatter, page.body, page.path)
+    found = note_dates(page.frontmatter, lambda: page.body, page.path)   # body: if needed
     date = found.latest if found else None
     if page.content_hash:
         with _memo_lock:
