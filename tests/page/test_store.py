@@ -10,6 +10,7 @@ import json
 import os
 import pickle
 
+import pytest
 from click.testing import CliRunner
 
 from mindgraph.cli import cli
@@ -120,3 +121,24 @@ def test_search_answers_are_the_same_from_the_file_as_from_a_fresh_parse(tmp_pat
     (state / "pages.pickle").unlink()
     (state / "keyword.pickle").unlink()
     assert [search(*q) for q in queries] == first
+
+
+@pytest.mark.slow
+def test_vault_answers_from_the_file_equal_answers_from_parsed_pages(corpora, tmp_path):
+    from mindgraph.retrieval.explain import explain
+    from mindgraph.retrieval.keyword import KeywordIndex
+
+    vault = corpora / "obsidian-help"
+    open_pages(vault, tmp_path / "state")
+    stored = PageCache.open(vault, tmp_path / "state" / "pages.pickle").pages
+    parsed = load_vault(vault).pages
+    assert len(stored) == 883 and all(isinstance(p, StoredPage) for p in stored.values())
+    questions = [json.loads(line)["query"] for line in
+                 (corpora / "obsidian-help-queries.dev.jsonl").read_text().splitlines()]
+
+    def answers(pages):
+        index = KeywordIndex.build(pages[p] for p in sorted(pages))
+        return [[explain(hit, pages[hit.path], q).to_dict() for hit in index.search(q, 10)]
+                for q in questions + ["同期", "插件", "canvas"]]
+
+    assert answers(stored) == answers(parsed)
