@@ -39,7 +39,7 @@ from ..statefile import MAGIC, header
 from .model import Page, Section
 
 _LENGTH = struct.Struct("<Q")
-_DECODED = 512          # blobs kept decoded (one query reads a few dozen pages)
+_DECODED = 2048         # blobs kept decoded: a query reads a few dozen pages; a small vault fits
 _PAGE_FIELDS = tuple(f.name for f in dataclasses.fields(Page))
 _STORED = ("body", "sections")
 # the fields kept in memory, in the order a record holds them
