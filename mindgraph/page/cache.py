@@ -47,8 +47,8 @@ from typing import Callable, Collection, Iterable, Iterator
 from .. import statefile
 from ..fsutil import read_bytes
 from .model import Page
-from .store import (PageTexts, StoredPage, encode_texts, interned, read_state_with_texts,
-                    resident_fields, write_state_with_texts)
+from .store import (PageTexts, StoredPage, encode_texts, forget_decoded, interned,
+                    read_state_with_texts, resident_fields, write_state_with_texts)
 from .vault import MARKDOWN_SUFFIXES, SKIP_DIRS, PageLimits, PageProblem, page_notices, read_page
 from .watch import WikiWatcher
 
@@ -281,6 +281,7 @@ class PageCache:
 
     def _use_texts(self, texts: PageTexts, records: dict[str, tuple]) -> None:
         """Every page reads its texts from ``texts`` (records: where each one's blob is)."""
+        forget_decoded()
         for rel, (_, _, _, record) in records.items():
             if not isinstance(record, tuple):
                 continue

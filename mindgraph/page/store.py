@@ -6,7 +6,7 @@ a query reads them for the few pages it answers with. The page cache's state fil
 after its pickle, one marshal blob per page (``encode_texts``); ``read_state_with_texts``
 opens that part of the file (``PageTexts``: a blob is read with ``pread`` when asked for, so
 what was read stays in the kernel's page cache, not in the process), and a ``StoredPage`` is a ``Page`` whose ``body`` and ``sections`` are decoded from
-its blob on each access (the last few hundred decodes are kept, so one query's repeated reads
+its blob on each access (the last 2048 decodes are kept, so one query's repeated reads
 decode once). Everything else of the page (title, aliases, tags, links, frontmatter, hashes)
 stays in memory: listing, resolving links and ranking never touch the file.
 
@@ -75,6 +75,11 @@ class PageTexts:
     def read(self, at: tuple[int, int]) -> tuple[str, tuple[Section, ...]]:
         """The body and sections of the blob at (offset, length)."""
         return _decode(self, at)
+
+
+def forget_decoded() -> None:
+    """Drop the decoded blobs kept (after a save: they would keep the old file open)."""
+    _decode.cache_clear()
 
 
 @functools.lru_cache(maxsize=_DECODED)

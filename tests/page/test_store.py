@@ -5,6 +5,7 @@ with the old text, even while another process rewrites the file."""
 from __future__ import annotations
 
 import copy
+import gc
 import dataclasses
 import json
 import os
@@ -142,3 +143,22 @@ def test_vault_answers_from_the_file_equal_answers_from_parsed_pages(corpora, tm
                 for q in questions + ["同期", "插件", "canvas"]]
 
     assert answers(stored) == answers(parsed)
+
+
+def test_a_save_lets_go_of_the_file_it_replaced(tmp_path):
+    wiki = _wiki(tmp_path / "wiki")
+    _aged(wiki)
+    open_pages(wiki, tmp_path / "state")
+    cache, _ = open_pages(wiki, tmp_path / "state")
+    assert "Submarines" in cache.pages["sub/Two.md"].body     # a blob decoded and kept
+
+    def deleted_state_files():
+        gc.collect()
+        links = [os.readlink(f"/proc/self/fd/{fd}") for fd in os.listdir("/proc/self/fd")
+                 if os.path.exists(f"/proc/self/fd/{fd}")]
+        return [link for link in links if "pages.pickle" in link and "(deleted)" in link]
+
+    (wiki / "One.md").write_text("# One\n\nEdited.\n")
+    assert cache.refresh().changed == ("One.md",)
+    assert "Submarines" in cache.pages["sub/Two.md"].body
+    assert deleted_state_files() == []      # the replaced file is not held open
