@@ -154,6 +154,10 @@ class RetrievalSettings:
     # (its BM25 score, its best section's cosine) instead of 0.
     fill_missing_scores: bool = False
     normalization: Literal["max", "calibrated", "minmax", "meanmax", "zscore"] = "max"
+    # a query embedded by a model whose cosines crowd into a narrow band (multilingual-e5-small)
+    # is fused with both of those on: under ``max`` such a model's whole candidate pool scores
+    # nearly its top, so being among its 30 pages counted, not its order (README, Fusion options)
+    compressed_cosine_fusion: bool = True
     # each retriever's weight scaled by how far its scores fall from its first to its tenth
     # page (fusion.spread_weights): a flat list tells little about the order of its pages
     spread_weights: bool = True

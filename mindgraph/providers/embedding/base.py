@@ -152,6 +152,21 @@ KeySource = Callable[[], str]
 ENGLISH_ONLY_MODELS = ("local:all-MiniLM-L6-v2",)
 
 
+# Models whose cosines sit in a narrow high band: the E5 family is trained with a contrastive
+# temperature of 0.01, so over the vault a nonsense word's best section scores 0.86, a matching
+# question's 0.91 and the median section 0.77 (README, Offline models).
+COMPRESSED_COSINE_MODELS = ("local:multilingual-e5-small",)
+
+
+def compresses_cosines(provider: EmbeddingProvider) -> bool:
+    """True when the provider's cosines crowd into a narrow band (hybrid fusion measures them
+    from the query's zero point and scores every candidate, retrieval/hybrid.py)."""
+    declared = getattr(provider, "compressed_cosines", None)
+    if declared is not None:
+        return bool(declared)
+    return provider.model_version.startswith(COMPRESSED_COSINE_MODELS)
+
+
 def model_languages(provider: EmbeddingProvider) -> tuple[str, ...] | None:
     """Languages the provider's model was trained for (None: multilingual or unknown)."""
     declared = getattr(provider, "languages", None)
