@@ -43,6 +43,14 @@ QUERY_TIMEOUT_MS = 10_000
 _KEEPALIVES = {"keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 2,
                "keepalives_count": 3, "tcp_user_timeout": 15_000}
 INDEX_BUILD_MEMORY = "512MB"   # a 100k x 384 HNSW graph fits; avoids a slow on-disk build
+# Filters that keep few rows are searched exactly (the rows through the btree, then sorted):
+# a list of at most EXACT_PAGES pages (a hybrid query's scores for the other retriever's
+# pages), or a tenant with at most EXACT_TENANT_ROWS rows and under EXACT_TENANT_SHARE of the
+# model's rows (an index scan would read mostly other tenants' rows and give up after
+# hnsw.max_scan_tuples, 20,000 by default, with fewer than k or none).
+EXACT_PAGES = 2_000
+EXACT_TENANT_ROWS = 50_000
+EXACT_TENANT_SHARE = 0.05
 T = TypeVar("T")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,40}$")
 
@@ -106,6 +114,7 @@ class PgVectorStore:
         self._conn: Any = None
         self._lock = threading.RLock()
         self._indexed: dict[str, int] = {}   # model_version → dimension, index known to exist
+        self._shares: dict[str, tuple[int, int]] = {}   # model → (this tenant's rows, all)
 
     @property
     def description(self) -> str:
@@ -282,6 +291,7 @@ class PgVectorStore:
                     content_hash = EXCLUDED.content_hash, embedding = EXCLUDED.embedding,
                     updated_at = now()""", (self._tenant, model_version, dimension))
             self._ensure_index(conn, model_version, dimension)
+            self._shares.pop(model_version, None)
             return len(records)
 
         return self._run(work)
@@ -300,6 +310,7 @@ class PgVectorStore:
             where.append("model_version = %s")
             params.append(model_version)
         statement = f"DELETE FROM {self._table} WHERE {' AND '.join(where)}"
+        self._shares.clear()
         return self._run(lambda conn: int(conn.execute(statement, params).rowcount))
 
     def move_chunks(self, model_version: str, moves: Sequence[ChunkMove]) -> int:
@@ -324,8 +335,11 @@ class PgVectorStore:
         return self._run(work)
 
     def query_sql(self, model_version: str, dimension: int, *, scopes: bool = False,
-                  pages: bool = False) -> Any:
-        """The top-k statement: the cast and predicate match the model's partial HNSW index."""
+                  pages: bool = False, exact: bool = False) -> Any:
+        """The top-k statement: the cast and predicate match the model's partial HNSW index.
+
+        ``exact``: the rows passing the filters first (through the (model_version, tenant,
+        page) btree), then every distance sorted: exact, for filters that keep few rows."""
         from psycopg import sql
 
         filters = [sql.SQL("model_version = {}").format(sql.Literal(model_version)),
@@ -335,17 +349,41 @@ class PgVectorStore:
         if pages:
             filters.append(sql.SQL("page = ANY(%(pages)s)"))
         cast = sql.SQL("embedding::vector({})").format(sql.Literal(dimension))
+        distance = sql.SQL("{cast} <=> %(q)s::vector({dim})").format(
+            cast=cast, dim=sql.Literal(dimension))
+        where = sql.SQL(" AND ").join(filters)
+        table = sql.Identifier(self._table)
+        if exact:    # a materialized CTE is an optimisation fence: the index cannot order it
+            return sql.SQL(
+                "WITH kept AS MATERIALIZED (SELECT page, chunk_id, section_id, scope, "
+                "{distance} AS distance FROM {table} WHERE {where}) "
+                "SELECT * FROM kept ORDER BY distance LIMIT %(k)s").format(
+                    distance=distance, table=table, where=where)
         return sql.SQL(
-            "SELECT page, chunk_id, section_id, scope, "
-            "{cast} <=> %(q)s::vector({dim}) AS distance FROM {table} WHERE {where} "
-            "ORDER BY {cast} <=> %(q)s::vector({dim}) LIMIT %(k)s").format(
-                cast=cast, dim=sql.Literal(dimension), table=sql.Identifier(self._table),
-                where=sql.SQL(" AND ").join(filters))
+            "SELECT page, chunk_id, section_id, scope, {distance} AS distance FROM {table} "
+            "WHERE {where} ORDER BY {distance} LIMIT %(k)s").format(
+                distance=distance, table=table, where=where)
+
+    def _few_rows(self, conn: Any, model_version: str) -> bool:
+        """True when this tenant holds a small share of the model's rows (counted once per
+        store; writes through this store count again): such a tenant is searched exactly,
+        since an index scan over every tenant's rows would mostly read other tenants'."""
+        counted = self._shares.get(model_version)
+        if counted is None:
+            row = conn.execute(
+                f"SELECT count(*) FILTER (WHERE tenant = %s), count(*) FROM {self._table} "
+                f"WHERE model_version = %s", (self._tenant, model_version)).fetchone()
+            self._shares[model_version] = counted = (int(row[0]), int(row[1]))
+        mine, every = counted
+        return mine <= EXACT_TENANT_ROWS and mine < EXACT_TENANT_SHARE * every
 
     def query(self, vector: np.ndarray, k: int, model_version: str, *,
               scopes: Collection[str] | None = None,
               pages: Collection[str] | None = None) -> list[VectorHit]:
-        """Approximate top-k through the model's HNSW index (cosine distance)."""
+        """Top-k by cosine distance: through the model's HNSW index (iterative scans skip rows
+        the filters drop), or exactly when the filters keep few rows (a short page list, a
+        small tenant); an index scan that comes back short of k (it stops after
+        ``hnsw.max_scan_tuples`` rows the filters dropped) is answered exactly instead."""
         if k <= 0:
             return []
 
@@ -357,12 +395,18 @@ class PgVectorStore:
             q = as_query_vector(vector, dimension, model_version, self.description)
             params: dict[str, Any] = {"tenant": self._tenant, "q": q, "k": int(k),
                                       "scopes": list(scopes or ()), "pages": list(pages or ())}
-            statement = self.query_sql(model_version, dimension, scopes=scopes is not None,
-                                       pages=pages is not None)
+            shape = {"scopes": scopes is not None, "pages": pages is not None}
+            exact = (pages is not None and len(pages) <= EXACT_PAGES) or \
+                self._few_rows(conn, model_version)
             # a query that hangs must not hold a server's queries behind it (searches answer
             # from keywords meanwhile); index builds in `embed` are not bounded this way
             conn.execute(f"SET LOCAL statement_timeout = {QUERY_TIMEOUT_MS}")
-            return conn.execute(statement, params).fetchall()
+            rows = conn.execute(self.query_sql(model_version, dimension, exact=exact, **shape),
+                                params).fetchall()
+            if len(rows) < k and not exact:
+                rows = max(rows, conn.execute(self.query_sql(
+                    model_version, dimension, exact=True, **shape), params).fetchall(), key=len)
+            return rows
 
         rows = self._run(work)
         hits = [VectorHit(page=r[0], chunk_id=r[1], section_id=r[2], scope=r[3],
@@ -406,6 +450,7 @@ class PgVectorStore:
         def work(conn: Any) -> int:
             cur = conn.execute(f"DELETE FROM {self._table} WHERE tenant = %s AND "
                                f"model_version = %s", (self._tenant, model_version))
+            self._shares.pop(model_version, None)
             if self._model_dimension(conn, model_version) is None:
                 conn.execute(sql.SQL("DROP INDEX IF EXISTS {}").format(
                     sql.Identifier(self._index_name(model_version))))
@@ -434,3 +479,4 @@ class PgVectorStore:
         """Remove the whole table and its indexes (every tenant, every model)."""
         self._run(lambda conn: conn.execute(f"DROP TABLE IF EXISTS {self._table}"))
         self._indexed.clear()
+        self._shares.clear()

@@ -152,3 +152,69 @@ def test_a_store_opened_without_ef_search_uses_the_configured_default(pg_dsn, pg
     finally:
         store.drop_table()
         store.close()
+
+
+def around(centre: np.ndarray, n: int, page: str, seed: int) -> list[VectorRecord]:
+    """``n`` records close to ``centre`` (cosine ~0.95), one page each."""
+    rng = np.random.default_rng(seed)
+    m = centre + 0.3 * rng.standard_normal((n, centre.shape[0])).astype(np.float32)
+    return [VectorRecord(f"{page}{i}.md", "lead", "lead", str(i), m[i]) for i in range(n)]
+
+
+def exact_top(rows: list[VectorRecord], q: np.ndarray, k: int) -> list[str]:
+    m = np.stack([r.vector / np.linalg.norm(r.vector) for r in rows])
+    return [rows[i].page for i in np.argsort(-(m @ (q / np.linalg.norm(q))))[:k]]
+
+
+def test_a_tenant_far_from_the_query_among_others_near_it_gets_its_exact_top_k(pg_dsn,
+                                                                                pg_table):
+    # Another tenant's 4,000 rows lie around the query, this tenant's 1,500 on the far side:
+    # the HNSW scan reads the near rows first, drops them (tenant filter) and gives up after
+    # hnsw.max_scan_tuples (20,000 by default; 1,000 here for the same effect at this size):
+    # the answer had no rows at all. It is now answered exactly.
+    q = np.zeros(8, dtype=np.float32)
+    q[0] = 1.0
+    near, far = around(q, 4000, "near", seed=1), around(-q, 1500, "far", seed=2)
+    others = PgVectorStore(pg_dsn, table=pg_table, tenant="others", ef_search=40)
+    mine = PgVectorStore(pg_dsn, table=pg_table, tenant="mine", ef_search=40)
+    try:
+        others.upsert("test:pg:8", near)
+        mine.upsert("test:pg:8", far)
+        mine._run(lambda conn: conn.execute("SET hnsw.max_scan_tuples = 1000"))
+        for k in (10, 80):
+            hits = mine.query(q, k, "test:pg:8")
+            assert [h.page for h in hits] == exact_top(far, q, k)
+        assert [h.page for h in others.query(q, 10, "test:pg:8")] == exact_top(near, q, 10)
+    finally:
+        mine.close()
+        others.drop_table()
+        others.close()
+
+
+def test_a_small_tenant_and_a_short_page_list_are_searched_exactly(pg_dsn, pg_table):
+    q = np.zeros(8, dtype=np.float32)
+    q[0] = 1.0
+    near, few = around(q, 3000, "near", seed=3), around(-q, 100, "few", seed=4)
+    big = PgVectorStore(pg_dsn, table=pg_table, tenant="big", ef_search=40)
+    small = PgVectorStore(pg_dsn, table=pg_table, tenant="small", ef_search=40)
+    try:
+        big.upsert("test:pg:8", near + few)
+        small.upsert("test:pg:8", few)
+        shape = {"tenant": "small", "q": q, "k": 10, "scopes": [], "pages": []}
+        with psycopg.connect(pg_dsn) as conn:
+            from pgvector.psycopg import register_vector
+
+            register_vector(conn)
+            plan = "\n".join(r[0] for r in conn.execute(
+                psycopg.sql.SQL("EXPLAIN ") + small.query_sql("test:pg:8", 8, exact=True),
+                shape).fetchall())
+        assert "hnsw" not in plan and "_model_page" in plan, plan
+        assert [h.page for h in small.query(q, 10, "test:pg:8")] == exact_top(few, q, 10)
+        assert small._few_rows(small._conn, "test:pg:8")      # 100 of 3,200 rows
+        pages = [r.page for r in few[:30]]
+        hits = big.query(q, 100_000, "test:pg:8", pages=pages)
+        assert [h.page for h in hits] == exact_top(few[:30], q, 30)
+    finally:
+        small.close()
+        big.drop_table()
+        big.close()
