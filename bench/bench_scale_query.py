@@ -123,17 +123,23 @@ def fresh_queries(ws: Path, n: int, seed: int) -> list[str]:
 
 
 def timed_queries(mg: Mindgraph, queries: list[str], hybrid: bool) -> dict[str, Any]:
-    times, cpu = [], []
+    times, cpu, stages = [], [], {}
     for q in queries:     # never-seen queries: the model embeds each (no cache to help)
         started, cpu_started = time.perf_counter(), time.process_time()
-        mg.smart_search(q, 10) if hybrid else mg.search(q, 10)
+        answer = mg.smart_search(q, 10) if hybrid else mg.search(q, 10)
         times.append((time.perf_counter() - started) * 1000)
         cpu.append((time.process_time() - cpu_started) * 1000)
+        for stage, ms in (answer.timings_ms.items() if hybrid else ()):
+            stages.setdefault(stage, []).append(ms)
     # CPU time (all threads) says more than wall time on a machine shared by many processes
-    return {"median_ms": round(statistics.median(times), 2),
-            "p95_ms": round(_percentile(times, 95), 2),
-            "cpu_median_ms": round(statistics.median(cpu), 2), "queries": len(queries),
-            "load_average": load()}
+    out = {"median_ms": round(statistics.median(times), 2),
+           "p95_ms": round(_percentile(times, 95), 2),
+           "cpu_median_ms": round(statistics.median(cpu), 2), "queries": len(queries),
+           "load_average": load()}
+    if stages:     # where a hybrid answer's time goes (HybridResponse.timings_ms)
+        out["stage_median_ms"] = {k: round(statistics.median(v), 2) for k, v in stages.items()
+                                  if len(v) * 2 >= len(queries)}
+    return out
 
 
 def bench_local(ws: Path, queries: list[str], config: Path | None = None) -> dict[str, Any]:
@@ -152,9 +158,75 @@ def bench_local(ws: Path, queries: list[str], config: Path | None = None) -> dic
         mg.close()
 
 
+def pg_load(pg: Any, model: str, rows: list[list[str]], vectors: np.ndarray,
+            tenant_rows: list[int] | None = None) -> dict[str, float]:
+    """``rows`` copied into ``pg`` in one upsert (COPY into a temporary table, one INSERT), then
+    the model's partial HNSW index built over all of them, each timed on its own."""
+    from mindgraph.stores.base import VectorRecord
+
+    picked = range(len(rows)) if tenant_rows is None else tenant_rows
+    records = [VectorRecord(rows[i][0], rows[i][1], rows[i][2], rows[i][3], vectors[i],
+                            rows[i][4]) for i in picked]
+    dimension = int(vectors.shape[1])
+    pg._indexed[model] = dimension        # no index yet: the build below is timed apart
+    started = time.perf_counter()
+    pg.upsert(model, records)
+    copy_s = time.perf_counter() - started
+    pg._indexed.pop(model)
+    started = time.perf_counter()
+    pg._run(lambda conn: pg._ensure_index(conn, model, dimension))
+    return {"rows": len(records), "copy_s": round(copy_s, 1),
+            "index_build_s": round(time.perf_counter() - started, 1)}
+
+
+def explain(pg: Any, model: str, q: np.ndarray, k: int, **filters: Any) -> dict[str, Any]:
+    """EXPLAIN ANALYZE of the store's own top-k statement: the indexes it used, its time."""
+    from psycopg import sql
+
+    dimension = int(q.shape[0])
+    statement = pg.query_sql(model, dimension, scopes="scopes" in filters,
+                             pages="pages" in filters)
+    params = {"tenant": pg._tenant, "q": q, "k": k,
+              **{name: list(value) for name, value in filters.items()}}
+    plan = pg._run(lambda conn: conn.execute(sql.SQL("EXPLAIN (ANALYZE, FORMAT JSON) ") +
+                                             statement, params).fetchone()[0])[0]
+    used, nodes = [], [plan["Plan"]]
+    while nodes:
+        node = nodes.pop()
+        if "Index Name" in node:
+            used.append(f"{node['Node Type']} {node['Index Name']}")
+        nodes.extend(node.get("Plans", ()))
+    return {"k": k, "indexes": used, "rows": plan["Plan"]["Actual Rows"],
+            "execution_ms": round(plan["Execution Time"], 2),
+            "jit_ms": round(plan.get("JIT", {}).get("Timing", {}).get("Total", 0.0), 2)}
+
+
+def filtered_recall(store: Any, model: str, qv: np.ndarray, vectors: np.ndarray,
+                    rows: list[list[str]], inside: np.ndarray | None, k: int,
+                    **filters: Any) -> dict[str, Any]:
+    """Recall@k of ``store``'s filtered query against exact search over the rows ``inside``
+    (all when None), its median time, and how many answers came back short of k."""
+    found, times, short = 0, [], 0
+    for q in qv:
+        scores = vectors @ q
+        if inside is not None:
+            scores = np.where(inside, scores, -2.0)
+        wanted = min(k, len(rows) if inside is None else int(inside.sum()))
+        exact = {(rows[i][0], rows[i][1]) for i in np.argpartition(-scores, wanted)[:wanted]}
+        started = time.perf_counter()
+        hits = store.query(q, k, model, **filters)
+        times.append((time.perf_counter() - started) * 1000)
+        short += len(hits) < wanted
+        found += len(exact & {(h.page, h.chunk_id) for h in hits})
+    return {f"recall_at_{k}": round(found / (wanted * len(qv)), 4), "short_answers": short,
+            "query_median_ms": round(statistics.median(times), 2),
+            "query_p95_ms": round(_percentile(times, 95), 2)}
+
+
 def bench_pg(ws: Path, queries: list[str], dsn: str | None) -> dict[str, Any]:
-    """The embedded vectors copied into pgvector: index, recall, hybrid latency."""
-    from mindgraph.stores.embedded import EmbeddedStore
+    """The embedded store's vectors copied into pgvector: load and index build, the plans of
+    its statements, recall@10 against exact (unfiltered, a scoped view, small tenants among
+    the big one), then the full hybrid path over it."""
     from mindgraph.stores.pgvector import PgVectorStore
 
     dsn, server = pg_server(dsn)
@@ -173,47 +245,59 @@ def bench_pg(ws: Path, queries: list[str], dsn: str | None) -> dict[str, Any]:
         vectors = table_rows.vectors[:len(table_rows)]
         rows = table_rows.rows
         if pg.count(model) != len(rows):
-            from mindgraph.stores.base import VectorRecord
-
-            started = time.perf_counter()
-            for i in range(0, len(rows), 20_000):
-                pg.upsert(model, [VectorRecord(r[0], r[1], r[2], r[3], vectors[i + j], r[4])
-                                  for j, r in enumerate(rows[i:i + 20_000])])
-            out["copy_and_index_s"] = round(time.perf_counter() - started, 1)
-        index = pg._run(lambda c: c.execute(
+            pg.drop_table()
+            pg = PgVectorStore(dsn, table=table)
+            out["load"] = pg_load(pg, model, rows, vectors)
+            print(json.dumps(out["load"]), file=sys.stderr, flush=True)
+        out["index"] = [r[0] for r in pg._run(lambda c: c.execute(
             "SELECT indexdef FROM pg_indexes WHERE tablename = %s AND indexdef LIKE "
-            "'%%hnsw%%'", (table,)).fetchall())
-        out["index"] = [r[0] for r in index]
+            "'%%hnsw%%'", (table,)).fetchall())]
         out["ef_search"] = pg._ef_search
         provider = mg.embedding_provider()
         qv = unit(provider.embed_queries(queries[:100]))
         pages = sorted({r[0] for r in rows})
         view = frozenset(random.Random(2).sample(pages, len(pages) // 3))
         inside = np.asarray([r[0] in view for r in rows])
-        for name, mask, filters in (("all", None, {}), ("view_third", inside,
-                                                        {"pages": view})):
-            found, times = 0, []
-            for q in qv:
-                scores = vectors @ q
-                if mask is not None:
-                    scores = np.where(mask, scores, -2.0)
-                exact = {(rows[i][0], rows[i][1]) for i in np.argpartition(-scores, 10)[:10]}
-                started = time.perf_counter()
-                hits = pg.query(q, 10, model, **filters)
-                times.append((time.perf_counter() - started) * 1000)
-                found += len(exact & {(h.page, h.chunk_id) for h in hits})
-            local_found = 0
-            for q in qv:
-                scores = vectors @ q
-                if mask is not None:
-                    scores = np.where(mask, scores, -2.0)
-                exact = {(rows[i][0], rows[i][1]) for i in np.argpartition(-scores, 10)[:10]}
-                hits = local.query(q, 10, model, **filters)
-                local_found += len(exact & {(h.page, h.chunk_id) for h in hits})
-            out[f"recall_at_10_{name}"] = {"pgvector": round(found / (10 * len(qv)), 4),
-                                           "embedded": round(local_found / (10 * len(qv)), 4),
-                                           "pg_query_median_ms":
-                                               round(statistics.median(times), 2)}
+        few = random.Random(4).sample(pages, 60)   # a hybrid query's keyword-only pages
+        out["plans"] = {"top_80": explain(pg, model, qv[0], 80),
+                        "top_80_view_third": explain(pg, model, qv[0], 80, pages=view),
+                        "page_scores_60_pages": explain(pg, model, qv[0], 100_000,
+                                                        pages=few)}
+        out["recall"] = {"all": {"pgvector": filtered_recall(pg, model, qv, vectors, rows,
+                                                              None, 10),
+                                 "embedded": filtered_recall(local, model, qv, vectors, rows,
+                                                             None, 10)},
+                         "view_third": {"pgvector": filtered_recall(
+                             pg, model, qv, vectors, rows, inside, 10, pages=view),
+                             "embedded": filtered_recall(local, model, qv, vectors, rows,
+                                                         inside, 10, pages=view)}}
+        print(json.dumps(out), file=sys.stderr, flush=True)
+        # small tenants sharing the table (and the model's index) with the big one
+        for share in (0.01, 0.001):
+            name = f"tenant_{share:g}"
+            chosen = set(random.Random(5).sample(pages, max(1, int(len(pages) * share))))
+            picked = [i for i, r in enumerate(rows) if r[0] in chosen]
+            tenant = PgVectorStore(dsn, table=table, tenant=name)
+            try:
+                if tenant.count(model) != len(picked):
+                    started = time.perf_counter()
+                    from mindgraph.stores.base import VectorRecord
+
+                    tenant.upsert(model, [VectorRecord(rows[i][0], rows[i][1], rows[i][2],
+                                                       rows[i][3], vectors[i], rows[i][4])
+                                          for i in picked])
+                    load_s = round(time.perf_counter() - started, 1)
+                else:
+                    load_s = None
+                mask = np.zeros(len(rows), dtype=bool)
+                mask[picked] = True
+                out[name] = {"pages": len(chosen), "rows": len(picked), "upsert_s": load_s,
+                             "plan_top_80": explain(tenant, model, qv[0], 80),
+                             "k10": filtered_recall(tenant, model, qv, vectors, rows, mask, 10),
+                             "k80": filtered_recall(tenant, model, qv, vectors, rows, mask, 80)}
+            finally:
+                tenant.close()
+            print(json.dumps({name: out[name]}), file=sys.stderr, flush=True)
         mg.close()
         pg.close()
         out["local"] = bench_local(ws, queries, config=config)
@@ -392,6 +476,9 @@ def bench_serve(ws: Path, queries: list[str], clients: int, seconds: float) -> d
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--notes", type=int, default=100_000)
+    parser.add_argument("--workspace", type=Path,
+                        help="a compiled workspace to use instead of generating --notes notes "
+                             "(its wiki is searched; vectors are added to its state)")
     parser.add_argument("--queries", type=int, default=200, help="per measurement")
     parser.add_argument("--skip-pg", action="store_true")
     parser.add_argument("--skip-serve", action="store_true")
@@ -417,8 +504,8 @@ def main() -> int:
                                  embedded=not args.skip_embedded)
         print(json.dumps(side, indent=2))
         return 0
-    ws = workspace(args.notes)
-    result: dict[str, Any] = {"notes": args.notes, "cpus": os.cpu_count(),
+    ws = args.workspace or workspace(args.notes)
+    result: dict[str, Any] = {"workspace": str(ws), "cpus": os.cpu_count(),
                               "prepare": prepare(ws)}
     queries = fresh_queries(ws, 4 * args.queries + 3000, seed=7)
     parts = [queries[i * args.queries:(i + 1) * args.queries] for i in range(4)]

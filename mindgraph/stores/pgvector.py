@@ -42,7 +42,9 @@ QUERY_TIMEOUT_MS = 10_000
 # a peer that stops answering (a network partition) is noticed in ~15 s instead of never
 _KEEPALIVES = {"keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 2,
                "keepalives_count": 3, "tcp_user_timeout": 15_000}
-INDEX_BUILD_MEMORY = "512MB"   # a 100k x 384 HNSW graph fits; avoids a slow on-disk build
+# maintenance_work_mem for an HNSW build: the whole graph in memory (pgvector builds many times
+# slower once it spills), sized by the rows (~1.9 kB a row of 384 floats), within these MB
+INDEX_BUILD_MEMORY_MB = (512, 4096)
 # Filters that keep few rows are searched exactly (the rows through the btree, then sorted):
 # a list of at most EXACT_PAGES pages (a hybrid query's scores for the other retriever's
 # pages), or a tenant with at most EXACT_TENANT_ROWS rows and under EXACT_TENANT_SHARE of the
@@ -88,6 +90,15 @@ def connection_help(dsn: str, dsn_env: str, detail: str) -> str:
             f"Fix: start the server (`docker compose up -d` runs pgvector/pgvector:pg16), "
             f"or point {dsn_env} at a reachable database, "
             f"or use the embedded store (store.backend: embedded in mindgraph.yml).")
+
+
+def index_build_memory(rows: int, dimension: int) -> str:
+    """maintenance_work_mem for building an HNSW index over ``rows`` vectors of ``dimension``
+    floats: the vectors plus ~400 bytes of graph a row, with a fifth to spare (565,000 chunks
+    of 100,000 notes need ~1.3 GB, more than a fixed 512 MB)."""
+    low, high = INDEX_BUILD_MEMORY_MB
+    need = rows * (dimension * 4 + 400) * 1.2 / 2**20
+    return f"{int(min(max(need, low), high))}MB"
 
 
 def _version_tuple(version: str) -> tuple[int, ...]:
@@ -242,7 +253,9 @@ class PgVectorStore:
             return
         from psycopg import sql
 
-        conn.execute(f"SET LOCAL maintenance_work_mem = '{INDEX_BUILD_MEMORY}'")
+        rows = conn.execute(f"SELECT count(*) FROM {self._table} WHERE model_version = %s",
+                            (model_version,)).fetchone()[0]
+        conn.execute(f"SET LOCAL maintenance_work_mem = '{index_build_memory(rows, dimension)}'")
         conn.execute(sql.SQL(
             "CREATE INDEX IF NOT EXISTS {name} ON {table} USING hnsw "
             "((embedding::vector({dim})) vector_cosine_ops) "

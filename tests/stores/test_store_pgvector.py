@@ -218,3 +218,12 @@ def test_a_small_tenant_and_a_short_page_list_are_searched_exactly(pg_dsn, pg_ta
         small.close()
         big.drop_table()
         big.close()
+
+
+def test_the_index_build_memory_grows_with_the_rows_it_must_hold():
+    from mindgraph.stores.pgvector import index_build_memory
+
+    # a fixed 512 MB spilled the HNSW build of 100,000 notes' 565,000 chunks to disk
+    assert index_build_memory(1000, 384) == "512MB"
+    assert 1200 <= int(index_build_memory(565_000, 384)[:-2]) <= 1400
+    assert index_build_memory(10_000_000, 1536) == "4096MB"
