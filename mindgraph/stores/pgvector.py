@@ -53,6 +53,10 @@ INDEX_BUILD_MEMORY_MB = (512, 4096)
 EXACT_PAGES = 2_000
 EXACT_TENANT_ROWS = 50_000
 EXACT_TENANT_SHARE = 0.05
+# A longer page list (a view) is kept out of the statement: the index is asked for
+# VIEW_FIRST_FETCH × k rows, then more, up to VIEW_MAX_FETCH, before the list goes to SQL.
+VIEW_FIRST_FETCH = 4
+VIEW_MAX_FETCH = 20_000
 T = TypeVar("T")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,40}$")
 
@@ -390,6 +394,26 @@ class PgVectorStore:
         mine, every = counted
         return mine <= EXACT_TENANT_ROWS and mine < EXACT_TENANT_SHARE * every
 
+    def _view_rows(self, conn: Any, model_version: str, dimension: int,
+                   params: dict[str, Any], view: set[str], scoped: bool) -> list[Any] | None:
+        """The top-k inside a long page list (a scoped identity's view), or None: the index
+        is asked for the nearest rows without the list and they are kept in Python, asking
+        for more (by the share kept) until k are in the view. With the list in the
+        statement PostgreSQL estimated each of its pages while planning: 124 ms of planning
+        for 3,300 pages against 43 ms of execution (10,000 notes, load 26)."""
+        k = params["k"]
+        fetch = k * VIEW_FIRST_FETCH
+        statement = self.query_sql(model_version, dimension, scopes=scoped)
+        while fetch <= VIEW_MAX_FETCH:
+            rows = conn.execute(statement, {**params, "k": fetch}).fetchall()
+            kept = sorted((r for r in rows if r[0] in view), key=lambda r: r[4])
+            if len(kept) >= k:
+                return kept[:k]
+            if len(rows) < fetch:     # the scan stopped (or read every row): ask with the list
+                return None
+            fetch = max(fetch * 2, int(fetch * k / max(len(kept), 1) * 1.5))
+        return None      # a view with little of the model's rows: the list goes to SQL
+
     def query(self, vector: np.ndarray, k: int, model_version: str, *,
               scopes: Collection[str] | None = None,
               pages: Collection[str] | None = None) -> list[VectorHit]:
@@ -414,6 +438,11 @@ class PgVectorStore:
             # a query that hangs must not hold a server's queries behind it (searches answer
             # from keywords meanwhile); index builds in `embed` are not bounded this way
             conn.execute(f"SET LOCAL statement_timeout = {QUERY_TIMEOUT_MS}")
+            if pages is not None and not exact:
+                rows = self._view_rows(conn, model_version, dimension, params, set(pages),
+                                       scopes is not None)
+                if rows is not None:
+                    return rows
             rows = conn.execute(self.query_sql(model_version, dimension, exact=exact, **shape),
                                 params).fetchall()
             if len(rows) < k and not exact:
