@@ -161,6 +161,14 @@ def around(centre: np.ndarray, n: int, page: str, seed: int) -> list[VectorRecor
     return [VectorRecord(f"{page}{i}.md", "lead", "lead", str(i), m[i]) for i in range(n)]
 
 
+AXIS = np.eye(8, dtype=np.float32)[0]      # the query of the filtered-search tests
+
+
+def tenants(pg_dsn: str, pg_table: str, *names: str) -> list[PgVectorStore]:
+    """One store a tenant, all on one table."""
+    return [PgVectorStore(pg_dsn, table=pg_table, tenant=name, ef_search=40) for name in names]
+
+
 def exact_top(rows: list[VectorRecord], q: np.ndarray, k: int) -> list[str]:
     m = np.stack([r.vector / np.linalg.norm(r.vector) for r in rows])
     return [rows[i].page for i in np.argsort(-(m @ (q / np.linalg.norm(q))))[:k]]
@@ -172,11 +180,9 @@ def test_a_tenant_far_from_the_query_among_others_near_it_gets_its_exact_top_k(p
     # the HNSW scan reads the near rows first, drops them (tenant filter) and gives up after
     # hnsw.max_scan_tuples (20,000 by default; 1,000 here for the same effect at this size):
     # the answer had no rows at all. It is now answered exactly.
-    q = np.zeros(8, dtype=np.float32)
-    q[0] = 1.0
+    q = AXIS
     near, far = around(q, 4000, "near", seed=1), around(-q, 1500, "far", seed=2)
-    others = PgVectorStore(pg_dsn, table=pg_table, tenant="others", ef_search=40)
-    mine = PgVectorStore(pg_dsn, table=pg_table, tenant="mine", ef_search=40)
+    others, mine = tenants(pg_dsn, pg_table, "others", "mine")
     try:
         others.upsert("test:pg:8", near)
         mine.upsert("test:pg:8", far)
@@ -192,11 +198,9 @@ def test_a_tenant_far_from_the_query_among_others_near_it_gets_its_exact_top_k(p
 
 
 def test_a_small_tenant_and_a_short_page_list_are_searched_exactly(pg_dsn, pg_table):
-    q = np.zeros(8, dtype=np.float32)
-    q[0] = 1.0
+    q = AXIS
     near, few = around(q, 3000, "near", seed=3), around(-q, 100, "few", seed=4)
-    big = PgVectorStore(pg_dsn, table=pg_table, tenant="big", ef_search=40)
-    small = PgVectorStore(pg_dsn, table=pg_table, tenant="small", ef_search=40)
+    big, small = tenants(pg_dsn, pg_table, "big", "small")
     try:
         big.upsert("test:pg:8", near + few)
         small.upsert("test:pg:8", few)
@@ -233,8 +237,7 @@ def test_a_long_view_is_searched_without_its_page_list_in_the_statement(pg_dsn, 
     # A scoped identity's view of 3,300 pages in the statement cost PostgreSQL 124 ms of
     # planning a query (it estimates every page) against 43 ms of execution: the nearest
     # rows are asked for without the list and kept in Python, the exact top-k of the view.
-    q = np.zeros(8, dtype=np.float32)
-    q[0] = 1.0
+    q = AXIS
     rows = around(q, 3000, "p", seed=5) + around(-q, 2500, "far", seed=6)
     store = PgVectorStore(pg_dsn, table=pg_table, ef_search=100)
     sent: list[str] = []
