@@ -308,7 +308,9 @@ class PgVectorStore:
                     content_hash = EXCLUDED.content_hash, embedding = EXCLUDED.embedding,
                     updated_at = now()""", (self._tenant, model_version, dimension))
             self._ensure_index(conn, model_version, dimension)
-            self._shares.pop(model_version, None)
+            counted = self._shares.get(model_version)
+            if counted is not None and counted[0] <= EXACT_TENANT_ROWS:
+                del self._shares[model_version]    # may no longer be few: count again
             return len(records)
 
         return self._run(work)
