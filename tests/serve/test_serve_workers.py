@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -70,11 +71,6 @@ def test_every_connection_has_nagle_off_even_on_a_shared_socket():
     """uvicorn shares one listening socket between worker processes; asyncio leaves Nagle on
     for connections accepted from a socket it did not create (proto 0), so each keep-alive
     answer waited 40 ms for the client's delayed ACK. Our protocol turns it off itself."""
-    import threading
-
-    import uvicorn
-    from fastapi import FastAPI
-
     from mindgraph.serve.tcp import NoDelayHTTPProtocol
 
     seen: list[int] = []
@@ -85,13 +81,27 @@ def test_every_connection_has_nagle_off_even_on_a_shared_socket():
             sock = transport.get_extra_info("socket")
             seen.append(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
 
-    app = FastAPI()
-    app.get("/ping")(lambda: {"ok": True})
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)   # proto 0, as uvicorn's
-    listener.bind(("127.0.0.1", 0))
-    port = listener.getsockname()[1]
     # the standard asyncio loop: uvloop (used when installed) turns Nagle off by itself
-    server = uvicorn.Server(uvicorn.Config(app, http=Probe, loop="asyncio", log_level="warning"))
+    with _ping_server(Probe, loop="asyncio") as port:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}") as http:
+            assert [http.get("/ping").json() for _ in range(3)] == [{"ok": True}] * 3
+    assert seen and all(value != 0 for value in seen)
+
+
+@contextlib.contextmanager
+def _ping_server(protocol, **config):
+    """A uvicorn server of one /ping route on a socket made as uvicorn's (proto 0), serving
+    with ``protocol`` on a thread; yields its port."""
+    import threading
+
+    import uvicorn
+    from fastapi import FastAPI
+
+    app = FastAPI()
+    app.get("/ping")(lambda q="": {"ok": True})
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, http=protocol, log_level="error", **config))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
     thread.start()
     try:
@@ -99,9 +109,7 @@ def test_every_connection_has_nagle_off_even_on_a_shared_socket():
         while not server.started:
             assert time.monotonic() < deadline
             time.sleep(0.05)
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}") as http:
-            assert [http.get("/ping").json() for _ in range(3)] == [{"ok": True}] * 3
-        assert seen and all(value != 0 for value in seen)
+        yield listener.getsockname()[1]
     finally:
         server.should_exit = True
         thread.join(10)
@@ -111,26 +119,10 @@ def test_a_request_too_long_to_parse_gets_a_json_400_naming_the_limit():
     """uvicorn refuses a URL over ~64 KB before the app sees it, with a plain-text 400; the
     served protocol answers in the JSON shape of every other error."""
     import json
-    import threading
-
-    import uvicorn
-    from fastapi import FastAPI
 
     from mindgraph.serve.tcp import NoDelayHTTPProtocol
 
-    app = FastAPI()
-    app.get("/ping")(lambda q="": {"ok": True})
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.bind(("127.0.0.1", 0))
-    port = listener.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, http=NoDelayHTTPProtocol, log_level="error"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + 10
-        while not server.started:
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+    with _ping_server(NoDelayHTTPProtocol) as port:
         with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
             # httpx refuses to send such a URL: a raw request, as any client could send
             raw.sendall(f"GET /ping?q={'a' * 70_000} HTTP/1.1\r\n"
@@ -144,6 +136,3 @@ def test_a_request_too_long_to_parse_gets_a_json_400_naming_the_limit():
         assert error["error"] == "BadRequest" and "64 KB" in error["detail"]
         with httpx.Client(base_url=f"http://127.0.0.1:{port}") as http:
             assert http.get("/ping").json() == {"ok": True}    # still answering
-    finally:
-        server.should_exit = True
-        thread.join(10)
