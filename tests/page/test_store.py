@@ -156,7 +156,8 @@ def test_a_save_lets_go_of_the_file_it_replaced(tmp_path):
         gc.collect()
         links = [os.readlink(f"/proc/self/fd/{fd}") for fd in os.listdir("/proc/self/fd")
                  if os.path.exists(f"/proc/self/fd/{fd}")]
-        return [link for link in links if "pages.pickle" in link and "(deleted)" in link]
+        return [link for link in links if link.startswith(str(tmp_path))   # not other tests'
+                and "pages.pickle" in link and "(deleted)" in link]
 
     (wiki / "One.md").write_text("# One\n\nEdited.\n")
     assert cache.refresh().changed == ("One.md",)
