@@ -8,7 +8,9 @@ The workspace must be ingested and embedded already (e.g. the Obsidian Help vaul
 raw/, then `mindgraph ingest` and `mindgraph embed`). Each run is a new Python process:
 imports, loading the page cache, keyword index, graph and vectors, starting the model, one
 query. With ``--trees``, each tree's code runs in turn (PYTHONPATH), the runs interleaved
-(tree A, tree B, tree A, ...) so both meet the same load. Prints per command and tree the
+(tree A, tree B, tree A, ...) so both meet the same load, each tree on its own copy of the
+workspace (state files of one version would otherwise be rebuilt by the other at every run,
+e.g. when their keyword analyzers differ). Prints per command and tree the
 median wall time and the median CPU time (user + sys of the child) and the load average
 before and after. Bytecode is cached, as it is for users (PYTHONDONTWRITEBYTECODE unset).
 """
@@ -19,9 +21,11 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -64,17 +68,21 @@ def main() -> int:
     parser.add_argument("--commands", nargs="+", default=list(COMMANDS), choices=COMMANDS)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    load_before = os.getloadavg()[0]
-    for tree in args.trees:         # one unmeasured run each: bytecode and kept state
-        for name in args.commands:
-            run_once(COMMANDS[name][0], args.dir, tree)
-    times: dict[tuple[str, str], list[tuple[float, float]]] = {}
-    for _ in range(args.runs):
-        for name in args.commands:
-            for tree in args.trees:
-                wall, cpu, _ = run_once(COMMANDS[name][0], args.dir, tree)
-                times.setdefault((name, str(tree or ".")), []).append((wall, cpu))
-    load_after = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory(prefix="cli-start-") as scratch:
+        workspaces = {tree: args.dir if len(args.trees) == 1 else
+                      shutil.copytree(args.dir, Path(scratch) / str(i), symlinks=True)
+                      for i, tree in enumerate(args.trees)}
+        load_before = os.getloadavg()[0]
+        for tree in args.trees:         # one unmeasured run each: bytecode and kept state
+            for name in args.commands:
+                run_once(COMMANDS[name][0], str(workspaces[tree]), tree)
+        times: dict[tuple[str, str], list[tuple[float, float]]] = {}
+        for _ in range(args.runs):
+            for name in args.commands:
+                for tree in args.trees:
+                    wall, cpu, _ = run_once(COMMANDS[name][0], str(workspaces[tree]), tree)
+                    times.setdefault((name, str(tree or ".")), []).append((wall, cpu))
+        load_after = os.getloadavg()[0]
     rows = [{"command": name, "tree": tree, "target_s": COMMANDS[name][1],
              "median_wall_s": round(statistics.median(w for w, _ in runs), 3),
              "median_cpu_s": round(statistics.median(c for _, c in runs), 3),
