@@ -178,10 +178,13 @@ class PageCache:
         return set(due)
 
     def close(self) -> None:
-        """Stop watching the folder (refreshes scan again if the cache is used later)."""
+        """Stop watching the folder (refreshes scan again if the cache is used later), and
+        drop the decoded texts kept process-wide, which would hold this cache's state file
+        open after the cache is gone."""
         if self._watcher is not None:
             self._watcher.close()
             self._watcher = None
+        forget_decoded()
 
     def _refresh(self, only: Iterable[str] | None, save: bool, reread: Collection[str] = ()
                  ) -> ChangeSet:

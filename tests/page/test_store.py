@@ -10,6 +10,7 @@ import dataclasses
 import json
 import os
 import pickle
+import time
 
 import pytest
 from click.testing import CliRunner
@@ -163,3 +164,26 @@ def test_a_save_lets_go_of_the_file_it_replaced(tmp_path):
     assert cache.refresh().changed == ("One.md",)
     assert "Submarines" in cache.pages["sub/Two.md"].body
     assert deleted_state_files() == []      # the replaced file is not held open
+
+
+def test_closed_workspaces_leave_no_state_file_open(tmp_path):
+    from mindgraph.config import settings_from_dict
+    from mindgraph.core import Mindgraph
+
+    wiki = _wiki(tmp_path / "wiki")
+    _aged(wiki)
+
+    def open_state_files():
+        gc.collect()
+        return [fd for fd in os.listdir("/proc/self/fd") if os.path.exists(f"/proc/self/fd/{fd}")
+                and os.readlink(f"/proc/self/fd/{fd}").startswith(str(tmp_path))]
+
+    for round in range(3):
+        mg = Mindgraph(settings_from_dict({}, base_dir=tmp_path))
+        assert mg.search("submarines", 3)          # decodes a page's text from the file
+        (wiki / "One.md").write_text(f"# One\n\nEdited {round}.\n")
+        time.sleep(0.01)
+        mg.search("submarines", 3)                 # a refresh saves: a new file
+        mg.close()
+        del mg
+    assert open_state_files() == []
