@@ -9,6 +9,9 @@ the report) stays in the parent, one note after another in note order (``imap`` 
 the pages, the state and what a kill leaves behind are those of a run in one process. A worker gets SIGKILL when the parent dies
 (Linux ``PR_SET_PDEATHSIG``), so a killed run leaves no orphan holding the ingest lock.
 
+A worker that dies (killed, out of memory) does not hang the run: the pool breaks, and what
+was not computed yet is computed in this process, in order.
+
 Forking is used only where it is safe: on Linux, in a process with no other thread (a server
 calling ingest from a worker thread compiles in that thread).
 """
@@ -20,6 +23,8 @@ import os
 import signal
 import sys
 import threading
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Iterator, Sequence
 
 MIN_NOTES_PER_PROCESS = 32      # below this a fork costs more than it saves
@@ -43,14 +48,26 @@ def in_workers(work: Callable[[Any], Any], items: Sequence[Any], processes: int,
     (``chunk`` items per message: it amortises the pipe and keeps the order cheap)."""
     global _JOB
     _JOB = (work, items)
-    context = multiprocessing.get_context("fork")
-    pool = context.Pool(processes, initializer=_die_with_parent, initargs=(os.getpid(),))
+    # with "fork" the executor forks every worker up front, before its manager thread starts
+    pool = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork"),
+                               initializer=_die_with_parent, initargs=(os.getpid(),))
+    done = 0
     try:
-        yield from pool.imap(_work, range(len(items)), chunksize=chunk)
-        pool.close()
+        try:
+            for result in pool.map(_work, range(len(items)), chunksize=chunk):
+                yield result
+                done += 1
+        except BrokenProcessPool:   # a worker died: the rest here (imap used to wait forever)
+            for position in range(done, len(items)):
+                yield work(items[position])
     finally:
-        pool.terminate()
-        pool.join()
+        workers = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for worker in workers:      # they ignore Ctrl-C: stop them, the run is over
+            if worker.is_alive():
+                worker.terminate()
+        for worker in workers:
+            worker.join(5)
         _JOB = None
 
 

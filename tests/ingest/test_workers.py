@@ -13,7 +13,7 @@ from mindgraph.cli import cli
 from mindgraph.config import load_settings
 from mindgraph.ingest import STATE_FILENAME
 from mindgraph.ingest.pipeline import run_ingest
-from mindgraph.ingest.workers import MIN_NOTES_PER_PROCESS, processes_for
+from mindgraph.ingest.workers import MIN_NOTES_PER_PROCESS, in_workers, processes_for
 
 from ingest_helpers import tree_hashes
 
@@ -117,3 +117,31 @@ def test_the_segmenters_a_run_needs_are_loaded_once_before_forking():
     assert loaded("ノートを開く") == ["ja"]
     assert loaded("打开笔记", "English") == ["zh"]
     assert loaded("打开笔记", "ノートを開く") == ["ja", "zh"]
+
+
+def _square_or_die(item):
+    """Squares ``item``; in a worker, the process running item 13 dies as the OOM killer
+    would kill it (SIGKILL: no exception, no reply)."""
+    parent, value = item
+    if value == 13 and os.getpid() != parent:
+        os.kill(os.getpid(), 9)
+    return value * value
+
+
+def test_a_worker_that_dies_does_not_hang_the_run_the_rest_is_computed_here():
+    import signal
+    import time
+
+    def alarm(*_):
+        raise TimeoutError("in_workers hung after a worker died")
+
+    signal.signal(signal.SIGALRM, alarm)
+    signal.alarm(60)
+    try:
+        started = time.monotonic()
+        items = [(os.getpid(), n) for n in range(200)]
+        got = list(in_workers(_square_or_die, items, 2, chunk=4))
+    finally:
+        signal.alarm(0)
+    assert got == [n * n for n in range(200)]          # all of them, in order
+    assert time.monotonic() - started < 60
