@@ -40,6 +40,7 @@ import marshal
 import os
 import stat
 import time
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Collection, Iterable, Iterator
@@ -47,12 +48,12 @@ from typing import Callable, Collection, Iterable, Iterator
 from .. import statefile
 from ..fsutil import read_bytes
 from .model import Page
-from .store import (PageTexts, StoredPage, encode_texts, forget_decoded, interned,
-                    read_state_with_texts, resident_fields, write_state_with_texts)
+from .store import (PageTexts, StoredPage, encode_texts, forget_decoded, holds_own_blob,
+                    interned, read_state_with_texts, resident_fields, write_state_with_texts)
 from .vault import MARKDOWN_SUFFIXES, SKIP_DIRS, PageLimits, PageProblem, page_notices, read_page
 from .watch import WikiWatcher
 
-CACHE_VERSION = 2      # 2: texts after the pickle, mapped (store.py); 1: one pickle
+CACHE_VERSION = 3      # 3: blobs checksummed; 2: texts after the pickle (store.py); 1: one pickle
 RACY_NS = 2_000_000_000
 ALIAS_RECHECK_S = 2.0       # every file with another name is compared within this time
 ALIAS_MIN_BATCH = 64        # files with another name compared at each refresh, at least
@@ -96,6 +97,7 @@ class PageCache:
     _scans: int = 0
     _watcher: WikiWatcher | None = None
     _aliased: set[str] = field(default_factory=set)    # hard-linked or symlinked pages
+    _texts: PageTexts | None = field(default=None, repr=False)   # the state file's blobs
     _alias_ring: list[str] | None = None    # _aliased in order, for the rotating cursor
     _alias_cursor: int = 0
     _aliases_checked_at: float = 0.0        # clock() of the last check of any of them
@@ -156,6 +158,8 @@ class PageCache:
             changes = self._refresh(only, save, reread)
         if only is None:
             self._scans += 1
+        if save and self._texts is not None and self._texts.damaged:
+            self.save()         # a whole file again, with the texts repaired from the wiki
         return changes
 
     def _aliases_due(self) -> set[str]:
@@ -263,15 +267,16 @@ class PageCache:
         for rel, entry in self._entries.items():
             result = entry.result
             if isinstance(result, Page):
-                if isinstance(result, StoredPage) and "_at" in result.__dict__:
-                    length = result.__dict__["_at"][1]
-                    result = (resident_fields(result), (offset, length))
+                if holds_own_blob(result):
+                    _, length, crc = result.__dict__["_at"]
+                    result = (resident_fields(result), (offset, length, crc))
                 else:
                     fresh[rel] = encode_texts(result)
                     length = len(fresh[rel])
                     # one copy of each repeated string in the file (the pickle shares them),
                     # so loading makes no duplicates to free (freed, they fragment the heap)
-                    result = (interned(resident_fields(result)), (offset, length))
+                    result = (interned(resident_fields(result)),
+                              (offset, length, zlib.crc32(fresh[rel])))
                 offset += length
             records[rel] = (entry.mtime_ns, entry.size, entry.racy, result)
         state = {"version": CACHE_VERSION, "fingerprint": parser_fingerprint(),
@@ -285,6 +290,7 @@ class PageCache:
     def _use_texts(self, texts: PageTexts, records: dict[str, tuple]) -> None:
         """Every page reads its texts from ``texts`` (records: where each one's blob is)."""
         forget_decoded()
+        self._watch_texts(texts)
         for rel, (_, _, _, record) in records.items():
             if not isinstance(record, tuple):
                 continue
@@ -295,6 +301,17 @@ class PageCache:
             else:
                 entry.result = self._pages[rel] = StoredPage.of(record[0], texts, record[1])
 
+    def _watch_texts(self, texts: PageTexts) -> None:
+        """A damaged blob of ``texts`` is parsed again from its wiki file."""
+        root, limits = self.root, self.limits   # not self: no cycle (paused_gc freezes them)
+
+        def repair(rel: str) -> Page | None:
+            page = read_page(root, root / rel, limits)
+            return page if isinstance(page, Page) else None
+
+        texts.repair = repair
+        self._texts = texts
+
     def _load(self) -> None:
         assert self.cache_file is not None
         with paused_gc():
@@ -302,6 +319,7 @@ class PageCache:
         if found is None:
             return
         state, texts = found
+        self._watch_texts(texts)
         if (state.get("version") != CACHE_VERSION
                 or state.get("fingerprint") != parser_fingerprint()
                 or state.get("root") != str(self.root.resolve())

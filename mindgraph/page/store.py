@@ -15,6 +15,13 @@ the cache's refresh (its stat, then its hash) exactly as before, and until then 
 the text of the version the cache holds. The file is replaced atomically and never written in
 place, so an open file stays the same while another process (or this one) saves a new one.
 
+Each blob's place is (offset, length, crc32): a blob cut short (the file truncated in place)
+or changed (the same size, other bytes) is refused when read, and the page's texts are parsed
+again from its wiki file, the source of truth (``PageTexts.repair``; the cache then saves a
+whole file at its next refresh). A save copies a blob it holds verbatim, its checksum with it,
+and one it cannot read at all as zeros its checksum refuses, so damage is never made whole
+by a save: it is found and repaired when the page is read.
+
 Layout: the ``statefile`` header line, the pickle's length (8 bytes, little-endian), the
 pickle, then the blobs. A file without that layout (an older page cache: a bare pickle after
 the header, format 1) is refused by the header's format before anything is read.
@@ -31,8 +38,9 @@ import os
 import pickle
 import struct
 import sys
+import zlib
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from ..fsutil import atomic_write_bytes
 from ..statefile import MAGIC, header
@@ -46,10 +54,21 @@ _STORED = ("body", "sections")
 RESIDENT_FIELDS = tuple(name for name in _PAGE_FIELDS if name not in _STORED)
 
 
+class PageTextDamaged(OSError):
+    """A page's blob in the page cache's file is cut short or not what was written."""
+
+
+def holds_own_blob(page: Page) -> bool:
+    """Whether ``page`` reads its texts from a blob (not repaired, not set in memory)."""
+    values = page.__dict__
+    return isinstance(page, StoredPage) and "_texts" in values and "body" not in values
+
+
 def encode_texts(page: Page) -> bytes:
-    """The blob of ``page``'s body and sections (a StoredPage's own blob is reused as is)."""
-    if isinstance(page, StoredPage) and "_texts" in page.__dict__:
-        return page.__dict__["_texts"].raw(page.__dict__["_at"])
+    """The blob of ``page``'s body and sections (a StoredPage's own blob is copied as is,
+    unchecked: its place keeps its checksum)."""
+    if holds_own_blob(page):
+        return page.__dict__["_texts"].raw(page.__dict__["_at"], check=False)
     return marshal.dumps((page.body, tuple(
         (s.id, s.heading, s.level, s.path, s.text, s.start_line, s.end_line)
         for s in page.sections)))
@@ -63,13 +82,20 @@ class PageTexts:
     def __init__(self, path: Path, start: int):
         self._file = open(path, "rb")     # noqa: SIM115 - closed with this object
         self._start = start
+        # the page of a path parsed again from the wiki (set by the cache), and whether a
+        # blob needed it since this file was written
+        self.repair: Callable[[str], Page | None] | None = None
+        self.damaged = False
 
-    def raw(self, at: tuple[int, int]) -> bytes:
-        """The blob at (offset, length) as bytes."""
+    def raw(self, at: tuple[int, ...], check: bool = True) -> bytes:
+        """The blob at (offset, length, crc32) as bytes; ``check`` False: as they are on
+        disk, a part the file no longer has as zeros."""
         data = os.pread(self._file.fileno(), at[1], self._start + at[0])
-        if len(data) != at[1]:
-            raise OSError(f"{self._file.name}: page text cut short (the state file was "
-                          f"truncated); delete it to rebuild the page cache")
+        if not check:
+            return data + bytes(at[1] - len(data))
+        if len(data) != at[1] or (len(at) > 2 and zlib.crc32(data) != at[2]):
+            raise PageTextDamaged(f"{self._file.name}: a page's text is cut short or "
+                                  f"changed (the state file was truncated or written over)")
         return data
 
     def read(self, at: tuple[int, int]) -> tuple[str, tuple[Section, ...]]:
@@ -103,7 +129,16 @@ class _Stored:
         values = page.__dict__
         if self.name in values:
             return values[self.name]
-        return values["_texts"].read(values["_at"])[self.index]
+        texts = values["_texts"]
+        try:
+            return texts.read(values["_at"])[self.index]
+        except PageTextDamaged:
+            parsed = texts.repair(values["path"]) if texts.repair else None
+            if parsed is None:
+                raise
+            texts.damaged = True      # the cache writes a whole file at its next refresh
+            values["body"], values["sections"] = parsed.body, parsed.sections
+            return values[self.name]
 
     def __set__(self, page: Any, value: Any) -> None:
         page.__dict__[self.name] = value

@@ -73,6 +73,11 @@ def install_error_handlers(app: FastAPI) -> None:
             detail += " (send a JSON object with Content-Type: application/json)"
         return body(422, "ValidationError", detail or "invalid request", errors)
 
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
+        # a bug or damage nothing above handles: the JSON shape too (the traceback is logged)
+        return body(500, "InternalError", f"{type(exc).__name__}: {exc}"[:500])
+
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         detail = str(exc.detail)

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from mindgraph.cli import cli
 from mindgraph.page.cache import CACHE_VERSION, PageCache, open_pages
 from mindgraph.page.model import Page
-from mindgraph.page.store import StoredPage
+from mindgraph.page.store import StoredPage, forget_decoded
 from mindgraph.page.vault import load_vault
 from mindgraph.statefile import write_state
 
@@ -187,3 +187,28 @@ def test_closed_workspaces_leave_no_state_file_open(tmp_path):
         mg.close()
         del mg
     assert open_state_files() == []
+
+
+def test_a_blob_cut_short_or_written_over_is_parsed_again_from_the_wiki(tmp_path):
+    """The page cache's file truncated in place, or a same-size edit inside it (disk damage,
+    another program): the page's text is parsed again from its wiki file, never served from
+    the damaged bytes, and the next refresh writes a whole file."""
+    wiki = _wiki(tmp_path / "wiki")
+    _aged(wiki)
+    open_pages(wiki, tmp_path / "state")
+    state = tmp_path / "state" / "pages.pickle"
+    data = state.read_bytes()
+    at = data.index("Submarines".encode())
+    state.write_bytes(data[:at] + b"Torpedoes!" + data[at + 10:])     # same size, in place
+    cache, _ = open_pages(wiki, tmp_path / "state")
+    assert "Submarines dive" in cache.pages["sub/Two.md"].body
+    assert "Torpedoes" not in cache.pages["sub/Two.md"].body
+    assert all("Torpedoes" not in s.text for s in cache.pages["sub/Two.md"].sections)
+    assert cache._texts.damaged          # loaded from the file, the blob refused and repaired
+    cache.refresh()
+    assert b"Torpedoes" not in state.read_bytes()          # saved whole again
+    with open(state, "r+b") as handle:                      # cut short under a reader
+        handle.truncate(state.stat().st_size // 2)
+    forget_decoded()
+    assert "Lead about zeppelins" in cache.pages["One.md"].body
+    assert "Submarines dive" in cache.pages["sub/Two.md"].body

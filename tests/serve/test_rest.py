@@ -454,3 +454,18 @@ def test_communities_leave_out_lone_pages_as_the_cli_does(client, workspace):
     every = client.get("/communities", params={"min_size": 1}).json()
     assert sorted(len(c["members"]) for c in every["communities"]) == [1, 2] and every["count"] == 2
     assert client.get("/communities", params={"min_size": 0}).status_code == 422
+
+
+def test_an_unexpected_error_is_a_json_500(workspace):
+    mg = Mindgraph(settings_from_dict({}, base_dir=workspace))
+    app = create_app(mg)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the state folder went away")
+
+    mg.search = broken
+    with TestClient(app, base_url=LOCAL, raise_server_exceptions=False) as client:
+        answer = client.get("/search", params={"q": "trunks"})
+    assert answer.status_code == 500 and answer.headers["content-type"] == "application/json"
+    assert answer.json() == {"error": "InternalError",
+                             "detail": "RuntimeError: the state folder went away"}
