@@ -86,6 +86,23 @@ def test_a_shortened_weights_file_is_not_loaded_but_made_again(tmp_path, texts, 
     assert (kept / WEIGHTS_FILE).stat().st_size == whole
 
 
+def test_weights_written_over_with_other_bytes_of_the_same_size_are_made_again(
+        tmp_path, texts, expected):
+    """The runtime loads such weights without a word and embeds nonsense: the manifest's
+    checksum refuses them first."""
+    LocalMiniLMProvider(threads=1, state_dir=tmp_path).embed_queries(["warm"])
+    [kept] = _kept(tmp_path)
+    weights = kept / WEIGHTS_FILE
+    size = weights.stat().st_size
+    with open(weights, "r+b") as handle:
+        handle.seek(size // 3)
+        handle.write(np.random.default_rng(0).bytes(size // 3))
+    again = _fresh_process(tmp_path, texts)
+    assert np.array_equal(np.float32(again["vectors"]), expected)
+    [kept] = _kept(tmp_path)
+    assert weights.stat().st_size == size
+
+
 def test_a_kept_model_the_runtime_refuses_is_made_again(tmp_path, texts, expected):
     LocalMiniLMProvider(threads=1, state_dir=tmp_path).embed_queries(["warm"])
     [kept] = _kept(tmp_path)
