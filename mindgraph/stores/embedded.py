@@ -31,6 +31,7 @@ import contextlib
 import hashlib
 import io
 import json
+import os
 import re
 import threading
 import time
@@ -79,6 +80,7 @@ class _Table:
         self._filters: dict[tuple[object, object], np.ndarray] = {}
         self.ann: AnnIndex | None = None           # from EXACT_BELOW rows on (stores/ann.py)
         self.damaged = ""                          # what a damaged log tail lost, if it did
+        self.tail_cut = False                      # that tail cut off by this process
         # upserts (rows, matrix) and removals (page, chunk_ids) since the last load/flush
         self.journal: list[Op] = []
 
@@ -426,7 +428,8 @@ class EmbeddedStore:
         """Write every changed model file atomically, merged with what another process wrote
         since this one loaded it."""
         with self._lock:
-            dirty = [name for name, table in self._tables.items() if table.dirty]
+            dirty = [name for name, table in self._tables.items()
+                     if table.dirty or (table.damaged and not table.tail_cut)]
             if not dirty and (self._cleaned or not self.folder.is_dir()):
                 return
             with exclusive_lock(self.folder / ".lock"):
@@ -442,6 +445,18 @@ class EmbeddedStore:
         path = self.folder / model_file_name(name)
         log = vector_log.log_path(path)
         on_disk = _stamp(path)
+        if table.damaged and not table.journal and on_disk == table.stamp and \
+                _inode_and_size(log) == table.log_seen:
+            # nothing to add: cut the damaged tail off, so the next reader finds a whole log
+            try:
+                with open(log, "r+b") as handle:
+                    handle.truncate(table.log_end)
+                    os.fsync(handle.fileno())
+            except OSError as exc:
+                raise StoreError(f"Cannot write {log}: {exc}. Check that the state folder "
+                                 f"is writable and the disk has space.") from exc
+            table.log_seen, table.tail_cut, table.dirty = _inode_and_size(log), True, False
+            return
         if on_disk != table.stamp or _inode_and_size(log) != table.log_seen:
             # Another process wrote (or emptied and deleted) the files since we loaded them:
             # our changes go on top of what it left, not over it.

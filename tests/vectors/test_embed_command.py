@@ -156,3 +156,20 @@ def test_embed_says_what_a_damaged_vector_log_lost_and_embeds_it_again(workspace
     assert "Embedded 1 of 3 chunks" in result.stdout      # Sync.md's lost vector, again
     again = json.loads(embed(workspace, "--json").output)
     assert again["repaired"] == [] and again["embedded"] == 0
+
+
+def test_a_damaged_log_tail_is_cut_off_by_embed_even_with_nothing_to_embed(workspace):
+    import os
+
+    assert embed(workspace).exit_code == 0
+    sync = workspace / "wiki" / "Sync.md"
+    sync.write_text("---\ntitle: Sync\n---\nKeep notes in step, twice.\n", encoding="utf-8")
+    assert json.loads(embed(workspace, "--json").output)["embedded"] == 1   # into the log
+    log, = (workspace / ".mindgraph" / "vectors" / "default").glob("*.log")
+    whole = log.read_bytes()
+    log.write_bytes(whole + b"JUNK" * 50)               # bytes that are no entry
+    os.utime(log, (log.stat().st_atime - 60, log.stat().st_mtime - 60))
+    first = json.loads(embed(workspace, "--json").output)
+    assert first["embedded"] == 0 and len(first["repaired"]) == 1
+    assert log.read_bytes() == whole                    # cut back to its last whole entry
+    assert json.loads(embed(workspace, "--json").output)["repaired"] == []
