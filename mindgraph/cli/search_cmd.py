@@ -27,6 +27,9 @@ def search_command(settings: Settings, query: tuple[str, ...], limit: int, hybri
                    as_json: bool, trust: TrustCriteria) -> None:
     """Find pages matching QUERY (English, Japanese, Chinese, code tokens)."""
     text = " ".join(query).strip()
+    if not text:
+        raise click.UsageError("QUERY is empty. Give the words to search for, e.g. "
+                               "`mindgraph search \"sync settings\"`.")
     mg = open_core(settings)
     started = time.perf_counter()
     if hybrid:

@@ -51,7 +51,8 @@ def add_graph_routes(route: Callable[..., Callable], mg: Mindgraph, fresh: Calla
                         "community of one)"))) -> dict[str, Any]:
         fresh()
         found = mg.as_identity(who).communities(min_size)
-        return {"count": len(found), "communities": [asdict(c) for c in found[:limit]]}
+        return {"count": len(found),
+                "communities": [{**asdict(c), "size": c.size} for c in found[:limit]]}
 
 
 __all__ = ["add_graph_routes"]

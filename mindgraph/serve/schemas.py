@@ -239,6 +239,7 @@ class CommunityOut(BaseModel):
     id: int
     name: str
     center: str
+    size: int
     members: list[str]
 
 

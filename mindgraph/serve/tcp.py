@@ -37,8 +37,8 @@ class NoDelayHTTPProtocol(AutoHTTPProtocol):  # type: ignore[misc,valid-type]
     def send_400_response(self, msg: str) -> None:
         """The 400 for a request that is not parseable HTTP, as a JSON error like the app's."""
         body = json.dumps({"error": "BadRequest", "detail": (
-            f"{msg.rstrip('.')}: not a well-formed HTTP/1.1 request, or its URL is over "
-            f"64 KB. Keep the URL short: a search query is at most 1,000 characters.")}
+            f"{msg.rstrip('.')}: its request line or a header is not well-formed HTTP/1.1, "
+            f"or its URL is over 64 KB (a search query is at most 1,000 characters).")}
         ).encode("utf-8")
         head = [b"HTTP/1.1 400 Bad Request\r\n"]
         for name, value in self.server_state.default_headers:

@@ -87,3 +87,10 @@ def test_no_match_does_not_echo_a_huge_query_in_full(tmp_path):
     workspace = _workspace(tmp_path)
     out = _search(workspace, "quokka " * 1500)
     assert "No page matches 'quokka quokka" in out and len(out) < 200, len(out)
+
+
+def test_an_empty_query_is_a_usage_error_as_over_rest(tmp_path):
+    workspace = _workspace(tmp_path)
+    for blank in ("", "   "):
+        result = CliRunner().invoke(cli, ["search", blank, "-C", str(workspace)])
+        assert result.exit_code == 2 and "QUERY is empty" in result.output, result.output
