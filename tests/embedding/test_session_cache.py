@@ -58,6 +58,13 @@ def _kept(state_dir: Path) -> list[Path]:
     return sorted((state_dir / FOLDER).glob(f"*{SUFFIX}"))
 
 
+def _kept_weights(state_dir: Path) -> Path:
+    """The weights file of the one optimised model a warm-up query kept."""
+    LocalMiniLMProvider(threads=1, state_dir=state_dir).embed_queries(["warm"])
+    [kept] = _kept(state_dir)
+    return kept / WEIGHTS_FILE
+
+
 def test_a_later_process_loads_the_optimised_model_and_embeds_the_same_bits(tmp_path, texts,
                                                                             expected):
     first = _fresh_process(tmp_path, texts)       # rewrites, optimises, keeps both
@@ -74,9 +81,7 @@ def test_a_later_process_loads_the_optimised_model_and_embeds_the_same_bits(tmp_
 
 def test_a_shortened_weights_file_is_not_loaded_but_made_again(tmp_path, texts, expected):
     """Mapped, a cut weights file would crash the process: its size is checked first."""
-    LocalMiniLMProvider(threads=1, state_dir=tmp_path).embed_queries(["warm"])
-    [kept] = _kept(tmp_path)
-    weights = kept / WEIGHTS_FILE
+    weights = _kept_weights(tmp_path)
     whole = weights.stat().st_size
     with open(weights, "r+b") as handle:
         handle.truncate(whole // 2)
@@ -90,16 +95,13 @@ def test_weights_written_over_with_other_bytes_of_the_same_size_are_made_again(
         tmp_path, texts, expected):
     """The runtime loads such weights without a word and embeds nonsense: the manifest's
     checksum refuses them first."""
-    LocalMiniLMProvider(threads=1, state_dir=tmp_path).embed_queries(["warm"])
-    [kept] = _kept(tmp_path)
-    weights = kept / WEIGHTS_FILE
+    weights = _kept_weights(tmp_path)
     size = weights.stat().st_size
     with open(weights, "r+b") as handle:
         handle.seek(size // 3)
         handle.write(np.random.default_rng(0).bytes(size // 3))
     again = _fresh_process(tmp_path, texts)
     assert np.array_equal(np.float32(again["vectors"]), expected)
-    [kept] = _kept(tmp_path)
     assert weights.stat().st_size == size
 
 

@@ -137,18 +137,29 @@ def test_progress_bar_goes_to_stderr_on_a_terminal(workspace, monkeypatch):
     assert "Embedding" in result.stderr and "Embedding" not in result.stdout
 
 
-def test_embed_says_what_a_damaged_vector_log_lost_and_embeds_it_again(workspace):
-    import os
-
+def _embedded_with_a_log(workspace: Path) -> Path:
+    """Embedded, then one changed page embedded into the log: the log's path."""
     assert embed(workspace).exit_code == 0
     sync = workspace / "wiki" / "Sync.md"
     sync.write_text("---\ntitle: Sync\n---\nKeep notes in step, twice.\n", encoding="utf-8")
     assert json.loads(embed(workspace, "--json").output)["embedded"] == 1   # into the log
     log, = (workspace / ".mindgraph" / "vectors" / "default").glob("*.log")
+    return log
+
+
+def _aged(path: Path) -> None:
+    """Written a minute ago: not an append still in progress."""
+    import os
+
+    os.utime(path, (path.stat().st_atime - 60, path.stat().st_mtime - 60))
+
+
+def test_embed_says_what_a_damaged_vector_log_lost_and_embeds_it_again(workspace):
+    log = _embedded_with_a_log(workspace)
     data = bytearray(log.read_bytes())
     data[-5] ^= 0xFF                          # the last entry's vectors no longer check out
     log.write_bytes(bytes(data))
-    os.utime(log, (log.stat().st_atime - 60, log.stat().st_mtime - 60))   # not in progress
+    _aged(log)
 
     result = CliRunner().invoke(cli, ["embed", "-C", str(workspace)])
     assert result.exit_code == 0, result.output
@@ -159,16 +170,10 @@ def test_embed_says_what_a_damaged_vector_log_lost_and_embeds_it_again(workspace
 
 
 def test_a_damaged_log_tail_is_cut_off_by_embed_even_with_nothing_to_embed(workspace):
-    import os
-
-    assert embed(workspace).exit_code == 0
-    sync = workspace / "wiki" / "Sync.md"
-    sync.write_text("---\ntitle: Sync\n---\nKeep notes in step, twice.\n", encoding="utf-8")
-    assert json.loads(embed(workspace, "--json").output)["embedded"] == 1   # into the log
-    log, = (workspace / ".mindgraph" / "vectors" / "default").glob("*.log")
+    log = _embedded_with_a_log(workspace)
     whole = log.read_bytes()
     log.write_bytes(whole + b"JUNK" * 50)               # bytes that are no entry
-    os.utime(log, (log.stat().st_atime - 60, log.stat().st_mtime - 60))
+    _aged(log)
     first = json.loads(embed(workspace, "--json").output)
     assert first["embedded"] == 0 and len(first["repaired"]) == 1
     assert log.read_bytes() == whole                    # cut back to its last whole entry
