@@ -24,6 +24,7 @@ import yaml
 
 from .errors import ConfigError, NotFoundError
 from .fsutil import read_text
+from .yamlfile import DuplicateKeyError, load_strict
 
 CONFIG_FILENAME = "mindgraph.yml"
 ENV_PREFIX = "MINDGRAPH_"
@@ -416,7 +417,10 @@ def load_settings(base_dir: str | Path = ".", config: str | Path | None = None,
     if path.is_file() or (path.exists() and not path.is_dir()):   # a FIFO is refused below
         source = str(path)
         try:
-            loaded = yaml.safe_load(read_text(path))
+            loaded = load_strict(read_text(path))
+        except DuplicateKeyError as exc:
+            raise ConfigError(f"{path}:{exc.problem_mark.line + 1}: {exc.problem} "
+                              f"(YAML would keep only the last).") from exc
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             line = f":{mark.line + 1}" if mark is not None else ""

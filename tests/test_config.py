@@ -50,6 +50,26 @@ def test_yaml_syntax_error_has_line(tmp_path):
         load_settings(write(tmp_path, "compile:\n  provider: a: b\n"), environ={})
 
 
+def test_a_section_given_twice_names_both_lines(tmp_path):
+    text = "retrieval:\n  expansion: never\ncompile:\n  provider: offline\nretrieval:\n  top_k: 5\n"
+    with pytest.raises(ConfigError, match=r"mindgraph\.yml:5: 'retrieval' is given twice "
+                                          r"\(first at line 1\)"):
+        load_settings(write(tmp_path, text), environ={})
+
+
+def test_a_key_given_twice_in_a_section_is_refused(tmp_path):
+    with pytest.raises(ConfigError, match=r"mindgraph\.yml:3: 'provider' is given twice"):
+        load_settings(write(tmp_path, "compile:\n  provider: offline\n  provider: anthropic\n"),
+                      environ={})
+
+
+def test_merge_keys_may_be_overridden(tmp_path):
+    text = ("x-base: &base\n  provider: offline\n  concurrency: 2\n"
+            "compile:\n  <<: *base\n  concurrency: 3\n")
+    from mindgraph.yamlfile import load_strict
+    assert load_strict(text)["compile"] == {"provider": "offline", "concurrency": 3}
+
+
 def test_missing_required_adapter_name(tmp_path):
     with pytest.raises(ConfigError, match=r"'adapters\[0\]\.name' is required"):
         load_settings(write(tmp_path, "adapters:\n  - type: filesystem\n"), environ={})
