@@ -168,6 +168,11 @@ class RetrievalSettings:
     # an English query over pages almost none of which are in English (a Japanese or Chinese
     # vault) also looks for its words' dictionary translations in BM25 (retrieval/translate.py)
     translate_queries: bool = True
+    # a question in one of these languages, in a vault of translated pages (same frontmatter
+    # permalink), is also searched in English over the English pages, each credited to its
+    # twin in the question's language with this weight against BM25's 1 (retrieval/twins.py;
+    # ja and zh only: the dictionaries translate those into English); {}: off
+    twin_weights: dict = field(default_factory=lambda: {"ja": 0.3})
     rrf_k: int = 60
     # each retriever's top pages stay within the first results (see HybridRetriever._reserve)
     reserve_top: int = 2
@@ -585,6 +590,11 @@ def _check_values(s: Settings) -> None:
          and s.retrieval.keyword_weight + s.retrieval.vector_weight > 0,
          "retrieval.keyword_weight/vector_weight", "0 or more, not both 0"),
         (s.retrieval.rrf_k >= 1, "retrieval.rrf_k", "at least 1"),
+        (set(s.retrieval.twin_weights) <= {"ja", "zh"} and all(
+            isinstance(w, (int, float)) and not isinstance(w, bool) and w >= 0
+            for w in s.retrieval.twin_weights.values()),
+         "retrieval.twin_weights", "a mapping of ja and/or zh to weights of 0 or more, "
+         "such as {ja: 0.3}"),
         (0 <= s.retrieval.other_language_factor <= 1, "retrieval.other_language_factor",
          "between 0 and 1"),
         (0 <= s.retrieval.unsupported_language_vector_factor <= 1,

@@ -44,6 +44,7 @@ from .rerank import LLMReranker
 from .results import Candidate, HybridResponse, HybridResult, SearchOptions
 from .router import Intent, IntentRouter
 from .translate import QueryTranslator
+from .twins import Twins, twin_ranking
 from .vector import VectorRetriever
 
 FAILURE_WORDS = ("troubleshoot", "error", "issue", "problem", "fix", "faq", "故障", "排除",
@@ -91,6 +92,7 @@ class HybridRetriever:
         self._sample: list[str] | None = None
         self._backgrounds: dict[str, float] = {}
         self._translator: QueryTranslator | None = None
+        self._twins: Twins | None = None
 
     # -- the answer ----------------------------------------------------------------------
     def search(self, query: str, options: SearchOptions = SearchOptions(),
@@ -188,6 +190,8 @@ class HybridRetriever:
             extra = self._keyword_query(query, degradation)
             calls["keyword"] = lambda: [(h.path, h.score, h.section_id)
                                         for h in self.keyword.search(query, fetch, extra)]
+            if self._twin_weight(query) > 0 and not extra:
+                calls["twin"] = lambda: self._twin_hits(query, fetch)
         if options.use_vector:
             if self.vector is None:
                 why = self.vector_error or "no vector store configured"
@@ -225,6 +229,10 @@ class HybridRetriever:
             weights = {"vector": 1.0}
         if "native" in rankings:
             weights["native"] = self.native.weight  # type: ignore[union-attr]
+        if rankings.get("twin"):
+            weights["twin"] = weights.get("keyword", 0.0) * self._twin_weight(query)
+        else:
+            rankings.pop("twin", None)
         if shares is not None:
             total = sum(weights.get(name, 0.0) for name in rankings) or 1.0
             shares.update({name: weights.get(name, 0.0) / total for name in rankings})
@@ -240,7 +248,7 @@ class HybridRetriever:
             self._fill_missing(query, scored, degradation)
         fused = fusion(scored, weights, **kwargs)
         candidates: dict[str, Candidate] = {}
-        for name in ("keyword", "vector", "native"):
+        for name in ("keyword", "vector", "native", "twin"):
             for rank, (path, score, section) in enumerate(rankings.get(name, []), 1):
                 cand = candidates.setdefault(path, Candidate(score=fused.get(path, 0.0)))
                 cand.sources[name] = {"rank": rank, "score": round(float(score), 4)}
@@ -250,6 +258,26 @@ class HybridRetriever:
                 if tag not in cand.found_by:
                     cand.found_by.append(tag)
         return candidates
+
+    def _twin_weight(self, query: str) -> float:
+        """The weight of the twin ranking for ``query``'s language, against BM25's 1
+        (``retrieval.twin_weights``; 0 for a language not named there)."""
+        return float(self.settings.twin_weights.get(query_language(query), 0.0))
+
+    def _twin_hits(self, query: str, fetch: int) -> list[tuple[str, float, str | None]]:
+        """For a Chinese or Japanese question in a vault of translated pages: BM25 of its
+        English translation over the English pages, each credited to its twin in the
+        question's language (twins.py); [] otherwise."""
+        lang = query_language(query)
+        if self._twins is None:
+            self._twins = Twins(self.pages)
+        if not self._twins.count:
+            return []
+        english = self.translator.english_terms(query)
+        if not english:
+            return []
+        return twin_ranking(self.keyword.search("", fetch * 4, english), self.pages,
+                            self._twins, lang, fetch)
 
     @property
     def translator(self) -> QueryTranslator:
@@ -349,7 +377,8 @@ class HybridRetriever:
         if len(scored) < 2:
             return weights
         zero = self._background(query) if "vector" in scored else None
-        return spread_weights(scored, weights, {} if zero is None else {"vector": zero})
+        return spread_weights(scored, weights, {} if zero is None else {"vector": zero},
+                              ("keyword", "vector", "twin"))
 
     def _fill_missing(self, query: str, scored: dict[str, list[tuple[str, float]]],
                       degradation: list[str]) -> None:

@@ -82,6 +82,7 @@ class QueryTranslator:
         self.per_english = per_english
         self._lookup = lookup
         self._cache: dict[str, tuple[tuple[str, str], ...]] = {}
+        self._english_cache: dict[str, dict[str, float]] = {}
         self._counts: dict[tuple[str, str], int] = {}
 
     @property
@@ -132,6 +133,24 @@ class QueryTranslator:
             for term in _terms(word, lang):
                 out[term] = max(out.get(term, 0.0), TRANSLATED_WEIGHT * weight)
         return out
+
+    def english_terms(self, query: str) -> dict[str, float]:
+        """The index terms of a Chinese or Japanese question's words in English, each with
+        its weight (as ``added_terms``), whatever the pages' languages ({} for another
+        language's question): for searching the question's translation over the English
+        twins of the pages (twins.py)."""
+        if query_language(query) not in bilingual.LANGUAGES:
+            return {}
+        found = self._english_cache.get(query)
+        if found is None:
+            found = {}
+            for word, _, weight in self._into_english(query):
+                for term in _terms(word, "en"):
+                    found[term] = max(found.get(term, 0.0), TRANSLATED_WEIGHT * weight)
+            if len(self._english_cache) > 1024:
+                self._english_cache.clear()
+            self._english_cache[query] = found
+        return found
 
     def _translation(self, query: str) -> tuple[tuple[str, str, float], ...]:
         languages = self.languages(query)
