@@ -276,8 +276,8 @@ class HybridRetriever:
         english = self.translator.english_terms(query)
         if not english:
             return []
-        return twin_ranking(self.keyword.search("", fetch * 4, english), self.pages,
-                            self._twins, lang, fetch)
+        return twin_ranking(self.keyword.search("", fetch * 4, english), self._twins, lang,
+                            fetch)
 
     @property
     def translator(self) -> QueryTranslator:

@@ -32,10 +32,12 @@ class Twins:
 
     def __init__(self, pages: Mapping[str, Page]):
         groups: dict[str, dict[str, str]] = {}
+        self.language: dict[str, str] = {}      # of the pages with a permalink (read once)
         for path, page in pages.items():
             link = permalink(page)
             if link is not None:
-                groups.setdefault(link, {}).setdefault(page_language(page), path)
+                lang = self.language[path] = page_language(page)
+                groups.setdefault(link, {}).setdefault(lang, path)
         # path of a page in one language → its twin in another, for groups of ≥ 2 languages
         self._twin: dict[tuple[str, str], str] = {}
         for by_lang in groups.values():
@@ -52,12 +54,13 @@ class Twins:
         return self._twin.get((path, lang))
 
 
-def twin_ranking(hits: Iterable[Any], pages: Mapping[str, Page], twins: Twins, lang: str,
-                 limit: int) -> list[tuple[str, float, str | None]]:
-    """Keyword ``hits`` on English pages as a ranking of their twins in ``lang``."""
+def twin_ranking(hits: Iterable[Any], twins: Twins, lang: str, limit: int
+                 ) -> list[tuple[str, float, str | None]]:
+    """Keyword ``hits`` on English pages as a ranking of their twins in ``lang`` (the first
+    ``limit``)."""
     out: dict[str, float] = {}
     for hit in hits:
-        if page_language(pages[hit.path]) != "en":
+        if twins.language.get(hit.path) != "en":
             continue
         mine = twins.twin(hit.path, lang)
         if mine is not None and mine not in out:

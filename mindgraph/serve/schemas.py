@@ -171,8 +171,9 @@ class HybridResultOut(BaseModel):
         "times recency and language factors. Above 1 only through a boost; compare scores "
         "within one answer."))
     sources: dict[str, dict[str, int | float]] = Field(description=(
-        "Retriever (keyword, vector, native: a note app's own search) → its own rank (an "
-        "integer) and score for the page; graph → linked, how many other candidates the page "
+        "Retriever (keyword, vector, native: a note app's own search, twin: BM25 of a "
+        "Japanese question's English translation over the page's English translation) → its "
+        "own rank (an integer) and score for the page; graph → linked, how many other candidates the page "
         "links with (the graph ranks nothing)."))
     boosts: dict[str, float]
     found_by: list[str]
