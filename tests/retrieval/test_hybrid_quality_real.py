@@ -45,9 +45,12 @@ def test_dev_questions(retriever, corpora):
     questions = load_questions(corpora / "obsidian-help-queries.dev.jsonl")
     hit1, recall5, mrr = scores(retriever, questions, "hybrid")
     # issue 13: hit@1 >= 0.85 and MRR@10 >= 0.88 met (0.850 / 0.880, 0.800 / 0.855 before the
-    # fitted weights and the graph boost by score); recall@5 0.904, 0.95 asked (not met)
-    assert hit1 >= 0.85 and mrr >= 0.88, (hit1, recall5, mrr)
-    assert recall5 >= 0.90, recall5
+    # fitted weights and the graph boost by score); recall@5 0.929, 0.95 asked (not met;
+    # 0.904 before the Japanese questions' English twin search, retrieval/twins.py)
+    assert hit1 >= 0.85 and mrr >= 0.885, (hit1, recall5, mrr)
+    assert recall5 >= 0.925, recall5
+    japanese = [q for q in questions if q.lang == "ja"]
+    assert scores(retriever, japanese, "hybrid")[1] == 1.0      # dev-ja-01 in the top 5
     assert mrr > scores(retriever, questions, "keyword")[2]
     assert mrr > scores(retriever, questions, "vector")[2]
 
