@@ -15,6 +15,7 @@ from mindgraph.page.parse import parse_page
 from mindgraph.retrieval.keyword import KeywordIndex
 from mindgraph.retrieval.translate import QueryTranslator
 from mindgraph.text import bilingual
+from wiki_workspace_support import wiki_workspace
 
 PAGES = {
     "zh/删除.md": "# 删除笔记\n\n在文件列表中右键点击笔记，然后选择删除。删除的笔记会移到回收站。\n",
@@ -27,13 +28,7 @@ QUERY = "How do I delete a note?"
 
 
 def _workspace(tmp_path, pages=PAGES, retrieval=""):
-    for path, text in pages.items():
-        file = tmp_path / "wiki" / path
-        file.parent.mkdir(parents=True, exist_ok=True)
-        file.write_text(text, encoding="utf-8")
-    (tmp_path / "mindgraph.yml").write_text(
-        "embedding:\n  provider: hashing\nretrieval:\n  expansion: 'off'\n" + retrieval)
-    return str(tmp_path)
+    return wiki_workspace(tmp_path, pages, retrieval)
 
 
 def _hybrid(workspace, query):

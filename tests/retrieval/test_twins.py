@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from mindgraph.cli import cli
 from mindgraph.page.parse import parse_page
 from mindgraph.retrieval.twins import Twins
+from wiki_workspace_support import wiki_workspace
 
 PAGES = {
     "ja/ドラッグ.md": "---\npermalink: drag\n---\n# ドラッグ＆ドロップ\n\n"
@@ -25,13 +26,7 @@ QUESTION = "ブラウザの内容をエディタに引っ張ってくるには�
 
 
 def _workspace(tmp_path, pages, retrieval=""):
-    for path, text in pages.items():
-        file = tmp_path / "wiki" / path
-        file.parent.mkdir(parents=True, exist_ok=True)
-        file.write_text(text, encoding="utf-8")
-    (tmp_path / "mindgraph.yml").write_text(
-        "embedding:\n  provider: hashing\nretrieval:\n  expansion: 'off'\n" + retrieval)
-    return str(tmp_path)
+    return wiki_workspace(tmp_path, pages, retrieval)
 
 
 def _results(workspace, query=QUESTION):
