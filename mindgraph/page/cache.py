@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Callable, Collection, Iterable, Iterator
 
 from .. import statefile
-from ..fsutil import read_bytes
+from ..fsutil import read_bytes, sha256_bytes
 from .model import Page
 from .store import (PageTexts, StoredPage, encode_texts, forget_decoded, holds_own_blob,
                     interned, read_state_with_texts, resident_fields, write_state_with_texts)
@@ -216,15 +216,19 @@ class PageCache:
             if isinstance(entry.result, Page):
                 del self._pages[rel]
                 removed.append(rel)
-        for rel, (file, mtime_ns, size, _) in seen.items():
+        for rel, (file, mtime_ns, size, aliased) in seen.items():
             entry = self._entries.get(rel)
             racy = mtime_ns >= started - RACY_NS
             if (entry is not None and not entry.racy and rel not in reread
                     and entry.mtime_ns == mtime_ns and entry.size == size):
                 continue
             dirty = True
-            result = read_page(self.root, file, self.limits)
             old = entry.result if entry is not None else None
+            if isinstance(old, Page) and not aliased and self._same_bytes(file, old):
+                # touched, copied or racy, same bytes: the parsed page stands (no parse)
+                self._entries[rel] = _Entry(mtime_ns, size, old, racy)
+                continue
+            result = read_page(self.root, file, self.limits)
             self._entries[rel] = _Entry(mtime_ns, size, result, racy)
             if isinstance(result, Page):
                 if isinstance(old, Page):
@@ -241,6 +245,16 @@ class PageCache:
         if dirty and save and self.cache_file is not None:
             self.save()
         return ChangeSet(tuple(sorted(added)), tuple(sorted(changed)), tuple(sorted(removed)))
+
+    def _same_bytes(self, file: Path, page: Page) -> bool:
+        """True when ``file`` still holds the bytes ``page`` was parsed from (read and hashed,
+        not parsed); False when they differ or cannot be read (read_page then says why)."""
+        try:
+            data = read_bytes(file, max_bytes=self.limits.max_bytes,
+                              limit_key="limits.max_page_bytes")
+        except OSError:     # UnreadableFile included
+            return False
+        return bool(page.content_hash) and sha256_bytes(data) == page.content_hash
 
     def _set_aliased(self, aliased: set[str]) -> None:
         if aliased != self._aliased:
@@ -322,16 +336,18 @@ class PageCache:
         self._watch_texts(texts)
         if (state.get("version") != CACHE_VERSION
                 or state.get("fingerprint") != parser_fingerprint()
-                or state.get("root") != str(self.root.resolve())
                 or state.get("limits") != self.limits
                 or state.get("marshal") != marshal.version):
             return
+        # A copy of the workspace (cp -r) or a moved one: its files got new stats, so each is
+        # read and hashed once, and only one with other bytes is parsed again (_same_bytes).
+        elsewhere = state.get("root") != str(self.root.resolve())
         entries: dict[str, _Entry] = {}
         with paused_gc():
             for rel, (mtime_ns, size, racy, result) in state["entries"].items():
                 if isinstance(result, tuple):
                     result = StoredPage.of(result[0], texts, result[1])
-                entries[rel] = _Entry(mtime_ns, size, result, racy)
+                entries[rel] = _Entry(mtime_ns, size, result, racy or elsewhere)
         self._entries = entries
         self._pages = {p: e.result for p, e in self._entries.items() if isinstance(e.result, Page)}
 

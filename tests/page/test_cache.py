@@ -130,10 +130,28 @@ def test_stale_or_corrupt_cache_files_are_ignored(wiki, tmp_path, read_count):
     file.write_bytes(b"garbage")
     cache, changes = open_pages(wiki, state)
     assert len(changes.added) == 2
-    moved = tmp_path / "elsewhere"
-    shutil.copytree(wiki, moved)
-    cache, changes = open_pages(moved, state)  # a cache of another folder is not reused
-    assert len(changes.added) == 2
+
+
+def test_a_copied_wiki_reuses_the_cache_without_parsing_a_page(wiki, tmp_path, read_count):
+    """cp -r gives every file a new mtime and the cache another folder: each file is read
+    and hashed once, none is parsed again unless its bytes differ."""
+    state = tmp_path / "state"
+    original, _ = open_pages(wiki, state)
+    copy = tmp_path / "copy"
+    shutil.copytree(wiki, copy, copy_function=shutil.copy)     # new mtimes, as cp -r
+    (copy / "sub" / "Two.md").write_text("# Two\n\nedited in the copy\n")
+    read_count.clear()
+    cache, changes = open_pages(copy, state)
+    assert read_count == ["sub/Two.md"]             # the edited page only; One.md hashed
+    assert changes.changed == ("sub/Two.md",) and not changes.added and not changes.removed
+    assert cache.pages == load_vault(copy).pages
+    assert cache.pages["One.md"].content_hash == original.pages["One.md"].content_hash
+    for file in copy.rglob("*.md"):
+        _age(file)
+    open_pages(copy, state)                 # saved for the copy's folder now
+    read_count.clear()
+    again, changes = open_pages(copy, state)
+    assert not changes and read_count == [] and again.pages == cache.pages
 
 
 @pytest.mark.slow
