@@ -13,14 +13,16 @@ subject, not a topic ("Obsidian" in the Obsidian help): it is generic and never 
 from __future__ import annotations
 
 import copy
+import functools
 import posixpath
 import re
 from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Iterable
+from pathlib import Path
+from typing import Iterable, Mapping
 
-from ..fsutil import sha256_text
+from ..fsutil import sha256_bytes, sha256_text
 from ..page.resolve import LinkResolver, nearest_path
 
 # A letter or digit that is not CJK: what must not touch a Latin term on either side.
@@ -75,21 +77,52 @@ class TitleIndex:
     """Terms (titles, file names, aliases) of every page, and how to link to each page."""
 
     def __init__(self, entries: Iterable[IndexEntry]):
+        # Terms and resolver are built when first used: a run that compiles nothing needs
+        # neither, only the digests (100,000 notes: seconds).
         self.entries = {e.path: e for e in sorted(entries, key=lambda e: e.path)}
         self.generic: frozenset[str] = frozenset()
+
+    @cached_property
+    def terms(self) -> dict[str, tuple[str, ...]]:
+        """Every usable term (lower case) → the pages it names, sorted."""
         terms: dict[str, set[str]] = {}
         for entry in self.entries.values():
             for term in (entry.title, entry.stem, *entry.aliases):
                 term = " ".join(str(term).split())
                 if usable_term(term):
                     terms.setdefault(term.lower(), set()).add(entry.path)
-        self.terms: dict[str, tuple[str, ...]] = {t: tuple(sorted(p)) for t, p in terms.items()}
-        self.resolver = LinkResolver(self.entries)
+        return {t: tuple(sorted(p)) for t, p in terms.items()}
+
+    @cached_property
+    def resolver(self) -> LinkResolver:
+        """How a link text resolves among the index's pages."""
+        return LinkResolver(self.entries)
 
     @cached_property
     def terms_digest(self) -> str:
         """SHA-256 of the term set: mentions found with an equal digest are still valid."""
         return sha256_text("\n".join(sorted(self.terms)))
+
+    @cached_property
+    def _rows(self) -> str:
+        return "\n".join(f"{e.path}\t{e.title}\t" + "\t".join(e.aliases)
+                         for e in self.entries.values())
+
+    @cached_property
+    def entries_digest(self) -> str:
+        """SHA-256 of the pages' paths, titles and aliases and of this module's code: all
+        the term set is made from."""
+        return sha256_text(_code_digest() + "\n" + self._rows)
+
+    def memo(self) -> dict[str, str]:
+        """What the next run's ``recall`` needs: the terms digest of these entries."""
+        return {"entries": self.entries_digest, "terms": self.terms_digest}
+
+    def recall(self, memo: Mapping[str, str]) -> None:
+        """Take the terms digest from ``memo`` (a previous ``memo()``) when it was found for
+        the same entries, instead of building every term to find it again."""
+        if memo.get("terms") and memo.get("entries") == self.entries_digest:
+            self.__dict__["terms_digest"] = memo["terms"]
 
     def within(self, paths: set[str]) -> "TitleIndex":
         """A copy that knows only the pages in ``paths`` (a scoped note's link targets);
@@ -109,8 +142,26 @@ class TitleIndex:
             notes += 1
             df.update(set(found))
         limit = max(GENERIC_MIN_NOTES, GENERIC_SHARE * notes)
+        return self.with_generic_terms(frozenset(t for t, n in df.items() if n > limit))
+
+    def with_generic_recalled(self, memo: Mapping[str, str], notes: list[tuple[str, str]],
+                              mentions: list[tuple[str, ...]]
+                              ) -> tuple["TitleIndex", dict[str, str]]:
+        """``with_generic(mentions)``, the mentions of ``notes`` ((raw path, content hash)
+        each) scanned against this term set: the same notes with the same contents have the
+        generic terms ``memo`` keeps from the last run (counting every mention again takes
+        seconds at 100,000 notes). Also the memo to keep for the next run."""
+        of = sha256_text(self.terms_digest + "\n" + "\n".join(f"{p}\t{h}" for p, h in notes))
+        if memo.get("generic_of") == of and "generic" in memo:
+            other = self.with_generic_terms(frozenset(filter(None, memo["generic"].split("\n"))))
+        else:
+            other = self.with_generic(mentions)
+        return other, self.memo() | {"generic_of": of, "generic": "\n".join(sorted(other.generic))}
+
+    def with_generic_terms(self, generic: frozenset[str]) -> "TitleIndex":
+        """A copy whose generic terms are ``generic`` (found by ``with_generic``)."""
         other = copy.copy(self)
-        other.generic = frozenset(t for t, n in df.items() if n > limit)
+        other.generic = generic
         for derived in ("_term_bases", "digest"):   # they say which terms are generic
             other.__dict__.pop(derived, None)
         return other
@@ -172,9 +223,8 @@ class TitleIndex:
     def digest(self) -> str:
         """SHA-256 of everything any links digest over this index reads (its pages' paths,
         titles and aliases, and the generic terms): while it is equal, so is every note's."""
-        rows = [f"{e.path}\t{e.title}\t" + "\t".join(e.aliases) for e in self.entries.values()]
-        rows.append("\t".join(sorted(self.generic)))
-        return sha256_text("\n".join(rows))[:32]       # kept in every record: short
+        rows = self._rows + "\n" if self.entries else ""
+        return sha256_text(rows + "\t".join(sorted(self.generic)))[:32]   # in every record: short
 
     def links_basis(self, mentions: Iterable[str], source_path: str) -> str:
         """A digest of everything ``links_digest(mentions, source_path)`` reads, cheap to
@@ -209,6 +259,15 @@ class TitleIndex:
             names = sorted({stem.lower(), name, name.removesuffix(".md")})
             rows.append(path + "=" + ";".join(",".join(self.resolver.named(n)) for n in names))
         return "\t".join(rows)
+
+
+@functools.lru_cache(maxsize=1)
+def _code_digest() -> str:
+    """SHA-256 of this module's source: new term rules find the terms again."""
+    try:
+        return sha256_bytes(Path(__file__).read_bytes())
+    except OSError:
+        return ""
 
 
 def _trie_regex(words: Iterable[str]) -> str:

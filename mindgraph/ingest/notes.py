@@ -135,17 +135,18 @@ def parse(note: Note) -> None:
 
 def resolve_collisions(notes: list[Note]) -> None:
     """Two raw notes that map to one wiki page (a.md and a.txt): the .md one wins."""
-    owners: dict[str, Note] = {}
+    claims: dict[str, list[Note]] = {}
+    for note in notes:
+        if note.has_text and not note.empty:
+            claims.setdefault(note.wiki_path.casefold(), []).append(note)
     rank = {s: i for i, s in enumerate(NOTE_SUFFIXES)}
-    ordered = sorted((n for n in notes if n.has_text and not n.empty),
-                     key=lambda n: (rank.get(os.path.splitext(n.file.path)[1].lower(), 9),
-                                    n.file.path))
-    for note in ordered:
-        key = note.wiki_path.casefold()
-        if key in owners:
+    for claimants in claims.values():
+        if len(claimants) == 1:
+            continue            # nearly every page: no sorting of 100,000 notes
+        owner, *others = sorted(claimants, key=lambda n: (
+            rank.get(os.path.splitext(n.file.path)[1].lower(), 9), n.file.path))
+        for note in others:
             note.error = (f"{note.file.path}: compiles to the same wiki page as "
-                          f"{owners[key].file.path} ({owners[key].wiki_path}); rename one "
+                          f"{owner.file.path} ({owner.wiki_path}); rename one "
                           f"of the two notes.")
             note.wiki_path = ""
-        else:
-            owners[key] = note

@@ -195,7 +195,8 @@ class _Run(ApplySteps, Bookkeeping):
                        n.aliases + tuple(dict.fromkeys(t for t in before.get(n.wiki_path, ())
                                                        if t and t.casefold() not in taken)))
             for n in usable)
-        scanned, rescan = [], []
+        index.recall(self.state.index)      # the terms digest, if these entries had it
+        scanned, rescan, counted = [], [], []
         for note in notes:
             if not note.has_text or note.error:
                 continue
@@ -206,13 +207,19 @@ class _Run(ApplySteps, Bookkeeping):
                 scanned.append(note.mentions)
             elif self.reader.text(note) is not None:     # None: vanished or unreadable
                 rescan.append(note)
+            else:
+                continue
+            counted.append((note.file.path, note.sha256))
         processes = processes_for(int(getattr(self.compiler, "processes", 1)), len(rescan))
         found = in_workers(_mentions(index), rescan, processes, chunk=32) if processes \
             else map(_mentions(index), rescan)
         for mentions, note in zip(self._ticking("Linking", found, len(rescan)), rescan):
             note.mentions, note.rescanned = mentions, True
             scanned.append(mentions)
-        return index.with_generic(scanned)
+        index, memo = index.with_generic_recalled(self.state.index, counted, scanned)
+        if not self.dry_run:
+            self.state.index = memo
+        return index
 
     def _parse(self, note: Note) -> None:
         if self.reader.text(note) is not None:

@@ -31,6 +31,7 @@ from typing import Any, Literal
 
 from ..errors import IngestError
 from ..fsutil import atomic_write_bytes, read_bytes, sha256_text
+from ..page.cache import paused_gc
 
 STATE_FILENAME = ".ingest-state.json"
 STATE_VERSION = 1
@@ -79,16 +80,19 @@ class IngestState:
     """The records of every raw note, loaded from and saved to one JSON file."""
 
     def __init__(self, path: Path, files: dict[str, FileState] | None = None,
-                 moves: dict[str, dict[str, Any]] | None = None):
+                 moves: dict[str, dict[str, Any]] | None = None,
+                 index: dict[str, str] | None = None):
         self.path = Path(path)
         self.files: dict[str, FileState] = dict(files or {})
         # old wiki page → {"page": new wiki page, ...}: see moves.py
         self.moves: dict[str, dict[str, Any]] = dict(moves or {})
+        # the title index's digests of the last run (TitleIndex.memo): its terms unbuilt
+        self.index: dict[str, str] = dict(index or {})
+        self._saved_index = dict(self.index)
         self.dirty = False          # records changed since the last load or save
-        self._ingested_at: dict[str, set[str]] = {}     # wiki page → raw notes ingested to it
+        # wiki page → raw notes ingested to it; built when first asked (a no-op run never)
+        self._ingested_at: dict[str, set[str]] | None = None
         self._encoded: dict[str, tuple[FileState, str]] = {}   # path → (record, its JSON)
-        for path, record in self.files.items():
-            self._reindex(path, None, record)
         self._saved_moves = json.dumps(self.moves, sort_keys=True)
 
     @classmethod
@@ -103,16 +107,21 @@ class IngestState:
             raise IngestError(f"{path}: cannot read the ingest state ({exc.strerror or exc}). "
                               f"Check its permissions.") from exc
         try:
-            data = json.loads(raw.decode("utf-8"))
-            if not isinstance(data, dict) or data.get("version") != STATE_VERSION:
-                raise ValueError(f"expected a version {STATE_VERSION} state object")
-            files = {str(p): _record(r) for p, r in data.get("files", {}).items()}
-            moves = {str(p): _move(m) for p, m in data.get("moves", {}).items()}
+            # 100,000 records: the collector would walk them again and again as they are built
+            with paused_gc():
+                data = json.loads(raw.decode("utf-8"))
+                if not isinstance(data, dict) or data.get("version") != STATE_VERSION:
+                    raise ValueError(f"expected a version {STATE_VERSION} state object")
+                files = {str(p): _record(r) for p, r in data.get("files", {}).items()}
+                moves = {str(p): _move(m) for p, m in data.get("moves", {}).items()}
+                index = data.get("index")       # a memo: when damaged, found again
+                index = index if isinstance(index, dict) and all(
+                    isinstance(v, str) for v in index.values()) else {}
         except (ValueError, TypeError, KeyError) as exc:
             raise IngestError(f"{path}: the ingest state is unreadable ({exc}). It is derived "
                               f"data: delete it and the next `mindgraph ingest` recompiles "
                               f"every note.") from exc
-        return cls(path, files, moves)
+        return cls(path, files, moves, index)
 
     def to_json(self) -> dict[str, Any]:
         """The whole state as a JSON-ready mapping."""
@@ -120,12 +129,16 @@ class IngestState:
                                 "files": {p: self.files[p].to_json() for p in sorted(self.files)}}
         if self.moves:
             data["moves"] = {p: self.moves[p] for p in sorted(self.moves)}
+        if self.index:
+            data["index"] = dict(sorted(self.index.items()))
         return data
 
     @property
     def changed(self) -> bool:
-        """True when the records or the moves differ from the file (saving would change it)."""
-        return self.dirty or json.dumps(self.moves, sort_keys=True) != self._saved_moves
+        """True when the records, the moves or the index memo differ from the file (saving
+        would change it)."""
+        return self.dirty or json.dumps(self.moves, sort_keys=True) != self._saved_moves \
+            or self.index != self._saved_index
 
     def save(self) -> None:
         """Atomically replace the state file: one record per line (small diffs, readable).
@@ -147,10 +160,13 @@ class IngestState:
         if self.moves:
             text += ',\n"moves":' + _dumps({p: self.moves[p] for p in sorted(self.moves)}
                                           ).replace('},"', '},\n"')
+        if self.index:
+            text += ',\n"index":' + _dumps(self.index)
         text += f',\n"version":{STATE_VERSION}}}'
         atomic_write_bytes(self.path, (text + "\n").encode("utf-8"))
         self.dirty = False
         self._saved_moves = json.dumps(self.moves, sort_keys=True)
+        self._saved_index = dict(self.index)
 
     def get(self, path: str) -> FileState | None:
         """The record of one raw note, or None."""
@@ -190,10 +206,16 @@ class IngestState:
     def ingested_elsewhere(self, path: str, wiki_path: str) -> bool:
         """True when a note other than ``path`` is ingested to ``wiki_path`` (so that page is
         not this note's to remove); a lookup, not a scan of every record."""
+        if self._ingested_at is None:
+            self._ingested_at = {}
+            for owner, record in self.files.items():
+                self._reindex(owner, None, record)
         owners = self._ingested_at.get(wiki_path, ())
         return any(owner != path for owner in owners)
 
     def _reindex(self, path: str, old: FileState | None, new: FileState | None) -> None:
+        if self._ingested_at is None:
+            return          # built from the records when first asked
         if old is not None and old.status == "ingested" and old.wiki:
             owners = self._ingested_at.get(old.wiki)
             if owners is not None:
@@ -217,11 +239,19 @@ def _move(raw: Any) -> dict[str, Any]:
     return {str(k): v for k, v in raw.items()}
 
 
+_FIELD_SET = frozenset(_FIELDS)
+_STATUSES = frozenset(("pending", "ingested", "failed"))
+
+
 def _record(raw: Any) -> FileState:
-    if not isinstance(raw, dict) or raw.get("status") not in ("pending", "ingested", "failed"):
+    """One record of the file (a load builds 100,000 of them: no per-field generators)."""
+    if not isinstance(raw, dict) or raw.get("status") not in _STATUSES:
         raise ValueError(f"bad record {raw!r}")
-    fields = {k: v for k, v in raw.items() if k in FileState.__dataclass_fields__}
-    fields["aliases"] = tuple(str(a) for a in fields.get("aliases", ()))
-    fields["mentions"] = tuple(str(a) for a in fields.get("mentions", ()))
-    fields["stat"] = str(fields.get("stat", ""))
+    fields = raw if raw.keys() <= _FIELD_SET else {k: v for k, v in raw.items()
+                                                   if k in _FIELD_SET}
+    for name in ("aliases", "mentions"):
+        if name in fields:
+            fields[name] = tuple(map(str, fields[name]))
+    if "stat" in fields:
+        fields["stat"] = str(fields["stat"])
     return FileState(**fields)

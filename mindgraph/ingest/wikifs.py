@@ -28,14 +28,22 @@ class WikiWriter:
         self.dirty = False
         self._wiki = str(self.wiki_dir)
         self._real_folders: dict[str, str] = {}     # folder → "" (inside wiki/) or where it leads
+        self._listed: dict[str, frozenset[str]] = {}    # folder → the files in it (exists)
 
     def path(self, wiki_path: str) -> Path:
         """Absolute path of a page, after checking it stays in wiki/ and out of raw/."""
         return Path(self._checked(wiki_path))
 
     def exists(self, wiki_path: str) -> bool:
-        """True when the page is there (as a file)."""
-        return os.path.isfile(self._checked(wiki_path))
+        """True when the page is there (as a file). Its folder is listed once, not each page
+        stat'ed (a no-op run asks for every page); a name not listed is stat'ed after all (a
+        file system that ignores case, a page written since)."""
+        target = self._checked(wiki_path)
+        folder, name = os.path.split(target)
+        names = self._listed.get(folder)
+        if names is None:
+            names = self._listed[folder] = _files_in(folder)
+        return name in names or os.path.isfile(target)
 
     def _checked(self, wiki_path: str) -> str:
         # The verdict depends on the page's folder only (its real location), so it is found
@@ -75,6 +83,7 @@ class WikiWriter:
         # make_durable flushes them later
         atomic_write_bytes(target, data, durable=False, shared=True)
         self.dirty = True
+        self._listed.pop(str(target.parent), None)
 
     def remove(self, wiki_path: str) -> None:
         """Delete a page and the folders it leaves empty."""
@@ -85,6 +94,7 @@ class WikiWriter:
             return
         self.dirty = True
         self._real_folders.clear()      # the folders it empties go
+        self._listed.clear()
         folder = target.parent
         while folder != self.wiki_dir and folder.is_relative_to(self.wiki_dir):
             try:
@@ -110,6 +120,16 @@ class WikiWriter:
         if self.dirty and hasattr(os, "sync"):
             os.sync()
         self.dirty = False
+
+
+def _files_in(folder: str) -> frozenset[str]:
+    """The names of the files in ``folder`` (symlinks to files included, as os.path.isfile
+    counts them); none when it cannot be listed."""
+    try:
+        with os.scandir(folder) as entries:
+            return frozenset(e.name for e in entries if e.is_file())
+    except OSError:
+        return frozenset()
 
 
 def clean_temp_files(folder: Path) -> int:

@@ -181,3 +181,75 @@ def test_importing_the_pipeline_loads_no_search_engine():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_a_no_op_run_builds_no_term_set_and_counts_no_mention(settings, write_raw,
+                                                              monkeypatch):
+    """The term set and the generic terms of the last run are kept (a memo in the state):
+    building them again took seconds of a no-op run at 100,000 notes."""
+    vault(write_raw)
+    not_racy(monkeypatch)
+    run_ingest(settings)
+    run_ingest(settings)
+    terms = counting(monkeypatch, index_mod, "usable_term")
+    generic = counting(monkeypatch, None, "with_generic", owner=index_mod.TitleIndex)
+    path = settings.state_dir / STATE_FILENAME
+    before = os.stat(path)
+    report = run_ingest(settings)
+    assert (report.ingested, report.skipped, terms, generic) == (0, 3, [], [])
+    assert os.stat(path).st_mtime_ns == before.st_mtime_ns
+
+
+def test_generic_terms_are_found_again_when_a_note_goes(settings, write_raw, monkeypatch,
+                                                        workspace):
+    """Notes titled with bare numbers add no term: with them gone, no note is scanned again,
+    yet the share of notes mentioning Beta grows and Beta turns generic (unlinked)."""
+    monkeypatch.setattr(index_mod, "GENERIC_MIN_NOTES", 1)
+    write_raw("Alpha.md", "# Alpha\nAlpha uses Beta.")
+    write_raw("Beta.md", "# Beta\nBeta text.")
+    for n in range(100, 104):
+        write_raw(f"{n}.md", f"# {n}\nplain")
+    not_racy(monkeypatch)
+    run_ingest(settings)
+    assert "[[Beta]]" in read_wiki(workspace, "Alpha.md")
+    assert run_ingest(settings).ingested == 0
+    for n in range(100, 103):
+        (settings.raw_dir / f"{n}.md").unlink()
+    report = run_ingest(settings)
+    assert [f.path for f in report.by_status("ingested")] == ["Alpha.md"]
+    assert "[[Beta]]" not in read_wiki(workspace, "Alpha.md")
+
+
+def test_a_damaged_index_memo_is_found_again(settings, write_raw, monkeypatch, workspace):
+    vault(write_raw)
+    not_racy(monkeypatch)
+    run_ingest(settings)
+    path = settings.state_dir / STATE_FILENAME
+    pages = tree_hashes(workspace / "wiki")
+    text = path.read_text()
+    assert '"index":{' in text
+    path.write_text(text.replace('"index":{', '"index":{"generic":["not","text"],', 1))
+    assert run_ingest(settings).ingested == 0
+    assert tree_hashes(workspace / "wiki") == pages
+
+
+def test_a_no_op_run_lists_the_wiki_folders_instead_of_a_stat_per_page(settings, write_raw,
+                                                                       monkeypatch, workspace):
+    vault(write_raw)
+    not_racy(monkeypatch)
+    run_ingest(settings)
+    wiki = str(workspace / "wiki")
+    real = os.path.isfile
+    stats = []
+
+    def isfile(path):
+        if str(path).startswith(wiki):
+            stats.append(path)
+        return real(path)
+
+    monkeypatch.setattr(os.path, "isfile", isfile)
+    assert run_ingest(settings).skipped == 3 and stats == []
+    (workspace / "wiki" / "notes" / "Gamma.md").unlink()        # a page deleted by hand
+    report = run_ingest(settings)
+    assert [f.path for f in report.by_status("ingested")] == ["notes/Gamma.md"]
+    assert (workspace / "wiki" / "notes" / "Gamma.md").is_file()
