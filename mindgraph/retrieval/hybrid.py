@@ -19,6 +19,7 @@ the response carries the intent, expanded queries, an interpretation, follow-ups
 from __future__ import annotations
 
 import concurrent.futures as cf
+import heapq
 import re
 import threading
 import time
@@ -86,7 +87,6 @@ class HybridRetriever:
         # agents repeat themselves, and a repeat costs a dictionary lookup.
         self._answers: OrderedDict[tuple[str, SearchOptions], HybridResponse] = OrderedDict()
         self._answers_lock = threading.Lock()
-        self._links: dict[str, frozenset[str]] = {}
         self._calibration_file = calibration_file
         self._calibrations: dict[str, Calibration] = {}   # per model that served queries
         self._sample: list[str] | None = None
@@ -155,8 +155,10 @@ class HybridRetriever:
             self._graph_boost(candidates, intent)
         self._failure_bonus(candidates, intent)
         by_date = self.recency.apply(query, candidates)
-        self._prefer_language(candidates, lang)
-        self._reserve(candidates, [p for p in picks if p not in by_date])
+        reserved = [p for p in picks if p not in by_date]
+        self._prefer_language(candidates, lang,
+                              options.top_k + self.settings.reserve_within + 1, reserved)
+        self._reserve(candidates, reserved)
         timings["stage2"] = _ms(t)
         if options.use_keyword and candidates and not any(
                 "keyword" in c.sources for c in candidates.values()):
@@ -472,9 +474,10 @@ class HybridRetriever:
         best = candidates[order[0]].score
         if best <= 0:
             return
+        linked = self._linked_within(pool)
         lifts = {}
         for path in pool:
-            neighbours = (self._linked(path) & pool) - {path}
+            neighbours = linked[path] - {path}
             mass = sum(candidates[n].score for n in neighbours) / best
             if neighbours and self._clears_cutoff(candidates[path]):
                 lifts[path] = (boost * min(1.0, mass), len(neighbours))
@@ -545,33 +548,53 @@ class HybridRetriever:
         for path in tail:
             candidates[path].tier = 2       # equal scores: reserved pages go first
 
-    def _prefer_language(self, candidates: dict[str, Candidate], lang: str) -> None:
+    def _prefer_language(self, candidates: dict[str, Candidate], lang: str, keep: int,
+                         picks: list[str]) -> None:
         """Pages in another language than the query's are multiplied by
         ``retrieval.other_language_factor``: in a vault with translations, an English
-        question wants the English page, not its Chinese twin with the same English title."""
+        question wants the English page, not its Chinese twin with the same English title.
+
+        A page's language is read (which reads its text) only for the pages that can still
+        place among the first ``keep`` and for ``picks`` (whose scores ``_reserve`` reads):
+        going down the scores, once ``keep`` pages scored at least s after the factor, a page
+        scoring below s before it stays below them whatever its language, so its score is
+        left as it was; the order of the first ``keep`` and every pick's score are exactly
+        those of factoring every candidate (the answer has at most ``keep`` - 1 places
+        before ``_reserve``'s first page left out)."""
         factor = self.settings.other_language_factor
-        for path, cand in candidates.items():
+        if factor >= 1.0 or lang == "other":
+            return
+        needed = keep + len(picks)
+        placed: list[float] = []        # a min-heap of the best ``needed`` scores after it
+        for path in sorted(candidates, key=lambda p: -candidates[p].score):
+            cand = candidates[path]
+            if len(placed) == needed and 0.0 <= cand.score < placed[0] and path not in picks:
+                continue
             weight = language_weight(self.pages[path], lang, factor)
             if weight < 1.0:
                 cut = cand.score * (1.0 - weight)
                 cand.score -= cut
                 cand.boosts["other_language"] = round(-cut, 4)
+            if len(placed) < needed:
+                heapq.heappush(placed, cand.score)
+            elif cand.score > placed[0]:
+                heapq.heapreplace(placed, cand.score)
 
-    def _linked(self, path: str) -> frozenset[str]:
-        """Pages that ``path`` links to or is linked from (real links and enrichment's, not
-        shared tags);
-        memoised, since a retriever serves one state of the graph."""
-        found = self._links.get(path)
-        if found is None:
-            graph = self.graph
-            assert graph is not None
-            found = frozenset(
-                [v for v, key, data in graph.out_links(path)
-                 if data["kind"] == EXTRACTED or key.startswith(ENRICHED_PREFIX)]
-                + [u for u, key, data in graph.in_links(path)
-                   if data["kind"] == EXTRACTED or key.startswith(ENRICHED_PREFIX)])
-            self._links[path] = found
-        return found
+    def _linked_within(self, pool: set[str]) -> dict[str, set[str]]:
+        """Each page of ``pool`` → the pages of ``pool`` it links to or is linked from (real
+        links and enrichment's, not shared tags). Read from the pool's own links out, so the
+        cost follows the candidates' links, not the in-links of a hub (at 100,000 notes a page
+        linked from thousands); a link into the pool is some pool page's link out."""
+        graph = self.graph
+        assert graph is not None
+        linked: dict[str, set[str]] = {path: set() for path in pool}
+        for path in pool:
+            for target, key, data in graph.out_links(path):
+                if target in linked and (data["kind"] == EXTRACTED
+                                         or key.startswith(ENRICHED_PREFIX)):
+                    linked[path].add(target)
+                    linked[target].add(path)
+        return linked
 
     def _failure_bonus(self, candidates: dict[str, Candidate], intent: Intent) -> None:
         bonus = intent.profile.failure_pages
@@ -620,12 +643,26 @@ class HybridRetriever:
         if self.graph is not None and top.page in self.graph:
             near = [n for n in sorted(self.graph.neighbours(top.page))
                     if n in self.pages and n != top.page]
-            # pages in the answer's language first: a Chinese answer names Chinese titles
-            near.sort(key=lambda n: lang not in ("other", page_language(self.pages[n])))
-            neighbours = [self.pages[n].title for n in near[:2]]
+            neighbours = [self.pages[n].title for n in self._first_in_language(near, lang, 2)]
         sections = [s.heading for s in page.sections if s.heading and s.heading != top.heading]
         return (interpretation(lang, top.title, top.heading, intent.name),
                 tuple(follow_ups(lang, top.title, neighbours, sections)))
+
+    def _first_in_language(self, paths: list[str], lang: str, count: int) -> list[str]:
+        """The first ``count`` of ``paths`` with pages in ``lang`` first (a Chinese answer
+        names Chinese titles), the others after them, each group in its order. A page's
+        language is read only until ``count`` are found: the top page of a tag shared by
+        thousands of pages has thousands of neighbours, and reading a page's language reads
+        its text."""
+        if lang == "other":
+            return paths[:count]
+        same: list[str] = []
+        for path in paths:
+            if page_language(self.pages[path]) == lang:
+                same.append(path)
+                if len(same) == count:
+                    return same
+        return (same + [p for p in paths if p not in same])[:count]
 
 
 def _run_all(calls: Mapping[str, Callable[[], Any]], parallel: bool
