@@ -158,9 +158,45 @@ def bench_local(ws: Path, queries: list[str], config: Path | None = None) -> dic
         half = len(queries) // 2
         return {"warm_up_s": round(warm_s, 1),
                 "keyword": timed_queries(mg, queries[:half], hybrid=False),
-                "hybrid": timed_queries(mg, queries[half:], hybrid=True)}
+                "hybrid": timed_queries(mg, queries[half:], hybrid=True),
+                "store_recall": store_recall(mg, queries[half:])}
     finally:
         mg.close()
+
+
+def store_recall(mg: Mindgraph, queries: list[str]) -> dict[str, Any]:
+    """Recall@10 against exact search of what the hybrid queries asked the store: its 10
+    nearest chunks (ties with the exact 10th counted as found), and the vector side's first
+    10 pages (of the ``fetch`` pages it hands to fusion). None when the table is searched
+    exactly (below stores/ann.py's EXACT_BELOW rows)."""
+    from bench_ann import ties_found
+
+    from mindgraph.stores.ann import nearest_rows
+
+    vector = mg.hybrid_retriever().vector
+    store, model = vector.store, vector.model_version
+    table = store._table(model)
+    if table is None or table.ann is None:
+        return {"rows": 0 if table is None else len(table), "approximate": False}
+    x = table.vectors[:len(table)]
+    fetch = max(30, mg.settings.retrieval.overfetch)
+    chunks = pages = 0
+    for text in queries:
+        q = vector.embed_query(text)      # cached from the timed query
+        scores = x @ q
+        exact = np.argpartition(-scores, 10)[:10]
+        truth = (set(exact.tolist()), float(scores[exact].min()))
+        chunks += ties_found(x, q, truth, nearest_rows(x, table.ann, q, 10, None)[0])
+        approximate = [h.path for h in vector.search(text, fetch)][:10]
+        ann, table.ann = table.ann, None
+        try:
+            exactly = [h.path for h in vector.search(text, fetch)][:10]
+        finally:
+            table.ann = ann
+        pages += len(set(approximate) & set(exactly))
+    return {"rows": len(table), "approximate": True, "queries": len(queries),
+            "chunk_recall_at_10": round(chunks / (10 * len(queries)), 4),
+            "page_recall_at_10": round(pages / (10 * len(queries)), 4)}
 
 
 def pg_load(pg: Any, model: str, rows: list[list[str]], vectors: np.ndarray,
