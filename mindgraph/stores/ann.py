@@ -170,7 +170,7 @@ def nearest_rows(vectors: np.ndarray, ann: AnnIndex | None, q: np.ndarray, k: in
         if inside is not None:
             proposed = proposed[inside[proposed]]
         if proposed.size >= CANDIDATES_PER_HIT * want or count >= n:
-            return _best(proposed, vectors[proposed] @ q, k)
+            return _best(proposed, cosines(vectors[proposed], q), k)
         if candidates is not None and 2 * count >= size:
             return _best(candidates, cosines(vectors[candidates], q), k)
         count *= 2
