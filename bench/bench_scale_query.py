@@ -357,12 +357,16 @@ def rss_mb() -> int:
 
 
 def bench_vector_side(chunks: int, dsn: str | None, efs: list[int],
-                      pg_chunks: int, embedded: bool = True) -> dict[str, Any]:
+                      pg_chunks: int, embedded: bool = True,
+                      hnsw: list[tuple[int, int]] | None = None) -> dict[str, Any]:
     """The vector half of a hybrid query at ``chunks`` stored sections, on both stores filled
     with the same realistic vectors (bench_ann.realistic; 100k notes of gen_corpus.py have
     ~5.6 sections each): per never-seen query, MiniLM embeds it and the store answers the
     top-80 that smart_search asks for (retrieval/vector.py). Also recall@10 against exact
-    search, the embedded store's fill, flush, load and memory, pgvector's index and ef_search."""
+    search, the embedded store's fill, flush, load and memory, and for each pgvector index
+    build (``hnsw``: (m, ef_construction) pairs, each built in turn over the same rows) its
+    build time and size, then latency and recall at each ef_search."""
+    from mindgraph.config import StoreSettings
     from mindgraph.providers.embedding.local import LocalMiniLMProvider
     from mindgraph.stores.base import VectorRecord
     from mindgraph.stores.embedded import EmbeddedStore
@@ -459,6 +463,7 @@ def bench_vector_side(chunks: int, dsn: str | None, efs: list[int],
             del reader
     if not pg_chunks:
         return out
+    hnsw = hnsw or [(StoreSettings.hnsw_m, StoreSettings.hnsw_ef_construction)]
     if pg_chunks != len(records):
         x = realistic(pg_chunks, seed=3)
         records = [VectorRecord(f"note{i // 6}.md", f"c{i % 6}", f"c{i % 6}", str(i), x[i])
@@ -469,24 +474,35 @@ def bench_vector_side(chunks: int, dsn: str | None, efs: list[int],
     try:
         PgVectorStore(dsn, table=table).drop_table()   # a table left by an earlier run
         pg = PgVectorStore(dsn, table=table)
+        out["pgvector"] = {"chunks": pg_chunks, "load_average": load(), "by_index": {}}
+        pg._indexed[model] = x.shape[1]       # no index yet: each build below is timed apart
         started = time.perf_counter()
-        pg.upsert(model, records)       # one COPY, then the HNSW build over every row
-        fill_s = time.perf_counter() - started
-        index = pg._run(lambda c: c.execute(
-            "SELECT indexdef, pg_relation_size(indexname::regclass) FROM pg_indexes "
-            "WHERE tablename = %s AND indexdef LIKE '%%hnsw%%'", (table,)).fetchall())
-        out["pgvector"] = {"chunks": pg_chunks, "fill_and_index_s": round(fill_s, 1),
-                           "index": [r[0] for r in index],
-                           "index_mb": [round(r[1] / 1e6, 1) for r in index],
-                           "by_ef_search": {}}
+        pg.upsert(model, records)       # one COPY and upsert
+        out["pgvector"]["copy_s"] = round(time.perf_counter() - started, 1)
         pg.close()
-        for ef in efs:
-            pg = PgVectorStore(dsn, table=table, ef_search=ef)
-            pg.count(model)
-            out["pgvector"]["by_ef_search"][ef] = side(pg)
-            print(json.dumps({ef: out["pgvector"]["by_ef_search"][ef]}), file=sys.stderr,
-                  flush=True)
+        for m, efc in hnsw:
+            pg = PgVectorStore(dsn, table=table, m=m, ef_construction=efc)
+            pg._run(lambda c: c.execute(f"DROP INDEX IF EXISTS {pg._index_name(model)}"))
+            load_before, started = load(), time.perf_counter()
+            pg._run(lambda c: pg._ensure_index(c, model, x.shape[1]))
+            build_s = time.perf_counter() - started
+            index = pg._run(lambda c: c.execute(
+                "SELECT indexdef, pg_relation_size(indexname::regclass) FROM pg_indexes "
+                "WHERE tablename = %s AND indexdef LIKE '%%hnsw%%'", (table,)).fetchall())
             pg.close()
+            built: dict[str, Any] = {
+                "index_build_s": round(build_s, 1), "load_average": [load_before, load()],
+                "index": [r[0] for r in index],
+                "index_mb": [round(r[1] / 1e6, 1) for r in index], "by_ef_search": {}}
+            out["pgvector"]["by_index"][f"m={m},ef_construction={efc}"] = built
+            for ef in efs:
+                pg = PgVectorStore(dsn, table=table, ef_search=ef)
+                pg.count(model)
+                built["by_ef_search"][ef] = side(pg)
+                print(json.dumps({f"m={m},ef_construction={efc}": {
+                    "index_build_s": built["index_build_s"], ef: built["by_ef_search"][ef]}}),
+                      file=sys.stderr, flush=True)
+                pg.close()
         PgVectorStore(dsn, table=table).drop_table()
     finally:
         if server is not None:
@@ -536,13 +552,19 @@ def main() -> int:
                         help="--chunks: pgvector only (run beside a --skip-pg run)")
     parser.add_argument("--ef-search", default="40,100,200",
                         help="pgvector ef_search values for --chunks")
+    parser.add_argument("--hnsw", default="",
+                        help="pgvector index builds for --chunks, M:EF_CONSTRUCTION,... (each "
+                             "built over the same rows; default: store.hnsw_m and "
+                             "store.hnsw_ef_construction)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.chunks:
         efs = [int(v) for v in args.ef_search.split(",") if v]
         side = bench_vector_side(args.chunks, args.dsn, efs,
                                  0 if args.skip_pg else args.pg_chunks or args.chunks,
-                                 embedded=not args.skip_embedded)
+                                 embedded=not args.skip_embedded,
+                                 hnsw=[(int(m), int(efc)) for m, efc in
+                                       (v.split(":") for v in args.hnsw.split(",") if v)])
         print(json.dumps(side, indent=2))
         return 0
     ws = args.workspace or workspace(args.notes)

@@ -83,6 +83,9 @@ class StoreSettings:
     table: str = "mindgraph_sections"
     ef_search: int = 100
     tenant: str = "default"
+    # pgvector's HNSW build (an index keeps the values it was built with)
+    hnsw_m: int = 16
+    hnsw_ef_construction: int = 64
 
 
 @dataclass(frozen=True)
@@ -582,6 +585,9 @@ def _check_values(s: Settings) -> None:
         (s.embedding.batch_size >= 1, "embedding.batch_size", "at least 1"),
         (s.embedding.dimension >= 0, "embedding.dimension", "0 (model default) or more"),
         (s.store.ef_search >= 1, "store.ef_search", "at least 1"),
+        (2 <= s.store.hnsw_m <= 100, "store.hnsw_m", "between 2 and 100 (pgvector's range)"),
+        (2 * s.store.hnsw_m <= s.store.hnsw_ef_construction <= 1000,
+         "store.hnsw_ef_construction", "between twice store.hnsw_m and 1000 (pgvector's range)"),
         (0.0 < s.graph.generic_tag_share <= 1.0, "graph.generic_tag_share", "in (0, 1]"),
         (s.graph.tag_fanout_cap >= 1, "graph.tag_fanout_cap", "at least 1"),
         (s.store.table.replace("_", "").isalnum(), "store.table", "letters, digits and _ only"),

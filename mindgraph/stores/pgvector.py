@@ -36,8 +36,6 @@ from ..config import StoreSettings
 from ..errors import StoreError
 from .base import ChunkMove, VectorHit, VectorRecord, as_query_vector, prepared_matrix
 
-HNSW_M = 16
-HNSW_EF_CONSTRUCTION = 64
 QUERY_TIMEOUT_MS = 10_000
 # a peer that stops answering (a network partition) is noticed in ~15 s instead of never
 _KEEPALIVES = {"keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 2,
@@ -115,8 +113,10 @@ class PgVectorStore:
     remote = True      # queries wait on the server: retrieval overlaps them with keywords
 
     def __init__(self, dsn: str, *, table: str = "mindgraph_sections", tenant: str = "default",
-                 ef_search: int = StoreSettings.ef_search, dsn_env: str = "MINDGRAPH_PG_DSN",
-                 connect_timeout: int = 5):
+                 ef_search: int = StoreSettings.ef_search,
+                 m: int = StoreSettings.hnsw_m,
+                 ef_construction: int = StoreSettings.hnsw_ef_construction,
+                 dsn_env: str = "MINDGRAPH_PG_DSN", connect_timeout: int = 5):
         if not _IDENT.match(table):
             raise StoreError(f"Table name {table!r} is not a plain identifier; use letters, "
                              f"digits and _ in store.table.")
@@ -124,6 +124,8 @@ class PgVectorStore:
         self._table = table
         self._tenant = tenant
         self._ef_search = int(ef_search)
+        self._m = int(m)
+        self._ef_construction = int(ef_construction)
         self._dsn_env = dsn_env
         self._connect_timeout = connect_timeout
         self._conn: Any = None
@@ -266,7 +268,7 @@ class PgVectorStore:
             "WITH (m = {m}, ef_construction = {efc}) WHERE model_version = {model}").format(
                 name=sql.Identifier(self._index_name(model_version)),
                 table=sql.Identifier(self._table), dim=sql.Literal(dimension),
-                m=sql.Literal(HNSW_M), efc=sql.Literal(HNSW_EF_CONSTRUCTION),
+                m=sql.Literal(self._m), efc=sql.Literal(self._ef_construction),
                 model=sql.Literal(model_version)))
         # Fresh statistics, so the planner sees how many rows the model has and prefers the
         # HNSW index over scanning the btree and sorting every distance.

@@ -266,3 +266,38 @@ def test_a_long_view_is_searched_without_its_page_list_in_the_statement(pg_dsn, 
     finally:
         store.drop_table()
         store.close()
+
+
+def test_the_hnsw_index_is_built_with_the_configured_m_and_ef_construction(pg_dsn, pg_table,
+                                                                            monkeypatch):
+    # store.hnsw_m / store.hnsw_ef_construction reach the CREATE INDEX through the factory
+    # (the build parameters decide the recall an ef_search can reach; they were constants)
+    from mindgraph.config import settings_from_dict
+    from mindgraph.stores import create_store
+
+    monkeypatch.setenv("MG_TEST_PG", pg_dsn)
+    settings = settings_from_dict({"store": {"backend": "pgvector", "dsn_env": "MG_TEST_PG",
+                                             "table": pg_table, "hnsw_m": 24,
+                                             "hnsw_ef_construction": 80}})
+    store = create_store(settings)
+    try:
+        store.upsert(MODEL, records(50))
+        (definition,) = store._run(lambda conn: conn.execute(
+            "SELECT indexdef FROM pg_indexes WHERE indexname = %s",
+            (store._index_name(MODEL),)).fetchone())
+        assert "m='24'" in definition and "ef_construction='80'" in definition, definition
+        assert [h.page for h in store.query(records(50)[7].vector, 1, MODEL)] == ["p7.md"]
+    finally:
+        store.drop_table()
+        store.close()
+
+
+@pytest.mark.parametrize("values, key", [({"hnsw_m": 1}, "store.hnsw_m"),
+                                         ({"hnsw_m": 32, "hnsw_ef_construction": 48},
+                                          "store.hnsw_ef_construction")])
+def test_hnsw_build_settings_outside_pgvectors_range_are_config_errors(values, key):
+    from mindgraph.config import settings_from_dict
+    from mindgraph.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
+        settings_from_dict({"store": {"backend": "pgvector", **values}})
