@@ -299,5 +299,5 @@ def test_hnsw_build_settings_outside_pgvectors_range_are_config_errors(values, k
     from mindgraph.config import settings_from_dict
     from mindgraph.errors import ConfigError
 
-    with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
+    with pytest.raises(ConfigError, match=key.replace(".", r"\.") + "' must be between"):
         settings_from_dict({"store": {"backend": "pgvector", **values}})
