@@ -94,12 +94,13 @@ def connection_help(dsn: str, dsn_env: str, detail: str) -> str:
             f"or use the embedded store (store.backend: embedded in mindgraph.yml).")
 
 
-def index_build_memory(rows: int, dimension: int) -> str:
+def index_build_memory(rows: int, dimension: int, m: int = StoreSettings.hnsw_m) -> str:
     """maintenance_work_mem for building an HNSW index over ``rows`` vectors of ``dimension``
-    floats: the vectors plus ~400 bytes of graph a row, with a fifth to spare (565,000 chunks
-    of 100,000 notes need ~1.3 GB, more than a fixed 512 MB)."""
+    floats: the vectors plus the graph (~26 bytes a row per unit of ``m``: 2·m neighbours on
+    the bottom layer), with a fifth to spare (565,000 chunks of 100,000 notes need ~1.3 GB
+    at m=16, more than a fixed 512 MB)."""
     low, high = INDEX_BUILD_MEMORY_MB
-    need = rows * (dimension * 4 + 400) * 1.2 / 2**20
+    need = rows * (dimension * 4 + 26 * m) * 1.2 / 2**20
     return f"{int(min(max(need, low), high))}MB"
 
 
@@ -261,7 +262,8 @@ class PgVectorStore:
 
         rows = conn.execute(f"SELECT count(*) FROM {self._table} WHERE model_version = %s",
                             (model_version,)).fetchone()[0]
-        conn.execute(f"SET LOCAL maintenance_work_mem = '{index_build_memory(rows, dimension)}'")
+        memory = index_build_memory(rows, dimension, self._m)
+        conn.execute(f"SET LOCAL maintenance_work_mem = '{memory}'")
         conn.execute(sql.SQL(
             "CREATE INDEX IF NOT EXISTS {name} ON {table} USING hnsw "
             "((embedding::vector({dim})) vector_cosine_ops) "

@@ -231,6 +231,9 @@ def test_the_index_build_memory_grows_with_the_rows_it_must_hold():
     assert index_build_memory(1000, 384) == "512MB"
     assert 1200 <= int(index_build_memory(565_000, 384)[:-2]) <= 1400
     assert index_build_memory(10_000_000, 1536) == "4096MB"
+    # a wider graph (store.hnsw_m) needs more: m=32 holds twice the neighbours a row
+    assert int(index_build_memory(565_000, 384, m=32)[:-2]) - \
+        int(index_build_memory(565_000, 384)[:-2]) >= 250
 
 
 def test_a_long_view_is_searched_without_its_page_list_in_the_statement(pg_dsn, pg_table):
