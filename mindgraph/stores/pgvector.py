@@ -10,7 +10,8 @@ A ``vector(d)`` column needs one fixed width, and an HNSW index needs one too. I
 table per width, each model_version gets its own *partial expression* index::
 
     CREATE INDEX ... USING hnsw ((embedding::vector(d)) vector_cosine_ops)
-        WITH (m = 16, ef_construction = 64) WHERE model_version = '<model>'
+        WITH (m = <store.hnsw_m>, ef_construction = <store.hnsw_ef_construction>)
+        WHERE model_version = '<model>'
 
 and queries repeat the same cast and predicate (the model_version inlined as a literal, so
 the planner can match the partial index even for a prepared statement). One index per model

@@ -77,7 +77,8 @@ def test_schema_has_unique_key_and_a_partial_hnsw_index_per_model(pg_store, pg_d
     for model, width in ((MODEL, 16), ("test:pg:8", 8)):
         definition = by_model[model]
         assert f"vector({width})" in definition and "vector_cosine_ops" in definition
-        assert "m='16'" in definition and "ef_construction='64'" in definition
+        # the shipped build values (ef_construction 128: bench_scale_query.py --chunks 565000)
+        assert "m='16'" in definition and "ef_construction='128'" in definition
     pg_store.drop_model("test:pg:8")
     with psycopg.connect(pg_dsn) as conn:
         left = conn.execute("SELECT count(*) FROM pg_indexes WHERE tablename = %s AND "
@@ -142,7 +143,7 @@ def test_a_wrong_password_is_told_to_check_the_credentials_not_to_start_a_server
 
 
 def test_a_store_opened_without_ef_search_uses_the_configured_default(pg_dsn, pg_table):
-    # the class defaulted to 40 while store.ef_search defaults to 100: a store opened in
+    # the class defaulted to 40 while store.ef_search defaulted to 100: a store opened in
     # code (benches, tools) searched a smaller candidate list than `serve` and lost recall
     store = PgVectorStore(pg_dsn, table=pg_table)
     try:
