@@ -56,3 +56,24 @@ def test_words_and_their_bounds():
     assert [(w.text, w.function) for w in words("在编辑状态下要怎样才能触发", "zh")
             if not w.function] == [("编辑", False), ("状态", False), ("触发", False)]
     assert word_bounds("Linuxディストリビューション") == {5, 16}
+
+
+def test_japanese_words_read_from_mecab_text_are_those_of_its_nodes():
+    # The tagger's text output (surface, tab, raw UniDic CSV per node) must say what
+    # fugashi's node objects say, for dictionary words, inflected verbs, a quoted feature
+    # (を's CSV holds a comma inside quotes) and an unknown word (a shorter CSV).
+    import fugashi
+
+    from mindgraph.text.cjk import _unidic_nodes
+
+    folder = Path(unidic_lite.__file__).parent / "dicdir"
+    reference = fugashi.Tagger(f'-r /dev/null -d "{folder}"')
+    for run in ("ノートを作成するには新しいファイルを開きます", "蚕子", "ゞ々〆", "睿悠ｇ",
+                "書かれていなかった", "ダウンロードしてください"):
+        expected = []
+        for node in reference(run):
+            fields = node.feature_raw.split(",", 11)
+            expected.append((node.surface, fields[0], fields[1] if len(fields) > 1 else "",
+                             fields[10] if len(fields) > 10 else None))
+        assert list(_unidic_nodes(run)) == expected, run
+        assert expected
