@@ -79,15 +79,24 @@ class ApplySteps:
                 return False, (f"{note.file.path}: internal error while compiling "
                                f"({type(exc).__name__}: {exc}); please report it.")
 
-        def signed(note: Note) -> tuple[bool, str, str]:
+        def signed(note: Note) -> tuple[bool, str, str, tuple[str, str, str]]:
+            """The page and what its record needs that takes time: its move signature and
+            links digests (pure functions of the note and the index: the parent only
+            writes)."""
             ok, text = one(note)
-            return ok, text, (note.signature or signature(note.text)) if ok else ""
+            if not ok:
+                return ok, text, "", ()
+            return ok, text, note.signature or signature(note.text), \
+                self._links_record(note, index)
 
         processes = processes_for(int(getattr(self.compiler, "processes", 1)), len(notes))
         if processes:
             preload(n.text or "" for n in notes)    # once, shared by the workers
-            for (ok, text, sign), note in zip(in_workers(signed, notes, processes), notes):
+            index.pattern       # compiled once here, not in every worker
+            for (ok, text, sign, links), note in zip(in_workers(signed, notes, processes),
+                                                     notes):
                 note.signature = note.signature or sign
+                note.links_record = links
                 yield note, (ok, text)
             return
         workers = max(1, int(getattr(self.compiler, "concurrency", 1)))
@@ -140,12 +149,7 @@ class ApplySteps:
             self._fail(note, f"{note.file.path}: cannot write wiki/{note.wiki_path} "
                              f"({exc.strerror or exc}); check permissions and free space.")
             return
-        links = basis = digest = ""
-        if self.compiler.links_in_key:
-            links_index = self._links_index(note, index)
-            links = links_index.links_digest(note.mentions, note.wiki_path)
-            basis = links_index.links_basis(note.mentions, note.wiki_path)
-            digest = links_index.digest
+        links, basis, digest = note.links_record or self._links_record(note, index)
         if old is not None:
             self._finish_move(note, old)
             reason = f"moved from {note.moved_from} ({note.move_how}). {reason}".strip()
@@ -156,6 +160,15 @@ class ApplySteps:
                               moved_from="", signature=note.signature or signature(note.text))
         self.outcomes.append(FileOutcome(note.file.path, "moved" if old else "ingested",
                                          reason, note.wiki_path))
+
+    def _links_record(self, note: Note, index: TitleIndex) -> tuple[str, str, str]:
+        """The links digest, its basis and the index digest of the note's page ("" each for a
+        compiler whose links are not in the key)."""
+        if not self.compiler.links_in_key:
+            return "", "", ""
+        links_index = self._links_index(note, index)
+        return (links_index.links_digest(note.mentions, note.wiki_path),
+                links_index.links_basis(note.mentions, note.wiki_path), links_index.digest)
 
     def _finish_move(self, note: Note, old: Any) -> None:
         """After the moved note's page is written: the old page goes (or is kept and marked,

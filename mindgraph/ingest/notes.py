@@ -46,6 +46,7 @@ class Note:
     moved_from: str = ""      # raw path of the note it moved from (moves.py)
     move_how: str = ""
     unread: bool = False      # same stat as its record: hash and titles from it, text unread
+    links_record: tuple[str, ...] = ()    # its page's links digests, if a worker made them
 
     @property
     def has_text(self) -> bool:
@@ -74,9 +75,8 @@ class NoteReader:
         """The note of ``file``: unread when its record has its stat, else read and hashed
         (and parsed unless its record has the same hash)."""
         note = Note(file, wiki_path_for(file.path))
-        if self.trust_stat and record is not None and record.status == "ingested" \
-                and record.title and record.sha256 and record.stat \
-                and record.stat == _stat(file):
+        if self.unchanged(file, record):
+            assert record is not None
             note.sha256, note.title, note.aliases = record.sha256, record.title, record.aliases
             note.unread = True
             return note
@@ -89,6 +89,12 @@ class NoteReader:
         else:
             parse(note)
         return note
+
+    def unchanged(self, file: RawFile, record: FileState | None) -> bool:
+        """True when ``file`` has the stat its ingested record was made with: not read."""
+        return self.trust_stat and record is not None and record.status == "ingested" \
+            and bool(record.title and record.sha256 and record.stat) \
+            and record.stat == _stat(file)
 
     def text(self, note: Note) -> str | None:
         """The text of ``note``, read now if it was left unread (None: empty or unreadable,

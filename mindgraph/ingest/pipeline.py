@@ -37,7 +37,7 @@ from .notes import Note, NoteReader, parse, resolve_collisions, wiki_path_for
 from .removal import removal_verdict
 from .render import NoteInput
 from .report import FileOutcome, IngestReport
-from .scan import scan_raw, within_limits
+from .scan import RawFile, scan_raw, within_limits
 from .state import STATE_FILENAME, IngestState, compile_key
 from .wikifs import WikiWriter, clean_temp_files
 from .workers import in_workers, processes_for
@@ -122,8 +122,7 @@ class _Run(ApplySteps, Bookkeeping):
         selected = only_selector(self.settings.raw_dir, only, [f.path for f in files],
                              list(self.state.files))
         self.history = git_history(self.settings.raw_dir)   # one `git log`; {} outside git
-        notes = [self.reader.load(f, self.state.get(f.path))
-                 for f in self._ticking("Reading", [f for f in files if f.is_note])]
+        notes = self._read([f for f in files if f.is_note])
         resolve_collisions(notes)
         # notes a scan limit left out are neither read nor gone: their pages stay
         live = {n.file.path for n in notes if not n.empty} | {f.path for f in files if f.held}
@@ -157,6 +156,20 @@ class _Run(ApplySteps, Bookkeeping):
             finally:
                 self._commit(final=True)
         return self._report(started)
+
+    def _read(self, files: list[RawFile]) -> list[Note]:
+        """The notes of ``files``, in order: those to read and parse (all, on a first run)
+        in worker processes when there are many, as compiling them is (workers.py)."""
+        pairs = [(f, self.state.get(f.path)) for f in files]
+        unread = [self.reader.unchanged(f, r) for f, r in pairs]
+        fresh = [pair for pair, skip in zip(pairs, unread) if not skip]
+        processes = processes_for(int(getattr(self.compiler, "processes", 1)), len(fresh))
+        if not processes:
+            return [self.reader.load(f, r) for f, r in self._ticking("Reading", pairs)]
+        read = iter(in_workers(_loaded(self.reader), fresh, processes, chunk=32))
+        loaded = (self.reader.load(*pair) if skip else next(read)
+                  for pair, skip in zip(pairs, unread))
+        return list(self._ticking("Reading", loaded, len(pairs)))
 
     def _find_moves(self, notes: list[Note], live: set[str],
                     selected: Callable[[str], bool]) -> None:
@@ -211,6 +224,8 @@ class _Run(ApplySteps, Bookkeeping):
                 continue
             counted.append((note.file.path, note.sha256))
         processes = processes_for(int(getattr(self.compiler, "processes", 1)), len(rescan))
+        if processes:
+            index.pattern       # compiled once here, not in every worker
         found = in_workers(_mentions(index), rescan, processes, chunk=32) if processes \
             else map(_mentions(index), rescan)
         for mentions, note in zip(self._ticking("Linking", found, len(rescan)), rescan):
@@ -283,6 +298,11 @@ class _Run(ApplySteps, Bookkeeping):
         return compile_key(note.sha256, self.compiler.key_identity,
                            dates_key(self.history.get(note.file.path)),
                            self.overlay.digest(note.wiki_path))
+
+
+def _loaded(reader: NoteReader) -> Callable[[tuple[RawFile, Any]], Note]:
+    """A note loaded from (its scan entry, its record)."""
+    return lambda pair: reader.load(*pair)
 
 
 def _mentions(index: TitleIndex) -> Callable[[Note], tuple[str, ...]]:

@@ -50,13 +50,18 @@ def state_without_stats(folder):
 FORKED_INGEST = """
 import sys
 import mindgraph.ingest.applying as applying
+import mindgraph.ingest.pipeline as pipeline
 from mindgraph.cli import cli
 
 real = applying.in_workers
 def counted(work, notes, processes, chunk=8):
     print(f"pool of {processes}", file=sys.stderr)
     yield from real(work, notes, processes, chunk)
+def planning(work, notes, processes, chunk=8):
+    print(f"planning pool of {processes} for {len(notes)}", file=sys.stderr)
+    yield from real(work, notes, processes, chunk)
 applying.in_workers = counted
+pipeline.in_workers = planning
 cli(["ingest", "-C", sys.argv[1], "--json", "--progress"])
 """
 
@@ -70,6 +75,8 @@ def test_pages_and_state_compiled_by_workers_are_those_of_one_process(corpora, t
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "pool of 2" in done.stderr
+    # reading and parsing the notes, and finding their mentions, are forked out too
+    assert done.stderr.count("planning pool of 2 for 120") == 2, done.stderr
     assert json.loads(done.stdout)["ingested"] == 120        # --progress: stdout is JSON alone
     assert tree_hashes(forked / "wiki") == tree_hashes(serial / "wiki")
     assert state_without_stats(forked) == state_without_stats(serial)
