@@ -62,12 +62,17 @@ def in_workers(work: Callable[[Any], Any], items: Sequence[Any], processes: int,
                 yield work(items[position])
     finally:
         workers = list((getattr(pool, "_processes", None) or {}).values())
+        manager = getattr(pool, "_executor_manager_thread", None)    # shutdown forgets it
         pool.shutdown(wait=False, cancel_futures=True)
         for worker in workers:      # they ignore Ctrl-C: stop them, the run is over
             if worker.is_alive():
                 worker.terminate()
         for worker in workers:
             worker.join(5)
+        # and the pool's manager thread: while it lives, processes_for sees a second thread,
+        # and the next phase of the run (reading, linking, compiling) would not fork
+        if manager is not None:
+            manager.join(5)
         _JOB = None
 
 
