@@ -1,24 +1,15 @@
 """bench/bench_fusion.py: keyword-index variants are built over the same pages and fused."""
 
-import importlib.util
-import subprocess
-import sys
-from pathlib import Path
-
 from mindgraph.page.parse import parse_page
-from mindgraph.retrieval.hybrid import HybridRetriever, SearchOptions
+from mindgraph.retrieval.hybrid import HybridRetriever
 from mindgraph.retrieval.keyword import KeywordIndex
+from bench_script_support import BENCH, KEYWORD_ONLY, load_script, usage_error
 
-ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "bench" / "bench_fusion.py"
-KEYWORD_ONLY = SearchOptions(use_vector=False, graph_boost=False, expansion=False)
+SCRIPT = BENCH / "bench_fusion.py"
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location("bench_fusion", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("bench_fusion")
 
 
 def _retriever() -> HybridRetriever:
@@ -42,8 +33,5 @@ def test_a_keyword_variant_ranks_with_its_own_params_over_the_same_pages():
 
 
 def test_an_unknown_keyword_param_is_a_usage_error_naming_it(tmp_path):
-    run = subprocess.run([sys.executable, str(SCRIPT), "-C", str(tmp_path), "--keyword",
-                          "x=k2:1.0"], capture_output=True, text=True, timeout=120)
-    assert run.returncode == 2
-    assert "unknown KeywordParams ['k2']" in run.stderr and "k1" in run.stderr
-    assert "Traceback" not in run.stderr
+    said = usage_error(SCRIPT, tmp_path, "--keyword", "x=k2:1.0")
+    assert "unknown KeywordParams ['k2']" in said and "k1" in said

@@ -1,26 +1,17 @@
 """bench/bench_scifact_levers.py: each lever does what its figures in the README claim."""
 
-import importlib.util
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 
 from mindgraph.page.parse import parse_page
-from mindgraph.retrieval.hybrid import HybridRetriever, SearchOptions
+from mindgraph.retrieval.hybrid import HybridRetriever
 from mindgraph.retrieval.keyword import KeywordIndex
+from bench_script_support import BENCH, KEYWORD_ONLY, load_script, usage_error
 
-ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "bench" / "bench_scifact_levers.py"
-KEYWORD_ONLY = SearchOptions(use_vector=False, graph_boost=False, expansion=False)
+SCRIPT = BENCH / "bench_scifact_levers.py"
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location("bench_scifact_levers", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("bench_scifact_levers")
 
 
 def test_pair_share_counts_adjacent_query_pairs_near_each_other_in_either_order():
@@ -69,8 +60,5 @@ def test_the_proximity_lever_ranks_the_page_with_the_words_together_first():
 
 
 def test_an_unknown_lever_is_a_usage_error_naming_the_choices(tmp_path):
-    run = subprocess.run([sys.executable, str(SCRIPT), "-C", str(tmp_path), "--levers",
-                          "base,nonesuch"], capture_output=True, text=True, timeout=120)
-    assert run.returncode == 2
-    assert "unknown ['nonesuch']" in run.stderr and "coverage1" in run.stderr
-    assert "Traceback" not in run.stderr
+    said = usage_error(SCRIPT, tmp_path, "--levers", "base,nonesuch")
+    assert "unknown ['nonesuch']" in said and "coverage1" in said
