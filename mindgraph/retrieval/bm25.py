@@ -18,7 +18,7 @@ tf·(k1 + 1) / (tf + k1·(1 - b + b·len/avglen)).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Hashable, Mapping
+from typing import Hashable, Mapping, Sequence
 
 import numpy as np
 
@@ -207,6 +207,45 @@ class SparseBM25:
                 contrib = which * tf * (k1 + 1.0) / (tf + norm)
                 out += np.bincount(rows, contrib, minlength=self.n_rows)
             offset += segment.n_rows
+        out[~self._alive[: self.n_rows]] = 0.0
+        return out
+
+    def concept_scores(self, concepts: Sequence[tuple[np.ndarray, np.ndarray, float]]
+                       ) -> np.ndarray:
+        """BM25 score of every row for query *concepts*, each a set of interchangeable terms
+        (a word's translations) with their shares (summing to 1) and the concept's weight.
+        A concept is scored as one term (a probabilistic structured query, Darwish & Oard
+        2003): its frequency in a row is its terms' frequencies times their shares, its
+        document frequency theirs the same way; so a word contributes once however many
+        translations it has, and a rare sense among them does not lend it a rare word's idf."""
+        out = np.zeros(self.n_rows, dtype=np.float64)
+        if self._n_alive == 0 or not concepts:
+            return out
+        k1, b = self.params.k1, self.params.b
+        avglen = self._total_len / self._n_alive
+        n = self._n_alive
+        for term_ids, shares, weight in concepts:
+            term_ids = np.asarray(term_ids, dtype=np.int64)
+            inside = term_ids < len(self._df)
+            term_ids, shares = term_ids[inside], np.asarray(shares, float)[inside]
+            if len(term_ids) == 0 or weight <= 0:
+                continue
+            df = float((self._df[term_ids] * shares).sum())
+            if df <= 0:
+                continue
+            idf = np.log1p((n - df + 0.5) / (df + 0.5))
+            tf = np.zeros(self.n_rows, dtype=np.float64)
+            offset = 0
+            for segment in (self._base_csc, self._delta_matrix()):
+                if segment.n_rows:
+                    cols = term_ids < segment.n_cols
+                    found, freq, counts = segment.columns(term_ids[cols])
+                    tf += np.bincount(found + offset, freq * np.repeat(shares[cols], counts),
+                                      minlength=self.n_rows)
+                offset += segment.n_rows
+            rows = np.flatnonzero(tf > 0)
+            norm = k1 * (1.0 - b + b * self._lengths[rows] / avglen)
+            out[rows] += weight * idf * tf[rows] * (k1 + 1.0) / (tf[rows] + norm)
         out[~self._alive[: self.n_rows]] = 0.0
         return out
 

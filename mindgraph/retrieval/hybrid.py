@@ -37,7 +37,7 @@ from .calibration import (NOISE_SHARE, SAMPLE, Calibration, background, calibrat
                           drop_vector_noise, spread)
 from .expand import QueryExpander, split_concepts
 from .fusion import FUSIONS, NORMALIZERS, spread_weights
-from .keyword import KeywordIndex
+from .keyword import Concept, KeywordIndex
 from .native import NativeSearch, app_url
 from .present import follow_ups, interpretation, language_weight, query_language, snippet_for
 from .recency import Recency, asks_for_recent
@@ -189,10 +189,11 @@ class HybridRetriever:
         native = self.native.start(query, fetch) if options.use_native and \
             self.native is not None else None
         if options.use_keyword:
-            extra = self._keyword_query(query, degradation)
+            extra, concepts = self._keyword_query(query, degradation)
             calls["keyword"] = lambda: [(h.path, h.score, h.section_id)
-                                        for h in self.keyword.search(query, fetch, extra)]
-            if self._twin_weight(query) > 0 and not extra:
+                                        for h in self.keyword.search(query, fetch, extra,
+                                                                     concepts)]
+            if self._twin_weight(query) > 0 and not extra and not concepts:
                 calls["twin"] = lambda: self._twin_hits(query, fetch)
         if options.use_vector:
             if self.vector is None:
@@ -289,26 +290,28 @@ class HybridRetriever:
                 self._calibration_file.parent if self._calibration_file else None))
         return self._translator
 
-    def _keyword_query(self, query: str, degradation: list[str]) -> dict[str, float]:
-        """The index terms BM25 searches for beside the query's own: its words' translations
-        when almost no page is in its language (retrieval/translate.py;
-        ``retrieval.translate_queries``), each with its weight."""
+    def _keyword_query(self, query: str, degradation: list[str]
+                       ) -> tuple[dict[str, float], list[Concept]]:
+        """What BM25 searches for beside the query's own terms: its words' translations when
+        almost no page is in its language (retrieval/translate.py;
+        ``retrieval.translate_queries``), one concept per word."""
         if not self.settings.translate_queries:
-            return {}
+            return {}, []
         try:
             added = self.translator.added_words(query)
             terms = self.translator.added_terms(query)
+            concepts = self.translator.added_concepts(query)
         except Exception as exc:   # a missing or changed dictionary: search untranslated
             _note(degradation, f"query translation failed ({exc}); keyword search used the "
                                f"query's own words only")
-            return {}
+            return {}, []
         if added:
             shown = ", ".join(added[:8]) + (", ..." if len(added) > 8 else "")
             _note(degradation, f"almost no page is in the query's language: keyword search "
                                f"also looked for its words in "
                                f"{'/'.join(self.translator.languages(query))}"
                                f" ({shown})")
-        return terms
+        return terms, concepts
 
     def _levels(self, query: str) -> Calibration:
         """A typical query's background and best cosine on this vault (calibration.py), for

@@ -20,7 +20,7 @@ import hashlib
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -48,6 +48,15 @@ class KeywordParams:
     k1: float = 1.2
     b: float = 0.75
     page_mix: float = 0.5   # weight of the page-level score against the best section's
+
+
+@dataclass(frozen=True)
+class Concept:
+    """Interchangeable index terms scored as one (``SparseBM25.concept_scores``): ``terms``
+    maps each to its share, ``weight`` is the concept's against a query term's 1."""
+
+    terms: Mapping[str, float]
+    weight: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -207,10 +216,12 @@ class KeywordIndex:
         return list(dict.fromkeys(analyze(query, query=True)))
 
     def search(self, query: str, limit: int = 10,
-               extra: Mapping[str, float] | None = None) -> list[KeywordHit]:
+               extra: Mapping[str, float] | None = None,
+               concepts: Sequence[Concept] = ()) -> list[KeywordHit]:
         """The ``limit`` best pages for ``query`` (``extra``: more index terms, each with its
-        weight against the query's own terms' 1, e.g. a translation's)."""
-        scored = self._scores(query, extra)
+        weight against the query's own terms' 1; ``concepts``: more sets of interchangeable
+        terms, each scored as one term, e.g. a word's translations)."""
+        scored = self._scores(query, extra, concepts)
         if scored is None:
             return []
         combined, page_score, best, best_row = scored
@@ -232,10 +243,11 @@ class KeywordIndex:
         return hits
 
     def page_scores(self, query: str, paths: Iterable[str],
-                    extra: Mapping[str, float] | None = None) -> dict[str, float]:
+                    extra: Mapping[str, float] | None = None,
+                    concepts: Sequence[Concept] = ()) -> dict[str, float]:
         """The score ``search`` gives each of ``paths`` (0 for a page no query term matches),
         for pages it did not return."""
-        scored = self._scores(query, extra)
+        scored = self._scores(query, extra, concepts)
         combined = scored[0] if scored is not None else None
         out: dict[str, float] = {}
         for path in paths:
@@ -244,7 +256,8 @@ class KeywordIndex:
                 else 0.0
         return out
 
-    def _scores(self, query: str, extra: Mapping[str, float] | None = None
+    def _scores(self, query: str, extra: Mapping[str, float] | None = None,
+                concepts: Sequence[Concept] = ()
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
         """Per page id: combined score, page-field score, best section score, its row."""
         weighted = dict.fromkeys(self.query_terms(query), 1.0)
@@ -253,14 +266,18 @@ class KeywordIndex:
         known = [(self.vocab.ids[t], w) for t, w in weighted.items() if t in self.vocab.ids]
         ids = np.array([i for i, _ in known], dtype=np.int64)
         weights = np.array([w for _, w in known]) if extra else None
-        if len(ids) == 0 or not self.hashes:
+        groups = self._concept_ids(concepts)
+        if (len(ids) == 0 and not groups) or not self.hashes:
             return None
         n_pids = len(self._paths)
         page_rows = self.pages.scores(ids, weights)
+        section_rows = self.sections.scores(ids, weights)
+        if groups:
+            page_rows += self.pages.concept_scores(groups)
+            section_rows += self.sections.concept_scores(groups)
         page_score = np.zeros(n_pids)
         hit = page_rows > 0
         page_score[self.pages.groups[hit]] = page_rows[hit]
-        section_rows = self.sections.scores(ids, weights)
         best = np.zeros(n_pids)
         best_row = np.full(n_pids, -1, dtype=np.int64)
         matched = np.flatnonzero(section_rows > 0)
@@ -276,6 +293,19 @@ class KeywordIndex:
         combined = (mix * page_score / max(page_score.max(), 1e-12)
                     + (1 - mix) * best / max(best.max(), 1e-12))
         return combined, page_score, best, best_row
+
+    def _concept_ids(self, concepts: Sequence[Concept]
+                     ) -> list[tuple[np.ndarray, np.ndarray, float]]:
+        """Each concept's known terms as ids with their shares (renormalised to sum to 1)."""
+        out = []
+        for concept in concepts:
+            known = [(self.vocab.ids[t], w) for t, w in concept.terms.items()
+                     if t in self.vocab.ids and w > 0]
+            total = sum(w for _, w in known)
+            if known and total > 0:
+                out.append((np.array([i for i, _ in known], dtype=np.int64),
+                            np.array([w / total for _, w in known]), concept.weight))
+        return out
 
     def top_sections(self, query: str, limit: int = 10) -> list[tuple[str, str, float]]:
         """The ``limit`` best sections as (page path, section id, BM25 score)."""

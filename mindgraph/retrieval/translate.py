@@ -10,19 +10,23 @@ Chinese or Japanese question over pages at least a tenth English has its words (
 adjacent words) looked up forwards in the same dictionaries, keeping the ``per_english`` (3)
 English words the most pages contain: an English gloss list names synonyms, one of which is
 the vault's (3 scored above 2 on dev and held-out questions). A word the analyser cuts in
-parts counts the pages that hold all of them. The translations reach BM25 as index terms cut
-in their own language, each weighing ``TRANSLATED_WEIGHT`` (1.5) against a word of the question
-as written, a rarer sense less by its share of the pages (``_best``; an English word's
-translations sharing one weight scored lower: Japanese-only dev keyword MRR@10 0.599 → 0.567).
+parts counts the pages that hold all of them. An English question's translations reach BM25
+as one concept per word (``added_concepts``: its translations' index terms scored as one term,
+a probabilistic structured query), weighing ``CONCEPT_WEIGHT`` (1.75) against a word of the
+question as written, a rarer sense's share less by its share of the pages (``_best``): as a
+bag of terms of their own (before), a word with two translations counted twice and the bag
+outweighed the product names the pages share with the question. A Chinese or Japanese
+question's English glosses stay terms of their own (``added_terms``, ``TRANSLATED_WEIGHT``).
 The vector side needs no such help when its model is multilingual; the two are fused as usual
 (an English-only model's vectors of the pages get the unsupported-language factor, hybrid.py).
 
 Measured (``mindgraph bench <questions> --cross-lingual ja|zh|en``, README Benchmarks, hybrid
-MRR@10 dev / held-out, MiniLM): English questions over the Japanese-only vault 0.664 / 0.619,
-over the Chinese-only one 0.744 / 0.673 (equal sense weights, translations weighing 1: 0.556 /
-0.576 and 0.701 / 0.584); Japanese and Chinese questions over the English-only vault 0.224 /
-0.287 untranslated → 0.778 / 0.709. A vault that has pages in the query's
-language (the mixed en+ja+zh vault) is searched exactly as before.
+MRR@10 dev / held-out, MiniLM): English questions over the Japanese-only vault 0.664 / 0.619
+as a bag → 0.696 / 0.641 as concepts (with the dictionary's base forms and clippings: "synced"
+→ 同期), over the Chinese-only one 0.744 / 0.673 → 0.765 / 0.702; Japanese and Chinese
+questions over the English-only vault 0.224 / 0.287 untranslated → 0.778 / 0.709. A vault
+that has pages in the query's language (the mixed en+ja+zh vault) is searched exactly as
+before.
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ from ..text import bilingual
 from ..text.cjk import CJK_RUN as _CJK_RUN
 from .analyzer import STOP_WORDS, analyze
 from .calibration import spread
-from .keyword import KeywordIndex
+from .keyword import Concept, KeywordIndex
 
 MIN_SHARE = 0.1          # a language with fewer of the pages is neither "the vault's" nor
                          # missing: below it the query's own language counts as absent
@@ -54,6 +58,14 @@ TRANSLATED_WEIGHT = 1.5  # a translation against a word of the question as writt
                          # English questions over the ja-only / zh-only pages, dev and
                          # held-out, × 1: 0.649 0.635 / 0.721 0.647; × 1.5: 0.685 0.662 /
                          # 0.748 0.657; × 2: 0.667 0.667 / 0.720 0.673; × 0.6 lower everywhere
+                         # (an English question's translations are concepts now: below)
+CONCEPT_WEIGHT = 1.75    # an English word's translations, scored as one concept, against a
+                         # word of the question as written (1). Hybrid MRR@10 of English
+                         # questions over the ja-only / zh-only pages, dev and held-out, with
+                         # four translations a word: × 1.5: 0.693 0.629 / 0.756 0.700;
+                         # × 1.75: 0.696 0.641 / 0.765 0.702 (three a word, × 1.5: 0.692
+                         # 0.617 / 0.754 0.690; the bag of terms of before: 0.664 0.619 /
+                         # 0.744 0.673)
 
 
 
@@ -65,7 +77,7 @@ def vault_languages(pages: Iterable[Page]) -> Counter[str]:
 class QueryTranslator:
     """Adds the translations of an English query's words for the languages of the pages."""
 
-    def __init__(self, pages: Mapping[str, Page], keyword: KeywordIndex, per_word: int = 2,
+    def __init__(self, pages: Mapping[str, Page], keyword: KeywordIndex, per_word: int = 4,
                  per_english: int = 3,
                  lookup: Callable[[str, str], tuple[str, ...]] | None = None,
                  cache_dir: Path | None = None,
@@ -121,15 +133,19 @@ class QueryTranslator:
 
     def added_words(self, query: str) -> tuple[str, ...]:
         """The translations added to ``query`` (none when it needs none)."""
-        return tuple(dict.fromkeys(word for word, _, _ in self._translation(query)))
+        return tuple(dict.fromkeys(word for _, word, _, _ in self._translation(query)))
 
     def added_terms(self, query: str) -> dict[str, float]:
-        """The index terms of the translations added to ``query``, each with its weight
-        against the query's own words' 1: ``TRANSLATED_WEIGHT`` for the vault's usual word
-        for an English word, a rarer sense less (``_best``); a term two translations share
-        keeps the higher."""
+        """A Chinese or Japanese question's English words over English pages, as index
+        terms each with its weight against the query's own words' 1: ``TRANSLATED_WEIGHT``
+        for the vault's usual gloss, a rarer one less (``_best``); a term two glosses share
+        keeps the higher. Each gloss is a term of its own: scored as one concept per word,
+        they lost (keyword MRR@10 of ja/zh questions over the English pages, dev / held-out,
+        0.771 / 0.695 → 0.719 / 0.713). () for an English question (``added_concepts``)."""
         out: dict[str, float] = {}
-        for word, lang, weight in self._translation(query):
+        if self.languages(query) != ("en",):
+            return out
+        for _, word, lang, weight in self._translation(query):
             for term in _terms(word, lang):
                 out[term] = max(out.get(term, 0.0), TRANSLATED_WEIGHT * weight)
         return out
@@ -152,7 +168,25 @@ class QueryTranslator:
             self._english_cache[query] = found
         return found
 
-    def _translation(self, query: str) -> tuple[tuple[str, str, float], ...]:
+    def added_concepts(self, query: str) -> list[Concept]:
+        """An English question's translations over Chinese or Japanese pages: one concept
+        per word (or phrase) of the question and language, its translations' index terms
+        each sharing by its translation's weight (``_best``; a word cut in parts shares it
+        among them), scored as one term weighing ``CONCEPT_WEIGHT``
+        (``SparseBM25.concept_scores``). [] for a question translated into English."""
+        if self.languages(query) == ("en",):
+            return []
+        shares: dict[tuple[str, str], dict[str, float]] = {}
+        for source, word, lang, weight in self._translation(query):
+            terms = _terms(word, lang)
+            own = shares.setdefault((source, lang), {})
+            for term in terms:
+                own[term] = own.get(term, 0.0) + weight / len(terms)
+        return [Concept(terms, CONCEPT_WEIGHT) for terms in shares.values() if terms]
+
+    def _translation(self, query: str) -> tuple[tuple[str, str, str, float], ...]:
+        """Each translation added to ``query``: (its English or CJK source, the translation,
+        its language, its weight)."""
         languages = self.languages(query)
         if not languages:
             return ()
@@ -165,24 +199,24 @@ class QueryTranslator:
                 self._cache.clear()
         return found
 
-    def _translate(self, query: str, lang: str) -> list[tuple[str, str, float]]:
+    def _translate(self, query: str, lang: str) -> list[tuple[str, str, str, float]]:
         words = [w for w in _ENGLISH_WORD.findall(query.lower()) if w not in STOP_WORDS]
         phrases = [f"{a} {b}" for a, b in zip(words, words[1:])]
-        out: list[tuple[str, str, float]] = []
-        for phrase in dict.fromkeys(phrases + words):
-            out += [(word, lang, weight) for word, weight in
+        out: list[tuple[str, str, str, float]] = []
+        for phrase in dict.fromkeys(phrases + [p for w in words for p in _hyphenated(w)]):
+            out += [(phrase, word, lang, weight) for word, weight in
                     self._best(self._lookup(phrase, lang), lang, self.per_word)]
         return out
 
-    def _into_english(self, query: str) -> list[tuple[str, str, float]]:
+    def _into_english(self, query: str) -> list[tuple[str, str, str, float]]:
         """A Chinese or Japanese question's words (and pairs of adjacent words, which the
         segmenter may have cut from one dictionary word) in English."""
         lang = query_language(query)
         words = [t for t in analyze(query, query=True, lang=lang) if _CJK_RUN.fullmatch(t)]
         pairs = [a + b for a, b in zip(words, words[1:])]
-        out: list[tuple[str, str, float]] = []
+        out: list[tuple[str, str, str, float]] = []
         for word in dict.fromkeys(pairs + words):
-            out += [(english, "en", weight) for english, weight in
+            out += [(word, english, "en", weight) for english, weight in
                     self._best(self._english(word, lang), "en", self.per_english)]
         return out
 
@@ -221,6 +255,15 @@ class QueryTranslator:
                 self._counts.clear()
             self._counts[(word, lang)] = found
         return found
+
+
+def _hyphenated(word: str) -> list[str]:
+    """``word``, and a hyphenated one's parts too, as a phrase and one by one ("slip-box" →
+    "slip box", slip, box): a dictionary seldom lists a compound a writer made up."""
+    parts = [p for p in word.split("-") if len(p) > 1 and p not in STOP_WORDS]
+    if len(parts) < 2:
+        return [word]
+    return [word, " ".join(parts), *parts] if len(parts) == 2 else [word, *parts]
 
 
 @functools.lru_cache(maxsize=65536)

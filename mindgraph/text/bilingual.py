@@ -112,12 +112,14 @@ def _japanese(path: Path) -> dict[str, list[str]]:
 
 _TABLES: dict[str, dict[str, tuple[str, ...]]] = {}   # lang → its table, once per process
 _ENGLISH: dict[str, dict[str, tuple[str, ...]]] = {}  # lang → the table read forwards
+_UNHYPHENATED: dict[str, dict[str, str]] = {}        # lang → "plugin" → "plug-in"
 
 
 def forget_tables() -> None:
     """Drop the tables held in memory (the next lookup reads its workspace's kept copy)."""
     _TABLES.clear()
     _ENGLISH.clear()
+    _UNHYPHENATED.clear()
 
 
 def dictionary(lang: str, cache_dir: Path | None = None) -> dict[str, tuple[str, ...]]:
@@ -164,11 +166,18 @@ def dictionary(lang: str, cache_dir: Path | None = None) -> dict[str, tuple[str,
 def translations(phrase: str, lang: str, cache_dir: Path | None = None) -> tuple[str, ...]:
     """The ``lang`` words for an English word or two-word phrase and for the base forms its
     inflection may hide (its own entry's first: "snippets" is 裁ち落とし in JMdict, and its
-    base form "snippet" gives スニペット); () when the dictionary has none. ``cache_dir``:
+    base form "snippet" gives スニペット), each also as the dictionary may hyphenate it
+    ("plugin": CC-CEDICT's "plug-in", 插件); () when the dictionary has none. ``cache_dir``:
     where the asking workspace keeps the table read backwards (see ``dictionary``)."""
     table = dictionary(lang, cache_dir)
-    return tuple(dict.fromkeys(word for key in _base_forms(phrase.lower())
-                               for word in table.get(key, ())))
+    joined = _UNHYPHENATED.get(lang)
+    if joined is None:
+        joined = _UNHYPHENATED[lang] = {}
+        for key in table:
+            if "-" in key:
+                joined.setdefault(key.replace("-", ""), key)
+    keys = [k for form in _base_forms(phrase.lower()) for k in (form, joined.get(form))]
+    return tuple(dict.fromkeys(word for key in keys if key for word in table.get(key, ())))
 
 
 def english(word: str, lang: str, cache_dir: Path | None = None) -> tuple[str, ...]:
@@ -185,12 +194,59 @@ def english(word: str, lang: str, cache_dir: Path | None = None) -> tuple[str, .
     return table.get(word, ())
 
 
+# Irregular English verbs whose past forms questions use ("the file I wrote"): their base
+# forms, which the dictionaries gloss
+IRREGULAR = {
+    "does": "do", "has": "have", "bought": "buy", "brought": "bring", "built": "build", "caught": "catch", "chose": "choose",
+    "chosen": "choose", "did": "do", "done": "do", "drew": "draw", "drawn": "draw",
+    "fell": "fall", "fallen": "fall", "felt": "feel", "found": "find", "forgot": "forget",
+    "forgotten": "forget", "froze": "freeze", "frozen": "freeze", "gave": "give",
+    "given": "give", "got": "get", "gotten": "get", "grew": "grow", "grown": "grow",
+    "hid": "hide", "hidden": "hide", "held": "hold", "kept": "keep", "knew": "know",
+    "known": "know", "laid": "lay", "left": "leave", "lost": "lose", "made": "make",
+    "meant": "mean", "met": "meet", "paid": "pay", "ran": "run", "sent": "send",
+    "shown": "show", "showed": "show", "sold": "sell", "spent": "spend", "stole": "steal",
+    "stolen": "steal", "stuck": "stick", "taken": "take", "took": "take", "taught": "teach",
+    "thought": "think", "told": "tell", "took": "take", "understood": "understand",
+    "went": "go", "gone": "go", "woke": "wake", "won": "win", "wore": "wear", "worn": "wear",
+    "wrote": "write", "written": "write",
+}
+# Clipped English words the dictionaries list only in full ("sync": CC-CEDICT glosses 同步
+# "to synchronize", JMdict 同期 "synchronization"; neither has "sync")
+CLIPPINGS = {
+    "sync": ("synchronize", "synchronization"), "app": ("application",),
+    "config": ("configuration",), "info": ("information",), "repo": ("repository",),
+    "doc": ("document",), "admin": ("administrator",), "auth": ("authentication",),
+    "stats": ("statistics",), "pic": ("picture",), "photo": ("photograph",),
+    "prefs": ("preferences",), "spec": ("specification",), "temp": ("temporary",),
+    "env": ("environment",), "dir": ("directory",), "msg": ("message",),
+    "img": ("image",), "max": ("maximum",), "min": ("minimum",),
+}
+_SIBILANT = ("s", "x", "z", "ch", "sh")
+
+
 def _base_forms(word: str) -> list[str]:
-    """``word`` and the base forms an English inflection may hide (notes → note, syncing →
-    sync, deleted → delete)."""
+    """``word`` and the base forms an English inflection may hide (notes → note, boxes → box,
+    copied → copy, cropped → crop, syncing → sync, wrote → write), and the full words of a
+    clipped one (sync → synchronize). Never a stem of a stem: "notes" is not "not"."""
     forms = [word]
-    for ending, replacements in (("ies", ("y",)), ("es", ("e", "")), ("s", ("",)),
-                                 ("ing", ("", "e")), ("ed", ("", "e"))):
-        if word.endswith(ending) and len(word) > len(ending) + 2:
-            forms += [word[: -len(ending)] + r for r in replacements]
+    if word in IRREGULAR:
+        forms.append(IRREGULAR[word])
+    if len(word) > 4 and word.endswith("ies"):
+        forms.append(word[:-3] + "y")
+    elif len(word) > 4 and word.endswith("es") and word[:-2].endswith(_SIBILANT):
+        forms.append(word[:-2])
+    elif len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        forms.append(word[:-1])
+    if len(word) > 4 and word.endswith("ied"):
+        forms.append(word[:-3] + "y")
+    else:
+        for ending in ("ed", "ing"):
+            stem = word[: -len(ending)]
+            if word.endswith(ending) and len(stem) > 2:
+                forms += [stem, stem + "e"]
+                if len(stem) > 3 and stem[-1] == stem[-2] and stem[-1] not in "aeiousl":
+                    forms.append(stem[:-1])      # cropped → crop, running → run
+    forms += [full for form in list(forms) for full in CLIPPINGS.get(form, ())]
     return list(dict.fromkeys(forms))
+

@@ -12,8 +12,8 @@ from click.testing import CliRunner
 from mindgraph.cli import cli
 from mindgraph.errors import MindgraphError
 from mindgraph.page.parse import parse_page
-from mindgraph.retrieval.keyword import KeywordIndex
-from mindgraph.retrieval.translate import QueryTranslator
+from mindgraph.retrieval.keyword import Concept, KeywordIndex
+from mindgraph.retrieval.translate import CONCEPT_WEIGHT, QueryTranslator
 from mindgraph.text import bilingual
 from wiki_workspace_support import wiki_workspace
 
@@ -144,19 +144,46 @@ def test_a_dictionary_word_counts_the_pages_that_hold_all_of_it():
 
 
 def test_translated_terms_are_searched_with_their_weights():
-    """BM25 searches the translations' index terms beside the query's own, weighing 1.5
-    against the question's own words' 1 (those match only the product names and code a page
-    in another language shares with the question), and a term weighed less scores less."""
+    """BM25 searches an English word's translations as one concept weighing CONCEPT_WEIGHT
+    (1.75) against the question's own words' 1 (those match only the product names and code
+    a page in another language shares with the question): a concept of one term scores as
+    that term weighed the same, and a term weighed less scores less."""
     parsed = {p: parse_page(t, p) for p, t in PAGES.items() if p.startswith("zh/")}
     index = KeywordIndex.build(parsed.values())
     translator = QueryTranslator(parsed, index,
                                  lookup=lambda word, lang: {"delete": ("删除",)}.get(word, ()))
-    assert translator.added_terms(QUERY) == {"删除": 1.5}
+    assert translator.added_concepts(QUERY) == [Concept({"删除": 1.0}, CONCEPT_WEIGHT)]
+    assert translator.added_terms(QUERY) == {}          # English: concepts, not terms
+    as_concept = {h.path: h.score for h in index.search(
+        "x", 5, concepts=[Concept({"删除": 1.0}, 1.75), Concept({"笔记": 1.0}, 1.75)])}
+    as_terms = {h.path: h.score for h in index.search("x", 5, {"删除": 1.75, "笔记": 1.75})}
+    assert as_concept == pytest.approx(as_terms)
     full = {h.path: h.score for h in index.search("x", 5, {"删除": 1.0, "笔记": 1.0})}
     half = {h.path: h.score for h in index.search("x", 5, {"删除": 1.0, "笔记": 0.5})}
     assert half["zh/模板.md"] < full["zh/模板.md"]        # found by 笔记 alone
     assert index.page_scores("x", ["zh/模板.md"], {"删除": 1.0, "笔记": 0.5}) == {
         "zh/模板.md": half["zh/模板.md"]}
+
+
+def test_a_words_translations_count_once():
+    """A page holding two translations of one word of the question no longer outranks a page
+    holding the translations of two of its words: as a bag of terms each translation scored
+    on its own (and a rare one with a rare word's weight), so a word with many translations
+    outweighed the question's other words, the product names the pages share with it too."""
+    pages = {f"zh/其他{i}.md": f"# 其他{i}\n\n{'删除' if i % 2 else '文件'}。\n"
+             for i in range(8)}
+    pages.update({f"zh/空{i}.md": f"# 空{i}\n\n打开设置。\n" for i in range(6)})
+    pages.update({f"zh/记{i}.md": f"# 记{i}\n\n{'笔记' if i % 2 else '便签'}。\n"
+                  for i in range(4)})
+    pages["zh/两词.md"] = "# 操作\n\n删除这个文件。\n"
+    pages["zh/一词.md"] = "# 记录\n\n笔记与便签。\n"
+    index, translator = _translated(pages, {"delete": ("删除",), "file": ("文件",),
+                                            "note": ("笔记", "便签")})
+    query = "delete file note"
+    concepts = translator.added_concepts(query)
+    assert index.search(query, 1, concepts=concepts)[0].path == "zh/两词.md"
+    bag = {t: 1.5 for c in concepts for t in c.terms}
+    assert index.search(query, 1, bag)[0].path == "zh/一词.md"
 
 
 def test_the_inflections_base_form_adds_its_translations():
@@ -175,21 +202,21 @@ def _translated(pages, table):
 
 
 def test_a_sense_the_vault_seldom_uses_weighs_less():
-    """Of an English word's translations, the one most pages use weighs TRANSLATED_WEIGHT
-    (1.5); a rarer sense that times the square root of its share of that (one page against
-    sixteen: 1/4), so a page with the rare sense no longer outranks one with the
-    vault's word for the same thing on its rarity alone (JMdict's メール for "text")."""
+    """Of an English word's translations, the one most pages use has the whole share; a
+    rarer sense the square root of its share of that one's pages (one page against sixteen:
+    1/4), so a page with the rare sense no longer outranks one with the vault's word for the
+    same thing on its rarity alone (JMdict's メール for "text")."""
     pages = {f"ja/テキスト{i}.md": f"# 項目{i}\n\nテキストを書きます。\n" for i in range(15)}
     pages.update({f"ja/他{i}.md": f"# 他{i}\n\n画像を貼ります。\n" for i in range(24)})
     pages["ja/メール編集.md"] = "# 作業\n\nメールを編集します。\n"
     pages["ja/テキスト編集.md"] = "# 作業\n\nテキストを編集します。\n"
     index, translator = _translated(pages, {"text": ("メール", "テキスト"), "edit": ("編集",)})
-    terms = translator.added_terms("edit the text")
-    assert terms == {"編集": 1.5, "テキスト": 1.5, "メール": 1.5 * 0.25}
-    assert index.search("edit the text", 1, terms)[0].path == "ja/テキスト編集.md"
-    # every sense weighing 1, the rare one's page came first
-    assert index.search("edit the text", 1, dict.fromkeys(terms, 1.0))[0].path == \
-        "ja/メール編集.md"
+    concepts = translator.added_concepts("edit the text")
+    assert [dict(c.terms) for c in concepts] == [{"編集": 1.0}, {"テキスト": 1.0, "メール": 0.25}]
+    assert index.search("edit the text", 1, concepts=concepts)[0].path == "ja/テキスト編集.md"
+    # every sense a term weighing 1, the rare one's page came first
+    assert index.search("edit the text", 1, {"編集": 1.0, "テキスト": 1.0, "メール": 1.0}
+                        )[0].path == "ja/メール編集.md"
 
 
 def test_an_english_only_model_gets_less_weight_over_pages_it_cannot_read(tmp_path):
@@ -224,6 +251,30 @@ def test_a_translation_outweighs_an_english_word_the_pages_share_by_chance():
     pages["zh/CLI.md"] = "# 命令\n\n运行 `note` 命令。\n"
     pages["zh/删除笔记.md"] = "# 笔记\n\n右键点击以删除。\n"
     index, translator = _translated(pages, {"delete": ("删除",)})
-    terms = translator.added_terms("delete note")
-    assert index.search("delete note", 1, terms)[0].path == "zh/删除笔记.md"
-    assert index.search("delete note", 1, dict.fromkeys(terms, 1.0))[0].path == "zh/CLI.md"
+    concepts = translator.added_concepts("delete note")
+    assert index.search("delete note", 1, concepts=concepts)[0].path == "zh/删除笔记.md"
+    assert index.search("delete note", 1, {"删除": 1.0})[0].path == "zh/CLI.md"
+
+
+def test_inflections_clippings_and_hyphens_reach_the_dictionary_word():
+    """"notes" is "note", never "not" (CC-CEDICT's 不是 was the Chinese for "notes"); a past
+    tense, an irregular verb, a doubled consonant, a clipped word ("sync": only
+    "synchronize" is glossed) and a word the dictionary hyphenates ("plugin": "plug-in")
+    find their entries; a hyphenated word of the question is looked up in parts too."""
+    assert "不是" not in bilingual.translations("notes", "zh")
+    assert "笔记" in bilingual.translations("notes", "zh")
+    assert "同步" in bilingual.translations("synced", "zh")
+    assert "同期" in bilingual.translations("syncing", "ja")
+    assert "插件" in bilingual.translations("plugin", "zh")
+    assert set(bilingual.translations("copied", "zh")) >= set(bilingual.translations("copy",
+                                                                                      "zh"))
+    assert set(bilingual.translations("wrote", "ja")) >= set(bilingual.translations("write",
+                                                                                     "ja"))
+    assert set(bilingual.translations("cropped", "zh")) >= set(bilingual.translations("crop",
+                                                                                       "zh"))
+    assert bilingual.translations("synced", "zh") and not bilingual.translations("sync-xx",
+                                                                                  "zh")
+    index, translator = _translated({"zh/盒.md": "# 卡片盒\n\n卡片和盒子。\n",
+                                     "zh/别.md": "# 别的\n\n打开设置。\n"},
+                                    {"slip": ("卡片",), "box": ("盒子",)})
+    assert set(translator.added_words("my slip-box notes")) == {"卡片", "盒子"}
