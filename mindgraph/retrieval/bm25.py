@@ -230,7 +230,8 @@ class SparseBM25:
             term_ids, shares = term_ids[inside], np.asarray(shares, float)[inside]
             if len(term_ids) == 0 or weight <= 0:
                 continue
-            df = float((self._df[term_ids] * shares).sum())
+            df = sum(share * self.document_frequency(int(t))
+                     for t, share in zip(term_ids, shares))
             if df <= 0:
                 continue
             idf = np.log1p((n - df + 0.5) / (df + 0.5))

@@ -185,14 +185,14 @@ class QueryTranslator:
         return [Concept(terms, CONCEPT_WEIGHT) for terms in shares.values() if terms]
 
     def _translation(self, query: str) -> tuple[tuple[str, str, str, float], ...]:
-        """Each translation added to ``query``: (its English or CJK source, the translation,
-        its language, its weight)."""
+        """Each translation added to ``query``: (its English source, "" for a Chinese or
+        Japanese question's, the translation, its language, its weight)."""
         languages = self.languages(query)
         if not languages:
             return ()
         found = self._cache.get(query)
         if found is None:
-            found = self._cache[query] = tuple(self._into_english(query)) \
+            found = self._cache[query] = tuple(("", *t) for t in self._into_english(query)) \
                 if languages == ("en",) else tuple(
                     pair for lang in languages for pair in self._translate(query, lang))
             if len(self._cache) > 1024:
@@ -208,15 +208,15 @@ class QueryTranslator:
                     self._best(self._lookup(phrase, lang), lang, self.per_word)]
         return out
 
-    def _into_english(self, query: str) -> list[tuple[str, str, str, float]]:
+    def _into_english(self, query: str) -> list[tuple[str, str, float]]:
         """A Chinese or Japanese question's words (and pairs of adjacent words, which the
         segmenter may have cut from one dictionary word) in English."""
         lang = query_language(query)
         words = [t for t in analyze(query, query=True, lang=lang) if _CJK_RUN.fullmatch(t)]
         pairs = [a + b for a, b in zip(words, words[1:])]
-        out: list[tuple[str, str, str, float]] = []
+        out: list[tuple[str, str, float]] = []
         for word in dict.fromkeys(pairs + words):
-            out += [(word, english, "en", weight) for english, weight in
+            out += [(english, "en", weight) for english, weight in
                     self._best(self._english(word, lang), "en", self.per_english)]
         return out
 

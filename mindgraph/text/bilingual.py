@@ -197,7 +197,8 @@ def english(word: str, lang: str, cache_dir: Path | None = None) -> tuple[str, .
 # Irregular English verbs whose past forms questions use ("the file I wrote"): their base
 # forms, which the dictionaries gloss
 IRREGULAR = {
-    "does": "do", "has": "have", "bought": "buy", "brought": "bring", "built": "build", "caught": "catch", "chose": "choose",
+    "does": "do", "has": "have", "bought": "buy", "brought": "bring", "built": "build",
+    "caught": "catch", "chose": "choose",
     "chosen": "choose", "did": "do", "done": "do", "drew": "draw", "drawn": "draw",
     "fell": "fall", "fallen": "fall", "felt": "feel", "found": "find", "forgot": "forget",
     "forgotten": "forget", "froze": "freeze", "frozen": "freeze", "gave": "give",
@@ -207,7 +208,7 @@ IRREGULAR = {
     "meant": "mean", "met": "meet", "paid": "pay", "ran": "run", "sent": "send",
     "shown": "show", "showed": "show", "sold": "sell", "spent": "spend", "stole": "steal",
     "stolen": "steal", "stuck": "stick", "taken": "take", "took": "take", "taught": "teach",
-    "thought": "think", "told": "tell", "took": "take", "understood": "understand",
+    "thought": "think", "told": "tell", "understood": "understand",
     "went": "go", "gone": "go", "woke": "wake", "won": "win", "wore": "wear", "worn": "wear",
     "wrote": "write", "written": "write",
 }
