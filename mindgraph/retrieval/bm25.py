@@ -235,18 +235,22 @@ class SparseBM25:
             if df <= 0:
                 continue
             idf = np.log1p((n - df + 0.5) / (df + 0.5))
-            tf = np.zeros(self.n_rows, dtype=np.float64)
-            offset = 0
+            found_rows, found_tf, offset = [], [], 0
             for segment in (self._base_csc, self._delta_matrix()):
                 if segment.n_rows:
                     cols = term_ids < segment.n_cols
                     found, freq, counts = segment.columns(term_ids[cols])
-                    tf += np.bincount(found + offset, freq * np.repeat(shares[cols], counts),
-                                      minlength=self.n_rows)
+                    found_rows.append(found + offset)
+                    found_tf.append(freq * np.repeat(shares[cols], counts))
                 offset += segment.n_rows
-            rows = np.flatnonzero(tf > 0)
+            # summed per row over the rows found only (not an array of every row a concept)
+            rows, where = np.unique(np.concatenate(found_rows or [np.zeros(0, np.int64)]),
+                                    return_inverse=True)
+            if not len(rows):
+                continue
+            tf = np.bincount(where, np.concatenate(found_tf))
             norm = k1 * (1.0 - b + b * self._lengths[rows] / avglen)
-            out[rows] += weight * idf * tf[rows] * (k1 + 1.0) / (tf[rows] + norm)
+            out[rows] += weight * idf * tf * (k1 + 1.0) / (tf + norm)
         out[~self._alive[: self.n_rows]] = 0.0
         return out
 

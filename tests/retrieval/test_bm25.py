@@ -76,3 +76,31 @@ def test_incremental_changes_score_like_a_fresh_index(steps, compact_midway):
         assert got.keys() == want.keys() == docs.keys()
         for key in docs:
             assert math.isclose(got[key], want[key], rel_tol=1e-9, abs_tol=1e-12)
+
+
+def test_a_concept_scores_as_one_term_with_the_summed_frequencies():
+    """A concept (a word's translations) scores as one term whose frequency in a row is its
+    terms' frequencies times their shares and whose document frequency is theirs the same
+    way: a concept of one term equals that term weighed the same, in the base segment and in
+    rows added or removed since; two synonyms of equal share and frequency score as one."""
+    rng = np.random.default_rng(7)
+    index = SparseBM25()
+    for row in range(200):
+        index.add(row, {int(t): float(rng.integers(1, 4))
+                        for t in rng.choice(40, 6, replace=False)})
+    index.compact()
+    for row in range(200, 215):
+        index.add(row, {int(t): 1.0 for t in rng.choice(40, 4, replace=False)})
+    index.remove(3)
+    index.remove(205)
+    single = index.concept_scores([(np.array([7]), np.array([1.0]), 1.75)])
+    assert np.allclose(single, index.scores(np.array([7]), np.array([1.75])))
+    twins = SparseBM25()
+    twins.add("a", {0: 2.0, 1: 2.0})       # both synonyms twice: length 4
+    twins.add("b", {0: 1.0})
+    twins.add("c", {2: 1.0})
+    got = twins.concept_scores([(np.array([0, 1]), np.array([0.5, 0.5]), 1.0)])
+    # tf 0.5·2 + 0.5·2 = 2, df 0.5·2 + 0.5·1 = 1.5, average length 2
+    norm = 1.2 * (1 - 0.75 + 0.75 * 4 / 2)
+    assert math.isclose(got[0], math.log1p((3 - 1.5 + 0.5) / 2.0) * 2 * 2.2 / (2 + norm))
+    assert got[0] < twins.scores(np.array([0, 1]))[0]     # a bag counts the word twice
