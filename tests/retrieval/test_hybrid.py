@@ -229,9 +229,9 @@ def test_retrievers_run_in_parallel_while_a_remote_model_embeds(mg):
         time.sleep(0.05)           # stands in for model inference (GIL released)
         return real(texts)
 
-    def keyword_search(query, limit, _real=retriever.keyword.search):
+    def keyword_search(query, limit, *more, _real=retriever.keyword.search):
         seen.append(threading.current_thread().name)
-        return _real(query, limit)
+        return _real(query, limit, *more)
 
     provider.embed_queries = slow
     retriever.keyword.search = keyword_search
