@@ -44,7 +44,7 @@ class ApplySteps:
                                   key=self._key(note) if note.sha256 else "",
                                   compiler=self.compiler.identity, title=note.title,
                                   aliases=note.aliases, moved_from=note.moved_from,
-                                  **self.reader.stat(note))
+                                  **self._scanned(note, index), **self.reader.stat(note))
         self._commit(final=True)
         ready = []
         for note in todo:
@@ -185,6 +185,16 @@ class ApplySteps:
         record_move(self.state.moves, old.wiki, note.wiki_path, title=old.title,
                     raw=note.file.path, from_raw=note.moved_from, how=note.move_how)
         self.state.drop(note.moved_from)
+
+    def _scanned(self, note: Note, index: TitleIndex) -> dict[str, Any]:
+        """The mentions a pending record keeps: this run's scan of its bytes, else none (the
+        old bytes' scan under the new hash would be reused once the note compiles)."""
+        if note.rescanned:
+            return {"mentions": note.mentions, "terms": index.terms_digest}
+        record = self.state.get(note.file.path)
+        if record is not None and record.sha256 != note.sha256:
+            return {"mentions": (), "terms": ""}
+        return {}
 
     def _fail(self, note: Note, error: str) -> None:
         changes: dict[str, Any] = {"error": error}

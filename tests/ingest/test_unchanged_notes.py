@@ -253,3 +253,25 @@ def test_a_no_op_run_lists_the_wiki_folders_instead_of_a_stat_per_page(settings,
     report = run_ingest(settings)
     assert [f.path for f in report.by_status("ingested")] == ["notes/Gamma.md"]
     assert (workspace / "wiki" / "notes" / "Gamma.md").is_file()
+
+
+def test_a_note_that_failed_keeps_no_mentions_of_its_old_text(settings, write_raw, workspace):
+    """A note whose new bytes could not be compiled must not keep the mentions scanned from
+    its old bytes under its new hash: once it compiles (a limit raised, the same bytes) they
+    would be reused as if they were its own."""
+    import dataclasses
+    vault(write_raw)
+    run_ingest(settings)
+    path = settings.state_dir / STATE_FILENAME
+    assert IngestState.load(path).files["Alpha.md"].mentions       # it mentions Beta
+    write_raw("Alpha.md", "# Alpha\nAlpha talks of Gamma now. " + "x" * 400)
+    small = dataclasses.replace(settings, compile=dataclasses.replace(settings.compile,
+                                                                      max_note_bytes=200))
+    report = run_ingest(small)
+    assert [o.path for o in report.by_status("failed")] == ["Alpha.md"]
+    record = IngestState.load(path).files["Alpha.md"]
+    assert record.status == "failed" and not record.terms          # nothing to reuse
+    run_ingest(settings)
+    record = IngestState.load(path).files["Alpha.md"]
+    assert record.status == "ingested" and "gamma" in record.mentions
+    assert "beta" not in record.mentions
