@@ -104,3 +104,47 @@ def test_a_concept_scores_as_one_term_with_the_summed_frequencies():
     norm = 1.2 * (1 - 0.75 + 0.75 * 4 / 2)
     assert math.isclose(got[0], math.log1p((3 - 1.5 + 0.5) / 2.0) * 2 * 2.2 / (2 + norm))
     assert got[0] < twins.scores(np.array([0, 1]))[0]     # a bag counts the word twice
+
+
+def _indexed(docs, compact=True):
+    index = SparseBM25()
+    for key, counts in docs.items():
+        index.add(key, counts)
+    if compact:
+        index.compact()
+    return index
+
+
+def test_a_compacted_index_holds_each_entry_once_in_16_bits_when_weights_are_whole():
+    docs = {f"d{i}": {t: 1 + (i * t) % 7 for t in range(i % 50, i % 50 + 40)}
+            for i in range(500)}
+    entries = sum(len(c) for c in docs.values())
+    index = _indexed(docs)
+    rows, terms = len(docs), 90
+    # 4 bytes of row number and 2 of frequency per entry, plus per-row and per-term arrays
+    assert index.nbytes <= 6 * entries + 32 * (rows + terms) + 1024
+    assert index.nbytes < 8 * entries          # float32 frequencies and a copy by row: 12
+
+
+@given(st.sampled_from([0.5, 1.25, 70_000.0, 3.0]))
+@settings(max_examples=8, deadline=None)
+def test_frequencies_that_16_bits_cannot_hold_score_as_written(weight):
+    docs = {key: {t: tf * weight for t, tf in counts.items()} for key, counts in DOCS.items()}
+    index = _indexed(docs)
+    for query in ([0], [1, 3], [0, 2, 3]):
+        got, want = _scores(index, query), reference(docs, query)
+        for key in want:
+            assert math.isclose(got[key], want[key], rel_tol=1e-6, abs_tol=1e-9)
+
+
+def test_removing_compacted_rows_lowers_document_frequencies_before_the_next_query():
+    index = _indexed(DOCS)
+    assert index.document_frequency(0) == 2
+    index.remove("a")
+    index.remove("c")
+    assert index.document_frequency(0) == 0 and index.document_frequency(3) == 1
+    rest = {k: v for k, v in DOCS.items() if k not in ("a", "c")}
+    got, want = _scores(index, [1, 3]), reference(rest, [1, 3])
+    assert got.keys() == want.keys()
+    for key in want:
+        assert math.isclose(got[key], want[key], rel_tol=1e-9)
