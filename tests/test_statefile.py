@@ -78,3 +78,19 @@ def test_read_state_checks_the_header_before_unpickling(tmp_path):
     assert read_state(path, "graph", 2) is None      # another format: never unpickled
     assert read_state(path, "graph", 1) is None      # unpickling fails: rebuilt, no traceback
     assert read_state(tmp_path / "absent", "graph", 2) is None
+
+
+def test_reading_a_state_file_holds_its_state_once_not_its_bytes_too(tmp_path):
+    import tracemalloc
+
+    size = 40_000_000
+    write_state(tmp_path / "big.pickle", "big", 1, {"blob": bytes(size)})
+    tracemalloc.start()
+    try:
+        state = read_state(tmp_path / "big.pickle", "big", 1)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert state is not None and len(state["blob"]) == size
+    # the file's bytes read first, then sliced past the header, then unpickled: 3 copies
+    assert peak < 1.25 * size, f"peak {peak / size:.2f}x the state"
