@@ -4,6 +4,14 @@ graph kept in step with it, under one lock.
 Every public query runs through ``query`` (the lock, and one sync with the files per
 outermost call). The keyword index and the graph are opened on first use only, so a keyword
 search never loads the graph and a graph query never loads the keyword index.
+
+Each sync that changed something saves the page cache, the keyword index and the graph under
+.mindgraph, for the next process. At 100,000 notes those files are 0.3-0.8 GB each and their
+saves take seconds: a long-running process that changes pages often (the watcher) sets
+``defer_saves``, so a change is searchable as soon as the indexes in memory have it, and
+calls ``save_state`` when it is idle (and ``close`` does). The files are caches checked
+against the wiki when loaded, so one left stale by a crash costs the next start only the
+pages changed since.
 """
 
 from __future__ import annotations
@@ -56,6 +64,8 @@ class WarmIndexes:
         self._keyword: KeywordIndex | None = None
         self._graph: KnowledgeGraph | None = None
         self._depth = 0
+        self.defer_saves = False
+        self._unsaved: set[str] = set()     # state files behind memory (``defer_saves``)
 
     def sync(self) -> ChangeSet:
         """Re-read wiki files that changed on disk and update every derived index.
@@ -73,18 +83,39 @@ class WarmIndexes:
                     self.settings.wiki_dir, self.settings.state_dir,
                     self.settings.serve.watch_wiki, PageLimits.of(self.settings.limits))
             else:
-                changes = self._cache.refresh()
+                changes = self._cache.refresh(save=not self.defer_saves)
             if changes:
                 self._vault = None
                 pages = self._cache.pages
                 if self._keyword is not None:
                     self._keyword.apply(pages, changes.added, changes.changed, changes.removed)
-                    self._keyword.save(self._state_file("keyword.pickle"))
+                    self._unsaved.add("keyword")
                 if self._graph is not None:
                     self._graph.apply(pages, changes.added, changes.changed, changes.removed)
-                    self._graph.save(self._state_file("graph.pickle"))
+                    self._unsaved.add("graph")
+                if self.defer_saves:
+                    self._unsaved.add("pages")
+                else:
+                    self.save_state()
                 self._pages_changed((*changes.added, *changes.changed, *changes.removed))
             return changes
+
+    @property
+    def unsaved_state(self) -> bool:
+        """True when a state file under .mindgraph is behind memory (``defer_saves``)."""
+        return bool(self._unsaved)
+
+    def save_state(self) -> None:
+        """Write the state files that are behind memory (the page cache, the keyword index,
+        the graph)."""
+        with self._lock:
+            if "pages" in self._unsaved and self._cache is not None:
+                self._cache.save()
+            if "keyword" in self._unsaved and self._keyword is not None:
+                self._keyword.save(self._state_file("keyword.pickle"))
+            if "graph" in self._unsaved and self._graph is not None:
+                self._graph.save(self._state_file("graph.pickle"))
+            self._unsaved.clear()
 
     def _pages_changed(self, touched: tuple[str, ...]) -> None:
         """Hook: pages were added, changed or removed (the vectors follow them)."""
@@ -97,6 +128,12 @@ class WarmIndexes:
             self.sync()
         assert self._cache is not None
         return self._cache.pages
+
+    @query
+    def current_pages(self) -> dict[str, Page]:
+        """The parsed pages by path, current with the wiki (do not modify): no vault nor link
+        resolver is built for them (at 100,000 notes that takes seconds)."""
+        return self._pages()
 
     @query
     def vault(self) -> Vault:

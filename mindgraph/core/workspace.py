@@ -52,8 +52,10 @@ class Mindgraph(Queries, VectorSearch, Services):
         return ViewRegistry()
 
     def close(self) -> None:
-        """Flush and release the vector store (files or connections) and the wiki watch."""
+        """Save the state files behind memory; flush and release the vector store (files or
+        connections) and the wiki watch."""
         with self._lock:
+            self.save_state()
             if self._cache is not None:
                 self._cache.close()
             if self._store is not None:

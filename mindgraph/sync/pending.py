@@ -48,11 +48,18 @@ class PendingChanges:
         with self._cond:
             return sorted(self._changes)
 
-    def take(self, quiet_s: float, max_wait_s: float) -> set[Change] | None:
-        """The next debounced batch (taken off the set); None once closed."""
+    def take(self, quiet_s: float, max_wait_s: float,
+             idle_s: float | None = None) -> set[Change] | None:
+        """The next debounced batch (taken off the set); None once closed; an empty set when
+        nothing came within ``idle_s`` seconds (None: wait for ever)."""
         with self._cond:
+            idle_until = None if idle_s is None else time.monotonic() + idle_s
             while not self._changes and not self._closed:
-                self._cond.wait()
+                if idle_until is None:
+                    self._cond.wait()
+                elif not self._cond.wait(max(0.0, idle_until - time.monotonic())) \
+                        and not self._changes and not self._closed:
+                    return set()
             while not self._closed:
                 first = min(self._changes.values())
                 due = min(self._last + quiet_s, first + max_wait_s)

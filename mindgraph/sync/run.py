@@ -42,7 +42,7 @@ def sync_run(mg: Mindgraph, changes: Iterable[Change], *, trigger: str = "change
             pages_touched |= _ingest(mg, record)
         synced = mg.sync()
         pages_touched |= {*synced.added, *synced.changed, *synced.removed}
-        pages = dict(mg.vault().pages)
+        pages = dict(mg.current_pages())
         if indexed is not None and not full:
             # what the run wrote or removed that no report named (a moved note's old page):
             # the wiki's events for it then match what was indexed, not a change to redo

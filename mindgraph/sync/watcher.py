@@ -7,6 +7,11 @@ change is lost, and a change the running ingest already saw costs the next run n
 hash now matches). A run that fails (another `mindgraph ingest` holds the lock, the store is
 down) puts its changes back and is tried again after a pause that doubles up to a minute.
 
+A run updates the indexes in memory only (``Mindgraph.defer_saves``): their state files under
+.mindgraph (at 100,000 notes seconds to write) are saved once nothing has changed for
+SAVE_AFTER_S seconds, and when the watcher stops, so a change is searchable without waiting
+for them.
+
 The start order makes the startup reconcile safe: the watches are set up first, then the
 first run syncs everything, so a change made during that run is pending for the next one.
 """
@@ -28,6 +33,7 @@ from .status import RunRecord, SyncStatus, now_iso
 DEBOUNCE_MS = 500           # quiet time that ends a burst
 MAX_WAIT_MS = 10_000        # ... but a batch never waits longer than this after its first event
 MAX_RETRY_S = 60.0
+SAVE_AFTER_S = 10.0         # quiet time before the state files are brought up to date
 
 
 class Watcher:
@@ -35,9 +41,12 @@ class Watcher:
 
     def __init__(self, mg: Mindgraph, *, polling: bool = False, poll_interval_ms: int = 1000,
                  debounce_ms: int = DEBOUNCE_MS, max_wait_ms: int = MAX_WAIT_MS,
-                 embed: bool = True, on_run: Callable[[RunRecord], None] | None = None):
+                 embed: bool = True, on_run: Callable[[RunRecord], None] | None = None,
+                 save_after_s: float = SAVE_AFTER_S):
         s = mg.settings
         self.mg = mg
+        mg.defer_saves = True
+        self.save_after_s = save_after_s
         self.embed = embed
         self.on_run = on_run
         self.quiet_s = debounce_ms / 1000
@@ -48,6 +57,7 @@ class Watcher:
                                   poll_interval_ms=poll_interval_ms)
         self.status = SyncStatus(s.state_dir, lambda: [str(c) for c in self.pending.snapshot()])
         self.indexed: dict[str, str] = {}       # wiki page → hash of the bytes indexed
+        self._raw_synced: tuple[tuple[int, ...] | None, dict[str, str]] = (None, {})
         self._max_bytes = {RAW: s.compile.max_note_bytes, WIKI: s.limits.max_page_bytes}
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -78,15 +88,20 @@ class Watcher:
             self._run([], "start", 0)
             self._loop()
         finally:
+            self._save_state()
             if self.status.state != "failed":
                 self.status.update(state="stopped", running=None)
 
     def _loop(self) -> None:
         retry_s = 1.0
         while not self._stop.is_set():
-            batch = self.pending.take(self.quiet_s, self.max_wait_s)
+            batch = self.pending.take(self.quiet_s, self.max_wait_s,
+                                      self.save_after_s if self.mg.unsaved_state else None)
             if batch is None:
                 break
+            if not batch:                       # quiet for save_after_s: save the state
+                self._save_state()
+                continue
             real, touches = real_changes(batch, self.areas.roots, self._synced(),
                                          self._max_bytes)
             if not real:
@@ -115,6 +130,14 @@ class Watcher:
             self.status.update(state="failed", error=self.source.error or "event source ended")
             self.pending.close()
 
+    def _save_state(self) -> None:
+        try:
+            self.mg.save_state()
+        except Exception as exc:  # noqa: BLE001 - a file not written is rebuilt when loaded
+            self.status.update(error=f"state files under {self.mg.settings.state_dir} not "
+                                     f"saved ({type(exc).__name__}: {exc}); they are rebuilt "
+                                     "from the wiki when next loaded")
+
     def _warm(self) -> None:
         """Open the page cache and the indexes, so each run updates them incrementally (and
         keeps their files under .mindgraph current for the next command), and load the
@@ -140,6 +163,16 @@ class Watcher:
 
     def _synced(self) -> dict[str, dict[str, str]]:
         """What each path held when last synced: raw notes from the ingest state (what their
-        pages were compiled from), wiki pages from this watcher's memory."""
-        state = IngestState.load(self.mg.settings.state_dir / STATE_FILENAME)
-        return {RAW: {p: r.sha256 for p, r in state.files.items()}, WIKI: self.indexed}
+        pages were compiled from; read again only when the file changed: at 100,000 notes it
+        is 170 MB, and the batch after each run, of its own page writes, would read it
+        again), wiki pages from this watcher's memory."""
+        path = self.mg.settings.state_dir / STATE_FILENAME
+        try:
+            st = path.stat()
+            key: tuple[int, ...] | None = (st.st_ino, st.st_mtime_ns, st.st_size)
+        except OSError:
+            key = None
+        if key is None or key != self._raw_synced[0]:
+            state = IngestState.load(path)
+            self._raw_synced = (key, {p: r.sha256 for p, r in state.files.items()})
+        return {RAW: self._raw_synced[1], WIKI: self.indexed}

@@ -228,3 +228,71 @@ def test_a_bad_note_is_reported_in_the_run_and_the_watcher_goes_on(tmp_path):
         write(base / "raw" / "Fine.md", "# Fine\nA quokka.\n")
         w.settle(runs)
         assert w.hits("quokka") == ["Fine.md"]
+
+
+def _saved_keyword_index(base):
+    from mindgraph.retrieval.keyword import KeywordIndex
+
+    return KeywordIndex.load(base / ".mindgraph" / "keyword.pickle")
+
+
+def _saved_pages(base):
+    index = _saved_keyword_index(base)
+    return set(index.hashes) if index is not None else set()
+
+
+def test_a_change_is_searchable_before_the_state_files_are_saved_and_they_follow(tmp_path):
+    base = make_workspace(tmp_path, NOTES)
+    with watching(base, save_after_s=60) as w:
+        w.mg.save_state()                   # as after a quiet minute
+        files = {n: (base / ".mindgraph" / n).stat().st_mtime_ns
+                 for n in ("pages.pickle", "keyword.pickle", "graph.pickle")}
+        runs = len(w.records)
+        write(base / "raw" / "Zeppelin.md", "# Zeppelin\nAn airship for [[Trunks]].\n")
+        w.settle(runs)
+        assert w.hits("airship") == ["Zeppelin.md"]
+        assert "Zeppelin.md" in w.graph_nodes()
+        # the run did not wait for the files: they are as the startup left them
+        assert {n: (base / ".mindgraph" / n).stat().st_mtime_ns for n in files} == files
+        assert "Zeppelin.md" not in _saved_pages(base)
+    # stopping saved them: the next process loads the change instead of redoing it
+    saved = _saved_keyword_index(base)
+    assert "Zeppelin.md" in saved.hashes and [h.path for h in saved.search("airship")] == \
+        ["Zeppelin.md"]
+    from mindgraph.page.cache import PageCache
+
+    cache = PageCache.open(base / "wiki", base / ".mindgraph" / "pages.pickle")
+    assert "Zeppelin.md" in cache.pages and not cache.refresh()
+
+
+def test_the_state_files_are_saved_once_the_watcher_has_been_quiet(tmp_path):
+    base = make_workspace(tmp_path, NOTES)
+    with watching(base, save_after_s=0.3) as w:
+        runs = len(w.records)
+        write(base / "raw" / "Zeppelin.md", "# Zeppelin\nAn airship for [[Trunks]].\n")
+        w.settle(runs)
+        wait_until(lambda: not w.mg.unsaved_state, 10, "the state files to be saved")
+        assert "Zeppelin.md" in _saved_pages(base)
+
+
+def test_the_ingest_state_is_read_again_only_when_it_changed(tmp_path, monkeypatch):
+    from mindgraph.ingest.state import IngestState
+
+    base = make_workspace(tmp_path, NOTES)
+    with watching(base) as w:
+        loads = []
+        real_load = IngestState.load.__func__
+        monkeypatch.setattr(IngestState, "load", classmethod(
+            lambda cls, path: loads.append(path) or real_load(cls, path)))
+        first = w.watcher._synced()
+        assert set(first["raw"]) == set(NOTES)
+        assert w.watcher._synced()["raw"] == first["raw"] and len(loads) <= 1
+        read = len(loads)
+        runs = len(w.records)
+        write(base / "raw" / "Zeppelin.md", "# Zeppelin\nAn airship.\n")
+        w.settle(runs)
+        # the run's own ingest read it; the watcher reads the new file once after it
+        mine = len(loads)
+        assert "Zeppelin.md" in w.watcher._synced()["raw"]
+        assert "Zeppelin.md" in w.watcher._synced()["raw"]
+        assert len(loads) - mine <= 1 and read <= 1
