@@ -191,7 +191,8 @@ def test_enriched_links_count_in_the_graph_boost(vault):
                        d["kind"] == EXTRACTED for d in kg.graph[u][v].values())
                    and not (kg.graph.has_edge(v, u) and any(
                        d["kind"] == EXTRACTED for d in kg.graph[v][u].values())))
-    assert v in retriever._linked(u) and u in retriever._linked(v)
+    linked = retriever._linked_within({u, v})
+    assert v in linked[u] and u in linked[v]
 
 
 def test_rest_links_mark_inferred_ones(vault):
