@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
 import os
 import re
 import types
@@ -498,7 +499,7 @@ def settings_from_dict(data: Mapping[str, Any], base_dir: str | Path = ".",
 
 def _did_you_mean(name: str, known: typing.Iterable[str]) -> str:
     """" Did you mean 'provider'?" for the closest known name, or "" when none is close."""
-    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    close = difflib.get_close_matches(str(name), list(known), n=1, cutoff=0.6)
     return f" Did you mean '{close[0]}'?" if close else ""
 
 
@@ -545,19 +546,30 @@ def _coerce(value: Any, hint: Any, key: str, source: str) -> Any:
             except ValueError:
                 pass
     elif hint is float:
+        number = None
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return float(value)
-        if isinstance(value, str):
+            number = float(value)
+        elif isinstance(value, str):
             try:
-                return float(value)
+                number = float(value)
             except ValueError:
                 pass
+        if number is not None:
+            if not math.isfinite(number):   # .inf or .nan made every fused score NaN
+                raise ConfigError(f"{source}: '{key}' is {value!r}; it must be a finite "
+                                  f"number.")
+            return number
     elif hint is str:
         if isinstance(value, str):
             return value
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return str(value)
     elif hint is dict or origin is dict:
+        if isinstance(value, str):          # from the environment: a YAML/JSON mapping
+            try:
+                value = load_strict(value)
+            except yaml.YAMLError:
+                pass
         if isinstance(value, dict):
             return dict(value)
     elif origin is tuple or hint is tuple:
@@ -599,7 +611,7 @@ def _check_values(s: Settings) -> None:
          "retrieval.keyword_weight/vector_weight", "0 or more, not both 0"),
         (s.retrieval.rrf_k >= 1, "retrieval.rrf_k", "at least 1"),
         (set(s.retrieval.twin_weights) <= {"ja", "zh"} and all(
-            isinstance(w, (int, float)) and not isinstance(w, bool) and w >= 0
+            isinstance(w, (int, float)) and not isinstance(w, bool) and 0 <= w < math.inf
             for w in s.retrieval.twin_weights.values()),
          "retrieval.twin_weights", "a mapping of ja and/or zh to weights of 0 or more, "
          "such as {ja: 0.3}"),

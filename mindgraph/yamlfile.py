@@ -31,13 +31,15 @@ def _mapping_without_repeats(loader: _StrictLoader, node: yaml.MappingNode) -> d
             continue
         key = loader.construct_object(key_node, deep=True)
         try:
-            line = first_line.setdefault(key, key_node.start_mark.line)
+            seen = key in first_line
         except TypeError:                   # an unhashable key: construct_mapping refuses it
             continue
-        if line != key_node.start_mark.line:
+        if seen:
+            written = key_node.value if isinstance(key_node, yaml.ScalarNode) else key
             raise DuplicateKeyError(
-                None, None, f"'{key}' is given twice (first at line {line + 1}); keep one",
-                key_node.start_mark)
+                None, None, f"'{written}' is given twice (first at line {first_line[key] + 1}); "
+                f"keep one", key_node.start_mark)
+        first_line[key] = key_node.start_mark.line
     return loader.construct_mapping(node, deep=True)
 
 

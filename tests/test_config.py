@@ -63,6 +63,33 @@ def test_a_key_given_twice_in_a_section_is_refused(tmp_path):
                       environ={})
 
 
+def test_a_key_given_twice_on_one_line_is_refused_as_written(tmp_path):
+    with pytest.raises(ConfigError, match=r"mindgraph\.yml:1: 'raw' is given twice"):
+        load_settings(write(tmp_path, "paths: {raw: raw, raw: elsewhere}\n"), environ={})
+    with pytest.raises(ConfigError, match=r"mindgraph\.yml:2: 'yes' is given twice"):
+        load_settings(write(tmp_path, "true: 1\nyes: 2\n"), environ={})
+
+
+def test_a_key_that_is_not_a_string_is_an_unknown_section(tmp_path):
+    with pytest.raises(ConfigError, match=r"unknown section '1'"):
+        load_settings(write(tmp_path, "1: x\n"), environ={})
+
+
+@pytest.mark.parametrize("text", ["retrieval:\n  vector_weight: .inf\n",
+                                  "retrieval:\n  keyword_weight: .nan\n",
+                                  "retrieval:\n  twin_weights: {ja: .inf}\n"])
+def test_a_weight_that_is_not_finite_is_refused(tmp_path, text):
+    with pytest.raises(ConfigError, match=r"finite|weights of 0 or more"):
+        load_settings(write(tmp_path, text), environ={})
+
+
+def test_a_mapping_setting_can_come_from_the_environment(tmp_path):
+    settings = load_settings(tmp_path, environ={"MINDGRAPH_RETRIEVAL__TWIN_WEIGHTS": "{ja: 0}"})
+    assert settings.retrieval.twin_weights == {"ja": 0}
+    with pytest.raises(ConfigError, match=r"MINDGRAPH_RETRIEVAL__VECTOR_WEIGHT.*finite"):
+        load_settings(tmp_path, environ={"MINDGRAPH_RETRIEVAL__VECTOR_WEIGHT": "inf"})
+
+
 def test_merge_keys_may_be_overridden(tmp_path):
     text = ("x-base: &base\n  provider: offline\n  concurrency: 2\n"
             "compile:\n  <<: *base\n  concurrency: 3\n")

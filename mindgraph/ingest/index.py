@@ -151,7 +151,8 @@ class TitleIndex:
         each) scanned against this term set: the same notes with the same contents have the
         generic terms ``memo`` keeps from the last run (counting every mention again takes
         seconds at 100,000 notes). Also the memo to keep for the next run."""
-        of = sha256_text(self.terms_digest + "\n" + "\n".join(f"{p}\t{h}" for p, h in notes))
+        of = sha256_text(_code_digest() + "\n" + self.terms_digest + "\n"
+                         + "\n".join(f"{p}\t{h}" for p, h in notes))
         if memo.get("generic_of") == of and "generic" in memo:
             other = self.with_generic_terms(frozenset(filter(None, memo["generic"].split("\n"))))
         else:

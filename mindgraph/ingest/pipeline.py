@@ -208,13 +208,14 @@ class _Run(ApplySteps, Bookkeeping):
                        n.aliases + tuple(dict.fromkeys(t for t in before.get(n.wiki_path, ())
                                                        if t and t.casefold() not in taken)))
             for n in usable)
-        index.recall(self.state.index)      # the terms digest, if these entries had it
+        memo = {} if self.force else self.state.index     # --force trusts no memo
+        index.recall(memo)                  # the terms digest, if these entries had it
         scanned, rescan, counted = [], [], []
         for note in notes:
             if not note.has_text or note.error:
                 continue
             record = self.state.get(note.file.path)
-            if record is not None and record.sha256 == note.sha256 \
+            if record is not None and not self.force and record.sha256 == note.sha256 \
                     and record.terms == index.terms_digest:
                 note.mentions = record.mentions
                 scanned.append(note.mentions)
@@ -231,7 +232,7 @@ class _Run(ApplySteps, Bookkeeping):
         for mentions, note in zip(self._ticking("Linking", found, len(rescan)), rescan):
             note.mentions, note.rescanned = mentions, True
             scanned.append(mentions)
-        index, memo = index.with_generic_recalled(self.state.index, counted, scanned)
+        index, memo = index.with_generic_recalled(memo, counted, scanned)
         if not self.dry_run:
             self.state.index = memo
         return index

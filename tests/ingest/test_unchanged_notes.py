@@ -275,3 +275,28 @@ def test_a_note_that_failed_keeps_no_mentions_of_its_old_text(settings, write_ra
     record = IngestState.load(path).files["Alpha.md"]
     assert record.status == "ingested" and "gamma" in record.mentions
     assert "beta" not in record.mentions
+
+
+def test_force_trusts_no_index_memo(settings, write_raw, workspace):
+    """A memo that names a wrong generic term (damaged, or kept from other term rules) is
+    reused by a no-op run until a note changes; ``--force`` must find the terms again."""
+    import json
+    vault(write_raw)
+    run_ingest(settings)
+    pages = tree_hashes(workspace / "wiki")
+    assert "[[Beta]]" in (workspace / "wiki" / "Alpha.md").read_text()
+    path = settings.state_dir / STATE_FILENAME
+    data = json.loads(path.read_text())
+    data["index"]["generic"] = "beta"        # well-formed, and wrong
+    path.write_text(json.dumps(data))
+    assert run_ingest(settings, force=True).ingested == 3
+    assert tree_hashes(workspace / "wiki") == pages
+
+
+def test_the_generic_terms_memo_is_tied_to_the_term_rules(monkeypatch):
+    entries = [IndexEntry("Alpha.md", "Alpha", ()), IndexEntry("Beta.md", "Beta", ())]
+    notes, mentions = [("Alpha.md", "h1")], [("beta",)]
+    _, memo = TitleIndex(entries).with_generic_recalled({}, notes, mentions)
+    monkeypatch.setattr(index_mod, "_code_digest", lambda: "other rules")
+    _, again = TitleIndex(entries).with_generic_recalled(memo, notes, mentions)
+    assert again["generic_of"] != memo["generic_of"]
