@@ -95,8 +95,9 @@ class ViewPages:
         """Problems of files the view would see."""
         return self._problems
 
-    def refresh(self) -> ChangeSet:
-        """Follow the workspace: the view's pages added, changed and removed since last time."""
+    def refresh(self, save: bool = True) -> ChangeSet:
+        """Follow the workspace: the view's pages added, changed and removed since last time
+        (``save`` as PageCache.refresh's: a view's pages are the workspace's, nothing to save)."""
         vault = self._source()
         if vault is self._seen:
             return ChangeSet()
