@@ -33,7 +33,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..config import ServeSettings
 from ..core import Mindgraph
-from ..errors import MindgraphError, Unauthenticated
+from ..errors import ConfigError, MindgraphError, Unauthenticated
 from ..graph.communities import MIN_COMMUNITY_SIZE
 from ..lint.findings import RULES
 from ..scopes import LOCAL, Authenticator, Identity, Scopes
@@ -42,7 +42,7 @@ from ..trust.answer import TrustCriteria, context_answer, hybrid_answer, keyword
 from ..trust.validate import validate_text
 from ..version import __version__
 from .agent_paths import workspace_paths
-from .guard import Guard, Policy
+from .guard import Guard, Policy, is_loopback
 from .lanes import Lane, LaneBusy, LaneTimeout, ServerLanes
 from .callers import Callers
 from .mcp_arguments import PlainArgumentsServer
@@ -482,6 +482,10 @@ def create_http_app(server: MCPServer, token: str | None = None, host: str = "12
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
     auth = Authenticator(scopes or Scopes(),
                          (serve.token_env, token) if token else None)
+    if not is_loopback(host) and not auth.required:     # it would answer anyone
+        raise ConfigError(f"An MCP server on {host} needs a bearer token: set "
+                          f"{serve.token_env} (or configure scopes.identities), or bind "
+                          f"127.0.0.1.")
     return Guard(BearerAuth(app, auth) if auth.required else app,
                  Policy.for_server(serve, host))
 

@@ -55,6 +55,7 @@ from fastapi import FastAPI
 
 from ..config import load_settings
 from ..core import Mindgraph
+from ..errors import ConfigError
 from ..documents.service import DocumentService
 from ..scopes import Authenticator, Identity
 from ..scopes.auth import usage_identity
@@ -62,7 +63,7 @@ from ..version import __version__
 from .agent_paths import AgentPaths
 from .callers import Callers
 from .dashboard import DashboardHeaders, install_dashboard
-from .guard import Guard, Policy
+from .guard import Guard, Policy, is_loopback
 from .lanes import ServerLanes
 from .rest_aliases import OldParameterNames
 from .rest_apps import add_app_routes
@@ -78,6 +79,7 @@ from .rest_status import add_status_routes
 from .rest_triage import add_triage_routes
 from .rest_trust import add_trust_routes
 from .timing import ServerTiming
+from .token_gate import TokenGate
 
 WORKER_ENV = "MINDGRAPH_SERVE_WORKSPACE"     # {"base": dir, "config": file or null, "host"}
 
@@ -140,6 +142,7 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None,
     usage = mg.usage_log        # once: the property resolves the state path on every call
     auth = app.state.auth = Authenticator(mg.scopes,
                                           (serve.token_env, token) if token else None)
+    _require_token_off_loopback(auth, host or serve.host, serve.token_env)
 
     def record(who: Identity, query: str, **fields: Any) -> None:
         usage.record("rest", query, **fields, **usage_identity(mg.scopes, who))
@@ -161,6 +164,7 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None,
     add_app_routes(app, route, mg.settings, lanes, app.state.callers.view, json_object_body)
     install_dashboard(app, route, mg, fresh, lanes.slow, Caller)
     add_triage_routes(app, route, mg, fresh, Caller)
+    app.add_middleware(TokenGate, auth=auth)      # every path, FastAPI's own (/docs) too
     app.add_middleware(ServerTiming)
     app.add_middleware(DashboardHeaders)
     app.add_middleware(OldParameterNames)
@@ -168,6 +172,14 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None,
                                                        (upload_rule(serve),)))
     app.add_middleware(AgentPaths, base=mg.settings.base_dir)     # outermost: errors too
     return app
+
+
+def _require_token_off_loopback(auth: Authenticator, host: str, token_env: str) -> None:
+    """A server beyond loopback with no token would answer anyone: refuse to build it (the
+    CLI says so before binding; this covers an app built another way)."""
+    if not is_loopback(host) and not auth.required:
+        raise ConfigError(f"A server on {host} needs a bearer token: set {token_env} (or "
+                          f"configure scopes.identities), or bind 127.0.0.1.")
 
 
 __all__ = ["FreshnessGate", "WORKER_ENV", "app_for_worker", "create_app"]
