@@ -22,6 +22,25 @@ from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
 
+Stamp = tuple[int, int, int, int]
+
+
+def stamp_of(info: os.stat_result) -> Stamp:
+    """What tells that a file may have changed without reading it: (mtime_ns, ctime_ns, inode,
+    size). Not (mtime, size) alone: a file rewritten at the same size with its mtime set back
+    (``touch -r``, an editor or sync tool that keeps times) keeps those two, but not its
+    change time, which no one can set, and a file replaced by another keeps no inode."""
+    return info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_size
+
+
+def file_stamp(path: str | Path) -> Stamp | None:
+    """``stamp_of`` a file (following a symlink), or None when it is missing."""
+    try:
+        return stamp_of(os.stat(path))
+    except FileNotFoundError:
+        return None
+
+
 def sha256_bytes(data: bytes) -> str:
     """Hex SHA-256 of raw bytes."""
     return hashlib.sha256(data).hexdigest()
@@ -32,16 +51,15 @@ def sha256_text(text: str) -> str:
     return sha256_bytes(text.encode("utf-8"))
 
 
-_FILE_DIGESTS: dict[tuple[str, int, int], str] = {}
+_FILE_DIGESTS: dict[tuple[str, int, int, int, int], str] = {}
 _FILE_DIGESTS_LOCK = threading.Lock()
 
 
 def sha256_file(path: Path) -> str:
     """Hex SHA-256 of a file, read in 1 MiB blocks; hashed once per process for a given path,
-    size and modification time (the pinned model and dictionary files are large). OSError when
-    it cannot be read."""
-    info = os.stat(path)
-    key = (str(path), info.st_size, info.st_mtime_ns)
+    size and stamp (the pinned model and dictionary files are large). OSError when it cannot
+    be read."""
+    key = (str(path), *stamp_of(os.stat(path)))
     with _FILE_DIGESTS_LOCK:
         known = _FILE_DIGESTS.get(key)
     if known is None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
 
-from ..fsutil import atomic_write_json
+from ..fsutil import Stamp, atomic_write_json, stamp_of
 from .base import Item, Project
 
 DEFAULT_TTL_S = 300.0
@@ -66,7 +66,7 @@ class CorpusCache:
         self.clock = clock
         self._lock = threading.RLock()
         self._corpus: Corpus | None = None
-        self._seen_mtime: int | None = None
+        self._seen: Stamp | None = None
 
     def get(self, fetch: Callable[[], tuple[list[Project], list[Item]]]) -> Corpus:
         """The cached corpus while it is fresh, else ``fetch()``'s, stored."""
@@ -112,12 +112,12 @@ class CorpusCache:
         if self.path is None:
             return
         try:
-            mtime = self.path.stat().st_mtime_ns
+            seen = stamp_of(self.path.stat())
         except OSError:
             return
-        if mtime == self._seen_mtime:
+        if seen == self._seen:
             return
-        self._seen_mtime = mtime
+        self._seen = seen
         try:
             self._corpus = Corpus.from_json(json.loads(self.path.read_text("utf-8")))
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
@@ -129,4 +129,4 @@ class CorpusCache:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_json(self.path, corpus.to_json())
-        self._seen_mtime = self.path.stat().st_mtime_ns
+        self._seen = stamp_of(self.path.stat())

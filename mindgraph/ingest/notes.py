@@ -127,7 +127,7 @@ class NoteReader:
 
 
 def _stat(file: RawFile) -> str:
-    return f"{file.size}/{file.mtime_ns}/{file.ctime_ns}"
+    return f"{file.size}/{file.mtime_ns}/{file.ctime_ns}/{file.inode}"
 
 
 def parse(note: Note) -> None:

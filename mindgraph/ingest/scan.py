@@ -32,8 +32,9 @@ class RawFile:
     size: int = 0
     mtime: float = 0.0
     held: bool = False        # a note left out by a scan limit: its page and record stay
-    mtime_ns: int = 0         # exact mtime and ctime: with the size, they tell an unchanged
-    ctime_ns: int = 0         # note without reading it (notes.py)
+    mtime_ns: int = 0         # exact mtime and ctime: with the size and the inode, they tell
+    ctime_ns: int = 0         # an unchanged note without reading it (notes.py)
+    inode: int = 0
 
 
 class NoteReadError(Exception):
@@ -91,7 +92,7 @@ def _classify(entry: os.DirEntry, rel: str, excluded: set[Path],
                                    f"are compiled; attachments stay in raw/.",
                        info.st_size, info.st_mtime)
     return RawFile(rel, True, "", info.st_size, info.st_mtime, mtime_ns=info.st_mtime_ns,
-                   ctime_ns=info.st_ctime_ns)
+                   ctime_ns=info.st_ctime_ns, inode=info.st_ino)
 
 
 def _symlink_reason(path: Path) -> str:

@@ -66,7 +66,7 @@ class FileState:
     error: str = ""
     signature: str = ""       # MinHash of the note's word shingles (tells a moved note)
     moved_from: str = ""      # raw path this note is moving from (until it is ingested)
-    stat: str = ""            # "size/mtime_ns/ctime_ns" when read ("": read it next time)
+    stat: str = ""            # "size/mtime_ns/ctime_ns/inode" when read ("": read it next time)
     links_basis: str = ""     # TitleIndex.links_basis when ``links`` was last found equal
     links_index: str = ""     # TitleIndex.digest then (equal: nothing to check at all)
 

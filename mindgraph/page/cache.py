@@ -1,7 +1,9 @@
 """A persisted, incremental cache of parsed pages: only files that changed are read again.
 
 ``PageCache.refresh()`` walks the wiki with ``os.scandir`` and compares each markdown file's
-(mtime_ns, size) with the cache. Files with a new stat are read and their SHA-256 compared:
+stamp (mtime_ns, ctime_ns, inode, size) with the cache: the change time and the inode too,
+since a file rewritten at the same size with its mtime set back (``touch -r``, an editor that
+keeps times, a sync tool) keeps (mtime, size) but not its ctime, which no one can set. Files with a new stat are read and their SHA-256 compared:
 only a different hash makes a "changed" page (touching a file is not a change). Files that
 disappeared are "removed". The parsed pages are saved under the state folder, replaced
 atomically, so a cold start costs one unpickle instead of parsing every page; their texts
@@ -46,14 +48,14 @@ from pathlib import Path
 from typing import Callable, Collection, Iterable, Iterator
 
 from .. import statefile
-from ..fsutil import read_bytes, sha256_bytes
+from ..fsutil import read_bytes, sha256_bytes, stamp_of as _stamp
 from .model import Page
 from .store import (PageTexts, StoredPage, encode_texts, forget_decoded, holds_own_blob,
                     interned, read_state_with_texts, resident_fields, write_state_with_texts)
 from .vault import MARKDOWN_SUFFIXES, SKIP_DIRS, PageLimits, PageProblem, page_notices, read_page
 from .watch import WikiWatcher
 
-CACHE_VERSION = 3      # 3: blobs checksummed; 2: texts after the pickle (store.py); 1: one pickle
+CACHE_VERSION = 4      # 4: stamps hold ctime and inode; 3: blobs checksummed; 2: texts after the pickle (store.py); 1: one pickle
 RACY_NS = 2_000_000_000
 ALIAS_RECHECK_S = 2.0       # every file with another name is compared within this time
 ALIAS_MIN_BATCH = 64        # files with another name compared at each refresh, at least
@@ -79,8 +81,7 @@ class ChangeSet:
 
 @dataclass
 class _Entry:
-    mtime_ns: int
-    size: int
+    stamp: tuple[int, int, int, int]        # (mtime_ns, ctime_ns, inode, size): see _stamp
     result: Page | PageProblem
     racy: bool = False
 
@@ -196,7 +197,7 @@ class PageCache:
         if only is None:
             seen = dict(_scan(self.root))
             stale = [p for p in self._entries if p not in seen]
-            self._set_aliased({rel for rel, found in seen.items() if found[3]})
+            self._set_aliased({rel for rel, found in seen.items() if found[2]})
             self._aliases_checked_at = self.clock()     # every one was just compared
         else:
             seen = {}
@@ -208,7 +209,7 @@ class PageCache:
                         stale.append(rel)
                 else:
                     seen[rel] = found
-                self._mark_aliased(rel, found is not None and found[3])
+                self._mark_aliased(rel, found is not None and found[2])
         added, changed, removed = [], [], []
         dirty = bool(stale)
         for rel in stale:
@@ -216,20 +217,20 @@ class PageCache:
             if isinstance(entry.result, Page):
                 del self._pages[rel]
                 removed.append(rel)
-        for rel, (file, mtime_ns, size, aliased) in seen.items():
+        for rel, (file, stamp, aliased) in seen.items():
             entry = self._entries.get(rel)
-            racy = mtime_ns >= started - RACY_NS
+            racy = max(stamp[0], stamp[1]) >= started - RACY_NS
             if (entry is not None and not entry.racy and rel not in reread
-                    and entry.mtime_ns == mtime_ns and entry.size == size):
+                    and entry.stamp == stamp):
                 continue
             dirty = True
             old = entry.result if entry is not None else None
             if isinstance(old, Page) and not aliased and self._same_bytes(file, old):
                 # touched, copied or racy, same bytes: the parsed page stands (no parse)
-                self._entries[rel] = _Entry(mtime_ns, size, old, racy)
+                self._entries[rel] = _Entry(stamp, old, racy)
                 continue
             result = read_page(self.root, file, self.limits)
-            self._entries[rel] = _Entry(mtime_ns, size, result, racy)
+            self._entries[rel] = _Entry(stamp, result, racy)
             if isinstance(result, Page):
                 if isinstance(old, Page):
                     if old.content_hash == result.content_hash:
@@ -292,12 +293,12 @@ class PageCache:
                     result = (interned(resident_fields(result)),
                               (offset, length, zlib.crc32(fresh[rel])))
                 offset += length
-            records[rel] = (entry.mtime_ns, entry.size, entry.racy, result)
+            records[rel] = (entry.stamp, entry.racy, result)
         state = {"version": CACHE_VERSION, "fingerprint": parser_fingerprint(),
                  "root": str(self.root.resolve()), "limits": self.limits,
                  "marshal": marshal.version, "entries": records, "texts_length": offset}
         blobs = (fresh[rel] if rel in fresh else encode_texts(self._entries[rel].result)
-                 for rel, record in records.items() if isinstance(record[3], tuple))
+                 for rel, record in records.items() if isinstance(record[2], tuple))
         texts = write_state_with_texts(self.cache_file, "pages", CACHE_VERSION, state, blobs)
         self._use_texts(texts, records)
 
@@ -305,7 +306,7 @@ class PageCache:
         """Every page reads its texts from ``texts`` (records: where each one's blob is)."""
         forget_decoded()
         self._watch_texts(texts)
-        for rel, (_, _, _, record) in records.items():
+        for rel, (_, _, record) in records.items():
             if not isinstance(record, tuple):
                 continue
             entry = self._entries[rel]
@@ -344,10 +345,10 @@ class PageCache:
         elsewhere = state.get("root") != str(self.root.resolve())
         entries: dict[str, _Entry] = {}
         with paused_gc():
-            for rel, (mtime_ns, size, racy, result) in state["entries"].items():
+            for rel, (stamp, racy, result) in state["entries"].items():
                 if isinstance(result, tuple):
                     result = StoredPage.of(result[0], texts, result[1])
-                entries[rel] = _Entry(mtime_ns, size, result, racy or elsewhere)
+                entries[rel] = _Entry(stamp, result, racy or elsewhere)
         self._entries = entries
         self._pages = {p: e.result for p, e in self._entries.items() if isinstance(e.result, Page)}
 
@@ -402,8 +403,8 @@ def parser_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def _scan(root: Path) -> Iterator[tuple[str, tuple[Path, int, int, bool]]]:
-    """(relative path, (file, mtime_ns, size, aliased)) of every markdown file, like
+def _scan(root: Path) -> Iterator[tuple[str, tuple[Path, tuple[int, int, int, int], bool]]]:
+    """(relative path, (file, stamp, aliased)) of every markdown file, like
     iter_markdown_files; ``aliased``: the file has another name (a hard link or a symlink)."""
     stack = [(root, "")]
     while stack:
@@ -428,10 +429,10 @@ def _scan(root: Path) -> Iterator[tuple[str, tuple[Path, int, int, bool]]]:
             except OSError:
                 continue
             aliased = entry.is_symlink() or st.st_nlink > 1
-            yield prefix + name, (Path(entry.path), st.st_mtime_ns, st.st_size, aliased)
+            yield prefix + name, (Path(entry.path), _stamp(st), aliased)
 
 
-def _stat(file: Path) -> tuple[Path, int, int, bool] | None:
+def _stat(file: Path) -> tuple[Path, tuple[int, int, int, int], bool] | None:
     """What ``_scan`` records for one file, or None when there is no such file (one system
     call for a file that is not a symlink: this runs for every file with another name)."""
     try:
@@ -442,10 +443,10 @@ def _stat(file: Path) -> tuple[Path, int, int, bool] | None:
         try:
             st = os.stat(file)
         except OSError:     # a dangling symlink: read_page reports it, as in a scan
-            return file, st.st_mtime_ns, st.st_size, True
+            return file, _stamp(st), True
         aliased = True
     else:
         aliased = st.st_nlink > 1
     if stat.S_ISDIR(st.st_mode):
         return None
-    return file, st.st_mtime_ns, st.st_size, aliased
+    return file, _stamp(st), aliased

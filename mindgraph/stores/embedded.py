@@ -42,7 +42,8 @@ from typing import Collection, Sequence
 import numpy as np
 
 from ..errors import StoreError
-from ..fsutil import atomic_write_bytes, clean_temp_files, exclusive_lock, open_regular
+from ..fsutil import (Stamp, atomic_write_bytes, clean_temp_files, exclusive_lock, file_stamp,
+                      open_regular, stamp_of)
 from .ann import EXACT_BELOW, AnnIndex, index_path, nearest_rows, remove_index
 from . import vector_log
 from .base import ChunkMove, VectorHit, VectorRecord, as_query_vector, prepared_matrix
@@ -70,7 +71,7 @@ class _Table:
         self.index: dict[tuple[str, str], int] = {}
         self.by_page: dict[str, set[str]] = {}
         self.dirty = False
-        self.stamp: tuple[int, int] | None = None  # (mtime_ns, size) of the file we loaded
+        self.stamp: Stamp | None = None  # (mtime_ns, ctime_ns, inode, size) of the file we loaded
         self.generation: bytes | None = None       # the .npz's (None: format 1, no log)
         self.log_seen: tuple[int, int] | None = None  # (inode, size) of the log as last read
         self.log_end = 0                           # end of its last whole entry we applied
@@ -278,8 +279,7 @@ class _Table:
         for i, row in enumerate(rows):
             table.index[(row[0], row[1])] = i
             table.by_page.setdefault(row[0], set()).add(row[1])
-        stat = path.stat()
-        table.stamp = (stat.st_mtime_ns, stat.st_size)
+        table.stamp = stamp_of(path.stat())
         table.generation = generation
         table.catch_up(path)
         return table
@@ -295,8 +295,7 @@ class _Table:
             table = cls(model_version, dimension)   # 0: set by the first upsert
             table.rebuilding = str(exc)
             try:
-                stat = path.stat()
-                table.stamp = (stat.st_mtime_ns, stat.st_size)
+                table.stamp = stamp_of(path.stat())
             except OSError:
                 pass
             return table
@@ -474,7 +473,7 @@ class EmbeddedStore:
                 entry = vector_log.encode(table.journal)
                 if table.generation is None or table.log_seen is None or table.rebuilding or \
                         table.log_end + len(entry) > max(vector_log.COMPACT_FLOOR,
-                                                         table.stamp[1] if table.stamp else 0):
+                                                         table.stamp[3] if table.stamp else 0):
                     self._compact(table, path)
                 else:
                     table.log_end, table.log_seen = vector_log.append(log, entry,
@@ -582,9 +581,9 @@ class EmbeddedStore:
         return table
 
 
-def _stamp(path: Path) -> tuple[int, int] | None:
-    """(mtime_ns, size) of a file, or None when it is missing."""
-    return _fields(path, "st_mtime_ns", "st_size")
+def _stamp(path: Path) -> Stamp | None:
+    """(mtime_ns, ctime_ns, inode, size) of a file, or None when it is missing."""
+    return file_stamp(path)
 
 
 def _inode_and_size(path: Path) -> tuple[int, int] | None:

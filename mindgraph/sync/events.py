@@ -19,11 +19,12 @@ import os
 import threading
 from collections.abc import Callable
 
+from ..fsutil import stamp_of
 from ..ingest.scan import IGNORED_DIRS
 from ..page.watch import remote_file_system
 from .paths import Areas, Change
 
-Stat = tuple[int, int, int]        # mtime_ns, size, inode
+Stat = tuple[int, int, int, int]   # mtime_ns, ctime_ns, inode, size (fsutil.stamp_of)
 
 # notify's grouping of events inside one call; the real debounce is pending.py's
 _STEP_MS = 50
@@ -112,7 +113,7 @@ class EventSource:
                     is_folder = entry.is_dir(follow_symlinks=False)
                 except OSError:
                     continue
-                seen[entry.path] = (info.st_mtime_ns, info.st_size, info.st_ino)
+                seen[entry.path] = stamp_of(info)
                 if is_folder:
                     stack.append(entry.path)
         return seen

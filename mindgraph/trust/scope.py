@@ -12,7 +12,9 @@ import unicodedata
 from pathlib import Path
 from typing import Iterable
 
-Snapshot = dict[str, tuple[int, int, int]]
+from ..fsutil import Stamp, stamp_of
+
+Snapshot = dict[str, Stamp]
 
 
 def snapshot(roots: Iterable[Path]) -> Snapshot:
@@ -29,8 +31,7 @@ def snapshot(roots: Iterable[Path]) -> Snapshot:
                     info = path.lstat()
                 except OSError:
                     continue
-                out[decoded(path.as_posix())] = (
-                    info.st_size, info.st_mtime_ns, info.st_ino)
+                out[decoded(path.as_posix())] = stamp_of(info)
     return out
 
 

@@ -97,6 +97,8 @@ def test_a_touched_note_is_hashed_not_recompiled_and_its_stat_recorded(settings,
     assert (report.ingested, report.skipped) == (0, 3)
     new = IngestState.load(path).files["Beta.md"].stat
     assert new and new != old and new.split("/")[1] == str(OLD * 10**9)
+    # size, mtime, ctime and inode: a note replaced by another file is not taken for it
+    assert new.split("/")[3] == str(os.stat(settings.raw_dir / "Beta.md").st_ino)
     reads = counting(monkeypatch, None, "read_note", owner=_notes_module())
     assert run_ingest(settings).skipped == 3 and reads == []
 
