@@ -1,7 +1,9 @@
-"""Lint a vault: broken and ambiguous links, pages nothing links to, missing frontmatter, duplicate titles.
+"""Lint a vault: broken and ambiguous links, pages nothing links to, missing frontmatter, duplicate titles
+and permalinks.
 
 Errors are defects a reader hits (a link that goes nowhere or could go to several pages, a
-link to a heading, block or attachment that is not there, a file that cannot be read);
+link to a heading, block or attachment that is not there, a file that cannot be read, two
+pages of one language at one permalink);
 warnings are structure worth a look (no backlinks, no frontmatter, two pages with one title).
 A finding about a compiled page also names its raw note and the line there (``raw_path``,
 ``raw_line``): raw/ is where it is fixed. The same finding twice (two equal links on one
@@ -17,6 +19,7 @@ from typing import Iterator, Literal
 
 from .anchors import AttachmentFiles, PageAnchors
 from .model import Link, Page
+from .permalinks import collisions, permalink_line
 from .rawlines import RawLines, raw_source
 from .resolve import Resolution
 from .vault import Vault
@@ -117,6 +120,14 @@ def check_vault(vault: Vault, raw_dir: Path | None = None) -> CheckReport:
                 findings.append(Finding("warning", "duplicate-title", path, 0,
                                         f"title '{vault.pages[path].title}' is also used by "
                                         f"{others}; give each page its own title."))
+    for link, claimants in collisions(vault.pages.values()):
+        for page in claimants:
+            others = ", ".join(p.path for p in claimants if p is not page)
+            findings.append(Finding("error", "duplicate-permalink", page.path,
+                                    permalink_line(vault.root, page),
+                                    f"permalink '{link}' is also claimed by {others} (same "
+                                    f"language: not a translation); give each page its own "
+                                    f"permalink."))
     findings[start:] = [_placed(f, vault.pages[f.path], None, raw) for f in findings[start:]]
     findings.sort(key=lambda f: (f.severity != "error", f.path, f.line, f.kind))
     return CheckReport(pages=len(vault.pages), findings=tuple(dict.fromkeys(findings)))

@@ -17,14 +17,9 @@ from typing import Any, Iterable, Mapping
 
 from ..page.language import page_language
 from ..page.model import Page
+from ..page.permalinks import permalink
 
 TWIN_WEIGHT = 0.5        # a twin's normalised score against the page's own (1)
-
-
-def permalink(page: Page) -> str | None:
-    """The page's frontmatter permalink (what its translations share), if any."""
-    value = page.frontmatter.get("permalink")
-    return value.strip().strip("/") if isinstance(value, str) and value.strip() else None
 
 
 class Twins:
