@@ -329,3 +329,34 @@ def test_a_moved_page_keeps_its_api_overlay_and_manual_links_and_its_evidence_fo
     assert list(json.loads((records / "overlays.json").read_text())) == [new_page]
     again = ingest(vault)
     assert (again["ingested"], again["moved"], again["removed"]) == (0, 0, 0)
+
+
+def test_a_rename_differs_from_a_fresh_ingest_only_by_what_the_move_history_knows(
+        vault, tmp_path_factory):
+    """README "Moves and renames": after a rename, the wiki equals a fresh workspace's wiki
+    of the same raw/ but for the moved page's created date and trust record, and the other
+    notes' mentions of the old name, which stay links to it."""
+    import shutil
+
+    rename(vault, "Bread/2021-03-04 Sourdough.md", "Baking/Sourdough starter.md")
+    ingest(vault)
+    fresh = tmp_path_factory.mktemp("fresh")
+    shutil.copytree(vault / "raw", fresh / "raw")
+    ingest(fresh)
+    renamed, new = tree_hashes(vault / "wiki"), tree_hashes(fresh / "wiki")
+    assert set(renamed) == set(new)
+    differ = sorted(p for p in renamed if renamed[p] != new[p])
+    assert differ == ["Baking/Sourdough starter.md", "Pantry.md"]
+    moved, fresh_page = (read_wiki(w, "Baking/Sourdough starter.md") for w in (vault, fresh))
+    assert "created: '2021-03-04'" in moved and "created: '2021-03-04'" not in fresh_page
+    assert "verification:" in moved and "verification:" not in fresh_page
+    pantry = read_wiki(vault, "Pantry.md")
+    assert pantry.replace("[[Sourdough starter|2021-03-04 Sourdough]]",
+                          "2021-03-04 Sourdough") == read_wiki(fresh, "Pantry.md")
+    # a note that stops saying the old name stops linking it
+    (vault / "raw" / "Pantry.md").write_text("The pantry holds flour. Also "
+                                             "[[2021-03-04 Sourdough]].\n")
+    (fresh / "raw" / "Pantry.md").write_text("The pantry holds flour. Also "
+                                             "[[2021-03-04 Sourdough]].\n")
+    ingest(vault), ingest(fresh)
+    assert "Sourdough starter|" not in read_wiki(vault, "Pantry.md")
