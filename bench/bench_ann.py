@@ -50,6 +50,7 @@ from bench_vectors import CACHE, query_texts, vault_chunks  # noqa: E402
 from mindgraph.stores import ann  # noqa: E402
 from mindgraph.stores.base import VectorRecord  # noqa: E402
 from mindgraph.stores.embedded import EmbeddedStore, model_file_name  # noqa: E402
+import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
 
 SHIPPED_EF = ann.EXPANSION_SEARCH
 
@@ -370,6 +371,7 @@ def check_realistic(sample: int, seed: int = 1) -> dict[str, Any]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    shared_corpora.add_option(parser)
     parser.add_argument("--n", type=int, default=250_000, help="vectors of the scale sets")
     parser.add_argument("--data", default="realistic",
                         help="realistic (sections of real sentences), derived (from the "

@@ -32,8 +32,9 @@ from click.testing import CliRunner  # noqa: E402
 
 from mindgraph.cli import cli  # noqa: E402
 from mindgraph.retrieval import analyzer, keyword  # noqa: E402
+import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
 
-CORPORA = Path(os.environ.get("MINDGRAPH_CORPORA", ROOT.parent / "shared" / "corpora"))
+CORPORA = shared_corpora.corpora()
 WORKSPACE = ROOT / "bench-out" / "oh"
 SETS = {"dev": CORPORA / "obsidian-help-queries.dev.jsonl",
         "held-out": ROOT / "bench" / "questions" / "obsidian-help-heldout.jsonl"}
@@ -121,10 +122,12 @@ def table(rows: list[dict]) -> str:
 def main_cli() -> None:
     """Parse arguments and print the comparison."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    shared_corpora.add_option(parser)
     parser.add_argument("--methods", default="keyword")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--what-is", action="store_true")
     args = parser.parse_args()
+    shared_corpora.require(CORPORA, "obsidian-help", "obsidian-help-queries.dev.jsonl")
     if args.what_is:
         rows = what_is()
         if not args.json:

@@ -48,14 +48,11 @@ sys.path.insert(0, str(ROOT / "tests" / "dashboard"))
 
 from browser_support import (CHROMIUM_ARGS, FLOOR_JS, GESTURE_JS,  # noqa: E402
                              chromium_path, hover_latency, live_server, synthetic_graph)
+import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
 
 
 def _corpus() -> Path:
-    for candidate in (os.environ.get("MINDGRAPH_CORPORA", ""), ROOT.parent / "shared" / "corpora",
-                      "/work/shared/corpora"):
-        if candidate and (Path(candidate) / "obsidian-help").is_dir():
-            return Path(candidate) / "obsidian-help"
-    sys.exit("the Obsidian Help corpus was not found: set MINDGRAPH_CORPORA")
+    return shared_corpora.require(shared_corpora.corpora(), "obsidian-help") / "obsidian-help"
 
 
 FILTER_JS = """() => {
@@ -98,6 +95,7 @@ def measure(browser, url: str, frames: int, graph: str | None = None,
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    shared_corpora.add_option(parser)
     parser.add_argument("--frames", type=int, default=120)
     parser.add_argument("--pages", type=int, default=10_000, help="synthetic graph size")
     parser.add_argument("--baseline", type=Path, help="another dashboard.js to measure too")

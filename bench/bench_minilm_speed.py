@@ -56,8 +56,9 @@ from mindgraph.providers.embedding.local import (LocalMiniLMProvider, create_ses
                                                  default_model_path)
 from mindgraph.providers.embedding.minilm_graph import has_vnni, prepare_model  # noqa: E402
 from mindgraph.vectors.chunking import chunker_for  # noqa: E402
+import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
 
-CORPORA = Path(os.environ.get("MINDGRAPH_CORPORA", ROOT.parent / "shared" / "corpora"))
+CORPORA = shared_corpora.corpora()
 
 
 class TokenBudgetProvider(LocalMiniLMProvider):
@@ -236,6 +237,7 @@ def agreement(providers: dict[str, LocalMiniLMProvider], texts: list[str],
 def main() -> int:
     """Run the comparison; print a table or JSON."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    shared_corpora.add_option(parser)
     parser.add_argument("--variants", default=DEFAULT, help="comma-separated names (--list)")
     parser.add_argument("--list", action="store_true", help="list the variants and exit")
     parser.add_argument("--langs", default="en", help="vault folders to sample, e.g. en,ja,zh")

@@ -22,9 +22,9 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
+import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
 
-# the corpora sit next to the checkout (../shared/corpora), or where MINDGRAPH_CORPORA says
-CORPUS = Path(os.environ.get("MINDGRAPH_CORPORA", "/work/shared/corpora")) / "obsidian-help"
+CORPUS = shared_corpora.corpora() / "obsidian-help"
 
 
 class Counting:
@@ -65,6 +65,7 @@ def ingest(base: Path):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    shared_corpora.add_option(parser)
     parser.add_argument("--renames", type=int, default=5)
     parser.add_argument("--provider", default="local", choices=("local", "hashing"))
     args = parser.parse_args()

@@ -27,9 +27,10 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
 
 HERE = Path(__file__).resolve().parent
-CORPORA = Path(os.environ.get("MINDGRAPH_CORPORA", HERE.parent.parent / "shared" / "corpora"))
+CORPORA = shared_corpora.corpora()
 RECENCY = HERE / "questions" / "recency.jsonl"
 OLD_MTIME = 978_307_200      # 2001-01-01
 
@@ -86,16 +87,13 @@ def measure(name: str, program: list[str], root: Path, corpora: Path, embedding:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    shared_corpora.add_option(parser)
     parser.add_argument("--baseline", help="another mindgraph executable to compare with")
-    parser.add_argument("--corpora", type=Path, default=CORPORA,
-                        help="corpora folder (default: $MINDGRAPH_CORPORA or ../shared/corpora)")
     parser.add_argument("--embedding", default="local",
                         help="embedding provider of the workspaces (local, hashing)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    corpora = args.corpora
-    if not (corpora / "obsidian-help").is_dir():
-        sys.exit(f"no obsidian-help in {corpora}: pass --corpora or set MINDGRAPH_CORPORA")
+    corpora = shared_corpora.require(CORPORA, "obsidian-help")
     programs = {"this checkout": [sys.executable, "-m", "mindgraph"]}
     if args.baseline:
         programs = {"baseline": [args.baseline], **programs}

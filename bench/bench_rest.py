@@ -43,9 +43,10 @@ import time
 import urllib.parse
 from pathlib import Path
 from typing import Any, Iterator
+import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = Path("/work/shared/corpora")
+CORPUS = shared_corpora.corpora()
 VAULT = CORPUS / "obsidian-help"
 QUESTIONS = CORPUS / "obsidian-help-queries.dev.jsonl"
 TARGET_MEDIAN_MS = 25.0
@@ -72,6 +73,7 @@ end
 def main() -> int:
     """Run the benchmark; print a table or JSON."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    shared_corpora.add_option(parser)
     parser.add_argument("--state", type=Path, help="state dir to reuse (vectors are kept)")
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--clients", type=int, default=20)

@@ -38,8 +38,9 @@ from mindgraph.providers.embedding.local import LocalMiniLMProvider  # noqa: E40
 from mindgraph.stores.embedded import EmbeddedStore  # noqa: E402
 from mindgraph.vectors.chunking import chunker_for  # noqa: E402
 from mindgraph.vectors.sync import sync_pages  # noqa: E402
+import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
 
-SCIFACT = Path(os.environ.get("MINDGRAPH_CORPORA", ROOT.parent / "shared" / "corpora")) \
+SCIFACT = shared_corpora.corpora() \
     / "scifact"
 PUBLISHED = 0.645
 
@@ -132,6 +133,7 @@ def run_chunked(provider: LocalMiniLMProvider, docs: list[dict], queries: dict[s
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    shared_corpora.add_option(parser)
     parser.add_argument("--mode", choices=["truncated", "chunked", "both"], default="both")
     parser.add_argument("--limit", type=int, default=0, help="embed only the first N docs")
     parser.add_argument("--json", action="store_true", help="print one JSON document")

@@ -43,6 +43,9 @@ from mindgraph.page.language import page_language  # noqa: E402
 from mindgraph.retrieval.analyzer import analyze  # noqa: E402
 from mindgraph.retrieval.datasets import Question, load_beir, load_questions  # noqa: E402
 from mindgraph.retrieval.hybrid import HybridRetriever, SearchOptions  # noqa: E402
+import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
+
+CORPORA = shared_corpora.corpora()
 
 PROXIMITY_POOL = 30
 
@@ -182,20 +185,20 @@ LEVERS: dict[str, Callable[[HybridRetriever], HybridRetriever]] = {
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    shared_corpora.add_option(parser)
     parser.add_argument("-C", dest="workspace", default=".")
     parser.add_argument("--levers", default=",".join(LEVERS))
-    parser.add_argument("--corpora", type=Path, default=ROOT.parent / "shared" / "corpora",
-                        help="the shared corpora folder (dev questions, scifact)")
     args = parser.parse_args()
     names = [n for n in args.levers.split(",") if n]
     unknown = [n for n in names if n not in LEVERS]
     if unknown:
         parser.error(f"--levers: unknown {unknown}; choose from {', '.join(LEVERS)}")
+    shared_corpora.require(CORPORA, "obsidian-help-queries.dev.jsonl", "scifact")
     settings = load_settings(args.workspace)
     wiki = wiki_retriever(Mindgraph(settings))
-    sets = {"dev": load_questions(args.corpora / "obsidian-help-queries.dev.jsonl"),
+    sets = {"dev": load_questions(CORPORA / "obsidian-help-queries.dev.jsonl"),
             "held-out": load_questions(HELD_OUT)}
-    data = load_beir(args.corpora / "scifact")
+    data = load_beir(CORPORA / "scifact")
     sci = beir_retriever(settings, data, "scifact")
     graded = {q: {f"{d}.md": g for d, g in rel.items()} for q, rel in data.qrels.items()}
     claims = [Question(qid, text, tuple(f"{d}.md" for d, g in data.qrels[qid].items() if g > 0))

@@ -27,9 +27,10 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
-CORPORA = Path(os.environ.get("MINDGRAPH_CORPORA", HERE.parent.parent / "shared" / "corpora"))
-
 from mindgraph.core import Mindgraph  # noqa: E402
+import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
+
+CORPORA = shared_corpora.corpora()
 
 CONFIG = """\
 embedding: {provider: hashing, dimension: 256}
@@ -69,16 +70,16 @@ def follow_ms(core, file: Path) -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpora", type=Path, default=CORPORA)
+    shared_corpora.add_option(parser)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     os.environ["BENCH_TOKEN_A"] = "a" * 40
     os.environ["BENCH_TOKEN_C"] = "c" * 40
     queries = [json.loads(line)["query"] for line in
-               (args.corpora / "obsidian-help-queries.dev.jsonl").read_text().splitlines()
+               (CORPORA / "obsidian-help-queries.dev.jsonl").read_text().splitlines()
                if line.strip()][:30]
     with tempfile.TemporaryDirectory() as tmp:
-        root = make_workspace(Path(tmp), args.corpora)
+        root = make_workspace(Path(tmp), CORPORA)
         owner = Mindgraph.open(root)
         owner.ingest()
         owner.embed()

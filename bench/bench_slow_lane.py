@@ -29,9 +29,10 @@ from collections import Counter
 from pathlib import Path
 
 import httpx
+import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
 
 ROOT = Path(__file__).resolve().parents[1]
-VAULT = Path("/work/shared/corpora/obsidian-help")
+VAULT = shared_corpora.corpora() / "obsidian-help"
 WORDS = ["canvas", "bookmarks", "properties", "sync", "publish", "graph", "templates", "links",
          "plugins", "search", "themes", "hotkeys", "backlinks", "daily notes", "embeds"]
 CONCEPTS = ["Canvas", "Bases", "Properties", "Web viewer", "Bookmarks", "Sync", "Publish",
@@ -104,6 +105,7 @@ def _served(code: Path | None) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    shared_corpora.add_option(parser)
     parser.add_argument("--code", type=Path, help="folder holding the mindgraph/ to serve")
     parser.add_argument("--seconds", type=float, default=15)
     parser.add_argument("--slow-clients", type=int, default=8)

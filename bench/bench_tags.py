@@ -35,8 +35,9 @@ from mindgraph.config import load_settings  # noqa: E402
 from mindgraph.core import Mindgraph  # noqa: E402
 from mindgraph.ingest.pipeline import run_ingest  # noqa: E402
 from mindgraph.page.markdown import split_frontmatter  # noqa: E402
+import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
 
-CORPORA = Path(os.environ.get("MINDGRAPH_CORPORA", "/work/shared/corpora"))
+CORPORA = shared_corpora.corpora()
 QUESTIONS = CORPORA / "obsidian-help-queries.dev.jsonl"
 
 
@@ -102,6 +103,7 @@ def retrieval(root: Path) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    shared_corpora.add_option(parser)
     parser.add_argument("--no-retrieval", action="store_true")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--keep", type=Path, help="work in this (new) folder and keep it")

@@ -28,9 +28,10 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
 
 HERE = Path(__file__).resolve().parent
-CORPORA = Path(os.environ.get("MINDGRAPH_CORPORA", HERE.parent.parent / "shared" / "corpora"))
+CORPORA = shared_corpora.corpora()
 LABELS = HERE / "questions" / "timeline-features.jsonl"
 
 
@@ -58,9 +59,8 @@ def is_right(entry: dict, label: dict) -> bool:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    shared_corpora.add_option(parser)
     parser.add_argument("--baseline", help="another mindgraph executable to compare with")
-    parser.add_argument("--corpora", type=Path, default=CORPORA,
-                        help="corpora folder (default: $MINDGRAPH_CORPORA or ../shared/corpora)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     labels = [json.loads(line) for line in LABELS.read_text(encoding="utf-8").splitlines()
@@ -68,9 +68,7 @@ def main() -> int:
     programs = {"this checkout": [sys.executable, "-m", "mindgraph"]}
     if args.baseline:
         programs = {"baseline": [args.baseline], **programs}
-    corpora = args.corpora
-    if not (corpora / "obsidian-help").is_dir():
-        sys.exit(f"no obsidian-help in {corpora}: pass --corpora or set MINDGRAPH_CORPORA")
+    corpora = shared_corpora.require(CORPORA, "obsidian-help")
     with tempfile.TemporaryDirectory(prefix="mindgraph-timeline-") as tmp:
         workspace = make_workspace(Path(tmp), corpora, programs["this checkout"])
         found = {name: {label["concept"]: entries(program, workspace, label["concept"])

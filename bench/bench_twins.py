@@ -26,14 +26,16 @@ from mindgraph.config import load_settings  # noqa: E402
 from mindgraph.core import Mindgraph  # noqa: E402
 from mindgraph.retrieval.datasets import load_questions  # noqa: E402
 from mindgraph.retrieval.hybrid import SearchOptions  # noqa: E402
+import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
 
-CORPORA = Path(os.environ.get("MINDGRAPH_CORPORA", ROOT.parent / "shared" / "corpora"))
+CORPORA = shared_corpora.corpora()
 SETS = (CORPORA / "obsidian-help-queries.dev.jsonl",
         ROOT / "bench" / "questions" / "obsidian-help-heldout.jsonl")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    shared_corpora.add_option(parser)
     parser.add_argument("-C", "--dir", type=Path, required=True)
     parser.add_argument("--rounds", type=int, default=4)
     args = parser.parse_args()

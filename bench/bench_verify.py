@@ -1,6 +1,6 @@
 """Offline verification speed: pages/s for `verify` (plan) and `verify --apply`.
 
-    python bench/bench_verify.py [--vault /work/shared/corpora/obsidian-help] [--runs 3]
+    python bench/bench_verify.py [--corpora DIR | --vault DIR] [--runs 3]
 
 Copies the vault's notes into a temp workspace as raw/, compiles them offline once, then per
 run: plans a verification of every page (claims checked against each page's raw note) and
@@ -16,6 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import shared_corpora  # bench/: on sys.path when a script runs
 from mindgraph.config import load_settings
 from mindgraph.ingest.pipeline import run_ingest
 from mindgraph.trust.ledger import ledger_path
@@ -24,12 +25,16 @@ from mindgraph.trust.service import TrustService
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--vault", default="/work/shared/corpora/obsidian-help")
+    shared_corpora.add_option(parser)
+    parser.add_argument("--vault", type=Path, default=None,
+                        help="the notes to verify (default: the corpora's obsidian-help)")
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
-        shutil.copytree(args.vault, base / "raw")
+        vault = args.vault or shared_corpora.require(shared_corpora.corpora(),
+                                                     "obsidian-help") / "obsidian-help"
+        shutil.copytree(vault, base / "raw")
         settings = load_settings(base)
         run_ingest(settings)
         service = TrustService(settings)

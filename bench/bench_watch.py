@@ -47,10 +47,9 @@ sys.path.insert(0, str(ROOT))
 
 from mindgraph.core import Mindgraph  # noqa: E402
 from mindgraph.sync import Watcher  # noqa: E402
+import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
 
-CORPORA = Path(os.environ.get("MINDGRAPH_CORPORA") or next(
-    (p for p in (ROOT.parent / "shared" / "corpora", Path("/work/shared/corpora"))
-     if p.is_dir()), ROOT.parent / "shared" / "corpora"))
+CORPORA = shared_corpora.corpora()
 VAULT = CORPORA / "obsidian-help"
 EDITED = ("en/Plugins/Canvas.md", "en/Home.md", "en/Editing and formatting/Callouts.md",
           "ja/Home.md", "zh/Home.md", "en/Files and folders/Manage notes.md",
@@ -218,6 +217,7 @@ def _median(values: list[float]) -> float:
 def main() -> None:
     """Run the benchmark and print a table (or JSON)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    shared_corpora.add_option(parser)
     parser.add_argument("--only", choices=["latency", "idle"])
     parser.add_argument("--workspace", type=Path, help="the 883-note workspace to build or "
                         "reuse (default: a temporary one)")
@@ -234,7 +234,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if not VAULT.is_dir():
-        sys.exit(f"corpus not found at {VAULT} (set MINDGRAPH_CORPORA)")
+        shared_corpora.require(CORPORA, "obsidian-help")
     out: dict[str, Any] = {"load_before": os.getloadavg()[0]}
     if not args.json:
         print(f"mindgraph watch benchmark ({os.cpu_count()} cores, load "

@@ -3,7 +3,7 @@
     python bench/gen_corpus.py --notes 100000 --seed 1 OUT_DIR
     python bench/gen_corpus.py --notes 10000 --seed 1 --workspace OUT_DIR   # OUT_DIR/raw + config
 
-Every sentence comes from /work/shared/corpora: the Obsidian Help vault in English, Japanese
+Every sentence comes from the shared corpora (--corpora, bench/shared_corpora.py): the Obsidian Help vault in English, Japanese
 and Chinese and the SciFact abstracts (English), split into sentences; nothing is invented but
 the arrangement. The shape is that of a grown personal vault:
 
@@ -34,8 +34,9 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
 
-CORPORA = Path(os.environ.get("MINDGRAPH_CORPORA", "/work/shared/corpora"))
+CORPORA = shared_corpora.corpora()
 LANG_SHARE = (("en", 0.70), ("ja", 0.15), ("zh", 0.15))
 NOTES_PER_FOLDER = 40
 BROKEN_SHARE = 0.04
@@ -369,6 +370,7 @@ def write_workspace_config(base: Path, notes: int) -> None:
 def main(argv: list[str] | None = None) -> None:
     """The command line (see the module's docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    shared_corpora.add_option(parser)
     parser.add_argument("out_dir", type=Path, help="folder to write the notes into")
     parser.add_argument("--notes", type=int, default=10_000, help="how many notes (10000)")
     parser.add_argument("--seed", type=int, default=1, help="random seed (1)")

@@ -14,6 +14,8 @@ KEYWORD_ONLY = SearchOptions(use_vector=False, graph_boost=False, expansion=Fals
 
 def load_script(name: str) -> ModuleType:
     """bench/<name>.py, imported as the module ``name``."""
+    if str(BENCH) not in sys.path:      # as when the script runs: its folder comes first
+        sys.path.insert(0, str(BENCH))
     spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
