@@ -31,8 +31,9 @@ def check_command(settings, strict: bool, errors_only: bool, limit: int, as_json
         if limit and len(shown) > limit:
             click.echo(f"... and {len(shown) - limit} more (--limit 0 shows all).")
         counts = ", ".join(f"{kind} {n}" for kind, n in report.counts().items()) or "nothing"
-        click.echo(f"{report.pages} pages: {len(report.errors)} errors, "
-                   f"{len(report.warnings)} warnings ({counts}).")
+        errors, warnings = len(report.errors), len(report.warnings)
+        click.echo(f"{report.pages} pages: {errors} error{'s' * (errors != 1)}, "
+                   f"{warnings} warning{'s' * (warnings != 1)} ({counts}).")
         if getattr(report, "trust", None):     # core.check adds it (trust/mix.py)
             click.echo(f"trust: {describe_mix(report.trust)}")
     if strict and report.errors:

@@ -40,6 +40,7 @@ def test_two_pages_claiming_one_permalink_are_an_error_naming_both(tmp_path):
     assert report["counts"]["duplicate-permalink"] == 2 and report["errors"] == 2
     text = runner.invoke(cli, ["check", "-C", str(workspace)]).output
     assert "Packing.md:3" in text and "Trunks.md:4" in text and "duplicate-permalink" in text
+    assert "4 pages: 2 errors, 1 warning (duplicate-permalink 2, no-backlinks 1)." in text
     strict = runner.invoke(cli, ["check", "-C", str(workspace), "--strict"])
     assert strict.exit_code == 1
     # one page's own permalink fixes it
