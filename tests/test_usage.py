@@ -82,6 +82,15 @@ def test_lookups_are_not_zero_result_queries(tmp_path):
     assert text.exit_code == 0 and "2 queries and 2 lookups" in text.output
 
 
+def test_one_query_and_one_lookup_are_counted_in_the_singular(tmp_path):
+    log = UsageLog(tmp_path / ".mindgraph" / "usage.jsonl")
+    log.record("cli", "trunks", intent="search", result_count=1)
+    log.record("rest", "Packing.md", intent="page", kind="lookup", result_count=1)
+    (tmp_path / "wiki").mkdir()
+    text = CliRunner().invoke(cli, ["usage", "-C", str(tmp_path)])
+    assert text.exit_code == 0 and "1 query and 1 lookup;" in text.output
+
+
 ROTATING_WRITER = """
 import sys
 from pathlib import Path

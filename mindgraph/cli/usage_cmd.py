@@ -28,8 +28,10 @@ def usage_command(settings, top: int, slow_ms: float, as_json: bool) -> None:
         click.echo(f"No queries logged yet (log: {where}).")
         return
     latency = summary["latency_ms"]
-    lookups = f" and {summary['lookups']} lookups" if summary["lookups"] else ""
-    click.echo(f"{summary['queries']} queries{lookups}; latency median {latency['median']} ms, "
+    queries, looked = summary["queries"], summary["lookups"]
+    lookups = f" and {looked} lookup{'s' * (looked != 1)}" if looked else ""
+    click.echo(f"{queries} quer{'ies' if queries != 1 else 'y'}{lookups}; latency median "
+               f"{latency['median']} ms, "
                f"p95 {latency['p95']} ms; by interface: "
                + ", ".join(f"{k} {v}" for k, v in summary["interfaces"].items()))
     for title, key in (("Top queries", "top_queries"), ("Zero results", "zero_result_queries")):
