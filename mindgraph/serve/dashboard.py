@@ -2,7 +2,7 @@
 only it needs (the graph with every page's facets, a page rendered as safe HTML).
 
 The page and its files are public (they hold no data, and a browser cannot send a bearer
-token when it opens a URL); every data request the page makes goes through the same Guard and
+token when it opens a URL: serve/token_gate.py lists them in ``PUBLIC``); every data request the page makes goes through the same Guard and
 token as the API. Every dashboard response carries a strict Content-Security-Policy: scripts
 and styles from this server only, nothing inline, no frames, no form posts elsewhere.
 """

@@ -110,7 +110,8 @@ def app_for_worker() -> FastAPI:
 def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None,
                sync_status: Callable[[], dict[str, Any]] | None = None) -> FastAPI:
     """Build the app for a server bound to ``host`` (default ``serve.host``). With ``token``
-    set, every route but /health needs ``Bearer <token>``. ``sync_status`` is the watcher's
+    set, every path but those ``token_gate.PUBLIC`` names (with its reasons: /health, the
+    dashboard's page and files) needs ``Bearer <token>``. ``sync_status`` is the watcher's
     status (`serve --watch`) for GET /sync/status.
 
     The app takes over refreshing ``mg`` from the files (``auto_refresh`` is turned off)."""
