@@ -167,7 +167,9 @@ class _Run(ApplySteps, Bookkeeping):
         processes = processes_for(int(getattr(self.compiler, "processes", 1)), len(fresh))
         if not processes:
             return [self.reader.load(f, r) for f, r in self._ticking("Reading", pairs)]
-        read = iter(in_workers(_loaded(self.reader), fresh, processes, chunk=32))
+        # NumPy (the notes' move sketches need it) is imported here while the workers read
+        read = iter(in_workers(_loaded(self.reader), fresh, processes, chunk=32,
+                               meanwhile=_import_sketches))
         loaded = (self.reader.load(*pair) if skip else next(read)
                   for pair, skip in zip(pairs, unread))
         return list(self._ticking("Reading", loaded, len(pairs)))
@@ -316,6 +318,11 @@ class _Run(ApplySteps, Bookkeeping):
 def _loaded(reader: NoteReader) -> Callable[[tuple[RawFile, Any]], Note]:
     """A note loaded from (its scan entry, its record)."""
     return lambda pair: reader.load(*pair)
+
+
+def _import_sketches() -> None:
+    """Import sketches.py (and NumPy) now, so the compile's workers inherit it."""
+    from . import sketches  # noqa: F401
 
 
 def _mentions(index: TitleIndex) -> Callable[[Note], tuple[str, ...]]:
