@@ -45,15 +45,30 @@ _TROUBLE_RE = re.compile(r"troubleshoot|\berrors?\b|\bfail|not work|problem|\bis
                          r"\bfix(?:ing)?\b|トラブル|問題|错误|故障", re.I)
 
 
+_HTML_TAG_RE = re.compile(r"<[^<>\n]+>")
+# bounded: an unclosed marker must not rescan the rest of a long line from each one
+_STRONG_RE = re.compile(r"(\*\*|__|~~|==)(.{1,300}?)\1")
+_EMPHASIS_RE = re.compile(r"(?<![\w*])[*_](\S(?:.{0,300}?\S)?)[*_](?![\w*])")
+_CODE_SPAN_RE = re.compile(r"`([^`]*)`")
+_BLOCK_ID_RE = re.compile(r"\s\^[\w-]+\s*$")
+_MARKUP_RE = re.compile(r"<[^<>\n]+>|https?://\S+")
+_LATIN_RE = re.compile(r"[A-Za-z]")
+
+
 def plain_text(line: str) -> str:
-    """A markdown line as plain text: links by their display text, no emphasis or code marks."""
+    """A markdown line as plain text: links by their display text, no emphasis or code marks
+    (each pattern tried only on a line holding a character it needs)."""
     line = replace_links(line, _wikilink_text, embed="")
-    line = re.sub(r"<[^<>\n]+>", "", line)
-    # bounded: an unclosed marker must not rescan the rest of a long line from each one
-    line = re.sub(r"(\*\*|__|~~|==)(.{1,300}?)\1", r"\2", line)
-    line = re.sub(r"(?<![\w*])[*_](\S(?:.{0,300}?\S)?)[*_](?![\w*])", r"\1", line)
-    line = re.sub(r"`([^`]*)`", r"\1", line)
-    line = re.sub(r"\s\^[\w-]+\s*$", "", line)
+    if "<" in line:
+        line = _HTML_TAG_RE.sub("", line)
+    if "*" in line or "_" in line or "~" in line or "=" in line:
+        line = _STRONG_RE.sub(r"\2", line)
+        if "*" in line or "_" in line:
+            line = _EMPHASIS_RE.sub(r"\1", line)
+    if "`" in line:
+        line = _CODE_SPAN_RE.sub(r"\1", line)
+    if "^" in line:
+        line = _BLOCK_ID_RE.sub("", line)
     return " ".join(line.split())
 
 
@@ -180,7 +195,7 @@ def salient_terms(body: str, title: str, limit: int = MAX_TERM_TAGS) -> list[str
             prose.append(line)
     texts = (("\n".join(prose), 1), ("\n".join(headings), 3))
     cjk = len(_CJK_RE.findall(body))
-    if cjk > 0.2 * max(1, len(re.findall(r"[A-Za-z]", body)) + cjk):
+    if cjk > 0.2 * max(1, len(_LATIN_RE.findall(body)) + cjk):
         counts = _cjk_nouns(texts, title, text_hint(body))
     else:
         counts = _latin_words(texts, title)
@@ -244,7 +259,7 @@ def _nouns(text: str, hint: str | None) -> Iterator[str]:
 def _strip_markup(text: str) -> str:
     """Link targets, URLs and HTML out of a whole text, so only words people read remain."""
     text = replace_links(text, _wikilink_text, embed="")
-    return re.sub(r"<[^<>\n]+>|https?://\S+", " ", text)
+    return _MARKUP_RE.sub(" ", text)
 
 
 def folder_tag(path: str) -> str:

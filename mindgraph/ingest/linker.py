@@ -35,6 +35,9 @@ _PROTECT_RES = (
     (("^",), re.compile(r"\s\^[\w-]+\s*$")),                        # block ids
     (("$",), re.compile(r"\$\$.*?\$\$|\$[^$\n]+\$")),              # inline math
 )
+# a line holding none of the needles above has nothing to protect (most lines)
+_ANY_NEEDLE = re.compile("|".join(re.escape(needle) for needle in dict.fromkeys(
+    n for needles, _ in _PROTECT_RES for n in needles)))
 # A file name with one of these cannot be the target of a [[wikilink]]: # starts a heading,
 # | an alias, ^ a block, and brackets end the link.
 UNLINKABLE = "#|^[]"
@@ -121,6 +124,8 @@ def _on_word_bounds(pattern: re.Pattern[str], searchable: str, match: re.Match[s
 
 def _protect(line: str) -> str:
     """The line with every span that must not be linked blanked out (positions kept)."""
+    if not _ANY_NEEDLE.search(line):
+        return line
     for needles, pattern in _PROTECT_RES:
         if any(needle in line for needle in needles) and pattern.search(line):
             line = pattern.sub(lambda m: _BLANK * len(m.group(0)), line)

@@ -7,9 +7,10 @@ A run pairs the notes gone from their path with the notes new at a path (no reco
      least ``SIMILAR`` and that are each other's best match. Similarity estimates the
      Jaccard similarity of the two notes' sets of shingles (every run of ``SHINGLE_WORDS``
      words; a CJK character counts as a word) from bottom-k MinHash sketches (the
-     ``SIGNATURE_SIZE`` lowest shingle hashes); the gone note's sketch was kept in its record
-     when it was ingested. Over the 883-page vault, one word changed in a note of 20 words or
-     more scores 0.71 to 1 (median 0.97), and a note's nearest other note at most 0.34.
+     ``SIGNATURE_SIZE`` lowest shingle hashes: sketches.py); the gone note's sketch was kept
+     in its record when it was ingested. Over the 883-page vault, one word changed in a
+     note of 20 words or more scores 0.71 to 1 (median 0.97), and a note's nearest other
+     note at most 0.34.
 
 A pair is a move: the note compiles at its new path and takes the old page's trust record and
 created date with it (see pipeline.py). Every move is remembered in the ingest state's
@@ -20,28 +21,14 @@ store hands the old page's vectors to the new one without embedding them again.
 
 from __future__ import annotations
 
-import base64
-import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterable, Mapping
 
-import numpy as np
-
 from ..errors import MindgraphError
 
-SHINGLE_WORDS = 3
-SIGNATURE_SIZE = 32
 SIMILAR = 0.7
-_MIX = np.uint64(0x9E3779B97F4A7C15)
-
-
-@functools.lru_cache(maxsize=1)
-def _weights() -> np.ndarray:
-    """The per-position byte weights of a word hash (made on first use: numpy.random costs
-    a search that only reads where moved pages' vectors went ~20 ms of its start-up)."""
-    return np.random.default_rng(20261201).integers(1, 1 << 63, 64, dtype=np.uint64) | 1
 
 
 @dataclass(frozen=True)
@@ -54,66 +41,17 @@ class Move:
 
 
 def signature(text: str) -> str:
-    """The bottom-k MinHash sketch of a note's word shingles, as base64 ("" for a note of no
-    words): the ``SIGNATURE_SIZE`` lowest 64-bit hashes of its shingles. Words are runs of
-    bytes between whitespace, and each character of a script written without spaces (UTF-8
-    lead byte 0xE3 and up: kana, CJK, hangul) starts a word of its own. All hashing is
-    vectorised and wraps around 2**64 (the 883-page vault: 1.2 s at load 15, where a Python
-    loop over shingles took 3.2 s)."""
-    data = np.frombuffer(text.casefold().encode("utf-8"), dtype=np.uint8)
-    word_bytes = (data != 32) & ((data < 9) | (data > 13))      # not ASCII whitespace
-    if not word_bytes.any():
-        return ""
-    after_space = np.concatenate(([True], ~word_bytes[:-1]))
-    starts = np.flatnonzero((word_bytes & (after_space | (data >= 0xE3)))[word_bytes])
-    kept = data[word_bytes].astype(np.uint64)
-    # each word: its bytes times per-position constants, summed (a polynomial hash)
-    position = np.arange(kept.size) - np.repeat(starts, np.diff(np.append(starts, kept.size)))
-    weights = _weights()
-    words = np.add.reduceat(kept * weights[position % weights.size], starts)
-    width = min(SHINGLE_WORDS, words.size)
-    count = words.size - width + 1
-    shingles = words[:count].copy()
-    for offset in range(1, width):
-        shingles = shingles * _MIX + words[offset:offset + count]
-    lowest = _lowest(_finalise(shingles), SIGNATURE_SIZE)
-    return base64.b64encode(lowest.astype("<u8").tobytes()).decode("ascii")
+    """The note's sketch as base64 ("" for a note of no words): sketches.signature."""
+    from .sketches import signature as sketch_of
+
+    return sketch_of(text)
 
 
 def similarity(a: str, b: str) -> float:
-    """Estimated Jaccard similarity of two notes' shingle sets from their sketches: the share
-    of the union's lowest hashes that both notes hold (0 when one is missing)."""
-    return _overlap(_sketch(a), _sketch(b))
+    """Estimated Jaccard similarity of two notes from their signatures: sketches.similarity."""
+    from .sketches import similarity as estimate
 
-
-def _sketch(signature: str) -> frozenset[int]:
-    return frozenset(np.frombuffer(base64.b64decode(signature), dtype="<u8").tolist()) \
-        if signature else frozenset()
-
-
-def _overlap(left: frozenset[int], right: frozenset[int]) -> float:
-    if not left or not right:
-        return 0.0
-    lowest = sorted(left | right)[:SIGNATURE_SIZE]
-    return sum(1 for x in lowest if x in left and x in right) / len(lowest)
-
-
-def _lowest(values: np.ndarray, k: int) -> np.ndarray:
-    """The ``k`` lowest distinct values, sorted (a partial sort first: notes are long)."""
-    if values.size > 8 * k:
-        lowest = np.unique(np.partition(values, 4 * k)[:4 * k])
-        if lowest.size >= k:
-            return lowest[:k]
-    return np.unique(values)[:k]
-
-
-def _finalise(values: np.ndarray) -> np.ndarray:
-    """splitmix64's finaliser: spreads the shingle hashes over all 64 bits."""
-    values = values ^ (values >> np.uint64(30))
-    values = values * np.uint64(0xBF58476D1CE4E5B9)
-    values = values ^ (values >> np.uint64(27))
-    values = values * np.uint64(0x94D049BB133111EB)
-    return values ^ (values >> np.uint64(31))
+    return estimate(a, b)
 
 
 def pair_moves(gone: Mapping[str, tuple[str, str]],
@@ -146,21 +84,23 @@ def _similar(gone: Mapping[str, tuple[str, str]],
     """The pairs above ``SIMILAR`` that are each other's best match. Only pairs whose sketches
     share enough hashes to reach it are scored (found through an index of the hashes), so
     this stays cheap for thousands of notes."""
-    old_sketches = {p: _sketch(gone[p][1]) for p in gone}
+    from .sketches import overlap, sketch
+
+    old_sketches = {p: sketch(gone[p][1]) for p in gone}
     holders: dict[int, list[str]] = {}
     for path in sorted(old_sketches):
         for value in old_sketches[path]:
             holders.setdefault(value, []).append(path)
     scores: dict[tuple[str, str], float] = {}
     for new in sorted(added):
-        sketch = _sketch(added[new][1])
+        found = sketch(added[new][1])
         shared: dict[str, int] = {}
-        for value in sketch:
+        for value in found:
             for old in holders.get(value, ()):
                 shared[old] = shared.get(old, 0) + 1
         for old, count in shared.items():
-            if count >= SIMILAR * min(len(sketch), len(old_sketches[old])):
-                scores[old, new] = _overlap(old_sketches[old], sketch)
+            if count >= SIMILAR * min(len(found), len(old_sketches[old])):
+                scores[old, new] = overlap(old_sketches[old], found)
     ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
     best_new: dict[str, str] = {}
     best_old: dict[str, str] = {}

@@ -27,6 +27,7 @@ from ..page.history import History, git_history
 from .compile_offline import OfflineCompiler
 from ..scopes import load_scopes
 from ..scopes.linking import LinkableIndexes
+from ..text.cjk import preload
 from .applying import ApplySteps
 from .bookkeeping import Bookkeeping, Progress
 from .index import IndexEntry, TitleIndex
@@ -166,7 +167,9 @@ class _Run(ApplySteps, Bookkeeping):
         processes = processes_for(int(getattr(self.compiler, "processes", 1)), len(fresh))
         if not processes:
             return [self.reader.load(f, r) for f, r in self._ticking("Reading", pairs)]
-        read = iter(in_workers(_loaded(self.reader), fresh, processes, chunk=32))
+        # NumPy (the notes' move sketches need it) is imported here while the workers read
+        read = iter(in_workers(_loaded(self.reader), fresh, processes, chunk=32,
+                               meanwhile=_import_sketches))
         loaded = (self.reader.load(*pair) if skip else next(read)
                   for pair, skip in zip(pairs, unread))
         return list(self._ticking("Reading", loaded, len(pairs)))
@@ -227,8 +230,12 @@ class _Run(ApplySteps, Bookkeeping):
         processes = processes_for(int(getattr(self.compiler, "processes", 1)), len(rescan))
         if processes:
             index.pattern       # compiled once here, not in every worker
-        found = in_workers(_mentions(index), rescan, processes, chunk=32) if processes \
-            else map(_mentions(index), rescan)
+        # the segmenters the compile will need are loaded (and their dictionaries checked)
+        # here while the workers scan, not before the compile's workers fork (applying.py)
+        found = in_workers(_mentions(index), rescan, processes, chunk=32,
+                           meanwhile=lambda: preload(n.text or "" for n in rescan
+                                                     if self._may_compile(n))) \
+            if processes else map(_mentions(index), rescan)
         for mentions, note in zip(self._ticking("Linking", found, len(rescan)), rescan):
             note.mentions, note.rescanned = mentions, True
             scanned.append(mentions)
@@ -236,6 +243,13 @@ class _Run(ApplySteps, Bookkeeping):
         if not self.dry_run:
             self.state.index = memo
         return index
+
+    def _may_compile(self, note: Note) -> bool:
+        """False for a note whose record says it was ingested with these very bytes (it
+        compiles only if a page it links to changed)."""
+        record = self.state.get(note.file.path)
+        return self.force or record is None or record.status != "ingested" \
+            or record.sha256 != note.sha256
 
     def _parse(self, note: Note) -> None:
         if self.reader.text(note) is not None:
@@ -304,6 +318,11 @@ class _Run(ApplySteps, Bookkeeping):
 def _loaded(reader: NoteReader) -> Callable[[tuple[RawFile, Any]], Note]:
     """A note loaded from (its scan entry, its record)."""
     return lambda pair: reader.load(*pair)
+
+
+def _import_sketches() -> None:
+    """Import sketches.py (and NumPy) now, so the compile's workers inherit it."""
+    from . import sketches  # noqa: F401
 
 
 def _mentions(index: TitleIndex) -> Callable[[Note], tuple[str, ...]]:

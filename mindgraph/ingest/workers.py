@@ -43,9 +43,11 @@ def processes_for(wanted: int, notes: int, threads: int | None = None) -> int:
 
 
 def in_workers(work: Callable[[Any], Any], items: Sequence[Any], processes: int,
-               chunk: int = 8) -> Iterator[Any]:
+               chunk: int = 8, meanwhile: Callable[[], Any] | None = None) -> Iterator[Any]:
     """``work(item)`` for every item, in order, computed by ``processes`` forked workers
-    (``chunk`` items per message: it amortises the pipe and keeps the order cheap)."""
+    (``chunk`` items per message: it amortises the pipe and keeps the order cheap).
+    ``meanwhile`` runs here once the workers are forked, while they work (this process
+    mostly waits for them otherwise)."""
     global _JOB
     _JOB = (work, items)
     # with "fork" the executor forks every worker up front, before its manager thread starts
@@ -54,7 +56,10 @@ def in_workers(work: Callable[[Any], Any], items: Sequence[Any], processes: int,
     done = 0
     try:
         try:
-            for result in pool.map(_work, range(len(items)), chunksize=chunk):
+            results = pool.map(_work, range(len(items)), chunksize=chunk)
+            if meanwhile is not None:
+                meanwhile()
+            for result in results:
                 yield result
                 done += 1
         except BrokenProcessPool:   # a worker died: the rest here (imap used to wait forever)

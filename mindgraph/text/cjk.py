@@ -18,9 +18,8 @@ import functools
 import importlib.util
 import re
 import threading
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 from ..errors import MindgraphError
 from ..fsutil import sha256_file
@@ -73,9 +72,9 @@ _ZH_FUNCTION_WORDS = frozenset("""
 # in English: rarer in pages than in questions, they matched the few pages using them
 
 
-@dataclass(frozen=True, slots=True)
-class Word:
-    """One word of a CJK run: its span in the run, its text and dictionary form."""
+class Word(NamedTuple):
+    """One word of a CJK run: its span in the run, its text and dictionary form (a named
+    tuple: a vault segments ~100,000 words, and a frozen dataclass took 4x as long to make)."""
 
     start: int
     end: int
@@ -129,55 +128,76 @@ def word_bounds(text: str, hint: str | None = None) -> set[int]:
 def _japanese(run: str) -> tuple[Word, ...]:
     out = []
     position = 0
-    for surface, pos1, pos2, orth_base in _unidic_nodes(run):
+    for surface, feature in _unidic_lines(run):
         start = run.find(surface, position) if surface else -1
         if start < 0:
             continue
         position = start + len(surface)
-        base = surface
-        if pos1 in ("動詞", "形容詞") and orth_base and orth_base != "*":
-            base = orth_base
-        # a verb or adjective in hiragana alone is grammar too: について (つく), ている, ない
-        function = (pos1 in _JA_FUNCTION_POS or pos2 in ("非自立可能", "助動詞語幹")
-                    or surface in _JA_FUNCTION_WORDS
-                    or (pos1 in ("動詞", "形容詞") and _HIRAGANA.fullmatch(surface) is not None))
-        out.append(Word(start, position, surface, base, function, pos1 == "名詞",
-                        inflects=pos1 in ("動詞", "形容詞"),
-                        ending=pos1 == "助動詞" or (pos2 == "接続助詞" and surface in ("て", "で"))))
+        out.append(Word(start, position, surface, *_ja_word(surface, feature)))
     return tuple(out)
 
 
-def _unidic_nodes(run: str) -> Iterator[tuple[str, str, str, str | None]]:
-    """(surface, part of speech, its subclass, dictionary form) of each MeCab node.
+@functools.lru_cache(maxsize=65536)     # the Help vault: 89,000 nodes, 3,100 distinct
+def _ja_word(surface: str, feature: str) -> tuple[str, bool, bool, tuple[str, ...], bool, bool]:
+    """(base, function, noun, parts, inflects, ending) of a MeCab node: its surface and
+    UniDic's raw CSV (nodes repeat: each is worked out once)."""
+    pos1, pos2, orth_base = _pos(feature)
+    inflects = pos1 in ("動詞", "形容詞")
+    base = surface
+    if inflects and orth_base and orth_base != "*":
+        base = orth_base
+    # a verb or adjective in hiragana alone is grammar too: について (つく), ている, ない
+    function = (pos1 in _JA_FUNCTION_POS or pos2 in ("非自立可能", "助動詞語幹")
+                or surface in _JA_FUNCTION_WORDS
+                or (inflects and _HIRAGANA.fullmatch(surface) is not None))
+    return (base, function, pos1 == "名詞", (), inflects,
+            pos1 == "助動詞" or (pos2 == "接続助詞" and surface in ("て", "で")))
 
-    Read from MeCab's text output, a line per node of its surface and UniDic's raw CSV (a
-    CJK run holds no comma to quote, no tab, no newline): one call into MeCab per run and
-    no Python object per node (fugashi's parsed ``feature`` doubled the time of indexing
-    Japanese)."""
+
+def _unidic_nodes(run: str) -> Iterator[tuple[str, str, str, str | None]]:
+    """(surface, part of speech, its subclass, dictionary form) of each MeCab node."""
+    for surface, feature in _unidic_lines(run):
+        yield (surface, *_pos(feature))
+
+
+def _pos(feature: str) -> tuple[str, str, str | None]:
+    """(part of speech, its subclass, dictionary form) from a node's UniDic CSV."""
+    fields = feature.split(",", 11)
+    return fields[0], fields[1] if len(fields) > 1 else "", \
+        fields[10] if len(fields) > 10 else None
+
+
+def _unidic_lines(run: str) -> Iterator[tuple[str, str]]:
+    """(surface, UniDic's raw CSV) of each MeCab node of ``run``.
+
+    Read from MeCab's text output, a line per node (a CJK run holds no comma to quote, no
+    tab, no newline): one call into MeCab per run and no Python object per node (fugashi's
+    parsed ``feature`` doubled the time of indexing Japanese)."""
     for line in _tagger()(run).split("\n"):
         surface, tab, feature = line.partition("\t")
-        if not tab:
-            continue            # the empty end-of-sentence line
-        fields = feature.split(",", 11)
-        yield (surface, fields[0], fields[1] if len(fields) > 1 else "",
-               fields[10] if len(fields) > 10 else None)
+        if tab:                 # not the empty end-of-sentence line
+            yield surface, feature
 
 
 # -- Chinese --------------------------------------------------------------------------------
 def _chinese(run: str) -> tuple[Word, ...]:
     out = []
     position = 0
-    jieba = _jieba()
-    for surface, tag in jieba.tag(run):
+    for surface, tag in _jieba().tag(run):
         start, position = position, position + len(surface)
-        if not surface.strip():
-            continue
-        function = (tag in _ZH_FUNCTION_TAGS or surface in _ZH_FUNCTION_WORDS
-                    or _glued_function_words(surface, jieba))
-        noun = tag.startswith("n") or tag == "vn"        # vn: 设置, 设备 (a verb's noun)
-        out.append(Word(start, position, surface, surface, function, noun,
-                        _parts(surface, jieba) if not function else ()))
+        if surface.strip():
+            out.append(Word(start, position, surface, surface, *_zh_word(surface, tag)))
     return tuple(out)
+
+
+@functools.lru_cache(maxsize=65536)     # the Help vault: 61,000 words, 3,500 distinct
+def _zh_word(surface: str, tag: str) -> tuple[bool, bool, tuple[str, ...]]:
+    """(function, noun, parts) of a word jieba tagged ``tag``."""
+    jieba = _jieba()
+    function = (tag in _ZH_FUNCTION_TAGS or surface in _ZH_FUNCTION_WORDS
+                or _glued_function_words(surface, jieba))
+    noun = tag.startswith("n") or tag == "vn"        # vn: 设置, 设备 (a verb's noun)
+    return function, noun, _parts(surface, jieba) if not function else ()
 
 
 def _glued_function_words(word: str, jieba: Any) -> bool:

@@ -135,3 +135,14 @@ def test_a_model_that_cannot_load_early_is_reported_by_the_search(tmp_path, monk
             answer.degradation
     finally:
         mg.close()
+
+
+def test_an_ingest_that_compiles_imports_no_enrichment_while_it_is_off(tmp_path):
+    workspace = _workspace(tmp_path)
+    (workspace / "raw" / "Linux.md").write_text("# Linux\n\nSync runs on a Linux server.\n")
+    loaded, out = _probe(workspace, "ingest", "--json", modules=("mindgraph.enrich.stage",))
+    assert json.loads(out[:out.rindex("\n{")])["ingested"] == 1 and loaded == [], loaded
+    (workspace / "mindgraph.yml").write_text("enrich:\n  after_ingest: true\n")
+    (workspace / "raw" / "Linux.md").write_text("# Linux\n\nSync runs on any Linux server.\n")
+    loaded, out = _probe(workspace, "ingest", "--json", modules=("mindgraph.enrich.stage",))
+    assert loaded == ["mindgraph.enrich.stage"], (loaded, out)     # on: the stage runs

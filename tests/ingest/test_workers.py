@@ -54,12 +54,12 @@ import mindgraph.ingest.pipeline as pipeline
 from mindgraph.cli import cli
 
 real = applying.in_workers
-def counted(work, notes, processes, chunk=8):
+def counted(work, notes, processes, chunk=8, **options):
     print(f"pool of {processes}", file=sys.stderr)
-    yield from real(work, notes, processes, chunk)
-def planning(work, notes, processes, chunk=8):
+    yield from real(work, notes, processes, chunk, **options)
+def planning(work, notes, processes, chunk=8, **options):
     print(f"planning pool of {processes} for {len(notes)}", file=sys.stderr)
-    yield from real(work, notes, processes, chunk)
+    yield from real(work, notes, processes, chunk, **options)
 applying.in_workers = counted
 pipeline.in_workers = planning
 cli(["ingest", "-C", sys.argv[1], "--json", "--progress"])
@@ -152,3 +152,14 @@ def test_a_worker_that_dies_does_not_hang_the_run_the_rest_is_computed_here():
         signal.alarm(0)
     assert got == [n * n for n in range(200)]          # all of them, in order
     assert time.monotonic() - started < 60
+
+
+def test_what_runs_meanwhile_runs_here_once_the_workers_are_forked():
+    import multiprocessing
+
+    seen = []
+    got = list(in_workers(abs, list(range(-50, 50)), 2,
+                          meanwhile=lambda: seen.append((os.getpid(),
+                                                         len(multiprocessing.active_children())))))
+    assert got == [abs(n) for n in range(-50, 50)]
+    assert seen == [(os.getpid(), 2)]       # once, in this process, beside its two workers
