@@ -60,6 +60,11 @@ class IndexEntry:
         return name[:-3] if name.lower().endswith(".md") else name
 
 
+def generic_row(path: str, sha256: str) -> str:
+    """One counted note's row in ``TitleIndex.generic_of``."""
+    return f"{path}\t{sha256}"
+
+
 def generic_limit(notes: int) -> float:
     """A term found in more than this many of ``notes`` notes is generic."""
     return max(GENERIC_MIN_NOTES, GENERIC_SHARE * notes)
@@ -166,8 +171,11 @@ class TitleIndex:
     def generic_of(self, notes: Iterable[tuple[str, str]]) -> str:
         """What the generic terms are found from: this term set and the notes counted ((raw
         path, content hash) each, in path order), as the memo's ``generic_of`` digest."""
-        return sha256_text(_code_digest() + "\n" + self.terms_digest + "\n"
-                           + "\n".join(f"{p}\t{h}" for p, h in notes))
+        return self.generic_of_rows("\n".join(generic_row(p, h) for p, h in notes))
+
+    def generic_of_rows(self, rows: str) -> str:
+        """``generic_of`` from the notes' rows (``generic_row`` each) joined by newlines."""
+        return sha256_text(_code_digest() + "\n" + self.terms_digest + "\n" + rows)
 
     def with_generic_terms(self, generic: frozenset[str]) -> "TitleIndex":
         """A copy whose generic terms are ``generic`` (found by ``with_generic``)."""

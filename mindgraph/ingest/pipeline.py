@@ -99,7 +99,7 @@ def run_ingest(settings: Settings, *, provider: Any = None, dry_run: bool = Fals
                 only, started)
         try:
             state = session.state_for(settings.state_dir / STATE_FILENAME)
-            why = "not told which notes changed"
+            why = "no list of changed notes (a start, or a folder changed)"
             if changed is not None and not force and not only:
                 run = _Run(settings, compiler, dry_run, force, progress, phases, state)
                 done = run.execute_targeted(changed, session, started)

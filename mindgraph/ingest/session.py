@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..errors import IngestError
 from . import journal
-from .index import TitleIndex
+from .index import TitleIndex, generic_row
 from .lock import ingest_lock
 from .state import IngestState
 
@@ -46,6 +46,7 @@ class IngestSession:
         self.held = True            # a scan limit left notes out (or no full run yet)
         self.total_bytes = 0        # of the notes, as within_limits counts them
         self._df: Counter[str] | None = None
+        self._rows: tuple[list[str], dict[str, int]] | None = None  # generic_of's, by path
 
     def state_for(self, path: Path) -> IngestState:
         """The state at ``path``: the one held, while its files are as this session left
@@ -64,6 +65,7 @@ class IngestSession:
         self.notes = {}
         self.held = True
         self._df = None
+        self._rows = None
 
     def saved(self) -> None:
         """The held state was just written by this process: its files are trusted as they
@@ -102,7 +104,23 @@ class IngestSession:
 
     def counted(self) -> int:
         """How many notes the generic terms are counted over."""
-        return sum(1 for f in self.notes.values() if f.counted)
+        return len(self._generic_rows()[1])
+
+    def generic_of(self, index: TitleIndex, shas: dict[str, str]) -> str:
+        """The index memo's ``generic_of`` once the counted notes in ``shas`` (raw path →
+        new content hash) have those hashes (their rows are kept: at 100,000 notes making
+        every row again took 0.24 s of a 0.57 s run)."""
+        rows, at = self._generic_rows()
+        for path, sha in shas.items():
+            rows[at[path]] = generic_row(path, sha)
+        return index.generic_of_rows("\n".join(rows))
+
+    def _generic_rows(self) -> tuple[list[str], dict[str, int]]:
+        if self._rows is None:
+            counted = [(p, f.counted) for p, f in self.notes.items() if f.counted]
+            self._rows = ([generic_row(p, h) for p, h in counted],
+                          {p: i for i, (p, _) in enumerate(counted)})
+        return self._rows
 
     def warm(self) -> None:
         """Build what a targeted run needs that takes seconds at 100,000 notes (the term
@@ -112,7 +130,9 @@ class IngestSession:
             self.index.pattern
             self.index.resolver
             self.index.digest
+            self.index.terms_digest
             self.df()
+            self._generic_rows()
 
 
 def _key_of(path: Path) -> FileKey:

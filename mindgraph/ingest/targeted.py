@@ -118,8 +118,8 @@ class TargetedSteps:
         shas = {n.file.path: n.sha256 for n in notes}
         self.history = git_history(self.settings.raw_dir,
                                    paths=[n.file.path for n in notes if not n.unread])
-        self.state.index = {**self.state.index, "generic_of": index.generic_of(
-            (p, shas.get(p, f.counted)) for p, f in session.notes.items() if f.counted)}
+        self.state.index = {**self.state.index,
+                            "generic_of": session.generic_of(index, shas)}
         return notes, index, counts, total
 
 

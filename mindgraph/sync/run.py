@@ -47,9 +47,10 @@ def sync_run(mg: Mindgraph, changes: Iterable[Change], *, trigger: str = "change
         synced = mg.sync()
         pages_touched |= {*synced.added, *synced.changed, *synced.removed}
         pages = dict(mg.current_pages())
-        if indexed is not None and not full:
+        if indexed is not None and not full and record.ingest != "targeted":
             # what the run wrote or removed that no report named (a moved note's old page):
-            # the wiki's events for it then match what was indexed, not a change to redo
+            # the wiki's events for it then match what was indexed, not a change to redo (a
+            # targeted run names every page it wrote: no pass over 100,000 pages for it)
             pages_touched |= {p for p, sha in indexed.items()
                               if p not in pages or pages[p].content_hash != sha}
         record.reindexed = sorted(pages_touched)

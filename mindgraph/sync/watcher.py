@@ -162,9 +162,9 @@ class Watcher:
                                                      "changes": [str(c) for c in changes]})
         record = sync_run(self.mg, changes, trigger=trigger, touches=touches,
                           embed=self.embed, indexed=self.indexed, session=self.session)
-        self.status.finished(record, touches, "idle")
-        if self.on_run is not None:
+        if self.on_run is not None:     # first: whoever sees the status idle sees the record
             self.on_run(record)
+        self.status.finished(record, touches, "idle")
         return record
 
     def _synced(self) -> dict[str, Mapping[str, str]]:
