@@ -73,11 +73,14 @@ class IngestSession:
         if self.state is not None:
             self._key = _key_of(self.state.path)
 
-    def compact(self) -> None:
+    def compact(self, *, start: bool = False) -> None:
         """Fold the journal into the state file (a whole save: for idle time; skipped while
-        another ingest holds the lock, or when another process wrote the state since)."""
+        another ingest holds the lock, or when another process wrote the state since);
+        ``start``: save a state file that has no generation yet, so that the first targeted
+        run can append to it instead of saving it whole."""
         state = self.state
-        if state is None or not journal.path_of(state.path).exists():
+        if state is None or not (journal.path_of(state.path).exists()
+                                 or start and not state.generation and state.path.exists()):
             return
         try:
             with ingest_lock(state.path.parent, False):
@@ -124,8 +127,9 @@ class IngestSession:
 
     def warm(self) -> None:
         """Build what a targeted run needs that takes seconds at 100,000 notes (the term
-        regex, the link resolver, the index digest, the mention counts), ahead of the first
-        change."""
+        regex, the link resolver, the index digest, the mention counts, a state file the
+        journal can follow), ahead of the first change."""
+        self.compact(start=True)
         if self.index is not None:
             self.index.pattern
             self.index.resolver

@@ -51,7 +51,7 @@ class TargetedSteps:
         planned = self._plan_targeted(sorted(set(paths)), session)
         if isinstance(planned, str):
             return planned
-        notes, index, counts, total = planned
+        notes, index, total = planned
         self.journal = True
         todo: list[Note] = []
         for note in notes:
@@ -74,7 +74,7 @@ class TargetedSteps:
         return self._report(started)
 
     def _plan_targeted(self, paths: list[str], session: IngestSession
-                       ) -> tuple[list[Note], TitleIndex, dict[str, int], int] | str:
+                       ) -> tuple[list[Note], TitleIndex, int] | str:
         """The changed notes read, their mentions found, and the memo updated; or why not."""
         if self.linkable.scopes.enabled:
             return "scopes are configured (a note's scope decides which pages link to it)"
@@ -120,7 +120,7 @@ class TargetedSteps:
                                    paths=[n.file.path for n in notes if not n.unread])
         self.state.index = {**self.state.index,
                             "generic_of": session.generic_of(index, shas)}
-        return notes, index, counts, total
+        return notes, index, total
 
 
 def _counts_after(session: IngestSession, notes: list[Note]) -> dict[str, int]:
