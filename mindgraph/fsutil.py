@@ -265,6 +265,12 @@ def atomic_write_json(path: Path, value: Any) -> None:
     atomic_write_text(path, json.dumps(value, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
 
 
+def fsync_path(path: str | Path) -> None:
+    """Flush one file or folder to disk (a folder: the names in it); errors are ignored (a
+    file gone since, a file system without fsync)."""
+    _fsync_dir(Path(path))
+
+
 def _fsync_dir(folder: Path) -> None:
     try:
         fd = os.open(folder, os.O_RDONLY)

@@ -53,8 +53,10 @@ class Services(WarmIndexes):
 
     def ingest(self, *, provider: Any = None, dry_run: bool = False, force: bool = False,
                only: tuple[str, ...] = (), progress: Any = None,
-               phases: Any = None) -> IngestReport:
+               phases: Any = None, session: Any = None,
+               changed: Iterable[str] | None = None) -> IngestReport:
         """Compile raw/ into wiki/ (offline or with the configured LLM), then re-sync indexes.
+        ``session`` and ``changed``: a long-lived caller's targeted run (ingest/targeted.py).
 
         Two ingests of one workspace must not run at once (the REST API refuses a second)."""
         from ..ingest.pipeline import run_ingest
@@ -62,7 +64,8 @@ class Services(WarmIndexes):
         # Outside the core lock: ingest only writes wiki/ (each file atomically) and its own
         # state, so queries go on meanwhile and see pages as they land.
         report = run_ingest(self.settings, provider=provider, dry_run=dry_run, force=force,
-                            only=only, progress=progress, phases=phases)
+                            only=only, progress=progress, phases=phases, session=session,
+                            changed=changed)
         with self._lock:
             if self._cache is not None and not dry_run:
                 self.sync()

@@ -30,6 +30,7 @@ class ApplySteps:
     settings: Any
     reader: Any
     outcomes: list[FileOutcome]
+    journal: bool       # a targeted run (targeted.py)
 
     def _apply(self, todo: list[Note], gone: list[str], index: TitleIndex, total: int) -> None:
         done = 0
@@ -62,7 +63,8 @@ class ApplySteps:
             done += 1
             self._tick(done, total, note.file.path)
             self._commit()
-        prune_moves(self.state.moves, [r.wiki for r in self.state.files.values() if r.wiki])
+        if not self.journal:        # a targeted run adds or removes no page
+            prune_moves(self.state.moves, [r.wiki for r in self.state.files.values() if r.wiki])
 
     def _compiled(self, notes: list[Note],
                   index: TitleIndex) -> Iterator[tuple[Note, tuple[bool, str]]]:

@@ -21,6 +21,7 @@ class Bookkeeping:
     wiki: Any
     compiler: Any
     dry_run: bool
+    journal: bool      # commit to the state's journal (a targeted run)
     skipped: int
     last_commit: float
     save_seconds: float
@@ -42,7 +43,10 @@ class Bookkeeping:
             return          # nothing new to record: a no-op run does not rewrite the state
         if final or now - self.last_commit >= interval:
             self.wiki.make_durable()
-            self.state.save()
+            if self.journal:
+                self.state.append()
+            else:
+                self.state.save()
             self.last_commit = time.monotonic()
             self.save_seconds = self.last_commit - now
 
@@ -79,4 +83,4 @@ class Bookkeeping:
                 1 for o in outcomes if o.status == "pending" and o.reason.startswith("would move")),
             provider_calls=int(getattr(self.compiler, "calls", 0)),
             seconds=round(time.perf_counter() - started, 3), dry_run=self.dry_run,
-            files=outcomes)
+            files=outcomes, plan="targeted" if self.journal else "")

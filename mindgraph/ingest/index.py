@@ -60,6 +60,16 @@ class IndexEntry:
         return name[:-3] if name.lower().endswith(".md") else name
 
 
+def generic_row(path: str, sha256: str) -> str:
+    """One counted note's row in ``TitleIndex.generic_of``."""
+    return f"{path}\t{sha256}"
+
+
+def generic_limit(notes: int) -> float:
+    """A term found in more than this many of ``notes`` notes is generic."""
+    return max(GENERIC_MIN_NOTES, GENERIC_SHARE * notes)
+
+
 def usable_term(term: str) -> bool:
     """True for a term worth linking: long enough (not too long), not a bare number or a
     function word."""
@@ -141,7 +151,7 @@ class TitleIndex:
         for found in mentions:
             notes += 1
             df.update(set(found))
-        limit = max(GENERIC_MIN_NOTES, GENERIC_SHARE * notes)
+        limit = generic_limit(notes)
         return self.with_generic_terms(frozenset(t for t, n in df.items() if n > limit))
 
     def with_generic_recalled(self, memo: Mapping[str, str], notes: list[tuple[str, str]],
@@ -151,13 +161,21 @@ class TitleIndex:
         each) scanned against this term set: the same notes with the same contents have the
         generic terms ``memo`` keeps from the last run (counting every mention again takes
         seconds at 100,000 notes). Also the memo to keep for the next run."""
-        of = sha256_text(_code_digest() + "\n" + self.terms_digest + "\n"
-                         + "\n".join(f"{p}\t{h}" for p, h in notes))
+        of = self.generic_of(notes)
         if memo.get("generic_of") == of and "generic" in memo:
             other = self.with_generic_terms(frozenset(filter(None, memo["generic"].split("\n"))))
         else:
             other = self.with_generic(mentions)
         return other, self.memo() | {"generic_of": of, "generic": "\n".join(sorted(other.generic))}
+
+    def generic_of(self, notes: Iterable[tuple[str, str]]) -> str:
+        """What the generic terms are found from: this term set and the notes counted ((raw
+        path, content hash) each, in path order), as the memo's ``generic_of`` digest."""
+        return self.generic_of_rows("\n".join(generic_row(p, h) for p, h in notes))
+
+    def generic_of_rows(self, rows: str) -> str:
+        """``generic_of`` from the notes' rows (``generic_row`` each) joined by newlines."""
+        return sha256_text(_code_digest() + "\n" + self.terms_digest + "\n" + rows)
 
     def with_generic_terms(self, generic: frozenset[str]) -> "TitleIndex":
         """A copy whose generic terms are ``generic`` (found by ``with_generic``)."""

@@ -11,11 +11,16 @@ Order of a run (raw/ is only ever read):
   4. save the state with the pending records, then compile, write each page and record
      ingested or failed, saving the state after each file (offline: at most every 0.5 s;
      applying.py). A run that changed nothing does not rewrite the state.
+
+A run given a ``session`` (the watcher's: session.py) starts from the state it holds and leaves
+its state and title index there; told the ``changed`` raw paths as well, it reads and compiles
+only those when it can (targeted.py) and runs the steps above when it cannot.
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -39,7 +44,9 @@ from .removal import removal_verdict
 from .render import NoteInput
 from .report import FileOutcome, IngestReport
 from .scan import RawFile, scan_raw, within_limits
+from .session import IngestSession, NoteFacts
 from .state import STATE_FILENAME, IngestState, compile_key
+from .targeted import TargetedSteps, scan_size
 from .wikifs import WikiWriter, clean_temp_files
 from .workers import in_workers, processes_for
 
@@ -66,10 +73,13 @@ def make_compiler(settings: Settings, provider: Any = None) -> Any:
 
 def run_ingest(settings: Settings, *, provider: Any = None, dry_run: bool = False,
                force: bool = False, only: Iterable[str | Path] = (),
-               progress: Progress | None = None,
-               phases: Phases | None = None) -> IngestReport:
+               progress: Progress | None = None, phases: Phases | None = None,
+               session: IngestSession | None = None,
+               changed: Iterable[str] | None = None) -> IngestReport:
     """Compile raw/ into wiki/ incrementally; see the module docstring for the steps.
-    ``progress`` hears of each note compiled, ``phases`` of the planning steps before."""
+    ``progress`` hears of each note compiled, ``phases`` of the planning steps before;
+    ``session`` keeps the state between runs of one process, and ``changed`` (raw-relative
+    paths, with a session) asks for a targeted run."""
     started = time.perf_counter()
     raw_dir, wiki_dir = settings.raw_dir, settings.wiki_dir
     if not raw_dir.is_dir():
@@ -79,26 +89,56 @@ def run_ingest(settings: Settings, *, provider: Any = None, dry_run: bool = Fals
         raise ConfigError(f"{settings.source}: paths.raw ({raw_dir}) is inside paths.wiki "
                           f"({wiki_dir}); wiki pages could overwrite raw notes. Move one.")
     compiler = make_compiler(settings, provider)
+    only = tuple(only)
     with ingest_lock(settings.state_dir, dry_run):
         if not dry_run:
-            clean_temp_files(wiki_dir)
             clean_temp_files(settings.state_dir)
-        run = _Run(settings, compiler, dry_run, force, progress, phases)
-        return run.execute(only, started)
+        if session is None or dry_run:
+            if not dry_run:
+                clean_temp_files(wiki_dir)
+            return _Run(settings, compiler, dry_run, force, progress, phases).execute(
+                only, started)
+        try:
+            state = session.state_for(settings.state_dir / STATE_FILENAME)
+            why = "no list of changed notes (a start, or a folder changed)"
+            if changed is not None and not force and not only:
+                run = _Run(settings, compiler, dry_run, force, progress, phases, state)
+                done = run.execute_targeted(changed, session, started)
+                if isinstance(done, IngestReport):
+                    session.saved()
+                    return done
+                why = done
+            clean_temp_files(wiki_dir)
+            run = _Run(settings, compiler, dry_run, force, progress, phases, state)
+            report = run.execute(only, started)
+            run.remember(session, bool(only))
+            session.saved()
+        except BaseException:
+            session.state = None        # what it holds may be ahead of the files: load them
+            session.forget()
+            raise
+        return replace(report, plan=f"full: {why}")
 
 
-class _Run(ApplySteps, Bookkeeping):
+class _Run(TargetedSteps, ApplySteps, Bookkeeping):
     """The mutable context of one run (private: run_ingest is the interface)."""
 
     def __init__(self, settings: Settings, compiler: Any, dry_run: bool, force: bool,
-                 progress: Progress | None, phases: Phases | None = None):
+                 progress: Progress | None, phases: Phases | None = None,
+                 state: IngestState | None = None):
         self.settings = settings
         self.phases = phases
         self.compiler = compiler
         self.dry_run = dry_run
         self.force = force
         self.progress = progress
-        self.state = IngestState.load(settings.state_dir / STATE_FILENAME)
+        self.state = state if state is not None \
+            else IngestState.load(settings.state_dir / STATE_FILENAME)
+        self.journal = False        # commit to the state's journal (a targeted run)
+        self.files: list[RawFile] = []
+        self.notes: list[Note] = []
+        self.index: TitleIndex | None = None
+        self.counted: set[str] = set()      # notes whose mentions the generic terms count
         self.wiki = WikiWriter(settings.wiki_dir, settings.raw_dir,
                                settings.limits.max_page_bytes)
         self.overlay = CompileOverlay.load(settings.state_dir)   # the documents API's
@@ -124,11 +164,12 @@ class _Run(ApplySteps, Bookkeeping):
                              list(self.state.files))
         self.history = git_history(self.settings.raw_dir)   # one `git log`; {} outside git
         notes = self._read([f for f in files if f.is_note])
+        self.files, self.notes = files, notes
         resolve_collisions(notes)
         # notes a scan limit left out are neither read nor gone: their pages stay
         live = {n.file.path for n in notes if not n.empty} | {f.path for f in files if f.held}
         self._find_moves(notes, live, selected)
-        index = self._index(notes)
+        index = self.index = self._index(notes)
         for f in files:
             if not f.is_note and selected(f.path):
                 self.outcomes.append(FileOutcome(f.path, "skipped", f.reason))
@@ -157,6 +198,19 @@ class _Run(ApplySteps, Bookkeeping):
             finally:
                 self._commit(final=True)
         return self._report(started)
+
+    def remember(self, session: IngestSession, partial: bool) -> None:
+        """Leave what this (full) run saw in ``session``, for a targeted run next (not after
+        a run of some notes only: the others were not checked)."""
+        session.forget()
+        if partial or self.index is None:
+            return
+        session.index = self.index
+        session.held = any(f.held for f in self.files)
+        session.notes = {n.file.path: NoteFacts(
+            scan_size(n.file, self.settings), n.sha256 if n.file.path in self.counted else "",
+            n.mentions) for n in self.notes}
+        session.total_bytes = sum(f.size for f in session.notes.values())
 
     def _read(self, files: list[RawFile]) -> list[Note]:
         """The notes of ``files``, in order: those to read and parse (all, on a first run)
@@ -227,6 +281,7 @@ class _Run(ApplySteps, Bookkeeping):
             else:
                 continue
             counted.append((note.file.path, note.sha256))
+            self.counted.add(note.file.path)
         processes = processes_for(int(getattr(self.compiler, "processes", 1)), len(rescan))
         if processes:
             index.pattern       # compiled once here, not in every worker

@@ -33,6 +33,7 @@ class IngestReport:
     dry_run: bool
     files: tuple[FileOutcome, ...]
     moved: int = 0     # notes that moved or were renamed (their page went with them)
+    plan: str = ""     # with a session: "targeted", or "full: " and why (pipeline.py)
 
     @property
     def ok(self) -> bool:
@@ -48,4 +49,6 @@ class IngestReport:
         data = asdict(self)
         data["files"] = [asdict(f) for f in self.files]
         data["ok"] = self.ok
+        if not self.plan:
+            del data["plan"]
         return data

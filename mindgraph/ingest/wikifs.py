@@ -18,6 +18,9 @@ from ..errors import IngestError
 from .. import fsutil
 from ..fsutil import UnreadableFile, atomic_write_bytes, read_bytes
 
+FSYNC_PAGES = 32      # more pages written than this are flushed by one os.sync()
+
+
 class WikiWriter:
     """Writes, removes and marks pages under ``wiki_dir``; never touches ``raw_dir``."""
 
@@ -29,6 +32,8 @@ class WikiWriter:
         self._wiki = str(self.wiki_dir)
         self._real_folders: dict[str, str] = {}     # folder → "" (inside wiki/) or where it leads
         self._listed: dict[str, frozenset[str]] = {}    # folder → the files in it (exists)
+        self._written: set[str] | None = set()  # pages written since make_durable (None: many,
+        #                                         or a removal: flush everything)
 
     def path(self, wiki_path: str) -> Path:
         """Absolute path of a page, after checking it stays in wiki/ and out of raw/."""
@@ -83,6 +88,10 @@ class WikiWriter:
         # make_durable flushes them later
         atomic_write_bytes(target, data, durable=False, shared=True)
         self.dirty = True
+        if self._written is not None:
+            self._written.add(str(target))
+            if len(self._written) > FSYNC_PAGES:
+                self._written = None
         self._listed.pop(str(target.parent), None)
 
     def remove(self, wiki_path: str) -> None:
@@ -93,6 +102,7 @@ class WikiWriter:
         except FileNotFoundError:
             return
         self.dirty = True
+        self._written = None
         self._real_folders.clear()      # the folders it empties go
         self._listed.clear()
         folder = target.parent
@@ -117,9 +127,16 @@ class WikiWriter:
 
     def make_durable(self) -> None:
         """Flush written pages to disk (called before the state that records them is saved)."""
-        if self.dirty and hasattr(os, "sync"):
+        if self.dirty and self._written is not None:
+            # a few pages (a targeted run's): each one and its folder, not every disk
+            for target in sorted(self._written):
+                fsutil.fsync_path(target)
+            for folder in sorted({os.path.dirname(t) for t in self._written}):
+                fsutil.fsync_path(folder)
+        elif self.dirty and hasattr(os, "sync"):
             os.sync()
         self.dirty = False
+        self._written = set()
 
 
 def _files_in(folder: str) -> frozenset[str]:

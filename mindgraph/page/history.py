@@ -9,19 +9,25 @@ from __future__ import annotations
 
 import datetime as dt
 import subprocess
+from collections.abc import Iterable
 from pathlib import Path
 
 GIT_TIMEOUT_S = 20.0
 History = dict[str, tuple[dt.date, dt.date]]   # path relative to the folder → (first, last)
 
 
-def git_history(folder: Path, timeout_s: float = GIT_TIMEOUT_S) -> History:
-    """(first, last) commit date of every file under ``folder``, by path relative to it."""
+def git_history(folder: Path, timeout_s: float = GIT_TIMEOUT_S,
+                paths: Iterable[str] | None = None) -> History:
+    """(first, last) commit date of every file under ``folder``, by path relative to it
+    (only of ``paths``, relative to ``folder``, when given: a log of a few files)."""
+    specs = ["."] if paths is None else [f":(literal){p}" for p in paths]
+    if not specs:
+        return {}
     try:
         log = subprocess.run(
             ["git", "-c", "core.fsmonitor=false", "-c", "log.showSignature=false",
              "-C", str(folder), "log", "--format=%x01%aI", "-z", "--name-only",
-             "--relative", "--no-renames", "--", "."],
+             "--relative", "--no-renames", "--", *specs],
             capture_output=True, timeout=timeout_s, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError):
         return {}

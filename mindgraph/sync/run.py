@@ -7,7 +7,9 @@ relinks the pages a new title concerns), ``Mindgraph.sync`` (the page cache, the
 and the graph take only the pages that changed) and the vector sync of mindgraph/vectors/ for
 only the pages this run touched. The first run after a start reconciles everything (a full
 ingest and a full `embed` plan), so whatever changed while nothing watched — or what a killed
-run left half done — is completed then.
+run left half done — is completed then. Later runs hand the ingest the raw notes that changed
+and the watcher's ``IngestSession``: a run that only edits notes (no note added, removed or
+renamed, no title changed) reads and compiles just those (ingest/targeted.py).
 """
 
 from __future__ import annotations
@@ -18,13 +20,15 @@ from typing import Any
 
 from ..core import Mindgraph
 from ..errors import MindgraphError
+from ..ingest.session import IngestSession
 from .paths import RAW, WIKI, Change
 from .status import RunRecord, now_iso
 
 
 def sync_run(mg: Mindgraph, changes: Iterable[Change], *, trigger: str = "change",
              touches: int = 0, embed: bool = True,
-             indexed: dict[str, str] | None = None) -> RunRecord:
+             indexed: dict[str, str] | None = None,
+             session: IngestSession | None = None) -> RunRecord:
     """Bring the wiki, the indexes and (with ``embed``) the vectors up to date with
     ``changes`` (all of it when ``trigger`` is "start"); ``indexed`` (wiki path → hash of
     the indexed bytes) is updated for the pages the run made current."""
@@ -39,13 +43,14 @@ def sync_run(mg: Mindgraph, changes: Iterable[Change], *, trigger: str = "change
         held = _vectors_held(mg) if embed and not everything else None
         pages_touched = {c.path for c in changes if c.area == WIKI and not c.folder}
         if (full or any(c.area == RAW for c in changes)) and mg.settings.raw_dir.is_dir():
-            pages_touched |= _ingest(mg, record)
+            pages_touched |= _ingest(mg, record, session, None if full else changes)
         synced = mg.sync()
         pages_touched |= {*synced.added, *synced.changed, *synced.removed}
         pages = dict(mg.current_pages())
-        if indexed is not None and not full:
+        if indexed is not None and not full and record.ingest != "targeted":
             # what the run wrote or removed that no report named (a moved note's old page):
-            # the wiki's events for it then match what was indexed, not a change to redo
+            # the wiki's events for it then match what was indexed, not a change to redo (a
+            # targeted run names every page it wrote: no pass over 100,000 pages for it)
             pages_touched |= {p for p, sha in indexed.items()
                               if p not in pages or pages[p].content_hash != sha}
         record.reindexed = sorted(pages_touched)
@@ -69,9 +74,16 @@ def sync_run(mg: Mindgraph, changes: Iterable[Change], *, trigger: str = "change
     return record
 
 
-def _ingest(mg: Mindgraph, record: RunRecord) -> set[str]:
-    """Run the ingest; the wiki pages it wrote or removed."""
-    report = mg.ingest()
+def _ingest(mg: Mindgraph, record: RunRecord, session: IngestSession | None,
+            changes: list[Change] | None) -> set[str]:
+    """Run the ingest (targeted at the raw notes among ``changes`` when there is a session and
+    no raw folder changed); the wiki pages it wrote or removed."""
+    changed = None
+    if session is not None and changes is not None \
+            and not any(c.area == RAW and c.folder for c in changes):
+        changed = [c.path for c in changes if c.area == RAW]
+    report = mg.ingest(session=session, changed=changed)
+    record.ingest = report.plan
     record.compiled = [f.path for f in report.files if f.status in ("ingested", "moved")]
     record.removed = [f.path for f in report.files if f.status in ("removed", "kept")]
     record.failed = [f.reason if f.reason.startswith(f.path) else f"{f.path}: {f.reason}"

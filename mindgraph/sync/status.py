@@ -41,6 +41,7 @@ class RunRecord:
     vectors_removed: int = 0                            # sections whose vectors were deleted
     seconds: float = 0.0
     error: str | None = None
+    ingest: str = ""        # "targeted", or "full: " and why (ingest/targeted.py)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form: one object per change for `watch --json`."""

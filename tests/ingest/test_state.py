@@ -62,3 +62,60 @@ def test_save_leaves_no_temp_files(tmp_path):
     for _ in range(3):
         state.save()
     assert [p.name for p in tmp_path.iterdir()] == ["s.json"]
+
+
+def journaled_state(path):
+    state = IngestState(path)
+    state.journaled = True
+    state.transition("a.md", "pending", sha256="1", title="A")
+    state.transition("a.md", "ingested", wiki="a.md")
+    state.transition("b.md", "pending", sha256="2", title="B")
+    state.save()
+    return state
+
+
+def test_appended_records_are_replayed_and_a_whole_save_folds_them(tmp_path):
+    path = tmp_path / "s.json"
+    state = journaled_state(path)
+    before = path.read_bytes()
+    state.transition("a.md", "pending", sha256="3", title="A")
+    state.transition("a.md", "ingested", wiki="a.md", mentions=("b",))
+    state.drop("b.md")
+    state.moves["old.md"] = {"page": "a.md"}
+    state.index = {"generic_of": "x"}
+    state.append()
+    assert path.read_bytes() == before          # the file itself is not rewritten
+    loaded = IngestState.load(path)
+    assert loaded.files == state.files and loaded.moves == state.moves
+    assert loaded.index == {"generic_of": "x"} and not loaded.changed
+    loaded.save()                               # a whole save, without a generation
+    assert not (tmp_path / "s.json.journal").exists()
+    assert IngestState.load(path).files == state.files
+    assert "generation" not in json.loads(path.read_text())
+
+
+def test_a_torn_journal_line_is_skipped_and_later_lines_still_count(tmp_path):
+    path = tmp_path / "s.json"
+    state = journaled_state(path)
+    state.transition("b.md", "ingested", wiki="b.md")
+    state.append()
+    with open(tmp_path / "s.json.journal", "ab") as journal:   # killed mid-append
+        journal.write(b'{"base": "' + state.generation.encode() + b'", "files": {"a.md": nu')
+    state.transition("b.md", "pending", sha256="4", title="B")
+    state.append()                              # the next process appends after it
+    loaded = IngestState.load(path)
+    assert loaded.files == state.files
+    assert loaded.get("b.md").sha256 == "4" and loaded.get("a.md").status == "ingested"
+
+
+def test_journal_lines_of_an_older_save_are_never_replayed(tmp_path):
+    path = tmp_path / "s.json"
+    state = journaled_state(path)
+    state.transition("b.md", "ingested", wiki="b.md")
+    state.append()
+    journal = (tmp_path / "s.json.journal").read_bytes()
+    state.transition("b.md", "pending", sha256="5", title="B")
+    state.save()                                # a new generation, the journal removed...
+    (tmp_path / "s.json.journal").write_bytes(journal)    # ...or a kill before it was
+    loaded = IngestState.load(path)
+    assert loaded.get("b.md").status == "pending" and loaded.get("b.md").sha256 == "5"

@@ -45,13 +45,16 @@ def start_watcher(base):
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def edit_notes(raw, rng, round_no):
+def edit_notes(raw, rng, round_no, content_only=False):
     """Change a random tenth of the notes, delete one and add one (names repeat, so a later
-    round may bring a deleted note back)."""
+    round may bring a deleted note back); ``content_only``: only the change (the watcher's
+    run is then a targeted one)."""
     notes = sorted(raw.rglob("*.md"))
     for note in rng.sample(notes, len(notes) // 10):
         with open(note, "a", encoding="utf-8") as handle:
             handle.write(f"\nEdited in round {round_no}.\n")
+    if content_only:
+        return
     rng.choice(notes).unlink()
     (raw / "en" / f"Round {round_no % 3}.md").write_text(
         f"# Round {round_no % 3}\nWritten in round {round_no}; see [[Home]].\n")
@@ -67,7 +70,11 @@ def vector_hashes(base):
 
 @pytest.mark.slow
 @pytest.mark.timeout(600)
-def test_sigkill_during_runs_then_a_restart_equals_an_uninterrupted_run(corpora, tmp_path):
+@pytest.mark.parametrize("targeted", [False, True], ids=["full", "targeted"])
+def test_sigkill_during_runs_then_a_restart_equals_an_uninterrupted_run(corpora, tmp_path,
+                                                                        targeted):
+    """``targeted``: the runs killed are those of edits alone (ingest/targeted.py), which
+    append to the state's journal instead of saving it whole."""
     rng = random.Random(SEED)
     victim = make_workspace(corpora, tmp_path / "victim")
     (victim / "mindgraph.yml").write_text(CONFIG)
@@ -78,10 +85,10 @@ def test_sigkill_during_runs_then_a_restart_equals_an_uninterrupted_run(corpora,
             # kill in the middle of a change run: edit once the watcher is idle
             wait_until(lambda: (s := status_of(victim)) and s["state"] == "idle", 120,
                        f"the watcher to be idle (seed {SEED})")
-            edit_notes(victim / "raw", rng, round_no)
+            edit_notes(victim / "raw", rng, round_no, content_only=targeted)
             wait_until(lambda: (s := status_of(victim)) and s["state"] == "running"
                        and s["running"]["trigger"] == "change", 60, "the change run")
-            time.sleep(rng.uniform(0.0, 0.3))
+            time.sleep(rng.uniform(0.0, 0.1 if targeted else 0.3))
         else:
             # kill during the startup reconcile (or right after), edits made meanwhile
             edit_notes(victim / "raw", rng, round_no)
@@ -92,7 +99,7 @@ def test_sigkill_during_runs_then_a_restart_equals_an_uninterrupted_run(corpora,
         assert process.wait(30) == -signal.SIGKILL
         state = victim / ".mindgraph" / STATE_FILENAME
         if state.exists():
-            IngestState.load(state)                 # never torn
+            IngestState.load(state)                 # never torn (nor its journal)
     assert killed_running >= KILLS // 3, f"only {killed_running} kills hit a run (seed {SEED})"
 
     process = start_watcher(victim)
