@@ -61,18 +61,20 @@ def percentile(values: list[float], p: float) -> float:
 
 
 def measure(graph: Any, x: np.ndarray, queries: np.ndarray, truth: list[Any], ef: int,
-            fetch: int, k: int) -> dict[str, Any]:
-    """Recall@10 and CPU ms of the graph's ``fetch * k`` candidates re-scored exactly."""
+            fetch: int, k: int, floor: int) -> dict[str, Any]:
+    """Recall@10 and CPU ms of the graph's ``max(fetch * k, floor)`` candidates re-scored
+    exactly."""
     cpu, found = [], 0
+    count = max(fetch * k, floor)
     for q, exact in zip(queries, truth):
         started = time.process_time()
-        graph.expansion_search = max(ef, fetch * k)
-        keys = np.asarray(graph.search(q, fetch * k, threads=1).keys, dtype=np.int64)
+        graph.expansion_search = max(ef, count)
+        keys = np.asarray(graph.search(q, count, threads=1).keys, dtype=np.int64)
         scores = ann.cosines(x[keys], q)
         top = keys[np.argsort(-scores)[:10]]
         cpu.append((time.process_time() - started) * 1000)
         found += ties_found(x, q, exact, top)
-    return {"ef": ef, "fetch": fetch, "k": k, "recall_at_10": round(found / (10 * len(queries)),
+    return {"ef": ef, "fetch": fetch, "floor": floor, "k": k, "recall_at_10": round(found / (10 * len(queries)),
                                                                    4),
             "cpu_median_ms": round(statistics.median(cpu), 2),
             "cpu_p95_ms": round(percentile(cpu, 95), 2), "load": load()}
@@ -89,6 +91,8 @@ def main() -> int:
     parser.add_argument("--ef", type=int, nargs="+", default=[512, 1024, 2048])
     parser.add_argument("--fetch", type=int, nargs="+", default=[4, 8])
     parser.add_argument("--k", type=int, nargs="+", default=[10, 80])
+    parser.add_argument("--floor", type=int, nargs="+", default=[0],
+                        help="at least this many candidates whatever k (0: fetch * k)")
     parser.add_argument("--queries", type=int, default=340)
     args = parser.parse_args()
 
@@ -126,9 +130,9 @@ def main() -> int:
         for ef in args.ef:
             for fetch in args.fetch:
                 for k in args.k:
-                    print(json.dumps({"graph": name,
-                                      **measure(graph, x, queries, truth, ef, fetch, k)}),
-                          flush=True)
+                    for floor in args.floor:
+                        print(json.dumps({"graph": name, **measure(
+                            graph, x, queries, truth, ef, fetch, k, floor)}), flush=True)
     return 0
 
 
