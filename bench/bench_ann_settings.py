@@ -6,9 +6,11 @@ graph the store saved and over graphs built with other settings on the same rows
     python bench/bench_ann_settings.py WORKSPACE --builds 32:128:f16 16:256:f16 --ef 512 1024
 
 WORKSPACE is one whose embedded store holds a model above stores/ann.py's EXACT_BELOW rows
-(bench/bench_scale_query.py --workspace fills one with realistic vectors). Queries are SciFact's
-300 claims and the vault's 40 questions embedded by MiniLM (bench_ann.query_vectors), never
-rows of the store. For each graph, search width (``--ef``) and over-fetch (``--fetch``:
+(bench/bench_scale_query.py --workspace fills one with realistic vectors). Queries are, by
+default, those bench_scale_query.py times there: "<heading> <title>" of random sections of
+the workspace, embedded by MiniLM (``--queries-from claims``: SciFact's 300 claims and the
+vault's 40 questions, bench_ann.query_vectors, which lie much nearer the realistic vectors'
+SciFact sentences and are found far more easily). For each graph, search width (``--ef``) and over-fetch (``--fetch``:
 candidates asked of the graph per hit wanted, re-scored exactly from the float32 rows, as
 stores/ann.py does), and for k = 10 (a plain top-10) and k = 80 (the vector side of a hybrid
 query) it prints recall@10 of the re-scored answer (ties with the exact 10th counted as found)
@@ -93,12 +95,21 @@ def main() -> int:
     parser.add_argument("--k", type=int, nargs="+", default=[10, 80])
     parser.add_argument("--floor", type=int, nargs="+", default=[0],
                         help="at least this many candidates whatever k (0: fetch * k)")
-    parser.add_argument("--queries", type=int, default=340)
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--queries-from", choices=("workspace", "claims"), default="workspace")
     args = parser.parse_args()
 
     path, table = store_table(args.workspace)
     x = table.vectors[:len(table)]
-    queries = query_vectors()[:args.queries]
+    if args.queries_from == "claims":
+        queries = query_vectors()[:args.queries]
+    else:
+        from bench_scale_query import fresh_queries
+
+        from mindgraph.providers.embedding.local import LocalMiniLMProvider
+
+        texts = fresh_queries(args.workspace, args.queries, seed=11)
+        queries = LocalMiniLMProvider().embed_queries(texts)
     truth, exact_cpu = [], []
     for q in queries:
         started = time.process_time()
