@@ -572,7 +572,8 @@ def main() -> int:
                         help="chunks in pgvector for --chunks (default: as many; its index "
                              "build needs ~1.9 kB of maintenance_work_mem a chunk)")
     parser.add_argument("--skip-embedded", action="store_true",
-                        help="--chunks: pgvector only (run beside a --skip-pg run)")
+                        help="pgvector only: with --chunks, its vector half; with a "
+                             "workspace, no keyword and hybrid run over the embedded store")
     parser.add_argument("--ef-search", default="40,100,200",
                         help="pgvector ef_search values for --chunks")
     parser.add_argument("--hnsw", default="",
@@ -595,7 +596,8 @@ def main() -> int:
                               "prepare": prepare(ws)}
     queries = fresh_queries(ws, 4 * args.queries + 3000, seed=7)
     parts = [queries[i * args.queries:(i + 1) * args.queries] for i in range(4)]
-    result["embedded"] = bench_local(ws, parts[0])
+    if not args.skip_embedded:
+        result["embedded"] = bench_local(ws, parts[0])
     print(json.dumps(result, indent=2), file=sys.stderr, flush=True)
     if not args.skip_pg:
         result["pgvector"] = bench_pg(ws, parts[1], args.dsn)

@@ -17,9 +17,13 @@ from .progress import Progress
               help="Say what would be embedded and removed; no model is loaded, no API called.")
 @click.option("--drop-other-models", is_flag=True,
               help="Also delete the vectors of every other embedding model from the store.")
+@click.option("--rebuild-index", is_flag=True,
+              help="Then build the model's approximate index (pgvector's HNSW, the embedded "
+                   "store's graph) again with the configured settings; queries use the old "
+                   "one until the new one is ready.")
 @json_option
 def embed_command(settings: Settings, dry_run: bool, drop_other_models: bool,
-                  as_json: bool) -> None:
+                  rebuild_index: bool, as_json: bool) -> None:
     """Embed new and changed wiki sections into the vector store; remove deleted ones.
 
     Unchanged sections are skipped (a re-run makes no embedding call). The model and store
@@ -34,10 +38,12 @@ def embed_command(settings: Settings, dry_run: bool, drop_other_models: bool,
         if not dry_run and not (as_json and is_terminal()) and plan.to_embed:
             with Progress("Embedding", "chunks", len(plan.to_embed)) as progress:
                 report, dropped = mg.embed(plan=plan, drop_other_models=drop_other_models,
-                                           progress=progress.advance)
+                                           progress=progress.advance,
+                                           rebuild_index=rebuild_index)
         else:
             report, dropped = mg.embed(plan=plan, dry_run=dry_run,
-                                       drop_other_models=drop_other_models)
+                                       drop_other_models=drop_other_models,
+                                       rebuild_index=rebuild_index)
     finally:
         mg.close()
     if as_json:
@@ -58,6 +64,10 @@ def _print_summary(report: SyncReport, dropped: dict[str, int], keep: list[str])
         click.echo(f"Refused {reason}", err=True)
     for repair in report.repaired:
         click.echo(f"Repaired {repair}.", err=True)
+    if report.index_rebuilt:
+        click.echo(report.index_rebuilt[0].upper() + report.index_rebuilt[1:] + ".")
+    for warning in report.index_warnings:
+        click.echo(f"Warning: {warning}", err=True)
     if keep:
         click.echo(f"Kept the stored vectors of {len(keep)} unreadable pages "
                    f"(run `mindgraph check` to see why).", err=True)

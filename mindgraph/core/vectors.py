@@ -8,6 +8,7 @@ import contextlib
 import functools
 import threading
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import MindgraphError
@@ -151,9 +152,11 @@ class VectorSearch(WarmIndexes):
         return known[0] if len(known) == 1 else self.embedding_provider().model_version
 
     def embed(self, *, dry_run: bool = False, drop_other_models: bool = False,
-              plan: Any = None, progress: Any = None) -> Any:
+              plan: Any = None, progress: Any = None, rebuild_index: bool = False) -> Any:
         """Embed new and changed sections, remove deleted ones; a re-run over unchanged pages
         makes no embedding call. Returns the SyncReport (``dropped`` lists removed models).
+        ``rebuild_index`` then builds the model's approximate index again with the configured
+        settings (one built with other settings is otherwise kept, and reported).
 
         The core lock is held only while the plan is taken and when the new vectors go live:
         queries keep being answered during the model calls (the stores are thread-safe)."""
@@ -188,8 +191,11 @@ class VectorSearch(WarmIndexes):
                 if other != plan.model_version:
                     dropped[other] = count if dry_run else store.drop_model(other)
         store.flush()
-        report = report_of(plan, store, dry_run=dry_run, deleted=deleted,
-                           seconds=time.perf_counter() - started, refused=refused)
+        rebuilt = store.rebuild_index(plan.model_version) if rebuild_index and not dry_run \
+            else ""
+        report = replace(report_of(plan, store, dry_run=dry_run, deleted=deleted,
+                                   seconds=time.perf_counter() - started, refused=refused),
+                         index_rebuilt=rebuilt)
         if not dry_run:
             with self._lock:
                 self._live.in_use = True    # from here on, keep changed pages embedded

@@ -33,6 +33,7 @@ from ..fsutil import atomic_write_bytes
 # rows: below, exact search is fast enough (~36 ns a row: 7 ms at 200k on 2 cores) and
 # perfect; above, the graph answers in ~1-2 ms at recall@10 >= 0.95 (bench_ann.py)
 EXACT_BELOW = 200_000
+DTYPE = "f16"               # what the graph stores (scores come from the float32 rows)
 CONNECTIVITY = 16           # HNSW M
 EXPANSION_ADD = 128         # ef_construction
 # ef_search: 128 gave recall@10 0.91 on the vault's MiniLM vectors, 256 0.97; on 20,000
@@ -40,6 +41,17 @@ EXPANSION_ADD = 128         # ef_construction
 EXPANSION_SEARCH = 512
 CANDIDATES_PER_HIT = 4      # approximate candidates re-scored exactly, per hit asked for
 FORMAT = 1
+
+
+def configured() -> dict[str, Any]:
+    """The build settings a new graph gets."""
+    return {"connectivity": CONNECTIVITY, "expansion_add": EXPANSION_ADD, "dtype": DTYPE}
+
+
+def describe(built: dict[str, Any]) -> str:
+    """"connectivity 16, expansion_add 128, f16"."""
+    return (f"connectivity {built.get('connectivity')}, expansion_add "
+            f"{built.get('expansion_add')}, {built.get('dtype')}")
 
 
 def row_digest(row: Sequence[str]) -> int:
@@ -52,18 +64,32 @@ class AnnIndex:
     """An HNSW graph whose keys are row numbers of one table."""
 
     def __init__(self, dimension: int, index: Any = None,
-                 digests: dict[int, int] | None = None):
+                 digests: dict[int, int] | None = None, built: dict[str, Any] | None = None):
         Index = usearch_index()
         self.dimension = dimension
         self._index = index if index is not None else Index(
-            ndim=dimension, metric="cos", dtype="f16", connectivity=CONNECTIVITY,
+            ndim=dimension, metric="cos", dtype=DTYPE, connectivity=CONNECTIVITY,
             expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)
         self._index.expansion_search = EXPANSION_SEARCH
+        # what the graph was built with (a saved graph keeps its own until rebuilt)
+        self.built = built if built is not None else configured()
         self.digests: dict[int, int] = digests if digests is not None else {}
         self.unsaved = 0                 # rows written or dropped since the last save
 
     def __len__(self) -> int:
         return len(self._index)
+
+    def settings(self) -> str:
+        """The graph's build settings, for messages."""
+        return describe(self.built)
+
+    def warnings(self) -> list[str]:
+        """A warning when the graph was built with other settings than this version's."""
+        if self.built == configured():
+            return []
+        return [f"the HNSW graph was built with {describe(self.built)}, not "
+                f"{describe(configured())}; its recall is that of the old settings until "
+                f"`mindgraph embed --rebuild-index` builds it again"]
 
     @classmethod
     def build(cls, vectors: np.ndarray, rows: Sequence[Sequence[str]]) -> "AnnIndex":
@@ -118,7 +144,7 @@ class AnnIndex:
         digests = np.zeros(max(self.digests, default=-1) + 1, dtype=np.int64) - 1
         for key, digest in self.digests.items():
             digests[key] = digest
-        meta = {"format": FORMAT, "dimension": self.dimension,
+        meta = {"format": FORMAT, "dimension": self.dimension, "built": self.built,
                 "graph_bytes": path.stat().st_size, "digests": digests.tolist()}
         atomic_write_bytes(_meta_path(path), json.dumps(meta).encode("utf-8"))
         self.unsaved = 0
@@ -139,7 +165,11 @@ class AnnIndex:
         digests = {i: int(d) for i, d in enumerate(meta["digests"]) if d >= 0}
         if len(digests) != len(index):
             return None
-        return cls(dimension, index, digests)
+        # a graph saved before its settings were: every earlier version built f16 graphs
+        # with expansion_add 128
+        built = meta.get("built") or {"connectivity": int(index.connectivity),
+                                      "expansion_add": 128, "dtype": "f16"}
+        return cls(dimension, index, digests, built)
 
 
 def nearest_rows(vectors: np.ndarray, ann: AnnIndex | None, q: np.ndarray, k: int,

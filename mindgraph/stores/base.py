@@ -69,6 +69,16 @@ class VectorStore(Protocol):
         nothing was), each naming the file; `mindgraph embed` reports them."""
         ...
 
+    def index_warnings(self, model_version: str) -> list[str]:
+        """Why the model's approximate index is not what the settings ask for (built with
+        other settings), each naming them and the fix; empty when it is."""
+        ...
+
+    def rebuild_index(self, model_version: str) -> str:
+        """Build the model's approximate index again with the configured settings; say what
+        was done (`mindgraph embed --rebuild-index`)."""
+        ...
+
     def upsert(self, model_version: str, records: Sequence[VectorRecord]) -> int:
         """Insert or replace records of one model; return how many were written."""
         ...

@@ -327,6 +327,29 @@ class EmbeddedStore:
         with self._lock:
             return [t.damaged for _, t in sorted(self._tables.items()) if t.damaged]
 
+    def index_warnings(self, model_version: str) -> list[str]:
+        """Why a loaded model's HNSW graph differs from stores/ann.py's settings (none when
+        it is not loaded or searched exactly)."""
+        with self._lock:
+            table = self._tables.get(model_version)
+            return [] if table is None or table.ann is None else table.ann.warnings()
+
+    def rebuild_index(self, model_version: str) -> str:
+        """Build the model's HNSW graph again from its rows and save it."""
+        with self._lock:
+            table = self._table(model_version)
+            if table is None or not len(table):
+                return f"no vectors of {model_version} in {self.description}: no graph to build"
+            if len(table) < EXACT_BELOW:
+                return (f"{model_version} has {len(table)} vectors, searched exactly below "
+                        f"{EXACT_BELOW}: no graph to build")
+            path = self.folder / model_file_name(model_version)
+            with exclusive_lock(self.folder / ".lock"):
+                table.ann = AnnIndex.build(table.vectors[:len(table)], table.rows)
+                table.ann.save(index_path(path))
+            return (f"rebuilt the HNSW graph of {model_version} over {len(table)} vectors "
+                    f"({table.ann.settings()})")
+
     def upsert(self, model_version: str, records: Sequence[VectorRecord]) -> int:
         """Insert or replace records (in memory until flush)."""
         if not records:

@@ -35,6 +35,7 @@ import numpy as np
 
 from ..config import StoreSettings
 from ..errors import StoreError
+from . import pg_hnsw
 from .base import ChunkMove, VectorHit, VectorRecord, as_query_vector, prepared_matrix
 
 QUERY_TIMEOUT_MS = 10_000
@@ -126,8 +127,7 @@ class PgVectorStore:
         self._table = table
         self._tenant = tenant
         self._ef_search = int(ef_search)
-        self._m = int(m)
-        self._ef_construction = int(ef_construction)
+        self._hnsw = pg_hnsw.HnswSettings(int(m), int(ef_construction))
         self._dsn_env = dsn_env
         self._connect_timeout = connect_timeout
         self._conn: Any = None
@@ -143,6 +143,45 @@ class PgVectorStore:
     def repairs(self) -> list[str]:
         """None: PostgreSQL keeps its own files whole."""
         return []
+
+    def index_warnings(self, model_version: str) -> list[str]:
+        """A warning when the model's HNSW index was built with other settings than
+        configured (its reloptions; CREATE INDEX IF NOT EXISTS keeps an existing one)."""
+        name = self._index_name(model_version)
+        built = self._run(lambda conn: pg_hnsw.index_settings(conn, name))
+        warning = None if built is None else \
+            pg_hnsw.mismatch_warning(name, model_version, built, self._hnsw)
+        return [warning] if warning else []
+
+    def rebuild_index(self, model_version: str) -> str:
+        """Build the model's HNSW index again with the configured settings (beside the old
+        one, which answers queries until the swap); say what was done."""
+        import psycopg
+
+        name = self._index_name(model_version)
+
+        def facts(conn: Any) -> tuple[Any, int | None, int]:
+            rows = conn.execute(f"SELECT count(*) FROM {self._table} WHERE model_version = %s",
+                                (model_version,)).fetchone()[0]
+            return (pg_hnsw.index_settings(conn, name),
+                    self._model_dimension(conn, model_version), int(rows))
+
+        built, dimension, rows = self._run(facts)
+        if dimension is None:
+            return f"no vectors of {model_version} in {self.description}: no index to build"
+        memory = index_build_memory(rows, dimension, self._hnsw.m)
+        try:
+            with psycopg.connect(self._dsn, connect_timeout=self._connect_timeout,
+                                 autocommit=True, **_KEEPALIVES) as conn:
+                pg_hnsw.rebuild(conn, name, self._table, dimension, model_version,
+                                self._hnsw, memory)
+        except psycopg.Error as exc:
+            raise StoreError(f"{self.description}: rebuilding index {name} failed: "
+                             f"{scrub(str(exc), self._dsn).strip()}") from exc
+        self._indexed[model_version] = dimension
+        before = "none" if built is None else str(built)
+        return (f"rebuilt pgvector index {name} of {model_version} over {rows} vectors with "
+                f"{self._hnsw} (was {before})")
 
     # -- connection -------------------------------------------------------------------------
 
@@ -263,16 +302,10 @@ class PgVectorStore:
 
         rows = conn.execute(f"SELECT count(*) FROM {self._table} WHERE model_version = %s",
                             (model_version,)).fetchone()[0]
-        memory = index_build_memory(rows, dimension, self._m)
+        memory = index_build_memory(rows, dimension, self._hnsw.m)
         conn.execute(f"SET LOCAL maintenance_work_mem = '{memory}'")
-        conn.execute(sql.SQL(
-            "CREATE INDEX IF NOT EXISTS {name} ON {table} USING hnsw "
-            "((embedding::vector({dim})) vector_cosine_ops) "
-            "WITH (m = {m}, ef_construction = {efc}) WHERE model_version = {model}").format(
-                name=sql.Identifier(self._index_name(model_version)),
-                table=sql.Identifier(self._table), dim=sql.Literal(dimension),
-                m=sql.Literal(self._m), efc=sql.Literal(self._ef_construction),
-                model=sql.Literal(model_version)))
+        conn.execute(pg_hnsw.create_statement(self._index_name(model_version), self._table,
+                                              dimension, model_version, self._hnsw))
         # Fresh statistics, so the planner sees how many rows the model has and prefers the
         # HNSW index over scanning the btree and sorting every distance.
         conn.execute(sql.SQL("ANALYZE {}").format(sql.Identifier(self._table)))

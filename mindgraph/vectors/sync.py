@@ -95,6 +95,8 @@ class SyncReport:
     seconds: float
     refused: tuple[str, ...] = ()                # chunks whose vector was unusable (why)
     repaired: tuple[str, ...] = ()               # what the store left out of damaged files
+    index_warnings: tuple[str, ...] = ()         # the model's index built with other settings
+    index_rebuilt: str = ""                      # what --rebuild-index did
 
     def as_dict(self) -> dict[str, object]:
         """JSON-ready form (for --json)."""
@@ -105,6 +107,8 @@ class SyncReport:
                 "changed_pages": list(self.changed_pages),
                 "other_models": self.other_models, "dry_run": self.dry_run,
                 "refused": list(self.refused), "repaired": list(self.repaired),
+                "index_warnings": list(self.index_warnings),
+                "index_rebuilt": self.index_rebuilt,
                 "seconds": round(self.seconds, 3)}
 
 
@@ -326,4 +330,5 @@ def report_of(plan: SyncPlan, store: VectorStore, *, dry_run: bool, deleted: int
                       deleted_chunks=deleted if not dry_run else would_delete,
                       removed_pages=plan.removed_pages, changed_pages=plan.changed_pages,
                       other_models=others, dry_run=dry_run, seconds=seconds,
-                      refused=tuple(refused), repaired=tuple(store.repairs()))
+                      refused=tuple(refused), repaired=tuple(store.repairs()),
+                      index_warnings=tuple(store.index_warnings(plan.model_version)))

@@ -193,3 +193,24 @@ def test_a_process_that_opened_a_graph_can_still_load_the_local_model(tmp_path):
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
+
+
+def test_a_graph_built_with_other_settings_is_reported_until_rebuilt(tmp_path, monkeypatch):
+    vectors = clustered(N)
+    with monkeypatch.context() as older:      # a graph saved by settings since changed
+        older.setattr(ann, "CONNECTIVITY", 8)
+        older.setattr(ann, "EXPANSION_ADD", 40)
+        saved(tmp_path, vectors)
+    reader = EmbeddedStore(tmp_path / "v")
+    assert reader.query(vectors[5], 1, MODEL)[0].page == "p5.md"
+    (warning,) = reader.index_warnings(MODEL)
+    assert "built with connectivity 8, expansion_add 40" in warning
+    assert f"not connectivity {ann.CONNECTIVITY}" in warning
+    assert "mindgraph embed --rebuild-index" in warning
+    said = reader.rebuild_index(MODEL)
+    assert f"over {N} vectors (connectivity {ann.CONNECTIVITY}" in said
+    assert reader.index_warnings(MODEL) == []
+    again = EmbeddedStore(tmp_path / "v")
+    assert again.query(vectors[5], 1, MODEL)[0].page == "p5.md"
+    assert again.index_warnings(MODEL) == []
+    assert graph_of(again).built == ann.configured()

@@ -129,6 +129,80 @@ def test_embed_into_pgvector(workspace, pg_dsn, monkeypatch):
             conn.execute("DROP TABLE IF EXISTS mg_test_cli")
 
 
+@pytest.mark.pg
+def test_an_index_built_with_other_settings_is_reported_and_rebuilt(workspace, pg_dsn,
+                                                                     monkeypatch):
+    # CREATE INDEX IF NOT EXISTS kept an index built with other m / ef_construction silently
+    import psycopg
+
+    def configure(m: int, ef_construction: int) -> None:
+        (workspace / "mindgraph.yml").write_text(
+            HASHING + f"store:\n  backend: pgvector\n  table: mg_test_reindex\n"
+            f"  hnsw_m: {m}\n  hnsw_ef_construction: {ef_construction}\n", encoding="utf-8")
+
+    def built() -> list[str]:
+        with psycopg.connect(pg_dsn, autocommit=True) as conn:
+            return [row[0] for row in conn.execute(
+                "SELECT array_to_string(c.reloptions, ',') FROM pg_index i JOIN pg_class c "
+                "ON c.oid = i.indexrelid WHERE i.indrelid = 'mg_test_reindex'::regclass "
+                "AND c.relam = (SELECT oid FROM pg_am WHERE amname = 'hnsw')").fetchall()]
+
+    monkeypatch.setenv("MINDGRAPH_PG_DSN", pg_dsn)
+    configure(8, 40)
+    try:
+        first = embed(workspace)
+        assert first.exit_code == 0, first.output
+        assert "Warning" not in first.output
+        assert built() == ["m=8,ef_construction=40"]
+        configure(16, 64)
+        kept = CliRunner().invoke(cli, ["embed", "-C", str(workspace)])
+        assert kept.exit_code == 0, kept.output
+        warning = kept.stderr
+        assert "built with m=8, ef_construction=40, not the configured m=16, " \
+               "ef_construction=64" in warning, warning
+        assert "mindgraph embed --rebuild-index" in warning
+        assert built() == ["m=8,ef_construction=40"]
+        rebuilt = embed(workspace, "--rebuild-index", "--json")
+        assert rebuilt.exit_code == 0, rebuilt.output
+        report = json.loads(rebuilt.stdout)
+        assert "with m=16, ef_construction=64 (was m=8, ef_construction=40)" in \
+            report["index_rebuilt"]
+        assert report["index_warnings"] == []
+        assert built() == ["m=16,ef_construction=64"]     # one index: the old one is gone
+        again = embed(workspace)
+        assert again.exit_code == 0 and "Warning" not in again.output, again.output
+        hits = CliRunner().invoke(cli, ["search", "-C", str(workspace), "--hybrid",
+                                        "infinite board", "--json"])
+        assert hits.exit_code == 0, hits.output
+        assert "Canvas" in hits.stdout
+    finally:
+        with psycopg.connect(pg_dsn, autocommit=True) as conn:
+            conn.execute("DROP TABLE IF EXISTS mg_test_reindex")
+
+
+def test_rebuild_index_on_a_small_embedded_store_says_there_is_no_graph(workspace):
+    result = embed(workspace, "--rebuild-index")
+    assert result.exit_code == 0, result.output
+    assert "searched exactly below 200000: no graph to build" in result.output
+
+
+def test_rebuild_index_rebuilds_the_embedded_stores_graph(workspace, monkeypatch):
+    from mindgraph.stores import ann, embedded
+
+    monkeypatch.setattr(embedded, "EXACT_BELOW", 2)     # the four chunks get a graph
+    monkeypatch.setattr(ann, "EXACT_BELOW", 2)
+    with monkeypatch.context() as older:
+        older.setattr(ann, "CONNECTIVITY", 8)
+        assert embed(workspace).exit_code == 0
+    kept = embed(workspace)
+    assert kept.exit_code == 0, kept.output
+    assert "Warning: the HNSW graph was built with connectivity 8" in kept.stderr
+    rebuilt = embed(workspace, "--rebuild-index")
+    assert rebuilt.exit_code == 0, rebuilt.output
+    assert "Rebuilt the HNSW graph of hashing:" in rebuilt.stdout
+    assert "over 4 vectors" in rebuilt.stdout and "Warning" not in rebuilt.output
+
+
 def test_progress_bar_goes_to_stderr_on_a_terminal(workspace, monkeypatch):
     monkeypatch.setattr("mindgraph.cli.embed_cmd.is_terminal", lambda: True)
     monkeypatch.setattr("mindgraph.cli.progress.is_terminal", lambda: True)

@@ -1,0 +1,93 @@
+"""The build settings of a model's pgvector HNSW index: read them back, compare, rebuild.
+
+``CREATE INDEX IF NOT EXISTS`` keeps an index that exists, whatever ``m`` and
+``ef_construction`` it was built with (an older mindgraph's defaults, another deployment's
+mindgraph.yml). Its settings are its reloptions in ``pg_class``; an option it was created
+without is pgvector's default (m 16, ef_construction 64). A rebuild sets the configured
+values by building a new index concurrently beside it and swapping the two: the old index
+answers queries until the new one replaces it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+# pgvector's own defaults, which an index created without the option was built with
+PGVECTOR_DEFAULTS = {"m": 16, "ef_construction": 64}
+REBUILD_COMMAND = "mindgraph embed --rebuild-index"
+
+
+@dataclass(frozen=True)
+class HnswSettings:
+    """The build settings of one HNSW index."""
+
+    m: int
+    ef_construction: int
+
+    def __str__(self) -> str:
+        return f"m={self.m}, ef_construction={self.ef_construction}"
+
+
+def index_settings(conn: Any, index_name: str) -> HnswSettings | None:
+    """The settings ``index_name`` was built with, or None when there is no such index."""
+    row = conn.execute("SELECT reloptions FROM pg_class WHERE oid = to_regclass(%s)",
+                       (index_name,)).fetchone()
+    if row is None:
+        return None
+    options = dict(PGVECTOR_DEFAULTS)
+    for option in row[0] or ():
+        key, _, value = str(option).partition("=")
+        if key in options:
+            options[key] = int(value)
+    return HnswSettings(options["m"], options["ef_construction"])
+
+
+def mismatch_warning(index_name: str, model_version: str, built: HnswSettings,
+                     wanted: HnswSettings) -> str | None:
+    """A warning naming both settings and the fix, or None when they agree."""
+    if built == wanted:
+        return None
+    return (f"pgvector index {index_name} of {model_version} was built with {built}, not the "
+            f"configured {wanted} (store.hnsw_m, store.hnsw_ef_construction), so queries "
+            f"use the old graph. Rebuild it with `{REBUILD_COMMAND}` (queries keep the old "
+            f"index until the new one is ready), or set store.hnsw_m and "
+            f"store.hnsw_ef_construction to the index's values.")
+
+
+def create_statement(index_name: str, table: str, dimension: int, model_version: str,
+                     settings: HnswSettings, *, concurrently: bool = False) -> Any:
+    """CREATE INDEX (IF NOT EXISTS) of a model's partial HNSW index over its cast vectors."""
+    from psycopg import sql
+
+    return sql.SQL(
+        "CREATE INDEX {how} {name} ON {table} USING hnsw "
+        "((embedding::vector({dim})) vector_cosine_ops) "
+        "WITH (m = {m}, ef_construction = {efc}) WHERE model_version = {model}").format(
+            how=sql.SQL("CONCURRENTLY" if concurrently else "IF NOT EXISTS"),
+            name=sql.Identifier(index_name), table=sql.Identifier(table),
+            dim=sql.Literal(dimension), m=sql.Literal(settings.m),
+            efc=sql.Literal(settings.ef_construction), model=sql.Literal(model_version))
+
+
+def rebuild(conn: Any, index_name: str, table: str, dimension: int, model_version: str,
+            wanted: HnswSettings, memory: str) -> None:
+    """Build the model's index anew with ``wanted`` beside the old one (CREATE INDEX
+    CONCURRENTLY: queries and writes go on meanwhile), then swap the two in one short
+    transaction. ``conn`` must be in autocommit mode. A build cut short leaves only an unused
+    ``<name>_new``, which the next rebuild drops; the live index is never half-built."""
+    from psycopg import sql
+
+    new = f"{index_name}_new"     # at most 63 characters: store.table has 41
+    conn.execute(sql.SQL("DROP INDEX CONCURRENTLY IF EXISTS {}").format(sql.Identifier(new)))
+    conn.execute(f"SET maintenance_work_mem = '{memory}'")
+    try:
+        conn.execute(create_statement(new, table, dimension, model_version, wanted,
+                                      concurrently=True))
+    finally:
+        conn.execute("RESET maintenance_work_mem")
+    with conn.transaction():
+        conn.execute(sql.SQL("DROP INDEX IF EXISTS {}").format(sql.Identifier(index_name)))
+        conn.execute(sql.SQL("ALTER INDEX {} RENAME TO {}").format(
+            sql.Identifier(new), sql.Identifier(index_name)))
+    conn.execute(sql.SQL("ANALYZE {}").format(sql.Identifier(table)))
