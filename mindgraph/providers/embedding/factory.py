@@ -64,7 +64,10 @@ LOCAL_MODELS = {
     "multilingual-e5-small": ("e5", "LocalE5Provider", "multilingual-e5-small-w8a8", False),
     "multilingual-e5-small-w8a8": ("e5", "LocalE5Provider", "multilingual-e5-small-w8a8",
                                    False),
+    "use-multilingual-v3": ("use", "LocalUSEProvider", "use-multilingual-v3", False),
 }
+# Width of each local model's vectors when it is not LOCAL_DIMENSION.
+LOCAL_DIMENSIONS = {"use-multilingual-v3": 512}
 DEFAULT_LOCAL_MODEL = "all-MiniLM-L6-v2"
 LANGUAGES = ("en", "ja", "zh", "ko", "other")     # page/language.py's names
 LOCAL_DIMENSION = 384
@@ -73,10 +76,11 @@ LOCAL_DIMENSION = 384
 def _local_model(settings: Settings) -> tuple[str, str, str, bool]:
     cfg = settings.embedding
     entry = LOCAL_MODELS.get(cfg.model or DEFAULT_LOCAL_MODEL)
-    if entry is None or cfg.dimension not in (0, LOCAL_DIMENSION):
+    if entry is None or cfg.dimension not in (0, LOCAL_DIMENSIONS.get(entry[2], LOCAL_DIMENSION)):
         raise ConfigError(f"{settings.source}: embedding.provider local runs "
                           f"multilingual-e5-small or all-MiniLM-L6-v2 (all-MiniLM-L6-v2-int8: "
-                          f"slower, fp32 products), {LOCAL_DIMENSION} dimensions; set "
+                          f"slower, fp32 products), {LOCAL_DIMENSION} dimensions, or "
+                          f"use-multilingual-v3 (512, measured, not a default); set "
                           f"embedding.model to one of them (or remove it for the default, "
                           f"{DEFAULT_LOCAL_MODEL}) and remove embedding.dimension, or pick "
                           f"another provider.")
@@ -132,7 +136,8 @@ def planned_model_version(settings: Settings) -> str | None:
     if cfg.provider == "local":
         if _language_models(settings):
             return local_provider(settings).model_version      # nothing loads
-        return model_version_of("local", _local_model(settings)[2], LOCAL_DIMENSION)
+        name = _local_model(settings)[2]
+        return model_version_of("local", name, LOCAL_DIMENSIONS.get(name, LOCAL_DIMENSION))
     if cfg.provider == "hashing":
         return HashingEmbedder(cfg.dimension or 256).model_version
     remote = importlib.import_module(f".{cfg.provider}", __package__)

