@@ -33,10 +33,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-CORPORA = next((Path(c) for c in (os.environ.get("MINDGRAPH_CORPORA", ""),
-                                  ROOT.parent / "shared" / "corpora",
-                                  ROOT.parents[1] / "shared" / "corpora")
-                if c and (Path(c) / "obsidian-help").is_dir()), ROOT.parent / "shared" / "corpora")
+import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
+
+CORPORA = shared_corpora.corpora()
 DEV = CORPORA / "obsidian-help-queries.dev.jsonl"
 HELDOUT = ROOT / "bench" / "questions" / "obsidian-help-heldout.jsonl"
 # name → (questions, extra arguments of `mindgraph bench`)
@@ -168,6 +167,7 @@ def main() -> int:
     parser.add_argument("--models", default="all-MiniLM-L6-v2,multilingual-e5-small,"
                                             "use-multilingual-v3")
     parser.add_argument("--repeats", type=int, default=2)
+    shared_corpora.add_option(parser)
     args = parser.parse_args()
     workspaces = {}
     for item in args.workspace:
