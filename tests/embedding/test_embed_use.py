@@ -9,15 +9,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
-from mindgraph.cli import cli
 from mindgraph.errors import ConfigError
 from mindgraph.page.vault import load_vault
 from mindgraph.providers.embedding import EmbeddingProvider, model_files, use
 from mindgraph.providers.embedding.base import compresses_cosines, model_languages
 from mindgraph.providers.embedding.use import LocalUSEProvider
 from mindgraph.vectors.chunking import chunker_for
+
+from three_languages import assert_meaning_crosses_languages, make_workspace, run
 
 pytestmark = pytest.mark.slow
 
@@ -64,16 +64,7 @@ def test_vectors_and_pieces_match_the_packages_own_encoder(use_provider, vault_s
 
 
 def test_meaning_crosses_languages(use_provider):
-    docs = use_provider.embed_documents([
-        "Sync keeps your notes up to date on all your devices.",
-        "同期を使うと、すべての端末でノートが最新の状態に保たれます。",
-        "同步可以让你的笔记在所有设备上保持最新。",
-        "Canvas is an infinite board for laying out notes and images.",
-    ])
-    for query in ("How do I keep notes the same on my phone and laptop?",
-                  "スマホとパソコンでノートを同じにするには", "如何在手机和电脑上保持笔记一致"):
-        scores = docs @ use_provider.embed_queries([query])[0]
-        assert scores[:3].min() > scores[3], (query, scores)
+    assert_meaning_crosses_languages(use_provider)
 
 
 def test_batches_give_the_same_vectors(use_provider, vault_sections):
@@ -113,28 +104,13 @@ def test_a_tampered_model_file_is_refused_naming_the_file_and_the_fix(tmp_path, 
 
 # -- end to end through the CLI --------------------------------------------------------------
 
-NOTES = {
-    "Sync.md": "# Sync\n\nSync keeps your notes up to date on every device you sign in on.\n",
-    "Canvas.md": "# Canvas\n\nCanvas is an infinite board for laying out notes and images.\n",
-    "同期.md": "# 同期\n\n同期を使うと、サインインしたすべての端末でノートが最新に保たれます。\n",
-    "白板.md": "# 白板\n\n白板是一块无限大的画布，可以排列笔记和图片。\n",
-    "キャンバス.md": "# キャンバス\n\nキャンバスはノートや画像を並べる無限のボードです。\n",
-}
 ROUTED = ("embedding:\n  languages: {ja: use-multilingual-v3, zh: use-multilingual-v3}\n")
 
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     """A five-note wiki in English, Japanese and Chinese."""
-    wiki = tmp_path / "wiki"
-    wiki.mkdir()
-    for name, text in NOTES.items():
-        (wiki / name).write_text(text, encoding="utf-8")
-    return tmp_path
-
-
-def run(workspace: Path, *args: str):
-    return CliRunner().invoke(cli, [*args, "-C", str(workspace)])
+    return make_workspace(tmp_path)
 
 
 def test_routed_embed_and_hybrid_search_in_three_languages(workspace):
