@@ -20,7 +20,8 @@ from mindgraph.providers.embedding.e5 import LocalE5Provider
 from mindgraph.providers.embedding.local import LocalMiniLMProvider
 from mindgraph.vectors.chunking import chunker_for
 
-from three_languages import assert_meaning_crosses_languages, make_workspace, run
+from three_languages import (assert_embeds_and_finds_paraphrases,
+                             assert_meaning_crosses_languages, make_workspace, run)
 
 pytestmark = pytest.mark.slow
 
@@ -141,22 +142,8 @@ def workspace(tmp_path: Path) -> Path:
 
 
 def test_embed_and_hybrid_search_in_three_languages(workspace):
-    (workspace / "mindgraph.yml").write_text(E5_CONFIG, encoding="utf-8")
-    embedded = run(workspace, "embed", "--json")
-    assert embedded.exit_code == 0, embedded.output
-    data = json.loads(embedded.output)
-    assert data["model_version"] == "local:multilingual-e5-small-w8a8:384"
-    assert data["embedded"] == data["chunks"] == 5
-    # Paraphrases that share no word with the note they must find.
-    for query, expected in (("無限のボードに画像を並べたい", "キャンバス"),
-                            ("怎样在所有设备上保持笔记最新", "同期"),
-                            ("a board without edges for pictures", "Canvas")):
-        result = run(workspace, "search", "--hybrid", "--json", query)
-        assert result.exit_code == 0, result.output
-        hits = json.loads(result.output)["results"]
-        assert hits, (query, result.output)
-        top = [h["page"] for h in hits[:2]]
-        assert any(expected in path for path in top), (query, top)
+    assert_embeds_and_finds_paraphrases(workspace, E5_CONFIG,
+                                        "local:multilingual-e5-small-w8a8:384")
 
 
 def test_changing_the_model_re_embeds_everything_under_the_new_model(workspace):

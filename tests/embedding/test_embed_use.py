@@ -17,7 +17,8 @@ from mindgraph.providers.embedding.base import compresses_cosines, model_languag
 from mindgraph.providers.embedding.use import LocalUSEProvider
 from mindgraph.vectors.chunking import chunker_for
 
-from three_languages import assert_meaning_crosses_languages, make_workspace, run
+from three_languages import (assert_embeds_and_finds_paraphrases,
+                             assert_meaning_crosses_languages, make_workspace, run)
 
 pytestmark = pytest.mark.slow
 
@@ -114,21 +115,9 @@ def workspace(tmp_path: Path) -> Path:
 
 
 def test_routed_embed_and_hybrid_search_in_three_languages(workspace):
-    (workspace / "mindgraph.yml").write_text(ROUTED, encoding="utf-8")
-    embedded = run(workspace, "embed", "--json")
-    assert embedded.exit_code == 0, embedded.output
-    data = json.loads(embedded.output)
-    assert data["model_version"] == ("local:routed(*=local:all-MiniLM-L6-v2-w8a8:384,"
-                                     "ja+zh=local:use-multilingual-v3:512):896")
-    assert data["embedded"] == data["chunks"] == 5
-    # Paraphrases that share no word with the note they must find.
-    for query, expected in (("無限のボードに画像を並べたい", "キャンバス"),
-                            ("怎样在所有设备上保持笔记最新", "同期"),
-                            ("a board without edges for pictures", "Canvas")):
-        result = run(workspace, "search", "--hybrid", "--json", query)
-        assert result.exit_code == 0, result.output
-        top = [h["page"] for h in json.loads(result.output)["results"][:2]]
-        assert any(expected in path for path in top), (query, top)
+    assert_embeds_and_finds_paraphrases(
+        workspace, ROUTED,
+        "local:routed(*=local:all-MiniLM-L6-v2-w8a8:384,ja+zh=local:use-multilingual-v3:512):896")
 
 
 def test_the_model_alone_with_its_width(workspace):

@@ -3,6 +3,7 @@ Chinese for the CLI, and the cross-language check every multilingual model must 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -44,3 +45,23 @@ def assert_meaning_crosses_languages(provider) -> None:
                   "スマホとパソコンでノートを同じにするには", "如何在手机和电脑上保持笔记一致"):
         scores = docs @ provider.embed_queries([query])[0]
         assert scores[:3].min() > scores[3], (query, scores)
+
+
+def assert_embeds_and_finds_paraphrases(workspace: Path, config: str, model_version: str) -> None:
+    """With ``config`` as mindgraph.yml, `embed` embeds the five notes under ``model_version``
+    and `search --hybrid` finds each paraphrase's note (no word shared) among its first two."""
+    (workspace / "mindgraph.yml").write_text(config, encoding="utf-8")
+    embedded = run(workspace, "embed", "--json")
+    assert embedded.exit_code == 0, embedded.output
+    data = json.loads(embedded.output)
+    assert data["model_version"] == model_version
+    assert data["embedded"] == data["chunks"] == 5
+    for query, expected in (("無限のボードに画像を並べたい", "キャンバス"),
+                            ("怎样在所有设备上保持笔记最新", "同期"),
+                            ("a board without edges for pictures", "Canvas")):
+        result = run(workspace, "search", "--hybrid", "--json", query)
+        assert result.exit_code == 0, result.output
+        hits = json.loads(result.output)["results"]
+        assert hits, (query, result.output)
+        top = [h["page"] for h in hits[:2]]
+        assert any(expected in path for path in top), (query, top)
