@@ -5,7 +5,10 @@ from there on a table keeps an HNSW graph beside its float32 matrix. The graph s
 precision copies (f16: recall is that of float32 to three decimals, half the memory); a
 query asks it for ``CANDIDATES_PER_HIT`` times the hits wanted and re-scores those rows
 exactly from the float32 matrix, so scores are the exact cosines and only the candidate set
-is approximate (recall@10 against exact search: bench/bench_ann.py).
+is approximate (recall@10 against exact search: bench/bench_ann.py). A query whose best
+cosine among those candidates is below ``EXACT_WHEN_BEST_BELOW`` lies far from every row,
+among many near-ties the graph misses (recall@10 0.64 below 0.30 against 0.95 above at
+459,000 chunks), and is searched exactly instead (bench/bench_ann_adaptive.py calibrates it).
 
 Keys are the table's row numbers. A change to the table (a row written, a row moved by the
 swap-remove, a row dropped) is applied to the graph at once, so the index never lags the rows.
@@ -40,6 +43,11 @@ EXPANSION_ADD = 128         # ef_construction
 # vectors with many near-duplicates (like notes that share sentences) 256 gave 0.94, 512 0.98
 EXPANSION_SEARCH = 512
 CANDIDATES_PER_HIT = 4      # approximate candidates re-scored exactly, per hit asked for
+# best cosine (MiniLM) under which the graph's answer is replaced by exact search: calibrated
+# by bench/bench_ann_adaptive.py on workspace queries and SciFact claims (not the held-out
+# ones it evaluates on) as the lowest threshold that keeps recall@10 >= 0.96 on each. A model
+# whose cosines run higher (e5) falls back less often, one whose run lower more: 0 turns it off
+EXACT_WHEN_BEST_BELOW = 0.31
 FORMAT = 1
 
 
@@ -173,22 +181,42 @@ class AnnIndex:
 
 
 def nearest_rows(vectors: np.ndarray, ann: AnnIndex | None, q: np.ndarray, k: int,
-                 candidates: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+                 candidates: np.ndarray | None, *, exact_below: int | None = None,
+                 exact_when_best_below: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(rows, exact cosines) of the ``k`` best of ``vectors`` among ``candidates`` (None:
     every row), unordered.
 
-    Exact below EXACT_BELOW rows or candidates, or without a graph. Above, the graph proposes
-    rows, those outside the filters are dropped, and it is asked for more until enough pass
-    (or exact search over the candidates is cheaper than asking again): a filtered query
-    still gets ``k`` hits inside its view."""
+    Exact below ``exact_below`` (EXACT_BELOW) rows or candidates, or without a graph. Above,
+    the graph proposes rows, those outside the filters are dropped, and it is asked for more
+    until enough pass (or exact search over the candidates is cheaper than asking again): a
+    filtered query still gets ``k`` hits inside its view. When the best of them scores below
+    ``exact_when_best_below`` (EXACT_WHEN_BEST_BELOW) the query is searched exactly."""
     n = vectors.shape[0]
     size = n if candidates is None else int(candidates.size)
     if not size or k <= 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-    if ann is None or size < EXACT_BELOW:
-        if candidates is None:
-            return _best(np.arange(n, dtype=np.int64), cosines(vectors, q), k)
-        return _best(candidates, cosines(vectors[candidates], q), k)
+    if ann is None or size < (EXACT_BELOW if exact_below is None else exact_below):
+        return _exact(vectors, q, k, candidates)
+    floor = EXACT_WHEN_BEST_BELOW if exact_when_best_below is None else exact_when_best_below
+    rows, scores, exact = _approximate(vectors, ann, q, k, candidates, size)
+    if exact or (scores.size and float(scores.max()) >= floor):
+        return rows, scores
+    return _exact(vectors, q, k, candidates)
+
+
+def _exact(vectors: np.ndarray, q: np.ndarray, k: int,
+           candidates: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    if candidates is None:
+        return _best(np.arange(vectors.shape[0], dtype=np.int64), cosines(vectors, q), k)
+    return _best(candidates, cosines(vectors[candidates], q), k)
+
+
+def _approximate(vectors: np.ndarray, ann: AnnIndex, q: np.ndarray, k: int,
+                 candidates: np.ndarray | None,
+                 size: int) -> tuple[np.ndarray, np.ndarray, bool]:
+    """The graph's answer re-scored exactly, and whether it was found exactly (a view of
+    few rows, cheaper to search than to ask the graph again)."""
+    n = vectors.shape[0]
     inside = None
     if candidates is not None:
         inside = np.zeros(n, dtype=bool)
@@ -200,9 +228,9 @@ def nearest_rows(vectors: np.ndarray, ann: AnnIndex | None, q: np.ndarray, k: in
         if inside is not None:
             proposed = proposed[inside[proposed]]
         if proposed.size >= CANDIDATES_PER_HIT * want or count >= n:
-            return _best(proposed, cosines(vectors[proposed], q), k)
+            return (*_best(proposed, cosines(vectors[proposed], q), k), False)
         if candidates is not None and 2 * count >= size:
-            return _best(candidates, cosines(vectors[candidates], q), k)
+            return (*_exact(vectors, q, k, candidates), True)
         count *= 2
 
 

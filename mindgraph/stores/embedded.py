@@ -22,7 +22,8 @@ Search is a matrix-vector product over every row of the model (exact) below
 dimensions on 2 cores. From
 there on a table keeps an HNSW graph (stores/ann.py, usearch) in step with every change and
 saved beside its file (``<model>.usearch``, at compactions and once a tenth of the rows
-changed), and its candidates are re-scored exactly.
+changed), and its candidates are re-scored exactly; a query whose best candidate scores
+low (``ann.EXACT_WHEN_BEST_BELOW``) is searched exactly instead.
 """
 
 from __future__ import annotations
@@ -210,10 +211,11 @@ class _Table:
             candidates = candidates[np.isin(self.scopes()[candidates], list(scopes))]
         return candidates
 
-    def nearest(self, q: np.ndarray, k: int,
-                candidates: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    def nearest(self, q: np.ndarray, k: int, candidates: np.ndarray | None,
+                exact_below: int) -> tuple[np.ndarray, np.ndarray]:
         """(rows, exact cosines) of the ``k`` best rows among ``candidates`` (None: all)."""
-        return nearest_rows(self.vectors[:len(self)], self.ann, q, k, candidates)
+        return nearest_rows(self.vectors[:len(self)], self.ann, q, k, candidates,
+                            exact_below=exact_below)
 
     def replay(self, journal: Sequence[Op]) -> None:
         """Apply another table's journal (or a log's entries) to this one, on top."""
@@ -304,8 +306,11 @@ class _Table:
 class EmbeddedStore:
     """Vectors in .npz files under ``folder`` (normally ``<state_dir>/vectors/<tenant>``)."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, *, exact_below: int | None = None):
+        """``exact_below``: the rows from which a model gets an HNSW graph (None:
+        stores/ann.py's EXACT_BELOW, 200,000; tests lower it to run the graph path)."""
         self.folder = Path(folder)
+        self._exact_below = exact_below
         self._tables: dict[str, _Table] = {}
         self._lock = threading.RLock()
         self._opened_at = time.time()       # temp files older than this are a killed write's
@@ -316,6 +321,11 @@ class EmbeddedStore:
         """The store of ``tenant`` under a workspace's state folder."""
         safe = re.sub(r"[^A-Za-z0-9._-]+", "_", tenant) or "default"
         return cls(Path(state_dir) / "vectors" / safe)
+
+    @property
+    def exact_below(self) -> int:
+        """The rows from which a model is searched through its HNSW graph."""
+        return EXACT_BELOW if self._exact_below is None else self._exact_below
 
     @property
     def description(self) -> str:
@@ -340,9 +350,9 @@ class EmbeddedStore:
             table = self._table(model_version)
             if table is None or not len(table):
                 return f"no vectors of {model_version} in {self.description}: no graph to build"
-            if len(table) < EXACT_BELOW:
+            if len(table) < self.exact_below:
                 return (f"{model_version} has {len(table)} vectors, searched exactly below "
-                        f"{EXACT_BELOW}: no graph to build")
+                        f"{self.exact_below}: no graph to build")
             path = self.folder / model_file_name(model_version)
             with exclusive_lock(self.folder / ".lock"):
                 table.ann = AnnIndex.build(table.vectors[:len(table)], table.rows)
@@ -385,13 +395,15 @@ class EmbeddedStore:
     def query(self, vector: np.ndarray, k: int, model_version: str, *,
               scopes: Collection[str] | None = None,
               pages: Collection[str] | None = None) -> list[VectorHit]:
-        """Exact cosine top-k among the model's rows that pass the filters."""
+        """The top-k by exact cosine among the model's rows that pass the filters (from
+        ``exact_below`` rows, of the HNSW graph's candidates or, for a query far from every
+        row, of all: stores/ann.py)."""
         with self._lock:
             table = self._table(model_version, refresh=True)
             if table is None or not len(table) or k <= 0:
                 return []
             q = as_query_vector(vector, table.dimension, model_version, self.description)
-            rows, scores = table.nearest(q, k, table.allowed(scopes, pages))
+            rows, scores = table.nearest(q, k, table.allowed(scopes, pages), self.exact_below)
             hits = []
             for j, score in zip(rows.tolist(), scores.tolist()):
                 row = table.rows[j]
@@ -534,7 +546,7 @@ class EmbeddedStore:
         file of a known model reads as empty (rebuilt), of an unknown one raises StoreError."""
         table = (_Table.from_file(path) if model_version is None
                  else _Table.load_or_rebuild(path, model_version, dimension))
-        if len(table) >= EXACT_BELOW:
+        if len(table) >= self.exact_below:
             table.ann = AnnIndex.load(index_path(path), table.dimension)
             if table.ann is not None:
                 table.ann.reconcile(table.vectors, table.rows)
@@ -548,7 +560,7 @@ class EmbeddedStore:
         """Keep the graph of a large table beside its file (a restart need not rebuild it):
         saved at a compaction, and after a flush once a tenth of its rows changed since it
         was saved (a reader re-adds the rows that changed since, ann.reconcile)."""
-        if len(table) < EXACT_BELOW:
+        if len(table) < self.exact_below:
             if table.ann is not None or force:
                 table.ann = None
                 remove_index(path)
