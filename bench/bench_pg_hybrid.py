@@ -1,0 +1,274 @@
+"""Issue 20's hybrid target on pgvector, side by side with the embedded store, on the full path.
+
+    python bench/bench_pg_hybrid.py --workspace W [--dsn DSN] [--queries 60]
+
+W is a compiled workspace whose embedded store already holds the chunk vectors of every page
+(e.g. a `cp -r` of 100,000 generated notes after `bench_scale_query.py --workspace`). Steps:
+
+1. pgvector is filled from the embedded store (when its table does not already hold the same
+   rows): every row (page, chunk id, section id, content hash, scope, vector) of the
+   workspace's model goes through ``PgVectorStore.upsert``, the write path `mindgraph embed`
+   uses, in one call (so the model's HNSW index is built once, after the rows are in; `embed`
+   builds it after its first batch and inserts the rest into it). Re-embedding 459,000
+   chunks with MiniLM would take half an hour of CPU for the same vectors.
+2. Two warm `Mindgraph`s over the same wiki, one per store (configs written beside
+   mindgraph.yml: ``mindgraph-bench-embedded.yml`` and ``mindgraph-bench-pgvector.yml``),
+   answer the same never-seen queries (bench_scale_query.fresh_queries: "<heading> <title>"
+   of random sections, each embedded by MiniLM in each process's own cache) in turns, query
+   by query: keyword (`Mindgraph.search`) then hybrid (`Mindgraph.smart_search`, what
+   `mindgraph search --hybrid` calls: keyword + vector + fusion + graph boost). Wall and CPU
+   (this process, all threads) per query, and for pgvector the CPU of its PostgreSQL backend,
+   the statements it ran (pg_stat_statements when loaded, else counted in the store), with the
+   load average.
+3. Recall@10 of pgvector's HNSW (at the configured ef_search) against exact search over the
+   same rows, for the vectors of the hybrid queries.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from bench_rest import _percentile  # noqa: E402
+from bench_scale_query import cpu_ticks, fresh_queries, load  # noqa: E402
+from bench_vectors import pg_server  # noqa: E402
+
+from mindgraph.core import Mindgraph  # noqa: E402
+
+DSN_ENV = "MINDGRAPH_BENCH_HYBRID_PG_DSN"
+
+
+def configs(ws: Path, table: str) -> tuple[Path, Path]:
+    """Two configs beside the workspace's own, the same but for ``store``: embedded and
+    pgvector (its DSN read from $MINDGRAPH_BENCH_HYBRID_PG_DSN)."""
+    base = yaml.safe_load((ws / "mindgraph.yml").read_text()) or {}
+    store = {k: v for k, v in (base.get("store") or {}).items()
+             if k not in ("backend", "dsn_env", "table")}
+    out = []
+    for name, backend in (("embedded", {"backend": "embedded"}),
+                          ("pgvector", {"backend": "pgvector", "dsn_env": DSN_ENV,
+                                        "table": table})):
+        path = ws / f"mindgraph-bench-{name}.yml"
+        path.write_text(yaml.safe_dump({**base, "store": {**store, **backend}},
+                                       sort_keys=False))
+        out.append(path)
+    return out[0], out[1]
+
+
+def fill_pg(ws: Path, embedded_config: Path, pg_config: Path) -> dict[str, Any]:
+    """pgvector given the embedded store's rows of the workspace's model, through the
+    store's own upsert, unless it holds them already; the seconds it took."""
+    from mindgraph.providers.embedding.factory import planned_model_version
+    from mindgraph.stores.base import VectorRecord
+
+    local = Mindgraph.open(ws, config=embedded_config)
+    remote = Mindgraph.open(ws, config=pg_config)
+    try:
+        model = planned_model_version(local.settings)
+        source, target = local.vector_store(), remote.vector_store()
+        table = source._table(model)
+        n = 0 if table is None else len(table)
+        out: dict[str, Any] = {"model_version": model, "rows": n}
+        if n == 0:
+            raise SystemExit(f"{ws}: the embedded store holds no vectors of {model}; run "
+                             f"`mindgraph embed` (or bench_scale_query.py --workspace) first")
+        if target.count(model) == n and target.hashes(model) == source.hashes(model):
+            out["filled"] = "already"
+            return out
+        target.drop_model(model)
+        records = [VectorRecord(r[0], r[1], r[2], r[3], table.vectors[i], r[4])
+                   for i, r in enumerate(table.rows)]
+        load_before, started = load(), time.perf_counter()
+        target.upsert(model, records)       # the rows, then the model's HNSW index
+        out.update({"copy_and_index_s": round(time.perf_counter() - started, 1),
+                    "load_average": [load_before, load()]})
+        return out
+    finally:
+        local.close()
+        remote.close()
+
+
+def queries_of(mg: Mindgraph, n: int, seed: int) -> list[str]:
+    """``n`` never-seen queries "<heading> <title>" of random sections (as
+    bench_scale_query.fresh_queries, from an open workspace)."""
+    import random
+
+    every = sorted({f"{s.heading} {page.title}".strip() for page in mg.vault().pages.values()
+                    for s in page.sections if s.heading})
+    random.Random(seed).shuffle(every)
+    return every[:n]
+
+
+def backend_pid(mg: Mindgraph) -> int | None:
+    """The PostgreSQL backend serving this Mindgraph's store (None for the embedded one)."""
+    conn = getattr(mg.vector_store(), "_conn", None)
+    return conn.info.backend_pid if conn is not None else None
+
+
+def counted_calls(mg: Mindgraph) -> list[Any]:
+    """Counters that grow as ``mg`` queries its store: [transactions (each of a
+    PgVectorStore's calls is one, ``_run``), wall ms inside ``query``, its calls by kind]."""
+    store = mg.vector_store()
+    if hasattr(store, "_bench_calls"):
+        return store._bench_calls
+    counter = store._bench_calls = [0, 0.0, {}]
+    run, query = store._run, store.query
+
+    def counting(work: Any) -> Any:
+        counter[0] += 1
+        return run(work)
+
+    def timed_query(vector: Any, k: int, model_version: str, **filters: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return query(vector, k, model_version, **filters)
+        finally:
+            counter[1] += (time.perf_counter() - started) * 1000
+            kind = f"k={k}" + "".join(f",{n}" for n, v in filters.items() if v is not None)
+            counter[2][kind] = counter[2].get(kind, 0) + 1
+
+    store._run, store.query = counting, timed_query
+    return counter
+
+
+def side_by_side(sides: dict[str, Mindgraph], queries: list[str], hybrid: bool
+                 ) -> dict[str, Any]:
+    """Each query asked of every side in turn (the order alternating), wall and CPU each;
+    for pgvector also its backend's CPU and statements."""
+    names = list(sides)
+    times: dict[str, list[float]] = {n: [] for n in names}
+    cpu: dict[str, list[float]] = {n: [] for n in names}
+    stages: dict[str, dict[str, list[float]]] = {n: {} for n in names}
+    server = {n: [0, 0, 0.0] for n in names}  # backend CPU ticks, transactions, query ms
+    pids = {n: backend_pid(mg) for n, mg in sides.items()}
+    calls = {n: counted_calls(mg) for n, mg in sides.items() if pids[n]}
+    for i, q in enumerate(queries):
+        for name in (names if i % 2 == 0 else names[::-1]):
+            mg = sides[name]
+            ticks = cpu_ticks(pids[name])
+            before = list(calls[name][:2]) if pids[name] else [0, 0.0]
+            started, cpu_started = time.perf_counter(), time.process_time()
+            answer = mg.smart_search(q, 10) if hybrid else mg.search(q, 10)
+            times[name].append((time.perf_counter() - started) * 1000)
+            cpu[name].append((time.process_time() - cpu_started) * 1000)
+            if pids[name]:
+                server[name][0] += cpu_ticks(pids[name]) - ticks
+                server[name][1] += calls[name][0] - before[0]
+                server[name][2] += calls[name][1] - before[1]
+            for stage, ms in (answer.timings_ms.items() if hybrid else ()):
+                stages[name].setdefault(stage, []).append(ms)
+    out: dict[str, Any] = {"queries": len(queries), "load_average": load()}
+    for name in names:
+        one: dict[str, Any] = {
+            "p50_ms": round(statistics.median(times[name]), 1),
+            "p95_ms": round(_percentile(times[name], 95), 1),
+            "cpu_p50_ms": round(statistics.median(cpu[name]), 1)}
+        if pids[name]:
+            one["server_cpu_mean_ms"] = round(server[name][0] * 1000 / os.sysconf(
+                "SC_CLK_TCK") / len(queries), 1)
+            one["store_transactions_a_query"] = round(server[name][1] / len(queries), 2)
+            one["store_query_mean_ms"] = round(server[name][2] / len(queries), 1)
+            one["store_queries"] = dict(calls[name][2])
+        if stages[name]:
+            one["stage_p50_ms"] = {k: round(statistics.median(v), 1)
+                                   for k, v in stages[name].items()
+                                   if len(v) * 2 >= len(queries)}
+        out[name] = one
+    return out
+
+
+def hnsw_recall(local: Mindgraph, remote: Mindgraph, queries: list[str]) -> dict[str, Any]:
+    """Recall@10 of pgvector's HNSW (its configured ef_search) against exact search over the
+    embedded store's rows (the same rows), for the queries' vectors: a row scoring as high
+    as the exact 10th counts as found (sections made of the same sentences tie)."""
+    from bench_ann import ties_found
+
+    retriever = remote.hybrid_retriever().vector
+    model = retriever.model_version
+    table = local.vector_store()._table(model)
+    x = table.vectors[:len(table)]
+    where = {(r[0], r[1]): i for i, r in enumerate(table.rows)}
+    found = 0
+    for text in queries:
+        q = retriever.embed_query(text)
+        scores = x @ q
+        exact = np.argpartition(-scores, 10)[:10]
+        hits = remote.vector_store().query(q, 10, model)
+        found += ties_found(x, q, (set(exact.tolist()), float(scores[exact].min())),
+                            [where[(h.page, h.chunk_id)] for h in hits])
+    return {"queries": len(queries), "recall_at_10": round(found / (10 * len(queries)), 4),
+            "ef_search": remote.vector_store()._ef_search}
+
+
+def pg_settings(mg: Mindgraph) -> dict[str, str]:
+    """The server settings that bear on a query's time."""
+    names = ("server_version", "shared_buffers", "effective_cache_size", "work_mem", "jit",
+             "hnsw.ef_search", "hnsw.iterative_scan")
+    return mg.vector_store()._run(lambda c: {n: c.execute(f"SHOW {n}").fetchone()[0]
+                                             for n in names})
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--workspace", type=Path, required=True)
+    parser.add_argument("--dsn", help="PostgreSQL with pgvector (default: "
+                                      "$MINDGRAPH_BENCH_PG_DSN, else a temporary one)")
+    parser.add_argument("--table", default="mindgraph_bench_hybrid")
+    parser.add_argument("--queries", type=int, default=60, help="keyword and hybrid each")
+    parser.add_argument("--seed", type=int, default=11, help="which queries (never-seen: "
+                                                            "change it between runs)")
+    parser.add_argument("--fill-only", action="store_true")
+    args = parser.parse_args()
+    ws = args.workspace.resolve()
+    dsn, server = pg_server(args.dsn)
+    os.environ[DSN_ENV] = dsn
+    try:
+        embedded_config, pg_config = configs(ws, args.table)
+        result: dict[str, Any] = {"workspace": str(ws), "cpus": os.cpu_count(),
+                                  "fill": fill_pg(ws, embedded_config, pg_config)}
+        print(json.dumps(result["fill"]), file=sys.stderr, flush=True)
+        if args.fill_only:
+            print(json.dumps(result, indent=2))
+            return 0
+        sides = {"embedded": Mindgraph.open(ws, config=embedded_config),
+                 "pgvector": Mindgraph.open(ws, config=pg_config)}
+        try:
+            for name, mg in sides.items():
+                started = time.perf_counter()
+                mg.search("warm up", 10)
+                mg.smart_search("warm up the vectors", 10)
+                result.setdefault("warm_up_s", {})[name] = round(time.perf_counter() - started, 1)
+            result["postgresql"] = pg_settings(sides["pgvector"])
+            asked = queries_of(sides["embedded"], 2 * args.queries, seed=args.seed)
+            keyword, hybrid = asked[:args.queries], asked[args.queries:]
+            result["keyword"] = side_by_side(sides, keyword, hybrid=False)
+            print(json.dumps({"keyword": result["keyword"]}), file=sys.stderr, flush=True)
+            result["hybrid"] = side_by_side(sides, hybrid, hybrid=True)
+            print(json.dumps({"hybrid": result["hybrid"]}), file=sys.stderr, flush=True)
+            result["pgvector_hnsw"] = hnsw_recall(sides["embedded"], sides["pgvector"], hybrid)
+        finally:
+            for mg in sides.values():
+                mg.close()
+        result["load_average"] = load()
+        print(json.dumps(result, indent=2))
+        return 0
+    finally:
+        if server is not None:
+            server.cleanup()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
