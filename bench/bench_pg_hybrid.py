@@ -213,6 +213,78 @@ def hnsw_recall(local: Mindgraph, remote: Mindgraph, queries: list[str]) -> dict
             "ef_search": remote.vector_store()._ef_search}
 
 
+def plans(mg: Mindgraph, queries: list[str]) -> dict[str, Any]:
+    """EXPLAIN (ANALYZE, BUFFERS) of the statements a hybrid query sends (the vector side's
+    top-k through the HNSW index, and the query's background: the best chunk of each of the
+    calibration sample's pages), medians over ``queries``: planning and execution ms, and
+    8 kB buffers found in shared_buffers (hit) or read from the OS (read)."""
+    from psycopg import sql
+
+    from mindgraph.retrieval.calibration import SAMPLE, spread
+    from mindgraph.retrieval.vector import CHUNKS_PER_PAGE
+
+    retriever = mg.hybrid_retriever()
+    vector, store = retriever.vector, mg.vector_store()
+    model = vector.model_version
+    k = max(max(30, mg.settings.retrieval.overfetch) * CHUNKS_PER_PAGE, 50)
+    sample = spread(list(retriever.pages), SAMPLE)
+    shapes = {f"top_{k}": ({}, False), f"background_{len(sample)}_pages":
+              ({"pages": sample, "k": 100_000}, True)}
+    out: dict[str, Any] = {}
+    for name, (extra, exact) in shapes.items():
+        rows: dict[str, list[float]] = {}
+        for text in queries:
+            q = vector.embed_query(text)
+            params = {"tenant": store._tenant, "q": q, "k": k, "scopes": [], "pages": [],
+                      **extra}
+            statement = store.query_sql(model, len(q), pages="pages" in extra, exact=exact)
+            plan = store._run(lambda c: c.execute(
+                sql.SQL("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ") + statement,
+                params).fetchone()[0])[0]
+            top = plan["Plan"]
+            for key, value in (("planning_ms", plan["Planning Time"]),
+                               ("execution_ms", plan["Execution Time"]),
+                               ("shared_hit", top.get("Shared Hit Blocks", 0)),
+                               ("shared_read", top.get("Shared Read Blocks", 0))):
+                rows.setdefault(key, []).append(float(value))
+        out[name] = {key: round(statistics.median(v), 2) for key, v in rows.items()}
+    return out
+
+
+def warm_store(mg: Mindgraph, n: int) -> dict[str, Any]:
+    """``n`` top-k queries with stored rows' own vectors (slightly moved; none of them a
+    measured query's), so PostgreSQL's buffers hold what a server that has been answering a
+    while holds; with the HNSW index larger than shared_buffers, every query reads from the
+    OS anyway. Returns the buffers' hit share before and after."""
+    import random
+
+    store = mg.vector_store()
+    model = mg.hybrid_retriever().vector.model_version
+    rows = store._run(lambda c: c.execute(
+        f"SELECT embedding FROM {store._table} WHERE model_version = %s "
+        f"ORDER BY random() LIMIT %s", (model, n)).fetchall())
+    noise = random.Random(3)
+    started = time.perf_counter()
+    for (vector,) in rows:
+        v = np.asarray(vector.to_numpy() if hasattr(vector, "to_numpy") else vector,
+                       dtype=np.float32)
+        v = v + np.asarray([noise.gauss(0, 0.01) for _ in range(len(v))], dtype=np.float32)
+        store.query(v / np.linalg.norm(v), 240, model)
+    return {"queries": len(rows), "seconds": round(time.perf_counter() - started, 1)}
+
+
+def footprint(mg: Mindgraph) -> dict[str, Any]:
+    """The model's HNSW index and the table against shared_buffers, in MB."""
+    store = mg.vector_store()
+    model = mg.hybrid_retriever().vector.model_version
+    index, heap, buffers = store._run(lambda c: c.execute(
+        "SELECT pg_relation_size(%s::regclass), pg_relation_size(%s::regclass), "
+        "(SELECT setting::bigint * 8192 FROM pg_settings WHERE name = 'shared_buffers')",
+        (store._index_name(model), store._table)).fetchone())
+    return {"index_mb": round(index / 2**20), "table_mb": round(heap / 2**20),
+            "shared_buffers_mb": round(buffers / 2**20)}
+
+
 def pg_settings(mg: Mindgraph) -> dict[str, str]:
     """The server settings that bear on a query's time."""
     names = ("server_version", "shared_buffers", "effective_cache_size", "work_mem", "jit",
@@ -230,6 +302,8 @@ def main() -> int:
     parser.add_argument("--queries", type=int, default=60, help="keyword and hybrid each")
     parser.add_argument("--seed", type=int, default=11, help="which queries (never-seen: "
                                                             "change it between runs)")
+    parser.add_argument("--warm-store", type=int, default=300,
+                        help="pgvector queries with stored vectors before measuring (0: none)")
     parser.add_argument("--fill-only", action="store_true")
     args = parser.parse_args()
     ws = args.workspace.resolve()
@@ -251,14 +325,19 @@ def main() -> int:
                 mg.search("warm up", 10)
                 mg.smart_search("warm up the vectors", 10)
                 result.setdefault("warm_up_s", {})[name] = round(time.perf_counter() - started, 1)
-            result["postgresql"] = pg_settings(sides["pgvector"])
-            asked = queries_of(sides["embedded"], 2 * args.queries, seed=args.seed)
-            keyword, hybrid = asked[:args.queries], asked[args.queries:]
+            result["postgresql"] = {**pg_settings(sides["pgvector"]),
+                                    **footprint(sides["pgvector"])}
+            if args.warm_store:
+                result["store_warm_up"] = warm_store(sides["pgvector"], args.warm_store)
+            asked = queries_of(sides["embedded"], 2 * args.queries + 20, seed=args.seed)
+            keyword, hybrid = asked[:args.queries], asked[args.queries:2 * args.queries]
             result["keyword"] = side_by_side(sides, keyword, hybrid=False)
             print(json.dumps({"keyword": result["keyword"]}), file=sys.stderr, flush=True)
             result["hybrid"] = side_by_side(sides, hybrid, hybrid=True)
             print(json.dumps({"hybrid": result["hybrid"]}), file=sys.stderr, flush=True)
             result["pgvector_hnsw"] = hnsw_recall(sides["embedded"], sides["pgvector"], hybrid)
+            # on 20 queries of their own: the measured ones left their pages in the buffers
+            result["plans"] = plans(sides["pgvector"], asked[2 * args.queries:])
         finally:
             for mg in sides.values():
                 mg.close()
