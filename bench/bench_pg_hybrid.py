@@ -190,27 +190,53 @@ def side_by_side(sides: dict[str, Mindgraph], queries: list[str], hybrid: bool
     return out
 
 
-def hnsw_recall(local: Mindgraph, remote: Mindgraph, queries: list[str]) -> dict[str, Any]:
-    """Recall@10 of pgvector's HNSW (its configured ef_search) against exact search over the
-    embedded store's rows (the same rows), for the queries' vectors: a row scoring as high
-    as the exact 10th counts as found (sections made of the same sentences tie)."""
+def hnsw_recall(local: Mindgraph, remote: Mindgraph, queries: list[str],
+                efs: list[int]) -> dict[str, Any]:
+    """Recall@10 of pgvector's HNSW against exact search over the embedded store's rows (the
+    same rows), for the queries' vectors, at the configured ef_search and each of ``efs``: a
+    row scoring as high as the exact 10th counts as found (sections made of the same
+    sentences tie). With the backend's CPU a top-240 (the vector side's ask) at each."""
     from bench_ann import ties_found
+
+    from mindgraph.retrieval.vector import CHUNKS_PER_PAGE
+    from mindgraph.stores.pgvector import PgVectorStore
 
     retriever = remote.hybrid_retriever().vector
     model = retriever.model_version
     table = local.vector_store()._table(model)
     x = table.vectors[:len(table)]
     where = {(r[0], r[1]): i for i, r in enumerate(table.rows)}
-    found = 0
-    for text in queries:
-        q = retriever.embed_query(text)
+    vectors = [retriever.embed_query(text) for text in queries]
+    truths = []
+    for q in vectors:
         scores = x @ q
         exact = np.argpartition(-scores, 10)[:10]
-        hits = remote.vector_store().query(q, 10, model)
-        found += ties_found(x, q, (set(exact.tolist()), float(scores[exact].min())),
-                            [where[(h.page, h.chunk_id)] for h in hits])
-    return {"queries": len(queries), "recall_at_10": round(found / (10 * len(queries)), 4),
-            "ef_search": remote.vector_store()._ef_search}
+        truths.append((set(exact.tolist()), float(scores[exact].min())))
+    configured = remote.vector_store()
+    out: dict[str, Any] = {"queries": len(queries), "configured_ef_search":
+                           configured._ef_search, "by_ef_search": {}}
+    k = max(max(30, remote.settings.retrieval.overfetch) * CHUNKS_PER_PAGE, 50)
+    for ef in sorted({configured._ef_search, *efs}):
+        store = PgVectorStore(configured._dsn, table=configured._table, ef_search=ef)
+        try:
+            store.count(model)
+            pid = store._conn.info.backend_pid
+            found, ticks = 0, cpu_ticks(pid)
+            for q, truth in zip(vectors, truths):
+                hits = store.query(q, 10, model)
+                found += ties_found(x, q, truth, [where[(h.page, h.chunk_id)] for h in hits])
+            middle = cpu_ticks(pid)
+            for q in vectors:
+                store.query(q, k, model)
+            hz = os.sysconf("SC_CLK_TCK")
+            out["by_ef_search"][ef] = {
+                "recall_at_10": round(found / (10 * len(queries)), 4),
+                f"backend_cpu_top_{k}_mean_ms": round((cpu_ticks(pid) - middle) * 1000 / hz
+                                                      / len(queries), 1),
+                "load_average": load()}
+        finally:
+            store.close()
+    return out
 
 
 def plans(mg: Mindgraph, queries: list[str]) -> dict[str, Any]:
@@ -304,6 +330,8 @@ def main() -> int:
                                                             "change it between runs)")
     parser.add_argument("--warm-store", type=int, default=300,
                         help="pgvector queries with stored vectors before measuring (0: none)")
+    parser.add_argument("--ef-search", default="",
+                        help="more hnsw.ef_search values for the recall@10 part, e.g. 200,800")
     parser.add_argument("--fill-only", action="store_true")
     args = parser.parse_args()
     ws = args.workspace.resolve()
@@ -335,7 +363,9 @@ def main() -> int:
             print(json.dumps({"keyword": result["keyword"]}), file=sys.stderr, flush=True)
             result["hybrid"] = side_by_side(sides, hybrid, hybrid=True)
             print(json.dumps({"hybrid": result["hybrid"]}), file=sys.stderr, flush=True)
-            result["pgvector_hnsw"] = hnsw_recall(sides["embedded"], sides["pgvector"], hybrid)
+            result["pgvector_hnsw"] = hnsw_recall(sides["embedded"], sides["pgvector"], hybrid,
+                                                  [int(v) for v in args.ef_search.split(",")
+                                                   if v])
             # on 20 queries of their own: the measured ones left their pages in the buffers
             result["plans"] = plans(sides["pgvector"], asked[2 * args.queries:])
         finally:
