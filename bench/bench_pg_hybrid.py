@@ -182,15 +182,18 @@ def side_by_side(sides: dict[str, Mindgraph], queries: list[str], hybrid: bool
     cpu: dict[str, list[float]] = {n: [] for n in names}
     stages: dict[str, dict[str, list[float]]] = {n: {} for n in names}
     server = {n: [0, 0, 0.0] for n in names}  # backend CPU ticks, transactions, query ms
+    same = 0                                   # top-10 pages both sides answered
     pids = {n: backend_pid(mg) for n, mg in sides.items()}
     calls = {n: counted_calls(mg) for n, mg in sides.items() if pids[n]}
     for i, q in enumerate(queries):
+        answers = {}
         for name in (names if i % 2 == 0 else names[::-1]):
             mg = sides[name]
             ticks = cpu_ticks(pids[name])
             before = list(calls[name][:2]) if pids[name] else [0, 0.0]
             started, cpu_started = time.perf_counter(), time.process_time()
             answer = mg.smart_search(q, 10) if hybrid else mg.search(q, 10)
+            answers[name] = {r.page for r in answer.results} if hybrid else {r.path for r in answer}
             times[name].append((time.perf_counter() - started) * 1000)
             cpu[name].append((time.process_time() - cpu_started) * 1000)
             if pids[name]:
@@ -199,7 +202,9 @@ def side_by_side(sides: dict[str, Mindgraph], queries: list[str], hybrid: bool
                 server[name][2] += calls[name][1] - before[1]
             for stage, ms in (answer.timings_ms.items() if hybrid else ()):
                 stages[name].setdefault(stage, []).append(ms)
-    out: dict[str, Any] = {"queries": len(queries), "load_average": load()}
+        same += len(set.intersection(*answers.values()))
+    out: dict[str, Any] = {"queries": len(queries), "load_average": load(),
+                           "same_top_10_pages": round(same / (10 * len(queries)), 3)}
     for name in names:
         one: dict[str, Any] = {
             "p50_ms": round(statistics.median(times[name]), 1),
@@ -224,10 +229,12 @@ def hnsw_recall(local: Mindgraph, remote: Mindgraph, queries: list[str],
     """Recall@10 of pgvector's HNSW against exact search over the embedded store's rows (the
     same rows), for the queries' vectors, at the configured ef_search and each of ``efs``: a
     row scoring as high as the exact 10th counts as found (sections made of the same
-    sentences tie). With the backend's CPU a top-240 (the vector side's ask) at each."""
+    sentences tie). Also the first 10 pages of a top-240 (the vector side's ask) against
+    those of the exact top-240, and the backend's CPU a top-240, at each."""
     from bench_ann import ties_found
 
     from mindgraph.retrieval.vector import CHUNKS_PER_PAGE
+    from mindgraph.stores.base import VectorHit
     from mindgraph.stores.pgvector import PgVectorStore
 
     retriever = remote.hybrid_retriever().vector
@@ -241,25 +248,50 @@ def hnsw_recall(local: Mindgraph, remote: Mindgraph, queries: list[str],
         scores = x @ q
         exact = np.argpartition(-scores, 10)[:10]
         truths.append((set(exact.tolist()), float(scores[exact].min())))
+    k = max(max(30, remote.settings.retrieval.overfetch) * CHUNKS_PER_PAGE, 50)
+
+    def first_pages(hits: list[Any]) -> dict[str, float]:
+        """The first 10 distinct pages of hits by score, with their best chunk's score
+        (what the vector side ranks)."""
+        ranked: dict[str, float] = {}
+        for h in sorted(hits, key=lambda h: -h.score):
+            if h.page not in ranked and len(ranked) < 10:
+                ranked[h.page] = h.score
+        return ranked
+
+    def pages_found(exact: dict[str, float], found: dict[str, float]) -> int:
+        """Exact first pages found (of up to 10: a top-240 may hold fewer pages), a page
+        scoring as high as the exact last counting as found (pages of the same sentences
+        tie)."""
+        tenth = min(exact.values())
+        return min(len(exact), sum(1 for page, score in found.items()
+                           if page in exact or score >= tenth - 1e-6))
+
+    exact_pages = []
+    for q in vectors:
+        scores = x @ q
+        top = np.argpartition(-scores, k)[:k]
+        exact_pages.append(first_pages([VectorHit(table.rows[i][0], table.rows[i][1], "",
+                                                  float(scores[i])) for i in top]))
     configured = remote.vector_store()
     out: dict[str, Any] = {"queries": len(queries), "configured_ef_search":
                            configured._ef_search, "by_ef_search": {}}
-    k = max(max(30, remote.settings.retrieval.overfetch) * CHUNKS_PER_PAGE, 50)
     for ef in sorted({configured._ef_search, *efs}):
         store = PgVectorStore(configured._dsn, table=configured._table, ef_search=ef)
         try:
             store.count(model)
             pid = store._conn.info.backend_pid
-            found, ticks = 0, cpu_ticks(pid)
+            found, pages, ticks = 0, 0, cpu_ticks(pid)
             for q, truth in zip(vectors, truths):
                 hits = store.query(q, 10, model)
                 found += ties_found(x, q, truth, [where[(h.page, h.chunk_id)] for h in hits])
             middle = cpu_ticks(pid)
-            for q in vectors:
-                store.query(q, k, model)
+            for q, exact in zip(vectors, exact_pages):
+                pages += pages_found(exact, first_pages(store.query(q, k, model)))
             hz = os.sysconf("SC_CLK_TCK")
             out["by_ef_search"][ef] = {
                 "recall_at_10": round(found / (10 * len(queries)), 4),
+                "page_recall_at_10": round(pages / sum(map(len, exact_pages)), 4),
                 f"backend_cpu_top_{k}_mean_ms": round((cpu_ticks(pid) - middle) * 1000 / hz
                                                       / len(queries), 1),
                 "load_average": load()}
