@@ -182,7 +182,7 @@ def side_by_side(sides: dict[str, Mindgraph], queries: list[str], hybrid: bool
     cpu: dict[str, list[float]] = {n: [] for n in names}
     stages: dict[str, dict[str, list[float]]] = {n: {} for n in names}
     server = {n: [0, 0, 0.0] for n in names}  # backend CPU ticks, transactions, query ms
-    same = 0                                   # top-10 pages both sides answered
+    same = 0.0                    # share of its top-10 pages both sides answered, summed
     pids = {n: backend_pid(mg) for n, mg in sides.items()}
     calls = {n: counted_calls(mg) for n, mg in sides.items() if pids[n]}
     for i, q in enumerate(queries):
@@ -202,9 +202,9 @@ def side_by_side(sides: dict[str, Mindgraph], queries: list[str], hybrid: bool
                 server[name][2] += calls[name][1] - before[1]
             for stage, ms in (answer.timings_ms.items() if hybrid else ()):
                 stages[name].setdefault(stage, []).append(ms)
-        same += len(set.intersection(*answers.values()))
+        same += len(set.intersection(*answers.values())) / max(1, *map(len, answers.values()))
     out: dict[str, Any] = {"queries": len(queries), "load_average": load(),
-                           "same_top_10_pages": round(same / (10 * len(queries)), 3)}
+                           "same_top_10_pages": round(same / len(queries), 3)}
     for name in names:
         one: dict[str, Any] = {
             "p50_ms": round(statistics.median(times[name]), 1),
@@ -222,6 +222,12 @@ def side_by_side(sides: dict[str, Mindgraph], queries: list[str], hybrid: bool
                                    if len(v) * 2 >= len(queries)}
         out[name] = one
     return out
+
+
+def top_rows(scores: np.ndarray, k: int) -> np.ndarray:
+    """The indexes of the ``k`` highest scores (all of them when there are no more)."""
+    k = min(k, len(scores))
+    return np.argpartition(-scores, k - 1)[:k]
 
 
 def hnsw_recall(local: Mindgraph, remote: Mindgraph, queries: list[str],
@@ -246,7 +252,7 @@ def hnsw_recall(local: Mindgraph, remote: Mindgraph, queries: list[str],
     truths = []
     for q in vectors:
         scores = x @ q
-        exact = np.argpartition(-scores, 10)[:10]
+        exact = top_rows(scores, 10)
         truths.append((set(exact.tolist()), float(scores[exact].min())))
     k = max(max(30, remote.settings.retrieval.overfetch) * CHUNKS_PER_PAGE, 50)
 
@@ -270,7 +276,7 @@ def hnsw_recall(local: Mindgraph, remote: Mindgraph, queries: list[str],
     exact_pages = []
     for q in vectors:
         scores = x @ q
-        top = np.argpartition(-scores, k)[:k]
+        top = top_rows(scores, k)
         exact_pages.append(first_pages([VectorHit(table.rows[i][0], table.rows[i][1], "",
                                                   float(scores[i])) for i in top]))
     configured = remote.vector_store()
