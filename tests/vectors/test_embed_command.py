@@ -184,7 +184,7 @@ def test_an_index_built_with_other_settings_is_reported_and_rebuilt(workspace, p
 def test_an_index_larger_than_shared_buffers_is_reported_with_the_setting_to_change(
         tmp_path, small_buffers_pg_dsn, monkeypatch):
     # pgvector's default shared_buffers (128 MB) holds a seventh of 100,000 notes' index: each
-    # query then read ~2,300 of its pages from the OS (37 ms against 10 ms in memory)
+    # query then read 3,390 of its 4,353 pages from the OS (36.6 ms against 6.5 in memory)
     import psycopg
 
     wiki = tmp_path / "wiki"
