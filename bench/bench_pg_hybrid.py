@@ -50,7 +50,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_rest import _percentile  # noqa: E402
-from bench_scale_query import cpu_ticks, fresh_queries, load  # noqa: E402
+from bench_scale_query import cpu_ticks, load  # noqa: E402
 from bench_vectors import pg_server  # noqa: E402
 
 from mindgraph.core import Mindgraph  # noqa: E402
