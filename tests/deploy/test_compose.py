@@ -65,3 +65,27 @@ def test_secrets_come_only_from_the_environment_and_ports_stay_on_loopback():
     assert re.search(r"^MINDGRAPH_API_TOKEN=$", example, re.M)
     assert re.search(r"^POSTGRES_PASSWORD=$", example, re.M)
     assert ".env" in (REPO / ".gitignore").read_text(encoding="utf-8").split()
+
+
+def test_postgres_gets_buffers_for_the_hnsw_index_and_shared_memory_for_its_build():
+    # the image's defaults (shared_buffers 128 MB, Docker's 64 MB /dev/shm) held a seventh of
+    # 100,000 notes' index and failed a parallel HNSW build of more than 64 MB
+    from mindgraph.stores.pgvector import INDEX_BUILD_MEMORY_MB
+
+    postgres = compose()["services"]["postgres"]
+    command = " ".join(postgres["command"])
+    buffers = re.search(r"shared_buffers=\$\{POSTGRES_SHARED_BUFFERS:-(\d+)GB\}", command)
+    assert buffers and int(buffers.group(1)) * 1024 >= 1800, command  # 100k notes: 1.7 GB
+    shm = re.fullmatch(r"\$\{POSTGRES_SHM_SIZE:-(\d+)gb\}", postgres["shm_size"])
+    assert shm and int(shm.group(1)) * 1024 >= INDEX_BUILD_MEMORY_MB[1], postgres["shm_size"]
+    example = (REPO / ".env.example").read_text(encoding="utf-8")
+    assert "# POSTGRES_SHARED_BUFFERS=" in example and "# POSTGRES_SHM_SIZE=" in example
+
+
+@needs_compose
+def test_docker_compose_fills_in_the_postgres_memory_settings():
+    result = compose_config({**SECRETS, "POSTGRES_SHARED_BUFFERS": "3GB"})
+    assert result.returncode == 0, result.stderr
+    assert "shared_buffers=3GB" in result.stdout
+    default = compose_config(SECRETS)
+    assert "shared_buffers=2GB" in default.stdout

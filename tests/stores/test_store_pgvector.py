@@ -237,6 +237,36 @@ def test_the_index_build_memory_grows_with_the_rows_it_must_hold():
         int(index_build_memory(565_000, 384)[:-2]) >= 250
 
 
+def test_the_index_footprint_is_read_from_the_server(pg_store):
+    from mindgraph.stores import pg_hnsw
+
+    pg_store.upsert(MODEL, records(300))
+    name = pg_store._index_name(MODEL)
+    size = pg_store._run(lambda conn: pg_hnsw.footprint(conn, name, pg_store._table))
+    with psycopg.connect(pg_store._dsn, autocommit=True) as conn:
+        index, table = conn.execute("SELECT pg_relation_size(%s::regclass), "
+                                    "pg_relation_size(%s::regclass)",
+                                    (name, pg_store._table)).fetchone()
+        buffers = conn.execute("SELECT pg_size_bytes(current_setting('shared_buffers'))"
+                               ).fetchone()[0]
+    assert size == pg_hnsw.Footprint(index, table, buffers) and index > 0
+    assert pg_store._run(lambda conn: pg_hnsw.footprint(conn, "no_such_index",
+                                                        pg_store._table)) is None
+
+
+def test_the_buffers_warning_names_the_sizes_and_a_setting_that_holds_both():
+    from mindgraph.stores.pg_hnsw import Footprint, buffers_warning
+
+    mb = 2**20
+    # 100,000 notes: an 870 MB index and an 894 MB table against pgvector's default 128 MB
+    warning = buffers_warning("t_hnsw", "local:m:384", Footprint(870 * mb, 894 * mb, 128 * mb))
+    assert "takes 870 MB, more than PostgreSQL's shared_buffers (128 MB)" in warning
+    assert "Set shared_buffers to 1792 MB or more (the index and the table, 894 MB)" in warning
+    assert "ALTER SYSTEM SET shared_buffers = '1792MB'" in warning
+    assert buffers_warning("t", "m", Footprint(128 * mb, 894 * mb, 128 * mb)) is None
+    assert buffers_warning("t", "m", Footprint(128 * mb + 1, 0, 128 * mb)) is not None
+
+
 def test_a_long_view_is_searched_without_its_page_list_in_the_statement(pg_dsn, pg_table):
     # A scoped identity's view of 3,300 pages in the statement cost PostgreSQL 124 ms of
     # planning a query (it estimates every page) against 43 ms of execution: the nearest
