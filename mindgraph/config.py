@@ -756,6 +756,8 @@ compile:
 
 embedding:
   provider: local   # local (all-MiniLM-L6-v2, offline) | gemini | openai | hashing
+  # model: all-MiniLM-L6-v2    # local: all-MiniLM-L6-v2 | multilingual-e5-small | use-multilingual-v3
+  # languages: {zh: use-multilingual-v3}   # a language's own local model (en, ja, zh, ko, other)
 
 store:
   backend: embedded # embedded | pgvector
