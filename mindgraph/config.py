@@ -598,7 +598,10 @@ def _check_values(s: Settings) -> None:
         (s.compile.max_note_bytes > 0, "compile.max_note_bytes", "above 0"),
         (s.embedding.batch_size >= 1, "embedding.batch_size", "at least 1"),
         (s.embedding.dimension >= 0, "embedding.dimension", "0 (model default) or more"),
-        (s.store.ef_search >= 1, "store.ef_search", "at least 1"),
+        # above 1000 pgvector drops the value when it loads (a server warning) and searches
+        # at its default 40
+        (1 <= s.store.ef_search <= 1000, "store.ef_search", "between 1 and 1000 (pgvector's "
+                                                             "range)"),
         (2 <= s.store.hnsw_m <= 100, "store.hnsw_m", "between 2 and 100 (pgvector's range)"),
         (2 * s.store.hnsw_m <= s.store.hnsw_ef_construction <= 1000,
          "store.hnsw_ef_construction", "between twice store.hnsw_m and 1000 (pgvector's range)"),
@@ -753,6 +756,8 @@ compile:
 
 embedding:
   provider: local   # local (all-MiniLM-L6-v2, offline) | gemini | openai | hashing
+  # model: all-MiniLM-L6-v2    # local: all-MiniLM-L6-v2 | multilingual-e5-small | use-multilingual-v3
+  # languages: {zh: use-multilingual-v3}   # a language's own local model (en, ja, zh, ko, other)
 
 store:
   backend: embedded # embedded | pgvector

@@ -1,7 +1,9 @@
 """mindgraph.yml → typed settings: defaults, strict validation, env overrides, secrets."""
 
 import pytest
+from click.testing import CliRunner
 
+from mindgraph.cli import cli
 from mindgraph.config import DEFAULT_CONFIG_YAML, load_settings, settings_from_dict
 from mindgraph.errors import ConfigError
 
@@ -202,3 +204,14 @@ def test_trust_fetching_is_off_by_default_and_its_bounds_and_primary_globs_are_c
     ok = load_settings(write(tmp_path, "trust:\n  primary_sources: ['raw:policies/*', "
                                        "'https://docs.example.com/*']\n"), environ={})
     assert ok.trust.primary_sources == ("raw:policies/*", "https://docs.example.com/*")
+
+
+def test_ef_search_is_held_to_pgvectors_range(tmp_path):
+    """pgvector takes hnsw.ef_search 1..1000. 5000 was accepted, and pgvector, loaded after the
+    SET, dropped it with a server-side warning: every query ran at its default 40."""
+    assert load_settings(write(tmp_path, "store:\n  ef_search: 1000\n"),
+                         environ={}).store.ef_search == 1000
+    result = CliRunner().invoke(cli, ["stats", "-C", str(write(tmp_path,
+                                                               "store:\n  ef_search: 5000\n"))])
+    assert result.exit_code == 2
+    assert "'store.ef_search' must be between 1 and 1000 (pgvector's range)" in result.output

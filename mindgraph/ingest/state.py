@@ -130,10 +130,8 @@ class IngestState:
                     isinstance(v, str) for v in index.values()) else {}
                 generation = str(data.get("generation", ""))
                 if generation:
-                    for line in journal.lines_of(journal.path_of(path), generation):
-                        _replay(line, files, moves)
-                        if isinstance(line.get("index"), dict):
-                            index = {str(k): str(v) for k, v in line["index"].items()}
+                    index = _replay_journal(journal.path_of(path), generation, files, moves,
+                                            index)
         except (ValueError, TypeError, KeyError) as exc:
             raise IngestError(f"{path}: the ingest state is unreadable ({exc}). It is derived "
                               f"data: delete it and the next `mindgraph ingest` recompiles "
@@ -283,6 +281,23 @@ _FIELDS = tuple(f.name for f in fields(FileState))
 
 def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def _replay_journal(path: Path, generation: str, files: dict[str, FileState],
+                    moves: dict[str, dict[str, Any]], index: dict[str, str]) -> dict[str, str]:
+    """Apply the journal's lines of ``generation``; return the index memo they leave. An
+    intact line that does not hold records is damage: an error naming the journal, whose
+    removal costs only a recompile of the notes it recorded."""
+    try:
+        for line in journal.lines_of(path, generation):
+            _replay(line, files, moves)
+            if isinstance(line.get("index"), dict):
+                index = {str(k): str(v) for k, v in line["index"].items()}
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        raise IngestError(f"{path}: the ingest state's journal is damaged ({exc}). It is "
+                          f"derived data: delete it and the next `mindgraph ingest` compiles "
+                          f"again the notes it recorded.") from exc
+    return index
 
 
 def _replay(line: dict[str, Any], files: dict[str, FileState],

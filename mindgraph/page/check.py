@@ -129,6 +129,10 @@ def check_vault(vault: Vault, raw_dir: Path | None = None) -> CheckReport:
                                     f"language: not a translation); give each page its own "
                                     f"permalink."))
     findings[start:] = [_placed(f, vault.pages[f.path], None, raw) for f in findings[start:]]
+    if raw is not None:     # the raw note's own permalink line, where it is fixed
+        findings[start:] = [replace(f, raw_line=raw.frontmatter_line(f.raw_path, "permalink"))
+                            if f.kind == "duplicate-permalink" and f.raw_path else f
+                            for f in findings[start:]]
     findings.sort(key=lambda f: (f.severity != "error", f.path, f.line, f.kind))
     return CheckReport(pages=len(vault.pages), findings=tuple(dict.fromkeys(findings)))
 

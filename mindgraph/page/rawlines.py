@@ -97,6 +97,20 @@ class RawLines:
         nth = self._nth(page).get(id(link), 0)
         return raw[min(nth, len(raw) - 1)]
 
+    def frontmatter_line(self, rel: str, key: str) -> int:
+        """The line of the frontmatter key ``key`` (``permalink``) in the raw note ``rel``
+        (0 when the note cannot be read or its frontmatter has no such key)."""
+        text = read_raw_note(self.raw_dir, rel)
+        if text is None:
+            return 0
+        _, _, fm_lines = split_frontmatter(text)
+        wanted = key.lower()
+        for number, line in enumerate(text.split("\n")[:fm_lines], 1):
+            name, colon, _ = line.partition(":")
+            if colon and name.strip().lower() == wanted and not line[:1].isspace():
+                return number
+        return 0
+
     def _lines_by_key(self, rel: str, note: list[Link]) -> dict[tuple[Any, ...], list[int]]:
         lines = self._note_lines.get(rel)
         if lines is None:

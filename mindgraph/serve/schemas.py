@@ -501,6 +501,8 @@ class SyncRunOut(BaseModel):
     vectors_removed: int
     seconds: float
     error: str | None
+    ingest: str = Field("", description='"targeted", or "full: " and why (as in '
+                                        '`watch --json`)')
 
 
 class SyncStatusOut(BaseModel):

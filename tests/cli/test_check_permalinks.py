@@ -48,3 +48,24 @@ def test_two_pages_claiming_one_permalink_are_an_error_naming_both(tmp_path):
         (workspace / "wiki" / "Trunks.md").read_text().replace("guides/packing", "trunks"))
     fixed = json.loads(runner.invoke(cli, ["check", "-C", str(workspace), "--json"]).output)
     assert "duplicate-permalink" not in fixed["counts"] and fixed["errors"] == 0
+
+
+def test_compiled_pages_name_the_raw_note_and_its_permalink_line(tmp_path):
+    """On compiled pages the finding is fixed in raw/: the raw note and its `permalink:` line
+    (the page's own line differs: ingest writes its frontmatter again)."""
+    runner = CliRunner()
+    assert runner.invoke(cli, ["init", str(tmp_path)]).exit_code == 0
+    raw = tmp_path / "raw"
+    (raw / "Packing.md").write_text("---\ntags: [travel]\naliases: [Pack]\n"
+                                    "permalink: guides/packing\n---\n# Packing\n"
+                                    "Fold the trunks.\n")
+    (raw / "Trunks.md").write_text("---\npermalink: /guides/packing/\n---\n# Trunks\n"
+                                   "Trunks hold clothes.\n")
+    assert runner.invoke(cli, ["ingest", "-C", str(tmp_path)]).exit_code == 0
+    report = json.loads(runner.invoke(cli, ["check", "-C", str(tmp_path), "--json"]).output)
+    found = sorted((f["raw_path"], f["raw_line"]) for f in report["findings"]
+                   if f["kind"] == "duplicate-permalink")
+    assert found == [("Packing.md", 4), ("Trunks.md", 2)]
+    text = runner.invoke(cli, ["check", "-C", str(tmp_path)]).output
+    assert "raw/Packing.md:4: permalink 'guides/packing'" in text
+    assert "raw/Trunks.md:2: permalink 'guides/packing'" in text

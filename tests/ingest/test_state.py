@@ -3,7 +3,9 @@
 import json
 
 import pytest
+from click.testing import CliRunner
 
+from mindgraph.cli import cli
 from mindgraph.errors import IngestError
 from mindgraph.ingest.state import IngestState, compile_key
 
@@ -119,3 +121,26 @@ def test_journal_lines_of_an_older_save_are_never_replayed(tmp_path):
     (tmp_path / "s.json.journal").write_bytes(journal)    # ...or a kill before it was
     loaded = IngestState.load(path)
     assert loaded.get("b.md").status == "pending" and loaded.get("b.md").sha256 == "5"
+
+
+def test_a_damaged_journal_line_is_an_error_naming_the_journal(tmp_path):
+    """An intact line whose records are not records (damage, not a kill) stops the load with
+    an error naming the journal, not the state file: deleting the journal is the cheap fix."""
+    runner = CliRunner()
+    assert runner.invoke(cli, ["init", str(tmp_path)]).exit_code == 0
+    (tmp_path / "raw" / "Kayak.md").write_text("# Kayak\nA narrow boat.\n")
+    assert runner.invoke(cli, ["ingest", "-C", str(tmp_path)]).exit_code == 0
+    path = tmp_path / ".mindgraph" / ".ingest-state.json"
+    state = IngestState.load(path)
+    state.journaled = True          # as the watcher's state is
+    state.save()
+    journal = tmp_path / ".mindgraph" / ".ingest-state.json.journal"
+    for bad in ('{"Kayak.md": {"status": "weird"}}', '{"Kayak.md": {"status": "ingested", '
+                '"aliases": 5}}', '{}, "moves": {"a.md": 1}', '{"Kayak.md": 5}'):
+        journal.write_text('\n{"base": "' + state.generation + '", "files": ' + bad + "}\n")
+        result = runner.invoke(cli, ["ingest", "-C", str(tmp_path)])
+        assert result.exit_code == 1, (bad, result.output)
+        assert f"{journal}: the ingest state's journal is damaged" in result.output, bad
+        assert "delete it" in result.output and "Traceback" not in result.output
+    journal.unlink()
+    assert "Ingested 0, skipped 1" in runner.invoke(cli, ["ingest", "-C", str(tmp_path)]).output

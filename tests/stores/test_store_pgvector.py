@@ -112,6 +112,19 @@ def test_ef_search_is_set_on_the_connection(pg_dsn, pg_table):
         store.close()
 
 
+def test_the_largest_ef_search_config_allows_holds_after_pgvector_loads(pg_store, pg_dsn,
+                                                                        pg_table):
+    """store.ef_search's bound (config.py) is pgvector's own: 1000 survives the library's load
+    at the first vector query (a larger value is reset to pgvector's default 40 there)."""
+    pg_store.upsert(MODEL, records(5))
+    store = PgVectorStore(pg_dsn, table=pg_table, ef_search=1000)
+    try:
+        assert store.query(records(1)[0].vector, 1, MODEL)
+        assert store._conn.execute("SHOW hnsw.ef_search").fetchone()[0] == "1000"
+    finally:
+        store.close()
+
+
 def test_reconnects_after_the_connection_is_killed(pg_store, pg_dsn):
     pg_store.upsert(MODEL, records(3))
     pid = pg_store._conn.info.backend_pid

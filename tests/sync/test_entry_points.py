@@ -142,6 +142,9 @@ def test_status_endpoint_and_tool_answer_during_a_run(tmp_path):
                           and s, 30, "the watcher to settle after its start run")
         assert idle["watching"] and idle["state"] == "idle" and idle["runs"] == 1
         assert idle["last_run"]["trigger"] == "start"
+        # the whole run record, "ingest" (targeted or full, and why) included
+        assert idle["last_run"] == w.watcher.status.to_dict()["last_run"]
+        assert idle["last_run"]["ingest"].startswith("full: ")
         for i in range(400):
             write(base / "raw" / f"bulk/Note {i}.md", f"# Note {i}\nFiller {i}.\n")
         wait_until(lambda: client.get("/sync/status").json()["state"] == "running", 60,
