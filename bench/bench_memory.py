@@ -5,8 +5,9 @@
     python bench/bench_memory.py WORKSPACE --json
 
 One fresh process loads, in the order `serve` warms up, the page cache (``sync``), the keyword
-index, the graph and the hybrid retriever, then answers one keyword search and one hybrid
-search; VmRSS is read after each stage, so each stage's figure is the memory it added (the
+index, the graph, the vector store and the hybrid retriever, then answers one keyword search,
+one hybrid search and 20 more; VmRSS (and its part that is pages of mapped files: the page
+texts, the vectors of a table searched through its graph) is read after each stage, so each stage's figure is the memory it added (the
 state files are read warm: run a search in the workspace first). ``--sizes`` adds what the
 page cache holds, by kind: the text of page bodies and sections, the other strings, and the
 objects around them (``sys.getsizeof`` of every object reachable from the cache, each
@@ -27,10 +28,25 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
+HYBRID_WORDS = ("syncing", "moving", "tagging", "linking", "exporting", "importing", "sharing",
+                "renaming", "archiving", "searching", "publishing", "merging", "splitting",
+                "encrypting", "backing up", "restoring", "printing", "sorting", "filtering",
+                "plugins for")
+
+
 def rss_mb() -> float:
     """This process's resident memory now (VmRSS), in MB."""
     for line in Path("/proc/self/status").read_text().splitlines():
         if line.startswith("VmRSS"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def file_mb() -> float:
+    """The part of this process's resident memory that is pages of files it maps (RssFile:
+    the page cache's, shared, given back under pressure), in MB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("RssFile"):
             return int(line.split()[1]) / 1024
     return 0.0
 
@@ -107,10 +123,12 @@ def measure(workspace: Path, with_sizes: bool) -> dict:
         action()
         now = rss_mb()
         stages.append({"stage": name, "s": round(time.perf_counter() - started, 2),
-                       "added_mb": round(now - before), "rss_mb": round(now)})
+                       "added_mb": round(now - before), "rss_mb": round(now),
+                       "file_mb": round(file_mb())})
         before = now
         print(f"  {name:22} +{stages[-1]['added_mb']:6} MB → {now:7.0f} MB"
-              f"  ({stages[-1]['s']} s)", file=sys.stderr, flush=True)
+              f" (of it file pages {stages[-1]['file_mb']} MB)  ({stages[-1]['s']} s)",
+              file=sys.stderr, flush=True)
 
     stages.append({"stage": "imports", "s": 0, "added_mb": round(before), "rss_mb": round(before)})
     mg = Mindgraph.open(workspace)
@@ -118,9 +136,13 @@ def measure(workspace: Path, with_sizes: bool) -> dict:
         stage("page cache", mg.sync)
         stage("keyword index", mg.keyword_index)
         stage("graph", mg.graph)
+        stage("vector store", lambda: mg.vector_store().count(
+            mg.embedding_provider().model_version))
         stage("hybrid retriever", mg.hybrid_retriever)
         stage("keyword search", lambda: mg.search("how do I sync my vault", 10))
         stage("hybrid search", lambda: mg.smart_search("move a note to another folder", 10))
+        stage("20 hybrid searches", lambda: [mg.smart_search(f"{word} notes and folders", 10)
+                                             for word in HYBRID_WORDS])
         out: dict = {"workspace": str(workspace), "pages": len(mg._pages()), "stages": stages,
                      "rss_mb": round(rss_mb()), "peak_rss_mb": round(peak_mb()),
                      "load": round(os.getloadavg()[0], 1)}
@@ -145,7 +167,8 @@ def main() -> None:
     print(f"{result['pages']} pages, RSS {result['rss_mb']} MB, peak {result['peak_rss_mb']} MB"
           f" (load {result['load']})")
     for row in result["stages"]:
-        print(f"  {row['stage']:22} +{row['added_mb']:6} MB  {row['s']:7.2f} s")
+        print(f"  {row['stage']:22} +{row['added_mb']:6} MB  {row['s']:7.2f} s"
+              f"  (file pages {row.get('file_mb', 0)} MB)")
     for part in ("page_cache_mb", "keyword_index_mb"):
         for kind, mb in result.get(part, {}).items():
             print(f"  {part[:-3].replace('_', ' ')}: {kind:36} {mb:8.1f} MB")

@@ -187,11 +187,14 @@ def serving(python: str, workspace: Path, timeout: float) -> Iterator[tuple[str,
 
 
 def resident_mb(pid: int) -> dict[str, int]:
-    """A running process's resident memory now (``rss_mb``) and at its peak (``peak_rss_mb``)."""
+    """A running process's resident memory now (``rss_mb``), at its peak (``peak_rss_mb``),
+    and the part of it now that is its own (``anon_mb``) or pages of files it maps
+    (``file_mb``: shared with the page cache, which the kernel may take back)."""
     status = Path(f"/proc/{pid}/status").read_text()
-    memory = {line.split(":")[0]: int(line.split()[1]) // 1024
-              for line in status.splitlines() if line.startswith(("VmRSS", "VmHWM"))}
-    return {"rss_mb": memory["VmRSS"], "peak_rss_mb": memory["VmHWM"]}
+    memory = {line.split(":")[0]: int(line.split()[1]) // 1024 for line in status.splitlines()
+              if line.startswith(("VmRSS", "VmHWM", "RssAnon", "RssFile"))}
+    return {"rss_mb": memory["VmRSS"], "peak_rss_mb": memory["VmHWM"],
+            "anon_mb": memory.get("RssAnon", 0), "file_mb": memory.get("RssFile", 0)}
 
 
 def _wait_ready(base: str, server: subprocess.Popen, timeout: float = 60.0) -> None:

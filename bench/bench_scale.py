@@ -19,6 +19,10 @@ per query) of ``Mindgraph.search`` in one warm process over queries no run has s
 ("<heading> <title>" of random sections), then `mindgraph serve` from the warm state files:
 seconds from start to the first /search answer, its resident memory (VmRSS, VmHWM), and 20
 concurrent clients sending never-seen queries to /search (requests/s, median, p95, errors).
+``serve hybrid`` does the same on /smart_search (keyword + vector fusion: the query embedded,
+the section vectors and their HNSW graph loaded), for a workspace whose sections are embedded;
+its first answer must come from the vector retriever too, else the step fails (a store
+without vectors degrades to keyword silently and would measure the wrong thing).
 CPU seconds (user + sys) and peak RSS of every fresh process are printed beside its wall time.
 
 ``--wiki-only`` writes the generated notes straight into wiki/ (no ingest): the query side at
@@ -60,7 +64,7 @@ STEPS = (
     ("graph hubs", ["graph", "hubs", "-n", "5"]),
 )
 INGEST_STEPS = ("ingest", "no-op ingest")
-QUERY_STEPS = ("keyword p50", "serve")
+QUERY_STEPS = ("keyword p50", "serve", "serve hybrid")
 TARGETS = {"keyword_p50_ms": 20.0, "serve_start_s": 30.0, "serve_rss_mb": 4096.0}
 
 
@@ -134,16 +138,20 @@ def _cpu_seconds(pid: int) -> float:
 
 
 def serve_figures(python: str, workspace: Path, queries: list[str], clients: int,
-                  seconds: float) -> dict:
-    """`mindgraph serve` from warm state files: start to first /search answer, resident
-    memory, and ``clients`` concurrent clients of never-seen queries on /search."""
+                  seconds: float, route: str = "/search") -> dict:
+    """`mindgraph serve` from warm state files: start to first ``route`` answer (/search or
+    /smart_search), resident memory, and ``clients`` concurrent clients of never-seen queries
+    on it."""
     import httpx
 
     with serving(python, workspace, timeout=1800) as (base, server, started):
-        httpx.get(f"{base}/search", params={"q": queries[0]}, timeout=1800).raise_for_status()
+        first = httpx.get(f"{base}{route}", params={"q": queries[0]}, timeout=1800)
+        first.raise_for_status()
         first_s = time.perf_counter() - started
         first_cpu = _cpu_seconds(server.pid)
-        paths = ["/search?" + urllib.parse.urlencode({"q": q, "limit": 10})
+        if route == "/smart_search":
+            _require_vectors(first.json())
+        paths = [f"{route}?" + urllib.parse.urlencode({"q": q, "limit": 10})
                  for q in queries[1:]]
         load_before = load()
         run = asyncio.run(_run_httpx(base, paths, clients, seconds))
@@ -154,6 +162,15 @@ def serve_figures(python: str, workspace: Path, queries: list[str], clients: int
         return {"start_to_first_answer_s": round(first_s, 1),
                 "start_cpu_s": round(first_cpu, 1), **resident_mb(server.pid),
                 "clients": clients, **run, "load": load_before}
+
+
+def _require_vectors(answer: dict) -> None:
+    """Stop when a hybrid answer did not use the vector retriever (nothing embedded, or the
+    store unusable): its figures would be keyword figures."""
+    if not any(stage.split(":")[0] == "vector" for stage in answer["timings_ms"]):
+        raise SystemExit(f"/smart_search answered without the vector retriever (timings "
+                         f"{answer['timings_ms']}, degradation {answer['degradation']}): embed "
+                         f"the workspace (`mindgraph embed`) before the `serve hybrid` step")
 
 
 def _workspace(base: Path, size: int, wiki_only: bool, source: gen_corpus.Source) -> None:
@@ -193,10 +210,12 @@ def measure(size: int, pythons: dict[str, str], parent: Path, source: gen_corpus
             row["s"][name]["keyword p50"] = figure = keyword_latency(
                 python, spaces[name], queries[:args.queries])
             print(f"  {size:>7} {name:8} keyword p50 {figure}", file=sys.stderr, flush=True)
-        if "serve" in args.steps:
-            row["s"][name]["serve"] = figure = serve_figures(
-                python, spaces[name], queries[args.queries:], args.clients, args.seconds)
-            print(f"  {size:>7} {name:8} serve {figure}", file=sys.stderr, flush=True)
+        for step, route in (("serve", "/search"), ("serve hybrid", "/smart_search")):
+            if step in args.steps:
+                row["s"][name][step] = figure = serve_figures(
+                    python, spaces[name], queries[args.queries:], args.clients, args.seconds,
+                    route)
+                print(f"  {size:>7} {name:8} {step} {figure}", file=sys.stderr, flush=True)
     return row
 
 
@@ -207,7 +226,7 @@ def _cell(row: dict, who: str, step: str) -> str:
     if step == "keyword p50":
         return (f"{figure['median_ms']:.1f} ms (p95 {figure['p95_ms']:.1f}, CPU "
                 f"{figure['cpu_median_ms']:.1f} ms), load {figure['load']}")
-    if step == "serve":
+    if step in ("serve", "serve hybrid"):
         return (f"first answer {figure['start_to_first_answer_s']} s (CPU "
                 f"{figure.get('start_cpu_s', '?')} s), RSS {figure['rss_mb']:,} MB"
                 f" (peak {figure['peak_rss_mb']:,}); {figure['clients']} clients: "

@@ -50,6 +50,7 @@ from ..statefile import write_state
 from ..page.model import Link, Page
 from ..page.resolve import LinkResolver
 
+from .edge_data import EdgeData
 from .tags import (GENERIC_MIN_PAGES, INFERRED, SHARED_TAG, TagIndex, inferred_confidence,
                    shared_tag_data)
 
@@ -61,8 +62,9 @@ __all__ = ["EXTRACTED", "INFERRED", "SHARED_TAG", "GENERIC_MIN_PAGES", "BrokenLi
 
 EXTRACTED = "extracted"
 # 2: shared-tag edges name their tags in "label"; 3: enrichment's edges; 4: no NetworkX in the
-# file, shared tags as a tag index (a version 3 file is rebuilt from the wiki)
-STATE_VERSION = 4
+# file, shared tags as a tag index (a version 3 file is rebuilt from the wiki); 5: link edges'
+# attributes as EdgeData (edge_data.py; a version 4 file is rebuilt)
+STATE_VERSION = 5
 INFERRED_LINK_CAP = 0.85   # an inferred link's confidence: below any extracted link (0.9, 1.0)
 ENRICHED_PREFIX = "inferred:"
 
@@ -123,7 +125,7 @@ class KnowledgeGraph:
     def __init__(self, settings: GraphSettings = GraphSettings()):
         self.settings = settings
         self.nodes: dict[str, dict[str, Any]] = {}     # path → {"title", "tags"}
-        self._out: dict[str, dict[tuple[str, str], dict[str, Any]]] = {}  # (target, key) → data
+        self._out: dict[str, dict[tuple[str, str], EdgeData]] = {}  # (target, key) → data
         self._in: dict[str, set[tuple[str, str]]] = {}                     # {(source, key)}
         self.hashes: dict[str, str] = {}            # path → content hash of the indexed page
         self.broken: dict[str, list[BrokenLink]] = {}
@@ -210,7 +212,7 @@ class KnowledgeGraph:
 
     # -- extracted edges ------------------------------------------------------------------
     def _add_edge(self, source: str, target: str, key: str, data: dict[str, Any]) -> None:
-        self._out.setdefault(source, {})[(target, key)] = data
+        self._out.setdefault(source, {})[(target, key)] = EdgeData.of(data)
         self._in.setdefault(target, set()).add((source, key))
 
     def _remove_node(self, path: str) -> None:

@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
+import itertools
 import json
 import os
 import re
@@ -48,6 +49,7 @@ from ..fsutil import (Stamp, atomic_write_bytes, clean_temp_files, exclusive_loc
 from .ann import EXACT_BELOW, AnnIndex, index_path, nearest_rows, remove_index
 from . import vector_log
 from .base import ChunkMove, VectorHit, VectorRecord, as_query_vector, prepared_matrix
+from .row_matrix import RowMatrix
 from .vector_log import Op
 
 FORMAT = 2          # 2: the .npz names its generation and may have a log (vector_log.py)
@@ -67,7 +69,9 @@ class _Table:
     def __init__(self, model_version: str, dimension: int):
         self.model_version = model_version
         self.dimension = dimension
-        self.vectors = np.zeros((0, dimension), dtype=np.float32)
+        # the rows' unit vectors: read from the model file as needed for a table searched
+        # through its graph (row_matrix.py), in memory otherwise
+        self.vectors = RowMatrix(dimension)
         self.rows: list[list[str]] = []            # [page, chunk_id, section_id, hash, scope]
         self.index: dict[tuple[str, str], int] = {}
         self.by_page: dict[str, set[str]] = {}
@@ -108,14 +112,7 @@ class _Table:
         """Write rows [page, chunk_id, section_id, hash, scope] with their unit vectors."""
         self.journal.append(("upsert", metas, matrix))
         new = [i for i, m in enumerate(metas) if (m[0], m[1]) not in self.index]
-        n = len(self.rows)
-        needed = n + len(new)
-        if needed > self.vectors.shape[0]:
-            # grown by half: a 500k-row matrix doubled would hold 0.8 GB it never uses
-            grown = np.zeros((max(needed, self.vectors.shape[0] * 3 // 2, 64), self.dimension),
-                             dtype=np.float32)
-            grown[:n] = self.vectors[:n]
-            self.vectors = grown
+        self.vectors.reserve(len(self.rows) + len(new))
         written = []
         for i, meta in enumerate(metas):
             key = (meta[0], meta[1])
@@ -214,8 +211,12 @@ class _Table:
     def nearest(self, q: np.ndarray, k: int, candidates: np.ndarray | None,
                 exact_below: int) -> tuple[np.ndarray, np.ndarray]:
         """(rows, exact cosines) of the ``k`` best rows among ``candidates`` (None: all)."""
-        return nearest_rows(self.vectors[:len(self)], self.ann, q, k, candidates,
+        return nearest_rows(self.live_vectors(), self.ann, q, k, candidates,
                             exact_below=exact_below)
+
+    def live_vectors(self) -> "np.ndarray | RowMatrix":
+        """The vectors of the table's rows (not copied)."""
+        return self.vectors.first(len(self.rows))
 
     def replay(self, journal: Sequence[Op]) -> None:
         """Apply another table's journal (or a log's entries) to this one, on top."""
@@ -254,7 +255,7 @@ class _Table:
                 "dimension": self.dimension, "rows": self.rows,
                 "generation": (self.generation or b"").hex()}
         buffer = io.BytesIO()
-        np.savez(buffer, vectors=self.vectors[:len(self.rows)],
+        np.savez(buffer, vectors=np.asarray(self.live_vectors()),
                  meta=np.frombuffer(json.dumps(meta, ensure_ascii=False).encode("utf-8"),
                                     dtype=np.uint8))
         return buffer.getvalue()
@@ -264,20 +265,25 @@ class _Table:
         try:
             with open_regular(path) as handle, np.load(handle, allow_pickle=False) as data:
                 meta = json.loads(data["meta"].tobytes().decode("utf-8"))
-                vectors = np.asarray(data["vectors"], dtype=np.float32)
-            if meta.get("format") not in READABLE:
-                raise ValueError(f"format {meta.get('format')!r} of another mindgraph; this "
-                                 f"one reads formats {sorted(READABLE)}")
-            generation = bytes.fromhex(meta.get("generation") or "") or None
-            table = cls(meta["model_version"], int(meta["dimension"]))
-            rows = [list(map(str, row)) for row in meta["rows"]]
+                if meta.get("format") not in READABLE:
+                    raise ValueError(f"format {meta.get('format')!r} of another mindgraph; "
+                                     f"this one reads formats {sorted(READABLE)}")
+                generation = bytes.fromhex(meta.get("generation") or "") or None
+                table = cls(meta["model_version"], int(meta["dimension"]))
+                rows = _rows_of(meta.pop("rows"))
+                # a table searched through its graph reads a few hundred rows a query: read
+                # from this file when asked for (row_matrix.py), not loaded (705 MB at
+                # 459,000 MiniLM rows); a matrix that cannot be (compressed) is loaded
+                in_file = RowMatrix.from_file(handle) if len(rows) >= EXACT_BELOW else None
+                matrix = in_file if in_file is not None else RowMatrix(
+                    table.dimension, tail=np.asarray(data["vectors"], dtype=np.float32))
         except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as exc:
             raise StoreError(f"Vector file {path} is unreadable ({exc}). Delete it and run "
                              f"`mindgraph embed` to rebuild it from the wiki.") from exc
-        if vectors.shape != (len(rows), table.dimension):
-            raise StoreError(f"Vector file {path} is inconsistent ({vectors.shape[0]} vectors, "
+        if matrix.shape != (len(rows), table.dimension):
+            raise StoreError(f"Vector file {path} is inconsistent ({matrix.shape[0]} vectors, "
                              f"{len(rows)} rows). Delete it and run `mindgraph embed`.")
-        table.vectors, table.rows = vectors, rows
+        table.vectors, table.rows = matrix, rows
         for i, row in enumerate(rows):
             table.index[(row[0], row[1])] = i
             table.by_page.setdefault(row[0], set()).add(row[1])
@@ -355,7 +361,7 @@ class EmbeddedStore:
                         f"{self.exact_below}: no graph to build")
             path = self.folder / model_file_name(model_version)
             with exclusive_lock(self.folder / ".lock"):
-                table.ann = AnnIndex.build(table.vectors[:len(table)], table.rows)
+                table.ann = AnnIndex.build(table.live_vectors(), table.rows)
                 table.ann.save(index_path(path))
             return (f"rebuilt the HNSW graph of {model_version} over {len(table)} vectors "
                     f"({table.ann.settings()})")
@@ -549,9 +555,9 @@ class EmbeddedStore:
         if len(table) >= self.exact_below:
             table.ann = AnnIndex.load(index_path(path), table.dimension)
             if table.ann is not None:
-                table.ann.reconcile(table.vectors, table.rows)
+                table.ann.reconcile(table.live_vectors(), table.rows)
             else:   # none yet (an older store) or unusable: built once, kept from now on
-                table.ann = AnnIndex.build(table.vectors, table.rows)
+                table.ann = AnnIndex.build(table.live_vectors(), table.rows)
                 with contextlib.suppress(OSError):
                     table.ann.save(index_path(path))
         return table
@@ -566,7 +572,7 @@ class EmbeddedStore:
                 remove_index(path)
             return
         if table.ann is None:
-            table.ann = AnnIndex.build(table.vectors, table.rows)
+            table.ann = AnnIndex.build(table.live_vectors(), table.rows)
         elif not force and table.ann.unsaved < len(table) // 10:
             return
         table.ann.save(index_path(path))
@@ -614,6 +620,18 @@ class EmbeddedStore:
         table = self._load(path, table.model_version)
         self._tables[table.model_version] = table
         return table
+
+
+def _rows_of(listed: list) -> list[list[str]]:
+    """The metadata rows read from a file, each distinct string held once: a page's path is
+    in each of its chunks' rows, and a chunk id is mostly its section id (at 459,000 rows the
+    rows took 240 MB with a string per field read)."""
+    held: dict[str, str] = {}
+    one = held.setdefault
+    rows = [[one(a, a), one(b, b), one(c, c), d, one(e, e)] for a, b, c, d, e in listed]
+    if not set(map(type, itertools.chain.from_iterable(rows))) <= {str}:
+        raise ValueError("a metadata row holds something else than text")
+    return rows
 
 
 def _stamp(path: Path) -> Stamp | None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from mindgraph.config import GraphSettings
-from mindgraph.graph.build import (EXTRACTED, INFERRED, SHARED_TAG, KnowledgeGraph, link_keys,
-                                   open_graph, page_key)
+from mindgraph.graph.build import (EXTRACTED, INFERRED, SHARED_TAG, STATE_VERSION,
+                                   KnowledgeGraph, link_keys, open_graph, page_key)
 from mindgraph.page.parse import parse_page
 
 
@@ -151,7 +153,35 @@ def test_a_format_3_graph_with_networkx_inside_is_rebuilt_not_trusted(small_page
     write_state(state, "graph", 3, {"graph": old})
     kg = open_graph(small_pages, state)
     assert kg.signature() == fresh.signature() and len(kg) == len(small_pages)
-    assert read_state(state, "graph", 4) is not None        # rewritten in today's format
+    assert read_state(state, "graph", STATE_VERSION) is not None   # rewritten in today's format
+
+
+def test_a_format_4_graph_with_dictionary_edges_is_rebuilt_in_compact_form(small_pages,
+                                                                            tmp_path):
+    """Version 4 kept each link edge's attributes as dictionaries: its file is rebuilt (the
+    same graph), and the edges come back as EdgeData that read like those dictionaries."""
+    from mindgraph.graph.edge_data import EdgeData
+    from mindgraph.statefile import read_state, write_state
+
+    fresh = KnowledgeGraph.build(small_pages)
+    old = KnowledgeGraph.build(small_pages)
+    old._out = {source: {key: dict(data) for key, data in edges.items()}
+                for source, edges in old._out.items()}
+    state = tmp_path / "graph.pickle"
+    write_state(state, "graph", 4, {"graph": old})
+    assert KnowledgeGraph.load(state, GraphSettings()) is None
+    kg = open_graph(small_pages, state)
+    assert kg.signature() == fresh.signature()
+    edges = [data for _, _, _, data in kg.link_edges()]
+    assert edges and all(isinstance(data, EdgeData) for data in edges)
+    assert read_state(state, "graph", STATE_VERSION) is not None
+    data = edges[0]
+    as_dict = dict(data)
+    assert data == as_dict and as_dict["sources"] == data["sources"]
+    assert all(set(source) == {"line", "syntax", "section", "heading", "target", "rule"}
+               for source in data["sources"])
+    with pytest.raises(KeyError):
+        data["no such attribute"]
 
 
 def test_shared_tag_edges_are_computed_not_stored(small_pages):
