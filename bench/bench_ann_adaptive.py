@@ -55,12 +55,13 @@ def load() -> float:
 def workspace_queries(workspace: Path, n: int) -> tuple[list[str], list[str]]:
     """(calibration, evaluation) texts of the workspace, disjoint; the evaluation ones are
     bench_scale_query.fresh_queries(workspace, n, seed=11) (the vault is read once)."""
+    from bench_scale_query import section_queries
+
     from mindgraph.core import Mindgraph
 
     mg = Mindgraph.open(workspace)
     try:
-        every = sorted({f"{s.heading} {page.title}".strip() for page in mg.vault().pages.values()
-                        for s in page.sections if s.heading})
+        every = section_queries(mg)
     finally:
         mg.close()
     evaluation = list(every)

@@ -135,8 +135,9 @@ def queries_of(mg: Mindgraph, n: int, seed: int) -> list[str]:
     bench_scale_query.fresh_queries, from an open workspace)."""
     import random
 
-    every = sorted({f"{s.heading} {page.title}".strip() for page in mg.vault().pages.values()
-                    for s in page.sections if s.heading})
+    from bench_scale_query import section_queries
+
+    every = section_queries(mg)
     random.Random(seed).shuffle(every)
     return every[:n]
 

@@ -36,7 +36,6 @@ import argparse
 import asyncio
 import json
 import os
-import random
 import statistics
 import shutil
 import subprocess
@@ -91,16 +90,9 @@ def load() -> float:
 
 def fresh_queries(workspace: Path, n: int, seed: int) -> list[str]:
     """``n`` distinct queries "<heading> <title>" of random sections, none asked before."""
-    from mindgraph.core import Mindgraph
+    from bench_scale_query import fresh_queries as shuffled_section_queries
 
-    mg = Mindgraph.open(workspace)
-    try:
-        every = sorted({f"{s.heading} {page.title}".strip() for page in mg.vault().pages.values()
-                        for s in page.sections if s.heading})
-    finally:
-        mg.close()
-    random.Random(seed).shuffle(every)
-    return every[:n]
+    return shuffled_section_queries(workspace, n, seed)
 
 
 def keyword_latency(python: str, workspace: Path, queries: list[str]) -> dict:

@@ -115,16 +115,22 @@ def prepare(ws: Path) -> dict[str, Any]:
     return out
 
 
+def section_queries(mg: Mindgraph) -> list[str]:
+    """Every distinct query "<heading> <title>" of the vault's sections, sorted: the
+    never-seen queries of the benchmarks at scale (bench_scale, bench_ann_*, bench_pg_hybrid)."""
+    return sorted({f"{s.heading} {page.title}".strip() for page in mg.vault().pages.values()
+                   for s in page.sections if s.heading})
+
+
 def fresh_queries(ws: Path, n: int, seed: int) -> list[str]:
     """Up to ``n`` distinct queries "<heading> <title>" of the vault's sections, shuffled."""
     mg = Mindgraph.open(ws)
     try:
-        every = sorted({f"{s.heading} {page.title}".strip() for page in mg.vault().pages.values()
-                        for s in page.sections if s.heading})
-        random.Random(seed).shuffle(every)
-        return every[:n]
+        every = section_queries(mg)
     finally:
         mg.close()
+    random.Random(seed).shuffle(every)
+    return every[:n]
 
 
 def timed_queries(mg: Mindgraph, queries: list[str], hybrid: bool) -> dict[str, Any]:
