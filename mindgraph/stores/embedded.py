@@ -261,7 +261,9 @@ class _Table:
         return buffer.getvalue()
 
     @classmethod
-    def from_file(cls, path: Path) -> "_Table":
+    def from_file(cls, path: Path, in_file_from: int = EXACT_BELOW) -> "_Table":
+        """The table in ``path``; from ``in_file_from`` rows (the store's graph threshold) its
+        matrix stays in the file, read as queries need it."""
         try:
             with open_regular(path) as handle, np.load(handle, allow_pickle=False) as data:
                 meta = json.loads(data["meta"].tobytes().decode("utf-8"))
@@ -274,7 +276,7 @@ class _Table:
                 # a table searched through its graph reads a few hundred rows a query: read
                 # from this file when asked for (row_matrix.py), not loaded (705 MB at
                 # 459,000 MiniLM rows); a matrix that cannot be (compressed) is loaded
-                in_file = RowMatrix.from_file(handle) if len(rows) >= EXACT_BELOW else None
+                in_file = RowMatrix.from_file(handle) if len(rows) >= in_file_from else None
                 matrix = in_file if in_file is not None else RowMatrix(
                     table.dimension, tail=np.asarray(data["vectors"], dtype=np.float32))
         except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as exc:
@@ -293,12 +295,13 @@ class _Table:
         return table
 
     @classmethod
-    def load_or_rebuild(cls, path: Path, model_version: str, dimension: int = 0) -> "_Table":
+    def load_or_rebuild(cls, path: Path, model_version: str, dimension: int = 0,
+                        in_file_from: int = EXACT_BELOW) -> "_Table":
         """The table in ``path``; a file of another format, truncated or garbage reads as an
         empty table that the next flush replaces, so `mindgraph embed` (or the watcher)
         re-embeds the model's sections: derived data is rebuilt, never a traceback."""
         try:
-            return cls.from_file(path)
+            return cls.from_file(path, in_file_from)
         except StoreError as exc:
             table = cls(model_version, dimension)   # 0: set by the first upsert
             table.rebuilding = str(exc)
@@ -550,8 +553,8 @@ class EmbeddedStore:
     def _load(self, path: Path, model_version: str | None = None, dimension: int = 0) -> _Table:
         """A model file, with its HNSW graph when it is large enough to need one; an unusable
         file of a known model reads as empty (rebuilt), of an unknown one raises StoreError."""
-        table = (_Table.from_file(path) if model_version is None
-                 else _Table.load_or_rebuild(path, model_version, dimension))
+        table = (_Table.from_file(path, self.exact_below) if model_version is None
+                 else _Table.load_or_rebuild(path, model_version, dimension, self.exact_below))
         if len(table) >= self.exact_below:
             table.ann = AnnIndex.load(index_path(path), table.dimension)
             if table.ann is not None:

@@ -14,7 +14,7 @@ from mindgraph.cli import cli
 from mindgraph.config import load_settings
 from mindgraph.core import Mindgraph
 from mindgraph.serve.rest import create_app
-from mindgraph.stores import ann, embedded
+from mindgraph.stores import embedded
 from mindgraph.stores.row_matrix import RowMatrix
 
 TOPICS = ["zebras graze in herds", "stripes confuse biting flies", "the hub links herds",
@@ -27,7 +27,6 @@ def workspace(tmp_path, monkeypatch):
     """Sixty pages embedded with the hashing model; every table keeps a graph (so a reopened
     one reads its vectors from the file)."""
     monkeypatch.setattr(embedded, "EXACT_BELOW", 1)
-    monkeypatch.setattr(ann, "EXACT_BELOW", 1)
     (tmp_path / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n")
     wiki = tmp_path / "wiki"
     wiki.mkdir()

@@ -12,7 +12,6 @@ import zipfile
 import numpy as np
 import pytest
 
-from mindgraph.stores import ann, embedded
 from mindgraph.stores.base import VectorRecord
 from mindgraph.stores.embedded import EmbeddedStore, model_file_name
 from mindgraph.stores.row_matrix import RowMatrix
@@ -32,15 +31,14 @@ def records(vectors: np.ndarray, start: int = 0, digest: str = "h") -> list[Vect
                          vectors[i - start]) for i in range(start, start + len(vectors))]
 
 
-@pytest.fixture(autouse=True)
-def small_threshold(monkeypatch):
-    """Tables of 500 rows and more keep a graph, so they are the ones read from the file."""
-    monkeypatch.setattr(embedded, "EXACT_BELOW", 500)
-    monkeypatch.setattr(ann, "EXACT_BELOW", 500)
+def store_at(folder) -> EmbeddedStore:
+    """A store whose tables of 500 rows and more keep a graph, so they are the ones read from
+    the file."""
+    return EmbeddedStore(folder, exact_below=500)
 
 
 def written(tmp_path, vectors: np.ndarray) -> EmbeddedStore:
-    store = EmbeddedStore(tmp_path / "v")
+    store = store_at(tmp_path / "v")
     store.upsert(MODEL, records(vectors))
     store.close()
     return store
@@ -55,7 +53,7 @@ def loaded_in_memory(tmp_path, monkeypatch) -> EmbeddedStore:
     """The same files read the way mindgraph read them before: the matrix loaded."""
     with monkeypatch.context() as patch:
         patch.setattr(RowMatrix, "from_file", classmethod(lambda cls, handle: None))
-        store = EmbeddedStore(tmp_path / "v")
+        store = store_at(tmp_path / "v")
         store.count(MODEL)
     assert not store._tables[MODEL].vectors.in_file
     return store
@@ -65,7 +63,7 @@ def test_a_reopened_large_table_in_file_and_answers_bit_for_bit_as_loaded(tmp_pa
                                                                             monkeypatch):
     vectors = unit(N, 0)
     written(tmp_path, vectors)
-    in_file = EmbeddedStore(tmp_path / "v")
+    in_file = store_at(tmp_path / "v")
     assert in_file.count(MODEL) == N
     table = in_file._tables[MODEL]
     assert table.vectors.in_file and table.ann is not None
@@ -84,7 +82,7 @@ def test_writes_to_a_table_read_from_its_file_change_its_rows_never_the_file(tmp
     written(tmp_path, vectors)
     path = tmp_path / "v" / model_file_name(MODEL)
     before = hashlib.sha256(path.read_bytes()).hexdigest()
-    store = EmbeddedStore(tmp_path / "v")
+    store = store_at(tmp_path / "v")
     store.count(MODEL)
     assert store._tables[MODEL].vectors.in_file
     truth = {f"p{i}.md": vectors[i] for i in range(N)}
@@ -108,7 +106,7 @@ def test_writes_to_a_table_read_from_its_file_change_its_rows_never_the_file(tmp
         top = store.query(truth[page], 1, MODEL)[0]
         assert top.page == page and top.score == pytest.approx(1.0, abs=1e-6)
     store.close()                                             # and a new process reads them
-    reader = EmbeddedStore(tmp_path / "v")
+    reader = store_at(tmp_path / "v")
     assert reader.count(MODEL) == len(truth)
     got = reader._tables[MODEL]
     for page, vector in truth.items():
@@ -129,7 +127,7 @@ def test_a_compressed_file_is_loaded_as_before(tmp_path):
     buffer = io.BytesIO()
     np.savez_compressed(buffer, vectors=stored, meta=meta)  # as a hand-made or old file may be
     path.write_bytes(buffer.getvalue())
-    store = EmbeddedStore(tmp_path / "v")
+    store = store_at(tmp_path / "v")
     assert store.count(MODEL) == N
     assert not store._tables[MODEL].vectors.in_file
     assert store.query(vectors[17], 1, MODEL)[0].page == "p17.md"
@@ -149,7 +147,7 @@ def test_a_file_whose_rows_disagree_with_its_matrix_is_rebuilt(tmp_path):
     np.savez(buffer, vectors=stored,
              meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8))
     path.write_bytes(buffer.getvalue())
-    store = EmbeddedStore(tmp_path / "v")
+    store = store_at(tmp_path / "v")
     assert store.count(MODEL) == 0                            # empty: `embed` fills it again
     assert "inconsistent" in store._tables[MODEL].rebuilding
 
@@ -157,7 +155,7 @@ def test_a_file_whose_rows_disagree_with_its_matrix_is_rebuilt(tmp_path):
 def test_strings_read_from_a_file_are_held_once(tmp_path):
     vectors = unit(N, 8)
     written(tmp_path, vectors)
-    store = EmbeddedStore(tmp_path / "v")
+    store = store_at(tmp_path / "v")
     store.count(MODEL)
     rows = store._tables[MODEL].rows
     assert rows[1][1] is rows[4][1] and rows[1][1] is rows[1][2]      # "c1" once
