@@ -23,6 +23,24 @@ def _find_corpora() -> Path | None:
 CORPORA = _find_corpora()
 
 
+@pytest.fixture(autouse=True)
+def _wiki_watches_released() -> Iterator[None]:
+    """Close the wiki watches a test opened and left open.
+
+    A test's cores stay alive after it: FastAPI keeps its last 4,096 endpoint callables in a
+    cache, and an app's endpoints hold its core. Each core that watches its wiki holds an
+    inotify instance, of which a user has 128 (fs.inotify.max_user_instances): kept, they ran
+    out within one suite, and the native-watcher tests then failed. A closed watch makes its
+    cache scan again, so a fixture shared by later tests keeps working."""
+    from mindgraph.page.watch import open_watchers
+
+    before = {id(watcher) for watcher in open_watchers()}
+    yield
+    for watcher in open_watchers():
+        if id(watcher) not in before:
+            watcher.close()
+
+
 @pytest.fixture(scope="session")
 def corpora() -> Path:
     """The shared real corpora folder (obsidian-help, scifact, dev questions); read-only.

@@ -7,7 +7,7 @@ import click
 from ..core import Mindgraph
 from .common import workspace_options
 from .serve_cmd import bind_token, ensure_port_free
-from .watch_cmd import start_watcher, watch_flag, watch_options
+from .watch_cmd import served, watch_flag, watch_options
 
 
 @click.command("mcp")
@@ -29,27 +29,28 @@ def mcp_command(settings, transport: str, host: str | None, port: int | None, wa
 
     if not watch_on:
         settings.require_wiki()     # a watcher compiles it
+    if transport == "http":         # refused before anything starts
+        host = host or settings.serve.host
+        port = port or settings.serve.port + 1
+        token = bind_token(settings, host)
+        ensure_port_free(host, port)
     mg = Mindgraph(settings)
     # stdout may carry the protocol: the watcher logs to stderr
-    watcher = start_watcher(mg, watch) if watch_on else None
-    status = watcher.status.to_dict if watcher else None
-    if transport == "stdio":
-        # stdout carries the protocol: nothing else may be printed there.
-        create_mcp_server(mg, status).run("stdio")
-        return
+    with served(mg, watch_on, watch) as watcher:
+        status = watcher.status.to_dict if watcher else None
+        if transport == "stdio":
+            # stdout carries the protocol: nothing else may be printed there.
+            create_mcp_server(mg, status).run("stdio")
+            return
 
-    import uvicorn
+        import uvicorn
 
-    host = host or settings.serve.host
-    port = port or settings.serve.port + 1
-    token = bind_token(settings, host)
-    ensure_port_free(host, port)
-    app = create_http_app(create_mcp_server(mg, status), token, host, settings.serve,
-                          mg.scopes)
-    click.echo(f"mindgraph MCP on http://{host}:{port}/mcp (wiki: {settings.wiki_dir})",
-               err=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning",
-                timeout_graceful_shutdown=settings.serve.shutdown_timeout_s)
+        app = create_http_app(create_mcp_server(mg, status), token, host, settings.serve,
+                              mg.scopes)
+        click.echo(f"mindgraph MCP on http://{host}:{port}/mcp (wiki: {settings.wiki_dir})",
+                   err=True)
+        uvicorn.run(app, host=host, port=port, log_level="warning",
+                    timeout_graceful_shutdown=settings.serve.shutdown_timeout_s)
 
 
 def register(group: click.Group) -> None:

@@ -14,7 +14,7 @@ from ..errors import ConfigError
 from ..scopes import Authenticator, load_scopes
 from ..serve.guard import TOKEN_RECIPE, check_token, is_loopback
 from .common import ConfigClickError, workspace_options
-from .watch_cmd import start_watcher, watch_flag, watch_options
+from .watch_cmd import served, watch_flag, watch_options
 
 
 def bind_token(settings, host: str) -> str | None:
@@ -101,11 +101,11 @@ def serve_command(settings, host: str | None, port: int | None, workers: int, wa
                f"{f', {workers} workers' if workers > 1 else ''})", err=True)
     if workers == 1:
         mg = Mindgraph(settings)
-        watcher = start_watcher(mg, watch) if watch_on else None
-        uvicorn.run(create_app(mg, token, host, watcher.status.to_dict if watcher else None),
-                    host=host, port=port,
-                    http=NoDelayHTTPProtocol, log_level="warning",
-                    timeout_graceful_shutdown=settings.serve.shutdown_timeout_s)
+        with served(mg, watch_on, watch) as watcher:
+            uvicorn.run(create_app(mg, token, host, watcher.status.to_dict if watcher else None),
+                        host=host, port=port,
+                        http=NoDelayHTTPProtocol, log_level="warning",
+                        timeout_graceful_shutdown=settings.serve.shutdown_timeout_s)
         return
     config = None if settings.source == "(defaults)" else settings.source
     os.environ[WORKER_ENV] = json.dumps({"base": str(settings.base_dir), "config": config,

@@ -1,13 +1,14 @@
 """`mindgraph watch`: keep the wiki, the indexes and the vectors current as files change;
-``watch_options`` and ``start_watcher`` give `serve --watch` and `mcp --watch` the same."""
+``watch_options`` and ``served`` give `serve --watch` and `mcp --watch` the same."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import click
@@ -53,6 +54,26 @@ def start_watcher(mg: Mindgraph, options: dict[str, Any], as_json: bool = False,
     from ..sync import Watcher
 
     return Watcher(mg, on_run=_printer(as_json, err), **options).start()
+
+
+@contextlib.contextmanager
+def served(mg: Mindgraph, watch_on: bool, options: dict[str, Any]) -> Iterator[Any]:
+    """For a server's life: the watcher over ``mg`` when ``watch_on`` (else None), stopped
+    when the server stops (SIGTERM, Ctrl-C: exit status 0), and then ``mg`` closed: the state files the
+    watcher kept in memory are saved and the wiki watch is released."""
+    watcher = start_watcher(mg, options) if watch_on else None
+    # uvicorn shuts down on SIGTERM, then raises the signal again under the handler it found:
+    # ours (not the default, which kills the process before this cleanup)
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        yield watcher
+    except KeyboardInterrupt:
+        pass                            # SIGTERM or Ctrl-C once the server has stopped
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        if watcher is not None:
+            watcher.stop(timeout=5)
+        mg.close()
 
 
 def _printer(as_json: bool, err: bool) -> Callable[[Any], None]:

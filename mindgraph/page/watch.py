@@ -25,6 +25,7 @@ through the other name raises no event here, so the cache compares their stat ev
 from __future__ import annotations
 
 import os
+import weakref
 from pathlib import Path
 
 from ..fsutil import read_text
@@ -89,6 +90,16 @@ def _page_name(name: str) -> bool:
     return not name.startswith(".") and name.lower().endswith(MARKDOWN_SUFFIXES)
 
 
+# Each open watcher holds an inotify instance, of which a user has 128 by default
+# (fs.inotify.max_user_instances) across every program.
+_OPEN: "weakref.WeakSet[WikiWatcher]" = weakref.WeakSet()
+
+
+def open_watchers() -> list["WikiWatcher"]:
+    """This process's watchers that are not closed yet."""
+    return list(_OPEN)
+
+
 class WikiWatcher:
     """An inotify watch on every folder of a wiki that the page scan would visit."""
 
@@ -97,6 +108,7 @@ class WikiWatcher:
         self._inotify = inotify
         self._folders: dict[int, str] = {}     # watch descriptor -> "" or "sub/folder/"
         self._broken = False
+        _OPEN.add(self)
 
     @property
     def broken(self) -> bool:
@@ -150,7 +162,10 @@ class WikiWatcher:
         return touched
 
     def close(self) -> None:
-        """Stop watching (the descriptor is released)."""
+        """Stop watching (the descriptor is released); from here ``changes()`` answers None
+        (scan), as a broken watcher's does."""
+        _OPEN.discard(self)
+        self._broken = True
         try:
             self._inotify.close()
         except OSError:  # pragma: no cover - already closed
@@ -163,8 +178,9 @@ class WikiWatcher:
         try:
             self._inotify = INotify()
         except OSError:
-            self._broken = True
             return
+        self._broken = False
+        _OPEN.add(self)
         if not self._watch_tree():
             self._broken = True
             self.close()        # its partial watches would hold the user's watch budget

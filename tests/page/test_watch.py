@@ -343,3 +343,29 @@ def test_a_server_core_finds_an_edit_made_through_another_name_within_the_rechec
         assert [hit.path for hit in mg.search("zeppelin")] == ["Note150.md"]
     finally:
         mg.close()
+
+
+def test_a_closed_watch_is_released_and_its_cache_scans_again(wiki, tmp_path, scans):
+    """Whoever closes a watch (a server shutting down, the test suite's fixture) leaves its
+    cache correct: it scans from then on and sees every change."""
+    cache = watched(wiki, tmp_path)
+    watcher = cache._watcher
+    assert watcher in watch_module.open_watchers()
+    watcher.close()
+    assert watcher not in watch_module.open_watchers()
+    assert watcher.broken and watcher.changes() is None
+    before = scans[0]
+    (wiki / "One.md").write_text("# One\n\nafter the close\n")
+    assert cache.refresh().to_dict()["changed"] == ["One.md"]
+    assert scans[0] == before + 1 and not cache.watching
+    assert cache.pages == load_vault(wiki).pages
+
+
+def test_a_watch_started_over_stays_listed_as_open(wiki, tmp_path):
+    cache = watched(wiki, tmp_path)
+    (wiki / "sub" / "Folder").mkdir()            # a new folder: the watch starts over
+    cache.refresh()
+    watcher = cache._watcher
+    assert cache.watching and watcher in watch_module.open_watchers()
+    cache.close()
+    assert watcher not in watch_module.open_watchers()

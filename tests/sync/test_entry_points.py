@@ -116,10 +116,20 @@ def test_serve_watch_compiles_and_reports_over_http(tmp_path):
         assert last["changes"] == ["raw/Kayak.md"] and last["compiled"] == ["Kayak.md"]
         hits = httpx.get(f"{url}/search", params={"q": "narrow"}, timeout=5).json()
         assert [h["page"] for h in hits["results"]] == ["Kayak.md"]
+        state = base / ".mindgraph"
+        before = {p.name: p.stat().st_mtime_ns for p in state.iterdir() if p.is_file()}
     finally:
         process.send_signal(signal.SIGTERM)
-        process.wait(20)
+        code = process.wait(20)
+    assert code == 0
     assert "raw/Kayak.md: compiled 1" in process.stderr.read()
+    # SIGTERM stops the watcher (its status says so) and saves the state files it kept in
+    # memory since the change (the next start reads them instead of rebuilding)
+    assert json.loads((state / "sync-status.json").read_text())["state"] == "stopped"
+    saved = [p.name for p in state.iterdir()
+             if p.is_file() and p.stat().st_mtime_ns > before.get(p.name, 0)
+             and p.name != "sync-status.json"]
+    assert saved, "no state file was saved at shutdown"
 
 
 def test_serve_watch_refuses_several_workers(tmp_path):
