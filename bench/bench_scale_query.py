@@ -373,14 +373,14 @@ def cpu_ticks(pid: int | None) -> int:
 
 def bench_vector_side(chunks: int, dsn: str | None, efs: list[int],
                       pg_chunks: int, embedded: bool = True,
-                      hnsw: list[tuple[int, int]] | None = None) -> dict[str, Any]:
+                      hnsw: list[tuple[int, int, str]] | None = None) -> dict[str, Any]:
     """The vector half of a hybrid query at ``chunks`` stored sections, on both stores filled
     with the same realistic vectors (bench_ann.realistic; 100k notes of gen_corpus.py have
     ~5.6 sections each): per never-seen query, MiniLM embeds it and the store answers the
     top-80 that smart_search asks for (retrieval/vector.py). Also recall@10 against exact
     search, the embedded store's fill, flush, load and memory, and for each pgvector index
-    build (``hnsw``: (m, ef_construction) pairs, each built in turn over the same rows) its
-    build time and size, then latency and recall at each ef_search."""
+    build (``hnsw``: (m, ef_construction, index type) triples, each built in turn over the
+    same rows) its build time and size, then latency and recall at each ef_search."""
     from mindgraph.config import StoreSettings
     from mindgraph.providers.embedding.local import LocalMiniLMProvider
     from mindgraph.stores.base import VectorRecord
@@ -483,7 +483,8 @@ def bench_vector_side(chunks: int, dsn: str | None, efs: list[int],
             del reader
     if not pg_chunks:
         return out
-    hnsw = hnsw or [(StoreSettings.hnsw_m, StoreSettings.hnsw_ef_construction)]
+    hnsw = hnsw or [(StoreSettings.hnsw_m, StoreSettings.hnsw_ef_construction,
+                     StoreSettings.index_type)]
     if pg_chunks != len(records):
         x = realistic(pg_chunks, seed=3)
         records = [VectorRecord(f"note{i // 6}.md", f"c{i % 6}", f"c{i % 6}", str(i), x[i])
@@ -510,10 +511,11 @@ def bench_vector_side(chunks: int, dsn: str | None, efs: list[int],
                 "SELECT indexdef, pg_relation_size(indexname::regclass) FROM pg_indexes "
                 "WHERE tablename = %s AND indexdef LIKE '%%hnsw%%'", (table,)).fetchall())
 
-        for m, efc in hnsw:
-            pg = PgVectorStore(dsn, table=table, m=m, ef_construction=efc)
+        for m, efc, kind in hnsw:
+            pg = PgVectorStore(dsn, table=table, m=m, ef_construction=efc, index_type=kind)
             index, build_s, load_before = index_now(pg), None, 0.0
-            if not any(f"m='{m}', ef_construction='{efc}'" in r[0] for r in index):
+            if not any(f"m='{m}', ef_construction='{efc}'" in r[0] and f"{kind}_cosine_ops"
+                       in r[0] for r in index):
                 pg._run(lambda c: c.execute(f"DROP INDEX IF EXISTS {pg._index_name(model)}"))
                 load_before, started = load(), time.perf_counter()
                 pg._run(lambda c: pg._ensure_index(c, model, x.shape[1]))
@@ -524,12 +526,12 @@ def bench_vector_side(chunks: int, dsn: str | None, efs: list[int],
                 "index_build_s": build_s, "load_average": [load_before, load()] if build_s
                 else None, "index": [r[0] for r in index],
                 "index_mb": [round(r[1] / 1e6, 1) for r in index], "by_ef_search": {}}
-            out["pgvector"]["by_index"][f"m={m},ef_construction={efc}"] = built
+            out["pgvector"]["by_index"][f"{kind},m={m},ef_construction={efc}"] = built
             for ef in efs:
                 pg = PgVectorStore(dsn, table=table, ef_search=ef)
                 pg.count(model)
                 built["by_ef_search"][ef] = side(pg)
-                print(json.dumps({f"m={m},ef_construction={efc}": {
+                print(json.dumps({f"{kind},m={m},ef_construction={efc}": {
                     "index_build_s": built["index_build_s"], ef: built["by_ef_search"][ef]}}),
                       file=sys.stderr, flush=True)
                 pg.close()
@@ -559,6 +561,14 @@ def bench_serve(ws: Path, queries: list[str], clients: int, seconds: float) -> d
                 "clients": clients, **run, "load_average_before": load_before}
 
 
+def hnsw_build(value: str) -> tuple[int, int, str]:
+    """"M:EF_CONSTRUCTION[:TYPE]" as (m, ef_construction, index type)."""
+    from mindgraph.config import StoreSettings
+
+    m, efc, *kind = value.split(":")
+    return int(m), int(efc), kind[0] if kind else StoreSettings.index_type
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--notes", type=int, default=100_000)
@@ -583,9 +593,9 @@ def main() -> int:
     parser.add_argument("--ef-search", default="40,100,200",
                         help="pgvector ef_search values for --chunks")
     parser.add_argument("--hnsw", default="",
-                        help="pgvector index builds for --chunks, M:EF_CONSTRUCTION,... (each "
-                             "built over the same rows; default: store.hnsw_m and "
-                             "store.hnsw_ef_construction)")
+                        help="pgvector index builds for --chunks, M:EF_CONSTRUCTION[:TYPE],... "
+                             "(TYPE halfvec or vector; each built over the same rows; default: "
+                             "store.hnsw_m, store.hnsw_ef_construction, store.index_type)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.chunks:
@@ -593,8 +603,7 @@ def main() -> int:
         side = bench_vector_side(args.chunks, args.dsn, efs,
                                  0 if args.skip_pg else args.pg_chunks or args.chunks,
                                  embedded=not args.skip_embedded,
-                                 hnsw=[(int(m), int(efc)) for m, efc in
-                                       (v.split(":") for v in args.hnsw.split(",") if v)])
+                                 hnsw=[hnsw_build(v) for v in args.hnsw.split(",") if v])
         print(json.dumps(side, indent=2))
         return 0
     ws = args.workspace or workspace(args.notes)

@@ -89,6 +89,10 @@ class StoreSettings:
     tenant: str = "default"
     hnsw_m: int = 16
     hnsw_ef_construction: int = 128
+    # The index keeps its vectors as halfvec (16-bit floats): about half the index's memory
+    # and pages at the same recall; answers are re-scored at full precision. "vector" keeps
+    # 32-bit floats (pgvector before 0.7 has no halfvec).
+    index_type: Literal["halfvec", "vector"] = "halfvec"
 
 
 @dataclass(frozen=True)

@@ -19,5 +19,6 @@ def create_store(settings: Settings) -> VectorStore:
         dsn = settings.secret(cfg.dsn_env, "store.backend pgvector")
         return PgVectorStore(dsn, table=cfg.table, tenant=cfg.tenant, ef_search=cfg.ef_search,
                              m=cfg.hnsw_m, ef_construction=cfg.hnsw_ef_construction,
+                             index_type=cfg.index_type,
                              dsn_env=cfg.dsn_env)
     raise AssertionError(f"unhandled store backend {cfg.backend!r}")  # config validates

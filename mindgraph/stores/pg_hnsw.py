@@ -3,9 +3,10 @@
 ``CREATE INDEX IF NOT EXISTS`` keeps an index that exists, whatever ``m`` and
 ``ef_construction`` it was built with (an older mindgraph's defaults, another deployment's
 mindgraph.yml). Its settings are its reloptions in ``pg_class``; an option it was created
-without is pgvector's default (m 16, ef_construction 64). A rebuild sets the configured
-values by building a new index concurrently beside it and swapping the two: the old index
-answers queries until the new one replaces it.
+without is pgvector's default (m 16, ef_construction 64), and its type (``halfvec`` or
+``vector``) is in its definition. A rebuild sets the configured values by building a new
+index concurrently beside it and swapping the two: the old index answers queries until the
+new one replaces it, and queries follow the type of the index that exists.
 
 An HNSW search reads a few thousand of its index's 8 kB pages, scattered over the graph. When
 the index is larger than PostgreSQL's ``shared_buffers`` (128 MB unless configured: the
@@ -28,19 +29,21 @@ REBUILD_COMMAND = "mindgraph embed --rebuild-index"
 
 @dataclass(frozen=True)
 class HnswSettings:
-    """The build settings of one HNSW index."""
+    """The build settings of one HNSW index; ``kind``: the type its vectors are cast to,
+    "halfvec" (16-bit floats) or "vector" (32-bit)."""
 
     m: int
     ef_construction: int
+    kind: str = "vector"
 
     def __str__(self) -> str:
-        return f"m={self.m}, ef_construction={self.ef_construction}"
+        return f"{self.kind}, m={self.m}, ef_construction={self.ef_construction}"
 
 
 def index_settings(conn: Any, index_name: str) -> HnswSettings | None:
     """The settings ``index_name`` was built with, or None when there is no such index."""
-    row = conn.execute("SELECT reloptions FROM pg_class WHERE oid = to_regclass(%s)",
-                       (index_name,)).fetchone()
+    row = conn.execute("SELECT reloptions, pg_get_indexdef(oid) FROM pg_class "
+                       "WHERE oid = to_regclass(%s)", (index_name,)).fetchone()
     if row is None:
         return None
     options = dict(PGVECTOR_DEFAULTS)
@@ -48,7 +51,8 @@ def index_settings(conn: Any, index_name: str) -> HnswSettings | None:
         key, _, value = str(option).partition("=")
         if key in options:
             options[key] = int(value)
-    return HnswSettings(options["m"], options["ef_construction"])
+    kind = "halfvec" if "halfvec_cosine_ops" in str(row[1]) else "vector"
+    return HnswSettings(options["m"], options["ef_construction"], kind)
 
 
 def mismatch_warning(index_name: str, model_version: str, built: HnswSettings,
@@ -57,10 +61,10 @@ def mismatch_warning(index_name: str, model_version: str, built: HnswSettings,
     if built == wanted:
         return None
     return (f"pgvector index {index_name} of {model_version} was built with {built}, not the "
-            f"configured {wanted} (store.hnsw_m, store.hnsw_ef_construction), so queries "
-            f"use the old graph. Rebuild it with `{REBUILD_COMMAND}` (queries keep the old "
-            f"index until the new one is ready), or set store.hnsw_m and "
-            f"store.hnsw_ef_construction to the index's values.")
+            f"configured {wanted} (store.index_type, store.hnsw_m, "
+            f"store.hnsw_ef_construction), so queries use the old graph. Rebuild it with "
+            f"`{REBUILD_COMMAND}` (queries keep the old index until the new one is ready), or "
+            f"set those settings to the index's values.")
 
 
 @dataclass(frozen=True)
@@ -110,12 +114,19 @@ def create_statement(index_name: str, table: str, dimension: int, model_version:
 
     return sql.SQL(
         "CREATE INDEX {how} {name} ON {table} USING hnsw "
-        "((embedding::vector({dim})) vector_cosine_ops) "
+        "((embedding::{kind}({dim})) {ops}) "
         "WITH (m = {m}, ef_construction = {efc}) WHERE model_version = {model}").format(
             how=sql.SQL("CONCURRENTLY" if concurrently else "IF NOT EXISTS"),
+            kind=sql.SQL(_kind(settings.kind)), ops=sql.SQL(f"{_kind(settings.kind)}_cosine_ops"),
             name=sql.Identifier(index_name), table=sql.Identifier(table),
             dim=sql.Literal(dimension), m=sql.Literal(settings.m),
             efc=sql.Literal(settings.ef_construction), model=sql.Literal(model_version))
+
+
+def _kind(kind: str) -> str:
+    if kind not in ("halfvec", "vector"):
+        raise ValueError(f"not an HNSW vector type: {kind!r}")
+    return kind
 
 
 def rebuild(conn: Any, index_name: str, table: str, dimension: int, model_version: str,

@@ -9,7 +9,7 @@ Schema (one table, ``store.table``, default ``mindgraph_sections``)::
 A ``vector(d)`` column needs one fixed width, and an HNSW index needs one too. Instead of a
 table per width, each model_version gets its own *partial expression* index::
 
-    CREATE INDEX ... USING hnsw ((embedding::vector(d)) vector_cosine_ops)
+    CREATE INDEX ... USING hnsw ((embedding::halfvec(d)) halfvec_cosine_ops)
         WITH (m = <store.hnsw_m>, ef_construction = <store.hnsw_ef_construction>)
         WHERE model_version = '<model>'
 
@@ -17,6 +17,12 @@ and queries repeat the same cast and predicate (the model_version inlined as a l
 the planner can match the partial index even for a prepared statement). One index per model
 also keeps a query's neighbours within its model: a shared index filtered afterwards would
 lose recall whenever two models share a width.
+
+The index holds 16-bit floats (``store.index_type: halfvec``, pgvector 0.7 or later): about
+half the pages of a 32-bit one (``vector``), so twice the rows fit in shared_buffers, and
+widths up to 4,000 (``vector``: 2,000). The top-k it finds is re-scored at full precision,
+so scores are exact cosines either way. An index built with the other type keeps answering
+(queries cast as it was built) until ``mindgraph embed --rebuild-index``.
 
 Writes: COPY (binary) into a temporary table, then one INSERT ... ON CONFLICT DO UPDATE.
 The HNSW index of a new model is built after its first batch is loaded (faster than inserting
@@ -29,6 +35,7 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
+import time
 from typing import Any, Callable, Collection, Sequence, TypeVar
 
 import numpy as np
@@ -39,6 +46,9 @@ from . import pg_hnsw
 from .base import ChunkMove, VectorHit, VectorRecord, as_query_vector, prepared_matrix
 
 QUERY_TIMEOUT_MS = 10_000
+# how long a model's index type is trusted before it is read again (another process's
+# `embed --rebuild-index` may change it; until then a query cannot use the new index)
+KIND_TTL_S = 10.0
 # a peer that stops answering (a network partition) is noticed in ~15 s instead of never
 _KEEPALIVES = {"keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 2,
                "keepalives_count": 3, "tcp_user_timeout": 15_000}
@@ -119,6 +129,7 @@ class PgVectorStore:
                  ef_search: int = StoreSettings.ef_search,
                  m: int = StoreSettings.hnsw_m,
                  ef_construction: int = StoreSettings.hnsw_ef_construction,
+                 index_type: str = StoreSettings.index_type,
                  dsn_env: str = "MINDGRAPH_PG_DSN", connect_timeout: int = 5):
         if not _IDENT.match(table):
             raise StoreError(f"Table name {table!r} is not a plain identifier; use letters, "
@@ -127,12 +138,16 @@ class PgVectorStore:
         self._table = table
         self._tenant = tenant
         self._ef_search = int(ef_search)
-        self._hnsw = pg_hnsw.HnswSettings(int(m), int(ef_construction))
+        self._hnsw = pg_hnsw.HnswSettings(int(m), int(ef_construction), index_type)
+        self._halfvec = True                 # the server's pgvector has halfvec (0.7+)
         self._dsn_env = dsn_env
         self._connect_timeout = connect_timeout
         self._conn: Any = None
         self._lock = threading.RLock()
         self._indexed: dict[str, int] = {}   # model_version → dimension, index known to exist
+        # model_version → (the type its index was built with, when read): read again after
+        # KIND_TTL_S, since another process may rebuild the index with another type
+        self._kinds: dict[str, tuple[str, float]] = {}
         self._shares: dict[str, tuple[int, int]] = {}   # model → (this tenant's rows, all)
 
     @property
@@ -152,7 +167,7 @@ class PgVectorStore:
         built, size = self._run(lambda conn: (pg_hnsw.index_settings(conn, name),
                                               pg_hnsw.footprint(conn, name, self._table)))
         warnings = [None if built is None else
-                    pg_hnsw.mismatch_warning(name, model_version, built, self._hnsw),
+                    pg_hnsw.mismatch_warning(name, model_version, built, self._wanted()),
                     None if size is None else pg_hnsw.buffers_warning(name, model_version, size)]
         return [w for w in warnings if w]
 
@@ -173,18 +188,26 @@ class PgVectorStore:
         if dimension is None:
             return f"no vectors of {model_version} in {self.description}: no index to build"
         memory = index_build_memory(rows, dimension, self._hnsw.m)
+        wanted = self._wanted()
         try:
             with psycopg.connect(self._dsn, connect_timeout=self._connect_timeout,
                                  autocommit=True, **_KEEPALIVES) as conn:
                 pg_hnsw.rebuild(conn, name, self._table, dimension, model_version,
-                                self._hnsw, memory)
+                                wanted, memory)
         except psycopg.Error as exc:
             raise StoreError(f"{self.description}: rebuilding index {name} failed: "
                              f"{scrub(str(exc), self._dsn).strip()}") from exc
         self._indexed[model_version] = dimension
+        self._kinds[model_version] = (wanted.kind, time.monotonic())
         before = "none" if built is None else str(built)
         return (f"rebuilt pgvector index {name} of {model_version} over {rows} vectors with "
-                f"{self._hnsw} (was {before})")
+                f"{wanted} (was {before})")
+
+    def _wanted(self) -> pg_hnsw.HnswSettings:
+        """The configured build settings, as vector where the server has no halfvec."""
+        if self._hnsw.kind == "halfvec" and not self._halfvec:
+            return pg_hnsw.HnswSettings(self._hnsw.m, self._hnsw.ef_construction, "vector")
+        return self._hnsw
 
     # -- connection -------------------------------------------------------------------------
 
@@ -216,6 +239,7 @@ class PgVectorStore:
             conn.execute(f"SET hnsw.ef_search = {self._ef_search}")
             version = conn.execute("SELECT extversion FROM pg_extension "
                                    "WHERE extname = 'vector'").fetchone()[0]
+            self._halfvec = _version_tuple(version) >= (0, 7)
             if _version_tuple(version) >= (0, 8):
                 # Filters (tenant, scope, page) are applied after the index scan; iterative
                 # scans keep reading the graph until k rows pass them instead of coming up short.
@@ -308,7 +332,8 @@ class PgVectorStore:
         memory = index_build_memory(rows, dimension, self._hnsw.m)
         conn.execute(f"SET LOCAL maintenance_work_mem = '{memory}'")
         conn.execute(pg_hnsw.create_statement(self._index_name(model_version), self._table,
-                                              dimension, model_version, self._hnsw))
+                                              dimension, model_version, self._wanted()))
+        self._kinds.pop(model_version, None)    # IF NOT EXISTS may have kept another type
         # Fresh statistics, so the planner sees how many rows the model has and prefers the
         # HNSW index over scanning the btree and sorting every distance.
         conn.execute(sql.SQL("ANALYZE {}").format(sql.Identifier(self._table)))
@@ -394,9 +419,22 @@ class PgVectorStore:
 
         return self._run(work)
 
+    def _kind(self, conn: Any, model_version: str) -> str:
+        """The type the model's index casts to (read once; "vector" when it has none)."""
+        known = self._kinds.get(model_version)
+        now = time.monotonic()
+        if known is not None and now - known[1] < KIND_TTL_S:
+            return known[0]
+        built = pg_hnsw.index_settings(conn, self._index_name(model_version))
+        kind = "vector" if built is None else built.kind
+        self._kinds[model_version] = (kind, now)
+        return kind
+
     def query_sql(self, model_version: str, dimension: int, *, scopes: bool = False,
-                  pages: bool = False, exact: bool = False) -> Any:
-        """The top-k statement: the cast and predicate match the model's partial HNSW index.
+                  pages: bool = False, exact: bool = False, kind: str = "vector") -> Any:
+        """The top-k statement: the cast and predicate match the model's partial HNSW index
+        (``kind``: the type it was built with; a halfvec index's top-k is re-scored at full
+        precision).
 
         ``exact``: the rows passing the filters first (through the (model_version, tenant,
         page) btree), then every distance sorted: exact, for filters that keep few rows."""
@@ -419,6 +457,15 @@ class PgVectorStore:
                 "{distance} AS distance FROM {table} WHERE {where}) "
                 "SELECT * FROM kept ORDER BY distance LIMIT %(k)s").format(
                     distance=distance, table=table, where=where)
+        if kind == "halfvec":
+            near = sql.SQL("embedding::halfvec({dim}) <=> %(q)s::halfvec({dim})").format(
+                dim=sql.Literal(dimension))
+            return sql.SQL(
+                "SELECT page, chunk_id, section_id, scope, {distance} AS distance FROM "
+                "(SELECT page, chunk_id, section_id, scope, embedding FROM {table} "
+                "WHERE {where} ORDER BY {near} LIMIT %(k)s) AS near "
+                "ORDER BY distance").format(distance=distance, near=near, table=table,
+                                            where=where)
         return sql.SQL(
             "SELECT page, chunk_id, section_id, scope, {distance} AS distance FROM {table} "
             "WHERE {where} ORDER BY {distance} LIMIT %(k)s").format(
@@ -446,7 +493,8 @@ class PgVectorStore:
         for 3,300 pages against 43 ms of execution (10,000 notes, load 26)."""
         k = params["k"]
         fetch = k * VIEW_FIRST_FETCH
-        statement = self.query_sql(model_version, dimension, scopes=scoped)
+        statement = self.query_sql(model_version, dimension, scopes=scoped,
+                                   kind=self._kind(conn, model_version))
         while fetch <= VIEW_MAX_FETCH:
             rows = conn.execute(statement, {**params, "k": fetch}).fetchall()
             kept = sorted((r for r in rows if r[0] in view), key=lambda r: r[4])
@@ -486,7 +534,8 @@ class PgVectorStore:
                                        scopes is not None)
                 if rows is not None:
                     return rows
-            rows = conn.execute(self.query_sql(model_version, dimension, exact=exact, **shape),
+            rows = conn.execute(self.query_sql(model_version, dimension, exact=exact,
+                                               kind=self._kind(conn, model_version), **shape),
                                 params).fetchall()
             if len(rows) < k and not exact:
                 rows = max(rows, conn.execute(self.query_sql(
@@ -540,6 +589,7 @@ class PgVectorStore:
                 conn.execute(sql.SQL("DROP INDEX IF EXISTS {}").format(
                     sql.Identifier(self._index_name(model_version))))
                 self._indexed.pop(model_version, None)
+                self._kinds.pop(model_version, None)
             return int(cur.rowcount)
 
         return self._run(work)
@@ -565,3 +615,4 @@ class PgVectorStore:
         self._run(lambda conn: conn.execute(f"DROP TABLE IF EXISTS {self._table}"))
         self._indexed.clear()
         self._shares.clear()
+        self._kinds.clear()

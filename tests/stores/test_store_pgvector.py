@@ -76,7 +76,8 @@ def test_schema_has_unique_key_and_a_partial_hnsw_index_per_model(pg_store, pg_d
     by_model = {m: next(d for d in hnsw if f"'{m}'" in d) for m in (MODEL, "test:pg:8")}
     for model, width in ((MODEL, 16), ("test:pg:8", 8)):
         definition = by_model[model]
-        assert f"vector({width})" in definition and "vector_cosine_ops" in definition
+        # 16-bit floats by default (store.index_type: halfvec)
+        assert f"::halfvec({width})" in definition and "halfvec_cosine_ops" in definition
         # the shipped build values (ef_construction 128: bench_scale_query.py --chunks 565000)
         assert "m='16'" in definition and "ef_construction='128'" in definition
     pg_store.drop_model("test:pg:8")
@@ -88,7 +89,7 @@ def test_schema_has_unique_key_and_a_partial_hnsw_index_per_model(pg_store, pg_d
 
 def test_query_statement_uses_the_models_hnsw_index(pg_store, pg_dsn):
     pg_store.upsert(MODEL, records(3000))
-    statement = pg_store.query_sql(MODEL, 16, scopes=True)
+    statement = pg_store.query_sql(MODEL, 16, scopes=True, kind="halfvec")
     q = np.ones(16, dtype=np.float32)
     with psycopg.connect(pg_dsn) as conn:
         from pgvector.psycopg import register_vector
@@ -348,3 +349,90 @@ def test_hnsw_build_settings_outside_pgvectors_range_are_config_errors(values, k
 
     with pytest.raises(ConfigError, match=key.replace(".", r"\.") + "' must be between"):
         settings_from_dict({"store": {"backend": "pgvector", **values}})
+
+
+def exact_scores(rows: list[VectorRecord], q: np.ndarray) -> dict[str, float]:
+    unit = q / np.linalg.norm(q)
+    return {r.page: float(r.vector @ unit / np.linalg.norm(r.vector)) for r in rows}
+
+
+@pytest.mark.parametrize("index_type", ["halfvec", "vector"])
+def test_either_index_type_answers_through_its_index_with_exact_cosines(pg_dsn, pg_table,
+                                                                        index_type):
+    """A halfvec index finds the top-k; the scores are the full-precision cosines, as the
+    vector index's and the embedded store's are."""
+    rows = records(3000, seed=4)
+    store = PgVectorStore(pg_dsn, table=pg_table, ef_search=100, index_type=index_type)
+    try:
+        store.upsert(MODEL, rows)
+        (definition,) = store._run(lambda conn: conn.execute(
+            "SELECT indexdef FROM pg_indexes WHERE indexname = %s",
+            (store._index_name(MODEL),)).fetchone())
+        assert f"{index_type}_cosine_ops" in definition
+        q = records(1, seed=99)[0].vector
+        plan = store._run(lambda conn: "\n".join(r[0] for r in conn.execute(
+            psycopg.sql.SQL("EXPLAIN ") + store.query_sql(MODEL, 16, kind=index_type),
+            {"tenant": "default", "q": q, "k": 10}).fetchall()))
+        assert f"Index Scan using {store._index_name(MODEL)}" in plan, plan
+        hits = store.query(q, 10, MODEL)
+        truth = exact_scores(rows, q)
+        for hit in hits:
+            assert hit.score == pytest.approx(truth[hit.page], abs=1e-6)
+        best = sorted(truth, key=truth.get, reverse=True)[:10]
+        assert len(set(h.page for h in hits) & set(best)) >= 9
+        assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    finally:
+        store.drop_table()
+        store.close()
+
+
+def test_an_index_of_the_other_type_keeps_answering_until_it_is_rebuilt(pg_dsn, pg_table):
+    """An index built as vector (before halfvec was the default) is still used by a store
+    configured for halfvec: queries cast as the index was built, a warning names the
+    settings and the fix, and --rebuild-index's rebuild makes it halfvec."""
+    rows = records(3000, seed=5)
+    old = PgVectorStore(pg_dsn, table=pg_table, index_type="vector")
+    new = PgVectorStore(pg_dsn, table=pg_table)          # the default, halfvec
+    try:
+        old.upsert(MODEL, rows)
+        q = rows[42].vector
+        assert new.query(q, 1, MODEL)[0].page == "p42.md"
+        assert new._kinds[MODEL][0] == "vector"
+        (warning,) = new.index_warnings(MODEL)
+        assert "was built with vector, m=16" in warning and "not the configured halfvec" \
+            in warning and "store.index_type" in warning
+        assert "mindgraph embed --rebuild-index" in warning
+        said = new.rebuild_index(MODEL)
+        assert "with halfvec, m=16, ef_construction=128 (was vector, m=16" in said
+        assert new.index_warnings(MODEL) == []
+        assert new.query(q, 1, MODEL)[0].page == "p42.md"
+        # the old handle reads the type again once its cached one is older than KIND_TTL_S
+        old._kinds[MODEL] = ("vector", 0.0)
+        assert old.query(q, 1, MODEL)[0].page == "p42.md"
+        assert old._kinds[MODEL][0] == "halfvec"
+    finally:
+        new.drop_table()
+        old.close()
+        new.close()
+
+
+def test_a_model_wider_than_2000_dimensions_gets_a_halfvec_index(pg_store):
+    """pgvector indexes vector up to 2,000 dimensions, halfvec up to 4,000: a 3,072-wide
+    model (OpenAI's text-embedding-3-large) is searched through its index."""
+    rows = records(20, dim=3072, seed=6)
+    pg_store.upsert("test:wide:3072", rows)
+    definition = pg_store._run(lambda conn: conn.execute(
+        "SELECT indexdef FROM pg_indexes WHERE indexname = %s",
+        (pg_store._index_name("test:wide:3072"),)).fetchone())
+    assert definition is not None and "halfvec(3072)" in definition[0]
+    assert pg_store.query(rows[3].vector, 1, "test:wide:3072")[0].page == "p3.md"
+
+
+def test_index_type_is_a_setting_with_two_values():
+    from mindgraph.config import settings_from_dict
+    from mindgraph.errors import ConfigError
+
+    assert settings_from_dict({}).store.index_type == "halfvec"
+    assert settings_from_dict({"store": {"index_type": "vector"}}).store.index_type == "vector"
+    with pytest.raises(ConfigError, match="index_type"):
+        settings_from_dict({"store": {"index_type": "float8"}})

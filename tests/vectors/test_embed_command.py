@@ -132,43 +132,51 @@ def test_embed_into_pgvector(workspace, pg_dsn, monkeypatch):
 @pytest.mark.pg
 def test_an_index_built_with_other_settings_is_reported_and_rebuilt(workspace, pg_dsn,
                                                                      monkeypatch):
-    # CREATE INDEX IF NOT EXISTS kept an index built with other m / ef_construction silently
+    # CREATE INDEX IF NOT EXISTS kept an index built with other m / ef_construction silently;
+    # an index of 32-bit floats (an older mindgraph's) is kept until the rebuild makes it halfvec
     import psycopg
 
-    def configure(m: int, ef_construction: int) -> None:
+    def configure(m: int, ef_construction: int, index_type: str = "halfvec") -> None:
         (workspace / "mindgraph.yml").write_text(
             HASHING + f"store:\n  backend: pgvector\n  table: mg_test_reindex\n"
-            f"  hnsw_m: {m}\n  hnsw_ef_construction: {ef_construction}\n", encoding="utf-8")
+            f"  hnsw_m: {m}\n  hnsw_ef_construction: {ef_construction}\n"
+            f"  index_type: {index_type}\n", encoding="utf-8")
 
     def built() -> list[str]:
         with psycopg.connect(pg_dsn, autocommit=True) as conn:
-            return [row[0] for row in conn.execute(
-                "SELECT array_to_string(c.reloptions, ',') FROM pg_index i JOIN pg_class c "
+            return [row[0] + ("," + "halfvec" if "halfvec_cosine_ops" in row[1] else ",vector")
+                    for row in conn.execute(
+                "SELECT array_to_string(c.reloptions, ','), pg_get_indexdef(c.oid) "
+                "FROM pg_index i JOIN pg_class c "
                 "ON c.oid = i.indexrelid WHERE i.indrelid = 'mg_test_reindex'::regclass "
                 "AND c.relam = (SELECT oid FROM pg_am WHERE amname = 'hnsw')").fetchall()]
 
     monkeypatch.setenv("MINDGRAPH_PG_DSN", pg_dsn)
-    configure(8, 40)
+    configure(8, 40, "vector")
     try:
         first = embed(workspace)
         assert first.exit_code == 0, first.output
         assert "Warning" not in first.output
-        assert built() == ["m=8,ef_construction=40"]
+        assert built() == ["m=8,ef_construction=40,vector"]
         configure(16, 64)
         kept = CliRunner().invoke(cli, ["embed", "-C", str(workspace)])
         assert kept.exit_code == 0, kept.output
         warning = kept.stderr
-        assert "built with m=8, ef_construction=40, not the configured m=16, " \
-               "ef_construction=64" in warning, warning
+        assert "built with vector, m=8, ef_construction=40, not the configured halfvec, " \
+               "m=16, ef_construction=64" in warning, warning
         assert "mindgraph embed --rebuild-index" in warning
-        assert built() == ["m=8,ef_construction=40"]
+        assert built() == ["m=8,ef_construction=40,vector"]
+        kept_hits = CliRunner().invoke(cli, ["search", "-C", str(workspace), "--hybrid",
+                                             "infinite board", "--json"])
+        assert kept_hits.exit_code == 0 and "Canvas" in kept_hits.stdout, kept_hits.output
         rebuilt = embed(workspace, "--rebuild-index", "--json")
         assert rebuilt.exit_code == 0, rebuilt.output
         report = json.loads(rebuilt.stdout)
-        assert "with m=16, ef_construction=64 (was m=8, ef_construction=40)" in \
-            report["index_rebuilt"]
+        assert "with halfvec, m=16, ef_construction=64 (was vector, m=8, " \
+               "ef_construction=40)" in report["index_rebuilt"]
         assert report["index_warnings"] == []
-        assert built() == ["m=16,ef_construction=64"]     # one index: the old one is gone
+        # one index: the old one is gone
+        assert built() == ["m=16,ef_construction=64,halfvec"]
         again = embed(workspace)
         assert again.exit_code == 0 and "Warning" not in again.output, again.output
         hits = CliRunner().invoke(cli, ["search", "-C", str(workspace), "--hybrid",
