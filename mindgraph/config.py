@@ -111,6 +111,9 @@ class StoreSettings:
     tenant: str = "default"
     hnsw_m: int = 16
     hnsw_ef_construction: int = 128
+    # `embed --rebuild-index` waits this long for another process's rebuild of the same index
+    # (a build at 100,000 notes takes minutes), then gives up with the fix
+    rebuild_wait_s: float = 3600.0
 
 
 @dataclass(frozen=True)
@@ -635,6 +638,7 @@ def _check_values(s: Settings) -> None:
          "store.hnsw_ef_construction", "between twice store.hnsw_m and 1000 (pgvector's range)"),
         (0.0 < s.graph.generic_tag_share <= 1.0, "graph.generic_tag_share", "in (0, 1]"),
         (s.graph.tag_fanout_cap >= 1, "graph.tag_fanout_cap", "at least 1"),
+        (s.store.rebuild_wait_s > 0, "store.rebuild_wait_s", "above 0"),
         (s.store.table.replace("_", "").isalnum(), "store.table", "letters, digits and _ only"),
         (1 <= s.serve.port <= 65535, "serve.port", "between 1 and 65535"),
         (s.retrieval.keyword_weight >= 0 and s.retrieval.vector_weight >= 0

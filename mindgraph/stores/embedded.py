@@ -39,7 +39,7 @@ import threading
 import time
 import zipfile
 from pathlib import Path
-from typing import Collection, Sequence
+from typing import Callable, Collection, Sequence
 
 import numpy as np
 
@@ -353,8 +353,10 @@ class EmbeddedStore:
             table = self._tables.get(model_version)
             return [] if table is None or table.ann is None else table.ann.warnings()
 
-    def rebuild_index(self, model_version: str) -> str:
-        """Build the model's HNSW graph again from its rows and save it."""
+    def rebuild_index(self, model_version: str,
+                      notice: Callable[[str], None] | None = None) -> str:
+        """Build the model's HNSW graph again from its rows and save it (another process's
+        write to the folder is waited for on its lock, as every write is)."""
         with self._lock:
             table = self._table(model_version)
             if table is None or not len(table):
