@@ -67,7 +67,7 @@ def _print_summary(report: SyncReport, dropped: dict[str, int], keep: list[str])
     for reason in report.refused:
         click.echo(f"Refused {reason}", err=True)
     for repair in report.repaired:
-        click.echo(f"Repaired {repair}.", err=True)
+        click.echo(f"Warning: {repair}.", err=True)     # each names the file and the fix
     if report.index_rebuilt:
         click.echo(report.index_rebuilt[0].upper() + report.index_rebuilt[1:] + ".")
     for warning in report.index_warnings:

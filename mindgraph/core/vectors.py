@@ -93,8 +93,11 @@ class VectorSearch(WarmIndexes):
                 provider = self.embedding_provider()
                 store = self.vector_store()
                 if store.count(provider.model_version) == 0:
-                    self._vector = (None, f"no vectors of {provider.model_version} yet; run "
-                                          f"`mindgraph embed`")
+                    # a damaged file reads as empty: say so, not "not embedded yet"
+                    damaged = [r for r in store.repairs() if provider.model_version in r]
+                    self._vector = (None, "; ".join(damaged) or
+                                    f"no vectors of {provider.model_version} yet; run "
+                                    f"`mindgraph embed`")
                 else:
                     from ..retrieval.vector import VectorRetriever
 

@@ -82,6 +82,7 @@ class _Table:
         self.log_end = 0                           # end of its last whole entry we applied
         self._scopes: np.ndarray | None = None     # row → scope, rebuilt after changes
         self.rebuilding = ""                       # why the file on disk was not usable
+        self.unreadable = ""                       # that, said to the user (kept, reported)
         # (pages, scopes) → the rows inside them, until the next change
         self._filters: dict[tuple[object, object], np.ndarray] = {}
         self.ann: AnnIndex | None = None           # from EXACT_BELOW rows on (stores/ann.py)
@@ -305,6 +306,9 @@ class _Table:
         except StoreError as exc:
             table = cls(model_version, dimension)   # 0: set by the first upsert
             table.rebuilding = str(exc)
+            table.unreadable = (f"{path} is damaged ({exc.__cause__ or exc}): none of its "
+                                f"vectors of {model_version} could be read; `mindgraph embed` "
+                                f"embeds them again and replaces the file")
             try:
                 table.stamp = stamp_of(path.stat())
             except OSError:
@@ -324,6 +328,7 @@ class EmbeddedStore:
         self._lock = threading.RLock()
         self._opened_at = time.time()       # temp files older than this are a killed write's
         self._cleaned = False               # (deleted at the first flush)
+        self._unknown: dict[Path, str] = {}  # unreadable files of no model known: why
 
     @classmethod
     def for_state_dir(cls, state_dir: Path, tenant: str = "default") -> "EmbeddedStore":
@@ -342,9 +347,16 @@ class EmbeddedStore:
         return f"embedded store at {self.folder}"
 
     def repairs(self) -> list[str]:
-        """What was left out of damaged files when they were read (for the embed report)."""
+        """What was left out of damaged files when they were read (for the embed report and
+        the note of a search that has no vectors because of it), each naming the file and
+        the fix: a log's damaged tail, a model file that could not be read at all (truncated,
+        garbage; it reads as empty until `mindgraph embed` replaces it)."""
         with self._lock:
-            return [t.damaged for _, t in sorted(self._tables.items()) if t.damaged]
+            tables = [t for _, t in sorted(self._tables.items())]
+            return ([t.unreadable for t in tables if t.unreadable]
+                    + [t.damaged for t in tables if t.damaged]
+                    + [message for path, message in sorted(self._unknown.items())
+                       if path.name not in {model_file_name(t.model_version) for t in tables}])
 
     def index_warnings(self, model_version: str) -> list[str]:
         """Why a loaded model's HNSW graph differs from stores/ann.py's settings (none when
@@ -586,7 +598,16 @@ class EmbeddedStore:
         names = set(self._tables)
         if self.folder.is_dir():
             for path in self.folder.glob("*.npz"):
-                names.add(self._model_of_file(path))
+                try:
+                    names.add(self._model_of_file(path))
+                except StoreError as exc:     # its model is written inside: which is unknown
+                    self._unknown[path] = (
+                        f"{path} is damaged ({exc.__cause__ or exc}): neither its model nor "
+                        f"its vectors could be read, so it is left out; delete it (`mindgraph "
+                        f"embed` embeds the configured model's vectors again if they were "
+                        f"these)")
+                else:
+                    self._unknown.pop(path, None)
         return sorted(names)
 
     def _model_of_file(self, path: Path) -> str:

@@ -290,7 +290,7 @@ def test_embed_says_what_a_damaged_vector_log_lost_and_embeds_it_again(workspace
 
     result = CliRunner().invoke(cli, ["embed", "-C", str(workspace)])
     assert result.exit_code == 0, result.output
-    assert f"Repaired {log}: " in result.stderr and "embeds again" in result.stderr
+    assert f"Warning: {log}: " in result.stderr and "embeds again" in result.stderr
     assert "Embedded 1 of 3 chunks" in result.stdout      # Sync.md's lost vector, again
     again = json.loads(embed(workspace, "--json").output)
     assert again["repaired"] == [] and again["embedded"] == 0
@@ -375,3 +375,48 @@ def test_a_rebuild_waits_for_another_processs_rebuild_of_the_same_index(workspac
     finally:
         with psycopg.connect(pg_dsn, autocommit=True) as conn:
             conn.execute("DROP TABLE IF EXISTS mg_test_rebuild_turns")
+
+
+def _truncated(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[:300])      # a copy or a disk cut short
+    _aged(path)
+
+
+def test_a_truncated_vectors_file_is_reported_as_damaged_and_embed_replaces_it(workspace):
+    assert embed(workspace).exit_code == 0
+    npz, = (workspace / ".mindgraph" / "vectors" / "default").glob("*.npz")
+    _truncated(npz)
+    damaged = f"{npz} is damaged (File is not a zip file): none of its vectors of " \
+              f"hashing:v1:64 could be read; `mindgraph embed` embeds them again and " \
+              f"replaces the file"
+
+    search = CliRunner().invoke(cli, ["search", "--hybrid", "-C", str(workspace), "board"])
+    assert search.exit_code == 0, search.output
+    assert f"vector retrieval unavailable ({damaged})" in search.output
+    assert "yet" not in search.output and "Traceback" not in search.output
+
+    planned = embed(workspace, "--dry-run")
+    assert planned.exit_code == 0 and f"Warning: {damaged}." in planned.stderr
+
+    repaired = embed(workspace)
+    assert repaired.exit_code == 0, repaired.output
+    assert f"Warning: {damaged}." in repaired.stderr
+    assert "Embedded 4 of 4 chunks" in repaired.stdout
+    again = json.loads(embed(workspace, "--json").output)
+    assert (again["embedded"], again["repaired"]) == (0, [])
+    found = CliRunner().invoke(cli, ["search", "--hybrid", "-C", str(workspace), "board"])
+    assert "unavailable" not in found.output and "vector #" in found.output
+
+
+def test_a_truncated_vectors_file_of_another_model_is_named_and_left_out(workspace):
+    (workspace / "mindgraph.yml").write_text(HASHING.replace("64", "32"), encoding="utf-8")
+    assert embed(workspace).exit_code == 0
+    old, = (workspace / ".mindgraph" / "vectors" / "default").glob("*.npz")
+    (workspace / "mindgraph.yml").write_text(HASHING, encoding="utf-8")
+    _truncated(old)
+    result = embed(workspace)
+    assert result.exit_code == 0, result.output
+    assert "Embedded 4 of 4 chunks" in result.stdout
+    assert f"Warning: {old} is damaged (File is not a zip file): neither its model nor its " \
+           f"vectors could be read, so it is left out; delete it" in result.stderr
+    assert "Traceback" not in result.output
