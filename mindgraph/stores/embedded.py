@@ -374,8 +374,9 @@ class EmbeddedStore:
             if table is None or not len(table):
                 return f"no vectors of {model_version} in {self.description}: no graph to build"
             if len(table) < self.exact_below:
-                return (f"{model_version} has {len(table)} vectors, searched exactly below "
-                        f"{self.exact_below}: no graph to build")
+                # a word first: the CLI capitalises it ("Local:all-MiniLM…" it was)
+                return (f"no graph to build: {model_version} has {len(table)} vectors, "
+                        f"searched exactly below {self.exact_below}")
             path = self.folder / model_file_name(model_version)
             with exclusive_lock(self.folder / ".lock"):
                 table.ann = AnnIndex.build(table.live_vectors(), table.rows)

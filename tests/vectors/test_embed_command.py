@@ -236,7 +236,9 @@ def test_an_index_within_shared_buffers_gets_no_memory_warning(workspace, pg_dsn
 def test_rebuild_index_on_a_small_embedded_store_says_there_is_no_graph(workspace):
     result = embed(workspace, "--rebuild-index")
     assert result.exit_code == 0, result.output
-    assert "searched exactly below 200000: no graph to build" in result.output
+    assert "No graph to build: hashing:v1:64 has 4 vectors, searched exactly below 200000." \
+        in result.stdout
+    assert "Hashing:" not in result.output
 
 
 def test_rebuild_index_rebuilds_the_embedded_stores_graph(workspace, monkeypatch):
