@@ -25,10 +25,32 @@ import yaml
 
 from .errors import ConfigError, NotFoundError
 from .fsutil import read_text
-from .yamlfile import DuplicateKeyError, load_strict
+from .local_models import DEFAULT_LOCAL_MODEL, LANGUAGES, LOCAL_MODELS, local_dimension
+from .yamlfile import DuplicateKeyError, line_of, load_strict
 
 CONFIG_FILENAME = "mindgraph.yml"
 ENV_PREFIX = "MINDGRAPH_"
+
+
+class BadValue(ConfigError):
+    """A bad value of one key ("embedding.model", "adapters[0].cache_ttl_s"), with the message
+    beginning "<file>: "; ``load_settings`` makes it "<file>:<line>: " when the file writes
+    that key, and names the environment variable instead when one set it."""
+
+    def __init__(self, message: str, key: str):
+        super().__init__(message)
+        self.key = key
+
+    @property
+    def path(self) -> tuple[str | int, ...]:
+        """The key as the steps into the YAML document: ("adapters", 0, "cache_ttl_s")."""
+        steps: list[str | int] = []
+        for part in self.key.split("."):
+            name, _, index = part.partition("[")
+            steps.append(name)
+            if index.rstrip("]").isdigit():
+                steps.append(int(index.rstrip("]")))
+        return tuple(steps)
 
 
 @dataclass(frozen=True)
@@ -93,6 +115,9 @@ class StoreSettings:
     # and pages at the same recall; answers are re-scored at full precision. "vector" keeps
     # 32-bit floats (pgvector before 0.7 has no halfvec).
     index_type: Literal["halfvec", "vector"] = "halfvec"
+    # `embed --rebuild-index` waits this long for another process's rebuild of the same index
+    # (a build at 100,000 notes takes minutes), then gives up with the fix
+    rebuild_wait_s: float = 3600.0
 
 
 @dataclass(frozen=True)
@@ -429,10 +454,12 @@ def load_settings(base_dir: str | Path = ".", config: str | Path | None = None,
         path = base / CONFIG_FILENAME
     data: dict[str, Any] = {}
     source = "(defaults)"
+    text = ""
     if path.is_file() or (path.exists() and not path.is_dir()):   # a FIFO is refused below
         source = str(path)
         try:
-            loaded = load_strict(read_text(path))
+            text = read_text(path)
+            loaded = load_strict(text)
         except DuplicateKeyError as exc:
             raise ConfigError(f"{path}:{exc.problem_mark.line + 1}: {exc.problem} "
                               f"(YAML would keep only the last).") from exc
@@ -460,9 +487,13 @@ def load_settings(base_dir: str | Path = ".", config: str | Path | None = None,
         # a bad value that came from the environment: name the variable, not the file
         message = str(exc)
         for key, variable in overrides.items():
-            if f"'{key}'" in message:
+            if f"'{key}'" in message or (isinstance(exc, BadValue) and
+                                          f"{exc.key}.".startswith(f"{key}.")):
                 raise ConfigError(message.replace(f"{source}:", f"Environment variable "
                                                                 f"{variable}:", 1)) from exc
+        line = line_of(text, exc.path) if isinstance(exc, BadValue) and text else None
+        if line is not None and message.startswith(f"{source}: "):
+            raise BadValue(f"{source}:{line}:{message[len(source) + 1:]}", exc.key) from exc
         raise
 
 
@@ -531,8 +562,8 @@ def _coerce(value: Any, hint: Any, key: str, source: str) -> Any:
         if isinstance(value, bool) and ("off" in choices or "on" in choices):
             value = "on" if value else "off"   # YAML reads a bare off/on as a boolean
         if value not in choices:
-            raise ConfigError(f"{source}: '{key}' is {value!r}; it must be one of "
-                              f"{', '.join(map(str, choices))}.")
+            raise BadValue(f"{source}: '{key}' is {value!r}; it must be one of "
+                           f"{', '.join(map(str, choices))}.", key)
         return value
     if origin in (typing.Union, types.UnionType):
         return value
@@ -560,8 +591,8 @@ def _coerce(value: Any, hint: Any, key: str, source: str) -> Any:
                 pass
         if number is not None:
             if not math.isfinite(number):   # .inf or .nan made every fused score NaN
-                raise ConfigError(f"{source}: '{key}' is {value!r}; it must be a finite "
-                                  f"number.")
+                raise BadValue(f"{source}: '{key}' is {value!r}; it must be a finite "
+                               f"number.", key)
             return number
     elif hint is str:
         if isinstance(value, str):
@@ -584,8 +615,8 @@ def _coerce(value: Any, hint: Any, key: str, source: str) -> Any:
     else:
         return value
     name = getattr(hint, "__name__", str(hint))
-    raise ConfigError(f"{source}: '{key}' must be {_article(name)} {name}, got {value!r}. "
-                      f"Fix the value in {source} (or the MINDGRAPH_ environment override).")
+    raise BadValue(f"{source}: '{key}' must be {_article(name)} {name}, got {value!r}. "
+                   f"Fix the value in {source} (or the MINDGRAPH_ environment override).", key)
 
 
 def _article(name: str) -> str:
@@ -611,6 +642,7 @@ def _check_values(s: Settings) -> None:
          "store.hnsw_ef_construction", "between twice store.hnsw_m and 1000 (pgvector's range)"),
         (0.0 < s.graph.generic_tag_share <= 1.0, "graph.generic_tag_share", "in (0, 1]"),
         (s.graph.tag_fanout_cap >= 1, "graph.tag_fanout_cap", "at least 1"),
+        (s.store.rebuild_wait_s > 0, "store.rebuild_wait_s", "above 0"),
         (s.store.table.replace("_", "").isalnum(), "store.table", "letters, digits and _ only"),
         (1 <= s.serve.port <= 65535, "serve.port", "between 1 and 65535"),
         (s.retrieval.keyword_weight >= 0 and s.retrieval.vector_weight >= 0
@@ -667,7 +699,8 @@ def _check_values(s: Settings) -> None:
     ]
     for ok, key, rule in checks:
         if not ok:
-            raise ConfigError(f"{s.source}: '{key}' must be {rule}. Fix it in {s.source}.")
+            raise BadValue(f"{s.source}: '{key}' must be {rule}. Fix it in {s.source}.", key)
+    check_embedding(s)
     _check_web_names(s)
     _check_primary_sources(s)
     for key, value in (("paths.raw", s.paths.raw), ("paths.wiki", s.paths.wiki)):
@@ -682,6 +715,45 @@ def _check_values(s: Settings) -> None:
     if s.paths.raw.rstrip("/") == s.paths.wiki.rstrip("/"):
         raise ConfigError(f"{s.source}: paths.raw and paths.wiki must be different folders "
                           f"(raw notes are never written).")
+
+
+def check_embedding(s: Settings) -> None:
+    """embedding.model, embedding.dimension and embedding.languages name what the local
+    provider can run (local_models.py): checked when the file is loaded, so every command
+    says so, not only the first that embeds; the provider factory checks again settings made
+    another way."""
+    cfg = s.embedding
+    models = ", ".join(LOCAL_MODELS)
+    if cfg.languages and cfg.provider != "local":
+        raise BadValue(f"{s.source}: 'embedding.languages' routes languages to local models; "
+                       f"it needs embedding.provider local (it is {cfg.provider}). Remove "
+                       f"embedding.languages or set the provider to local.", "embedding.languages")
+    if cfg.provider != "local":
+        return
+    model = cfg.model or DEFAULT_LOCAL_MODEL
+    if model not in LOCAL_MODELS:
+        raise BadValue(f"{s.source}: 'embedding.model' is {cfg.model!r}, which embedding.provider "
+                       f"local does not run.{_did_you_mean(model, LOCAL_MODELS)} It must be one "
+                       f"of {models} (or remove it for the default, {DEFAULT_LOCAL_MODEL}); a "
+                       f"model of an API needs embedding.provider openai or gemini.",
+                       "embedding.model")
+    if cfg.dimension not in (0, local_dimension(model)):
+        raise BadValue(f"{s.source}: 'embedding.dimension' is {cfg.dimension}, but {model} makes "
+                       f"vectors of {local_dimension(model)} dimensions and cannot make others. "
+                       f"Remove embedding.dimension (or pick another model or provider).",
+                       "embedding.dimension")
+    for lang, routed in cfg.languages.items():
+        if str(lang) not in LANGUAGES:
+            raise BadValue(f"{s.source}: 'embedding.languages' has {lang!r}, which is not a "
+                           f"language mindgraph tells apart.{_did_you_mean(lang, LANGUAGES)} "
+                           f"It must be one of {', '.join(LANGUAGES)}, each mapped to a local "
+                           f"model, e.g. {{ja: multilingual-e5-small}}.",
+                           f"embedding.languages.{lang}")
+        if str(routed) not in LOCAL_MODELS:
+            raise BadValue(f"{s.source}: 'embedding.languages' maps {lang} to {routed!r}, which "
+                           f"is not a local model.{_did_you_mean(str(routed), LOCAL_MODELS)} It "
+                           f"must be one of {models} (or remove embedding.languages.{lang}).",
+                           f"embedding.languages.{lang}")
 
 
 def _check_primary_sources(s: Settings) -> None:

@@ -50,3 +50,28 @@ _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
 def load_strict(text: str) -> Any:
     """``yaml.safe_load`` that refuses a key repeated within one mapping."""
     return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
+
+
+def line_of(text: str, path: tuple[str | int, ...]) -> int | None:
+    """The line (1-based) of the key at ``path`` in the YAML ``text`` — ("embedding",
+    "model") for ``model:`` under ``embedding:``, an int for a list item — or None when the
+    text does not write that key itself (absent, or only merged in with ``<<:``)."""
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return None
+    line = None
+    for step in path:
+        if isinstance(node, yaml.SequenceNode) and isinstance(step, int) \
+                and 0 <= step < len(node.value):
+            node = node.value[step]
+            line = node.start_mark.line
+            continue
+        if not isinstance(node, yaml.MappingNode):
+            return None
+        found = next(((k, v) for k, v in node.value if isinstance(k, yaml.ScalarNode)
+                      and k.tag != _MERGE_TAG and k.value == str(step)), None)
+        if found is None:
+            return None
+        line, node = found[0].start_mark.line, found[1]
+    return None if line is None else line + 1

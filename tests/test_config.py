@@ -215,3 +215,93 @@ def test_ef_search_is_held_to_pgvectors_range(tmp_path):
                                                                "store:\n  ef_search: 5000\n"))])
     assert result.exit_code == 2
     assert "'store.ef_search' must be between 1 and 1000 (pgvector's range)" in result.output
+
+
+# -- embedding.model and embedding.languages: checked when the file is loaded -------------------
+
+BAD_EMBEDDING = [
+    ("embedding:\n  provider: local\n  model: all-MiniLM-L7\n", 3,
+     "'embedding.model' is 'all-MiniLM-L7'", "Did you mean 'all-MiniLM-L6-v2'?"),
+    ("paths:\n  raw: raw\nembedding:\n  languages:\n    en: all-MiniLM-L6-v2\n"
+     "    ja: multilingual-e5-smol\n", 6,
+     "'embedding.languages' maps ja to 'multilingual-e5-smol'",
+     "Did you mean 'multilingual-e5-small'?"),
+    ("embedding:\n  languages:\n    jp: multilingual-e5-small\n", 3,
+     "'embedding.languages' has 'jp'", "It must be one of en, ja, zh, ko, other"),
+]
+
+
+def bad_workspace(tmp_path, text):
+    (tmp_path / "raw").mkdir(exist_ok=True)
+    (tmp_path / "raw" / "note.md").write_text("# Note\n\nTrunks.\n")
+    (tmp_path / "mindgraph.yml").write_text(text)
+    return tmp_path
+
+
+@pytest.mark.parametrize("text, line, what, hint", BAD_EMBEDDING)
+@pytest.mark.parametrize("command", [["ingest"], ["search", "--hybrid", "trunks"], ["check"]])
+def test_a_bad_embedding_model_is_reported_by_every_command(tmp_path, text, line, what, hint,
+                                                            command):
+    workspace = bad_workspace(tmp_path, text)
+    result = CliRunner().invoke(cli, [*command, "-C", str(workspace)])
+    assert result.exit_code == 2, result.output
+    assert f"Error: {workspace / 'mindgraph.yml'}:{line}: {what}" in result.output
+    assert hint in result.output and "Traceback" not in result.output
+    if "model" in what or "maps" in what:         # the valid choices, all of them
+        assert "all-MiniLM-L6-v2, all-MiniLM-L6-v2-w8a8" in result.output
+        assert "use-multilingual-v3" in result.output
+    assert not (workspace / "wiki").exists()      # refused before any work
+
+
+def test_serve_refuses_a_bad_embedding_model_before_it_starts(tmp_path):
+    import socket
+    import subprocess
+    import sys
+
+    workspace = bad_workspace(tmp_path, BAD_EMBEDDING[0][0])
+    (workspace / "wiki").mkdir()
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    try:
+        done = subprocess.run([sys.executable, "-m", "mindgraph", "serve", "-C", str(workspace),
+                               "--port", str(port)], capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail("serve started with a bad embedding.model instead of refusing it")
+    assert done.returncode == 2
+    assert f"{workspace / 'mindgraph.yml'}:3: 'embedding.model' is 'all-MiniLM-L7'" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_embedding_languages_need_the_local_provider_and_dimension_fits_the_model(tmp_path):
+    with pytest.raises(ConfigError, match=r"mindgraph\.yml:3: 'embedding\.languages' routes "
+                                          r"languages to local models; it needs "
+                                          r"embedding\.provider local \(it is hashing\)"):
+        load_settings(write(tmp_path, "embedding:\n  provider: hashing\n  languages:\n"
+                                      "    ja: multilingual-e5-small\n"), environ={})
+    with pytest.raises(ConfigError, match=r"mindgraph\.yml:2: 'embedding\.dimension' is 512, "
+                                          r"but all-MiniLM-L6-v2 makes vectors of 384"):
+        load_settings(write(tmp_path, "embedding:\n  dimension: 512\n"), environ={})
+    assert load_settings(write(tmp_path, "embedding:\n  model: use-multilingual-v3\n"
+                                         "  dimension: 512\n"), environ={}).embedding.dimension \
+        == 512
+    remote = load_settings(write(tmp_path, "embedding:\n  provider: openai\n"
+                                           "  model: my-own-model\n"), environ={})
+    assert remote.embedding.model == "my-own-model"      # an API's models are its own
+
+
+def test_a_bad_value_names_its_line_or_the_variable_that_set_it(tmp_path):
+    with pytest.raises(ConfigError, match=r"mindgraph\.yml:4: 'compile\.concurrency' must be "
+                                          r"at least 1"):
+        load_settings(write(tmp_path, "# mine\ncompile:\n  provider: offline\n"
+                                      "  concurrency: 0\n"), environ={})
+    with pytest.raises(ConfigError, match=r"mindgraph\.yml:3: 'adapters\[0\]\.cache_ttl_s' "):
+        load_settings(write(tmp_path, "adapters:\n  - name: notes\n    cache_ttl_s: -1\n"),
+                      environ={})
+    with pytest.raises(ConfigError, match=r"^Environment variable MINDGRAPH_EMBEDDING__MODEL: "
+                                          r"'embedding\.model' is 'foo'"):
+        load_settings(write(tmp_path, "embedding:\n  model: all-MiniLM-L6-v2\n"),
+                      environ={"MINDGRAPH_EMBEDDING__MODEL": "foo"})
+    with pytest.raises(ConfigError, match=r"^Environment variable MINDGRAPH_EMBEDDING__LANGUAGES"
+                                          r": 'embedding\.languages' maps ja"):
+        load_settings(tmp_path, environ={"MINDGRAPH_EMBEDDING__LANGUAGES": "{ja: e5-large}"})

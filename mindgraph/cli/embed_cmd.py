@@ -31,6 +31,10 @@ def embed_command(settings: Settings, dry_run: bool, drop_other_models: bool,
     and the embedded store under the state folder.
     """
     mg = Mindgraph(settings)
+
+    def notice(message: str) -> None:       # on stderr: stdout may be --json
+        click.echo(message[0].upper() + message[1:] + ".", err=True)
+
     try:
         plan = mg.plan_embed()
         keep = sorted(p.path for p in mg.vault().problems if p.path not in mg.vault().pages)
@@ -39,11 +43,11 @@ def embed_command(settings: Settings, dry_run: bool, drop_other_models: bool,
             with Progress("Embedding", "chunks", len(plan.to_embed)) as progress:
                 report, dropped = mg.embed(plan=plan, drop_other_models=drop_other_models,
                                            progress=progress.advance,
-                                           rebuild_index=rebuild_index)
+                                           rebuild_index=rebuild_index, notice=notice)
         else:
             report, dropped = mg.embed(plan=plan, dry_run=dry_run,
                                        drop_other_models=drop_other_models,
-                                       rebuild_index=rebuild_index)
+                                       rebuild_index=rebuild_index, notice=notice)
     finally:
         mg.close()
     if as_json:
@@ -63,7 +67,7 @@ def _print_summary(report: SyncReport, dropped: dict[str, int], keep: list[str])
     for reason in report.refused:
         click.echo(f"Refused {reason}", err=True)
     for repair in report.repaired:
-        click.echo(f"Repaired {repair}.", err=True)
+        click.echo(f"Warning: {repair}.", err=True)     # each names the file and the fix
     if report.index_rebuilt:
         click.echo(report.index_rebuilt[0].upper() + report.index_rebuilt[1:] + ".")
     for warning in report.index_warnings:

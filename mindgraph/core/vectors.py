@@ -93,8 +93,11 @@ class VectorSearch(WarmIndexes):
                 provider = self.embedding_provider()
                 store = self.vector_store()
                 if store.count(provider.model_version) == 0:
-                    self._vector = (None, f"no vectors of {provider.model_version} yet; run "
-                                          f"`mindgraph embed`")
+                    # a damaged file reads as empty: say so, not "not embedded yet"
+                    damaged = [r for r in store.repairs() if provider.model_version in r]
+                    self._vector = (None, "; ".join(damaged) or
+                                    f"no vectors of {provider.model_version} yet; run "
+                                    f"`mindgraph embed`")
                 else:
                     from ..retrieval.vector import VectorRetriever
 
@@ -152,11 +155,14 @@ class VectorSearch(WarmIndexes):
         return known[0] if len(known) == 1 else self.embedding_provider().model_version
 
     def embed(self, *, dry_run: bool = False, drop_other_models: bool = False,
-              plan: Any = None, progress: Any = None, rebuild_index: bool = False) -> Any:
+              plan: Any = None, progress: Any = None, rebuild_index: bool = False,
+              notice: Any = None) -> Any:
         """Embed new and changed sections, remove deleted ones; a re-run over unchanged pages
         makes no embedding call. Returns the SyncReport (``dropped`` lists removed models).
         ``rebuild_index`` then builds the model's approximate index again with the configured
-        settings (one built with other settings is otherwise kept, and reported).
+        settings (one built with other settings is otherwise kept, and reported); ``notice``
+        (a function of one message) hears what happens meanwhile (waiting for another
+        process's rebuild of the same index).
 
         The core lock is held only while the plan is taken and when the new vectors go live:
         queries keep being answered during the model calls (the stores are thread-safe)."""
@@ -191,8 +197,8 @@ class VectorSearch(WarmIndexes):
                 if other != plan.model_version:
                     dropped[other] = count if dry_run else store.drop_model(other)
         store.flush()
-        rebuilt = store.rebuild_index(plan.model_version) if rebuild_index and not dry_run \
-            else ""
+        rebuilt = store.rebuild_index(plan.model_version, notice) \
+            if rebuild_index and not dry_run else ""
         report = replace(report_of(plan, store, dry_run=dry_run, deleted=deleted,
                                    seconds=time.perf_counter() - started, refused=refused),
                          index_rebuilt=rebuilt)

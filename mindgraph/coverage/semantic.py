@@ -175,6 +175,9 @@ def find_semantic_links(units: list[Unit], provider: EmbeddingProvider, store: V
 
 
 def _not_embedded_message(model: str, store: VectorStore) -> str:
+    damaged = [r for r in store.repairs() if model in r]     # a damaged file reads as empty
+    if damaged:
+        return "; ".join(damaged) + ", then run `mindgraph coverage --semantic` again."
     others = store.model_versions()
     if others:
         return (f"{store.description} holds no vectors of {model} (the configured embedding "

@@ -44,7 +44,7 @@ from .removal import removal_verdict
 from .render import NoteInput
 from .report import FileOutcome, IngestReport
 from .scan import RawFile, scan_raw, within_limits
-from .session import IngestSession, NoteFacts
+from .session import FAILED, NO_RUN_YET, PARTIAL, IngestSession, NoteFacts
 from .state import STATE_FILENAME, IngestState, compile_key
 from .targeted import TargetedSteps, scan_size
 from .wikifs import WikiWriter, clean_temp_files
@@ -115,7 +115,7 @@ def run_ingest(settings: Settings, *, provider: Any = None, dry_run: bool = Fals
             session.saved()
         except BaseException:
             session.state = None        # what it holds may be ahead of the files: load them
-            session.forget()
+            session.forget(FAILED)
             raise
         return replace(report, plan=f"full: {why}")
 
@@ -202,7 +202,7 @@ class _Run(TargetedSteps, ApplySteps, Bookkeeping):
     def remember(self, session: IngestSession, partial: bool) -> None:
         """Leave what this (full) run saw in ``session``, for a targeted run next (not after
         a run of some notes only: the others were not checked)."""
-        session.forget()
+        session.forget(PARTIAL if partial else NO_RUN_YET)
         if partial or self.index is None:
             return
         session.index = self.index

@@ -24,6 +24,14 @@ from .state import IngestState
 
 FileKey = tuple[tuple[int, int, int] | None, tuple[int, int, int] | None]
 
+# why a run cannot be targeted, from what the session holds (the watcher's "full: <why>";
+# README.md, Live sync, lists them)
+NO_RUN_YET = "no full run in this process yet"
+OTHER_INGEST = "another process ingested since the last run"
+HELD = "a scan limit held notes back in the last run"
+FAILED = "the last run stopped with an error"
+PARTIAL = "the last run compiled only some notes"
+
 
 @dataclass
 class NoteFacts:
@@ -44,6 +52,7 @@ class IngestSession:
         self.index: TitleIndex | None = None
         self.notes: dict[str, NoteFacts] = {}       # raw path → facts, in path order
         self.held = True            # a scan limit left notes out (or no full run yet)
+        self.stale = NO_RUN_YET     # why what it holds cannot start a targeted run
         self.total_bytes = 0        # of the notes, as within_limits counts them
         self._df: Counter[str] | None = None
         self._rows: tuple[list[str], dict[str, int]] | None = None  # generic_of's, by path
@@ -53,14 +62,16 @@ class IngestSession:
         them; else loaded (and what the last run saw forgotten: a full run comes next)."""
         key = _key_of(path)
         if self.state is None or self.state.path != path or key != self._key:
-            self.forget()
+            self.forget(NO_RUN_YET if self.state is None or self.state.path != path
+                        else OTHER_INGEST)
             self.state = IngestState.load(path)
             self.state.journaled = True
             self._key = key
         return self.state
 
-    def forget(self) -> None:
-        """Drop what the last run saw (the next run is a full one)."""
+    def forget(self, why: str = NO_RUN_YET) -> None:
+        """Drop what the last run saw (the next run is a full one, ``why`` says why)."""
+        self.stale = why
         self.index = None
         self.notes = {}
         self.held = True
@@ -94,6 +105,12 @@ class IngestSession:
     def ready(self) -> bool:
         """True when a targeted run can start from what the last run saw."""
         return self.state is not None and self.index is not None and not self.held
+
+    @property
+    def not_ready(self) -> str:
+        """Why a targeted run cannot start from what the last run saw (the watcher's
+        "full: <why>")."""
+        return HELD if self.index is not None and self.held else self.stale
 
     def df(self) -> Counter[str]:
         """How many counted notes mention each term (built on first use)."""

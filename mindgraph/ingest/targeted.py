@@ -79,7 +79,7 @@ class TargetedSteps:
         if self.linkable.scopes.enabled:
             return "scopes are configured (a note's scope decides which pages link to it)"
         if not session.ready or session.index is None:
-            return "no full run in this process to start from"
+            return session.not_ready
         index = session.index
         notes: list[Note] = []
         total = session.total_bytes

@@ -50,6 +50,7 @@ from .mcp_apps import add_app_tools
 from .mcp_documents import add_document_tools
 from .mcp_triage import add_triage_tools
 from .params import folder_inside, parse_day
+from .schemas import SyncStatusOut
 from .mcp_results import (
     brief_hybrid,
     brief_keyword,
@@ -213,10 +214,9 @@ def create_mcp_server(mg: Mindgraph,
                             f"changed files of the whole workspace, so only the local "
                             f"identity may.")
         # not on a lane: it answers while a run holds the core
+        # off: the same answer, every field, as GET /sync/status's
         return _call(mg, "sync_status", "", lambda: watcher_status() if watcher_status
-                     else {"watching": False, "state": "off", "pending": [],
-                           "pending_count": 0, "running": None, "last_run": None},
-                     usage_identity(mg.scopes, who))
+                     else SyncStatusOut().model_dump(), usage_identity(mg.scopes, who))
 
     _add_engine_tools(server, call)
     callers = Callers(mg.settings, os.environ.get(mg.settings.serve.token_env) or None)

@@ -21,6 +21,9 @@ Origin and the body of every request before the app sees it. Every error is JSON
         too many slow requests at once (``serve.slow_workers``, ``serve.slow_queue``)
     504 the request ran past its budget (``serve.request_timeout_s``, reindex: its own)
 
+HEAD answers on every GET route as the GET would, without the body (serve/head.py), for
+health checks: ``curl -I http://127.0.0.1:8765/health``.
+
 Every limit is bounded by the schema, so bad parameters are 422 before any work is done, and
 every route declares its response model, so the OpenAPI document describes what comes back.
 
@@ -64,6 +67,7 @@ from .agent_paths import AgentPaths
 from .callers import Callers
 from .dashboard import DashboardHeaders, install_dashboard
 from .guard import Guard, Policy, is_loopback
+from .head import HeadAsGet
 from .lanes import ServerLanes
 from .rest_aliases import OldParameterNames
 from .rest_apps import add_app_routes
@@ -171,7 +175,8 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None,
     app.add_middleware(OldParameterNames)
     app.add_middleware(Guard, policy=Policy.for_server(serve, host or serve.host,
                                                        (upload_rule(serve),)))
-    app.add_middleware(AgentPaths, base=mg.settings.base_dir)     # outermost: errors too
+    app.add_middleware(AgentPaths, base=mg.settings.base_dir)     # errors too
+    app.add_middleware(HeadAsGet)   # outermost: every check a GET gets; the body dropped last
     return app
 
 

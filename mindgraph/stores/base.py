@@ -15,7 +15,7 @@ Rules every store keeps:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Collection, Protocol, Sequence, runtime_checkable
+from typing import Callable, Collection, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
@@ -74,9 +74,11 @@ class VectorStore(Protocol):
         other settings), each naming them and the fix; empty when it is."""
         ...
 
-    def rebuild_index(self, model_version: str) -> str:
+    def rebuild_index(self, model_version: str,
+                      notice: Callable[[str], None] | None = None) -> str:
         """Build the model's approximate index again with the configured settings; say what
-        was done (`mindgraph embed --rebuild-index`)."""
+        was done (`mindgraph embed --rebuild-index`). ``notice`` hears, while it runs, what
+        the caller should know meanwhile (another process rebuilding it: waiting)."""
         ...
 
     def upsert(self, model_version: str, records: Sequence[VectorRecord]) -> int:

@@ -39,7 +39,7 @@ import threading
 import time
 import zipfile
 from pathlib import Path
-from typing import Collection, Sequence
+from typing import Callable, Collection, Sequence
 
 import numpy as np
 
@@ -82,6 +82,7 @@ class _Table:
         self.log_end = 0                           # end of its last whole entry we applied
         self._scopes: np.ndarray | None = None     # row → scope, rebuilt after changes
         self.rebuilding = ""                       # why the file on disk was not usable
+        self.unreadable = ""                       # that, said to the user (kept, reported)
         # (pages, scopes) → the rows inside them, until the next change
         self._filters: dict[tuple[object, object], np.ndarray] = {}
         self.ann: AnnIndex | None = None           # from EXACT_BELOW rows on (stores/ann.py)
@@ -305,6 +306,9 @@ class _Table:
         except StoreError as exc:
             table = cls(model_version, dimension)   # 0: set by the first upsert
             table.rebuilding = str(exc)
+            table.unreadable = (f"{path} is damaged ({exc.__cause__ or exc}): none of its "
+                                f"vectors of {model_version} could be read; `mindgraph embed` "
+                                f"embeds them again and replaces the file")
             try:
                 table.stamp = stamp_of(path.stat())
             except OSError:
@@ -324,6 +328,7 @@ class EmbeddedStore:
         self._lock = threading.RLock()
         self._opened_at = time.time()       # temp files older than this are a killed write's
         self._cleaned = False               # (deleted at the first flush)
+        self._unknown: dict[Path, str] = {}  # unreadable files of no model known: why
 
     @classmethod
     def for_state_dir(cls, state_dir: Path, tenant: str = "default") -> "EmbeddedStore":
@@ -342,9 +347,16 @@ class EmbeddedStore:
         return f"embedded store at {self.folder}"
 
     def repairs(self) -> list[str]:
-        """What was left out of damaged files when they were read (for the embed report)."""
+        """What was left out of damaged files when they were read (for the embed report and
+        the note of a search that has no vectors because of it), each naming the file and
+        the fix: a log's damaged tail, a model file that could not be read at all (truncated,
+        garbage; it reads as empty until `mindgraph embed` replaces it)."""
         with self._lock:
-            return [t.damaged for _, t in sorted(self._tables.items()) if t.damaged]
+            tables = [t for _, t in sorted(self._tables.items())]
+            return ([t.unreadable for t in tables if t.unreadable]
+                    + [t.damaged for t in tables if t.damaged]
+                    + [message for path, message in sorted(self._unknown.items())
+                       if path.name not in {model_file_name(t.model_version) for t in tables}])
 
     def index_warnings(self, model_version: str) -> list[str]:
         """Why a loaded model's HNSW graph differs from stores/ann.py's settings (none when
@@ -353,15 +365,18 @@ class EmbeddedStore:
             table = self._tables.get(model_version)
             return [] if table is None or table.ann is None else table.ann.warnings()
 
-    def rebuild_index(self, model_version: str) -> str:
-        """Build the model's HNSW graph again from its rows and save it."""
+    def rebuild_index(self, model_version: str,
+                      notice: Callable[[str], None] | None = None) -> str:
+        """Build the model's HNSW graph again from its rows and save it (another process's
+        write to the folder is waited for on its lock, as every write is)."""
         with self._lock:
             table = self._table(model_version)
             if table is None or not len(table):
                 return f"no vectors of {model_version} in {self.description}: no graph to build"
             if len(table) < self.exact_below:
-                return (f"{model_version} has {len(table)} vectors, searched exactly below "
-                        f"{self.exact_below}: no graph to build")
+                # a word first: the CLI capitalises it ("Local:all-MiniLM…" it was)
+                return (f"no graph to build: {model_version} has {len(table)} vectors, "
+                        f"searched exactly below {self.exact_below}")
             path = self.folder / model_file_name(model_version)
             with exclusive_lock(self.folder / ".lock"):
                 table.ann = AnnIndex.build(table.live_vectors(), table.rows)
@@ -584,7 +599,16 @@ class EmbeddedStore:
         names = set(self._tables)
         if self.folder.is_dir():
             for path in self.folder.glob("*.npz"):
-                names.add(self._model_of_file(path))
+                try:
+                    names.add(self._model_of_file(path))
+                except StoreError as exc:     # its model is written inside: which is unknown
+                    self._unknown[path] = (
+                        f"{path} is damaged ({exc.__cause__ or exc}): neither its model nor "
+                        f"its vectors could be read, so it is left out; delete it (`mindgraph "
+                        f"embed` embeds the configured model's vectors again if they were "
+                        f"these)")
+                else:
+                    self._unknown.pop(path, None)
         return sorted(names)
 
     def _model_of_file(self, path: Path) -> str:

@@ -20,5 +20,5 @@ def create_store(settings: Settings) -> VectorStore:
         return PgVectorStore(dsn, table=cfg.table, tenant=cfg.tenant, ef_search=cfg.ef_search,
                              m=cfg.hnsw_m, ef_construction=cfg.hnsw_ef_construction,
                              index_type=cfg.index_type,
-                             dsn_env=cfg.dsn_env)
+                             dsn_env=cfg.dsn_env, rebuild_wait_s=cfg.rebuild_wait_s)
     raise AssertionError(f"unhandled store backend {cfg.backend!r}")  # config validates

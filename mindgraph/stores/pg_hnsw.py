@@ -19,12 +19,18 @@ hybrid p50 was 116.9 ms against 41.1. ``buffers_warning`` says so.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 # pgvector's own defaults, which an index created without the option was built with
 PGVECTOR_DEFAULTS = {"m": 16, "ef_construction": 64}
 REBUILD_COMMAND = "mindgraph embed --rebuild-index"
+# how often a rebuild waiting for another process's looks whether that one has finished
+REBUILD_POLL_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -127,6 +133,47 @@ def _kind(kind: str) -> str:
     if kind not in ("halfvec", "vector"):
         raise ValueError(f"not an HNSW vector type: {kind!r}")
     return kind
+
+
+class RebuildBusy(Exception):
+    """Another process kept rebuilding the index for longer than the wait allowed."""
+
+
+@contextlib.contextmanager
+def rebuild_turn(conn: Any, index_name: str, wait_s: float,
+                 waiting: Callable[[], None]) -> Iterator[bool]:
+    """Hold the one right to rebuild ``index_name`` (a session advisory lock on ``conn``,
+    autocommit) while the block runs; yield whether another process held it first.
+
+    Two rebuilds of one index at once would each drop the other's ``<name>_new`` and their
+    two CREATE INDEX CONCURRENTLY wait for each other (PostgreSQL: deadlock detected). So the
+    second calls ``waiting()`` once, then waits for the first to finish, at most ``wait_s``
+    seconds (``RebuildBusy`` after that). The lock goes with the session: a process that dies
+    mid-build frees it."""
+    key = int(hashlib.sha256(f"mindgraph:rebuild:{index_name}".encode()).hexdigest()[:15], 16)
+
+    def take() -> bool:
+        return bool(conn.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()[0])
+
+    waited = not take()
+    if waited:
+        waiting()
+        deadline = time.monotonic() + wait_s
+        while not take():
+            if time.monotonic() >= deadline:
+                raise RebuildBusy(index_name)
+            time.sleep(min(REBUILD_POLL_S, max(deadline - time.monotonic(), 0.0)))
+    try:
+        yield waited
+    finally:
+        if not conn.closed and not conn.broken:
+            conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
+
+
+def index_oid(conn: Any, index_name: str) -> int | None:
+    """The index's object id (a rebuild swaps in a new one), None when there is none."""
+    row = conn.execute("SELECT to_regclass(%s)::oid", (index_name,)).fetchone()
+    return None if row is None or row[0] is None else int(row[0])
 
 
 def rebuild(conn: Any, index_name: str, table: str, dimension: int, model_version: str,

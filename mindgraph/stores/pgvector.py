@@ -116,6 +116,11 @@ def index_build_memory(rows: int, dimension: int, m: int = StoreSettings.hnsw_m)
     return f"{int(min(max(need, low), high))}MB"
 
 
+def _duration(seconds: float) -> str:
+    """"60 min", "2 s": a wait, for messages."""
+    return f"{seconds / 60:g} min" if seconds >= 60 else f"{seconds:g} s"
+
+
 def _version_tuple(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in re.findall(r"\d+", version)[:3])
 
@@ -130,7 +135,8 @@ class PgVectorStore:
                  m: int = StoreSettings.hnsw_m,
                  ef_construction: int = StoreSettings.hnsw_ef_construction,
                  index_type: str = StoreSettings.index_type,
-                 dsn_env: str = "MINDGRAPH_PG_DSN", connect_timeout: int = 5):
+                 dsn_env: str = "MINDGRAPH_PG_DSN", connect_timeout: int = 5,
+                 rebuild_wait_s: float = StoreSettings.rebuild_wait_s):
         if not _IDENT.match(table):
             raise StoreError(f"Table name {table!r} is not a plain identifier; use letters, "
                              f"digits and _ in store.table.")
@@ -142,6 +148,7 @@ class PgVectorStore:
         self._halfvec = True                 # the server's pgvector has halfvec (0.7+)
         self._dsn_env = dsn_env
         self._connect_timeout = connect_timeout
+        self.rebuild_wait_s = rebuild_wait_s   # for another process's rebuild of an index
         self._conn: Any = None
         self._lock = threading.RLock()
         self._indexed: dict[str, int] = {}   # model_version → dimension, index known to exist
@@ -171,9 +178,13 @@ class PgVectorStore:
                     None if size is None else pg_hnsw.buffers_warning(name, model_version, size)]
         return [w for w in warnings if w]
 
-    def rebuild_index(self, model_version: str) -> str:
+    def rebuild_index(self, model_version: str,
+                      notice: Callable[[str], None] | None = None) -> str:
         """Build the model's HNSW index again with the configured settings (beside the old
-        one, which answers queries until the swap); say what was done."""
+        one, which answers queries until the swap); say what was done. While another process
+        rebuilds the same index, this one says so through ``notice`` and waits for it, at most
+        ``store.rebuild_wait_s``; when that one has just built it with these settings, it is
+        not built a second time."""
         import psycopg
 
         name = self._index_name(model_version)
@@ -189,19 +200,38 @@ class PgVectorStore:
             return f"no vectors of {model_version} in {self.description}: no index to build"
         memory = index_build_memory(rows, dimension, self._hnsw.m)
         wanted = self._wanted()
+        waiting = (f"another process is rebuilding index {name} of {model_version} in "
+                   f"{self.description}; waiting for it to finish (at most "
+                   f"{_duration(self.rebuild_wait_s)}, store.rebuild_wait_s)")
         try:
             with psycopg.connect(self._dsn, connect_timeout=self._connect_timeout,
                                  autocommit=True, **_KEEPALIVES) as conn:
-                pg_hnsw.rebuild(conn, name, self._table, dimension, model_version,
-                                wanted, memory)
+                before = pg_hnsw.index_oid(conn, name)
+                with pg_hnsw.rebuild_turn(conn, name, self.rebuild_wait_s,
+                                          lambda: (notice or (lambda _: None))(waiting)) as waited:
+                    now = pg_hnsw.index_settings(conn, name)
+                    if waited and now == wanted and pg_hnsw.index_oid(conn, name) != before:
+                        self._indexed[model_version] = dimension
+                        self._kinds[model_version] = (wanted.kind, time.monotonic())
+                        return (f"index {name} of {model_version} was rebuilt by the other "
+                                f"process meanwhile, with {now}: not built again")
+                    pg_hnsw.rebuild(conn, name, self._table, dimension, model_version,
+                                    wanted, memory)
+        except pg_hnsw.RebuildBusy:
+            raise StoreError(
+                f"{self.description}: another process has been rebuilding index {name} of "
+                f"{model_version} for more than {_duration(self.rebuild_wait_s)}; let it "
+                f"finish (or stop it; or wait longer: store.rebuild_wait_s), then run "
+                f"`{pg_hnsw.REBUILD_COMMAND}` again if its settings are not the configured "
+                f"{wanted}.") from None
         except psycopg.Error as exc:
             raise StoreError(f"{self.description}: rebuilding index {name} failed: "
                              f"{scrub(str(exc), self._dsn).strip()}") from exc
         self._indexed[model_version] = dimension
         self._kinds[model_version] = (wanted.kind, time.monotonic())
-        before = "none" if built is None else str(built)
+        before_settings = "none" if built is None else str(built)
         return (f"rebuilt pgvector index {name} of {model_version} over {rows} vectors with "
-                f"{wanted} (was {before})")
+                f"{wanted} (was {before_settings})")
 
     def _wanted(self) -> pg_hnsw.HnswSettings:
         """The configured build settings, as vector where the server has no halfvec."""

@@ -55,8 +55,16 @@ def test_missing_key_is_reported_when_first_needed(monkeypatch):
 
 
 def test_local_model_cannot_be_swapped_by_name():
-    with pytest.raises(ConfigError, match="embedding.provider local runs"):
-        create_embedding_provider(settings(model="bge-small"))
+    with pytest.raises(ConfigError, match="'embedding.model' is 'bge-small', which "
+                                          "embedding.provider local does not run"):
+        settings(model="bge-small")
+    # settings made another way than from a file: the factory checks them the same way
+    import dataclasses
+
+    made = dataclasses.replace(settings(), embedding=dataclasses.replace(
+        settings().embedding, model="bge-small"))
+    with pytest.raises(ConfigError, match="'embedding.model' is 'bge-small'"):
+        create_embedding_provider(made)
 
 
 def test_local_fp32_variant_keeps_its_own_model_version():

@@ -130,4 +130,4 @@ def test_the_model_alone_with_its_width(workspace):
         "embedding:\n  model: use-multilingual-v3\n  dimension: 384\n", encoding="utf-8")
     wrong = run(workspace, "embed")
     assert wrong.exit_code != 0 and "Traceback" not in wrong.output
-    assert "use-multilingual-v3 (512" in wrong.output
+    assert "use-multilingual-v3 makes vectors of 512 dimensions" in wrong.output

@@ -82,7 +82,7 @@ def test_another_process_ingest_makes_the_next_run_full(tmp_path):
     run_ingest(settings)                        # the CLI, beside the watcher
     put(settings.raw_dir, "b.md", "# B\nTwo, edited.\n")
     report = run_ingest(settings, session=session, changed=["b.md"])
-    assert report.plan == "full: no full run in this process to start from"
+    assert report.plan == "full: another process ingested since the last run"
     assert [f.path for f in report.files if f.status == "ingested"] == ["b.md"]
     put(settings.raw_dir, "a.md", "# A\nOne, again.\n")
     assert run_ingest(settings, session=session, changed=["a.md"]).plan == "targeted"
@@ -91,3 +91,27 @@ def test_another_process_ingest_makes_the_next_run_full(tmp_path):
     (copy / "mindgraph.yml").write_text("")
     run_ingest(load_settings(copy))
     assert tree_hashes(tmp_path / "ws" / "wiki") == tree_hashes(copy / "wiki")
+
+
+def test_the_readme_lists_every_reason_for_a_full_run_in_the_watchers_words():
+    """README.md's Live sync section quotes each "full: <why>" as the code words it."""
+    import re
+    from pathlib import Path
+
+    from mindgraph.ingest import pipeline, session, targeted
+
+    root = Path(__file__).resolve().parents[2]
+    readme = root / "README.md"
+    section = readme.read_text(encoding="utf-8").split("### Live sync", 1)[1].split("\n### ")[0]
+    quoted = " ".join(section.split())
+    reasons = [session.NO_RUN_YET, session.OTHER_INGEST, session.HELD, session.FAILED,
+               session.PARTIAL]
+    for module in (targeted, pipeline):
+        source = Path(module.__file__).read_text(encoding="utf-8")
+        # the literal reasons a run returns: the returns of _plan_targeted, pipeline's why
+        for text in re.findall(r'(?:return|why =) f?"([^"]+)"', source):
+            reasons.append(text.replace("{path}", "<note>"))
+    for why in reasons:
+        if why.startswith("full: ") or why in ("targeted",):
+            continue
+        assert f'"{why}"' in quoted, f"README.md, Live sync, does not quote {why!r}"

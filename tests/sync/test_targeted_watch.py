@@ -182,3 +182,35 @@ def test_edits_are_targeted_and_the_rest_falls_back_and_both_equal_a_full_ingest
     # the journal was folded into the state file when the watcher stopped
     assert not (watched / ".mindgraph" / (STATE_FILENAME + ".journal")).exists()
     assert records(watched) == records(reference)
+
+
+def test_a_full_run_says_why_after_another_processs_ingest(pair):
+    """The watcher's "full: <why>" named "no full run in this process to start from" after a
+    `mindgraph ingest` beside it, though it had made one: it says what happened."""
+    watched, _ = pair
+    watch = WatchProcess(watched)
+    try:
+        wait_until(lambda: watch.runs(), 60, "the startup run")
+        assert watch.runs()[0]["ingest"] == \
+            "full: no list of changed notes (a start, or a folder changed)"
+        beside = subprocess.run([sys.executable, "-m", "mindgraph", "ingest", "-C",
+                                 str(watched), "--force"], capture_output=True, text=True,
+                                timeout=120)
+        assert beside.returncode == 0, beside.stderr
+        for plan in ("full: another process ingested since the last run", "targeted"):
+            before = len(watch.runs())
+            text = (watched / "raw" / "en" / "Kayak.md").read_text(encoding="utf-8")
+            put(watched / "raw", "en/Kayak.md", text + f"Run {before}.\n")
+            run = watch.next_run(before, "en/Kayak.md")
+            assert run["error"] is None and run["ingest"] == plan, run
+    finally:
+        watch.stop()
+
+
+def test_the_readme_names_every_field_of_a_change_event():
+    from mindgraph.sync.status import RunRecord
+
+    readme = Path(__file__).resolve().parents[2] / "README.md"
+    section = readme.read_text(encoding="utf-8").split("### Live sync", 1)[1].split("\n### ")[0]
+    for key in RunRecord(started="", trigger="start").to_dict():
+        assert f'"{key}":' in section, f"README.md, Live sync, does not name {key!r}"

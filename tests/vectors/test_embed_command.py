@@ -244,7 +244,9 @@ def test_an_index_within_shared_buffers_gets_no_memory_warning(workspace, pg_dsn
 def test_rebuild_index_on_a_small_embedded_store_says_there_is_no_graph(workspace):
     result = embed(workspace, "--rebuild-index")
     assert result.exit_code == 0, result.output
-    assert "searched exactly below 200000: no graph to build" in result.output
+    assert "No graph to build: hashing:v1:64 has 4 vectors, searched exactly below 200000." \
+        in result.stdout
+    assert "Hashing:" not in result.output
 
 
 def test_rebuild_index_rebuilds_the_embedded_stores_graph(workspace, monkeypatch):
@@ -298,7 +300,7 @@ def test_embed_says_what_a_damaged_vector_log_lost_and_embeds_it_again(workspace
 
     result = CliRunner().invoke(cli, ["embed", "-C", str(workspace)])
     assert result.exit_code == 0, result.output
-    assert f"Repaired {log}: " in result.stderr and "embeds again" in result.stderr
+    assert f"Warning: {log}: " in result.stderr and "embeds again" in result.stderr
     assert "Embedded 1 of 3 chunks" in result.stdout      # Sync.md's lost vector, again
     again = json.loads(embed(workspace, "--json").output)
     assert again["repaired"] == [] and again["embedded"] == 0
@@ -313,3 +315,118 @@ def test_a_damaged_log_tail_is_cut_off_by_embed_even_with_nothing_to_embed(works
     assert first["embedded"] == 0 and len(first["repaired"]) == 1
     assert log.read_bytes() == whole                    # cut back to its last whole entry
     assert json.loads(embed(workspace, "--json").output)["repaired"] == []
+
+
+@pytest.mark.pg
+def test_a_rebuild_waits_for_another_processs_rebuild_of_the_same_index(workspace, pg_dsn,
+                                                                        monkeypatch):
+    """Two `embed --rebuild-index` at once made PostgreSQL report "deadlock detected" (each
+    CREATE INDEX CONCURRENTLY waited for the other's). The second now says it waits for the
+    first, does not build again what the first just built, and gives up after
+    store.rebuild_wait_s with the fix, without a raw psycopg message."""
+    import threading
+
+    import psycopg
+
+    from mindgraph.stores import pg_hnsw
+
+    config = HASHING + "store:\n  backend: pgvector\n  table: mg_test_rebuild_turns\n"
+    (workspace / "mindgraph.yml").write_text(config, encoding="utf-8")
+    monkeypatch.setenv("MINDGRAPH_PG_DSN", pg_dsn)
+
+    def other_process(held: threading.Event, seconds: float, builds: bool) -> None:
+        """Another rebuild of the index: holds its turn ``seconds``, then builds or fails."""
+        with psycopg.connect(pg_dsn, autocommit=True) as conn:
+            with pg_hnsw.rebuild_turn(conn, name, 60, lambda: None):
+                held.set()
+                threading.Event().wait(seconds)
+                if builds:
+                    pg_hnsw.rebuild(conn, name, "mg_test_rebuild_turns", 64, "hashing:v1:64",
+                                    pg_hnsw.HnswSettings(16, 128, "halfvec"), "64MB")
+
+    def rebuild_while(seconds: float, builds: bool):
+        held = threading.Event()
+        other = threading.Thread(target=other_process, args=(held, seconds, builds))
+        other.start()
+        assert held.wait(30)
+        try:
+            return embed(workspace, "--rebuild-index")
+        finally:
+            other.join(60)
+
+    try:
+        first = embed(workspace, "--rebuild-index")
+        assert first.exit_code == 0, first.output
+        name = first.stdout.split("Rebuilt pgvector index ", 1)[1].split()[0]
+
+        waited = rebuild_while(1.0, builds=True)
+        assert waited.exit_code == 0, waited.output
+        assert f"Another process is rebuilding index {name} of hashing:v1:64 in pgvector at " \
+               in waited.stderr
+        assert "waiting for it to finish (at most 60 min, store.rebuild_wait_s)." \
+               in waited.stderr
+        assert f"Index {name} of hashing:v1:64 was rebuilt by the other process meanwhile, " \
+               f"with halfvec, m=16, ef_construction=128: not built again." in waited.stdout
+
+        failed_other = rebuild_while(1.0, builds=False)       # it stopped without a build
+        assert failed_other.exit_code == 0, failed_other.output
+        assert "Another process is rebuilding" in failed_other.stderr
+        assert f"Rebuilt pgvector index {name} of hashing:v1:64" in failed_other.stdout
+
+        (workspace / "mindgraph.yml").write_text(config + "  rebuild_wait_s: 0.5\n",
+                                                 encoding="utf-8")
+        gave_up = rebuild_while(3.0, builds=False)
+        assert gave_up.exit_code == 1, gave_up.output
+        assert "Traceback" not in gave_up.output and "psycopg" not in gave_up.output
+        assert f"another process has been rebuilding index {name} of hashing:v1:64 for more " \
+               f"than 0.5 s; let it finish (or stop it; or wait longer: " \
+               f"store.rebuild_wait_s), then run `mindgraph embed --rebuild-index` again" \
+               in gave_up.output
+    finally:
+        with psycopg.connect(pg_dsn, autocommit=True) as conn:
+            conn.execute("DROP TABLE IF EXISTS mg_test_rebuild_turns")
+
+
+def _truncated(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[:300])      # a copy or a disk cut short
+    _aged(path)
+
+
+def test_a_truncated_vectors_file_is_reported_as_damaged_and_embed_replaces_it(workspace):
+    assert embed(workspace).exit_code == 0
+    npz, = (workspace / ".mindgraph" / "vectors" / "default").glob("*.npz")
+    _truncated(npz)
+    damaged = f"{npz} is damaged (File is not a zip file): none of its vectors of " \
+              f"hashing:v1:64 could be read; `mindgraph embed` embeds them again and " \
+              f"replaces the file"
+
+    search = CliRunner().invoke(cli, ["search", "--hybrid", "-C", str(workspace), "board"])
+    assert search.exit_code == 0, search.output
+    assert f"vector retrieval unavailable ({damaged})" in search.output
+    assert "yet" not in search.output and "Traceback" not in search.output
+
+    planned = embed(workspace, "--dry-run")
+    assert planned.exit_code == 0 and f"Warning: {damaged}." in planned.stderr
+
+    repaired = embed(workspace)
+    assert repaired.exit_code == 0, repaired.output
+    assert f"Warning: {damaged}." in repaired.stderr
+    assert "Embedded 4 of 4 chunks" in repaired.stdout
+    again = json.loads(embed(workspace, "--json").output)
+    assert (again["embedded"], again["repaired"]) == (0, [])
+    found = CliRunner().invoke(cli, ["search", "--hybrid", "-C", str(workspace), "board"])
+    assert "unavailable" not in found.output and "vector #" in found.output
+
+
+def test_a_truncated_vectors_file_of_another_model_is_named_and_left_out(workspace):
+    (workspace / "mindgraph.yml").write_text(HASHING.replace("64", "32"), encoding="utf-8")
+    assert embed(workspace).exit_code == 0
+    old, = (workspace / ".mindgraph" / "vectors" / "default").glob("*.npz")
+    (workspace / "mindgraph.yml").write_text(HASHING, encoding="utf-8")
+    _truncated(old)
+    result = embed(workspace)
+    assert result.exit_code == 0, result.output
+    assert "Embedded 4 of 4 chunks" in result.stdout
+    assert f"Warning: {old} is damaged (File is not a zip file): neither its model nor its " \
+           f"vectors could be read, so it is left out; delete it" in result.stderr
+    assert "Traceback" not in result.output

@@ -10,8 +10,9 @@ import importlib
 from pathlib import Path
 from typing import Callable
 
-from ...config import Settings
+from ...config import Settings, check_embedding
 from ...errors import ConfigError
+from ...local_models import DEFAULT_LOCAL_MODEL, LOCAL_MODELS, local_dimension
 from .base import EmbeddingProvider, model_version_of
 from .hashing import HashingEmbedder
 
@@ -26,9 +27,7 @@ def _key_source(settings: Settings, provider: str) -> Callable[[], str]:
 def create_embedding_provider(settings: Settings) -> EmbeddingProvider:
     """The provider named by ``embedding.provider`` (the local model when nothing is set)."""
     cfg = settings.embedding
-    if cfg.languages and cfg.provider != "local":
-        raise ConfigError(f"{settings.source}: embedding.languages routes languages to local "
-                          f"models; it needs embedding.provider local (or remove it).")
+    check_embedding(settings)
     if cfg.provider == "local":
         return local_provider(settings)
     if cfg.provider == "hashing":
@@ -55,36 +54,9 @@ def create_embedding_provider(settings: Settings) -> EmbeddingProvider:
     raise AssertionError(f"unhandled embedding provider {cfg.provider!r}")  # config validates
 
 
-# embedding.model for the local provider: name → (module, class, model name in model_version,
-# fp32 products). "" is the default.
-LOCAL_MODELS = {
-    "all-MiniLM-L6-v2": ("local", "LocalMiniLMProvider", "all-MiniLM-L6-v2-w8a8", False),
-    "all-MiniLM-L6-v2-w8a8": ("local", "LocalMiniLMProvider", "all-MiniLM-L6-v2-w8a8", False),
-    "all-MiniLM-L6-v2-int8": ("local", "LocalMiniLMProvider", "all-MiniLM-L6-v2-int8", True),
-    "multilingual-e5-small": ("e5", "LocalE5Provider", "multilingual-e5-small-w8a8", False),
-    "multilingual-e5-small-w8a8": ("e5", "LocalE5Provider", "multilingual-e5-small-w8a8",
-                                   False),
-    "use-multilingual-v3": ("use", "LocalUSEProvider", "use-multilingual-v3", False),
-}
-# Width of each local model's vectors when it is not LOCAL_DIMENSION.
-LOCAL_DIMENSIONS = {"use-multilingual-v3": 512}
-DEFAULT_LOCAL_MODEL = "all-MiniLM-L6-v2"
-LANGUAGES = ("en", "ja", "zh", "ko", "other")     # page/language.py's names
-LOCAL_DIMENSION = 384
-
-
 def _local_model(settings: Settings) -> tuple[str, str, str, bool]:
-    cfg = settings.embedding
-    entry = LOCAL_MODELS.get(cfg.model or DEFAULT_LOCAL_MODEL)
-    if entry is None or cfg.dimension not in (0, LOCAL_DIMENSIONS.get(entry[2], LOCAL_DIMENSION)):
-        raise ConfigError(f"{settings.source}: embedding.provider local runs "
-                          f"multilingual-e5-small or all-MiniLM-L6-v2 (all-MiniLM-L6-v2-int8: "
-                          f"slower, fp32 products), {LOCAL_DIMENSION} dimensions, or "
-                          f"use-multilingual-v3 (512, measured, not a default); set "
-                          f"embedding.model to one of them (or remove it for the default, "
-                          f"{DEFAULT_LOCAL_MODEL}) and remove embedding.dimension, or pick "
-                          f"another provider.")
-    return entry
+    check_embedding(settings)      # loaded settings passed it; settings made another way too
+    return LOCAL_MODELS[settings.embedding.model or DEFAULT_LOCAL_MODEL]
 
 
 def local_provider(settings: Settings) -> EmbeddingProvider:
@@ -111,20 +83,10 @@ def _load_local(entry: tuple[str, str, str, bool], state_dir: Path) -> Embedding
 
 
 def _language_models(settings: Settings) -> dict[str, tuple[str, str, str, bool]]:
-    """``embedding.languages`` checked: language → LOCAL_MODELS entry."""
-    routes = settings.embedding.languages or {}
-    if not isinstance(routes, dict):
-        raise ConfigError(f"{settings.source}: embedding.languages maps a language to a "
-                          f"local model, e.g. {{ja: multilingual-e5-small}}.")
-    out = {}
-    for lang, model in routes.items():
-        entry = LOCAL_MODELS.get(str(model))
-        if entry is None or str(lang) not in LANGUAGES:
-            raise ConfigError(f"{settings.source}: embedding.languages.{lang}: {model!r} "
-                              f"cannot be used; map one of {', '.join(LANGUAGES)} to one of "
-                              f"{', '.join(LOCAL_MODELS)} (or remove embedding.languages).")
-        out[str(lang)] = entry
-    return out
+    """``embedding.languages`` (checked by config.py): language → LOCAL_MODELS entry."""
+    check_embedding(settings)
+    return {str(lang): LOCAL_MODELS[str(model)]
+            for lang, model in (settings.embedding.languages or {}).items()}
 
 
 def planned_model_version(settings: Settings) -> str | None:
@@ -137,7 +99,7 @@ def planned_model_version(settings: Settings) -> str | None:
         if _language_models(settings):
             return local_provider(settings).model_version      # nothing loads
         name = _local_model(settings)[2]
-        return model_version_of("local", name, LOCAL_DIMENSIONS.get(name, LOCAL_DIMENSION))
+        return model_version_of("local", name, local_dimension(cfg.model or DEFAULT_LOCAL_MODEL))
     if cfg.provider == "hashing":
         return HashingEmbedder(cfg.dimension or 256).model_version
     remote = importlib.import_module(f".{cfg.provider}", __package__)
