@@ -6,6 +6,7 @@ way whatever else is in the vault, and one changed note never changes another's 
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
@@ -207,23 +208,36 @@ def salient_terms(body: str, title: str, limit: int = MAX_TERM_TAGS) -> list[str
 def _latin_words(texts: Iterable[tuple[str, int]], title: str) -> Counter[str]:
     counts: Counter[str] = Counter()
     for text, weight in texts:
-        for word in _WORD_RE.findall(_strip_markup(text)):
-            word = word.lower().strip("'-")
-            if len(word) >= 4 and word not in _STOPWORDS and word[:-1] not in _STOPWORDS \
-                    and not word.isdigit():
-                counts[word] += weight
+        # each distinct spelling once (a note says most of its words many times)
+        for written, times in Counter(_WORD_RE.findall(_strip_markup(text))).items():
+            word = _content_word(written)
+            if word:
+                counts[word] += weight * times
     for word in _WORD_RE.findall(title):
         word = word.lower()
         if word in counts:
             counts[word] += 2
     # Fold plurals into a singular that also occurs ("notes"/"note", "properties"/"property").
     for word in sorted(counts):
+        if not word.endswith("s"):      # every suffix below ends in s
+            continue
         for suffix, base in (("ies", "y"), ("es", ""), ("s", "")):
             single = word[: -len(suffix)] + base
             if word.endswith(suffix) and single != word and single in counts:
                 counts[single] += counts.pop(word)
                 break
     return counts
+
+
+@functools.lru_cache(maxsize=65536)
+def _content_word(written: str) -> str:
+    """A Latin word as counted (lower case, no edge quotes or hyphens), or "" for one that
+    is too short, a stop word (or one with a letter added) or a number."""
+    word = written.lower().strip("'-")
+    if len(word) >= 4 and word not in _STOPWORDS and word[:-1] not in _STOPWORDS \
+            and not word.isdigit():
+        return word
+    return ""
 
 
 def _cjk_nouns(texts: Iterable[tuple[str, int]], title: str, hint: str | None

@@ -376,8 +376,11 @@ def _loaded(reader: NoteReader) -> Callable[[tuple[RawFile, Any]], Note]:
 
 
 def _import_sketches() -> None:
-    """Import sketches.py (and NumPy) now, so the compile's workers inherit it."""
-    from . import sketches  # noqa: F401
+    """Import sketches.py (and NumPy, with what a first sketch imports) now, so the
+    compile's workers inherit it."""
+    from . import sketches
+
+    sketches.warm()
 
 
 def _mentions(index: TitleIndex) -> Callable[[Note], tuple[str, ...]]:

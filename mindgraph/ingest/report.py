@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Literal
 
 Outcome = Literal["ingested", "skipped", "failed", "removed", "kept", "pending", "moved"]
@@ -45,9 +45,10 @@ class IngestReport:
         return [f for f in self.files if f.status == status]
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        data = asdict(self)
-        data["files"] = [asdict(f) for f in self.files]
+        """JSON-ready form (by hand: dataclasses.asdict deep-copied every outcome twice)."""
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        data["files"] = [{"path": f.path, "status": f.status, "reason": f.reason,
+                          "wiki": f.wiki} for f in self.files]
         data["ok"] = self.ok
         if not self.plan:
             del data["plan"]

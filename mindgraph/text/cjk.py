@@ -118,29 +118,49 @@ def word_bounds(text: str, hint: str | None = None) -> set[int]:
     bounds: set[int] = set()
     for match in CJK_RUN.finditer(text):
         offset = match.start()
-        for word in words(match.group(), run_language(match.group(), hint)):
-            bounds.add(offset + word.start)
-            bounds.add(offset + word.end)
+        found = words(match.group(), run_language(match.group(), hint))
+        bounds.update([offset + word[0] for word in found])     # start
+        bounds.update([offset + word[1] for word in found])     # end
     return bounds
 
 
 # -- Japanese -------------------------------------------------------------------------------
+# A Word from a plain tuple of its nine fields, without the named tuple's __new__ (a Python
+# function that takes them one by one): a vault makes ~100,000 words.
+_new_word = tuple.__new__
+
+
 def _japanese(run: str) -> tuple[Word, ...]:
     out = []
     position = 0
-    for surface, feature in _unidic_lines(run):
+    node = _ja_node
+    for line in _tagger()(run).split("\n"):
+        known = node(line)
+        if known is None:
+            continue
+        surface = known[0]
         start = run.find(surface, position) if surface else -1
         if start < 0:
             continue
         position = start + len(surface)
-        out.append(Word(start, position, surface, *_ja_word(surface, feature)))
+        out.append(_new_word(Word, (start, position) + known))
     return tuple(out)
 
 
 @functools.lru_cache(maxsize=65536)     # the Help vault: 89,000 nodes, 3,100 distinct
+def _ja_node(line: str) -> tuple[str, str, bool, bool, tuple[str, ...], bool, bool] | None:
+    """A Word's fields but its span (text, base, function, noun, parts, inflects, ending)
+    from one line of MeCab's output (``_unidic_lines``; None for a line that is no node).
+    Lines repeat: each is worked out once."""
+    surface, tab, feature = line.partition("\t")
+    if not tab:                 # the empty end-of-sentence line
+        return None
+    return (surface, *_ja_word(surface, feature))
+
+
 def _ja_word(surface: str, feature: str) -> tuple[str, bool, bool, tuple[str, ...], bool, bool]:
     """(base, function, noun, parts, inflects, ending) of a MeCab node: its surface and
-    UniDic's raw CSV (nodes repeat: each is worked out once)."""
+    UniDic's raw CSV."""
     pos1, pos2, orth_base = _pos(feature)
     inflects = pos1 in ("動詞", "形容詞")
     base = surface
@@ -183,14 +203,26 @@ def _unidic_lines(run: str) -> Iterator[tuple[str, str]]:
 def _chinese(run: str) -> tuple[Word, ...]:
     out = []
     position = 0
+    node = _zh_node
     for surface, tag in _jieba().tag(run):
         start, position = position, position + len(surface)
-        if surface.strip():
-            out.append(Word(start, position, surface, surface, *_zh_word(surface, tag)))
+        known = node(surface, tag)
+        if known is not None:
+            out.append(_new_word(Word, (start, position) + known))
     return tuple(out)
 
 
 @functools.lru_cache(maxsize=65536)     # the Help vault: 61,000 words, 3,500 distinct
+def _zh_node(surface: str, tag: str) -> tuple[str, str, bool, bool, tuple[str, ...], bool,
+                                             bool] | None:
+    """A Word's fields but its span (text, base, function, noun, parts, inflects, ending)
+    of a word jieba tagged ``tag``; None for a blank one. Words repeat: each is worked out
+    once."""
+    if not surface.strip():
+        return None
+    return (surface, surface, *_zh_word(surface, tag), False, False)
+
+
 def _zh_word(surface: str, tag: str) -> tuple[bool, bool, tuple[str, ...]]:
     """(function, noun, parts) of a word jieba tagged ``tag``."""
     jieba = _jieba()

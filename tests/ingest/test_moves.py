@@ -6,6 +6,8 @@ counted by the hashing provider.
 """
 
 import json
+import subprocess
+import sys
 
 import anyio
 import pytest
@@ -360,3 +362,15 @@ def test_a_rename_differs_from_a_fresh_ingest_only_by_what_the_move_history_know
                                              "[[2021-03-04 Sourdough]].\n")
     ingest(vault), ingest(fresh)
     assert "Sourdough starter|" not in read_wiki(vault, "Pantry.md")
+
+
+def test_a_warmed_parent_leaves_its_forked_workers_nothing_to_import_for_a_sketch():
+    """sketches.warm() imports what a first signature would (numpy.random, numpy.ma), so the
+    compile's workers, forked afterwards, do not each import them again."""
+    code = ("import sys\nfrom mindgraph.ingest import sketches\nsketches.warm()\n"
+            "before = set(sys.modules)\n"
+            "sketches.signature('one two three four five six seven ' * 40)\n"
+            "print(sorted(set(sys.modules) - before))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == "[]"
