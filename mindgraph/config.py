@@ -275,6 +275,11 @@ class ServeSettings:
     slow_workers: int = 1               # Python threads share one GIL: more only slows search
     slow_queue: int = 16
     shutdown_timeout_s: float = 5.0      # SIGTERM: requests still running then are dropped
+    # MCP over HTTP: sessions open at once (a new one past it is 503 until one ends or
+    # expires; each holds ~38 kB) and the time a session may stay idle before it is dropped
+    # (its client then initializes a new one)
+    mcp_max_sessions: int = 1000
+    mcp_session_idle_s: float = 1800.0
 
 
 @dataclass(frozen=True)
@@ -645,6 +650,9 @@ def _check_values(s: Settings) -> None:
         (s.store.rebuild_wait_s > 0, "store.rebuild_wait_s", "above 0"),
         (s.store.table.replace("_", "").isalnum(), "store.table", "letters, digits and _ only"),
         (1 <= s.serve.port <= 65535, "serve.port", "between 1 and 65535"),
+        (s.serve.mcp_max_sessions >= 1, "serve.mcp_max_sessions", "at least 1"),
+        (0 < s.serve.mcp_session_idle_s < math.inf, "serve.mcp_session_idle_s",
+         "above 0 seconds"),
         (s.retrieval.keyword_weight >= 0 and s.retrieval.vector_weight >= 0
          and s.retrieval.keyword_weight + s.retrieval.vector_weight > 0,
          "retrieval.keyword_weight/vector_weight", "0 or more, not both 0"),

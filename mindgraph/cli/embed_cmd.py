@@ -73,8 +73,10 @@ def _print_summary(report: SyncReport, dropped: dict[str, int], keep: list[str])
     for warning in report.index_warnings:
         click.echo(f"Warning: {warning}", err=True)
     if keep:
-        click.echo(f"Kept the stored vectors of {len(keep)} unreadable pages "
-                   f"(run `mindgraph check` to see why).", err=True)
+        several = len(keep) != 1
+        click.echo(f"Skipped {len(keep)} unreadable page{'s' if several else ''}: any vectors "
+                   f"stored for {'them' if several else 'it'} are kept (`mindgraph check` says "
+                   f"why).", err=True)
     if dropped:
         what = "Would drop" if report.dry_run else "Dropped"
         for model, count in sorted(dropped.items()):

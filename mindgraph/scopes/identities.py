@@ -29,6 +29,16 @@ from .mapping import NAME, FolderMapping
 
 MIN_TOKEN_CHARS = 32
 TOKEN_RECIPE = "python -c 'import secrets; print(secrets.token_urlsafe(32))'"
+
+
+def token_problem(token: str) -> str | None:
+    """What makes ``token`` unfit for a bearer token ("has 5 characters"), or None."""
+    if len(token) < MIN_TOKEN_CHARS:
+        return f"has {len(token)} character{'s' if len(token) != 1 else ''}"
+    if any(c.isspace() or not c.isprintable() for c in token):
+        return ("has spaces or unprintable characters, which a client cannot send in an "
+                "Authorization header")
+    return None
 _KEYS = ("name", "tenant", "agent", "teams", "token_env")
 
 
@@ -71,10 +81,11 @@ class Scopes:
         if server_token is not None:
             pairs.append((LOCAL, server_token[0], server_token[1]))
         for identity, variable, token in pairs:
-            if len(token) < MIN_TOKEN_CHARS:
+            problem = token_problem(token)
+            if problem is not None:
                 raise ConfigError(f"{self.source}: the token in {variable} (identity "
-                                  f"{identity.name!r}) has {len(token)} characters; use at "
-                                  f"least {MIN_TOKEN_CHARS} random ones, e.g. export "
+                                  f"{identity.name!r}) {problem}; use at least "
+                                  f"{MIN_TOKEN_CHARS} random printable ones, e.g. export "
                                   f"{variable}=$({TOKEN_RECIPE}).")
             if token in found:
                 raise ConfigError(f"{self.source}: identities {found[token].name!r} "

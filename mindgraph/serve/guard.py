@@ -35,7 +35,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..config import ServeSettings
 from ..errors import ConfigError
-from ..scopes.identities import MIN_TOKEN_CHARS, TOKEN_RECIPE
+from ..scopes.identities import MIN_TOKEN_CHARS, TOKEN_RECIPE, token_problem
 
 JSON = ("application/json",)
 _BODYLESS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -54,10 +54,11 @@ def is_loopback(host: str) -> bool:
 
 def check_token(token: str | None, env_name: str) -> None:
     """Refuse a bearer token short enough to guess (ConfigError with the fix)."""
-    if token is not None and len(token) < MIN_TOKEN_CHARS:
+    problem = None if token is None else token_problem(token)
+    if problem is not None:
         raise ConfigError(
-            f"The token in {env_name} has {len(token)} characters; use at least "
-            f"{MIN_TOKEN_CHARS} random ones, e.g. export {env_name}=$({TOKEN_RECIPE}).")
+            f"The token in {env_name} {problem}; use at least {MIN_TOKEN_CHARS} random "
+            f"printable ones, e.g. export {env_name}=$({TOKEN_RECIPE}).")
 
 
 @dataclass(frozen=True)
@@ -117,7 +118,8 @@ class Policy:
 
     def origin_refused(self, headers: Headers, scheme: str, method: str) -> str | None:
         """Why a browser request from another site is refused (None: it is not)."""
-        origin = headers.get("origin")
+        origins = headers.getlist("origin")     # two: checking one let the other pass
+        origin = ", ".join(origins) if origins else None
         if origin is not None:
             own = f"{scheme}://{headers.get('host', '')}".lower()
             if origin.lower() == own or origin.lower() in self.cors_origins:

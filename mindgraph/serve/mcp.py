@@ -475,10 +475,12 @@ def create_http_app(server: MCPServer, token: str | None = None, host: str = "12
     ``Guard`` (Host, Origin, body and CORS rules, the same as the REST API's; it replaces the
     SDK's own check, which covers 127.0.0.1 but not 127.0.0.2) and ``BearerAuth`` when
     ``token`` is set or ``scopes`` has identities (each request then acts as its token's
-    identity)."""
+    identity). Sessions are bounded: ``serve.mcp_max_sessions`` open at once, each dropped
+    after ``serve.mcp_session_idle_s`` without a request."""
     serve = serve or ServeSettings()
     app = server.streamable_http_app(
         host=host, max_request_body_size=serve.max_body_bytes,
+        max_sessions=serve.mcp_max_sessions, session_idle_timeout=serve.mcp_session_idle_s,
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
     auth = Authenticator(scopes or Scopes(),
                          (serve.token_env, token) if token else None)

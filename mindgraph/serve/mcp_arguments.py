@@ -38,7 +38,7 @@ def expected(schema: dict[str, Any], bounds: bool = True) -> str:
     elif high is not None:
         text += f" of at most {high}{unit}" if unit else f" of at most {high}"
     if "pattern" in schema and schema.get("description"):
-        text += f" ({schema['description']})"
+        text += f" in the form {schema['description']}"
     return text
 
 

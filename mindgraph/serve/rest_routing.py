@@ -97,8 +97,9 @@ async def json_object_body(request: Request) -> None:
         return                      # the body parameter reports it, with the position
     if not isinstance(value, dict):
         raise AppError(422, "ValidationError",
-                         f"body: send a JSON object (e.g. {{\"embed\": false}}) or no body, not "
-                         f"{type(value).__name__ if value is not None else 'null'}.")
+                       f"body: send a JSON object, not "
+                       f"{type(value).__name__ if value is not None else 'null'} (the fields "
+                       f"of {request.method} {request.url.path} are in /openapi.json).")
 
 
 def route_maker(app: FastAPI, lanes: ServerLanes, budget_s: float) -> Callable[..., Callable]:

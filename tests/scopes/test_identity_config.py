@@ -53,7 +53,7 @@ def test_no_identities_means_everyone_is_the_local_identity(tmp_path):
 @pytest.mark.parametrize("environ, message", [
     ({"MG_T_ALICE": "short", "MG_T_BOB": B, "MG_T_CAROL": "c" * 32},
      r"mindgraph.yml: the token in MG_T_ALICE \(identity 'alice'\) has 5 characters; use at "
-     r"least 32 random ones, e\.g\. export MG_T_ALICE="),
+     r"least 32 random printable ones, e\.g\. export MG_T_ALICE="),
     ({"MG_T_ALICE": A, "MG_T_BOB": A, "MG_T_CAROL": "c" * 32},
      r"identities 'alice' \(MG_T_ALICE\) and 'bob' \(MG_T_BOB\) have the same token.*export "
      r"MG_T_BOB="),

@@ -92,6 +92,12 @@ def test_cross_site_reads_are_refused_but_following_a_link_is_not(workspace):
                                           "Sec-Fetch-Mode": "navigate"}).status_code == 200
 
 
+def test_a_second_origin_header_is_not_let_past_by_the_first(workspace):
+    client = rest(workspace)
+    for origins in ([("Origin", LOCAL), ("Origin", EVIL)], [("Origin", EVIL), ("Origin", LOCAL)]):
+        assert client.get("/page", params={"name": "Home"}, headers=origins).status_code == 403
+
+
 def test_cors_is_off_by_default_and_on_for_listed_origins_only(workspace):
     plain = rest(workspace).get("/health")
     assert "access-control-allow-origin" not in plain.headers
@@ -215,6 +221,18 @@ def test_a_short_token_is_refused_with_the_fix(workspace, monkeypatch, command):
     assert result.exit_code == 2, result.output
     assert "MINDGRAPH_API_TOKEN has 3 characters" in result.output
     assert "secrets.token_urlsafe(32)" in result.output
+
+
+@pytest.mark.parametrize("token", [" " * 40, "t" * 20 + " " + "t" * 20, "t" * 40 + "\n"])
+def test_a_token_a_client_cannot_send_is_refused(workspace, monkeypatch, token):
+    monkeypatch.setenv("MINDGRAPH_API_TOKEN", token)
+    with socket.socket() as taken:     # were the token accepted, the server would not start
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        result = CliRunner().invoke(cli, ["serve", "-C", str(workspace), "--port", port])
+    assert result.exit_code == 2, result.output
+    assert "MINDGRAPH_API_TOKEN has spaces or unprintable characters" in result.output
 
 
 def test_loopback_means_every_loopback_address():

@@ -381,7 +381,7 @@ def test_refused_arguments_and_outside_folders_say_what_works(mg):
         "search: 'query' must be a string of 1 to 1000 characters, not 5.",
         "get_section needs 'section_id' (a string).",
         "timeline: 'limit' must be an integer from 1 to 200, not 10000.",
-        "timeline: 'since' must be a string (YYYY-MM-DD), not '2024'.",
+        "timeline: 'since' must be a string in the form YYYY-MM-DD, not '2024'.",
         "extract: 'language' must be one of 'json', 'yaml', not 'xml'."]
     assert outside.is_error
     assert "is not a folder inside the workspace" in outside.content[0].text

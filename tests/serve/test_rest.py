@@ -469,3 +469,12 @@ def test_an_unexpected_error_is_a_json_500(workspace):
     assert answer.status_code == 500 and answer.headers["content-type"] == "application/json"
     assert answer.json() == {"error": "InternalError",
                              "detail": "RuntimeError: the state folder went away"}
+
+
+def test_a_json_body_that_is_not_an_object_names_the_route(client):
+    for path in ("/reindex", "/documents"):
+        answer = client.post(path, json=[])
+        assert answer.status_code == 422, path
+        detail = answer.json()["detail"]
+        assert f"send a JSON object, not list (the fields of POST {path} are in " \
+               f"/openapi.json)" in detail, detail

@@ -430,3 +430,14 @@ def test_a_truncated_vectors_file_of_another_model_is_named_and_left_out(workspa
     assert f"Warning: {old} is damaged (File is not a zip file): neither its model nor its " \
            f"vectors could be read, so it is left out; delete it" in result.stderr
     assert "Traceback" not in result.output
+
+
+def test_an_unreadable_page_is_named_as_skipped_not_as_vectors_kept(workspace):
+    # the page never had vectors: "kept the stored vectors" was wrong for it
+    (workspace / "wiki" / "Broken.md").write_bytes(b"# Broken\n\n\xff\xfe not UTF-8\n")
+    result = embed(workspace)
+    assert result.exit_code == 0, result.output
+    assert "Skipped 1 unreadable page: any vectors stored for it are kept " \
+           "(`mindgraph check` says why)." in result.stderr
+    report = json.loads(embed(workspace, "--json").stdout)
+    assert report["unreadable_pages"] == ["Broken.md"]
