@@ -280,6 +280,10 @@ class ServeSettings:
     # (its client then initializes a new one)
     mcp_max_sessions: int = 1000
     mcp_session_idle_s: float = 1800.0
+    # A request's line and headers must arrive within header_timeout_s (408 and closed past
+    # it: slowloris); past max_connections open at once (per process) a new one is 503.
+    header_timeout_s: float = 10.0
+    max_connections: int = 1000
 
 
 @dataclass(frozen=True)
@@ -695,6 +699,8 @@ def _check_values(s: Settings) -> None:
         (s.serve.slow_workers >= 1, "serve.slow_workers", "at least 1"),
         (s.serve.slow_queue >= 0, "serve.slow_queue", "0 or more"),
         (s.serve.shutdown_timeout_s > 0, "serve.shutdown_timeout_s", "above 0"),
+        (s.serve.header_timeout_s > 0, "serve.header_timeout_s", "above 0"),
+        (s.serve.max_connections >= 1, "serve.max_connections", "at least 1"),
         (s.trust.revalidate_after_days >= 1, "trust.revalidate_after_days", "at least 1"),
         (0 <= s.trust.coverage_threshold_pct <= 100, "trust.coverage_threshold_pct",
          "between 0 and 100"),

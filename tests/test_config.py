@@ -305,3 +305,15 @@ def test_a_bad_value_names_its_line_or_the_variable_that_set_it(tmp_path):
     with pytest.raises(ConfigError, match=r"^Environment variable MINDGRAPH_EMBEDDING__LANGUAGES"
                                           r": 'embedding\.languages' maps ja"):
         load_settings(tmp_path, environ={"MINDGRAPH_EMBEDDING__LANGUAGES": "{ja: e5-large}"})
+
+
+def test_the_head_deadline_and_the_connection_cap_are_checked(tmp_path):
+    settings = load_settings(tmp_path, environ={})
+    assert settings.serve.header_timeout_s == 10.0 and settings.serve.max_connections == 1000
+    with pytest.raises(ConfigError, match=r"'serve\.header_timeout_s' must be above 0"):
+        load_settings(write(tmp_path, "serve:\n  header_timeout_s: 0\n"), environ={})
+    with pytest.raises(ConfigError, match=r"'serve\.max_connections' must be at least 1"):
+        load_settings(write(tmp_path, "serve:\n  max_connections: 0\n"), environ={})
+    ok = load_settings(write(tmp_path, "serve:\n  header_timeout_s: 2.5\n"
+                                       "  max_connections: 50\n"), environ={})
+    assert ok.serve.header_timeout_s == 2.5 and ok.serve.max_connections == 50

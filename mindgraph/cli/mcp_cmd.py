@@ -45,11 +45,15 @@ def mcp_command(settings, transport: str, host: str | None, port: int | None, wa
 
         import uvicorn
 
+        from ..serve.tcp import http_protocol
+
         app = create_http_app(create_mcp_server(mg, status), token, host, settings.serve,
                               mg.scopes)
         click.echo(f"mindgraph MCP on http://{host}:{port}/mcp (wiki: {settings.wiki_dir})",
                    err=True)
         uvicorn.run(app, host=host, port=port, log_level="warning",
+                    http=http_protocol(settings.serve.header_timeout_s,
+                                       settings.serve.max_connections),
                     timeout_graceful_shutdown=settings.serve.shutdown_timeout_s)
 
 

@@ -86,7 +86,7 @@ def serve_command(settings, host: str | None, port: int | None, workers: int, wa
     import uvicorn
 
     from ..serve.rest import WORKER_ENV, create_app
-    from ..serve.tcp import NoDelayHTTPProtocol
+    from ..serve.tcp import http_protocol
 
     host = host or settings.serve.host
     port = port or settings.serve.port
@@ -97,6 +97,7 @@ def serve_command(settings, host: str | None, port: int | None, workers: int, wa
         raise ConfigClickError("--watch runs in one process: serve with --workers 1, or run "
                                "`mindgraph watch` beside the server (each worker follows the "
                                "wiki by itself).")
+    protocol = http_protocol(settings.serve.header_timeout_s, settings.serve.max_connections)
     click.echo(f"mindgraph REST on http://{host}:{port} (wiki: {settings.wiki_dir}"
                f"{f', {workers} workers' if workers > 1 else ''})", err=True)
     if workers == 1:
@@ -104,14 +105,14 @@ def serve_command(settings, host: str | None, port: int | None, workers: int, wa
         with served(mg, watch_on, watch) as watcher:
             uvicorn.run(create_app(mg, token, host, watcher.status.to_dict if watcher else None),
                         host=host, port=port,
-                        http=NoDelayHTTPProtocol, log_level="warning",
+                        http=protocol, log_level="warning",
                         timeout_graceful_shutdown=settings.serve.shutdown_timeout_s)
         return
     config = None if settings.source == "(defaults)" else settings.source
     os.environ[WORKER_ENV] = json.dumps({"base": str(settings.base_dir), "config": config,
                                          "host": host})
     uvicorn.run("mindgraph.serve.rest:app_for_worker", factory=True, host=host, port=port,
-                workers=workers, http=NoDelayHTTPProtocol, log_level="warning",
+                workers=workers, http=protocol, log_level="warning",
                 timeout_graceful_shutdown=settings.serve.shutdown_timeout_s)
 
 

@@ -1,11 +1,26 @@
-"""The HTTP protocol the REST server runs: uvicorn's, with Nagle's algorithm always off.
+"""The HTTP protocol both servers run (`mindgraph serve`, `mindgraph mcp --transport http`):
+uvicorn's httptools protocol with Nagle's algorithm off, a deadline on request heads and a cap
+on open connections.
 
-uvicorn answers a request with two writes (head, then body). asyncio turns TCP_NODELAY on only
-for sockets it created itself: the listening socket that uvicorn shares between worker
+Nagle: uvicorn answers a request with two writes (head, then body). asyncio turns TCP_NODELAY
+on only for sockets it created itself: the listening socket that uvicorn shares between worker
 processes (`mindgraph serve --workers N`) comes without it, so every keep-alive answer waited
 for the client's delayed ACK — 44 ms instead of 1 ms per request, measured. Setting the option
 on each connection makes both modes answer alike (uvloop, used when installed, sets it itself;
 the standard asyncio loop, e.g. on Windows, does not).
+
+Slow heads (slowloris): uvicorn times out only idle keep-alive connections, so a client that
+connects and sends nothing, or half a request line, or headers a byte a minute, held its
+connection (and a file descriptor) forever. Here a request's line and headers must be complete
+within ``serve.header_timeout_s`` of the connection opening or of the request's first byte
+(a keep-alive connection waiting for its next request is still closed by uvicorn's keep-alive
+timeout); past it the client gets a 408 and the connection closes. The body is not timed here
+(a large upload whose headers came promptly is bounded by the app's own budgets).
+
+Open connections: past ``serve.max_connections`` at once a new connection gets a 503 and is
+closed before anything is read. uvicorn's ``limit_concurrency`` does not do this: it answers 503
+only once a request's headers are parsed, so it never sees a connection whose headers never
+finish, and it keeps every connection open.
 
 A request uvicorn cannot parse (a URL over about 64 KB, bytes that are not HTTP) is refused
 before it reaches the app, with uvicorn's plain-text 400; ours answers in the JSON every other
@@ -15,17 +30,40 @@ error has, saying what the limit is.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import socket
+import time
+from typing import Any, Callable
 
-from uvicorn.protocols.http.auto import AutoHTTPProtocol
+# httptools is a dependency, so uvicorn's "auto" protocol is always this one; the deadline on
+# heads hooks its parser callbacks (on_message_begin, on_headers_complete).
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+_REFUSAL_LOG_EVERY_S = 10.0     # a flood of refused connections logs one line per this
 
 
-class NoDelayHTTPProtocol(AutoHTTPProtocol):  # type: ignore[misc,valid-type]
-    """uvicorn's HTTP protocol (httptools when installed, else h11) with TCP_NODELAY on."""
+class NoDelayHTTPProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol with TCP_NODELAY on, a deadline on each request's line and
+    headers and a cap on open connections. Build it with :func:`http_protocol`."""
+
+    _last_refusal_log = 0.0
+
+    def __init__(self, *args: Any, header_timeout_s: float | None = None,
+                 max_connections: int | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.header_timeout_s = header_timeout_s
+        self.max_connections = max_connections
+        self._head_timer: asyncio.TimerHandle | None = None
+        self._refused = False
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        """Turn Nagle off for this connection, then serve it as usual."""
+        """Refuse the connection past ``max_connections``; else turn Nagle off, serve it as
+        usual, and start the clock for its first request's head."""
+        if self.max_connections is not None \
+                and len(self.connections) >= self.max_connections:
+            self._refuse(transport)
+            return
         sock = transport.get_extra_info("socket")
         if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
             try:
@@ -33,17 +71,89 @@ class NoDelayHTTPProtocol(AutoHTTPProtocol):  # type: ignore[misc,valid-type]
             except OSError:
                 pass
         super().connection_made(transport)
+        self._start_head_clock()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """Stop the head clock, then let uvicorn clean up."""
+        self._stop_head_clock()
+        if self._refused:
+            return
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        """Ignore bytes on a refused connection (it is closing)."""
+        if self._refused:
+            return
+        super().data_received(data)
+
+    def on_message_begin(self) -> None:
+        """A request's first byte: its head must be complete within ``header_timeout_s`` (from
+        the connection's opening for the first request)."""
+        super().on_message_begin()
+        if self._head_timer is None:
+            self._start_head_clock()
+
+    def on_headers_complete(self) -> None:
+        """The head is complete: the body (if any) is not timed here."""
+        self._stop_head_clock()
+        super().on_headers_complete()
 
     def send_400_response(self, msg: str) -> None:
         """The 400 for a request that is not parseable HTTP, as a JSON error like the app's."""
-        body = json.dumps({"error": "BadRequest", "detail": (
+        self._answer_and_close(400, "Bad Request", "BadRequest", (
             f"{msg.rstrip('.')}: its request line or a header is not well-formed HTTP/1.1, "
-            f"or its URL is over 64 KB (a search query is at most 1,000 characters).")}
-        ).encode("utf-8")
-        head = [b"HTTP/1.1 400 Bad Request\r\n"]
+            f"or its URL is over 64 KB (a search query is at most 1,000 characters)."))
+
+    def _start_head_clock(self) -> None:
+        if self.header_timeout_s is not None:
+            self._head_timer = self.loop.call_later(self.header_timeout_s, self._head_too_slow)
+
+    def _stop_head_clock(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+    def _head_too_slow(self) -> None:
+        """The head did not arrive in time: 408 and close, or, when an answer to an earlier
+        (pipelined) request is still being written, close once it is done."""
+        self._head_timer = None
+        if self.transport.is_closing():
+            return
+        if self.cycle is not None and not self.cycle.response_complete:
+            self.cycle.keep_alive = False
+            return
+        self._answer_and_close(408, "Request Timeout", "RequestTimeout", (
+            f"The request line and headers did not arrive within {self.header_timeout_s:g} s "
+            f"(serve.header_timeout_s): send a request's head at once."))
+
+    def _refuse(self, transport: asyncio.Transport) -> None:
+        self._refused = True
+        self.transport = transport
+        now = time.monotonic()
+        if now - NoDelayHTTPProtocol._last_refusal_log >= _REFUSAL_LOG_EVERY_S:
+            NoDelayHTTPProtocol._last_refusal_log = now
+            self.logger.warning("Refusing connections (503): %d are open, "
+                                "serve.max_connections.", len(self.connections))
+        self._answer_and_close(503, "Service Unavailable", "TooManyConnections", (
+            f"{self.max_connections} connections are open (serve.max_connections): retry "
+            f"later."))
+
+    def _answer_and_close(self, status: int, reason: str, error: str, detail: str) -> None:
+        body = json.dumps({"error": error, "detail": detail}).encode("utf-8")
+        head = [f"HTTP/1.1 {status} {reason}\r\n".encode("ascii")]
         for name, value in self.server_state.default_headers:
             head.append(name + b": " + value + b"\r\n")
         head.append(b"content-type: application/json\r\ncontent-length: "
                     + str(len(body)).encode("ascii") + b"\r\nconnection: close\r\n\r\n")
         self.transport.write(b"".join(head) + body)
         self.transport.close()
+
+
+def http_protocol(header_timeout_s: float, max_connections: int) -> Callable[..., Any]:
+    """The protocol factory to pass as uvicorn's ``http=``: a ``functools.partial`` of a
+    module-level class, so it pickles into `serve --workers N`'s processes."""
+    return functools.partial(NoDelayHTTPProtocol, header_timeout_s=header_timeout_s,
+                             max_connections=max_connections)
+
+
+__all__ = ["NoDelayHTTPProtocol", "http_protocol"]
