@@ -198,10 +198,25 @@ def _head(text: str) -> str:
 
 def moves_of(state_dir: Path) -> dict[str, dict[str, Any]]:
     """The moves recorded in the ingest state under ``state_dir`` ({} when there is none or
-    it cannot be read: the state is derived data, and `ingest` reports its errors)."""
+    it cannot be read: the state is derived data, and `ingest` reports its errors). Read from
+    the small moves file beside the state when it matches the state (moves_file.py), else
+    from the whole state, which then writes that file for the next process."""
+    from .moves_file import read_moves, stamps_of, write_moves
     from .state import STATE_FILENAME, IngestState
 
+    path = Path(state_dir) / STATE_FILENAME
+    stamps = stamps_of(path)        # before anything is read: see moves_file.py
+    if stamps[0] is None:
+        return {}
+    moves = read_moves(path, stamps)
+    if moves is not None:
+        return moves
     try:
-        return IngestState.load(Path(state_dir) / STATE_FILENAME).moves
+        moves = IngestState.load(path).moves
     except MindgraphError:
         return {}
+    try:
+        write_moves(path, moves, stamps)
+    except OSError:
+        pass            # a read-only workspace: the next process reads the whole state again
+    return moves

@@ -40,6 +40,7 @@ from ..errors import IngestError
 from ..fsutil import atomic_write_bytes, read_bytes, sha256_text
 from ..page.cache import paused_gc
 from . import journal
+from .moves_file import stamps_of, write_moves
 
 STATE_FILENAME = ".ingest-state.json"
 STATE_VERSION = 1
@@ -188,6 +189,7 @@ class IngestState:
         atomic_write_bytes(self.path, (text + "\n").encode("utf-8"))
         self.generation = generation
         journal.remove(journal.path_of(self.path))    # its lines name an older generation
+        self._save_moves()
         self._saved()
 
     def append(self) -> None:
@@ -207,7 +209,13 @@ class IngestState:
         if self.index != self._saved_index:
             line["index"] = self.index
         journal.append(journal.path_of(self.path), _dumps(line))
+        self._save_moves()
         self._saved()
+
+    def _save_moves(self) -> None:
+        """Write the moves file beside the state (moves_file.py) for the state just written:
+        after it, so a kill in between leaves a moves file that names other stamps."""
+        write_moves(self.path, self.moves, stamps_of(self.path))
 
     def _saved(self) -> None:
         self.dirty = False
