@@ -4,7 +4,8 @@ and permalinks.
 Errors are defects a reader hits (a link that goes nowhere or could go to several pages, a
 link to a heading, block or attachment that is not there, a file that cannot be read, two
 pages of one language at one permalink);
-warnings are structure worth a look (no backlinks, no frontmatter, two pages with one title).
+warnings are structure worth a look (no backlinks, no frontmatter, two pages with one title,
+a symlinked folder leading out of the vault, which scans skip).
 A finding about a compiled page also names its raw note and the line there (``raw_path``,
 ``raw_line``): raw/ is where it is fixed. The same finding twice (two equal links on one
 line) is reported once.
