@@ -110,7 +110,8 @@ def _list(title: str, items: list[FileOutcome]) -> None:
         return
     click.echo(f"{title}:")
     for item in items[:LISTED]:
-        click.echo(f"  {item.path}: {item.reason}" if item.reason else f"  {item.path}")
+        reason = item.reason.replace("\n", "\n    ")      # several: one per line
+        click.echo(f"  {item.path}: {reason}" if item.reason else f"  {item.path}")
     if len(items) > LISTED:
         click.echo(f"  ... and {len(items) - LISTED} more (--json lists all).")
 

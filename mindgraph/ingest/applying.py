@@ -155,6 +155,7 @@ class ApplySteps:
         if old is not None:
             self._finish_move(note, old)
             reason = f"moved from {note.moved_from} ({note.move_how}). {reason}".strip()
+        reason = "\n".join(r for r in (reason, *note.warnings) if r)   # one per line
         self.state.transition(note.file.path, "ingested", wiki=note.wiki_path,
                               wiki_sha256=page_sha256(data), links=links, links_basis=basis,
                               links_index=digest,

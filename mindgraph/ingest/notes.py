@@ -21,6 +21,8 @@ from typing import Any
 
 from ..fsutil import sha256_bytes
 from ..page.parse import parse_page
+from .frontmatter_warnings import field_warnings, unclosed_opener, unclosed_warning, \
+    without_opener
 from .scan import NOTE_SUFFIXES, NoteReadError, RawFile, decode_note, read_note
 from .state import FileState
 
@@ -47,6 +49,7 @@ class Note:
     move_how: str = ""
     unread: bool = False      # same stat as its record: hash and titles from it, text unread
     links_record: tuple[str, ...] = ()    # its page's links digests, if a worker made them
+    warnings: tuple[str, ...] = ()        # what its frontmatter says that is not taken as written
 
     @property
     def has_text(self) -> bool:
@@ -131,9 +134,16 @@ def _stat(file: RawFile) -> str:
 
 
 def parse(note: Note) -> None:
-    """Parse the note's text once (title, aliases, frontmatter errors)."""
+    """Parse the note's text once (title, aliases, frontmatter errors and warnings: a block
+    never closed is parsed as body text without its opening '---' line)."""
     if note.page is None and note.text is not None:
         note.page = parse_page(note.text, note.wiki_path, note.sha256)
+        if unclosed_opener(note.text, note.page.has_frontmatter):
+            note.page = parse_page(without_opener(note.text), note.wiki_path, note.sha256)
+            note.warnings = (unclosed_warning(note.file.path),)
+        else:
+            note.warnings = tuple(field_warnings(note.file.path, note.text,
+                                                 note.page.frontmatter, note.page.body_line))
         note.title, note.aliases = note.page.title, tuple(note.page.aliases)
         if note.page.frontmatter_error:
             note.error = note.page.frontmatter_error.replace(note.wiki_path, note.file.path, 1)

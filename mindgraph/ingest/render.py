@@ -31,7 +31,7 @@ from typing import Any, Mapping
 
 import yaml
 
-from ..page.dates import NoteDates, note_dates
+from ..page.dates import CREATED_KEYS, UPDATED_KEYS, NoteDates, note_dates, unreadable_date
 
 # libyaml's emitter when present (5x faster); its output matches the pure-Python one here.
 _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -76,7 +76,7 @@ def page_frontmatter(note: NoteInput, *, title: str, type_: str, tags: list[str]
     meta: dict[str, Any] = {"title": title, "type": type_, "tags": dedupe(tags),
                             "aliases": dedupe(aliases)}
     for key, value in (note.page.frontmatter or {}).items():
-        if key not in OWN_KEYS and key not in meta:
+        if key not in OWN_KEYS and key not in meta and not _unreadable_date(key, value):
             meta[key] = value
     for key, value in (extra or {}).items():
         meta[key] = value
@@ -89,6 +89,14 @@ def page_frontmatter(note: NoteInput, *, title: str, type_: str, tags: list[str]
     meta["provenance"] = {"origin": origin, "generator": compiler,
                           "sources": [{"path": note.path, "sha256": note.sha256}]}
     return meta
+
+
+def _unreadable_date(key: str, value: Any) -> bool:
+    """A date key (``date``, ``published``, …) whose value no reader takes for a date: not
+    copied, so no page claims a date the timeline says it does not have (the ingest warns,
+    ingest/frontmatter_warnings.py)."""
+    lowered = key.lower()
+    return (lowered in CREATED_KEYS or lowered in UPDATED_KEYS) and unreadable_date(value)
 
 
 def render_page(meta: Mapping[str, Any], summary: str, body: str) -> str:

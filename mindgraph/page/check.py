@@ -4,7 +4,8 @@ and permalinks.
 Errors are defects a reader hits (a link that goes nowhere or could go to several pages, a
 link to a heading, block or attachment that is not there, a file that cannot be read, two
 pages of one language at one permalink);
-warnings are structure worth a look (no backlinks, no frontmatter, two pages with one title).
+warnings are structure worth a look (no backlinks, no frontmatter, two pages with one title,
+a symlinked folder leading out of the vault, which scans skip).
 A finding about a compiled page also names its raw note and the line there (``raw_path``,
 ``raw_line``): raw/ is where it is fixed. The same finding twice (two equal links on one
 line) is reported once.
@@ -22,7 +23,7 @@ from .model import Link, Page
 from .permalinks import collisions, permalink_line
 from .rawlines import RawLines, raw_source
 from .resolve import Resolution
-from .vault import Vault
+from .vault import Vault, symlinked_folders_outside
 
 Severity = Literal["error", "warning"]
 
@@ -83,8 +84,13 @@ def check_vault(vault: Vault, raw_dir: Path | None = None) -> CheckReport:
     findings: list[Finding] = []
     for problem in vault.problems:
         severity = "warning" if problem.kind == "partly-indexed" else "error"  # still readable
-        findings.append(Finding(severity, problem.kind, problem.path, problem.line,
-                                problem.message))
+        line, message = _unprefixed(problem.path, problem.line, problem.message)
+        findings.append(Finding(severity, problem.kind, problem.path, line, message))
+    for folder, target in symlinked_folders_outside(vault.root):
+        findings.append(Finding("warning", "symlinked-folder", folder, 0,
+                                f"a symlink to a folder outside the wiki ({target}); scans "
+                                f"do not follow it, so none of its pages are read. Move or "
+                                f"copy the folder into the wiki, or its notes into raw/."))
     incoming: dict[str, int] = defaultdict(int)
     attachments = AttachmentFiles([vault.root] + ([raw_dir] if raw_dir is not None else []))
     anchors = PageAnchors()
@@ -135,6 +141,18 @@ def check_vault(vault: Vault, raw_dir: Path | None = None) -> CheckReport:
                             for f in findings[start:]]
     findings.sort(key=lambda f: (f.severity != "error", f.path, f.line, f.kind))
     return CheckReport(pages=len(vault.pages), findings=tuple(dict.fromkeys(findings)))
+
+
+def _unprefixed(path: str, line: int, message: str) -> tuple[int, str]:
+    """A page problem's message without the "path:" or "path:line:" it starts with (the
+    finding's location says where), and the line that prefix gave."""
+    if not message.startswith(f"{path}:"):
+        return line, message
+    rest = message[len(path) + 1:]
+    number, sep, after = rest.partition(": ")
+    if sep and number.isdigit():
+        return line or int(number), after
+    return line, rest.lstrip()
 
 
 def _link_problems(vault: Vault, page: Page, link: Link, result: Resolution,

@@ -29,7 +29,7 @@ UPDATED_KEYS = ("updated", "modified", "updated_at", "last_modified", "date_modi
 SOURCES = ("frontmatter", "content", "filename", "git")
 # The version of these rules: part of the compile key, so a page is recompiled (and redated)
 # when they change.
-DATES_VERSION = "2"
+DATES_VERSION = "3"    # 3: a date key holding no readable date is not copied
 TOP_LINES = 5            # lines (non-blank, after the first heading) searched for a cue
 _CUE_RE = re.compile(r"(?<![A-Za-z])(?:released|published|posted|written|dated?|created|"
                      r"updated|modified|as of)(?![A-Za-z])|リリース|公開|発行|作成|更新|发布|"
@@ -179,6 +179,12 @@ def parse_date_value(value: Any) -> dt.date | None:
     if isinstance(value, str):
         return find_date(value)
     return None
+
+
+def unreadable_date(value: Any) -> bool:
+    """True for a value set under a date key that holds no date ``parse_date_value`` reads
+    (None, an empty key, is not a value at all): the compiler does not copy it as a date."""
+    return value is not None and value != "" and parse_date_value(value) is None
 
 
 def find_date(text: str) -> dt.date | None:

@@ -118,6 +118,30 @@ def iter_markdown_files(root: Path) -> Iterator[Path]:
                 yield Path(folder) / name
 
 
+def symlinked_folders_outside(root: Path) -> list[tuple[str, str]]:
+    """(folder path relative to ``root``, where it points) of each symlinked folder under
+    ``root`` that leads out of it: scans skip them (iter_markdown_files), so their pages are
+    not in the vault. Dangling links and links within ``root`` are left out."""
+    root = Path(root)
+    if not root.is_dir():
+        return []
+    real_root = root.resolve()
+    found = []
+    for folder, dirs, _ in os.walk(root, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+        for name in dirs:
+            path = Path(folder) / name
+            if not path.is_symlink():
+                continue
+            try:
+                target = path.resolve(strict=True)
+            except (OSError, RuntimeError):     # dangling, or a loop
+                continue
+            if target.is_dir() and not target.is_relative_to(real_root):
+                found.append((path.relative_to(root).as_posix(), os.readlink(path)))
+    return found
+
+
 def read_page(root: Path, file: Path, limits: PageLimits = PageLimits()) -> Page | PageProblem:
     """Read and parse one file, or say why it cannot be a page."""
     rel = file.relative_to(root).as_posix()

@@ -495,7 +495,7 @@ class SyncRunOut(BaseModel):
     touches: int
     compiled: list[str]
     removed: list[str]
-    failed: list[str]
+    failed: list[str] = Field(description='this run\'s failures, "note:line: why"')
     reindexed: list[str]
     embedded: int
     vectors_removed: int
@@ -503,6 +503,8 @@ class SyncRunOut(BaseModel):
     error: str | None
     ingest: str = Field("", description='"targeted", or "full: " and why (as in '
                                         '`watch --json`)')
+    still_failing: int = Field(0, description="notes that failed before, did not change and "
+                                              "failed the same way again (not in failed)")
 
 
 class SyncStatusOut(BaseModel):

@@ -28,10 +28,14 @@ from .status import RunRecord, now_iso
 def sync_run(mg: Mindgraph, changes: Iterable[Change], *, trigger: str = "change",
              touches: int = 0, embed: bool = True,
              indexed: dict[str, str] | None = None,
-             session: IngestSession | None = None) -> RunRecord:
+             session: IngestSession | None = None,
+             failing: dict[str, str] | None = None) -> RunRecord:
     """Bring the wiki, the indexes and (with ``embed``) the vectors up to date with
     ``changes`` (all of it when ``trigger`` is "start"); ``indexed`` (wiki path → hash of
-    the indexed bytes) is updated for the pages the run made current."""
+    the indexed bytes) is updated for the pages the run made current. ``failing`` (raw path
+    → why, the notes that failed in earlier runs) is kept current: a note in it that did
+    not change and fails again for the same reason is counted in ``still_failing``, not
+    listed among this run's failures."""
     started = time.perf_counter()
     changes = sorted(changes)
     full = trigger == "start"
@@ -43,7 +47,8 @@ def sync_run(mg: Mindgraph, changes: Iterable[Change], *, trigger: str = "change
         held = _vectors_held(mg) if embed and not everything else None
         pages_touched = {c.path for c in changes if c.area == WIKI and not c.folder}
         if (full or any(c.area == RAW for c in changes)) and mg.settings.raw_dir.is_dir():
-            pages_touched |= _ingest(mg, record, session, None if full else changes)
+            pages_touched |= _ingest(mg, record, session, None if full else changes,
+                                     {} if failing is None else failing)
         synced = mg.sync()
         pages_touched |= {*synced.added, *synced.changed, *synced.removed}
         pages = dict(mg.current_pages())
@@ -75,7 +80,7 @@ def sync_run(mg: Mindgraph, changes: Iterable[Change], *, trigger: str = "change
 
 
 def _ingest(mg: Mindgraph, record: RunRecord, session: IngestSession | None,
-            changes: list[Change] | None) -> set[str]:
+            changes: list[Change] | None, failing: dict[str, str]) -> set[str]:
     """Run the ingest (targeted at the raw notes among ``changes`` when there is a session and
     no raw folder changed); the wiki pages it wrote or removed."""
     changed = None
@@ -86,10 +91,38 @@ def _ingest(mg: Mindgraph, record: RunRecord, session: IngestSession | None,
     record.ingest = report.plan
     record.compiled = [f.path for f in report.files if f.status in ("ingested", "moved")]
     record.removed = [f.path for f in report.files if f.status in ("removed", "kept")]
-    record.failed = [f.reason if f.reason.startswith(f.path) else f"{f.path}: {f.reason}"
-                     for f in report.files if f.status == "failed"]
+    _failures(record, report.files, failing, report.plan != "targeted",
+              None if changes is None else [c for c in changes if c.area == RAW])
     return {f.wiki for f in report.files
             if f.wiki and f.status in ("ingested", "moved", "removed", "kept")}
+
+
+def _failures(record: RunRecord, files: Iterable[Any], failing: dict[str, str],
+              complete: bool, changed: list[Change] | None) -> None:
+    """This run's failures in ``record.failed`` (a changed note's, and a note's that did not
+    fail before or fails for another reason now), the notes that only failed again as they
+    did in ``record.still_failing``; ``failing`` updated (all of it after a run that
+    retried every failing note, ``complete``)."""
+    before = dict(failing)
+    if complete:
+        failing.clear()
+
+    paths = {c.path for c in changed or ()}
+    folders = tuple(c.path.rstrip("/") + "/" for c in changed or () if c.folder)
+
+    def changed_now(path: str) -> bool:
+        return changed is None or path in paths or (bool(folders) and path.startswith(folders))
+
+    for f in files:
+        if f.status != "failed":
+            failing.pop(f.path, None)
+            continue
+        failing[f.path] = f.reason
+        if before.get(f.path) == f.reason and not changed_now(f.path):
+            record.still_failing += 1
+        else:
+            record.failed.append(f.reason if f.reason.startswith(f.path)
+                                 else f"{f.path}: {f.reason}")
 
 
 def _enrich(mg: Mindgraph, record: RunRecord) -> None:

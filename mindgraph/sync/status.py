@@ -35,13 +35,14 @@ class RunRecord:
     touches: int = 0                                    # events whose content was unchanged
     compiled: list[str] = field(default_factory=list)   # raw notes compiled
     removed: list[str] = field(default_factory=list)    # raw notes gone: pages removed or kept
-    failed: list[str] = field(default_factory=list)     # "path: why"
+    failed: list[str] = field(default_factory=list)     # "path: why", this run's failures
     reindexed: list[str] = field(default_factory=list)  # wiki pages re-read into the indexes
     embedded: int = 0                                   # sections embedded
     vectors_removed: int = 0                            # sections whose vectors were deleted
     seconds: float = 0.0
     error: str | None = None
     ingest: str = ""        # "targeted", or "full: " and why (ingest/targeted.py)
+    still_failing: int = 0  # notes that failed before, unchanged, retried: failed the same way
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form: one object per change for `watch --json`."""
@@ -62,6 +63,9 @@ class RunRecord:
         text = f"{self.started} {what}: {redone} in {self.seconds:.2f} s"
         if self.failed:
             text += f" ({self.failed[0]}{' …' if len(self.failed) > 1 else ''})"
+        if self.still_failing:
+            text += (f"; {self.still_failing} unchanged note{'s' * (self.still_failing != 1)} "
+                     f"still failing as before (mindgraph ingest lists why)")
         if self.error:
             text += f"; error: {self.error}"
         return text

@@ -62,6 +62,7 @@ class Watcher:
                                   poll_interval_ms=poll_interval_ms)
         self.status = SyncStatus(s.state_dir, lambda: [str(c) for c in self.pending.snapshot()])
         self.indexed: dict[str, str] = {}       # wiki page → hash of the bytes indexed
+        self.failing: dict[str, str] = {}       # raw note → why it failed (run.py)
         self.session = IngestSession()
         self._max_bytes = {RAW: s.compile.max_note_bytes, WIKI: s.limits.max_page_bytes}
         self._stop = threading.Event()
@@ -161,7 +162,8 @@ class Watcher:
         self.status.update(state="running", running={"since": now_iso(), "trigger": trigger,
                                                      "changes": [str(c) for c in changes]})
         record = sync_run(self.mg, changes, trigger=trigger, touches=touches,
-                          embed=self.embed, indexed=self.indexed, session=self.session)
+                          embed=self.embed, indexed=self.indexed, session=self.session,
+                          failing=self.failing)
         if trigger == "start" and record.error is None:
             # part of the start: the status says idle once a change is served in a targeted
             # run (at 100,000 notes the term regex alone takes seconds)
