@@ -8,7 +8,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 
 import httpx
 from fastapi.testclient import TestClient
@@ -16,6 +15,7 @@ from fastapi.testclient import TestClient
 from mindgraph.config import settings_from_dict
 from mindgraph.core import Mindgraph
 from mindgraph.serve.rest import create_app
+from live_server import free_port, wait_healthy
 
 LOCAL = "http://127.0.0.1:8765"
 TOKEN = "h" * 40
@@ -25,12 +25,6 @@ def rest(workspace, token=None, host=None):
     mg = Mindgraph(settings_from_dict({"embedding": {"provider": "hashing", "dimension": 32}},
                                       base_dir=workspace))
     return TestClient(create_app(mg, token, host), base_url=LOCAL)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def raw_head(port: int, target: str) -> bytes:
@@ -54,16 +48,7 @@ def test_a_real_server_answers_head_on_health_and_a_page_without_a_body(workspac
                               env={**os.environ, "MINDGRAPH_API_TOKEN": ""})
     try:
         base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"{base}/health", timeout=5).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert server.poll() is None, server.stderr.read().decode()
-            assert time.monotonic() < deadline, "server not ready"
-            time.sleep(0.2)
+        wait_healthy(server, base)
         for target in ("/health", "/page?name=Home"):
             got = httpx.get(base + target, timeout=10)
             head, _, body = raw_head(port, target).partition(b"\r\n\r\n")

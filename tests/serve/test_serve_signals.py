@@ -12,6 +12,7 @@ import time
 
 import httpx
 import pytest
+from live_server import free_port
 
 # The CLI, with the code reader of coverage replaced by one that never returns (as a FIFO or a
 # dead network mount would block a read).
@@ -22,12 +23,6 @@ units.discover_units = lambda *args, **kwargs: threading.Event().wait()
 from mindgraph.cli import cli
 cli(sys.argv[1:])
 """
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture

@@ -12,12 +12,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+from live_server import free_port, wait_healthy
 
 
 def children(pid: int) -> list[int]:
@@ -46,16 +41,7 @@ def test_two_workers_answer_on_one_port(tmp_path):
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     try:
         base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"{base}/health", timeout=5).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert server.poll() is None, server.stderr.read().decode()
-            assert time.monotonic() < deadline, "server not ready"
-            time.sleep(0.2)
+        wait_healthy(server, base)
         with httpx.Client(base_url=base, timeout=30) as http:
             answers = [http.get("/smart_search", params={"q": f"airships trunks {i}"})
                        for i in range(12)]

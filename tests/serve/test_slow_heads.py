@@ -14,6 +14,7 @@ import time
 
 import httpx
 import pytest
+from live_server import free_port
 
 HEADER_TIMEOUT_S = 2.0
 GRACE_S = 2.5             # scheduling slack on a loaded 2-core machine
@@ -32,12 +33,6 @@ def complete_request(port: int, path: str) -> bytes:
     return (f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
             f"Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
             f"Content-Length: {len(INITIALIZE)}\r\n\r\n").encode() + INITIALIZE
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def write_config(workspace, **serve) -> None:

@@ -1,0 +1,31 @@
+"""Real `mindgraph serve` processes for the tests in this folder: a free port, and waiting
+until GET /health answers."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import time
+
+import httpx
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_healthy(process: subprocess.Popen, base: str, within_s: float = 60) -> None:
+    """Return once GET /health answers 200; fail with the server's stderr if it exits."""
+    deadline = time.monotonic() + within_s
+    while True:
+        try:
+            if httpx.get(f"{base}/health", timeout=5).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        assert process.poll() is None, process.stderr.read().decode() if process.stderr else ""
+        assert time.monotonic() < deadline, "server not ready"
+        time.sleep(0.2)
