@@ -275,15 +275,27 @@ class ServeSettings:
     slow_workers: int = 1               # Python threads share one GIL: more only slows search
     slow_queue: int = 16
     shutdown_timeout_s: float = 5.0      # SIGTERM: requests still running then are dropped
+    # POST /validate and the MCP validate tool (run on the slow lane, stopped at
+    # request_timeout_s): claims in the text and sentences in all the evidence texts; past
+    # either the request is 413 before any check. 0 = no limit.
+    validate_max_claims: int = 2000
+    validate_max_evidence_sentences: int = 20000
     # MCP over HTTP: sessions open at once (a new one past it is 503 until one ends or
     # expires; each holds ~38 kB) and the time a session may stay idle before it is dropped
     # (its client then initializes a new one)
     mcp_max_sessions: int = 1000
     mcp_session_idle_s: float = 1800.0
+    # Sessions one identity (token) may hold: opening one more closes its own least recently
+    # used session, so one identity cannot take the sessions of all the others. 0 = no limit.
+    mcp_max_sessions_per_identity: int = 100
     # A request's line and headers must arrive within header_timeout_s (408 and closed past
     # it: slowloris); past max_connections open at once (per process) a new one is 503.
     header_timeout_s: float = 10.0
     max_connections: int = 1000
+    # Of those, at most this many from one client address (a client past it is 503, others
+    # are still served). Behind a reverse proxy every client has the proxy's address: raise
+    # it to max_connections or set 0 (no per-client limit) and limit clients at the proxy.
+    max_connections_per_client: int = 250
 
 
 @dataclass(frozen=True)
@@ -701,6 +713,13 @@ def _check_values(s: Settings) -> None:
         (s.serve.shutdown_timeout_s > 0, "serve.shutdown_timeout_s", "above 0"),
         (s.serve.header_timeout_s > 0, "serve.header_timeout_s", "above 0"),
         (s.serve.max_connections >= 1, "serve.max_connections", "at least 1"),
+        (s.serve.max_connections_per_client >= 0, "serve.max_connections_per_client",
+         "0 (no limit) or more"),
+        (s.serve.mcp_max_sessions_per_identity >= 0, "serve.mcp_max_sessions_per_identity",
+         "0 (no limit) or more"),
+        (s.serve.validate_max_claims >= 0, "serve.validate_max_claims", "0 (no limit) or more"),
+        (s.serve.validate_max_evidence_sentences >= 0, "serve.validate_max_evidence_sentences",
+         "0 (no limit) or more"),
         (s.trust.revalidate_after_days >= 1, "trust.revalidate_after_days", "at least 1"),
         (0 <= s.trust.coverage_threshold_pct <= 100, "trust.coverage_threshold_pct",
          "between 0 and 100"),

@@ -10,13 +10,15 @@
     │   └── TransientProviderError   429 / 5xx / timeout: worth retrying
     ├── StoreError                 a vector store cannot be reached or used
     ├── NotFoundError              a page, section or other named thing does not exist
+    ├── TooLarge                   a request asks for more work than a limit allows (413)
+    ├── OverBudget                 work stopped at its time budget (504)
     └── AccessError                who is asking, and may they (scopes/)
         ├── Unauthenticated          no token, or one that names no identity (HTTP 401)
         └── Forbidden                the identity may not do this (HTTP 403)
 
 The CLI maps ConfigError and InputError to exit code 2 and other errors to exit code 1; the REST API maps
-NotFoundError to 404, Unauthenticated to 401, Forbidden to 403. What a caller may not see is
-NotFoundError, in the same words as what does not exist.
+NotFoundError to 404, Unauthenticated to 401, Forbidden to 403, TooLarge to 413, OverBudget
+to 504. What a caller may not see is NotFoundError, in the same words as what does not exist.
 """
 
 from __future__ import annotations
@@ -72,6 +74,14 @@ class StoreError(MindgraphError):
 
 class NotFoundError(MindgraphError):
     """A named page, section or other object does not exist."""
+
+
+class TooLarge(MindgraphError):
+    """A request asks for more work than a limit allows; the message names the setting."""
+
+
+class OverBudget(MindgraphError):
+    """Work stopped at its time budget, cooperatively (the caller has been answered)."""
 
 
 class AccessError(MindgraphError):

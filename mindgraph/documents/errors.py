@@ -5,12 +5,13 @@
     │   └── Refused      the caller may not do this to that document (403, with the reason)
     ├── Busy             a rescan of this tenant is already running (409)
     ├── BadUpload        a file's type or name cannot be taken (415 / 422, naming the file)
-    └── UploadTooLarge   a file over the per-file limit, or too many files (413)
+    └── TooLarge (errors.py)
+        └── UploadTooLarge   a file over the per-file or compile limit, or too many files (413)
 """
 
 from __future__ import annotations
 
-from ..errors import Forbidden, MindgraphError
+from ..errors import Forbidden, MindgraphError, TooLarge
 
 
 class Refused(Forbidden):
@@ -25,7 +26,7 @@ class BadUpload(MindgraphError):
     """An uploaded file of a type we do not take, or whose content is not text."""
 
 
-class UploadTooLarge(MindgraphError):
+class UploadTooLarge(TooLarge):
     """An uploaded file over the per-file limit, or more files than one upload takes."""
 
 

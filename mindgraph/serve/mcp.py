@@ -39,7 +39,7 @@ from ..lint.findings import RULES
 from ..scopes import LOCAL, Authenticator, Identity, Scopes
 from ..scopes.auth import usage_identity
 from ..trust.answer import TrustCriteria, context_answer, hybrid_answer, keyword_answer
-from ..trust.validate import validate_text
+from ..trust.validate import ValidateLimits, validate_text
 from ..version import __version__
 from .agent_paths import workspace_paths
 from .guard import Guard, Policy, is_loopback
@@ -218,7 +218,7 @@ def create_mcp_server(mg: Mindgraph,
         return _call(mg, "sync_status", "", lambda: watcher_status() if watcher_status
                      else SyncStatusOut().model_dump(), usage_identity(mg.scopes, who))
 
-    _add_engine_tools(server, call)
+    _add_engine_tools(server, call, mg.settings.serve)
     callers = Callers(mg.settings, os.environ.get(mg.settings.serve.token_env) or None)
     add_document_tools(server, mg, call, callers)
     add_app_tools(server, mg, call, callers)
@@ -226,9 +226,9 @@ def create_mcp_server(mg: Mindgraph,
     return server
 
 
-def _add_engine_tools(server: MCPServer,
-                      call: Callable[..., Awaitable[CallToolResult]]) -> None:
-    """Search, graph, stats and context tools."""
+def _add_engine_tools(server: MCPServer, call: Callable[..., Awaitable[CallToolResult]],
+                      serve: ServeSettings) -> None:
+    """Search, graph, stats and context tools (``serve``: the validate tool's limits)."""
     Limit = Annotated[int, Field(ge=1, le=100, description="At most this many results")]
     Query = Annotated[str, Field(min_length=1, max_length=1000,
                                  description="What you are looking for, in words")]
@@ -343,7 +343,10 @@ def _add_engine_tools(server: MCPServer,
         """Judge a text against evidence texts with the offline validator: per claim
         supported / unsupported / contradicted with the quote, and a verdict (pass only when
         every claim is supported). Reads and writes nothing."""
-        return await call(ctx, "validate", "(validate)", lambda m: validate_text(text, evidence))
+        limits = ValidateLimits(serve.validate_max_claims, serve.validate_max_evidence_sentences,
+                                time.monotonic() + serve.request_timeout_s)
+        return await call(ctx, "validate", "(validate)",
+                          lambda m: validate_text(text, evidence, limits), slow=True)
 
     @server.tool(annotations=READ_ONLY)
     async def context(ctx: Context, situation: Annotated[str, Field(min_length=1, max_length=4000,

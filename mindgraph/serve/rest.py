@@ -142,6 +142,7 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None,
                   description="Query a compiled markdown wiki: pages, sections, links, "
                               "graph, search, timeline and coverage.")
     app.state.mg = mg
+    app.state.lanes = lanes         # what runs and waits where (tests, diagnostics)
     mg.auto_refresh = False
     fresh = freshness(mg)
     usage = mg.usage_log        # once: the property resolves the state path on every call
@@ -160,7 +161,7 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None,
     add_search_routes(route, mg, fresh, record)
     add_graph_routes(route, mg, fresh, lanes)
     add_report_routes(route, mg, fresh, lanes)
-    add_trust_routes(route, mg)
+    add_trust_routes(route, mg, lanes)
     add_job_routes(route, mg, fresh, lanes, sync_status)
     app.state.documents = DocumentService(mg)
     app.state.callers = Callers(mg.settings, token)

@@ -18,11 +18,13 @@ from ..errors import (
     InputError,
     MindgraphError,
     NotFoundError,
+    OverBudget,
     ProviderError,
     StoreError,
+    TooLarge,
     Unauthenticated,
 )
-from ..documents.errors import BadUpload, Busy, UploadTooLarge
+from ..documents.errors import BadUpload, Busy
 from ..page.data import DataBlockError
 from .lanes import LaneBusy, LaneTimeout
 
@@ -92,7 +94,7 @@ def _where(loc: list[Any]) -> str:
 
 
 _DOCUMENT_ERRORS = ((Unauthenticated, 401), (Forbidden, 403), (Busy, 409), (BadUpload, 415),
-                    (UploadTooLarge, 413))
+                    (TooLarge, 413), (OverBudget, 504))
 
 
 def _status(exc: MindgraphError) -> int:

@@ -74,6 +74,13 @@ def freshness(mg: Mindgraph) -> Callable[[], None]:
     return fresh
 
 
+def deadline(budget_s: float) -> float:
+    """When a queued handler's budget ends (``time.monotonic()``): ``budget_s`` after its
+    request arrived, as its lane counts it, so work it checks against this stops when the
+    caller has been told 504."""
+    return _ARRIVED.get(time.monotonic_ns()) / 1e9 + budget_s
+
+
 async def _authorize(request: Request) -> Identity:
     """The caller's identity, from its bearer token alone (scopes/auth.py), never from a
     parameter; 401 without a valid token. async: a header check needs no threadpool trip."""
@@ -158,4 +165,5 @@ def _run_arrived(arrived_ns: int, handler: Callable[..., Any], kwargs: dict[str,
         _ARRIVED.reset(token)
 
 
-__all__ = ["Caller", "FreshnessGate", "freshness", "json_object_body", "route_maker"]
+__all__ = ["Caller", "FreshnessGate", "deadline", "freshness", "json_object_body",
+           "route_maker"]

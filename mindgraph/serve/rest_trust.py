@@ -1,5 +1,7 @@
 """REST routes of verification and fact propagation: POST /validate (judge a text against
-evidence texts with the offline validator; reads and writes nothing), GET /propagate/queue
+evidence texts with the offline validator; reads and writes nothing; on the slow lane, within
+``serve.validate_max_claims`` and ``serve.validate_max_evidence_sentences``, stopping at the
+request's budget), GET /propagate/queue
 (the plans awaiting approval, without their texts) and POST /propagate/apply (apply a queued
 plan when 'approve' is its digest; wiki/ only, a ledger run either way)."""
 
@@ -11,19 +13,25 @@ from typing import Any
 from fastapi import Depends
 
 from ..core import Mindgraph
-from ..trust.validate import validate_text
+from ..trust.validate import ValidateLimits, validate_text
 from . import schemas as s
-from .rest_routing import Caller, json_object_body
+from .lanes import ServerLanes
+from .rest_routing import Caller, deadline, json_object_body
 
 
-def add_trust_routes(route: Callable[..., Callable], mg: Mindgraph) -> None:
+def add_trust_routes(route: Callable[..., Callable], mg: Mindgraph,
+                     lanes: ServerLanes) -> None:
     """Register the routes with rest.py's ``route`` helper."""
+    serve = mg.settings.serve
 
+    # the slow lane: a large validation must not hold the lane the searches run on
     @route("post", "/validate", s.ValidateOut,
            "Judge a text against evidence texts (offline validator); reads and writes nothing",
-           400, 408, 413, 415, dependencies=(Depends(json_object_body),))
+           400, 408, 413, 415, lane=lanes.slow, dependencies=(Depends(json_object_body),))
     def validate(body: s.ValidateIn) -> dict[str, Any]:
-        return validate_text(body.text, body.evidence)
+        return validate_text(body.text, body.evidence, ValidateLimits(
+            serve.validate_max_claims, serve.validate_max_evidence_sentences,
+            deadline(serve.request_timeout_s)))
 
     @route("get", "/propagate/queue", s.PropagationQueueOut,
            "Fact-propagation plans awaiting approval (drafts of pages that state a changed "
