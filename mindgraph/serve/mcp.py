@@ -48,6 +48,7 @@ from .callers import Callers
 from .mcp_arguments import PlainArgumentsServer
 from .mcp_apps import add_app_tools
 from .mcp_documents import add_document_tools
+from .mcp_sessions import SessionOwners
 from .mcp_triage import add_triage_tools
 from .params import folder_inside, parse_day
 from .schemas import SyncStatusOut
@@ -479,7 +480,9 @@ def create_http_app(server: MCPServer, token: str | None = None, host: str = "12
     SDK's own check, which covers 127.0.0.1 but not 127.0.0.2) and ``BearerAuth`` when
     ``token`` is set or ``scopes`` has identities (each request then acts as its token's
     identity). Sessions are bounded: ``serve.mcp_max_sessions`` open at once, each dropped
-    after ``serve.mcp_session_idle_s`` without a request."""
+    after ``serve.mcp_session_idle_s`` without a request; with a token, each belongs to the
+    identity that opened it, which holds at most ``serve.mcp_max_sessions_per_identity``
+    (``SessionOwners``, serve/mcp_sessions.py)."""
     serve = serve or ServeSettings()
     app = server.streamable_http_app(
         host=host, max_request_body_size=serve.max_body_bytes,
@@ -491,8 +494,15 @@ def create_http_app(server: MCPServer, token: str | None = None, host: str = "12
         raise ConfigError(f"An MCP server on {host} needs a bearer token: set "
                           f"{serve.token_env} (or configure scopes.identities), or bind "
                           f"127.0.0.1.")
-    return Guard(BearerAuth(app, auth) if auth.required else app,
-                 Policy.for_server(serve, host))
+    if auth.required:
+        app = BearerAuth(SessionOwners(app, serve.mcp_max_sessions_per_identity,
+                                       _identity_name), auth)
+    return Guard(app, Policy.for_server(serve, host))
+
+
+def _identity_name(scope: Scope) -> str:
+    """The name of the identity ``BearerAuth`` put in the scope."""
+    return scope["state"][IDENTITY_KEY].name
 
 
 __all__ = ["BearerAuth", "create_http_app", "create_mcp_server"]

@@ -54,3 +54,77 @@ def test_session_bounds_are_checked_with_the_config():
     for key, value in (("mcp_max_sessions", 0), ("mcp_session_idle_s", 0)):
         with pytest.raises(ConfigError, match=f"serve.{key}"):
             settings_from_dict({"serve": {key: value}})
+
+
+ALICE, CAROL = "alice-token-" + "a" * 32, "carol-token-" + "c" * 32
+IDENTITIES = ("scopes:\n  identities:\n"
+              "    - {name: alice, tenant: acme, agent: alice, token_env: MG_TEST_ALICE}\n"
+              "    - {name: carol, tenant: globex, agent: carol, token_env: MG_TEST_CAROL}\n")
+
+
+def opened_by(url: str, token: str) -> httpx.Response:
+    return httpx.post(url, json=INITIALIZE, timeout=30,
+                      headers=ACCEPT | {"Authorization": f"Bearer {token}"})
+
+
+def stats_as(url: str, session: str, token: str) -> httpx.Response:
+    return httpx.post(url, json={"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                                 "params": {"name": "stats", "arguments": {}}},
+                      headers=ACCEPT | {"mcp-session-id": session, "Authorization":
+                                        f"Bearer {token}", "mcp-protocol-version":
+                                        "2025-06-18"}, timeout=30)
+
+
+def test_one_identity_cannot_take_every_session_nor_use_anothers(workspace, monkeypatch):
+    """alice opens more sessions than the whole server holds: each one past her share closes
+    her own least recently used one, so carol can still open hers; a session answers only
+    the identity that opened it (404 to another, as for a session that does not exist)."""
+    monkeypatch.setenv("MG_TEST_ALICE", ALICE)
+    monkeypatch.setenv("MG_TEST_CAROL", CAROL)
+    (workspace / "mindgraph.yml").write_text(
+        "embedding:\n  provider: hashing\n  dimension: 32\n" + IDENTITIES +
+        "serve:\n  mcp_max_sessions: 6\n  mcp_max_sessions_per_identity: 3\n")
+    process, port = start(workspace, "mcp", "--transport", "http")
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        alice = []
+        for _ in range(10):                     # more than mcp_max_sessions
+            answer = opened_by(url, ALICE)
+            assert answer.status_code == 200, answer.text
+            alice.append(answer.headers["mcp-session-id"])
+        assert [stats_as(url, s, ALICE).status_code for s in alice] == [404] * 7 + [200] * 3
+        carol = [opened_by(url, CAROL) for _ in range(3)]
+        assert [c.status_code for c in carol] == [200] * 3, carol[-1].text
+        mine = carol[0].headers["mcp-session-id"]
+        assert stats_as(url, mine, CAROL).status_code == 200
+        # another identity's token on a live session: 404, and the session is unharmed
+        taken = stats_as(url, alice[9], CAROL)
+        assert taken.status_code == 404, taken.text
+        assert "Session not found" in taken.text
+        assert stats_as(url, mine, ALICE).status_code == 404
+        assert stats_as(url, alice[9], ALICE).status_code == 200
+        # the oldest of her three used again: her next one closes alice[8], the least
+        # recently used, not alice[7]
+        assert stats_as(url, alice[7], ALICE).status_code == 200
+        assert opened_by(url, ALICE).status_code == 200
+        assert stats_as(url, alice[8], ALICE).status_code == 404
+        assert stats_as(url, alice[7], ALICE).status_code == 200
+        # a session ended by its client (DELETE) frees its place in the share
+        gone = httpx.delete(url, timeout=30, headers={"mcp-session-id": alice[7],
+                                                     "Authorization": f"Bearer {ALICE}"})
+        assert gone.status_code == 200, gone.text
+        assert opened_by(url, ALICE).status_code == 200
+        assert stats_as(url, alice[9], ALICE).status_code == 200
+    finally:
+        stops_on_sigterm(process)
+
+
+def test_the_share_per_identity_is_checked_with_the_config():
+    import pytest
+
+    from mindgraph.config import settings_from_dict
+    from mindgraph.errors import ConfigError
+
+    assert settings_from_dict({}).serve.mcp_max_sessions_per_identity == 100
+    with pytest.raises(ConfigError, match="serve.mcp_max_sessions_per_identity"):
+        settings_from_dict({"serve": {"mcp_max_sessions_per_identity": -1}})
