@@ -60,9 +60,11 @@ def slug(title: str) -> str:
     return re.sub(r"[-\s]+", "-", text)[:80].strip("-") or "note"
 
 
-def check_text(name: str, stream: BinaryIO, max_bytes: int) -> int:
-    """The size of an uploaded file, read once in chunks: UploadTooLarge past ``max_bytes``,
-    BadUpload when it is not UTF-8 text. The stream is rewound."""
+def check_text(name: str, stream: BinaryIO, max_bytes: int,
+               limit: str = "serve.upload_max_file_bytes") -> int:
+    """The size of an uploaded file, read once in chunks: UploadTooLarge past ``max_bytes``
+    (``limit`` says which setting that is), BadUpload when it is not UTF-8 text. The stream
+    is rewound."""
     decoder = codecs.getincrementaldecoder("utf-8")()
     size = 0
     while chunk := stream.read(1 << 20):
@@ -71,8 +73,8 @@ def check_text(name: str, stream: BinaryIO, max_bytes: int) -> int:
                             f"notes as text.")
         size += len(chunk)
         if size > max_bytes:
-            raise UploadTooLarge(f"{name}: larger than {max_bytes} bytes "
-                                 f"(serve.upload_max_file_bytes); split it.")
+            raise UploadTooLarge(f"{name}: larger than {max_bytes} bytes ({limit}); "
+                                 f"split it.")
         try:
             decoder.decode(chunk)
         except UnicodeDecodeError as exc:

@@ -11,7 +11,10 @@ go through the compiler, never around it:
   (records.py), written into the page when it is compiled (overlay.py): the page's raw note
   is recompiled, raw/ itself is untouched;
 - DELETE removes only a raw note the API created, still as it wrote it, in a scope the caller
-  may write to; anything else is Refused with the reason.
+  may write to; anything else is Refused with the reason. A note whose compile failed has no
+  page; its id (returned by the upload) still finds it in the records, so it can go too.
+- a note is refused at upload when it is larger than ``compile.max_note_bytes`` (it could
+  never be compiled), not stored to fail later.
 
 ``workspace`` is the core (``Mindgraph``): its ``vault()``, ``ingest()``, ``embed()`` and
 ``settings``; this package does not import it (it sits below the core).
@@ -159,6 +162,7 @@ class DocumentService:
                 **({"tags": list(tags)} if tags else {})}
         data = ("---\n" + yaml.safe_dump(head, allow_unicode=True, sort_keys=False)
                 + "---\n" + text.rstrip("\n") + "\n").encode("utf-8")
+        self._compilable(slug(title) + ".md", len(data))
         created = self._write(view, place, folder, [(slug(title) + ".md", data)], "documents")
         return self._compiled(view, created, "create")[0]
 
@@ -173,10 +177,17 @@ class DocumentService:
             raise UploadTooLarge(f"{len(files)} files in one upload; at most "
                                  f"{limits.upload_max_files} (serve.upload_max_files).")
         named = [(safe_name(name), stream) for name, stream in files]
+        cap = self.settings.compile.max_note_bytes
         for name, stream in named:
-            check_text(name, stream, limits.upload_max_file_bytes)
-        created = self._write(view, place, folder,
-                              [note_source(name, stream) for name, stream in named], "upload")
+            if cap < limits.upload_max_file_bytes:
+                check_text(name, stream, cap, _compile_limit(limits.upload_max_file_bytes))
+            else:
+                check_text(name, stream, limits.upload_max_file_bytes)
+        notes = [note_source(name, stream) for name, stream in named]
+        for (name, _), (_, data) in zip(named, notes):
+            if isinstance(data, bytes):             # a data file wrapped in a note
+                self._compilable(name, len(data))
+        created = self._write(view, place, folder, notes, "upload")
         return {"folder": folder, "documents": self._compiled(view, created, "upload")}
 
     def update(self, view: Any, doc_id: str, changes: dict[str, Any]) -> dict[str, Any]:
@@ -201,33 +212,41 @@ class DocumentService:
 
     def delete(self, view: Any, doc_id: str) -> dict[str, Any]:
         """Delete a note the API created in a scope the caller may write to (Refused
-        otherwise, with the reason); its overlay and manual links go with it."""
-        page = self._page(view, doc_id)
+        otherwise, with the reason); its overlay and manual links go with it. A note whose
+        compile failed (no page) is found by its id in the records."""
         record = self.records.created().get(doc_id)
+        try:
+            found = self._page(view, doc_id)
+        except NotFoundError:
+            if record is None or not self._uncompiled(view, record):
+                raise
+            page, scope = record.page, view.mapping.scope_of(record.raw)
+        else:
+            page, scope = found.path, view.scope_of(found)
         if record is None:
-            raise Refused(f"{page.path} was not created through the API, so the API does not "
+            raise Refused(f"{page} was not created through the API, so the API does not "
                           f"delete it: its raw note came from elsewhere and mindgraph never "
                           f"changes those. Remove the raw note at its source.")
-        why = may_change(view, view.scope_of(page))
+        why = may_change(view, scope)
         if why:
-            raise Refused(f"{page.path} cannot be deleted by you: {why}.")
+            raise Refused(f"{page} cannot be deleted by you: {why}.")
         path = self.settings.raw_dir / record.raw
         if path.exists() and sha256_file(path) != record.sha256:
             raise Refused(f"raw/{record.raw} was changed after the API wrote it, so it is no "
                           f"longer only the API's; delete it yourself if it should go.")
         touching = [x for x in self.records.links().values()
-                    if page.path in (x.source, x.target)]
+                    if page in (x.source, x.target)]
         with self.records.change() as data:
             data["created"].pop(doc_id, None)
-            data["overlays"].pop(page.path, None)
+            data["overlays"].pop(page, None)
             for link in touching:
                 data["links"].pop(link.id, None)
         path.unlink(missing_ok=True)
         sources = {self._raw_of(self.mg.vault().pages[x.source], "links")
-                   for x in touching if x.source != page.path
+                   for x in touching if x.source != page
                    and x.source in self.mg.vault().pages}
         self._recompile([record.raw, *sorted(sources)])
-        return {"id": doc_id, "page": page.path, "deleted": True,
+        return {"id": doc_id, "page": page, "deleted": True,
                 "links_removed": len(touching)}
 
     # -- manual links ---------------------------------------------------------------------
@@ -336,6 +355,19 @@ class DocumentService:
                             f"search_documents tool) lists the documents you can see, with "
                             f"their ids.")
 
+    def _uncompiled(self, view: Any, record: Created) -> bool:
+        """Is ``record`` a note of the API with no page (its compile failed) that ``view``
+        may see by its raw path?"""
+        return record.page not in self.mg.vault().pages and view.sees_path(record.raw)
+
+    def _compilable(self, name: str, size: int) -> None:
+        """UploadTooLarge when a note of ``size`` bytes could never be compiled."""
+        cap = self.settings.compile.max_note_bytes
+        if size > cap:
+            raise UploadTooLarge(f"{name}: {size} bytes as a note, larger than "
+                                 f"{_compile_limit(self.settings.serve.upload_max_file_bytes)}"
+                                 f" ({cap} bytes); split it.")
+
     def _created_pages(self) -> dict[str, Created]:
         return {r.page: r for r in self.records.created().values()}
 
@@ -415,6 +447,12 @@ class DocumentService:
         return {"id": link.id, "from": document_id(link.source), "to": document_id(link.target),
                 "from_page": link.source, "to_page": link.target, "kind": link.kind,
                 "context": link.context, "origin": "manual", "created_at": link.created_at}
+
+
+def _compile_limit(upload_max: int) -> str:
+    return (f"compile.max_note_bytes, the most a note may have to be compiled (an upload may "
+            f"be up to serve.upload_max_file_bytes, {upload_max}, but a larger note would be "
+            f"stored and never compiled)")
 
 
 def _source(page: Page) -> str | None:

@@ -186,3 +186,19 @@ def test_job_ids_count_nothing(tenants):
     job = started.json().get("job") or started.json()
     ident = job["id"] if isinstance(job, dict) else job
     assert re.fullmatch(r"job-[0-9a-f]{12}", ident), ident     # not job-1, job-2, …
+
+
+def test_a_failed_upload_is_deleted_only_by_who_may_change_its_scope(tenants):
+    """A note whose compile failed has no page; its id still finds it for its writer, and
+    for no one who could not see it (404 in the same words as for no note at all)."""
+    upload = tenants["alice"].post("/upload", files=[
+        ("files", ("broken.md", b"---\ntitle: [unclosed\n---\n# Broken\n", "text/markdown"))])
+    note = upload.json()["documents"][0]
+    assert note["compile"]["status"] == "failed"
+    raw = tenants["base"] / "raw" / note["raw"]
+    assert note["raw"].startswith("acme/personal/alice/") and raw.is_file()
+    for other in ("bob", "carol", "anonymous"):
+        assert tenants[other].delete(f"/documents/{note['id']}").status_code in (401, 404)
+    assert raw.is_file()
+    assert tenants["alice"].delete(f"/documents/{note['id']}").status_code == 200
+    assert not raw.exists()
