@@ -97,7 +97,8 @@ def serve_command(settings, host: str | None, port: int | None, workers: int, wa
         raise ConfigClickError("--watch runs in one process: serve with --workers 1, or run "
                                "`mindgraph watch` beside the server (each worker follows the "
                                "wiki by itself).")
-    protocol = http_protocol(settings.serve.header_timeout_s, settings.serve.max_connections)
+    protocol = http_protocol(settings.serve.header_timeout_s, settings.serve.max_connections,
+                             settings.serve.max_connections_per_client)
     click.echo(f"mindgraph REST on http://{host}:{port} (wiki: {settings.wiki_dir}"
                f"{f', {workers} workers' if workers > 1 else ''})", err=True)
     if workers == 1:

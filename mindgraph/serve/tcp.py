@@ -20,7 +20,11 @@ timeout); past it the client gets a 408 and the connection closes. The body is n
 Open connections: past ``serve.max_connections`` at once a new connection gets a 503 and is
 closed before anything is read. uvicorn's ``limit_concurrency`` does not do this: it answers 503
 only once a request's headers are parsed, so it never sees a connection whose headers never
-finish, and it keeps every connection open.
+finish, and it keeps every connection open. The cap counts connections before any token is
+checked, so one client holding idle sockets could fill it: past
+``serve.max_connections_per_client`` from one address, that client's next connection gets a
+429 and is closed, while other addresses are still served (0: no share; behind a reverse
+proxy every client has the proxy's address).
 
 A request uvicorn cannot parse (a URL over about 64 KB, bytes that are not HTTP) is refused
 before it reaches the app, with uvicorn's plain-text 400; ours answers in the JSON every other
@@ -50,19 +54,28 @@ class NoDelayHTTPProtocol(HttpToolsProtocol):
     _last_refusal_log = 0.0
 
     def __init__(self, *args: Any, header_timeout_s: float | None = None,
-                 max_connections: int | None = None, **kwargs: Any) -> None:
+                 max_connections: int | None = None, max_per_client: int = 0,
+                 **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.header_timeout_s = header_timeout_s
         self.max_connections = max_connections
+        self.max_per_client = max_per_client
         self._head_timer: asyncio.TimerHandle | None = None
         self._refused = False
+        self._peer_host: str | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        """Refuse the connection past ``max_connections``; else turn Nagle off, serve it as
-        usual, and start the clock for its first request's head."""
+        """Refuse the connection past ``max_connections``, or past ``max_per_client`` from
+        its address; else turn Nagle off, serve it as usual, and start the clock for its
+        first request's head."""
         if self.max_connections is not None \
                 and len(self.connections) >= self.max_connections:
             self._refuse(transport)
+            return
+        peer = transport.get_extra_info("peername")
+        self._peer_host = peer[0] if isinstance(peer, (tuple, list)) and peer else None
+        if self._over_share():
+            self._refuse_client(transport)
             return
         sock = transport.get_extra_info("socket")
         if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
@@ -126,17 +139,41 @@ class NoDelayHTTPProtocol(HttpToolsProtocol):
             f"The request line and headers did not arrive within {self.header_timeout_s:g} s "
             f"(serve.header_timeout_s): send a request's head at once."))
 
+    def _over_share(self) -> bool:
+        """Does this connection's address already hold ``max_per_client`` connections?
+        (Counted only once that many are open at all: most of the time there are fewer.)"""
+        share = self.max_per_client
+        if not share or self._peer_host is None or len(self.connections) < share:
+            return False
+        host = self._peer_host
+        return sum(1 for c in self.connections
+                   if getattr(c, "_peer_host", None) == host) >= share
+
     def _refuse(self, transport: asyncio.Transport) -> None:
+        self._log_refusal("Refusing connections (503): %d are open, serve.max_connections.",
+                          len(self.connections))
         self._refused = True
         self.transport = transport
-        now = time.monotonic()
-        if now - NoDelayHTTPProtocol._last_refusal_log >= _REFUSAL_LOG_EVERY_S:
-            NoDelayHTTPProtocol._last_refusal_log = now
-            self.logger.warning("Refusing connections (503): %d are open, "
-                                "serve.max_connections.", len(self.connections))
         self._answer_and_close(503, "Service Unavailable", "TooManyConnections", (
             f"{self.max_connections} connections are open (serve.max_connections): retry "
             f"later."))
+
+    def _refuse_client(self, transport: asyncio.Transport) -> None:
+        self._log_refusal("Refusing connections from %s (429): it holds %d, "
+                          "serve.max_connections_per_client.", self._peer_host,
+                          self.max_per_client)
+        self._refused = True
+        self.transport = transport
+        self._answer_and_close(429, "Too Many Requests", "TooManyConnections", (
+            f"This client address holds {self.max_per_client} open connections "
+            f"(serve.max_connections_per_client): close some, or reuse them (keep-alive), "
+            f"and retry."))
+
+    def _log_refusal(self, message: str, *args: Any) -> None:
+        now = time.monotonic()
+        if now - NoDelayHTTPProtocol._last_refusal_log >= _REFUSAL_LOG_EVERY_S:
+            NoDelayHTTPProtocol._last_refusal_log = now
+            self.logger.warning(message, *args)
 
     def _answer_and_close(self, status: int, reason: str, error: str, detail: str) -> None:
         body = json.dumps({"error": error, "detail": detail}).encode("utf-8")
@@ -149,11 +186,12 @@ class NoDelayHTTPProtocol(HttpToolsProtocol):
         self.transport.close()
 
 
-def http_protocol(header_timeout_s: float, max_connections: int) -> Callable[..., Any]:
+def http_protocol(header_timeout_s: float, max_connections: int,
+                  max_per_client: int = 0) -> Callable[..., Any]:
     """The protocol factory to pass as uvicorn's ``http=``: a ``functools.partial`` of a
     module-level class, so it pickles into `serve --workers N`'s processes."""
     return functools.partial(NoDelayHTTPProtocol, header_timeout_s=header_timeout_s,
-                             max_connections=max_connections)
+                             max_connections=max_connections, max_per_client=max_per_client)
 
 
 __all__ = ["NoDelayHTTPProtocol", "http_protocol"]

@@ -230,3 +230,57 @@ def test_connections_past_max_connections_get_503_and_the_server_recovers(worksp
             sock.close()
         process.terminate()
         process.wait(20)
+
+
+def request_from(address: str, port: int, path: str) -> bytes:
+    """One whole request from the client address ``address`` (any of 127.0.0.0/8 on Linux);
+    the response's head and body."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10,
+                                  source_address=(address, 0)) as sock:
+        sock.sendall(complete_request(port, path))
+        return read_response(sock)
+
+
+@pytest.mark.parametrize("name", sorted(SERVERS))
+def test_one_client_address_cannot_take_every_connection(workspace, name):
+    """Idle sockets are counted before any token is checked: one address holding its share
+    (serve.max_connections_per_client) gets a 429 for one more at once, while another
+    address is still answered; a closed socket frees its place."""
+    command, path = SERVERS[name]
+    write_config(workspace, header_timeout_s=60, max_connections=50,
+                 max_connections_per_client=10)
+    process, port = start(workspace, command)
+    held = []
+    try:
+        time.sleep(0.5)          # the probe connections of start() are gone
+        for _ in range(10):
+            held.append(socket.create_connection(("127.0.0.1", port), timeout=5,
+                                                 source_address=("127.0.0.2", 0)))
+        time.sleep(0.3)
+        with socket.create_connection(("127.0.0.1", port), timeout=5,
+                                      source_address=("127.0.0.2", 0)) as extra:
+            data, _ = read_until_closed(extra, 3)
+        head, _, body = data.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 429 "), data[:200]
+        assert "serve.max_connections_per_client" in json.loads(body)["detail"]
+        # another client address is served while 127.0.0.2 holds its share
+        assert request_from("127.0.0.3", port, path).startswith(b"HTTP/1.1 200 ")
+        held.pop().close()
+        time.sleep(0.3)
+        assert request_from("127.0.0.2", port, path).startswith(b"HTTP/1.1 200 ")
+    finally:
+        for sock in held:
+            sock.close()
+        process.terminate()
+        process.wait(20)
+
+
+def test_the_share_per_client_is_checked_with_the_config():
+    from mindgraph.config import settings_from_dict
+    from mindgraph.errors import ConfigError
+
+    assert settings_from_dict({}).serve.max_connections_per_client == 250
+    assert settings_from_dict({"serve": {"max_connections_per_client": 0}}) \
+        .serve.max_connections_per_client == 0          # 0: no share (behind a proxy)
+    with pytest.raises(ConfigError, match="serve.max_connections_per_client"):
+        settings_from_dict({"serve": {"max_connections_per_client": -1}})
