@@ -13,13 +13,15 @@ Origin and the body of every request before the app sees it. Every error is JSON
         files, a request body that is not text
     403 a web page of another site; an identity that may not do this (reindex: only the local
         identity)                   421 a Host that is not this loopback server (DNS rebinding)
-    408 / 413 / 415 the body came too slowly, is too large, is not JSON
+    408 / 413 / 415 the body came too slowly, is too large, is not JSON; 413 also: more claims
+        or evidence sentences than /validate takes, an upload that could never compile
     409 a reindex is already running, or the page's data block does not parse (fix the page)
     422 bad parameters (an unknown or repeated query key too), a body that is not an object
     502 an LLM/embedding provider failed (reindex)
     503 the server cannot answer: wiki folder missing, vector store down, mindgraph.yml wrong,
         too many slow requests at once (``serve.slow_workers``, ``serve.slow_queue``)
-    504 the request ran past its budget (``serve.request_timeout_s``, reindex: its own)
+    504 the request ran past its budget (``serve.request_timeout_s``, reindex: its own); work
+        that checks its budget (/validate) stops there
 
 HEAD answers on every GET route as the GET would, without the body (serve/head.py), for
 health checks: ``curl -I http://127.0.0.1:8765/health``.
