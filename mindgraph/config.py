@@ -268,8 +268,8 @@ class ServeSettings:
     upload_max_file_bytes: int = 52_428_800
     upload_timeout_s: float = 600.0
     # Time budgets (504 past them) and the lane that keeps slow requests (timeline, coverage,
-    # path, communities, check) from starving searches: slow_workers at a time, slow_queue
-    # more waiting, the next one 503 at once.
+    # path, communities, check, validate) from starving searches: slow_workers at a time,
+    # slow_queue more waiting, the next one 503 at once.
     request_timeout_s: float = 30.0
     reindex_timeout_s: float = 1800.0
     slow_workers: int = 1               # Python threads share one GIL: more only slows search

@@ -6,7 +6,7 @@
     ├── Busy             a rescan of this tenant is already running (409)
     ├── BadUpload        a file's type or name cannot be taken (415 / 422, naming the file)
     └── TooLarge (errors.py)
-        └── UploadTooLarge   a file over the per-file or compile limit, or too many files (413)
+        └── UploadTooLarge   a file over the per-file or compile cap, or too many files (413)
 """
 
 from __future__ import annotations

@@ -53,10 +53,10 @@ class EvidenceIndex:
     def in_time(self, claims_done: int | None = None) -> None:
         """OverBudget once the deadline has passed."""
         if self._deadline is not None and time.monotonic() > self._deadline:
-            done = (f"{len(self.sentences):,} evidence sentences read" if claims_done is None
-                    else f"{claims_done:,} claims checked")
-            raise OverBudget(f"The check was stopped at its time budget{self._what} "
-                             f"({done}). Send fewer claims or less evidence at once.")
+            done = (f"reading {len(self.sentences):,} evidence sentences"
+                    if claims_done is None else f"checking {claims_done:,} claims")
+            raise OverBudget(f"The check was stopped at its time budget{self._what} after "
+                             f"{done}. Send fewer claims or less evidence at once.")
 
     def check(self, claim: str) -> ClaimCheck:
         """The verdict on one claim (as ``offline.check_claim`` gives it)."""

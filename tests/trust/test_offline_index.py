@@ -34,7 +34,8 @@ The history is not kept on the free plan. Vaults hold notes; notes hold text."""
 
 CLAIMS = ["Sync keeps 12 months of version history.", "Sync keeps 24 months of history.",
           "Each vault holds up to 10 GB.", "Sync does not encrypt attachments.",
-          "Sync encrypts attachments.", "Released on 2024-05-01.", "Released on 2024-05-02.",
+          "Sync encrypts attachments.", "Released on 2024-05-01.",
+          "Released on 2024-05-02.",
           "同期は暗号化されます。", "The history is kept on the free plan.", "Plans cost 8.",
           "Toasters run Sync.", "Vaults hold notes.", "It is what it is."]
 
