@@ -264,14 +264,18 @@ def test_no_token_a_wrong_one_or_another_tenants_gets_401_403_404(tenants):
     for headers in ({}, {"Authorization": "Bearer " + "z" * 40}):
         assert mcp.post({"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
                         headers).status_code == 401
-    # a session opened by one identity answers another's token as that other identity
+    # a session answers only the identity that opened it: another token on it is 404, as
+    # for a session that does not exist, and reads nothing
     carol_session = mcp.session("carol") | bearer("alice")
+    for page in ("Alice Diary", "Deal Memo"):
+        reply = mcp.post({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {
+            "name": "get_page", "arguments": {"page": page}}}, carol_session)
+        assert reply.status_code == 404 and "Session not found" in reply.text
+        assert "zebrafish" not in reply.text and "capybara" not in reply.text
     reply = mcp.post({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {
-        "name": "get_page", "arguments": {"page": "Alice Diary"}}}, carol_session)
-    assert "zebrafish" in reply.text
-    reply = mcp.post({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {
-        "name": "get_page", "arguments": {"page": "Deal Memo"}}}, carol_session)
-    assert "capybara" not in reply.text and "No page named" in reply.text
+        "name": "get_page", "arguments": {"page": "Deal Memo"}}},
+        mcp.session("carol") | bearer("carol"))
+    assert "capybara" in reply.text
 
 
 def test_the_readme_states_the_number_of_checks():
