@@ -1,6 +1,7 @@
 """`mindgraph ingest` and `mindgraph pull` through the CLI: output, JSON and exit codes."""
 
 import json
+import shutil
 
 from click.testing import CliRunner
 
@@ -98,3 +99,38 @@ def test_a_five_thousand_character_title_does_not_stop_the_run(workspace, write_
     assert json.loads(result.output)["ingested"] == 2
     # the other titles are still linked where a note mentions them
     assert "[[Kyoto trip]]" in (workspace / "wiki" / "long.md").read_text("utf-8")
+
+
+def test_a_page_added_later_is_linked_where_the_scan_must_find_it(workspace, write_raw,
+                                                                  tmp_path_factory):
+    """A second run relinks only the notes whose scanned mentions name a page that
+    appeared; a note mentioning the new title in a way only the linker saw was left
+    unlinked (test_link_scan.py). Here the new "Markdown" is the start of a katakana
+    compound the linker cuts it from, and "Sync" and "Beta Gamma" are glued to a URL: the
+    second run writes exactly what a first run over the same raw/ writes."""
+    write_raw("ja/Markdownフォーマットインポーター.md",
+              "# Markdownフォーマットインポーター\n\nノートを変換する。\n")
+    write_raw("Alpha Beta.md", "# Alpha Beta\n\nThe first letters.\n")
+    write_raw("ja/設定.md", "Markdownフォーマットインポーターウィンドウで有効化します。\n\n"
+                            "Use Synchttps://example.com/x and www.Alpha Beta Gamma here.\n")
+    assert run("ingest", "-C", str(workspace)).exit_code == 0
+    write_raw("Markdown.md", "# Markdown\n\nA text format.\n")
+    write_raw("Sync.md", "# Sync\n\nSyncing notes.\n")
+    write_raw("Beta Gamma.md", "# Beta Gamma\n\nMore letters.\n")
+    result = run("ingest", "-C", str(workspace), "--json")
+    assert result.exit_code == 0, result.output
+    ingested = {f["path"] for f in json.loads(result.output)["files"]
+                if f["status"] == "ingested"}
+    assert {"Markdown.md", "Sync.md", "Beta Gamma.md", "ja/設定.md"} <= ingested
+    page = (workspace / "wiki" / "ja" / "設定.md").read_text(encoding="utf-8")
+    assert "[[Markdown]]フォーマットインポーターウィンドウ" in page
+    assert "Use Synchttps://example.com/x and www.Alpha Beta Gamma here." in page
+    fresh = tmp_path_factory.mktemp("fresh")
+    shutil.copytree(workspace / "raw", fresh / "raw")
+    assert run("ingest", "-C", str(fresh)).exit_code == 0
+    assert tree_bytes(fresh / "wiki") == tree_bytes(workspace / "wiki")
+
+
+def tree_bytes(root):
+    return {p.relative_to(root).as_posix(): p.read_bytes()
+            for p in sorted(root.rglob("*")) if p.is_file()}
