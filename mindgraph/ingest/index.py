@@ -208,19 +208,32 @@ class TitleIndex:
         CJK text, the shorter terms it starts with (the linker falls back to one when the
         match cuts a CJK word)."""
         found: set[str] = set()
-        pattern = self.pattern
         for match in self.mentions(text):
             found.add(match.group(0))
             start, end = match.span()
-            if pattern is None or not (_CJK_RUN.match(text, start, start + 1)
-                                       or _CJK_RUN.match(text, end - 1, end)):
-                continue
-            for stop in range(start + 1, end):
-                if not latin_word_goes_on(text[stop]):
-                    shorter = pattern.fullmatch(text, start, stop)
-                    if shorter is not None:
-                        found.add(shorter.group(0))
+            if _CJK_RUN.match(text, start, start + 1) or _CJK_RUN.match(text, end - 1, end):
+                found.update(self._shorter_terms(match.group(0)))
         return tuple(sorted({" ".join(term.split()).lower() for term in found}))
+
+    def _shorter_terms(self, matched: str) -> tuple[str, ...]:
+        """The shorter terms a mention written ``matched`` starts with, where the linker may
+        end it (not inside a Latin word). They depend on those characters alone (the
+        character before passed the pattern's lookbehind already; a shorter match ends
+        where the linker's does, at the end of its search): found once per spelling."""
+        cache = self._shorter_cache
+        shorter = cache.get(matched)
+        if shorter is None:
+            pattern = self.pattern
+            assert pattern is not None      # ``matched`` was matched by it
+            shorter = cache[matched] = tuple(
+                found.group(0) for stop in range(1, len(matched))
+                if not latin_word_goes_on(matched[stop])
+                and (found := pattern.fullmatch(matched, 0, stop)) is not None)
+        return shorter
+
+    @cached_property
+    def _shorter_cache(self) -> dict[str, tuple[str, ...]]:
+        return {}
 
     @cached_property
     def pattern(self) -> re.Pattern[str] | None:
