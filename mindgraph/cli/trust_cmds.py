@@ -15,7 +15,8 @@ from .common import (EXIT_PROBLEMS, configured_llm, emit_json, emit_run, json_op
 @click.command("verify")
 @click.argument("pages", nargs=-1)
 @click.option("--due", is_flag=True,
-              help="Only pages that are stale, never verified, or due within 7 days.")
+              help="Only pages that are stale, never verified, due within 7 days, or whose "
+                   "record quotes a file out of their scope's reach.")
 @click.option("--validator", type=click.Choice(["offline", "llm"]), default="offline",
               show_default=True, help="Who judges the claims: the offline validator, or the "
                                       "LLM configured under compile (provider, model, key).")

@@ -23,7 +23,7 @@ from ..page.markdown import split_frontmatter
 from .citations import cited_files, cited_urls
 from .fetch.base import Fetcher, FetchError
 from .reach import EvidenceReach, PageReach, Refusal
-from .record import Provenance
+from .record import Provenance, TrustRecord
 
 MAX_EVIDENCE_BYTES = 5_000_000
 
@@ -65,8 +65,7 @@ class EvidenceCollector:
         refused = len(self.refused)
         found = [self._raw(source.path, reach) for source in provenance.sources]
         _, body, _ = split_frontmatter(text)
-        folders = [self.raw_dir / os.path.dirname(s.path) for s in provenance.sources[:1]]
-        folders.append(self.wiki_dir / os.path.dirname(page_path))
+        folders = self._folders(page_path, provenance)
         for target in cited_files(body):
             found.append(self._file(target, folders, reach))
         for url in cited_urls(body):
@@ -77,6 +76,31 @@ class EvidenceCollector:
                 "lacked" if item.text is None else "cached" if item.note else "read"
             self.tally[f"{item.kind} {state}"] += 1
         return found
+
+    def out_of_reach(self, page_path: str, record: TrustRecord,
+                     frontmatter: Mapping[str, Any] | None) -> bool:
+        """True when the page's recorded evidence holds a file (or raw note) it may not read
+        now — recorded before reach.py decided, or before the scopes changed: its quotes are
+        in the page, so it is due again whatever its freshness. Decided from the paths alone."""
+        reach = self.reach.for_page(page_path, frontmatter)
+        folders = self._folders(page_path, record.provenance)
+        for source in record.evidence.sources:
+            if not source.available:
+                continue
+            if source.kind == "file" and source.ref.startswith("file:"):
+                target = source.ref.removeprefix("file:")
+                if all(reach.refusal(folder / target) for folder in folders):
+                    return True
+            elif source.kind == "raw_note" and source.ref.startswith("raw:"):
+                if reach.refusal(self.raw_dir / source.ref.removeprefix("raw:"), own=True):
+                    return True
+        return False
+
+    def _folders(self, page_path: str, provenance: Provenance) -> list[Path]:
+        """Where a linked file is looked for: the raw note's folder, then the page's."""
+        folders = [self.raw_dir / os.path.dirname(s.path) for s in provenance.sources[:1]]
+        folders.append(self.wiki_dir / os.path.dirname(page_path))
+        return folders
 
     def _raw(self, rel: str, reach: PageReach) -> EvidenceText:
         """A raw note the page names (in raw/, not hidden, not the state folder)."""

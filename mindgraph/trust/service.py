@@ -143,7 +143,7 @@ class TrustService:
     def plan(self, only: Iterable[str] = (), due: bool = False, llm: Any = None,
              fetch: bool | None = None) -> PlanResult:
         """Validate the pages (all, ``only`` some, or with ``due`` those stale or due within
-        7 days) and save a plan of the records to write; nothing else is written but the
+        7 days, and those whose record holds evidence they may not read) and save a plan of the records to write; nothing else is written but the
         plan and the evidence cache. With ``llm`` (an LLMProvider) the model judges the
         claims instead of the offline validator; a provider fault skips that page and says
         why. ``fetch`` (default: trust.fetch_urls) fetches cited URLs live; without it they
@@ -186,7 +186,8 @@ class TrustService:
             if isinstance(page, tuple):
                 skipped.append(page)
                 continue
-            if due and not self._due(page):
+            if due and not (self._due(page) or collector.out_of_reach(
+                    page.path, page.record, page.frontmatter)):
                 continue
             found = collector.collect(page.path, page.text.replace("\r\n", "\n"),
                                       page.record.provenance, page.frontmatter)

@@ -184,3 +184,30 @@ def test_without_scopes_raw_files_are_evidence_and_the_state_and_config_are_not(
     assert [(r["page"], r["target"], r["page_scope"]) for r in planned["refused"]] == [
         ("Vault.md", "mindgraph.yml", ""), ("Vault.md", ".mindgraph/.ingest-state.json", "")]
     assert "9 GB" not in json.dumps(planned)
+
+
+def test_a_record_quoting_a_file_now_out_of_reach_is_due_again(workspace):
+    base, client = workspace
+    memo = base / "raw/globex/team/deals/memo.txt"
+    memo.parent.mkdir(parents=True)
+    memo.write_text("Deals close on Mondays.\n")
+    with_deals = CONFIG.replace("agent: carol,", "agent: carol, teams: [deals],")
+    (base / "mindgraph.yml").write_text(with_deals)
+    posted = client["carol"].post("/documents", json={
+        "title": "Deals", "text": "[Deals close on Mondays.](../../../team/deals/memo.txt)"})
+    assert posted.status_code == 200, posted.text
+    verify_and_apply(base)              # carol is in deals: her page may quote its memo
+    ref = "file:../../../team/deals/memo.txt"
+    before = sources(client["carol"].get("/page", params={"page": "Deals"}).json())[ref]
+    assert before["available"] and before["claims"][0]["quote"] == "Deals close on Mondays."
+    # carol leaves the team: her page's record still quotes the team's memo, though fresh
+    (base / "mindgraph.yml").write_text(CONFIG)
+    plan = verify_and_apply(base)
+    assert "checked 1 page(s)" in plan
+    assert ("raw/globex/team/deals/memo.txt (globex/team/deals), cited by "
+            "globex/personal/carol/api-notes/Deals.md (globex/personal/carol): not readable "
+            "from this page's scope") in plan
+    after = client["carol"].get("/page", params={"page": "Deals"}).json()
+    assert not sources(after)[ref]["available"] and not sources(after)[ref]["claims"]
+    # and once rewritten it is not due again
+    assert "checked 0 page(s)" in owner(base, "verify", "--due").output
