@@ -9,11 +9,11 @@ Obsidian resolves links); if none is nearest, the term is ambiguous and never li
 mentioned in more than half of all notes (at least GENERIC_MIN_NOTES of them) is the vault's
 subject, not a topic ("Obsidian" in the Obsidian help): it is generic and never linked.
 In a vault with pages in several languages (``page.language.prose_language`` of each note), a
-term links only to pages in the mentioning note's language: the Chinese page 属性 has the
-alias "YAML", and English notes that say YAML are not sent to it (an English term whose only
-page is in another language is left as text as well: on the Obsidian Help vault nearly every
-such link from a Japanese or Chinese note went to the English twin of a page it has in its own
-language). A vault in one language links exactly as without languages.
+term links only to pages in the mentioning note's language: the Chinese page 属性 has the alias
+"YAML", and English notes that say YAML are not sent to it. A term whose only page is in
+another language stays text as well: on the Obsidian Help vault 243 of the 245 such links from
+Japanese and Chinese notes went to the English twin of a page they have in their own language.
+A vault in one language links exactly as without languages.
 """
 
 from __future__ import annotations
