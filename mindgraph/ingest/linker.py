@@ -5,7 +5,8 @@ heading, a callout title, a URL, an HTML tag, a tag or a comment; pages the note
 links to are left alone. In Chinese and Japanese, which have no spaces, a mention must start
 and end on word boundaries (``mindgraph.text.cjk``) and never cut a katakana compound:
 プレビューモード does not link ビュー, クレジットカード does not link クレジット. Matching ignores case but the text keeps its case:
-``[[Target|text as written]]`` (with an escaped pipe inside tables).
+``[[Target|text as written]]`` (with an escaped pipe inside tables). In a vault with pages in
+several languages a mention links only to a page in the note's language (``TitleIndex.target``).
 """
 
 from __future__ import annotations

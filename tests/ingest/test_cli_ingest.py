@@ -108,16 +108,17 @@ def test_a_page_added_later_is_linked_where_the_scan_must_find_it(workspace, wri
     appeared; a note mentioning the new title in a way only the linker saw was left
     unlinked (test_link_scan.py). Here the new "Markdown" is the start of a katakana
     compound the linker cuts it from, and "Sync" and "Beta Gamma" are glued to a URL: the
-    second run writes exactly what a first run over the same raw/ writes."""
+    second run writes exactly what a first run over the same raw/ writes. Every page is in
+    Japanese: a Japanese note links only to pages in its language (test_link_language.py)."""
     write_raw("ja/Markdownフォーマットインポーター.md",
               "# Markdownフォーマットインポーター\n\nノートを変換する。\n")
-    write_raw("Alpha Beta.md", "# Alpha Beta\n\nThe first letters.\n")
+    write_raw("Alpha Beta.md", "# Alpha Beta\n\n最初の文字です。\n")
     write_raw("ja/設定.md", "Markdownフォーマットインポーターウィンドウで有効化します。\n\n"
                             "Use Synchttps://example.com/x and www.Alpha Beta Gamma here.\n")
     assert run("ingest", "-C", str(workspace)).exit_code == 0
-    write_raw("Markdown.md", "# Markdown\n\nA text format.\n")
-    write_raw("Sync.md", "# Sync\n\nSyncing notes.\n")
-    write_raw("Beta Gamma.md", "# Beta Gamma\n\nMore letters.\n")
+    write_raw("Markdown.md", "# Markdown\n\nテキストの形式です。\n")
+    write_raw("Sync.md", "# Sync\n\nノートを同期します。\n")
+    write_raw("Beta Gamma.md", "# Beta Gamma\n\nほかの文字です。\n")
     result = run("ingest", "-C", str(workspace), "--json")
     assert result.exit_code == 0, result.output
     ingested = {f["path"] for f in json.loads(result.output)["files"]
