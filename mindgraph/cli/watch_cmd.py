@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from ..core import Mindgraph
-from .common import json_option, require_workspace, workspace_options
+from .common import echo, json_option, require_workspace, terminal_safe, workspace_options
 
 
 def watch_flag(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -78,8 +78,10 @@ def served(mg: Mindgraph, watch_on: bool, options: dict[str, Any]) -> Iterator[A
 
 def _printer(as_json: bool, err: bool) -> Callable[[Any], None]:
     def emit(record: Any) -> None:
-        text = json.dumps(record.to_dict(), ensure_ascii=False) if as_json else record.line()
-        click.echo(text, err=err)
+        if as_json:     # JSON escapes control characters itself
+            click.echo(json.dumps(record.to_dict(), ensure_ascii=False), err=err)
+        else:
+            echo(record.line(), err=err)
     return emit
 
 
@@ -104,8 +106,8 @@ def watch_command(settings, watch: dict[str, Any], as_json: bool) -> None:
                                "wiki": str(settings.wiki_dir),
                                "backend": watcher.source.backend}, ensure_ascii=False))
     else:
-        click.echo(f"Watching {settings.raw_dir} and {settings.wiki_dir} "
-                   f"({watcher.source.backend}); Ctrl-C stops.", err=True)
+        echo(f"Watching {settings.raw_dir} and {settings.wiki_dir} "
+             f"({watcher.source.backend}); Ctrl-C stops.", err=True)
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         watcher.run()
@@ -116,7 +118,7 @@ def watch_command(settings, watch: dict[str, Any], as_json: bool) -> None:
         watcher.stop(timeout=5)
         mg.close()
     if watcher.status.state == "failed":
-        raise click.ClickException(watcher.status.error or "the watcher failed")
+        raise click.ClickException(terminal_safe(watcher.status.error or "the watcher failed"))
     sys.stdout.flush()
 
 
