@@ -213,11 +213,12 @@ def json_option(func: Callable[..., Any]) -> Callable[..., Any]:
                         help="Print machine-readable JSON instead of text.")(func)
 
 
-def emit_json(value: Any) -> None:
-    """Print one JSON document on stdout. JSON escapes C0 control characters itself; DEL and
-    C1 (a terminal may read U+009B as CSI) are written as ``\\u009b`` too: the same JSON."""
-    text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
-    click.echo(_C1.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
+def emit_json(value: Any, indent: int | None = 2, err: bool = False) -> None:
+    """Print one JSON document (on stdout). JSON escapes C0 control characters itself; DEL
+    and C1 (a terminal may read U+009B as CSI) are written as ``\\u009b`` too: the same
+    JSON."""
+    text = json.dumps(value, indent=indent, ensure_ascii=False, default=str)
+    click.echo(_C1.sub(lambda m: f"\\u{ord(m.group()):04x}", text), err=err)
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 
 import click
@@ -41,7 +40,7 @@ def get_command(settings, page: str, extract: str | None, block: int, section_id
     if extract:
         data = mg.extract(page, block)
         if extract == "json":
-            click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+            emit_json(data)
         else:
             echo(yaml.safe_dump(data, allow_unicode=True, sort_keys=False).rstrip())
         return

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import signal
 import sys
 from collections.abc import Callable, Iterator
@@ -14,7 +13,8 @@ from typing import Any
 import click
 
 from ..core import Mindgraph
-from .common import echo, json_option, require_workspace, terminal_safe, workspace_options
+from .common import (echo, emit_json, json_option, require_workspace, terminal_safe,
+                     workspace_options)
 
 
 def watch_flag(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -78,8 +78,8 @@ def served(mg: Mindgraph, watch_on: bool, options: dict[str, Any]) -> Iterator[A
 
 def _printer(as_json: bool, err: bool) -> Callable[[Any], None]:
     def emit(record: Any) -> None:
-        if as_json:     # JSON escapes control characters itself
-            click.echo(json.dumps(record.to_dict(), ensure_ascii=False), err=err)
+        if as_json:
+            emit_json(record.to_dict(), indent=None, err=err)
         else:
             echo(record.line(), err=err)
     return emit
@@ -102,9 +102,9 @@ def watch_command(settings, watch: dict[str, Any], as_json: bool) -> None:
     mg = Mindgraph(settings)
     watcher = Watcher(mg, on_run=_printer(as_json, err=False), **watch)
     if as_json:
-        click.echo(json.dumps({"event": "watching", "raw": str(settings.raw_dir),
-                               "wiki": str(settings.wiki_dir),
-                               "backend": watcher.source.backend}, ensure_ascii=False))
+        emit_json({"event": "watching", "raw": str(settings.raw_dir),
+                   "wiki": str(settings.wiki_dir), "backend": watcher.source.backend},
+                  indent=None)
     else:
         echo(f"Watching {settings.raw_dir} and {settings.wiki_dir} "
              f"({watcher.source.backend}); Ctrl-C stops.", err=True)
