@@ -111,8 +111,8 @@ def _list(title: str, items: list[FileOutcome]) -> None:
         return
     echo(f"{title}:")
     for item in items[:LISTED]:
-        reason = item.reason.replace("\n", "\n    ")      # several: one per line
-        echo(f"  {item.path}: {reason}" if item.reason else f"  {item.path}")
+        message = item.message.replace("\n", "\n    ")    # several: one per line
+        echo(f"  {message}")
     if len(items) > LISTED:
         echo(f"  ... and {len(items) - LISTED} more (--json lists all).")
 

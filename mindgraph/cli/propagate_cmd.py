@@ -81,8 +81,9 @@ def propagate_command(settings, make_plan: bool, old: str | None, new: str | Non
     for note in planned.skipped:
         echo(f"skipped  {note}")
     if planned.plan is None:
-        echo(f"{len(planned.changes)} change(s); no other page states them: nothing to "
-             f"queue.")
+        reach = " they may reach (scopes)" if service.scopes.enabled else ""
+        echo(f"{len(planned.changes)} change(s); no other page{reach} states them: "
+             f"nothing to queue.")
         return
     for target in planned.plan.targets:
         echo(f"  {target.how:11} {target.path}")

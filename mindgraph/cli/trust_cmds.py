@@ -15,7 +15,8 @@ from .common import (EXIT_PROBLEMS, configured_llm, echo, emit_json, emit_run, j
 @click.command("verify")
 @click.argument("pages", nargs=-1)
 @click.option("--due", is_flag=True,
-              help="Only pages that are stale, never verified, or due within 7 days.")
+              help="Only pages that are stale, never verified, due within 7 days, or whose "
+                   "record quotes a file out of their scope's reach.")
 @click.option("--validator", type=click.Choice(["offline", "llm"]), default="offline",
               show_default=True, help="Who judges the claims: the offline validator, or the "
                                       "LLM configured under compile (provider, model, key).")
@@ -94,10 +95,12 @@ def _echo_evidence(planned) -> None:
         echo("records  " + ", ".join(f"{k} {n}" for k, n in sorted(outcomes.items())))
     if planned.evidence:
         echo("evidence " + ", ".join(f"{k} {n}" for k, n in planned.evidence.items()))
+    _echo_refused(planned.refused)
+    refused = {(r.page, r.ref) for r in planned.refused}
     lacked: dict[str, list[tuple[str, str]]] = {}
     for verdict in planned.verdicts:
         for source in verdict.evidence.sources:
-            if not source.available:
+            if not source.available and (verdict.path, source.ref) not in refused:
                 lacked.setdefault(source.reason, []).append((source.ref, verdict.path))
     for reason, items in lacked.items():
         pages = len({page for _, page in items})
@@ -107,6 +110,24 @@ def _echo_evidence(planned) -> None:
         if len(items) > LACKED_SHOWN:
             echo(f"               ... and {len(items) - LACKED_SHOWN} more (--json "
                  f"has all)")
+
+
+def _echo_refused(refused) -> None:
+    """The files pages cite that they may not read (another scope, the state folder, the
+    configuration, outside raw/ and wiki/): each one, with the page, where it points and both
+    scopes, so that a citation across scopes is seen before the plan is approved. None of
+    them counts as evidence."""
+    if not refused:
+        return
+    pages = len({r.page for r in refused})
+    echo(f"  refused      {len(refused)} cited file(s) on {pages} page(s), not read and "
+         f"not counted as evidence:")
+    for item in refused:
+        page = f"{item.page} ({item.page_scope})" if item.page_scope else item.page
+        target = f"{item.target} ({item.target_scope})" if item.target_scope else item.target
+        why = item.reason.removesuffix("; not read").split(":", 1)[0].removeprefix("is ")
+        why = why.replace(f" ({item.page_scope})", "")
+        echo(f"               {target}, cited by {page}: {why}")
 
 
 def _shown(path: Path) -> Path:

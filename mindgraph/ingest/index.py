@@ -24,6 +24,7 @@ from typing import Iterable, Mapping
 
 from ..fsutil import sha256_bytes, sha256_text
 from ..page.resolve import LinkResolver, nearest_path
+from ..text.cjk import CJK_RUN as _CJK_RUN
 
 # A letter or digit that is not CJK: what must not touch a Latin term on either side.
 _WORD = r"[^\W\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff00-\uffef]"
@@ -70,6 +71,12 @@ def generic_limit(notes: int) -> float:
     return max(GENERIC_MIN_NOTES, GENERIC_SHARE * notes)
 
 
+def latin_word_goes_on(char: str) -> bool:
+    """True for a letter or digit that is not CJK: a mention cut short before it would end
+    inside a Latin word (the linker never shortens a CJK mention to end there)."""
+    return char.isalnum() and not _CJK_RUN.match(char)    # "" (the end): False
+
+
 def usable_term(term: str) -> bool:
     """True for a term worth linking: long enough (not too long), not a bare number or a
     function word."""
@@ -110,8 +117,9 @@ class TitleIndex:
 
     @cached_property
     def terms_digest(self) -> str:
-        """SHA-256 of the term set: mentions found with an equal digest are still valid."""
-        return sha256_text("\n".join(sorted(self.terms)))
+        """SHA-256 of the term set and of this module's code (how mentions are scanned):
+        mentions found with an equal digest are still valid."""
+        return sha256_text(_code_digest() + "\n" + "\n".join(sorted(self.terms)))
 
     @cached_property
     def _rows(self) -> str:
@@ -135,10 +143,15 @@ class TitleIndex:
             self.__dict__["terms_digest"] = memo["terms"]
 
     def within(self, paths: set[str]) -> "TitleIndex":
-        """A copy that knows only the pages in ``paths`` (a scoped note's link targets);
-        generic terms stay those of the whole index."""
+        """A copy that links only to the pages in ``paths`` (a scoped note's link targets);
+        generic terms stay those of the whole index, and so do the terms matched: a
+        mention of a page out of reach is left as text, as a generic one is, and not
+        matched as a shorter or overlapping term instead (which the scan, over every term,
+        does not report, so a page added under that term would not relink the note)."""
         other = TitleIndex(e for p, e in self.entries.items() if p in paths)
         other.generic = self.generic
+        if self.pattern is not None:
+            other.__dict__["pattern"] = self.pattern
         return other
 
     def with_generic(self, mentions: Iterable[Iterable[str]]) -> "TitleIndex":
@@ -186,8 +199,41 @@ class TitleIndex:
         return other
 
     def scan_mentions(self, text: str) -> tuple[str, ...]:
-        """The terms ``text`` mentions, sorted (an over-estimate: code is not masked)."""
-        return tuple(sorted({" ".join(m.group(0).split()).lower() for m in self.mentions(text)}))
+        """The terms ``text`` mentions, sorted: every term the linker may link in it, and
+        more (code, links and URLs are not masked).
+
+        A run relinks only the notes whose mentions name a page that changed, so this must
+        hold every term ``linker.find_mentions`` can match: the same matches (the linker
+        matches lines as written and drops those it protects), and where a match touches
+        CJK text, the shorter terms it starts with (the linker falls back to one when the
+        match cuts a CJK word)."""
+        found: set[str] = set()
+        for match in self.mentions(text):
+            found.add(match.group(0))
+            start, end = match.span()
+            if _CJK_RUN.match(text, start, start + 1) or _CJK_RUN.match(text, end - 1, end):
+                found.update(self._shorter_terms(match.group(0)))
+        return tuple(sorted({" ".join(term.split()).lower() for term in found}))
+
+    def _shorter_terms(self, matched: str) -> tuple[str, ...]:
+        """The shorter terms a mention written ``matched`` starts with, where the linker may
+        end it (not inside a Latin word). They depend on those characters alone (the
+        character before passed the pattern's lookbehind already; a shorter match ends
+        where the linker's does, at the end of its search): found once per spelling."""
+        cache = self._shorter_cache
+        shorter = cache.get(matched)
+        if shorter is None:
+            pattern = self.pattern
+            assert pattern is not None      # ``matched`` was matched by it
+            shorter = cache[matched] = tuple(
+                found.group(0) for stop in range(1, len(matched))
+                if not latin_word_goes_on(matched[stop])
+                and (found := pattern.fullmatch(matched, 0, stop)) is not None)
+        return shorter
+
+    @cached_property
+    def _shorter_cache(self) -> dict[str, tuple[str, ...]]:
+        return {}
 
     @cached_property
     def pattern(self) -> re.Pattern[str] | None:

@@ -163,6 +163,6 @@ def resolve_collisions(notes: list[Note]) -> None:
             rank.get(os.path.splitext(n.file.path)[1].lower(), 9), n.file.path))
         for note in others:
             note.error = (f"{note.file.path}: compiles to the same wiki page as "
-                          f"{owner.file.path} ({owner.wiki_path}); rename one "
+                          f"{owner.file.path} (wiki/{owner.wiki_path}); rename one "
                           f"of the two notes.")
             note.wiki_path = ""

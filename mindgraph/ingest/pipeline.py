@@ -348,9 +348,9 @@ class _Run(TargetedSteps, ApplySteps, Bookkeeping):
                                                  note.wiki_path))
         for path in gone:
             record = self.state.files[path]
-            verdict = removal_verdict(self.wiki, self.state, path, record)
-            self.outcomes.append(FileOutcome(path, verdict[0], "would " + verdict[1],
-                                             record.wiki))
+            status, reason = removal_verdict(self.wiki, self.state, path, record,
+                                             dry_run=True)
+            self.outcomes.append(FileOutcome(path, status, reason, record.wiki))
 
     def _links_index(self, note: Note, index: TitleIndex) -> TitleIndex:
         """The title index ``note`` may link into: with scopes configured, only the pages
