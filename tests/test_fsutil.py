@@ -57,3 +57,35 @@ def test_an_opened_file_reads_normally(tmp_path):
 def test_a_missing_file_is_the_usual_error(tmp_path):
     with pytest.raises(FileNotFoundError):
         read_bytes(tmp_path / "none.md")
+
+
+def test_a_files_digest_is_kept_for_the_workspace_until_the_file_changes(tmp_path,
+                                                                         monkeypatch):
+    """With keep_file_digests, a later process trusts a file whose stamp is unchanged and
+    hashes one that changed (a new change time, size or inode) again."""
+    import hashlib
+
+    from mindgraph import fsutil
+
+    data = tmp_path / "model.bin"
+    data.write_bytes(b"weights" * 1000)
+    state = tmp_path / ".mindgraph"
+    monkeypatch.setattr(fsutil, "_kept_digests", None)
+    fsutil.keep_file_digests(state)
+    digest = fsutil.sha256_file(data)
+    assert digest == hashlib.sha256(b"weights" * 1000).hexdigest()
+    assert (state / fsutil.DIGESTS_FILE).is_file()
+    monkeypatch.setattr(fsutil, "_FILE_DIGESTS", {})       # a later process
+    reads = []
+    real = hashlib.file_digest
+    monkeypatch.setattr(hashlib, "file_digest", lambda *a: reads.append(1) or real(*a))
+    assert fsutil.sha256_file(data) == digest and reads == []
+    monkeypatch.setattr(fsutil, "_FILE_DIGESTS", {})
+    data.write_bytes(b"tampered" * 1000)                     # changed: hashed again
+    assert fsutil.sha256_file(data) == hashlib.sha256(b"tampered" * 1000).hexdigest()
+    assert reads == [1]
+    monkeypatch.setattr(fsutil, "_FILE_DIGESTS", {})
+    (state / fsutil.DIGESTS_FILE).write_text("{not json")      # a damaged memo: hash again
+    assert fsutil.sha256_file(data) == hashlib.sha256(b"tampered" * 1000).hexdigest()
+    assert reads == [1, 1]
+    fsutil.keep_file_digests(None)

@@ -14,7 +14,7 @@ import click
 from ..adapters.apps import NoteApps
 from ..config import Settings
 from ..errors import MindgraphError
-from .common import emit_json, json_option, workspace_options
+from .common import echo, emit_json, json_option, workspace_options
 
 APP_HELP = "The note app (an adapters: entry) when several are configured."
 
@@ -81,15 +81,15 @@ def _emit(result: dict[str, Any], as_json: bool) -> None:
         return
     item = result["item"]
     where = f" in {item['project_name']}" if item.get("project_name") else ""
-    click.echo(f"{result['action'].capitalize()} {item['title']!r}{where} "
-               f"({result['app']}, id {item['id']}).")
-    click.echo(f"  {result['url']}")
+    echo(f"{result['action'].capitalize()} {item['title']!r}{where} "
+         f"({result['app']}, id {item['id']}).")
+    echo(f"  {result['url']}")
     if result.get("raw_note"):
-        click.echo(f"  `mindgraph pull` files it as raw/{result['raw_note']}")
+        echo(f"  `mindgraph pull` files it as raw/{result['raw_note']}")
     if result.get("relevance"):
-        click.echo("\n" + result["relevance"])
+        echo("\n" + result["relevance"])
     elif result.get("relevance_error"):
-        click.echo(f"No relevance block: {result['relevance_error']}", err=True)
+        echo(f"No relevance block: {result['relevance_error']}", err=True)
 
 
 def register(group: click.Group) -> None:

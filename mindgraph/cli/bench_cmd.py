@@ -12,7 +12,7 @@ from ..bench.runner import METHODS, NATIVE_METHODS, format_table, run_methods
 from ..core import Mindgraph
 from ..errors import InputError
 from ..retrieval.datasets import Question, load_beir, load_questions
-from .common import emit_json, is_terminal, json_option, workspace_options
+from .common import echo, emit_json, is_terminal, json_option, workspace_options
 from .progress import Progress
 
 
@@ -64,9 +64,9 @@ def bench_command(settings, queries: Path, methods: str | None, split: str, no_e
                                 if p not in retriever.pages})
         if unknown_pages:
             shown = ", ".join(unknown_pages[:5]) + (" ..." if len(unknown_pages) > 5 else "")
-            click.echo(f"warning: {len(unknown_pages)} relevant page(s) of {queries} are not "
-                       f"in the wiki and can never be found: {shown}. Paths are relative to "
-                       f"{settings.wiki_dir}.", err=True)
+            echo(f"warning: {len(unknown_pages)} relevant page(s) of {queries} are not "
+                 f"in the wiki and can never be found: {shown}. Paths are relative to "
+                 f"{settings.wiki_dir}.", err=True)
         label = f"{queries} over {settings.wiki_dir} ({len(retriever.pages)} pages)"
         if cross_lingual:
             questions, retriever, label = _cross_lingual(settings, questions, retriever,
@@ -85,13 +85,13 @@ def bench_command(settings, queries: Path, methods: str | None, split: str, no_e
         emit_json({"queries": str(queries), "questions": len(questions),
                    "methods": [r.to_dict() for r in reports]})
         return
-    click.echo(f"{len(questions)} questions: {label}")
-    click.echo(format_table(reports))
+    echo(f"{len(questions)} questions: {label}")
+    echo(format_table(reports))
     if misses:
         for report in reports:
-            click.echo(f"\nmissed by {report.method} (no relevant page in the top 10):")
+            echo(f"\nmissed by {report.method} (no relevant page in the top 10):")
             for miss in report.misses:
-                click.echo(f"  {miss['id']}: {miss['query']}")
+                echo(f"  {miss['id']}: {miss['query']}")
 
 
 DEFAULT_METHODS = "keyword,vector,hybrid"
@@ -119,8 +119,8 @@ def _cross_lingual(settings, questions, retriever, lang: str, queries: Path):
                          f"{settings.wiki_dir} (pages are matched by frontmatter permalink). "
                          f"Check that the wiki holds translated pages with permalinks.")
     if left_out:
-        click.echo(f"warning: {left_out} question(s) left out: none of their pages has a "
-                   f"{lang} counterpart with the same permalink.", err=True)
+        echo(f"warning: {left_out} question(s) left out: none of their pages has a "
+             f"{lang} counterpart with the same permalink.", err=True)
     label = (f"{queries}, questions not in {lang}, over the {len(target)} {lang} pages of "
              f"{settings.wiki_dir} (cross-lingual)")
     return kept, language_retriever(settings, retriever, target), label

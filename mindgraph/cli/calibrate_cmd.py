@@ -10,7 +10,7 @@ from ..calibrate.settings_file import set_retrieval_keys
 from ..config import CONFIG_FILENAME, load_settings
 from ..core import Mindgraph
 from ..retrieval.datasets import load_questions
-from .common import emit_json, json_option, workspace_options
+from .common import echo, emit_json, json_option, workspace_options
 
 
 @click.command("calibrate")
@@ -47,28 +47,28 @@ def calibrate_command(settings, questions_file: Path | None, write: bool, evergr
         emit_json(fit.to_dict() | {"written": written})
         return
     for note in fit.notes:
-        click.echo(f"note: {note}")
+        echo(f"note: {note}")
     if not fit.examples:
         return
-    click.echo(f"{fit.examples} queries with pages read after them "
-               f"(MRR@10 of those pages under each decay λ):")
+    echo(f"{fit.examples} queries with pages read after them "
+         f"(MRR@10 of those pages under each decay λ):")
     for decay, score in fit.curve:
         marks = [m for m, on in (("current", decay == fit.current),
                                  ("proposed", decay == fit.proposed)) if on]
-        click.echo(f"  λ {decay:<7g} {score:.3f}" + (f"  ← {', '.join(marks)}" if marks else ""))
+        echo(f"  λ {decay:<7g} {score:.3f}" + (f"  ← {', '.join(marks)}" if marks else ""))
     change = "keep it" if fit.proposed == fit.current else f"λ {fit.current:g} → {fit.proposed:g}"
-    click.echo(f"proposal: {change} (MRR {fit.mrr(fit.current):.3f} → "
-               f"{fit.mrr(fit.proposed):.3f})")
+    echo(f"proposal: {change} (MRR {fit.mrr(fit.current):.3f} → "
+         f"{fit.mrr(fit.proposed):.3f})")
     if fit.evergreen:
-        click.echo(f"evergreen: {', '.join(fit.evergreen)} (MRR {fit.mrr(fit.proposed):.3f} → "
-                   f"{fit.evergreen_mrr:.3f} with them evergreen)")
+        echo(f"evergreen: {', '.join(fit.evergreen)} (MRR {fit.mrr(fit.proposed):.3f} → "
+             f"{fit.evergreen_mrr:.3f} with them evergreen)")
     if written:
-        click.echo(f"wrote retrieval.recency_lambda: {fit.proposed:g}"
-                   + (" and retrieval.evergreen_pages" if evergreen and fit.evergreen else "")
-                   + f" to {written}")
+        echo(f"wrote retrieval.recency_lambda: {fit.proposed:g}"
+             + (" and retrieval.evergreen_pages" if evergreen and fit.evergreen else "")
+             + f" to {written}")
     elif fit.proposed != fit.current or fit.evergreen:
-        click.echo("write it with: mindgraph calibrate --write"
-                   + (" --evergreen" if fit.evergreen else ""))
+        echo("write it with: mindgraph calibrate --write"
+             + (" --evergreen" if fit.evergreen else ""))
 
 
 def register(group: click.Group) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from ..trust.mix import describe_mix
-from .common import EXIT_PROBLEMS, emit_json, json_option, open_core, workspace_options
+from .common import EXIT_PROBLEMS, echo, emit_json, json_option, open_core, workspace_options
 
 
 @click.command("check")
@@ -26,16 +26,16 @@ def check_command(settings, strict: bool, errors_only: bool, limit: int, as_json
     else:
         shown = report.errors if errors_only else list(report.findings)
         for finding in shown[: limit or None]:
-            click.echo(f"{finding.severity:7} {finding.kind:16} {finding.location(settings.paths.raw)}: "
-                       f"{finding.message}")
+            echo(f"{finding.severity:7} {finding.kind:16} {finding.location(settings.paths.raw)}: "
+                 f"{finding.message}")
         if limit and len(shown) > limit:
-            click.echo(f"... and {len(shown) - limit} more (--limit 0 shows all).")
+            echo(f"... and {len(shown) - limit} more (--limit 0 shows all).")
         counts = ", ".join(f"{kind} {n}" for kind, n in report.counts().items()) or "nothing"
         errors, warnings = len(report.errors), len(report.warnings)
-        click.echo(f"{report.pages} pages: {errors} error{'s' * (errors != 1)}, "
-                   f"{warnings} warning{'s' * (warnings != 1)} ({counts}).")
+        echo(f"{report.pages} pages: {errors} error{'s' * (errors != 1)}, "
+             f"{warnings} warning{'s' * (warnings != 1)} ({counts}).")
         if getattr(report, "trust", None):     # core.check adds it (trust/mix.py)
-            click.echo(f"trust: {describe_mix(report.trust)}")
+            echo(f"trust: {describe_mix(report.trust)}")
     if strict and report.errors:
         raise SystemExit(EXIT_PROBLEMS)
 

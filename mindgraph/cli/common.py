@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any, Callable
@@ -147,10 +148,10 @@ def workspace_options(func: Callable[..., Any]) -> Callable[..., Any]:
             return func(*args, settings=settings, **kwargs)
         except (ConfigError, InputError) as exc:
             _json_error(as_json, exc, EXIT_USAGE)
-            raise ConfigClickError(str(exc)) from exc
-        except MindgraphError as exc:
+            raise ConfigClickError(terminal_safe(str(exc))) from exc
+        except MindgraphError as exc:   # its message may quote a note, a title, an answer
             _json_error(as_json, exc, EXIT_PROBLEMS)
-            raise click.ClickException(str(exc)) from exc
+            raise click.ClickException(terminal_safe(str(exc))) from exc
 
     return wrapper
 
@@ -200,10 +201,10 @@ def emit_run(run: Any, as_json: bool) -> None:
     if as_json:
         emit_json(run.to_dict())
         return
-    click.echo(f"run {run.run_id}: {run.process_status} / {run.result_status}; "
-               f"{len(run.written)} of {run.targets} page(s) written")
+    echo(f"run {run.run_id}: {run.process_status} / {run.result_status}; "
+         f"{len(run.written)} of {run.targets} page(s) written")
     for path in run.outside_scope:
-        click.echo(f"  outside the plan: {path}")
+        echo(f"  outside the plan: {path}")
 
 
 def json_option(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -212,9 +213,30 @@ def json_option(func: Callable[..., Any]) -> Callable[..., Any]:
                         help="Print machine-readable JSON instead of text.")(func)
 
 
-def emit_json(value: Any) -> None:
-    """Print one JSON document on stdout."""
-    click.echo(json.dumps(value, indent=2, ensure_ascii=False, default=str))
+def emit_json(value: Any, indent: int | None = 2, err: bool = False) -> None:
+    """Print one JSON document (on stdout). JSON escapes C0 control characters itself; DEL
+    and C1 (a terminal may read U+009B as CSI) are written as ``\\u009b`` too: the same
+    JSON."""
+    text = json.dumps(value, indent=indent, ensure_ascii=False, default=str)
+    click.echo(_C1.sub(lambda m: f"\\u{ord(m.group()):04x}", text), err=err)
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_C1 = re.compile(r"[\x7f-\x9f]")
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` as a terminal may show it: every control character but newline and tab (C0,
+    DEL, C1) written out as ``\\x1b``, so text that came from notes, agents or the network
+    (a query in the usage log, a title, a snippet) cannot recolour the terminal, move its
+    cursor, set its title or write the clipboard (OSC 52)."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def echo(message: Any = "", err: bool = False, nl: bool = True) -> None:
+    """``click.echo`` of ``message`` made ``terminal_safe``: how every command prints text
+    (``emit_json`` prints JSON, which escapes control characters itself)."""
+    click.echo(terminal_safe(str(message)), err=err, nl=nl)
 
 
 def is_terminal() -> bool:
@@ -223,9 +245,9 @@ def is_terminal() -> bool:
 
 
 __all__ = ["EXIT_OK", "EXIT_PROBLEMS", "EXIT_USAGE", "Settings", "SubcommandGroup", "config_option",
-           "dir_option", "emit_json", "find_workspace", "group_workspace_options", "is_terminal",
-           "json_option", "require_workspace", "trust_options", "workspace_location",
-           "workspace_options"]
+           "dir_option", "echo", "emit_json", "find_workspace", "group_workspace_options",
+           "is_terminal", "json_option", "require_workspace", "terminal_safe", "trust_options",
+           "workspace_location", "workspace_options"]
 
 
 def open_core(settings: Settings) -> Any:

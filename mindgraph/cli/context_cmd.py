@@ -10,7 +10,7 @@ import click
 from ..config import load_settings
 from ..retrieval.context import ContextBlock
 from ..trust.answer import TrustCriteria, trusted_context
-from .common import (config_option, dir_option, emit_json, json_option, open_core,
+from .common import (config_option, dir_option, echo, emit_json, json_option, open_core,
                      trust_options, workspace_location)
 
 
@@ -51,9 +51,9 @@ def context_command(situation: tuple[str, ...], base_dir: Path | None, config_pa
     if as_json:
         emit_json({**block.to_dict(), "trust": trusts})
     else:
-        click.echo(block.markdown, nl=False)
+        echo(block.markdown, nl=False)
         if block.status != "ok":
-            click.echo(f"mindgraph context: {block.status}: {block.detail}", err=True)
+            echo(f"mindgraph context: {block.status}: {block.detail}", err=True)
 
 
 def register(group: click.Group) -> None:

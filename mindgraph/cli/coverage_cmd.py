@@ -9,7 +9,7 @@ import click
 from ..coverage.report import CoverageReport, compare_to_baseline, load_baseline
 from ..coverage.semantic import DEFAULT_THRESHOLD
 from ..fsutil import atomic_write_json
-from .common import EXIT_PROBLEMS, emit_json, json_option, open_core, workspace_options
+from .common import EXIT_PROBLEMS, echo, emit_json, json_option, open_core, workspace_options
 
 
 @click.command("coverage")
@@ -70,12 +70,12 @@ def coverage_command(settings, codebase: Path, service_level: bool, excludes: tu
     else:
         _print_table(report, only_uncovered)
         for note in report.notes:
-            click.echo(f"note: {note}", err=True)
+            echo(f"note: {note}", err=True)
         if comparison:
             _print_comparison(comparison)
         if failed_threshold:
-            click.echo(f"FAIL: coverage {report.percent:.1f}% is under --fail-under "
-                       f"{fail_under:g}%.", err=True)
+            echo(f"FAIL: coverage {report.percent:.1f}% is under --fail-under "
+                 f"{fail_under:g}%.", err=True)
     if failed_threshold or (comparison and (comparison["dropped"]
                                             or comparison["no_longer_covered"])):
         raise SystemExit(EXIT_PROBLEMS)
@@ -88,39 +88,39 @@ def _print_table(report: CoverageReport, only_uncovered: bool) -> None:
     rows = [u for u in report.units if not (only_uncovered and u.covered)]
     width = max([len(u.unit.id) for u in rows] + [4])
     if rows:
-        click.echo(f"{'unit':{width}}  {'covered':8}  {'mentions':>8}  pages")
+        echo(f"{'unit':{width}}  {'covered':8}  {'mentions':>8}  pages")
     for item in rows:
         pages = ", ".join(m.page for m in item.pages[:3])
         if len(item.pages) > 3:
             pages += f", +{len(item.pages) - 3} more"
         mark = "semantic" if item.semantic_only else "yes" if item.covered else "NO"
-        click.echo(f"{item.unit.id:{width}}  {mark:8}  {item.mentions:>8}  {pages}".rstrip())
+        echo(f"{item.unit.id:{width}}  {mark:8}  {item.mentions:>8}  {pages}".rstrip())
         for page, section, similarity in item.semantic[:SEMANTIC_SHOWN]:
-            click.echo(f"{'':{width + 22}}~ {page}#{section} ({similarity:.2f})")
+            echo(f"{'':{width + 22}}~ {page}#{section} ({similarity:.2f})")
         if len(item.semantic) > SEMANTIC_SHOWN:
-            click.echo(f"{'':{width + 22}}~ +{len(item.semantic) - SEMANTIC_SHOWN} more")
+            echo(f"{'':{width + 22}}~ +{len(item.semantic) - SEMANTIC_SHOWN} more")
     gap = "\n" if rows else ""         # a blank line under the table, none without one
-    click.echo(f"{gap}{report.covered}/{len(report.units)} {report.level}s covered "
-               f"({report.percent:.1f}%), {len(report.units) - report.covered} uncovered.")
+    echo(f"{gap}{report.covered}/{len(report.units)} {report.level}s covered "
+         f"({report.percent:.1f}%), {len(report.units) - report.covered} uncovered.")
     if report.semantic_model:
-        click.echo(f"~ semantic link: cosine >= {report.semantic_threshold:g} with "
-                   f"{report.semantic_model}; {report.covered_semantic_only} {report.level}s "
-                   f"covered by semantic links alone.")
+        echo(f"~ semantic link: cosine >= {report.semantic_threshold:g} with "
+             f"{report.semantic_model}; {report.covered_semantic_only} {report.level}s "
+             f"covered by semantic links alone.")
 
 
 def _print_comparison(comparison: dict) -> None:
-    click.echo(f"Baseline {comparison['baseline_percent']:.1f}% -> now "
-               f"{comparison['percent']:.1f}%.")
+    echo(f"Baseline {comparison['baseline_percent']:.1f}% -> now "
+         f"{comparison['percent']:.1f}%.")
     for unit in comparison["no_longer_covered"]:
-        click.echo(f"  no longer covered: {unit}")
+        echo(f"  no longer covered: {unit}")
     changed = comparison.get("semantic_changed")
     if changed:
         def describe(side: dict | None) -> str:
             return (f"semantic links at {side['threshold']} with {side['model_version']}"
                     if side else "no semantic links")
 
-        click.echo(f"  note: the baseline was measured with {describe(changed['baseline'])}, "
-                   f"this run with {describe(changed['now'])}.")
+        echo(f"  note: the baseline was measured with {describe(changed['baseline'])}, "
+             f"this run with {describe(changed['now'])}.")
 
 
 def register(group: click.Group) -> None:

@@ -7,7 +7,7 @@ import click
 from ..config import Settings
 from ..core import Mindgraph
 from ..vectors.sync import SyncReport
-from .common import emit_json, is_terminal, json_option, workspace_options
+from .common import echo, emit_json, is_terminal, json_option, workspace_options
 from .progress import Progress
 
 
@@ -33,7 +33,7 @@ def embed_command(settings: Settings, dry_run: bool, drop_other_models: bool,
     mg = Mindgraph(settings)
 
     def notice(message: str) -> None:       # on stderr: stdout may be --json
-        click.echo(message[0].upper() + message[1:] + ".", err=True)
+        echo(message[0].upper() + message[1:] + ".", err=True)
 
     try:
         plan = mg.plan_embed()
@@ -59,34 +59,34 @@ def embed_command(settings: Settings, dry_run: bool, drop_other_models: bool,
 def _print_summary(report: SyncReport, dropped: dict[str, int], keep: list[str]) -> None:
     verb = "Would embed" if report.dry_run else "Embedded"
     removed = "would remove" if report.dry_run else "removed"
-    click.echo(f"{verb} {report.embedded} of {report.chunks} chunks from {report.pages} pages "
-               f"({report.unchanged} unchanged); {removed} {report.deleted_chunks} chunks"
-               + (f" of {len(report.removed_pages)} deleted pages" if report.removed_pages
-                  else "") + f" in {report.seconds:.1f} s.")
-    click.echo(f"Model {report.model_version}; {report.store}.")
+    echo(f"{verb} {report.embedded} of {report.chunks} chunks from {report.pages} pages "
+         f"({report.unchanged} unchanged); {removed} {report.deleted_chunks} chunks"
+         + (f" of {len(report.removed_pages)} deleted pages" if report.removed_pages
+            else "") + f" in {report.seconds:.1f} s.")
+    echo(f"Model {report.model_version}; {report.store}.")
     for reason in report.refused:
-        click.echo(f"Refused {reason}", err=True)
+        echo(f"Refused {reason}", err=True)
     for repair in report.repaired:
-        click.echo(f"Warning: {repair}.", err=True)     # each names the file and the fix
+        echo(f"Warning: {repair}.", err=True)     # each names the file and the fix
     if report.index_rebuilt:
-        click.echo(report.index_rebuilt[0].upper() + report.index_rebuilt[1:] + ".")
+        echo(report.index_rebuilt[0].upper() + report.index_rebuilt[1:] + ".")
     for warning in report.index_warnings:
-        click.echo(f"Warning: {warning}", err=True)
+        echo(f"Warning: {warning}", err=True)
     if keep:
         several = len(keep) != 1
-        click.echo(f"Skipped {len(keep)} unreadable page{'s' if several else ''}: any vectors "
-                   f"stored for {'them' if several else 'it'} are kept (`mindgraph check` says "
-                   f"why).", err=True)
+        echo(f"Skipped {len(keep)} unreadable page{'s' if several else ''}: any vectors "
+             f"stored for {'them' if several else 'it'} are kept (`mindgraph check` says "
+             f"why).", err=True)
     if dropped:
         what = "Would drop" if report.dry_run else "Dropped"
         for model, count in sorted(dropped.items()):
-            click.echo(f"{what} {count} vectors of {model}.")
+            echo(f"{what} {count} vectors of {model}.")
     elif report.other_models:
         others = ", ".join(f"{m} ({n})" for m, n in sorted(report.other_models.items()))
-        click.echo(f"The store also holds vectors of other models: {others}. They are never "
-                   f"compared with these; delete them with --drop-other-models.")
+        echo(f"The store also holds vectors of other models: {others}. They are never "
+             f"compared with these; delete them with --drop-other-models.")
     if report.dry_run:
-        click.echo("Dry run: nothing was embedded or written.")
+        echo("Dry run: nothing was embedded or written.")
 
 
 def register(group: click.Group) -> None:

@@ -7,7 +7,7 @@ import click
 
 from ..core import Mindgraph
 from ..enrich.service import EnrichReport, EnrichService
-from .common import configured_llm, emit_json, is_terminal, json_option, workspace_options
+from .common import configured_llm, echo, emit_json, is_terminal, json_option, workspace_options
 from .progress import Progress
 
 
@@ -59,24 +59,24 @@ def enrich_command(settings, judge: str, summaries: bool, links: bool, dry_run: 
 
 def _print(report: EnrichReport) -> None:
     for note in report.notes:
-        click.echo(f"note: {note}", err=True)
+        echo(f"note: {note}", err=True)
     for failure in report.summary_failures:
-        click.echo(f"summary failed: {failure['page']}: {failure['error']}", err=True)
+        echo(f"summary failed: {failure['page']}: {failure['error']}", err=True)
     for failure in report.link_failures:
-        click.echo(f"link failed: {failure['pages']}: {failure['error']}", err=True)
+        echo(f"link failed: {failure['pages']}: {failure['error']}", err=True)
     would = "would write" if report.dry_run else "wrote"
-    click.echo(f"summaries: {report.summaries_needed} page(s) lack one; {would} "
-               f"{report.summaries_written}.")
+    echo(f"summaries: {report.summaries_needed} page(s) lack one; {would} "
+         f"{report.summaries_written}.")
     kinds = ", ".join(f"{k} {n}" for k, n in sorted(report.links_by_kind.items())) or "none"
-    click.echo(f"links: {report.candidates + report.already_linked} similar pair(s) at cosine "
-               f">= {report.threshold}, {report.already_linked} already linked; "
-               f"{report.remembered} judged before; {report.links} link(s) ({kinds}) by "
-               f"{report.judge}.")
+    echo(f"links: {report.candidates + report.already_linked} similar pair(s) at cosine "
+         f">= {report.threshold}, {report.already_linked} already linked; "
+         f"{report.remembered} judged before; {report.links} link(s) ({kinds}) by "
+         f"{report.judge}.")
     if report.dry_run:
-        click.echo(f"dry run: {report.planned_calls} LLM call(s) planned; nothing written.")
+        echo(f"dry run: {report.planned_calls} LLM call(s) planned; nothing written.")
     else:
-        click.echo(f"{report.llm_calls} LLM call(s); {len(report.pages_changed)} page(s) "
-                   f"recompiled.")
+        echo(f"{report.llm_calls} LLM call(s); {len(report.pages_changed)} page(s) "
+             f"recompiled.")
 
 
 def register(group: click.Group) -> None:

@@ -18,7 +18,7 @@ from ..graph.query import backlinks, hubs, neighbors, orphans, shortest_path
 from ..page.cache import open_pages
 from ..page.vault import PageLimits
 from ..page.lookup import find_page
-from .common import (SubcommandGroup, emit_json, group_workspace_options, json_option,
+from .common import (SubcommandGroup, echo, emit_json, group_workspace_options, json_option,
                      open_core, workspace_options)
 
 GRAPH_FILE = "graph.pickle"
@@ -66,10 +66,10 @@ def neighbors_command(settings: Settings, page: str, depth: int, direction: str,
         emit_json({"page": path, "depth": depth, "direction": direction,
                    "neighbors": [asdict(n) for n in found]})
         return
-    click.echo(f"{len(found)} page(s) within {depth} of {path}:")
+    echo(f"{len(found)} page(s) within {depth} of {path}:")
     for n in found:
         arrow = {"out": "->", "in": "<-", "both": "<>"}[n.direction]
-        click.echo(f"  {n.distance}  {n.path}  ({arrow} {n.relation} via {n.via})")
+        echo(f"  {n.distance}  {n.path}  ({arrow} {n.relation} via {n.via})")
 
 
 @graph_group.command("backlinks")
@@ -84,10 +84,10 @@ def backlinks_command(settings: Settings, page: str, as_json: bool) -> None:
     if as_json:
         emit_json({"page": path, "backlinks": [asdict(b) for b in found]})
         return
-    click.echo(f"{len(found)} backlink(s) to {path}:")
+    echo(f"{len(found)} backlink(s) to {path}:")
     for b in found:
         lines = ", ".join(map(str, b.lines))
-        click.echo(f"  {b.source}  ({b.relation}, line {lines})")
+        echo(f"  {b.source}  ({b.relation}, line {lines})")
 
 
 @graph_group.command("path")
@@ -107,7 +107,7 @@ def path_command(settings: Settings, source: str, target: str, directed: bool,
     if as_json:
         emit_json({"source": a, "target": b, "length": len(found) - 1, "path": found})
         return
-    click.echo(" -> ".join(found))
+    echo(" -> ".join(found))
 
 
 @graph_group.command("hubs")
@@ -122,10 +122,10 @@ def hubs_command(settings: Settings, limit: int, as_json: bool) -> None:
         emit_json({"hubs": [asdict(h) for h in found]})
         return
     for h in found:
-        click.echo(f"{h.degree:5}  {h.path}  (backlinks {h.backlinks}, links {h.outlinks}, "
-                   f"shared tags only {h.inferred})")
+        echo(f"{h.degree:5}  {h.path}  (backlinks {h.backlinks}, links {h.outlinks}, "
+             f"shared tags only {h.inferred})")
     if not found:
-        click.echo("0 hubs: the wiki has no pages.")
+        echo("0 hubs: the wiki has no pages.")
 
 
 @graph_group.command("communities")
@@ -149,10 +149,10 @@ def communities_command(settings: Settings, limit: int, min_size: int, as_json: 
                                    for c in shown]})
         return
     for c in shown:
-        click.echo(f"#{c.id} {c.name} ({c.size} pages): " + ", ".join(c.members[:5])
-                   + (" ..." if c.size > 5 else ""))
+        echo(f"#{c.id} {c.name} ({c.size} pages): " + ", ".join(c.members[:5])
+             + (" ..." if c.size > 5 else ""))
     if not shown:
-        click.echo(f"0 communities of {min_size} or more pages." + (
+        echo(f"0 communities of {min_size} or more pages." + (
             " A page with no links is a community of one: --min-size 1 lists those."
             if min_size > 1 else ""))
 
@@ -170,9 +170,9 @@ def orphans_command(settings: Settings, no_backlinks: bool, as_json: bool) -> No
         emit_json({"orphans": found, "count": len(found)})
         return
     for path in found:
-        click.echo(path)
+        echo(path)
     if not found:
-        click.echo("0 orphans.")
+        echo("0 orphans.")
 
 
 @graph_group.command("broken")
@@ -192,14 +192,14 @@ def broken_command(settings: Settings, as_json: bool) -> None:
         emit_json({"broken_links": rows, "count": len(rows)})
         return
     if not rows:
-        click.echo("0 broken links.")
+        echo("0 broken links.")
     for row in rows:
         extra = ""
         if row.get("candidates"):
             extra = " (could be: " + ", ".join(row["candidates"]) + ")"
         elif row.get("alias_of"):
             extra = " (an alias of: " + ", ".join(row["alias_of"]) + ")"
-        click.echo(f"{row['source']}:{row['line']}: {row['status']} [[{row['target']}]]{extra}")
+        echo(f"{row['source']}:{row['line']}: {row['status']} [[{row['target']}]]{extra}")
 
 
 @graph_group.command("export")
@@ -217,8 +217,8 @@ def export_command(settings: Settings, fmt: str, output: Path | None) -> None:
         click.echo(text, nl=False)
         return
     output.write_text(text, encoding="utf-8")
-    click.echo(f"Wrote {len(kg)} pages and {kg.number_of_edges()} "
-               f"edges to {output}.", err=True)
+    echo(f"Wrote {len(kg)} pages and {kg.number_of_edges()} "
+         f"edges to {output}.", err=True)
 
 
 def register(group: click.Group) -> None:

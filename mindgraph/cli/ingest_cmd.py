@@ -7,7 +7,8 @@ import click
 from ..adapters.pull import pull
 from ..core import Mindgraph
 from ..ingest.report import FileOutcome, IngestReport, Outcome
-from .common import EXIT_PROBLEMS, emit_json, json_option, require_workspace, workspace_options
+from .common import (EXIT_PROBLEMS, echo, emit_json, json_option, require_workspace,
+                     workspace_options)
 from .progress import Phases
 
 LISTED = 20
@@ -39,10 +40,10 @@ def ingest_command(settings, dry_run: bool, force: bool, only: tuple[str, ...],
     else:
         _print_report(report)
         if enriched:
-            click.echo(f"enrich: {enriched.links} inferred link(s), "
-                       f"{enriched.summaries_written} summary(ies) by {enriched.judge}.")
+            echo(f"enrich: {enriched.links} inferred link(s), "
+                 f"{enriched.summaries_written} summary(ies) by {enriched.judge}.")
     if why:
-        click.echo(why, err=True)
+        echo(why, err=True)
     if report.failed:
         raise SystemExit(EXIT_PROBLEMS)
 
@@ -76,13 +77,13 @@ def pull_command(settings, names: tuple[str, ...], dry_run: bool, as_json: bool)
                 verb = {"written": "would write", "removed": "would remove"}.get(
                     item.status, item.status) if dry_run else item.status
                 detail = f": {item.reason}" if item.reason else ""
-                click.echo(f"{verb:11} [{item.adapter}] {item.path or '-'}{detail}")
+                echo(f"{verb:11} [{item.adapter}] {item.path or '-'}{detail}")
         prefix = "Dry run: would write" if dry_run else "Written"
         removed = f", removed {report.removed}" if report.removed else ""
-        click.echo(f"{prefix} {report.written}, unchanged {report.unchanged}{removed}, "
-                   f"rejected {report.rejected}, skipped {report.skipped}, failed adapters "
-                   f"{report.failed_adapters} "
-                   f"({report.seconds:.2f} s).")
+        echo(f"{prefix} {report.written}, unchanged {report.unchanged}{removed}, "
+             f"rejected {report.rejected}, skipped {report.skipped}, failed adapters "
+             f"{report.failed_adapters} "
+             f"({report.seconds:.2f} s).")
     if not report.ok:
         raise SystemExit(EXIT_PROBLEMS)
 
@@ -98,22 +99,22 @@ def _print_report(report: IngestReport) -> None:
     _list("Ingested, with a note", [i for i in report.by_status("ingested") if i.reason])
     if report.dry_run:
         for item in report.by_status("pending")[:LISTED]:
-            click.echo(f"  would compile {item.path} → wiki/{item.wiki}")
+            echo(f"  would compile {item.path} → wiki/{item.wiki}")
     moved = f", moved {report.moved}" if report.moved else ""
-    click.echo(f"{head} {report.ingested}, skipped {report.skipped}, failed {report.failed}, "
-               f"removed {report.removed}, kept {report.kept}{moved}; {report.provider_calls} "
-               f"provider calls, {report.seconds:.2f} s ({report.compiler}).")
+    echo(f"{head} {report.ingested}, skipped {report.skipped}, failed {report.failed}, "
+         f"removed {report.removed}, kept {report.kept}{moved}; {report.provider_calls} "
+         f"provider calls, {report.seconds:.2f} s ({report.compiler}).")
 
 
 def _list(title: str, items: list[FileOutcome]) -> None:
     if not items:
         return
-    click.echo(f"{title}:")
+    echo(f"{title}:")
     for item in items[:LISTED]:
-        reason = item.reason.replace("\n", "\n    ")      # several: one per line
-        click.echo(f"  {item.path}: {reason}" if item.reason else f"  {item.path}")
+        message = item.message.replace("\n", "\n    ")    # several: one per line
+        echo(f"  {message}")
     if len(items) > LISTED:
-        click.echo(f"  ... and {len(items) - LISTED} more (--json lists all).")
+        echo(f"  ... and {len(items) - LISTED} more (--json lists all).")
 
 
 def register(group: click.Group) -> None:

@@ -8,7 +8,7 @@ import click
 
 from ..config import CONFIG_FILENAME, DEFAULT_CONFIG_YAML, load_settings
 from ..errors import ConfigError
-from .common import ConfigClickError, emit_json, json_option
+from .common import ConfigClickError, echo, emit_json, json_option
 
 
 @click.command("init")
@@ -42,8 +42,8 @@ def init_command(directory: Path, force: bool, as_json: bool) -> None:
         emit_json({"config": str(config), "created": created,
                    "raw": str(settings.raw_dir), "wiki": str(settings.wiki_dir)})
         return
-    click.echo(note)
-    click.echo(f"Put your notes in {settings.raw_dir}, then run: mindgraph ingest -C {directory}")
+    echo(note)
+    echo(f"Put your notes in {settings.raw_dir}, then run: mindgraph ingest -C {directory}")
 
 
 def register(group: click.Group) -> None:

@@ -7,7 +7,7 @@ import click
 
 from ..core import Mindgraph
 from ..lint.findings import RULES
-from .common import EXIT_PROBLEMS, emit_json, json_option, workspace_options
+from .common import EXIT_PROBLEMS, echo, emit_json, json_option, workspace_options
 
 
 @click.command("lint")
@@ -37,16 +37,16 @@ def lint_command(settings, judge: str, rules: tuple[str, ...], limit: int, stric
         emit_json(data)
     else:
         for note in report.notes:
-            click.echo(f"note: {note}", err=True)
+            echo(f"note: {note}", err=True)
         for finding in findings[: limit or None]:
             section = f" §{finding.section}" if finding.section != "lead" else ""
-            click.echo(f"{finding.rule:22} {finding.location()}{section}: {finding.message} "
-                       f"Fix: {finding.fix}")
+            echo(f"{finding.rule:22} {finding.location()}{section}: {finding.message} "
+                 f"Fix: {finding.fix}")
         if limit and len(findings) > limit:
-            click.echo(f"... and {len(findings) - limit} more (--limit 0 shows all).")
+            echo(f"... and {len(findings) - limit} more (--limit 0 shows all).")
         counts = ", ".join(f"{rule} {n}" for rule, n in report.counts().items()
                            if not rules or rule in rules) or "nothing to flag"
-        click.echo(f"{report.pages} pages: {len(findings)} findings ({counts}).")
+        echo(f"{report.pages} pages: {len(findings)} findings ({counts}).")
     if strict and findings:
         raise SystemExit(EXIT_PROBLEMS)
 

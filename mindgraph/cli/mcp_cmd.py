@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ..core import Mindgraph
-from .common import workspace_options
+from .common import echo, workspace_options
 from .serve_cmd import bind_token, ensure_port_free
 from .watch_cmd import served, watch_flag, watch_options
 
@@ -49,8 +49,8 @@ def mcp_command(settings, transport: str, host: str | None, port: int | None, wa
 
         app = create_http_app(create_mcp_server(mg, status), token, host, settings.serve,
                               mg.scopes)
-        click.echo(f"mindgraph MCP on http://{host}:{port}/mcp (wiki: {settings.wiki_dir})",
-                   err=True)
+        echo(f"mindgraph MCP on http://{host}:{port}/mcp (wiki: {settings.wiki_dir})",
+             err=True)
         uvicorn.run(app, host=host, port=port, log_level="warning",
                     http=http_protocol(settings.serve.header_timeout_s,
                                        settings.serve.max_connections,

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import time
 
 import click
 import yaml
 
 from ..core import Mindgraph
-from .common import emit_json, json_option, open_core, workspace_options
+from .common import echo, emit_json, json_option, open_core, workspace_options
 
 
 def _open(settings) -> Mindgraph:
@@ -41,9 +40,9 @@ def get_command(settings, page: str, extract: str | None, block: int, section_id
     if extract:
         data = mg.extract(page, block)
         if extract == "json":
-            click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+            emit_json(data)
         else:
-            click.echo(yaml.safe_dump(data, allow_unicode=True, sort_keys=False).rstrip())
+            echo(yaml.safe_dump(data, allow_unicode=True, sort_keys=False).rstrip())
         return
     if section_id is not None:
         _, section = mg.section(page, section_id)
@@ -52,7 +51,7 @@ def get_command(settings, page: str, extract: str | None, block: int, section_id
                        "path": list(section.path), "text": section.text,
                        "lines": [section.start_line, section.end_line]})
         else:
-            click.echo(section.text)
+            echo(section.text)
         return
     if as_json:
         emit_json({"path": found.path, "title": found.title, "aliases": list(found.aliases),
@@ -61,7 +60,7 @@ def get_command(settings, page: str, extract: str | None, block: int, section_id
                                  "path": list(s.path)} for s in found.sections],
                    "body": found.body})
         return
-    click.echo(found.body)
+    echo(found.body)
 
 
 @click.command("url")
@@ -75,7 +74,7 @@ def url_command(settings, page: str, as_json: bool) -> None:
     if as_json:
         emit_json({"page": mg.page(page).path, "url": url})
     else:
-        click.echo(url)
+        echo(url)
 
 
 @click.command("links")
@@ -89,8 +88,8 @@ def links_command(settings, page: str, as_json: bool) -> None:
     if as_json:
         emit_json(data)
         return
-    click.echo(data["page"])
-    click.echo(f"  outgoing ({len(outgoing)}):")
+    echo(data["page"])
+    echo(f"  outgoing ({len(outgoing)}):")
     for item in outgoing:
         where = item["page"] or f"{item['status'].upper()} {item['target']}"
         if item["status"] in ("attachment", "self"):
@@ -100,10 +99,10 @@ def links_command(settings, page: str, as_json: bool) -> None:
         if item["syntax"] == "inferred":
             where += f"  (inferred {item['relation']}, cosine {item['score']:.2f}, " \
                      f"{item['judge']})"
-        click.echo(f"    line {item['line']:>4}  -> {where}")
-    click.echo(f"  backlinks ({len(backlinks)}):")
+        echo(f"    line {item['line']:>4}  -> {where}")
+    echo(f"  backlinks ({len(backlinks)}):")
     for item in backlinks:
-        click.echo(f"    {item['page']}:{item['line']}")
+        echo(f"    {item['page']}:{item['line']}")
 
 
 def register(group: click.Group) -> None:

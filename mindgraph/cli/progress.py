@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from .common import is_terminal
+from .common import is_terminal, terminal_safe
 
 EVERY_S = 10.0      # seconds between two lines when stderr is not a terminal
 FORCED_EVERY_S = 1.0    # the same with --progress
@@ -71,7 +71,8 @@ class Progress:
                 sys.stderr.flush()
                 return
             self._bar = click.progressbar(length=self.total, label=self.label, file=sys.stderr,
-                                          show_pos=True, item_show_func=lambda p: p)
+                                          show_pos=True,
+                                          item_show_func=lambda p: p and terminal_safe(p))
             self._bar.__enter__()
         self._bar.update(done - self.done, item or None)
 

@@ -9,7 +9,7 @@ import click
 
 from ..core import Mindgraph
 from ..propagate.changes import FactChange
-from .common import (EXIT_PROBLEMS, configured_llm, emit_json, emit_run, json_option,
+from .common import (EXIT_PROBLEMS, configured_llm, echo, emit_json, emit_run, json_option,
                      workspace_options)
 
 
@@ -52,8 +52,8 @@ def propagate_command(settings, make_plan: bool, old: str | None, new: str | Non
             emit_json({"plans": queue})
             return
         for item in queue:
-            click.echo(f"{item['plan']}  {len(item['targets'])} page(s)  digest {item['digest']}")
-        click.echo(f"{len(queue)} plan(s) awaiting approval.")
+            echo(f"{item['plan']}  {len(item['targets'])} page(s)  digest {item['digest']}")
+        echo(f"{len(queue)} plan(s) awaiting approval.")
         return
     if (old is None) != (new is None):
         raise click.UsageError("--old and --new go together: the statement as the wiki has it "
@@ -71,28 +71,29 @@ def propagate_command(settings, make_plan: bool, old: str | None, new: str | Non
                    else [], "skipped": planned.skipped})
         return
     if planned.baseline:
-        click.echo(f"baseline taken: the statements of {len(service.vault_loader().pages)} "
-                   f"pages. Run `mindgraph propagate` again after a change (or give --old and "
-                   f"--new).")
+        echo(f"baseline taken: the statements of {len(service.vault_loader().pages)} "
+             f"pages. Run `mindgraph propagate` again after a change (or give --old and "
+             f"--new).")
         return
     for change in planned.changes:
         where = change.page or "correction"
-        click.echo(f"changed  {where}: “{change.old}” → “{change.new}”")
+        echo(f"changed  {where}: “{change.old}” → “{change.new}”")
     for note in planned.skipped:
-        click.echo(f"skipped  {note}")
+        echo(f"skipped  {note}")
     if planned.plan is None:
-        click.echo(f"{len(planned.changes)} change(s); no other page states them: nothing to "
-                   f"queue.")
+        reach = " they may reach (scopes)" if service.scopes.enabled else ""
+        echo(f"{len(planned.changes)} change(s); no other page{reach} states them: "
+             f"nothing to queue.")
         return
     for target in planned.plan.targets:
-        click.echo(f"  {target.how:11} {target.path}")
+        echo(f"  {target.how:11} {target.path}")
         current = (settings.wiki_dir / target.path).read_text(encoding="utf-8").split("\n")
         for line in _changed_lines(current, target.text.split("\n"))[:4]:
-            click.echo(f"      {line[:160]}")
+            echo(f"      {line[:160]}")
     shown = _shown(planned.path)
-    click.echo(f"plan    {shown} ({len(planned.plan.targets)} page(s); nothing written yet)")
-    click.echo(f"digest  {planned.plan.digest}")
-    click.echo(f"apply   mindgraph propagate --apply {shown} --approve {planned.plan.digest}")
+    echo(f"plan    {shown} ({len(planned.plan.targets)} page(s); nothing written yet)")
+    echo(f"digest  {planned.plan.digest}")
+    echo(f"apply   mindgraph propagate --apply {shown} --approve {planned.plan.digest}")
 
 
 def _shown(path: Path) -> str:

@@ -10,7 +10,7 @@ import click
 from ..config import Settings
 from ..trust.answer import (TrustCriteria, keyword_answer, trust_line, trusted_hybrid,
                             with_trust)
-from .common import emit_json, json_option, open_core, trust_options, workspace_options
+from .common import echo, emit_json, json_option, open_core, trust_options, workspace_options
 
 
 @click.command("search")
@@ -63,18 +63,18 @@ def search_command(settings: Settings, query: tuple[str, ...], limit: int, hybri
         emit_json(payload)
         return
     for note in notes:
-        click.echo(f"note: {note}")
+        echo(f"note: {note}")
     if not results:
         shown = text if len(text) <= 80 else f"{text[:77]}…"     # a 10,000-character query
-        click.echo(f"No page matches '{shown}'." if not notes else
-                   f"No page matching '{shown}' meets {trust.label()}.")
+        echo(f"No page matches '{shown}'." if not notes else
+             f"No page matching '{shown}' meets {trust.label()}.")
         return
     for r in results:
         where = f"  § {r['heading']}" if r["heading"] else ""
-        click.echo(f"{r['rank']:2}. {r['page']}  ({r['score']:.3f}){where}"
-                   f"{_marked(r['trust'])}")
-        click.echo(f"    {r['snippet']}")
-        click.echo(f"    {r['why']['summary']}")
+        echo(f"{r['rank']:2}. {r['page']}  ({r['score']:.3f}){where}"
+             f"{_marked(r['trust'])}")
+        echo(f"    {r['snippet']}")
+        echo(f"    {r['why']['summary']}")
 
 
 def _marked(info: dict[str, Any] | None) -> str:
@@ -87,26 +87,26 @@ def _marked(info: dict[str, Any] | None) -> str:
 
 def _print_hybrid(response, trusts: dict[str, dict[str, Any]]) -> None:
     intent = response.intent
-    click.echo(f"intent: {intent.name} ({intent.confidence:.1f})"
-               + (f"; also searched: {', '.join(response.expanded_queries)}"
-                  if response.expanded_queries else ""))
+    echo(f"intent: {intent.name} ({intent.confidence:.1f})"
+         + (f"; also searched: {', '.join(response.expanded_queries)}"
+            if response.expanded_queries else ""))
     for note in response.degradation:
-        click.echo(f"note: {note}")
+        echo(f"note: {note}")
     if not response.results:
-        click.echo(response.interpretation)
+        echo(response.interpretation)
         return
     for rank, r in enumerate(response.results, 1):
         where = f"  § {r.heading}" if r.heading else ""
         found = ", ".join(f"{name} #{v['rank']}" if "rank" in v else name
                           for name, v in sorted(r.sources.items()))
         boosts = "".join(f" +{k}" for k in r.boosts)
-        click.echo(f"{rank:2}. {r.page}  ({r.score:.3f}){where}{_marked(trusts.get(r.page))}")
-        click.echo(f"    {r.snippet}")
-        click.echo(f"    found by {found}{boosts}")
-    click.echo(response.interpretation)
+        echo(f"{rank:2}. {r.page}  ({r.score:.3f}){where}{_marked(trusts.get(r.page))}")
+        echo(f"    {r.snippet}")
+        echo(f"    found by {found}{boosts}")
+    echo(response.interpretation)
     if response.follow_ups:
-        click.echo("next: " + " | ".join(response.follow_ups))
-    click.echo(f"({response.timings_ms.get('total', 0):.1f} ms)")
+        echo("next: " + " | ".join(response.follow_ups))
+    echo(f"({response.timings_ms.get('total', 0):.1f} ms)")
 
 
 def register(group: click.Group) -> None:

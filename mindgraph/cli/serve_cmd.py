@@ -13,7 +13,7 @@ from ..core import Mindgraph
 from ..errors import ConfigError
 from ..scopes import Authenticator, load_scopes
 from ..serve.guard import TOKEN_RECIPE, check_token, is_loopback
-from .common import ConfigClickError, workspace_options
+from .common import ConfigClickError, echo, workspace_options
 from .watch_cmd import served, watch_flag, watch_options
 
 
@@ -30,8 +30,8 @@ def bind_token(settings, host: str) -> str | None:
     except ConfigError as exc:
         raise ConfigClickError(str(exc)) from exc
     if not is_loopback(host):
-        click.echo(f"Warning: binding {host} exposes your notes beyond this machine.",
-                   err=True)
+        echo(f"Warning: binding {host} exposes your notes beyond this machine.",
+             err=True)
         if token is None and not scopes.enabled:   # identities bring their own tokens
             raise ConfigClickError(
                 f"Binding {host} needs a bearer token: export {settings.serve.token_env}="
@@ -99,8 +99,8 @@ def serve_command(settings, host: str | None, port: int | None, workers: int, wa
                                "wiki by itself).")
     protocol = http_protocol(settings.serve.header_timeout_s, settings.serve.max_connections,
                              settings.serve.max_connections_per_client)
-    click.echo(f"mindgraph REST on http://{host}:{port} (wiki: {settings.wiki_dir}"
-               f"{f', {workers} workers' if workers > 1 else ''})", err=True)
+    echo(f"mindgraph REST on http://{host}:{port} (wiki: {settings.wiki_dir}"
+         f"{f', {workers} workers' if workers > 1 else ''})", err=True)
     if workers == 1:
         mg = Mindgraph(settings)
         with served(mg, watch_on, watch) as watcher:

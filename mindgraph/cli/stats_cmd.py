@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from ..trust.mix import describe_mix
-from .common import emit_json, json_option, open_core, workspace_options
+from .common import echo, emit_json, json_option, open_core, workspace_options
 
 
 @click.command("stats")
@@ -19,19 +19,19 @@ def stats_command(settings, as_json: bool) -> None:
         emit_json(stats)
         return
     links = stats["links"]
-    click.echo(f"wiki      {stats['wiki']}")
-    click.echo(f"pages     {stats['pages']}  (sections {stats['sections']}, "
-               f"problems {stats['problems']})")
-    click.echo(f"links     {links['total']}  by kind: "
-               + (", ".join(f"{k} {v}" for k, v in links["by_kind"].items()) or "none"))
-    click.echo("          by resolution: "
-               + (", ".join(f"{k} {v}" for k, v in links["by_resolution"].items()) or "none"))
+    echo(f"wiki      {stats['wiki']}")
+    echo(f"pages     {stats['pages']}  (sections {stats['sections']}, "
+         f"problems {stats['problems']})")
+    echo(f"links     {links['total']}  by kind: "
+         + (", ".join(f"{k} {v}" for k, v in links["by_kind"].items()) or "none"))
+    echo("          by resolution: "
+         + (", ".join(f"{k} {v}" for k, v in links["by_resolution"].items()) or "none"))
     top = ", ".join(f"#{t['tag']} {t['pages']}" for t in stats["tags"]["top"][:6])
-    click.echo(f"tags      {stats['tags']['distinct']} distinct; top: {top or 'none'}")
-    click.echo(f"trust     {describe_mix(stats['trust'])}")
+    echo(f"tags      {stats['tags']['distinct']} distinct; top: {top or 'none'}")
+    echo(f"trust     {describe_mix(stats['trust'])}")
     raw = stats["raw"]
     states = ", ".join(f"{k} {v}" for k, v in raw["by_state"].items()) or "never ingested"
-    click.echo(f"raw       {raw['files']} files: {states}")
+    echo(f"raw       {raw['files']} files: {states}")
 
 
 def register(group: click.Group) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .common import emit_json, json_option, open_core, require_workspace, workspace_options
+from .common import echo, emit_json, json_option, open_core, require_workspace, workspace_options
 
 
 @click.command("timeline")
@@ -34,17 +34,17 @@ def timeline_command(settings, concept: str, newest_first: bool, since, until,
                f"mention it too (no date in frontmatter, text, file name or git)."
                if timeline.undated else "")
     if not timeline.entries:
-        click.echo(f"No dated note mentions {concept!r} (searched for: "
-                   f"{', '.join(timeline.terms)}).{undated}")
+        echo(f"No dated note mentions {concept!r} (searched for: "
+             f"{', '.join(timeline.terms)}).{undated}")
         return
     for entry in timeline.entries:
-        click.echo(f"{entry.date}  [{entry.date_source}]  {entry.folder}/{entry.path}")
-        click.echo(f"    {entry.snippet}")
+        echo(f"{entry.date}  [{entry.date_source}]  {entry.folder}/{entry.path}")
+        echo(f"    {entry.snippet}")
     count, total = len(timeline.entries), timeline.total
     shown = f"showing {count} of " if count < total else ""
-    click.echo(f"{shown}{total} note{'' if total == 1 else 's'} "
-               f"{'that ' if shown else ''}mention{'s' if total == 1 and not shown else ''} "
-               f"{concept!r} (terms: {', '.join(timeline.terms)}).{undated}")
+    echo(f"{shown}{total} note{'' if total == 1 else 's'} "
+         f"{'that ' if shown else ''}mention{'s' if total == 1 and not shown else ''} "
+         f"{concept!r} (terms: {', '.join(timeline.terms)}).{undated}")
 
 
 def register(group: click.Group) -> None:

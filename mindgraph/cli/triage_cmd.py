@@ -9,7 +9,7 @@ import click
 
 from ..core import Mindgraph
 from ..triage.service import relevance_for, triage
-from .common import configured_llm, emit_json, json_option, workspace_options
+from .common import configured_llm, echo, emit_json, json_option, workspace_options
 
 
 @click.command("triage")
@@ -33,7 +33,7 @@ def triage_command(settings, since: str | None, relevance: tuple[str, str] | Non
     mg = Mindgraph(settings)
     if relevance:
         block = relevance_for(mg, *relevance)
-        emit_json({"item": relevance[0], "relevance": block}) if as_json else click.echo(block)
+        emit_json({"item": relevance[0], "relevance": block}) if as_json else echo(block)
         return
     if not since:
         raise click.UsageError("Give --since YYYY-MM-DD (or --relevance ITEM_ID TITLE).")
@@ -54,8 +54,8 @@ def triage_command(settings, since: str | None, relevance: tuple[str, str] | Non
         emit_json(report.to_dict())
         return
     for note in report.notes:
-        click.echo(f"note: {note}", err=True)
-    click.echo(report.markdown(), nl=False)
+        echo(f"note: {note}", err=True)
+    echo(report.markdown(), nl=False)
 
 
 def register(group: click.Group) -> None:

@@ -8,14 +8,15 @@ from pathlib import Path
 import click
 
 from ..core import Mindgraph
-from .common import (EXIT_PROBLEMS, configured_llm, emit_json, emit_run, json_option,
-                     workspace_options)
+from .common import (EXIT_PROBLEMS, configured_llm, echo, emit_json, emit_run, json_option,
+                     terminal_safe, workspace_options)
 
 
 @click.command("verify")
 @click.argument("pages", nargs=-1)
 @click.option("--due", is_flag=True,
-              help="Only pages that are stale, never verified, or due within 7 days.")
+              help="Only pages that are stale, never verified, due within 7 days, or whose "
+                   "record quotes a file out of their scope's reach.")
 @click.option("--validator", type=click.Choice(["offline", "llm"]), default="offline",
               show_default=True, help="Who judges the claims: the offline validator, or the "
                                       "LLM configured under compile (provider, model, key).")
@@ -47,7 +48,7 @@ def verify_command(settings, pages: tuple[str, ...], due: bool, validator: str,
         run = result.run
         emit_run(run, as_json)
         if not result.applied:
-            raise click.ClickException(run.reason)
+            raise click.ClickException(terminal_safe(run.reason))
         return
     if digest:
         raise click.UsageError("--approve goes with --apply PLAN.")
@@ -59,27 +60,27 @@ def verify_command(settings, pages: tuple[str, ...], due: bool, validator: str,
         return
     counts = {v: sum(1 for p in planned.verdicts if p.verdict == v)
               for v in ("pass", "warn", "fail", "unverifiable")}
-    click.echo(f"checked {len(planned.verdicts) + planned.unchanged} page(s) "
-               f"({planned.plan.validator}): "
-               + ", ".join(f"{k} {n}" for k, n in counts.items())
-               + (f", unchanged {planned.unchanged}" if planned.unchanged else ""))
+    echo(f"checked {len(planned.verdicts) + planned.unchanged} page(s) "
+         f"({planned.plan.validator}): "
+         + ", ".join(f"{k} {n}" for k, n in counts.items())
+         + (f", unchanged {planned.unchanged}" if planned.unchanged else ""))
     for verdict in planned.verdicts:
         if verdict.verdict == "pass":
             continue
         record = verdict.verification
-        click.echo(f"  {verdict.verdict:<12} {verdict.path}: {verdict.supported}/"
-                   f"{verdict.claims} claims supported → L{record.level} {record.status}")
+        echo(f"  {verdict.verdict:<12} {verdict.path}: {verdict.supported}/"
+             f"{verdict.claims} claims supported → L{record.level} {record.status}")
     for path, why in planned.skipped:
-        click.echo(f"  skipped      {path}: {why}")
+        echo(f"  skipped      {path}: {why}")
     _echo_evidence(planned)
     if planned.path is None:
-        click.echo(f"nothing to write: {planned.unchanged} page(s) already hold these records; "
-                   f"no plan saved.")
+        echo(f"nothing to write: {planned.unchanged} page(s) already hold these records; "
+             f"no plan saved.")
         return
     plan = _shown(planned.path)
-    click.echo(f"plan    {plan} ({len(planned.plan.targets)} page(s); nothing written yet)")
-    click.echo(f"digest  {planned.plan.digest}")
-    click.echo(f"apply   mindgraph verify --apply {plan} --approve {planned.plan.digest}")
+    echo(f"plan    {plan} ({len(planned.plan.targets)} page(s); nothing written yet)")
+    echo(f"digest  {planned.plan.digest}")
+    echo(f"apply   mindgraph verify --apply {plan} --approve {planned.plan.digest}")
 
 
 LACKED_SHOWN = 5
@@ -91,22 +92,42 @@ def _echo_evidence(planned) -> None:
     outcomes = Counter(f"L{v.verification.level} {v.verification.status}"
                        for v in planned.verdicts)
     if outcomes:
-        click.echo("records  " + ", ".join(f"{k} {n}" for k, n in sorted(outcomes.items())))
+        echo("records  " + ", ".join(f"{k} {n}" for k, n in sorted(outcomes.items())))
     if planned.evidence:
-        click.echo("evidence " + ", ".join(f"{k} {n}" for k, n in planned.evidence.items()))
+        echo("evidence " + ", ".join(f"{k} {n}" for k, n in planned.evidence.items()))
+    _echo_refused(planned.refused)
+    refused = {(r.page, r.ref) for r in planned.refused}
     lacked: dict[str, list[tuple[str, str]]] = {}
     for verdict in planned.verdicts:
         for source in verdict.evidence.sources:
-            if not source.available:
+            if not source.available and (verdict.path, source.ref) not in refused:
                 lacked.setdefault(source.reason, []).append((source.ref, verdict.path))
     for reason, items in lacked.items():
         pages = len({page for _, page in items})
-        click.echo(f"  lacked       {len(items)} source(s) on {pages} page(s): {reason}")
+        echo(f"  lacked       {len(items)} source(s) on {pages} page(s): {reason}")
         for ref, page in items[:LACKED_SHOWN]:
-            click.echo(f"               {ref} ({page})")
+            echo(f"               {ref} ({page})")
         if len(items) > LACKED_SHOWN:
-            click.echo(f"               ... and {len(items) - LACKED_SHOWN} more (--json "
-                       f"has all)")
+            echo(f"               ... and {len(items) - LACKED_SHOWN} more (--json "
+                 f"has all)")
+
+
+def _echo_refused(refused) -> None:
+    """The files pages cite that they may not read (another scope, the state folder, the
+    configuration, outside raw/ and wiki/): each one, with the page, where it points and both
+    scopes, so that a citation across scopes is seen before the plan is approved. None of
+    them counts as evidence."""
+    if not refused:
+        return
+    pages = len({r.page for r in refused})
+    echo(f"  refused      {len(refused)} cited file(s) on {pages} page(s), not read and "
+         f"not counted as evidence:")
+    for item in refused:
+        page = f"{item.page} ({item.page_scope})" if item.page_scope else item.page
+        target = f"{item.target} ({item.target_scope})" if item.target_scope else item.target
+        why = item.reason.removesuffix("; not read").split(":", 1)[0].removeprefix("is ")
+        why = why.replace(f" ({item.page_scope})", "")
+        echo(f"               {target}, cited by {page}: {why}")
 
 
 def _shown(path: Path) -> Path:
@@ -128,22 +149,22 @@ def audit_command(settings, fail_under: float | None, as_json: bool) -> None:
     if as_json:
         emit_json(report.to_dict())
     else:
-        click.echo(f"pages             {report.pages}")
-        click.echo(f"evidence-capable  {report.evidence_capable}")
-        click.echo(f"fresh L2          {report.fresh_l2}")
-        click.echo(f"coverage          {report.coverage_pct:.2f}%")
-        click.echo(f"threshold         {report.threshold_count} "
-                   f"({report.threshold_pct:g}%), surplus {report.surplus}")
-        click.echo("levels            " + ", ".join(f"{k} {v}"
-                                                    for k, v in report.by_level.items()))
-        click.echo(f"stale             {report.stale_pages}: " + ", ".join(
+        echo(f"pages             {report.pages}")
+        echo(f"evidence-capable  {report.evidence_capable}")
+        echo(f"fresh L2          {report.fresh_l2}")
+        echo(f"coverage          {report.coverage_pct:.2f}%")
+        echo(f"threshold         {report.threshold_count} "
+             f"({report.threshold_pct:g}%), surplus {report.surplus}")
+        echo("levels            " + ", ".join(f"{k} {v}"
+                                              for k, v in report.by_level.items()))
+        echo(f"stale             {report.stale_pages}: " + ", ".join(
             f"{k} {v}" for k, v in report.stale.items()))
-        click.echo("due               " + ", ".join(f"{k} {v}" for k, v in report.due.items()))
+        echo("due               " + ", ".join(f"{k} {v}" for k, v in report.due.items()))
         for path in report.disputed:
-            click.echo(f"disputed          {path}")
+            echo(f"disputed          {path}")
     if fail_under is not None and report.coverage_pct < fail_under:
-        click.echo(f"coverage {report.coverage_pct:.2f}% is under --fail-under "
-                   f"{fail_under:g}%", err=True)
+        echo(f"coverage {report.coverage_pct:.2f}% is under --fail-under "
+             f"{fail_under:g}%", err=True)
         raise SystemExit(EXIT_PROBLEMS)
 
 
@@ -157,12 +178,12 @@ def runs_command(settings, as_json: bool) -> None:
         emit_json(runs)
         return
     if not runs:
-        click.echo("no verification runs yet; `mindgraph verify` makes a plan.")
+        echo("no verification runs yet; `mindgraph verify` makes a plan.")
     for run in runs:
-        click.echo(f"{run.get('finished', '')}  {run.get('run_id', '')}  "
-                   f"{run.get('kind', ''):<5}  {run.get('process_status', ''):<8}  "
-                   f"{run.get('result_status', ''):<18}  {run.get('targets', 0):>4} page(s)  "
-                   f"{str(run.get('digest', ''))[:16]}  {run.get('reason', '')}".rstrip())
+        echo(f"{run.get('finished', '')}  {run.get('run_id', '')}  "
+             f"{run.get('kind', ''):<5}  {run.get('process_status', ''):<8}  "
+             f"{run.get('result_status', ''):<18}  {run.get('targets', 0):>4} page(s)  "
+             f"{str(run.get('digest', ''))[:16]}  {run.get('reason', '')}".rstrip())
 
 
 def register(group: click.Group) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ..usage import summarise
-from .common import emit_json, json_option, open_core, require_workspace, workspace_options
+from .common import echo, emit_json, json_option, open_core, require_workspace, workspace_options
 
 
 @click.command("usage")
@@ -25,22 +25,22 @@ def usage_command(settings, top: int, slow_ms: float, as_json: bool) -> None:
         return
     if not summary["queries"] and not summary["lookups"]:
         where = log.path or "nowhere (serve.usage_log is empty)"
-        click.echo(f"No queries logged yet (log: {where}).")
+        echo(f"No queries logged yet (log: {where}).")
         return
     latency = summary["latency_ms"]
     queries, looked = summary["queries"], summary["lookups"]
     lookups = f" and {looked} lookup{'s' * (looked != 1)}" if looked else ""
-    click.echo(f"{queries} quer{'ies' if queries != 1 else 'y'}{lookups}; latency median "
-               f"{latency['median']} ms, "
-               f"p95 {latency['p95']} ms; by interface: "
-               + ", ".join(f"{k} {v}" for k, v in summary["interfaces"].items()))
+    echo(f"{queries} quer{'ies' if queries != 1 else 'y'}{lookups}; latency median "
+         f"{latency['median']} ms, "
+         f"p95 {latency['p95']} ms; by interface: "
+         + ", ".join(f"{k} {v}" for k, v in summary["interfaces"].items()))
     for title, key in (("Top queries", "top_queries"), ("Zero results", "zero_result_queries")):
-        click.echo(f"\n{title}:")
+        echo(f"\n{title}:")
         for item in summary[key] or [{"query": "(none)", "count": 0}]:
-            click.echo(f"  {item['count']:>5}  {item['query']}")
-    click.echo(f"\nSlow (>= {slow_ms:g} ms):")
+            echo(f"  {item['count']:>5}  {item['query']}")
+    echo(f"\nSlow (>= {slow_ms:g} ms):")
     for item in summary["slow_queries"] or [{"query": "(none)", "latency_ms": ""}]:
-        click.echo(f"  {item['latency_ms']:>8}  {item['query']}")
+        echo(f"  {item['latency_ms']:>8}  {item['query']}")
 
 
 def register(group: click.Group) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import signal
 import sys
 from collections.abc import Callable, Iterator
@@ -14,7 +13,8 @@ from typing import Any
 import click
 
 from ..core import Mindgraph
-from .common import json_option, require_workspace, workspace_options
+from .common import (echo, emit_json, json_option, require_workspace, terminal_safe,
+                     workspace_options)
 
 
 def watch_flag(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -78,8 +78,10 @@ def served(mg: Mindgraph, watch_on: bool, options: dict[str, Any]) -> Iterator[A
 
 def _printer(as_json: bool, err: bool) -> Callable[[Any], None]:
     def emit(record: Any) -> None:
-        text = json.dumps(record.to_dict(), ensure_ascii=False) if as_json else record.line()
-        click.echo(text, err=err)
+        if as_json:
+            emit_json(record.to_dict(), indent=None, err=err)
+        else:
+            echo(record.line(), err=err)
     return emit
 
 
@@ -100,12 +102,12 @@ def watch_command(settings, watch: dict[str, Any], as_json: bool) -> None:
     mg = Mindgraph(settings)
     watcher = Watcher(mg, on_run=_printer(as_json, err=False), **watch)
     if as_json:
-        click.echo(json.dumps({"event": "watching", "raw": str(settings.raw_dir),
-                               "wiki": str(settings.wiki_dir),
-                               "backend": watcher.source.backend}, ensure_ascii=False))
+        emit_json({"event": "watching", "raw": str(settings.raw_dir),
+                   "wiki": str(settings.wiki_dir), "backend": watcher.source.backend},
+                  indent=None)
     else:
-        click.echo(f"Watching {settings.raw_dir} and {settings.wiki_dir} "
-                   f"({watcher.source.backend}); Ctrl-C stops.", err=True)
+        echo(f"Watching {settings.raw_dir} and {settings.wiki_dir} "
+             f"({watcher.source.backend}); Ctrl-C stops.", err=True)
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         watcher.run()
@@ -116,7 +118,7 @@ def watch_command(settings, watch: dict[str, Any], as_json: bool) -> None:
         watcher.stop(timeout=5)
         mg.close()
     if watcher.status.state == "failed":
-        raise click.ClickException(watcher.status.error or "the watcher failed")
+        raise click.ClickException(terminal_safe(watcher.status.error or "the watcher failed"))
     sys.stdout.flush()
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from ..config import Settings
+from ..fsutil import keep_file_digests
 
 if TYPE_CHECKING:
     from ..graph.build import KnowledgeGraph
@@ -58,6 +59,7 @@ class WarmIndexes:
     def __init__(self, settings: Settings, *, auto_refresh: bool = True):
         self.settings = settings
         self.auto_refresh = auto_refresh
+        keep_file_digests(settings.state_dir)      # pinned model and dictionary files
         self._lock = threading.RLock()
         self._cache: PageCache | None = None
         self._vault: Vault | None = None

@@ -88,8 +88,8 @@ class Services(WarmIndexes):
         from ..scopes.check import unscoped_findings
 
         vault = self.vault()
-        return unscoped_findings(self.trust.with_trust(check_vault(vault, self.settings.raw_dir),
-                                                       vault), self.scopes, vault.pages)
+        report = check_vault(vault, self.settings.raw_dir, self._raw_visible)
+        return unscoped_findings(self.trust.with_trust(report, vault), self.scopes, vault.pages)
 
     def calibrate_recency(self, questions: Iterable[Any] = ()) -> Fit:
         """The recency λ (and evergreen pages) the usage log and ``questions`` argue for."""
@@ -109,7 +109,7 @@ class Services(WarmIndexes):
         """What a careful editor would flag in the wiki (mindgraph/lint/), read-only."""
         from ..lint.service import lint_workspace
 
-        return lint_workspace(self.vault(), self.settings, judge)  # type: ignore[arg-type]
+        return lint_workspace(self.vault(), self.settings, judge, self._raw_visible)
 
     def coverage(self, codebase: str | Path, *, service_level: bool = False,
                  excludes: tuple[str, ...] = (), default_excludes: bool = True,

@@ -88,24 +88,22 @@ class DocumentService:
                              for s in page.sections]}
 
     def links(self, view: Any, doc_id: str) -> dict[str, Any]:
-        """Outbound links and backlinks of a document, each with its kind; links to or from
-        pages the caller cannot see are left out."""
+        """Outbound links and backlinks of a document, each with its kind, as the caller's
+        view resolves them: a link to a page it cannot see is "missing", as one to no page
+        is; backlinks from such pages are left out."""
         return self.links_of(view, [doc_id])[doc_id]
 
     def links_of(self, view: Any, doc_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
-        """``links`` of many documents at once (one pass over the wiki's links)."""
-        vault = self.mg.vault()
+        """``links`` of many documents at once (one pass over the view's links)."""
+        vault = self.mg.as_identity(view.identity).vault()  # resolves among the view's pages
         wanted = {doc_id: self._page(view, doc_id) for doc_id in dict.fromkeys(doc_ids)}
         by_path = {page.path: doc_id for doc_id, page in wanted.items()}
-        seen = {p.path for p in self._visible(view)}
         result = {doc_id: {"id": doc_id, "page": page.path, "outbound": [], "backlinks": []}
                   for doc_id, page in wanted.items()}
         for source, link, res in vault.resolved_links():
-            if link.is_attachment or link.is_self or source.path not in seen:
+            if link.is_attachment or link.is_self:
                 continue
             target = res.target if res.status == "resolved" else None
-            if target is not None and target not in seen:
-                continue            # a page the caller cannot see: not even as a link
             entry = {"kind": link.relation, "syntax": link.syntax, "line": link.line,
                      "section": link.section_id, "context": link.context,
                      "link_id": link.link_id,

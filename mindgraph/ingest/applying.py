@@ -44,7 +44,8 @@ class ApplySteps:
             self.state.transition(note.file.path, "pending", sha256=note.sha256,
                                   key=self._key(note) if note.sha256 else "",
                                   compiler=self.compiler.identity, title=note.title,
-                                  aliases=note.aliases, moved_from=note.moved_from,
+                                  aliases=note.aliases, language=note.language,
+                                  moved_from=note.moved_from,
                                   **self._scanned(note, index), **self.reader.stat(note))
         self._commit(final=True)
         ready = []

@@ -5,18 +5,19 @@ heading, a callout title, a URL, an HTML tag, a tag or a comment; pages the note
 links to are left alone. In Chinese and Japanese, which have no spaces, a mention must start
 and end on word boundaries (``mindgraph.text.cjk``) and never cut a katakana compound:
 プレビューモード does not link ビュー, クレジットカード does not link クレジット. Matching ignores case but the text keeps its case:
-``[[Target|text as written]]`` (with an escaped pipe inside tables).
+``[[Target|text as written]]`` (with an escaped pipe inside tables). In a vault with pages in
+several languages a mention links only to a page in the note's language (``TitleIndex.target``).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from ..page.links import MDLINK_RE, WIKILINK_RE
 from ..page.markdown import mask_code, mask_comments
 from ..text.cjk import CJK_RUN, KATAKANA, text_hint, word_bounds
-from .index import TitleIndex
+from .index import TitleIndex, latin_word_goes_on
 from .normalise import heading_of
 
 # Each span that must not be linked, with the strings one of which it cannot match without
@@ -52,44 +53,68 @@ def add_links(body: str, source_path: str, index: TitleIndex,
     if index.pattern is None or not body:
         return body, []
     lines = body.split("\n")
-    masked = mask_code(mask_comments(body).split("\n"))
     linked = set(already_linked) | {source_path}
     added: list[str] = []
     edits: dict[int, list[tuple[int, int, str]]] = {}
-    hint = text_hint(body)
-    for number, line in enumerate(masked):
-        if not line.strip() or heading_of(lines[number]) is not None \
-                or _CALLOUT_RE.match(line):
+    for number, match, masked in _found(body, index):
+        target = index.target(match.group(0), source_path)
+        if target is None or target in linked:
             continue
-        searchable = _protect(line)
-        bounds: set[int] | None = None
-        for found in index.pattern.finditer(searchable):
-            match: re.Match[str] | None = found
-            if _cuts_cjk_word(lines[number], found.start(), found.end(), None):
-                if bounds is None:
-                    bounds = word_bounds(lines[number], hint)
-                match = _on_word_bounds(index.pattern, searchable, found, bounds)
-                if match is None:
-                    continue
-            term = match.group(0)
-            target = index.target(term, source_path)
-            if target is None or target in linked:
-                continue
-            name = index.link_target(target, source_path)
-            if any(ch in name for ch in UNLINKABLE):   # Obsidian cannot link to this name
-                continue
-            linked.add(target)
-            added.append(target)
-            written = lines[number][match.start():match.end()]
-            edits.setdefault(number, []).append(
-                (match.start(), match.end(), _link(name, written,
-                                                   bool(_TABLE_RE.match(line)))))
+        name = index.link_target(target, source_path)
+        if any(ch in name for ch in UNLINKABLE):   # Obsidian cannot link to this name
+            continue
+        linked.add(target)
+        added.append(target)
+        written = lines[number][match.start():match.end()]
+        edits.setdefault(number, []).append(
+            (match.start(), match.end(), _link(name, written,
+                                               bool(_TABLE_RE.match(masked)))))
     for number, changes in edits.items():
         text = lines[number]
         for start, end, replacement in sorted(changes, reverse=True):
             text = text[:start] + replacement + text[end:]
         lines[number] = text
     return "\n".join(lines), added
+
+
+def find_mentions(body: str, index: TitleIndex) -> Iterator[tuple[int, re.Match[str]]]:
+    """(line number, match) of every mention ``add_links`` may link, in order.
+
+    The terms are matched in each line as written, exactly as ``TitleIndex.scan_mentions``
+    matches them in the whole note, and a match that touches a protected span (code, a
+    link, a URL, ...) is dropped: matching in the line with those spans blanked instead
+    found mentions the scan did not ("Sync" in ``Synchttps://...``, "Beta Gamma" in
+    ``www.alpha Beta Gamma``), so adding their page did not relink the note. A mention
+    shortened to CJK word boundaries is one of the shorter terms the scan adds."""
+    for number, match, _ in _found(body, index):
+        yield number, match
+
+
+def _found(body: str, index: TitleIndex) -> Iterator[tuple[int, re.Match[str], str]]:
+    """``find_mentions``, each with its line masked (code and comments blanked)."""
+    if index.pattern is None or not body:
+        return
+    lines = body.split("\n")
+    masked = mask_code(mask_comments(body).split("\n"))
+    hint = text_hint(body)
+    for number, line in enumerate(masked):
+        if not line.strip() or heading_of(lines[number]) is not None \
+                or _CALLOUT_RE.match(line):
+            continue
+        original = lines[number]
+        searchable = _protect(line)
+        bounds: set[int] | None = None
+        for found in index.pattern.finditer(original):
+            if searchable[found.start():found.end()] != found.group(0):
+                continue                    # inside code, a link, a URL, a tag, ...
+            match: re.Match[str] | None = found
+            if _cuts_cjk_word(original, found.start(), found.end(), None):
+                if bounds is None:
+                    bounds = word_bounds(original, hint)
+                match = _on_word_bounds(index.pattern, original, found, bounds)
+                if match is None:
+                    continue
+            yield number, match, line
 
 
 def _cuts_cjk_word(line: str, start: int, end: int, bounds: set[int] | None) -> bool:
@@ -107,17 +132,16 @@ def _cuts_cjk_word(line: str, start: int, end: int, bounds: set[int] | None) -> 
     return False
 
 
-def _on_word_bounds(pattern: re.Pattern[str], searchable: str, match: re.Match[str],
+def _on_word_bounds(pattern: re.Pattern[str], line: str, match: re.Match[str],
                     bounds: set[int]) -> re.Match[str] | None:
     """The longest mention starting where ``match`` does that cuts no CJK word, or None."""
     line_ends = sorted((e for e in bounds if match.start() < e <= match.end()), reverse=True)
     ends = [match.end()] + [e for e in line_ends if e != match.end()]
     for end in ends:
-        after = searchable[end:end + 1]
-        if after.isalnum() and not CJK_RUN.match(after):     # a Latin word goes on
+        if latin_word_goes_on(line[end:end + 1]):     # a Latin word goes on
             continue
-        shorter = pattern.fullmatch(searchable, match.start(), end)
-        if shorter is not None and not _cuts_cjk_word(searchable, match.start(), end, bounds):
+        shorter = pattern.fullmatch(line, match.start(), end)
+        if shorter is not None and not _cuts_cjk_word(line, match.start(), end, bounds):
             return shorter
     return None
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..fsutil import sha256_bytes
+from ..page.language import prose_language
 from ..page.parse import parse_page
 from .frontmatter_warnings import field_warnings, unclosed_opener, unclosed_warning, \
     without_opener
@@ -41,6 +42,7 @@ class Note:
     page: Any = None
     title: str = ""
     aliases: tuple[str, ...] = ()
+    language: str = ""        # prose_language of its title and body (the title index's)
     empty: bool = False
     mentions: tuple[str, ...] = ()
     rescanned: bool = False
@@ -81,14 +83,16 @@ class NoteReader:
         if self.unchanged(file, record):
             assert record is not None
             note.sha256, note.title, note.aliases = record.sha256, record.title, record.aliases
+            note.language = record.language
             note.unread = True
             return note
         self._read(note)
         if note.text is None:
             return note
         if record is not None and record.sha256 == note.sha256 and record.title \
-                and record.status == "ingested":
+                and record.language and record.status == "ingested":
             note.title, note.aliases = record.title, record.aliases
+            note.language = record.language
         else:
             parse(note)
         return note
@@ -96,7 +100,7 @@ class NoteReader:
     def unchanged(self, file: RawFile, record: FileState | None) -> bool:
         """True when ``file`` has the stat its ingested record was made with: not read."""
         return self.trust_stat and record is not None and record.status == "ingested" \
-            and bool(record.title and record.sha256 and record.stat) \
+            and bool(record.title and record.language and record.sha256 and record.stat) \
             and record.stat == _stat(file)
 
     def text(self, note: Note) -> str | None:
@@ -145,6 +149,7 @@ def parse(note: Note) -> None:
             note.warnings = tuple(field_warnings(note.file.path, note.text,
                                                  note.page.frontmatter, note.page.body_line))
         note.title, note.aliases = note.page.title, tuple(note.page.aliases)
+        note.language = prose_language(note.page.title, note.page.body)
         if note.page.frontmatter_error:
             note.error = note.page.frontmatter_error.replace(note.wiki_path, note.file.path, 1)
 
@@ -163,6 +168,6 @@ def resolve_collisions(notes: list[Note]) -> None:
             rank.get(os.path.splitext(n.file.path)[1].lower(), 9), n.file.path))
         for note in others:
             note.error = (f"{note.file.path}: compiles to the same wiki page as "
-                          f"{owner.file.path} ({owner.wiki_path}); rename one "
+                          f"{owner.file.path} (wiki/{owner.wiki_path}); rename one "
                           f"of the two notes.")
             note.wiki_path = ""

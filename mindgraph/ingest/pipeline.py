@@ -263,7 +263,8 @@ class _Run(TargetedSteps, ApplySteps, Bookkeeping):
         index = TitleIndex(
             IndexEntry(n.wiki_path, n.title,
                        n.aliases + tuple(dict.fromkeys(t for t in before.get(n.wiki_path, ())
-                                                       if t and t.casefold() not in taken)))
+                                                       if t and t.casefold() not in taken)),
+                       n.language)
             for n in usable)
         memo = {} if self.force else self.state.index     # --force trusts no memo
         index.recall(memo)                  # the terms digest, if these entries had it
@@ -319,6 +320,8 @@ class _Run(TargetedSteps, ApplySteps, Bookkeeping):
         if record.wiki != note.wiki_path or not self.wiki.exists(note.wiki_path):
             return False
         changes: dict[str, Any] = self.reader.stat(note) if not note.unread else {}
+        if note.language != record.language:    # a record from before languages were kept
+            changes["language"] = note.language
         if self.compiler.links_in_key:
             links_index = self._links_index(note, index)
             if links_index.digest != record.links_index:
@@ -348,9 +351,9 @@ class _Run(TargetedSteps, ApplySteps, Bookkeeping):
                                                  note.wiki_path))
         for path in gone:
             record = self.state.files[path]
-            verdict = removal_verdict(self.wiki, self.state, path, record)
-            self.outcomes.append(FileOutcome(path, verdict[0], "would " + verdict[1],
-                                             record.wiki))
+            status, reason = removal_verdict(self.wiki, self.state, path, record,
+                                             dry_run=True)
+            self.outcomes.append(FileOutcome(path, status, reason, record.wiki))
 
     def _links_index(self, note: Note, index: TitleIndex) -> TitleIndex:
         """The title index ``note`` may link into: with scopes configured, only the pages

@@ -13,15 +13,18 @@ from .wikifs import WikiWriter
 
 
 def removal_verdict(wiki: WikiWriter, state: IngestState, path: str,
-                    record: Any) -> tuple[Outcome, str]:
-    """("removed" | "kept", reason) for the page of a raw note that is gone."""
+                    record: Any, dry_run: bool = False) -> tuple[Outcome, str]:
+    """("removed" | "kept", reason) for the page of a raw note that is gone; with
+    ``dry_run``, what would be done."""
     data = wiki.read(record.wiki) if record.wiki else None
     if data is None or state.ingested_elsewhere(path, record.wiki):
         return "removed", "raw note deleted; it had no wiki page of its own."
     if written_by_us(data, record):
-        return "removed", f"raw note deleted; removed wiki/{record.wiki}."
+        removed = "would remove" if dry_run else "removed"
+        return "removed", f"raw note deleted; {removed} wiki/{record.wiki}."
+    kept = "would keep it and mark it" if dry_run else "kept it and marked it"
     return "kept", (f"raw note deleted, but wiki/{record.wiki} was edited by hand after "
-                    f"mindgraph wrote it: kept it and marked it source_deleted: true. "
+                    f"mindgraph wrote it: {kept} source_deleted: true. "
                     f"Delete it yourself if it is no longer needed.")
 
 

@@ -17,6 +17,17 @@ class FileOutcome:
     reason: str = ""
     wiki: str = ""     # wiki-relative page path, when there is one
 
+    @property
+    def message(self) -> str:
+        """The reason naming the file once: as it is when it starts with the path (a
+        failure's ``path:line: ...``), else after ``path: ``; the path alone without one.
+        A reason of several lines (a warning each) keeps them."""
+        if not self.reason:
+            return self.path
+        if self.reason.startswith(self.path + ":"):
+            return self.reason
+        return f"{self.path}: {self.reason}"
+
 
 @dataclass(frozen=True)
 class IngestReport:

@@ -72,6 +72,7 @@ class FileState:
     wiki_sha256: str = ""     # SHA-256 of the page as we wrote it (tells a person's edit)
     title: str = ""           # cached for the title index, so unchanged notes are not parsed
     aliases: tuple[str, ...] = ()
+    language: str = ""        # its prose language, for the title index (page/language.py)
     error: str = ""
     signature: str = ""       # MinHash of the note's word shingles (tells a moved note)
     moved_from: str = ""      # raw path this note is moving from (until it is ingested)

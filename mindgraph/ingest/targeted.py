@@ -9,8 +9,8 @@ same pending → ingested steps, so as crash-safe as a full run).
 That is exact only while no other note's page can change, that is while the title index is
 the same: so a targeted run is refused (and the caller runs the full path, which relinks what
 a title concerns) when a path is new, gone or moved (no record of an ingested note at it, or
-no file now), when a note's title or aliases changed, when a note cannot be read or compiled
-or became empty, when its new mentions change which terms are generic, when a scan limit held
+no file now), when a note's title, aliases or language changed, when a note cannot be read or
+compiled or became empty, when its new mentions change which terms are generic, when a scan limit held
 notes back or would now, when scopes are configured (a note's scope decides who may link to
 it), and when the process has no full run to start from. ``plan`` says which, in words.
 """
@@ -103,6 +103,8 @@ class TargetedSteps:
                 return f"{path} cannot be compiled now, or is empty"
             if (note.title, tuple(note.aliases)) != (record.title, tuple(record.aliases)):
                 return f"{path}: its title or aliases changed"
+            if note.language != record.language:    # which pages may link to it changed
+                return f"{path}: its language changed"
             if record.sha256 == note.sha256 and record.terms == index.terms_digest:
                 note.mentions = record.mentions
             else:

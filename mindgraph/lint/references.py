@@ -2,14 +2,15 @@
 (the raw notes a page was compiled from, files it cites as its sources) that are gone.
 
 Broken links and missing attachments are ``check``'s; these are the references a link check
-does not see.
+does not see. In a scoped view (``seen``) a file the view does not see "does not exist", in
+the words of one that does not: which of the two it is shows nowhere.
 """
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from ..page.markdown import mask_code
 from ..page.model import Page
@@ -20,10 +21,12 @@ _FOOTNOTE_DEF = re.compile(r"^\s{0,3}\[\^([^\]\s]+)\]:")
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.I)
 
 
-def reference_findings(page: Page, raw_dir: Path, workspace: Path) -> Iterator[LintFinding]:
-    """Footnote references without a definition, and source files that do not exist."""
+def reference_findings(page: Page, raw_dir: Path, workspace: Path,
+                       seen: Callable[[Path], bool] | None = None) -> Iterator[LintFinding]:
+    """Footnote references without a definition, and source files that do not exist (or,
+    with ``seen``, that it does not accept: a view's files only)."""
     yield from _footnotes(page)
-    yield from _sources(page, raw_dir, workspace)
+    yield from _sources(page, raw_dir, workspace, seen)
 
 
 def _footnotes(page: Page) -> Iterator[LintFinding]:
@@ -43,7 +46,8 @@ def _footnotes(page: Page) -> Iterator[LintFinding]:
                 f"Add a line '[^{label}]: <the source>' to the page, or remove the citation.")
 
 
-def _sources(page: Page, raw_dir: Path, workspace: Path) -> Iterator[LintFinding]:
+def _sources(page: Page, raw_dir: Path, workspace: Path,
+             seen: Callable[[Path], bool] | None) -> Iterator[LintFinding]:
     for key, path in _source_paths(page.frontmatter):
         if _URL.match(path):
             continue
@@ -54,7 +58,7 @@ def _sources(page: Page, raw_dir: Path, workspace: Path) -> Iterator[LintFinding
                 "dangling-reference", page.path, "lead", 0,
                 f"'{key}' names {path!r}, which is outside the workspace.",
                 f"Name a file inside the workspace in '{key}', or remove the entry.")
-        elif not target.is_file():
+        elif not target.is_file() or (seen is not None and not seen(target)):
             shown = f"raw/{path}" if base == raw_dir else path
             yield LintFinding(
                 "dangling-reference", page.path, "lead", 0,

@@ -25,8 +25,9 @@ LLM_JACCARD = 0.5     # how similar two statements must be for the LLM judge to 
 
 
 def lint_vault(vault: Vault, raw_dir: Path, workspace: Path, *, judge: Judge | None = None,
-               judge_name: str = "") -> LintReport:
-    """Every finding over ``vault``, in rule order, then page and line order."""
+               judge_name: str = "", seen: Callable[[Path], bool] | None = None) -> LintReport:
+    """Every finding over ``vault``, in rule order, then page and line order; ``seen`` (a
+    scoped view's) says which files it sees, for the references to files."""
     pages = [vault.pages[p] for p in sorted(vault.pages)]
     statements = {p.path: page_statements(p) for p in pages}
     every = [s for p in pages for s in statements[p.path]]
@@ -36,7 +37,7 @@ def lint_vault(vault: Vault, raw_dir: Path, workspace: Path, *, judge: Judge | N
     for page in pages:
         findings.extend(summary_findings(page, statements[page.path],
                                          dated=dates[page.path] is not None))
-        findings.extend(reference_findings(page, raw_dir, workspace))
+        findings.extend(reference_findings(page, raw_dir, workspace, seen))
     conflicts, judged_by = list(conflicting_facts(every, dates)), "offline"
     if judge is not None:
         try:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from pathlib import Path
+from typing import Callable, Literal
 
 from ..config import Settings
 from ..errors import InputError
@@ -14,10 +15,13 @@ from .run import lint_vault
 JudgeChoice = Literal["auto", "offline", "llm"]
 
 
-def lint_workspace(vault: Vault, settings: Settings, judge: JudgeChoice = "auto") -> LintReport:
+def lint_workspace(vault: Vault, settings: Settings, judge: JudgeChoice | str = "auto",
+                   visible: Callable[[str], bool] | None = None) -> LintReport:
     """Every finding over the wiki. ``judge``: "offline" never calls a model; "llm" needs
     compile.provider set (InputError naming the key otherwise); "auto" uses the LLM when one
-    is configured."""
+    is configured. ``visible``: a scoped view's (which files of raw/ and wiki/ it sees, by
+    their path there); a file it does not see is one that does not exist."""
+    seen = None if visible is None else files_seen(settings, visible)
     provider = None
     if judge != "offline":
         from ..providers.llm.factory import make_llm_provider
@@ -27,7 +31,22 @@ def lint_workspace(vault: Vault, settings: Settings, judge: JudgeChoice = "auto"
             raise InputError(f"judge=llm needs an LLM: set compile.provider (anthropic, gemini or "
                              f"openai) in {settings.source}, or use the offline judge.")
     if provider is None:
-        return lint_vault(vault, settings.raw_dir, settings.base_dir)
+        return lint_vault(vault, settings.raw_dir, settings.base_dir, seen=seen)
     llm = LLMJudge(provider)
     return lint_vault(vault, settings.raw_dir, settings.base_dir, judge=llm,
-                      judge_name=llm.identity)
+                      judge_name=llm.identity, seen=seen)
+
+
+def files_seen(settings: Settings, visible: Callable[[str], bool]) -> Callable[[Path], bool]:
+    """Does a scoped view see the file at this (resolved) path? In raw/ and wiki/, the files
+    ``visible`` accepts (by their path there); in the state folder none; elsewhere in the
+    workspace any (as `coverage` reads them)."""
+    state = settings.state_dir.resolve()
+    roots = (settings.raw_dir.resolve(), settings.wiki_dir.resolve())
+
+    def seen(path: Path) -> bool:
+        if path.is_relative_to(state):
+            return False
+        root = next((r for r in roots if path.is_relative_to(r)), None)
+        return root is None or visible(path.relative_to(root).as_posix())
+    return seen

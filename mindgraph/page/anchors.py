@@ -13,7 +13,7 @@ import os
 import posixpath
 import re
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 from .markdown import find_headings, mask_code, mask_comments
 from .model import Page
@@ -61,10 +61,12 @@ class PageAnchors:
 class AttachmentFiles:
     """The non-markdown files under some folders, by relative path and by file name (the
     folders are walked on the first question, so a vault without attachment links costs
-    nothing)."""
+    nothing). With ``visible``, only the files whose path (relative to their folder) it
+    accepts: a scoped view finds no file of a scope it does not see, as if there were none."""
 
-    def __init__(self, roots: Iterable[Path]):
+    def __init__(self, roots: Iterable[Path], visible: Callable[[str], bool] | None = None):
         self.roots = tuple(roots)
+        self.visible = visible
         self._paths: set[str] | None = None
         self._names: set[str] = set()
 
@@ -75,8 +77,11 @@ class AttachmentFiles:
                 dirs[:] = [d for d in dirs if d not in _SKIP_DIRS and not d.startswith(".")]
                 rel = Path(folder).relative_to(root).as_posix()
                 for name in files:
-                    if not name.lower().endswith((".md", ".markdown")):
-                        paths.add(posixpath.normpath(posixpath.join(rel, name)).lower())
+                    if name.lower().endswith((".md", ".markdown")):
+                        continue
+                    path = posixpath.normpath(posixpath.join(rel, name))
+                    if self.visible is None or self.visible(path):
+                        paths.add(path.lower())
                         self._names.add(name.lower())
         return paths
 

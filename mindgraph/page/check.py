@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Iterator, Literal
+from typing import Callable, Iterator, Literal
 
 from .anchors import AttachmentFiles, PageAnchors
 from .model import Link, Page
@@ -78,21 +78,27 @@ class CheckReport:
                 "counts": self.counts(), "findings": [asdict(f) for f in self.findings]}
 
 
-def check_vault(vault: Vault, raw_dir: Path | None = None) -> CheckReport:
+def check_vault(vault: Vault, raw_dir: Path | None = None,
+                visible: Callable[[str], bool] | None = None) -> CheckReport:
     """Run every check over ``vault``; with ``raw_dir``, findings about compiled pages also
-    name the raw note and line to fix."""
+    name the raw note and line to fix. ``visible`` (a scoped view's: does it see the file at
+    this path, relative to the wiki or raw/) limits the attachment files and symlinked
+    folders looked at to the view's: a file it does not see is one that is not there."""
     findings: list[Finding] = []
     for problem in vault.problems:
         severity = "warning" if problem.kind == "partly-indexed" else "error"  # still readable
         line, message = _unprefixed(problem.path, problem.line, problem.message)
         findings.append(Finding(severity, problem.kind, problem.path, line, message))
     for folder, target in symlinked_folders_outside(vault.root):
+        if visible is not None and not visible(f"{folder}/-"):
+            continue
         findings.append(Finding("warning", "symlinked-folder", folder, 0,
                                 f"a symlink to a folder outside the wiki ({target}); scans "
                                 f"do not follow it, so none of its pages are read. Move or "
                                 f"copy the folder into the wiki, or its notes into raw/."))
     incoming: dict[str, int] = defaultdict(int)
-    attachments = AttachmentFiles([vault.root] + ([raw_dir] if raw_dir is not None else []))
+    attachments = AttachmentFiles([vault.root] + ([raw_dir] if raw_dir is not None else []),
+                                  visible)
     anchors = PageAnchors()
     raw = RawLines(raw_dir) if raw_dir is not None else None
     for page, link, result in vault.resolved_links():

@@ -1,6 +1,8 @@
 """The pages a fact change affects, and the draft of each one's update.
 
-A page is affected when one of its statements is like the old one (MIN_AFFECTED of the
+A page is affected when its readers may read the changed page (reach.py: with scopes, the
+same tenant and the linking rule; a stated correction reaches every page) and one of its
+statements is like the old one (MIN_AFFECTED of the
 content words, three at least) and still carries what changed (the old numbers, or a word
 the new statement dropped). Its draft changes only the paragraph of that statement:
 
@@ -24,6 +26,7 @@ from ..page.model import Page
 from ..providers.llm.answers import json_list
 from ..lint.facts import quantities
 from .changes import FactChange, similarity
+from .reach import ChangeReach
 
 MIN_AFFECTED = 0.4
 SYSTEM = (
@@ -44,18 +47,19 @@ class Draft:
     text: str                # the whole page text after the update
 
 
-def affected(change: FactChange, pages: dict[str, Page]) -> list[tuple[Page, Statement]]:
-    """The first affected statement of each other page, in path order: when only numbers
-    changed, one that gives an old quantity ("5 MB") and shares two words with the old
-    statement and its heading; otherwise one like the old statement (MIN_AFFECTED, three
-    shared words) that still carries a word the new one dropped."""
+def affected(change: FactChange, pages: dict[str, Page],
+             reach: ChangeReach) -> list[tuple[Page, Statement]]:
+    """The first affected statement of each other page the change may reach, in path order:
+    when only numbers changed, one that gives an old quantity ("5 MB") and shares two words
+    with the old statement and its heading; otherwise one like the old statement
+    (MIN_AFFECTED, three shared words) that still carries a word the new one dropped."""
     removed = change.removed_words()
     old_words = set(Statement("", "", 0, change.old).words)
     changed = change.changed_quantities() if change.numbers_only else set()
     subject = change.subject_words()
     out = []
     for path in sorted(pages):
-        if path == change.page:
+        if path == change.page or not reach.allows(change.page, path):
             continue
         for s in page_statements(pages[path]):
             words = set(s.words)

@@ -1,4 +1,8 @@
-"""Plan a propagation (write nothing but the plan) and apply an approved one (wiki/ only)."""
+"""Plan a propagation (write nothing but the plan) and apply an approved one (wiki/ only).
+
+A change is drafted only into pages its scope may reach (reach.py): with identities
+configured, never into another tenant's pages nor into pages read by someone who may not read
+the changed page."""
 
 from __future__ import annotations
 
@@ -11,12 +15,14 @@ from typing import Any
 from ..errors import InputError, MindgraphError, NotFoundError, ProviderError
 from ..fsutil import atomic_write_bytes
 from ..page.vault import Vault
+from ..scopes.identities import Scopes, load_scopes
 from ..trust.ledger import Run, append_run, read_runs
 from ..trust.plan import now_iso
 from ..trust.scope import changed_paths, decoded, outside_scope, snapshot
 from .changes import FactChange, changes_since, load_snapshot, take_snapshot
 from .drafts import affected, draft
 from .plan import PropagationPlan, Target, load_plan, plans_dir, queued, save_plan
+from .reach import ChangeReach
 
 OFFLINE = "offline:v1"
 _PLAN_NAME = re.compile(r"[0-9a-f]{16}")
@@ -33,9 +39,10 @@ class Planned:
     skipped: list[str] = field(default_factory=list)   # pages a provider fault left out
 
 
-def plan_propagation(vault: Vault, wiki_dir: Path, state_dir: Path, *,
+def plan_propagation(vault: Vault, wiki_dir: Path, state_dir: Path, scopes: Scopes, *,
                      stated: FactChange | None = None, llm: Any = None) -> Planned:
-    """Find the fact changes (or take ``stated``), draft the affected pages, queue a plan."""
+    """Find the fact changes (or take ``stated``), draft the affected pages each may reach
+    (``scopes``: who reads which page), queue a plan."""
     pages = vault.pages
     if stated is not None:
         changes = [stated]
@@ -47,8 +54,9 @@ def plan_propagation(vault: Vault, wiki_dir: Path, state_dir: Path, *,
         changes = changes_since(before, pages)
     targets: dict[str, Target] = {}
     skipped: list[str] = []
+    reach = ChangeReach(scopes, pages)
     for change in changes:
-        for page, statement in affected(change, pages):
+        for page, statement in affected(change, pages, reach):
             if page.path in targets:
                 continue       # one draft per page and plan; the next plan takes the rest
             file = wiki_dir / page.path
@@ -136,15 +144,23 @@ def apply_propagation(plan_path: Path, approve: str, vault_loader: Any, wiki_dir
 class PropagationService:
     """Propagation over one workspace (what the core hands the entry points)."""
 
-    def __init__(self, vault_loader: Any, settings: Any):
+    def __init__(self, vault_loader: Any, settings: Any, scopes: Scopes | None = None):
         self.vault_loader = vault_loader
         self.settings = settings
+        self._scopes = scopes
+
+    @property
+    def scopes(self) -> Scopes:
+        """Who reads which page (what a change may reach), from the settings unless given."""
+        if self._scopes is None:
+            self._scopes = load_scopes(self.settings)
+        return self._scopes
 
     def plan(self, stated: FactChange | None = None, llm: Any = None) -> Planned:
         """Find changes (or take ``stated``), draft, and queue a plan."""
         s = self.settings
-        return plan_propagation(self.vault_loader(), s.wiki_dir, s.state_dir, stated=stated,
-                                llm=llm)
+        return plan_propagation(self.vault_loader(), s.wiki_dir, s.state_dir, self.scopes,
+                                stated=stated, llm=llm)
 
     def apply(self, plan_path: Path, approve: str) -> Run:
         """Apply an approved plan (see apply_propagation)."""

@@ -8,11 +8,12 @@ fusion and the graph boost, get/section/extract, links and backlinks, related an
 communities and hubs, stats and coverage see one view — and an unknown page gets the same
 "no page named X" whether X exists in another scope or not, because for this core it does not.
 
-Links: a link that resolves inside the view is kept. One that would resolve (within the
-caller's tenant) only to a page the caller does not see is left out of the view's pages, so it
-appears nowhere — not in links, not as a broken link, not in the graph. A link to another
-tenant's page never resolves (that tenant's pages are not in the view). Backlinks come only
-from pages in the view. Views are cached per distinct view (tenant, agent, teams) and follow
+Links: a page in the view keeps every link it was written with, and the view's own resolver
+(over its pages alone) resolves them. So a link to a page the caller does not see — another
+scope's, another tenant's — is "missing", a broken link, in exactly the words of a link to a
+page that does not exist: which of the two it is shows nowhere (links, check, stats, graph).
+The link's text is the caller's to read anyway (it is in the page). Backlinks come only from
+pages in the view. Views are cached per distinct view (tenant, agent, teams) and follow
 the workspace's page cache: a view recomputes when the workspace's pages changed.
 """
 
@@ -27,8 +28,7 @@ from typing import Any, Callable
 from ..errors import Forbidden
 from ..page.cache import ChangeSet
 from ..page.rawlines import source_paths
-from ..page.model import Link, Page
-from ..page.resolve import LinkResolver
+from ..page.model import Page
 from ..page.vault import PageProblem, Vault
 from .identity import Identity
 from .view import View
@@ -39,39 +39,11 @@ PENDING_NOTE = ("some changed pages are not embedded yet; vector results may mis
 
 
 def visible_pages(vault: Vault, view: View) -> dict[str, Page]:
-    """The pages of ``vault`` that ``view`` sees, each without links that point (within the
-    caller's tenant) at a page the view does not see."""
+    """The pages of ``vault`` that ``view`` sees, each as written: a link to a page the view
+    does not see stays, and resolves (in the view) as a link to no page does."""
     if view.identity.is_local:
         return dict(vault.pages)
-    scopes = {path: view.scope_of(page) for path, page in vault.pages.items()}
-    seen = {path: page for path, page in vault.pages.items() if view.sees_scope(scopes[path])}
-    tenant = [path for path, scope in scopes.items()
-              if scope is not None and scope.tenant == view.identity.tenant]
-    inside = LinkResolver(seen, {p: page.aliases for p, page in seen.items()})
-    whole = LinkResolver(tenant)
-    out = {}
-    for path, page in seen.items():
-        kept = tuple(link for link in page.links if _kept(link, path, inside, whole))
-        out[path] = page if len(kept) == len(page.links) else replace(
-            page, links=kept, content_hash=_digest(page.content_hash, kept))
-    return out
-
-
-def _kept(link: Link, path: str, inside: LinkResolver, whole: LinkResolver) -> bool:
-    if link.is_self or link.is_attachment:
-        return True
-    if inside.resolve(link, path).status in ("resolved", "ambiguous"):
-        return True
-    # missing for the caller: left out when the tenant has such a page (the caller may not
-    # see it), kept as a broken link when nobody has it
-    return whole.resolve(link, path).status not in ("resolved", "ambiguous")
-
-
-def _digest(content_hash: str, links: tuple[Link, ...]) -> str:
-    """A content hash for a page whose links the view cut: the indexes see it as changed
-    when the cut changes, though the file did not."""
-    kept = "\x00".join(f"{link.target}\x01{link.line}" for link in links)
-    return hashlib.sha256(f"{content_hash}\x00{kept}".encode()).hexdigest()
+    return {path: page for path, page in vault.pages.items() if view.sees(page)}
 
 
 class ViewPages:

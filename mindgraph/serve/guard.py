@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -232,12 +233,17 @@ class Guard:
 
 
 def _host_name(host: str) -> str:
-    """'127.0.0.1:8765' → '127.0.0.1', '[::1]:8765' → '::1', 'Wiki.Local.' → 'wiki.local'."""
-    host = host.strip().lower()
-    if host.startswith("["):
-        return host[1:].partition("]")[0]
-    name, colon, port = host.rpartition(":")
-    return (name if colon and port.isdigit() else host).rstrip(".")
+    """'127.0.0.1:8765' → '127.0.0.1', '[::1]:8765' → '::1', 'Wiki.Local.' → 'wiki.local';
+    '' for anything else (refused): a Host is a name or IPv4 address, or an IPv6 address in
+    brackets, then nothing or ':' and the port's digits ('[::1]evil.com' is not loopback)."""
+    found = _HOST.fullmatch(host.strip().lower())
+    if found is None:
+        return ""
+    return found.group("ipv6") or found.group("name").rstrip(".")
+
+
+_HOST = re.compile(r"(?:\[(?P<ipv6>[0-9a-f:.]+)\]|(?P<name>[a-z0-9._-]+))(?::[0-9]{1,5})?",
+                   re.ASCII)
 
 
 class _TooLarge(Exception):

@@ -139,7 +139,8 @@ class LinkEntry(BaseModel):
 
 
 class LinksOut(BaseModel):
-    """Outbound links and backlinks of a document (pages the caller cannot see left out)."""
+    """Outbound links and backlinks of a document (a link to a page the caller cannot see is
+    "missing", as one to no page is; backlinks from such pages are left out)."""
 
     id: str
     page: str

@@ -121,8 +121,7 @@ def _failures(record: RunRecord, files: Iterable[Any], failing: dict[str, str],
         if before.get(f.path) == f.reason and not changed_now(f.path):
             record.still_failing += 1
         else:
-            record.failed.append(f.reason if f.reason.startswith(f.path)
-                                 else f"{f.path}: {f.reason}")
+            record.failed.append(f.message)
 
 
 def _enrich(mg: Mindgraph, record: RunRecord) -> None:

@@ -1,8 +1,9 @@
 """The trust service: plan a verification, apply an approved plan, audit, list runs.
 
-Built by the composition root from the settings; it reads wiki/ and raw/, writes only plans
-and the ledger under the state folder, and (on apply, with the approved digest) only the
-``verification`` and ``evidence`` keys of the planned pages.
+Built by the composition root from the settings; it reads wiki/ and raw/ (a page's cited files
+only where its scope reaches: reach.py), writes only plans and the ledger under the state
+folder, and (on apply, with the approved digest) only the ``verification`` and ``evidence``
+keys of the planned pages.
 """
 
 from __future__ import annotations
@@ -10,13 +11,14 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from ..config import Settings
 from ..errors import InputError, ProviderError
 from ..fsutil import atomic_write_bytes, sha256_bytes
 from ..page.parse import parse_page
 from ..page.vault import iter_markdown_files
+from ..scopes.identities import Scopes, load_scopes
 from .audit import AuditReport, PageTrust, audit
 from .evidence import EvidenceCollector
 from .fetch.cache import CachedUrls, EvidenceCache
@@ -26,6 +28,7 @@ from .ledger import Run, append_run, read_runs
 from .llm import LLMValidator
 from .offline import IDENTITY
 from .plan import Plan, Target, load_plan, now_iso, save_plan
+from .reach import EvidenceReach, Refusal
 from .record import TrustRecord, read_record
 from .scope import changed_paths, decoded, outside_scope, snapshot
 from .validate import PageVerdict, offline_judge, validate_page
@@ -43,6 +46,7 @@ class WikiPage:
     data: bytes
     text: str
     record: TrustRecord
+    frontmatter: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,7 @@ class PlanResult:
     skipped: tuple[tuple[str, str], ...] = ()   # (page, why)
     unchanged: int = 0         # pages that already hold exactly the records planned
     evidence: dict[str, int] = field(default_factory=dict)  # "url lacked": n (see collector)
+    refused: tuple[Refusal, ...] = ()   # cited files out of their page's reach (reach.py)
 
     def to_dict(self) -> dict:
         """JSON form."""
@@ -62,6 +67,7 @@ class PlanResult:
                 "digest": self.plan.digest if self.path else None,
                 "targets": len(self.plan.targets), "unchanged": self.unchanged,
                 "evidence": self.evidence,
+                "refused": [r.to_dict() for r in self.refused],
                 "verdicts": [v.to_dict() for v in self.verdicts],
                 "skipped": [{"path": p, "reason": r} for p, r in self.skipped]}
 
@@ -78,10 +84,19 @@ class TrustService:
     """Verification, audit and the run ledger of one workspace."""
 
     def __init__(self, settings: Settings, today: Callable[[], dt.date] | None = None,
-                 transport: Any = None):
+                 transport: Any = None, scopes: Scopes | None = None):
         self.settings = settings
         self.today = today or utc_today
         self.transport = transport      # an httpx transport for URL fetches (tests fake it)
+        self._scopes = scopes
+
+    @property
+    def scopes(self) -> Scopes:
+        """The workspace's identities and folder mapping (what each page's evidence may
+        reach), from the settings unless given."""
+        if self._scopes is None:
+            self._scopes = load_scopes(self.settings)
+        return self._scopes
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -116,7 +131,7 @@ class TrustService:
         page = parse_page(text.replace("\r\n", "\n"), rel)
         if page.frontmatter_error:
             return rel, page.frontmatter_error
-        return WikiPage(rel, data, text, read_record(page.frontmatter))
+        return WikiPage(rel, data, text, read_record(page.frontmatter), page.frontmatter)
 
     def freshness(self, page: WikiPage) -> Freshness:
         """How current a page's verification is today."""
@@ -128,7 +143,7 @@ class TrustService:
     def plan(self, only: Iterable[str] = (), due: bool = False, llm: Any = None,
              fetch: bool | None = None) -> PlanResult:
         """Validate the pages (all, ``only`` some, or with ``due`` those stale or due within
-        7 days) and save a plan of the records to write; nothing else is written but the
+        7 days, and those whose record holds evidence they may not read) and save a plan of the records to write; nothing else is written but the
         plan and the evidence cache. With ``llm`` (an LLMProvider) the model judges the
         claims instead of the offline validator; a provider fault skips that page and says
         why. ``fetch`` (default: trust.fetch_urls) fetches cited URLs live; without it they
@@ -154,9 +169,10 @@ class TrustService:
 
     def _collector(self, live: Any) -> EvidenceCollector:
         s = self.settings
-        files = FileFetcher((s.base_dir, s.raw_dir, s.wiki_dir), s.trust.fetch_max_bytes)
+        files = FileFetcher((s.raw_dir, s.wiki_dir), s.trust.fetch_max_bytes)
         return EvidenceCollector(s.raw_dir, s.wiki_dir, files,
-                                 CachedUrls(EvidenceCache(s.state_dir), live))
+                                 CachedUrls(EvidenceCache(s.state_dir), live),
+                                 EvidenceReach(s, self.scopes))
 
     def _plan(self, only: Iterable[str], due: bool, llm: Any,
               collector: EvidenceCollector) -> PlanResult:
@@ -170,10 +186,11 @@ class TrustService:
             if isinstance(page, tuple):
                 skipped.append(page)
                 continue
-            if due and not self._due(page):
+            if due and not (self._due(page) or collector.out_of_reach(
+                    page.path, page.record, page.frontmatter)):
                 continue
             found = collector.collect(page.path, page.text.replace("\r\n", "\n"),
-                                      page.record.provenance)
+                                      page.record.provenance, page.frontmatter)
             try:
                 verdict = validate_page(page.path, page.text.replace("\r\n", "\n"),
                                         page.record, found, today, trust.revalidate_after_days,
@@ -199,14 +216,15 @@ class TrustService:
                 append_run(self.settings.state_dir, Run(
                     "plan", "FAILED", "DISCARDED", "", started, now_iso(), 0, skipped=faults,
                     reason=f"{len(faults)} page(s) skipped, nothing planned"))
-            return PlanResult(plan, None, (), tuple(skipped), unchanged, collector.summary())
+            return PlanResult(plan, None, (), tuple(skipped), unchanged, collector.summary(),
+                              tuple(collector.refused))
         path = save_plan(plan, self.settings.state_dir)
         append_run(self.settings.state_dir, Run(
             "plan", "SUCCESS", "PLANNED", plan.digest, started, now_iso(), len(targets),
             skipped=faults, plan=str(path),
             reason=f"{len(faults)} page(s) skipped" if faults else ""))
         return PlanResult(plan, path, tuple(verdicts), tuple(skipped), unchanged,
-                          collector.summary())
+                          collector.summary(), tuple(collector.refused))
 
     def _due(self, page: WikiPage) -> bool:
         state = self.freshness(page)

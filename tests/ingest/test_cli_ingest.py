@@ -1,6 +1,8 @@
 """`mindgraph ingest` and `mindgraph pull` through the CLI: output, JSON and exit codes."""
 
 import json
+import re
+import shutil
 
 from click.testing import CliRunner
 
@@ -98,3 +100,99 @@ def test_a_five_thousand_character_title_does_not_stop_the_run(workspace, write_
     assert json.loads(result.output)["ingested"] == 2
     # the other titles are still linked where a note mentions them
     assert "[[Kyoto trip]]" in (workspace / "wiki" / "long.md").read_text("utf-8")
+
+
+def test_a_page_added_later_is_linked_where_the_scan_must_find_it(workspace, write_raw,
+                                                                  tmp_path_factory):
+    """A second run relinks only the notes whose scanned mentions name a page that
+    appeared; a note mentioning the new title in a way only the linker saw was left
+    unlinked (test_link_scan.py). Here the new "Markdown" is the start of a katakana
+    compound the linker cuts it from, and "Sync" and "Beta Gamma" are glued to a URL: the
+    second run writes exactly what a first run over the same raw/ writes. Every page is in
+    Japanese: a Japanese note links only to pages in its language (test_link_language.py)."""
+    write_raw("ja/Markdownフォーマットインポーター.md",
+              "# Markdownフォーマットインポーター\n\nノートを変換する。\n")
+    write_raw("Alpha Beta.md", "# Alpha Beta\n\n最初の文字です。\n")
+    write_raw("ja/設定.md", "Markdownフォーマットインポーターウィンドウで有効化します。\n\n"
+                            "Use Synchttps://example.com/x and www.Alpha Beta Gamma here.\n")
+    assert run("ingest", "-C", str(workspace)).exit_code == 0
+    write_raw("Markdown.md", "# Markdown\n\nテキストの形式です。\n")
+    write_raw("Sync.md", "# Sync\n\nノートを同期します。\n")
+    write_raw("Beta Gamma.md", "# Beta Gamma\n\nほかの文字です。\n")
+    result = run("ingest", "-C", str(workspace), "--json")
+    assert result.exit_code == 0, result.output
+    ingested = {f["path"] for f in json.loads(result.output)["files"]
+                if f["status"] == "ingested"}
+    assert {"Markdown.md", "Sync.md", "Beta Gamma.md", "ja/設定.md"} <= ingested
+    page = (workspace / "wiki" / "ja" / "設定.md").read_text(encoding="utf-8")
+    assert "[[Markdown]]フォーマットインポーターウィンドウ" in page
+    assert "Use Synchttps://example.com/x and www.Alpha Beta Gamma here." in page
+    fresh = tmp_path_factory.mktemp("fresh")
+    shutil.copytree(workspace / "raw", fresh / "raw")
+    assert run("ingest", "-C", str(fresh)).exit_code == 0
+    assert tree_bytes(fresh / "wiki") == tree_bytes(workspace / "wiki")
+
+
+def tree_bytes(root):
+    return {p.relative_to(root).as_posix(): p.read_bytes()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+DOUBLED = re.compile(r"(?:^|\s)(\S+): \1[:\s]")      # "a.md: a.md:4: ..."
+
+
+def test_failures_and_warnings_name_their_file_once(workspace, write_raw):
+    (workspace / "mindgraph.yml").write_text("compile:\n  max_note_bytes: 2000\n")
+    write_raw("badfm.md", "---\ntitle: x\nbad: [1, 2\nfoo: bar\n---\nbody\n")
+    write_raw("badutf.md", b"\xff\xfeA")
+    write_raw("big.md", "word " * 1000)
+    write_raw("dup.md", "One.\n")
+    write_raw("dup.txt", "Two.\n")
+    write_raw("sub/warn.md", "---\naliases: 5\ndate: notadate\n---\nBody text.\n")
+    write_raw("empty.md", "")
+    write_raw("image.png", b"\x89PNG")
+    result = run("ingest", "-C", str(workspace))
+    assert result.exit_code == 1
+    out = result.output
+    assert not DOUBLED.search(out), out
+    lines = out.splitlines()
+    assert "  badfm.md:4: frontmatter is not valid YAML (expected ',' or ']', but got ':'). " \
+           "Fix the YAML between the '---' lines (quote values that contain ':')." in lines
+    assert any(ln.startswith("  badutf.md:1: not valid UTF-8 (byte 0xff") for ln in lines)
+    assert any(ln.startswith("  big.md: 5000 bytes is over compile.max_note_bytes (2000)")
+               for ln in lines)
+    # the page it collides on is named as a page, not as the same name twice
+    assert "  dup.txt: compiles to the same wiki page as dup.md (wiki/dup.md); rename one " \
+           "of the two notes." in lines
+    assert any(ln.startswith("  sub/warn.md:2: frontmatter 'aliases' holds 5") for ln in lines)
+    assert any(ln.startswith("    sub/warn.md:3: frontmatter 'date'") for ln in lines)
+    # reasons that do not name their file get it once in front
+    assert "  empty.md: empty note; nothing to compile." in lines
+    assert any(ln.startswith("  image.png: not a note (.png)") for ln in lines)
+    # --json keeps path and reason apart; the reason names the file (and line) once
+    data = json.loads(run("ingest", "-C", str(workspace), "--json", "--force").output)
+    reasons = {f["path"]: f["reason"] for f in data["files"]}
+    assert reasons["badfm.md"].startswith("badfm.md:4: frontmatter is not valid YAML")
+    assert reasons["empty.md"] == "empty note; nothing to compile."
+    assert reasons["sub/warn.md"].split("\n")[1].startswith("sub/warn.md:3: ")
+    assert not any(DOUBLED.search(r) for r in reasons.values()), reasons
+
+
+def test_a_dry_run_says_what_it_would_do_with_deleted_notes(workspace, write_raw):
+    write_raw("gone.md", "A note to delete.\n")
+    write_raw("kept.md", "A note whose page is edited.\n")
+    assert run("ingest", "-C", str(workspace)).exit_code == 0
+    (workspace / "raw" / "gone.md").unlink()
+    (workspace / "raw" / "kept.md").unlink()
+    page = workspace / "wiki" / "kept.md"
+    page.write_text(page.read_text() + "\nMy own line.\n")
+    result = run("ingest", "-C", str(workspace), "--dry-run")
+    assert result.exit_code == 0
+    assert "  gone.md: raw note deleted; would remove wiki/gone.md." in result.output
+    assert "  kept.md: raw note deleted, but wiki/kept.md was edited by hand after mindgraph " \
+           "wrote it: would keep it and mark it source_deleted: true." in result.output
+    assert "would raw" not in result.output
+    assert (workspace / "wiki" / "gone.md").exists()
+    result = run("ingest", "-C", str(workspace))
+    assert "  gone.md: raw note deleted; removed wiki/gone.md." in result.output
+    assert "wrote it: kept it and marked it source_deleted: true." in result.output

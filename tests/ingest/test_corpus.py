@@ -93,3 +93,27 @@ def test_cjk_pages_get_links_on_word_boundaries_and_content_keywords(compiled):
             tagged += any(t != folder and t not in (meta.get("aliases") or [])
                           for t in meta.get("keywords") or [])   # content terms
         assert tagged >= 160, lang        # of 173; was 4 (the notes' own tags)
+
+
+@pytest.mark.slow
+def test_added_links_stay_in_the_notes_language(compiled):
+    # English (en/, Release notes/), Japanese (ja/) and Chinese (zh/) pages each link only
+    # to pages in their own language: before, 29 English links went to Chinese pages
+    # ([[属性|YAML]]), 32 Japanese to Chinese (公式) and 234 Japanese or Chinese to English
+    # twins of their own pages, and English notes linked 1,182 mentions (2,623 now, as an
+    # English-only vault does: a title the other languages share was ambiguous)
+    base, _ = compiled
+
+    def pairs(root):
+        return Counter((page.path, res.target) for page, _, res in
+                       load_vault(root).resolved_links() if res.status == "resolved")
+
+    def language(path):
+        return {"ja": "ja", "zh": "zh"}.get(path.split("/", 1)[0], "en")
+
+    added = pairs(base / "wiki") - pairs(base / "raw")
+    crossing = Counter((language(s), language(t)) for (s, t), n in added.items()
+                       for _ in range(n) if language(s) != language(t))
+    assert crossing == Counter()
+    by_language = Counter(language(s) for (s, _), n in added.items() for _ in range(n))
+    assert by_language["en"] > 2500 and by_language["ja"] > 350 and by_language["zh"] > 500

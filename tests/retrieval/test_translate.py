@@ -5,6 +5,7 @@ BM25 searches their translations too, only when almost no page is in English."""
 from __future__ import annotations
 
 import json
+import sqlite3
 
 import pytest
 from click.testing import CliRunner
@@ -278,3 +279,35 @@ def test_inflections_clippings_and_hyphens_reach_the_dictionary_word():
                                      "zh/别.md": "# 别的\n\n打开设置。\n"},
                                     {"slip": ("卡片",), "box": ("盒子",)})
     assert set(translator.added_words("my slip-box notes")) == {"卡片", "盒子"}
+
+
+def test_the_table_turned_round_is_kept_and_looked_up_word_by_word(tmp_path, monkeypatch):
+    """A Chinese or Japanese question's words are looked up forwards in the workspace's kept
+    SQLite table (no whole table loaded or turned round in a later process), with the very
+    answers the table turned round in memory gives; a kept table of another dictionary file
+    is not trusted."""
+    bilingual.forget_tables()
+    words = ["删除", "笔记", "同步", "插件", "不存在的词"]
+    fresh = {w: bilingual.english(w, "zh") for w in words}      # turned round in memory
+    assert "delete" in fresh["删除"] and fresh["不存在的词"] == ()
+    bilingual.forget_tables()
+    assert {w: bilingual.english(w, "zh", cache_dir=tmp_path) for w in words} == fresh
+    kept = tmp_path / "bilingual-zh-english.sqlite"
+    assert kept.is_file()
+    bilingual.forget_tables()              # a later process: nothing in memory
+
+    def no_table(*args, **kwargs):
+        raise AssertionError("the whole table was loaded")
+
+    monkeypatch.setattr(bilingual, "dictionary", no_table)
+    assert {w: bilingual.english(w, "zh", cache_dir=tmp_path) for w in words} == fresh
+    monkeypatch.undo()
+    bilingual.forget_tables()
+    with sqlite3.connect(kept) as db:      # as if kept from another release's file
+        db.execute("UPDATE meta SET value = '[\"0\"]' WHERE name = 'source'")
+    db.close()
+    assert bilingual.english("删除", "zh", cache_dir=tmp_path) == fresh["删除"]
+    with sqlite3.connect(kept) as db:      # turned round again and kept again
+        assert db.execute("SELECT value FROM meta").fetchone()[0] != '["0"]'
+    db.close()
+    bilingual.forget_tables()

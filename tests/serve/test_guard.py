@@ -48,6 +48,27 @@ def test_a_rebound_host_cannot_read_the_wiki(workspace):
                           ).status_code == 200, host
 
 
+@pytest.mark.parametrize("host", [
+    "[::1]evil.com", "[::1]evil.com:8765", "[::1]:8765evil", "[::1]:", "[::1]:80:80",
+    "[::1].evil.com", "[::1]]", "[[::1]]", "[::1", "::1]", "[::1]@evil.com", "[::1]/x",
+    "[::1]:８７６５", "[127.0.0.1]x", "[evil.com]", "localhost:", "localhost:8765:1",
+    "localhost:²", "localhost:99999x", "localhost evil.com", "localhost@evil.com",
+    "localhost/evil", "127.0.0.1:8765.evil.com", "evil.com#localhost", "lоcalhost", ""])
+def test_a_host_that_only_starts_like_loopback_is_refused(workspace, host):
+    client = rest(workspace)
+    answer = client.get("/page", params={"name": "Home"}, headers={"Host": host.encode()})
+    assert answer.status_code == 421, host
+    assert "Home" not in answer.text
+
+
+@pytest.mark.parametrize("host", ["[::1]", "[::1]:8765", "[0:0:0:0:0:0:0:1]:1", " [::1]:9 ",
+                                  "localhost.", "localhost.:8765", "127.0.0.1",
+                                  "127.9.9.9:65535"])
+def test_loopback_hosts_written_strictly_are_served(workspace, host):
+    assert rest(workspace).get("/page", params={"name": "Home"}, headers={"Host": host}
+                               ).status_code == 200, host
+
+
 def test_a_second_host_header_is_not_let_past_by_the_first(workspace):
     client = rest(workspace)
     for hosts in ([("Host", "localhost:8765"), ("Host", "evil.example.com")],

@@ -1,8 +1,9 @@
-"""Local files cited by a page, read only when they lie inside the workspace.
+"""Local files cited by a page, read only when they lie inside the workspace's note folders.
 
-The workspace is the folder of mindgraph.yml with raw/ and wiki/ (which may be configured
-elsewhere). A target (an absolute path, already joined with the folder of the note that cites
-it) is refused when it climbs out of every one of those folders (``..``), or resolves
+The roots are the folders given (`verify` gives raw/ and wiki/, wherever they are configured;
+which of their files a page may cite is decided before, by trust/reach.py). A target (an
+absolute path, already joined with the folder of the note that cites it) is refused when it
+climbs out of every one of those folders (``..``), or resolves
 (through a symlink anywhere on the way) to a place outside them; when it is not a regular
 file; or when it is over the size cap. HTML files give their text (html_text); any other file
 is read as UTF-8 text.
