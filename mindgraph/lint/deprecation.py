@@ -7,6 +7,15 @@ clause before the keyword ("`X` is deprecated") or right after it ("Removed `X`"
 "deprecated `X` in favour of `Y`" — `Y` is the replacement, not the subject). Every other
 page that names the subject in a statement without such a word is describing it as current,
 unless the page is dated before the deprecation (an older release note is history).
+
+What went away is the specific thing the sentence names, not every use of a word in it: in
+«Removed "[[Properties|Property]]" type» it is the Property *type*, in «the starred [[core
+plugin]] has been removed» the *starred* core plugin. A linked name with a modifier next to
+it (a word before it, a noun after it) makes a phrase, and only statements that say that
+phrase describe it; so does a code name followed by a plural or a noun that is no mere
+classifier ("`Workspace` functions", where "the `cssclass` property" is `cssclass` itself).
+A subject named on a large share of the pages (``GENERIC_SHARE``) is too generic to be what a
+release removed and is skipped.
 """
 
 from __future__ import annotations
@@ -14,9 +23,11 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable, Iterator
 
 from ..page.model import Link, Page
+from ..retrieval.analyzer import STOP_WORDS
 from .statements import Statement
 
 KEYWORD = re.compile(
@@ -38,6 +49,28 @@ _CODE = re.compile(r"`([^`\n]+)`")
 # Key combinations are reassigned, not deprecated features: they are no subjects.
 _HOTKEY = re.compile(r"\b(?:ctrl|cmd|alt|shift|option|opt|meta|super)\s*\+", re.I)
 WINDOW = 40   # characters between a name and the keyword, within one clause
+# A subject named on more than this share of the pages (and on GENERIC_PAGES pages or more)
+# is a general term of the vault ("core plugin", "Property"), not a thing that went away.
+GENERIC_SHARE = 0.05
+GENERIC_PAGES = 20
+# Nouns that only say what kind of thing a code name is: "the `cssclass` property" is
+# `cssclass`. Any other noun after a name ("`Workspace` functions", "Property type") makes
+# the subject the phrase.
+_CLASSIFIERS = frozenset("""
+property setting option method function api plugin feature command syntax key field flag
+parameter attribute argument class module event hook variable type element component
+""".split())
+# Words next to a name that do not modify it: function words, the deprecation words, the
+# glue between a subject and its keyword.
+_NOT_MODIFIERS = STOP_WORDS | frozenset("""
+now officially completely fully entirely permanently altogether since because due also been
+being has have had was were is are be will removed deprecated deprecate discontinued
+obsolete no longer several many every previous use using used instead favour favor replaced
+we you they it which that whose
+""".split())
+_WORD_AFTER = re.compile(r"""[\"'”’*_\])]*\s+([A-Za-z][\w-]*)""")
+_WORD_BEFORE = re.compile(r"""([A-Za-z][\w-]*)\s+[\"'“‘*_\[(]*$""")
+_QUOTES = re.compile(r"""[\"'“”‘’`*_]""")
 
 
 @dataclass(frozen=True)
@@ -47,6 +80,17 @@ class Deprecation:
     subject: str          # the code name, or the path of the linked page
     shown: str            # how to name it in a message
     statement: Statement
+    phrase: str = ""      # the name with its modifier ("Property type"), when it has one
+
+    @property
+    def key(self) -> str:
+        """What a current use must name: the phrase (lower case) or else the subject."""
+        return "phrase:" + _plain(self.phrase) if self.phrase else self.subject
+
+    @property
+    def what(self) -> str:
+        """How a message names it."""
+        return self.phrase or self.shown
 
 
 @dataclass(frozen=True)
@@ -63,29 +107,39 @@ def deprecations(statements: list[Statement],
     (text shown, subject) of each code name and resolved link written in it."""
     found: list[Deprecation] = []
     for s in statements:
-        keyword = KEYWORD.search(s.text)
-        if not keyword:
-            continue
-        for shown, subject in names.get(s, []):
-            if _is_subject(s.text, shown, keyword, [n for n, _ in names[s] if n != shown]):
-                found.append(Deprecation(subject, shown, s))
+        keywords = list(KEYWORD.finditer(s.text))
+        for shown, subject in names.get(s, []) if keywords else []:
+            others = [n for n, _ in names[s] if n != shown]
+            if any(_is_subject(s.text, shown, k, others) for k in keywords):
+                found.append(Deprecation(subject, shown, s,
+                                         _phrase(s.text, shown, code=shown == subject)))
     return found
 
 
 def current_uses(deprecated: list[Deprecation], statements: list[Statement],
                  names: dict[Statement, list[tuple[str, str]]],
                  dates: dict[str, dt.date | None]) -> Iterator[CurrentUse]:
-    """Statements on other pages that name a deprecated subject without saying it went."""
-    by_subject: dict[str, Deprecation] = {}
+    """Statements on other pages that name a deprecated subject (or phrase) without saying
+    it went; subjects named on a large share of the pages are skipped as too generic."""
+    by_key: dict[str, Deprecation] = {}
     for d in deprecated:
-        by_subject.setdefault(d.subject, d)
+        by_key.setdefault(d.key, d)
+    phrases = {k: d for k, d in by_key.items() if d.phrase}
+    named_by: dict[Statement, set[str]] = {
+        s: _named(s, names, phrases) & by_key.keys() for s in statements}
+    pages_naming: dict[str, set[str]] = {}
+    for s, keys in named_by.items():
+        for key in keys:
+            pages_naming.setdefault(key, set()).add(s.page)
+    every_page = len({s.page for s in statements})
+    generic = {k for k, pages in pages_naming.items()
+               if len(pages) >= GENERIC_PAGES and len(pages) > GENERIC_SHARE * every_page}
     flagged: set[tuple[str, str]] = set()
     for s in statements:
         if KEYWORD.search(s.text) or "legacy" in s.text.lower():
             continue
-        named = {subject for _, subject in names.get(s, [])}
-        for subject in sorted(named & by_subject.keys()):
-            d = by_subject[subject]
+        for subject in sorted(named_by[s] - generic):
+            d = by_key[subject]
             if s.page == d.statement.page or (s.page, subject) in flagged:
                 continue
             said, here = dates.get(d.statement.page), dates.get(s.page)
@@ -93,6 +147,67 @@ def current_uses(deprecated: list[Deprecation], statements: list[Statement],
                 continue
             flagged.add((s.page, subject))
             yield CurrentUse(d, s)
+
+
+def _named(s: Statement, names: dict[Statement, list[tuple[str, str]]],
+           phrases: dict[str, Deprecation]) -> set[str]:
+    """The keys ``s`` names: its subjects, and the deprecated phrases its text says."""
+    keys = {subject for _, subject in names.get(s, [])}
+    if phrases:
+        text = " ".join(_QUOTES.sub("", s.text).split())
+        keys.update(k for k, d in phrases.items() if _phrase_pattern(d.phrase, d.shown)
+                    .search(text))
+    return keys
+
+
+@lru_cache(maxsize=256)
+def _phrase_pattern(phrase: str, name: str) -> re.Pattern:
+    """The phrase as a statement may write it: the modifier in any case, the name as written
+    when it has capitals (the "Property" type is not any "property type"), plural or not."""
+    words = _plain(phrase).split()
+    named = _plain(name).split()
+    at = next(i for i in range(len(words)) if words[i:i + len(named)] == named)
+    shown = " ".join(_QUOTES.sub("", name).split())
+    exact = shown != shown.lower()
+    parts = [re.escape(w) for w in words[:at]] + \
+        [f"(?-i:{re.escape(shown)})" if exact else re.escape(shown.lower())] + \
+        [re.escape(w) for w in words[at + len(named):]]
+    return re.compile(r"(?i)(?<!\w)" + r"\s+".join(parts) + r"s?(?!\w)")
+
+
+def _plain(text: str) -> str:
+    """Lower case, without quotes or emphasis, one space between words."""
+    return " ".join(_QUOTES.sub("", text).lower().split())
+
+
+def _phrase(text: str, name: str, *, code: bool) -> str:
+    """The name with the word that modifies it, when one does: a word before a linked name
+    ("starred core plugin"), a noun after it ("Property type"; after a code name only a
+    plural or a noun that is not a mere classifier: "`Workspace` functions"). "" if none."""
+    at = _find(text, name)
+    if at < 0:
+        return ""
+    phrase = name
+    after = _WORD_AFTER.match(text, at + len(name))
+    if after and after.group(1).lower() not in _NOT_MODIFIERS:
+        noun = after.group(1).lower()
+        plural = noun.endswith("s") and not noun.endswith(("ss", "us", "is"))
+        if not code or plural or noun not in _CLASSIFIERS:
+            phrase = f"{phrase} {after.group(1)}"
+    before = _WORD_BEFORE.search(text, 0, at)
+    if not code and before and before.group(1).lower() not in _NOT_MODIFIERS \
+            and not KEYWORD.fullmatch(before.group(1)):
+        phrase = f"{before.group(1)} {phrase}"
+    return "" if phrase == name else phrase
+
+
+def _find(text: str, name: str) -> int:
+    """Where ``name`` stands in ``text`` as a whole name (`Scope.register` is not found in
+    "Scope.registerKey"), or -1."""
+    left = r"(?<!\w)" if name[:1].isalnum() or name[:1] == "_" else ""
+    right = r"(?!\w)" if name[-1:].isalnum() or name[-1:] == "_" else ""
+    match = re.search(left + re.escape(name) + right, text)
+    return match.start() if match else -1
 
 
 def statement_names(page: Page, statements: list[Statement],
@@ -140,7 +255,7 @@ def _is_subject(text: str, name: str, keyword: re.Match, others: list[str]) -> b
     "`X`は非推奨です"), or what follows it before any word that introduces a replacement
     ("Removed `X`", "deprecated the `X` in favour of `Y`"). Other names listed with it
     ("`a`, `b` and `c` are deprecated") do not break the clause."""
-    at = text.find(name)
+    at = _find(text, name)
     if at < 0 or (at < keyword.end() and at + len(name) > keyword.start()):
         return False     # not there, or the keyword is part of the name ("deprecated property")
     before = at < keyword.start()

@@ -104,9 +104,9 @@ def _current_finding(d, s: Statement) -> LintFinding:
     where = d.statement
     return LintFinding(
         "deprecated-but-current", s.page, s.section, s.line,
-        f"Describes {d.shown} as current, but {where.page}:{where.line} says it is "
+        f"Describes {d.what} as current, but {where.page}:{where.line} says it is "
         f"deprecated or removed: «{_cut(where.text)}»",
-        f"Say here that {d.shown} is deprecated or removed (and what replaces it), or drop it.",
+        f"Say here that {d.what} is deprecated or removed (and what replaces it), or drop it.",
         other_page=where.page, other_line=where.line)
 
 

@@ -1,0 +1,114 @@
+"""deprecated-but-current names what a sentence actually deprecated: the "Property" *type*,
+the *starred* core plugin, `Workspace` *functions*, not every page that says "property" or
+links the core plugins page; and a term named on a large share of the pages is too generic
+to be a removed thing. Measured on the real Obsidian vault, compiled through the CLI."""
+
+import json
+import shutil
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from mindgraph.cli import cli
+from mindgraph.config import settings_from_dict
+from mindgraph.core import Mindgraph
+
+CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpora" / "obsidian-help"
+if not CORPUS.is_dir():
+    CORPUS = Path("/work/shared/corpora/obsidian-help")
+
+
+def write_wiki(root: Path, pages: dict[str, str]) -> Path:
+    for name, text in pages.items():
+        path = root / "wiki" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    (root / "raw").mkdir(exist_ok=True)
+    return root
+
+
+def current(root: Path) -> list[tuple[str, str]]:
+    report = Mindgraph(settings_from_dict({}, base_dir=root)).lint("offline")
+    return sorted((f.page, f.message.split(" as current")[0].removeprefix("Describes "))
+                  for f in report.findings if f.rule == "deprecated-but-current")
+
+
+def test_a_removed_type_named_x_is_not_x_everywhere(tmp_path):
+    write_wiki(tmp_path, {
+        "Properties.md": "# Properties\n\nEvery note can carry properties of several types.\n",
+        "Release.md": "# Release\n\nRemoved \"[[Properties|Property]]\" type from possible "
+                      "property types.\n",
+        "Filters.md": "# Filters\n\nThe filter menu shows the [[Properties|property]] type of "
+                      "each column you pick.\n",
+        "Old help.md": "# Old help\n\nPick the \"Property\" type to link one note's property "
+                       "to another.\n"})
+    # the Property type is only what a page calls the "Property" type, not any property type
+    assert current(tmp_path) == [("Old help.md", "Property type")]
+
+
+def test_a_modifier_before_a_linked_name_makes_the_subject(tmp_path):
+    write_wiki(tmp_path, {
+        "Core plugins.md": "# Core plugins\n\nCore plugins ship with the app and can be "
+                           "turned off.\n",
+        "v1.2.6.md": "---\ndate: 2023-03-01\n---\n# 1.2.6\n\nNow that Bookmarks are "
+                     "available on mobile, the starred [[Core plugins|core plugin]] has "
+                     "officially been removed.\n",
+        "Graph.md": "# Graph\n\nThe graph view is a [[Core plugins|core plugin]] you can "
+                    "turn off in the settings.\n",
+        "Pins.md": "# Pins\n\nPin your favourite notes with the Starred core plugin in the "
+                   "left sidebar.\n"})
+    assert current(tmp_path) == [("Pins.md", "starred core plugin")]
+
+
+def test_code_names_keep_their_classifier_and_whole_names(tmp_path):
+    write_wiki(tmp_path, {
+        "v0.15.md": "# 0.15\n\nWe have deprecated several `Workspace` functions whose names "
+                    "were confusing. `Scope.registerKey` is now deprecated.\n",
+        "API.md": "# API\n\nCall `Workspace` to get at the open leaves of the app, and "
+                  "`Scope.register` to add a hotkey scope.\n",
+        "Old API.md": "# Old API\n\nThe `Workspace` functions for the active leaf take a view "
+                      "type. Bind keys with `Scope.registerKey` in your plugin.\n"})
+    # `Workspace` itself was not deprecated, some of its functions were; `Scope.register` is
+    # not `Scope.registerKey`
+    assert current(tmp_path) == [("Old API.md", "Scope.registerKey"),
+                                 ("Old API.md", "Workspace functions")]
+
+
+def test_a_subject_named_on_many_pages_is_too_generic(tmp_path):
+    pages = {f"Page {i}.md": f"# Page {i}\n\nThis page uses `sync` to keep note {i} the same "
+                             f"on every device.\n" for i in range(25)}
+    pages["Release.md"] = "# Release\n\nThe `sync` setting is deprecated.\n"
+    pages["Rare.md"] = "# Rare\n\nThe `classicEditor` setting is deprecated.\n"
+    pages["Editor.md"] = "# Editor\n\nTurn on `classicEditor` to get the old editor back.\n"
+    write_wiki(tmp_path, pages)
+    assert current(tmp_path) == [("Editor.md", "classicEditor")]
+
+
+def test_the_obsidian_vault_through_the_cli(tmp_path):
+    """The real vault compiled by `mindgraph ingest`: the 123 false alarms ("core plugin",
+    "Property") are gone, and a page that still describes what the real release notes
+    removed (the starred core plugin of 1.2.6, `obsidian.css` of 0.12.12) is caught."""
+    runner = CliRunner()
+    shutil.copytree(CORPUS, tmp_path / "raw")
+    assert runner.invoke(cli, ["-C", str(tmp_path), "init"]).exit_code == 0
+    result = runner.invoke(cli, ["-C", str(tmp_path), "ingest"])
+    assert result.exit_code == 0, result.output
+
+    def findings():
+        out = runner.invoke(cli, ["-C", str(tmp_path), "lint", "--json", "--rule",
+                                  "deprecated-but-current"])
+        assert out.exit_code == 0, out.output
+        return json.loads(out.output)["findings"]
+
+    assert findings() == []
+    (tmp_path / "raw" / "Styling tips.md").write_text(
+        "# Styling tips\n\nPin the notes you style most with the starred core plugin.\n\n"
+        "Put your own CSS rules in `obsidian.css` at the root of the vault folder.\n",
+        encoding="utf-8")
+    assert runner.invoke(cli, ["-C", str(tmp_path), "ingest"]).exit_code == 0
+    found = findings()
+    assert {(f["page"], f["other_page"]) for f in found} == {
+        ("Styling tips.md", "Release notes/v1.2.6.md"),
+        ("Styling tips.md", "Release notes/v0.12.12.md")}
+    assert any("starred core plugin" in f["message"] for f in found)
+    assert any("obsidian.css" in f["message"] for f in found)
