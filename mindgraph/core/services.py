@@ -82,13 +82,16 @@ class Services(WarmIndexes):
 
     @query
     def check(self) -> CheckReport:
-        """Lint the wiki, its trust records included (the mix, disputed pages); with scopes
-        configured, also the pages no folder rule places."""
+        """Lint the wiki, its trust records included (the mix, disputed pages), and the raw
+        notes that failed or warned (ingest/raw_findings.py); with scopes configured, also the
+        pages no folder rule places."""
+        from ..ingest.raw_findings import raw_note_findings
         from ..page.check import check_vault
         from ..scopes.check import unscoped_findings
 
         vault = self.vault()
-        report = check_vault(vault, self.settings.raw_dir, self._raw_visible)
+        report = raw_note_findings(check_vault(vault, self.settings.raw_dir, self._raw_visible),
+                                   self.settings.state_dir, self._raw_visible)
         return unscoped_findings(self.trust.with_trust(report, vault), self.scopes, vault.pages)
 
     def calibrate_recency(self, questions: Iterable[Any] = ()) -> Fit:

@@ -161,9 +161,10 @@ class ApplySteps:
                               wiki_sha256=page_sha256(data), links=links, links_basis=basis,
                               links_index=digest,
                               mentions=note.mentions, terms=index.terms_digest, error="",
-                              moved_from="", signature=note.signature or signature(note.text))
+                              warnings=note.warnings, moved_from="",
+                              signature=note.signature or signature(note.text))
         self.outcomes.append(FileOutcome(note.file.path, "moved" if old else "ingested",
-                                         reason, note.wiki_path))
+                                         reason, note.wiki_path, note.warnings))
 
     def _links_record(self, note: Note, index: TitleIndex) -> tuple[str, str, str]:
         """The links digest, its basis and the index digest of the note's page ("" each for a

@@ -16,6 +16,7 @@ class FileOutcome:
     status: Outcome    # "pending" only in a dry run: would be compiled
     reason: str = ""
     wiki: str = ""     # wiki-relative page path, when there is one
+    warnings: tuple[str, ...] = ()   # what compiling it warned of (also in ``reason``)
 
     @property
     def message(self) -> str:

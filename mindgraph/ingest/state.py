@@ -74,6 +74,7 @@ class FileState:
     aliases: tuple[str, ...] = ()
     language: str = ""        # its prose language, for the title index (page/language.py)
     error: str = ""
+    warnings: tuple[str, ...] = ()  # what the compile of the note warned of ("note.md:1: …")
     signature: str = ""       # MinHash of the note's word shingles (tells a moved note)
     moved_from: str = ""      # raw path this note is moving from (until it is ingested)
     stat: str = ""            # "size/mtime_ns/ctime_ns/inode" when read ("": read it next time)
@@ -338,7 +339,7 @@ def _record(raw: Any) -> FileState:
         raise ValueError(f"bad record {raw!r}")
     fields = raw if raw.keys() <= _FIELD_SET else {k: v for k, v in raw.items()
                                                    if k in _FIELD_SET}
-    for name in ("aliases", "mentions"):
+    for name in ("aliases", "mentions", "warnings"):
         if name in fields:
             fields[name] = tuple(map(str, fields[name]))
     if "stat" in fields:

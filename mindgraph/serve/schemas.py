@@ -505,6 +505,8 @@ class SyncRunOut(BaseModel):
                                         '`watch --json`)')
     still_failing: int = Field(0, description="notes that failed before, did not change and "
                                               "failed the same way again (not in failed)")
+    warnings: list[str] = Field(default_factory=list, description='compile warnings new in '
+                                'this run, "note:line: what and the fix"')
 
 
 class SyncStatusOut(BaseModel):
@@ -523,3 +525,9 @@ class SyncStatusOut(BaseModel):
     touches_ignored: int = 0
     errors: int = 0
     error: str | None = None
+    raw_failures: list[str] = Field(default_factory=list, description='raw notes that fail to '
+                                    'compile, "note:line: why" (the first 100)')
+    raw_failures_count: int = 0
+    raw_warnings: list[str] = Field(default_factory=list, description="compile warnings of "
+                                    "the raw notes (the first 100; `mindgraph check` lists all)")
+    raw_warnings_count: int = 0

@@ -21,6 +21,8 @@ from typing import Any
 from ..core import Mindgraph
 from ..errors import MindgraphError
 from ..ingest.session import IngestSession
+from ..ingest.state import STATE_FILENAME, IngestState
+from .notices import track_warnings
 from .paths import RAW, WIKI, Change
 from .status import RunRecord, now_iso
 
@@ -29,13 +31,15 @@ def sync_run(mg: Mindgraph, changes: Iterable[Change], *, trigger: str = "change
              touches: int = 0, embed: bool = True,
              indexed: dict[str, str] | None = None,
              session: IngestSession | None = None,
-             failing: dict[str, str] | None = None) -> RunRecord:
+             failing: dict[str, str] | None = None,
+             warned: dict[str, tuple[str, ...]] | None = None) -> RunRecord:
     """Bring the wiki, the indexes and (with ``embed``) the vectors up to date with
     ``changes`` (all of it when ``trigger`` is "start"); ``indexed`` (wiki path → hash of
     the indexed bytes) is updated for the pages the run made current. ``failing`` (raw path
     → why, the notes that failed in earlier runs) is kept current: a note in it that did
     not change and fails again for the same reason is counted in ``still_failing``, not
-    listed among this run's failures."""
+    listed among this run's failures. ``warned`` (raw path → its compile warnings) is kept
+    current the same way; the warnings new in this run go to ``record.warnings``."""
     started = time.perf_counter()
     changes = sorted(changes)
     full = trigger == "start"
@@ -48,7 +52,8 @@ def sync_run(mg: Mindgraph, changes: Iterable[Change], *, trigger: str = "change
         pages_touched = {c.path for c in changes if c.area == WIKI and not c.folder}
         if (full or any(c.area == RAW for c in changes)) and mg.settings.raw_dir.is_dir():
             pages_touched |= _ingest(mg, record, session, None if full else changes,
-                                     {} if failing is None else failing)
+                                     {} if failing is None else failing,
+                                     {} if warned is None else warned)
         synced = mg.sync()
         pages_touched |= {*synced.added, *synced.changed, *synced.removed}
         pages = dict(mg.current_pages())
@@ -80,7 +85,8 @@ def sync_run(mg: Mindgraph, changes: Iterable[Change], *, trigger: str = "change
 
 
 def _ingest(mg: Mindgraph, record: RunRecord, session: IngestSession | None,
-            changes: list[Change] | None, failing: dict[str, str]) -> set[str]:
+            changes: list[Change] | None, failing: dict[str, str],
+            warned: dict[str, tuple[str, ...]]) -> set[str]:
     """Run the ingest (targeted at the raw notes among ``changes`` when there is a session and
     no raw folder changed); the wiki pages it wrote or removed."""
     changed = None
@@ -93,6 +99,10 @@ def _ingest(mg: Mindgraph, record: RunRecord, session: IngestSession | None,
     record.removed = [f.path for f in report.files if f.status in ("removed", "kept")]
     _failures(record, report.files, failing, report.plan != "targeted",
               None if changes is None else [c for c in changes if c.area == RAW])
+    state_file = mg.settings.state_dir / STATE_FILENAME
+    state = session.state_for(state_file) if session is not None else \
+        IngestState.load(state_file)
+    track_warnings(record, report.files, state.files, warned, complete=changes is None)
     return {f.wiki for f in report.files
             if f.wiki and f.status in ("ingested", "moved", "removed", "kept")}
 

@@ -18,6 +18,7 @@ from ..fsutil import atomic_write_json
 
 STATUS_FILENAME = "sync-status.json"
 SHOWN = 100         # pending paths listed in a status (the count is always exact)
+WARNINGS_SHOWN = 5  # compile warnings a log line lists
 
 
 def now_iso() -> str:
@@ -43,6 +44,7 @@ class RunRecord:
     error: str | None = None
     ingest: str = ""        # "targeted", or "full: " and why (ingest/targeted.py)
     still_failing: int = 0  # notes that failed before, unchanged, retried: failed the same way
+    warnings: list[str] = field(default_factory=list)   # new compile warnings ("a.md:1: …")
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form: one object per change for `watch --json`."""
@@ -68,6 +70,11 @@ class RunRecord:
                      f"still failing as before (mindgraph ingest lists why)")
         if self.error:
             text += f"; error: {self.error}"
+        for warning in self.warnings[:WARNINGS_SHOWN]:
+            text += f"\n  warning: {warning}"
+        if len(self.warnings) > WARNINGS_SHOWN:
+            text += (f"\n  … and {len(self.warnings) - WARNINGS_SHOWN} more warnings "
+                     f"(mindgraph check lists them all)")
         return text
 
 
@@ -93,6 +100,9 @@ class SyncStatus:
         self.touches = 0
         self.errors = 0
         self.error: str | None = None
+        # the raw notes that fail and those whose compile warned (notices.py)
+        self.raw: dict[str, Any] = {"raw_failures": [], "raw_failures_count": 0,
+                                    "raw_warnings": [], "raw_warnings_count": 0}
 
     def update(self, **changes: Any) -> None:
         """Set fields (and write the status file)."""
@@ -102,10 +112,14 @@ class SyncStatus:
             snapshot = self._snapshot()
         self._save(snapshot)
 
-    def finished(self, record: RunRecord | None, touches: int, state: str) -> None:
-        """A run ended (``record`` None: the batch held only touches)."""
+    def finished(self, record: RunRecord | None, touches: int, state: str,
+                 raw: dict[str, Any] | None = None) -> None:
+        """A run ended (``record`` None: the batch held only touches); ``raw``: the notes
+        that fail or warned (notices.raw_summary), when the run changed them."""
         with self._lock:
             self.touches += touches
+            if raw is not None:
+                self.raw = raw
             if record is not None:
                 self.runs += 1
                 self.last_run = record
@@ -131,7 +145,7 @@ class SyncStatus:
                 "running": self.running,
                 "last_run": self.last_run.to_dict() if self.last_run else None,
                 "runs": self.runs, "touches_ignored": self.touches, "errors": self.errors,
-                "error": self.error}
+                "error": self.error, **self.raw}
 
     def _save(self, snapshot: dict[str, Any]) -> None:
         if self._file is None:

@@ -31,6 +31,7 @@ from ..ingest.state import STATE_FILENAME
 from .digests import real_changes
 from .events import EventSource
 from .paths import RAW, WIKI, Areas, Change
+from .notices import raw_summary
 from .pending import PendingChanges
 from .run import sync_run
 from .status import RunRecord, SyncStatus, now_iso
@@ -63,6 +64,7 @@ class Watcher:
         self.status = SyncStatus(s.state_dir, lambda: [str(c) for c in self.pending.snapshot()])
         self.indexed: dict[str, str] = {}       # wiki page → hash of the bytes indexed
         self.failing: dict[str, str] = {}       # raw note → why it failed (run.py)
+        self.warned: dict[str, tuple[str, ...]] = {}    # raw note → its compile warnings
         self.session = IngestSession()
         self._max_bytes = {RAW: s.compile.max_note_bytes, WIKI: s.limits.max_page_bytes}
         self._stop = threading.Event()
@@ -163,7 +165,7 @@ class Watcher:
                                                      "changes": [str(c) for c in changes]})
         record = sync_run(self.mg, changes, trigger=trigger, touches=touches,
                           embed=self.embed, indexed=self.indexed, session=self.session,
-                          failing=self.failing)
+                          failing=self.failing, warned=self.warned)
         if trigger == "start" and record.error is None:
             # part of the start: the status says idle once a change is served in a targeted
             # run (at 100,000 notes the term regex alone takes seconds)
@@ -172,7 +174,7 @@ class Watcher:
             record.seconds = round(record.seconds + time.perf_counter() - started, 3)
         if self.on_run is not None:     # first: whoever sees the status idle sees the record
             self.on_run(record)
-        self.status.finished(record, touches, "idle")
+        self.status.finished(record, touches, "idle", raw_summary(self.failing, self.warned))
         return record
 
     def _synced(self) -> dict[str, Mapping[str, str]]:

@@ -1,0 +1,58 @@
+"""`check`'s findings about raw notes, from the ingest state: a note that failed to compile
+(an error: it has no current page) and a note that compiled with a warning (its frontmatter
+never closed, a date no timeline can read …), each at its file and line with the fix.
+
+The state keeps what each note's last compile said (``FileState.error``, ``.warnings``), so a
+warning is still reported after the run that printed it: a watcher's log, a plain `ingest`
+that skipped the unchanged note."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+from typing import Callable
+
+from ..page.check import CheckReport, Finding
+from .notes import wiki_path_for
+from .state import STATE_FILENAME, IngestState
+
+# "note.md:3: what" / "note.md: what": where the message says it is
+_WHERE = re.compile(r"(?P<path>[^\n]*?)(?::(?P<line>\d+))?: ")
+
+
+def raw_note_findings(report: CheckReport, state_dir: Path,
+                      visible: Callable[[str], bool] | None = None) -> CheckReport:
+    """``report`` with, first, a "raw-failed" error per raw note whose last compile failed and a
+    "raw-warning" per warning of a note that compiled (none without an ingest state); only
+    the notes ``visible`` accepts, when given (a scoped view's)."""
+    path = Path(state_dir) / STATE_FILENAME
+    if not path.is_file():
+        return report
+    state = IngestState.load(path)
+    found = []
+    for raw in sorted(state.files):
+        if visible is not None and not visible(raw):
+            continue
+        record = state.files[raw]
+        if record.status == "failed" and record.error:
+            found.append(_finding("error", "raw-failed", raw, record.wiki, record.error,
+                                  "failed to compile, so its page is not current: "))
+        elif record.status == "ingested":
+            found.extend(_finding("warning", "raw-warning", raw, record.wiki, warning, "")
+                         for warning in record.warnings)
+    if not found:
+        return report
+    return replace(report, findings=tuple(found) + report.findings)   # raw/ first: the cause
+
+
+def _finding(severity, kind: str, raw: str, wiki: str, message: str, lead: str) -> Finding:
+    """One finding at the place ``message`` names (its "path:line: " prefix, when it names
+    ``raw``), located in raw/ as the page findings are."""
+    line, text = 0, message.strip()
+    where = _WHERE.match(text)
+    if where and where.group("path").endswith(raw):
+        line = int(where.group("line") or 0)
+        text = text[where.end():]
+    return Finding(severity, kind, wiki or wiki_path_for(raw), line, lead + text,
+                   raw_path=raw, raw_line=line)
