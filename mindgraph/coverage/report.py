@@ -100,9 +100,8 @@ def measure_coverage(units: list[Unit], pages: Iterable[Page], *, codebase: str 
     (unit id → (page, section id, similarity)), measured with ``semantic_model``."""
     index = MentionIndex(units)
     by_unit: dict[str, list[Mention]] = {u.id: [] for u in units}
-    for page in pages:
-        for unit_id, mention in index.count(page.path, page.body).items():
-            by_unit[unit_id].append(mention)
+    for unit_id, found in index.count_pages((p.path, p.body) for p in pages).items():
+        by_unit[unit_id].extend(found)
     results = []
     semantic = semantic or {}
     for unit in units:
