@@ -37,7 +37,8 @@ def verify_command(settings, pages: tuple[str, ...], due: bool, validator: str,
     Without --apply nothing but a plan (under the state folder) is written; its digest is
     printed. `--apply PLAN --approve DIGEST` writes only the `verification` and `evidence`
     frontmatter keys of the planned pages, and only if the digest matches and no page
-    changed since planning. PAGES are wiki-relative paths or folders (default: all).
+    changed since planning. PAGES are wiki-relative paths or folders, or pages named by
+    title, alias or file name as `get` names them (default: all).
     """
     trust = Mindgraph(settings).trust
     if plan_path is not None:

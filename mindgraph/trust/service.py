@@ -31,6 +31,7 @@ from .plan import Plan, Target, load_plan, now_iso, save_plan
 from .reach import EvidenceReach, Refusal
 from .record import TrustRecord, read_record
 from .scope import changed_paths, decoded, outside_scope, snapshot
+from .targets import resolve_targets
 from .validate import PageVerdict, offline_judge, validate_page
 from .writeback import WritebackError, set_record_keys
 
@@ -102,10 +103,10 @@ class TrustService:
 
     def pages(self, only: Iterable[str] = ()) -> Iterator[WikiPage | tuple[str, str]]:
         """Each wiki page (or (path, why it cannot be read)), optionally only some paths or
-        folders (wiki-relative)."""
+        folders (wiki-relative) or pages named by title, alias or file name (targets.py)."""
         self.settings.require_wiki()
         wiki = self.settings.wiki_dir
-        wanted = [str(o).replace("\\", "/").strip("/") for o in only]
+        wanted = resolve_targets(wiki, only)
         found = set()
         for file in iter_markdown_files(wiki):
             rel = file.relative_to(wiki).as_posix()

@@ -150,3 +150,22 @@ def test_a_contradicted_claim_is_disputed_and_the_audit_lists_it(compiled, mg):
 def test_an_unknown_page_is_a_clear_error(compiled, mg):
     result = mg(compiled, "verify", "Nope.md")
     assert result.exit_code == 2 and "no wiki page or folder Nope.md" in result.output
+
+
+def test_verify_takes_a_page_title_as_get_and_links_do(compiled, mg):
+    """A title, a file name or a title in another case names the page, as in `get`, `links`
+    and `graph` (the same resolver); a path and a folder still work; a near miss says what
+    was meant."""
+    by_path = plan_of(mg, compiled, "Sync.md")
+    for name in ("Sync", "sync", "メモ"):
+        planned = plan_of(mg, compiled, name)
+        assert planned["targets"] == 1, name
+        page = "Sync.md" if name.lower() == "sync" else "日本語/メモ.md"
+        assert [v["path"] for v in planned["verdicts"]] == [page]
+    assert [v["path"] for v in by_path["verdicts"]] == ["Sync.md"]
+    assert plan_of(mg, compiled, "日本語")["targets"] == 1
+    both = plan_of(mg, compiled, "Sync", "Plain")
+    assert sorted(v["path"] for v in both["verdicts"]) == ["Plain.md", "Sync.md"]
+    near = mg(compiled, "verify", "Synk")
+    assert near.exit_code == 2 and "no wiki page or folder Synk" in near.output
+    assert "Did you mean: Sync.md?" in near.output
