@@ -40,7 +40,9 @@ def embed_command(settings: Settings, dry_run: bool, drop_other_models: bool,
         keep = sorted(p.path for p in mg.vault().problems if p.path not in mg.vault().pages)
         # a bar on a terminal (not under --json); elsewhere a line now and then
         if not dry_run and not (as_json and is_terminal()) and plan.to_embed:
-            with Progress("Embedding", "chunks", len(plan.to_embed)) as progress:
+            # the ETA in tokens: a chunk's time goes with its tokens (cli/eta.py)
+            with Progress("Embedding", "chunks", len(plan.to_embed),
+                          work=[c.tokens for c in plan.to_embed]) as progress:
                 report, dropped = mg.embed(plan=plan, drop_other_models=drop_other_models,
                                            progress=progress.advance,
                                            rebuild_index=rebuild_index, notice=notice)
