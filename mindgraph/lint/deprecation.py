@@ -37,6 +37,13 @@ KEYWORD = re.compile(
 # Words after which a name is the replacement, not what went away.
 REPLACEMENT = re.compile(r"\b(?:in favou?r of|instead|replaced (?:by|with)|use|with|for|"
                          r"to)\b|代わりに|改为|替代|使用", re.I)
+# After the keyword, a word that starts a place, time or cause: what follows it is not what
+# went away ("removed when switching [[workspaces]]", "removed spinning from the status bar").
+_NOT_OBJECT = re.compile(r"\b(?:from|when|whenever|while|if|because|since|in|on|at|by|after|"
+                         r"before|during|within|into|across|until|unless)\b", re.I)
+# A keyword after "is", "are been" … is passive: its subject stands before it.
+_PASSIVE = re.compile(r"\b(?:is|are|was|were|been|be|being)\s+(?:(?:now|also|\w+ly)\s+)*$",
+                      re.I)
 CLAUSE_BREAK = re.compile(r"[:;|,]|\.\s|、|。|，|；")
 _LISTED = re.compile(r"\s*(?:,|\band\b|\bor\b|、|和|或)?\s*\x00\s*(?:,|\band\b|\bor\b|、|和|或)?\s*")
 # What may stand between a subject and the keyword: "is now", "has been", "は", "已经" …
@@ -265,5 +272,7 @@ def _is_subject(text: str, name: str, keyword: re.Match, others: list[str]) -> b
     between = _LISTED.sub(" ", between)
     if before:
         return bool(_SUBJECT_GLUE.fullmatch(between))
+    if _PASSIVE.search(text, 0, keyword.start()):
+        return False
     return len(between) <= WINDOW and not CLAUSE_BREAK.search(between) \
-        and not REPLACEMENT.search(between)
+        and not REPLACEMENT.search(between) and not _NOT_OBJECT.search(between)
