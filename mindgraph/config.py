@@ -37,20 +37,31 @@ class BadValue(ConfigError):
     beginning "<file>: "; ``load_settings`` makes it "<file>:<line>: " when the file writes
     that key, and names the environment variable instead when one set it."""
 
-    def __init__(self, message: str, key: str):
+    def __init__(self, message: str, key: str, also: tuple[str, ...] = ()):
         super().__init__(message)
         self.key = key
+        self.also = also        # other keys the message is about (their line, if not key's)
 
     @property
     def path(self) -> tuple[str | int, ...]:
         """The key as the steps into the YAML document: ("adapters", 0, "cache_ttl_s")."""
-        steps: list[str | int] = []
-        for part in self.key.split("."):
-            name, _, index = part.partition("[")
-            steps.append(name)
-            if index.rstrip("]").isdigit():
-                steps.append(int(index.rstrip("]")))
-        return tuple(steps)
+        return key_path(self.key)
+
+    @property
+    def paths(self) -> list[tuple[str | int, ...]]:
+        """``path``, then those of the other keys the message is about."""
+        return [self.path, *map(key_path, self.also)]
+
+
+def key_path(key: str) -> tuple[str | int, ...]:
+    """A dotted key as the steps into the YAML document: ("adapters", 0, "cache_ttl_s")."""
+    steps: list[str | int] = []
+    for part in key.split("."):
+        name, _, index = part.partition("[")
+        steps.append(name)
+        if index.rstrip("]").isdigit():
+            steps.append(int(index.rstrip("]")))
+    return tuple(steps)
 
 
 @dataclass(frozen=True)
@@ -418,6 +429,11 @@ class Settings:
         read)."""
         if self.source != "(defaults)" or folder.is_dir():
             return None
+        if not self.base_dir.is_dir():
+            return ConfigError(
+                f"{self.base_dir.resolve()} does not exist (no such folder), so it is no "
+                f"mindgraph workspace. Check the path given with -C, or create a workspace "
+                f"there with `mindgraph init {self.base_dir}`.")
         return ConfigError(
             f"{self.base_dir.resolve()} is not a mindgraph workspace: it has no "
             f"{CONFIG_FILENAME} and no {folder.name}/ folder. Run the command inside a "
@@ -512,7 +528,9 @@ def load_settings(base_dir: str | Path = ".", config: str | Path | None = None,
                                           f"{exc.key}.".startswith(f"{key}.")):
                 raise ConfigError(message.replace(f"{source}:", f"Environment variable "
                                                                 f"{variable}:", 1)) from exc
-        line = line_of(text, exc.path) if isinstance(exc, BadValue) and text else None
+        lines = (line_of(text, path) for path in exc.paths) \
+            if isinstance(exc, BadValue) and text else ()
+        line = next((found for found in lines if found is not None), None)
         if line is not None and message.startswith(f"{source}: "):
             raise BadValue(f"{source}:{line}:{message[len(source) + 1:]}", exc.key) from exc
         raise
@@ -524,8 +542,9 @@ def settings_from_dict(data: Mapping[str, Any], base_dir: str | Path = ".",
     known = set(_SECTIONS) | {"adapters"}
     for key in data:
         if key not in known:
-            raise ConfigError(f"{source}: unknown section '{key}'.{_did_you_mean(key, known)} "
-                              f"Known sections: {', '.join(sorted(known))}. Remove or rename it.")
+            raise BadValue(f"{source}: unknown section '{key}'.{_did_you_mean(key, known)} "
+                           f"Known sections: {', '.join(sorted(known))}. Remove or rename it.",
+                           str(key))
     kwargs: dict[str, Any] = {}
     for name, cls in _SECTIONS.items():
         section = data.get(name)
@@ -565,9 +584,9 @@ def _build(cls: type, values: Mapping[str, Any], where: str, source: str) -> Any
     out: dict[str, Any] = {}
     for key, raw in values.items():
         if key not in fields:
-            raise ConfigError(f"{source}: unknown key '{where}.{key}'.{_did_you_mean(key, fields)}"
-                              f" Known keys in '{where}': {', '.join(sorted(fields))}. Remove or "
-                              f"rename it.")
+            raise BadValue(f"{source}: unknown key '{where}.{key}'.{_did_you_mean(key, fields)}"
+                           f" Known keys in '{where}': {', '.join(sorted(fields))}. Remove or "
+                           f"rename it.", f"{where}.{key}")
         out[key] = _coerce(raw, hints[key], f"{where}.{key}", source)
     for name, f in fields.items():
         if (name not in out and f.default is dataclasses.MISSING
@@ -748,6 +767,32 @@ def _check_values(s: Settings) -> None:
     if s.paths.raw.rstrip("/") == s.paths.wiki.rstrip("/"):
         raise ConfigError(f"{s.source}: paths.raw and paths.wiki must be different folders "
                           f"(raw notes are never written).")
+    _check_nesting(s)
+
+
+def _check_nesting(s: Settings) -> None:
+    """Nothing mindgraph writes (wiki pages, its state and lock, the usage log) may be in
+    raw/, which is never written; nor raw/ in wiki/, where pages could overwrite notes. The
+    paths are compared resolved (``..`` and symlinks followed), as the commands use them."""
+    raw = s.raw_dir
+    written = [("paths.wiki", s.wiki_dir, "wiki pages", "wiki"),
+               ("paths.state", s.state_dir, "its state and ingest lock", ".mindgraph")]
+    if s.serve.usage_log:
+        written.append(("serve.usage_log", (s.state_dir / s.serve.usage_log).resolve(),
+                        "the usage log", "usage.jsonl"))
+    for key, folder, what, example in written:
+        if folder.is_relative_to(raw):
+            where = "is" if folder == raw else "is inside"
+            raise BadValue(
+                f"{s.source}: '{key}' ({folder}) {where} 'paths.raw' ({raw}): mindgraph would "
+                f"write {what} among your notes, and raw/ is never written. Move one: set "
+                f"{key} to a place outside {s.paths.raw} (e.g. {example}), or paths.raw to "
+                f"the folder of the notes alone.", key, also=("paths.raw",))
+    if raw.is_relative_to(s.wiki_dir):
+        raise BadValue(f"{s.source}: 'paths.raw' ({raw}) is inside 'paths.wiki' "
+                       f"({s.wiki_dir}): wiki pages could overwrite raw notes. Move one: set "
+                       f"paths.raw and paths.wiki to two folders side by side (e.g. raw and "
+                       f"wiki).", "paths.raw", also=("paths.wiki",))
 
 
 def check_embedding(s: Settings) -> None:

@@ -39,6 +39,9 @@ def ingest_command(settings, dry_run: bool, force: bool, only: tuple[str, ...],
         emit_json(report.to_dict() | ({"enrich": enriched.to_dict()} if enriched else {}))
     else:
         _print_report(report)
+        if report.notes == 0:
+            click.echo(f"raw/ ({settings.raw_dir}) has no notes yet: put Markdown files "
+                       f"there (.md, .markdown or .txt), then run `mindgraph ingest` again.")
         if enriched:
             echo(f"enrich: {enriched.links} inferred link(s), "
                  f"{enriched.summaries_written} summary(ies) by {enriched.judge}.")

@@ -21,13 +21,17 @@ def init_command(directory: Path, force: bool, as_json: bool) -> None:
     before = (click.get_current_context().find_root().obj or {}).get("base_dir")
     if before is not None:
         directory = before / directory
-    directory.mkdir(parents=True, exist_ok=True)
+    _make_folder(directory, directory)
     config = directory / CONFIG_FILENAME
     created = []
     if config.exists() and not force:
         note = f"{config} already exists; kept it (use --force to overwrite)."
     else:
-        config.write_text(DEFAULT_CONFIG_YAML, encoding="utf-8")
+        try:
+            config.write_text(DEFAULT_CONFIG_YAML, encoding="utf-8")
+        except OSError as exc:
+            raise ConfigClickError(f"cannot write {config} ({exc.strerror or exc}); check the "
+                                   f"folder's permissions or pick another.") from exc
         created.append(str(config))
         note = f"Wrote {config}."
     try:
@@ -36,7 +40,7 @@ def init_command(directory: Path, force: bool, as_json: bool) -> None:
         raise ConfigClickError(str(exc)) from exc
     for folder in (settings.raw_dir, settings.wiki_dir):
         if not folder.exists():
-            folder.mkdir(parents=True)
+            _make_folder(folder, directory)
             created.append(str(folder))
     if as_json:
         emit_json({"config": str(config), "created": created,
@@ -44,6 +48,23 @@ def init_command(directory: Path, force: bool, as_json: bool) -> None:
         return
     echo(note)
     echo(f"Put your notes in {settings.raw_dir}, then run: mindgraph ingest -C {directory}")
+
+
+def _make_folder(folder: Path, directory: Path) -> None:
+    """Create ``folder`` (and its parents); a usage error naming it and the problem when it
+    cannot be (a file in the way, a folder that cannot be written, a read-only filesystem)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        blocker = next((p for p in (folder, *folder.parents) if p.exists() and not p.is_dir()),
+                       None)
+        if isinstance(exc, (FileExistsError, NotADirectoryError)) and blocker is not None:
+            why = f"{blocker} is a file, not a folder"
+        else:
+            why = exc.strerror or str(exc)
+        raise ConfigClickError(f"cannot create the folder {folder} ({why}). Give `mindgraph "
+                               f"init` a folder that can be created, e.g. a new one under "
+                               f"your home folder (asked for {directory}).") from exc
 
 
 def register(group: click.Group) -> None:

@@ -30,8 +30,19 @@ def stats_command(settings, as_json: bool) -> None:
     echo(f"tags      {stats['tags']['distinct']} distinct; top: {top or 'none'}")
     echo(f"trust     {describe_mix(stats['trust'])}")
     raw = stats["raw"]
-    states = ", ".join(f"{k} {v}" for k, v in raw["by_state"].items()) or "never ingested"
-    echo(f"raw       {raw['files']} files: {states}")
+    echo(f"raw       {raw['files']} files: {_raw_states(raw)}")
+
+
+def _raw_states(raw: dict) -> str:
+    """The raw notes by state, or why there are none: an empty raw/, or no ingest yet."""
+    states = ", ".join(f"{k} {v}" for k, v in raw["by_state"].items())
+    if states:
+        return states
+    if raw.get("has_notes") is False:
+        return f"raw/ ({raw['folder']}) has no notes yet: put Markdown files there"
+    if not raw.get("ingested"):
+        return "never ingested: run `mindgraph ingest`"
+    return "none recorded by the last ingest (`mindgraph ingest` says why)"
 
 
 def register(group: click.Group) -> None:

@@ -78,7 +78,8 @@ class Services(WarmIndexes):
 
         vault = self.vault()
         return workspace_stats(vault, self.settings.state_dir, self._raw_visible,
-                               trust=self.trust.mix(vault.pages.values()))
+                               trust=self.trust.mix(vault.pages.values()),
+                               raw_dir=self.settings.raw_dir)
 
     @query
     def check(self) -> CheckReport:

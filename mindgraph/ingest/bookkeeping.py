@@ -22,6 +22,7 @@ class Bookkeeping:
     compiler: Any
     dry_run: bool
     journal: bool      # commit to the state's journal (a targeted run)
+    notes: list[Any]   # the notes of raw/ a full run found
     skipped: int
     last_commit: float
     save_seconds: float
@@ -83,4 +84,5 @@ class Bookkeeping:
                 1 for o in outcomes if o.status == "pending" and o.reason.startswith("would move")),
             provider_calls=int(getattr(self.compiler, "calls", 0)),
             seconds=round(time.perf_counter() - started, 3), dry_run=self.dry_run,
-            files=outcomes, plan="targeted" if self.journal else "")
+            files=outcomes, plan="targeted" if self.journal else "",
+            notes=-1 if self.journal else len(self.notes))

@@ -85,9 +85,6 @@ def run_ingest(settings: Settings, *, provider: Any = None, dry_run: bool = Fals
     if not raw_dir.is_dir():
         raise settings.not_a_workspace(raw_dir) or ConfigError(f"raw folder {raw_dir} does not exist. Create it (`mindgraph init`) "
                           f"or set paths.raw in {settings.source}.")
-    if raw_dir.is_relative_to(wiki_dir):
-        raise ConfigError(f"{settings.source}: paths.raw ({raw_dir}) is inside paths.wiki "
-                          f"({wiki_dir}); wiki pages could overwrite raw notes. Move one.")
     compiler = make_compiler(settings, provider)
     only = tuple(only)
     with ingest_lock(settings.state_dir, dry_run):

@@ -46,6 +46,7 @@ class IngestReport:
     files: tuple[FileOutcome, ...]
     moved: int = 0     # notes that moved or were renamed (their page went with them)
     plan: str = ""     # with a session: "targeted", or "full: " and why (pipeline.py)
+    notes: int = -1    # notes the scan of raw/ found (-1: a targeted run scans none)
 
     @property
     def ok(self) -> bool:

@@ -41,6 +41,17 @@ class NoteReadError(Exception):
     """A note that cannot be compiled as text; the message names the file and the fix."""
 
 
+def has_notes(raw_dir: Path) -> bool:
+    """True as soon as one note is found under ``raw_dir`` where a scan would look (hidden
+    and ignored folders left out): cheap for an empty folder and for a full one."""
+    for folder, subfolders, names in os.walk(raw_dir):
+        subfolders[:] = [d for d in subfolders
+                         if not d.startswith(".") and d not in IGNORED_DIRS]
+        if any(n.lower().endswith(NOTE_SUFFIXES) and not n.startswith(".") for n in names):
+            return True
+    return False
+
+
 def scan_raw(raw_dir: Path, exclude: Iterable[Path] = ()) -> list[RawFile]:
     """Every file under ``raw_dir`` in path order (folders in ``exclude`` are left out)."""
     root = Path(raw_dir)
