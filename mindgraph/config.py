@@ -783,11 +783,13 @@ def _check_nesting(s: Settings) -> None:
     for key, folder, what, example in written:
         if folder.is_relative_to(raw):
             where = "is" if folder == raw else "is inside"
+            if key != "serve.usage_log" and (s.base_dir / example).resolve().is_relative_to(raw):
+                example = f"../{example}"       # raw: . (the workspace folder itself)
             raise BadValue(
                 f"{s.source}: '{key}' ({folder}) {where} 'paths.raw' ({raw}): mindgraph would "
                 f"write {what} among your notes, and raw/ is never written. Move one: set "
-                f"{key} to a place outside {s.paths.raw} (e.g. {example}), or paths.raw to "
-                f"the folder of the notes alone.", key, also=("paths.raw",))
+                f"{key} to a place outside raw/ (e.g. {example}), or paths.raw to the folder "
+                f"of the notes alone.", key, also=("paths.raw",))
     if raw.is_relative_to(s.wiki_dir):
         raise BadValue(f"{s.source}: 'paths.raw' ({raw}) is inside 'paths.wiki' "
                        f"({s.wiki_dir}): wiki pages could overwrite raw notes. Move one: set "

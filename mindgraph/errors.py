@@ -6,6 +6,7 @@
     ├── PageError                  a markdown page cannot be parsed (has path and line)
     ├── AdapterError               a data-source adapter cannot be loaded or fails
     ├── IngestError                compiling one raw note failed (fails only that note)
+    │   └── RemovalsHeld             a run would remove most of the wiki: held, not applied
     ├── ProviderError              an LLM or embedding provider call failed
     │   └── TransientProviderError   429 / 5xx / timeout: worth retrying
     ├── StoreError                 a vector store cannot be reached or used
@@ -54,6 +55,12 @@ class AdapterError(MindgraphError):
 
 class IngestError(MindgraphError):
     """Compiling one raw note failed; the run goes on with the next note."""
+
+
+class RemovalsHeld(IngestError):
+    """An ingest run would remove every wiki page, or most of them (ingest/guard.py): raw/ is
+    more likely empty, unmounted or the wrong folder than emptied on purpose. Nothing was
+    removed; ``--allow-removals`` applies it."""
 
 
 class ProviderError(MindgraphError):

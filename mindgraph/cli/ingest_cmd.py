@@ -19,6 +19,10 @@ LISTED = 20
 @click.option("--dry-run", is_flag=True, help="Show what would be compiled or removed; write "
               "nothing and call no provider.")
 @click.option("--force", is_flag=True, help="Recompile every note, even unchanged ones.")
+@click.option("--allow-removals", is_flag=True,
+              help="Apply a run that would remove every wiki page, or more than half of them "
+                   "and more than 20 (held otherwise: raw/ may be empty, unmounted or the "
+                   "wrong folder).")
 @click.option("--only", "only", multiple=True, metavar="PATH",
               help="Only this note or folder (relative to raw/, or a path to it). Repeatable.")
 @click.option("--progress/--no-progress", "show_progress", default=None,
@@ -26,20 +30,21 @@ LISTED = 20
                    "stderr. Default: a bar on a terminal, else a line every 10 s; --progress "
                    "prints a line every second off a terminal.")
 @json_option
-def ingest_command(settings, dry_run: bool, force: bool, only: tuple[str, ...],
-                   show_progress: bool | None, as_json: bool) -> None:
+def ingest_command(settings, dry_run: bool, force: bool, allow_removals: bool,
+                   only: tuple[str, ...], show_progress: bool | None, as_json: bool) -> None:
     """Compile new and changed notes of raw/ into wiki pages (raw/ is never written)."""
     mg = Mindgraph(settings)
     with Phases("notes", enabled=show_progress is not False,
                 forced=bool(show_progress)) as phases:
         report = mg.ingest(dry_run=dry_run, force=force, only=only,
+                           allow_removals=allow_removals,
                            progress=phases.ticker("Compiling"), phases=phases.ticker)
     enriched, why = _enrich_after(mg) if report.ingested and not dry_run else (None, "")
     if as_json:
         emit_json(report.to_dict() | ({"enrich": enriched.to_dict()} if enriched else {}))
     else:
         _print_report(report)
-        if report.notes == 0:
+        if report.notes == 0 and not report.removed and not report.kept:
             click.echo(f"raw/ ({settings.raw_dir}) has no notes yet: put Markdown files "
                        f"there (.md, .markdown or .txt), then run `mindgraph ingest` again.")
         if enriched:

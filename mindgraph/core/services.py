@@ -54,9 +54,11 @@ class Services(WarmIndexes):
     def ingest(self, *, provider: Any = None, dry_run: bool = False, force: bool = False,
                only: tuple[str, ...] = (), progress: Any = None,
                phases: Any = None, session: Any = None,
-               changed: Iterable[str] | None = None) -> IngestReport:
+               changed: Iterable[str] | None = None,
+               allow_removals: bool = False) -> IngestReport:
         """Compile raw/ into wiki/ (offline or with the configured LLM), then re-sync indexes.
-        ``session`` and ``changed``: a long-lived caller's targeted run (ingest/targeted.py).
+        ``session`` and ``changed``: a long-lived caller's targeted run (ingest/targeted.py);
+        ``allow_removals``: apply a run the removal guard would hold (ingest/guard.py).
 
         Two ingests of one workspace must not run at once (the REST API refuses a second)."""
         from ..ingest.pipeline import run_ingest
@@ -65,7 +67,7 @@ class Services(WarmIndexes):
         # state, so queries go on meanwhile and see pages as they land.
         report = run_ingest(self.settings, provider=provider, dry_run=dry_run, force=force,
                             only=only, progress=progress, phases=phases, session=session,
-                            changed=changed)
+                            changed=changed, allow_removals=allow_removals)
         with self._lock:
             if self._cache is not None and not dry_run:
                 self.sync()

@@ -9,7 +9,7 @@ from typing import Any, Iterator
 
 from ..errors import IngestError
 from ..text.cjk import preload
-from ..trust.carry import carry_record, without_record
+from ..trust.carry import carry_record, record_text, without_record
 from .index import TitleIndex
 from .moves import carry_created, prune_moves, record_move, signature
 from .notes import Note
@@ -31,9 +31,11 @@ class ApplySteps:
     reader: Any
     outcomes: list[FileOutcome]
     journal: bool       # a targeted run (targeted.py)
+    stash: Any          # trust_stash.TrustStash
 
     def _apply(self, todo: list[Note], gone: list[str], index: TitleIndex, total: int) -> None:
         done = 0
+        self._keep_records(gone)
         for path in gone:
             self._remove(path)
             done += 1
@@ -66,6 +68,19 @@ class ApplySteps:
             self._commit()
         if not self.journal:        # a targeted run adds or removes no page
             prune_moves(self.state.moves, [r.wiki for r in self.state.files.values() if r.wiki])
+        self.stash.save()
+
+    def _keep_records(self, gone: list[str]) -> None:
+        """Keep the trust records of the pages about to be removed (trust_stash.py), saved
+        before any of them goes."""
+        for path in gone:
+            record = self.state.files[path]
+            if not record.wiki or self.state.ingested_elsewhere(path, record.wiki):
+                continue
+            data = self.wiki.read(record.wiki)
+            if data is not None and written_by_us(data, record):
+                self.stash.keep(path, record.sha256, record.wiki, record_text(data))
+        self.stash.save()
 
     def _compiled(self, notes: list[Note],
                   index: TitleIndex) -> Iterator[tuple[Note, tuple[bool, str]]]:
@@ -124,11 +139,18 @@ class ApplySteps:
         text = self.overlay.apply(note.wiki_path, text)
         source = current
         old = self.state.get(note.moved_from) if note.moved_from else None
+        restored = ""
         if old is not None:
             # the old page, or (a run killed after removing it) the new page written from it
             with contextlib.suppress(IngestError):
                 source = self.wiki.read(old.wiki) or current
             text = carry_created(source, text)
+        elif current is None:
+            # the record of a page removed with its note, if the note is back unchanged
+            source = self.stash.take(note.file.path, note.sha256)
+            if source:
+                restored = ("its trust record (verification, evidence) was restored from "
+                            "when its page was removed with the note.")
         data = carry_record(source, text, note.wiki_path, (note.moved_from, note.file.path)
                             ).encode("utf-8")
         limit = self.settings.limits.max_page_bytes
@@ -156,7 +178,7 @@ class ApplySteps:
         if old is not None:
             self._finish_move(note, old)
             reason = f"moved from {note.moved_from} ({note.move_how}). {reason}".strip()
-        reason = "\n".join(r for r in (reason, *note.warnings) if r)   # one per line
+        reason = "\n".join(r for r in (reason, restored, *note.warnings) if r)  # one a line
         self.state.transition(note.file.path, "ingested", wiki=note.wiki_path,
                               wiki_sha256=page_sha256(data), links=links, links_basis=basis,
                               links_index=digest,

@@ -37,6 +37,7 @@ from .applying import ApplySteps
 from .bookkeeping import Bookkeeping, Progress
 from .index import IndexEntry, TitleIndex
 from .lock import LOCK_FILENAME, ingest_lock
+from .guard import check_removals
 from .only import only_selector
 from .moves import old_titles, pair_moves, signature
 from .notes import Note, NoteReader, parse, resolve_collisions, wiki_path_for
@@ -47,6 +48,7 @@ from .scan import RawFile, scan_raw, within_limits
 from .session import FAILED, NO_RUN_YET, PARTIAL, IngestSession, NoteFacts
 from .state import STATE_FILENAME, IngestState, compile_key
 from .targeted import TargetedSteps, scan_size
+from .trust_stash import TrustStash
 from .wikifs import WikiWriter, clean_temp_files
 from .workers import in_workers, processes_for
 
@@ -75,11 +77,13 @@ def run_ingest(settings: Settings, *, provider: Any = None, dry_run: bool = Fals
                force: bool = False, only: Iterable[str | Path] = (),
                progress: Progress | None = None, phases: Phases | None = None,
                session: IngestSession | None = None,
-               changed: Iterable[str] | None = None) -> IngestReport:
+               changed: Iterable[str] | None = None,
+               allow_removals: bool = False) -> IngestReport:
     """Compile raw/ into wiki/ incrementally; see the module docstring for the steps.
     ``progress`` hears of each note compiled, ``phases`` of the planning steps before;
     ``session`` keeps the state between runs of one process, and ``changed`` (raw-relative
-    paths, with a session) asks for a targeted run."""
+    paths, with a session) asks for a targeted run. A run that would remove most pages is
+    held (RemovalsHeld, guard.py) unless ``allow_removals``."""
     started = time.perf_counter()
     raw_dir, wiki_dir = settings.raw_dir, settings.wiki_dir
     if not raw_dir.is_dir():
@@ -93,20 +97,22 @@ def run_ingest(settings: Settings, *, provider: Any = None, dry_run: bool = Fals
         if session is None or dry_run:
             if not dry_run:
                 clean_temp_files(wiki_dir)
-            return _Run(settings, compiler, dry_run, force, progress, phases).execute(
-                only, started)
+            return _Run(settings, compiler, dry_run, force, progress, phases,
+                        allow_removals=allow_removals).execute(only, started)
         try:
             state = session.state_for(settings.state_dir / STATE_FILENAME)
             why = "no list of changed notes (a start, or a folder changed)"
             if changed is not None and not force and not only:
-                run = _Run(settings, compiler, dry_run, force, progress, phases, state)
+                run = _Run(settings, compiler, dry_run, force, progress, phases, state,
+                           allow_removals)
                 done = run.execute_targeted(changed, session, started)
                 if isinstance(done, IngestReport):
                     session.saved()
                     return done
                 why = done
             clean_temp_files(wiki_dir)
-            run = _Run(settings, compiler, dry_run, force, progress, phases, state)
+            run = _Run(settings, compiler, dry_run, force, progress, phases, state,
+                       allow_removals)
             report = run.execute(only, started)
             run.remember(session, bool(only))
             session.saved()
@@ -122,8 +128,9 @@ class _Run(TargetedSteps, ApplySteps, Bookkeeping):
 
     def __init__(self, settings: Settings, compiler: Any, dry_run: bool, force: bool,
                  progress: Progress | None, phases: Phases | None = None,
-                 state: IngestState | None = None):
+                 state: IngestState | None = None, allow_removals: bool = False):
         self.settings = settings
+        self.allow_removals = allow_removals
         self.phases = phases
         self.compiler = compiler
         self.dry_run = dry_run
@@ -139,6 +146,7 @@ class _Run(TargetedSteps, ApplySteps, Bookkeeping):
         self.wiki = WikiWriter(settings.wiki_dir, settings.raw_dir,
                                settings.limits.max_page_bytes)
         self.overlay = CompileOverlay.load(settings.state_dir)   # the documents API's
+        self.stash = TrustStash(settings.state_dir)     # records of removed pages
         self.outcomes: list[FileOutcome] = []
         self.skipped = 0
         self.last_commit = 0.0
@@ -165,7 +173,14 @@ class _Run(TargetedSteps, ApplySteps, Bookkeeping):
         resolve_collisions(notes)
         # notes a scan limit left out are neither read nor gone: their pages stay
         live = {n.file.path for n in notes if not n.empty} | {f.path for f in files if f.held}
-        self._find_moves(notes, live, selected)
+        follow = self._find_moves(notes, live, selected)
+        gone = [p for p in sorted(self.state.files)
+                if p not in live and p not in self.moving and selected(p)]
+        if not self.dry_run and not self.allow_removals:
+            check_removals(sum(1 for p in gone if self.state.files[p].wiki),
+                           sum(1 for r in self.state.files.values() if r.wiki),
+                           len(live), self.settings.raw_dir, self.settings.source)
+        follow()            # the moves' overlay records (saved: not before the guard)
         index = self.index = self._index(notes)
         for f in files:
             if not f.is_note and selected(f.path):
@@ -183,8 +198,6 @@ class _Run(TargetedSteps, ApplySteps, Bookkeeping):
                 self.skipped += 1
             else:
                 todo.append(note)
-        gone = [p for p in sorted(self.state.files)
-                if p not in live and p not in self.moving and selected(p)]
         total = len(todo) + len(gone)
         self._tick(0, total, "")
         if self.dry_run:
@@ -226,12 +239,13 @@ class _Run(TargetedSteps, ApplySteps, Bookkeeping):
         return list(self._ticking("Reading", loaded, len(pairs)))
 
     def _find_moves(self, notes: list[Note], live: set[str],
-                    selected: Callable[[str], bool]) -> None:
-        """Pair notes gone from their path with notes new at one (moves.py)."""
+                    selected: Callable[[str], bool]) -> Callable[[], None]:
+        """Pair notes gone from their path with notes new at one (moves.py); returns what
+        makes the documents API's records follow the moves (to call once the run goes on)."""
         gone = {p: (r.sha256, r.signature) for p, r in self.state.files.items()
                 if p not in live and r.wiki and selected(p)}
         if not gone:
-            return
+            return lambda: None
         fresh = {}
         for note in notes:
             record = self.state.get(note.file.path)
@@ -245,7 +259,11 @@ class _Run(TargetedSteps, ApplySteps, Bookkeeping):
             note = fresh[move.new]
             note.moved_from, note.move_how = move.old, move.how
             self.moving[move.old] = note
-            self.overlay.follow(self.state.files[move.old].wiki, note.wiki_path, not self.dry_run)
+
+        def follow() -> None:
+            for old, note in self.moving.items():
+                self.overlay.follow(self.state.files[old].wiki, note.wiki_path, not self.dry_run)
+        return follow
 
     def _index(self, notes: list[Note]) -> TitleIndex:
         """The title index of all notes, with generic terms found from every note's mentions

@@ -507,13 +507,16 @@ class SyncRunOut(BaseModel):
                                               "failed the same way again (not in failed)")
     warnings: list[str] = Field(default_factory=list, description='compile warnings new in '
                                 'this run, "note:line: what and the fix"')
+    held: bool = Field(False, description="the run would have removed every wiki page or "
+                                          "most of them (raw/ empty, unmounted or wrong): "
+                                          "nothing was applied")
 
 
 class SyncStatusOut(BaseModel):
     """What the watcher has pending or running (``state`` "off" without --watch)."""
 
     watching: bool = False
-    state: Literal["off", "starting", "idle", "pending", "running", "stopped",
+    state: Literal["off", "starting", "idle", "pending", "running", "held", "stopped",
                    "failed"] = "off"
     backend: str = ""
     since: str | None = None
@@ -531,3 +534,6 @@ class SyncStatusOut(BaseModel):
     raw_warnings: list[str] = Field(default_factory=list, description="compile warnings of "
                                     "the raw notes (the first 100; `mindgraph check` lists all)")
     raw_warnings_count: int = 0
+    held: str | None = Field(None, description="why the last run was held (it would have "
+                                               "removed most pages; retried until it is not, "
+                                               "or `mindgraph ingest --allow-removals`)")

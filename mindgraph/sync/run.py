@@ -3,7 +3,8 @@
 Nothing here compiles, parses or embeds by itself: a run calls ``Mindgraph.ingest`` (the
 crash-safe ingest state machine, the very one `mindgraph ingest` runs: it scans raw/, skips
 notes whose hash and compile key are unchanged, removes the pages of deleted notes and
-relinks the pages a new title concerns), ``Mindgraph.sync`` (the page cache, the keyword index
+relinks the pages a new title concerns; a run that would remove most pages is held, not
+applied: ingest/guard.py), ``Mindgraph.sync`` (the page cache, the keyword index
 and the graph take only the pages that changed) and the vector sync of mindgraph/vectors/ for
 only the pages this run touched. The first run after a start reconciles everything (a full
 ingest and a full `embed` plan), so whatever changed while nothing watched — or what a killed
@@ -19,7 +20,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..core import Mindgraph
-from ..errors import MindgraphError
+from ..errors import MindgraphError, RemovalsHeld
 from ..ingest.session import IngestSession
 from ..ingest.state import STATE_FILENAME, IngestState
 from .notices import track_warnings
@@ -76,6 +77,8 @@ def sync_run(mg: Mindgraph, changes: Iterable[Change], *, trigger: str = "change
                     indexed[path] = pages[path].content_hash
                 else:
                     indexed.pop(path, None)
+    except RemovalsHeld as exc:     # raw/ empty or wrong: nothing removed, retried later
+        record.error, record.held = str(exc), True
     except MindgraphError as exc:
         record.error = str(exc)
     except Exception as exc:  # noqa: BLE001 - the watcher reports it and goes on

@@ -45,6 +45,7 @@ class RunRecord:
     ingest: str = ""        # "targeted", or "full: " and why (ingest/targeted.py)
     still_failing: int = 0  # notes that failed before, unchanged, retried: failed the same way
     warnings: list[str] = field(default_factory=list)   # new compile warnings ("a.md:1: …")
+    held: bool = False      # it would have removed most pages (ingest/guard.py): not applied
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form: one object per change for `watch --json`."""
@@ -137,7 +138,10 @@ class SyncStatus:
     def _snapshot(self) -> dict[str, Any]:
         pending = self._pending()
         state = self.state
-        if state == "idle" and pending:
+        held = self.last_run is not None and self.last_run.held
+        if state in ("idle", "pending") and held:
+            state = "held"      # until a run is not: raw/ back, or `ingest --allow-removals`
+        elif state == "idle" and pending:
             state = "pending"
         return {"watching": state not in ("stopped", "failed"), "state": state,
                 "backend": self.backend, "since": self.started,
@@ -145,7 +149,8 @@ class SyncStatus:
                 "running": self.running,
                 "last_run": self.last_run.to_dict() if self.last_run else None,
                 "runs": self.runs, "touches_ignored": self.touches, "errors": self.errors,
-                "error": self.error, **self.raw}
+                "error": self.error, **self.raw,
+                "held": self.last_run.error if held and self.last_run else None}
 
     def _save(self, snapshot: dict[str, Any]) -> None:
         if self._file is None:

@@ -5,7 +5,10 @@ debounced batch, drops the touches (digests.py) and runs the rest (run.py). A ru
 interrupted by events: what arrives meanwhile waits in the pending set for the next run, so no
 change is lost, and a change the running ingest already saw costs the next run nothing (its
 hash now matches). A run that fails (another `mindgraph ingest` holds the lock, the store is
-down) puts its changes back and is tried again after a pause that doubles up to a minute.
+down) puts its changes back and is tried again after a pause that doubles up to a minute;
+so does a startup run that fails. A run that would remove most pages (raw/ empty, unmounted or
+the wrong folder: ingest/guard.py) is such a failure: held, not applied, and the status says
+so (state "held") until a run is not held.
 
 A run updates the indexes in memory only (``Mindgraph.defer_saves``): their state files under
 .mindgraph (at 100,000 notes seconds to write) are saved once nothing has changed for
@@ -69,6 +72,7 @@ class Watcher:
         self._max_bytes = {RAW: s.compile.max_note_bytes, WIKI: s.limits.max_page_bytes}
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
+        self._started = False       # the startup run succeeded (retried until it does)
 
     # -- life cycle ---------------------------------------------------------------------------
     def start(self) -> "Watcher":
@@ -93,7 +97,7 @@ class Watcher:
         self.status.update(backend=self.source.backend)
         try:
             self._warm()
-            self._run([], "start", 0)
+            self._started = self._run([], "start", 0).error is None
             self._loop()
         finally:
             self._save_state()
@@ -103,15 +107,25 @@ class Watcher:
     def _loop(self) -> None:
         retry_s = 1.0
         while not self._stop.is_set():
-            batch = self.pending.take(self.quiet_s, self.max_wait_s,
-                                      self.save_after_s if self.mg.unsaved_state else None)
+            idle = retry_s if not self._started else \
+                self.save_after_s if self.mg.unsaved_state else None
+            batch = self.pending.take(self.quiet_s, self.max_wait_s, idle)
             if batch is None:
                 break
+            if not batch and not self._started:     # the startup run failed or was held
+                self._started = self._run([], "start", 0).error is None
+                retry_s = 1.0 if self._started else min(retry_s * 2, MAX_RETRY_S)
+                continue
             if not batch:                       # quiet for save_after_s: save the state
                 self._save_state()
                 continue
             real, touches = real_changes(batch, self.areas.roots, self._synced(),
                                          self._max_bytes)
+            last = self.status.last_run
+            if not real and last is not None and last.held:
+                # notes back as they were (a vault mounted again) are no change to the held
+                # state's records, but the run must be made to clear the hold
+                real, touches = sorted(batch), 0
             if not real:
                 self.status.finished(None, touches, "idle")
                 continue

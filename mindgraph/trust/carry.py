@@ -33,6 +33,20 @@ def carry_record(old: bytes | None, new_text: str, path: str, moved: tuple[str, 
         return new_text         # the new page's frontmatter is unusual: compiled fresh, L0
 
 
+def record_text(data: bytes) -> str:
+    """A page's trust record alone, as the frontmatter of an empty page ("" when it has none):
+    what ``carry_record`` takes as the old page when the page itself is gone."""
+    if not _may_have_record(data):
+        return ""
+    values = record_values(data.decode("utf-8", errors="replace"))
+    if not values:
+        return ""
+    try:
+        return set_record_keys("", values)
+    except WritebackError:
+        return ""
+
+
 def without_record(data: bytes) -> bytes:
     """A page's bytes with its trust record removed (the bytes themselves when it has none)."""
     if not _may_have_record(data):

@@ -89,7 +89,8 @@ def test_stats_counts_pages_links_and_raw_states(tmp_path):
     assert result.exit_code == 0, result.output
     stats = json.loads(result.output)
     assert stats["pages"] == 2
-    assert stats["raw"] == {"files": 3, "by_state": {"ingested": 2, "failed": 1}}
+    assert stats["raw"] == {"files": 3, "by_state": {"ingested": 2, "failed": 1},
+                            "ingested": True}
     assert stats["links"]["by_resolution"]["resolved"] >= 1   # "Beta" auto-linked from Alpha
     assert stats["links"]["by_resolution"]["missing"] == 1    # [[Gamma]]
     assert {"tag": "letters", "pages": 1} in stats["tags"]["top"]

@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from mindgraph.config import load_settings
-from mindgraph.errors import ConfigError, IngestError
+from mindgraph.errors import ConfigError, IngestError, RemovalsHeld
 from mindgraph.ingest import STATE_FILENAME, IngestState, run_ingest
 from mindgraph.page.markdown import split_frontmatter
 
@@ -124,7 +124,7 @@ def test_a_page_written_by_a_killed_run_is_ours_when_its_note_goes(workspace, se
     first.transition("note.md", "pending", sha256=second.sha256, compiler=second.compiler)
     first.save()
     (workspace / "raw" / "note.md").unlink()
-    report = run_ingest(settings)
+    report = run_ingest(settings, allow_removals=True)   # its only page: held otherwise
     assert [(f.path, f.status) for f in report.files] == [("note.md", "removed")]
     assert not (workspace / "wiki" / "note.md").exists()
 
@@ -135,7 +135,9 @@ def test_deleted_note_with_hand_edited_page_is_kept_and_marked(workspace, settin
     page = workspace / "wiki" / "edited.md"
     page.write_text(page.read_text() + "\nMy own addition.\n")
     (workspace / "raw" / "edited.md").unlink()
-    report = run_ingest(settings)
+    with pytest.raises(RemovalsHeld, match="remove 1 of the 1 wiki pages"):
+        run_ingest(settings)                # its only page, even if kept: held
+    report = run_ingest(settings, allow_removals=True)
     assert report.kept == 1 and report.removed == 0
     assert "edited by hand" in report.files[0].reason
     text = page.read_text()
@@ -152,7 +154,7 @@ def test_empty_note_is_skipped_and_emptying_a_note_removes_its_page(workspace, s
     assert ("e.md", "skipped", "empty note; nothing to compile.") in \
         [(f.path, f.status, f.reason) for f in report.files]
     write_raw("f.md", "")
-    report = run_ingest(settings)
+    report = run_ingest(settings, allow_removals=True)   # its only page: held otherwise
     assert ("f.md", "removed") in [(f.path, f.status) for f in report.files]
     assert not (workspace / "wiki" / "f.md").exists()
 
@@ -258,23 +260,27 @@ def test_temp_files_of_a_killed_run_are_cleaned(workspace, settings, write_raw):
     assert not leftover.exists()
 
 
-def test_wiki_and_state_inside_raw_are_not_read_as_notes(tmp_path):
-    (tmp_path / "mindgraph.yml").write_text("paths:\n  raw: .\n  wiki: compiled\n"
+def test_wiki_and_state_inside_raw_are_refused(tmp_path):
+    """raw/ is never written: a wiki or state folder in it is refused when the config loads
+    (tests/cli/test_raw_safety.py runs the commands)."""
+    (tmp_path / "mindgraph.yml").write_text("paths:\n  raw: .\n  wiki: ../compiled\n"
                                             "  state: cache\n")
-    (tmp_path / "note.md").write_text("A note.")
-    settings = load_settings(tmp_path)
-    first = run_ingest(settings)
-    assert [f.path for f in first.by_status("ingested")] == ["note.md"]
-    assert [f.path for f in first.by_status("skipped")] == ["mindgraph.yml"]
-    again = run_ingest(settings)
-    assert again.ingested == 0 and (tmp_path / "compiled" / "note.md").exists()
+    with pytest.raises(ConfigError, match=r"mindgraph.yml:4: 'paths.state' .* is inside "
+                                          r"'paths.raw'"):
+        load_settings(tmp_path)
+    (tmp_path / "mindgraph.yml").write_text("paths:\n  raw: .\n  wiki: compiled\n")
+    with pytest.raises(ConfigError, match=r"mindgraph.yml:3: 'paths.wiki' .* is inside "
+                                          r"'paths.raw'.*set paths.wiki to a place outside "
+                                          r"raw/ .*\(e.g. \.\./wiki\)"):
+        load_settings(tmp_path)
 
 
 def test_raw_inside_wiki_is_refused(tmp_path):
     (tmp_path / "wiki" / "raw").mkdir(parents=True)
     (tmp_path / "mindgraph.yml").write_text("paths:\n  raw: wiki/raw\n")
-    with pytest.raises(ConfigError, match="inside paths.wiki"):
-        run_ingest(load_settings(tmp_path))
+    with pytest.raises(ConfigError, match="mindgraph.yml:2: 'paths.raw' .* is inside "
+                                          "'paths.wiki'"):
+        load_settings(tmp_path)
 
 
 def test_missing_raw_folder_is_a_config_error(tmp_path):

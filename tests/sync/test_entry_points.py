@@ -67,7 +67,9 @@ def test_watch_json_prints_one_object_per_change_and_stops_on_sigterm(tmp_path):
 
 
 def test_watch_prints_one_line_per_change(tmp_path):
-    base = make_workspace(tmp_path, NOTES)
+    # two notes: removing the only page would be held (ingest/guard.py, tests/sync/
+    # test_removal_guard.py)
+    base = make_workspace(tmp_path, {**NOTES, "Wheels.md": "# Wheels\nWheels roll.\n"})
     process = subprocess.Popen([sys.executable, "-m", "mindgraph", "watch", "-C", str(base),
                                 "--polling", "--poll-interval-ms", "100", "--no-embed"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -76,7 +78,7 @@ def test_watch_prints_one_line_per_change(tmp_path):
                      daemon=True).start()
     try:
         wait_until(lambda: found, 60, "the startup line")
-        assert "startup sync: compiled 1, reindexed 1 page in" in found[0]
+        assert "startup sync: compiled 2, reindexed 2 pages in" in found[0]
         (base / "raw" / "Trunks.md").unlink()
         wait_until(lambda: len(found) >= 2, 30, "the deletion line")
         assert "raw/Trunks.md: removed 1, reindexed 1 page in" in found[1]

@@ -1,0 +1,235 @@
+"""raw/ is never written, and an empty or wrong raw/ never empties the wiki: paths that put
+what mindgraph writes inside raw/ are refused when the config is loaded, a run that would
+remove most pages is held unless --allow-removals, and the trust records of removed pages
+come back with their notes. Plus the first-hour messages: init's bad folders, an empty raw/,
+a config key misspelt, -C to a folder that does not exist."""
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mindgraph.cli import cli
+
+
+def run(*args, **kwargs):
+    return CliRunner().invoke(cli, [str(a) for a in args], **kwargs)
+
+
+def hashes(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture()
+def workspace(tmp_path):
+    """An initialised workspace with 30 notes ingested (more than the guard's 20)."""
+    base = tmp_path / "vault"
+    assert run("init", base).exit_code == 0
+    for i in range(30):
+        (base / "raw" / "en").mkdir(exist_ok=True)
+        (base / "raw" / "en" / f"Note {i}.md").write_text(f"# Note {i}\nText number {i}.\n")
+    result = run("ingest", "-C", base)
+    assert result.exit_code == 0, result.output
+    return base
+
+
+def set_paths(base: Path, text: str) -> None:
+    (base / "mindgraph.yml").write_text(text)
+
+
+# -- 1. nothing mindgraph writes may be in raw/ ---------------------------------------------------
+
+@pytest.mark.parametrize("config, key, line", [
+    ("paths:\n  wiki: raw/en\n", "paths.wiki", 2),
+    ("paths: {state: raw/.mg}\n", "paths.state", 1),
+    ("compile: {}\npaths:\n  raw: notes\n  wiki: notes\n", None, None),
+    ("paths:\n  raw: .\n  wiki: compiled\n", "paths.wiki", 3),
+    ("serve:\n  usage_log: ../raw/usage.jsonl\n", "serve.usage_log", 2),
+])
+def test_what_mindgraph_writes_inside_raw_is_refused_by_every_command(workspace, config, key,
+                                                                       line):
+    before = hashes(workspace / "raw")
+    set_paths(workspace, config)
+    for command in (["ingest"], ["stats"], ["search", "note"], ["embed"], ["check"],
+                    ["graph", "hubs"]):
+        result = run(*command, "-C", workspace)
+        assert result.exit_code == 2, (command, result.output)
+        if key is None:
+            assert "must be different folders" in result.output
+            continue
+        assert f"mindgraph.yml:{line}: '{key}' (" in result.output
+        assert "inside 'paths.raw'" in result.output or "is 'paths.raw'" in result.output
+        assert "raw/ is never written" in result.output and f"set {key} to" in result.output
+    assert hashes(workspace / "raw") == before          # nothing written into raw/
+
+
+def test_a_path_into_raw_through_a_symlink_or_dotdot_is_refused_too(workspace):
+    (workspace / "elsewhere").symlink_to(workspace / "raw" / "en")
+    set_paths(workspace, "paths:\n  wiki: elsewhere\n")
+    assert "inside 'paths.raw'" in run("stats", "-C", workspace).output
+    set_paths(workspace, "paths:\n  state: wiki/../raw/state\n")
+    result = run("stats", "-C", workspace)
+    assert result.exit_code == 2 and "mindgraph.yml:2: 'paths.state'" in result.output
+
+
+def test_raw_inside_wiki_is_refused_at_load_with_its_line(workspace):
+    set_paths(workspace, "compile: {}\npaths:\n  raw: wiki/notes\n")
+    result = run("stats", "-C", workspace)
+    assert result.exit_code == 2
+    assert "mindgraph.yml:3: 'paths.raw'" in result.output and "inside 'paths.wiki'" \
+        in result.output and "Move one" in result.output
+
+
+def test_an_environment_override_into_raw_is_named(workspace):
+    result = run("stats", "-C", workspace, env={"MINDGRAPH_PATHS__WIKI": "raw/en"})
+    assert result.exit_code == 2
+    assert "Environment variable MINDGRAPH_PATHS__WIKI: 'paths.wiki'" in result.output
+
+
+# -- 2. an empty or wrong raw/ does not empty the wiki --------------------------------------------
+
+def test_an_empty_raw_folder_is_held_and_nothing_is_removed(workspace):
+    (workspace / "rawz").mkdir()
+    config = (workspace / "mindgraph.yml").read_text()
+    set_paths(workspace, config.replace("  raw: raw ", "  raw: rawz"))
+    pages = hashes(workspace / "wiki")
+    result = run("ingest", "-C", workspace)
+    assert result.exit_code == 1
+    assert f"raw/ ({workspace / 'rawz'}) has no notes" in result.output
+    assert "remove 30 of the 30 wiki pages" in result.output
+    assert "--allow-removals" in result.output and "Nothing was removed" in result.output
+    assert hashes(workspace / "wiki") == pages
+    as_json = run("ingest", "-C", workspace, "--json")
+    assert as_json.exit_code == 1
+    assert json.loads(as_json.stdout)["error"] == "RemovalsHeld"
+    set_paths(workspace, config)            # pointed back: nothing to redo
+    again = run("ingest", "-C", workspace)
+    assert again.exit_code == 0 and "Ingested 0, skipped 30" in again.output
+
+
+def test_more_than_half_and_more_than_20_is_held_fewer_is_not(workspace):
+    notes = sorted((workspace / "raw" / "en").glob("*.md"))
+    for note in notes[:10]:
+        note.unlink()
+    result = run("ingest", "-C", workspace)
+    assert result.exit_code == 0 and "removed 10" in result.output    # a third: applied
+    for note in notes[10:26]:           # 16 of the 20 left: more than half, not more than 20
+        note.unlink()
+    assert run("ingest", "-C", workspace).exit_code == 0
+    for note in notes[26:]:             # the last 4: every page left
+        note.unlink()
+    held = run("ingest", "-C", workspace)
+    assert held.exit_code == 1 and "remove 4 of the 4 wiki pages" in held.output
+    applied = run("ingest", "-C", workspace, "--allow-removals")
+    assert applied.exit_code == 0 and "removed 4" in applied.output
+    assert not list((workspace / "wiki").rglob("*.md"))
+
+
+def test_a_run_removing_22_of_30_pages_is_held(workspace):
+    for note in sorted((workspace / "raw" / "en").glob("*.md"))[:22]:
+        note.unlink()
+    held = run("ingest", "-C", workspace)
+    assert held.exit_code == 1 and "remove 22 of the 30 wiki pages compiled from notes (73%)" in held.output
+    assert "has 8 notes" in held.output
+    assert len(list((workspace / "wiki").rglob("*.md"))) == 30
+    dry = run("ingest", "-C", workspace, "--dry-run")   # a dry run still shows the plan
+    assert dry.exit_code == 0 and "removed 22" in dry.output
+
+
+def verify_all(base: Path) -> None:
+    planned = run("verify", "-C", base, "--json")
+    assert planned.exit_code == 0, planned.output
+    plan = json.loads(planned.output)
+    applied = run("verify", "-C", base, "--apply", plan["plan"], "--approve", plan["digest"])
+    assert applied.exit_code == 0, applied.output
+
+
+def test_trust_records_of_removed_pages_come_back_with_their_notes(workspace):
+    verify_all(workspace)
+    page = workspace / "wiki" / "en" / "Note 1.md"
+    assert "verification:" in page.read_text()
+    record = page.read_text().split("verification:", 1)[1]
+    moved = workspace / "away"
+    (workspace / "raw" / "en").rename(moved)
+    result = run("ingest", "-C", workspace, "--allow-removals")
+    assert result.exit_code == 0 and "removed 30" in result.output
+    assert not page.exists()
+    (workspace / "raw" / "en").mkdir()
+    for note in moved.iterdir():
+        note.rename(workspace / "raw" / "en" / note.name)
+    (workspace / "raw" / "en" / "Note 4.md").write_text("# Note 4\nChanged since.\n")
+    back = run("ingest", "-C", workspace)
+    assert back.exit_code == 0, back.output
+    assert "en/Note 1.md: its trust record (verification, evidence) was restored" in back.output
+    assert page.read_text().split("verification:", 1)[1] == record
+    # a note that came back changed starts unverified, as any new page
+    assert "verification:" not in (workspace / "wiki" / "en" / "Note 4.md").read_text()
+
+
+# -- 3. init's bad folders ------------------------------------------------------------------------
+
+def test_init_names_a_folder_it_cannot_create(tmp_path):
+    (tmp_path / "file.txt").write_text("x")
+    under_file = run("init", tmp_path / "file.txt" / "sub")
+    assert under_file.exit_code == 2
+    assert "Error: cannot create the folder" in under_file.output
+    assert f"{tmp_path / 'file.txt'} is a file, not a folder" in under_file.output
+    assert "Traceback" not in under_file.output and under_file.exception.__class__ is SystemExit
+    missing = run("init", "/proc/nope")
+    assert missing.exit_code == 2 and "Error: cannot create the folder /proc/nope (" \
+        in missing.output
+
+
+# -- 4. an empty raw/ says so ---------------------------------------------------------------------
+
+def test_an_empty_raw_folder_says_what_to_do_in_ingest_stats_and_search(tmp_path):
+    base = tmp_path / "fresh"
+    assert run("init", base).exit_code == 0
+    (base / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n  dimension: 64\n")
+    ingest = run("ingest", "-C", base)
+    assert ingest.exit_code == 0
+    assert f"raw/ ({base / 'raw'}) has no notes yet: put Markdown files there" in ingest.output
+    stats = run("stats", "-C", base)
+    assert f"raw       0 files: raw/ ({base / 'raw'}) has no notes yet" in stats.output
+    assert "never ingested" not in stats.output
+    assert run("embed", "-C", base).exit_code == 0
+    search = run("search", "--hybrid", "foo", "-C", base)
+    assert "the wiki has no pages to embed yet" in search.output
+    assert "run `mindgraph embed`" not in search.output
+    (base / "raw" / "a.md").write_text("# A\nSome text.\n")
+    assert "never ingested" not in run("stats", "-C", base).output     # it was, when empty
+    assert "has no notes" not in run("ingest", "-C", base).output
+
+
+def test_stats_before_any_ingest_says_never_ingested(tmp_path):
+    base = tmp_path / "fresh"
+    assert run("init", base).exit_code == 0
+    (base / "raw" / "a.md").write_text("# A\nSome text.\n")
+    assert "0 files: never ingested: run `mindgraph ingest`" in run("stats", "-C", base).output
+
+
+# -- 5. config messages ---------------------------------------------------------------------------
+
+def test_an_unknown_key_or_section_has_its_line_and_a_suggestion(tmp_path):
+    (tmp_path / "mindgraph.yml").write_text("paths:\n  raw: raw\n\ncompile:\n  model: x\n"
+                                            "  provder: anthropic\n")
+    result = run("stats", "-C", tmp_path)
+    assert result.exit_code == 2
+    assert "mindgraph.yml:6: unknown key 'compile.provder'. Did you mean 'provider'?" \
+        in result.output
+    (tmp_path / "mindgraph.yml").write_text("compile: {}\nretreival: {}\n")
+    assert "mindgraph.yml:2: unknown section 'retreival'. Did you mean 'retrieval'?" \
+        in run("stats", "-C", tmp_path).output
+    (tmp_path / "mindgraph.yml").write_text("adapters:\n  - name: a\n    targt: x\n")
+    assert "mindgraph.yml:3: unknown key 'adapters[0].targt'. Did you mean 'target'?" \
+        in run("stats", "-C", tmp_path).output
+
+
+def test_dir_option_to_a_missing_folder_says_it_does_not_exist(tmp_path):
+    result = run("-C", tmp_path / "nope", "stats")
+    assert result.exit_code == 2
+    assert f"{tmp_path / 'nope'} does not exist (no such folder)" in result.output
+    assert "it has no mindgraph.yml" not in result.output
