@@ -35,9 +35,9 @@ from ..scopes.linking import LinkableIndexes
 from ..text.cjk import preload
 from .applying import ApplySteps
 from .bookkeeping import Bookkeeping, Progress
+from .guard import check_removals
 from .index import IndexEntry, TitleIndex
 from .lock import LOCK_FILENAME, ingest_lock
-from .guard import check_removals
 from .only import only_selector
 from .moves import old_titles, pair_moves, signature
 from .notes import Note, NoteReader, parse, resolve_collisions, wiki_path_for
@@ -176,7 +176,7 @@ class _Run(TargetedSteps, ApplySteps, Bookkeeping):
         follow = self._find_moves(notes, live, selected)
         gone = [p for p in sorted(self.state.files)
                 if p not in live and p not in self.moving and selected(p)]
-        if not self.dry_run and not self.allow_removals:
+        if gone and not self.dry_run and not self.allow_removals:
             check_removals(sum(1 for p in gone if self.state.files[p].wiki),
                            sum(1 for r in self.state.files.values() if r.wiki),
                            len(live), self.settings.raw_dir, self.settings.source)
