@@ -243,7 +243,8 @@ class DocumentService:
         sources = {self._raw_of(self.mg.vault().pages[x.source], "links")
                    for x in touching if x.source != page
                    and x.source in self.mg.vault().pages}
-        self._recompile([record.raw, *sorted(sources)])
+        # the caller deleted it: its page goes even if it was the last (ingest/guard.py)
+        self._recompile([record.raw, *sorted(sources)], allow_removals=True)
         return {"id": doc_id, "page": page, "deleted": True,
                 "links_removed": len(touching)}
 
@@ -428,15 +429,17 @@ class DocumentService:
                                     "reason": outcome.reason if outcome else ""}})
         return out
 
-    def _recompile(self, raw_paths: list[str], progress: Any = None) -> Any:
+    def _recompile(self, raw_paths: list[str], progress: Any = None,
+                   allow_removals: bool = False) -> Any:
         """Compile these raw notes (a path gone from raw/ and from the ingest state is
-        left out: there is nothing left to do for it)."""
+        left out: there is nothing left to do for it); ``allow_removals`` for a deletion."""
         from ..ingest.state import STATE_FILENAME, IngestState
 
         known = IngestState.load(self.settings.state_dir / STATE_FILENAME).files
         paths = tuple(p for p in dict.fromkeys(raw_paths)
                       if p in known or (self.settings.raw_dir / p).is_file())
-        report = self.mg.ingest(only=paths, progress=progress) if paths else None
+        report = self.mg.ingest(only=paths, progress=progress,
+                                allow_removals=allow_removals) if paths else None
         self.mg.refresh()
         return report
 
