@@ -45,8 +45,8 @@ def ingest_command(settings, dry_run: bool, force: bool, allow_removals: bool,
     else:
         _print_report(report)
         if report.notes == 0 and not report.removed and not report.kept:
-            click.echo(f"raw/ ({settings.raw_dir}) has no notes yet: put Markdown files "
-                       f"there (.md, .markdown or .txt), then run `mindgraph ingest` again.")
+            echo(f"raw/ ({settings.raw_dir}) has no notes yet: put Markdown files "
+                 f"there (.md, .markdown or .txt), then run `mindgraph ingest` again.")
         if enriched:
             echo(f"enrich: {enriched.links} inferred link(s), "
                  f"{enriched.summaries_written} summary(ies) by {enriched.judge}.")
@@ -108,6 +108,8 @@ def _print_report(report: IngestReport) -> None:
     if report.dry_run:
         for item in report.by_status("pending")[:LISTED]:
             echo(f"  would compile {item.path} → wiki/{item.wiki}")
+    if report.held:
+        echo(f"Without --dry-run this run would be held: {report.held}")
     moved = f", moved {report.moved}" if report.moved else ""
     echo(f"{head} {report.ingested}, skipped {report.skipped}, failed {report.failed}, "
          f"removed {report.removed}, kept {report.kept}{moved}; {report.provider_calls} "

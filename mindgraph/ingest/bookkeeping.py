@@ -23,6 +23,7 @@ class Bookkeeping:
     dry_run: bool
     journal: bool      # commit to the state's journal (a targeted run)
     notes: list[Any]   # the notes of raw/ a full run found
+    held: str          # a dry run: why the run would be held (guard.py)
     skipped: int
     last_commit: float
     save_seconds: float
@@ -85,4 +86,4 @@ class Bookkeeping:
             provider_calls=int(getattr(self.compiler, "calls", 0)),
             seconds=round(time.perf_counter() - started, 3), dry_run=self.dry_run,
             files=outcomes, plan="targeted" if self.journal else "",
-            notes=-1 if self.journal else len(self.notes))
+            notes=-1 if self.journal else len(self.notes), held=self.held)

@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterable
 
 from ..config import Settings
 from ..documents.overlay import CompileOverlay
-from ..errors import ConfigError
+from ..errors import ConfigError, RemovalsHeld
 from ..page.dates import dates_key
 from ..page.history import History, git_history
 from .compile_offline import OfflineCompiler
@@ -131,6 +131,7 @@ class _Run(TargetedSteps, ApplySteps, Bookkeeping):
                  state: IngestState | None = None, allow_removals: bool = False):
         self.settings = settings
         self.allow_removals = allow_removals
+        self.held = ""
         self.phases = phases
         self.compiler = compiler
         self.dry_run = dry_run
@@ -176,10 +177,15 @@ class _Run(TargetedSteps, ApplySteps, Bookkeeping):
         follow = self._find_moves(notes, live, selected)
         gone = [p for p in sorted(self.state.files)
                 if p not in live and p not in self.moving and selected(p)]
-        if gone and not self.dry_run and not self.allow_removals:
-            check_removals(sum(1 for p in gone if self.state.files[p].wiki),
-                           sum(1 for r in self.state.files.values() if r.wiki),
-                           len(live), self.settings.raw_dir, self.settings.source)
+        if gone and not self.allow_removals:
+            try:
+                check_removals(sum(1 for p in gone if self.state.files[p].wiki),
+                               sum(1 for r in self.state.files.values() if r.wiki),
+                               len(live), self.settings.raw_dir, self.settings.source)
+            except RemovalsHeld as exc:
+                if not self.dry_run:
+                    raise
+                self.held = str(exc)        # a dry run shows the plan, and says so
         follow()            # the moves' overlay records (saved: not before the guard)
         index = self.index = self._index(notes)
         for f in files:

@@ -47,6 +47,7 @@ class IngestReport:
     moved: int = 0     # notes that moved or were renamed (their page went with them)
     plan: str = ""     # with a session: "targeted", or "full: " and why (pipeline.py)
     notes: int = -1    # notes the scan of raw/ found (-1: a targeted run scans none)
+    held: str = ""     # a dry run: why the run itself would be held (guard.py)
 
     @property
     def ok(self) -> bool:
@@ -63,6 +64,7 @@ class IngestReport:
         data["files"] = [{"path": f.path, "status": f.status, "reason": f.reason,
                           "wiki": f.wiki} for f in self.files]
         data["ok"] = self.ok
-        if not self.plan:
-            del data["plan"]
+        for optional in ("plan", "held"):
+            if not data[optional]:
+                del data[optional]
         return data

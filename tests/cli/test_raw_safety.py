@@ -137,6 +137,9 @@ def test_a_run_removing_22_of_30_pages_is_held(workspace):
     assert len(list((workspace / "wiki").rglob("*.md"))) == 30
     dry = run("ingest", "-C", workspace, "--dry-run")   # a dry run still shows the plan
     assert dry.exit_code == 0 and "removed 22" in dry.output
+    assert "Without --dry-run this run would be held: ingest held" in dry.output
+    assert json.loads(run("ingest", "-C", workspace, "--dry-run", "--json").stdout)[
+        "held"].startswith("ingest held")
 
 
 def verify_all(base: Path) -> None:

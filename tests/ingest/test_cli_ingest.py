@@ -193,6 +193,11 @@ def test_a_dry_run_says_what_it_would_do_with_deleted_notes(workspace, write_raw
            "wrote it: would keep it and mark it source_deleted: true." in result.output
     assert "would raw" not in result.output
     assert (workspace / "wiki" / "gone.md").exists()
-    result = run("ingest", "-C", str(workspace))
+    # every page would go: the dry run says the run would be held, and it is (guard.py)
+    assert "Without --dry-run this run would be held: ingest held" in result.output
+    held = run("ingest", "-C", str(workspace))
+    assert held.exit_code == 1 and "remove 2 of the 2 wiki pages" in held.output
+    assert (workspace / "wiki" / "gone.md").exists()
+    result = run("ingest", "-C", str(workspace), "--allow-removals")
     assert "  gone.md: raw note deleted; removed wiki/gone.md." in result.output
     assert "wrote it: kept it and marked it source_deleted: true." in result.output
