@@ -64,7 +64,7 @@ def test_usage_command(tmp_path):
     empty = CliRunner().invoke(cli, ["usage", "-C", str(tmp_path / "fresh")])
     assert empty.exit_code == 0 and "No queries logged yet" in empty.output
     outside = CliRunner().invoke(cli, ["usage", "-C", str(tmp_path / "none")])
-    assert outside.exit_code == 2 and "is not a mindgraph workspace" in outside.output
+    assert outside.exit_code == 2 and "does not exist (no such folder)" in outside.output
 
 
 def test_lookups_are_not_zero_result_queries(tmp_path):

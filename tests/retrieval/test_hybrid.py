@@ -176,7 +176,7 @@ def test_context_command_never_fails(tmp_path):
     assert result.exit_code == 0
     data = json.loads(result.output)
     assert data["markdown"] == "" and data["status"] == "error"
-    assert "not a mindgraph workspace" in data["detail"]
+    assert "does not exist (no such folder)" in data["detail"]
     assert not (tmp_path / "missing").exists()     # a mistyped -C leaves nothing behind
     plain = tmp_path / "plain"
     plain.mkdir()

@@ -60,7 +60,7 @@ def test_query_of_stop_words_and_missing_wiki(tmp_path):
     data = json.loads(_search(workspace, "how", "do", "I", "--json"))
     assert data["results"] == [] and "no searchable terms" in data["note"]
     out = _search(tmp_path / "nowhere", "x", code=2)
-    assert "not a mindgraph workspace" in out and "mindgraph init" in out
+    assert "does not exist (no such folder)" in out and "mindgraph init" in out
     (tmp_path / "nowhere").mkdir()
     (tmp_path / "nowhere" / "mindgraph.yml").write_text("paths:\n  wiki: pages\n")
     out = _search(tmp_path / "nowhere", "x", code=1)
