@@ -221,7 +221,8 @@ def emit_json(value: Any, indent: int | None = 2, err: bool = False) -> None:
     click.echo(_C1.sub(lambda m: f"\\u{ord(m.group()):04x}", text), err=err)
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_LINE_BREAKS = re.compile(r"[\n\t\u2028\u2029]")
 _C1 = re.compile(r"[\x7f-\x9f]")
 
 
@@ -229,8 +230,20 @@ def terminal_safe(text: str) -> str:
     """``text`` as a terminal may show it: every control character but newline and tab (C0,
     DEL, C1) written out as ``\\x1b``, so text that came from notes, agents or the network
     (a query in the usage log, a title, a snippet) cannot recolour the terminal, move its
-    cursor, set its title or write the clipboard (OSC 52)."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    cursor, set its title or write the clipboard (OSC 52); bidirectional overrides and isolates
+    (U+202A-U+202E, U+2066-U+2069), which reorder how a line reads, as ``\\u202e``."""
+    return _CONTROL.sub(_escaped, text)
+
+
+def one_line(text: str) -> str:
+    """``terminal_safe`` for a field printed on a line of its own (a query in the usage
+    summary): line breaks and tabs written out too, so a query cannot fake rows below it."""
+    return terminal_safe(_LINE_BREAKS.sub(_escaped, text))
+
+
+def _escaped(match: re.Match) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def echo(message: Any = "", err: bool = False, nl: bool = True) -> None:
@@ -246,7 +259,7 @@ def is_terminal() -> bool:
 
 __all__ = ["EXIT_OK", "EXIT_PROBLEMS", "EXIT_USAGE", "Settings", "SubcommandGroup", "config_option",
            "dir_option", "echo", "emit_json", "find_workspace", "group_workspace_options",
-           "is_terminal", "json_option", "require_workspace", "terminal_safe", "trust_options",
+           "is_terminal", "json_option", "one_line", "require_workspace", "terminal_safe", "trust_options",
            "workspace_location", "workspace_options"]
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import click
 
 from ..usage import summarise
-from .common import echo, emit_json, json_option, open_core, require_workspace, workspace_options
+from .common import (echo, emit_json, json_option, one_line, open_core, require_workspace,
+                     workspace_options)
 
 
 @click.command("usage")
@@ -37,10 +38,10 @@ def usage_command(settings, top: int, slow_ms: float, as_json: bool) -> None:
     for title, key in (("Top queries", "top_queries"), ("Zero results", "zero_result_queries")):
         echo(f"\n{title}:")
         for item in summary[key] or [{"query": "(none)", "count": 0}]:
-            echo(f"  {item['count']:>5}  {item['query']}")
+            echo(f"  {item['count']:>5}  {one_line(str(item['query']))}")
     echo(f"\nSlow (>= {slow_ms:g} ms):")
     for item in summary["slow_queries"] or [{"query": "(none)", "latency_ms": ""}]:
-        echo(f"  {item['latency_ms']:>8}  {item['query']}")
+        echo(f"  {item['latency_ms']:>8}  {one_line(str(item['query']))}")
 
 
 def register(group: click.Group) -> None:

@@ -17,6 +17,7 @@ app; used only when the server authenticates (without a token every caller is th
 from __future__ import annotations
 
 import json
+import secrets
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
@@ -63,7 +64,9 @@ class SessionOwners:
                           send: Send) -> None:
         owner = self._owner.get(session)
         if owner is not None and owner != who:
-            await _not_found(send)
+            # answered by the SDK itself for an id no one holds: byte for byte what an
+            # unknown session gets, so the answer does not tell that this one exists
+            await self.app(_with_session(scope, secrets.token_hex(16)), receive, send)
             return
         if owner is not None:
             self._sessions[owner].move_to_end(session)
@@ -153,8 +156,10 @@ async def _answer(send: Send, status: int, code: int, message: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-async def _not_found(send: Send) -> None:
-    await _answer(send, 404, -32600, "Session not found")
+def _with_session(scope: Scope, session: str) -> Scope:
+    """``scope`` asking for ``session`` instead of the session it named."""
+    headers = [(k, v) for k, v in scope.get("headers", ()) if k != SESSION_HEADER]
+    return {**scope, "headers": [*headers, (SESSION_HEADER, session.encode("latin-1"))]}
 
 
 async def _too_many(send: Send, share: int) -> None:

@@ -50,10 +50,14 @@ def test_an_agents_query_in_the_usage_log_is_shown_escaped(tmp_path, monkeypatch
                         headers={"Authorization": f"Bearer {TOKEN}"})
     assert client.get("/search", params={"q": QUERY}).status_code == 200
     assert client.get("/search", params={"q": "trunk\x9b31mC1"}).status_code == 200
+    forged = "qq\n      99  forged top query \u202eevil"
+    assert client.get("/search", params={"q": forged}).status_code == 200
     mg.close()
     result, shown = run("usage", "-C", str(base))
     assert result.exit_code == 0, shown
     assert raw_controls(shown) == [], repr(shown)
+    assert "qq\\x0a      99  forged top query \\u202eevil" in shown    # one row, as asked
+    assert "\u202e" not in shown and "\n      99  forged" not in shown
     assert "zzqqxx\\x1b[31mred\\x1b]0;pwned\\x07" in shown     # summarise lower-cases
     assert "trunk\\x9b31mc1" in shown
     # --json is JSON: the query comes back as it was asked, control characters and all
@@ -93,3 +97,13 @@ def test_an_error_quoting_a_name_shows_it_escaped(tmp_path):
     assert result.exit_code == 1
     assert raw_controls(shown) == [], repr(shown)
     assert "nope\\x1b]0;PWNED\\x07" in shown
+
+
+def test_a_query_cannot_fake_rows_or_reorder_a_line_in_the_usage_summary():
+    """Line breaks, tabs and bidirectional overrides in a logged query are written out."""
+    from mindgraph.cli.common import one_line, terminal_safe
+
+    forged = "qq\n      99  forged top query\t\u202eevil"
+    assert one_line(forged) == "qq\\x0a      99  forged top query\\x09\\u202eevil"
+    assert "\n" not in one_line(forged) and "\u202e" not in terminal_safe(forged)
+    assert terminal_safe("line one\nline two") == "line one\nline two"

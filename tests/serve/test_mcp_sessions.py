@@ -101,6 +101,10 @@ def test_one_identity_cannot_take_every_session_nor_use_anothers(workspace, monk
         taken = stats_as(url, alice[9], CAROL)
         assert taken.status_code == 404, taken.text
         assert "Session not found" in taken.text
+        unknown = stats_as(url, "0" * 32, CAROL)        # an id no one holds: the same answer
+        assert (unknown.status_code, unknown.content) == (404, taken.content)
+        assert {k: v for k, v in unknown.headers.items() if k != "date"} == \
+            {k: v for k, v in taken.headers.items() if k != "date"}
         assert stats_as(url, mine, ALICE).status_code == 404
         assert stats_as(url, alice[9], ALICE).status_code == 200
         # the oldest of her three used again: her next one closes alice[8], the least
