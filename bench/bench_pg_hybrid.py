@@ -29,6 +29,17 @@ configured (its shared_buffers is printed beside the index's size). Steps:
    the hybrid queries, at the configured ef_search and each --ef-search, with the backend's
    CPU a top-240; EXPLAIN (ANALYZE, BUFFERS) of the two statements a hybrid query sends, on
    20 queries of their own (pages read from the OS against found in shared_buffers).
+
+Recall is counted three ways: ``id_recall_at_10`` (the exact top-10's rows themselves),
+``recall_at_10`` (a row scoring as high as the exact 10th counts: ties), and
+``distance_recall_at_10``, ann-benchmarks' (a returned row counts when its cosine distance is
+at most the exact 10th's + 1e-3, ann_benchmarks/plotting/metrics.py); ``page_recall_at_10``
+is the vector side's first 10 pages of a top-240. The levers, each measured over the same
+rows and queries (``grid``; ``--recall-only`` skips the latency run):
+
+    python bench/bench_pg_hybrid.py --workspace W --dsn DSN --recall-only --questions \
+        --ef-search 200,400,800 --iterative-scan off,relaxed_order,strict_order \
+        --fetch-k 10,40,240 --hnsw 16:128:halfvec,32:128:halfvec
 """
 
 from __future__ import annotations
@@ -231,15 +242,79 @@ def top_rows(scores: np.ndarray, k: int) -> np.ndarray:
     return np.argpartition(-scores, k - 1)[:k]
 
 
-def hnsw_recall(local: Mindgraph, remote: Mindgraph, queries: list[str],
-                efs: list[int]) -> dict[str, Any]:
-    """Recall@10 of pgvector's HNSW against exact search over the embedded store's rows (the
-    same rows), for the queries' vectors, at the configured ef_search and each of ``efs``: a
-    row scoring as high as the exact 10th counts as found (sections made of the same
-    sentences tie). Also the first 10 pages of a top-240 (the vector side's ask) against
-    those of the exact top-240, and the backend's CPU a top-240, at each."""
+# ann-benchmarks' recall (erikbern/ann-benchmarks, ann_benchmarks/plotting/metrics.py:
+# knn_threshold and get_recall_values, epsilon=1e-3): a returned item counts as found when its
+# distance is at most the exact k-th distance + 1e-3 (its distance computed from the vectors)
+ANN_BENCHMARKS_EPSILON = 1e-3
+
+
+def found_of(x: np.ndarray, q: np.ndarray, exact: set[int], tenth: float,
+             returned: list[int]) -> dict[str, int]:
+    """How many of the exact top-10 one answer's first 10 rows found, three ways: ``id``
+    (the same rows), ``ties`` (a row scoring as high as the exact 10th counts: bench_ann's
+    ties_found) and ``distance`` (ann-benchmarks: cosine distance ≤ the exact 10th's + 1e-3)."""
     from bench_ann import ties_found
 
+    first = returned[:10]
+    scores = x[np.asarray(first, dtype=np.int64)] @ q if first else np.zeros(0)
+    return {"id": len(exact & set(first)), "ties": ties_found(x, q, (exact, tenth), first),
+            "distance": min(10, int(np.sum(1.0 - scores <= (1.0 - tenth)
+                                           + ANN_BENCHMARKS_EPSILON)))}
+
+
+def recall_queries(queries: list[str], questions: bool) -> dict[str, list[str]]:
+    """The query sets of the recall part: the hybrid queries ("<heading> <title>"), and with
+    ``questions`` SciFact's 300 claims and the vault's 40 questions (bench_vectors.query_texts,
+    those of `bench_scale_query.py --chunks`)."""
+    out = {"headings": queries}
+    if questions:
+        from bench_vectors import query_texts
+
+        out["questions"] = query_texts()
+    return out
+
+
+def rebuild_index(remote: Mindgraph, model: str, dimension: int, build: str) -> dict[str, Any]:
+    """The model's HNSW index of the pgvector table rebuilt as ``build`` ("M:EF_CONSTRUCTION
+    [:TYPE]") unless it is built so already; its settings, size and build seconds."""
+    from bench_scale_query import hnsw_build
+
+    from mindgraph.stores import pg_hnsw
+    from mindgraph.stores.pgvector import PgVectorStore
+
+    m, efc, kind = hnsw_build(build)
+    configured = remote.vector_store()
+    store = PgVectorStore(configured._dsn, table=configured._table, m=m, ef_construction=efc,
+                          index_type=kind)
+    try:
+        name = store._index_name(model)
+        wanted = pg_hnsw.HnswSettings(m, efc, kind)
+        out: dict[str, Any] = {"index": str(wanted), "build_s": None}
+        if store._run(lambda c: pg_hnsw.index_settings(c, name)) != wanted:
+            store._run(lambda c: c.execute(f"DROP INDEX IF EXISTS {name}"))
+            load_before, started = load(), time.perf_counter()
+            store._run(lambda c: store._ensure_index(c, model, dimension))
+            out.update({"build_s": round(time.perf_counter() - started, 1),
+                        "load_average": [load_before, load()]})
+        out["index_mb"] = round(store._run(lambda c: c.execute(
+            "SELECT pg_relation_size(%s::regclass)", (name,)).fetchone()[0]) / 2**20)
+        return out
+    finally:
+        store.close()
+
+
+def hnsw_recall(local: Mindgraph, remote: Mindgraph, queries: list[str],
+                efs: list[int], *, scans: list[str] | None = None,
+                fetches: list[int] | None = None, builds: list[str] | None = None,
+                questions: bool = False) -> dict[str, Any]:
+    """Recall@10 of pgvector's HNSW against exact search over the embedded store's rows (the
+    same rows), for the queries' vectors, at the configured ef_search and each of ``efs``,
+    three ways (found_of: the same rows, ties counted, ann-benchmarks' distance); also the
+    first 10 pages of a top-240 (the vector side's ask) against those of the exact top-240,
+    and the backend's CPU a top-240, at each. The levers, each a row of ``grid``: ``builds``
+    (the index rebuilt in turn, "M:EF_CONSTRUCTION[:TYPE]"), ``scans`` (hnsw.iterative_scan:
+    off, relaxed_order, strict_order) and ``fetches`` (k asked, its first 10 by score kept:
+    an over-fetch)."""
     from mindgraph.retrieval.vector import CHUNKS_PER_PAGE
     from mindgraph.stores.base import VectorHit
     from mindgraph.stores.pgvector import PgVectorStore
@@ -247,14 +322,8 @@ def hnsw_recall(local: Mindgraph, remote: Mindgraph, queries: list[str],
     retriever = remote.hybrid_retriever().vector
     model = retriever.model_version
     table = local.vector_store()._table(model)
-    x = table.vectors[:len(table)]
+    x = np.asarray(table.vectors[:len(table)], dtype=np.float32)
     where = {(r[0], r[1]): i for i, r in enumerate(table.rows)}
-    vectors = [retriever.embed_query(text) for text in queries]
-    truths = []
-    for q in vectors:
-        scores = x @ q
-        exact = top_rows(scores, 10)
-        truths.append((set(exact.tolist()), float(scores[exact].min())))
     k = max(max(30, remote.settings.retrieval.overfetch) * CHUNKS_PER_PAGE, 50)
 
     def first_pages(hits: list[Any]) -> dict[str, float]:
@@ -274,36 +343,71 @@ def hnsw_recall(local: Mindgraph, remote: Mindgraph, queries: list[str],
         return min(len(exact), sum(1 for page, score in found.items()
                            if page in exact or score >= tenth - 1e-6))
 
-    exact_pages = []
-    for q in vectors:
-        scores = x @ q
-        top = top_rows(scores, k)
-        exact_pages.append(first_pages([VectorHit(table.rows[i][0], table.rows[i][1], "",
-                                                  float(scores[i])) for i in top]))
+    sets = {}
+    for name, texts in recall_queries(queries, questions).items():
+        vectors = [retriever.embed_query(text) for text in texts]
+        truths, exact_pages = [], []
+        for q in vectors:
+            scores = x @ q
+            exact = top_rows(scores, 10)
+            truths.append((set(exact.tolist()), float(scores[exact].min())))
+            top = top_rows(scores, k)
+            exact_pages.append(first_pages([VectorHit(table.rows[i][0], table.rows[i][1], "",
+                                                      float(scores[i])) for i in top]))
+        sets[name] = (vectors, truths, exact_pages)
     configured = remote.vector_store()
-    out: dict[str, Any] = {"queries": len(queries), "configured_ef_search":
-                           configured._ef_search, "by_ef_search": {}}
-    for ef in sorted({configured._ef_search, *efs}):
+    hz = os.sysconf("SC_CLK_TCK")
+
+    def measure(ef: int, scan: str | None, fetch: int, name: str) -> dict[str, Any]:
+        vectors, truths, exact_pages = sets[name]
         store = PgVectorStore(configured._dsn, table=configured._table, ef_search=ef)
         try:
             store.count(model)
+            if scan:
+                store._run(lambda c: c.execute(f"SET hnsw.iterative_scan = {scan}"))
             pid = store._conn.info.backend_pid
-            found, pages, ticks = 0, 0, cpu_ticks(pid)
-            for q, truth in zip(vectors, truths):
-                hits = store.query(q, 10, model)
-                found += ties_found(x, q, truth, [where[(h.page, h.chunk_id)] for h in hits])
-            middle = cpu_ticks(pid)
-            for q, exact in zip(vectors, exact_pages):
-                pages += pages_found(exact, first_pages(store.query(q, k, model)))
-            hz = os.sysconf("SC_CLK_TCK")
-            out["by_ef_search"][ef] = {
-                "recall_at_10": round(found / (10 * len(queries)), 4),
-                "page_recall_at_10": round(pages / sum(map(len, exact_pages)), 4),
-                f"backend_cpu_top_{k}_mean_ms": round((cpu_ticks(pid) - middle) * 1000 / hz
-                                                      / len(queries), 1),
-                "load_average": load()}
+            found = {"id": 0, "ties": 0, "distance": 0}
+            for q, (exact, tenth) in zip(vectors, truths):
+                hits = store.query(q, fetch, model)
+                for kind, n in found_of(x, q, exact, tenth,
+                                        [where[(h.page, h.chunk_id)] for h in hits]).items():
+                    found[kind] += n
+            middle, pages = cpu_ticks(pid), 0
+            for q, exact_page in zip(vectors, exact_pages):
+                pages += pages_found(exact_page, first_pages(store.query(q, k, model)))
+            asked = 10 * len(vectors)
+            return {"recall_at_10": round(found["ties"] / asked, 4),
+                    "id_recall_at_10": round(found["id"] / asked, 4),
+                    "distance_recall_at_10": round(found["distance"] / asked, 4),
+                    "page_recall_at_10": round(pages / sum(map(len, exact_pages)), 4),
+                    f"backend_cpu_top_{k}_mean_ms": round((cpu_ticks(pid) - middle) * 1000 / hz
+                                                          / len(vectors), 1),
+                    "iterative_scan": store._run(lambda c: c.execute(
+                        "SHOW hnsw.iterative_scan").fetchone()[0]),
+                    "load_average": load()}
         finally:
             store.close()
+
+    out: dict[str, Any] = {"queries": len(queries), "configured_ef_search":
+                           configured._ef_search, "by_ef_search": {}, "grid": []}
+    efs = sorted({configured._ef_search, *efs})
+    for build in builds or [None]:
+        index = rebuild_index(remote, model, x.shape[1], build) if build else None
+        for ef in efs:
+            for scan in scans or [None]:
+                for fetch in fetches or [10]:
+                    for name in sets:
+                        row = {"set": name, "queries": len(sets[name][0]), "index": index,
+                               "ef_search": ef, "fetch_k": fetch, **measure(ef, scan, fetch,
+                                                                            name)}
+                        out["grid"].append(row)
+                        print(json.dumps(row), file=sys.stderr, flush=True)
+                        if (build, scan, fetch, name) == (None, None, 10, "headings"):
+                            out["by_ef_search"][ef] = {
+                                key: value for key, value in row.items() if key not in
+                                ("set", "queries", "index", "ef_search", "fetch_k")}
+    if not (builds or scans or fetches or questions):
+        del out["grid"]       # the same rows as by_ef_search
     return out
 
 
@@ -404,6 +508,19 @@ def main() -> int:
     parser.add_argument("--ef-search", default="",
                         help="more hnsw.ef_search values for the recall@10 part, e.g. 200,800")
     parser.add_argument("--fill-only", action="store_true")
+    parser.add_argument("--recall-only", action="store_true",
+                        help="only the recall part (no latency run, no plans)")
+    parser.add_argument("--hnsw", default="",
+                        help="recall levers: index builds M:EF_CONSTRUCTION[:TYPE],... each "
+                             "built in turn over the same rows (the table keeps the last)")
+    parser.add_argument("--iterative-scan", default="",
+                        help="recall levers: hnsw.iterative_scan values, e.g. "
+                             "off,relaxed_order,strict_order")
+    parser.add_argument("--fetch-k", default="",
+                        help="recall levers: k asked of the store, its first 10 kept, e.g. "
+                             "10,40,240")
+    parser.add_argument("--questions", action="store_true",
+                        help="recall also for SciFact's claims and the vault's questions")
     args = parser.parse_args()
     ws = args.workspace.resolve()
     dsn, server = temporary_server(args.dsn, args.shared_buffers)
@@ -426,19 +543,26 @@ def main() -> int:
                 result.setdefault("warm_up_s", {})[name] = round(time.perf_counter() - started, 1)
             result["postgresql"] = {**pg_settings(sides["pgvector"]),
                                     **footprint(sides["pgvector"])}
-            if args.warm_store:
-                result["store_warm_up"] = warm_store(sides["pgvector"], args.warm_store)
             asked = queries_of(sides["embedded"], 2 * args.queries + 20, seed=args.seed)
             keyword, hybrid = asked[:args.queries], asked[args.queries:2 * args.queries]
-            result["keyword"] = side_by_side(sides, keyword, hybrid=False)
-            print(json.dumps({"keyword": result["keyword"]}), file=sys.stderr, flush=True)
-            result["hybrid"] = side_by_side(sides, hybrid, hybrid=True)
-            print(json.dumps({"hybrid": result["hybrid"]}), file=sys.stderr, flush=True)
-            result["pgvector_hnsw"] = hnsw_recall(sides["embedded"], sides["pgvector"], hybrid,
-                                                  [int(v) for v in args.ef_search.split(",")
-                                                   if v])
-            # on 20 queries of their own: the measured ones left their pages in the buffers
-            result["plans"] = plans(sides["pgvector"], asked[2 * args.queries:])
+            if not args.recall_only:
+                if args.warm_store:
+                    result["store_warm_up"] = warm_store(sides["pgvector"], args.warm_store)
+                result["keyword"] = side_by_side(sides, keyword, hybrid=False)
+                print(json.dumps({"keyword": result["keyword"]}), file=sys.stderr, flush=True)
+                result["hybrid"] = side_by_side(sides, hybrid, hybrid=True)
+                print(json.dumps({"hybrid": result["hybrid"]}), file=sys.stderr, flush=True)
+
+            def values(text: str, kind: type = str) -> list[Any]:
+                return [kind(v) for v in text.split(",") if v]
+
+            result["pgvector_hnsw"] = hnsw_recall(
+                sides["embedded"], sides["pgvector"], hybrid, values(args.ef_search, int),
+                scans=values(args.iterative_scan), fetches=values(args.fetch_k, int),
+                builds=values(args.hnsw), questions=args.questions)
+            if not args.recall_only:
+                # on 20 queries of their own: the measured ones left their pages in the buffers
+                result["plans"] = plans(sides["pgvector"], asked[2 * args.queries:])
         finally:
             for mg in sides.values():
                 mg.close()

@@ -9,6 +9,7 @@ import sys
 import uuid
 from pathlib import Path
 
+import numpy as np
 import psycopg
 import pytest
 from click.testing import CliRunner
@@ -79,3 +80,54 @@ def test_pgvector_gets_the_embedded_stores_rows_and_both_answer_the_same_queries
     finally:
         with psycopg.connect(pg_dsn, autocommit=True) as conn:
             conn.execute(f"DROP TABLE IF EXISTS {table}")
+
+
+def test_recall_only_measures_each_lever_three_ways(embedded_workspace, pg_dsn):
+    table = f"mg_test_bench_{uuid.uuid4().hex[:8]}"
+    try:
+        done = subprocess.run(
+            [sys.executable, str(SCRIPT), "--workspace", str(embedded_workspace), "--dsn",
+             pg_dsn, "--table", table, "--queries", "6", "--recall-only", "--ef-search", "40",
+             "--iterative-scan", "off,strict_order", "--fetch-k", "10,40",
+             "--hnsw", "16:64:halfvec,8:32:vector"], capture_output=True, text=True,
+            timeout=300)
+        assert done.returncode == 0, done.stderr
+        result = json.loads(done.stdout)
+        assert "hybrid" not in result and "plans" not in result      # recall only
+        grid = result["pgvector_hnsw"]["grid"]
+        # 2 builds × 2 ef_search (40 and the configured 400) × 2 scans × 2 fetches
+        assert len(grid) == 16
+        assert {r["index"]["index"] for r in grid} == {
+            "halfvec, m=16, ef_construction=64", "vector, m=8, ef_construction=32"}
+        assert {r["iterative_scan"] for r in grid} == {"off", "strict_order"}
+        assert {r["fetch_k"] for r in grid} == {10, 40}
+        for row in grid:     # 36 rows: the HNSW finds them all, however counted
+            assert row["recall_at_10"] == row["id_recall_at_10"] == \
+                row["distance_recall_at_10"] == row["page_recall_at_10"] == 1.0
+        with psycopg.connect(pg_dsn, autocommit=True) as conn:
+            index = conn.execute("SELECT indexdef FROM pg_indexes WHERE tablename = %s AND "
+                                 "indexdef LIKE '%%hnsw%%'", (table,)).fetchone()[0]
+        assert "vector_cosine_ops" in index and "m='8'" in index   # the last build is kept
+    finally:
+        with psycopg.connect(pg_dsn, autocommit=True) as conn:
+            conn.execute(f"DROP TABLE IF EXISTS {table}")
+
+
+def test_found_of_counts_ids_ties_and_ann_benchmarks_distance():
+    sys.path.insert(0, str(SCRIPT.parent))
+    from bench_pg_hybrid import found_of
+
+    q = np.asarray([1.0, 0.0], dtype=np.float32)
+    # cosines to q: 1.0, 0.9 ... (row i at angle making cos = 1 - 0.01 i), plus near-ties
+    cosines = [1.0 - 0.01 * i for i in range(12)] + [0.9100 - 0.0005, 0.9100 - 0.002]
+    x = np.asarray([[c, np.sqrt(1 - c * c)] for c in cosines], dtype=np.float32)
+    exact, tenth = set(range(10)), float(x[9] @ q)          # the 10th: cosine 0.91
+    assert found_of(x, q, exact, tenth, list(range(10))) == {"id": 10, "ties": 10,
+                                                             "distance": 10}
+    # row 12 is 0.0005 below the 10th (within ann-benchmarks' 1e-3, not a tie); row 13 0.002
+    got = found_of(x, q, exact, tenth, [*range(8), 12, 13])
+    assert got == {"id": 8, "ties": 8, "distance": 9}
+    # a row tying the 10th exactly counts both as a tie and by distance
+    x[13] = x[9]
+    assert found_of(x, q, exact, tenth, [*range(9), 13]) == {"id": 9, "ties": 10,
+                                                            "distance": 10}
