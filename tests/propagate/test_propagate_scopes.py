@@ -11,14 +11,8 @@ import re
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from fastapi.testclient import TestClient
-
-from mindgraph.cli import cli
-from mindgraph.core import Mindgraph
-from mindgraph.serve.rest import create_app
-
-LOCAL = "http://127.0.0.1:8765"
+from tenant_workspace import owner, tenant_clients
 TOKENS = {name: f"{name}-token-" + "x" * 32 for name in ("alice", "dave", "carol")}
 CONFIG = """\
 embedding: {provider: hashing, dimension: 64}
@@ -39,24 +33,8 @@ OWNED = {"acme/shared/Payments.md": "# Payments\n\n" + FACT.format(n="12345678")
 @pytest.fixture
 def workspace(tmp_path, monkeypatch):
     """A compiled two-tenant workspace with the fact on a page of three scopes."""
-    for name, token in TOKENS.items():
-        monkeypatch.setenv(f"TOKEN_{name.upper()}", token)
-    (tmp_path / "mindgraph.yml").write_text(CONFIG)
-    for rel, text in OWNED.items():
-        (tmp_path / "raw" / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / "raw" / rel).write_text(text)
-    owner(tmp_path, "ingest")
-    app = create_app(Mindgraph.open(tmp_path))
-    clients = {name: TestClient(app, base_url=LOCAL,
-                                headers={"Authorization": f"Bearer {token}"})
-               for name, token in TOKENS.items()}
-    return tmp_path, clients
-
-
-def owner(base: Path, *args: str):
-    result = CliRunner().invoke(cli, ["-C", str(base), *args], catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    return result
+    files = {f"raw/{rel}": text for rel, text in OWNED.items()}
+    return tmp_path, tenant_clients(tmp_path, monkeypatch, TOKENS, CONFIG, files)
 
 
 def wiki(base: Path) -> dict[str, bytes]:

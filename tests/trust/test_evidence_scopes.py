@@ -12,14 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-from fastapi.testclient import TestClient
-
-from mindgraph.cli import cli
-from mindgraph.core import Mindgraph
-from mindgraph.serve.rest import create_app
-
-LOCAL = "http://127.0.0.1:8765"
+from tenant_workspace import owner, tenant_clients
 TOKENS = {name: f"{name}-token-" + "x" * 32 for name in ("alice", "bob", "carol")}
 CONFIG = """\
 embedding: {provider: hashing, dimension: 64}
@@ -56,27 +49,11 @@ SECRETS = ("hunter2", "launch code is 0000", "token_env", "TOKEN_ALICE", "Alice 
 @pytest.fixture
 def workspace(tmp_path, monkeypatch):
     """A compiled two-tenant workspace, a REST client per identity, and the owner's CLI."""
-    for name, token in TOKENS.items():
-        monkeypatch.setenv(f"TOKEN_{name.upper()}", token)
-    (tmp_path / "mindgraph.yml").write_text(CONFIG)
-    for rel, text in FILES.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
     # a symlink in carol's own folder that leads into alice's
+    (tmp_path / "raw/globex/personal/carol").mkdir(parents=True)
     os.symlink(tmp_path / "raw/acme/personal/alice/wifi.txt",
                tmp_path / "raw/globex/personal/carol/link.txt")
-    assert owner(tmp_path, "ingest").exit_code == 0
-    app = create_app(Mindgraph.open(tmp_path))
-    clients = {name: TestClient(app, base_url=LOCAL,
-                                headers={"Authorization": f"Bearer {token}"})
-               for name, token in TOKENS.items()}
-    return tmp_path, clients
-
-
-def owner(base: Path, *args: str):
-    result = CliRunner().invoke(cli, ["-C", str(base), *args], catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    return result
+    return tmp_path, tenant_clients(tmp_path, monkeypatch, TOKENS, CONFIG, FILES)
 
 
 def verify_and_apply(base: Path) -> str:

@@ -1,5 +1,5 @@
-"""Real `mindgraph serve` processes for the tests in this folder: a free port, and waiting
-until GET /health answers."""
+"""Real `mindgraph serve` processes for the tests: a free port, and waiting until GET /health
+answers (importable from any test folder: tests/ is on sys.path through its conftest)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def wait_healthy(process: subprocess.Popen, base: str, within_s: float = 60) -> None:
+def wait_healthy(process: subprocess.Popen, base: str, within_s: float = 90) -> None:
     """Return once GET /health answers 200; fail with the server's stderr if it exits."""
     deadline = time.monotonic() + within_s
     while True:
