@@ -8,23 +8,12 @@ import shutil
 from pathlib import Path
 
 from click.testing import CliRunner
+from test_lint import write_wiki
 
 from mindgraph.cli import cli
 from mindgraph.config import settings_from_dict
 from mindgraph.core import Mindgraph
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpora" / "obsidian-help"
-if not CORPUS.is_dir():
-    CORPUS = Path("/work/shared/corpora/obsidian-help")
-
-
-def write_wiki(root: Path, pages: dict[str, str]) -> Path:
-    for name, text in pages.items():
-        path = root / "wiki" / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    (root / "raw").mkdir(exist_ok=True)
-    return root
 
 
 def current(root: Path) -> list[tuple[str, str]]:
@@ -97,7 +86,7 @@ def test_what_follows_a_passive_or_a_preposition_is_not_what_went(tmp_path):
     assert current(tmp_path) == []
 
 
-def test_the_obsidian_vault_through_the_cli(tmp_path):
+def test_the_obsidian_vault_through_the_cli(tmp_path, corpora):
     """The real vault compiled by `mindgraph ingest`: the false alarms of generic terms
     (123 for "core plugin" and "Property" before main's linker added links in the language
     of each note, 334 after it: "search", "hotkeys", "Bookmarks" …) are gone. What stays is
@@ -105,7 +94,7 @@ def test_the_obsidian_vault_through_the_cli(tmp_path):
     A page that still describes what other release notes removed (the starred core plugin of
     1.2.6, `obsidian.css` of 0.12.12) is caught."""
     runner = CliRunner()
-    shutil.copytree(CORPUS, tmp_path / "raw")
+    shutil.copytree(corpora / "obsidian-help", tmp_path / "raw")
     assert runner.invoke(cli, ["-C", str(tmp_path), "init"]).exit_code == 0
     result = runner.invoke(cli, ["-C", str(tmp_path), "ingest"])
     assert result.exit_code == 0, result.output
