@@ -69,14 +69,15 @@ def keep_file_digests(state_dir: Path | None) -> None:
     _kept_digests = Path(state_dir) / DIGESTS_FILE if state_dir is not None else None
 
 
-def sha256_file(path: Path) -> str:
+def sha256_file(path: Path, pinned: bool = False) -> str:
     """Hex SHA-256 of a file, read in 1 MiB blocks; hashed once per process for a given path,
-    size and stamp (the pinned model and dictionary files are large), and once per workspace
-    with ``keep_file_digests``. OSError when it cannot be read."""
+    size and stamp (the pinned model and dictionary files are large), and for a ``pinned``
+    file (a model or dictionary we ship against a pinned digest) once per workspace with
+    ``keep_file_digests``. OSError when it cannot be read."""
     key = (str(path), *stamp_of(os.stat(path)))
     with _FILE_DIGESTS_LOCK:
         known = _FILE_DIGESTS.get(key)
-        kept_in = _kept_digests
+        kept_in = _kept_digests if pinned else None
     if known is None and kept_in is not None:
         known = _kept_digest(kept_in, key)
     if known is None:

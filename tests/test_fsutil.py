@@ -72,20 +72,22 @@ def test_a_files_digest_is_kept_for_the_workspace_until_the_file_changes(tmp_pat
     state = tmp_path / ".mindgraph"
     monkeypatch.setattr(fsutil, "_kept_digests", None)
     fsutil.keep_file_digests(state)
-    digest = fsutil.sha256_file(data)
+    assert fsutil.sha256_file(data) and not (state / fsutil.DIGESTS_FILE).exists()  # not pinned
+    monkeypatch.setattr(fsutil, "_FILE_DIGESTS", {})
+    digest = fsutil.sha256_file(data, pinned=True)
     assert digest == hashlib.sha256(b"weights" * 1000).hexdigest()
     assert (state / fsutil.DIGESTS_FILE).is_file()
     monkeypatch.setattr(fsutil, "_FILE_DIGESTS", {})       # a later process
     reads = []
     real = hashlib.file_digest
     monkeypatch.setattr(hashlib, "file_digest", lambda *a: reads.append(1) or real(*a))
-    assert fsutil.sha256_file(data) == digest and reads == []
+    assert fsutil.sha256_file(data, pinned=True) == digest and reads == []
     monkeypatch.setattr(fsutil, "_FILE_DIGESTS", {})
     data.write_bytes(b"tampered" * 1000)                     # changed: hashed again
-    assert fsutil.sha256_file(data) == hashlib.sha256(b"tampered" * 1000).hexdigest()
+    assert fsutil.sha256_file(data, pinned=True) == hashlib.sha256(b"tampered" * 1000).hexdigest()
     assert reads == [1]
     monkeypatch.setattr(fsutil, "_FILE_DIGESTS", {})
     (state / fsutil.DIGESTS_FILE).write_text("{not json")      # a damaged memo: hash again
-    assert fsutil.sha256_file(data) == hashlib.sha256(b"tampered" * 1000).hexdigest()
+    assert fsutil.sha256_file(data, pinned=True) == hashlib.sha256(b"tampered" * 1000).hexdigest()
     assert reads == [1, 1]
     fsutil.keep_file_digests(None)

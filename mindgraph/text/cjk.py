@@ -327,7 +327,7 @@ def check_file(path: Path, digest: str, package: str, release: str) -> None:
     """Refuse a dictionary file of ``package`` whose SHA-256 is not ``digest`` (the one of
     ``release``, pinned in pyproject.toml), naming the file and the reinstall that fixes it."""
     try:
-        actual = sha256_file(path)
+        actual = sha256_file(path, pinned=True)
     except OSError as error:
         raise MindgraphError(f"{path}: cannot read the {package} dictionary ({error}); "
                              f"reinstall it: pip install --force-reinstall {release}") from error

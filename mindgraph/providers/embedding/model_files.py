@@ -50,7 +50,7 @@ sha256_of = sha256_file      # the file's SHA-256 in hex (hashed once per proces
 def verified(path: Path, pin: PinnedFile, what: str) -> Path:
     """``path`` if it exists and has the pinned hash; a ConfigError naming the file otherwise."""
     try:
-        known = sha256_file(path)
+        known = sha256_file(path, pinned=True)
     except OSError:
         raise ConfigError(f"The {what} file {path} is missing. Reinstall it with "
                           f"{pin.reinstall()}.") from None
