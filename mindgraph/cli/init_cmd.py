@@ -21,6 +21,7 @@ def init_command(directory: Path, force: bool, as_json: bool) -> None:
     before = (click.get_current_context().find_root().obj or {}).get("base_dir")
     if before is not None:
         directory = before / directory
+    _refuse_system_folder(directory)
     _make_folder(directory, directory)
     config = directory / CONFIG_FILENAME
     created = []
@@ -48,6 +49,22 @@ def init_command(directory: Path, force: bool, as_json: bool) -> None:
         return
     echo(note)
     echo(f"Put your notes in {settings.raw_dir}, then run: mindgraph ingest -C {directory}")
+
+
+# the filesystem's root and the folders an operating system keeps its own files in: a
+# workspace there would put raw/, wiki/ and mindgraph.yml among them (and, as root, succeed)
+SYSTEM_FOLDERS = frozenset({"/", "/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64",
+                            "/opt", "/proc", "/root", "/run", "/sbin", "/srv", "/sys", "/usr",
+                            "/var"})
+
+
+def _refuse_system_folder(directory: Path) -> None:
+    """A usage error for the filesystem's root or a system folder (as written or resolved)."""
+    resolved = directory.resolve()
+    if resolved == Path(resolved.anchor) or resolved.as_posix() in SYSTEM_FOLDERS:
+        raise ConfigClickError(f"{resolved} is a system folder; mindgraph would write raw/, "
+                               f"wiki/ and mindgraph.yml into it. Give `mindgraph init` a "
+                               f"folder of your own, e.g. ~/notes (asked for {directory}).")
 
 
 def _make_folder(folder: Path, directory: Path) -> None:

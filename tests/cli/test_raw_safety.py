@@ -186,6 +186,16 @@ def test_init_names_a_folder_it_cannot_create(tmp_path):
         in missing.output
 
 
+@pytest.mark.parametrize("folder", ["/", "/etc", "/usr/../var", "/tmp/.."])
+def test_init_refuses_the_root_and_system_folders(folder):
+    made = [Path(folder).resolve() / name for name in ("mindgraph.yml", "raw", "wiki")]
+    existed = [path.exists() for path in made]
+    result = run("init", folder)
+    assert result.exit_code == 2 and "is a system folder" in result.output
+    assert "e.g. ~/notes" in result.output and "Traceback" not in result.output
+    assert [path.exists() for path in made] == existed       # nothing written there
+
+
 # -- 4. an empty raw/ says so ---------------------------------------------------------------------
 
 def test_an_empty_raw_folder_says_what_to_do_in_ingest_stats_and_search(tmp_path):
