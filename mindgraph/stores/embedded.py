@@ -39,7 +39,7 @@ import threading
 import time
 import zipfile
 from pathlib import Path
-from typing import Callable, Collection, Sequence
+from typing import Callable, Collection, Iterator, Sequence
 
 import numpy as np
 
@@ -481,6 +481,21 @@ class EmbeddedStore:
         with self._lock:
             table = self._table(model_version, refresh=True)
             return table.move(moves) if table is not None else 0
+
+    def records(self, model_version: str,
+                batch_size: int = 2000) -> Iterator[list[VectorRecord]]:
+        """The model's records as they are now, in batches (the rows read under the lock)."""
+        with self._lock:
+            table = self._table(model_version, refresh=True)
+            rows = list(table.rows) if table is not None else []
+            vectors = table.live_vectors() if table is not None else None
+            batches = []
+            for start in range(0, len(rows), batch_size):
+                batches.append((rows[start:start + batch_size],
+                                np.array(vectors[start:start + batch_size])))
+        for metas, matrix in batches:
+            yield [VectorRecord(page=m[0], chunk_id=m[1], section_id=m[2], content_hash=m[3],
+                                vector=v, scope=m[4]) for m, v in zip(metas, matrix)]
 
     def flush(self) -> None:
         """Write every changed model file atomically, merged with what another process wrote
