@@ -121,6 +121,12 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 60:g} min" if seconds >= 60 else f"{seconds:g} s"
 
 
+def _array(value: Any) -> np.ndarray:
+    """A vector read back (pgvector's ``Vector`` when the column has no width) as float32."""
+    return np.asarray(value.to_numpy() if hasattr(value, "to_numpy") else value,
+                      dtype=np.float32)
+
+
 def _version_tuple(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in re.findall(r"\d+", version)[:3])
 
@@ -638,7 +644,7 @@ class PgVectorStore:
             if not rows:
                 return
             yield [VectorRecord(page=r[0], chunk_id=r[1], section_id=r[2], content_hash=r[3],
-                                scope=r[4], vector=np.asarray(r[5], dtype=np.float32))
+                                scope=r[4], vector=_array(r[5]))
                    for r in rows]
             after = (rows[-1][0], rows[-1][1])
 
