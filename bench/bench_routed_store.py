@@ -3,7 +3,8 @@
     python bench/bench_routed_store.py dump WS out.json [--queries 120]
     python bench/bench_routed_store.py compare a.json b.json
 
-``dump`` runs, in one warm process over WS, the dev questions of the shared corpora and
+``dump`` runs, in one warm process over WS, the dev questions of the shared corpora (when
+found: ``--corpora DIR``) and
 ``--queries`` "<heading> <title>" queries of WS's own sections (en, ja, zh; a fixed seed),
 each as a hybrid search (``smart_search``, top 10) and a vector-only search (top 10), and
 writes every ranked page with its score, plus the median CPU ms of the hybrid searches
@@ -27,7 +28,9 @@ ROOT = Path(os.environ.get("PYTHONPATH", "").split(os.pathsep)[0] or
             Path(__file__).resolve().parents[1])
 sys.path.insert(0, str(ROOT))
 
-DEV = Path("/work/shared/corpora/obsidian-help-queries.dev.jsonl")
+import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
+
+DEV = shared_corpora.corpora() / "obsidian-help-queries.dev.jsonl"
 
 
 def dump(workspace: Path, out: Path, count: int) -> None:
@@ -78,6 +81,7 @@ def main() -> int:
     d.add_argument("workspace", type=Path)
     d.add_argument("out", type=Path)
     d.add_argument("--queries", type=int, default=120)
+    shared_corpora.add_option(d)
     c = sub.add_parser("compare")
     c.add_argument("a", type=Path)
     c.add_argument("b", type=Path)
