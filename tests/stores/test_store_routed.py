@@ -153,3 +153,26 @@ def test_dropping_the_routed_model_drops_every_part(store):
     assert routed.model_versions() == {WIDE: 40, "other:model:8": 1}
     assert routed.drop_model(WIDE) == 40
     assert store.model_versions() == {"other:model:8": 1}
+
+
+def test_a_large_embedded_table_read_from_its_file_is_upgraded_batch_by_batch(tmp_path):
+    # from ``exact_below`` rows a table's matrix stays in its file (row_matrix.py) and an
+    # HNSW graph answers (ann.py): the upgrade reads the rows batch by batch from the file
+    from mindgraph.stores.embedded import EmbeddedStore
+
+    provider = Routed()
+    folder = tmp_path / "vectors"
+    wide = EmbeddedStore(folder, exact_below=10)
+    sync_pages(pages(), provider, wide, chunker_for(provider))
+    wide.close()
+    before = answers(EmbeddedStore(folder, exact_below=10), provider)
+    reopened = EmbeddedStore(folder, exact_below=10)
+    assert reopened._table(WIDE).vectors.in_file
+    routed = for_provider(reopened, provider)
+    assert [len(b) for b in reopened.records(WIDE, batch_size=16)] == [16, 16, 8]
+    assert routed.upgrade() == 40
+    routed.close()
+    again = for_provider(EmbeddedStore(folder, exact_below=10), provider)
+    assert same(answers(again, provider), before)
+    assert sorted(again.inner.model_versions()) == list(again.parts)
+    assert all(again.inner._table(part).ann is not None for part in again.parts)
