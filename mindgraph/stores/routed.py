@@ -221,7 +221,9 @@ class RoutedStore:
         if model_version != self.model_version:
             return self.inner.hashes(model_version)
         if self._has_wide():
-            return self.inner.hashes(model_version)
+            found = self.inner.hashes(model_version)
+            if found or self._has_wide(refresh=True):
+                return found     # (none found: another process may have upgraded it)
         out: dict[str, dict[str, str]] = {}
         for part in self.parts:
             for page, chunks in self.inner.hashes(part).items():
@@ -236,7 +238,9 @@ class RoutedStore:
         if model_version != self.model_version:
             return self.inner.count(model_version)
         if self._has_wide():
-            return self.inner.count(model_version)
+            found = self.inner.count(model_version)
+            if found or self._has_wide(refresh=True):
+                return found
         return sum(self.inner.count(part) for part in self.parts)
 
     def model_versions(self) -> dict[str, int]:

@@ -176,3 +176,15 @@ def test_a_large_embedded_table_read_from_its_file_is_upgraded_batch_by_batch(tm
     assert same(answers(again, provider), before)
     assert sorted(again.inner.model_versions()) == list(again.parts)
     assert all(again.inner._table(part).ann is not None for part in again.parts)
+
+
+def test_a_process_that_read_the_wide_layout_follows_another_ones_upgrade(store, reopen):
+    provider = Routed()
+    sync_pages(pages(), provider, store, chunker_for(provider))
+    before = answers(store, provider)
+    server = for_provider(reopen(store), provider)      # a server that saw the wide rows
+    assert server.count(WIDE) == 40 and server._has_wide()
+    embed = for_provider(reopen(store), provider)        # `mindgraph embed` elsewhere
+    assert embed.upgrade() == 40
+    assert server.count(WIDE) == 40 and len(server.hashes(WIDE)) == 20
+    assert same(answers(server, provider), before)
