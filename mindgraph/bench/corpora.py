@@ -18,6 +18,7 @@ from ..retrieval.hybrid import HybridRetriever
 from ..retrieval.keyword import KeywordIndex
 from ..retrieval.vector import VectorRetriever
 from ..stores.embedded import EmbeddedStore
+from ..stores.routed import for_provider
 from ..vectors.chunking import chunker_for
 from ..vectors.sync import sync_pages
 
@@ -44,7 +45,8 @@ def beir_retriever(settings: Settings, data: BeirDataset, name: str, embed: bool
     if embed:
         mg = Mindgraph(settings)
         provider = mg.embedding_provider()
-        store = EmbeddedStore.for_state_dir(Path(settings.state_dir) / "bench" / name)
+        folder = Path(settings.state_dir) / "bench" / name
+        store = for_provider(EmbeddedStore.for_state_dir(folder), provider)
         sync_pages([pages[p] for p in sorted(pages)], provider, store, chunker_for(provider),
                    progress=progress)
         vector, why = VectorRetriever(provider, store), None

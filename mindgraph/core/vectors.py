@@ -83,7 +83,7 @@ class VectorSearch(WarmIndexes):
             if self._store is None:
                 from ..stores.factory import create_store
 
-                self._store = create_store(self.settings)
+                self._store = create_store(self.settings, self.embedding_provider())
             return self._store
 
     def _vector_retriever(self) -> tuple[VectorRetriever | None, str | None]:

@@ -3,6 +3,7 @@
     base       VectorStore protocol, VectorRecord, VectorHit
     embedded   numpy files under the state folder, exact cosine (the no-server default)
     pgvector   PostgreSQL + pgvector, one HNSW cosine index per model
+    routed     a routed provider's vectors kept per model, without zero blocks
     factory    settings → store
 """
 

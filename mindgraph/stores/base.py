@@ -15,7 +15,7 @@ Rules every store keeps:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Collection, Protocol, Sequence, runtime_checkable
+from typing import Callable, Collection, Iterator, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
@@ -115,6 +115,12 @@ class VectorStore(Protocol):
     def move_chunks(self, model_version: str, moves: Sequence[ChunkMove]) -> int:
         """Give stored chunks of one model to another page (a moved page keeps its vectors),
         with their new content hash; return how many moved."""
+        ...
+
+    def records(self, model_version: str,
+                batch_size: int = 2000) -> Iterator[list[VectorRecord]]:
+        """Every stored record of a model with its (unit) vector, in batches: what an
+        upgrade of the layout copies (stores/routed.py)."""
         ...
 
     def flush(self) -> None:

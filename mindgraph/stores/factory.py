@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..config import Settings
 from .base import VectorStore
+from .routed import for_provider
 
 
-def create_store(settings: Settings) -> VectorStore:
-    """The store named by ``store.backend``; pgvector reads its DSN from ``store.dsn_env``."""
+def create_store(settings: Settings, provider: Any = None) -> VectorStore:
+    """The store named by ``store.backend``; pgvector reads its DSN from ``store.dsn_env``.
+    For a ``provider`` that routes languages to several models, each model's vectors are
+    kept apart without the other models' zero blocks (routed.py)."""
+    return for_provider(_backend(settings), provider)
+
+
+def _backend(settings: Settings) -> VectorStore:
     cfg = settings.store
     if cfg.backend == "embedded":
         from .embedded import EmbeddedStore

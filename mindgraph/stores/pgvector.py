@@ -36,7 +36,7 @@ import hashlib
 import re
 import threading
 import time
-from typing import Any, Callable, Collection, Sequence, TypeVar
+from typing import Any, Callable, Collection, Iterator, Sequence, TypeVar
 
 import numpy as np
 
@@ -119,6 +119,12 @@ def index_build_memory(rows: int, dimension: int, m: int = StoreSettings.hnsw_m)
 def _duration(seconds: float) -> str:
     """"60 min", "2 s": a wait, for messages."""
     return f"{seconds / 60:g} min" if seconds >= 60 else f"{seconds:g} s"
+
+
+def _array(value: Any) -> np.ndarray:
+    """A vector read back (pgvector's ``Vector`` when the column has no width) as float32."""
+    return np.asarray(value.to_numpy() if hasattr(value, "to_numpy") else value,
+                      dtype=np.float32)
 
 
 def _version_tuple(version: str) -> tuple[int, ...]:
@@ -623,6 +629,24 @@ class PgVectorStore:
             return int(cur.rowcount)
 
         return self._run(work)
+
+    def records(self, model_version: str,
+                batch_size: int = 2000) -> Iterator[list[VectorRecord]]:
+        """The model's records in batches, in (page, chunk_id) order, one statement each."""
+        after: tuple[str, str] | None = None
+        while True:
+            where = "" if after is None else "AND (page, chunk_id) > (%s, %s)"
+            statement = (f"SELECT page, chunk_id, section_id, content_hash, scope, embedding "
+                         f"FROM {self._table} WHERE tenant = %s AND model_version = %s "
+                         f"{where} ORDER BY page, chunk_id LIMIT %s")
+            params = (self._tenant, model_version, *(after or ()), batch_size)
+            rows = self._run(lambda conn: conn.execute(statement, params).fetchall())
+            if not rows:
+                return
+            yield [VectorRecord(page=r[0], chunk_id=r[1], section_id=r[2], content_hash=r[3],
+                                scope=r[4], vector=_array(r[5]))
+                   for r in rows]
+            after = (rows[-1][0], rows[-1][1])
 
     def flush(self) -> None:
         """Nothing to do: every call commits."""

@@ -217,6 +217,9 @@ def apply_sync(plan: SyncPlan, provider: EmbeddingProvider, store: VectorStore, 
                           f"the store was compared for {plan.model_version}. Set "
                           f"embedding.dimension in mindgraph.yml and run again.")
     deleted = 0
+    upgrade = getattr(store, "upgrade", None)
+    if upgrade is not None:     # an older layout's vectors moved to this one's (stores/routed.py)
+        upgrade()
     if plan.carried:
         store.move_chunks(plan.model_version, plan.carried)
     for page, chunk_ids in plan.stale.items():

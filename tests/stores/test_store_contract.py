@@ -235,3 +235,23 @@ def test_top10_matches_exact_search(store: VectorStore):
         assert [h.score for h in got] == sorted((h.score for h in got), reverse=True)
         found += len(exact & {h.page for h in got})
     assert found / (10 * len(queries)) >= 0.95
+
+
+def test_records_gives_back_every_row_of_one_model_in_batches(store: VectorStore, reopen):
+    rng = np.random.default_rng(3)
+    vectors = random_unit(rng, 5, 8)
+    store.upsert(MODEL, [rec(f"p{i}.md", "lead", v, digest=f"h{i}", scope="team",
+                             section_id="lead") for i, v in enumerate(vectors)])
+    store.upsert(OTHER, [rec("o.md", "lead", basis(1))])
+    reopen(store, tenant="else").upsert(MODEL, [rec("x.md", "lead", basis(2))])
+    store.flush()
+    batches = list(store.records(MODEL, batch_size=2))
+    assert [len(b) for b in batches] == [2, 2, 1]
+    got = {r.page: r for batch in batches for r in batch}
+    assert sorted(got) == [f"p{i}.md" for i in range(5)]
+    for i, v in enumerate(vectors):
+        r = got[f"p{i}.md"]
+        assert (r.chunk_id, r.section_id, r.content_hash, r.scope) == ("lead", "lead", f"h{i}",
+                                                                       "team")
+        assert r.vector.dtype == np.float32 and np.allclose(r.vector, v, atol=1e-6)
+    assert list(store.records("test:none:8")) == []

@@ -4,13 +4,13 @@
 Japanese and Chinese sections with e5 and every other section with ``embedding.model``
 (MiniLM by default); a query is embedded by the model of its own language.
 
-The vectors of two models must never be compared, so each model owns a block of the vector:
-a section embedded by model *i* is stored as its unit vector in block *i* and zeros
+The vectors of two models must never be compared, so each model owns a block of the vector
+(``blocks``): a section embedded by model *i* is its unit vector in block *i* and zeros
 elsewhere, and a query embedded for model *i* has only block *i* filled. A cosine between a
 query and a section of another model is then exactly 0, and within one model it is that
 model's own cosine. One model_version (naming every model and its languages) keys them all,
-so the stores, `embed` and its incremental sync work unchanged; the cost is one stored float
-per dimension of every model, the zeros included.
+so `embed` and its incremental sync work unchanged. The store keeps only the filled block of
+each vector, one table per model (stores/routed.py): no zeros are stored or multiplied.
 
 A query whose own model has no vectors among the pages searched (an English question over a
 vault of Japanese pages only) is answered by the next model that has: ``VectorRetriever``
@@ -66,6 +66,12 @@ class RoutedEmbeddings:
     def max_tokens(self) -> int:
         """The smallest member's chunk size: a chunk fits whichever model embeds it."""
         return min(m.max_tokens for m in self.members)
+
+    @property
+    def blocks(self) -> tuple[tuple[int, int], ...]:
+        """Each model's (start, end) in the vector, in route order (stores/routed.py keeps
+        only the block of a vector's own model)."""
+        return tuple(self._blocks)
 
     @property
     def routes(self) -> int:

@@ -1,0 +1,242 @@
+"""`embedding.languages` through the real CLI (MiniLM for English, use-multilingual-v3 for
+Japanese and Chinese): each model's vectors are stored at its own width, without the other
+model's zeros (stores/routed.py), in the embedded store and in a real PostgreSQL; a killed
+`embed` resumes; a workspace embedded in the older wide layout answers as before and is
+upgraded by the next `embed`; a single-model workspace is stored exactly as before."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mindgraph.cli import cli
+from mindgraph.core import Mindgraph
+from mindgraph.stores.embedded import EmbeddedStore, model_file_name
+from mindgraph.stores.routed import part_version
+from mindgraph.vectors.chunking import chunker_for
+from mindgraph.vectors.sync import sync_pages
+
+pytestmark = pytest.mark.slow
+
+ROUTED = "embedding: {languages: {ja: use-multilingual-v3, zh: use-multilingual-v3}}\n"
+WIDE = ("local:routed(*=local:all-MiniLM-L6-v2-w8a8:384,ja+zh=local:use-multilingual-v3:512)"
+        ":896")
+PARTS = (part_version(WIDE, 0, 384), part_version(WIDE, 1, 512))
+ENGLISH = "keep my vault the same on my phone and laptop"
+JAPANESE = "スマートフォンとパソコンで保管庫を同じに保ちたい"
+
+
+def write_wiki(root: Path, extra_notes: int = 0) -> None:
+    wiki = root / "wiki"
+    (wiki / "en").mkdir(parents=True)
+    (wiki / "ja").mkdir()
+    (wiki / "en" / "Sync.md").write_text("# Sync\n\nKeep your vault the same on every "
+                                         "device: phone, tablet and computer.\n")
+    (wiki / "en" / "Canvas.md").write_text("# Canvas\n\nDraw cards and arrows on an "
+                                           "infinite board.\n")
+    (wiki / "ja" / "同期.md").write_text("# 同期\n\nスマートフォン、タブレット、パソコンの"
+                                         "すべての端末で保管庫を同じ状態に保ちます。\n")
+    (wiki / "ja" / "キャンバス.md").write_text("# キャンバス\n\n無限のボードにカードと矢印を"
+                                               "描きます。\n")
+    for i in range(extra_notes):
+        (wiki / "en" / f"Note {i}.md").write_text(
+            f"# Note {i}\n\nText of note {i} about topic {i}.\n\n## Part\n\nMore on {i}.\n")
+        (wiki / "ja" / f"ノート{i}.md").write_text(
+            f"# ノート{i}\n\n話題{i}についてのノートです。\n\n## 詳しく\n\n{i}の続き。\n")
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    write_wiki(tmp_path)
+    (tmp_path / "mindgraph.yml").write_text("paths: {wiki: wiki, state: state}\n" + ROUTED)
+    return tmp_path
+
+
+def run(*args: str):
+    result = CliRunner().invoke(cli, list(args))
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def searched(workspace: Path, query: str) -> list[tuple[str, float]]:
+    out = run("search", "--hybrid", query, "-C", str(workspace), "--json")
+    return [(r["page"], r["sources"]["vector"]["score"])
+            for r in json.loads(out.output)["results"] if "vector" in r["sources"]]
+
+
+def vector_files(workspace: Path) -> list[str]:
+    return sorted(p.name for p in (workspace / "state" / "vectors" / "default").glob("*.npz"))
+
+
+def test_routed_embed_and_search_store_each_model_at_its_own_width(workspace):
+    report = json.loads(run("embed", "-C", str(workspace), "--json").output)
+    assert report["model_version"] == WIDE and report["embedded"] == 4
+    assert report["other_models"] == {}
+    assert vector_files(workspace) == sorted(model_file_name(p) for p in PARTS)
+    store = EmbeddedStore.for_state_dir(workspace / "state")
+    assert store.model_versions() == {PARTS[0]: 2, PARTS[1]: 2}
+    assert {len(r.vector) for p in PARTS for b in store.records(p) for r in b} == {384, 512}
+    japanese, english = searched(workspace, JAPANESE), searched(workspace, ENGLISH)
+    assert japanese[0][0] == "ja/同期.md" and all(p.startswith("ja/") for p, _ in japanese)
+    assert english[0][0] == "en/Sync.md" and all(p.startswith("en/") for p, _ in english)
+    again = json.loads(run("embed", "-C", str(workspace), "--json").output)
+    assert (again["embedded"], again["unchanged"]) == (0, 4)
+
+
+@pytest.mark.pg
+def test_routed_embed_and_search_in_postgresql(workspace, pg_dsn, monkeypatch):
+    import psycopg
+
+    monkeypatch.setenv("MINDGRAPH_PG_DSN", pg_dsn)
+    (workspace / "mindgraph.yml").write_text(
+        "paths: {wiki: wiki, state: state}\n" + ROUTED +
+        "store: {backend: pgvector, table: mg_test_routed}\n")
+    try:
+        report = json.loads(run("embed", "-C", str(workspace), "--json").output)
+        assert report["model_version"] == WIDE and report["embedded"] == 4
+        with psycopg.connect(pg_dsn) as conn:
+            rows = conn.execute("SELECT model_version, dimension, count(*) FROM mg_test_routed "
+                                "GROUP BY 1, 2 ORDER BY 2").fetchall()
+            indexes = conn.execute("SELECT indexdef FROM pg_indexes WHERE tablename = "
+                                   "'mg_test_routed' AND indexdef LIKE '%hnsw%'").fetchall()
+        assert rows == [(PARTS[0], 384, 2), (PARTS[1], 512, 2)]
+        # one HNSW index per model, each of its own width
+        assert sorted("(384)" in d for (d,) in indexes) == [False, True]
+        assert any("(512)" in d for (d,) in indexes)
+        japanese, english = searched(workspace, JAPANESE), searched(workspace, ENGLISH)
+        assert japanese[0][0] == "ja/同期.md" and all(p.startswith("ja/") for p, _ in japanese)
+        assert english[0][0] == "en/Sync.md" and all(p.startswith("en/") for p, _ in english)
+        assert json.loads(run("embed", "-C", str(workspace), "--json").output)["embedded"] == 0
+    finally:
+        with psycopg.connect(pg_dsn, autocommit=True) as conn:
+            conn.execute("DROP TABLE IF EXISTS mg_test_routed")
+
+
+@pytest.fixture(params=["embedded", pytest.param("pgvector", marks=pytest.mark.pg)])
+def backend(request, workspace, monkeypatch):
+    """Each store in turn: (what it holds, that of the wide layout, that of the split one):
+    its model files, or its table's model_versions."""
+    if request.param == "embedded":
+        def files() -> set[str]:
+            return set(vector_files(workspace))
+
+        yield files, {model_file_name(WIDE)}, {model_file_name(p) for p in PARTS}
+        return
+    import psycopg
+
+    dsn = request.getfixturevalue("pg_dsn")
+    monkeypatch.setenv("MINDGRAPH_PG_DSN", dsn)
+    (workspace / "mindgraph.yml").write_text(
+        "paths: {wiki: wiki, state: state}\n" + ROUTED +
+        "store: {backend: pgvector, table: mg_test_upgrade}\n")
+
+    def stored() -> set[str]:
+        with psycopg.connect(dsn) as conn:
+            return {m for (m,) in conn.execute(
+                "SELECT DISTINCT model_version FROM mg_test_upgrade").fetchall()}
+
+    yield stored, {WIDE}, set(PARTS)
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("DROP TABLE IF EXISTS mg_test_upgrade")
+
+
+def test_the_wide_layout_answers_as_before_and_is_upgraded_by_the_next_embed(workspace,
+                                                                             backend):
+    stored, wide_layout, split_layout = backend
+    # what an older mindgraph stored: the routed provider's 896-wide vectors, one model
+    from mindgraph.stores.factory import create_store
+
+    mg = Mindgraph.open(workspace)
+    provider = mg.embedding_provider()
+    wide = create_store(mg.settings)                # not given the provider: the wide layout
+    sync_pages([mg.vault().pages[p] for p in sorted(mg.vault().pages)], provider, wide,
+               chunker_for(provider))
+    wide.close()
+    mg.close()
+    assert stored() == wide_layout
+    before = {q: searched(workspace, q) for q in (JAPANESE, ENGLISH)}
+    assert stored() == wide_layout                  # a search writes nothing
+    dry = json.loads(run("embed", "-C", str(workspace), "--json", "--dry-run").output)
+    assert (dry["unchanged"], dry["other_models"]) == (4, {})
+    assert stored() == wide_layout
+    report = json.loads(run("embed", "-C", str(workspace), "--json").output)
+    assert (report["embedded"], report["unchanged"], report["other_models"]) == (0, 4, {})
+    assert stored() == split_layout
+    after = {q: searched(workspace, q) for q in (JAPANESE, ENGLISH)}
+    for q in before:
+        assert [p for p, _ in after[q]] == [p for p, _ in before[q]]
+        assert [s for _, s in after[q]] == pytest.approx([s for _, s in before[q]], abs=2e-4)
+
+
+def test_a_single_model_workspace_is_stored_as_before(tmp_path):
+    write_wiki(tmp_path)
+    (tmp_path / "mindgraph.yml").write_text("paths: {wiki: wiki, state: state}\n")
+    report = json.loads(run("embed", "-C", str(tmp_path), "--json").output)
+    assert report["model_version"] == "local:all-MiniLM-L6-v2-w8a8:384"
+    assert vector_files(tmp_path) == [model_file_name(report["model_version"])]
+    mg = Mindgraph.open(tmp_path)
+    try:
+        assert type(mg.vector_store()) is EmbeddedStore      # not wrapped: nothing changes
+    finally:
+        mg.close()
+    assert searched(tmp_path, ENGLISH)[0][0] == "en/Sync.md"
+
+
+# the real CLI in a child process, the routed model made slow enough (0.3 s a batch) to be
+# killed mid-run, and a progress line after every batch
+CHILD = """
+import sys, time
+from mindgraph.cli import progress
+from mindgraph.providers.embedding import routed
+progress.EVERY_S = 0.0
+embed = routed.RoutedEmbeddings.embed_documents
+def slow(self, texts, *args):
+    time.sleep(0.3)
+    return embed(self, texts, *args)
+routed.RoutedEmbeddings.embed_documents = slow
+from mindgraph.cli import main
+sys.argv = ["mindgraph", "embed", "-C", sys.argv[1]]
+main()
+"""
+
+
+def test_a_killed_routed_embed_resumes_from_what_it_stored(tmp_path):
+    write_wiki(tmp_path, extra_notes=80)
+    (tmp_path / "mindgraph.yml").write_text("paths: {wiki: wiki, state: state}\n" + ROUTED)
+    child = subprocess.Popen([sys.executable, "-c", CHILD, str(tmp_path)],
+                             stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+                             env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    reported = 0
+    deadline = time.monotonic() + 300
+    try:
+        for line in child.stderr:
+            if line.startswith("Embedding: "):
+                reported = int(line.split()[1])
+                if reported >= 128:
+                    break
+            assert time.monotonic() < deadline, "the child never reported progress"
+        child.send_signal(signal.SIGKILL)
+        child.wait(30)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert child.returncode == -signal.SIGKILL and reported >= 128
+    store = EmbeddedStore.for_state_dir(tmp_path / "state")
+    kept = {p: store.count(p) for p in PARTS}
+    store.close()
+    assert 64 <= sum(kept.values()) <= reported + 64
+
+    rerun = json.loads(run("embed", "--json", "-C", str(tmp_path)).output)
+    assert rerun["unchanged"] == sum(kept.values())
+    assert rerun["embedded"] == rerun["chunks"] - sum(kept.values()) > 0
+    again = json.loads(run("embed", "--json", "-C", str(tmp_path)).output)
+    assert again["embedded"] == 0 and again["unchanged"] == rerun["chunks"] == 324
+    assert searched(tmp_path, JAPANESE)[0][0] == "ja/同期.md"
