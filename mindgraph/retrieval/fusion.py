@@ -123,7 +123,7 @@ def reserve_shares(weights: Mapping[str, float], base: str = "keyword") -> dict[
     against the heaviest other's. Not a share of the total: that total grows when a third
     retriever is trusted more (a multilingual model's full vector weight on a Japanese
     question), which took the reservation from the twin ranking (0.18 of 1.18) though
-    nothing about the twin had changed (README, "The choice of routed models"). Without
+    nothing about the twin had changed (README, "Routed by default"). Without
     ``base``, each weight as a share of the total."""
     if base not in weights:
         total = sum(weights.values()) or 1.0
