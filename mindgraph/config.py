@@ -98,8 +98,9 @@ class EmbeddingSettings:
     provider: Literal["local", "gemini", "openai", "hashing"] = "local"
     model: str = ""
     # language → local model for its sections and queries (routed.py), e.g.
-    # {ja: multilingual-e5-small, zh: multilingual-e5-small}; other languages get ``model``
-    languages: dict = field(default_factory=dict)
+    # {ja: multilingual-e5-small, zh: multilingual-e5-small}; other languages get ``model``.
+    # None (not set): local_models.DEFAULT_LANGUAGES with the default model, {} otherwise
+    languages: dict | None = None
     dimension: int = 0
     api_key_env: str = ""
     base_url: str = ""
@@ -606,7 +607,10 @@ def _coerce(value: Any, hint: Any, key: str, source: str) -> Any:
                            f"{', '.join(map(str, choices))}.", key)
         return value
     if origin in (typing.Union, types.UnionType):
-        return value
+        kinds = [a for a in typing.get_args(hint) if a is not type(None)]
+        if value is None or len(kinds) != 1:
+            return value
+        return _coerce(value, kinds[0], key, source)     # "dict | None": a dict when set
     if hint is bool:
         if isinstance(value, bool):
             return value
@@ -804,7 +808,7 @@ def check_embedding(s: Settings) -> None:
     another way."""
     cfg = s.embedding
     models = ", ".join(LOCAL_MODELS)
-    if cfg.languages and cfg.provider != "local":
+    if cfg.languages and cfg.provider != "local":     # set in the file (the default: None)
         raise BadValue(f"{s.source}: 'embedding.languages' routes languages to local models; "
                        f"it needs embedding.provider local (it is {cfg.provider}). Remove "
                        f"embedding.languages or set the provider to local.", "embedding.languages")
@@ -822,7 +826,7 @@ def check_embedding(s: Settings) -> None:
                        f"vectors of {local_dimension(model)} dimensions and cannot make others. "
                        f"Remove embedding.dimension (or pick another model or provider).",
                        "embedding.dimension")
-    for lang, routed in cfg.languages.items():
+    for lang, routed in (cfg.languages or {}).items():
         if str(lang) not in LANGUAGES:
             raise BadValue(f"{s.source}: 'embedding.languages' has {lang!r}, which is not a "
                            f"language mindgraph tells apart.{_did_you_mean(lang, LANGUAGES)} "
@@ -913,7 +917,7 @@ compile:
 embedding:
   provider: local   # local (all-MiniLM-L6-v2, offline) | gemini | openai | hashing
   # model: all-MiniLM-L6-v2    # local: all-MiniLM-L6-v2 | multilingual-e5-small | use-multilingual-v3
-  # languages: {zh: use-multilingual-v3}   # a language's own local model (en, ja, zh, ko, other)
+  # languages: {ja: use-multilingual-v3, zh: use-multilingual-v3}   # the default: a language's own local model (en, ja, zh, ko, other); {} = MiniLM for all
 
 store:
   backend: embedded # embedded | pgvector

@@ -33,7 +33,7 @@ def search_command(settings: Settings, query: tuple[str, ...], limit: int, hybri
     mg = open_core(settings)
     started = time.perf_counter()
     if hybrid:
-        mg.start_model()        # loads while the page cache, keyword index and graph do
+        mg.start_model(text)    # loads while the page cache, keyword index and graph do
         response = trusted_hybrid(mg, text, limit, trust)
         trusts = mg.trust_of(r.page for r in response.results)
         mg.usage_log.record("cli", text, intent=response.intent.name,

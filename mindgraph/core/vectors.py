@@ -65,15 +65,20 @@ class VectorSearch(WarmIndexes):
                 self._embedder = create_embedding_provider(self.settings)
             return self._embedder
 
-    def start_model(self) -> None:
-        """Start loading the local model on a thread (``warm``): a fresh process about to
+    def start_model(self, query: str = "") -> None:
+        """Start loading the local model on a thread (``warm``; with one model per language,
+        the one that embeds ``query``): a fresh process about to
         search reads its indexes meanwhile, and the model's own loading (onnxruntime, the
         tokenizer) runs partly outside the GIL. The first query embedding waits for it; a
         load that fails is left to that embedding to report. Nothing for other providers."""
         try:
-            warm = getattr(self.embedding_provider(), "warm", None)
+            provider = self.embedding_provider()
         except MindgraphError:
             return          # the search reports it (a bad configuration, a missing key)
+        # one model per language (routed.py): the model of ``query``'s language
+        warm_for = getattr(provider, "warm_for", None)
+        warm = functools.partial(warm_for, query) if warm_for is not None else \
+            getattr(provider, "warm", None)
         if warm is not None:
             threading.Thread(target=_quietly, args=(warm,), name="mindgraph-model").start()
 

@@ -117,6 +117,26 @@ def spread_weights(rankings: Mapping[str, Ranking], weights: Mapping[str, float]
     return {**weights, **{name: total * value / new_total for name, value in scaled.items()}}
 
 
+def reserve_shares(weights: Mapping[str, float], base: str = "keyword") -> dict[str, float]:
+    """How much each retriever counts for keeping its top pages near the top: its weight
+    against ``base``'s (BM25, which every hybrid query runs), w / (w + w_base); ``base``'s own
+    against the heaviest other's. Not a share of the total: that total grows when a third
+    retriever is trusted more (a multilingual model's full vector weight on a Japanese
+    question), which took the reservation from the twin ranking (0.18 of 1.18) though
+    nothing about the twin had changed (README, "Routed by default"). Without
+    ``base``, each weight as a share of the total."""
+    if base not in weights:
+        total = sum(weights.values()) or 1.0
+        return {name: w / total for name, w in weights.items()}
+    mine = weights[base]
+    others = [w for name, w in weights.items() if name != base]
+    out = {base: mine / (mine + max(others)) if others and mine + max(others) > 0 else 1.0}
+    for name, w in weights.items():
+        if name != base:
+            out[name] = w / (w + mine) if w + mine > 0 else 0.0
+    return out
+
+
 NORMALIZERS: dict[str, Normalizer] = {"max": maxnorm, "calibrated": maxnorm,
                                       "minmax": minmax, "meanmax": meanmax, "zscore": zscore}
 

@@ -36,7 +36,7 @@ from ..providers.embedding.base import compresses_cosines, model_languages
 from .calibration import (NOISE_SHARE, SAMPLE, Calibration, background, calibration,
                           drop_vector_noise, spread)
 from .expand import QueryExpander, split_concepts
-from .fusion import FUSIONS, NORMALIZERS, spread_weights
+from .fusion import FUSIONS, NORMALIZERS, reserve_shares, spread_weights
 from .keyword import Concept, KeywordIndex
 from .native import NativeSearch, app_url
 from .present import follow_ups, interpretation, language_weight, query_language, snippet_for
@@ -50,8 +50,10 @@ from .vector import VectorRetriever
 
 FAILURE_WORDS = ("troubleshoot", "error", "issue", "problem", "fix", "faq", "故障", "排除",
                  "トラブル", "エラー", "問題", "错误", "问题")
+# a retriever whose weight is under this share of its own and BM25's (fusion.reserve_shares)
+# reserves nothing (MiniLM on Japanese: noise)
 RESERVE_MIN_SHARE = 0.2
-GRAPH_POOL = 30           # the candidates the graph boost looks at (and among)   # a retriever with less of the fused weight reserves nothing
+GRAPH_POOL = 30           # the candidates the graph boost looks at (and among)
 _POOL = cf.ThreadPoolExecutor(max_workers=4, thread_name_prefix="mindgraph-retrieval")
 ANSWER_CACHE_SIZE = 512
 NO_TERMS = "the query has no letters or digits (only symbols or emoji): nothing was searched"
@@ -237,8 +239,7 @@ class HybridRetriever:
         else:
             rankings.pop("twin", None)
         if shares is not None:
-            total = sum(weights.get(name, 0.0) for name in rankings) or 1.0
-            shares.update({name: weights.get(name, 0.0) / total for name in rankings})
+            shares.update(reserve_shares({name: weights.get(name, 0.0) for name in rankings}))
         fusion = FUSIONS[options.fusion or self.settings.fusion]
         normalization, fill = self._fusion_fit(query, rankings)
         kwargs: dict[str, Any] = {"k": self.settings.rrf_k} if fusion is FUSIONS["rrf"] else \

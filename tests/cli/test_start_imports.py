@@ -98,16 +98,23 @@ def test_hybrid_search_loads_the_model_on_a_thread_while_the_indexes_load(tmp_pa
     _probe(tmp_path, "embed", modules=())
     mg = Mindgraph(load_settings(tmp_path))
     try:
-        mg.start_model()
+        mg.start_model("linux server")
         [loader] = [t for t in threading.enumerate() if t.name == "mindgraph-model"]
         assert mg._cache is None            # nothing of the wiki read yet
         loader.join(120)
-        provider = mg.embedding_provider()
+        # the default: MiniLM, and USE for Japanese and Chinese; an English query loads MiniLM
+        provider, use = mg.embedding_provider().members
         assert provider._session is not None and provider._tokenizer is not None
+        assert use._backend is None
         session = provider._session
         answer = mg.smart_search("linux server", 2)
         assert not answer.degradation and answer.results[0].page == "Sync.md"
         assert provider._session is session     # the query used the session loaded early
+        # a Japanese query loads USE, its language's model, on that thread
+        mg.start_model("サーバーで同期する")
+        [loader] = [t for t in threading.enumerate() if t.name == "mindgraph-model"]
+        loader.join(120)
+        assert use._backend is not None
     finally:
         mg.close()
 

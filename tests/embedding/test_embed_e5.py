@@ -147,7 +147,8 @@ def test_embed_and_hybrid_search_in_three_languages(workspace):
 
 
 def test_changing_the_model_re_embeds_everything_under_the_new_model(workspace):
-    (workspace / "mindgraph.yml").write_text("", encoding="utf-8")        # MiniLM
+    (workspace / "mindgraph.yml").write_text("embedding: {languages: {}}\n",   # MiniLM alone
+                                             encoding="utf-8")
     first = json.loads(run(workspace, "embed", "--json").output)
     assert first["model_version"] == "local:all-MiniLM-L6-v2-w8a8:384"
     (workspace / "mindgraph.yml").write_text(E5_CONFIG, encoding="utf-8")

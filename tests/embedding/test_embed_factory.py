@@ -12,16 +12,26 @@ from mindgraph.providers.embedding.gemini import GeminiEmbeddings
 from mindgraph.providers.embedding.local import LocalMiniLMProvider
 from mindgraph.providers.embedding.openai import OpenAIEmbeddings
 
+ROUTED = "local:routed(*=local:all-MiniLM-L6-v2-w8a8:384,ja+zh=local:use-multilingual-v3:512):896"
+
 
 def settings(**embedding):
     return settings_from_dict({"embedding": embedding} if embedding else {})
 
 
 def test_default_is_the_offline_model_created_lazily():
+    from mindgraph.providers.embedding.routed import RoutedEmbeddings
+    from mindgraph.providers.embedding.use import LocalUSEProvider
+
+    # MiniLM, and USE for Japanese and Chinese (local_models.DEFAULT_LANGUAGES)
     provider = create_embedding_provider(settings())
-    assert isinstance(provider, LocalMiniLMProvider)
-    assert provider._session is None and provider._tokenizer is None
+    assert isinstance(provider, RoutedEmbeddings)
+    minilm, use = provider.members
+    assert isinstance(minilm, LocalMiniLMProvider) and isinstance(use, LocalUSEProvider)
+    assert minilm._session is None and minilm._tokenizer is None and use._backend is None
     assert planned_model_version(settings()) == provider.model_version
+    alone = create_embedding_provider(settings(languages={}))
+    assert isinstance(alone, LocalMiniLMProvider) and alone._session is None
 
 
 @pytest.mark.parametrize("embedding, cls, version", [
@@ -76,5 +86,32 @@ def test_local_fp32_variant_keeps_its_own_model_version():
     new = settings_from_dict({})
     assert create_embedding_provider(old).model_version == "local:all-MiniLM-L6-v2-int8:384"
     assert planned_model_version(old) == "local:all-MiniLM-L6-v2-int8:384"
-    assert create_embedding_provider(new).model_version == planned_model_version(new) \
+    minilm = settings_from_dict({"embedding": {"languages": {}}})
+    assert create_embedding_provider(minilm).model_version == planned_model_version(minilm) \
         == "local:all-MiniLM-L6-v2-w8a8:384"
+    assert create_embedding_provider(new).model_version == planned_model_version(new) == ROUTED
+
+
+def test_the_default_routes_japanese_and_chinese_to_use_and_can_be_turned_off():
+    """Not set, embedding.languages is {ja: use-multilingual-v3, zh: use-multilingual-v3}
+    for the default model (README, Offline models); {} embeds every language with MiniLM; a
+    model named, or another provider, is that model for every language (no error either)."""
+    from mindgraph.config import settings_from_dict
+    from mindgraph.local_models import DEFAULT_LANGUAGES
+    from mindgraph.providers.embedding.factory import planned_model_version
+
+    assert DEFAULT_LANGUAGES == {"ja": "use-multilingual-v3", "zh": "use-multilingual-v3"}
+    assert settings_from_dict({}).embedding.languages is None
+    for default in ({}, {"embedding": {"model": "all-MiniLM-L6-v2"}},
+                    {"embedding": {"languages": None}}):
+        assert planned_model_version(settings_from_dict(default)) == ROUTED
+    assert planned_model_version(settings_from_dict({"embedding": {"languages": {}}})) \
+        == "local:all-MiniLM-L6-v2-w8a8:384"
+    assert planned_model_version(settings_from_dict(
+        {"embedding": {"model": "multilingual-e5-small"}})) \
+        == "local:multilingual-e5-small-w8a8:384"
+    assert planned_model_version(settings_from_dict(
+        {"embedding": {"provider": "hashing", "dimension": 64}})) == "hashing:v1:64"
+    assert planned_model_version(settings_from_dict(
+        {"embedding": {"languages": {"zh": "use-multilingual-v3"}}})).endswith(
+        ",zh=local:use-multilingual-v3:512):896")

@@ -411,6 +411,14 @@ def test_each_retrievers_top_pages_are_reserved_a_place_in_the_first_five(mg):
     weak = candidates()
     assert retriever._reserve_picks(weak, {"keyword": 0.94, "vector": 0.06}) == \
         ["K0.md", "K1.md"]
+    # a third retriever (the twin ranking, 0.3 of BM25's weight) keeps its picks when the vector
+    # side is trusted at full weight (a multilingual model on a Japanese question)
+    from mindgraph.retrieval.fusion import reserve_shares
+    three = candidates()
+    three["T.md"] = Candidate(score=0.15, sources={"twin": {"rank": 1, "score": 0.95}})
+    shares = reserve_shares({"keyword": 0.6, "vector": 0.4, "twin": 0.18})
+    assert retriever._reserve_picks(three, shares) == ["K0.md", "K1.md", "V1.md", "V2.md",
+                                                       "T.md"]
 
 
 def test_reserving_can_be_turned_off(workspace):

@@ -202,3 +202,21 @@ def test_spread_weights_trust_the_retriever_that_tells_its_pages_apart():
     short = spread_weights({"keyword": steep[:3], "vector": flat},
                            {"keyword": 0.6, "vector": 0.4})
     assert short == {"keyword": 0.6, "vector": 0.4}
+
+
+def test_reserve_shares_weigh_each_retriever_against_bm25_not_the_total():
+    from mindgraph.retrieval.fusion import reserve_shares
+    # two retrievers: the same as shares of the total
+    assert reserve_shares({"keyword": 0.6, "vector": 0.4}) == pytest.approx(
+        {"keyword": 0.6, "vector": 0.4})
+    # a Japanese question with an English-only model (vector × 0.1) and the twin ranking
+    minilm = reserve_shares({"keyword": 0.6, "vector": 0.04, "twin": 0.18})
+    assert minilm["twin"] == pytest.approx(0.18 / 0.78) and minilm["vector"] < 0.1
+    # the same question with a multilingual model at full weight: the twin's share of the
+    # total would fall to 0.15 (0.18 / 1.18) though nothing about the twin changed; against
+    # BM25 it stays 0.23, and the vector side's rises with its weight
+    routed = reserve_shares({"keyword": 0.6, "vector": 0.4, "twin": 0.18})
+    assert routed["twin"] == pytest.approx(minilm["twin"]) and routed["vector"] == 0.4
+    assert routed["keyword"] == pytest.approx(0.6)       # against the heaviest other
+    # no BM25 (vector only): shares of the total
+    assert reserve_shares({"vector": 1.0}) == {"vector": 1.0}

@@ -56,7 +56,7 @@ def test_text_summary_and_changes(workspace):
 
 
 def test_dry_run_writes_nothing_and_loads_no_model(workspace, monkeypatch):
-    (workspace / "mindgraph.yml").write_text("", encoding="utf-8")   # default: local MiniLM
+    (workspace / "mindgraph.yml").write_text("", encoding="utf-8")   # default: MiniLM + USE
 
     def no_model(self):
         raise AssertionError("--dry-run must not load the model")
@@ -66,7 +66,8 @@ def test_dry_run_writes_nothing_and_loads_no_model(workspace, monkeypatch):
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["dry_run"] is True and data["embedded"] == 4
-    assert data["model_version"] == "local:all-MiniLM-L6-v2-w8a8:384"
+    assert data["model_version"] == ("local:routed(*=local:all-MiniLM-L6-v2-w8a8:384,"
+                                     "ja+zh=local:use-multilingual-v3:512):896")
     assert not (workspace / ".mindgraph" / "vectors").exists()
     text = embed(workspace, "--dry-run")
     assert "Would embed 4 of 4 chunks" in text.output and "Dry run" in text.output

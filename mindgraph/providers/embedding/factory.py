@@ -12,7 +12,7 @@ from typing import Callable
 
 from ...config import Settings, check_embedding
 from ...errors import ConfigError
-from ...local_models import DEFAULT_LOCAL_MODEL, LOCAL_MODELS, local_dimension
+from ...local_models import DEFAULT_LOCAL_MODEL, LOCAL_MODELS, local_dimension, routed_languages
 from .base import EmbeddingProvider, model_version_of
 from .hashing import HashingEmbedder
 
@@ -83,10 +83,12 @@ def _load_local(entry: tuple[str, str, str, bool], state_dir: Path) -> Embedding
 
 
 def _language_models(settings: Settings) -> dict[str, tuple[str, str, str, bool]]:
-    """``embedding.languages`` (checked by config.py): language → LOCAL_MODELS entry."""
+    """``embedding.languages`` (checked by config.py; not set: the default routing,
+    local_models.routed_languages): language → LOCAL_MODELS entry."""
     check_embedding(settings)
+    cfg = settings.embedding
     return {str(lang): LOCAL_MODELS[str(model)]
-            for lang, model in (settings.embedding.languages or {}).items()}
+            for lang, model in routed_languages(cfg.provider, cfg.model, cfg.languages).items()}
 
 
 def planned_model_version(settings: Settings) -> str | None:

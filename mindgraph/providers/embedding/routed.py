@@ -96,6 +96,19 @@ class RoutedEmbeddings:
         """The model_version of the model of ``route``."""
         return self.members[route].model_version
 
+    def warm(self) -> None:
+        """Load the default model now (``warm_for``: a query's)."""
+        self.warm_for("")
+
+    def warm_for(self, query: str) -> None:
+        """Load the model that embeds ``query`` (its language's; the default model's without
+        one) now: a fresh process about to search calls this on a thread."""
+        member = self.members[self.route_of(script_language(query))] if query else \
+            self.members[0]
+        warm = getattr(member, "warm", None)
+        if warm is not None:
+            warm()
+
     # -- embedding -------------------------------------------------------------------------
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         """The longest count any member gives (for a text whose model is not known)."""

@@ -83,6 +83,11 @@ class LocalUSEProvider:
         """Unit vectors of queries (embedded as documents are)."""
         return self._embed(texts)
 
+    def warm(self) -> None:
+        """Load the tokenizer and the weights now (a fresh process about to search calls this
+        on a thread while it reads its indexes)."""
+        self._load()
+
     def _embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return empty_matrix(DIMENSION)
