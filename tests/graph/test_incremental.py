@@ -112,14 +112,21 @@ def test_a_saved_graph_updated_from_the_page_links_equals_a_full_rebuild(tmp_pat
         mp.setattr(graph_build, "GENERIC_MIN_PAGES", 1)
         pages: dict = {}
         in_memory = KnowledgeGraph(options)
+        kept = None      # loaded once, then updated in memory (its index made on the way)
         for batch in batches:
             added, changed, removed = _apply_batch(pages, batch)
             in_memory.apply(pages, added, changed, removed)
+            if kept is not None:
+                kept.apply(pages, added, changed, removed)
             kg = graph_build.open_graph(dict(pages), state, options)
-            assert kg.signature() == KnowledgeGraph.build(dict(pages), options).signature()
+            kept = kept or kg
+            fresh = KnowledgeGraph.build(dict(pages), options).signature()
+            assert kg.signature() == fresh and kept.signature() == fresh
             assert all(kg._links[p] == pages[p].page_links for p in pages)
-            index = {k: v for k, v in kg._link_keys_index().items() if v}
-            assert index == {k: v for k, v in in_memory._link_keys_index().items() if v}
+            index = {k: v for k, v in in_memory._link_keys_index().items() if v}
+            assert {k: v for k, v in kg._link_keys_index().items() if v} == index
+            if kept._dependents is not None:
+                assert {k: v for k, v in kept._dependents.items() if v} == index
 
 
 def test_a_loaded_graph_holds_the_page_caches_links_not_copies(small_vault):
