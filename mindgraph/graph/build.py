@@ -63,8 +63,9 @@ __all__ = ["EXTRACTED", "INFERRED", "SHARED_TAG", "GENERIC_MIN_PAGES", "BrokenLi
 EXTRACTED = "extracted"
 # 2: shared-tag edges name their tags in "label"; 3: enrichment's edges; 4: no NetworkX in the
 # file, shared tags as a tag index (a version 3 file is rebuilt from the wiki); 5: link edges'
-# attributes as EdgeData (edge_data.py; a version 4 file is rebuilt)
-STATE_VERSION = 5
+# attributes as EdgeData (edge_data.py; a version 4 file is rebuilt); 6: no page links and no
+# link-key index in the file (the page cache holds the links: ``open_graph`` shares them)
+STATE_VERSION = 6
 INFERRED_LINK_CAP = 0.85   # an inferred link's confidence: below any extracted link (0.9, 1.0)
 ENRICHED_PREFIX = "inferred:"
 
@@ -131,20 +132,49 @@ class KnowledgeGraph:
         self.broken: dict[str, list[BrokenLink]] = {}
         self._links: dict[str, tuple[Link, ...]] = {}
         self._aliases: dict[str, tuple[str, ...]] = {}
-        self._dependents: dict[str, set[str]] = defaultdict(set)  # page key → linking pages
+        # page key → linking pages: for adding and removing pages only, so not saved; made
+        # from the links when a page is first added or removed (``None`` until then: an edit
+        # needs no index; at 100,000 notes making it takes ~1.8 s of CPU)
+        self._dependents: defaultdict[str, set[str]] | None = defaultdict(set)
         self.tags = TagIndex(settings.tag_fanout_cap, settings.generic_tag_share)
         self.resolver = LinkResolver(())
         self._communities: Any = None   # cache filled by communities.detect_communities
         self._nx: Any = None            # the NetworkX copy, built when asked for
 
     def __getstate__(self) -> dict[str, Any]:
+        # Neither the pages' links nor the link-key index are saved: the links are the page
+        # cache's (``share_links``), ~280 MB of Link objects at 100,000 notes that a saved copy
+        # would load a second time, and the index is made from them when an update needs it.
         state = dict(self.__dict__)
-        state.update(_nx=None, _dependents=dict(self._dependents))
+        state.update(_nx=None, _links={}, _dependents=None)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self._dependents = defaultdict(set, self._dependents)
+
+    def share_links(self, pages: Mapping[str, Page]) -> None:
+        """Take each page's links (and title) from ``pages``, the page cache's, for every page
+        whose content hash is the one this graph indexed: a loaded graph holds no links of its
+        own. A page with another hash is changed: ``sync`` reads its new links."""
+        for path, content_hash in self.hashes.items():
+            page = pages.get(path)
+            if page is None or page.content_hash != content_hash:
+                continue
+            self._links[path] = page.page_links
+            node = self.nodes.get(path)
+            if node is not None and node.get("title") == page.title:
+                node["title"] = page.title       # one string, not an equal copy
+
+    def _link_keys_index(self) -> defaultdict[str, set[str]]:
+        """page key → the pages whose links carry it (made from the links on first use)."""
+        if self._dependents is None:
+            dependents: defaultdict[str, set[str]] = defaultdict(set)
+            for path, links in self._links.items():
+                for link in links:
+                    for key in link_keys(link.target, path):
+                        dependents[key].add(path)
+            self._dependents = dependents
+        return self._dependents
 
     # -- construction ---------------------------------------------------------------------
     @classmethod
@@ -201,8 +231,9 @@ class KnowledgeGraph:
         relink = set(added | changed)
         if added or removed:
             self.resolver = LinkResolver(self.hashes.keys())
+            dependents = self._link_keys_index()
             for path in added | removed:
-                relink |= self._dependents.get(page_key(path), set())
+                relink |= dependents.get(page_key(path), set())
             relink -= removed
             for path in relink - added - changed:
                 self._drop_links(path)
@@ -223,9 +254,10 @@ class KnowledgeGraph:
     def _drop_links(self, path: str) -> None:
         for target, key in self._out.pop(path, {}):
             self._in.get(target, set()).discard((path, key))
-        for link in self._links.get(path, ()):
-            for key in link_keys(link.target, path):
-                self._dependents[key].discard(path)
+        if self._dependents is not None:      # else made from the links when needed
+            for link in self._links.get(path, ()):
+                for key in link_keys(link.target, path):
+                    self._dependents[key].discard(path)
         self.broken.pop(path, None)
 
     def _add_links(self, path: str) -> None:
@@ -233,8 +265,9 @@ class KnowledgeGraph:
         inferred: dict[tuple[str, str], Link] = {}
         broken: list[BrokenLink] = []
         for link in self._links[path]:
-            for key in link_keys(link.target, path):
-                self._dependents[key].add(path)
+            if self._dependents is not None:
+                for key in link_keys(link.target, path):
+                    self._dependents[key].add(path)
             res = self.resolver.resolve(link, path)
             if res.status == "resolved" and res.target is not None:
                 if res.target == path:
@@ -377,7 +410,9 @@ class KnowledgeGraph:
 
     @classmethod
     def load(cls, path: Path, settings: GraphSettings) -> "KnowledgeGraph | None":
-        """The saved graph, or None when absent, unreadable, old, or built with other settings."""
+        """The saved graph, or None when absent, unreadable, old, or built with other settings.
+        It holds no page links until ``share_links`` (``open_graph`` calls it): give it the
+        pages before updating it."""
         state = read_state(path, "graph", STATE_VERSION)
         if state is None:
             return None
@@ -398,6 +433,7 @@ def open_graph(pages: Mapping[str, Page], state_file: Path,
         if save:
             graph.save(state_file)
         return graph
+    graph.share_links(pages)
     added, changed, removed = graph.sync(pages)
     if save and (added or changed or removed):
         graph.save(state_file)

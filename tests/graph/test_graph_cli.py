@@ -119,3 +119,24 @@ def test_communities_write_the_graph_once_and_reuse_it(small_vault, monkeypatch)
     changed = _json(workspace, "communities", "--min-size", "1")
     assert len(saves) == 2 and changed != first
     assert _json(workspace, "orphans")["orphans"] == [] and len(saves) == 2
+
+
+def test_a_graph_read_from_its_state_file_answers_like_a_fresh_one(small_vault):
+    """graph.pickle keeps no page links (the page cache's are shared when it is loaded): a
+    later command reading it exports the same graph as the one that built it, and after an
+    edit on disk the loaded graph, brought up to date, equals one built from scratch."""
+    workspace = small_vault.parent
+    state = workspace / ".mindgraph" / "graph.pickle"
+    built = json.loads(_run(workspace, "export", "--format", "json"))
+    assert state.is_file()
+    assert json.loads(_run(workspace, "export", "--format", "json")) == built
+    (small_vault / "Beta.md").write_text("# Beta\n\n[[a/Index]] [[Lonely]] [[Home]] #shared\n")
+    (small_vault / "Gamma.md").unlink()
+    updated = json.loads(_run(workspace, "export", "--format", "json"))
+    assert updated != built
+    assert {"source": "Beta.md", "target": "Lonely.md"}.items() <= next(
+        e for e in updated["edges"] if e["source"] == "Beta.md"
+        and e["target"] == "Lonely.md").items()
+    state.unlink()
+    assert json.loads(_run(workspace, "export", "--format", "json")) == updated
+    assert _json(workspace, "backlinks", "Lonely")["backlinks"][0]["source"] == "Beta.md"

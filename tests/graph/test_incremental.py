@@ -96,3 +96,53 @@ def test_sync_by_content_hash_after_edits_on_disk(small_vault):
     assert not kg.graph.has_edge("Home.md", "Gamma.md")
     assert any(b.source == "Home.md" and b.target == "Gamma" for b in kg.broken_links())
     assert kg.sync(cache.pages) == (set(), set(), set())
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(batches)
+def test_a_saved_graph_updated_from_the_page_links_equals_a_full_rebuild(tmp_path_factory,
+                                                                          batches):
+    """The state file holds neither the pages' links nor the link-key index (the page cache
+    holds the links; the index is made from them): a graph saved after each batch, loaded
+    with the next batch's pages and synced by hash, still equals a fresh build, and its
+    link-key index equals that of a graph that never left memory."""
+    options = GraphSettings(generic_tag_share=0.5, tag_fanout_cap=2, seed=3)
+    state = tmp_path_factory.mktemp("graph") / "graph.pickle"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(graph_build, "GENERIC_MIN_PAGES", 1)
+        pages: dict = {}
+        in_memory = KnowledgeGraph(options)
+        kept = None      # loaded once, then updated in memory (its index made on the way)
+        for batch in batches:
+            added, changed, removed = _apply_batch(pages, batch)
+            in_memory.apply(pages, added, changed, removed)
+            if kept is not None:
+                kept.apply(pages, added, changed, removed)
+            kg = graph_build.open_graph(dict(pages), state, options)
+            kept = kept or kg
+            fresh = KnowledgeGraph.build(dict(pages), options).signature()
+            assert kg.signature() == fresh and kept.signature() == fresh
+            assert all(kg._links[p] == pages[p].page_links for p in pages)
+            index = {k: v for k, v in in_memory._link_keys_index().items() if v}
+            assert {k: v for k, v in kg._link_keys_index().items() if v} == index
+            if kept._dependents is not None:
+                assert {k: v for k, v in kept._dependents.items() if v} == index
+
+
+def test_a_loaded_graph_holds_the_page_caches_links_not_copies(small_vault):
+    """Loading graph.pickle gives no Link objects of its own: each unchanged page's links are
+    the page cache's objects, and its title the page's string."""
+    cache = PageCache.open(small_vault, None)
+    cache.refresh()
+    state = small_vault.parent / "graph-state" / "graph.pickle"
+    graph_build.open_graph(cache.pages, state)
+    loaded = KnowledgeGraph.load(state, GraphSettings())
+    assert loaded is not None and loaded._links == {} and loaded._dependents is None
+    kg = graph_build.open_graph(cache.pages, state)
+    for path, page in cache.pages.items():
+        assert all(a is b for a, b in zip(kg._links[path], page.page_links, strict=True))
+        assert kg.nodes[path]["title"] is page.title
+    (small_vault / "Beta.md").write_text("# Beta\n\n[[a/Index]] [[Lonely]] #shared\n")
+    cache.refresh()
+    kg = graph_build.open_graph(cache.pages, state)
+    assert kg.signature() == KnowledgeGraph.build(load_vault(small_vault).pages).signature()
