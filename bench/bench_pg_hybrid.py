@@ -40,6 +40,9 @@ rows and queries (``grid``; ``--recall-only`` skips the latency run):
     python bench/bench_pg_hybrid.py --workspace W --dsn DSN --recall-only --questions \
         --ef-search 200,400,800 --iterative-scan off,relaxed_order,strict_order \
         --fetch-k 10,40,240 --hnsw 16:128:halfvec,32:128:halfvec
+
+``--why`` adds, at the configured ef_search, why each set's misses happen (rounding, far
+queries, isolated rows, hubs: bench/pg_recall_why.py).
 """
 
 from __future__ import annotations

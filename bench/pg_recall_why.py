@@ -18,6 +18,11 @@ exact top-10 over the same float32 rows, it tells apart the causes a miss can ha
 - ``most_missed_row_share`` / ``rows_in_5_plus_top_10s``: how concentrated the misses and the
   answers are (one row missed by many queries: a hub of these queries).
 - ``exact_rows_duplicated``: the share of rows with an identical twin (ties).
+
+    python bench/pg_recall_why.py      # the vault's heading queries against its own vectors
+
+prints how far the Obsidian Help vault's heading queries lie from its chunks' own MiniLM
+vectors (vault_headings), to set beside a generated corpus' ``far_queries``.
 """
 
 from __future__ import annotations
@@ -104,3 +109,41 @@ def why(x: np.ndarray, vectors: list[np.ndarray], truths: list[tuple[set[int], f
                                              / max(1, sum(answers.values())), 3),
         "exact_rows_duplicated": round(float(counts[counts > 1].sum()) / len(x), 4),
     }
+
+
+def vault_headings(n: int = 200, seed: int = 11) -> dict[str, Any]:
+    """The heading queries ("<heading> <title>", as bench_scale_query.section_queries asks)
+    of the Obsidian Help vault against its chunks' own MiniLM vectors (bench_ann's cached
+    ones): how many are far and how the mean query lies to the mean row, to set beside a
+    generated corpus whose chunk vectors are not their text's."""
+    import random
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from bench_ann import vault_vectors
+    from bench_vectors import CORPORA
+
+    from mindgraph.page.vault import load_vault
+    from mindgraph.providers.embedding.local import LocalMiniLMProvider
+
+    corpus, _ = vault_vectors()
+    vault = load_vault(CORPORA / "obsidian-help")
+    texts = sorted({f"{s.heading} {p.title}".strip() for p in vault.pages.values()
+                    for s in p.sections if s.heading})
+    random.Random(seed).shuffle(texts)
+    x = np.asarray(corpus, dtype=np.float32)
+    queries = np.asarray(LocalMiniLMProvider().embed_queries(texts[:n]), dtype=np.float32)
+    best = (queries @ x.T).max(axis=1)
+    rows_mean, query_mean = x.mean(axis=0), queries.mean(axis=0)
+    return {"rows": len(x), "queries": len(queries),
+            "far_queries": int((best < FAR_COSINE).sum()),
+            "best_cosine_percentiles": _percentiles(best),
+            "query_mean_to_rows_mean": round(float(rows_mean @ query_mean / np.linalg.norm(
+                rows_mean) / np.linalg.norm(query_mean)), 3)}
+
+
+if __name__ == "__main__":
+    import json
+
+    print(json.dumps(vault_headings()))

@@ -131,3 +131,26 @@ def test_found_of_counts_ids_ties_and_ann_benchmarks_distance():
     x[13] = x[9]
     assert found_of(x, q, exact, tenth, [*range(9), 13]) == {"id": 9, "ties": 10,
                                                             "distance": 10}
+
+
+def test_why_reports_the_causes_of_misses_at_the_configured_ef_search(embedded_workspace,
+                                                                       pg_dsn):
+    table = f"mg_test_bench_{uuid.uuid4().hex[:8]}"
+    try:
+        done = subprocess.run(
+            [sys.executable, str(SCRIPT), "--workspace", str(embedded_workspace), "--dsn",
+             pg_dsn, "--table", table, "--queries", "6", "--recall-only", "--why"],
+            capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        why = json.loads(done.stdout)["pgvector_hnsw"]["why"]
+        assert set(why) == {"headings"}
+        headings = why["headings"]
+        # 36 rows: the HNSW finds every one, so nothing is missed and no row is a miss's
+        assert headings["queries"] == 6 and headings["recall_at_10"] == 1.0
+        assert headings["missed"] == 0 and headings["missed_rows_nn1"] == []
+        assert headings["fp16_exact_recall_at_10"] >= 0.9
+        assert len(headings["found_rows_nn1"]) == len(headings["random_rows_nn1"]) == 3
+        assert headings["far_queries"] + (headings["near_recall"] is not None) >= 1
+    finally:
+        with psycopg.connect(pg_dsn, autocommit=True) as conn:
+            conn.execute(f"DROP TABLE IF EXISTS {table}")
