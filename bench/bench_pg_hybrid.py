@@ -451,7 +451,10 @@ def plans(mg: Mindgraph, queries: list[str]) -> dict[str, Any]:
             q = vector.embed_query(text)
             params = {"tenant": store._tenant, "q": q, "k": k, "scopes": [], "pages": [],
                       **extra}
-            statement = store.query_sql(model, len(q), pages="pages" in extra, exact=exact)
+            # cast as the model's index was built (halfvec by default), as the store asks
+            kind = store._run(lambda c: store._kind(c, model))
+            statement = store.query_sql(model, len(q), pages="pages" in extra, exact=exact,
+                                        kind=kind)
             plan = store._run(lambda c: c.execute(
                 sql.SQL("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ") + statement,
                 params).fetchone()[0])[0]

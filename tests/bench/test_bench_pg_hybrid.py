@@ -74,7 +74,7 @@ def test_pgvector_gets_the_embedded_stores_rows_and_both_answer_the_same_queries
         assert first["hybrid"]["same_top_10_pages"] == 1.0
         assert first["hybrid"]["pgvector"]["store_queries"]       # it asked PostgreSQL
         recall = first["pgvector_hnsw"]["by_ef_search"]
-        assert set(recall) == {"40", "400"} and recall["400"]["recall_at_10"] == 1.0
+        assert set(recall) == {"40", "800"} and recall["800"]["recall_at_10"] == 1.0   # default
         assert first["postgresql"]["index_mb"] >= 0 and "shared_buffers" in first["postgresql"]
         assert run(embedded_workspace, pg_dsn, table)["fill"]["filled"] == "already"
     finally:
@@ -95,7 +95,7 @@ def test_recall_only_measures_each_lever_three_ways(embedded_workspace, pg_dsn):
         result = json.loads(done.stdout)
         assert "hybrid" not in result and "plans" not in result      # recall only
         grid = result["pgvector_hnsw"]["grid"]
-        # 2 builds × 2 ef_search (40 and the configured 400) × 2 scans × 2 fetches
+        # 2 builds × 2 ef_search (40 and the configured 800) × 2 scans × 2 fetches
         assert len(grid) == 16
         assert {r["index"]["index"] for r in grid} == {
             "halfvec, m=16, ef_construction=64", "vector, m=8, ef_construction=32"}
