@@ -40,6 +40,9 @@ rows and queries (``grid``; ``--recall-only`` skips the latency run):
     python bench/bench_pg_hybrid.py --workspace W --dsn DSN --recall-only --questions \
         --ef-search 200,400,800 --iterative-scan off,relaxed_order,strict_order \
         --fetch-k 10,40,240 --hnsw 16:128:halfvec,32:128:halfvec
+
+``--why`` adds, at the configured ef_search, why each set's misses happen (rounding, far
+queries, isolated rows, hubs: bench/pg_recall_why.py).
 """
 
 from __future__ import annotations
@@ -306,7 +309,7 @@ def rebuild_index(remote: Mindgraph, model: str, dimension: int, build: str) -> 
 def hnsw_recall(local: Mindgraph, remote: Mindgraph, queries: list[str],
                 efs: list[int], *, scans: list[str] | None = None,
                 fetches: list[int] | None = None, builds: list[str] | None = None,
-                questions: bool = False) -> dict[str, Any]:
+                questions: bool = False, why: bool = False) -> dict[str, Any]:
     """Recall@10 of pgvector's HNSW against exact search over the embedded store's rows (the
     same rows), for the queries' vectors, at the configured ef_search and each of ``efs``,
     three ways (found_of: the same rows, ties counted, ann-benchmarks' distance); also the
@@ -314,7 +317,8 @@ def hnsw_recall(local: Mindgraph, remote: Mindgraph, queries: list[str],
     and the backend's CPU a top-240, at each. The levers, each a row of ``grid``: ``builds``
     (the index rebuilt in turn, "M:EF_CONSTRUCTION[:TYPE]"), ``scans`` (hnsw.iterative_scan:
     off, relaxed_order, strict_order) and ``fetches`` (k asked, its first 10 by score kept:
-    an over-fetch)."""
+    an over-fetch). ``why``: at the configured ef_search, the causes of each set's misses
+    (pg_recall_why.why: rounding, far queries, isolated rows, hubs)."""
     from mindgraph.retrieval.vector import CHUNKS_PER_PAGE
     from mindgraph.stores.base import VectorHit
     from mindgraph.stores.pgvector import PgVectorStore
@@ -357,6 +361,7 @@ def hnsw_recall(local: Mindgraph, remote: Mindgraph, queries: list[str],
         sets[name] = (vectors, truths, exact_pages)
     configured = remote.vector_store()
     hz = os.sysconf("SC_CLK_TCK")
+    answers: dict[tuple[int, str | None, int, str], list[list[int]]] = {}
 
     def measure(ef: int, scan: str | None, fetch: int, name: str) -> dict[str, Any]:
         vectors, truths, exact_pages = sets[name]
@@ -367,10 +372,11 @@ def hnsw_recall(local: Mindgraph, remote: Mindgraph, queries: list[str],
                 store._run(lambda c: c.execute(f"SET hnsw.iterative_scan = {scan}"))
             pid = store._conn.info.backend_pid
             found = {"id": 0, "ties": 0, "distance": 0}
+            returned = answers.setdefault((ef, scan, fetch, name), [])
             for q, (exact, tenth) in zip(vectors, truths):
                 hits = store.query(q, fetch, model)
-                for kind, n in found_of(x, q, exact, tenth,
-                                        [where[(h.page, h.chunk_id)] for h in hits]).items():
+                returned.append([where[(h.page, h.chunk_id)] for h in hits])
+                for kind, n in found_of(x, q, exact, tenth, returned[-1]).items():
                     found[kind] += n
             middle, pages = cpu_ticks(pid), 0
             for q, exact_page in zip(vectors, exact_pages):
@@ -406,6 +412,16 @@ def hnsw_recall(local: Mindgraph, remote: Mindgraph, queries: list[str],
                             out["by_ef_search"][ef] = {
                                 key: value for key, value in row.items() if key not in
                                 ("set", "queries", "index", "ef_search", "fetch_k")}
+                        if why and (build, scan, fetch, ef) == (None, None, 10,
+                                                                 configured._ef_search):
+                            from pg_recall_why import why as causes
+
+                            out.setdefault("why", {})[name] = causes(
+                                x, sets[name][0], sets[name][1],
+                                answers.pop((ef, scan, fetch, name)))
+                            print(json.dumps({"why": {name: out["why"][name]}}),
+                                  file=sys.stderr, flush=True)
+                        answers.clear()
     if not (builds or scans or fetches or questions):
         del out["grid"]       # the same rows as by_ef_search
     return out
@@ -435,7 +451,10 @@ def plans(mg: Mindgraph, queries: list[str]) -> dict[str, Any]:
             q = vector.embed_query(text)
             params = {"tenant": store._tenant, "q": q, "k": k, "scopes": [], "pages": [],
                       **extra}
-            statement = store.query_sql(model, len(q), pages="pages" in extra, exact=exact)
+            # cast as the model's index was built (halfvec by default), as the store asks
+            kind = store._run(lambda c: store._kind(c, model))
+            statement = store.query_sql(model, len(q), pages="pages" in extra, exact=exact,
+                                        kind=kind)
             plan = store._run(lambda c: c.execute(
                 sql.SQL("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ") + statement,
                 params).fetchone()[0])[0]
@@ -519,6 +538,9 @@ def main() -> int:
     parser.add_argument("--fetch-k", default="",
                         help="recall levers: k asked of the store, its first 10 kept, e.g. "
                              "10,40,240")
+    parser.add_argument("--why", action="store_true",
+                        help="the causes of the misses at the configured ef_search "
+                             "(bench/pg_recall_why.py)")
     parser.add_argument("--questions", action="store_true",
                         help="recall also for SciFact's claims and the vault's questions")
     args = parser.parse_args()
@@ -559,7 +581,7 @@ def main() -> int:
             result["pgvector_hnsw"] = hnsw_recall(
                 sides["embedded"], sides["pgvector"], hybrid, values(args.ef_search, int),
                 scans=values(args.iterative_scan), fetches=values(args.fetch_k, int),
-                builds=values(args.hnsw), questions=args.questions)
+                builds=values(args.hnsw), questions=args.questions, why=args.why)
             if not args.recall_only:
                 # on 20 queries of their own: the measured ones left their pages in the buffers
                 result["plans"] = plans(sides["pgvector"], asked[2 * args.queries:])

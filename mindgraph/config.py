@@ -117,12 +117,14 @@ class StoreSettings:
     dsn_env: str = "MINDGRAPH_PG_DSN"
     table: str = "mindgraph_sections"
     # pgvector's HNSW search and build (an index keeps the build values it was made with).
-    # At 565,000 realistic chunk vectors (100,000 notes; bench_scale_query.py --chunks),
-    # ef_construction 128 and ef_search 400 gave recall@10 0.959 (64 and 100: 0.850)
-    ef_search: int = 400
+    # At 100,000 notes' 458,907 chunk vectors (bench_pg_hybrid.py --recall-only), queries far
+    # from every row land on isolated rows a graph built with ef_construction 128 rarely
+    # links to (recall@10 of heading queries 0.855 at ef_search 400, 0.921 at 1,000); built
+    # with 256 it gives 0.956 at ef_search 800 (questions 0.989) for 15.7 ms of backend CPU
+    ef_search: int = 800
     tenant: str = "default"
     hnsw_m: int = 16
-    hnsw_ef_construction: int = 128
+    hnsw_ef_construction: int = 256
     # The index keeps its vectors as halfvec (16-bit floats): about half the index's memory
     # and pages at the same recall; answers are re-scored at full precision. "vector" keeps
     # 32-bit floats (pgvector before 0.7 has no halfvec).

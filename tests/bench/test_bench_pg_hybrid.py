@@ -74,7 +74,7 @@ def test_pgvector_gets_the_embedded_stores_rows_and_both_answer_the_same_queries
         assert first["hybrid"]["same_top_10_pages"] == 1.0
         assert first["hybrid"]["pgvector"]["store_queries"]       # it asked PostgreSQL
         recall = first["pgvector_hnsw"]["by_ef_search"]
-        assert set(recall) == {"40", "400"} and recall["400"]["recall_at_10"] == 1.0
+        assert set(recall) == {"40", "800"} and recall["800"]["recall_at_10"] == 1.0   # default
         assert first["postgresql"]["index_mb"] >= 0 and "shared_buffers" in first["postgresql"]
         assert run(embedded_workspace, pg_dsn, table)["fill"]["filled"] == "already"
     finally:
@@ -95,7 +95,7 @@ def test_recall_only_measures_each_lever_three_ways(embedded_workspace, pg_dsn):
         result = json.loads(done.stdout)
         assert "hybrid" not in result and "plans" not in result      # recall only
         grid = result["pgvector_hnsw"]["grid"]
-        # 2 builds × 2 ef_search (40 and the configured 400) × 2 scans × 2 fetches
+        # 2 builds × 2 ef_search (40 and the configured 800) × 2 scans × 2 fetches
         assert len(grid) == 16
         assert {r["index"]["index"] for r in grid} == {
             "halfvec, m=16, ef_construction=64", "vector, m=8, ef_construction=32"}
@@ -131,3 +131,26 @@ def test_found_of_counts_ids_ties_and_ann_benchmarks_distance():
     x[13] = x[9]
     assert found_of(x, q, exact, tenth, [*range(9), 13]) == {"id": 9, "ties": 10,
                                                             "distance": 10}
+
+
+def test_why_reports_the_causes_of_misses_at_the_configured_ef_search(embedded_workspace,
+                                                                       pg_dsn):
+    table = f"mg_test_bench_{uuid.uuid4().hex[:8]}"
+    try:
+        done = subprocess.run(
+            [sys.executable, str(SCRIPT), "--workspace", str(embedded_workspace), "--dsn",
+             pg_dsn, "--table", table, "--queries", "6", "--recall-only", "--why"],
+            capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        why = json.loads(done.stdout)["pgvector_hnsw"]["why"]
+        assert set(why) == {"headings"}
+        headings = why["headings"]
+        # 36 rows: the HNSW finds every one, so nothing is missed and no row is a miss's
+        assert headings["queries"] == 6 and headings["recall_at_10"] == 1.0
+        assert headings["missed"] == 0 and headings["missed_rows_nn1"] == []
+        assert headings["fp16_exact_recall_at_10"] >= 0.9
+        assert len(headings["found_rows_nn1"]) == len(headings["random_rows_nn1"]) == 3
+        assert headings["far_queries"] + (headings["near_recall"] is not None) >= 1
+    finally:
+        with psycopg.connect(pg_dsn, autocommit=True) as conn:
+            conn.execute(f"DROP TABLE IF EXISTS {table}")

@@ -78,8 +78,8 @@ def test_schema_has_unique_key_and_a_partial_hnsw_index_per_model(pg_store, pg_d
         definition = by_model[model]
         # 16-bit floats by default (store.index_type: halfvec)
         assert f"::halfvec({width})" in definition and "halfvec_cosine_ops" in definition
-        # the shipped build values (ef_construction 128: bench_scale_query.py --chunks 565000)
-        assert "m='16'" in definition and "ef_construction='128'" in definition
+        # the shipped build values (ef_construction 256: bench_pg_hybrid.py --recall-only)
+        assert "m='16'" in definition and "ef_construction='256'" in definition
     pg_store.drop_model("test:pg:8")
     with psycopg.connect(pg_dsn) as conn:
         left = conn.execute("SELECT count(*) FROM pg_indexes WHERE tablename = %s AND "
@@ -403,7 +403,7 @@ def test_an_index_of_the_other_type_keeps_answering_until_it_is_rebuilt(pg_dsn, 
             in warning and "store.index_type" in warning
         assert "mindgraph embed --rebuild-index" in warning
         said = new.rebuild_index(MODEL)
-        assert "with halfvec, m=16, ef_construction=128 (was vector, m=16" in said
+        assert "with halfvec, m=16, ef_construction=256 (was vector, m=16" in said
         assert new.index_warnings(MODEL) == []
         assert new.query(q, 1, MODEL)[0].page == "p42.md"
         # the old handle reads the type again once its cached one is older than KIND_TTL_S
@@ -436,3 +436,41 @@ def test_index_type_is_a_setting_with_two_values():
     assert settings_from_dict({"store": {"index_type": "vector"}}).store.index_type == "vector"
     with pytest.raises(ConfigError, match="index_type"):
         settings_from_dict({"store": {"index_type": "float8"}})
+
+
+def test_an_index_built_with_the_previous_defaults_keeps_answering_until_it_is_rebuilt(
+        pg_dsn, pg_table):
+    """A database indexed before ef_construction became 256 (halfvec, m 16,
+    ef_construction 128): a store with today's defaults keeps using that index (CREATE INDEX
+    IF NOT EXISTS leaves it, writes go into it), says how it was built and the command that
+    migrates it, and `rebuild_index` (what `mindgraph embed --rebuild-index` calls) builds it
+    again with 256 while the old one answers."""
+    rows = records(3000, seed=7)
+    old = PgVectorStore(pg_dsn, table=pg_table, ef_construction=128)
+    new = PgVectorStore(pg_dsn, table=pg_table)                  # today's defaults
+    try:
+        assert (new._hnsw.m, new._hnsw.ef_construction, new._ef_search) == (16, 256, 800)
+        old.upsert(MODEL, rows[:2000])
+        new.upsert(MODEL, rows[2000:])                # into the old index, not a new one
+        with psycopg.connect(pg_dsn) as conn:
+            (definition,) = [d for (d,) in conn.execute(
+                "SELECT indexdef FROM pg_indexes WHERE tablename = %s AND indexdef LIKE "
+                "'%%USING hnsw%%'", (pg_table,)).fetchall()]
+        assert "ef_construction='128'" in definition
+        for i in (7, 2500):
+            assert new.query(rows[i].vector, 1, MODEL)[0].page == f"p{i}.md"
+        (warning,) = new.index_warnings(MODEL)
+        assert "was built with halfvec, m=16, ef_construction=128, not the configured " \
+               "halfvec, m=16, ef_construction=256" in warning
+        assert "mindgraph embed --rebuild-index" in warning
+        said = new.rebuild_index(MODEL)
+        assert said.startswith("rebuilt pgvector index ") and "over 3000 vectors with " \
+            "halfvec, m=16, ef_construction=256 (was halfvec, m=16, ef_construction=128)" in said
+        assert new.index_warnings(MODEL) == []
+        for i in (7, 2500):
+            assert new.query(rows[i].vector, 1, MODEL)[0].page == f"p{i}.md"
+            assert old.query(rows[i].vector, 1, MODEL)[0].page == f"p{i}.md"
+    finally:
+        new.drop_table()
+        old.close()
+        new.close()

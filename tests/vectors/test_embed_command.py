@@ -343,7 +343,7 @@ def test_a_rebuild_waits_for_another_processs_rebuild_of_the_same_index(workspac
                 threading.Event().wait(seconds)
                 if builds:
                     pg_hnsw.rebuild(conn, name, "mg_test_rebuild_turns", 64, "hashing:v1:64",
-                                    pg_hnsw.HnswSettings(16, 128, "halfvec"), "64MB")
+                                    pg_hnsw.HnswSettings(16, 256, "halfvec"), "64MB")
 
     def rebuild_while(seconds: float, builds: bool):
         held = threading.Event()
@@ -367,7 +367,7 @@ def test_a_rebuild_waits_for_another_processs_rebuild_of_the_same_index(workspac
         assert "waiting for it to finish (at most 60 min, store.rebuild_wait_s)." \
                in waited.stderr
         assert f"Index {name} of hashing:v1:64 was rebuilt by the other process meanwhile, " \
-               f"with halfvec, m=16, ef_construction=128: not built again." in waited.stdout
+               f"with halfvec, m=16, ef_construction=256: not built again." in waited.stdout
 
         failed_other = rebuild_while(1.0, builds=False)       # it stopped without a build
         assert failed_other.exit_code == 0, failed_other.output
