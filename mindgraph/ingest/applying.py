@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from ..errors import IngestError
 from ..text.cjk import preload
@@ -43,22 +43,28 @@ class ApplySteps:
             self._commit()
         for note in todo:
             self._parse(note)
-            self.state.transition(note.file.path, "pending", sha256=note.sha256,
-                                  key=self._key(note) if note.sha256 else "",
-                                  compiler=self.compiler.identity, title=note.title,
-                                  aliases=note.aliases, language=note.language,
-                                  moved_from=note.moved_from,
-                                  **self._scanned(note, index), **self.reader.stat(note))
-        self._commit(final=True)
-        ready = []
-        for note in todo:
-            if note.error:
-                self._fail(note, note.error)
-                done += 1
-                self._tick(done, total, note.file.path)
-            else:
-                ready.append(note)
-        for note, (ok, result) in self._compiled(ready, index):
+        ready = [note for note in todo if not note.error]
+
+        def record_pending() -> None:
+            """Save the pending records (before any page is written, so a killed run knows
+            what it was doing), then fail the notes that cannot compile. With worker
+            processes this runs while they compile: they write nothing."""
+            nonlocal done
+            for note in todo:
+                self.state.transition(note.file.path, "pending", sha256=note.sha256,
+                                      key=self._key(note) if note.sha256 else "",
+                                      compiler=self.compiler.identity, title=note.title,
+                                      aliases=note.aliases, language=note.language,
+                                      moved_from=note.moved_from,
+                                      **self._scanned(note, index), **self.reader.stat(note))
+            self._commit(final=True)
+            for note in todo:
+                if note.error:
+                    self._fail(note, note.error)
+                    done += 1
+                    self._tick(done, total, note.file.path)
+
+        for note, (ok, result) in self._compiled(ready, index, record_pending):
             if ok:
                 self._store(note, result, index)
             else:
@@ -82,11 +88,13 @@ class ApplySteps:
                 self.stash.keep(path, record.sha256, record.wiki, record_text(data))
         self.stash.save()
 
-    def _compiled(self, notes: list[Note],
-                  index: TitleIndex) -> Iterator[tuple[Note, tuple[bool, str]]]:
+    def _compiled(self, notes: list[Note], index: TitleIndex, first: Callable[[], None]
+                  ) -> Iterator[tuple[Note, tuple[bool, str]]]:
         """(note, (True, page text) or (False, error)): in note order when compiling in this
         thread or in worker processes (the offline compiler, workers.py), in order of
-        completion with a pool of threads (LLM calls)."""
+        completion with a pool of threads (LLM calls). ``first`` runs before any result is
+        given: once the worker processes are forked, so while they compile, else before
+        compiling."""
         def one(note: Note) -> tuple[bool, str]:
             try:
                 return True, self.compiler.compile(self._input(note),
@@ -111,12 +119,13 @@ class ApplySteps:
         if processes:
             preload(n.text or "" for n in notes)    # once, shared by the workers
             index.pattern       # compiled once here, not in every worker
-            for (ok, text, sign, links), note in zip(in_workers(signed, notes, processes),
-                                                     notes):
+            for (ok, text, sign, links), note in zip(
+                    in_workers(signed, notes, processes, meanwhile=first), notes):
                 note.signature = note.signature or sign
                 note.links_record = links
                 yield note, (ok, text)
             return
+        first()
         workers = max(1, int(getattr(self.compiler, "concurrency", 1)))
         if workers == 1 or len(notes) <= 1:
             for note in notes:

@@ -53,7 +53,7 @@ _EMPHASIS_RE = re.compile(r"(?<![\w*])[*_](\S(?:.{0,300}?\S)?)[*_](?![\w*])")
 _CODE_SPAN_RE = re.compile(r"`([^`]*)`")
 _BLOCK_ID_RE = re.compile(r"\s\^[\w-]+\s*$")
 _MARKUP_RE = re.compile(r"<[^<>\n]+>|https?://\S+")
-_LATIN_RE = re.compile(r"[A-Za-z]")
+_LATIN_RUNS_RE = re.compile(r"[A-Za-z]+")
 
 
 def plain_text(line: str) -> str:
@@ -195,8 +195,9 @@ def salient_terms(body: str, title: str, limit: int = MAX_TERM_TAGS) -> list[str
         else:
             prose.append(line)
     texts = (("\n".join(prose), 1), ("\n".join(headings), 3))
-    cjk = len(_CJK_RE.findall(body))
-    if cjk > 0.2 * max(1, len(_LATIN_RE.findall(body)) + cjk):
+    # characters counted a run at a time (a list of every character took 10x as long)
+    cjk = sum(map(len, _CJK_RUNS_RE.findall(body)))
+    if cjk and cjk > 0.2 * max(1, sum(map(len, _LATIN_RUNS_RE.findall(body))) + cjk):
         counts = _cjk_nouns(texts, title, text_hint(body))
     else:
         counts = _latin_words(texts, title)
@@ -255,19 +256,26 @@ def _cjk_nouns(texts: Iterable[tuple[str, int]], title: str, hint: str | None
 
 def _nouns(text: str, hint: str | None) -> Iterator[str]:
     for run in CJK_RUN.findall(text):
-        lang = run_language(run, hint)
-        pending = ""
-        for word in (*words(run, lang), None):
-            if word is not None and word.noun and KATAKANA_WORD.fullmatch(word.text):
-                pending += word.text          # katakana nouns written together are one word
-                continue
-            if pending:
-                if len(pending) >= 2 and pending not in _CJK_GENERIC:
-                    yield pending
-                pending = ""
-            if word is not None and word.noun and not word.function \
-                    and len(word.text) >= 2 and word.text not in _CJK_GENERIC:
-                yield word.text
+        yield from _run_nouns(run, run_language(run, hint))
+
+
+@functools.lru_cache(maxsize=16384)     # runs repeat (headings, UI labels, set phrases)
+def _run_nouns(run: str, lang: str) -> tuple[str, ...]:
+    """The nouns ``_nouns`` counts in one CJK run, in order."""
+    out = []
+    pending = ""
+    for word in (*words(run, lang), None):
+        if word is not None and word.noun and KATAKANA_WORD.fullmatch(word.text):
+            pending += word.text          # katakana nouns written together are one word
+            continue
+        if pending:
+            if len(pending) >= 2 and pending not in _CJK_GENERIC:
+                out.append(pending)
+            pending = ""
+        if word is not None and word.noun and not word.function \
+                and len(word.text) >= 2 and word.text not in _CJK_GENERIC:
+            out.append(word.text)
+    return tuple(out)
 
 
 def _strip_markup(text: str) -> str:

@@ -12,6 +12,8 @@ several languages a mention links only to a page in the note's language (``Title
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from itertools import accumulate
 from typing import Iterable, Iterator
 
 from ..page.links import MDLINK_RE, WIKILINK_RE
@@ -91,30 +93,49 @@ def find_mentions(body: str, index: TitleIndex) -> Iterator[tuple[int, re.Match[
 
 
 def _found(body: str, index: TitleIndex) -> Iterator[tuple[int, re.Match[str], str]]:
-    """``find_mentions``, each with its line masked (code and comments blanked)."""
-    if index.pattern is None or not body:
+    """``find_mentions``, each with its line masked (code and comments blanked).
+
+    The pattern runs once over the whole body, not once per line: no term holds a newline
+    and the pattern's boundaries see a newline as they see either end of a line, so its
+    matches are those of each line, in order. Only a line with a match is then masked,
+    protected and checked (most lines have none)."""
+    pattern = index.pattern
+    if pattern is None or not body:
+        return
+    spans = [found.span() for found in pattern.finditer(body)]
+    if not spans:
         return
     lines = body.split("\n")
     masked = mask_code(mask_comments(body).split("\n"))
     hint = text_hint(body)
-    for number, line in enumerate(masked):
+    starts = list(accumulate((len(line) + 1 for line in lines), initial=0))
+    at = 0
+    while at < len(spans):
+        number = bisect_right(starts, spans[at][0]) - 1
+        base, after = starts[number], starts[number + 1]
+        stop = at
+        while stop < len(spans) and spans[stop][0] < after:
+            stop += 1
+        in_line, at = spans[at:stop], stop
+        line = masked[number]
         if not line.strip() or heading_of(lines[number]) is not None \
                 or _CALLOUT_RE.match(line):
             continue
         original = lines[number]
         searchable = _protect(line)
         bounds: set[int] | None = None
-        for found in index.pattern.finditer(original):
-            if searchable[found.start():found.end()] != found.group(0):
+        for start, end in in_line:
+            start, end = start - base, end - base
+            if searchable[start:end] != original[start:end]:
                 continue                    # inside code, a link, a URL, a tag, ...
-            match: re.Match[str] | None = found
-            if _cuts_cjk_word(original, found.start(), found.end(), None):
+            if _cuts_cjk_word(original, start, end, None):
                 if bounds is None:
                     bounds = word_bounds(original, hint)
-                match = _on_word_bounds(index.pattern, original, found, bounds)
-                if match is None:
-                    continue
-            yield number, match, line
+                match = _on_word_bounds(pattern, original, start, end, bounds)
+            else:       # the match the pattern makes in the line alone (it sees the same)
+                match = pattern.match(original, start)
+            if match is not None:
+                yield number, match, line
 
 
 def _cuts_cjk_word(line: str, start: int, end: int, bounds: set[int] | None) -> bool:
@@ -132,16 +153,17 @@ def _cuts_cjk_word(line: str, start: int, end: int, bounds: set[int] | None) -> 
     return False
 
 
-def _on_word_bounds(pattern: re.Pattern[str], line: str, match: re.Match[str],
+def _on_word_bounds(pattern: re.Pattern[str], line: str, start: int, end: int,
                     bounds: set[int]) -> re.Match[str] | None:
-    """The longest mention starting where ``match`` does that cuts no CJK word, or None."""
-    line_ends = sorted((e for e in bounds if match.start() < e <= match.end()), reverse=True)
-    ends = [match.end()] + [e for e in line_ends if e != match.end()]
-    for end in ends:
-        if latin_word_goes_on(line[end:end + 1]):     # a Latin word goes on
+    """The longest mention starting at ``start`` (a match up to ``end``) that cuts no CJK
+    word, or None."""
+    line_ends = sorted((e for e in bounds if start < e <= end), reverse=True)
+    ends = [end] + [e for e in line_ends if e != end]
+    for stop in ends:
+        if latin_word_goes_on(line[stop:stop + 1]):     # a Latin word goes on
             continue
-        shorter = pattern.fullmatch(line, match.start(), end)
-        if shorter is not None and not _cuts_cjk_word(line, match.start(), end, bounds):
+        shorter = pattern.fullmatch(line, start, stop)
+        if shorter is not None and not _cuts_cjk_word(line, start, stop, bounds):
             return shorter
     return None
 

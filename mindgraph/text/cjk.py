@@ -272,7 +272,7 @@ def preload(texts: Iterable[str]) -> None:
     for text in texts:
         if not japanese and _KANA.search(text):
             japanese = True
-        elif not chinese and _HAN.search(text) and not _KANA.search(text):
+        elif not chinese and needs_chinese(text):
             chinese = True
         if japanese and chinese:
             break
@@ -280,6 +280,11 @@ def preload(texts: Iterable[str]) -> None:
         _tagger()
     if chinese:
         _jieba()
+
+
+def needs_chinese(text: str) -> bool:
+    """True for a text ``preload`` loads jieba for: Han and no kana."""
+    return _HAN.search(text) is not None and _KANA.search(text) is None
 
 
 def _load(name: str, make: Callable[[], Any]) -> Any:

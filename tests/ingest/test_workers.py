@@ -163,3 +163,42 @@ def test_what_runs_meanwhile_runs_here_once_the_workers_are_forked():
                                                          len(multiprocessing.active_children())))))
     assert got == [abs(n) for n in range(-50, 50)]
     assert seen == [(os.getpid(), 2)]       # once, in this process, beside its two workers
+
+
+# A fresh process that looks, as the compile's workers hand back their first page, at what
+# the run has on disk, and at how many workers were there while it saved the pending records.
+PENDING_PROBE = """
+import json, multiprocessing, sys
+from pathlib import Path
+import mindgraph.ingest.applying as applying
+from mindgraph.cli import cli
+
+folder = Path(sys.argv[1])
+real = applying.in_workers
+def watched(work, notes, processes, chunk=8, meanwhile=None):
+    def saving():
+        workers = len(multiprocessing.active_children())
+        meanwhile()
+        state = json.loads((folder / ".mindgraph" / ".ingest-state.json").read_text("utf-8"))
+        statuses = sorted({r["status"] for r in state["files"].values()})
+        pages = [p for p in (folder / "wiki").rglob("*.md")] if (folder / "wiki").exists() else []
+        print(f"saved {len(state['files'])} {statuses} beside {workers} workers, "
+              f"{len(pages)} pages", file=sys.stderr)
+    yield from real(work, notes, processes, chunk, meanwhile=saving)
+applying.in_workers = watched
+cli(["ingest", "-C", str(folder), "--json"])
+"""
+
+
+def test_the_pending_records_are_saved_while_the_workers_compile_before_any_page(
+        corpora, tmp_path):
+    folder = mixed_vault(corpora, tmp_path / "vault")
+    (folder / "mindgraph.yml").write_text("compile:\n  processes: 2\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-c", PENDING_PROBE, str(folder)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    # every note is recorded as pending on disk while the two workers compile, and no page
+    # is written before that (a kill then finds what the run was doing)
+    assert "saved 120 ['pending'] beside 2 workers, 0 pages" in done.stderr, done.stderr
+    assert json.loads(done.stdout)["ingested"] == 120
+    assert len(list((folder / "wiki").rglob("*.md"))) == 120
