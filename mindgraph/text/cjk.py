@@ -130,11 +130,28 @@ def word_bounds(text: str, hint: str | None = None) -> set[int]:
 _new_word = tuple.__new__
 
 
+# MeCab (through fugashi) kills the process with a segmentation fault on one parse of a few
+# hundred thousand characters (290,000 kana and kanji without punctuation: one CJK run; a
+# note uploaded through POST /documents took the server down). A longer run is parsed in
+# pieces of this many characters; a word across a cut is split in two (only in such runs).
+MECAB_PIECE = 16_384
+
+
+def _mecab_lines(run: str) -> Iterator[str]:
+    """MeCab's output lines for ``run`` (``_make_tagger``'s format), parsed piece by piece."""
+    parse = _tagger()
+    if len(run) <= MECAB_PIECE:
+        yield from parse(run).split("\n")
+        return
+    for start in range(0, len(run), MECAB_PIECE):
+        yield from parse(run[start:start + MECAB_PIECE]).split("\n")
+
+
 def _japanese(run: str) -> tuple[Word, ...]:
     out = []
     position = 0
     node = _ja_node
-    for line in _tagger()(run).split("\n"):
+    for line in _mecab_lines(run):
         known = node(line)
         if known is None:
             continue
@@ -193,7 +210,7 @@ def _unidic_lines(run: str) -> Iterator[tuple[str, str]]:
     Read from MeCab's text output, a line per node (a CJK run holds no comma to quote, no
     tab, no newline): one call into MeCab per run and no Python object per node (fugashi's
     parsed ``feature`` doubled the time of indexing Japanese)."""
-    for line in _tagger()(run).split("\n"):
+    for line in _mecab_lines(run):
         surface, tab, feature = line.partition("\t")
         if tab:                 # not the empty end-of-sentence line
             yield surface, feature

@@ -77,3 +77,25 @@ def test_japanese_words_read_from_mecab_text_are_those_of_its_nodes():
                              fields[10] if len(fields) > 10 else None))
         assert list(_unidic_nodes(run)) == expected, run
         assert expected
+
+
+def test_a_japanese_run_of_300000_characters_is_read_not_a_crash():
+    # One MeCab parse of ~290,000 kana and kanji without punctuation (one CJK run) killed the
+    # process with SIGSEGV: `mindgraph ingest`, or a server that compiled the note uploaded
+    # through POST /documents (a 900 KB body, under the 1 MiB limit). Run in a child process,
+    # so a crash fails this test instead of ending the session.
+    script = (
+        "import random, sys\n"
+        "from mindgraph.text.cjk import words\n"
+        "random.seed(1)\n"
+        "letters = [chr(c) for c in range(0x3041, 0x3097)] + "
+        "[chr(c) for c in range(0x4e00, 0x4e00 + 3000)]\n"
+        "run = ''.join(random.choice(letters) for _ in range(300_000))\n"
+        "found = words(run, 'ja')\n"
+        "assert all(run[w[0]:w[1]] == w.text for w in found)\n"
+        "assert found[-1][1] == len(run) and found[0][0] == 0\n"
+        "print(len(found))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    assert int(done.stdout) > 100_000
