@@ -21,7 +21,7 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Collection
+from typing import Any, Callable, Collection
 
 import numpy as np
 
@@ -63,6 +63,10 @@ class VectorRetriever:
         ranks only their chunks; the query cache is shared."""
         restricted = copy.copy(self)
         restricted.pages = frozenset(pages)
+        # which model a query falls back to is the view's own question: asked over every
+        # page, an identity's answer would change with pages it cannot see (another scope's
+        # or tenant's Japanese pages: its Japanese query found nothing of its own)
+        restricted._present, restricted._routes = {}, {}
         return restricted
 
     @property
@@ -72,36 +76,14 @@ class VectorRetriever:
 
     def embed_query(self, query: str) -> np.ndarray:
         """The query's vector, from the cache when it was asked before."""
-        with self._lock:
-            cached = self._cache.get(query)
-            if cached is not None:
-                self._cache.move_to_end(query)
-                return cached
-        failed = self._failed
-        if failed is not None and time.monotonic() - failed[0] < PAUSE_AFTER_FAILURE_S:
-            raise ProviderError(f"the embedding provider failed "
-                                f"{time.monotonic() - failed[0]:.0f} s ago ({failed[1]}); "
-                                f"it is asked again after {PAUSE_AFTER_FAILURE_S:g} s")
-        try:
-            vector = np.array(self._embed(query), dtype=np.float32)
-        except (ProviderError, OSError) as exc:     # the provider, not this query, failed
-            self._failed = (time.monotonic(), f"{type(exc).__name__}: {exc}")
-            raise
-        self._failed = None
-        vector[np.abs(vector) < np.finfo(np.float32).tiny] = 0.0   # subnormals slow BLAS
-        with self._lock:
-            self._cache[query] = vector
-            while len(self._cache) > CACHE_SIZE:
-                self._cache.popitem(last=False)
-        return vector
-
-    def _embed(self, query: str) -> np.ndarray:
         order = getattr(self.provider, "route_order", None)
         if order is None:
-            return self.provider.embed_queries([query])[0]
+            return self._cached(query, lambda: self.provider.embed_queries([query])[0])
         routes = order(query_language(query))
         for route in routes:
-            vector = self.provider.embed_query_for(query, route)[0]
+            # cached per model: views sharing the cache may fall back to different ones
+            vector = self._cached((query, route),
+                                  lambda: self.provider.embed_query_for(query, route)[0])
             if route == routes[-1] or self._has_vectors(route, vector):
                 with self._lock:
                     self._routes[query] = route
@@ -110,12 +92,37 @@ class VectorRetriever:
                 return vector
         raise AssertionError("a routed provider has at least one model")
 
+    def _cached(self, key: Any, embed: Callable[[], np.ndarray]) -> np.ndarray:
+        """The vector cached under ``key``, else ``embed()``'s (then cached)."""
+        with self._lock:
+            cached = self._cache.get(key)
+            if cached is not None:
+                self._cache.move_to_end(key)
+                return cached
+        failed = self._failed
+        if failed is not None and time.monotonic() - failed[0] < PAUSE_AFTER_FAILURE_S:
+            raise ProviderError(f"the embedding provider failed "
+                                f"{time.monotonic() - failed[0]:.0f} s ago ({failed[1]}); "
+                                f"it is asked again after {PAUSE_AFTER_FAILURE_S:g} s")
+        try:
+            vector = np.array(embed(), dtype=np.float32)
+        except (ProviderError, OSError) as exc:     # the provider, not this query, failed
+            self._failed = (time.monotonic(), f"{type(exc).__name__}: {exc}")
+            raise
+        self._failed = None
+        vector[np.abs(vector) < np.finfo(np.float32).tiny] = 0.0   # subnormals slow BLAS
+        with self._lock:
+            self._cache[key] = vector
+            while len(self._cache) > CACHE_SIZE:
+                self._cache.popitem(last=False)
+        return vector
+
     def _has_vectors(self, route: int, vector: np.ndarray) -> bool:
         """True when the store holds vectors of ``route``'s model among the pages searched:
         a section of another model scores exactly 0."""
         found = self._present.get(route)
         if found is None:
-            hits = self.store.query(vector, 1, self.model_version)
+            hits = self.store.query(vector, 1, self.model_version, pages=self.pages)
             found = self._present[route] = bool(hits) and float(hits[0].score) != 0.0
         return found
 
@@ -127,7 +134,7 @@ class VectorRetriever:
         self.embed_query(query)
         route = self._routes.get(query)
         if route is None:      # pushed out of the small cache meanwhile: ask again
-            self._embed(query)
+            self.embed_query(query)
             route = self._routes[query]
         return self.provider.members[route]
 
@@ -162,7 +169,12 @@ class VectorRetriever:
 
     def is_cached(self, query: str) -> bool:
         """True when the query's vector is at hand (no model call needed)."""
-        return query in self._cache
+        order = getattr(self.provider, "route_order", None)
+        if order is None:
+            return query in self._cache
+        route = self._routes.get(query)
+        return (query, order(query_language(query))[0] if route is None else route) \
+            in self._cache
 
     def search(self, query: str, limit: int) -> list[VectorPageHit]:
         """The ``limit`` pages whose best chunk is most similar to the query."""

@@ -143,3 +143,30 @@ def test_minilm_for_english_and_e5_for_japanese_through_the_cli(tmp_path):
     english = found_by_vector("keep my vault the same on my phone and laptop")
     assert japanese[:1] == ["ja/同期.md"] and all(p.startswith("ja/") for p in japanese)
     assert english[:1] == ["en/Sync.md"] and all(p.startswith("en/") for p in english)
+
+
+def test_a_views_fallback_model_is_decided_over_its_own_pages(tmp_path):
+    # An identity whose view holds no Japanese page, in a workspace where another tenant's
+    # or scope's pages are Japanese: its Japanese query falls back to the English model over
+    # its own pages, as if those other pages did not exist (asked over every page, the query
+    # went to the Japanese model and found nothing: the answer told the pages were there).
+    from mindgraph.stores.routed import for_provider
+
+    provider = routed()
+    texts = {"acme/handbook.md": "# Handbook\n\nThe acme handbook covers the merger "
+                                 "approval and the board meeting.\n",
+             "globex/merger.md": "# 合併\n\n取締役会は来月に合併を承認する予定です。\n"}
+    pages = {path: parse_page(text, path) for path, text in texts.items()}
+    store = for_provider(EmbeddedStore.for_state_dir(tmp_path / "state"), provider)
+    sync_pages([pages[p] for p in sorted(pages)], provider, store, chunker_for(provider))
+    query = "合併の承認はいつですか"
+    for view_first in (True, False):     # whoever asks first, each gets its own answer
+        owner = VectorRetriever(provider, store)
+        acme = owner.within({"acme/handbook.md"})
+        askers = (acme, owner) if view_first else (owner, acme)
+        answers = {id(r): [h.path for h in r.search(query, 5)] for r in askers}
+        assert answers[id(owner)][0] == "globex/merger.md"
+        assert owner.query_provider(query) is provider.members[1]
+        assert answers[id(acme)] == ["acme/handbook.md"]
+        assert acme.query_provider(query) is provider.members[0]
+        assert acme.is_cached(query) and owner.is_cached(query)
