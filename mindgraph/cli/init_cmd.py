@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -53,16 +54,21 @@ def init_command(directory: Path, force: bool, as_json: bool) -> None:
 
 # the filesystem's root and the folders an operating system keeps its own files in: a
 # workspace there would put raw/, wiki/ and mindgraph.yml among them (and, as root, succeed)
+# (/bin, /sbin and /lib are links to /usr's on merged-/usr systems, most Linux today: each is
+# checked as written and resolved, and /usr's own folders are listed)
 SYSTEM_FOLDERS = frozenset({"/", "/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64",
                             "/opt", "/proc", "/root", "/run", "/sbin", "/srv", "/sys", "/usr",
+                            "/usr/bin", "/usr/lib", "/usr/lib32", "/usr/lib64", "/usr/sbin",
                             "/var"})
 
 
 def _refuse_system_folder(directory: Path) -> None:
     """A usage error for the filesystem's root or a system folder (as written or resolved)."""
-    resolved = directory.resolve()
-    if resolved == Path(resolved.anchor) or resolved.as_posix() in SYSTEM_FOLDERS:
-        raise ConfigClickError(f"{resolved} is a system folder; mindgraph would write raw/, "
+    written = Path(os.path.normpath(os.path.abspath(directory)))
+    for folder in (written, directory.resolve()):
+        if folder != Path(folder.anchor) and folder.as_posix() not in SYSTEM_FOLDERS:
+            continue
+        raise ConfigClickError(f"{folder} is a system folder; mindgraph would write raw/, "
                                f"wiki/ and mindgraph.yml into it. Give `mindgraph init` a "
                                f"folder of your own, e.g. ~/notes (asked for {directory}).")
 

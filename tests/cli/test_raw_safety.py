@@ -186,7 +186,9 @@ def test_init_names_a_folder_it_cannot_create(tmp_path):
         in missing.output
 
 
-@pytest.mark.parametrize("folder", ["/", "/etc", "/usr/../var", "/tmp/.."])
+# /bin, /sbin and /lib: links to /usr's folders on merged-/usr systems (were accepted)
+@pytest.mark.parametrize("folder", ["/", "/etc", "/usr/../var", "/tmp/..", "/bin", "/sbin",
+                                    "/lib", "/usr/bin"])
 def test_init_refuses_the_root_and_system_folders(folder):
     made = [Path(folder).resolve() / name for name in ("mindgraph.yml", "raw", "wiki")]
     existed = [path.exists() for path in made]
