@@ -51,10 +51,13 @@ class VectorSearch(WarmIndexes):
         """Embed the changed pages that still lack vectors (see vectors/live.py)."""
         if self._cache is None:
             return
+        waiting = bool(self._live.pending)
         if self._live.catch_up(self._cache.pages, {p.path for p in self._cache.problems},
                                lambda: (self.embedding_provider(), self.vector_store()),
                                max_chunks):
             self._hybrid = None         # its answers carry the old note
+        if waiting and self._vector is not None and self._vector[0] is not None:
+            self._vector[0].forget_models()     # a model may have its first vectors now
 
     def embedding_provider(self) -> Any:
         """The configured embedding provider (the local model loads on first use)."""

@@ -55,7 +55,8 @@ class VectorRetriever:
         self._lock = threading.Lock()
         self._failed: tuple[float, str] | None = None    # (when, why) of the last failure
         self._routes: dict[str, int] = {}                # query → the model that served it
-        self._present: dict[int, bool] = {}              # model → has vectors here
+        self._present: dict[tuple[int, int], bool] = {}  # (model, epoch) → has vectors here
+        self._epoch = [0]      # shared with every view: vectors were written (forget_models)
         self.pages: Collection[str] | None = None          # only these pages (a scoped view)
 
     def within(self, pages: Collection[str]) -> "VectorRetriever":
@@ -120,11 +121,21 @@ class VectorRetriever:
     def _has_vectors(self, route: int, vector: np.ndarray) -> bool:
         """True when the store holds vectors of ``route``'s model among the pages searched:
         a section of another model scores exactly 0."""
-        found = self._present.get(route)
+        key = (route, self._epoch[0])
+        found = self._present.get(key)
         if found is None:
             hits = self.store.query(vector, 1, self.model_version, pages=self.pages)
-            found = self._present[route] = bool(hits) and float(hits[0].score) != 0.0
+            found = bool(hits) and float(hits[0].score) != 0.0
+            self._present = {key: found, **{k: v for k, v in self._present.items()
+                                            if k[1] == key[1]}}
         return found
+
+    def forget_models(self) -> None:
+        """Vectors were written meanwhile (a changed page embedded as the core synced it):
+        which models have vectors is asked again, by this retriever and every view of it (a
+        workspace without Japanese pages, asked a Japanese query, kept falling back to the
+        default model after its first Japanese page was embedded)."""
+        self._epoch[0] += 1
 
     def query_provider(self, query: str) -> EmbeddingProvider:
         """The model that embeds ``query`` (with one model per language, the one chosen for

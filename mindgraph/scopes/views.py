@@ -125,6 +125,10 @@ class ScopedQueries:
         vector, why = self._base._vector_retriever()
         if vector is None:
             return None, why
+        # the workspace keeps changed pages embedded once vectors answer (vectors/live.py):
+        # an identity's search counts (else a page created through POST /documents, or any
+        # page changed while only identities searched, was never embedded)
+        self._base._live.in_use = True
         return vector.within(self._cache.pages), why
 
     def _hybrid_retriever(self) -> Any:

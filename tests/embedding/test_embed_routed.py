@@ -170,3 +170,27 @@ def test_a_views_fallback_model_is_decided_over_its_own_pages(tmp_path):
         assert answers[id(acme)] == ["acme/handbook.md"]
         assert acme.query_provider(query) is provider.members[0]
         assert acme.is_cached(query) and owner.is_cached(query)
+
+
+def test_a_model_whose_first_vectors_come_later_is_searched_after_forget_models(tmp_path):
+    # A long-running server over English pages only: a Japanese query falls back to the
+    # English model; once a Japanese page is embedded as the core syncs it, the core calls
+    # forget_models and the query (in the workspace and in every view) goes to its own model
+    from mindgraph.stores.routed import for_provider
+
+    provider = routed()
+    store = for_provider(EmbeddedStore.for_state_dir(tmp_path / "state"), provider)
+    english = parse_page("# Handbook\n\nThe handbook covers the merger approval.\n",
+                         "handbook.md")
+    sync_pages([english], provider, store, chunker_for(provider))
+    owner = VectorRetriever(provider, store)
+    view = owner.within({"handbook.md", "merger.md"})
+    query = "合併の承認はいつですか"
+    for retriever in (owner, view):
+        assert retriever.query_provider(query) is provider.members[0]
+    japanese = parse_page("# 合併\n\n取締役会は来月に合併を承認する予定です。\n", "merger.md")
+    sync_pages([english, japanese], provider, store, chunker_for(provider))
+    owner.forget_models()
+    for retriever in (owner, view):
+        assert retriever.query_provider(query) is provider.members[1]
+        assert retriever.search(query, 5)[0].path == "merger.md"

@@ -202,3 +202,29 @@ def test_a_failed_upload_is_deleted_only_by_who_may_change_its_scope(tenants):
     assert raw.is_file()
     assert tenants["alice"].delete(f"/documents/{note['id']}").status_code == 200
     assert not raw.exists()
+
+
+def test_a_note_an_agent_creates_is_embedded_once_its_searches_used_vectors(tenants):
+    # With identities every search runs in a view; the workspace kept changed pages
+    # embedded only once its own (the owner's) hybrid search had used vectors, so a note
+    # created through POST /documents in a server only agents used was never embedded
+    from click.testing import CliRunner
+
+    from mindgraph.cli import cli
+
+    base, alice = tenants["base"], tenants["alice"]
+    result = CliRunner().invoke(cli, ["-C", str(base), "embed"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert alice.get("/smart_search", params={"q": "trunks"}).status_code == 200
+    made = alice.post("/documents", json={"title": "Zeppelin hangar",
+                                          "text": "The zeppelin hangar stores airships."})
+    assert made.status_code == 200, made.text
+    store = Mindgraph.open(base).vector_store()
+    assert store.hashes(store_model(base)).get(made.json()["page"])
+    found = alice.get("/smart_search", params={"q": "zeppelin hangar airships"}).json()
+    first = found["results"][0]
+    assert first["page"] == made.json()["page"] and "vector" in first["sources"]
+
+
+def store_model(base):
+    return Mindgraph.open(base).embedding_provider().model_version
