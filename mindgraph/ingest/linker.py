@@ -96,9 +96,10 @@ def find_mentions(body: str, index: TitleIndex) -> Iterator[tuple[int, re.Match[
 def _found(body: str, index: TitleIndex) -> Iterator[tuple[int, re.Match[str], str]]:
     """``find_mentions``, each with its line masked (code and comments blanked).
 
-    The pattern runs once over the whole body, not once per line: no term holds a newline
-    and the pattern's boundaries see a newline as they see either end of a line, so its
-    matches are those of each line, in order. Only a line with a match is then masked,
+    The pattern's matches are found once over the whole body, not once per line (by the
+    Aho-Corasick automaton of ``term_matcher``, the very spans ``pattern.finditer`` gives):
+    no term holds a newline and the pattern's boundaries see a newline as they see either
+    end of a line, so its matches are those of each line, in order. Only a line with a match is then masked,
     protected and checked (most lines have none)."""
     pattern = index.pattern
     if pattern is None or not body:
