@@ -7,6 +7,7 @@ and on random texts glued from titles, markup and the characters whose case the 
 unlike ``str.lower`` (İ, ẞ/ß, ſ, the Kelvin sign, ı, σ/ς, µ/μ, ﬅ/ﬆ).
 """
 
+import _sre
 import random
 import re
 
@@ -14,7 +15,7 @@ import pytest
 
 from mindgraph.ingest.index import IndexEntry, TitleIndex
 from mindgraph.ingest.linker import add_links
-from mindgraph.ingest.term_matcher import fold, matcher, scan_mentions, term_spans
+from mindgraph.ingest.term_matcher import _EXTRA_CASES, fold, matcher, scan_mentions, term_spans
 from mindgraph.page.parse import parse_page
 
 
@@ -149,3 +150,23 @@ def test_fold_keeps_positions_and_folds_as_the_regex_does():
     for key, members in groups.items():
         if len(members) > 1 or key != members[0]:
             assert set(re.findall(re.escape(key), text, re.I)) == set(members), key
+
+
+@pytest.mark.slow
+def test_every_code_point_folds_as_the_regex_compares_it():
+    """re.IGNORECASE compares a text character with a cased pattern character by their
+    simple lower cases (``_sre.unicode_tolower``), widened to the sets of _EXTRA_CASES, and
+    an uncased pattern character with itself: fold gives each character that set's smallest
+    member, one character for one, and no character folds onto an uncased other."""
+    bad = []
+    for code in range(0x110000):
+        if 0xD800 <= code < 0xE000:
+            continue
+        char = chr(code)
+        folded = fold(char)
+        lower = _sre.unicode_tolower(code)
+        if folded != chr(min((lower, *_EXTRA_CASES.get(lower, ())))):
+            bad.append(char)
+        elif folded != char and not _sre.unicode_iscased(ord(folded)):
+            bad.append(char)
+    assert bad == []
