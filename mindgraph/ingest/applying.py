@@ -127,6 +127,8 @@ class ApplySteps:
                 yield note, (ok, text)
             return
         first()
+        if notes:
+            matcher(index)      # before a scoped note's index, which shares its pattern
         workers = max(1, int(getattr(self.compiler, "concurrency", 1)))
         if workers == 1 or len(notes) <= 1:
             for note in notes:
