@@ -14,6 +14,7 @@ from .index import TitleIndex
 from .moves import carry_created, prune_moves, record_move, signature
 from .notes import Note
 from .removal import page_sha256, removal_verdict, written_by_us
+from .term_matcher import matcher
 from .report import FileOutcome
 from .workers import in_workers, processes_for
 
@@ -118,7 +119,7 @@ class ApplySteps:
         processes = processes_for(int(getattr(self.compiler, "processes", 1)), len(notes))
         if processes:
             preload(n.text or "" for n in notes)    # once, shared by the workers
-            index.pattern       # compiled once here, not in every worker
+            matcher(index)      # pattern and automaton built once here, not in every worker
             for (ok, text, sign, links), note in zip(
                     in_workers(signed, notes, processes, meanwhile=first), notes):
                 note.signature = note.signature or sign
@@ -126,6 +127,8 @@ class ApplySteps:
                 yield note, (ok, text)
             return
         first()
+        if notes:
+            matcher(index)      # before a scoped note's index, which shares its pattern
         workers = max(1, int(getattr(self.compiler, "concurrency", 1)))
         if workers == 1 or len(notes) <= 1:
             for note in notes:

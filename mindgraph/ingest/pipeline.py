@@ -48,6 +48,7 @@ from .scan import RawFile, scan_raw, within_limits
 from .session import FAILED, NO_RUN_YET, PARTIAL, IngestSession, NoteFacts
 from .state import STATE_FILENAME, IngestState, compile_key
 from .targeted import TargetedSteps, scan_size
+from .term_matcher import matcher, scan_mentions
 from .trust_stash import TrustStash
 from .wikifs import WikiWriter, clean_temp_files
 from .workers import in_workers, processes_for
@@ -317,7 +318,7 @@ class _Run(TargetedSteps, ApplySteps, Bookkeeping):
             self.counted.add(note.file.path)
         processes = processes_for(int(getattr(self.compiler, "processes", 1)), len(rescan))
         if processes:
-            index.pattern       # compiled once here, not in every worker
+            matcher(index)      # pattern and automaton built once here, not in every worker
         # the segmenters the compile will need are loaded (and their dictionaries checked)
         # here while the workers scan, not before the compile's workers fork (applying.py)
         found = in_workers(_mentions(index), rescan, processes, chunk=32,
@@ -420,4 +421,4 @@ def _import_sketches() -> None:
 
 def _mentions(index: TitleIndex) -> Callable[[Note], tuple[str, ...]]:
     """The index terms a (read) note's text mentions."""
-    return lambda note: index.scan_mentions(note.text or "")
+    return lambda note: scan_mentions(index, note.text or "")

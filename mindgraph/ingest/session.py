@@ -21,6 +21,7 @@ from . import journal
 from .index import TitleIndex, generic_row
 from .lock import ingest_lock
 from .state import IngestState
+from .term_matcher import matcher
 
 FileKey = tuple[tuple[int, int, int] | None, tuple[int, int, int] | None]
 
@@ -148,7 +149,7 @@ class IngestSession:
         journal can follow), ahead of the first change."""
         self.compact(start=True)
         if self.index is not None:
-            self.index.pattern
+            matcher(self.index)     # the term regex and its automaton
             self.index.resolver
             self.index.digest
             self.index.terms_digest

@@ -28,6 +28,7 @@ from .notes import Note, wiki_path_for
 from .report import IngestReport
 from .scan import NOTE_SUFFIXES, RawFile
 from .session import IngestSession, NoteFacts
+from .term_matcher import scan_mentions
 
 
 class TargetedSteps:
@@ -108,7 +109,7 @@ class TargetedSteps:
             if record.sha256 == note.sha256 and record.terms == index.terms_digest:
                 note.mentions = record.mentions
             else:
-                note.mentions, note.rescanned = index.scan_mentions(note.text), True
+                note.mentions, note.rescanned = scan_mentions(index, note.text), True
             notes.append(note)
         if total > self.settings.limits.max_total_bytes:
             return "the notes would pass limits.max_total_bytes"
