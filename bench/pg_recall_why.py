@@ -121,12 +121,14 @@ def vault_headings(n: int = 200, seed: int = 11) -> dict[str, Any]:
     from pathlib import Path
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    import shared_corpora
     from bench_ann import vault_vectors
     from bench_vectors import CORPORA
 
     from mindgraph.page.vault import load_vault
     from mindgraph.providers.embedding.local import LocalMiniLMProvider
 
+    shared_corpora.require(CORPORA, "obsidian-help")
     corpus, _ = vault_vectors()
     vault = load_vault(CORPORA / "obsidian-help")
     texts = sorted({f"{s.heading} {p.title}".strip() for p in vault.pages.values()
@@ -144,6 +146,16 @@ def vault_headings(n: int = 200, seed: int = 11) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
+    import argparse
     import json
+    import sys
+    from pathlib import Path
 
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import shared_corpora
+
+    parser = argparse.ArgumentParser(description="How far the Obsidian Help vault's heading "
+                                     "queries lie from its chunks' own MiniLM vectors.")
+    shared_corpora.add_option(parser)
+    parser.parse_args()
     print(json.dumps(vault_headings()))

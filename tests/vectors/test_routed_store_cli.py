@@ -178,7 +178,9 @@ def test_the_wide_layout_answers_as_before_and_is_upgraded_by_the_next_embed(wor
 
 def test_a_single_model_workspace_is_stored_as_before(tmp_path):
     write_wiki(tmp_path)
-    (tmp_path / "mindgraph.yml").write_text("paths: {wiki: wiki, state: state}\n")
+    # `languages: {}` turns the default routing off: one model, MiniLM
+    (tmp_path / "mindgraph.yml").write_text(
+        "paths: {wiki: wiki, state: state}\nembedding: {languages: {}}\n")
     report = json.loads(run("embed", "-C", str(tmp_path), "--json").output)
     assert report["model_version"] == "local:all-MiniLM-L6-v2-w8a8:384"
     assert vector_files(tmp_path) == [model_file_name(report["model_version"])]
