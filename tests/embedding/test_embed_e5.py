@@ -149,15 +149,15 @@ def test_embed_and_hybrid_search_in_three_languages(workspace):
 def test_changing_the_model_re_embeds_everything_under_the_new_model(workspace):
     (workspace / "mindgraph.yml").write_text("embedding: {languages: {}}\n",   # MiniLM alone
                                              encoding="utf-8")
-    first = json.loads(run(workspace, "embed", "--json").output)
+    first = json.loads(run(workspace, "embed", "--json").stdout)
     assert first["model_version"] == "local:all-MiniLM-L6-v2-w8a8:384"
     (workspace / "mindgraph.yml").write_text(E5_CONFIG, encoding="utf-8")
-    planned = json.loads(run(workspace, "embed", "--dry-run", "--json").output)
+    planned = json.loads(run(workspace, "embed", "--dry-run", "--json").stdout)
     assert planned["embedded"] == 5 and planned["unchanged"] == 0
-    second = json.loads(run(workspace, "embed", "--json").output)
+    second = json.loads(run(workspace, "embed", "--json").stdout)
     assert (second["embedded"], second["unchanged"]) == (5, 0)
     assert second["other_models"] == {"local:all-MiniLM-L6-v2-w8a8:384": 5}
-    again = json.loads(run(workspace, "embed", "--json").output)
+    again = json.loads(run(workspace, "embed", "--json").stdout)
     assert (again["embedded"], again["unchanged"]) == (0, 5)
 
 

@@ -53,7 +53,7 @@ def assert_embeds_and_finds_paraphrases(workspace: Path, config: str, model_vers
     (workspace / "mindgraph.yml").write_text(config, encoding="utf-8")
     embedded = run(workspace, "embed", "--json")
     assert embedded.exit_code == 0, embedded.output
-    data = json.loads(embedded.output)
+    data = json.loads(embedded.stdout)
     assert data["model_version"] == model_version
     assert data["embedded"] == data["chunks"] == 5
     for query, expected in (("無限のボードに画像を並べたい", "キャンバス"),
@@ -61,7 +61,7 @@ def assert_embeds_and_finds_paraphrases(workspace: Path, config: str, model_vers
                             ("a board without edges for pictures", "Canvas")):
         result = run(workspace, "search", "--hybrid", "--json", query)
         assert result.exit_code == 0, result.output
-        hits = json.loads(result.output)["results"]
+        hits = json.loads(result.stdout)["results"]
         assert hits, (query, result.output)
         top = [h["page"] for h in hits[:2]]
         assert any(expected in path for path in top), (query, top)

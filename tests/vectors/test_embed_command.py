@@ -35,11 +35,11 @@ def embed(workspace: Path, *args: str):
 def test_embed_then_rerun_embeds_nothing(workspace):
     first = embed(workspace, "--json")
     assert first.exit_code == 0, first.output
-    data = json.loads(first.output)
+    data = json.loads(first.stdout)
     assert (data["pages"], data["chunks"], data["embedded"]) == (3, 4, 4)
     assert data["model_version"] == "hashing:v1:64"
     assert str(workspace / ".mindgraph" / "vectors" / "default") in data["store"]
-    again = json.loads(embed(workspace, "--json").output)
+    again = json.loads(embed(workspace, "--json").stdout)
     assert (again["embedded"], again["unchanged"], again["deleted_chunks"]) == (0, 4, 0)
 
 
@@ -64,7 +64,7 @@ def test_dry_run_writes_nothing_and_loads_no_model(workspace, monkeypatch):
     monkeypatch.setattr(LocalMiniLMProvider, "_load_session", no_model)
     result = embed(workspace, "--dry-run", "--json")
     assert result.exit_code == 0, result.output
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)
     assert data["dry_run"] is True and data["embedded"] == 4
     assert data["model_version"] == ("local:routed(*=local:all-MiniLM-L6-v2-w8a8:384,"
                                      "ja+zh=local:use-multilingual-v3:512):896")
@@ -79,9 +79,9 @@ def test_other_models_are_reported_and_can_be_dropped(workspace):
     result = embed(workspace)
     assert "other models: hashing:v1:64 (4)" in result.output
     assert "--drop-other-models" in result.output
-    dropped = json.loads(embed(workspace, "--drop-other-models", "--json").output)
+    dropped = json.loads(embed(workspace, "--drop-other-models", "--json").stdout)
     assert dropped["dropped_models"] == {"hashing:v1:64": 4}
-    assert json.loads(embed(workspace, "--json").output)["other_models"] == {}
+    assert json.loads(embed(workspace, "--json").stdout)["other_models"] == {}
 
 
 def test_missing_wiki_is_an_error_with_the_fix(tmp_path):
@@ -121,8 +121,8 @@ def test_embed_into_pgvector(workspace, pg_dsn, monkeypatch):
         HASHING + "store:\n  backend: pgvector\n  table: mg_test_cli\n", encoding="utf-8")
     monkeypatch.setenv("MINDGRAPH_PG_DSN", pg_dsn)
     try:
-        assert json.loads(embed(workspace, "--json").output)["embedded"] == 4
-        assert json.loads(embed(workspace, "--json").output)["embedded"] == 0
+        assert json.loads(embed(workspace, "--json").stdout)["embedded"] == 4
+        assert json.loads(embed(workspace, "--json").stdout)["embedded"] == 0
     finally:
         import psycopg
 
@@ -280,7 +280,7 @@ def _embedded_with_a_log(workspace: Path) -> Path:
     assert embed(workspace).exit_code == 0
     sync = workspace / "wiki" / "Sync.md"
     sync.write_text("---\ntitle: Sync\n---\nKeep notes in step, twice.\n", encoding="utf-8")
-    assert json.loads(embed(workspace, "--json").output)["embedded"] == 1   # into the log
+    assert json.loads(embed(workspace, "--json").stdout)["embedded"] == 1   # into the log
     log, = (workspace / ".mindgraph" / "vectors" / "default").glob("*.log")
     return log
 
@@ -303,7 +303,7 @@ def test_embed_says_what_a_damaged_vector_log_lost_and_embeds_it_again(workspace
     assert result.exit_code == 0, result.output
     assert f"Warning: {log}: " in result.stderr and "embeds again" in result.stderr
     assert "Embedded 1 of 3 chunks" in result.stdout      # Sync.md's lost vector, again
-    again = json.loads(embed(workspace, "--json").output)
+    again = json.loads(embed(workspace, "--json").stdout)
     assert again["repaired"] == [] and again["embedded"] == 0
 
 
@@ -312,10 +312,10 @@ def test_a_damaged_log_tail_is_cut_off_by_embed_even_with_nothing_to_embed(works
     whole = log.read_bytes()
     log.write_bytes(whole + b"JUNK" * 50)               # bytes that are no entry
     _aged(log)
-    first = json.loads(embed(workspace, "--json").output)
+    first = json.loads(embed(workspace, "--json").stdout)
     assert first["embedded"] == 0 and len(first["repaired"]) == 1
     assert log.read_bytes() == whole                    # cut back to its last whole entry
-    assert json.loads(embed(workspace, "--json").output)["repaired"] == []
+    assert json.loads(embed(workspace, "--json").stdout)["repaired"] == []
 
 
 @pytest.mark.pg
@@ -413,7 +413,7 @@ def test_a_truncated_vectors_file_is_reported_as_damaged_and_embed_replaces_it(w
     assert repaired.exit_code == 0, repaired.output
     assert f"Warning: {damaged}." in repaired.stderr
     assert "Embedded 4 of 4 chunks" in repaired.stdout
-    again = json.loads(embed(workspace, "--json").output)
+    again = json.loads(embed(workspace, "--json").stdout)
     assert (again["embedded"], again["repaired"]) == (0, [])
     found = CliRunner().invoke(cli, ["search", "--hybrid", "-C", str(workspace), "board"])
     assert "unavailable" not in found.output and "vector #" in found.output

@@ -5,35 +5,13 @@ last flush is lost: flushes come as often as cost a tenth of the run, vectors/sy
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
 
 import pytest
 from click.testing import CliRunner
+from killed_embed import embed_killed_after
 
 from mindgraph.cli import cli
 from mindgraph.core import Mindgraph
-
-# the real CLI in a child process, its model made slow enough (0.1 s a batch) to be killed
-# mid-run, and a progress line after every batch
-CHILD = """
-import sys, time
-from mindgraph.cli import progress
-from mindgraph.providers.embedding import hashing
-progress.EVERY_S = 0.0
-embed = hashing.HashingEmbedder.embed_documents
-def slow(self, texts, *args):
-    time.sleep(0.1)
-    return embed(self, texts, *args)
-hashing.HashingEmbedder.embed_documents = slow
-from mindgraph.cli import main
-sys.argv = ["mindgraph", "embed", "-C", sys.argv[1]]
-main()
-"""
-
 
 @pytest.fixture
 def workspace(tmp_path):
@@ -58,26 +36,8 @@ def stored(workspace) -> dict[str, dict[str, str]]:
 @pytest.mark.parametrize("kill_after", [64, 192])
 def test_a_killed_embed_resumes_from_what_it_stored_and_redoes_none_of_it(
         workspace, kill_after):
-    child = subprocess.Popen([sys.executable, "-c", CHILD, str(workspace)],
-                             stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
-                             env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    reported = 0
-    deadline = time.monotonic() + 120
-    try:
-        for line in child.stderr:
-            if line.startswith("Embedding: "):
-                reported = int(line.split()[1])
-                if reported >= kill_after:
-                    break
-            assert time.monotonic() < deadline, "the child never reported progress"
-        child.send_signal(signal.SIGKILL)
-        child.wait(30)
-    finally:
-        if child.poll() is None:
-            child.kill()
-    assert child.returncode == -signal.SIGKILL
+    reported = embed_killed_after(workspace, kill_after, "hashing", "HashingEmbedder", 0.1)
     kept = sum(len(chunks) for chunks in stored(workspace).values())
-    assert reported >= kill_after
     assert 64 <= kept <= reported + 64, "the first batch is flushed at once, and no more " \
                                         "than one batch can be stored but not yet reported"
 

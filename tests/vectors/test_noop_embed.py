@@ -37,7 +37,7 @@ def test_a_rerun_chunks_only_changed_pages_and_stays_right(tmp_path, monkeypatch
     def embed() -> dict:
         result = CliRunner().invoke(cli, ["embed", "-C", str(workspace), "--json"])
         assert result.exit_code == 0, result.output
-        return json.loads(result.output)
+        return json.loads(result.stdout)
 
     first = embed()
     assert first["embedded"] == 6 and sorted(chunked) == ["Canvas.md", "Home.md", "Sync.md"]

@@ -7,15 +7,11 @@ upgraded by the next `embed`; a single-model workspace is stored exactly as befo
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from killed_embed import embed_killed_after
 
 from mindgraph.cli import cli
 from mindgraph.core import Mindgraph
@@ -69,7 +65,7 @@ def run(*args: str):
 def searched(workspace: Path, query: str) -> list[tuple[str, float]]:
     out = run("search", "--hybrid", query, "-C", str(workspace), "--json")
     return [(r["page"], r["sources"]["vector"]["score"])
-            for r in json.loads(out.output)["results"] if "vector" in r["sources"]]
+            for r in json.loads(out.stdout)["results"] if "vector" in r["sources"]]
 
 
 def vector_files(workspace: Path) -> list[str]:
@@ -77,7 +73,7 @@ def vector_files(workspace: Path) -> list[str]:
 
 
 def test_routed_embed_and_search_store_each_model_at_its_own_width(workspace):
-    report = json.loads(run("embed", "-C", str(workspace), "--json").output)
+    report = json.loads(run("embed", "-C", str(workspace), "--json").stdout)
     assert report["model_version"] == WIDE and report["embedded"] == 4
     assert report["other_models"] == {}
     assert vector_files(workspace) == sorted(model_file_name(p) for p in PARTS)
@@ -87,7 +83,7 @@ def test_routed_embed_and_search_store_each_model_at_its_own_width(workspace):
     japanese, english = searched(workspace, JAPANESE), searched(workspace, ENGLISH)
     assert japanese[0][0] == "ja/同期.md" and all(p.startswith("ja/") for p, _ in japanese)
     assert english[0][0] == "en/Sync.md" and all(p.startswith("en/") for p, _ in english)
-    again = json.loads(run("embed", "-C", str(workspace), "--json").output)
+    again = json.loads(run("embed", "-C", str(workspace), "--json").stdout)
     assert (again["embedded"], again["unchanged"]) == (0, 4)
 
 
@@ -100,7 +96,7 @@ def test_routed_embed_and_search_in_postgresql(workspace, pg_dsn, monkeypatch):
         "paths: {wiki: wiki, state: state}\n" + ROUTED +
         "store: {backend: pgvector, table: mg_test_routed}\n")
     try:
-        report = json.loads(run("embed", "-C", str(workspace), "--json").output)
+        report = json.loads(run("embed", "-C", str(workspace), "--json").stdout)
         assert report["model_version"] == WIDE and report["embedded"] == 4
         with psycopg.connect(pg_dsn) as conn:
             rows = conn.execute("SELECT model_version, dimension, count(*) FROM mg_test_routed "
@@ -114,7 +110,7 @@ def test_routed_embed_and_search_in_postgresql(workspace, pg_dsn, monkeypatch):
         japanese, english = searched(workspace, JAPANESE), searched(workspace, ENGLISH)
         assert japanese[0][0] == "ja/同期.md" and all(p.startswith("ja/") for p, _ in japanese)
         assert english[0][0] == "en/Sync.md" and all(p.startswith("en/") for p, _ in english)
-        assert json.loads(run("embed", "-C", str(workspace), "--json").output)["embedded"] == 0
+        assert json.loads(run("embed", "-C", str(workspace), "--json").stdout)["embedded"] == 0
     finally:
         with psycopg.connect(pg_dsn, autocommit=True) as conn:
             conn.execute("DROP TABLE IF EXISTS mg_test_routed")
@@ -164,10 +160,10 @@ def test_the_wide_layout_answers_as_before_and_is_upgraded_by_the_next_embed(wor
     assert stored() == wide_layout
     before = {q: searched(workspace, q) for q in (JAPANESE, ENGLISH)}
     assert stored() == wide_layout                  # a search writes nothing
-    dry = json.loads(run("embed", "-C", str(workspace), "--json", "--dry-run").output)
+    dry = json.loads(run("embed", "-C", str(workspace), "--json", "--dry-run").stdout)
     assert (dry["unchanged"], dry["other_models"]) == (4, {})
     assert stored() == wide_layout
-    report = json.loads(run("embed", "-C", str(workspace), "--json").output)
+    report = json.loads(run("embed", "-C", str(workspace), "--json").stdout)
     assert (report["embedded"], report["unchanged"], report["other_models"]) == (0, 4, {})
     assert stored() == split_layout
     after = {q: searched(workspace, q) for q in (JAPANESE, ENGLISH)}
@@ -181,7 +177,7 @@ def test_a_single_model_workspace_is_stored_as_before(tmp_path):
     # `languages: {}` turns the default routing off: one model, MiniLM
     (tmp_path / "mindgraph.yml").write_text(
         "paths: {wiki: wiki, state: state}\nembedding: {languages: {}}\n")
-    report = json.loads(run("embed", "-C", str(tmp_path), "--json").output)
+    report = json.loads(run("embed", "-C", str(tmp_path), "--json").stdout)
     assert report["model_version"] == "local:all-MiniLM-L6-v2-w8a8:384"
     assert vector_files(tmp_path) == [model_file_name(report["model_version"])]
     mg = Mindgraph.open(tmp_path)
@@ -192,53 +188,19 @@ def test_a_single_model_workspace_is_stored_as_before(tmp_path):
     assert searched(tmp_path, ENGLISH)[0][0] == "en/Sync.md"
 
 
-# the real CLI in a child process, the routed model made slow enough (0.3 s a batch) to be
-# killed mid-run, and a progress line after every batch
-CHILD = """
-import sys, time
-from mindgraph.cli import progress
-from mindgraph.providers.embedding import routed
-progress.EVERY_S = 0.0
-embed = routed.RoutedEmbeddings.embed_documents
-def slow(self, texts, *args):
-    time.sleep(0.3)
-    return embed(self, texts, *args)
-routed.RoutedEmbeddings.embed_documents = slow
-from mindgraph.cli import main
-sys.argv = ["mindgraph", "embed", "-C", sys.argv[1]]
-main()
-"""
-
-
 def test_a_killed_routed_embed_resumes_from_what_it_stored(tmp_path):
     write_wiki(tmp_path, extra_notes=80)
     (tmp_path / "mindgraph.yml").write_text("paths: {wiki: wiki, state: state}\n" + ROUTED)
-    child = subprocess.Popen([sys.executable, "-c", CHILD, str(tmp_path)],
-                             stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
-                             env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    reported = 0
-    deadline = time.monotonic() + 300
-    try:
-        for line in child.stderr:
-            if line.startswith("Embedding: "):
-                reported = int(line.split()[1])
-                if reported >= 128:
-                    break
-            assert time.monotonic() < deadline, "the child never reported progress"
-        child.send_signal(signal.SIGKILL)
-        child.wait(30)
-    finally:
-        if child.poll() is None:
-            child.kill()
-    assert child.returncode == -signal.SIGKILL and reported >= 128
+    reported = embed_killed_after(tmp_path, 128, "routed", "RoutedEmbeddings", 0.3,
+                                  timeout=300)
     store = EmbeddedStore.for_state_dir(tmp_path / "state")
     kept = {p: store.count(p) for p in PARTS}
     store.close()
     assert 64 <= sum(kept.values()) <= reported + 64
 
-    rerun = json.loads(run("embed", "--json", "-C", str(tmp_path)).output)
+    rerun = json.loads(run("embed", "--json", "-C", str(tmp_path)).stdout)
     assert rerun["unchanged"] == sum(kept.values())
     assert rerun["embedded"] == rerun["chunks"] - sum(kept.values()) > 0
-    again = json.loads(run("embed", "--json", "-C", str(tmp_path)).output)
+    again = json.loads(run("embed", "--json", "-C", str(tmp_path)).stdout)
     assert again["embedded"] == 0 and again["unchanged"] == rerun["chunks"] == 324
     assert searched(tmp_path, JAPANESE)[0][0] == "ja/同期.md"
