@@ -1,14 +1,16 @@
 """Retrieval levers for issue 13's unmet targets, side by side (session 11).
 
-    python bench/bench_retrieval_levers.py -C bench-out/oh                 # every lever below
-    python bench/bench_retrieval_levers.py -C bench-out/oh --levers base,secsum1 --ranks
+    python bench/bench_retrieval_levers.py -C bench-out/oh --cross-lingual --ranks   # all
+    python bench/bench_retrieval_levers.py -C bench-out/oh --levers title4 --no-scifact
 
 Each lever is the hybrid method of `mindgraph bench` over the same indexes and vectors (the
 workspace's: the offline default routes Japanese and Chinese to USE) with one thing changed at
 query time, so differences come from the lever alone (as bench/bench_fusion.py and
-bench/bench_scifact_levers.py do). Levers whose name starts with ``cjk`` change only Japanese
-and Chinese questions: their English answers, SciFact's among them, are the base's by
-construction (printed as ``= base``, not run again).
+bench/bench_scifact_levers.py do). None of them is in the product: none gains on the dev and
+held-out questions without a loss elsewhere (README, "Retrieval levers for issue 13's open
+targets"). Levers whose name starts with ``cjk`` change only Japanese and Chinese questions:
+SciFact's English claims get the base's answers by construction (printed as ``= base``, not
+run again).
 
 - ``secsum<λ>``: BM25's page score takes its best section plus λ × the sum of the page's
   other matched sections (today: the best section alone, mixed with the whole-page score);
@@ -35,8 +37,9 @@ construction (printed as ``= base``, not run again).
 Prints one line per lever: dev and held-out hit@1 / R@5 / MRR@10 (en / ja / zh MRR@10),
 SciFact nDCG@10, and with ``--cross-lingual`` the hybrid MRR@10 of the cross-lingual sets
 (``dev>ja``: the dev questions not in Japanese over the Japanese pages only, answered by the
-counterparts of their pages, as `mindgraph bench --cross-lingual ja` asks them). ``--ranks`` then lists, per lever, the questions whose first relevant page
-moved against ``base`` (each relevant page's rank before → after; 0 = not in the first 10).
+counterparts of their pages, as `mindgraph bench --cross-lingual ja` asks them). ``--ranks``
+then lists, per lever, the dev and held-out questions whose relevant pages moved against
+``base`` (each relevant page's rank before → after; 0 = not in the first 10).
 """
 
 from __future__ import annotations
