@@ -1,0 +1,467 @@
+"""Retrieval levers for issue 13's unmet targets, side by side (session 11).
+
+    python bench/bench_retrieval_levers.py -C bench-out/oh --cross-lingual --ranks   # all
+    python bench/bench_retrieval_levers.py -C bench-out/oh --levers title4 --no-scifact
+
+Each lever is the hybrid method of `mindgraph bench` over the same indexes and vectors (the
+workspace's: the offline default routes Japanese and Chinese to USE) with one thing changed at
+query time, so differences come from the lever alone (as bench/bench_fusion.py and
+bench/bench_scifact_levers.py do). None of them is in the product: none gains on the dev and
+held-out questions without a loss elsewhere (README, "Retrieval levers for issue 13's open
+targets"). Levers whose name starts with ``cjk`` change only Japanese and Chinese questions:
+SciFact's English claims get the base's answers by construction (printed as ``= base``, not
+run again).
+
+- ``secsum<λ>``: BM25's page score takes its best section plus λ × the sum of the page's
+  other matched sections (today: the best section alone, mixed with the whole-page score);
+- ``title<w>`` / ``heading<w>``: the title (3 today) or heading (2) field counted w times, for
+  every question (an index built over the same pages);
+- ``reserve<n>``: each weighty retriever's first n pages (2 today) kept within the first 5;
+- ``cjk_b<b>`` / ``cjk_k<k1>``: BM25's length normalisation b or saturation k1 for Japanese and
+  Chinese questions (the index is the same: both are applied at query time);
+- ``cjk_mix<m>``: the page/section mix of BM25 (``KeywordParams.page_mix``, 0.5) for them;
+- ``cjk_title<w>``: the title field counted w times (3 today) in an index used for them;
+- ``cjk_vec<f>``: the vector side's weight × f for them (USE's vectors under the default);
+- ``cjk_samelang[_vec<f>]``: the vector side ranks only the pages in the question's language
+  (a multilingual model puts a Chinese question's Japanese twins among its first pages, and
+  one of them sets the vector side's top score), optionally with its weight × f;
+- ``cjk_rrf``: reciprocal rank fusion (k 60) in place of the weighted sum for them;
+- ``cjk_vecwords``: their question embedded as its content words only (the analyser's
+  terms: particles, endings and question words out) for the vector side;
+- ``veclen<γ>``: doc-length normalisation of the vector side: a page's best cosine − γ ×
+  ln(its text's length / the median page's) (the keyword side has BM25's b already);
+- ``rm3<w>`` / ``cjk_rm3<w>``: RM3-style feedback on the keyword side: the 10 terms that weigh
+  most in BM25's first 3 pages (term share of the page × the page's normalised score × idf)
+  searched again beside the query's own at weight w (every question / Japanese and Chinese);
+
+Prints one line per lever: dev and held-out hit@1 / R@5 / MRR@10 (en / ja / zh MRR@10),
+SciFact nDCG@10, and with ``--cross-lingual`` the hybrid MRR@10 of the cross-lingual sets
+(``dev>ja``: the dev questions not in Japanese over the Japanese pages only, answered by the
+counterparts of their pages, as `mindgraph bench --cross-lingual ja` asks them). ``--ranks``
+then lists, per lever, the dev and held-out questions whose relevant pages moved against
+``base`` (each relevant page's rank before → after; 0 = not in the first 10).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import sys
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from bench_fusion import HELD_OUT, line  # noqa: E402
+from mindgraph.bench.corpora import beir_retriever, wiki_retriever  # noqa: E402
+from mindgraph.bench.crosslingual import (cross_lingual_questions, language_pages,  # noqa: E402
+                                          language_retriever)
+from mindgraph.bench.runner import DEPTH  # noqa: E402
+from mindgraph.config import load_settings  # noqa: E402
+from mindgraph.core import Mindgraph  # noqa: E402
+from mindgraph.page.language import page_language, query_language  # noqa: E402
+from mindgraph.retrieval.analyzer import analyze  # noqa: E402
+from mindgraph.retrieval.bm25 import BM25Params  # noqa: E402
+from mindgraph.retrieval.datasets import Question, load_beir, load_questions  # noqa: E402
+from mindgraph.retrieval.hybrid import HybridRetriever, SearchOptions  # noqa: E402
+from mindgraph.retrieval.keyword import KeywordIndex, KeywordParams, max_per_group  # noqa: E402
+from mindgraph.retrieval.metrics import hit_at, mean, mrr_at, ndcg_at, recall_at  # noqa: E402
+import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
+
+CORPORA = shared_corpora.corpora()
+CJK = ("ja", "zh")
+FEEDBACK_PAGES, FEEDBACK_TERMS = 3, 10
+
+
+class LeverIndex(KeywordIndex):
+    """The same index (arrays shared, nothing copied) scoring a query another way."""
+
+    def __init__(self, base: KeywordIndex, *, langs: Sequence[str] | None = None,
+                 bm25: BM25Params | None = None, page_mix: float | None = None,
+                 section_sum: float = 0.0, other: KeywordIndex | None = None,
+                 feedback: float = 0.0, pages: Mapping[str, Any] | None = None):
+        self.__dict__.update(base.__dict__)
+        self.base = base
+        self.langs = langs            # None: every query
+        self.other = other            # another index answering the chosen queries
+        self.section_sum = section_sum
+        self.feedback = feedback
+        self.page_map = pages or {}
+        self._terms: dict[str, Counter[str]] = {}
+        if bm25 is not None:
+            self.sections = copy.copy(base.sections)
+            self.pages = copy.copy(base.pages)
+            self.sections.params = self.pages.params = bm25
+        if page_mix is not None:
+            self.params = replace(base.params, page_mix=page_mix)
+
+    def _chosen(self, query: str) -> bool:
+        return self.langs is None or (bool(query) and query_language(query) in self.langs)
+
+    def search(self, query: str, limit: int = 10, extra: Mapping[str, float] | None = None,
+               concepts: Sequence[Any] = ()) -> list[Any]:
+        if not self._chosen(query):
+            return self.base.search(query, limit, extra, concepts)
+        if self.other is not None:
+            return self.other.search(query, limit, extra, concepts)
+        if self.feedback > 0 and not extra and not concepts:
+            first = super().search(query, FEEDBACK_PAGES)
+            added = self._feedback_terms(query, first)
+            if added:
+                return super().search(query, limit, added)
+        return super().search(query, limit, extra, concepts)
+
+    def page_scores(self, query: str, paths: Any, extra: Any = None, concepts: Any = ()
+                    ) -> dict[str, float]:
+        if not self._chosen(query):
+            return self.base.page_scores(query, paths, extra, concepts)
+        if self.other is not None:
+            return self.other.page_scores(query, paths, extra, concepts)
+        return super().page_scores(query, paths, extra, concepts)
+
+    def _feedback_terms(self, query: str, first: list[Any]) -> dict[str, float]:
+        own = set(self.query_terms(query))
+        if not first:
+            return {}
+        top = max(h.score for h in first)
+        weight: Counter[str] = Counter()
+        for hit in first:
+            counts = self._page_terms(hit.path)
+            total = sum(counts.values()) or 1
+            for term, n in counts.items():
+                if term not in own:
+                    weight[term] += n / total * hit.score / top
+        ids = [self.vocab.ids[t] for t in weight if t in self.vocab.ids]
+        idf = dict(zip([t for t in weight if t in self.vocab.ids],
+                       self.pages.idf(np.array(ids, dtype=np.int64)).tolist())) if ids else {}
+        ranked = sorted(((w * idf.get(t, 0.0), t) for t, w in weight.items()), reverse=True)
+        chosen = [(s, t) for s, t in ranked[:FEEDBACK_TERMS] if s > 0]
+        if not chosen:
+            return {}
+        best = chosen[0][0]
+        return {t: self.feedback * s / best for s, t in chosen}
+
+    def _page_terms(self, path: str) -> Counter[str]:
+        found = self._terms.get(path)
+        if found is None:
+            page = self.page_map[path]
+            lang = page_language(page)
+            found = Counter(analyze(page.title, lang=lang))
+            for section in page.sections:
+                found.update(analyze(f"{section.heading}\n{section.text}", lang=lang))
+            self._terms[path] = found
+        return found
+
+    def _scores(self, query: str, extra: Mapping[str, float] | None = None,
+                concepts: Sequence[Any] = ()) -> Any:
+        scored = super()._scores(query, extra, concepts)
+        if scored is None or self.section_sum <= 0:
+            return scored
+        _, page_score, best, best_row = scored
+        # the page's matched sections summed (the same rows BM25 scored), best one counted once
+        weighted = dict.fromkeys(self.query_terms(query), 1.0)
+        for term, weight in (extra or {}).items():
+            weighted.setdefault(term, weight)
+        known = [(self.vocab.ids[t], w) for t, w in weighted.items() if t in self.vocab.ids]
+        ids = np.array([i for i, _ in known], dtype=np.int64)
+        rows = self.sections.scores(ids, np.array([w for _, w in known]) if extra else None)
+        groups = self._concept_ids(concepts)
+        if groups:
+            rows = rows + self.sections.concept_scores(groups)
+        total = np.bincount(self.sections.groups, weights=rows, minlength=len(best))
+        summed = best + self.section_sum * (total[:len(best)] - best)
+        mix = self.params.page_mix
+        combined = (mix * page_score / max(page_score.max(), 1e-12)
+                    + (1 - mix) * summed / max(summed.max(), 1e-12))
+        return combined, page_score, summed, best_row
+
+
+class VectorFactor(HybridRetriever):
+    """The vector side's weight × ``factor`` for questions in ``langs``."""
+
+    factor = 1.0
+    langs: Sequence[str] = CJK
+
+    def _vector_factor(self, query: str) -> float:
+        base = super()._vector_factor(query)
+        return base * self.factor if query_language(query) in self.langs else base
+
+
+class SameLanguageVector:
+    """The vector retriever, but a question in one of ``langs`` ranks only the pages in its
+    own language (when the vault has some): a multilingual model ranks a Chinese question's
+    Japanese twin pages beside its Chinese ones, and they take the vector side's top."""
+
+    def __init__(self, base: Any, pages: Mapping[str, Any], langs: Sequence[str] = CJK):
+        self.base = base
+        self.views = {}
+        for lang in langs:
+            mine = [p for p, page in pages.items() if page_language(page) == lang]
+            if mine:
+                self.views[lang] = base.within(mine)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.base, name)
+
+    def search(self, query: str, limit: int) -> list[Any]:
+        view = self.views.get(query_language(query))
+        return (view or self.base).search(query, limit)
+
+
+class LengthNormalisedVector(SameLanguageVector):
+    """The vector retriever with each page's cosine lowered by ``gamma`` × ln(its text's length
+    / the median page's): a long page has more chunks, so more chances at a high best chunk."""
+
+    def __init__(self, base: Any, pages: Mapping[str, Any], gamma: float):
+        self.base, self.gamma = base, gamma
+        lengths = {p: max(1, sum(len(s.text) for s in page.sections) + len(page.title))
+                   for p, page in pages.items()}
+        median = float(np.median(list(lengths.values())))
+        self.scale = {p: float(np.log(n / median)) for p, n in lengths.items()}
+
+    def search(self, query: str, limit: int) -> list[Any]:
+        hits = self.base.search(query, limit * 2)
+        moved = [replace(h, score=h.score - self.gamma * self.scale.get(h.path, 0.0))
+                 for h in hits]
+        return sorted(moved, key=lambda h: (-h.score, h.path))[:limit]
+
+
+class ContentWordsVector(SameLanguageVector):
+    """The vector retriever, but a Japanese or Chinese question is embedded as its content
+    words only (the analyser's terms, stop words and question words out, joined)."""
+
+    def __init__(self, base: Any):
+        self.base = base
+
+    def search(self, query: str, limit: int) -> list[Any]:
+        if query_language(query) not in CJK:
+            return self.base.search(query, limit)
+        words = "".join(dict.fromkeys(analyze(query, query=True)))
+        return self.base.search(words or query, limit)
+
+
+class PerLanguageFusion(HybridRetriever):
+    """RRF (k = ``settings.rrf_k``) in place of the weighted fusion for Japanese and Chinese."""
+
+    def _search(self, query: str, options: SearchOptions) -> Any:
+        if query_language(query) in CJK:
+            options = replace(options, fusion="rrf")
+        return super()._search(query, options)
+
+
+def rebuilt(base: HybridRetriever, keyword: KeywordIndex | None = None,
+            cls: type[HybridRetriever] = HybridRetriever, **attrs: Any) -> HybridRetriever:
+    """A retriever over ``base``'s pages, graph and vectors with ``keyword`` (or base's)."""
+    out = cls(base.pages, keyword or base.keyword, base.graph, base.vector, base.settings,
+              expander=base.expander, vector_error=base.vector_error,
+              calibration_file=base._calibration_file)
+    for key, value in attrs.items():
+        setattr(out, key, value)
+    return out
+
+
+def keyword_lever(**kw: Any) -> Callable[[HybridRetriever], HybridRetriever]:
+    return lambda r: rebuilt(r, LeverIndex(r.keyword, pages=r.pages, **kw))
+
+
+def title_lever(weight: float) -> Callable[[HybridRetriever], HybridRetriever]:
+    def make(r: HybridRetriever) -> HybridRetriever:
+        other = KeywordIndex.build(r.pages.values(), replace(r.keyword.params, title=weight))
+        return rebuilt(r, LeverIndex(r.keyword, langs=CJK, other=other))
+    return make
+
+
+def params_lever(**changes: Any) -> Callable[[HybridRetriever], HybridRetriever]:
+    """Every question through an index built with other ``KeywordParams`` (field weights)."""
+    return lambda r: rebuilt(r, KeywordIndex.build(r.pages.values(),
+                                                   replace(r.keyword.params, **changes)))
+
+
+def settings_lever(**changes: Any) -> Callable[[HybridRetriever], HybridRetriever]:
+    """Other ``retrieval`` settings over the same indexes."""
+    def make(r: HybridRetriever) -> HybridRetriever:
+        out = rebuilt(r)
+        out.settings = replace(r.settings, **changes)
+        return out
+    return make
+
+
+def vector_lever(factor: float) -> Callable[[HybridRetriever], HybridRetriever]:
+    return lambda r: rebuilt(r, cls=VectorFactor, factor=factor)
+
+
+def same_language_lever(factor: float = 1.0) -> Callable[[HybridRetriever], HybridRetriever]:
+    def make(r: HybridRetriever) -> HybridRetriever:
+        out = rebuilt(r, cls=VectorFactor, factor=factor)
+        if r.vector is not None:
+            out.vector = SameLanguageVector(r.vector, r.pages)  # type: ignore[assignment]
+        return out
+    return make
+
+
+def length_lever(gamma: float) -> Callable[[HybridRetriever], HybridRetriever]:
+    def make(r: HybridRetriever) -> HybridRetriever:
+        out = rebuilt(r)
+        if r.vector is not None:
+            out.vector = LengthNormalisedVector(r.vector, r.pages, gamma)  # type: ignore
+        return out
+    return make
+
+
+def content_words_lever(r: HybridRetriever) -> HybridRetriever:
+    out = rebuilt(r)
+    if r.vector is not None:
+        out.vector = ContentWordsVector(r.vector)  # type: ignore[assignment]
+    return out
+
+
+LEVERS: dict[str, Callable[[HybridRetriever], HybridRetriever]] = {
+    "base": lambda r: r,
+    "secsum0.1": keyword_lever(section_sum=0.1),
+    "secsum0.3": keyword_lever(section_sum=0.3),
+    "title4": params_lever(title=4.0),
+    "heading3": params_lever(heading=3.0),
+    "heading1": params_lever(heading=1.0),
+    "heading4": params_lever(heading=4.0),
+    "title5": params_lever(title=5.0),
+    "title4_heading3": params_lever(title=4.0, heading=3.0),
+    "reserve3": settings_lever(reserve_top=3),
+    "reserve1": settings_lever(reserve_top=1),
+    "cjk_b0.4": keyword_lever(langs=CJK, bm25=BM25Params(k1=1.2, b=0.4)),
+    "cjk_b0.9": keyword_lever(langs=CJK, bm25=BM25Params(k1=1.2, b=0.9)),
+    "cjk_k0.8": keyword_lever(langs=CJK, bm25=BM25Params(k1=0.8, b=0.75)),
+    "cjk_k2.0": keyword_lever(langs=CJK, bm25=BM25Params(k1=2.0, b=0.75)),
+    "cjk_mix0.3": keyword_lever(langs=CJK, page_mix=0.3),
+    "cjk_mix0.7": keyword_lever(langs=CJK, page_mix=0.7),
+    "cjk_title2": title_lever(2.0),
+    "cjk_title5": title_lever(5.0),
+    "cjk_vec0.5": vector_lever(0.5),
+    "cjk_vec1.5": vector_lever(1.5),
+    "cjk_samelang": same_language_lever(),
+    "cjk_samelang_vec1.5": same_language_lever(1.5),
+    "cjk_rrf": lambda r: rebuilt(r, cls=PerLanguageFusion),
+    "cjk_vecwords": content_words_lever,
+    "veclen0.01": length_lever(0.01),
+    "veclen0.03": length_lever(0.03),
+    "rm3_0.2": keyword_lever(feedback=0.2),
+    "cjk_rm3_0.3": keyword_lever(langs=CJK, feedback=0.3),
+}
+
+
+def ranked(retriever: HybridRetriever, questions: Sequence[Question]) -> list[list[str]]:
+    out = []
+    for question in questions:
+        if retriever.vector is not None:
+            retriever.vector.forget_queries()
+        response = retriever.search(question.query, SearchOptions(top_k=DEPTH),
+                                    use_cache=False)
+        out.append([r.page for r in response.results])
+    return out
+
+
+def scores(questions: Sequence[Question], rankings: list[list[str]],
+           graded: Mapping[str, Mapping[str, float]] | None = None) -> dict[str, float]:
+    rows = [(q, hit_at(r, q.relevant, 1), recall_at(r, q.relevant, 5),
+             mrr_at(r, q.relevant, DEPTH), ndcg_at(r, graded[q.id] if graded else q.relevant,
+                                                   DEPTH))
+            for q, r in zip(questions, rankings)]
+    out = {"hit1": mean(x[1] for x in rows), "recall5": mean(x[2] for x in rows),
+           "mrr10": mean(x[3] for x in rows), "ndcg10": mean(x[4] for x in rows)}
+    for lang in sorted({q.lang for q in questions if q.lang}):
+        out[f"mrr10_{lang}"] = mean(x[3] for x in rows if x[0].lang == lang)
+    return out
+
+
+def first_rank(ranking: list[str], relevant: Sequence[str]) -> int:
+    return next((i for i, page in enumerate(ranking, 1) if page in relevant), 0)
+
+
+def places(ranking: list[str], relevant: Sequence[str]) -> str:
+    """Each relevant page's rank in the first 10 (0: not there), slash-separated."""
+    return "/".join(str(ranking.index(p) + 1 if p in ranking else 0) for p in relevant)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    shared_corpora.add_option(parser)
+    parser.add_argument("-C", dest="workspace", default=".")
+    parser.add_argument("--levers", default=",".join(LEVERS))
+    parser.add_argument("--no-scifact", action="store_true")
+    parser.add_argument("--cross-lingual", action="store_true",
+                        help="also the cross-lingual sets: dev and held-out questions over "
+                             "the Japanese-, Chinese- and English-only pages (hybrid MRR@10 "
+                             "of all their questions)")
+    parser.add_argument("--ranks", action="store_true",
+                        help="list the questions whose first relevant page moved")
+    args = parser.parse_args()
+    names = [n for n in args.levers.split(",") if n]
+    unknown = [n for n in names if n not in LEVERS]
+    if unknown:
+        parser.error(f"--levers: unknown {unknown}; choose from {', '.join(LEVERS)}")
+    if "base" not in names:
+        names.insert(0, "base")
+    shared_corpora.require(CORPORA, "obsidian-help-queries.dev.jsonl",
+                           *(() if args.no_scifact else ("scifact",)))
+    settings = load_settings(args.workspace)
+    wiki = wiki_retriever(Mindgraph(settings))
+    sets = {"dev": load_questions(CORPORA / "obsidian-help-queries.dev.jsonl"),
+            "held-out": load_questions(HELD_OUT)}
+    sci = claims = graded = None
+    if not args.no_scifact:
+        data = load_beir(CORPORA / "scifact")
+        sci = beir_retriever(settings, data, "scifact")
+        graded = {q: {f"{d}.md": g for d, g in rel.items()} for q, rel in data.qrels.items()}
+        claims = [Question(qid, text, tuple(f"{d}.md" for d, g in data.qrels[qid].items()
+                                            if g > 0))
+                  for qid, text in data.queries.items()]
+    cross: dict[str, tuple[HybridRetriever, list[Question]]] = {}
+    if args.cross_lingual:
+        for lang in ("ja", "zh", "en"):
+            target = language_pages(wiki.pages, lang)
+            over = language_retriever(settings, wiki, target)
+            for key, questions in sets.items():
+                kept, _ = cross_lingual_questions(questions, wiki.pages, target, lang)
+                cross[f"{key}>{lang}"] = (over, kept)
+    base_ranks: dict[str, list[list[str]]] = {}
+    base_sci: dict[str, float] | None = None
+    moved: dict[str, list[str]] = {}
+    for name in names:
+        lever = LEVERS[name](wiki)
+        row: dict[str, dict[str, float]] = {}
+        for key, questions in sets.items():
+            rankings = ranked(lever, questions)
+            row[key] = scores(questions, rankings)
+            if name == "base":
+                base_ranks[key] = rankings
+            else:
+                moved[name] = moved.get(name, []) + [
+                    f"{q.id} {places(b, q.relevant)}→{places(r, q.relevant)}"
+                    for q, b, r in zip(questions, base_ranks[key], rankings)
+                    if places(b, q.relevant) != places(r, q.relevant)]
+        text = line(name, row)
+        if cross:
+            text += " | cross-lingual " + " ".join(
+                f"{key} {scores(kept, ranked(LEVERS[name](over), kept))['mrr10']:.3f}"
+                for key, (over, kept) in cross.items())
+        if sci is not None and claims is not None:
+            if name.startswith("cjk") and base_sci is not None:
+                text += " | scifact = base"
+            else:
+                row["scifact"] = scores(claims, ranked(LEVERS[name](sci), claims), graded)
+                base_sci = base_sci or row["scifact"]
+                text += f" | scifact nDCG@10 {row['scifact']['ndcg10']:.3f}"
+        print(text, flush=True)
+    if args.ranks:
+        print("\nrelevant pages' ranks, base → lever (0: not in the first 10):")
+        for name, items in moved.items():
+            print(f"  {name}: {', '.join(items) if items else 'none moved'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,66 @@
+"""bench/bench_retrieval_levers.py: each lever changes what its README row says, and only that."""
+
+from mindgraph.page.parse import parse_page
+from mindgraph.retrieval.bm25 import BM25Params
+from mindgraph.retrieval.hybrid import HybridRetriever
+from mindgraph.retrieval.keyword import KeywordIndex
+from bench_script_support import BENCH, KEYWORD_ONLY, load_script, usage_error
+
+SCRIPT = BENCH / "bench_retrieval_levers.py"
+TEXTS = {
+    # one section that says it all, once
+    "One.md": "# One\n\nSync regions: move the remote vault to another data center.\n",
+    # the same best section, and two more sections with some of the words
+    "Many.md": ("# Many\n\nSync regions: move the remote vault to another data center.\n\n"
+                "## Regions\n\nA remote vault lives in one region.\n\n"
+                "## Moving\n\nMove a vault by making a new remote vault.\n"),
+    "ja/同期.md": "# 同期\n\nリモート保管庫を別のデータセンターに移動します。保管庫の移動。\n",
+    "ja/地域.md": "# 地域\n\nリモート保管庫の地域を選びます。\n",
+}
+
+
+def _module():
+    return load_script("bench_retrieval_levers")
+
+
+def _base() -> HybridRetriever:
+    pages = {path: parse_page(text, path) for path, text in TEXTS.items()}
+    return HybridRetriever(pages, KeywordIndex.build(pages.values()), None, None)
+
+
+def _answer(retriever: HybridRetriever, query: str) -> list[tuple[str, float]]:
+    return [(r.page, round(r.score, 6)) for r in
+            retriever.search(query, KEYWORD_ONLY, use_cache=False).results]
+
+
+def test_the_section_sum_lever_lifts_the_page_with_more_matching_sections():
+    levers = _module()
+    base = _base()
+    query = "move the remote vault to another region"
+    summed = levers.LEVERS["secsum0.3"](base)
+    assert summed.pages is base.pages and summed.keyword.vocab is base.keyword.vocab
+    many, one = (dict(_answer(r, query)) for r in (base, summed))
+    assert many["Many.md"] / many["One.md"] < one["Many.md"] / one["One.md"]
+
+
+def test_cjk_levers_leave_english_questions_alone_and_change_japanese_ones():
+    levers = _module()
+    base = _base()
+    lever = levers.keyword_lever(langs=levers.CJK, bm25=BM25Params(k1=1.2, b=0.0))(base)
+    english = "move the remote vault to another data center"
+    assert _answer(lever, english) == _answer(base, english)
+    japanese = "リモート保管庫を移動するには？"
+    assert _answer(lever, japanese) != _answer(base, japanese)
+    # the base index was not touched (its parameters are the lever's only on a copy)
+    assert base.keyword.sections.params == BM25Params()
+    assert _answer(base, japanese) == _answer(_base(), japanese)
+
+
+def test_places_lists_each_relevant_pages_rank_with_0_for_missing():
+    levers = _module()
+    assert levers.places(["a", "b", "c"], ["c", "x", "a"]) == "3/0/1"
+
+
+def test_an_unknown_lever_is_a_usage_error_naming_the_choices(tmp_path):
+    said = usage_error(SCRIPT, tmp_path, "--levers", "base,nonesuch")
+    assert "unknown ['nonesuch']" in said and "secsum0.1" in said
