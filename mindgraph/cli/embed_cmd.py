@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-from typing import Callable
 
 import click
 
@@ -41,31 +40,27 @@ def embed_command(settings: Settings, dry_run: bool, drop_other_models: bool,
     def notice(message: str) -> None:       # on stderr: stdout may be --json
         echo(message[0].upper() + message[1:] + ".", err=True)
 
+    settings.require_wiki()             # first: outside a workspace say so, creating nothing
+    mg = Mindgraph(settings)
     # held from the plan on: a second embed plans after the first has stored its vectors
     lock = contextlib.nullcontext() if dry_run else \
         embed_lock(settings.state_dir, wait=not no_wait, notice=notice)
-    with lock:
-        _embed(settings, dry_run, drop_other_models, rebuild_index, as_json, notice)
-
-
-def _embed(settings: Settings, dry_run: bool, drop_other_models: bool, rebuild_index: bool,
-           as_json: bool, notice: Callable[[str], None]) -> None:
-    mg = Mindgraph(settings)
     try:
-        plan = mg.plan_embed()
-        keep = sorted(p.path for p in mg.vault().problems if p.path not in mg.vault().pages)
-        # a bar on a terminal (not under --json); elsewhere a line now and then
-        if not dry_run and not (as_json and is_terminal()) and plan.to_embed:
-            # the ETA in tokens: a chunk's time goes with its tokens (cli/eta.py)
-            with Progress("Embedding", "chunks", len(plan.to_embed),
-                          work=[c.tokens for c in plan.to_embed]) as progress:
-                report, dropped = mg.embed(plan=plan, drop_other_models=drop_other_models,
-                                           progress=progress.advance,
+        with lock:
+            plan = mg.plan_embed()
+            keep = sorted(p.path for p in mg.vault().problems if p.path not in mg.vault().pages)
+            # a bar on a terminal (not under --json); elsewhere a line now and then
+            if not dry_run and not (as_json and is_terminal()) and plan.to_embed:
+                # the ETA in tokens: a chunk's time goes with its tokens (cli/eta.py)
+                with Progress("Embedding", "chunks", len(plan.to_embed),
+                              work=[c.tokens for c in plan.to_embed]) as progress:
+                    report, dropped = mg.embed(plan=plan, drop_other_models=drop_other_models,
+                                               progress=progress.advance,
+                                               rebuild_index=rebuild_index, notice=notice)
+            else:
+                report, dropped = mg.embed(plan=plan, dry_run=dry_run,
+                                           drop_other_models=drop_other_models,
                                            rebuild_index=rebuild_index, notice=notice)
-        else:
-            report, dropped = mg.embed(plan=plan, dry_run=dry_run,
-                                       drop_other_models=drop_other_models,
-                                       rebuild_index=rebuild_index, notice=notice)
     finally:
         mg.close()
     if as_json:
