@@ -67,6 +67,7 @@ SYSTEM_FOLDERS = frozenset({
     "/usr/local/libexec", "/usr/local/sbin", "/usr/local/share", "/usr/local/src",
     "/var", "/var/cache", "/var/lib", "/var/lock", "/var/log", "/var/mail", "/var/opt",
     "/var/run", "/var/spool", "/var/tmp"})
+SCRATCH_FOLDERS = frozenset({"/tmp", "/var/tmp", "/dev/shm"})
 
 
 def _refuse_system_folder(directory: Path) -> None:
@@ -75,6 +76,11 @@ def _refuse_system_folder(directory: Path) -> None:
     for folder in (written, directory.resolve()):
         if folder != Path(folder.anchor) and folder.as_posix() not in SYSTEM_FOLDERS:
             continue
+        if folder.as_posix() in SCRATCH_FOLDERS:
+            raise ConfigClickError(f"{folder} is a scratch folder every user shares; mindgraph "
+                                   f"would write raw/, wiki/ and mindgraph.yml into it. Give "
+                                   f"`mindgraph init` a folder of your own, e.g. "
+                                   f"{folder}/notes or ~/notes (asked for {directory}).")
         raise ConfigClickError(f"{folder} is a system folder; mindgraph would write raw/, "
                                f"wiki/ and mindgraph.yml into it. Give `mindgraph init` a "
                                f"folder of your own, e.g. ~/notes (asked for {directory}).")

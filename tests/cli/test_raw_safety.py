@@ -200,8 +200,12 @@ def test_init_refuses_the_root_and_system_folders(folder):
     made = [Path(folder).resolve() / name for name in ("mindgraph.yml", "raw", "wiki")]
     existed = [path.exists() for path in made]
     result = run("init", folder)
-    assert result.exit_code == 2 and "is a system folder" in result.output
-    assert "e.g. ~/notes" in result.output and "Traceback" not in result.output
+    scratch = folder in ("/tmp", "/var/tmp", "/dev/shm")
+    assert result.exit_code == 2
+    assert ("is a scratch folder every user shares" if scratch else "is a system folder") \
+        in result.output
+    assert (f"e.g. {folder}/notes or ~/notes" if scratch else "e.g. ~/notes") in result.output
+    assert "Traceback" not in result.output
     assert [path.exists() for path in made] == existed       # nothing written there
 
 
