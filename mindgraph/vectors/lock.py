@@ -4,9 +4,10 @@ Two `mindgraph embed` runs (or an embed and a server's embed job) on one workspa
 planned every new chunk and embedded it: twice the model calls and store writes. The second
 now waits for the first (saying so, with its pid) and then plans again, finding what the
 first embedded already stored. The lock is POSIX ``flock``: the kernel releases it when its
-holder ends, SIGKILL included, so a killed embed never leaves a stale lock. It is re-entrant
-within a thread (the CLI holds it across its plan and the embed it runs) and threads of one
-process take turns, as processes do. Without ``fcntl`` (Windows) it is a no-op.
+holder ends, SIGKILL included, so a killed embed never leaves a stale lock. Processes take
+turns; within one process it is shared (the CLI holds it across its plan and the embed it
+runs, and a server's embeds that overlap are coordinated by core's LiveVectors: the last to
+end catches up). Without ``fcntl`` (Windows) it is a no-op.
 """
 
 from __future__ import annotations
@@ -15,14 +16,23 @@ import contextlib
 import os
 import threading
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 from ..errors import EmbedBusy
 
 LOCK_FILENAME = "embed.lock"
 
-_held: dict[str, tuple[int, int]] = {}          # lock file -> (owning thread, depth)
-_held_guard = threading.Lock()
+class _Holding:
+    """This process's hold on one lock file: how many embeds share it, and its descriptor."""
+
+    def __init__(self) -> None:
+        self.gate = threading.Lock()        # one thread takes the flock; the others join it
+        self.count = 0
+        self.fd = -1
+
+
+_holding: dict[str, _Holding] = {}
+_holding_guard = threading.Lock()
 
 
 @contextlib.contextmanager
@@ -37,18 +47,25 @@ def embed_lock(state_dir: Path, *, wait: bool = True,
         return
     state_dir.mkdir(parents=True, exist_ok=True)
     path = str((state_dir / LOCK_FILENAME).resolve())
-    me = threading.get_ident()
-    with _held_guard:
-        owner, depth = _held.get(path, (0, 0))
-        if owner == me:
-            _held[path] = (me, depth + 1)
-    if owner == me:
-        try:
-            yield
-        finally:
-            with _held_guard:
-                _held[path] = (me, _held[path][1] - 1)
-        return
+    with _holding_guard:
+        holding = _holding.setdefault(path, _Holding())
+    with holding.gate:
+        if holding.count == 0:
+            holding.fd = _take(path, fcntl, wait, notice)
+        holding.count += 1
+    try:
+        yield
+    finally:
+        with holding.gate:
+            holding.count -= 1
+            if holding.count == 0:
+                fcntl.flock(holding.fd, fcntl.LOCK_UN)
+                os.close(holding.fd)
+                holding.fd = -1
+
+
+def _take(path: str, fcntl: Any, wait: bool, notice: Callable[[str], None] | None) -> int:
+    """Open ``path`` and flock it (see embed_lock); the descriptor, with our pid written in."""
     fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
     try:
         try:
@@ -65,16 +82,10 @@ def embed_lock(state_dir: Path, *, wait: bool = True,
             fcntl.flock(fd, fcntl.LOCK_EX)
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-        with _held_guard:
-            _held[path] = (me, 1)
-        try:
-            yield
-        finally:
-            with _held_guard:
-                del _held[path]
-            fcntl.flock(fd, fcntl.LOCK_UN)
-    finally:
+        return fd
+    except BaseException:
         os.close(fd)
+        raise
 
 
 def _holder(fd: int) -> str:
