@@ -22,6 +22,7 @@ from ..errors import EmbedBusy
 
 LOCK_FILENAME = "embed.lock"
 
+
 class _Holding:
     """This process's hold on one lock file: how many embeds share it, and its descriptor."""
 
