@@ -24,7 +24,7 @@ from typing import Any, Literal, Mapping
 import yaml
 
 from .errors import ConfigError, NotFoundError
-from .fsutil import read_text
+from .fsutil import UnreadableFile, read_text
 from .local_models import DEFAULT_LOCAL_MODEL, LANGUAGES, LOCAL_MODELS, local_dimension
 from .yamlfile import DuplicateKeyError, line_of, load_strict
 
@@ -487,7 +487,7 @@ def load_settings(base_dir: str | Path = ".", config: str | Path | None = None,
     environ = os.environ if environ is None else environ
     if config is not None:
         path = Path(config)
-        if not path.is_file():
+        if not path.exists():
             raise ConfigError(f"Config file {path} does not exist. Create it with `mindgraph init` "
                               f"or pass an existing file to --config.")
     else:
@@ -495,10 +495,10 @@ def load_settings(base_dir: str | Path = ".", config: str | Path | None = None,
     data: dict[str, Any] = {}
     source = "(defaults)"
     text = ""
-    if path.is_file() or (path.exists() and not path.is_dir()):   # a FIFO is refused below
+    if config is not None or path.is_file() or (path.exists() and not path.is_dir()):
         source = str(path)
         try:
-            text = read_text(path)
+            text = _config_text(path, explicit=config is not None)
             loaded = load_strict(text)
         except DuplicateKeyError as exc:
             raise ConfigError(f"{path}:{exc.problem_mark.line + 1}: {exc.problem} "
@@ -537,6 +537,30 @@ def load_settings(base_dir: str | Path = ".", config: str | Path | None = None,
         if line is not None and message.startswith(f"{source}: "):
             raise BadValue(f"{source}:{line}:{message[len(source) + 1:]}", exc.key) from exc
         raise
+
+
+CONFIG_MAX_BYTES = 1 << 20      # a config holds settings: a few KB; 1 MiB is ample
+
+
+def _config_text(path: Path, explicit: bool) -> str:
+    """The text of the config file ``path``: a ConfigError naming it and the fix when it is
+    not a regular file (/dev/null, a FIFO, which would block, a folder) or is over
+    CONFIG_MAX_BYTES (read whole otherwise: a 50 MB file given by mistake)."""
+    try:
+        return read_text(path, max_bytes=CONFIG_MAX_BYTES)
+    except UnreadableFile as exc:
+        if exc.kind == "too-large":
+            size = f"{path.stat().st_size:,} bytes"
+            raise ConfigError(f"Config file {path} is {size}, over the {CONFIG_MAX_BYTES:,}-byte "
+                              f"(1 MiB) limit for a config file; not read. A mindgraph.yml "
+                              f"holds settings (a few KB): check that this is the right "
+                              f"file, or trim it.") from exc
+        kind = exc.strerror.split(", not a regular file")[0]      # "a folder", "a device", …
+        fix = (f"pass the {CONFIG_FILENAME} inside it (--config {path / CONFIG_FILENAME}) or "
+               f"the folder with -C" if kind == "a folder" else
+               "pass a regular YAML file" if explicit else
+               "replace it with a regular file, or remove it to use the defaults")
+        raise ConfigError(f"Config file {path} is {kind}, not a regular file; {fix}.") from exc
 
 
 def settings_from_dict(data: Mapping[str, Any], base_dir: str | Path = ".",

@@ -13,6 +13,7 @@
     ├── NotFoundError              a page, section or other named thing does not exist
     ├── TooLarge                   a request asks for more work than a limit allows (413)
     ├── OverBudget                 work stopped at its time budget (504)
+    ├── EmbedBusy                  another embed holds the workspace's lock (embed --no-wait)
     └── AccessError                who is asking, and may they (scopes/)
         ├── Unauthenticated          no token, or one that names no identity (HTTP 401)
         └── Forbidden                the identity may not do this (HTTP 403)
@@ -89,6 +90,10 @@ class TooLarge(MindgraphError):
 
 class OverBudget(MindgraphError):
     """Work stopped at its time budget, cooperatively (the caller has been answered)."""
+
+
+class EmbedBusy(MindgraphError):
+    """Another embed holds the workspace's embed lock, and the caller would not wait."""
 
 
 class AccessError(MindgraphError):

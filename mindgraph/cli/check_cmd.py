@@ -13,23 +13,23 @@ from .common import EXIT_PROBLEMS, echo, emit_json, json_option, open_core, work
 @workspace_options
 @click.option("--strict", is_flag=True, help="Exit 1 when any error is found (for CI).")
 @click.option("--errors-only", is_flag=True, help="Hide warnings (no backlinks, duplicates, ...).")
-@click.option("--limit", type=click.IntRange(min=0), default=50, show_default=True,
-              help="Print at most this many findings (0: all). --json always has all.")
+@click.option("--limit", type=click.IntRange(min=0), default=5, show_default=True,
+              help="Print at most this many findings of each kind (0: all). --json always "
+                   "has all.")
+@click.option("--all", "show_all", is_flag=True, help="Print every finding (--limit 0).")
 @json_option
-def check_command(settings, strict: bool, errors_only: bool, limit: int, as_json: bool) -> None:
+def check_command(settings, strict: bool, errors_only: bool, limit: int, show_all: bool,
+                  as_json: bool) -> None:
     """Lint the wiki: broken/ambiguous links, pages without backlinks or frontmatter, duplicates,
-    disputed pages; and the trust mix."""
+    disputed pages; and the trust mix. Findings are grouped by kind, errors first, a few of
+    each (--all: every one)."""
     settings.require_wiki()
     report = open_core(settings).check()
     if as_json:
         emit_json(report.to_dict())
     else:
         shown = report.errors if errors_only else list(report.findings)
-        for finding in shown[: limit or None]:
-            echo(f"{finding.severity:7} {finding.kind:16} {finding.location(settings.paths.raw)}: "
-                 f"{finding.message}")
-        if limit and len(shown) > limit:
-            echo(f"... and {len(shown) - limit} more (--limit 0 shows all).")
+        _print_findings(shown, 0 if show_all else limit, settings.paths.raw)
         counts = ", ".join(f"{kind} {n}" for kind, n in report.counts().items()) or "nothing"
         errors, warnings = len(report.errors), len(report.warnings)
         echo(f"{report.pages} pages: {errors} error{'s' * (errors != 1)}, "
@@ -38,6 +38,23 @@ def check_command(settings, strict: bool, errors_only: bool, limit: int, as_json
             echo(f"trust: {describe_mix(report.trust)}")
     if strict and report.errors:
         raise SystemExit(EXIT_PROBLEMS)
+
+
+def _print_findings(findings: list, limit: int, raw_folder: str) -> None:
+    """Each kind's findings together (errors first, then by kind), at most ``limit`` of each
+    (0: all) and a line saying how many more: 761 missing images of a vault published
+    without them are one kind, not 761 lines before the first broken link."""
+    kinds: dict[tuple[bool, str], list] = {}
+    for finding in findings:
+        kinds.setdefault((finding.severity != "error", finding.kind), []).append(finding)
+    for (_, kind), group in sorted(kinds.items()):
+        cut = limit if limit and len(group) > limit + 1 else None    # not "... and 1 more"
+        for finding in group[:cut]:
+            echo(f"{finding.severity:7} {kind:16} {finding.location(raw_folder)}: "
+                 f"{finding.message}")
+        if cut:
+            echo(f"{group[0].severity:7} {kind:16} ... and {len(group) - limit} more "
+                 f"(--all lists every finding).")
 
 
 def register(group: click.Group) -> None:

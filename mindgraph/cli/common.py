@@ -61,7 +61,7 @@ def dir_option(func: Callable[..., Any]) -> Callable[..., Any]:
 def config_option(func: Callable[..., Any]) -> Callable[..., Any]:
     """Add --config (an explicit config file)."""
     return click.option("--config", "config_path", default=None, help=CONFIG_HELP,
-                        type=click.Path(dir_okay=False, path_type=Path))(func)
+                        type=click.Path(path_type=Path))(func)
 
 
 def group_workspace_options(func: Callable[..., Any]) -> Callable[..., Any]:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import click
 
 from ..config import Settings
 from ..core import Mindgraph
+from ..vectors.lock import embed_lock
 from ..vectors.sync import SyncReport
 from .common import echo, emit_json, is_terminal, json_option, workspace_options
 from .progress import Progress
@@ -21,35 +24,43 @@ from .progress import Progress
               help="Then build the model's approximate index (pgvector's HNSW, the embedded "
                    "store's graph) again with the configured settings; queries use the old "
                    "one until the new one is ready.")
+@click.option("--no-wait", is_flag=True,
+              help="When another embed is running in this workspace, fail (exit 1) instead "
+                   "of waiting for it to finish.")
 @json_option
 def embed_command(settings: Settings, dry_run: bool, drop_other_models: bool,
-                  rebuild_index: bool, as_json: bool) -> None:
+                  rebuild_index: bool, no_wait: bool, as_json: bool) -> None:
     """Embed new and changed wiki sections into the vector store; remove deleted ones.
 
     Unchanged sections are skipped (a re-run makes no embedding call). The model and store
     come from mindgraph.yml (embedding.*, store.*); the default is the offline MiniLM model
-    and the embedded store under the state folder.
+    and the embedded store under the state folder. One embed runs at a time in a workspace:
+    a second waits for the first (--no-wait: fails), then embeds what is left.
     """
-    mg = Mindgraph(settings)
-
     def notice(message: str) -> None:       # on stderr: stdout may be --json
         echo(message[0].upper() + message[1:] + ".", err=True)
 
+    settings.require_wiki()             # first: outside a workspace say so, creating nothing
+    mg = Mindgraph(settings)
+    # held from the plan on: a second embed plans after the first has stored its vectors
+    lock = contextlib.nullcontext() if dry_run else \
+        embed_lock(settings.state_dir, wait=not no_wait, notice=notice)
     try:
-        plan = mg.plan_embed()
-        keep = sorted(p.path for p in mg.vault().problems if p.path not in mg.vault().pages)
-        # a bar on a terminal (not under --json); elsewhere a line now and then
-        if not dry_run and not (as_json and is_terminal()) and plan.to_embed:
-            # the ETA in tokens: a chunk's time goes with its tokens (cli/eta.py)
-            with Progress("Embedding", "chunks", len(plan.to_embed),
-                          work=[c.tokens for c in plan.to_embed]) as progress:
-                report, dropped = mg.embed(plan=plan, drop_other_models=drop_other_models,
-                                           progress=progress.advance,
+        with lock:
+            plan = mg.plan_embed()
+            keep = sorted(p.path for p in mg.vault().problems if p.path not in mg.vault().pages)
+            # a bar on a terminal (not under --json); elsewhere a line now and then
+            if not dry_run and not (as_json and is_terminal()) and plan.to_embed:
+                # the ETA in tokens: a chunk's time goes with its tokens (cli/eta.py)
+                with Progress("Embedding", "chunks", len(plan.to_embed),
+                              work=[c.tokens for c in plan.to_embed]) as progress:
+                    report, dropped = mg.embed(plan=plan, drop_other_models=drop_other_models,
+                                               progress=progress.advance,
+                                               rebuild_index=rebuild_index, notice=notice)
+            else:
+                report, dropped = mg.embed(plan=plan, dry_run=dry_run,
+                                           drop_other_models=drop_other_models,
                                            rebuild_index=rebuild_index, notice=notice)
-        else:
-            report, dropped = mg.embed(plan=plan, dry_run=dry_run,
-                                       drop_other_models=drop_other_models,
-                                       rebuild_index=rebuild_index, notice=notice)
     finally:
         mg.close()
     if as_json:

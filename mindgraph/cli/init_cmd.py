@@ -55,11 +55,19 @@ def init_command(directory: Path, force: bool, as_json: bool) -> None:
 # the filesystem's root and the folders an operating system keeps its own files in: a
 # workspace there would put raw/, wiki/ and mindgraph.yml among them (and, as root, succeed)
 # (/bin, /sbin and /lib are links to /usr's on merged-/usr systems, most Linux today: each is
-# checked as written and resolved, and /usr's own folders are listed)
-SYSTEM_FOLDERS = frozenset({"/", "/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64",
-                            "/opt", "/proc", "/root", "/run", "/sbin", "/srv", "/sys", "/usr",
-                            "/usr/bin", "/usr/lib", "/usr/lib32", "/usr/lib64", "/usr/sbin",
-                            "/var"})
+# checked as written and resolved, and /usr's own folders are listed). The scratch folders
+# shared by every user (/tmp, /var/tmp, /dev/shm) are refused themselves; a project folder
+# inside one (/var/tmp/notes) is anyone's own and accepted, as is any folder under the others.
+SYSTEM_FOLDERS = frozenset({
+    "/", "/bin", "/boot", "/dev", "/dev/shm", "/etc", "/home", "/lib", "/lib32", "/lib64",
+    "/opt", "/proc", "/root", "/run", "/sbin", "/srv", "/sys", "/tmp",
+    "/usr", "/usr/bin", "/usr/include", "/usr/lib", "/usr/lib32", "/usr/lib64", "/usr/libexec",
+    "/usr/sbin", "/usr/share", "/usr/src",
+    "/usr/local", "/usr/local/bin", "/usr/local/etc", "/usr/local/include", "/usr/local/lib",
+    "/usr/local/libexec", "/usr/local/sbin", "/usr/local/share", "/usr/local/src",
+    "/var", "/var/cache", "/var/lib", "/var/lock", "/var/log", "/var/mail", "/var/opt",
+    "/var/run", "/var/spool", "/var/tmp"})
+SCRATCH_FOLDERS = frozenset({"/tmp", "/var/tmp", "/dev/shm"})
 
 
 def _refuse_system_folder(directory: Path) -> None:
@@ -68,6 +76,11 @@ def _refuse_system_folder(directory: Path) -> None:
     for folder in (written, directory.resolve()):
         if folder != Path(folder.anchor) and folder.as_posix() not in SYSTEM_FOLDERS:
             continue
+        if folder.as_posix() in SCRATCH_FOLDERS:
+            raise ConfigClickError(f"{folder} is a scratch folder every user shares; mindgraph "
+                                   f"would write raw/, wiki/ and mindgraph.yml into it. Give "
+                                   f"`mindgraph init` a folder of your own, e.g. "
+                                   f"{folder}/notes or ~/notes (asked for {directory}).")
         raise ConfigClickError(f"{folder} is a system folder; mindgraph would write raw/, "
                                f"wiki/ and mindgraph.yml into it. Give `mindgraph init` a "
                                f"folder of your own, e.g. ~/notes (asked for {directory}).")

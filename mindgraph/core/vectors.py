@@ -171,10 +171,21 @@ class VectorSearch(WarmIndexes):
         ``rebuild_index`` then builds the model's approximate index again with the configured
         settings (one built with other settings is otherwise kept, and reported); ``notice``
         (a function of one message) hears what happens meanwhile (waiting for another
-        process's rebuild of the same index).
+        process's embed in the workspace, or its rebuild of the same index).
 
         The core lock is held only while the plan is taken and when the new vectors go live:
         queries keep being answered during the model calls (the stores are thread-safe)."""
+        from ..vectors.lock import embed_lock
+
+        # one embed at a time in the workspace: another waits, then plans again (lock.py); a
+        # caller that passes its ``plan`` holds embed_lock while planning. A dry run only reads.
+        with contextlib.nullcontext() if dry_run else \
+                embed_lock(self.settings.state_dir, notice=notice):
+            return self._embed(dry_run=dry_run, drop_other_models=drop_other_models, plan=plan,
+                               progress=progress, rebuild_index=rebuild_index, notice=notice)
+
+    def _embed(self, *, dry_run: bool, drop_other_models: bool, plan: Any, progress: Any,
+               rebuild_index: bool, notice: Any) -> Any:
         from ..vectors.live import NO_LIMIT
         from ..vectors.sync import apply_sync, report_of
 

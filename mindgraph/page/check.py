@@ -2,10 +2,13 @@
 and permalinks.
 
 Errors are defects a reader hits (a link that goes nowhere or could go to several pages, a
-link to a heading, block or attachment that is not there, a file that cannot be read, two
-pages of one language at one permalink);
+link to a heading or block that is not there, a file that cannot be read, two pages of one
+language at one permalink);
 warnings are structure worth a look (no backlinks, no frontmatter, two pages with one title,
-a symlinked folder leading out of the vault, which scans skip).
+a symlinked folder leading out of the vault, which scans skip) and attachments that are not
+there: a missing image, video or PDF leaves its page whole, its text, links and search
+unchanged (a vault published without its attachments, as the Obsidian Help vault, has
+hundreds; they made `check` report 761 errors there).
 A finding about a compiled page also names its raw note and the line there (``raw_path``,
 ``raw_line``): raw/ is where it is fixed. The same finding twice (two equal links on one
 line) is reported once.
@@ -26,6 +29,9 @@ from .resolve import Resolution
 from .vault import Vault, symlinked_folders_outside
 
 Severity = Literal["error", "warning"]
+# link findings that are warnings: a stale link still resolves; a missing attachment leaves
+# the page whole (see the module docstring)
+WARNING_LINKS = frozenset({"stale-link", "missing-attachment"})
 
 
 @dataclass(frozen=True)
@@ -105,7 +111,7 @@ def check_vault(vault: Vault, raw_dir: Path | None = None,
         if result.status == "resolved" and result.target != page.path:
             incoming[result.target] += 1
         for kind, message in _link_problems(vault, page, link, result, anchors, attachments):
-            severity: Severity = "warning" if kind == "stale-link" else "error"  # it resolves
+            severity: Severity = "warning" if kind in WARNING_LINKS else "error"
             findings.append(_placed(Finding(severity, kind, page.path, link.line, message),
                                     page, link, raw))
     titles: dict[str, list[str]] = defaultdict(list)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import datetime as _dt
+import re
 from typing import Any
 
 import yaml
@@ -77,12 +78,32 @@ def _load_frontmatter(block: str | None, path: str) -> tuple[dict[str, Any], str
     if not isinstance(data, dict):
         return {}, (f"{path}:2: frontmatter must be a mapping of keys (key: value), "
                     f"got {type(data).__name__}.")
-    try:
-        return _plain(data, [MAX_FRONTMATTER_VALUES]), None
-    except _TooBig:
-        return {}, (f"{path}:2: frontmatter holds more than {MAX_FRONTMATTER_VALUES:,} values "
-                    f"once its YAML aliases (&name / *name) are expanded, or nests deeper "
-                    f"than {MAX_FRONTMATTER_DEPTH}. Write the values out or shorten it.")
+    budget, plain = [MAX_FRONTMATTER_VALUES - 1], {}
+    for key, value in data.items():             # field by field, to name the one too big
+        left = budget[0]
+        try:
+            plain[str(key)] = _plain(value, budget, 1)
+        except _TooBig as exc:
+            return {}, _too_big(path, block, str(key), value, left, exc.args[0] == "deep")
+    return plain, None
+
+
+def _too_big(path: str, block: str, key: str, value: Any, left: int, deep: bool) -> str:
+    """The message for frontmatter field ``key`` past MAX_FRONTMATTER_DEPTH or past the
+    MAX_FRONTMATTER_VALUES budget (``left`` of it when the field began), at the field's
+    line (a top-level ``key:`` of the block; the opening '---' is line 1)."""
+    line = next((i + 2 for i, text in enumerate(block.split("\n"))
+                 if re.match(rf"""(['"]?){re.escape(key)}\1\s*:""", text)), 2)
+    where = f"{path}:{line}: frontmatter field '{key}'"
+    if deep:
+        return (f"{where} nests deeper than {MAX_FRONTMATTER_DEPTH} levels (or holds a YAML "
+                f"alias of itself). Flatten it.")
+    limit = f"the {MAX_FRONTMATTER_VALUES:,}-value limit for a note's frontmatter"
+    if isinstance(value, (list, dict)) and len(value) >= left:
+        return (f"{where} holds {len(value):,} items, past {limit}. Shorten the list, or "
+                f"move it into the note's body.")
+    return (f"{where} is past {limit} once its YAML aliases (&name / *name) are expanded. "
+            f"Write the values out, or shorten them.")
 
 
 MAX_FRONTMATTER_VALUES = 10_000    # a YAML alias bomb expands 1 KB into billions of values
@@ -170,8 +191,10 @@ def _plain(value: Any, budget: list[int], depth: int = 0) -> Any:
     JSON-serialisable; at most ``budget[0]`` values (aliases expanded) and
     ``MAX_FRONTMATTER_DEPTH`` levels, else ``_TooBig``."""
     budget[0] -= 1
-    if budget[0] < 0 or depth > MAX_FRONTMATTER_DEPTH:
-        raise _TooBig
+    if budget[0] < 0:
+        raise _TooBig("many")
+    if depth > MAX_FRONTMATTER_DEPTH:
+        raise _TooBig("deep")
     if isinstance(value, (_dt.date, _dt.datetime)):
         return value.isoformat()
     if isinstance(value, (bytes, bytearray)):                     # !!binary

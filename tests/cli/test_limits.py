@@ -104,3 +104,20 @@ def test_the_defaults_agree_with_each_other():
     settings = load_settings("/nonexistent-folder-for-defaults")
     assert settings.compile.max_note_bytes <= settings.limits.max_page_bytes
     assert PageLimits.of(settings.limits) == PageLimits()
+
+
+def test_a_config_over_one_mib_is_refused_unread_naming_the_file_and_the_limit(tmp_path):
+    base = _workspace(tmp_path)
+    big = tmp_path / "big.yml"
+    big.write_text("embedding:\n  provider: hashing\n" + "# padding\n" * 5_300_000)  # ~53 MB
+    size = big.stat().st_size
+    given = _run("--config", str(big), "stats")                 # given with --config
+    big.replace(base / "mindgraph.yml")
+    found = _run("stats", "-C", str(base))                      # the workspace's own
+    for result, path in ((given, big), (found, base / "mindgraph.yml")):
+        assert result.exit_code == 2
+        assert (f"Error: Config file {path} is {size:,} bytes, over the 1,048,576-byte "
+                f"(1 MiB) limit for a config file; not read.") in result.output
+    (base / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n"
+                                        + "# padding\n" * 100_000)        # ~1 MB: under
+    assert _run("stats", "-C", str(base)).exit_code == 0

@@ -6,6 +6,8 @@ a config key misspelt, -C to a folder that does not exist."""
 
 import hashlib
 import json
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -187,15 +189,34 @@ def test_init_names_a_folder_it_cannot_create(tmp_path):
 
 
 # /bin, /sbin and /lib: links to /usr's folders on merged-/usr systems (were accepted)
+# /usr/local's, /usr's other folders and the shared scratch folders (were accepted)
 @pytest.mark.parametrize("folder", ["/", "/etc", "/usr/../var", "/tmp/..", "/bin", "/sbin",
-                                    "/lib", "/usr/bin"])
+                                    "/lib", "/usr/bin", "/usr/local", "/usr/local/bin",
+                                    "/usr/local/etc", "/usr/local/lib", "/usr/local/sbin",
+                                    "/usr/local/share/", "/usr/share", "/usr/include",
+                                    "/usr/libexec", "/usr/src", "/var/tmp", "/dev/shm", "/tmp",
+                                    "/var/lib", "/home"])
 def test_init_refuses_the_root_and_system_folders(folder):
     made = [Path(folder).resolve() / name for name in ("mindgraph.yml", "raw", "wiki")]
     existed = [path.exists() for path in made]
     result = run("init", folder)
-    assert result.exit_code == 2 and "is a system folder" in result.output
-    assert "e.g. ~/notes" in result.output and "Traceback" not in result.output
+    scratch = folder in ("/tmp", "/var/tmp", "/dev/shm")
+    assert result.exit_code == 2
+    assert ("is a scratch folder every user shares" if scratch else "is a system folder") \
+        in result.output
+    assert (f"e.g. {folder}/notes or ~/notes" if scratch else "e.g. ~/notes") in result.output
+    assert "Traceback" not in result.output
     assert [path.exists() for path in made] == existed       # nothing written there
+
+
+def test_init_accepts_a_project_folder_inside_a_shared_scratch_folder():
+    base = Path(tempfile.mkdtemp(dir="/var/tmp", prefix="mindgraph-init-"))
+    try:
+        result = run("init", base / "notes")
+        assert result.exit_code == 0, result.output
+        assert (base / "notes" / "mindgraph.yml").is_file()
+    finally:
+        shutil.rmtree(base)
 
 
 # -- 4. an empty raw/ says so ---------------------------------------------------------------------

@@ -102,3 +102,22 @@ def test_ingest_replaces_a_fifo_where_its_page_belongs(workspace_with_fifos):
     assert result.exit_code == 0, result.output
     assert (base / "wiki" / "Blocked.md").is_file()
     assert "A note whose page is a FIFO." in (base / "wiki" / "Blocked.md").read_text()
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("kind", ["device", "fifo", "folder"])
+def test_a_config_given_with_config_that_is_not_a_regular_file_is_a_clear_error(tmp_path, kind):
+    """--config /dev/null said the file "does not exist"; a folder was click's usage error."""
+    config = {"device": "/dev/null", "fifo": str(tmp_path / "pipe.yml"),
+              "folder": str(tmp_path / "kb")}[kind]
+    if kind == "fifo":
+        os.mkfifo(config)
+    if kind == "folder":
+        assert CliRunner().invoke(cli, ["init", config]).exit_code == 0
+    result = CliRunner().invoke(cli, ["--config", config, "stats"], catch_exceptions=False)
+    assert result.exit_code == 2
+    expected = {"device": "a device", "fifo": "a named pipe (FIFO)", "folder": "a folder"}[kind]
+    assert f"Error: Config file {config} is {expected}, not a regular file;" in result.output
+    if kind == "folder":
+        assert f"--config {config}/mindgraph.yml) or the folder with -C" in result.output
+    assert "Traceback" not in result.output and "does not exist" not in result.output

@@ -201,3 +201,24 @@ def test_a_dry_run_says_what_it_would_do_with_deleted_notes(workspace, write_raw
     result = run("ingest", "-C", str(workspace), "--allow-removals")
     assert "  gone.md: raw note deleted; removed wiki/gone.md." in result.output
     assert "wrote it: kept it and marked it source_deleted: true." in result.output
+
+
+def test_a_frontmatter_list_past_the_value_limit_fails_its_note_naming_the_field(workspace,
+                                                                               write_raw):
+    """tags: with 100,000 items said "more than 10,000 values once its YAML aliases are
+    expanded, or nests deeper than 50" at line 2, whatever the field and its line."""
+    tags = "\n".join(f"  - t{i}" for i in range(100_000))
+    write_raw("many.md", f"---\ncreated: 2024-01-01\ntags:\n{tags}\n---\n# Many\n\nBody.\n")
+    write_raw("fine.md", "# Fine\n\nA note beside it.\n")
+    before = tree_bytes(workspace / "raw")
+    result = run("ingest", "-C", str(workspace))
+    assert result.exit_code == 1
+    assert "  many.md:3: frontmatter field 'tags' holds 100,000 items, past the 10,000-value " \
+           "limit for a note's frontmatter. Shorten the list, or move it into the note's " \
+           "body." in result.output.splitlines()
+    assert "Ingested 1, skipped 0, failed 1" in result.output     # the other note goes on
+    assert [p.name for p in (workspace / "wiki").glob("*.md")] == ["fine.md"]
+    assert tree_bytes(workspace / "raw") == before                # raw/ untouched
+    data = json.loads(run("ingest", "-C", str(workspace), "--json").stdout)
+    assert {f["path"]: f["reason"] for f in data["files"] if f.get("reason")}["many.md"] \
+        .startswith("many.md:3: frontmatter field 'tags' holds 100,000 items")

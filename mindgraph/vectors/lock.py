@@ -1,0 +1,98 @@
+"""One embed at a time per workspace: an advisory lock on ``embed.lock`` in the state folder.
+
+Two `mindgraph embed` runs (or an embed and a server's embed job) on one workspace each
+planned every new chunk and embedded it: twice the model calls and store writes. The second
+now waits for the first (saying so, with its pid) and then plans again, finding what the
+first embedded already stored. The lock is POSIX ``flock``: the kernel releases it when its
+holder ends, SIGKILL included, so a killed embed never leaves a stale lock. Processes take
+turns; within one process it is shared (the CLI holds it across its plan and the embed it
+runs, and a server's embeds that overlap are coordinated by core's LiveVectors: the last to
+end catches up). Without ``fcntl`` (Windows) it is a no-op.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from ..errors import EmbedBusy
+
+LOCK_FILENAME = "embed.lock"
+
+
+class _Holding:
+    """This process's hold on one lock file: how many embeds share it, and its descriptor."""
+
+    def __init__(self) -> None:
+        self.gate = threading.Lock()        # one thread takes the flock; the others join it
+        self.count = 0
+        self.fd = -1
+
+
+_holding: dict[str, _Holding] = {}
+_holding_guard = threading.Lock()
+
+
+@contextlib.contextmanager
+def embed_lock(state_dir: Path, *, wait: bool = True,
+               notice: Callable[[str], None] | None = None) -> Iterator[None]:
+    """Hold the workspace's embed lock. When another process holds it: with ``wait``, tell
+    ``notice`` (once) and block until it is free; else raise EmbedBusy naming its pid."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: run one embed at a time
+        yield
+        return
+    state_dir.mkdir(parents=True, exist_ok=True)
+    path = str((state_dir / LOCK_FILENAME).resolve())
+    with _holding_guard:
+        holding = _holding.setdefault(path, _Holding())
+    with holding.gate:
+        if holding.count == 0:
+            holding.fd = _take(path, fcntl, wait, notice)
+        holding.count += 1
+    try:
+        yield
+    finally:
+        with holding.gate:
+            holding.count -= 1
+            if holding.count == 0:
+                fcntl.flock(holding.fd, fcntl.LOCK_UN)
+                os.close(holding.fd)
+                holding.fd = -1
+
+
+def _take(path: str, fcntl: Any, wait: bool, notice: Callable[[str], None] | None) -> int:
+    """Open ``path`` and flock it (see embed_lock); the descriptor, with our pid written in."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _holder(fd)
+            if not wait:
+                raise EmbedBusy(f"another `mindgraph embed` is running in this workspace"
+                                f"{holder} (it holds {path}). Run again when it has finished, "
+                                f"or leave out --no-wait to wait for it.") from None
+            if notice is not None:
+                notice(f"another `mindgraph embed` is running in this workspace{holder}; "
+                       f"waiting for it to finish, then embedding what it left")
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        return fd
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _holder(fd: int) -> str:
+    """`` (pid N)`` from the lock file the holder wrote its pid into, or "" when not yet."""
+    try:
+        pid = os.pread(fd, 32, 0).decode("ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return ""
+    return f" (pid {pid})" if pid.isdigit() else ""

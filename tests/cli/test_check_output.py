@@ -1,0 +1,69 @@
+"""`mindgraph check`'s text output in proportion: each kind's findings together, errors first,
+a few of each and how many more (--all: every one; --json always complete); a missing
+attachment is a warning (the Obsidian Help vault, published without its images, had 761
+missing-attachment errors, listed before its 101 broken links)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from mindgraph.cli import cli
+
+
+def run(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+
+
+@pytest.fixture
+def vault(tmp_path):
+    """A wiki whose pages embed 40 images that are not there, and hold 2 broken links."""
+    wiki = tmp_path / "wiki"
+    wiki.mkdir()
+    (tmp_path / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n")
+    for i in range(8):
+        images = "\n".join(f"![[shot-{i}-{j}.png]]" for j in range(5))
+        (wiki / f"Page {i}.md").write_text(f"---\ntitle: Page {i}\n---\nSee [[Page "
+                                           f"{(i + 1) % 8}]].\n\n{images}\n")
+    (wiki / "Page 0.md").write_text((wiki / "Page 0.md").read_text() + "[[Nowhere]] [[Gone]]\n")
+    return tmp_path
+
+
+def test_a_missing_attachment_is_a_warning_and_strict_passes_on_it_alone(vault):
+    report = json.loads(run("check", "-C", vault, "--json").stdout)
+    attachments = [f for f in report["findings"] if f["kind"] == "missing-attachment"]
+    assert len(attachments) == 40 and {f["severity"] for f in attachments} == {"warning"}
+    assert (report["errors"], report["warnings"]) == (2, 40)       # the two broken links
+    assert run("check", "-C", vault, "--strict").exit_code == 1
+    page = vault / "wiki" / "Page 0.md"
+    page.write_text(page.read_text().replace("[[Nowhere]] [[Gone]]", ""))
+    assert run("check", "-C", vault, "--strict").exit_code == 0    # images alone: exit 0
+
+
+def test_text_output_groups_kinds_errors_first_with_a_few_of_each(vault):
+    text = run("check", "-C", vault).output.splitlines()
+    assert text[:2] == [
+        "error   broken-link      Page 0.md:11: [[Nowhere]] points to no page. Create the page "
+        "or fix the link's spelling.",
+        "error   broken-link      Page 0.md:11: [[Gone]] points to no page. Create the page or "
+        "fix the link's spelling."]
+    shown = [line for line in text if line.startswith("warning missing-attachment Page")]
+    assert len(shown) == 5
+    assert "warning missing-attachment ... and 35 more (--all lists every finding)." in text
+    assert text[-2].startswith("8 pages: 2 errors, 40 warnings (broken-link 2, "
+                               "missing-attachment 40).")
+    every = run("check", "-C", vault, "--all").output
+    assert every.count("warning missing-attachment Page") == 40 and "more (--all" not in every
+    assert run("check", "-C", vault, "--limit", "0").output == every
+    three = run("check", "-C", vault, "--limit", "3").output
+    assert "warning missing-attachment ... and 37 more" in three
+    assert "error   broken-link      ... and" not in three            # 2 of 2 shown
+
+
+def test_one_more_is_shown_rather_than_counted(vault):
+    (vault / "wiki" / "Page 1.md").write_text("---\ntitle: Page 1\n---\nSee [[Page 2]], "
+                                              "![[a.png]] [[Nowhere]].\n")
+    text = run("check", "-C", vault, "--limit", "35").output
+    assert text.count("warning missing-attachment Page") == 36 and "1 more" not in text

@@ -1,0 +1,119 @@
+"""Two `mindgraph embed` runs on one workspace: the second waits for the first (saying so,
+with its pid) and then embeds only what is left, so every chunk is embedded once, not twice.
+Real processes, a real flock (vectors/lock.py); the holder killed with SIGKILL frees it."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from mindgraph.cli import cli
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs flock (POSIX)")
+
+# `mindgraph embed --json` with the hashing model slowed (a progress line after every batch)
+SLOW = """
+import sys, time
+from mindgraph.cli import progress
+from mindgraph.providers.embedding import hashing
+progress.EVERY_S = 0.0
+embed = hashing.HashingEmbedder.embed_documents
+def slow(self, texts, *args):
+    time.sleep(0.3)
+    return embed(self, texts, *args)
+hashing.HashingEmbedder.embed_documents = slow
+from mindgraph.cli import main
+sys.argv = ["mindgraph", "embed", "--json", "-C", sys.argv[1]]
+main()
+"""
+MINDGRAPH = [sys.executable, "-m", "mindgraph"]
+
+
+@pytest.fixture
+def workspace(tmp_path):
+    """150 notes of two sections each, compiled, hashing embeddings (300 chunks)."""
+    (tmp_path / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n")
+    (tmp_path / "raw").mkdir()
+    for i in range(150):
+        (tmp_path / "raw" / f"Note {i}.md").write_text(
+            f"# Note {i}\n\nText of note {i}.\n\n## Part\nMore about topic {i}.\n")
+    assert CliRunner().invoke(cli, ["ingest", "-C", str(tmp_path)]).exit_code == 0
+    return tmp_path
+
+
+def start(*args, slow_workspace=None):
+    command = [sys.executable, "-c", SLOW, str(slow_workspace)] if slow_workspace else \
+        [*MINDGRAPH, *args]
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+
+
+def wait_for_line(process, start_of_line):
+    """Read ``process``'s stderr up to a line starting so (the lines read before it)."""
+    seen = []
+    for line in process.stderr:
+        seen.append(line)
+        if line.startswith(start_of_line):
+            return seen
+    raise AssertionError(f"no line starting {start_of_line!r}: {''.join(seen)}")
+
+
+def finish(process):
+    out, err = process.communicate(timeout=120)
+    return process.returncode, out, err
+
+
+@pytest.mark.timeout(180)
+def test_a_second_embed_waits_for_the_first_and_embeds_nothing_twice(workspace):
+    first = start(slow_workspace=workspace)
+    wait_for_line(first, "Embedding: ")                 # it holds the lock, mid-run
+    second = start("embed", "--json", "-C", str(workspace))
+    waiting = wait_for_line(second, "Another `mindgraph embed` is running")[-1]
+    assert waiting == (f"Another `mindgraph embed` is running in this workspace (pid "
+                       f"{first.pid}); waiting for it to finish, then embedding what it "
+                       f"left.\n")
+    code_first, out_first, _ = finish(first)
+    code_second, out_second, err_second = finish(second)
+    assert (code_first, code_second) == (0, 0), err_second
+    first_report, second_report = json.loads(out_first), json.loads(out_second)
+    assert first_report["chunks"] == 300 and first_report["embedded"] == 300
+    assert second_report["embedded"] == 0 and second_report["unchanged"] == 300
+
+
+@pytest.mark.timeout(180)
+def test_a_killed_holder_frees_the_lock_and_the_waiting_embed_does_the_rest(workspace):
+    first = start(slow_workspace=workspace)
+    wait_for_line(first, "Embedding: ")
+    second = start("embed", "--json", "-C", str(workspace))
+    wait_for_line(second, "Another `mindgraph embed` is running")
+    first.send_signal(signal.SIGKILL)
+    first.communicate(timeout=30)
+    assert first.returncode == -signal.SIGKILL
+    code, out, err = finish(second)
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["chunks"] == 300 and report["embedded"] + report["unchanged"] == 300
+    assert 0 < report["unchanged"] < 300            # what the killed one stored is kept
+    third = CliRunner().invoke(cli, ["embed", "--json", "-C", str(workspace)])
+    assert json.loads(third.stdout)["embedded"] == 0
+
+
+@pytest.mark.timeout(180)
+def test_no_wait_fails_at_once_naming_the_running_embed(workspace):
+    first = start(slow_workspace=workspace)
+    wait_for_line(first, "Embedding: ")
+    busy = subprocess.run([*MINDGRAPH, "embed", "--no-wait", "-C", str(workspace)],
+                          capture_output=True, text=True, timeout=60)
+    assert busy.returncode == 1
+    assert (f"Error: another `mindgraph embed` is running in this workspace (pid "
+            f"{first.pid}) (it holds ") in busy.stderr
+    assert "Run again when it has finished, or leave out --no-wait" in busy.stderr
+    assert "Traceback" not in busy.stderr
+    first.send_signal(signal.SIGKILL)
+    first.communicate(timeout=30)
