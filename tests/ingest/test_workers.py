@@ -175,13 +175,22 @@ def _frozen(_item):
 def test_what_the_workers_inherit_is_out_of_their_collections_and_nothing_stays_frozen_here():
     import gc
 
-    assert gc.get_freeze_count() == 0
+    gc.unfreeze()       # what other tests' loaded states froze here (page/cache.py)
     inherited = [object() for _ in range(100)]
     counts = list(in_workers(_frozen, inherited, 2, chunk=10))
     # each worker's collections skip what it inherited (no walk of it, no copy-on-write)
     assert len(counts) == 100 and min(counts) >= len(inherited)
     # and this process (a server's, a watcher's) collects everything again afterwards
     assert gc.get_freeze_count() == 0
+    # unless it keeps its long-lived objects frozen already (a loaded state or page cache,
+    # page/cache.py): those stay frozen, and so do these
+    gc.freeze()
+    try:
+        before = gc.get_freeze_count()
+        assert min(in_workers(_frozen, inherited, 2, chunk=10)) >= before
+        assert gc.get_freeze_count() >= before
+    finally:
+        gc.unfreeze()
 
 
 def test_mecab_is_checked_in_a_thread_while_reading_and_joined_before_the_next_fork():
