@@ -186,9 +186,8 @@ def test_what_the_workers_inherit_is_out_of_their_collections_and_nothing_stays_
     # page/cache.py): those stay frozen, and so do these
     gc.freeze()
     try:
-        before = gc.get_freeze_count()
-        assert min(in_workers(_frozen, inherited, 2, chunk=10)) >= before
-        assert gc.get_freeze_count() >= before
+        assert min(in_workers(_frozen, inherited, 2, chunk=10)) >= len(inherited)
+        assert gc.get_freeze_count() > 0        # not thawed
     finally:
         gc.unfreeze()
 
