@@ -9,6 +9,11 @@ With a baseline, ``same_output`` says whether both wrote the same wiki/ (every b
 page) and the same ingest state (each record but its ``stat``, the copy's own file times): a
 speed-up must not change what ingest writes.
 
+Bytecode: with PYTHONPYCACHEPREFIX set, the children write and read their bytecode there
+(PYTHONDONTWRITEBYTECODE is dropped for them: with both set, nothing is ever cached and every
+run compiled each module from source, ~15 % of a run's samples), and each python ingests one
+untimed copy first, so every timed run starts from cached bytecode.
+
 Every run gets its own copy of the vault (made before any run starts, and at least two
 seconds before it, so no note is "racy": see mindgraph/ingest/notes.py). Runs are interleaved
 (ours, baseline, ours, ...); the medians of the wall time and of the CPU time (user + system
@@ -37,12 +42,20 @@ VAULT = shared_corpora.corpora() / "obsidian-help"
 sys.path.insert(0, str(ROOT / "bench"))
 
 
+def child_env() -> dict[str, str]:
+    """The children's environment: with a bytecode prefix, bytecode is written there."""
+    env = dict(os.environ)
+    if env.get("PYTHONPYCACHEPREFIX"):
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
 def timed(python: str, workspace: Path) -> tuple[float, float, dict]:
     """(wall s, CPU s, the report) of one `mindgraph ingest --json` in a new process."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run([python, "-m", "mindgraph", "ingest", "-C", str(workspace), "--json"],
-                          capture_output=True, text=True, cwd=workspace)
+                          capture_output=True, text=True, cwd=workspace, env=child_env())
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode not in (0, 1):
@@ -111,7 +124,12 @@ def main() -> None:
     notes_done = 0
     with tempfile.TemporaryDirectory(prefix="mindgraph-ingest-speed-") as tmp:
         names = [f"{name}{run}" for run in range(args.runs) for name in pythons]
-        spaces = workspaces(Path(tmp), names, args.notes)
+        warm = bool(os.environ.get("PYTHONPYCACHEPREFIX"))
+        spaces = workspaces(Path(tmp), names + ([f"warm-{n}" for n in pythons] if warm else []),
+                            args.notes)
+        if warm:        # untimed: each tree's bytecode written to the prefix once
+            for name, python in pythons.items():
+                timed(python, spaces[f"warm-{name}"])
         for run in range(args.runs):
             for name, python in pythons.items():
                 loads.append(os.getloadavg()[0])
@@ -127,7 +145,9 @@ def main() -> None:
                 figures[name]["noop wall"].append(wall)
                 figures[name]["noop cpu"].append(cpu)
         compared = same_output(spaces["ours0"], spaces["baseline0"]) if args.baseline else None
-    out: dict = {"notes": notes_done, "runs": args.runs, "noop_runs": args.noop_runs}
+    out: dict = {"notes": notes_done, "runs": args.runs, "noop_runs": args.noop_runs,
+                 "bytecode": f"cached in {os.environ['PYTHONPYCACHEPREFIX']}" if warm
+                 else "as the environment has it (set PYTHONPYCACHEPREFIX to cache it)"}
     if compared is not None:
         out["same_output"] = compared
     for name, steps in figures.items():

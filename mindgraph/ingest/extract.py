@@ -54,6 +54,7 @@ _CODE_SPAN_RE = re.compile(r"`([^`]*)`")
 _BLOCK_ID_RE = re.compile(r"\s\^[\w-]+\s*$")
 _MARKUP_RE = re.compile(r"<[^<>\n]+>|https?://\S+")
 _LATIN_RUNS_RE = re.compile(r"[A-Za-z]+")
+_NOT_TAG_RE = re.compile(r"[^\w\-]+")
 
 
 def plain_text(line: str) -> str:
@@ -287,7 +288,7 @@ def _strip_markup(text: str) -> str:
 def folder_tag(path: str) -> str:
     """A nested tag from the note's folder ("Plugins/Core/x.md" → "plugins/core"), or ""."""
     folders = path.split("/")[:-1]
-    parts = [re.sub(r"[^\w\-]+", "-", f.strip().lower()).strip("-") for f in folders]
+    parts = [_NOT_TAG_RE.sub("-", f.strip().lower()).strip("-") for f in folders]
     return "/".join(p for p in parts if p)
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable
 
 from ..config import Settings
 from ..documents.overlay import CompileOverlay
@@ -32,7 +32,7 @@ from ..page.history import History, git_history
 from .compile_offline import OfflineCompiler
 from ..scopes import load_scopes
 from ..scopes.linking import LinkableIndexes
-from ..text.cjk import needs_chinese, preload
+from ..text.cjk import preload
 from .applying import ApplySteps
 from .bookkeeping import Bookkeeping, Progress
 from .guard import check_removals
@@ -51,6 +51,7 @@ from .targeted import TargetedSteps, scan_size
 from .term_matcher import matcher, scan_mentions
 from .trust_stash import TrustStash
 from .wikifs import WikiWriter, clean_temp_files
+from .warmup import Segmenters, import_sketches
 from .workers import in_workers, processes_for
 
 __all__ = ["LOCK_FILENAME", "Progress", "make_compiler", "run_ingest", "wiki_path_for"]
@@ -158,6 +159,7 @@ class _Run(TargetedSteps, ApplySteps, Bookkeeping):
         self.linkable = LinkableIndexes(load_scopes(settings))
         self.reader = NoteReader(settings.raw_dir, settings.compile.max_note_bytes,
                                  trust_stat=not force)
+        self.segmenters: Segmenters | None = None   # a first run's, while reading (warmup.py)
 
     # -- planning ---------------------------------------------------------------------------
 
@@ -238,23 +240,12 @@ class _Run(TargetedSteps, ApplySteps, Bookkeeping):
         processes = processes_for(int(getattr(self.compiler, "processes", 1)), len(fresh))
         if not processes:
             return [self.reader.load(f, r) for f, r in self._ticking("Reading", pairs)]
-        # NumPy (the notes' move sketches need it) is imported here while the workers read
-        read = iter(in_workers(_loaded(self.reader), fresh, processes, chunk=32,
-                               meanwhile=_import_sketches))
+        read = iter(in_workers(_loaded(self.reader), fresh, processes, chunk=32))
         loaded = (self.reader.load(*pair) if skip else next(read)
                   for pair, skip in zip(pairs, unread))
-        return list(self._ticking("Reading", self._loading_jieba(loaded), len(pairs)))
-
-    def _loading_jieba(self, notes: Iterable[Note]) -> Iterator[Note]:
-        """``notes``; at the first one to compile that is Chinese, jieba is loaded (its
-        dictionary built: ~0.13 s) here while the workers read the rest, not later beside
-        the dictionary check, when the Linking workers are done sooner and wait for it."""
-        wanted = True
-        for note in notes:
-            if wanted and note.text and self._may_compile(note) and needs_chinese(note.text):
-                preload([note.text])
-                wanted = False
-            yield note
+        # the segmenters the compile needs load while the notes come in (warmup.py)
+        self.segmenters = Segmenters(self._may_compile)
+        return list(self._ticking("Reading", self.segmenters.watch(loaded), len(pairs)))
 
     def _find_moves(self, notes: list[Note], live: set[str],
                     selected: Callable[[str], bool]) -> Callable[[], None]:
@@ -316,15 +307,21 @@ class _Run(TargetedSteps, ApplySteps, Bookkeeping):
                 continue
             counted.append((note.file.path, note.sha256))
             self.counted.add(note.file.path)
+        if self.segmenters is not None:
+            self.segmenters.join()      # MeCab's check, begun while reading (warmup.py)
         processes = processes_for(int(getattr(self.compiler, "processes", 1)), len(rescan))
         if processes:
             matcher(index)      # pattern and automaton built once here, not in every worker
-        # the segmenters the compile will need are loaded (and their dictionaries checked)
-        # here while the workers scan, not before the compile's workers fork (applying.py)
+
+        def meanwhile() -> None:
+            """While the workers scan: NumPy, and the segmenters the compile will need that
+            the reading did not load (a re-run's), not before the compile's workers fork."""
+            if self.segmenters is not None:
+                import_sketches()
+            preload(n.text or "" for n in rescan if self._may_compile(n))
+
         found = in_workers(_mentions(index), rescan, processes, chunk=32,
-                           meanwhile=lambda: preload(n.text or "" for n in rescan
-                                                     if self._may_compile(n))) \
-            if processes else map(_mentions(index), rescan)
+                           meanwhile=meanwhile) if processes else map(_mentions(index), rescan)
         for mentions, note in zip(self._ticking("Linking", found, len(rescan)), rescan):
             note.mentions, note.rescanned = mentions, True
             scanned.append(mentions)
@@ -409,14 +406,6 @@ class _Run(TargetedSteps, ApplySteps, Bookkeeping):
 def _loaded(reader: NoteReader) -> Callable[[tuple[RawFile, Any]], Note]:
     """A note loaded from (its scan entry, its record)."""
     return lambda pair: reader.load(*pair)
-
-
-def _import_sketches() -> None:
-    """Import sketches.py (and NumPy, with what a first sketch imports) now, so the
-    compile's workers inherit it."""
-    from . import sketches
-
-    sketches.warm()
 
 
 def _mentions(index: TitleIndex) -> Callable[[Note], tuple[str, ...]]:

@@ -42,6 +42,7 @@ MONTHS.update({name[:3]: i for name, i in list(MONTHS.items())})
 _MONTH = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|" \
          r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
 ISO_RE = re.compile(r"(?<!\d)(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)")
+_WORD_CHAR_RE = re.compile(r"\w")
 MDY_RE = re.compile(r"(?<![A-Za-z])" + _MONTH + r"\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})(?!\d)",
                     re.I)
 DMY_RE = re.compile(r"(?<!\d)(\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH + r",?\s+(\d{4})(?!\d)", re.I)
@@ -167,7 +168,7 @@ def _top_lines(body: str) -> Iterator[str]:
 
 def _only_a_date(line: str) -> bool:
     rest = ISO_RE.sub("", MDY_RE.sub("", DMY_RE.sub("", CJK_RE.sub("", line))))
-    return not re.search(r"\w", _MARKUP_RE.sub("", rest))
+    return not _WORD_CHAR_RE.search(_MARKUP_RE.sub("", rest))
 
 
 def parse_date_value(value: Any) -> dt.date | None:

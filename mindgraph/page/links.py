@@ -30,6 +30,9 @@ SCHEME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:")
 # at least one character that is not a digit (checked in extract_tags).
 TAG_RE = re.compile(r"(?:(?<=\s)|^)#([\w\-/]+)")
 _TAG_CHARS_RE = re.compile(r"^[\w\-/]+$")
+_LINK_URL_RE = re.compile(r"\]\([^)]*\)")     # a Markdown link's (url): no #tag in it
+_BARE_URL_RE = re.compile(r"https?://\S+")
+_TAG_SEPARATORS_RE = re.compile(r"[,\s]+")
 
 _RELATION_KEYS = {
     "related": "related", "depends_on": "depends_on", "depends-on": "depends_on",
@@ -195,8 +198,8 @@ def extract_tags(masked_lines: Iterable[str]) -> list[str]:
             continue
         # Drop link syntax first: "[[Note#Heading]]" and "(url#frag)" are not tags.
         line = WIKILINK_RE.sub(" ", line)
-        line = re.sub(r"\]\([^)]*\)", " ", line)
-        line = re.sub(r"https?://\S+", " ", line)
+        line = _LINK_URL_RE.sub(" ", line)
+        line = _BARE_URL_RE.sub(" ", line)
         for match in TAG_RE.finditer(line):
             tag = match.group(1).rstrip("/")
             if tag and _TAG_CHARS_RE.match(tag) and not tag.replace("/", "").isdigit():
@@ -209,7 +212,7 @@ def frontmatter_tags(frontmatter: Mapping[str, Any]) -> list[str]:
     tags: list[str] = []
     for key in ("tags", "tag"):
         for item in _as_list(frontmatter.get(key)):
-            for part in re.split(r"[,\s]+", str(item)):
+            for part in _TAG_SEPARATORS_RE.split(str(item)):
                 part = part.strip().lstrip("#")
                 if part:
                     tags.append(part)

@@ -12,6 +12,11 @@ from typing import Callable
 
 FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 HEADING_RE = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
+# compiled once (hot paths: every heading and comment of every note)
+_CLOSING_HASHES = re.compile(r"[ \t]+#+$")
+_NOT_NEWLINE = re.compile(r"[^\n]")
+_SLUG_PUNCTUATION = re.compile(r"[`*_~\[\]()<>\"'!?.,:;{}|\\/=+^$@%&]")
+_SLUG_SEPARATORS = re.compile(r"[\s#-]+")
 INLINE_CODE_RE = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 _COMMENT_CLOSERS = {"%%": "%%", "<!--": "-->"}
 FRONTMATTER_RE = re.compile(r"\A---[ \t]*\r?\n(.*?)(?:\r?\n)?^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)",
@@ -104,7 +109,7 @@ def replace_comments(text: str, replace: Callable[[str], str]) -> str:
 
 def mask_comments(text: str) -> str:
     """Replace Obsidian %%comments%% and HTML comments with spaces (newlines kept)."""
-    return replace_comments(text, lambda comment: re.sub(r"[^\n]", " ", comment))
+    return replace_comments(text, lambda comment: _NOT_NEWLINE.sub(" ", comment))
 
 
 def find_headings(lines: list[str], masked_lines: list[str],
@@ -120,7 +125,7 @@ def find_headings(lines: list[str], masked_lines: list[str],
         if not match:
             continue
         text = (match.group(2) or "").strip()
-        text = re.sub(r"[ \t]+#+$", "", text).strip()
+        text = _CLOSING_HASHES.sub("", text).strip()
         if not text:
             continue
         headings.append(Heading(first_line + offset, len(match.group(1)), text))
@@ -129,5 +134,5 @@ def find_headings(lines: list[str], masked_lines: list[str],
 
 def slugify(text: str) -> str:
     """A URL-safe id fragment that keeps letters of every script (CJK included)."""
-    text = re.sub(r"[`*_~\[\]()<>\"'!?.,:;{}|\\/=+^$@%&]", " ", text.lower())
-    return re.sub(r"[\s#-]+", "-", text).strip("-") or "section"
+    text = _SLUG_PUNCTUATION.sub(" ", text.lower())
+    return _SLUG_SEPARATORS.sub("-", text).strip("-") or "section"

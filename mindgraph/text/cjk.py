@@ -268,7 +268,7 @@ def _parts(word: str, jieba: Any) -> tuple[str, ...]:
 
 
 # -- loading --------------------------------------------------------------------------------
-_LOCK = threading.Lock()
+_LOCKS = {"ja": threading.Lock(), "zh": threading.Lock()}
 _LOADED: dict[str, Any] = {}
 
 
@@ -287,7 +287,7 @@ def preload(texts: Iterable[str]) -> None:
     loading and checking its own (ingest/workers.py)."""
     japanese = chinese = False
     for text in texts:
-        if not japanese and _KANA.search(text):
+        if not japanese and needs_japanese(text):
             japanese = True
         elif not chinese and needs_chinese(text):
             chinese = True
@@ -299,6 +299,11 @@ def preload(texts: Iterable[str]) -> None:
         _jieba()
 
 
+def needs_japanese(text: str) -> bool:
+    """True for a text ``preload`` loads MeCab for: it has kana."""
+    return _KANA.search(text) is not None
+
+
 def needs_chinese(text: str) -> bool:
     """True for a text ``preload`` loads jieba for: Han and no kana."""
     return _HAN.search(text) is not None and _KANA.search(text) is None
@@ -307,7 +312,7 @@ def needs_chinese(text: str) -> bool:
 def _load(name: str, make: Callable[[], Any]) -> Any:
     found = _LOADED.get(name)
     if found is None:
-        with _LOCK:
+        with _LOCKS[name]:      # one lock each: jieba loads while MeCab's files are checked
             found = _LOADED.get(name)
             if found is None:
                 found = _LOADED[name] = make()
@@ -315,11 +320,15 @@ def _load(name: str, make: Callable[[], Any]) -> Any:
 
 
 def _make_tagger() -> Any:
+    # the dictionary's folder, without importing unidic_lite (which reads a file on import)
+    spec = importlib.util.find_spec("unidic_lite")
+    if spec is None or not spec.submodule_search_locations:
+        raise MindgraphError("the Japanese dictionary (unidic-lite) is not installed; "
+                             f"install it: pip install {RELEASES['unidic_lite']}")
+    folder = Path(list(spec.submodule_search_locations)[0])
+    verify_files("unidic_lite", folder)     # before MeCab reads a byte of it
     import fugashi
-    import unidic_lite
 
-    folder = Path(unidic_lite.__file__).parent
-    verify_files("unidic_lite", folder)
     # -r /dev/null: no mecabrc from the machine; the dictionary folder says everything but
     # the output: not its UniDic format but each node's surface and raw feature CSV (the
     # backslashes doubled for fugashi's shell-like splitting of the options; MeCab reads \t)

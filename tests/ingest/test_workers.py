@@ -165,6 +165,54 @@ def test_what_runs_meanwhile_runs_here_once_the_workers_are_forked():
     assert seen == [(os.getpid(), 2)]       # once, in this process, beside its two workers
 
 
+
+def _frozen(_item):
+    import gc
+
+    return gc.get_freeze_count()
+
+
+def test_what_the_workers_inherit_is_out_of_their_collections_and_nothing_stays_frozen_here():
+    import gc
+
+    gc.unfreeze()       # what other tests' loaded states froze here (page/cache.py)
+    inherited = [object() for _ in range(100)]
+    counts = list(in_workers(_frozen, inherited, 2, chunk=10))
+    # each worker's collections skip what it inherited (no walk of it, no copy-on-write)
+    assert len(counts) == 100 and min(counts) >= len(inherited)
+    # and this process (a server's, a watcher's) collects everything again afterwards
+    assert gc.get_freeze_count() == 0
+    # unless it keeps its long-lived objects frozen already (a loaded state or page cache,
+    # page/cache.py): those stay frozen, and so do these
+    gc.freeze()
+    try:
+        assert min(in_workers(_frozen, inherited, 2, chunk=10)) >= len(inherited)
+        assert gc.get_freeze_count() > 0        # not thawed
+    finally:
+        gc.unfreeze()
+
+
+def test_mecab_is_checked_in_a_thread_while_reading_and_joined_before_the_next_fork():
+    probe = """
+import sys, threading
+from pathlib import Path
+from mindgraph.ingest.notes import Note
+from mindgraph.ingest.warmup import Segmenters
+from mindgraph.text import cjk
+
+def note(text):
+    n = Note.__new__(Note); n.text = text; return n
+loading = Segmenters(lambda note: True)
+seen = [n.text for n in loading.watch([note("Plain English."), note("ノートを開く"), note("打开笔记")])]
+alive = loading.thread is not None and loading.thread.name
+loading.join()
+print(len(seen), alive, threading.active_count(), " ".join(sorted(cjk._LOADED)))
+"""
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    # every note goes by; MeCab loaded in its thread, jieba here; one thread left to fork
+    assert done.stdout.split() == ["3", "mindgraph-mecab", "1", "ja", "zh"]
+
 # A fresh process that looks, as the compile's workers hand back their first page, at what
 # the run has on disk, and at how many workers were there while it saved the pending records.
 PENDING_PROBE = """
