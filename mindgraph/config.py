@@ -163,10 +163,11 @@ class EnrichSettings:
     """``mindgraph enrich``: summaries and typed links between similar pages (mindgraph/enrich/).
 
     ``thresholds``: embedding model name part → the cosine a pair needs, over the measured
-    defaults (providers/embedding/cutoffs.py ``LINK_CUTOFFS``: e5 0.9, use-multilingual 0.7;
-    e5 gives unrelated pages 0.80–0.85); a model neither names (MiniLM) uses
-    ``link_threshold``. Under ``embedding.languages`` each model's hits need its own. ``after_ingest``: run the offline part (similarity links, no LLM
-    calls) after every ``mindgraph ingest``/``watch`` run; ``llm_after_ingest`` adds the LLM.
+    defaults (providers/embedding/cutoffs.py ``LINK_CUTOFFS``: e5 0.94, use-multilingual
+    0.69; e5's cosines sit in a narrow high band); a model neither names (MiniLM) uses
+    ``link_threshold``. Under ``embedding.languages`` each model's hits need its own.
+    ``after_ingest``: run the offline part (similarity links, no LLM calls) after every
+    ``mindgraph ingest``/``watch`` run; ``llm_after_ingest`` adds the LLM.
     """
 
     summary_batch: int = 5
