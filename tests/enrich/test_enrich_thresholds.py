@@ -98,3 +98,25 @@ def test_a_threshold_that_is_not_a_cosine_names_the_setting(vault):
                                       "--no-summaries", "--dry-run"])
     assert result.exit_code != 0
     assert "enrich.thresholds.e5 is 'high'" in result.output and "mindgraph.yml" in result.output
+
+
+E5_ROUTED = "embedding: {languages: {ja: multilingual-e5-small}}\n"
+E5 = "local:multilingual-e5-small-w8a8:384"
+
+
+def test_e5s_cut_off_holds_its_hits_only(corpora, tmp_path):
+    # e5 in the routed model's name used to put every model at e5's cut-off: MiniLM's English
+    # pairs (0.7–0.8) all fell under it
+    for lang, names in (("en", EN[:4]), ("ja", JA[:4])):
+        (tmp_path / "raw" / lang).mkdir(parents=True)
+        for name in names:
+            shutil.copy(corpora / "obsidian-help" / lang / "Obsidian Sync" / name,
+                        tmp_path / "raw" / lang / name)
+    (tmp_path / "mindgraph.yml").write_text(E5_ROUTED, encoding="utf-8")
+    run(tmp_path, "ingest")
+    run(tmp_path, "embed")
+    report, links = enrich(tmp_path, E5_ROUTED)
+    assert report["thresholds"] == {MINILM: 0.7, E5: LINK_CUTOFFS["e5"]}
+    english, japanese = scores(links, "en/"), scores(links, "ja/")
+    assert english and min(english) >= 0.7 and min(english) < LINK_CUTOFFS["e5"]
+    assert all(s >= LINK_CUTOFFS["e5"] for s in japanese)
