@@ -30,8 +30,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Collection
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
