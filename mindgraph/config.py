@@ -162,16 +162,18 @@ class GraphSettings:
 class EnrichSettings:
     """``mindgraph enrich``: summaries and typed links between similar pages (mindgraph/enrich/).
 
-    ``thresholds``: embedding model name part → the cosine a pair needs, for models whose
-    cosines sit in a narrow band (e5 gives unrelated pages 0.75–0.85); others use
-    ``link_threshold``. ``after_ingest``: run the offline part (similarity links, no LLM
-    calls) after every ``mindgraph ingest``/``watch`` run; ``llm_after_ingest`` adds the LLM.
+    ``thresholds``: embedding model name part → the cosine a pair needs, over the measured
+    defaults (providers/embedding/cutoffs.py ``LINK_CUTOFFS``: e5 0.94, use-multilingual
+    0.69; e5's cosines sit in a narrow high band); a model neither names (MiniLM) uses
+    ``link_threshold``. Under ``embedding.languages`` each model's hits need its own.
+    ``after_ingest``: run the offline part (similarity links, no LLM calls) after every
+    ``mindgraph ingest``/``watch`` run; ``llm_after_ingest`` adds the LLM.
     """
 
     summary_batch: int = 5
     pair_batch: int = 10
     link_threshold: float = 0.7
-    thresholds: dict = field(default_factory=lambda: {"e5": 0.9})
+    thresholds: dict = field(default_factory=dict)
     links_per_page: int = 5
     memory: int = 50_000          # judged pairs remembered (oldest forgotten first)
     after_ingest: bool = False

@@ -35,8 +35,9 @@ from .common import EXIT_PROBLEMS, echo, emit_json, json_option, open_core, work
                    "`mindgraph embed` first; uses the configured embedding model).")
 @click.option("--semantic-threshold", type=click.FloatRange(0, 1), default=None,
               metavar="COSINE",
-              help=f"Similarity a semantic link needs (default {DEFAULT_THRESHOLD}, measured "
-                   f"for the local MiniLM model); implies --semantic.")
+              help=f"Similarity a semantic link needs, for every model (default: each "
+                   f"model's own, {DEFAULT_THRESHOLD} for the local MiniLM model); implies "
+                   f"--semantic.")
 @json_option
 def coverage_command(settings, codebase: Path, service_level: bool, excludes: tuple[str, ...],
                      no_default_excludes: bool, min_mentions: int, fail_under: float | None,
@@ -47,13 +48,12 @@ def coverage_command(settings, codebase: Path, service_level: bool, excludes: tu
     With --semantic, a module whose docstrings read like a wiki section is covered too; the
     report marks such links with "~" and gives the section and the cosine similarity.
     """
-    if semantic and semantic_threshold is None:
-        semantic_threshold = DEFAULT_THRESHOLD
     mg = open_core(settings)
     try:
         report = mg.coverage(codebase, service_level=service_level, excludes=excludes,
                              default_excludes=not no_default_excludes,
-                             min_mentions=min_mentions, semantic_threshold=semantic_threshold)
+                             min_mentions=min_mentions, semantic=semantic,
+                             semantic_threshold=semantic_threshold)
     finally:
         mg.close()
     comparison = compare_to_baseline(report, load_baseline(baseline)) if baseline else None
@@ -103,7 +103,9 @@ def _print_table(report: CoverageReport, only_uncovered: bool) -> None:
     echo(f"{gap}{report.covered}/{len(report.units)} {report.level}s covered "
          f"({report.percent:.1f}%), {len(report.units) - report.covered} uncovered.")
     if report.semantic_model:
-        echo(f"~ semantic link: cosine >= {report.semantic_threshold:g} with "
+        cut = (", ".join(f"{v:g} ({k})" for k, v in report.semantic_thresholds.items())
+               if report.semantic_thresholds else f"{report.semantic_threshold:g}")
+        echo(f"~ semantic link: cosine >= {cut} with "
              f"{report.semantic_model}; {report.covered_semantic_only} {report.level}s "
              f"covered by semantic links alone.")
 

@@ -69,7 +69,7 @@ def _print(report: EnrichReport) -> None:
          f"{report.summaries_written}.")
     kinds = ", ".join(f"{k} {n}" for k, n in sorted(report.links_by_kind.items())) or "none"
     echo(f"links: {report.candidates + report.already_linked} similar pair(s) at cosine "
-         f">= {report.threshold}, {report.already_linked} already linked; "
+         f">= {_cutoffs(report)}, {report.already_linked} already linked; "
          f"{report.remembered} judged before; {report.links} link(s) ({kinds}) by "
          f"{report.judge}.")
     if report.dry_run:
@@ -77,6 +77,15 @@ def _print(report: EnrichReport) -> None:
     else:
         echo(f"{report.llm_calls} LLM call(s); {len(report.pages_changed)} page(s) "
              f"recompiled.")
+
+
+def _cutoffs(report: EnrichReport) -> str:
+    """The cut-off, or each model's ("0.7 all-MiniLM-L6-v2-w8a8, 0.7 use-multilingual-v3")
+    when the embedding routes languages to several models."""
+    if len(report.thresholds) < 2:
+        return f"{report.threshold:g}"
+    return ", ".join(f"{cut:g} {model.split(':')[1] if model.count(':') >= 2 else model}"
+                     for model, cut in report.thresholds.items())
 
 
 def register(group: click.Group) -> None:

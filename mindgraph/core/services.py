@@ -119,10 +119,11 @@ class Services(WarmIndexes):
 
     def coverage(self, codebase: str | Path, *, service_level: bool = False,
                  excludes: tuple[str, ...] = (), default_excludes: bool = True,
-                 min_mentions: int = 1,
+                 min_mentions: int = 1, semantic: bool = False,
                  semantic_threshold: float | None = None) -> CoverageReport:
-        """How much of ``codebase`` the wiki refers to; with ``semantic_threshold``, also which
-        units' docstrings are that close (cosine) to a section's stored vector."""
+        """How much of ``codebase`` the wiki refers to; with ``semantic`` (or a
+        ``semantic_threshold``, else each model's own), also which units' docstrings are that
+        close (cosine) to a section's stored vector."""
         from ..coverage.report import measure_coverage
         from ..coverage.semantic import find_semantic_links
         from ..coverage.units import DEFAULT_EXCLUDES, discover_units
@@ -135,7 +136,7 @@ class Services(WarmIndexes):
                              f"e.g. `mindgraph coverage src`.")
         with self._lock:    # only now: a slow read of the code must not hold every query
             pages = dict(self.vault().pages)
-            found = None if semantic_threshold is None else find_semantic_links(
+            found = None if not semantic and semantic_threshold is None else find_semantic_links(
                 units, self.embedding_provider(), self.vector_store(), semantic_threshold,
                 pages=pages)
         return measure_coverage(units, pages.values(), codebase=str(codebase),
@@ -143,7 +144,8 @@ class Services(WarmIndexes):
                                 min_mentions=min_mentions,
                                 semantic=found.links if found else None,
                                 semantic_model=found.model_version if found else "",
-                                semantic_threshold=semantic_threshold,
+                                semantic_threshold=found.threshold if found else None,
+                                semantic_thresholds=found.thresholds if found else None,
                                 notes=(*skipped, *(found.notes if found else ())))
 
     def timeline(self, concept: str, *, since: dt.date | None = None,

@@ -61,6 +61,8 @@ class CoverageReport:
     semantic_model: str = ""                  # model_version of the semantic links, "" if off
     semantic_threshold: float | None = None
     notes: tuple[str, ...] = ()               # warnings worth showing (stale vectors, ...)
+    # each model's threshold when the embedding routes languages to several models
+    semantic_thresholds: dict[str, float] = field(default_factory=dict)
 
     @property
     def covered(self) -> int:
@@ -85,6 +87,8 @@ class CoverageReport:
                 "percent": round(self.percent, 2),
                 **({"semantic": {"model_version": self.semantic_model,
                                  "threshold": self.semantic_threshold,
+                                 **({"thresholds": self.semantic_thresholds}
+                                    if self.semantic_thresholds else {}),
                                  "covered_semantic_only": self.covered_semantic_only}}
                    if self.semantic_model else {}),
                 **({"notes": list(self.notes)} if self.notes else {}),
@@ -95,6 +99,7 @@ def measure_coverage(units: list[Unit], pages: Iterable[Page], *, codebase: str 
                      level: str = "module", min_mentions: int = 1,
                      semantic: dict[str, list[tuple[str, str, float]]] | None = None,
                      semantic_model: str = "", semantic_threshold: float | None = None,
+                     semantic_thresholds: dict[str, float] | None = None,
                      notes: tuple[str, ...] = ()) -> CoverageReport:
     """Count every unit's mentions across the pages; ``semantic`` adds vector matches
     (unit id → (page, section id, similarity)), measured with ``semantic_model``."""
@@ -115,7 +120,7 @@ def measure_coverage(units: list[Unit], pages: Iterable[Page], *, codebase: str 
                                     by_mentions or bool(matches),
                                     bool(matches) and not by_mentions))
     return CoverageReport(codebase, level, min_mentions, tuple(results), semantic_model,
-                          semantic_threshold, notes)
+                          semantic_threshold, notes, dict(semantic_thresholds or {}))
 
 
 def load_baseline(path: Path) -> dict[str, Any]:
@@ -144,8 +149,8 @@ def compare_to_baseline(report: CoverageReport, baseline: dict[str, Any]) -> dic
                   "percent": round(report.percent, 2), "dropped": dropped,
                   "no_longer_covered": lost, "newly_covered": sorted(now - before)}
     was = baseline.get("semantic") or {}
-    if (was.get("model_version", ""), was.get("threshold")) != (
-            report.semantic_model, report.semantic_threshold):
+    if (was.get("model_version", ""), was.get("threshold"), was.get("thresholds") or {}) != (
+            report.semantic_model, report.semantic_threshold, report.semantic_thresholds):
         # Not a like-for-like comparison: say so rather than let the numbers speak alone.
         comparison["semantic_changed"] = {
             "baseline": {k: was.get(k) for k in ("model_version", "threshold")} if was

@@ -16,17 +16,28 @@ provider's ``model_version``, so vectors of two models are never compared.
 A text longer than the model's limit is cut at entry boundaries into pieces that each fit
 (rather than letting the model silently drop the tail); a section's similarity to the unit is
 its best over the pieces.
+
+Each model has its own cosine scale, so the threshold is per model unless one is given
+(``--semantic-threshold``): MiniLM's measured 0.7, the others' from
+providers/embedding/cutoffs.py. Under ``embedding.languages`` (one model per language) the
+text is embedded by each model that holds sections among the pages asked, and each model's
+hits are held to that model's threshold: a wiki of Japanese or Chinese pages only is searched
+by their model (use-multilingual-v3 or e5, both multilingual), not by MiniLM's, which has no
+vectors there.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Collection
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
 
 from ..errors import ConfigError
 from ..providers.embedding.base import EmbeddingProvider
+from ..providers.embedding.cutoffs import SEMANTIC_CUTOFFS, members, per_member
 from ..stores.base import VectorStore
 from .units import Unit
 
@@ -34,7 +45,7 @@ from .units import Unit
 # notes, as written and with every name removed (bench/semantic_threshold.py): the lowest
 # cosine at which at least 9 in 10 semantic links point to a page that describes the module.
 # Lower cut-offs link every CLI command to the overview page. Other models have other cosine
-# scales: measure theirs and pass --semantic-threshold.
+# scales: theirs are SEMANTIC_CUTOFFS (providers/embedding/cutoffs.py).
 DEFAULT_THRESHOLD = 0.7
 # An entry repeated word for word in this many units ("register: Add this command to the CLI
 # group.") is boilerplate: it would pull every such unit towards whatever section describes
@@ -51,10 +62,12 @@ class SemanticLinks:
     """The semantic links of every unit with docstrings, and what they were measured with."""
 
     model_version: str
-    threshold: float
+    threshold: float                           # the (default) model's
     links: dict[str, list[SemanticLink]]       # unit id → links at or above the threshold
     units_with_text: int                       # units that had docstrings to compare
     pages_not_embedded: tuple[str, ...] = ()   # wiki pages with no stored vector of the model
+    # each model's threshold when the provider routes languages to several models
+    thresholds: dict[str, float] = field(default_factory=dict)
 
     @property
     def notes(self) -> tuple[str, ...]:
@@ -130,32 +143,66 @@ def unit_texts(units: list[Unit], provider: EmbeddingProvider) -> list[tuple[str
 
 
 def section_scores(texts: list[tuple[str, str]], provider: EmbeddingProvider,
-                   store: VectorStore, *, threshold: float = -1.0, k: int = CANDIDATES,
-                   pages: Collection[str] | None = None
+                   store: VectorStore, *, threshold: float | Mapping[str, float] = -1.0,
+                   k: int = CANDIDATES, pages: Collection[str] | None = None
                    ) -> dict[str, dict[tuple[str, str], float]]:
-    """unit id → (page, section id) → best cosine over the unit's texts, at least ``threshold``.
+    """unit id → (page, section id) → best cosine over the unit's texts, at least ``threshold``
+    (a number, or each model's: model_version → cut-off, ``thresholds``).
 
-    Only the ``k`` nearest chunks of each text are looked at, of ``pages`` when given."""
+    Only the ``k`` nearest chunks of each text are looked at, of ``pages`` when given; under
+    one model per language, by every model with sections there (see the module docstring)."""
     model = provider.model_version
     best: dict[str, dict[tuple[str, str], float]] = {}
-    vectors = provider.embed_queries([text for _, text in texts]) if texts else []
-    for (owner, _), vector in zip(texts, vectors):
-        found = best.setdefault(owner, {})
-        for hit in store.query(vector, k, model, pages=pages):
-            if hit.score < threshold:
-                break        # hits come best first
-            key = (hit.page, hit.section_id)
-            found[key] = max(found.get(key, -1.0), float(hit.score))
+    for route, vectors in _route_vectors(texts, provider, store, pages):
+        cut = threshold if isinstance(threshold, (int, float)) else \
+            threshold[members(provider)[route]]
+        for (owner, _), vector in zip(texts, vectors):
+            found = best.setdefault(owner, {})
+            for hit in store.query(vector, k, model, pages=pages):
+                if hit.score < cut:
+                    break        # hits come best first
+                key = (hit.page, hit.section_id)
+                found[key] = max(found.get(key, -1.0), float(hit.score))
     return best
 
 
+def _route_vectors(texts: list[tuple[str, str]], provider: EmbeddingProvider,
+                   store: VectorStore, pages: Collection[str] | None
+                   ) -> list[tuple[int, np.ndarray]]:
+    """(route, the texts' query vectors by its model) for each model to search: the provider's
+    one, or under one model per language each model that holds vectors among ``pages``."""
+    if not texts:
+        return []
+    if getattr(provider, "route_order", None) is None:
+        return [(0, np.asarray(provider.embed_queries([text for _, text in texts])))]
+    out = []
+    for route in range(provider.routes):
+        first = provider.embed_query_for(texts[0][1], route)
+        probe = store.query(first, 1, provider.model_version, pages=pages)
+        if probe and float(probe[0].score) != 0.0:       # another model's sections score 0
+            rest = [provider.embed_query_for(text, route) for _, text in texts[1:]]
+            out.append((route, np.vstack([first, *rest])))
+    return out
+
+
+def thresholds(provider: EmbeddingProvider, given: float | None = None) -> dict[str, float]:
+    """Each model of ``provider`` → its threshold: ``given`` for every one, else the measured
+    defaults (MiniLM's ``DEFAULT_THRESHOLD``, ``SEMANTIC_CUTOFFS`` for the others)."""
+    if given is not None:
+        return {name: float(given) for name in members(provider)}
+    return {name: float(v) for name, v in
+            per_member(provider, SEMANTIC_CUTOFFS, DEFAULT_THRESHOLD).items()}
+
+
 def find_semantic_links(units: list[Unit], provider: EmbeddingProvider, store: VectorStore,
-                        threshold: float = DEFAULT_THRESHOLD, *,
+                        threshold: float | None = None, *,
                         pages: Collection[str] | None = None) -> SemanticLinks:
-    """Sections of ``pages`` (all stored pages when None) that are close to each unit's text."""
-    if not 0.0 <= threshold <= 1.0:
+    """Sections of ``pages`` (all stored pages when None) that are close to each unit's text,
+    at ``threshold`` (None: each model's default)."""
+    if threshold is not None and not 0.0 <= threshold <= 1.0:
         raise ConfigError(f"Semantic threshold {threshold} is outside 0..1; pass a cosine "
                           f"similarity such as {DEFAULT_THRESHOLD}.")
+    cuts = thresholds(provider, threshold)
     model = provider.model_version
     stored = set(store.hashes(model))
     if not stored:
@@ -166,12 +213,13 @@ def find_semantic_links(units: list[Unit], provider: EmbeddingProvider, store: V
     scores: dict[str, dict[tuple[str, str], float]] = {}
     if texts and wanted:
         # Ask only about current pages when the store still holds deleted ones.
-        scores = section_scores(texts, provider, store, threshold=threshold,
+        scores = section_scores(texts, provider, store, threshold=cuts,
                                 pages=None if wanted == stored else wanted)
     links = {unit_id: [(page, section, score) for (page, section), score in
                        sorted(found.items(), key=lambda kv: (-kv[1], kv[0]))][:MAX_LINKS]
              for unit_id, found in scores.items() if found}
-    return SemanticLinks(model, threshold, links, len({u for u, _ in texts}), missing)
+    return SemanticLinks(model, next(iter(cuts.values())), links, len({u for u, _ in texts}),
+                         missing, cuts if len(cuts) > 1 else {})
 
 
 def _not_embedded_message(model: str, store: VectorStore) -> str:

@@ -2,10 +2,13 @@
 
 Candidates: each page's title and summary (or lead) embedded as a document, searched in the
 vector store like a query; the other pages whose best chunk is at least the threshold, best
-first, ``links_per_page`` at most. The threshold is ``enrich.link_threshold`` (0.7, the cosine
-coverage --semantic measured for MiniLM) unless ``enrich.thresholds`` names a part of the
-embedding model's name (e5's cosines sit between 0.75 and 0.85 for unrelated pages,
-retrieval/calibration.py). A pair is judged once, from the smaller path.
+first, ``links_per_page`` at most. Each model has its own cosine scale, so the threshold is
+per model (providers/embedding/cutoffs.py): ``enrich.thresholds`` (a part of a model's name →
+cut-off) first, then the measured defaults (``LINK_CUTOFFS``: e5, use-multilingual), then
+``enrich.link_threshold`` (0.7, MiniLM's). Under ``embedding.languages`` a page's text is
+searched by its language's model, and the hits are held to that model's cut-off (a Japanese
+page's USE or e5 neighbours to USE's or e5's, an English page's MiniLM ones to MiniLM's). A
+pair is judged once, from the smaller path.
 
 With an LLM, pairs go ``pair_batch`` to a call; the answer is JSON ``{"pairs": [{"n", "kind",
 "direction"}]}``, ``kind`` one of the typed relations or SKIP, ``direction`` "a_to_b" or
@@ -20,7 +23,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Iterable, Mapping
 
+from ..errors import ConfigError
 from ..page.model import TYPED_RELATIONS, Page
+from ..providers.embedding.cutoffs import LINK_CUTOFFS, cutoff_of_vector, lookup, per_member
 from ..providers.llm.answers import json_list
 from .batching import batches
 from .records import EnrichRecords, InferredLink, pair_key, without_summary
@@ -49,11 +54,22 @@ class Candidate:
 
 
 def threshold_for(model_version: str, default: float, thresholds: Mapping[str, float]) -> float:
-    """The cosine a pair needs under ``model_version`` (see the module docstring)."""
-    for part, value in sorted(thresholds.items(), key=lambda kv: -len(kv[0])):
-        if part and part.lower() in model_version.lower():
-            return float(value)
-    return default
+    """The cosine a pair needs under the (single) model ``model_version``: ``thresholds``
+    (name part → cut-off) first, then ``LINK_CUTOFFS``, then ``default``."""
+    return float(lookup(model_version, thresholds, lookup(model_version, LINK_CUTOFFS,
+                                                          default)))
+
+
+def thresholds_for(embedder: Any, default: float, thresholds: Mapping[str, float]
+                   ) -> dict[str, float]:
+    """Each model of ``embedder`` (several under ``embedding.languages``) → its cut-off."""
+    for part, value in thresholds.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or not 0.0 <= value <= 1.0:
+            raise ConfigError(f"mindgraph.yml: enrich.thresholds.{part} is {value!r}; give a "
+                              f"cosine between 0 and 1, e.g. {{e5: 0.9}}.")
+    return {name: float(value) for name, value in
+            per_member(embedder, LINK_CUTOFFS, default, thresholds).items()}
 
 
 def page_text(page: Page) -> str:
@@ -63,9 +79,12 @@ def page_text(page: Page) -> str:
     return f"{page.title}\n\n{body[:PAGE_CHARS]}"
 
 
-def similar_pairs(pages: Mapping[str, Page], embedder: Any, store: Any, threshold: float,
-                  per_page: int, progress: Any = None) -> list[Candidate]:
-    """Every pair of pages at least ``threshold`` similar, each once, best first per page."""
+def similar_pairs(pages: Mapping[str, Page], embedder: Any, store: Any,
+                  threshold: float | Mapping[str, float], per_page: int,
+                  progress: Any = None) -> list[Candidate]:
+    """Every pair of pages at least ``threshold`` similar, each once, best first per page;
+    ``threshold`` a number, or (``thresholds_for``) each model's, which a hit needs of the
+    model that embedded the page's text."""
     paths = sorted(pages)
     best: dict[tuple[str, str], float] = {}
     model = embedder.model_version
@@ -73,9 +92,11 @@ def similar_pairs(pages: Mapping[str, Page], embedder: Any, store: Any, threshol
         chunk = paths[start:start + 32]
         vectors = embedder.embed_documents([page_text(pages[p]) for p in chunk])
         for path, vector in zip(chunk, vectors):
+            cut = threshold if isinstance(threshold, (int, float)) else \
+                cutoff_of_vector(embedder, vector, threshold)
             scores: dict[str, float] = {}
             for hit in store.query(vector, CANDIDATES, model):
-                if hit.page != path and hit.page in pages and hit.score >= threshold:
+                if hit.page != path and hit.page in pages and hit.score >= cut:
                     scores[hit.page] = max(scores.get(hit.page, 0.0), float(hit.score))
             for other, score in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:per_page]:
                 key = (path, other) if path < other else (other, path)
@@ -173,4 +194,4 @@ def parse_verdicts(answer: str, count: int, who: str) -> dict[int, dict[str, Any
 
 
 __all__ = ["Candidate", "Judged", "judge_pairs", "offline_links", "parse_verdicts",
-           "similar_pairs", "threshold_for"]
+           "similar_pairs", "threshold_for", "thresholds_for"]

@@ -14,7 +14,7 @@ from typing import Any, Callable
 from ..errors import InputError
 from ..graph.build import EXTRACTED
 from ..page.rawlines import raw_source
-from .links import (Candidate, judge_pairs, offline_links, similar_pairs, threshold_for)
+from .links import Candidate, judge_pairs, offline_links, similar_pairs, thresholds_for
 from .batching import batches
 from .records import EnrichRecords, InferredLink, pair_key, source_hash
 from .summaries import PROMPT_VERSION as SUMMARY_PROMPT, needs_summary, summarise
@@ -28,7 +28,8 @@ class EnrichReport:
 
     dry_run: bool
     judge: str                       # llm:<identity> or similarity:<embedding model>
-    threshold: float = 0.0
+    threshold: float = 0.0           # the default model's cut-off (MiniLM's when routed)
+    thresholds: dict[str, float] = field(default_factory=dict)    # each model's cut-off
     summaries_needed: int = 0
     summaries_written: int = 0
     summary_failures: list[dict[str, str]] = field(default_factory=list)
@@ -142,8 +143,9 @@ class EnrichService:
         if store.count(model) == 0:
             raise InputError(f"No vectors of {model} in {store.description}: semantic links "
                              f"come from the stored vectors. Run `mindgraph embed` first.")
-        report.threshold = threshold_for(model, self.settings.link_threshold,
-                                         self.settings.thresholds)
+        report.thresholds = thresholds_for(embedder, self.settings.link_threshold,
+                                           self.settings.thresholds)
+        report.threshold = next(iter(report.thresholds.values()))
         done = [0]
 
         def searched(n: int) -> None:
@@ -151,7 +153,7 @@ class EnrichService:
             if step is not None:
                 step("similar pages", done[0], len(pages))
 
-        candidates = similar_pairs(pages, embedder, store, report.threshold,
+        candidates = similar_pairs(pages, embedder, store, report.thresholds,
                                    self.settings.links_per_page, searched)
         # a pair a person (or the frontmatter) already links needs no inferred link
         linked = {frozenset((u, v)) for u, v, _, data in self.mg.graph().link_edges()

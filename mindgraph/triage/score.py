@@ -9,8 +9,11 @@ With an LLM, items go ``BATCH`` to a call with the catalog; the answer is JSON `
 "trunk", "score", "reason"}]}``, checked item by item (an unknown trunk or a score outside 0..3
 leaves that item to the offline score, saying so). Offline, the item's title and text are
 embedded and compared with each trunk's name and description: the best trunk's cosine gives
-the score (``OFFLINE_BANDS``, measured for MiniLM's scale; other models say theirs in
-``bands``).
+the score, banded by the model's own scale (``OFFLINE_BANDS``, measured for MiniLM;
+providers/embedding/cutoffs.py ``TRIAGE_BANDS`` for the others). Under ``embedding.languages``
+an item is embedded by its language's model, and the trunks are embedded by that same model
+to be compared with it (vectors of two models are never compared: a Japanese item against
+trunks embedded by MiniLM alone scored 0), then banded by that model's bands.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import numpy as np
 
 from ..page.model import Page
 from ..page.rawlines import raw_source
+from ..providers.embedding.cutoffs import TRIAGE_BANDS, members, per_member, route_of_vector
 from ..providers.llm.answers import json_list
 from .catalog import Catalog
 
@@ -152,19 +156,29 @@ def completed_items(items: Iterable[Any], since: dt.date) -> list[TriageItem]:
 
 
 def score_offline(items: Sequence[TriageItem], catalog: Catalog, embedder: Any,
-                  bands: Sequence[float] = OFFLINE_BANDS) -> list[Scored]:
-    """Each item's best trunk by cosine, banded into 0..3."""
+                  bands: Sequence[float] | None = None) -> list[Scored]:
+    """Each item's best trunk by cosine, banded into 0..3 by its model's bands (``bands``:
+    these for every model)."""
     if not items:
         return []
     judge = f"similarity:{embedder.model_version}"
-    trunks = embedder.embed_queries([f"{t.name}: {t.description}" for t in catalog.trunks])
-    docs = embedder.embed_documents([f"{i.title}\n\n{i.text}" for i in items])
-    sims = np.asarray(docs) @ np.asarray(trunks).T
+    by_model = per_member(embedder, TRIAGE_BANDS, OFFLINE_BANDS) if bands is None else \
+        {name: tuple(bands) for name in members(embedder)}
+    texts = [f"{t.name}: {t.description}" for t in catalog.trunks]
+    docs = np.asarray(embedder.embed_documents([f"{i.title}\n\n{i.text}" for i in items]))
+    routed = getattr(embedder, "embed_query_for", None)
+    trunks: dict[int, np.ndarray] = {}
     out = []
-    for item, row in zip(items, sims):
+    for item, doc in zip(items, docs):
+        route = route_of_vector(embedder, doc)
+        if route not in trunks:       # the trunks by the item's own model
+            trunks[route] = np.asarray(
+                np.vstack([routed(t, route) for t in texts]) if routed is not None
+                else embedder.embed_queries(texts))
+        row = trunks[route] @ doc
         best = int(np.argmax(row))
         cosine = float(row[best])
-        score = sum(1 for b in bands if cosine >= b)
+        score = sum(1 for b in by_model[members(embedder)[route]] if cosine >= b)
         trunk = catalog.trunks[best].name if score else None
         out.append(Scored(item, trunk, score, f"cosine {cosine:.2f} with "
                                               f"{catalog.trunks[best].name!r}", judge))
