@@ -6,6 +6,7 @@ import re
 
 import pytest
 from click.testing import CliRunner
+from hashing_workspace import hashing_workspace
 
 from mindgraph.cli import cli, progress
 
@@ -13,12 +14,7 @@ from mindgraph.cli import cli, progress
 @pytest.fixture()
 def workspace(tmp_path):
     """A workspace of 12 notes, embedded with the fast hashing model."""
-    (tmp_path / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n")
-    (tmp_path / "raw").mkdir()
-    for i in range(12):
-        (tmp_path / "raw" / f"Note {i}.md").write_text(
-            f"# Note {i}\n\nText of note {i}.\n\n## Part\nMore about topic {i}.\n")
-    return tmp_path
+    return hashing_workspace(tmp_path, 12, ingest=False)
 
 
 def run(workspace, *args):

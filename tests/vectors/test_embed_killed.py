@@ -8,6 +8,7 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from hashing_workspace import hashing_workspace
 from killed_embed import embed_killed_after
 
 from mindgraph.cli import cli
@@ -16,13 +17,7 @@ from mindgraph.core import Mindgraph
 @pytest.fixture
 def workspace(tmp_path):
     """200 notes of two sections each, compiled, hashing embeddings."""
-    (tmp_path / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n")
-    (tmp_path / "raw").mkdir()
-    for i in range(200):
-        (tmp_path / "raw" / f"Note {i}.md").write_text(
-            f"# Note {i}\n\nText of note {i}.\n\n## Part\nMore about topic {i}.\n")
-    assert CliRunner().invoke(cli, ["ingest", "-C", str(tmp_path)]).exit_code == 0
-    return tmp_path
+    return hashing_workspace(tmp_path, 200)
 
 
 def stored(workspace) -> dict[str, dict[str, str]]:

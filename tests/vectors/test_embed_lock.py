@@ -12,6 +12,7 @@ import sys
 
 import pytest
 from click.testing import CliRunner
+from hashing_workspace import hashing_workspace
 
 from mindgraph.cli import cli
 
@@ -38,13 +39,7 @@ MINDGRAPH = [sys.executable, "-m", "mindgraph"]
 @pytest.fixture
 def workspace(tmp_path):
     """150 notes of two sections each, compiled, hashing embeddings (300 chunks)."""
-    (tmp_path / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n")
-    (tmp_path / "raw").mkdir()
-    for i in range(150):
-        (tmp_path / "raw" / f"Note {i}.md").write_text(
-            f"# Note {i}\n\nText of note {i}.\n\n## Part\nMore about topic {i}.\n")
-    assert CliRunner().invoke(cli, ["ingest", "-C", str(tmp_path)]).exit_code == 0
-    return tmp_path
+    return hashing_workspace(tmp_path, 150)
 
 
 def start(*args, slow_workspace=None):
