@@ -301,13 +301,27 @@ def _sources(page: Page) -> list[str]:
 
 
 def _snippet(text: str, match: re.Match) -> str:
+    """The text around ``match`` with the match in bold, unless the note has it in bold
+    already (``**Canvas**`` became ``****Canvas****``, and a match inside a bold phrase
+    closed and reopened the note's own bold)."""
     start = max(0, match.start() - SNIPPET_RADIUS)
     end = min(len(text), match.end() + SNIPPET_RADIUS)
     before = re.sub(r"\s+", " ", text[start:match.start()]).lstrip()
     after = re.sub(r"\s+", " ", text[match.end():end]).rstrip()
     prefix = "…" if start > 0 else ""
     suffix = "…" if end < len(text) else ""
-    return f"{prefix}{before}**{text[match.start():match.end()]}**{after}{suffix}"
+    mark = "" if _in_bold(text, match.start(), match.end()) else "**"
+    return f"{prefix}{before}{mark}{text[match.start():match.end()]}{mark}{after}{suffix}"
+
+
+def _in_bold(text: str, start: int, end: int) -> bool:
+    """True when ``text[start:end]`` lies inside a bold span of its line (``**…**``,
+    ``__…__``)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    return any(bold.start() <= start and end <= bold.end()
+               for bold in _BOLD_RE.finditer(text, line_start, line_end))
 
 
 def _prose(text: str) -> str:
@@ -319,3 +333,4 @@ def _prose(text: str) -> str:
 
 
 _INLINE_CODE_RE = re.compile(r"(`+)[^`\n]+?\1")
+_BOLD_RE = re.compile(r"(\*\*|__)(?=\S)(?:(?!\1).)+?(?<=\S)\1")

@@ -212,3 +212,22 @@ def test_a_second_timeline_reads_parsed_pages_from_the_cache_and_sees_changes(tm
     library = build_timeline("Zebra", [("raw", raw), ("wiki", tmp_path / "kb" / "wiki")],
                              use_git=False)
     assert third == json.loads(json.dumps(library.to_dict()))
+
+
+def test_a_term_the_note_already_has_in_bold_is_not_bolded_again(tmp_path, corpora):
+    """v1.1.0 says "Introducing the **Canvas** core plugin": the snippet showed
+    ****Canvas****; a match inside a bold phrase closed and reopened the note's bold."""
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    shutil.copy(corpora / "obsidian-help" / "Release notes" / "v1.1.0.md", raw / "v1.1.0.md")
+    (raw / "mobile.md").write_text("Released on 2023/01/10.\n\nThis adds **Obsidian Canvas** "
+                                   "to phones, and __Canvas__ groups.\n")
+    (raw / "plain.md").write_text("Released on 2023/02/01.\n\nCanvas cards load faster.\n")
+    result = CliRunner().invoke(cli, ["timeline", "Canvas", "-C", str(tmp_path), "--no-git",
+                                      "--json"])
+    assert result.exit_code == 0, result.output
+    snippets = {e["path"]: e["snippet"] for e in json.loads(result.stdout)["entries"]}
+    assert "Introducing the **Canvas** core plugin" in snippets["v1.1.0.md"]
+    assert "This adds **Obsidian Canvas** to phones" in snippets["mobile.md"]
+    assert "**Canvas** cards load faster" in snippets["plain.md"]
+    assert not any("****" in s or "** **" in s for s in snippets.values())
