@@ -76,11 +76,12 @@ def test_a_concept_without_words_or_backwards_dates_is_a_usage_error(tmp_path):
         return CliRunner().invoke(cli, ["timeline", *args, "-C", str(tmp_path), "--no-git",
                                         "--json"])
 
+    backwards = timeline("knowledge", "--since", "2025-01-01", "--until", "2020-01-01")
+    assert backwards.exit_code == 2 and "swap them" in backwards.output
+    assert not list(tmp_path.rglob("*pages.pickle"))     # refused before reading a note
     for concept in ("/", " ", "../../etc/passwd"[:6]):
         result = timeline(concept)
         assert result.exit_code == 2 and "has no words to look for" in result.output
-    backwards = timeline("knowledge", "--since", "2025-01-01", "--until", "2020-01-01")
-    assert backwards.exit_code == 2 and "swap them" in backwards.output
     by_path = json.loads(timeline("Knowledge base.md").output)      # a path names the page
     assert [e["path"] for e in by_path["entries"]] == ["Knowledge base.md"]
 
