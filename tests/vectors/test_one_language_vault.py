@@ -80,3 +80,22 @@ def test_the_vector_method_alone_finds_the_japanese_page(ja_vault, questions, tm
     vector = out["methods"][0]
     assert vector["method"] == "vector" and vector["overall"]["n"] == 3
     assert vector["overall"]["hit1"] == 1.0        # before: 0 (MiniLM's credits page first)
+
+
+def test_rest_smart_search_names_the_model_in_its_schema(ja_vault, questions):
+    # the model's name in sources broke the REST response schema (numbers only): a 500
+    from fastapi.testclient import TestClient
+
+    from mindgraph.core import Mindgraph
+    from mindgraph.serve.rest import create_app
+
+    mg = Mindgraph.open(ja_vault)
+    try:
+        with TestClient(create_app(mg), base_url="http://127.0.0.1:8765") as client:
+            qid, query, page = questions[1]
+            response = client.get("/smart_search", params={"q": query, "limit": 5})
+            assert response.status_code == 200, response.text
+            hit = next(r for r in response.json()["results"] if r["page"] == page)
+            assert hit["sources"]["vector"]["model"] == "use-multilingual-v3"
+    finally:
+        mg.close()
