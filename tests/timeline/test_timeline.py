@@ -168,6 +168,8 @@ def test_a_limited_timeline_says_how_many_it_shows_of_how_many(tmp_path):
     assert "4 notes mention 'zebra'" in CliRunner().invoke(cli, cli_args).output
     data = json.loads(CliRunner().invoke(cli, [*cli_args, "--limit", "2", "--json"]).output)
     assert (data["count"], data["total"]) == (2, 4)
+    short = json.loads(CliRunner().invoke(cli, [*cli_args, "-n", "1", "--json"]).stdout)
+    assert (short["count"], short["total"]) == (1, 4)        # -n, as `search -n`
 
     mg = Mindgraph(settings_from_dict({}, base_dir=tmp_path))
     rest = TestClient(create_app(mg), base_url="http://127.0.0.1:8765").get("/timeline", params={"concept": "zebra", "limit": 3})
