@@ -8,7 +8,6 @@ from typing import Any
 import click
 
 from ..config import Settings
-from ..providers.embedding.load_notice import load_notices
 from ..trust.answer import (TrustCriteria, keyword_answer, trust_line, trusted_hybrid,
                             with_trust)
 from .common import echo, emit_json, json_option, open_core, trust_options, workspace_options
@@ -34,6 +33,9 @@ def search_command(settings: Settings, query: tuple[str, ...], limit: int, hybri
     mg = open_core(settings)
     started = time.perf_counter()
     if hybrid:
+        # (here: keyword search must not import the providers; tests/cli/test_start_imports.py)
+        from ..providers.embedding.load_notice import load_notices
+
         # a slow first load (the multilingual model) is said on stderr, never on stdout
         with load_notices(lambda line: echo(line, err=True)):
             mg.start_model(text)    # loads while the page cache, keyword index and graph do
