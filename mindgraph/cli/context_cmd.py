@@ -39,7 +39,9 @@ def context_command(situation: tuple[str, ...], base_dir: Path | None, config_pa
     try:
         settings = load_settings(*workspace_location(base_dir, config_path))
         mg = open_core(settings)
-        with load_notices(lambda line: echo(line, err=True)):    # stderr: never in the block
+        # stderr: never in the block
+        with load_notices(lambda line: echo(line, err=True),
+                          settings.embedding.load_notice_after_s):
             block = trusted_context(mg, text, limit, trust, timeout_s)
         trusts = mg.trust_of(block.sources) if as_json and block.sources else {}
         if settings.not_a_workspace(settings.wiki_dir) is None:

@@ -37,7 +37,8 @@ def search_command(settings: Settings, query: tuple[str, ...], limit: int, hybri
         from ..providers.embedding.load_notice import load_notices
 
         # a slow first load (the multilingual model) is said on stderr, never on stdout
-        with load_notices(lambda line: echo(line, err=True)):
+        with load_notices(lambda line: echo(line, err=True),
+                          settings.embedding.load_notice_after_s):
             mg.start_model(text)    # loads while the page cache, keyword index and graph do
             response = trusted_hybrid(mg, text, limit, trust)
         trusts = mg.trust_of(r.page for r in response.results)

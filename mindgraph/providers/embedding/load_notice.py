@@ -4,19 +4,21 @@ looked hung.
 
 A provider wraps its load in ``announced(name)``; whoever shows the notice (the CLI's search
 and context commands, on stderr: never on stdout, where ``--json`` goes) listens with
-``load_notices``. The notice comes only when the load is still running ``NOTICE_AFTER_S``
-after it started: a model already loaded, or loading fast, says nothing.
+``load_notices``. The notice comes only when the load is still running ``after_s`` after it
+started (``embedding.load_notice_after_s``, 0.5 s): a model already loaded, or loading fast,
+says nothing.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
 NOTICE_AFTER_S = 0.5
 
-_listeners: list[Callable[[str], None]] = []
+_listeners: list[tuple[float, Callable[[str], None]]] = []    # (after_s, listener)
 _lock = threading.Lock()
 
 
@@ -26,15 +28,18 @@ def notice_text(name: str) -> str:
 
 
 @contextmanager
-def load_notices(listener: Callable[[str], None]) -> Iterator[None]:
-    """Tell ``listener`` of every slow model load while the block runs."""
+def load_notices(listener: Callable[[str], None],
+                 after_s: float = NOTICE_AFTER_S) -> Iterator[None]:
+    """Tell ``listener`` of every model load still running ``after_s`` after it started,
+    while the block runs."""
+    entry = (after_s, listener)
     with _lock:
-        _listeners.append(listener)
+        _listeners.append(entry)
     try:
         yield
     finally:
         with _lock:
-            _listeners.remove(listener)
+            _listeners.remove(entry)
 
 
 @contextmanager
@@ -43,11 +48,12 @@ def announced(name: str) -> Iterator[None]:
     done = threading.Event()
 
     def later() -> None:
-        if done.wait(NOTICE_AFTER_S):
-            return
+        started = time.monotonic()
         with _lock:
-            listeners = list(_listeners)
-        for listener in listeners:
+            listeners = sorted(_listeners, key=lambda entry: entry[0])
+        for after_s, listener in listeners:
+            if done.wait(max(0.0, after_s - (time.monotonic() - started))):
+                return
             try:
                 listener(notice_text(name))
             except Exception:     # a notice must never fail the load (a closed stderr)

