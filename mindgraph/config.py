@@ -107,6 +107,9 @@ class EmbeddingSettings:
     batch_size: int = 64
     max_retries: int = 4
     timeout_s: float = 60.0
+    # `search --hybrid` and `context` say on stderr that a multilingual model is loading when
+    # its load is still running this long after it started (providers/embedding/load_notice.py)
+    load_notice_after_s: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -705,6 +708,7 @@ def _check_values(s: Settings) -> None:
         (s.compile.max_note_bytes > 0, "compile.max_note_bytes", "above 0"),
         (s.embedding.batch_size >= 1, "embedding.batch_size", "at least 1"),
         (s.embedding.dimension >= 0, "embedding.dimension", "0 (model default) or more"),
+        (s.embedding.load_notice_after_s >= 0, "embedding.load_notice_after_s", "0 or more"),
         # above 1000 pgvector drops the value when it loads (a server warning) and searches
         # at its default 40
         (1 <= s.store.ef_search <= 1000, "store.ef_search", "between 1 and 1000 (pgvector's "

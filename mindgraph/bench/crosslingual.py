@@ -41,6 +41,19 @@ class PagesOnly:
         within = self._pages if pages is None else self._pages & set(pages)
         return self._store.query(vector, k, model_version, scopes=scopes, pages=within)
 
+    def count_within(self, model_version: str, *, scopes: Collection[str] | None = None,
+                     pages: Collection[str] | None = None) -> int:
+        """The store's count among the kept pages."""
+        within = self._pages if pages is None else self._pages & set(pages)
+        return self._store.count_within(model_version, scopes=scopes, pages=within)
+
+    def part_counts(self, model_version: str, *, scopes: Collection[str] | None = None,
+                    pages: Collection[str] | None = None) -> tuple[int, ...] | None:
+        """Each routed model's count among the kept pages (None: the store does not say)."""
+        counts = getattr(self._store, "part_counts", None)
+        within = self._pages if pages is None else self._pages & set(pages)
+        return None if counts is None else counts(model_version, scopes=scopes, pages=within)
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self._store, name)
 

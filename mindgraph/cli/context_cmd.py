@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from ..config import load_settings
+from ..providers.embedding.load_notice import load_notices
 from ..retrieval.context import ContextBlock
 from ..trust.answer import TrustCriteria, trusted_context
 from .common import (config_option, dir_option, echo, emit_json, json_option, open_core,
@@ -18,7 +19,7 @@ from .common import (config_option, dir_option, echo, emit_json, json_option, op
 @click.argument("situation", nargs=-1, required=True)
 @dir_option
 @config_option
-@click.option("--limit", type=click.IntRange(1, 20), default=3, show_default=True,
+@click.option("--limit", "-n", type=click.IntRange(1, 20), default=3, show_default=True,
               help="How many notes to include.")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.01), default=None,
               help="Hard time limit in seconds (default: serve.context_timeout_s, 5).")
@@ -38,7 +39,10 @@ def context_command(situation: tuple[str, ...], base_dir: Path | None, config_pa
     try:
         settings = load_settings(*workspace_location(base_dir, config_path))
         mg = open_core(settings)
-        block = trusted_context(mg, text, limit, trust, timeout_s)
+        # stderr: never in the block
+        with load_notices(lambda line: echo(line, err=True),
+                          settings.embedding.load_notice_after_s):
+            block = trusted_context(mg, text, limit, trust, timeout_s)
         trusts = mg.trust_of(block.sources) if as_json and block.sources else {}
         if settings.not_a_workspace(settings.wiki_dir) is None:
             # outside a workspace (a mistyped -C) nothing is logged: no state folder appears

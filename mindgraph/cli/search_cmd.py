@@ -33,8 +33,14 @@ def search_command(settings: Settings, query: tuple[str, ...], limit: int, hybri
     mg = open_core(settings)
     started = time.perf_counter()
     if hybrid:
-        mg.start_model(text)    # loads while the page cache, keyword index and graph do
-        response = trusted_hybrid(mg, text, limit, trust)
+        # (here: keyword search must not import the providers; tests/cli/test_start_imports.py)
+        from ..providers.embedding.load_notice import load_notices
+
+        # a slow first load (the multilingual model) is said on stderr, never on stdout
+        with load_notices(lambda line: echo(line, err=True),
+                          settings.embedding.load_notice_after_s):
+            mg.start_model(text)    # loads while the page cache, keyword index and graph do
+            response = trusted_hybrid(mg, text, limit, trust)
         trusts = mg.trust_of(r.page for r in response.results)
         mg.usage_log.record("cli", text, intent=response.intent.name,
                             results=[r.page for r in response.results],

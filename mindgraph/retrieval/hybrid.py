@@ -46,7 +46,7 @@ from .results import Candidate, HybridResponse, HybridResult, SearchOptions
 from .router import Intent, IntentRouter
 from .translate import QueryTranslator
 from .twins import Twins, twin_ranking
-from .vector import VectorRetriever
+from .vector import VectorRetriever, model_name
 
 FAILURE_WORDS = ("troubleshoot", "error", "issue", "problem", "fix", "faq", "故障", "排除",
                  "トラブル", "エラー", "問題", "错误", "问题")
@@ -226,6 +226,7 @@ class HybridRetriever:
                 rankings["native"] = found
                 timings["native" if tag == "query" else f"native:{tag}"] = _ms(started)
         rankings = {k: [r for r in v if r[0] in self.pages] for k, v in rankings.items()}
+        served = self._served_model(query, tag, degradation) if "vector" in rankings else None
         keyword_w, vector_w = self.router.weights(intent, self.settings.blend_intent_weights)
         weights = {"keyword": keyword_w, "vector": vector_w * self._vector_factor(query)}
         if "vector" not in rankings:
@@ -256,12 +257,29 @@ class HybridRetriever:
             for rank, (path, score, section) in enumerate(rankings.get(name, []), 1):
                 cand = candidates.setdefault(path, Candidate(score=fused.get(path, 0.0)))
                 cand.sources[name] = {"rank": rank, "score": round(float(score), 4)}
+                if name == "vector" and served:
+                    cand.sources[name]["model"] = served
                 if cand.section_id is None or (name == "vector" and intent.name != "location"
                                                and "keyword" not in cand.sources):
                     cand.section_id = section
                 if tag not in cand.found_by:
                     cand.found_by.append(tag)
         return candidates
+
+    def _served_model(self, query: str, tag: str, degradation: list[str]) -> str | None:
+        """The name of the model whose vectors answered ``query`` (with one model per
+        language; None with one model), saying why when it is not the query's own."""
+        vector = self.vector
+        if vector is None or getattr(vector.provider, "route_order", None) is None:
+            return None
+        try:
+            served = model_name(vector.query_provider(query).model_version)
+            note = vector.route_note(query) if tag == "query" else None
+        except Exception:   # the vector side's own failure is reported by its search
+            return None
+        if note:
+            _note(degradation, note)
+        return served
 
     def _twin_weight(self, query: str) -> float:
         """The weight of the twin ranking for ``query``'s language, against BM25's 1

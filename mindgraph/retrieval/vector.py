@@ -4,10 +4,15 @@ Query embeddings are cached (agents repeat themselves, and query expansion re-as
 query), and the store is over-asked for chunks so that enough distinct pages come back.
 
 With one model per language (``embedding.languages``, providers/embedding/routed.py) the
-query is embedded by its own language's model, or by the next one when that model has no
-vectors among the pages searched (an English question over Japanese pages only);
-``query_provider`` names the model that served a query, whose cosines calibration and fusion
-weights are for.
+query is embedded by its own language's model, unless that model holds under
+``MIN_OWN_SHARE`` of the chunks searched (the pages of a scoped view, the store's own count
+per model: ``part_counts``) and a multilingual model holds more: an English question over a
+vault of Japanese pages, where MiniLM holds only the few pages written mostly in English,
+is answered by the multilingual model that embedded the rest (before, it searched those few
+and its vector and hybrid answers were noise). A model with no chunks there at all is never
+used while another has some. ``query_provider`` names the model that served a query, whose
+cosines calibration and fusion weights are for; ``route_note`` says why when it is not the
+query's own.
 
 When the embedding provider fails (a remote API down or timing out), queries for the next
 ``PAUSE_AFTER_FAILURE_S`` seconds fail at once instead of each waiting out the provider's own
@@ -31,8 +36,16 @@ from ..providers.embedding.base import EmbeddingProvider
 from ..stores.base import VectorStore
 
 CHUNKS_PER_PAGE = 8
+LANGUAGE_NAMES = {"en": "English", "ja": "Japanese", "zh": "Chinese", "ko": "Korean"}
+MIN_OWN_SHARE = 0.10     # a query's own model holding less of the chunks searched gives way
 CACHE_SIZE = 512
 PAUSE_AFTER_FAILURE_S = 10.0
+
+
+def model_name(model_version: str) -> str:
+    """``local:use-multilingual-v3:512`` → ``use-multilingual-v3`` (for messages)."""
+    parts = model_version.split(":")
+    return ":".join(parts[1:-1]) if len(parts) >= 3 else model_version
 
 
 @dataclass(frozen=True)
@@ -56,6 +69,7 @@ class VectorRetriever:
         self._failed: tuple[float, str] | None = None    # (when, why) of the last failure
         self._routes: dict[str, int] = {}                # query → the model that served it
         self._present: dict[tuple[int, int], bool] = {}  # (model, epoch) → has vectors here
+        self._counts: tuple[int, tuple[int, ...] | None] | None = None  # (epoch, per model)
         self._epoch = [0]      # shared with every view: vectors were written (forget_models)
         self.pages: Collection[str] | None = None          # only these pages (a scoped view)
 
@@ -67,7 +81,7 @@ class VectorRetriever:
         # which model a query falls back to is the view's own question: asked over every
         # page, an identity's answer would change with pages it cannot see (another scope's
         # or tenant's Japanese pages: its Japanese query found nothing of its own)
-        restricted._present, restricted._routes = {}, {}
+        restricted._present, restricted._routes, restricted._counts = {}, {}, None
         return restricted
 
     @property
@@ -81,17 +95,65 @@ class VectorRetriever:
         if order is None:
             return self._cached(query, lambda: self.provider.embed_queries([query])[0])
         routes = order(query_language(query))
-        for route in routes:
+        chosen = self._route_by_counts(routes)
+        for route in routes if chosen is None else [chosen]:
             # cached per model: views sharing the cache may fall back to different ones
             vector = self._cached((query, route),
                                   lambda: self.provider.embed_query_for(query, route)[0])
-            if route == routes[-1] or self._has_vectors(route, vector):
+            if chosen is not None or route == routes[-1] or self._has_vectors(route, vector):
                 with self._lock:
                     self._routes[query] = route
                     while len(self._routes) > CACHE_SIZE:
                         self._routes.pop(next(iter(self._routes)))
                 return vector
         raise AssertionError("a routed provider has at least one model")
+
+    def part_counts(self) -> tuple[int, ...] | None:
+        """How many of the chunks searched (this view's pages) each routed model holds; None
+        when the store does not say (an older, wide layout; a store without parts)."""
+        epoch = self._epoch[0]
+        known = self._counts
+        if known is not None and known[0] == epoch:
+            return known[1]
+        ask = getattr(self.store, "part_counts", None)
+        counts = None if ask is None else ask(self.model_version, pages=self.pages)
+        self._counts = (epoch, None if counts is None else tuple(int(n) for n in counts))
+        return self._counts[1]
+
+    def _route_by_counts(self, routes: list[int]) -> int | None:
+        """The model for a query whose models in order of preference are ``routes`` (its
+        own first), from ``part_counts`` (None: the store does not count; each model is
+        then tried in turn for any vector)."""
+        counts = self.part_counts()
+        if counts is None:
+            return None
+        own = routes[0]
+        total = sum(counts)
+        if not total or counts[own] >= MIN_OWN_SHARE * total:
+            return own
+        multilingual = [r for r in routes[1:] if counts[r] > counts[own]
+                        and self.provider.member_languages(r) is None]
+        if multilingual:
+            return max(multilingual, key=lambda r: counts[r])    # the first of equals
+        return own if counts[own] else next(r for r in routes if counts[r])
+
+    def route_note(self, query: str) -> str | None:
+        """Why ``query`` was embedded by a model other than its own language's (None when it
+        was not, or without one model per language): for the search's explanation."""
+        order = getattr(self.provider, "route_order", None)
+        if order is None:
+            return None
+        lang = query_language(query)
+        own = order(lang)[0]
+        served = self._routes.get(query)
+        if served is None or served == own:
+            return None
+        counts = self.part_counts()
+        held = "none of the chunks" if counts is None or not counts[own] else \
+            f"only {counts[own]:,} of the {sum(counts):,} chunks"
+        return (f"vectors by {model_name(self.provider.route_name(served))}: {held} "
+                f"searched carry {model_name(self.provider.route_name(own))} vectors "
+                f"(the model of {LANGUAGE_NAMES.get(lang, lang)} questions)")
 
     def _cached(self, key: Any, embed: Callable[[], np.ndarray]) -> np.ndarray:
         """The vector cached under ``key``, else ``embed()``'s (then cached)."""

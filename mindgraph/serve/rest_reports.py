@@ -60,7 +60,7 @@ def add_report_routes(route: Callable[..., Callable], mg: Mindgraph, fresh: Call
         return mg.as_identity(who).calibrate_recency().to_dict()
 
     @route("get", "/timeline", s.TimelineOut, "Dated notes mentioning a concept", 400,
-           lane=lanes.slow)
+           lane=lanes.slow, prepare=_window)
     def timeline(who: Caller,
                  concept: str = Query(..., min_length=1, max_length=200, pattern=r"\w",
                                       description="A phrase or a page name (with a word in "
@@ -82,6 +82,14 @@ def add_report_routes(route: Callable[..., Callable], mg: Mindgraph, fresh: Call
         folder = folder_inside(mg.settings.base_dir, codebase, _private(mg, who))
         return mg.as_identity(who).coverage(folder, service_level=service_level,
                                             min_mentions=min_mentions).to_dict()
+
+
+def _window(since: Any = None, until: Any = None, **_: Any) -> None:
+    """A backwards window is a 400 at once, not after waiting for the slow lane and reading
+    every note."""
+    from ..timeline.build import check_window      # (as core/services.py: on first use)
+
+    check_window(since, until)
 
 
 def _private(mg: Mindgraph, who: Identity) -> tuple[Path, ...]:

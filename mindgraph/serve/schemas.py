@@ -170,10 +170,12 @@ class HybridResultOut(BaseModel):
         "ranked first by every retriever), plus boosts (graph, troubleshooting: +0.1 each), "
         "times recency and language factors. Above 1 only through a boost; compare scores "
         "within one answer."))
-    sources: dict[str, dict[str, int | float]] = Field(description=(
+    sources: dict[str, dict[str, int | float | str]] = Field(description=(
         "Retriever (keyword, vector, native: a note app's own search, twin: BM25 of a "
         "Japanese question's English translation over the page's English translation) → its "
-        "own rank (an integer) and score for the page; graph → linked, how many other candidates the page "
+        "own rank (an integer) and score for the page; with one embedding model per "
+        "language, vector also names the model whose vectors answered (model, e.g. "
+        "use-multilingual-v3); graph → linked, how many other candidates the page "
         "links with (the graph ranks nothing)."))
     boosts: dict[str, float]
     found_by: list[str]

@@ -104,6 +104,12 @@ class VectorStore(Protocol):
         """Number of stored chunks, of one model or of all."""
         ...
 
+    def count_within(self, model_version: str, *, scopes: Collection[str] | None = None,
+                     pages: Collection[str] | None = None) -> int:
+        """Number of stored chunks of one model inside the filters ``query`` takes (a
+        routed query asks how much of what it searches each model holds: stores/routed.py)."""
+        ...
+
     def model_versions(self) -> dict[str, int]:
         """Every stored model_version with its chunk count."""
         ...

@@ -454,6 +454,16 @@ class EmbeddedStore:
                 return len(table) if table is not None else 0
         return sum(self.model_versions().values())
 
+    def count_within(self, model_version: str, *, scopes: Collection[str] | None = None,
+                     pages: Collection[str] | None = None) -> int:
+        """Stored chunks of one model inside the filters (as ``query`` applies them)."""
+        with self._lock:
+            table = self._table(model_version, refresh=True)
+            if table is None:
+                return 0
+            rows = table.allowed(scopes, pages)
+            return len(table) if rows is None else int(rows.size)
+
     def model_versions(self) -> dict[str, int]:
         """Every model with at least one stored vector."""
         with self._lock:

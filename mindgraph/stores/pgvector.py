@@ -606,6 +606,18 @@ class PgVectorStore:
             params = (self._tenant, model_version)
         return self._run(lambda conn: int(conn.execute(statement, params).fetchone()[0]))
 
+    def count_within(self, model_version: str, *, scopes: Collection[str] | None = None,
+                     pages: Collection[str] | None = None) -> int:
+        """Stored chunks of one model in this tenant inside the filters (as ``query``
+        applies them)."""
+        statement = (f"SELECT count(*) FROM {self._table} WHERE tenant = %(tenant)s "
+                     f"AND model_version = %(model)s"
+                     + (" AND scope = ANY(%(scopes)s)" if scopes is not None else "")
+                     + (" AND page = ANY(%(pages)s)" if pages is not None else ""))
+        params = {"tenant": self._tenant, "model": model_version,
+                  "scopes": list(scopes or ()), "pages": list(pages or ())}
+        return self._run(lambda conn: int(conn.execute(statement, params).fetchone()[0]))
+
     def model_versions(self) -> dict[str, int]:
         """Every model with stored vectors in this tenant."""
         rows = self._run(lambda conn: conn.execute(

@@ -243,6 +243,25 @@ class RoutedStore:
                 return found
         return sum(self.inner.count(part) for part in self.parts)
 
+    def count_within(self, model_version: str, *, scopes: Collection[str] | None = None,
+                     pages: Collection[str] | None = None) -> int:
+        if model_version != self.model_version:
+            return self.inner.count_within(model_version, scopes=scopes, pages=pages)
+        counts = self.part_counts(model_version, scopes=scopes, pages=pages)
+        return sum(counts) if counts is not None else \
+            self.inner.count_within(model_version, scopes=scopes, pages=pages)
+
+    def part_counts(self, model_version: str, *, scopes: Collection[str] | None = None,
+                    pages: Collection[str] | None = None) -> tuple[int, ...] | None:
+        """How many chunks each model (route) holds inside the filters ``query`` takes: a
+        query whose own model holds almost none of them is better answered by another
+        (retrieval/vector.py). None while an older, wide layout's rows are the answer (which
+        model a wide row belongs to is not stored) or for another model_version."""
+        if model_version != self.model_version or self._has_wide():
+            return None
+        return tuple(self.inner.count_within(part, scopes=scopes, pages=pages)
+                     for part in self.parts)
+
     def model_versions(self) -> dict[str, int]:
         """Every stored model, parts counted as their routed model (the wide rows instead
         while an older layout's are stored)."""

@@ -194,3 +194,69 @@ def test_a_model_whose_first_vectors_come_later_is_searched_after_forget_models(
     for retriever in (owner, view):
         assert retriever.query_provider(query) is provider.members[1]
         assert retriever.search(query, 5)[0].path == "merger.md"
+
+
+class EnglishHashing(HashingEmbedder):
+    """A hashing embedder that says it knows English only (as MiniLM does)."""
+
+    languages = ("en",)
+
+
+@pytest.fixture(params=["embedded", pytest.param("pgvector", marks=pytest.mark.pg)])
+def routed_store(request, tmp_path):
+    """An empty store of each kind, as the routed provider below needs it."""
+    from mindgraph.stores.routed import for_provider
+
+    provider = RoutedEmbeddings(EnglishHashing(64, name="english"),
+                                {"ja": HashingEmbedder(256, name="multi")})
+    if request.param == "embedded":
+        inner = EmbeddedStore.for_state_dir(tmp_path / "state")
+        yield provider, for_provider(inner, provider)
+        return
+    from mindgraph.stores.pgvector import PgVectorStore
+
+    inner = PgVectorStore(request.getfixturevalue("pg_dsn"), table="mg_test_few_english")
+    try:
+        yield provider, for_provider(inner, provider)
+    finally:
+        inner.drop_table()
+        inner.close()
+
+
+def test_a_query_whose_model_holds_few_of_the_chunks_searched_uses_the_multilingual_one(
+        routed_store):
+    # A Japanese vault with one page written in English (its credits): the English model
+    # holds 1 chunk of 13. An English question searched that one chunk (the vault's English
+    # page first, every other page absent from the vector ranking); it now goes to the
+    # multilingual model that embedded the rest, and says so. A view where English holds
+    # its share keeps the English model.
+    provider, store = routed_store
+    texts = {"credits.md": "# Credits\n\nThanks to the translators and the testers.\n",
+             "sync.md": "# 同期\n\nObsidian Sync は、すべてのデバイスの間でノートを同じ状態に"
+                        "保つための公式のサービスです。\n"}
+    for i in range(11):
+        texts[f"p{i}.md"] = f"# はなし{i}\n\n第{i}の話題について書きます。\n"
+    pages = {path: parse_page(text, path) for path, text in texts.items()}
+    sync_pages([pages[p] for p in sorted(pages)], provider, store, chunker_for(provider))
+    assert store.part_counts(provider.model_version) == (1, 12)
+    assert store.part_counts(provider.model_version, pages={"credits.md", "sync.md"}) == (1, 1)
+    assert store.count_within(provider.model_version) == 13
+
+    vector = VectorRetriever(provider, store)
+    query = "Obsidian Sync devices"
+    assert vector.search(query, 3)[0].path == "sync.md"
+    assert vector.query_provider(query) is provider.members[1]
+    assert vector.route_note(query) == (
+        "vectors by multi: only 1 of the 13 chunks searched carry english vectors (the model "
+        "of English questions)")
+    hybrid = HybridRetriever(pages, KeywordIndex.build(pages.values()),
+                             KnowledgeGraph.build(pages), vector)
+    answer = hybrid.search(query)
+    assert answer.results[0].page == "sync.md"
+    assert answer.results[0].sources["vector"]["model"] == "multi"
+    assert any(d.startswith("vectors by multi: only 1 of the 13") for d in answer.degradation)
+
+    view = vector.within({"credits.md", "sync.md"})       # English: half of what it sees
+    assert view.query_provider(query) is provider.members[0]
+    assert [h.path for h in view.search(query, 3)] == ["credits.md"]
+    assert view.route_note(query) is None

@@ -81,6 +81,10 @@ def test_a_compiled_pages_summary_sentence_shows_once(tmp_path):
     assert data["results"][0]["snippet"].count("page path") == 1
     context = runner.invoke(cli, ["context", "networkx graph nodes", "-C", str(tmp_path)])
     assert context.exit_code == 0 and context.output.count("one node per page path") == 1
+    short = runner.invoke(cli, ["context", "networkx graph nodes", "-n", "1", "--json",
+                                "-C", str(tmp_path)])                  # -n, as `search -n`
+    assert short.exit_code == 0 and json.loads(short.stdout)["sources"] == [
+        "Knowledge graph.md"]
 
 
 def test_no_match_does_not_echo_a_huge_query_in_full(tmp_path):

@@ -186,3 +186,38 @@ def test_a_vanished_wiki_is_503_naming_the_folder(workspace):
     (workspace / "wiki").mkdir()
     (workspace / "wiki" / "Back.md").write_text("# Back\n\nTrunks again.\n")
     assert client.get("/health").json()["pages"] == 1
+
+
+def test_a_backwards_timeline_window_is_400_at_once_while_the_slow_lane_is_full(workspace):
+    """since > until was found only after waiting for the slow lane and reading every note
+    (a full lane answered 503 instead): it is refused before either."""
+    mg = mindgraph(workspace, slow_workers=1, slow_queue=1)
+    slow = Gate(then=mg.timeline)
+    mg.timeline = slow
+    app = create_app(mg)
+
+    async def scenario():
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
+                                     base_url=LOCAL) as http:
+            waiting = [asyncio.create_task(_get(http, "/timeline", {"concept": "trunks"}, 30))
+                       for _ in range(2)]
+            while slow.running < 1:
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.2)                 # 1 runs, 1 waits: the lane is full
+            started = time.monotonic()
+            backwards = await _get(http, "/timeline", {"concept": "trunks",
+                                                       "since": "2025-01-01",
+                                                       "until": "2020-01-01"})
+            took = time.monotonic() - started
+            slow.release.set()
+            return backwards, took, await asyncio.gather(*waiting)
+
+    try:
+        backwards, took, held = asyncio.run(scenario())
+    finally:
+        slow.release.set()
+    assert backwards.status_code == 400, backwards.text
+    assert backwards.json()["detail"] == "since (2025-01-01) is after until (2020-01-01); " \
+                                         "swap them."
+    assert took < 5 and slow.most == 1               # never queued behind the held ones
+    assert [r.status_code for r in held] == [200, 200]

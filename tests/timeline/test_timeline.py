@@ -76,11 +76,12 @@ def test_a_concept_without_words_or_backwards_dates_is_a_usage_error(tmp_path):
         return CliRunner().invoke(cli, ["timeline", *args, "-C", str(tmp_path), "--no-git",
                                         "--json"])
 
+    backwards = timeline("knowledge", "--since", "2025-01-01", "--until", "2020-01-01")
+    assert backwards.exit_code == 2 and "swap them" in backwards.output
+    assert not list(tmp_path.rglob("*pages.pickle"))     # refused before reading a note
     for concept in ("/", " ", "../../etc/passwd"[:6]):
         result = timeline(concept)
         assert result.exit_code == 2 and "has no words to look for" in result.output
-    backwards = timeline("knowledge", "--since", "2025-01-01", "--until", "2020-01-01")
-    assert backwards.exit_code == 2 and "swap them" in backwards.output
     by_path = json.loads(timeline("Knowledge base.md").output)      # a path names the page
     assert [e["path"] for e in by_path["entries"]] == ["Knowledge base.md"]
 
@@ -167,6 +168,8 @@ def test_a_limited_timeline_says_how_many_it_shows_of_how_many(tmp_path):
     assert "4 notes mention 'zebra'" in CliRunner().invoke(cli, cli_args).output
     data = json.loads(CliRunner().invoke(cli, [*cli_args, "--limit", "2", "--json"]).output)
     assert (data["count"], data["total"]) == (2, 4)
+    short = json.loads(CliRunner().invoke(cli, [*cli_args, "-n", "1", "--json"]).stdout)
+    assert (short["count"], short["total"]) == (1, 4)        # -n, as `search -n`
 
     mg = Mindgraph(settings_from_dict({}, base_dir=tmp_path))
     rest = TestClient(create_app(mg), base_url="http://127.0.0.1:8765").get("/timeline", params={"concept": "zebra", "limit": 3})
@@ -212,3 +215,22 @@ def test_a_second_timeline_reads_parsed_pages_from_the_cache_and_sees_changes(tm
     library = build_timeline("Zebra", [("raw", raw), ("wiki", tmp_path / "kb" / "wiki")],
                              use_git=False)
     assert third == json.loads(json.dumps(library.to_dict()))
+
+
+def test_a_term_the_note_already_has_in_bold_is_not_bolded_again(tmp_path, corpora):
+    """v1.1.0 says "Introducing the **Canvas** core plugin": the snippet showed
+    ****Canvas****; a match inside a bold phrase closed and reopened the note's bold."""
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    shutil.copy(corpora / "obsidian-help" / "Release notes" / "v1.1.0.md", raw / "v1.1.0.md")
+    (raw / "mobile.md").write_text("Released on 2023/01/10.\n\nThis adds **Obsidian Canvas** "
+                                   "to phones, and __Canvas__ groups.\n")
+    (raw / "plain.md").write_text("Released on 2023/02/01.\n\nCanvas cards load faster.\n")
+    result = CliRunner().invoke(cli, ["timeline", "Canvas", "-C", str(tmp_path), "--no-git",
+                                      "--json"])
+    assert result.exit_code == 0, result.output
+    snippets = {e["path"]: e["snippet"] for e in json.loads(result.stdout)["entries"]}
+    assert "Introducing the **Canvas** core plugin" in snippets["v1.1.0.md"]
+    assert "This adds **Obsidian Canvas** to phones" in snippets["mobile.md"]
+    assert "**Canvas** cards load faster" in snippets["plain.md"]
+    assert not any("****" in s or "** **" in s for s in snippets.values())

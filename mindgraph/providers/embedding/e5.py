@@ -53,6 +53,7 @@ class LocalE5Provider(OnnxSentenceEncoder):
     FP32_ACTIVATIONS_MODEL_NAME = FP32_ACTIVATIONS_MODEL_NAME
     QUERY_PREFIX = "query: "
     DOCUMENT_PREFIX = "passage: "
+    ANNOUNCE_LOAD = True
 
     def __init__(self, *, batch_size: int = 1, threads: int | None = None,
                  int8_activations: bool = True, model_path: Path | None = None,

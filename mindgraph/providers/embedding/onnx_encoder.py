@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import threading
+from contextlib import nullcontext
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Sequence
@@ -27,6 +28,7 @@ import numpy as np
 
 from ...errors import ProviderError
 from .base import empty_matrix, model_version_of, normalize_rows
+from .load_notice import announced
 
 
 def default_threads() -> int:
@@ -42,6 +44,7 @@ class OnnxSentenceEncoder:
     FP32_ACTIVATIONS_MODEL_NAME = ""     # fp32 products: other vectors, another name
     QUERY_PREFIX = ""
     DOCUMENT_PREFIX = ""
+    ANNOUNCE_LOAD = False                # a slow load (a multilingual model) is announced
 
     def __init__(self, *, batch_size: int = 1, threads: int | None = None,
                  int8_activations: bool = True):
@@ -150,7 +153,8 @@ class OnnxSentenceEncoder:
         if self._session is None:
             with self._lock:
                 if self._session is None:
-                    session = self._build_session()
+                    with announced(self.MODEL_NAME) if self.ANNOUNCE_LOAD else nullcontext():
+                        session = self._build_session()
                     self._input_names = tuple(i.name for i in session.get_inputs())
                     self._session = session
         return self._session

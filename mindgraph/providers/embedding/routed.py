@@ -12,9 +12,11 @@ model's own cosine. One model_version (naming every model and its languages) key
 so `embed` and its incremental sync work unchanged. The store keeps only the filled block of
 each vector, one table per model (stores/routed.py): no zeros are stored or multiplied.
 
-A query whose own model has no vectors among the pages searched (an English question over a
-vault of Japanese pages only) is answered by the next model that has: ``VectorRetriever``
-asks ``route_order``. Which model a section gets is its page's language (``page_language``):
+A query whose own model holds under a tenth of the chunks searched (an English question over
+a vault of Japanese pages, where MiniLM holds only the few pages written mostly in English)
+is answered by the multilingual model that holds more, and one whose model holds none by the
+next model that has some: ``VectorRetriever`` asks ``route_order`` and the store's
+``part_counts``. Which model a section gets is its page's language (``page_language``):
 vectors/chunking.py's ``LanguageChunker`` cuts each page for its model's tokenizer and
 limit, so English pages are chunked exactly as with MiniLM alone.
 """

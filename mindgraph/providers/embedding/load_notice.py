@@ -1,0 +1,67 @@
+"""A one-line notice while a slow model loads: the first Japanese or Chinese query of a process
+waits ~3–6 s for use-multilingual-v3 (numpy reads its weights), and without a word the CLI
+looked hung.
+
+A provider wraps its load in ``announced(name)``; whoever shows the notice (the CLI's search
+and context commands, on stderr: never on stdout, where ``--json`` goes) listens with
+``load_notices``. The notice comes only when the load is still running ``after_s`` after it
+started (``embedding.load_notice_after_s``, 0.5 s): a model already loaded, or loading fast,
+says nothing.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from contextlib import contextmanager
+from typing import Callable, Iterator
+
+NOTICE_AFTER_S = 0.5
+
+_listeners: list[tuple[float, Callable[[str], None]]] = []    # (after_s, listener)
+_lock = threading.Lock()
+
+
+def notice_text(name: str) -> str:
+    """What a listener is told while ``name`` loads."""
+    return f"loading the multilingual embedding model {name} (first query only)…"
+
+
+@contextmanager
+def load_notices(listener: Callable[[str], None],
+                 after_s: float = NOTICE_AFTER_S) -> Iterator[None]:
+    """Tell ``listener`` of every model load still running ``after_s`` after it started,
+    while the block runs."""
+    entry = (after_s, listener)
+    with _lock:
+        _listeners.append(entry)
+    try:
+        yield
+    finally:
+        with _lock:
+            _listeners.remove(entry)
+
+
+@contextmanager
+def announced(name: str) -> Iterator[None]:
+    """Run the block (a model's load); past ``NOTICE_AFTER_S`` the listeners hear of it."""
+    done = threading.Event()
+
+    def later() -> None:
+        started = time.monotonic()
+        with _lock:
+            listeners = sorted(_listeners, key=lambda entry: entry[0])
+        for after_s, listener in listeners:
+            if done.wait(max(0.0, after_s - (time.monotonic() - started))):
+                return
+            try:
+                listener(notice_text(name))
+            except Exception:     # a notice must never fail the load (a closed stderr)
+                pass
+
+    if _listeners:
+        threading.Thread(target=later, name="mindgraph-load-notice", daemon=True).start()
+    try:
+        yield
+    finally:
+        done.set()

@@ -1,0 +1,75 @@
+"""A slow first load of the multilingual model is said on stderr, once, and never on stdout.
+
+The first Japanese or Chinese hybrid query of a process waits for use-multilingual-v3 (0.5 s
+idle, several seconds on a loaded machine) and the CLI used to say nothing meanwhile. A real
+`mindgraph` process is run (a fresh process is the case): `--json` on stdout must still
+parse. How long a load may take before it is announced is `embedding.load_notice_after_s`
+(0.5 s): 0 here, so the notice does not depend on this machine's speed, and a minute to
+show that a load that ends in time says nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mindgraph.cli import cli
+
+pytestmark = pytest.mark.slow
+
+NOTICE = "loading the multilingual embedding model use-multilingual-v3 (first query only)…"
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("notice")
+    wiki = root / "wiki"
+    wiki.mkdir()
+    (wiki / "同期.md").write_text("# 同期\n\nスマートフォン、タブレット、パソコンのすべての端末"
+                                  "で保管庫を同じ状態に保ちます。\n")
+    (wiki / "Canvas.md").write_text("# Canvas\n\nDraw cards and arrows on an infinite "
+                                    "board.\n")
+    (root / "mindgraph.yml").write_text("paths: {wiki: wiki, state: state}\n")
+    result = CliRunner().invoke(cli, ["embed", "-C", str(root), "--json"])
+    assert result.exit_code == 0, result.output
+    return root
+
+
+def mindgraph(workspace: Path, *args: str, after_s: str = "0") -> subprocess.CompletedProcess:
+    done = subprocess.run([sys.executable, "-m", "mindgraph", *args, "-C", str(workspace)],
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "NO_COLOR": "1",
+                               "MINDGRAPH_EMBEDDING__LOAD_NOTICE_AFTER_S": after_s})
+    assert done.returncode == 0, done.stderr
+    return done
+
+
+def test_the_first_japanese_query_says_it_loads_the_model_on_stderr(workspace):
+    done = mindgraph(workspace, "search", "--hybrid", "端末で保管庫を同じに保つ", "--json")
+    answer = json.loads(done.stdout)                  # stdout is the JSON and nothing else
+    assert answer["results"][0]["page"] == "同期.md"
+    assert NOTICE not in done.stdout
+    assert done.stderr.count(NOTICE) == 1, done.stderr
+    text = mindgraph(workspace, "search", "--hybrid", "端末で保管庫を同じに保つ")
+    assert NOTICE not in text.stdout and NOTICE in text.stderr
+    context = mindgraph(workspace, "context", "端末で保管庫を同じに保つ", "--json")
+    assert json.loads(context.stdout)["sources"] and NOTICE in context.stderr
+
+
+def test_a_load_that_ends_before_the_notice_is_due_says_nothing(workspace):
+    done = mindgraph(workspace, "search", "--hybrid", "端末で保管庫を同じに保つ", "--json",
+                     after_s="60")
+    assert json.loads(done.stdout)["results"][0]["page"] == "同期.md"
+    assert "loading the multilingual" not in done.stderr
+
+
+def test_an_english_query_over_english_pages_loads_no_multilingual_model(workspace):
+    done = mindgraph(workspace, "search", "--hybrid", "cards and arrows", "--json")
+    assert json.loads(done.stdout)["results"][0]["page"] == "Canvas.md"
+    assert "loading the multilingual" not in done.stderr
