@@ -6,9 +6,10 @@
 Each lever is the hybrid method of `mindgraph bench` over the same indexes and vectors (the
 workspace's: the offline default routes Japanese and Chinese to USE) with one thing changed at
 query time, so differences come from the lever alone (as bench/bench_fusion.py and
-bench/bench_scifact_levers.py do). None of them is in the product: none gains on the dev and
-held-out questions without a loss elsewhere (README, "Retrieval levers for issue 13's open
-targets"). Levers whose name starts with ``cjk`` change only Japanese and Chinese questions:
+bench/bench_scifact_levers.py do). One of them is in the product since session 12:
+``retrieval.multilingual_vector_factor`` 1.5 (``usevec<f>`` measures other values, 1 = the
+earlier default); the rest gain nowhere without a loss elsewhere (README, "Retrieval levers for
+issue 13's open targets"). Levers whose name starts with ``cjk`` change only Japanese and Chinese questions:
 SciFact's English claims get the base's answers by construction (printed as ``= base``, not
 run again).
 
@@ -28,6 +29,11 @@ run again).
 - ``cjk_rrf``: reciprocal rank fusion (k 60) in place of the weighted sum for them;
 - ``cjk_vecwords``: their question embedded as its content words only (the analyser's
   terms: particles, endings and question words out) for the vector side;
+- ``usevec<f>``: ``retrieval.multilingual_vector_factor`` f (1.5 today): the vector side's
+  weight × f when the multilingual model (USE) serves the query, whatever its language;
+- ``weakkw<r>[_p<p>][_trusted]``: a page the keyword side found whose vector score is missing or
+  below r × the vector side's best loses p of its fused score (0.5; ``_trusted``: only when
+  the model serving the query knows its language);
 - ``veclen<γ>``: doc-length normalisation of the vector side: a page's best cosine − γ ×
   ln(its text's length / the median page's) (the keyword side has BM25's b already);
 - ``rm3<w>`` / ``cjk_rm3<w>``: RM3-style feedback on the keyword side: the 10 terms that weigh
@@ -193,6 +199,29 @@ class VectorFactor(HybridRetriever):
         return base * self.factor if query_language(query) in self.langs else base
 
 
+class WeakKeywordOnly(HybridRetriever):
+    """A page found by the keyword side alone (no vector score among the vector side's pages)
+    or with a vector score below ``ratio`` × the vector side's best, whose fused score rests
+    on its keyword share, loses ``penalty`` of its fused score (release notes matching a
+    paraphrase's words; see README)."""
+
+    ratio, penalty, trusted = 0.5, 0.5, False
+
+    def _finish(self, query: str, candidates: dict[str, Any], top_k: int, *args: Any,
+                **kw: Any) -> Any:
+        vec = [c.sources["vector"]["score"] for c in candidates.values()
+               if "vector" in c.sources]
+        if vec and not (self.trusted and self._vector_factor(query) < 1):
+            best = max(vec)
+            for cand in candidates.values():
+                if "keyword" not in cand.sources:
+                    continue
+                score = cand.sources.get("vector", {}).get("score")
+                if score is None or score < self.ratio * best:
+                    cand.score *= 1 - self.penalty
+        return super()._finish(query, candidates, top_k, *args, **kw)
+
+
 class SameLanguageVector:
     """The vector retriever, but a question in one of ``langs`` ranks only the pages in its
     own language (when the vault has some): a multilingual model ranks a Chinese question's
@@ -343,6 +372,16 @@ LEVERS: dict[str, Callable[[HybridRetriever], HybridRetriever]] = {
     "cjk_title5": title_lever(5.0),
     "cjk_vec0.5": vector_lever(0.5),
     "cjk_vec1.5": vector_lever(1.5),
+    "usevec1": settings_lever(multilingual_vector_factor=1.0),
+    "usevec1.25": settings_lever(multilingual_vector_factor=1.25),
+    "usevec2": settings_lever(multilingual_vector_factor=2.0),
+    "weakkw0.5": lambda r: rebuilt(r, cls=WeakKeywordOnly, ratio=0.5, penalty=0.5),
+    "weakkw0.7": lambda r: rebuilt(r, cls=WeakKeywordOnly, ratio=0.7, penalty=0.5),
+    "weakkw0.5_p0.2": lambda r: rebuilt(r, cls=WeakKeywordOnly, ratio=0.5, penalty=0.2),
+    "weakkw0.5_p0.2_trusted": lambda r: rebuilt(r, cls=WeakKeywordOnly, ratio=0.5,
+                                                penalty=0.2, trusted=True),
+    "weakkw0.5_p0.1_trusted": lambda r: rebuilt(r, cls=WeakKeywordOnly, ratio=0.5,
+                                                penalty=0.1, trusted=True),
     "cjk_samelang": same_language_lever(),
     "cjk_samelang_vec1.5": same_language_lever(1.5),
     "cjk_rrf": lambda r: rebuilt(r, cls=PerLanguageFusion),

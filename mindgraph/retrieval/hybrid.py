@@ -407,7 +407,11 @@ class HybridRetriever:
         """Less vector weight for a query in a language the embedding model was not trained
         on (all-MiniLM-L6-v2 knows English only: its vectors of Japanese text are noise), or
         over pages in such a language (an English question over a vault of Japanese pages:
-        MiniLM's vectors of the pages are noise then)."""
+        MiniLM's vectors of the pages are noise then).
+
+        With one model per language, more vector weight when a multilingual model serves the
+        query (``retrieval.multilingual_vector_factor``): decided by the model whose vectors
+        answer, not by the question's language."""
         if self.vector is None:
             return 1.0
         try:
@@ -416,7 +420,8 @@ class HybridRetriever:
             return 1.0
         languages = model_languages(provider)
         if languages is None:
-            return 1.0
+            routed = getattr(self.vector.provider, "route_order", None) is not None
+            return self.settings.multilingual_vector_factor if routed else 1.0
         needed = {query_language(query), *self.translator.languages(query)}
         if needed <= set(languages):
             return 1.0
