@@ -31,9 +31,12 @@ run again).
   terms: particles, endings and question words out) for the vector side;
 - ``usevec<f>``: ``retrieval.multilingual_vector_factor`` f (1.5 today): the vector side's
   weight × f when the multilingual model (USE) serves the query, whatever its language;
-- ``weakkw<r>[_p<p>][_trusted]``: a page the keyword side found whose vector score is missing or
-  below r × the vector side's best loses p of its fused score (0.5; ``_trusted``: only when
-  the model serving the query knows its language);
+- ``weakkw…`` / ``kwonly``: a page the keyword side found whose vector score is missing or
+  below r × the vector side's best (r 0.5; ``weakkw0.3`` / ``0.7``: r; ``kwonly``: r 0, a page
+  missing from the vector side's ranking only) loses p of its fused score (``_p<p>``; 0.1
+  unless named), only when the model serving the query knows its language (its vector factor
+  is not below 1); ``weakkw0.5``, ``weakkw0.7_p0.5``, ``weakkw0.5_p0.2``: p 0.5 / 0.5 / 0.2
+  for every question, whatever model serves it;
 - ``veclen<γ>``: doc-length normalisation of the vector side: a page's best cosine − γ ×
   ln(its text's length / the median page's) (the keyword side has BM25's b already);
 - ``rm3<w>`` / ``cjk_rm3<w>``: RM3-style feedback on the keyword side: the 10 terms that weigh
@@ -200,10 +203,10 @@ class VectorFactor(HybridRetriever):
 
 
 class WeakKeywordOnly(HybridRetriever):
-    """A page found by the keyword side alone (no vector score among the vector side's pages)
-    or with a vector score below ``ratio`` × the vector side's best, whose fused score rests
-    on its keyword share, loses ``penalty`` of its fused score (release notes matching a
-    paraphrase's words; see README)."""
+    """A page the keyword side found with no vector score (not among the vector side's pages)
+    or one below ``ratio`` × the vector side's best loses ``penalty`` of its fused score
+    (release notes naming a paraphrase's words; ``trusted``: only when the model serving the
+    query knows its language; README, "Retrieval levers for issue 13's open targets")."""
 
     ratio, penalty, trusted = 0.5, 0.5, False
 
@@ -325,6 +328,12 @@ def vector_lever(factor: float) -> Callable[[HybridRetriever], HybridRetriever]:
     return lambda r: rebuilt(r, cls=VectorFactor, factor=factor)
 
 
+def weak_lever(ratio: float, penalty: float) -> Callable[[HybridRetriever], HybridRetriever]:
+    """``WeakKeywordOnly`` when the model serving the query knows its language."""
+    return lambda r: rebuilt(r, cls=WeakKeywordOnly, ratio=ratio, penalty=penalty,
+                             trusted=True)
+
+
 def same_language_lever(factor: float = 1.0) -> Callable[[HybridRetriever], HybridRetriever]:
     def make(r: HybridRetriever) -> HybridRetriever:
         out = rebuilt(r, cls=VectorFactor, factor=factor)
@@ -376,12 +385,14 @@ LEVERS: dict[str, Callable[[HybridRetriever], HybridRetriever]] = {
     "usevec1.25": settings_lever(multilingual_vector_factor=1.25),
     "usevec2": settings_lever(multilingual_vector_factor=2.0),
     "weakkw0.5": lambda r: rebuilt(r, cls=WeakKeywordOnly, ratio=0.5, penalty=0.5),
-    "weakkw0.7": lambda r: rebuilt(r, cls=WeakKeywordOnly, ratio=0.7, penalty=0.5),
+    "weakkw0.7_p0.5": lambda r: rebuilt(r, cls=WeakKeywordOnly, ratio=0.7, penalty=0.5),
     "weakkw0.5_p0.2": lambda r: rebuilt(r, cls=WeakKeywordOnly, ratio=0.5, penalty=0.2),
-    "weakkw0.5_p0.2_trusted": lambda r: rebuilt(r, cls=WeakKeywordOnly, ratio=0.5,
-                                                penalty=0.2, trusted=True),
-    "weakkw0.5_p0.1_trusted": lambda r: rebuilt(r, cls=WeakKeywordOnly, ratio=0.5,
-                                                penalty=0.1, trusted=True),
+    "weakkw_p0.2": weak_lever(0.5, 0.2),
+    "weakkw_p0.1": weak_lever(0.5, 0.1),
+    "weakkw_p0.05": weak_lever(0.5, 0.05),
+    "weakkw0.3": weak_lever(0.3, 0.1),
+    "weakkw0.7": weak_lever(0.7, 0.1),
+    "kwonly": weak_lever(0.0, 0.1),
     "cjk_samelang": same_language_lever(),
     "cjk_samelang_vec1.5": same_language_lever(1.5),
     "cjk_rrf": lambda r: rebuilt(r, cls=PerLanguageFusion),
