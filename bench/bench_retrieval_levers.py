@@ -36,7 +36,9 @@ run again).
   missing from the vector side's ranking only) loses p of its fused score (``_p<p>``; 0.1
   unless named), only when the model serving the query knows its language (its vector factor
   is not below 1); ``weakkw0.5``, ``weakkw0.7_p0.5``, ``weakkw0.5_p0.2``: p 0.5 / 0.5 / 0.2
-  for every question, whatever model serves it;
+  for every question, whatever model serves it; ``weakkw_scored[_p0.05]``: r 0.5, p 0.1
+  (0.05), trusted, a hit beyond the vector side's ranking judged by its own vector score
+  (``page_scores``) and left alone when it has none (a page not embedded yet);
 - ``veclen<γ>``: doc-length normalisation of the vector side: a page's best cosine − γ ×
   ln(its text's length / the median page's) (the keyword side has BM25's b already);
 - ``rm3<w>`` / ``cjk_rm3<w>``: RM3-style feedback on the keyword side: the 10 terms that weigh
@@ -225,6 +227,34 @@ class WeakKeywordOnly(HybridRetriever):
         return super()._finish(query, candidates, top_k, *args, **kw)
 
 
+class ScoredWeakKeyword(HybridRetriever):
+    """``WeakKeywordOnly`` (trusted), but a keyword hit beyond the vector side's ranking is
+    judged by its own vector score (``VectorRetriever.page_scores``), and a page without
+    vectors (not embedded yet: score 0) or whose score could not be read is left alone."""
+
+    ratio, penalty = 0.5, 0.1
+
+    def _finish(self, query: str, candidates: dict[str, Any], top_k: int, *args: Any,
+                **kw: Any) -> Any:
+        vec = [c.sources["vector"]["score"] for c in candidates.values()
+               if "vector" in c.sources]
+        if vec and self.vector is not None and self._vector_factor(query) >= 1:
+            best = max(vec)
+            missing = [p for p, c in candidates.items()
+                       if "keyword" in c.sources and "vector" not in c.sources]
+            try:
+                found = self.vector.page_scores(query, missing)
+            except Exception:
+                found = {}
+            for path, cand in candidates.items():
+                if "keyword" not in cand.sources:
+                    continue
+                score = cand.sources.get("vector", {}).get("score", found.get(path))
+                if score and score < self.ratio * best:
+                    cand.score *= 1 - self.penalty
+        return super()._finish(query, candidates, top_k, *args, **kw)
+
+
 class SameLanguageVector:
     """The vector retriever, but a question in one of ``langs`` ranks only the pages in its
     own language (when the vault has some): a multilingual model ranks a Chinese question's
@@ -393,6 +423,8 @@ LEVERS: dict[str, Callable[[HybridRetriever], HybridRetriever]] = {
     "weakkw0.3": weak_lever(0.3, 0.1),
     "weakkw0.7": weak_lever(0.7, 0.1),
     "kwonly": weak_lever(0.0, 0.1),
+    "weakkw_scored": lambda r: rebuilt(r, cls=ScoredWeakKeyword),
+    "weakkw_scored_p0.05": lambda r: rebuilt(r, cls=ScoredWeakKeyword, penalty=0.05),
     "cjk_samelang": same_language_lever(),
     "cjk_samelang_vec1.5": same_language_lever(1.5),
     "cjk_rrf": lambda r: rebuilt(r, cls=PerLanguageFusion),
