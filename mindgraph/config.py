@@ -199,6 +199,9 @@ class RetrievalSettings:
     # (a Japanese question over English-only pages is served by MiniLM and keeps 1): raised
     # four cross-lingual MRR@10s, the question sets and SciFact equal (1.25 / 1.5 / 2, README)
     multilingual_vector_factor: float = 1.5
+    # A keyword hit the vector side did not rank, though the page has vectors, loses this share
+    # of its fused score (retrieval/weakvector.py; 0 = off): dev R@5 0.929 → 0.942, README
+    keyword_only_penalty: float = 0.1
     # A page in another language than the query's gets its score times this (1 = off). No
     # effect on the question sets (their answers already won; 1 / 0.95 / 0.9 / 0.8 / 0.6 all
     # equal); it puts the English page above its Chinese twin for "headless sync".
@@ -714,6 +717,8 @@ def _check_values(s: Settings) -> None:
          "retrieval.unsupported_language_vector_factor", "between 0 and 1"),
         (0 < s.retrieval.multilingual_vector_factor <= 10,
          "retrieval.multilingual_vector_factor", "above 0 and at most 10"),
+        (0 <= s.retrieval.keyword_only_penalty < 1, "retrieval.keyword_only_penalty",
+         "in [0, 1)"),
         (0 <= s.retrieval.min_score < 1, "retrieval.min_score", "in [0, 1)"),
         (s.retrieval.overfetch >= 1, "retrieval.overfetch", "at least 1"),
         (s.retrieval.reserve_top >= 0, "retrieval.reserve_top", "0 or more"),

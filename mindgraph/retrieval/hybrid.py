@@ -44,6 +44,7 @@ from .recency import Recency, asks_for_recent
 from .rerank import LLMReranker
 from .results import Candidate, HybridResponse, HybridResult, SearchOptions
 from .router import Intent, IntentRouter
+from .weakvector import penalise_unbacked
 from .translate import QueryTranslator
 from .twins import Twins, twin_ranking
 from .vector import VectorRetriever
@@ -168,6 +169,11 @@ class HybridRetriever:
                        for c in candidates.values())
             _note(degradation, f"no page contains the query's words: these results are by "
                                f"meaning alone (best similarity {best:.2f})")
+        if options.use_keyword and self.vector is not None and \
+                self._vector_factor(query) >= 1:
+            vector = self.vector
+            penalise_unbacked(candidates, self.settings.keyword_only_penalty,
+                              lambda paths: vector.page_scores(query, paths))
         results = self._finish(query, candidates, options.top_k, degradation)
         if options.rerank and self.reranker is not None and len(results) > 1:
             t = time.perf_counter()
