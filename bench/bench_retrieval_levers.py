@@ -6,10 +6,9 @@
 Each lever is the hybrid method of `mindgraph bench` over the same indexes and vectors (the
 workspace's: the offline default routes Japanese and Chinese to USE) with one thing changed at
 query time, so differences come from the lever alone (as bench/bench_fusion.py and
-bench/bench_scifact_levers.py do). Two of them are in the product since session 12:
-``retrieval.multilingual_vector_factor`` 1.5 (``usevec<f>`` measures other values, 1 = the
-earlier default), and ``retrieval.keyword_only_penalty`` 0.1 (``kwonly_off``: 0, the
-earlier default; the ``weakkw…`` and ``kwonly`` rows were measured with it 0); the rest gain nowhere without a loss elsewhere (README, "Retrieval levers for
+bench/bench_scifact_levers.py do). Two of them are product options since session 12, off by default:
+``retrieval.multilingual_vector_factor`` (``usevec<f>``) and ``retrieval.keyword_only_penalty``
+(``kwonly``; the ``weakkw…`` rows are variants of it); the rest gain nowhere without a loss elsewhere (README, "Retrieval levers for
 issue 13's open targets"). Levers whose name starts with ``cjk`` change only Japanese and Chinese questions:
 SciFact's English claims get the base's answers by construction (printed as ``= base``, not
 run again).
@@ -424,7 +423,8 @@ LEVERS: dict[str, Callable[[HybridRetriever], HybridRetriever]] = {
     "weakkw0.3": weak_lever(0.3, 0.1),
     "weakkw0.7": weak_lever(0.7, 0.1),
     "kwonly": weak_lever(0.0, 0.1),
-    "kwonly_off": settings_lever(keyword_only_penalty=0.0),
+    "usevec1.5": settings_lever(multilingual_vector_factor=1.5),
+    "kwonly_on": settings_lever(keyword_only_penalty=0.1),
     "weakkw_scored": lambda r: rebuilt(r, cls=ScoredWeakKeyword),
     "weakkw_scored_p0.05": lambda r: rebuilt(r, cls=ScoredWeakKeyword, penalty=0.05),
     "cjk_samelang": same_language_lever(),

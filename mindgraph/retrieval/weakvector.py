@@ -1,7 +1,8 @@
 """Keyword hits the vector side does not back (``retrieval.keyword_only_penalty``).
 
 A page BM25 found that the vector side did not rank among its first pages (the ``fetch`` it
-was asked for) although the page has vectors loses ``keyword_only_penalty`` (0.1) of its fused
+was asked for) although the page has vectors loses ``keyword_only_penalty`` (0: off; 0.1
+measured) of its fused
 score before the final order: its meaning is far from the query's. In the Obsidian Help vault
 these are mostly release notes (v0.8.5, v0.15.5, …) naming a paraphrase's words in passing.
 A page without vectors (not embedded yet), or one whose vector score could not be read, is

@@ -208,9 +208,9 @@ def test_a_killed_routed_embed_resumes_from_what_it_stored(tmp_path):
 
 def test_the_multilingual_model_serving_a_query_gets_more_vector_weight(workspace,
                                                                         monkeypatch):
-    """`retrieval.multilingual_vector_factor` (1.5): the vector side weighs more when USE
-    serves the query (the Japanese one here), by the model that answers, not the language;
-    an English query, served by MiniLM, is ranked and scored exactly as with the factor 1."""
+    """`retrieval.multilingual_vector_factor` (1 by default; 1.5 here): the vector side weighs
+    more when USE serves the query (the Japanese one here), by the model that answers, not the
+    language; an English query, served by MiniLM, is ranked and scored exactly as with 1."""
     run("embed", "-C", str(workspace), "--json")
     both = ("キャンバスと端末", "canvas board on every device")     # two pages each
 
@@ -218,6 +218,7 @@ def test_the_multilingual_model_serving_a_query_gets_more_vector_weight(workspac
         out = run("search", "--hybrid", query, "-C", str(workspace), "--json")
         return [(r["page"], r["score"]) for r in json.loads(out.stdout)["results"]]
 
+    monkeypatch.setenv("MINDGRAPH_RETRIEVAL__MULTILINGUAL_VECTOR_FACTOR", "1.5")
     default = {q: scored(q) for q in both}
     monkeypatch.setenv("MINDGRAPH_RETRIEVAL__MULTILINGUAL_VECTOR_FACTOR", "1")
     off = {q: scored(q) for q in both}
