@@ -6,9 +6,10 @@
 Each lever is the hybrid method of `mindgraph bench` over the same indexes and vectors (the
 workspace's: the offline default routes Japanese and Chinese to USE) with one thing changed at
 query time, so differences come from the lever alone (as bench/bench_fusion.py and
-bench/bench_scifact_levers.py do). None of them is in the product: none gains on the dev and
-held-out questions without a loss elsewhere (README, "Retrieval levers for issue 13's open
-targets"). Levers whose name starts with ``cjk`` change only Japanese and Chinese questions:
+bench/bench_scifact_levers.py do). Two of them are product options since session 12, off by default:
+``retrieval.multilingual_vector_factor`` (``usevec<f>``) and ``retrieval.keyword_only_penalty``
+(``kwonly``; the ``weakkw…`` rows are variants of it); the rest gain nowhere without a loss elsewhere (README, "Retrieval levers for
+issue 13's open targets"). Levers whose name starts with ``cjk`` change only Japanese and Chinese questions:
 SciFact's English claims get the base's answers by construction (printed as ``= base``, not
 run again).
 
@@ -28,6 +29,16 @@ run again).
 - ``cjk_rrf``: reciprocal rank fusion (k 60) in place of the weighted sum for them;
 - ``cjk_vecwords``: their question embedded as its content words only (the analyser's
   terms: particles, endings and question words out) for the vector side;
+- ``usevec<f>``: ``retrieval.multilingual_vector_factor`` f (1.5 today): the vector side's
+  weight × f when the multilingual model (USE) serves the query, whatever its language;
+- ``weakkw…`` / ``kwonly``: a page the keyword side found whose vector score is missing or
+  below r × the vector side's best (r 0.5; ``weakkw0.3`` / ``0.7``: r; ``kwonly``: r 0, a page
+  missing from the vector side's ranking only) loses p of its fused score (``_p<p>``; 0.1
+  unless named), only when the model serving the query knows its language (its vector factor
+  is not below 1); ``weakkw0.5``, ``weakkw0.7_p0.5``, ``weakkw0.5_p0.2``: p 0.5 / 0.5 / 0.2
+  for every question, whatever model serves it; ``weakkw_scored[_p0.05]``: r 0.5, p 0.1
+  (0.05), trusted, a hit beyond the vector side's ranking judged by its own vector score
+  (``page_scores``) and left alone when it has none (a page not embedded yet);
 - ``veclen<γ>``: doc-length normalisation of the vector side: a page's best cosine − γ ×
   ln(its text's length / the median page's) (the keyword side has BM25's b already);
 - ``rm3<w>`` / ``cjk_rm3<w>``: RM3-style feedback on the keyword side: the 10 terms that weigh
@@ -193,6 +204,57 @@ class VectorFactor(HybridRetriever):
         return base * self.factor if query_language(query) in self.langs else base
 
 
+class WeakKeywordOnly(HybridRetriever):
+    """A page the keyword side found with no vector score (not among the vector side's pages)
+    or one below ``ratio`` × the vector side's best loses ``penalty`` of its fused score
+    (release notes naming a paraphrase's words; ``trusted``: only when the model serving the
+    query knows its language; README, "Retrieval levers for issue 13's open targets")."""
+
+    ratio, penalty, trusted = 0.5, 0.5, False
+
+    def _finish(self, query: str, candidates: dict[str, Any], top_k: int, *args: Any,
+                **kw: Any) -> Any:
+        vec = [c.sources["vector"]["score"] for c in candidates.values()
+               if "vector" in c.sources]
+        if vec and not (self.trusted and self._vector_factor(query) < 1):
+            best = max(vec)
+            for cand in candidates.values():
+                if "keyword" not in cand.sources:
+                    continue
+                score = cand.sources.get("vector", {}).get("score")
+                if score is None or score < self.ratio * best:
+                    cand.score *= 1 - self.penalty
+        return super()._finish(query, candidates, top_k, *args, **kw)
+
+
+class ScoredWeakKeyword(HybridRetriever):
+    """``WeakKeywordOnly`` (trusted), but a keyword hit beyond the vector side's ranking is
+    judged by its own vector score (``VectorRetriever.page_scores``), and a page without
+    vectors (not embedded yet: score 0) or whose score could not be read is left alone."""
+
+    ratio, penalty = 0.5, 0.1
+
+    def _finish(self, query: str, candidates: dict[str, Any], top_k: int, *args: Any,
+                **kw: Any) -> Any:
+        vec = [c.sources["vector"]["score"] for c in candidates.values()
+               if "vector" in c.sources]
+        if vec and self.vector is not None and self._vector_factor(query) >= 1:
+            best = max(vec)
+            missing = [p for p, c in candidates.items()
+                       if "keyword" in c.sources and "vector" not in c.sources]
+            try:
+                found = self.vector.page_scores(query, missing)
+            except Exception:
+                found = {}
+            for path, cand in candidates.items():
+                if "keyword" not in cand.sources:
+                    continue
+                score = cand.sources.get("vector", {}).get("score", found.get(path))
+                if score and score < self.ratio * best:
+                    cand.score *= 1 - self.penalty
+        return super()._finish(query, candidates, top_k, *args, **kw)
+
+
 class SameLanguageVector:
     """The vector retriever, but a question in one of ``langs`` ranks only the pages in its
     own language (when the vault has some): a multilingual model ranks a Chinese question's
@@ -296,6 +358,12 @@ def vector_lever(factor: float) -> Callable[[HybridRetriever], HybridRetriever]:
     return lambda r: rebuilt(r, cls=VectorFactor, factor=factor)
 
 
+def weak_lever(ratio: float, penalty: float) -> Callable[[HybridRetriever], HybridRetriever]:
+    """``WeakKeywordOnly`` when the model serving the query knows its language."""
+    return lambda r: rebuilt(r, cls=WeakKeywordOnly, ratio=ratio, penalty=penalty,
+                             trusted=True)
+
+
 def same_language_lever(factor: float = 1.0) -> Callable[[HybridRetriever], HybridRetriever]:
     def make(r: HybridRetriever) -> HybridRetriever:
         out = rebuilt(r, cls=VectorFactor, factor=factor)
@@ -343,6 +411,22 @@ LEVERS: dict[str, Callable[[HybridRetriever], HybridRetriever]] = {
     "cjk_title5": title_lever(5.0),
     "cjk_vec0.5": vector_lever(0.5),
     "cjk_vec1.5": vector_lever(1.5),
+    "usevec1": settings_lever(multilingual_vector_factor=1.0),
+    "usevec1.25": settings_lever(multilingual_vector_factor=1.25),
+    "usevec2": settings_lever(multilingual_vector_factor=2.0),
+    "weakkw0.5": lambda r: rebuilt(r, cls=WeakKeywordOnly, ratio=0.5, penalty=0.5),
+    "weakkw0.7_p0.5": lambda r: rebuilt(r, cls=WeakKeywordOnly, ratio=0.7, penalty=0.5),
+    "weakkw0.5_p0.2": lambda r: rebuilt(r, cls=WeakKeywordOnly, ratio=0.5, penalty=0.2),
+    "weakkw_p0.2": weak_lever(0.5, 0.2),
+    "weakkw_p0.1": weak_lever(0.5, 0.1),
+    "weakkw_p0.05": weak_lever(0.5, 0.05),
+    "weakkw0.3": weak_lever(0.3, 0.1),
+    "weakkw0.7": weak_lever(0.7, 0.1),
+    "kwonly": weak_lever(0.0, 0.1),
+    "usevec1.5": settings_lever(multilingual_vector_factor=1.5),
+    "kwonly_on": settings_lever(keyword_only_penalty=0.1),
+    "weakkw_scored": lambda r: rebuilt(r, cls=ScoredWeakKeyword),
+    "weakkw_scored_p0.05": lambda r: rebuilt(r, cls=ScoredWeakKeyword, penalty=0.05),
     "cjk_samelang": same_language_lever(),
     "cjk_samelang_vec1.5": same_language_lever(1.5),
     "cjk_rrf": lambda r: rebuilt(r, cls=PerLanguageFusion),

@@ -199,6 +199,15 @@ class RetrievalSettings:
     # noise (vector-only MRR@10 0.03-0.29), kept as a tie-breaker (0.1 was best of 0 / 0.1 /
     # 0.25 / 0.5 on both question sets, see README)
     unsupported_language_vector_factor: float = 0.1
+    # With one model per language (embedding.languages), the vector side's weight × this when
+    # a multilingual model (USE under the default) serves the query, whatever its language.
+    # 1 (off): 1.5 raised four cross-lingual MRR@10s but lowered English dev questions over the
+    # Japanese pages 0.759 → 0.747 (tests/retrieval/test_hybrid_quality_real.py's floor 0.75)
+    multilingual_vector_factor: float = 1.0
+    # A keyword hit the vector side did not rank, though the page has vectors, loses this share
+    # of its fused score (retrieval/weakvector.py). 0 (off): 0.1 gained dev R@5 0.929 → 0.942
+    # but puts BM25's clear first page below a compressed-cosine model's pool (README)
+    keyword_only_penalty: float = 0.0
     # A page in another language than the query's gets its score times this (1 = off). No
     # effect on the question sets (their answers already won; 1 / 0.95 / 0.9 / 0.8 / 0.6 all
     # equal); it puts the English page above its Chinese twin for "headless sync".
@@ -737,6 +746,10 @@ def _check_values(s: Settings) -> None:
          "between 0 and 1"),
         (0 <= s.retrieval.unsupported_language_vector_factor <= 1,
          "retrieval.unsupported_language_vector_factor", "between 0 and 1"),
+        (0 < s.retrieval.multilingual_vector_factor <= 10,
+         "retrieval.multilingual_vector_factor", "above 0 and at most 10"),
+        (0 <= s.retrieval.keyword_only_penalty < 1, "retrieval.keyword_only_penalty",
+         "in [0, 1)"),
         (0 <= s.retrieval.min_score < 1, "retrieval.min_score", "in [0, 1)"),
         (s.retrieval.overfetch >= 1, "retrieval.overfetch", "at least 1"),
         (s.retrieval.reserve_top >= 0, "retrieval.reserve_top", "0 or more"),

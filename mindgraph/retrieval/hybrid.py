@@ -44,6 +44,7 @@ from .recency import Recency, asks_for_recent
 from .rerank import LLMReranker
 from .results import Candidate, HybridResponse, HybridResult, SearchOptions
 from .router import Intent, IntentRouter
+from .weakvector import penalise_unbacked
 from .translate import QueryTranslator
 from .twins import Twins, twin_ranking
 from .vector import VectorRetriever, model_name
@@ -168,6 +169,11 @@ class HybridRetriever:
                        for c in candidates.values())
             _note(degradation, f"no page contains the query's words: these results are by "
                                f"meaning alone (best similarity {best:.2f})")
+        if options.use_keyword and self.vector is not None and \
+                self._vector_factor(query) >= 1:
+            vector = self.vector
+            penalise_unbacked(candidates, self.settings.keyword_only_penalty,
+                              lambda paths: vector.page_scores(query, paths))
         results = self._finish(query, candidates, options.top_k, degradation)
         if options.rerank and self.reranker is not None and len(results) > 1:
             t = time.perf_counter()
@@ -425,7 +431,11 @@ class HybridRetriever:
         """Less vector weight for a query in a language the embedding model was not trained
         on (all-MiniLM-L6-v2 knows English only: its vectors of Japanese text are noise), or
         over pages in such a language (an English question over a vault of Japanese pages:
-        MiniLM's vectors of the pages are noise then)."""
+        MiniLM's vectors of the pages are noise then).
+
+        With one model per language, more vector weight when a multilingual model serves the
+        query (``retrieval.multilingual_vector_factor``): decided by the model whose vectors
+        answer, not by the question's language."""
         if self.vector is None:
             return 1.0
         try:
@@ -434,7 +444,8 @@ class HybridRetriever:
             return 1.0
         languages = model_languages(provider)
         if languages is None:
-            return 1.0
+            routed = getattr(self.vector.provider, "route_order", None) is not None
+            return self.settings.multilingual_vector_factor if routed else 1.0
         needed = {query_language(query), *self.translator.languages(query)}
         if needed <= set(languages):
             return 1.0

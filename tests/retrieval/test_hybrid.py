@@ -193,6 +193,8 @@ def test_english_only_model_gets_less_weight_on_cjk_queries(mg):
 
     retriever = mg.hybrid_retriever()
     assert model_languages(retriever.vector.provider) is None      # hashing: no claim
+    # one model (not routed): multilingual_vector_factor is for a routed multilingual member
+    assert retriever._vector_factor("ブックマークの使い方") == 1.0
     retriever.vector.provider.languages = ("en",)
     assert retriever._vector_factor("ブックマークの使い方") == \
         retriever.settings.unsupported_language_vector_factor == 0.1

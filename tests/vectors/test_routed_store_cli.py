@@ -204,3 +204,30 @@ def test_a_killed_routed_embed_resumes_from_what_it_stored(tmp_path):
     again = json.loads(run("embed", "--json", "-C", str(tmp_path)).stdout)
     assert again["embedded"] == 0 and again["unchanged"] == rerun["chunks"] == 324
     assert searched(tmp_path, JAPANESE)[0][0] == "ja/同期.md"
+
+
+def test_the_multilingual_model_serving_a_query_gets_more_vector_weight(workspace,
+                                                                        monkeypatch):
+    """`retrieval.multilingual_vector_factor` (1 by default; 1.5 here): the vector side weighs
+    more when USE serves the query (the Japanese one here), by the model that answers, not the
+    language; an English query, served by MiniLM, is ranked and scored exactly as with 1."""
+    run("embed", "-C", str(workspace), "--json")
+    both = ("キャンバスと端末", "canvas board on every device")     # two pages each
+
+    def scored(query: str) -> list[tuple[str, float]]:
+        out = run("search", "--hybrid", query, "-C", str(workspace), "--json")
+        return [(r["page"], r["score"]) for r in json.loads(out.stdout)["results"]]
+
+    monkeypatch.setenv("MINDGRAPH_RETRIEVAL__MULTILINGUAL_VECTOR_FACTOR", "1.5")
+    default = {q: scored(q) for q in both}
+    monkeypatch.setenv("MINDGRAPH_RETRIEVAL__MULTILINGUAL_VECTOR_FACTOR", "1")
+    off = {q: scored(q) for q in both}
+    assert len(default[both[1]]) == 2 and default[both[1]] == off[both[1]]
+    (top, first), (second, weighted) = default[both[0]]
+    assert [p for p, _ in off[both[0]]] == [top, second] == ["ja/キャンバス.md", "ja/同期.md"]
+    # the page the keywords favour less (端末 alone) moves with the vector side's weight
+    assert first == off[both[0]][0][1] == 1.0 and weighted != off[both[0]][1][1]
+    monkeypatch.setenv("MINDGRAPH_RETRIEVAL__MULTILINGUAL_VECTOR_FACTOR", "0")
+    bad = CliRunner().invoke(cli, ["search", "--hybrid", JAPANESE, "-C", str(workspace)])
+    assert bad.exit_code != 0
+    assert "retrieval.multilingual_vector_factor" in bad.output
