@@ -21,8 +21,13 @@ POOL = 300          # sentences of the stand-in pool, embedded once per model fo
 
 @pytest.fixture
 def scale_query(corpora, tmp_path, monkeypatch):
+    # the corpora the fixture found, wherever the checkout is (a clone in /tmp has no
+    # ../shared/corpora beside it): bench_vectors reads them when it is first imported
+    monkeypatch.setenv("MINDGRAPH_CORPORA", str(corpora))
     script = load_script("bench_scale_query")
     monkeypatch.setattr(script.sys.modules["bench_ann"], "CACHE", tmp_path / "cache")
+    import bench_vectors
+    monkeypatch.setattr(bench_vectors, "CORPORA", corpora)
     return script
 
 
