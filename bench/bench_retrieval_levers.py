@@ -1,4 +1,4 @@
-"""Retrieval levers for issue 13's unmet targets, side by side (session 11).
+"""Retrieval levers for issue 13's unmet targets, side by side (session 17).
 
     python bench/bench_retrieval_levers.py -C bench-out/oh --cross-lingual --ranks   # all
     python bench/bench_retrieval_levers.py -C bench-out/oh --levers title4 --no-scifact
@@ -6,7 +6,7 @@
 Each lever is the hybrid method of `mindgraph bench` over the same indexes and vectors (the
 workspace's: the offline default routes Japanese and Chinese to USE) with one thing changed at
 query time, so differences come from the lever alone (as bench/bench_fusion.py and
-bench/bench_scifact_levers.py do). Two of them are product options since session 12, off by default:
+bench/bench_scifact_levers.py do). Two of them are product options since session 17:
 ``retrieval.multilingual_vector_factor`` (``usevec<f>``) and ``retrieval.keyword_only_penalty``
 (``kwonly``; the ``weakkw…`` rows are variants of it); the rest gain nowhere without a loss elsewhere (README, "Retrieval levers for
 issue 13's open targets"). Levers whose name starts with ``cjk`` change only Japanese and Chinese questions:
@@ -425,6 +425,7 @@ LEVERS: dict[str, Callable[[HybridRetriever], HybridRetriever]] = {
     "kwonly": weak_lever(0.0, 0.1),
     "usevec1.5": settings_lever(multilingual_vector_factor=1.5),
     "kwonly_on": settings_lever(keyword_only_penalty=0.1),
+    "kwonly_off": settings_lever(keyword_only_penalty=0.0),
     "weakkw_scored": lambda r: rebuilt(r, cls=ScoredWeakKeyword),
     "weakkw_scored_p0.05": lambda r: rebuilt(r, cls=ScoredWeakKeyword, penalty=0.05),
     "cjk_samelang": same_language_lever(),

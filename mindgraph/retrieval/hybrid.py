@@ -163,17 +163,19 @@ class HybridRetriever:
                               options.top_k + self.settings.reserve_within + 1, reserved)
         self._reserve(candidates, reserved)
         timings["stage2"] = _ms(t)
+        # after the reserved places: a keyword pick the vector side does not back may lose its
+        # place (release notes BM25 reserved on paraphrases: the measured gain, README)
+        if options.use_keyword and self.vector is not None and \
+                self._vector_factor(query) >= 1 and not self._fills_missing(query):
+            vector = self.vector
+            penalise_unbacked(candidates, self.settings.keyword_only_penalty,
+                              lambda paths: vector.page_scores(query, paths))
         if options.use_keyword and candidates and not any(
                 "keyword" in c.sources for c in candidates.values()):
             best = max(c.sources.get("vector", {}).get("score", 0.0)
                        for c in candidates.values())
             _note(degradation, f"no page contains the query's words: these results are by "
                                f"meaning alone (best similarity {best:.2f})")
-        if options.use_keyword and self.vector is not None and \
-                self._vector_factor(query) >= 1:
-            vector = self.vector
-            penalise_unbacked(candidates, self.settings.keyword_only_penalty,
-                              lambda paths: vector.page_scores(query, paths))
         results = self._finish(query, candidates, options.top_k, degradation)
         if options.rerank and self.reranker is not None and len(results) > 1:
             t = time.perf_counter()
@@ -389,6 +391,12 @@ class HybridRetriever:
         if not compressed:
             return normalization, fill
         return ("calibrated" if normalization == "max" else normalization), True
+
+    def _fills_missing(self, query: str) -> bool:
+        """Whether this query's fusion gives the pages one retriever missed the other's actual
+        score (``_fusion_fit``): then the vector side has already weighed the keyword hits it
+        did not rank, and ``keyword_only_penalty`` would count its verdict twice."""
+        return self._fusion_fit(query, ("keyword", "vector"))[1]
 
     def _floors(self, query: str, rankings: Mapping[str, Any],
                 normalization: str) -> dict[str, float]:

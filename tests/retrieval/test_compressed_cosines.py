@@ -97,7 +97,8 @@ def test_bm25s_first_page_outside_the_squeezed_pool_stays_first(tmp_path):
 def test_without_the_fit_the_pool_outweighs_bm25s_order(tmp_path):
     # the old fusion (max over the pool, no missing scores): every page of the squeezed
     # model's pool scores nearly its top, so a page both found overtakes BM25's first
-    off = RetrievalSettings(compressed_cosine_fusion=False)
+    # (and no keyword-only penalty, which came later: it would take that place away)
+    off = RetrievalSettings(compressed_cosine_fusion=False, keyword_only_penalty=0.0)
     results = retriever(tmp_path, SqueezedHashing(64), off).search(QUERY, use_cache=False)
     assert results.results[0].page != "Zebra crossing.md"
     assert "Zebra crossing.md" in [r.page for r in results.results[:5]]   # reserved place
