@@ -175,13 +175,20 @@ def _route_vectors(texts: list[tuple[str, str]], provider: EmbeddingProvider,
         return []
     if getattr(provider, "route_order", None) is None:
         return [(0, np.asarray(provider.embed_queries([text for _, text in texts])))]
+    counts = getattr(store, "part_counts", None)     # each model's chunks among the pages
+    held = None if counts is None else counts(provider.model_version, pages=pages)
     out = []
     for route in range(provider.routes):
+        if held is not None and not held[route]:
+            continue
         first = provider.embed_query_for(texts[0][1], route)
-        probe = store.query(first, 1, provider.model_version, pages=pages)
-        if probe and float(probe[0].score) != 0.0:       # another model's sections score 0
-            rest = [provider.embed_query_for(text, route) for _, text in texts[1:]]
-            out.append((route, np.vstack([first, *rest])))
+        if held is None:
+            # an older, wide layout does not count: probe it (another model's sections score 0)
+            probe = store.query(first, 1, provider.model_version, pages=pages)
+            if not probe or float(probe[0].score) == 0.0:
+                continue
+        rest = [provider.embed_query_for(text, route) for _, text in texts[1:]]
+        out.append((route, np.vstack([first, *rest])))
     return out
 
 

@@ -25,7 +25,7 @@ from typing import Any, Callable, Hashable, Iterable, Mapping
 
 from ..errors import ConfigError
 from ..page.model import TYPED_RELATIONS, Page
-from ..providers.embedding.cutoffs import LINK_CUTOFFS, cutoff_of_vector, lookup, per_member
+from ..providers.embedding.cutoffs import LINK_CUTOFFS, cutoff_of_vector, per_member
 from ..providers.llm.answers import json_list
 from .batching import batches
 from .records import EnrichRecords, InferredLink, pair_key, without_summary
@@ -51,13 +51,6 @@ class Candidate:
     a: str
     b: str
     score: float
-
-
-def threshold_for(model_version: str, default: float, thresholds: Mapping[str, float]) -> float:
-    """The cosine a pair needs under the (single) model ``model_version``: ``thresholds``
-    (name part → cut-off) first, then ``LINK_CUTOFFS``, then ``default``."""
-    return float(lookup(model_version, thresholds, lookup(model_version, LINK_CUTOFFS,
-                                                          default)))
 
 
 def thresholds_for(embedder: Any, default: float, thresholds: Mapping[str, float]
@@ -194,4 +187,4 @@ def parse_verdicts(answer: str, count: int, who: str) -> dict[int, dict[str, Any
 
 
 __all__ = ["Candidate", "Judged", "judge_pairs", "offline_links", "parse_verdicts",
-           "similar_pairs", "threshold_for", "thresholds_for"]
+           "similar_pairs", "thresholds_for"]

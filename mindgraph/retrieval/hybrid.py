@@ -44,10 +44,10 @@ from .recency import Recency, asks_for_recent
 from .rerank import LLMReranker
 from .results import Candidate, HybridResponse, HybridResult, SearchOptions
 from .router import Intent, IntentRouter
-from .weakvector import penalise_unbacked
 from .translate import QueryTranslator
 from .twins import Twins, twin_ranking
 from .vector import VectorRetriever, model_name
+from .weakvector import penalise_unbacked
 
 FAILURE_WORDS = ("troubleshoot", "error", "issue", "problem", "fix", "faq", "故障", "排除",
                  "トラブル", "エラー", "問題", "错误", "问题")

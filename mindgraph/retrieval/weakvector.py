@@ -1,14 +1,15 @@
-"""Keyword hits the vector side does not back (``retrieval.keyword_only_penalty``).
+"""Keyword hits the vector side does not back (``retrieval.keyword_only_penalty``, 0.1).
 
 A page BM25 found that the vector side did not rank among its first pages (the ``fetch`` it
-was asked for) although the page has vectors loses ``keyword_only_penalty`` (0: off; 0.1
-measured) of its fused
-score before the final order: its meaning is far from the query's. In the Obsidian Help vault
-these are mostly release notes (v0.8.5, v0.15.5, …) naming a paraphrase's words in passing.
-A page without vectors (not embedded yet), or one whose vector score could not be read, is
-left alone, and so is every page when the model serving the query does not know its language
-(MiniLM's vectors of a Japanese question back nothing; HybridRetriever._vector_factor < 1).
-Measured in bench/bench_retrieval_levers.py (``kwonly`` / ``weakkw…`` rows, README).
+was asked for) although the page has vectors loses ``keyword_only_penalty`` (0: off) of its
+fused score after the reserved places are given, so it may lose one: its meaning is far from
+the query's. In the Obsidian Help vault these are mostly release notes (v0.8.5, v0.15.5, …)
+naming a paraphrase's words in passing. A page without vectors (not embedded yet), or one
+whose vector score could not be read, is left alone, and so is every page when the model
+serving the query does not know its language (MiniLM's vectors of a Japanese question back
+nothing; HybridRetriever._vector_factor < 1) or when the fusion filled in the missing scores
+(a compressed-cosine model's: the page's own cosine is already weighed). Measured in
+bench/bench_retrieval_levers.py (``kwonly`` / ``weakkw…`` rows, README).
 """
 
 from __future__ import annotations
