@@ -49,8 +49,11 @@ async def _get(http, path, params, timeout=10):
     return await asyncio.wait_for(http.get(path, params=params), timeout)
 
 
-def test_slow_requests_get_their_own_bounded_lane(workspace):
-    mg = mindgraph(workspace, slow_workers=2, slow_queue=3)
+def while_timelines_held(workspace, workers, queue, during):
+    """Fill the slow lane (``workers`` timelines running and held, ``queue`` waiting), await
+    ``during(http)`` meanwhile, then release them: (its result, the held timelines' responses,
+    the gate that held them)."""
+    mg = mindgraph(workspace, slow_workers=workers, slow_queue=queue)
     slow = Gate(then=mg.timeline)
     mg.timeline = slow                          # a timeline that takes as long as we like
     app = create_app(mg)
@@ -59,22 +62,30 @@ def test_slow_requests_get_their_own_bounded_lane(workspace):
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
                                      base_url=LOCAL) as http:
             waiting = [asyncio.create_task(_get(http, "/timeline", {"concept": "trunks"}, 30))
-                       for _ in range(5)]
-            while slow.running < 2:
+                       for _ in range(workers + queue)]
+            while slow.running < workers:
                 await asyncio.sleep(0.01)
             await asyncio.sleep(0.2)
-            assert slow.running == 2                 # 2 run, 3 wait
-            extra = await _get(http, "/timeline", {"concept": "trunks"})
-            started = time.monotonic()
-            search = await _get(http, "/search", {"q": "trunks"})
-            fast = time.monotonic() - started
+            assert slow.running == workers           # the rest wait
+            result = await during(http)
             slow.release.set()
-            return extra, search, fast, await asyncio.gather(*waiting)
+            return result, await asyncio.gather(*waiting)
 
     try:
-        extra, search, fast, slowest = asyncio.run(scenario())
+        result, held = asyncio.run(scenario())
     finally:
         slow.release.set()
+    return result, held, slow
+
+
+def test_slow_requests_get_their_own_bounded_lane(workspace):
+    async def during(http):                      # 2 run, 3 wait
+        extra = await _get(http, "/timeline", {"concept": "trunks"})
+        started = time.monotonic()
+        search = await _get(http, "/search", {"q": "trunks"})
+        return extra, search, time.monotonic() - started
+
+    (extra, search, fast), slowest, slow = while_timelines_held(workspace, 2, 3, during)
     assert extra.status_code == 503 and "serve.slow_workers" in extra.json()["detail"]
     assert extra.headers["retry-after"] == "1"
     assert search.status_code == 200 and search.json()["count"] == 2 and fast < 5
@@ -191,31 +202,14 @@ def test_a_vanished_wiki_is_503_naming_the_folder(workspace):
 def test_a_backwards_timeline_window_is_400_at_once_while_the_slow_lane_is_full(workspace):
     """since > until was found only after waiting for the slow lane and reading every note
     (a full lane answered 503 instead): it is refused before either."""
-    mg = mindgraph(workspace, slow_workers=1, slow_queue=1)
-    slow = Gate(then=mg.timeline)
-    mg.timeline = slow
-    app = create_app(mg)
+    async def during(http):                      # 1 runs, 1 waits: the lane is full
+        started = time.monotonic()
+        backwards = await _get(http, "/timeline", {"concept": "trunks",
+                                                   "since": "2025-01-01",
+                                                   "until": "2020-01-01"})
+        return backwards, time.monotonic() - started
 
-    async def scenario():
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
-                                     base_url=LOCAL) as http:
-            waiting = [asyncio.create_task(_get(http, "/timeline", {"concept": "trunks"}, 30))
-                       for _ in range(2)]
-            while slow.running < 1:
-                await asyncio.sleep(0.01)
-            await asyncio.sleep(0.2)                 # 1 runs, 1 waits: the lane is full
-            started = time.monotonic()
-            backwards = await _get(http, "/timeline", {"concept": "trunks",
-                                                       "since": "2025-01-01",
-                                                       "until": "2020-01-01"})
-            took = time.monotonic() - started
-            slow.release.set()
-            return backwards, took, await asyncio.gather(*waiting)
-
-    try:
-        backwards, took, held = asyncio.run(scenario())
-    finally:
-        slow.release.set()
+    (backwards, took), held, slow = while_timelines_held(workspace, 1, 1, during)
     assert backwards.status_code == 400, backwards.text
     assert backwards.json()["detail"] == "since (2025-01-01) is after until (2020-01-01); " \
                                          "swap them."
