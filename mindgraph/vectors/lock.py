@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import threading
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from ..errors import EmbedBusy
+from ..errors import EmbedBusy, InputError
 
 LOCK_FILENAME = "embed.lock"
 
@@ -47,7 +48,7 @@ def embed_lock(state_dir: Path, *, wait: bool = True,
         yield
         return
     state_dir.mkdir(parents=True, exist_ok=True)
-    path = str((state_dir / LOCK_FILENAME).resolve())
+    path = str(state_dir.resolve() / LOCK_FILENAME)   # the folder resolved, never the file
     with _holding_guard:
         holding = _holding.setdefault(path, _Holding())
     with holding.gate:
@@ -67,7 +68,7 @@ def embed_lock(state_dir: Path, *, wait: bool = True,
 
 def _take(path: str, fcntl: Any, wait: bool, notice: Callable[[str], None] | None) -> int:
     """Open ``path`` and flock it (see embed_lock); the descriptor, with our pid written in."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+    fd = _open_lock_file(path)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -87,6 +88,31 @@ def _take(path: str, fcntl: Any, wait: bool, notice: Callable[[str], None] | Non
     except BaseException:
         os.close(fd)
         raise
+
+
+def _open_lock_file(path: str) -> int:
+    """The lock file's descriptor, opened read-write (created when missing) as a regular file
+    in the state folder only: a symlink is never followed (it could point at a note in raw/ or
+    a file outside the workspace, which the pid written in would overwrite), and a FIFO, a
+    device or a folder in its place is refused with the fix rather than a traceback."""
+    flags = (os.O_RDWR | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+             | getattr(os, "O_NOFOLLOW", 0))
+    fix = f"remove {path} (mindgraph makes it again) and run the embed again"
+    if os.path.islink(path):
+        raise InputError(f"The embed lock {path} is a symbolic link; mindgraph does not write "
+                         f"through links: {fix}.")
+    try:
+        fd = os.open(path, flags, 0o644)
+    except IsADirectoryError:
+        raise InputError(f"The embed lock {path} is a folder, not a file: {fix}.") from None
+    except OSError as exc:
+        raise InputError(f"Cannot open the embed lock {path} ({exc.strerror}): the state "
+                         f"folder must be writable for `mindgraph embed`.") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise InputError(f"The embed lock {path} is not a regular file (a FIFO or a device): "
+                         f"{fix}.")
+    return fd
 
 
 def _holder(fd: int) -> str:

@@ -112,3 +112,29 @@ def test_no_wait_fails_at_once_naming_the_running_embed(workspace):
     assert "Traceback" not in busy.stderr
     first.send_signal(signal.SIGKILL)
     first.communicate(timeout=30)
+
+
+@pytest.mark.parametrize("kind", ["symlink to a note", "dangling symlink", "fifo", "folder"])
+def test_a_lock_file_that_is_not_a_plain_file_is_refused_and_nothing_written(
+        workspace, tmp_path_factory, kind):
+    """The pid written into the lock went through a symlink: `embed` emptied the note in raw/
+    (or a file outside the workspace) it pointed at. Nothing but a plain file is used."""
+    lock = workspace / ".mindgraph" / "embed.lock"
+    lock.parent.mkdir(exist_ok=True)
+    lock.unlink(missing_ok=True)
+    note = workspace / "raw" / "Note 1.md"
+    before = note.read_bytes()
+    outside = tmp_path_factory.mktemp("outside") / "made.txt"
+    if kind == "symlink to a note":
+        lock.symlink_to(note)
+    elif kind == "dangling symlink":
+        lock.symlink_to(outside)
+    elif kind == "fifo":
+        os.mkfifo(lock)
+    else:
+        lock.mkdir()
+    result = CliRunner().invoke(cli, ["embed", "-C", str(workspace)])
+    assert result.exit_code == 2, result.output
+    assert "embed lock" in result.output and "remove" in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert note.read_bytes() == before and not outside.exists()
