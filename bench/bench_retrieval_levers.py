@@ -44,6 +44,18 @@ run again).
 - ``rm3<w>`` / ``cjk_rm3<w>``: RM3-style feedback on the keyword side: the 10 terms that weigh
   most in BM25's first 3 pages (term share of the page × the page's normalised score × idf)
   searched again beside the query's own at weight w (every question / Japanese and Chinese);
+- ``cjk_twinvec<w>`` / ``cjk_twinvec_max`` (session 18): for them, a page's vector score is
+  (1 − w) × its own cosine + w × the best cosine of its Japanese or Chinese twin (the same
+  page translated, same permalink; ``_max``: the larger of the two);
+- ``cjk_bothvec<w>``: for them, (1 − w) × USE's cosine + w × MiniLM's, MiniLM's read from
+  the workspace named by the environment variable ``MINILM_WS`` (the vault embedded with
+  ``embedding: {languages: {}}``: the routed store holds no MiniLM vectors of their sections);
+- ``cjk_heading<w>``: the heading field counted w times (2 today) for them;
+- ``named<b>`` / ``named1_<b>``: a page whose title's terms (at least two; ``named1_``: one
+  is enough) are a run of the question's terms ("CSS snippets", 地图视图) gains b of its
+  fused score, every question;
+- ``choon``: a katakana word's final long-vowel mark dropped in pages and questions alike
+  (フィルター / フィルタ, コンピューター / コンピュータ: both spellings are in the vault);
 
 Prints one line per lever: dev and held-out hit@1 / R@5 / MRR@10 (en / ja / zh MRR@10),
 SciFact nDCG@10, and with ``--cross-lingual`` the hybrid MRR@10 of the cross-lingual sets
@@ -57,6 +69,8 @@ from __future__ import annotations
 
 import argparse
 import copy
+import os
+import re
 import sys
 from collections import Counter
 from dataclasses import replace
@@ -83,6 +97,9 @@ from mindgraph.retrieval.datasets import Question, load_beir, load_questions  # 
 from mindgraph.retrieval.hybrid import HybridRetriever, SearchOptions  # noqa: E402
 from mindgraph.retrieval.keyword import KeywordIndex, KeywordParams, max_per_group  # noqa: E402
 from mindgraph.retrieval.metrics import hit_at, mean, mrr_at, ndcg_at, recall_at  # noqa: E402
+from mindgraph.retrieval.twins import Twins  # noqa: E402
+from mindgraph.retrieval.vector import VectorPageHit  # noqa: E402
+import mindgraph.retrieval.analyzer as _analyzer  # noqa: E402
 import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
 
 CORPORA = shared_corpora.corpora()
@@ -308,6 +325,194 @@ class ContentWordsVector(SameLanguageVector):
         return self.base.search(words or query, limit)
 
 
+class TwinPooledVector(SameLanguageVector):
+    """The vector retriever, but for a Japanese or Chinese question each page in its language
+    takes ``weight`` × the best cosine of its translations the same model embedded (the
+    page's twins in ``langs``, twins.py) beside (1 − ``weight``) × its own (``weight`` None:
+    the larger of the two): a multilingual model's cosine of one page is noisy, its twin's is
+    a second reading of the same text. Pages in other languages keep their own score."""
+
+    def __init__(self, base: Any, pages: Mapping[str, Any], weight: float | None,
+                 langs: Sequence[str] = CJK):
+        self.base, self.weight, self.langs = base, weight, langs
+        self.twins = Twins(pages)
+
+    def search(self, query: str, limit: int) -> list[Any]:
+        lang = query_language(query)
+        if lang not in self.langs or not self.twins.count:
+            return self.base.search(query, limit)
+        hits = self.base.search(query, limit * 3)
+        own = {h.path: h for h in hits}
+        others = [l for l in self.langs if l != lang]
+        mine: set[str] = set()
+        for h in hits:
+            if self.twins.language.get(h.path) == lang:
+                mine.add(h.path)
+            else:
+                twin = self.twins.twin(h.path, lang)
+                if twin is not None:
+                    mine.add(twin)
+        needed = {p for p in mine if p not in own}
+        for p in mine:
+            needed |= {t for l in others if (t := self.twins.twin(p, l)) and t not in own}
+        found = self.base.page_scores(query, sorted(needed)) if needed else {}
+        score = {p: h.score for p, h in own.items()}
+        score.update({p: s for p, s in found.items() if p not in score})
+        out = [h for h in hits if h.path not in mine]
+        for p in mine:
+            twin = max((score.get(t, 0.0) for l in others
+                        if (t := self.twins.twin(p, l))), default=0.0)
+            mine_score = score.get(p, 0.0)
+            if twin <= 0 or mine_score <= 0:
+                pooled = mine_score
+            elif self.weight is None:
+                pooled = max(mine_score, twin)
+            else:
+                pooled = (1 - self.weight) * mine_score + self.weight * twin
+            hit = own.get(p)
+            if hit is None:
+                if pooled <= 0:
+                    continue
+                hit = VectorPageHit(p, pooled, "", "")
+            out.append(replace(hit, score=pooled))
+        return sorted(out, key=lambda h: (-h.score, h.path))[:limit]
+
+
+def twin_vector_lever(weight: float | None) -> Callable[[HybridRetriever], HybridRetriever]:
+    def make(r: HybridRetriever) -> HybridRetriever:
+        out = rebuilt(r)
+        if r.vector is not None:
+            out.vector = TwinPooledVector(r.vector, r.pages, weight)  # type: ignore
+        return out
+    return make
+
+
+class NamedTitle(HybridRetriever):
+    """A page whose title the question names (the title's terms, at least ``min_terms`` of
+    them, a run of the question's terms: "CSS snippets", 地图视图) gains ``bonus`` of its
+    fused score; a one-word title counts only when ``min_terms`` is 1."""
+
+    bonus, min_terms = 0.1, 2
+    _titles: dict[str, tuple[str, ...]] | None = None
+
+    def _named(self, query: str) -> set[str]:
+        if self._titles is None:
+            self._titles = {p: tuple(analyze(page.title, lang=page_language(page)))
+                            for p, page in self.pages.items()}
+        terms = tuple(analyze(query, query=True))
+        text = " " + " ".join(terms) + " "
+        return {p for p, t in self._titles.items()
+                if len(t) >= self.min_terms and " " + " ".join(t) + " " in text}
+
+    def _finish(self, query: str, candidates: dict[str, Any], top_k: int, *args: Any,
+                **kw: Any) -> Any:
+        for path in self._named(query) & candidates.keys():
+            candidates[path].score *= 1 + self.bonus
+        return super()._finish(query, candidates, top_k, *args, **kw)
+
+
+_CHOON = {"on": False}
+KATAKANA_ONLY = re.compile("^[\u30a1-\u30fa\u30fc]+$")
+
+
+def _choon_terms(original: Callable[..., tuple[str, ...]]) -> Callable[..., tuple[str, ...]]:
+    """The analyser's CJK word terms with a katakana word's final long-vowel mark dropped when
+    the lever is on (JIS Z 8301: フィルター / フィルタ, コンピューター / コンピュータ, both
+    spellings in the vault), in pages and questions alike."""
+    def terms(word: Any) -> tuple[str, ...]:
+        out = original(word)
+        if not _CHOON["on"]:
+            return out
+        return tuple(t[:-1] if len(t) >= 4 and t.endswith("ー") and KATAKANA_ONLY.match(t)
+                     else t for t in out)
+    terms.patched = True  # type: ignore[attr-defined]
+    return terms
+
+
+class ChoonIndex(KeywordIndex):
+    """An index built, and searched, with ``_CHOON`` on (the same pages and parameters)."""
+
+    @classmethod
+    def over(cls, base: KeywordIndex, pages: Any) -> "ChoonIndex":
+        _CHOON["on"] = True
+        try:
+            built = KeywordIndex.build(pages, base.params)
+        finally:
+            _CHOON["on"] = False
+        out = cls.__new__(cls)
+        out.__dict__.update(built.__dict__)
+        return out
+
+    def search(self, *args: Any, **kw: Any) -> list[Any]:
+        _CHOON["on"] = True
+        try:
+            return super().search(*args, **kw)
+        finally:
+            _CHOON["on"] = False
+
+    def page_scores(self, *args: Any, **kw: Any) -> dict[str, float]:
+        _CHOON["on"] = True
+        try:
+            return super().page_scores(*args, **kw)
+        finally:
+            _CHOON["on"] = False
+
+
+def choon_lever(r: HybridRetriever) -> HybridRetriever:
+    if not getattr(_analyzer._word_terms, "patched", False):   # once, when first asked for
+        _analyzer._word_terms = _choon_terms(_analyzer._word_terms)
+    return rebuilt(r, ChoonIndex.over(r.keyword, r.pages.values()))
+
+
+class BothModelsVector(SameLanguageVector):
+    """For a Japanese or Chinese question, each page's vector score is (1 − ``weight``) × the
+    routed model's cosine (USE) + ``weight`` × MiniLM's, read from ``other`` (a workspace
+    over the same vault embedded with MiniLM for every language: the routed store holds no
+    MiniLM vectors of Japanese and Chinese sections). Both models' first pages are scored."""
+
+    def __init__(self, base: Any, other: Any, weight: float, langs: Sequence[str] = CJK):
+        self.base, self.other, self.weight, self.langs = base, other, weight, langs
+
+    def search(self, query: str, limit: int) -> list[Any]:
+        if query_language(query) not in self.langs:
+            return self.base.search(query, limit)
+        mine = {h.path: h for h in self.base.search(query, limit * 2)}
+        theirs = {h.path: h for h in self.other.search(query, limit * 2)}
+        paths = set(mine) | set(theirs)
+        a = {p: h.score for p, h in mine.items()}
+        a.update(self.base.page_scores(query, sorted(paths - set(mine))))
+        b = {p: h.score for p, h in theirs.items()}
+        b.update(self.other.page_scores(query, sorted(paths - set(theirs))))
+        out = []
+        for p in paths:
+            hit = mine.get(p) or theirs[p]
+            out.append(replace(hit, score=(1 - self.weight) * a.get(p, 0.0)
+                               + self.weight * b.get(p, 0.0)))
+        return sorted(out, key=lambda h: (-h.score, h.path))[:limit]
+
+    def forget_queries(self) -> None:
+        self.base.forget_queries()
+        self.other.forget_queries()
+
+
+_MINI: dict[str, Any] = {}
+
+
+def both_models_lever(weight: float) -> Callable[[HybridRetriever], HybridRetriever]:
+    def make(r: HybridRetriever) -> HybridRetriever:
+        if "vector" not in _MINI:
+            ws = os.environ["MINILM_WS"]   # a workspace of the vault embedded with MiniLM alone
+            _MINI["vector"] = wiki_retriever(Mindgraph(load_settings(ws)), embed=False).vector
+        out = rebuilt(r)
+        if r.vector is not None:
+            other = _MINI["vector"]
+            if getattr(r.vector, "pages", None) is not None:   # a cross-lingual set's pages
+                other = other.within(list(r.vector.pages))
+            out.vector = BothModelsVector(r.vector, other, weight)  # type: ignore
+        return out
+    return make
+
+
 class PerLanguageFusion(HybridRetriever):
     """RRF (k = ``settings.rrf_k``) in place of the weighted fusion for Japanese and Chinese."""
 
@@ -335,6 +540,14 @@ def keyword_lever(**kw: Any) -> Callable[[HybridRetriever], HybridRetriever]:
 def title_lever(weight: float) -> Callable[[HybridRetriever], HybridRetriever]:
     def make(r: HybridRetriever) -> HybridRetriever:
         other = KeywordIndex.build(r.pages.values(), replace(r.keyword.params, title=weight))
+        return rebuilt(r, LeverIndex(r.keyword, langs=CJK, other=other))
+    return make
+
+
+def cjk_params_lever(**changes: Any) -> Callable[[HybridRetriever], HybridRetriever]:
+    """Japanese and Chinese questions through an index built with other ``KeywordParams``."""
+    def make(r: HybridRetriever) -> HybridRetriever:
+        other = KeywordIndex.build(r.pages.values(), replace(r.keyword.params, **changes))
         return rebuilt(r, LeverIndex(r.keyword, langs=CJK, other=other))
     return make
 
@@ -436,6 +649,19 @@ LEVERS: dict[str, Callable[[HybridRetriever], HybridRetriever]] = {
     "veclen0.03": length_lever(0.03),
     "rm3_0.2": keyword_lever(feedback=0.2),
     "cjk_rm3_0.3": keyword_lever(langs=CJK, feedback=0.3),
+    "cjk_twinvec_max": twin_vector_lever(None),
+    "cjk_twinvec0.5": twin_vector_lever(0.5),
+    "cjk_twinvec0.3": twin_vector_lever(0.3),
+    "named0.05": lambda r: rebuilt(r, cls=NamedTitle, bonus=0.05),
+    "named0.1": lambda r: rebuilt(r, cls=NamedTitle, bonus=0.1),
+    "named0.2": lambda r: rebuilt(r, cls=NamedTitle, bonus=0.2),
+    "named1_0.1": lambda r: rebuilt(r, cls=NamedTitle, bonus=0.1, min_terms=1),
+    "choon": choon_lever,
+    "cjk_bothvec0.2": both_models_lever(0.2),
+    "cjk_bothvec0.35": both_models_lever(0.35),
+    "cjk_heading1": cjk_params_lever(heading=1.0),
+    "cjk_heading3": cjk_params_lever(heading=3.0),
+    "cjk_heading4": cjk_params_lever(heading=4.0),
 }
 
 

@@ -64,3 +64,31 @@ def test_places_lists_each_relevant_pages_rank_with_0_for_missing():
 def test_an_unknown_lever_is_a_usage_error_naming_the_choices(tmp_path):
     said = usage_error(SCRIPT, tmp_path, "--levers", "base,nonesuch")
     assert "unknown ['nonesuch']" in said and "secsum0.1" in said
+
+
+def test_the_choon_lever_meets_both_spellings_and_leaves_the_analyzer_as_it_was():
+    from mindgraph.retrieval.analyzer import analyze
+    levers = _module()
+    pages = {p: parse_page(t, p) for p, t in {
+        "ja/フィルタ.md": "# フィルタ\n\nフィルタで一覧を絞り込みます。\n",
+        "ja/地域.md": "# 地域\n\nリモート保管庫の地域を選びます。\n"}.items()}
+    base = HybridRetriever(pages, KeywordIndex.build(pages.values()), None, None)
+    query = "フィルターの使い方"
+    assert _answer(base, query) == []          # フィルター is not フィルタ to BM25
+    lever = levers.LEVERS["choon"](base)
+    assert [p for p, _ in _answer(lever, query)] == ["ja/フィルタ.md"]
+    # only the lever's own index and searches see the folding
+    assert analyze("フィルター") == ["フィルター"] and _answer(base, query) == []
+
+
+def test_the_named_title_lever_lifts_only_the_page_the_question_names():
+    levers = _module()
+    texts = {"CSS snippets.md": "# CSS snippets\n\nA snippet changes how a theme looks.\n",
+             "Themes.md": "# Themes\n\nA theme changes how the app looks; snippets too.\n"}
+    pages = {p: parse_page(t, p) for p, t in texts.items()}
+    base = HybridRetriever(pages, KeywordIndex.build(pages.values()), None, None)
+    query = "How do CSS snippets and a theme change how the app looks?"
+    before, after = (dict(_answer(r, query)) for r in
+                     (base, levers.LEVERS["named0.1"](base)))
+    assert after["CSS snippets.md"] > before["CSS snippets.md"]
+    assert after["Themes.md"] == before["Themes.md"]
