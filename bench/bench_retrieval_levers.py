@@ -68,6 +68,7 @@ then lists, per lever, the dev and held-out questions whose relevant pages moved
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
 import os
 import re
@@ -75,7 +76,7 @@ import sys
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -100,6 +101,7 @@ from mindgraph.retrieval.metrics import hit_at, mean, mrr_at, ndcg_at, recall_at
 from mindgraph.retrieval.twins import Twins  # noqa: E402
 from mindgraph.retrieval.vector import VectorPageHit  # noqa: E402
 import mindgraph.retrieval.analyzer as _analyzer  # noqa: E402
+import mindgraph.text.cjk as _cjk  # noqa: E402
 import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
 
 CORPORA = shared_corpora.corpora()
@@ -429,39 +431,82 @@ def _choon_terms(original: Callable[..., tuple[str, ...]]) -> Callable[..., tupl
     return terms
 
 
-class ChoonIndex(KeywordIndex):
-    """An index built, and searched, with ``_CHOON`` on (the same pages and parameters)."""
+class SwitchedIndex(KeywordIndex):
+    """An index built, and searched, inside ``switch()`` (the analyser changed for the time
+    being: the same pages and parameters)."""
+
+    switch: Callable[[], Any]
 
     @classmethod
-    def over(cls, base: KeywordIndex, pages: Any) -> "ChoonIndex":
-        _CHOON["on"] = True
-        try:
+    def over(cls, base: KeywordIndex, pages: Any, switch: Callable[[], Any]
+             ) -> "SwitchedIndex":
+        with switch():
             built = KeywordIndex.build(pages, base.params)
-        finally:
-            _CHOON["on"] = False
         out = cls.__new__(cls)
         out.__dict__.update(built.__dict__)
+        out.switch = switch
         return out
 
     def search(self, *args: Any, **kw: Any) -> list[Any]:
-        _CHOON["on"] = True
-        try:
+        with self.switch():
             return super().search(*args, **kw)
-        finally:
-            _CHOON["on"] = False
 
     def page_scores(self, *args: Any, **kw: Any) -> dict[str, float]:
-        _CHOON["on"] = True
-        try:
+        with self.switch():
             return super().page_scores(*args, **kw)
+
+
+@contextlib.contextmanager
+def _choon_on() -> Iterator[None]:
+    _CHOON["on"] = True
+    try:
+        yield
+    finally:
+        _CHOON["on"] = False
+
+
+_ZH_TAGS: dict[str, frozenset[str]] = {}
+
+
+def _zh_word_tags(original: Callable[..., Any]) -> Callable[..., Any]:
+    """jieba's word classes, with ``_ZH_TAGS["on"]`` function words too while it is set."""
+    def word(surface: str, tag: str) -> Any:
+        function, noun, parts = original(surface, tag)
+        if not function and tag in _ZH_TAGS.get("on", frozenset()):
+            return True, noun, ()
+        return function, noun, parts
+    word.patched = True  # type: ignore[attr-defined]
+    return word
+
+
+def _zh_tags_on(tags: frozenset[str]) -> Callable[[], Any]:
+    @contextlib.contextmanager
+    def switch() -> Iterator[None]:
+        if not getattr(_cjk._zh_word, "patched", False):
+            _cjk._zh_word = _zh_word_tags(_cjk._zh_word)
+        _ZH_TAGS["on"] = tags
+        _cjk._zh_node.cache_clear()
+        _cjk.words.cache_clear()
+        try:
+            yield
         finally:
-            _CHOON["on"] = False
+            _ZH_TAGS.pop("on", None)
+            _cjk._zh_node.cache_clear()
+            _cjk.words.cache_clear()
+    return switch
+
+
+def zh_tags_lever(tags: str) -> Callable[[HybridRetriever], HybridRetriever]:
+    """Chinese words of jieba's ``tags`` (d adverb, r pronoun, c conjunction, p preposition,
+    m numeral, q classifier, f direction, t time) stop words too, in pages and questions."""
+    return lambda r: rebuilt(r, SwitchedIndex.over(r.keyword, r.pages.values(),
+                                                   _zh_tags_on(frozenset(tags.split()))))
 
 
 def choon_lever(r: HybridRetriever) -> HybridRetriever:
     if not getattr(_analyzer._word_terms, "patched", False):   # once, when first asked for
         _analyzer._word_terms = _choon_terms(_analyzer._word_terms)
-    return rebuilt(r, ChoonIndex.over(r.keyword, r.pages.values()))
+    return rebuilt(r, SwitchedIndex.over(r.keyword, r.pages.values(), _choon_on))
 
 
 class BothModelsVector(SameLanguageVector):
@@ -657,6 +702,8 @@ LEVERS: dict[str, Callable[[HybridRetriever], HybridRetriever]] = {
     "named0.2": lambda r: rebuilt(r, cls=NamedTitle, bonus=0.2),
     "named1_0.1": lambda r: rebuilt(r, cls=NamedTitle, bonus=0.1, min_terms=1),
     "choon": choon_lever,
+    "zhpos_drcp": zh_tags_lever("d r c p"),
+    "zhpos_all": zh_tags_lever("d r c p m q f t"),
     "cjk_bothvec0.2": both_models_lever(0.2),
     "cjk_bothvec0.35": both_models_lever(0.35),
     "cjk_heading1": cjk_params_lever(heading=1.0),
