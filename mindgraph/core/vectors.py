@@ -149,7 +149,8 @@ class VectorSearch(WarmIndexes):
         keep = {p.path for p in self._cache.problems if p.path not in pages}
         return plan_sync([pages[p] for p in sorted(pages)], store,
                          self._planned_model_version(store), chunker_for(provider), keep=keep,
-                         moved=self._live.moved(), memo_dir=self.settings.state_dir)
+                         moved=self._live.moved(), memo_dir=self.settings.state_dir,
+                         save_memo=self.save_state_files)
 
     def _planned_model_version(self, store: Any) -> str:
         from ..providers.embedding.factory import planned_model_version
