@@ -181,7 +181,8 @@ class VectorSearch(WarmIndexes):
         # one embed at a time in the workspace: another waits, then plans again (lock.py); a
         # caller that passes its ``plan`` holds embed_lock while planning. A dry run only reads.
         with contextlib.nullcontext() if dry_run else \
-                embed_lock(self.settings.state_dir, notice=notice):
+                embed_lock(self.settings.state_dir, notice=notice,
+                           store=self.vector_store()):
             return self._embed(dry_run=dry_run, drop_other_models=drop_other_models, plan=plan,
                                progress=progress, rebuild_index=rebuild_index, notice=notice)
 

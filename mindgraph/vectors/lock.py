@@ -7,7 +7,9 @@ first embedded already stored. The lock is POSIX ``flock``: the kernel releases 
 holder ends, SIGKILL included, so a killed embed never leaves a stale lock. Processes take
 turns; within one process it is shared (the CLI holds it across its plan and the embed it
 runs, and a server's embeds that overlap are coordinated by core's LiveVectors: the last to
-end catches up). Without ``fcntl`` (Windows) it is a no-op.
+end catches up). Without ``fcntl`` (Windows) it is a no-op. A store shared beyond the
+workspace (pgvector: another workspace or machine may write the same table) has a lock of its
+own, ``store.embed_lock``, taken after this one and held as long, with the same waiting.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ class _Holding:
         self.gate = threading.Lock()        # one thread takes the flock; the others join it
         self.count = 0
         self.fd = -1
+        self.store_lock: contextlib.ExitStack | None = None
 
 
 _holding: dict[str, _Holding] = {}
@@ -39,13 +42,16 @@ _holding_guard = threading.Lock()
 
 @contextlib.contextmanager
 def embed_lock(state_dir: Path, *, wait: bool = True,
-               notice: Callable[[str], None] | None = None) -> Iterator[None]:
-    """Hold the workspace's embed lock. When another process holds it: with ``wait``, tell
-    ``notice`` (once) and block until it is free; else raise EmbedBusy naming its pid."""
+               notice: Callable[[str], None] | None = None, store: Any = None
+               ) -> Iterator[None]:
+    """Hold the workspace's embed lock, and ``store``'s when it has one (``embed_lock``: a
+    pgvector store's in its database). When another process holds either: with ``wait``,
+    tell ``notice`` (once) and block until it is free; else raise EmbedBusy naming it."""
     try:
         import fcntl
     except ImportError:  # pragma: no cover - Windows: run one embed at a time
-        yield
+        with _store_lock(store, wait, notice):
+            yield
         return
     state_dir.mkdir(parents=True, exist_ok=True)
     path = str(state_dir.resolve() / LOCK_FILENAME)   # the folder resolved, never the file
@@ -54,6 +60,13 @@ def embed_lock(state_dir: Path, *, wait: bool = True,
     with holding.gate:
         if holding.count == 0:
             holding.fd = _take(path, fcntl, wait, notice)
+            try:
+                with contextlib.ExitStack() as stack:
+                    stack.enter_context(_store_lock(store, wait, notice))
+                    holding.store_lock = stack.pop_all()
+            except BaseException:
+                _release(holding, fcntl)
+                raise
         holding.count += 1
     try:
         yield
@@ -61,9 +74,27 @@ def embed_lock(state_dir: Path, *, wait: bool = True,
         with holding.gate:
             holding.count -= 1
             if holding.count == 0:
-                fcntl.flock(holding.fd, fcntl.LOCK_UN)
-                os.close(holding.fd)
-                holding.fd = -1
+                _release(holding, fcntl)
+
+
+def _store_lock(store: Any, wait: bool, notice: Callable[[str], None] | None
+                ) -> contextlib.AbstractContextManager[Any]:
+    """``store``'s own embed lock, or nothing when it has none (the embedded store lives in
+    the state folder: the file lock covers it)."""
+    take = getattr(store, "embed_lock", None)
+    return take(wait=wait, notice=notice) if callable(take) else contextlib.nullcontext()
+
+
+def _release(holding: _Holding, fcntl: Any) -> None:
+    """Free the store's lock, then the file lock (the reverse of taking them)."""
+    try:
+        if holding.store_lock is not None:
+            holding.store_lock.close()
+    finally:
+        holding.store_lock = None
+        fcntl.flock(holding.fd, fcntl.LOCK_UN)
+        os.close(holding.fd)
+        holding.fd = -1
 
 
 def _take(path: str, fcntl: Any, wait: bool, notice: Callable[[str], None] | None) -> int:
