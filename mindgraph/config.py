@@ -804,6 +804,7 @@ def _check_values(s: Settings) -> None:
         if not ok:
             raise BadValue(f"{s.source}: '{key}' must be {rule}. Fix it in {s.source}.", key)
     check_embedding(s)
+    _check_enrich_thresholds(s)
     _check_web_names(s)
     _check_primary_sources(s)
     for key, value in (("paths.raw", s.paths.raw), ("paths.wiki", s.paths.wiki)):
@@ -846,6 +847,17 @@ def _check_nesting(s: Settings) -> None:
                        f"({s.wiki_dir}): wiki pages could overwrite raw notes. Move one: set "
                        f"paths.raw and paths.wiki to two folders side by side (e.g. raw and "
                        f"wiki).", "paths.raw", also=("paths.wiki",))
+
+
+def _check_enrich_thresholds(s: Settings) -> None:
+    """Each ``enrich.thresholds`` entry is a cosine in [0, 1]: checked when the file is loaded
+    (BadValue), so the message names the file and line, or the environment variable."""
+    for part, value in s.enrich.thresholds.items():
+        key = f"enrich.thresholds.{part}"
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or not 0.0 <= value <= 1.0:
+            raise BadValue(f"{s.source}: '{key}' is {value!r}; give a cosine between 0 and 1, "
+                           f"e.g. {{e5: 0.9}}.", key)
 
 
 def check_embedding(s: Settings) -> None:
