@@ -1,12 +1,14 @@
 """A bad ``enrich.thresholds`` entry is a config error naming where it was written: the file
-given with --config (not "mindgraph.yml") and its line, or the environment variable. Through
-the CLI."""
+given with --config (not "mindgraph.yml") and its line, or the environment variable. An entry
+naming no model at all (a typo) was ignored without a word; it is an error like an unknown
+key, listing the known models. Through the CLI."""
 
 from __future__ import annotations
 
 from click.testing import CliRunner
 
 from mindgraph.cli import cli
+from mindgraph.config import REMOTE_EMBEDDING_MODELS
 
 
 def workspace(tmp_path):
@@ -39,3 +41,33 @@ def test_a_bad_cosine_from_the_environment_names_the_variable(tmp_path):
     assert result.output.startswith("Error: Environment variable MINDGRAPH_ENRICH__THRESHOLDS: "
                                     "'enrich.thresholds.e5' is 'high'")
     assert "mindgraph.yml" not in result.output
+
+
+def test_an_entry_naming_no_model_is_an_error_listing_the_known_ones(tmp_path):
+    root = workspace(tmp_path)
+    (root / "mindgraph.yml").write_text("enrich:\n  thresholds:\n    use-multilingual: 0.6\n"
+                                        "    mini-lm: 0.5\n")
+    result = stats(root)
+    assert result.exit_code == 2, result.output
+    message = result.output
+    assert message.startswith(f"Error: {root / 'mindgraph.yml'}:4: 'enrich.thresholds.mini-lm' "
+                              f"names no embedding model")
+    assert "Known models: all-MiniLM-L6-v2, " in message and "multilingual-e5-small" in message
+    assert "this workspace embeds with all-MiniLM-L6-v2, use-multilingual-v3." in message
+    assert "Remove or rename it." in message
+
+
+def test_parts_of_known_and_configured_model_names_are_accepted(tmp_path):
+    root = workspace(tmp_path)
+    (root / "mindgraph.yml").write_text(
+        "embedding:\n  provider: openai\n  model: my-own-embedder\n  dimension: 8\n"
+        "enrich:\n  thresholds: {e5: 0.9, MiniLM: 0.7, text-embedding-3: 0.5, own-emb: 0.4}\n")
+    result = stats(root)
+    assert result.exit_code == 0, result.output
+
+
+def test_the_remote_model_names_are_the_providers():
+    from mindgraph.providers.embedding import gemini, openai
+
+    assert set(REMOTE_EMBEDDING_MODELS) == {*gemini.KNOWN_DIMENSIONS, gemini.DEFAULT_MODEL,
+                                            *openai.KNOWN_DIMENSIONS, openai.DEFAULT_MODEL}
