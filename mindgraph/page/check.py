@@ -94,7 +94,8 @@ def check_vault(vault: Vault, raw_dir: Path | None = None,
     folders looked at to the view's: a file it does not see is one that is not there."""
     findings: list[Finding] = []
     for problem in vault.problems:
-        severity = "warning" if problem.kind == "partly-indexed" else "error"  # still readable
+        # still readable, whole: a warning
+        severity = "warning" if problem.kind in ("partly-indexed", "long-name") else "error"
         line, message = _unprefixed(problem.path, problem.line, problem.message)
         findings.append(Finding(severity, problem.kind, problem.path, line, message))
     for folder, target in symlinked_folders_outside(vault.root):

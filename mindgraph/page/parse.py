@@ -11,7 +11,7 @@ import bisect
 import dataclasses
 import datetime as _dt
 import re
-from typing import Any
+from typing import Any, Mapping
 
 import yaml
 
@@ -44,9 +44,9 @@ def parse_page(text: str, path: str, content_hash: str = "",
     sections, unindexed = _cap_sections(sections, max_indexed_chars)
     links = extract_links(masked, first_line, section_at)
     links.extend(frontmatter_links(frontmatter))
-    title = _title(frontmatter, headings, path)
-    tags = _dedupe(frontmatter_tags(frontmatter) + extract_tags(masked))
-    aliases = _dedupe([str(a).strip() for a in _as_list(frontmatter.get("aliases"))
+    title = capped_name(_title(frontmatter, headings, path))
+    tags = _dedupe([capped_name(t) for t in frontmatter_tags(frontmatter) + extract_tags(masked)])
+    aliases = _dedupe([capped_name(str(a).strip()) for a in _as_list(frontmatter.get("aliases"))
                        + _as_list(frontmatter.get("alias")) if str(a).strip()])
     return Page(path=path, title=title, aliases=tuple(aliases), tags=tuple(tags),
                 sections=tuple(sections), links=tuple(links), frontmatter=frontmatter,
@@ -278,6 +278,40 @@ def _text(lines: list[str], first_line: int, start: int, end: int, skip_h1: bool
     if skip_h1:
         chunk = [ln for ln in chunk if not (ln.startswith("# ") and ln.strip() != "#")]
     return "\n".join(chunk).strip()
+
+
+# A title, alias or tag is a name shown on one line (search results, graph nodes, link
+# suggestions); a note under the size cap could make one 1.5 MB. Longer ones are cut, with
+# a warning naming the file and field (long_names; ingest's frontmatter_warnings).
+MAX_NAME_CHARS = 250
+
+
+def capped_name(name: str) -> str:
+    """``name`` cut to MAX_NAME_CHARS (its last character then "…")."""
+    return name if len(name) <= MAX_NAME_CHARS else name[:MAX_NAME_CHARS - 1].rstrip() + "…"
+
+
+def long_names(frontmatter: Mapping[str, Any]) -> list[tuple[str, int]]:
+    """(field, length) of each frontmatter title, alias or tag over MAX_NAME_CHARS."""
+    found = []
+    for key in ("title", "aliases", "alias", "tags", "tag"):
+        value = frontmatter.get(key)
+        items = [value] if key == "title" else \
+            frontmatter_tags({key: value}) if key in ("tags", "tag") else _as_list(value)
+        longest = max((len(str(v).strip()) for v in items
+                       if isinstance(v, (str, int, float)) and not isinstance(v, bool)),
+                      default=0)
+        if longest > MAX_NAME_CHARS:
+            found.append((key, longest))
+    return found
+
+
+def long_name_message(key: str, length: int) -> str:
+    """What is done with a frontmatter title, alias or tag ``length`` characters long."""
+    what = "the title" if key == "title" else f"a name in '{key}'"
+    return (f"frontmatter '{key}' holds a value of {length:,} characters, over the "
+            f"{MAX_NAME_CHARS} {what} keeps; cut to its first {MAX_NAME_CHARS - 1} and '…'. "
+            f"Keep names short and put the long text in the body.")
 
 
 def _title(frontmatter: dict[str, Any], headings: list, path: str) -> str:
