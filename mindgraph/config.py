@@ -25,7 +25,8 @@ import yaml
 
 from .errors import ConfigError, NotFoundError
 from .fsutil import UnreadableFile, read_text
-from .local_models import DEFAULT_LOCAL_MODEL, LANGUAGES, LOCAL_MODELS, local_dimension
+from .local_models import (DEFAULT_LOCAL_MODEL, LANGUAGES, LOCAL_MODELS, local_dimension,
+                           routed_languages)
 from .yamlfile import DuplicateKeyError, line_of, load_strict
 
 CONFIG_FILENAME = "mindgraph.yml"
@@ -804,6 +805,7 @@ def _check_values(s: Settings) -> None:
         if not ok:
             raise BadValue(f"{s.source}: '{key}' must be {rule}. Fix it in {s.source}.", key)
     check_embedding(s)
+    _check_enrich_thresholds(s)
     _check_web_names(s)
     _check_primary_sources(s)
     for key, value in (("paths.raw", s.paths.raw), ("paths.wiki", s.paths.wiki)):
@@ -846,6 +848,38 @@ def _check_nesting(s: Settings) -> None:
                        f"({s.wiki_dir}): wiki pages could overwrite raw notes. Move one: set "
                        f"paths.raw and paths.wiki to two folders side by side (e.g. raw and "
                        f"wiki).", "paths.raw", also=("paths.wiki",))
+
+
+# The API models mindgraph knows by name (providers/embedding/gemini.py and openai.py, their
+# KNOWN_DIMENSIONS; config imports no provider): enrich.thresholds may name them
+REMOTE_EMBEDDING_MODELS = ("gemini-embedding-001", "text-embedding-004", "embedding-001",
+                           "text-embedding-3-small", "text-embedding-3-large",
+                           "text-embedding-ada-002", "nomic-embed-text", "mxbai-embed-large",
+                           "all-minilm", "bge-m3")
+
+
+def _check_enrich_thresholds(s: Settings) -> None:
+    """Each ``enrich.thresholds`` entry is a cosine in [0, 1] keyed by a part of the name of a
+    model mindgraph knows (or of embedding.model): a part no model has was ignored without a
+    word (a typo kept the measured default). BadValue, so the file's line is named."""
+    cfg = s.embedding
+    known = [*LOCAL_MODELS, *(entry[2] for entry in LOCAL_MODELS.values()),
+             *REMOTE_EMBEDDING_MODELS, "hashing", *([cfg.model] if cfg.model else [])]
+    known = list(dict.fromkeys(known))
+    used = [cfg.model or (DEFAULT_LOCAL_MODEL if cfg.provider == "local" else cfg.provider),
+            *routed_languages(cfg.provider, cfg.model, cfg.languages).values()]
+    for part, value in s.enrich.thresholds.items():
+        key = f"enrich.thresholds.{part}"
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or not 0.0 <= value <= 1.0:
+            raise BadValue(f"{s.source}: '{key}' is {value!r}; give a cosine between 0 and 1, "
+                           f"e.g. {{e5: 0.9}}.", key)
+        if not any(str(part).lower() in name.lower() for name in known):
+            raise BadValue(f"{s.source}: '{key}' names no embedding model: an entry applies to "
+                           f"the models whose name contains it, and no model mindgraph knows "
+                           f"does.{_did_you_mean(str(part), known)} Known models: "
+                           f"{', '.join(known)}; this workspace embeds with "
+                           f"{', '.join(dict.fromkeys(used))}. Remove or rename it.", key)
 
 
 def check_embedding(s: Settings) -> None:

@@ -42,11 +42,13 @@ def embed_command(settings: Settings, dry_run: bool, drop_other_models: bool,
 
     settings.require_wiki()             # first: outside a workspace say so, creating nothing
     mg = Mindgraph(settings)
-    # held from the plan on: a second embed plans after the first has stored its vectors
-    lock = contextlib.nullcontext() if dry_run else \
-        embed_lock(settings.state_dir, wait=not no_wait, notice=notice)
+    mg.save_state_files = not dry_run       # a dry run writes nothing under the state folder
     try:
-        with lock:
+        # held from the plan on: a second embed plans after the first has stored its vectors
+        # (in the workspace, and with pgvector in the table: another workspace's embed)
+        with contextlib.nullcontext() if dry_run else \
+                embed_lock(settings.state_dir, wait=not no_wait, notice=notice,
+                           store=mg.vector_store()):
             plan = mg.plan_embed()
             keep = sorted(p.path for p in mg.vault().problems if p.path not in mg.vault().pages)
             # a bar on a terminal (not under --json); elsewhere a line now and then

@@ -60,7 +60,7 @@ def init_command(directory: Path, force: bool, as_json: bool) -> None:
 # inside one (/var/tmp/notes) is anyone's own and accepted, as is any folder under the others.
 SYSTEM_FOLDERS = frozenset({
     "/", "/bin", "/boot", "/dev", "/dev/shm", "/etc", "/home", "/lib", "/lib32", "/lib64",
-    "/opt", "/proc", "/root", "/run", "/sbin", "/srv", "/sys", "/tmp",
+    "/opt", "/proc", "/run", "/sbin", "/srv", "/sys", "/tmp",
     "/usr", "/usr/bin", "/usr/include", "/usr/lib", "/usr/lib32", "/usr/lib64", "/usr/libexec",
     "/usr/sbin", "/usr/share", "/usr/src",
     "/usr/local", "/usr/local/bin", "/usr/local/etc", "/usr/local/include", "/usr/local/lib",
@@ -70,10 +70,29 @@ SYSTEM_FOLDERS = frozenset({
 SCRATCH_FOLDERS = frozenset({"/tmp", "/var/tmp", "/dev/shm"})
 
 
+# where home folders live: each one directly under these is a user's home (/root is root's)
+HOME_PARENTS = ("/home", "/Users")
+
+
+def _is_home(folder: Path) -> bool:
+    """True for the user's home ($HOME), root's (/root) or any user's (/home/NAME, /Users/NAME)."""
+    homes = {Path("/root")}
+    for home in (os.environ.get("HOME"), os.path.expanduser("~")):
+        if home and os.path.isabs(home):
+            homes |= {Path(os.path.normpath(home)), Path(home).resolve()}
+    return folder in homes or folder.parent.as_posix() in HOME_PARENTS
+
+
 def _refuse_system_folder(directory: Path) -> None:
-    """A usage error for the filesystem's root or a system folder (as written or resolved)."""
+    """A usage error for the filesystem's root, a system folder or a home folder (as written
+    or resolved)."""
     written = Path(os.path.normpath(os.path.abspath(directory)))
     for folder in (written, directory.resolve()):
+        if _is_home(folder):
+            raise ConfigClickError(f"{folder} is a home folder; mindgraph would write raw/, "
+                                   f"wiki/ and mindgraph.yml among its files. Give `mindgraph "
+                                   f"init` a subfolder, e.g. {folder}/notes (asked for "
+                                   f"{directory}).")
         if folder != Path(folder.anchor) and folder.as_posix() not in SYSTEM_FOLDERS:
             continue
         if folder.as_posix() in SCRATCH_FOLDERS:

@@ -67,6 +67,9 @@ class WarmIndexes:
         self._graph: KnowledgeGraph | None = None
         self._depth = 0
         self.defer_saves = False
+        # False: nothing is written under the state folder (a dry run; the files may be on a
+        # read-only filesystem): the indexes live in memory for this process only
+        self.save_state_files = True
         self._unsaved: set[str] = set()     # state files behind memory (``defer_saves``)
 
     def sync(self) -> ChangeSet:
@@ -83,9 +86,11 @@ class WarmIndexes:
                 self.settings.require_wiki()
                 self._cache, changes = open_pages(
                     self.settings.wiki_dir, self.settings.state_dir,
-                    self.settings.serve.watch_wiki, PageLimits.of(self.settings.limits))
+                    self.settings.serve.watch_wiki, PageLimits.of(self.settings.limits),
+                    save=self.save_state_files)
             else:
-                changes = self._cache.refresh(save=not self.defer_saves)
+                changes = self._cache.refresh(save=not self.defer_saves and
+                                              self.save_state_files)
             if changes:
                 self._vault = None
                 pages = self._cache.pages
@@ -95,7 +100,7 @@ class WarmIndexes:
                 if self._graph is not None:
                     self._graph.apply(pages, changes.added, changes.changed, changes.removed)
                     self._unsaved.add("graph")
-                if self.defer_saves:
+                if self.defer_saves or not self.save_state_files:
                     self._unsaved.add("pages")
                 else:
                     self.save_state()
@@ -111,6 +116,8 @@ class WarmIndexes:
         """Write the state files that are behind memory (the page cache, the keyword index,
         the graph)."""
         with self._lock:
+            if not self.save_state_files:
+                return
             if "pages" in self._unsaved and self._cache is not None:
                 self._cache.save()
             if "keyword" in self._unsaved and self._keyword is not None:

@@ -149,7 +149,8 @@ class VectorSearch(WarmIndexes):
         keep = {p.path for p in self._cache.problems if p.path not in pages}
         return plan_sync([pages[p] for p in sorted(pages)], store,
                          self._planned_model_version(store), chunker_for(provider), keep=keep,
-                         moved=self._live.moved(), memo_dir=self.settings.state_dir)
+                         moved=self._live.moved(), memo_dir=self.settings.state_dir,
+                         save_memo=self.save_state_files)
 
     def _planned_model_version(self, store: Any) -> str:
         from ..providers.embedding.factory import planned_model_version
@@ -180,7 +181,8 @@ class VectorSearch(WarmIndexes):
         # one embed at a time in the workspace: another waits, then plans again (lock.py); a
         # caller that passes its ``plan`` holds embed_lock while planning. A dry run only reads.
         with contextlib.nullcontext() if dry_run else \
-                embed_lock(self.settings.state_dir, notice=notice):
+                embed_lock(self.settings.state_dir, notice=notice,
+                           store=self.vector_store()):
             return self._embed(dry_run=dry_run, drop_other_models=drop_other_models, plan=plan,
                                progress=progress, rebuild_index=rebuild_index, notice=notice)
 

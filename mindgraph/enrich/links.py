@@ -59,8 +59,10 @@ def thresholds_for(embedder: Any, default: float, thresholds: Mapping[str, float
     for part, value in thresholds.items():
         if isinstance(value, bool) or not isinstance(value, (int, float)) \
                 or not 0.0 <= value <= 1.0:
-            raise ConfigError(f"mindgraph.yml: enrich.thresholds.{part} is {value!r}; give a "
-                              f"cosine between 0 and 1, e.g. {{e5: 0.9}}.")
+            # load_settings checks it first, naming the file and line (config.py); this is
+            # for settings made another way
+            raise ConfigError(f"'enrich.thresholds.{part}' is {value!r}; give a cosine "
+                              f"between 0 and 1, e.g. {{e5: 0.9}}.")
     return {name: float(value) for name, value in
             per_member(embedder, LINK_CUTOFFS, default, thresholds).items()}
 

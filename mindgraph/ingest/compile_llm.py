@@ -32,7 +32,7 @@ from ..errors import IngestError, MindgraphError
 from ..fsutil import sha256_text
 from ..page.language import text_language
 from ..page.markdown import split_frontmatter
-from ..page.parse import load_yaml
+from ..page.parse import YAMLLimitError, load_yaml
 from .extract import outline, summary as extractive_summary
 from .index import TitleIndex
 from .linker import add_links
@@ -211,7 +211,11 @@ def parse_answer(answer: str, path: str) -> tuple[dict[str, Any], str, str]:
         raise IngestError(f"{path}: the model's page has no frontmatter (it must start with "
                           f"'---'); will retry next run.")
     try:
-        meta = load_yaml(block)
+        meta = load_yaml(block, "the model's frontmatter")
+    except YAMLLimitError as exc:       # names the field and its line
+        raise IngestError(f"{path}: the model's frontmatter at line "
+                          f"{exc.problem_mark.line + 2}: {exc.problem} Will retry next "
+                          f"run.") from exc
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark is not None else ""

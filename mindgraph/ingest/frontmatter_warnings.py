@@ -8,7 +8,8 @@ and what was done with the value, in the form the compiler's errors take ("note.
 - a date key (``created``, ``date``, ``updated``, … of mindgraph.page.dates) whose value is
   no date the timeline can read: dropped from the page, never copied as if it were a date;
 - ``title``, ``type``, ``tags``/``tag`` and ``aliases``/``alias`` values of the wrong kind: a
-  number kept as text, a mapping (or, for names, a list inside the list) dropped.
+  number kept as text, a mapping (or, for names, a list inside the list) dropped;
+- a title, alias or tag longer than page.parse.MAX_NAME_CHARS: cut.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any, Iterator, Mapping
 import yaml
 
 from ..page.dates import CREATED_KEYS, UPDATED_KEYS, unreadable_date
+from ..page.parse import long_name_message, long_names
 
 _SHOWN = 60
 _OPENER_RE = re.compile(r"\A\ufeff?---[ \t]*(?:\r?\n|\Z)")
@@ -54,7 +56,10 @@ def field_warnings(path: str, text: str, frontmatter: Mapping[str, Any],
         what = _problem(str(key).lower(), value)
         if what:
             out.append(f"{path}:{_line_of(lines, str(key))}: frontmatter '{key}' {what}")
+    for key, length in long_names(frontmatter):
+        out.append(f"{path}:{_line_of(lines, key)}: {long_name_message(key, length)}")
     return out
+
 
 
 def _problem(key: str, value: Any) -> str:

@@ -22,10 +22,13 @@ _WHERE = re.compile(r"(?P<path>[^\n]*?)(?::(?P<line>\d+))?: ")
 
 
 def raw_note_findings(report: CheckReport, state_dir: Path,
-                      visible: Callable[[str], bool] | None = None) -> CheckReport:
+                      visible: Callable[[str], bool] | None = None,
+                      raw_dir: Path | None = None) -> CheckReport:
     """``report`` with, first, a "raw-failed" error per raw note whose last compile failed and a
     "raw-warning" per warning of a note that compiled (none without an ingest state); only
-    the notes ``visible`` accepts, when given (a scoped view's)."""
+    the notes ``visible`` accepts, when given (a scoped view's). A note of either kind that
+    is no longer in ``raw_dir`` is neither: a "raw-gone" warning says the next ingest drops
+    it (its record, and its page if it has one)."""
     path = Path(state_dir) / STATE_FILENAME
     if not path.is_file():
         return report
@@ -35,7 +38,17 @@ def raw_note_findings(report: CheckReport, state_dir: Path,
         if visible is not None and not visible(raw):
             continue
         record = state.files[raw]
-        if record.status == "failed" and record.error:
+        reported = (record.status == "failed" and record.error) or \
+            (record.status == "ingested" and record.warnings)
+        if reported and raw_dir is not None and not _exists(Path(raw_dir) / raw):
+            failed = record.status == "failed"
+            said = "failed to compile it" if failed else "warned about it"
+            page = f" and its page {record.wiki}" if not failed and record.wiki else ""
+            found.append(Finding("warning", "raw-gone", record.wiki or wiki_path_for(raw), 0,
+                                 f"deleted from raw/ since the last ingest, which {said}; "
+                                 f"the next `mindgraph ingest` drops its record{page}.",
+                                 raw_path=raw))
+        elif record.status == "failed" and record.error:
             found.append(_finding("error", "raw-failed", raw, record.wiki, record.error,
                                   "failed to compile, so its page is not current: "))
         elif record.status == "ingested":
@@ -56,3 +69,8 @@ def _finding(severity, kind: str, raw: str, wiki: str, message: str, lead: str) 
         text = text[where.end():]
     return Finding(severity, kind, wiki or wiki_path_for(raw), line, lead + text,
                    raw_path=raw, raw_line=line)
+
+
+def _exists(path: Path) -> bool:
+    """True when ``path`` is there (a dangling symlink counts: ingest says what it is)."""
+    return path.exists() or path.is_symlink()

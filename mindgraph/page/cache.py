@@ -362,12 +362,13 @@ def read_state(path: str | Path, kind: str, format_version: str | int) -> dict |
 
 
 def open_pages(wiki_dir: str | Path, state_dir: str | Path, watch: bool = False,
-               limits: PageLimits = PageLimits(), cache_name: str = "pages.pickle"
-               ) -> tuple[PageCache, ChangeSet]:
+               limits: PageLimits = PageLimits(), cache_name: str = "pages.pickle",
+               save: bool = True) -> tuple[PageCache, ChangeSet]:
     """The page cache of ``wiki_dir`` kept in ``state_dir`` (file ``cache_name``; another
-    folder, such as raw/, needs a name of its own), refreshed from disk."""
+    folder, such as raw/, needs a name of its own), refreshed from disk (and saved there
+    unless ``save`` is false)."""
     cache = PageCache.open(wiki_dir, Path(state_dir) / cache_name, watch, limits)
-    return cache, cache.refresh()
+    return cache, cache.refresh(save=save)
 
 
 @contextlib.contextmanager

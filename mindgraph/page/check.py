@@ -16,12 +16,14 @@ line) is reported once.
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterator, Literal
 
 from .anchors import AttachmentFiles, PageAnchors
+from .links import as_written
 from .model import Link, Page
 from .permalinks import collisions, permalink_line
 from .rawlines import RawLines, raw_source
@@ -92,7 +94,8 @@ def check_vault(vault: Vault, raw_dir: Path | None = None,
     folders looked at to the view's: a file it does not see is one that is not there."""
     findings: list[Finding] = []
     for problem in vault.problems:
-        severity = "warning" if problem.kind == "partly-indexed" else "error"  # still readable
+        # still readable, whole: a warning
+        severity = "warning" if problem.kind in ("partly-indexed", "long-name") else "error"
         line, message = _unprefixed(problem.path, problem.line, problem.message)
         findings.append(Finding(severity, problem.kind, problem.path, line, message))
     for folder, target in symlinked_folders_outside(vault.root):
@@ -172,42 +175,58 @@ def _link_problems(vault: Vault, page: Page, link: Link, result: Resolution,
                    ) -> Iterator[tuple[str, str]]:
     """(kind, message) for each way ``link`` misses: no page, several pages, no such heading,
     block or attachment."""
-    shown = _shown(link)
+
+    def shown() -> str:         # read from the page only for a link with a problem
+        return _shown(link, page)
+
     if result.rule == "moved" and result.target:
-        yield "stale-link", (f"{shown} names a page that moved to {result.target}; it still "
+        yield "stale-link", (f"{shown()} names a page that moved to {result.target}; it still "
                              f"resolves there, but write [[{link_name(vault, result.target, page.path)}"
                              f"]] instead (links people wrote are never rewritten).")
     if result.status == "missing":
         hint = (f" A page has it as an alias: link [[{_stem(result.candidates[0])}|"
                 f"{link.target}]] instead." if result.candidates else
                 " Create the page or fix the link's spelling.")
-        yield "broken-link", f"{shown} points to no page.{hint}"
+        yield "broken-link", f"{shown()} points to no page.{hint}"
     elif result.status == "ambiguous":
-        yield "ambiguous-link", (f"{shown} matches {len(result.candidates)} pages "
+        yield "ambiguous-link", (f"{shown()} matches {len(result.candidates)} pages "
                                  f"({', '.join(result.candidates)}); write the folder path, "
                                  f"e.g. [[{result.candidates[0][:-3]}]].")
     elif result.status == "attachment":
         if not attachments.exists(link.target, page.path):
-            yield "missing-attachment", (f"{shown} names no file in the wiki or raw/; add "
+            yield "missing-attachment", (f"{shown()} names no file in the wiki or raw/; add "
                                          f"the file or fix its name.")
     elif result.status in ("resolved", "self") and result.target in vault.pages:
         target = vault.pages[result.target]
         where = "this page" if result.target == page.path else result.target
         if link.heading and (part := anchors.missing_heading(target, link.heading)):
-            yield "missing-heading", (f"{shown}: {where} has no heading '{part}'; fix the "
+            yield "missing-heading", (f"{shown()}: {where} has no heading '{part}'; fix the "
                                       f"link or the heading.")
         if link.block and not anchors.has_block(target, link.block):
-            yield "missing-block", (f"{shown}: {where} has no block ^{link.block}; mark the "
+            yield "missing-block", (f"{shown()}: {where} has no block ^{link.block}; mark the "
                                     f"block (end its line with ' ^{link.block}') or fix the "
                                     f"link.")
 
 
-def _shown(link: Link) -> str:
-    """The link as a person would write it."""
+def _shown(link: Link, page: Page | None = None) -> str:
+    """The link as ``page`` writes it (``![pic](img/x.jpg)`` stays so, not ``![[img/x.jpg]]``),
+    else as a person would write it."""
+    if page is not None and link.line >= page.body_line:
+        lines = _body_lines(page.body)
+        at = link.line - page.body_line
+        written = as_written(lines[at], link) if at < len(lines) else None
+        if written is not None:
+            return written
     anchor = f"#^{link.block}" if link.block else f"#{link.heading}" if link.heading else ""
     if link.syntax == "markdown":
         return f"({link.target}{anchor})"
     return f"{'!' if link.syntax == 'embed' else ''}[[{link.target}{anchor}]]"
+
+
+@functools.lru_cache(maxsize=4)
+def _body_lines(body: str) -> list[str]:
+    """A page body's lines (the findings of one page come together: split once)."""
+    return body.split("\n")
 
 
 def _placed(finding: Finding, page: Page, link: Link | None, raw: RawLines | None) -> Finding:

@@ -15,7 +15,7 @@ import yaml
 
 from ..errors import MindgraphError, NotFoundError
 from .model import Page
-from .parse import load_yaml_documents, parse_page
+from .parse import YAMLLimitError, load_yaml_documents, parse_page
 from .rawlines import raw_source, read_raw_note
 
 FENCE_OPEN_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([A-Za-z0-9_+-]*)[^\n]*$")
@@ -85,11 +85,14 @@ def extract_data(page: Page, block: int = 1, language: str | None = None,
         if chosen.language == "json":
             return json.loads(chosen.text)
         # a block fenced like frontmatter (---) holds one document between empty ones
-        documents = load_yaml_documents(chosen.text)
+        documents = load_yaml_documents(chosen.text, "a data block")
         return documents[0] if len(documents) == 1 else documents or None
     except json.JSONDecodeError as exc:
         raise DataBlockError(f"{where(exc.lineno)}: the ```json block does "
                              f"not parse ({exc.msg}). Fix the JSON in the note.") from exc
+    except YAMLLimitError as exc:       # names the field and its line
+        raise DataBlockError(f"{where(1 + exc.problem_mark.line)}: the ```yaml block's "
+                             f"{exc.problem}") from exc
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise DataBlockError(f"{where(1 + (mark.line if mark else 0))}: the ```yaml block "

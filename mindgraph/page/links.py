@@ -134,6 +134,22 @@ def extract_links(masked_lines: list[str], first_line: int,
     return links
 
 
+def as_written(line: str, link: Link) -> str | None:
+    """``link`` as it is written on ``line`` (its body line): ``![pic](img/x.jpg)``,
+    ``[[Note#Part|shown]]``; None when no link there parses to it (a frontmatter link)."""
+    for match in WIKILINK_RE.finditer(line):
+        target, heading, block, _ = parse_wikilink_inner(match.group(2))
+        if (bool(match.group(1)), target, heading, block) == \
+                (link.syntax == "embed", link.target, link.heading, link.block):
+            return match.group(0)
+    stripped = WIKILINK_RE.sub(lambda m: " " * len(m.group(0)), line)
+    for match in MDLINK_RE.finditer(stripped):
+        if (match.group(1) == "!") == (link.syntax == "embed") and \
+                _markdown_target(match.group(3)) == (link.target, link.heading, link.block):
+            return line[match.start():match.end()]
+    return None
+
+
 def frontmatter_links(frontmatter: Mapping[str, Any]) -> list[Link]:
     """Typed links from frontmatter keys such as ``related:`` and ``depends_on:``."""
     links: list[Link] = []

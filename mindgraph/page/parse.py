@@ -11,7 +11,7 @@ import bisect
 import dataclasses
 import datetime as _dt
 import re
-from typing import Any
+from typing import Any, Mapping
 
 import yaml
 
@@ -44,9 +44,9 @@ def parse_page(text: str, path: str, content_hash: str = "",
     sections, unindexed = _cap_sections(sections, max_indexed_chars)
     links = extract_links(masked, first_line, section_at)
     links.extend(frontmatter_links(frontmatter))
-    title = _title(frontmatter, headings, path)
-    tags = _dedupe(frontmatter_tags(frontmatter) + extract_tags(masked))
-    aliases = _dedupe([str(a).strip() for a in _as_list(frontmatter.get("aliases"))
+    title = capped_name(_title(frontmatter, headings, path))
+    tags = _dedupe([capped_name(t) for t in frontmatter_tags(frontmatter) + extract_tags(masked)])
+    aliases = _dedupe([capped_name(str(a).strip()) for a in _as_list(frontmatter.get("aliases"))
                        + _as_list(frontmatter.get("alias")) if str(a).strip()])
     return Page(path=path, title=title, aliases=tuple(aliases), tags=tuple(tags),
                 sections=tuple(sections), links=tuple(links), frontmatter=frontmatter,
@@ -92,18 +92,67 @@ def _too_big(path: str, block: str, key: str, value: Any, left: int, deep: bool)
     """The message for frontmatter field ``key`` past MAX_FRONTMATTER_DEPTH or past the
     MAX_FRONTMATTER_VALUES budget (``left`` of it when the field began), at the field's
     line (a top-level ``key:`` of the block; the opening '---' is line 1)."""
-    line = next((i + 2 for i, text in enumerate(block.split("\n"))
-                 if re.match(rf"""(['"]?){re.escape(key)}\1\s*:""", text)), 2)
-    where = f"{path}:{line}: frontmatter field '{key}'"
+    line = _key_line(block, key)
+    where = f"{path}:{line + 2 if line is not None else 2}: frontmatter field '{key}'"
+    return f"{where} {_past_limit(value, left, deep, 'a note' + chr(39) + 's frontmatter')}"
+
+
+def _key_line(text: str, key: str) -> int | None:
+    """The 0-based line of the top-level ``key:`` in YAML ``text``, or None."""
+    pattern = re.compile(rf"""(['"]?){re.escape(key)}\1\s*:""")
+    return next((i for i, line in enumerate(text.split("\n")) if pattern.match(line)), None)
+
+
+def _past_limit(value: Any, left: int, deep: bool, what: str) -> str:
+    """What is wrong with a field past MAX_FRONTMATTER_DEPTH or the values budget, and the
+    fix (``what``: "a note's frontmatter", "a data block", ...)."""
     if deep:
-        return (f"{where} nests deeper than {MAX_FRONTMATTER_DEPTH} levels (or holds a YAML "
-                f"alias of itself). Flatten it.")
-    limit = f"the {MAX_FRONTMATTER_VALUES:,}-value limit for a note's frontmatter"
+        return (f"nests deeper than {MAX_FRONTMATTER_DEPTH} levels (or holds a YAML alias of "
+                f"itself). Flatten it.")
+    limit = f"the {MAX_FRONTMATTER_VALUES:,}-value limit for {what}"
     if isinstance(value, (list, dict)) and len(value) >= left:
-        return (f"{where} holds {len(value):,} items, past {limit}. Shorten the list, or "
-                f"move it into the note's body.")
-    return (f"{where} is past {limit} once its YAML aliases (&name / *name) are expanded. "
-            f"Write the values out, or shorten them.")
+        elsewhere = ", or move it into the note's body" if "frontmatter" in what else ""
+        return f"holds {len(value):,} items, past {limit}. Shorten the list{elsewhere}."
+    return (f"is past {limit} once its YAML aliases (&name / *name) are expanded. Write the "
+            f"values out, or shorten them.")
+
+
+class YAMLLimitError(yaml.MarkedYAMLError):
+    """A YAML document past MAX_FRONTMATTER_VALUES values or MAX_FRONTMATTER_DEPTH levels:
+    ``problem`` names the field and ``problem_mark.line`` (0-based) is its line, as for a
+    syntax error, so callers that report those report this too."""
+
+    def __init__(self, problem: str, line: int):
+        super().__init__(problem=problem,
+                         problem_mark=yaml.Mark("<yaml>", 0, line, 0, None, None))
+
+    def __str__(self) -> str:
+        return str(self.problem)
+
+
+def _plain_document(document: Any, budget: list[int], text: str, what: str) -> Any:
+    """``_plain`` of one YAML document of ``text``; past the limits a YAMLLimitError naming
+    the top-level field that went past them and its line, when the document is a mapping."""
+    if not isinstance(document, dict):
+        left = budget[0]
+        try:
+            return _plain(document, budget)
+        except _TooBig as exc:
+            deep = exc.args[0] == "deep"
+            raise YAMLLimitError(f"the document {_past_limit(document, left, deep, what)}",
+                                 0) from None
+    budget[0] -= 1
+    plain = {}
+    for key, value in document.items():
+        left = budget[0]
+        try:
+            plain[str(key)] = _plain(value, budget, 1)
+        except _TooBig as exc:
+            line = _key_line(text, str(key))
+            raise YAMLLimitError(f"field '{key}' "
+                                 f"{_past_limit(value, left, exc.args[0] == 'deep', what)}",
+                                 line or 0) from None
+    return plain
 
 
 MAX_FRONTMATTER_VALUES = 10_000    # a YAML alias bomb expands 1 KB into billions of values
@@ -155,33 +204,27 @@ for _loader in {_FrontmatterLoader, _FastFrontmatterLoader}:
     _loader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp_or_text)
 
 
-def load_yaml(text: str) -> Any:
+def load_yaml(text: str, what: str = "a YAML answer") -> Any:
     """One YAML document of untrusted text (an LLM's answer, a note's data block) as plain
     JSON-ready values, read as frontmatter is: at most MAX_FRONTMATTER_VALUES values once
-    aliases are expanded and MAX_FRONTMATTER_DEPTH levels, else a YAMLError (an alias bomb
-    is refused in microseconds instead of expanded without end)."""
-    budget = [MAX_FRONTMATTER_VALUES]
+    aliases are expanded and MAX_FRONTMATTER_DEPTH levels, else a YAMLLimitError naming the
+    field and its line (an alias bomb is refused in microseconds instead of expanded without
+    end); ``what`` the text is, for that message ("the model's frontmatter")."""
     try:
-        return _plain(yaml.load(text, Loader=_FrontmatterLoader), budget)  # noqa: S506
-    except _TooBig:
-        raise yaml.YAMLError(f"more than {MAX_FRONTMATTER_VALUES:,} values once YAML aliases "
-                             f"(&name / *name) are expanded, or nested deeper than "
-                             f"{MAX_FRONTMATTER_DEPTH}") from None
+        document = yaml.load(text, Loader=_FrontmatterLoader)  # noqa: S506
+        return _plain_document(document, [MAX_FRONTMATTER_VALUES], text, what)
     except RecursionError:
         raise yaml.YAMLError("nested too deeply") from None
 
 
-def load_yaml_documents(text: str) -> list[Any]:
+def load_yaml_documents(text: str, what: str = "a YAML block") -> list[Any]:
     """Every non-empty YAML document of ``text`` as plain JSON-ready values, read as
     frontmatter is (bad values are YAML errors with a line; at most MAX_FRONTMATTER_VALUES
-    values after aliases, else a YAMLError)."""
+    values after aliases, else a YAMLLimitError naming the field and its line)."""
     budget = [MAX_FRONTMATTER_VALUES]
     try:
-        return [_plain(d, budget) for d in yaml.load_all(text, Loader=_FrontmatterLoader)
-                if d is not None]
-    except _TooBig:
-        raise yaml.YAMLError(f"more than {MAX_FRONTMATTER_VALUES:,} values once YAML aliases "
-                             f"are expanded") from None
+        return [_plain_document(d, budget, text, what)
+                for d in yaml.load_all(text, Loader=_FrontmatterLoader) if d is not None]
     except RecursionError:
         raise yaml.YAMLError("nested too deeply") from None
 
@@ -278,6 +321,40 @@ def _text(lines: list[str], first_line: int, start: int, end: int, skip_h1: bool
     if skip_h1:
         chunk = [ln for ln in chunk if not (ln.startswith("# ") and ln.strip() != "#")]
     return "\n".join(chunk).strip()
+
+
+# A title, alias or tag is a name shown on one line (search results, graph nodes, link
+# suggestions); a note under the size cap could make one 1.5 MB. Longer ones are cut, with
+# a warning naming the file and field (long_names; ingest's frontmatter_warnings).
+MAX_NAME_CHARS = 250
+
+
+def capped_name(name: str) -> str:
+    """``name`` cut to MAX_NAME_CHARS (its last character then "…")."""
+    return name if len(name) <= MAX_NAME_CHARS else name[:MAX_NAME_CHARS - 1].rstrip() + "…"
+
+
+def long_names(frontmatter: Mapping[str, Any]) -> list[tuple[str, int]]:
+    """(field, length) of each frontmatter title, alias or tag over MAX_NAME_CHARS."""
+    found = []
+    for key in ("title", "aliases", "alias", "tags", "tag"):
+        value = frontmatter.get(key)
+        items = [value] if key == "title" else \
+            frontmatter_tags({key: value}) if key in ("tags", "tag") else _as_list(value)
+        longest = max((len(str(v).strip()) for v in items
+                       if isinstance(v, (str, int, float)) and not isinstance(v, bool)),
+                      default=0)
+        if longest > MAX_NAME_CHARS:
+            found.append((key, longest))
+    return found
+
+
+def long_name_message(key: str, length: int) -> str:
+    """What is done with a frontmatter title, alias or tag ``length`` characters long."""
+    what = "the title" if key == "title" else f"a name in '{key}'"
+    return (f"frontmatter '{key}' holds a value of {length:,} characters, over the "
+            f"{MAX_NAME_CHARS} {what} keeps; cut to its first {MAX_NAME_CHARS - 1} and '…'. "
+            f"Keep names short and put the long text in the body.")
 
 
 def _title(frontmatter: dict[str, Any], headings: list, path: str) -> str:

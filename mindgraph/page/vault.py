@@ -13,7 +13,7 @@ from typing import Any, Iterator
 
 from ..fsutil import UnreadableFile, read_bytes, sha256_bytes
 from .model import Link, Page
-from .parse import parse_page
+from .parse import long_name_message, long_names, parse_page
 from .resolve import LinkResolver, Resolution
 
 SKIP_DIRS = frozenset({".git", ".obsidian", ".trash", ".mindgraph", "node_modules", ".venv",
@@ -44,6 +44,7 @@ class PageProblem:
 
     path: str
     kind: str       # unreadable | not-utf8 | binary | too-large | bad-frontmatter | partly-indexed
+    #                 | long-name (a title, alias or tag cut: page/parse.py MAX_NAME_CHARS)
     message: str
     line: int = 0
 
@@ -174,6 +175,9 @@ def page_notices(page: Page, limits: PageLimits) -> list[PageProblem]:
     found = []
     if page.frontmatter_error:
         found.append(PageProblem(page.path, "bad-frontmatter", page.frontmatter_error))
+    for key, length in long_names(page.frontmatter):
+        found.append(PageProblem(page.path, "long-name",
+                                 f"{page.path}: {long_name_message(key, length)}"))
     if page.unindexed_chars:
         found.append(PageProblem(
             page.path, "partly-indexed",

@@ -523,6 +523,9 @@ class EmbeddedStore:
                      if table.dirty or (table.damaged and not table.tail_cut)]
             if not dirty and (self._cleaned or not self.folder.is_dir()):
                 return
+            if not dirty:
+                self._clean_temp_files()
+                return
             with exclusive_lock(self.folder / ".lock"):
                 if not self._cleaned:
                     # every write holds this lock: a temp file here is a killed write's
@@ -530,6 +533,16 @@ class EmbeddedStore:
                     self._cleaned = True
                 for name in dirty:
                     self._write(name)
+
+    def _clean_temp_files(self) -> None:
+        """Remove killed writes' temp files when nothing is to be written: housekeeping only,
+        skipped when the folder cannot be written (a read-only one, read by a dry run)."""
+        try:
+            with exclusive_lock(self.folder / ".lock"):
+                clean_temp_files(self.folder, older_than=self._opened_at)
+        except OSError:
+            pass
+        self._cleaned = True
 
     def _write(self, name: str) -> None:
         table = self._tables[name]

@@ -7,7 +7,9 @@ first embedded already stored. The lock is POSIX ``flock``: the kernel releases 
 holder ends, SIGKILL included, so a killed embed never leaves a stale lock. Processes take
 turns; within one process it is shared (the CLI holds it across its plan and the embed it
 runs, and a server's embeds that overlap are coordinated by core's LiveVectors: the last to
-end catches up). Without ``fcntl`` (Windows) it is a no-op.
+end catches up). Without ``fcntl`` (Windows) it is a no-op. A store shared beyond the
+workspace (pgvector: another workspace or machine may write the same table) has a lock of its
+own, ``store.embed_lock``, taken after this one and held as long, with the same waiting.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ class _Holding:
         self.gate = threading.Lock()        # one thread takes the flock; the others join it
         self.count = 0
         self.fd = -1
+        self.store_lock: contextlib.ExitStack | None = None
 
 
 _holding: dict[str, _Holding] = {}
@@ -39,13 +42,16 @@ _holding_guard = threading.Lock()
 
 @contextlib.contextmanager
 def embed_lock(state_dir: Path, *, wait: bool = True,
-               notice: Callable[[str], None] | None = None) -> Iterator[None]:
-    """Hold the workspace's embed lock. When another process holds it: with ``wait``, tell
-    ``notice`` (once) and block until it is free; else raise EmbedBusy naming its pid."""
+               notice: Callable[[str], None] | None = None, store: Any = None
+               ) -> Iterator[None]:
+    """Hold the workspace's embed lock, and ``store``'s when it has one (``embed_lock``: a
+    pgvector store's in its database). When another process holds either: with ``wait``,
+    tell ``notice`` (once) and block until it is free; else raise EmbedBusy naming it."""
     try:
         import fcntl
     except ImportError:  # pragma: no cover - Windows: run one embed at a time
-        yield
+        with _store_lock(store, wait, notice):
+            yield
         return
     state_dir.mkdir(parents=True, exist_ok=True)
     path = str(state_dir.resolve() / LOCK_FILENAME)   # the folder resolved, never the file
@@ -54,6 +60,13 @@ def embed_lock(state_dir: Path, *, wait: bool = True,
     with holding.gate:
         if holding.count == 0:
             holding.fd = _take(path, fcntl, wait, notice)
+            try:
+                with contextlib.ExitStack() as stack:
+                    stack.enter_context(_store_lock(store, wait, notice))
+                    holding.store_lock = stack.pop_all()
+            except BaseException:
+                _release(holding, fcntl)
+                raise
         holding.count += 1
     try:
         yield
@@ -61,9 +74,27 @@ def embed_lock(state_dir: Path, *, wait: bool = True,
         with holding.gate:
             holding.count -= 1
             if holding.count == 0:
-                fcntl.flock(holding.fd, fcntl.LOCK_UN)
-                os.close(holding.fd)
-                holding.fd = -1
+                _release(holding, fcntl)
+
+
+def _store_lock(store: Any, wait: bool, notice: Callable[[str], None] | None
+                ) -> contextlib.AbstractContextManager[Any]:
+    """``store``'s own embed lock, or nothing when it has none (the embedded store lives in
+    the state folder: the file lock covers it)."""
+    take = getattr(store, "embed_lock", None)
+    return take(wait=wait, notice=notice) if callable(take) else contextlib.nullcontext()
+
+
+def _release(holding: _Holding, fcntl: Any) -> None:
+    """Free the store's lock, then the file lock (the reverse of taking them)."""
+    try:
+        if holding.store_lock is not None:
+            holding.store_lock.close()
+    finally:
+        holding.store_lock = None
+        fcntl.flock(holding.fd, fcntl.LOCK_UN)
+        os.close(holding.fd)
+        holding.fd = -1
 
 
 def _take(path: str, fcntl: Any, wait: bool, notice: Callable[[str], None] | None) -> int:
@@ -73,17 +104,17 @@ def _take(path: str, fcntl: Any, wait: bool, notice: Callable[[str], None] | Non
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            holder = _holder(fd)
+            pid = _holder(fd)
+            who = (f"another `mindgraph embed` is running in this workspace (pid {pid})"
+                   if pid else "another process holds this workspace's embed lock")
             if not wait:
-                raise EmbedBusy(f"another `mindgraph embed` is running in this workspace"
-                                f"{holder} (it holds {path}). Run again when it has finished, "
+                raise EmbedBusy(f"{who} (it holds {path}). Run again when it has finished, "
                                 f"or leave out --no-wait to wait for it.") from None
             if notice is not None:
-                notice(f"another `mindgraph embed` is running in this workspace{holder}; "
-                       f"waiting for it to finish, then embedding what it left")
+                notice(f"{who}; waiting for it to finish, then embedding what it left")
             fcntl.flock(fd, fcntl.LOCK_EX)
         os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        os.pwrite(fd, _identity(os.getpid()).encode(), 0)
         return fd
     except BaseException:
         os.close(fd)
@@ -115,10 +146,71 @@ def _open_lock_file(path: str) -> int:
     return fd
 
 
-def _holder(fd: int) -> str:
-    """`` (pid N)`` from the lock file the holder wrote its pid into, or "" when not yet."""
+def _identity(pid: int) -> str:
+    """What a holder writes into the lock: its pid and, where /proc tells it, the process's
+    start time (clock ticks after boot), so a reader can tell it from a later process that
+    got the same pid: ``"1234 56789\\n"``."""
+    started = _start_time(pid)
+    return f"{pid} {started}\n" if started is not None else f"{pid}\n"
+
+
+def _start_time(pid: int) -> int | None:
+    """Process ``pid``'s start time from /proc/<pid>/stat (field 22), or None (no /proc, or
+    no such process)."""
     try:
-        pid = os.pread(fd, 32, 0).decode("ascii").strip()
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            fields = handle.read().rsplit(b")", 1)[1].split()
+        return int(fields[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _holder(fd: int) -> int | None:
+    """The pid of the `mindgraph embed` holding the lock open at ``fd``, or None when the
+    file cannot vouch for one. The file holds the pid of the last mindgraph that took the
+    lock, which need not be the holder now: another program may hold it (the pid then
+    stale, perhaps reused), or the holder has not written its own yet. A pid is named only
+    when that process is alive with the start time written beside it and, where the kernel
+    lists flock holders (/proc/locks), is one of this file's."""
+    try:
+        written = os.pread(fd, 64, 0).decode("ascii").split()
     except (OSError, UnicodeDecodeError):
-        return ""
-    return f" (pid {pid})" if pid.isdigit() else ""
+        return None
+    if not written or not written[0].isdigit():
+        return None
+    pid = int(written[0])
+    started = _start_time(pid)
+    if started is not None:
+        if len(written) < 2 or written[1] != str(started):
+            return None         # an older file (no start time) or another process now
+    else:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return None
+        except OSError:
+            pass                # alive, another user's
+        if os.path.isdir("/proc/self"):
+            return None         # /proc there, yet no such process
+    holders = _flock_holders(fd)
+    return pid if holders is None or pid in holders else None
+
+
+def _flock_holders(fd: int) -> set[int] | None:
+    """The pids the kernel lists as holding a flock on the file open at ``fd``
+    (/proc/locks), or None where it does not say."""
+    info = os.fstat(fd)
+    device = f"{os.major(info.st_dev):02x}:{os.minor(info.st_dev):02x}:{info.st_ino}"
+    try:
+        with open("/proc/locks", encoding="ascii", errors="replace") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return None
+    holders = set()
+    for line in lines:
+        fields = line.split()
+        # "1: FLOCK  ADVISORY  WRITE 20474 fe:00:2146348 0 EOF" (waiters have "->")
+        if len(fields) >= 6 and fields[1] == "FLOCK" and fields[5] == device \
+                and fields[4].isdigit():
+            holders.add(int(fields[4]))
+    return holders

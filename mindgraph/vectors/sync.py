@@ -115,11 +115,12 @@ class SyncReport:
 def plan_sync(pages: Iterable[Page], store: VectorStore, model_version: str,
               chunker: Chunker, *, keep: Collection[str] = (),
               moved: Mapping[str, Sequence[tuple[str, str]]] | None = None,
-              memo_dir: Path | None = None) -> SyncPlan:
+              memo_dir: Path | None = None, save_memo: bool = True) -> SyncPlan:
     """Compare the pages' chunks with the store; ``keep`` names pages to leave as stored,
     ``moved`` where moved pages came from (see the module docstring). With ``memo_dir``, pages
     planned before whose file and stored chunks are the same are not chunked again
-    (chunk_memo.py): a no-op plan then reads no tokenizer.
+    (chunk_memo.py): a no-op plan then reads no tokenizer (``save_memo`` false: the memo is
+    read, never written; a dry run writes nothing).
 
     ``pages`` must be the whole wiki: a stored page missing from it is planned for removal,
     unless it is in ``keep`` (e.g. a page that could not be read this time).
@@ -156,7 +157,8 @@ def plan_sync(pages: Iterable[Page], store: VectorStore, model_version: str,
     removed = tuple(sorted(p for p in stored if p not in seen and p not in keep))
     if memo is not None:
         memo.keep_only(seen)
-        memo.save()
+        if save_memo:
+            memo.save()
     return SyncPlan(model_version=model_version, pages=len(seen), chunks=total,
                     to_embed=tuple(to_embed), stale=stale, removed_pages=removed,
                     new_pages=tuple(new_pages),

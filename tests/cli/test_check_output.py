@@ -67,3 +67,19 @@ def test_one_more_is_shown_rather_than_counted(vault):
                                               "![[a.png]] [[Nowhere]].\n")
     text = run("check", "-C", vault, "--limit", "35").output
     assert text.count("warning missing-attachment Page") == 36 and "1 more" not in text
+
+
+def test_a_link_is_quoted_as_the_note_wrote_it(tmp_path):
+    """`![pic](img/x.jpg)` was quoted as `![[img/x.jpg]]` (and a markdown link as its
+    target in brackets, unquoted): a search for the quoted text found nothing."""
+    (tmp_path / "mindgraph.yml").write_text("{}\n")
+    (tmp_path / "wiki").mkdir()
+    (tmp_path / "wiki" / "a.md").write_text(
+        "---\ntitle: A\n---\n# A\n\nSee ![pic](img/x%20y.jpg), [b](Missing%20Page.md#Part), "
+        "[[Gone|shown]] and ![[img/z.png]].\n")
+    result = CliRunner().invoke(cli, ["-C", str(tmp_path), "check", "--json"])
+    messages = sorted(f["message"] for f in json.loads(result.stdout)["findings"]
+                      if f["kind"] in ("broken-link", "missing-attachment"))
+    assert [m.split(" ", 1)[0] for m in messages] == [
+        "![[img/z.png]]", "![pic](img/x%20y.jpg)", "[[Gone|shown]]",
+        "[b](Missing%20Page.md#Part)"]

@@ -163,7 +163,9 @@ def test_check_on_the_real_vault_points_into_raw_notes(corpora, tmp_path):
     assert len(links) > 900 and all(f["raw_path"] and f["raw_line"] for f in links)
     for finding in links:        # the raw line holds the link the finding is about
         raw = (tmp_path / "raw" / finding["raw_path"]).read_text(encoding="utf-8")
-        target = re.match(r"!?(?:\[\[|\()([^\]#|)]*)", finding["message"]).group(1)
+        # the message quotes the link as written: [[target#...]] or [text](target#...)
+        written = re.match(r"!?(?:\[\[([^\]#|]*)|\[[^\]]*\]\(([^)#]*))", finding["message"])
+        target = written.group(1) if written.group(1) is not None else written.group(2)
         assert target in raw.split("\n")[finding["raw_line"] - 1], finding
     counts = report["counts"]
     assert counts["missing-heading"] > 50 and counts["missing-attachment"] > 500

@@ -124,3 +124,30 @@ def test_a_malformed_chat_answer_fails_its_note_clearly(tmp_path, serve_answers,
     assert "internal error" not in result.output and "Traceback" not in result.output
     assert "A.md" in result.output
     assert "openai-compatible server at" in result.output and "unexpected answer" in result.output
+
+
+@pytest.mark.parametrize("frontmatter, problem", [
+    ("title: A\ntype: note\ntags:\n" + "".join(f"  - t{i}\n" for i in range(12_000)),
+     "at line 4: field 'tags' holds 12,000 items, past the 10,000-value limit for the "
+     "model's frontmatter."),
+    ("title: A\nboom: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, "
+     "*a, *a, *a]\nc: [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, "
+     "*b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, "
+     "*b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, "
+     "*b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, "
+     "*b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n",
+     "at line 5: field 'c' is past the 10,000-value limit for the model's frontmatter once "
+     "its YAML aliases"),
+])
+def test_a_model_page_past_the_value_limit_names_the_field_and_line(tmp_path, serve_answers,
+                                                                     frontmatter, problem):
+    """It said "more than 10,000 values once YAML aliases are expanded": of what, where?"""
+    page = f"---\n{frontmatter}---\n\n## Part\n\nText.\n"
+    url = serve_answers(lambda path, request: {
+        "choices": [{"message": {"content": page}, "finish_reason": "stop"}]})
+    config = f"compile:\n  provider: openai\n  base_url: {url}\n  model: m\n  max_retries: 0\n"
+    base = _workspace(tmp_path, config, {"A.md": "# A\n\nSome text.\n"})
+    result = CliRunner().invoke(cli, ["ingest", "-C", str(base)], catch_exceptions=False)
+    assert result.exit_code == 1, result.output
+    assert f"A.md: the model's frontmatter {problem}" in result.output
+    assert "Traceback" not in result.output

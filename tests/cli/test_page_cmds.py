@@ -61,3 +61,17 @@ def test_extract_error_on_a_compiled_page_names_the_raw_note_line(tmp_path):
     assert result.exit_code == 1
     assert "raw/other.md:11: the ```json block does not parse" in result.output
     assert note.read_text().split("\n")[10] == ' "b": }'
+
+
+def test_a_data_block_past_the_value_limit_names_the_field_and_line(tmp_path):
+    """`get --extract` said "more than 10,000 values once YAML aliases are expanded"."""
+    (tmp_path / "mindgraph.yml").write_text("{}\n")
+    (tmp_path / "wiki").mkdir()
+    items = "".join(f"  - {i}\n" for i in range(12_000))
+    (tmp_path / "wiki" / "d.md").write_text(f"# D\n\nText.\n\n```yaml\nname: x\nitems:\n"
+                                            f"{items}```\n")
+    result = CliRunner().invoke(cli, ["-C", str(tmp_path), "get", "d", "--extract", "yaml"])
+    assert result.exit_code == 1, result.output
+    assert result.output == ("Error: d.md:7: the ```yaml block's field 'items' holds 12,000 "
+                             "items, past the 10,000-value limit for a data block. Shorten "
+                             "the list.\n")

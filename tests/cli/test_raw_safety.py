@@ -6,6 +6,7 @@ a config key misspelt, -C to a folder that does not exist."""
 
 import hashlib
 import json
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -269,3 +270,30 @@ def test_dir_option_to_a_missing_folder_says_it_does_not_exist(tmp_path):
     assert result.exit_code == 2
     assert f"{tmp_path / 'nope'} does not exist (no such folder)" in result.output
     assert "it has no mindgraph.yml" not in result.output
+
+
+# /root was refused as a system folder (suggesting ~/notes, i.e. /root/notes) while
+# /home/user, the same thing for another user, was accepted
+@pytest.mark.parametrize("folder", ["$HOME", "$HOME/../home-of-test", "/root", "/home/someone",
+                                    "/home/someone/", "/Users/someone"])
+def test_init_refuses_a_home_folder_suggesting_a_subfolder(folder, tmp_path):
+    home = tmp_path / "home-of-test"
+    home.mkdir()
+    asked = folder.replace("$HOME", str(home))
+    made = [Path(asked).resolve() / name for name in ("mindgraph.yml", "raw", "wiki")]
+    existed = [path.exists() for path in made]
+    result = CliRunner().invoke(cli, ["init", asked], env={"HOME": str(home)})
+    assert result.exit_code == 2, result.output
+    shown = os.path.normpath(asked)
+    assert f"Error: {shown} is a home folder; mindgraph would write raw/, wiki/ and " \
+        f"mindgraph.yml among its files. Give `mindgraph init` a subfolder, e.g. " \
+        f"{shown}/notes" in result.output
+    assert [path.exists() for path in made] == existed
+
+
+def test_init_accepts_a_subfolder_of_the_home_folder(tmp_path):
+    home = tmp_path / "home-of-test"
+    home.mkdir()
+    result = CliRunner().invoke(cli, ["init", str(home / "notes")], env={"HOME": str(home)})
+    assert result.exit_code == 0, result.output
+    assert (home / "notes" / "mindgraph.yml").is_file()

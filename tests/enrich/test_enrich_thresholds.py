@@ -97,7 +97,7 @@ def test_a_threshold_that_is_not_a_cosine_names_the_setting(vault):
     result = CliRunner().invoke(cli, ["-C", str(vault), "enrich", "--judge", "offline",
                                       "--no-summaries", "--dry-run"])
     assert result.exit_code != 0
-    assert "enrich.thresholds.e5 is 'high'" in result.output and "mindgraph.yml" in result.output
+    assert f"{vault / 'mindgraph.yml'}:1: 'enrich.thresholds.e5' is 'high'" in result.output
 
 
 E5_ROUTED = "embedding: {languages: {ja: multilingual-e5-small}}\n"

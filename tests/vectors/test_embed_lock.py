@@ -138,3 +138,61 @@ def test_a_lock_file_that_is_not_a_plain_file_is_refused_and_nothing_written(
     assert "embed lock" in result.output and "remove" in result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert note.read_bytes() == before and not outside.exists()
+
+
+# A program that is not mindgraph holds the lock (it writes nothing into the file)
+HOLDER = """
+import fcntl, sys, time
+handle = open(sys.argv[1], "a")
+fcntl.flock(handle, fcntl.LOCK_EX)
+print("held", flush=True)
+time.sleep(120)
+"""
+
+
+def _dead_pid():
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True)
+    return int(done.stdout)
+
+
+@pytest.mark.parametrize("left_in_file", ["a dead mindgraph's pid", "a live non-holder's pid"])
+def test_a_pid_the_lock_file_cannot_vouch_for_is_not_named(workspace, left_in_file):
+    """The pid in the file is the last mindgraph holder's: with another program holding the
+    lock now, naming it sent people after a process that was gone, or innocent."""
+    lock = workspace / ".mindgraph" / "embed.lock"
+    lock.parent.mkdir(exist_ok=True)
+    if left_in_file == "a dead mindgraph's pid":
+        pid = _dead_pid()
+        lock.write_text(f"{pid}\n")
+    else:       # this test's process: alive, with its real start time, but not the holder
+        pid = os.getpid()
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            started = handle.read().rsplit(b")", 1)[1].split()[19].decode()
+        lock.write_text(f"{pid} {started}\n")
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(lock)],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        busy = subprocess.run([*MINDGRAPH, "embed", "--no-wait", "-C", str(workspace)],
+                              capture_output=True, text=True, timeout=60)
+        assert busy.returncode == 1, busy.stderr
+        assert "Error: another process holds this workspace's embed lock (it holds " \
+            in busy.stderr
+        assert f"pid {pid}" not in busy.stderr and "Traceback" not in busy.stderr
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_the_holder_writes_its_pid_and_start_time(workspace):
+    first = start(slow_workspace=workspace)
+    try:
+        wait_for_line(first, "Embedding: ")
+        written = (workspace / ".mindgraph" / "embed.lock").read_text().split()
+        with open(f"/proc/{first.pid}/stat", "rb") as handle:
+            started = handle.read().rsplit(b")", 1)[1].split()[19].decode()
+        assert written == [str(first.pid), started]
+    finally:
+        first.send_signal(signal.SIGKILL)
+        first.communicate(timeout=30)

@@ -1,0 +1,86 @@
+"""One embed at a time per pgvector table and tenant, across workspaces and machines.
+
+The workspace's ``embed.lock`` (vectors/lock.py) is a file in its state folder: two workspaces
+(or two machines) writing one PostgreSQL table with the same tenant each planned and embedded
+every chunk, and each one's plan removed what the other had just stored. The embed also takes a
+session-level advisory lock in the database, keyed on the table and the tenant (rows of other
+tenants are disjoint; they embed side by side). It is held on a connection of its own, opened
+for the embed and closed after it: the server frees the lock when that session ends, a killed
+embed's included. The session's ``application_name`` says who holds it (``mindgraph embed
+<pid>@<host>``), which the waiting side reads from ``pg_stat_activity``: the database vouches
+for it, since it is the name of the very session that holds the lock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import socket
+from typing import Any, Callable, Iterator
+
+from ..errors import EmbedBusy, StoreError
+
+APPLICATION_PREFIX = "mindgraph embed "
+
+
+def lock_key(table: str, tenant: str) -> int:
+    """The advisory lock's key (a signed 64-bit integer) for ``table`` and ``tenant``."""
+    digest = hashlib.sha256(f"mindgraph-embed:{table}:{tenant}".encode()).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)
+
+
+@contextlib.contextmanager
+def pg_embed_lock(dsn: str, table: str, tenant: str, *, wait: bool = True,
+                  notice: Callable[[str], None] | None = None, connect_timeout: int = 5,
+                  where: str = "", on_error: Callable[[Exception], str] = str) -> Iterator[None]:
+    """Hold the embed lock of ``table`` and ``tenant`` in the database at ``dsn``. When another
+    session holds it: with ``wait``, tell ``notice`` (once) and block until it is free; else
+    raise EmbedBusy naming its holder. ``where`` describes the database (no password);
+    ``on_error`` turns a driver error into a message (StoreError)."""
+    import psycopg
+
+    me = f"{APPLICATION_PREFIX}{os.getpid()}@{socket.gethostname()}"[:63]
+    key = lock_key(table, tenant)
+    try:
+        conn = psycopg.connect(dsn, connect_timeout=connect_timeout, autocommit=True,
+                               application_name=me)
+    except psycopg.Error as exc:
+        raise StoreError(on_error(exc)) from exc
+    try:
+        try:
+            if not conn.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()[0]:
+                holder = _holder(conn, key)
+                what = (f"another `mindgraph embed` is writing table {table} (tenant "
+                        f"{tenant}) of {where}{holder}")
+                if not wait:
+                    raise EmbedBusy(f"{what}. Run again when it has finished, or leave out "
+                                    f"--no-wait to wait for it.")
+                if notice is not None:
+                    notice(f"{what}; waiting for it to finish, then embedding what it left")
+                conn.execute("SELECT pg_advisory_lock(%s)", (key,))
+        except psycopg.Error as exc:
+            raise StoreError(on_error(exc)) from exc
+        yield
+    finally:
+        conn.close()        # ends the session: the server frees its advisory locks
+
+
+def _holder(conn: Any, key: int) -> str:
+    """`` (pid N on host H)`` of the session holding ``key``, from its application_name, or
+    "" when it is not a mindgraph embed's (or cannot be read)."""
+    unsigned = key & 0xFFFF_FFFF_FFFF_FFFF
+    try:
+        row = conn.execute(
+            "SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a "
+            "ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted "
+            "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
+            "AND l.classid::bigint = %s AND l.objid::bigint = %s AND l.objsubid = 1 LIMIT 1",
+            (unsigned >> 32, unsigned & 0xFFFF_FFFF)).fetchone()
+    except Exception:   # noqa: BLE001 - only the notice's detail is lost
+        return ""
+    name = (row[0] or "") if row else ""
+    if not name.startswith(APPLICATION_PREFIX):
+        return ""
+    pid, _, host = name[len(APPLICATION_PREFIX):].partition("@")
+    return f" (pid {pid} on {host})" if pid.isdigit() and host else ""

@@ -1,0 +1,120 @@
+"""Two workspaces embedding into one pgvector table: the file lock is per state folder, so
+both embedded at once (each planned every chunk). The embed also holds an advisory lock in
+the database (stores/pg_embed_lock.py): the second waits, naming the first, or with
+--no-wait exits 1. Real processes and a real PostgreSQL; the holder killed with SIGKILL frees
+the lock (its session ends)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+
+import psycopg
+import pytest
+from hashing_workspace import hashing_workspace
+
+pytestmark = [pytest.mark.pg,
+              pytest.mark.skipif(not hasattr(os, "fork"), reason="needs flock (POSIX)")]
+
+TABLE = "mg_test_embed_lock"
+# `mindgraph embed --json -C DIR` with the hashing model slowed (a progress line per batch)
+SLOW = """
+import sys, time
+from mindgraph.cli import progress
+from mindgraph.providers.embedding import hashing
+progress.EVERY_S = 0.0
+embed = hashing.HashingEmbedder.embed_documents
+def slow(self, texts, *args):
+    time.sleep(0.3)
+    return embed(self, texts, *args)
+hashing.HashingEmbedder.embed_documents = slow
+from mindgraph.cli import main
+sys.argv = ["mindgraph", "embed", "--json", "-C", sys.argv[1]]
+main()
+"""
+
+
+@pytest.fixture
+def two_workspaces(tmp_path, pg_dsn):
+    """Two workspaces of the same 150 notes (300 chunks), both storing into one table."""
+    made = []
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        workspace = hashing_workspace(tmp_path / name, 150)
+        (workspace / "mindgraph.yml").write_text(
+            f"embedding:\n  provider: hashing\nstore:\n  backend: pgvector\n  table: {TABLE}\n")
+        made.append(workspace)
+    yield made
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:
+        conn.execute(f"DROP TABLE IF EXISTS {TABLE}")
+
+
+def start(pg_dsn, command):
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1",
+                                 "MINDGRAPH_PG_DSN": pg_dsn})
+
+
+def slow_embed(pg_dsn, workspace):
+    return start(pg_dsn, [sys.executable, "-c", SLOW, str(workspace)])
+
+
+def wait_for_line(process, start_of_line):
+    seen = []
+    for line in process.stderr:
+        seen.append(line)
+        if line.startswith(start_of_line):
+            return seen
+    raise AssertionError(f"no line starting {start_of_line!r}: {''.join(seen)}")
+
+
+def finish(process):
+    out, err = process.communicate(timeout=120)
+    return process.returncode, out, err
+
+
+@pytest.mark.timeout(180)
+def test_an_embed_from_another_workspace_waits_for_the_first(two_workspaces, pg_dsn):
+    first_ws, second_ws = two_workspaces
+    first = slow_embed(pg_dsn, first_ws)
+    wait_for_line(first, "Embedding: ")                 # it holds the table's lock
+    second = start(pg_dsn, [sys.executable, "-m", "mindgraph", "embed", "--json",
+                            "-C", str(second_ws)])
+    waiting = wait_for_line(second, "Another `mindgraph embed` is writing")[-1]
+    assert f"table {TABLE} (tenant default) of PostgreSQL at " in waiting
+    assert f"(pid {first.pid} on {socket.gethostname()}); waiting for it to finish" in waiting
+    code_first, out_first, err_first = finish(first)
+    code_second, out_second, err_second = finish(second)
+    assert (code_first, code_second) == (0, 0), err_first + err_second
+    assert json.loads(out_first)["embedded"] == 300
+    # the same notes: the second found every chunk stored by the first, embedded none
+    assert json.loads(out_second)["embedded"] == 0
+    assert json.loads(out_second)["unchanged"] == 300
+
+
+@pytest.mark.timeout(180)
+def test_no_wait_exits_1_and_a_killed_holder_frees_the_table(two_workspaces, pg_dsn):
+    first_ws, second_ws = two_workspaces
+    first = slow_embed(pg_dsn, first_ws)
+    wait_for_line(first, "Embedding: ")
+    busy = subprocess.run([sys.executable, "-m", "mindgraph", "embed", "--no-wait",
+                           "-C", str(second_ws)], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "MINDGRAPH_PG_DSN": pg_dsn})
+    assert busy.returncode == 1, busy.stderr
+    assert (f"Error: another `mindgraph embed` is writing table {TABLE} (tenant default) "
+            f"of PostgreSQL at ") in busy.stderr
+    assert f"(pid {first.pid} on " in busy.stderr
+    assert "Run again when it has finished, or leave out --no-wait" in busy.stderr
+    assert "Traceback" not in busy.stderr
+    first.send_signal(signal.SIGKILL)
+    first.communicate(timeout=30)
+    after = start(pg_dsn, [sys.executable, "-m", "mindgraph", "embed", "--no-wait", "--json",
+                           "-C", str(second_ws)])
+    code, out, err = finish(after)
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["embedded"] + report["unchanged"] == 300 and report["unchanged"] > 0
