@@ -25,8 +25,9 @@ from mindgraph.cli import progress
 from mindgraph.providers.embedding import hashing
 progress.EVERY_S = 0.0
 embed = hashing.HashingEmbedder.embed_documents
+PAUSE = float(sys.argv[2])
 def slow(self, texts, *args):
-    time.sleep(0.3)
+    time.sleep(PAUSE)
     return embed(self, texts, *args)
 hashing.HashingEmbedder.embed_documents = slow
 from mindgraph.cli import main
@@ -42,9 +43,11 @@ def workspace(tmp_path):
     return hashing_workspace(tmp_path, 150)
 
 
-def start(*args, slow_workspace=None):
-    command = [sys.executable, "-c", SLOW, str(slow_workspace)] if slow_workspace else \
-        [*MINDGRAPH, *args]
+def start(*args, slow_workspace=None, pause=0.3):
+    """`mindgraph embed ARGS`, or with ``slow_workspace`` the slowed embed there (``pause``
+    seconds a batch)."""
+    command = [sys.executable, "-c", SLOW, str(slow_workspace), str(pause)] \
+        if slow_workspace else [*MINDGRAPH, *args]
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
 
@@ -83,7 +86,9 @@ def test_a_second_embed_waits_for_the_first_and_embeds_nothing_twice(workspace):
 
 @pytest.mark.timeout(180)
 def test_a_killed_holder_frees_the_lock_and_the_waiting_embed_does_the_rest(workspace):
-    first = start(slow_workspace=workspace)
+    # 2 s a batch: under load the second process can take longer to start than the first
+    # takes to embed everything at 0.3 s a batch, and a finished first leaves nothing to do
+    first = start(slow_workspace=workspace, pause=2.0)
     wait_for_line(first, "Embedding: ")
     second = start("embed", "--json", "-C", str(workspace))
     wait_for_line(second, "Another `mindgraph embed` is running")
