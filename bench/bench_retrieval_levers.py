@@ -56,6 +56,10 @@ run again).
   fused score, every question;
 - ``choon``: a katakana word's final long-vowel mark dropped in pages and questions alike
   (フィルター / フィルタ, コンピューター / コンピュータ: both spellings are in the vault);
+- ``nearwords<w>[_f<c>]`` (session 18): BM25 also searches, at w × cosine, the words of the
+  vector side's first 5 pages (in the question's language) that the question's own model puts
+  nearest one of its words (cosine at least c, 0.6 unless named; two per word), for every
+  question not in Japanese or Chinese (the English paraphrase misses);
 
 Prints one line per lever: dev and held-out hit@1 / R@5 / MRR@10 (en / ja / zh MRR@10),
 SciFact nDCG@10, and with ``--cross-lingual`` the hybrid MRR@10 of the cross-lingual sets
