@@ -110,7 +110,7 @@ def test_the_nearwords_lever_has_bm25_search_a_near_word_of_the_vector_sides_pag
     sync_pages([pages[p] for p in sorted(pages)], provider, store, chunker_for(provider))
     base = HybridRetriever(pages, KeywordIndex.build(pages.values()), None,
                            VectorRetriever(provider, store))
-    # the trigram-hashing model puts "europe" near "european" (cosine 0.28), while the
+    # the trigram-hashing model puts "europe" near "european" (cosine about 0.3: shared trigrams), while the
     # stems differ (europ / european): BM25 alone finds only the page that says European
     lever = levers.rebuilt(base, cls=levers.NeighbourWords, floor=0.2, weight=1.0)
     assert set(lever._neighbours("Can my vault's server be European?")) == {"europ"}
