@@ -56,6 +56,10 @@ run again).
   fused score, every question;
 - ``choon``: a katakana word's final long-vowel mark dropped in pages and questions alike
   (フィルター / フィルタ, コンピューター / コンピュータ: both spellings are in the vault);
+- ``nearwords<w>[_f<c>]`` (session 18): BM25 also searches, at w × cosine, the words of the
+  vector side's first 5 pages (in the question's language) that the question's own model puts
+  nearest one of its words (cosine at least c, 0.6 unless named; two per word), for every
+  question not in Japanese or Chinese (the English paraphrase misses);
 
 Prints one line per lever: dev and held-out hit@1 / R@5 / MRR@10 (en / ja / zh MRR@10),
 SciFact nDCG@10, and with ``--cross-lingual`` the hybrid MRR@10 of the cross-lingual sets
@@ -567,6 +571,71 @@ class PerLanguageFusion(HybridRetriever):
         return super()._search(query, options)
 
 
+_LETTERS = re.compile(r"[a-z][a-z'-]+[a-z]")
+
+
+class NeighbourWords(HybridRetriever):
+    """BM25 also searches, at ``weight`` × cosine, the words of the vector side's first
+    ``top`` pages that the query's own model puts nearest one of the query's words (cosine
+    at least ``floor``; ``per_word`` of them per query word, words whose stem the query has
+    left out): the vault's own word for a paraphrase ("relocate" → "move"), drawn only from
+    pages the vector side already judged near, not from the whole vocabulary (session 18's
+    English paraphrase misses; MiniLM's nearest words over the whole vault were noise)."""
+
+    top, floor, weight, per_word = 5, 0.6, 0.3, 2
+
+    def _keyword_query(self, query: str, degradation: list[str]) -> Any:
+        extra, concepts = super()._keyword_query(query, degradation)
+        if extra or concepts or self.vector is None or query_language(query) in CJK:
+            return extra, concepts
+        try:
+            return self._neighbours(query), concepts
+        except Exception:   # the vector side failing leaves BM25 as it was
+            return extra, concepts
+
+    def _neighbours(self, query: str) -> dict[str, float]:
+        own = {w: _analyzer.analyze(w) for w in set(_LETTERS.findall(query.lower()))}
+        own = {w: t for w, t in own.items() if t}
+        stems = {t for terms in own.values() for t in terms}
+        lang = query_language(query)
+        found: dict[str, str] = {}
+        for hit in self.vector.search(query, self.top):  # type: ignore[union-attr]
+            page = self.pages.get(hit.path)
+            if page is None or page_language(page) != lang:
+                continue
+            text = " ".join([page.title, *(f"{s.heading} {s.text}" for s in page.sections)])
+            for word in set(_LETTERS.findall(text.lower())):
+                terms = _analyzer.analyze(word)
+                if len(terms) == 1 and terms[0] not in stems and terms[0] in self.keyword.vocab.ids:
+                    found[word] = terms[0]
+        if not own or not found:
+            return {}
+        provider = self.vector.query_provider(query)  # type: ignore[union-attr]
+        asked, offered = list(own), list(found)
+        vectors = self._embedded(provider, asked + offered)
+        near = vectors[:len(asked)] @ vectors[len(asked):].T
+        out: dict[str, float] = {}
+        for row in near:
+            for i in np.argsort(-row)[:self.per_word]:
+                if row[i] >= self.floor:
+                    term = found[offered[i]]
+                    out[term] = max(out.get(term, 0.0), self.weight * float(row[i]))
+        return out
+
+    def _embedded(self, provider: Any, words: list[str]) -> np.ndarray:
+        cache = _WORD_VECTORS.setdefault(provider.model_version, {})
+        missing = [w for w in words if w not in cache]
+        for start in range(0, len(missing), 256):
+            batch = missing[start:start + 256]
+            vectors = np.asarray(provider.embed_queries(batch), dtype=np.float32)
+            vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+            cache.update(zip(batch, vectors))
+        return np.vstack([cache[w] for w in words])
+
+
+_WORD_VECTORS: dict[str, dict[str, np.ndarray]] = {}
+
+
 def rebuilt(base: HybridRetriever, keyword: KeywordIndex | None = None,
             cls: type[HybridRetriever] = HybridRetriever, **attrs: Any) -> HybridRetriever:
     """A retriever over ``base``'s pages, graph and vectors with ``keyword`` (or base's)."""
@@ -709,6 +778,9 @@ LEVERS: dict[str, Callable[[HybridRetriever], HybridRetriever]] = {
     "cjk_heading1": cjk_params_lever(heading=1.0),
     "cjk_heading3": cjk_params_lever(heading=3.0),
     "cjk_heading4": cjk_params_lever(heading=4.0),
+    "nearwords0.3": lambda r: rebuilt(r, cls=NeighbourWords),
+    "nearwords0.5": lambda r: rebuilt(r, cls=NeighbourWords, weight=0.5),
+    "nearwords0.3_f0.7": lambda r: rebuilt(r, cls=NeighbourWords, floor=0.7),
 }
 
 

@@ -62,6 +62,12 @@ _STEMMER: Callable[[str], str] | None = None
 _STEM_CACHE: dict[str, str] = {}
 
 
+# Names of operating systems that end in "os" like a plural: Porter2 would strip the "s"
+# (macOS → "maco", iPadOS → "ipado"), so highlights and explanations showed no real word. Kept
+# whole, as Porter2 keeps its own few such words ("cosmos", "atlas", "news").
+INVARIANT_WORDS = frozenset({"macos", "ios", "ipados", "watchos", "visionos", "chromeos"})
+
+
 def _stem(word: str) -> str:
     """Snowball (Porter2) English stem, memoised: a vocabulary is far smaller than a text."""
     stem = _STEM_CACHE.get(word)
@@ -71,7 +77,8 @@ def _stem(word: str) -> str:
             import snowballstemmer
 
             _STEMMER = snowballstemmer.stemmer("english").stemWord
-        stem = _STEMMER(word) if word.isascii() and not word.isdigit() else word
+        stem = word if word in INVARIANT_WORDS or not word.isascii() or word.isdigit() \
+            else _STEMMER(word)
         if len(_STEM_CACHE) < 2_000_000:
             _STEM_CACHE[word] = stem
     return stem

@@ -92,3 +92,30 @@ def test_the_named_title_lever_lifts_only_the_page_the_question_names():
                      (base, levers.LEVERS["named0.1"](base)))
     assert after["CSS snippets.md"] > before["CSS snippets.md"]
     assert after["Themes.md"] == before["Themes.md"]
+
+
+def test_the_nearwords_lever_has_bm25_search_a_near_word_of_the_vector_sides_pages(tmp_path):
+    from mindgraph.providers.embedding.hashing import HashingEmbedder
+    from mindgraph.retrieval.vector import VectorRetriever
+    from mindgraph.stores.embedded import EmbeddedStore
+    from mindgraph.vectors.chunking import chunker_for
+    from mindgraph.vectors.sync import sync_pages
+
+    levers = _module()
+    texts = {"Regions.md": "# Sync regions\n\nYour remote vault's server can be in Europe.\n",
+             "Servers.md": "# Servers\n\nA European server keeps the vault.\n"}
+    pages = {p: parse_page(t, p) for p, t in texts.items()}
+    provider = HashingEmbedder(256)
+    store = EmbeddedStore.for_state_dir(tmp_path / "state")
+    sync_pages([pages[p] for p in sorted(pages)], provider, store, chunker_for(provider))
+    base = HybridRetriever(pages, KeywordIndex.build(pages.values()), None,
+                           VectorRetriever(provider, store))
+    # the trigram-hashing model puts "europe" near "european" (cosine about 0.3: shared trigrams), while the
+    # stems differ (europ / european): BM25 alone finds only the page that says European
+    lever = levers.rebuilt(base, cls=levers.NeighbourWords, floor=0.2, weight=1.0)
+    assert set(lever._neighbours("Can my vault's server be European?")) == {"europ"}
+    assert set(dict(_answer(base, "European"))) == {"Servers.md"}
+    assert set(dict(_answer(lever, "European"))) == {"Servers.md", "Regions.md"}
+    # a Japanese question is left alone
+    assert lever._keyword_query("ヨーロッパのサーバー", []) == base._keyword_query(
+        "ヨーロッパのサーバー", [])

@@ -9,6 +9,13 @@ def test_latin_words_are_lowercased_stemmed_and_stop_words_dropped():
     assert analyze("how do I do it") == []
 
 
+def test_operating_system_names_are_kept_whole_not_stripped_like_plurals():
+    # Porter2 made "maco" and "ipado" of them: highlights and term lists showed no real word
+    assert analyze("macOS, iOS and iPadOS") == ["macos", "ios", "ipados"]
+    assert analyze("MACOS") == analyze("macos")
+    assert analyze("videos and photos") == ["video", "photo"]   # plurals in -os still lose it
+
+
 def test_full_width_forms_are_normalised():
     assert analyze("ＡＢＣ　ｔｅｓｔ") == analyze("abc test")
 
