@@ -57,7 +57,16 @@ def context_command(situation: tuple[str, ...], base_dir: Path | None, config_pa
     else:
         echo(block.markdown, nl=False)
         if block.status != "ok":
-            echo(f"mindgraph context: {block.status}: {block.detail}", err=True)
+            echo(f"mindgraph context: {block.status}: {block.detail}{_hint(block.status)}",
+                 err=True)
+
+
+def _hint(status: str) -> str:
+    """What to do about a timeout (a fresh process spends part of the limit loading)."""
+    if status != "timeout":
+        return ""
+    return (" (a fresh process spends part of it loading the index and the model; give "
+            "more with --timeout SECONDS or serve.context_timeout_s)")
 
 
 def register(group: click.Group) -> None:

@@ -98,3 +98,25 @@ def test_an_empty_query_is_a_usage_error_as_over_rest(tmp_path):
     for blank in ("", "   "):
         result = CliRunner().invoke(cli, ["search", blank, "-C", str(workspace)])
         assert result.exit_code == 2 and "QUERY is empty" in result.output, result.output
+
+
+def test_a_context_that_runs_out_of_time_says_how_to_give_it_more(tmp_path, monkeypatch):
+    """Text mode: the empty block's reason on stderr names --timeout (a fresh process spends
+    part of the limit loading); --json keeps the bare reason for agents."""
+    import time
+
+    from mindgraph.core.vectors import VectorSearch
+
+    answer = VectorSearch.smart_search
+    monkeypatch.setattr(VectorSearch, "smart_search",     # a search that takes 0.5 s
+                        lambda *a, **k: (time.sleep(0.5), answer(*a, **k))[1])
+    workspace = _workspace(tmp_path)
+    late = CliRunner().invoke(cli, ["context", "networkx graph nodes", "--timeout", "0.05",
+                                    "-C", str(workspace)])
+    assert late.exit_code == 0 and late.stdout == ""
+    assert "mindgraph context: timeout: no answer within 0.05 s" in late.stderr
+    assert "--timeout SECONDS" in late.stderr
+    data = json.loads(CliRunner().invoke(cli, ["context", "networkx graph nodes", "--timeout",
+                                               "0.01", "--json", "-C",
+                                               str(workspace)]).stdout)
+    assert data["status"] == "timeout" and data["sources"] == []
