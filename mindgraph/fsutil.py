@@ -9,6 +9,7 @@ what the file is and what to do.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import errno
 import hashlib
@@ -16,7 +17,6 @@ import json
 import os
 import re
 import stat
-import tempfile
 import threading
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable, Iterator
@@ -272,23 +272,36 @@ def atomic_write_bytes(path: Path, data: bytes | Iterable[bytes], durable: bool 
     one ``open()`` would give a new file (0666 minus the umask). ``before_replace`` is called
     with the written temp file's path just before the rename (to open the very file that
     becomes ``path``, whatever another process writes there later).
+
+    The temp file is written through its descriptor (no buffered file object) and its folder
+    is made only when the temp file cannot be created without it: a page costs 7 system
+    calls instead of 14 (a first run writes one per note, in the process that waits on the
+    compile's workers).
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=temp_prefix(path.name), suffix=".tmp", dir=path.parent)
+    mode = 0o600
+    if shared and hasattr(os, "fchmod"):
+        try:
+            mode = stat.S_IMODE(os.stat(path).st_mode)
+        except FileNotFoundError:
+            mode = 0o666 & ~_UMASK
     try:
-        if shared and hasattr(os, "fchmod"):
-            try:
-                mode = stat.S_IMODE(os.stat(path).st_mode)
-            except FileNotFoundError:
-                mode = 0o666 & ~_UMASK
-            os.fchmod(fd, mode)
-        with os.fdopen(fd, "wb") as handle:
+        fd, tmp = _temp_file(path)
+    except (FileNotFoundError, NotADirectoryError):     # what mkdir says, as before
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = _temp_file(path)
+    try:
+        try:
+            if mode != 0o600:
+                os.fchmod(fd, mode)     # created with 0600 (a umask could narrow any other)
             for chunk in [data] if isinstance(data, (bytes, bytearray, memoryview)) else data:
-                handle.write(chunk)
+                view = memoryview(chunk).cast("B")
+                while view:
+                    view = view[os.write(fd, view):]
             if durable:
-                handle.flush()
-                os.fsync(handle.fileno())
+                os.fsync(fd)
+        finally:
+            os.close(fd)
         if before_replace is not None:
             before_replace(Path(tmp))
         os.replace(tmp, path)
@@ -300,6 +313,24 @@ def atomic_write_bytes(path: Path, data: bytes | Iterable[bytes], durable: bool 
         raise
     if durable:
         _fsync_dir(path.parent)
+
+
+_TEMP_FLAGS = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) \
+    | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+
+
+def _temp_file(path: Path) -> tuple[int, str]:
+    """A new private temp file beside ``path`` (named as ``TEMP_NAME`` says): its descriptor
+    and path (FileNotFoundError when the folder is missing)."""
+    folder, prefix = os.fspath(path.parent), temp_prefix(path.name)
+    for _ in range(100):
+        name = base64.b32encode(os.urandom(5)).decode("ascii").lower()   # [a-z2-7]{8}
+        tmp = os.path.join(folder, f"{prefix}{name}.tmp")
+        try:
+            return os.open(tmp, _TEMP_FLAGS, 0o600), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no unused temp file name", os.path.join(folder, prefix))
 
 
 def atomic_write_text(path: Path, text: str) -> None:

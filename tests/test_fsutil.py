@@ -91,3 +91,55 @@ def test_a_files_digest_is_kept_for_the_workspace_until_the_file_changes(tmp_pat
     assert fsutil.sha256_file(data, pinned=True) == hashlib.sha256(b"tampered" * 1000).hexdigest()
     assert reads == [1, 1]
     fsutil.keep_file_digests(None)
+
+
+# -- atomic_write_bytes: what a write leaves, whatever path it takes ----------------------------
+
+def test_an_atomic_write_makes_missing_folders_and_leaves_no_temp_file(tmp_path):
+    from mindgraph.fsutil import atomic_write_bytes
+
+    target = tmp_path / "a" / "b" / "page.md"
+    atomic_write_bytes(target, [b"one ", b"two " * 50_000, memoryview(b"three")],
+                       durable=False, shared=True)
+    assert target.read_bytes() == b"one " + b"two " * 50_000 + b"three"
+    assert sorted(os.listdir(target.parent)) == ["page.md"]
+
+
+def test_an_atomic_write_gives_a_shared_file_the_mode_it_replaces_and_state_0600(tmp_path):
+    from mindgraph.fsutil import atomic_write_bytes
+
+    page, state = tmp_path / "page.md", tmp_path / "state.json"
+    old_umask = os.umask(0o022)
+    try:
+        atomic_write_bytes(page, b"new", shared=True)
+        assert os.stat(page).st_mode & 0o777 == 0o644           # what open() gives
+        os.chmod(page, 0o640)
+        atomic_write_bytes(page, b"again", shared=True)
+        assert os.stat(page).st_mode & 0o777 == 0o640           # kept
+        atomic_write_bytes(state, b"{}")
+        assert os.stat(state).st_mode & 0o777 == 0o600          # private
+    finally:
+        os.umask(old_umask)
+
+
+def test_a_failed_atomic_write_keeps_the_old_file_and_no_temp_file(tmp_path):
+    from mindgraph.fsutil import atomic_write_bytes
+
+    target = tmp_path / "page.md"
+    target.write_bytes(b"old")
+
+    def chunks():
+        yield b"half"
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError, match="No space"):
+        atomic_write_bytes(target, chunks())
+    assert target.read_bytes() == b"old" and os.listdir(tmp_path) == ["page.md"]
+
+
+def test_a_file_where_the_folder_belongs_is_the_error_mkdir_gives(tmp_path):
+    from mindgraph.fsutil import atomic_write_bytes
+
+    (tmp_path / "a").write_bytes(b"a file, not a folder")
+    with pytest.raises(FileExistsError):
+        atomic_write_bytes(tmp_path / "a" / "page.md", b"x")

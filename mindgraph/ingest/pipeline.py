@@ -307,11 +307,13 @@ class _Run(TargetedSteps, ApplySteps, Bookkeeping):
                 continue
             counted.append((note.file.path, note.sha256))
             self.counted.add(note.file.path)
+        if rescan:
+            # pattern and automaton built once here, not in every worker, and while MeCab's
+            # check (begun while reading, in a thread: warmup.py) may still run
+            matcher(index)
         if self.segmenters is not None:
-            self.segmenters.join()      # MeCab's check, begun while reading (warmup.py)
+            self.segmenters.join()
         processes = processes_for(int(getattr(self.compiler, "processes", 1)), len(rescan))
-        if processes:
-            matcher(index)      # pattern and automaton built once here, not in every worker
 
         def meanwhile() -> None:
             """While the workers scan: NumPy, and the segmenters the compile will need that

@@ -60,8 +60,10 @@ class TrustStash:
     def take(self, raw: str, sha256: str) -> bytes | None:
         """The record kept for the note ``raw`` with content ``sha256`` (as a page's bytes,
         for carry_record), forgotten once given; None when there is none."""
-        if self._records is None and not self.path.exists():
-            return None         # the common case: nothing was ever removed with a record
+        if self._records is None:
+            if not self.path.exists():      # the common case: nothing was ever removed
+                self._records = {}          # with a record (only this run writes it: asked
+                return None                 # once, not once per page)
         entry = self._loaded().get(raw)
         if entry is None or entry.get("sha256") != sha256:
             return None
