@@ -201,7 +201,7 @@ def salient_terms(body: str, title: str, limit: int = MAX_TERM_TAGS) -> list[str
             prose.append(line)
     texts = (("\n".join(prose), 1), ("\n".join(headings), 3))
     # characters counted a run at a time (a list of every character took 10x as long)
-    cjk = sum(map(len, _CJK_RUNS_RE.findall(body)))
+    cjk = 0 if body.isascii() else sum(map(len, _CJK_RUNS_RE.findall(body)))
     if cjk and cjk > 0.2 * max(1, sum(map(len, _LATIN_RUNS_RE.findall(body))) + cjk):
         counts = _cjk_nouns(texts, title, text_hint(body))
     else:

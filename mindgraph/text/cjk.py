@@ -99,7 +99,7 @@ def run_language(run: str, hint: str | None = None) -> str:
 
 def text_hint(text: str) -> str | None:
     """"ja" when ``text`` has kana anywhere (so its Han-only runs are Japanese), else None."""
-    return "ja" if _KANA.search(text) else None
+    return "ja" if not text.isascii() and _KANA.search(text) else None
 
 
 @functools.lru_cache(maxsize=4096)     # ~4 MB: repeats are near (a page's headings, its hits)
