@@ -190,9 +190,9 @@ def _on_word_bounds(pattern: re.Pattern[str], line: str, start: int, end: int,
                     bounds: set[int]) -> re.Match[str] | None:
     """The longest mention starting at ``start`` (a match up to ``end``) that cuts no CJK
     word, or None."""
-    line_ends = sorted((e for e in bounds if start < e <= end), reverse=True)
-    ends = [end] + [e for e in line_ends if e != end]
-    for stop in ends:
+    # the end, then each word boundary inside the span, longest first (a span is a few
+    # characters; the line's boundaries may be hundreds)
+    for stop in (end, *(e for e in range(end - 1, start, -1) if e in bounds)):
         if latin_word_goes_on(line[stop:stop + 1]):     # a Latin word goes on
             continue
         shorter = pattern.fullmatch(line, start, stop)
