@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 import re
 from collections import Counter
 from typing import Any, Iterable, Iterator, Mapping
@@ -111,10 +112,11 @@ def split_sentences(text: str) -> list[str]:
 
 def tokens(text: str) -> list[str]:
     """Lower-case content words (stopwords out); CJK text gives character bigrams."""
-    words = [w.lower() for w in _WORD_RE.findall(text)]
-    out = [w for w in words if len(w) > 2 and w not in _STOPWORDS]
+    out = [w for w in map(str.lower, _WORD_RE.findall(text))
+           if len(w) > 2 and w not in _STOPWORDS]
     for run in _CJK_RUNS_RE.findall(text):
-        out.extend(run[i:i + 2] for i in range(max(1, len(run) - 1)))
+        # each pair of neighbouring characters (a run of one: the character)
+        out.extend(map(operator.add, run, run[1:]) if len(run) > 1 else (run,))
     return out
 
 
@@ -132,10 +134,12 @@ def summary(body: str) -> str:
     chosen = [0]
     if len(sentences) > 1 and SUMMARY_SENTENCES > 1:
         tokenised = [tokens(s) for s in sentences]
-        tf = Counter(t for toks in tokenised for t in toks)
+        tf: Counter[str] = Counter()
+        for toks in tokenised:
+            tf.update(toks)
         scored = []
         for position, toks in enumerate(tokenised[1:], start=1):
-            score = sum(tf[t] for t in set(toks)) / math.sqrt(len(toks) + 1)
+            score = sum(map(tf.__getitem__, set(toks))) / math.sqrt(len(toks) + 1)
             scored.append((-score / (1 + 0.1 * position), position))
         chosen.append(min(scored)[1])
     text = ""
@@ -197,7 +201,7 @@ def salient_terms(body: str, title: str, limit: int = MAX_TERM_TAGS) -> list[str
             prose.append(line)
     texts = (("\n".join(prose), 1), ("\n".join(headings), 3))
     # characters counted a run at a time (a list of every character took 10x as long)
-    cjk = sum(map(len, _CJK_RUNS_RE.findall(body)))
+    cjk = 0 if body.isascii() else sum(map(len, _CJK_RUNS_RE.findall(body)))
     if cjk and cjk > 0.2 * max(1, sum(map(len, _LATIN_RUNS_RE.findall(body))) + cjk):
         counts = _cjk_nouns(texts, title, text_hint(body))
     else:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from itertools import accumulate
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from ..page.links import MDLINK_RE, WIKILINK_RE
 from ..page.markdown import mask_code, mask_comments
@@ -57,14 +57,29 @@ def add_links(body: str, source_path: str, index: TitleIndex,
         return body, []
     lines = body.split("\n")
     linked = set(already_linked) | {source_path}
+    refused: set[str] = set()       # pages Obsidian cannot link to by their name
     added: list[str] = []
     edits: dict[int, list[tuple[int, int, str]]] = {}
-    for number, match, masked in _found(body, index):
-        target = index.target(match.group(0), source_path)
-        if target is None or target in linked:
+    targets: dict[str, str | None] = {}     # each mention's page (a note repeats its terms)
+
+    def target_of(text: str) -> str | None:
+        if text not in targets:
+            targets[text] = index.target(text, source_path)
+        return targets[text]
+
+    def settled(text: str) -> bool:
+        """True when a mention written ``text`` would add no link (no page, or its page is
+        linked already or cannot be)."""
+        target = target_of(text)
+        return target is None or target in linked or target in refused
+
+    for number, match, masked in _found(body, index, settled):
+        target = target_of(match.group(0))
+        if target is None or target in linked or target in refused:
             continue
         name = index.link_target(target, source_path)
         if any(ch in name for ch in UNLINKABLE):   # Obsidian cannot link to this name
+            refused.add(target)
             continue
         linked.add(target)
         added.append(target)
@@ -93,8 +108,14 @@ def find_mentions(body: str, index: TitleIndex) -> Iterator[tuple[int, re.Match[
         yield number, match
 
 
-def _found(body: str, index: TitleIndex) -> Iterator[tuple[int, re.Match[str], str]]:
+def _found(body: str, index: TitleIndex, settled: Callable[[str], bool] | None = None
+           ) -> Iterator[tuple[int, re.Match[str], str]]:
     """``find_mentions``, each with its line masked (code and comments blanked).
+
+    With ``settled`` (the caller will not use a mention written so), a line each of whose
+    mentions is settled, and cuts no CJK word (so is the very text the pattern matches
+    there), is skipped unchecked: most lines only repeat terms linked already (or with no
+    page), and nothing there needs masking or protecting.
 
     The pattern's matches are found once over the whole body, not once per line (by the
     Aho-Corasick automaton of ``term_matcher``, the very spans ``pattern.finditer`` gives):
@@ -110,7 +131,9 @@ def _found(body: str, index: TitleIndex) -> Iterator[tuple[int, re.Match[str], s
     lines = body.split("\n")
     masked = mask_code(mask_comments(body).split("\n"))
     hint = text_hint(body)
-    starts = list(accumulate((len(line) + 1 for line in lines), initial=0))
+    cjk_at = CJK_RUN.match
+    # where each line starts: the lengths of the lines before it, each with its newline
+    starts = list(accumulate(map((1).__add__, map(len, lines)), initial=0))
     at = 0
     while at < len(spans):
         number = bisect_right(starts, spans[at][0]) - 1
@@ -119,11 +142,19 @@ def _found(body: str, index: TitleIndex) -> Iterator[tuple[int, re.Match[str], s
         while stop < len(spans) and spans[stop][0] < after:
             stop += 1
         in_line, at = spans[at:stop], stop
+        original = lines[number]
+        if settled is not None:
+            for start, end in in_line:
+                start, end = start - base, end - base
+                if not settled(original[start:end]) or cjk_at(original, start, start + 1) \
+                        or cjk_at(original, end - 1, end):
+                    break
+            else:       # nothing new to link here, and every mention as the pattern has it
+                continue
         line = masked[number]
         if not line.strip() or heading_of(lines[number]) is not None \
                 or _CALLOUT_RE.match(line):
             continue
-        original = lines[number]
         searchable = _protect(line)
         bounds: set[int] | None = None
         for start, end in in_line:
@@ -159,9 +190,9 @@ def _on_word_bounds(pattern: re.Pattern[str], line: str, start: int, end: int,
                     bounds: set[int]) -> re.Match[str] | None:
     """The longest mention starting at ``start`` (a match up to ``end``) that cuts no CJK
     word, or None."""
-    line_ends = sorted((e for e in bounds if start < e <= end), reverse=True)
-    ends = [end] + [e for e in line_ends if e != end]
-    for stop in ends:
+    # the end, then each word boundary inside the span, longest first (a span is a few
+    # characters; the line's boundaries may be hundreds)
+    for stop in (end, *(e for e in range(end - 1, start, -1) if e in bounds)):
         if latin_word_goes_on(line[stop:stop + 1]):     # a Latin word goes on
             continue
         shorter = pattern.fullmatch(line, start, stop)

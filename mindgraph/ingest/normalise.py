@@ -19,6 +19,9 @@ _CLOSING_HASHES = re.compile(r"[ \t]+#+$")
 
 def code_mask(lines: list[str]) -> list[bool]:
     """True for each line that belongs to a fenced code block (fence lines included)."""
+    joined = "\n".join(lines)
+    if "```" not in joined and "~~~" not in joined:     # no fence (most notes): no code
+        return [False] * len(lines)
     mask: list[bool] = []
     fence: tuple[str, int] | None = None
     for line in lines:

@@ -57,6 +57,8 @@ _FOREIGN: "weakref.WeakKeyDictionary[TitleIndex, re.Pattern[str]]" = weakref.Wea
 def fold(text: str) -> str:
     """``text`` with each character replaced by the one ``re.IGNORECASE`` holds it equal to
     (the same length: position i of the result stands for position i of ``text``)."""
+    if text.isascii():      # each ASCII letter's lower case is all the regex holds it equal to
+        return text.lower()
     if _DOTTED_I in text:
         text = text.replace(_DOTTED_I, chr(_sre.unicode_tolower(ord(_DOTTED_I))))
     text = text.lower()

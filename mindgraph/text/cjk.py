@@ -99,7 +99,7 @@ def run_language(run: str, hint: str | None = None) -> str:
 
 def text_hint(text: str) -> str | None:
     """"ja" when ``text`` has kana anywhere (so its Han-only runs are Japanese), else None."""
-    return "ja" if _KANA.search(text) else None
+    return "ja" if not text.isascii() and _KANA.search(text) else None
 
 
 @functools.lru_cache(maxsize=4096)     # ~4 MB: repeats are near (a page's headings, its hits)
@@ -137,30 +137,30 @@ _new_word = tuple.__new__
 MECAB_PIECE = 16_384
 
 
-def _mecab_lines(run: str) -> Iterator[str]:
+def _mecab_lines(run: str) -> list[str]:
     """MeCab's output lines for ``run`` (``_make_tagger``'s format), parsed piece by piece."""
     parse = _tagger()
     if len(run) <= MECAB_PIECE:
-        yield from parse(run).split("\n")
-        return
-    for start in range(0, len(run), MECAB_PIECE):
-        yield from parse(run[start:start + MECAB_PIECE]).split("\n")
+        return parse(run).split("\n")
+    return [line for start in range(0, len(run), MECAB_PIECE)
+            for line in parse(run[start:start + MECAB_PIECE]).split("\n")]
 
 
 def _japanese(run: str) -> tuple[Word, ...]:
     out = []
     position = 0
-    node = _ja_node
-    for line in _mecab_lines(run):
-        known = node(line)
+    for known in map(_ja_node, _mecab_lines(run)):
         if known is None:
             continue
         surface = known[0]
-        start = run.find(surface, position) if surface else -1
-        if start < 0:
-            continue
+        if surface and run.startswith(surface, position):   # MeCab's nodes follow on
+            start = position
+        else:
+            start = run.find(surface, position) if surface else -1
+            if start < 0:
+                continue
         position = start + len(surface)
-        out.append(_new_word(Word, (start, position) + known))
+        out.append(_new_word(Word, (start, position, *known)))
     return tuple(out)
 
 

@@ -152,3 +152,33 @@ def test_a_long_link_with_brackets_in_its_text_is_not_linked_into():
     out, _ = add_links(body, "Plugins/Other.md", TitleIndex([IndexEntry("Plugins/Canvas.md",
                                                                          "Canvas")]))
     assert out == "See [" + "word " * 70 + "[x] Canvas](https://x) here. Then [[Canvas]]."
+
+
+def test_lines_skipped_for_settled_mentions_link_what_every_mention_checked_links(index):
+    # add_links skips a line whose mentions all name pages linked already (or no page), unchecked;
+    # find_mentions checks every line. The links added must be those the first usable mention
+    # of each page gets, whatever was skipped: protected first mentions, a mention linked on
+    # an earlier line, a CJK mention (never skipped: it may be cut to a shorter term).
+    from mindgraph.ingest.linker import UNLINKABLE, find_mentions
+
+    body = ("See `Canvas` and [Note](https://x.io/Note) here.\n"
+            "The note composer, then Note again.\n"
+            "Note and Canvas and the note composer.\n"
+            "> [!tip] Graph view\n"
+            "Graph view, Canvas, コマンドパレットを開く, Note.\n"
+            "Canvas again; Graph view again.")
+    source, linked, expected = "Self.md", {"Self.md"}, []
+    lines = body.split("\n")
+    for number, match in find_mentions(body, index):
+        target = index.target(match.group(0), source)
+        if target is None or target in linked \
+                or any(ch in index.link_target(target, source) for ch in UNLINKABLE):
+            continue
+        linked.add(target)
+        expected.append((number, match.group(0), target))
+    out, added = add_links(body, source, index)
+    assert added == [target for _, _, target in expected]
+    # Canvas names two pages, neither nearer to Self.md: no page
+    assert added == ["Note composer.md", "Note.md", "Graph view.md", "ja/コマンドパレット.md"]
+    assert out.split("\n")[4] == "[[Graph view]], Canvas, [[コマンドパレット]]を開く, Note."
+    assert [out.split("\n")[i] for i in (0, 2, 3, 5)] == [lines[i] for i in (0, 2, 3, 5)]
