@@ -52,6 +52,8 @@ class KeywordParams:
     # a section embedding another note is indexed with the embedded text too (retrieval/
     # embeds.py; config index.expand_embeds), at most this many characters of each; 0: off
     embed_chars: int = 0
+    embed: float = 1.0      # the embedded text's weight against the section's own body
+    embed_page: float = 1.0  # ... and in the whole-page document (0: the section's only)
 
 
 @dataclass(frozen=True)
@@ -158,12 +160,14 @@ class KeywordIndex:
             counts.update(self._counts(heading_text, p.heading, lang))
             weight = p.body * (p.lead if section.id == "lead" else 1)
             body = self._counts(section.text, weight, lang)
-            for shown in embedded.get(section.id, ()):
-                body.update(self._counts(shown.text, weight, lang))
-            if section.id in embedded:
-                self.embedded[(page.path, section.id)] = tuple(embedded[section.id])
             counts.update(body)
             page_counts.update(body)
+            for shown in embedded.get(section.id, ()):
+                counts.update(self._counts(shown.text, weight * p.embed, lang))
+                page_counts.update(self._counts(shown.text, weight * p.embed * p.embed_page,
+                                                lang))
+            if section.id in embedded:
+                self.embedded[(page.path, section.id)] = tuple(embedded[section.id])
             self.sections.add((page.path, section.id), counts, pid)
             ids.append(section.id)
         self.pages.add(page.path, page_counts, pid)
