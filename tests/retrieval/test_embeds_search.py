@@ -20,7 +20,10 @@ SYNC = ("# Sync regions\n\nMove your remote vault.\n\n## Available regions\n\n"
         "\n## Pictures\n\n![[berlin-map.png]]\n\n![[No such note]]\n")
 
 
-def _workspace(tmp_path, config: str = ""):
+ON = "index:\n  expand_embeds: true\n"
+
+
+def _workspace(tmp_path, config: str = ON):
     wiki = tmp_path / "wiki" / "Obsidian Sync"
     wiki.mkdir(parents=True)
     (wiki / "Security and privacy.md").write_text(REGIONS)
@@ -50,8 +53,8 @@ def test_a_word_only_in_the_embedded_block_finds_the_embedding_page(tmp_path):
     assert "Obsidian Sync/Sync regions.md" not in _search(tmp_path, "zeppelin")
 
 
-def test_off_by_config_the_embedding_page_has_only_its_own_words(tmp_path):
-    workspace = _workspace(tmp_path, "index:\n  expand_embeds: false\n")
+def test_off_by_default_the_embedding_page_has_only_its_own_words(tmp_path):
+    workspace = _workspace(tmp_path, "")
     assert list(_search(workspace, "frankfurt")) == ["Obsidian Sync/Security and privacy.md"]
 
 
@@ -71,6 +74,7 @@ def test_the_embedding_page_follows_edits_of_the_embedded_note(tmp_path):
 def test_a_cycle_of_embeds_ends_one_level_deep(tmp_path):
     wiki = tmp_path / "wiki"
     wiki.mkdir()
+    (tmp_path / "mindgraph.yml").write_text(ON)
     (wiki / "A.md").write_text("# A\n\nAardvark.\n\n![[B]]\n")
     (wiki / "B.md").write_text("# B\n\nBison.\n\n![[A]]\n")
     (wiki / "C.md").write_text("# C\n\nCapybara.\n\n![[C]]\n")

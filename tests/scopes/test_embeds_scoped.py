@@ -10,6 +10,8 @@ from scopes_support import set_tokens, write_workspace
 
 def test_a_view_indexes_no_text_of_an_embedded_note_it_does_not_see(tmp_path, monkeypatch):
     write_workspace(tmp_path)
+    config = tmp_path / "mindgraph.yml"
+    config.write_text(config.read_text() + "\nindex:\n  expand_embeds: true\n")
     set_tokens(monkeypatch)
     mg = Mindgraph.open(tmp_path)
     try:
