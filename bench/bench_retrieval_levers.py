@@ -56,6 +56,10 @@ run again).
   fused score, every question;
 - ``choon``: a katakana word's final long-vowel mark dropped in pages and questions alike
   (フィルター / フィルタ, コンピューター / コンピュータ: both spellings are in the vault);
+- ``embeds[<n>][_w<w>]`` / ``embeds_off`` (session 18): the keyword index built with each
+  section's embeds of other notes expanded (``index.expand_embeds``; at most n characters of
+  each, 2,000 unless named; their text weighing w, 1 unless named; ``_sec``: in the
+  section's document only, not the whole page's) / not expanded;
 - ``nearwords<w>[_f<c>]`` (session 18): BM25 also searches, at w × cosine, the words of the
   vector side's first 5 pages (in the question's language) that the question's own model puts
   nearest one of its words (cosine at least c, 0.6 unless named; two per word), for every
@@ -781,6 +785,12 @@ LEVERS: dict[str, Callable[[HybridRetriever], HybridRetriever]] = {
     "nearwords0.3": lambda r: rebuilt(r, cls=NeighbourWords),
     "nearwords0.5": lambda r: rebuilt(r, cls=NeighbourWords, weight=0.5),
     "nearwords0.3_f0.7": lambda r: rebuilt(r, cls=NeighbourWords, floor=0.7),
+    "embeds": params_lever(embed_chars=2000),
+    "embeds_off": params_lever(embed_chars=0),
+    "embeds500": params_lever(embed_chars=500),
+    "embeds_w0.5": params_lever(embed_chars=2000, embed=0.5),
+    "embeds_sec": params_lever(embed_chars=2000, embed_page=0.0),
+    "embeds500_sec": params_lever(embed_chars=500, embed_page=0.0),
 }
 
 

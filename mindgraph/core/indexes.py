@@ -164,9 +164,13 @@ class WarmIndexes:
         with self._lock:
             pages = self._pages()
             if self._keyword is None:
-                from ..retrieval.keyword import open_keyword_index
+                from ..retrieval.keyword import KeywordParams, open_keyword_index
 
-                self._keyword = open_keyword_index(pages, self._state_file("keyword.pickle"))
+                index = self.settings.index
+                params = KeywordParams(embed_chars=index.embed_max_chars
+                                       if index.expand_embeds else 0)
+                self._keyword = open_keyword_index(pages, self._state_file("keyword.pickle"),
+                                                   params)
             return self._keyword
 
     @query

@@ -72,7 +72,8 @@ class Queries(WarmIndexes):
             hits = sorted((replace(h, score=h.score * language_weight(pages[h.path], lang,
                                                                       factor))
                            for h in hits), key=lambda h: (-h.score, h.path))
-            return [explain(replace(h, rank=rank), pages[h.path], query, why)
+            return [explain(replace(h, rank=rank), pages[h.path], query, why,
+                            index.embedded.get((h.path, h.section_id or ""), ()))
                     for rank, h in enumerate(hits[:limit], 1)]
 
     @query

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import Sequence
 
 from ..page.language import page_language
 from ..page.model import Page, Section
 from ..text.cjk import CJK_RUN
 from .analyzer import analyze, highlight_terms, iter_term_spans
+from .embeds import Embedded
 from .keyword import KeywordHit, page_fields
 from .native import app_url
-from .present import readable
+from .present import embed_label, readable
 
 SNIPPET_CHARS = 240
 FIELDS = ("title", "folder", "heading", "body")
@@ -72,10 +74,12 @@ def query_words(query: str) -> dict[str, str]:
     return {term: found.get(term, term) for term in terms}
 
 
-def explain(hit: KeywordHit, page: Page, query: str, why: bool = True) -> SearchResult:
+def explain(hit: KeywordHit, page: Page, query: str, why: bool = True,
+            embedded: Sequence[Embedded] = ()) -> SearchResult:
     """Explain one hit of ``query`` on ``page``; ``why=False`` leaves out which words matched
     in which field (``matched``, ``fields`` and ``why`` empty: a fifth of the time, for
-    callers that do not show it)."""
+    callers that do not show it); ``embedded``: what the hit section's embeds show (field
+    "embed", and the snippet from there when the section's own text has no query word)."""
     words = query_words(query)
     lang = page_language(page)
     section = page.section(hit.section_id) if hit.section_id else None
@@ -87,7 +91,9 @@ def explain(hit: KeywordHit, page: Page, query: str, why: bool = True) -> Search
                  "heading": " ".join(section.path) if section else
                  " ".join(s.heading for s in page.sections),
                  "body": section.text if section else page.indexed_body}
-        for name in FIELDS:
+        embedded = [e for e in embedded if set(analyze(e.text, lang=lang, only=words))]
+        texts["embed"] = "\n".join(e.text for e in embedded)
+        for name in (*FIELDS, "embed"):
             present = set(analyze(texts[name], lang=lang, only=words))
             hits = [words[t] for t in words if t in present]
             if hits:
@@ -97,17 +103,30 @@ def explain(hit: KeywordHit, page: Page, query: str, why: bool = True) -> Search
         rank=hit.rank, path=hit.path, title=page.title, score=hit.score,
         page_score=hit.page_score, section_score=hit.section_score,
         section_id=hit.section_id, heading=section.heading if section else "",
-        snippet=snippet((section.text if section else "") or page.indexed_body, list(words),
-                        lang=lang),
-        matched=tuple(matched), fields=fields, why=_summary(fields, section) if why else "",
+        snippet=_snippet(section, page, list(words), lang, embedded),
+        matched=tuple(matched), fields=fields,
+        why=_summary(fields, section, embedded) if why else "",
         url=app_url(page))
 
 
-def _summary(fields: dict[str, list[str]], section: Section | None) -> str:
+def _snippet(section: Section | None, page: Page, terms: list[str], lang: str,
+             embedded: Sequence[Embedded]) -> str:
+    own = (section.text if section else "") or page.indexed_body
+    if embedded and not highlight_terms(readable(own), terms, lang):
+        for shown in embedded:      # the section's own text has no query word: an embed's
+            if highlight_terms(readable(shown.text), terms, lang):
+                return embed_label(shown) + snippet(shown.text, terms, lang=lang)
+    return snippet(own, terms, lang=lang)
+
+
+def _summary(fields: dict[str, list[str]], section: Section | None,
+             embedded: Sequence[Embedded] = ()) -> str:
     labels = {"title": "title/aliases/file name", "folder": "folder", "heading": "heading",
-              "body": "text"}
+              "body": "text",
+              "embed": "text embedded from " + ", ".join(dict.fromkeys(f"[[{e.label}]]"
+                                                                  for e in embedded))}
     parts = []
-    for name in FIELDS:
+    for name in (*FIELDS, "embed"):
         if name in fields:
             where = labels[name]
             if name in ("heading", "body") and section is not None and section.heading:

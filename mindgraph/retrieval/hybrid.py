@@ -668,7 +668,9 @@ class HybridRetriever:
             results.append(HybridResult(
                 page=path, title=page.title, section_id=cand.section_id,
                 heading=section.heading if section else "",
-                snippet=snippet_for(page, cand.section_id, terms), score=cand.score,
+                snippet=snippet_for(page, cand.section_id, terms,
+                                    self.keyword.embedded.get((path, cand.section_id or ""), ())),
+                score=cand.score,
                 sources=cand.sources, boosts=cand.boosts, found_by=tuple(cand.found_by),
                 url=app_url(page)))
         return results

@@ -32,6 +32,7 @@ from ..page.model import Page
 from . import analyzer
 from .analyzer import analyze
 from .bm25 import BM25Params, SparseBM25, Vocabulary
+from .embeds import EmbedLinks, Embedded
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,11 @@ class KeywordParams:
     k1: float = 1.2
     b: float = 0.75
     page_mix: float = 0.5   # weight of the page-level score against the best section's
+    # a section embedding another note is indexed with the embedded text too (retrieval/
+    # embeds.py; config index.expand_embeds), at most this many characters of each; 0: off
+    embed_chars: int = 0
+    embed: float = 1.0      # the embedded text's weight against the section's own body
+    embed_page: float = 1.0  # ... and in the whole-page document (0: the section's only)
 
 
 @dataclass(frozen=True)
@@ -99,15 +105,24 @@ class KeywordIndex:
         self._section_ids: dict[str, tuple[str, ...]] = {}
         self._pid: dict[str, int] = {}
         self._paths: list[str | None] = []
+        self.embeds = EmbedLinks(params.embed_chars) if params.embed_chars > 0 else None
+        # (page, section id) → what the section's embeds show (explain and snippets say so)
+        self.embedded: dict[tuple[str, str], tuple[Embedded, ...]] = {}
+
+    def __setstate__(self, state: dict) -> None:
+        state.setdefault("embeds", None)
+        state.setdefault("embedded", {})
+        self.__dict__.update(state)
 
     @classmethod
     def build(cls, pages: Iterable[Page], params: KeywordParams = KeywordParams()
               ) -> "KeywordIndex":
         """Index ``pages`` from scratch."""
         index = cls(params)
+        by_path = {page.path: page for page in pages}
         with paused_gc():
-            for page in pages:
-                index.add_page(page)
+            for page in by_path.values():
+                index.add_page(page, by_path)
             index.compact()
         return index
 
@@ -115,8 +130,9 @@ class KeywordIndex:
         return len(self.hashes)
 
     # -- changes ------------------------------------------------------------------------
-    def add_page(self, page: Page) -> None:
-        """Index ``page`` (replacing its previous version)."""
+    def add_page(self, page: Page, pages: Mapping[str, Page] | None = None) -> None:
+        """Index ``page`` (replacing its previous version); ``pages``, every page by path,
+        lets its embeds of other notes be read (``KeywordParams.embed_chars``)."""
         if page.path in self.hashes:
             self.remove_page(page.path)
         pid = self._pid.get(page.path)
@@ -130,6 +146,8 @@ class KeywordIndex:
         shared.update(self._counts(head["folder"], p.folder, lang))
         page_counts: Counter[int] = Counter(shared)
         ids = []
+        embedded = self.embeds.sections(page, pages) \
+            if self.embeds is not None and pages is not None else {}
         for section in page.sections:
             page_counts.update(self._counts(section.heading, p.heading, lang))
             if not section.text.strip():
@@ -140,10 +158,16 @@ class KeywordIndex:
             counts = Counter(shared)
             heading_text = " ".join(section.path)
             counts.update(self._counts(heading_text, p.heading, lang))
-            body = self._counts(section.text, p.body * (p.lead if section.id == "lead" else 1),
-                                lang)
+            weight = p.body * (p.lead if section.id == "lead" else 1)
+            body = self._counts(section.text, weight, lang)
             counts.update(body)
             page_counts.update(body)
+            for shown in embedded.get(section.id, ()):
+                counts.update(self._counts(shown.text, weight * p.embed, lang))
+                page_counts.update(self._counts(shown.text, weight * p.embed * p.embed_page,
+                                                lang))
+            if section.id in embedded:
+                self.embedded[(page.path, section.id)] = tuple(embedded[section.id])
             self.sections.add((page.path, section.id), counts, pid)
             ids.append(section.id)
         self.pages.add(page.path, page_counts, pid)
@@ -156,18 +180,31 @@ class KeywordIndex:
             return False
         for section_id in self._section_ids.pop(path, ()):
             self.sections.remove((path, section_id))
+            self.embedded.pop((path, section_id), None)
+        if self.embeds is not None:
+            self.embeds.forget(path)
         self.pages.remove(path)
         del self.hashes[path]
         return True
 
     def apply(self, pages: Mapping[str, Page], added: Iterable[str] = (),
               changed: Iterable[str] = (), removed: Iterable[str] = ()) -> None:
-        """Apply a change set: re-index added and changed pages, drop removed ones."""
+        """Apply a change set: re-index added and changed pages, drop removed ones, and
+        re-index the pages whose embeds show one of them (or may resolve anew)."""
+        added, changed, removed = list(added), list(changed), list(removed)
+        dependents: set[str] = set()
+        if self.embeds is not None:
+            moved = [p for p in added if p not in self.hashes] + \
+                [p for p in removed if p in self.hashes]
+            if moved:
+                self.embeds.paths_changed()
+            dependents = self.embeds.dependents([*changed, *removed, *added], moved)
+            dependents -= {*added, *changed, *removed}
         with paused_gc():
             for path in removed:
                 self.remove_page(path)
-            for path in [*added, *changed]:
-                self.add_page(pages[path])
+            for path in [*added, *changed, *sorted(p for p in dependents if p in pages)]:
+                self.add_page(pages[path], pages)
 
     def sync(self, pages: Mapping[str, Page]) -> ChangeSet:
         """Bring the index up to date with ``pages`` by content hash; returns the change set."""
@@ -337,6 +374,7 @@ def index_fingerprint() -> str:
     digest = hashlib.sha256(parser_fingerprint().encode())
     folder = Path(__file__).parent
     for path in (folder / "analyzer.py", folder / "bm25.py", folder / "keyword.py",
+                 folder / "embeds.py", folder.parent / "page" / "transclude.py",
                  folder.parent / "text" / "cjk.py"):
         digest.update(read_bytes(path))
     digest.update(f"{analyzer.CJK_TERMS} {analyzer.CJK_STOP} {analyzer.CJK_PARTS}".encode())

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from typing import Sequence
+from typing import Any, Sequence
 
 from ..page.language import page_language, query_language  # noqa: F401 - query_language re-exported
 from ..page.links import replace_links
@@ -74,10 +74,26 @@ def _link_words(text: str) -> str:
                          alias or target or heading or "")
 
 
-def snippet_for(page: Page, section_id: str | None, terms: Sequence[str]) -> str:
-    """A window of the section (or the page) around the first query term, terms in **bold**."""
+def embed_label(embedded: Any) -> str:
+    """How a snippet taken from an embed (``embeds.Embedded``) says where its words are from."""
+    return f"(embedded from {embedded.name}) "
+
+
+def snippet_for(page: Page, section_id: str | None, terms: Sequence[str],
+                embedded: Sequence[Any] = ()) -> str:
+    """A window of the section (or the page) around the first query term, terms in **bold**;
+    ``embedded``: what the section's embeds show, searched after its own text."""
     section = page.section(section_id) if section_id else None
     text = readable((section.text if section else "") or page.indexed_body)
+    if embedded and terms and next(iter_highlights(text, terms), None) is None:
+        for shown in embedded:      # the section's own text has no query word: an embed's
+            inner = readable(shown.text)
+            if next(iter_highlights(inner, terms), None) is not None:
+                return embed_label(shown) + _window(inner, terms)
+    return _window(text, terms)
+
+
+def _window(text: str, terms: Sequence[str]) -> str:
     found = iter_highlights(text, terms) if terms else iter(())
     first = next(found, None)
     if first is None:
