@@ -57,6 +57,9 @@ RESERVE_MIN_SHARE = 0.2
 GRAPH_POOL = 30           # the candidates the graph boost looks at (and among)
 _POOL = cf.ThreadPoolExecutor(max_workers=4, thread_name_prefix="mindgraph-retrieval")
 ANSWER_CACHE_SIZE = 512
+# a search for fewer results is ranked as one for this many, then cut (every retrieval figure
+# in the README is measured at 10): `-n 3` shows the first 3 of `-n 10`, not another order
+RANK_DEPTH = 10
 NO_TERMS = "the query has no letters or digits (only symbols or emoji): nothing was searched"
 _HAS_WORD = re.compile(r"[^\W_]")
 __all__ = ["HybridResponse", "HybridResult", "HybridRetriever", "SearchOptions"]
@@ -133,7 +136,10 @@ class HybridRetriever:
             timings["total"] = _ms(started)
             return HybridResponse(query, lang, intent, (), (),
                                   *self._explain_top([], lang, intent), (NO_TERMS,), timings)
-        fetch = max(options.top_k * 3, self.settings.overfetch)
+        # ranked as for at least RANK_DEPTH results, then cut: the first 3 of a search for 3
+        # are the first 3 of a search for 10 (the pools, hence the scores, depend on it)
+        depth = max(options.top_k, RANK_DEPTH)
+        fetch = max(depth * 3, self.settings.overfetch)
         shares: dict[str, float] = {}
         candidates = self._stage1(query, intent, fetch, options, timings, degradation,
                                   shares=shares)
@@ -160,7 +166,7 @@ class HybridRetriever:
         by_date = self.recency.apply(query, candidates)
         reserved = [p for p in picks if p not in by_date]
         self._prefer_language(candidates, lang,
-                              options.top_k + self.settings.reserve_within + 1, reserved)
+                              depth + self.settings.reserve_within + 1, reserved)
         self._reserve(candidates, reserved)
         timings["stage2"] = _ms(t)
         # after the reserved places: a keyword pick the vector side does not back may lose its
@@ -176,14 +182,17 @@ class HybridRetriever:
                        for c in candidates.values())
             _note(degradation, f"no page contains the query's words: these results are by "
                                f"meaning alone (best similarity {best:.2f})")
-        results = self._finish(query, candidates, options.top_k, degradation)
-        if options.rerank and self.reranker is not None and len(results) > 1:
+        reranks = options.rerank and self.reranker is not None
+        results = self._finish(query, candidates, depth if reranks else options.top_k,
+                               degradation)
+        if reranks and len(results) > 1:
             t = time.perf_counter()
             results, note = self.reranker.rerank(query, results, self.settings.rerank_top,
                                                  self.settings.rerank_timeout_s, _POOL)
             if note:
                 _note(degradation, note)
             timings["rerank"] = _ms(t)
+            results = results[:options.top_k]
         timings["total"] = _ms(started)
         return HybridResponse(query, lang, intent, tuple(results), tuple(expanded),
                               *self._explain_top(results, lang, intent),
