@@ -6,8 +6,11 @@ note comes out as text, never as markup, and link targets go through markdown-it
 
 - ``[[Target#Heading|label]]`` becomes a link inside the dashboard (``#page=<path>``) when it
   resolves, a marked broken link when it does not;
-- ``![[Note]]`` shows the embedded page's lead text (one level deep), ``![[file.png]]`` and
-  images name the attachment (the dashboard loads nothing from elsewhere);
+- ``![[Note]]`` shows the embedded page's lead text (one level deep): a block of its own when
+  the embed stands alone in its paragraph, inline text otherwise;
+- ``![[file.png]]`` and images name the attachment (the dashboard loads nothing from
+  elsewhere);
+- callouts, block ids and block embeds: dashboard/obsidian.py;
 - fenced code is highlighted by Pygments (CSS classes, no inline style: the page's
   Content-Security-Policy allows no style attribute).
 
@@ -31,6 +34,7 @@ from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
 from ..page.links import WIKILINK_RE, is_attachment_target, parse_wikilink_inner
+from . import obsidian
 
 _SCHEME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:")
 _FORMATTER = HtmlFormatter(nowrap=True, classprefix="hl-")
@@ -78,6 +82,7 @@ def _parser() -> MarkdownIt:
         md.add_render_rule("wikilink", _render_wikilink)
         md.add_render_rule("link_open", _render_link_open)
         md.add_render_rule("image", _render_image)
+        obsidian.install(md)
         _PARSER = md
     return _PARSER
 
@@ -114,11 +119,22 @@ def _render_wikilink(_self: Any, tokens: list, idx: int, _options: Any, env: dic
                 f'{escapeHtml(label)}</span>')
     if not meta["embed"]:
         return _page_link(path, label)
+    return _embed_html(path, label, links, env["depth"], meta)
+
+
+def _embed_html(path: str, label: str, links: Links, depth: int, meta: dict) -> str:
+    """A page embed: a ``<div>`` when it stands alone, else a ``<span>`` with inline text."""
+    block = bool(meta.get("block"))
     inner = ""
-    if env["depth"] < EMBED_DEPTH:
-        inner = render_markdown(links.lead(path), links, env["depth"] + 1)
-    return (f'<span class="embed"><span class="embed-title">{_page_link(path, label)}</span>'
-            f'{inner}</span>')
+    if depth < EMBED_DEPTH:
+        env = {"links": links, "depth": depth + 1}
+        lead = links.lead(path)
+        inner = (_parser().render(lead, env) if block
+                 else _parser().renderInline(" ".join(lead.split()), env))
+    tag = "div" if block else "span"
+    id_attr = f' id="{escapeHtml(meta["id"])}"' if meta.get("id") else ""
+    return (f'<{tag} class="embed"{id_attr}><{tag} class="embed-title">'
+            f'{_page_link(path, label)}</{tag}>{inner}</{tag}>')
 
 
 def _render_link_open(self: Any, tokens: list, idx: int, options: Any, env: dict) -> str:
