@@ -47,7 +47,7 @@ def test_wikilinks_open_the_page_inside_the_dashboard():
     assert 'href="https://example.org" rel="noopener noreferrer" target="_blank"' in html
 
 
-def test_embeds_show_the_embedded_page_and_name_attachments():
+def test_embeds_show_the_embedded_page_and_attachments():
     html = render_markdown("![[Packing]]\n\n![[trunk.png]]\n\n![a trunk](trunk.jpg)",
                            _links(lead="Fold the [[Packing|trunks]]. ![[Packing]]"))
     # Alone in its paragraph the embed is a block (no <p> around it); the embedded page's own
@@ -55,8 +55,9 @@ def test_embeds_show_the_embedded_page_and_name_attachments():
     assert html.startswith('<div class="embed"><div class="embed-title"><a class="wikilink"')
     assert '<p>Fold the' in html and '<span class="embed"><span class="embed-title">' in html
     assert html.count('class="embed"') == 2
-    assert '<span class="attachment" title="attachment">trunk.png</span>' in html
-    assert '<span class="attachment" title="trunk.jpg">a trunk</span>' in html
+    assert ('<img class="attachment-image" data-src="/dashboard/attachment?target=trunk.png'
+            '&amp;page=" alt="trunk.png">') in html
+    assert 'data-src="/dashboard/attachment?target=trunk.jpg&amp;page=" alt="a trunk"' in html
 
 
 def test_an_embed_inside_text_stays_inline_and_no_paragraph_nests_another():
