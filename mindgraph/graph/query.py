@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Iterable, Literal
+from typing import Container, Iterable, Literal
 
 
 from ..errors import NotFoundError
@@ -89,6 +89,9 @@ def _merged(edges: list[EdgeAt], direction: Direction
     """(relation, kind, direction, other relations) of the edges between two pages: the
     strongest edge that may be followed names the relation (extracted before inferred, then
     by name); the direction joins every link of its kind, so a link each way is "both"."""
+    if len(edges) == 1:                      # most pairs: one edge, nothing to merge
+        kind, relation, way = edges[0]
+        return relation, kind, way, ()
     ranked = sorted(set(edges), key=lambda e: (not _usable(e, direction), e[0] != EXTRACTED,
                                                e[1] == SHARED_TAG, e[1]))
     kind, relation, _ = ranked[0]
@@ -98,19 +101,32 @@ def _merged(edges: list[EdgeAt], direction: Direction
     return relation, kind, joined, also
 
 
-def _steps(kg: KnowledgeGraph, path: str, direction: Direction, kinds: Iterable[str]
-           ) -> list[Step]:
-    """One (neighbour, relation, kind, direction, also) per page one edge from ``path``,
-    sorted by neighbour.
+def _steps(kg: KnowledgeGraph, path: str, direction: Direction, kinds: Iterable[str],
+           skip: Container[str] = ()) -> list[Step]:
+    """One (neighbour, relation, kind, direction, also) per page one edge from ``path`` and
+    not in ``skip``, sorted by neighbour.
 
     A page is a step when an edge to it may be followed: an extracted link in ``direction``
     or an inferred edge (no direction, always usable).
     """
     steps = []
     for other, edges in sorted(_edges(kg, path, set(kinds)).items()):
-        if any(_usable(edge, direction) for edge in edges):
+        if other not in skip and any(_usable(edge, direction) for edge in edges):
             steps.append((other, *_merged(edges, direction)))
     return steps
+
+
+def _next_pages(kg: KnowledgeGraph, path: str, direction: Direction, kinds: set[str]
+                ) -> list[str]:
+    """The pages one usable edge from ``path`` (as ``_steps``, without naming the edges)."""
+    found = set()
+    for way, links in (("out", kg.out_links(path)), ("in", kg.in_links(path))):
+        followed = direction in (way, "both")
+        found.update(other for other, _, data in links if data["kind"] in kinds
+                     and (followed or data["kind"] == INFERRED))
+    if INFERRED in kinds:
+        found.update(kg.tag_neighbours(path))
+    return sorted(found)
 
 
 def neighbors(kg: KnowledgeGraph, path: str, depth: int = 1, direction: Direction = "both",
@@ -126,9 +142,7 @@ def neighbors(kg: KnowledgeGraph, path: str, depth: int = 1, direction: Directio
         node, dist = frontier.popleft()
         if dist >= depth:
             continue
-        for other, relation, kind, way, also in _steps(kg, node, direction, kinds):
-            if other in seen:
-                continue
+        for other, relation, kind, way, also in _steps(kg, node, direction, kinds, seen):
             seen.add(other)
             found.append(Neighbor(other, kg.title(other), dist + 1, node, relation, kind, way,
                                   also))
@@ -165,7 +179,7 @@ def shortest_path(kg: KnowledgeGraph, source: str, target: str, directed: bool =
     while frontier and target not in parents:
         nxt = []
         for node in frontier:
-            for other, *_ in _steps(kg, node, "out" if directed else "both", kinds):
+            for other in _next_pages(kg, node, "out" if directed else "both", kinds):
                 if other not in parents:
                     parents[other] = node
                     nxt.append(other)
