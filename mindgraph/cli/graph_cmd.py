@@ -69,7 +69,8 @@ def neighbors_command(settings: Settings, page: str, depth: int, direction: str,
     echo(f"{len(found)} page(s) within {depth} of {path}:")
     for n in found:
         arrow = {"out": "->", "in": "<-", "both": "<>"}[n.direction]
-        echo(f"  {n.distance}  {n.path}  ({arrow} {n.relation} via {n.via})")
+        also = f"; also {', '.join(n.also)}" if n.also else ""
+        echo(f"  {n.distance}  {n.path}  ({arrow} {n.relation} via {n.via}{also})")
 
 
 @graph_group.command("backlinks")

@@ -84,6 +84,23 @@ class Services(WarmIndexes):
                                raw_dir=self.settings.raw_dir)
 
     @query
+    def attachment(self, target: str, page: str = "") -> tuple[Path, str]:
+        """(real path, content type) of the attachment file in raw/ that an embed of
+        ``target`` in ``page`` (path, title, alias or file name; "" for the vault root)
+        names: images, pdf, audio and video only, never a file outside raw/
+        (dashboard/attachments.py). NotFoundError for anything else."""
+        from ..dashboard.attachments import attachment_file
+        from ..errors import NotFoundError
+
+        source = self.page(page).path if page else ""    # type: ignore[attr-defined]
+        found = attachment_file(self.settings.raw_dir, target, source, self._raw_visible)
+        if found is None:
+            raise NotFoundError(f"No attachment '{target}' in raw/ for {source or 'the vault'}"
+                                f": only image, pdf, audio and video files in raw/ that the "
+                                f"page's embed finds are served.")
+        return found
+
+    @query
     def check(self) -> CheckReport:
         """Lint the wiki, its trust records included (the mix, disputed pages), and the raw
         notes that failed or warned (ingest/raw_findings.py); with scopes configured, also the

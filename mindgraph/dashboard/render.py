@@ -6,8 +6,12 @@ note comes out as text, never as markup, and link targets go through markdown-it
 
 - ``[[Target#Heading|label]]`` becomes a link inside the dashboard (``#page=<path>``) when it
   resolves, a marked broken link when it does not;
-- ``![[Note]]`` shows the embedded page's lead text (one level deep), ``![[file.png]]`` and
-  images name the attachment (the dashboard loads nothing from elsewhere);
+- ``![[Note]]`` shows the embedded page's lead text (one level deep): a block of its own when
+  the embed stands alone in its paragraph, inline text otherwise;
+- ``![[diagram.png|300]]`` becomes an ``<img>`` (``|300`` or ``|300x200``: its size) whose
+  ``data-src`` names the dashboard's attachment route (the page's script loads it with the
+  token); another attachment (pdf, audio, video) becomes a link to that route;
+- callouts, block ids and block embeds: dashboard/obsidian.py;
 - fenced code is highlighted by Pygments (CSS classes, no inline style: the page's
   Content-Security-Policy allows no style attribute).
 
@@ -21,7 +25,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
@@ -31,19 +35,25 @@ from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
 from ..page.links import WIKILINK_RE, is_attachment_target, parse_wikilink_inner
+from . import obsidian
 
 _SCHEME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:")
 _FORMATTER = HtmlFormatter(nowrap=True, classprefix="hl-")
 EMBED_DEPTH = 1
+ATTACHMENT_ROUTE = "/dashboard/attachment"
+IMAGE_EXTENSIONS = frozenset({"png", "jpg", "jpeg", "gif", "bmp", "svg", "webp", "avif"})
+_SIZE_RE = re.compile(r"^(\d{1,5})(?:x(\d{1,5}))?$")
 
 
 @dataclass(frozen=True)
 class Links:
     """How the renderer finds pages: ``resolve(target)`` gives a page path or None,
-    ``lead(path)`` the markdown an embed of that page shows."""
+    ``lead(path)`` the markdown an embed of that page shows; ``source`` is the page being
+    rendered (attachment links are resolved from it)."""
 
     resolve: Callable[[str], str | None]
     lead: Callable[[str], str]
+    source: str = ""
 
 
 def render_markdown(text: str, links: Links, depth: int = 0) -> str:
@@ -78,6 +88,7 @@ def _parser() -> MarkdownIt:
         md.add_render_rule("wikilink", _render_wikilink)
         md.add_render_rule("link_open", _render_link_open)
         md.add_render_rule("image", _render_image)
+        obsidian.install(md)
         _PARSER = md
     return _PARSER
 
@@ -107,18 +118,47 @@ def _render_wikilink(_self: Any, tokens: list, idx: int, _options: Any, env: dic
                       or meta["inner"])
     links: Links = env["links"]
     if meta["embed"] and is_attachment_target(target):
-        return f'<span class="attachment" title="attachment">{escapeHtml(target)}</span>'
+        return attachment_html(target, alias, links.source)
     path = links.resolve(target) if target else None
     if path is None:
         return (f'<span class="wikilink broken" title="no such page">'
                 f'{escapeHtml(label)}</span>')
     if not meta["embed"]:
         return _page_link(path, label)
+    return _embed_html(path, label, links, env["depth"], meta)
+
+
+def _embed_html(path: str, label: str, links: Links, depth: int, meta: dict) -> str:
+    """A page embed: a ``<div>`` when it stands alone, else a ``<span>`` with inline text."""
+    block = bool(meta.get("block"))
     inner = ""
-    if env["depth"] < EMBED_DEPTH:
-        inner = render_markdown(links.lead(path), links, env["depth"] + 1)
-    return (f'<span class="embed"><span class="embed-title">{_page_link(path, label)}</span>'
-            f'{inner}</span>')
+    if depth < EMBED_DEPTH:
+        env = {"links": links, "depth": depth + 1}
+        lead = links.lead(path)
+        inner = (_parser().render(lead, env) if block
+                 else _parser().renderInline(" ".join(lead.split()), env))
+    tag = "div" if block else "span"
+    id_attr = f' id="{escapeHtml(meta["id"])}"' if meta.get("id") else ""
+    return (f'<{tag} class="embed"{id_attr}><{tag} class="embed-title">'
+            f'{_page_link(path, label)}</{tag}>{inner}</{tag}>')
+
+
+def attachment_html(target: str, alias: str | None, source: str) -> str:
+    """An attachment embed: an image (sized by ``|300`` or ``|300x200``) or a link."""
+    href = (f"{ATTACHMENT_ROUTE}?target={quote(target, safe='')}"
+            f"&page={quote(source, safe='')}")
+    size = _SIZE_RE.match(alias or "")
+    name = target.rsplit("/", 1)[-1]
+    if name.rsplit(".", 1)[-1].lower() in IMAGE_EXTENSIONS:
+        alt = name if size or not alias else alias
+        dims = ""
+        if size:
+            dims = f' width="{size.group(1)}"' + (f' height="{size.group(2)}"'
+                                                  if size.group(2) else "")
+        return (f'<img class="attachment-image" data-src="{escapeHtml(href)}" '
+                f'alt="{escapeHtml(alt)}"{dims}>')
+    return (f'<a class="attachment" href="{escapeHtml(href)}" data-attachment="1">'
+            f'{escapeHtml(alias or target)}</a>')
 
 
 def _render_link_open(self: Any, tokens: list, idx: int, options: Any, env: dict) -> str:
@@ -136,12 +176,14 @@ def _render_link_open(self: Any, tokens: list, idx: int, options: Any, env: dict
     return self.renderToken(tokens, idx, options, env)
 
 
-def _render_image(_self: Any, tokens: list, idx: int, _options: Any, _env: dict) -> str:
+def _render_image(_self: Any, tokens: list, idx: int, _options: Any, env: dict) -> str:
     token = tokens[idx]
-    name = token.attrGet("src") or ""
+    name = str(token.attrGet("src") or "")
     alt = "".join(child.content for child in token.children or ())
+    if name and not _SCHEME_RE.match(name) and is_attachment_target(unquote(name)):
+        return attachment_html(unquote(name), alt or None, env["links"].source)
     return (f'<span class="attachment" title="{escapeHtml(name)}">'
             f'{escapeHtml(alt or name)}</span>')
 
 
-__all__ = ["Links", "pygments_css", "render_markdown"]
+__all__ = ["ATTACHMENT_ROUTE", "Links", "attachment_html", "pygments_css", "render_markdown"]

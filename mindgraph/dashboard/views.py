@@ -120,7 +120,7 @@ def page_links(vault: Vault, source: str) -> Links:
         page = vault.pages[path]
         return next((s.text for s in page.sections if s.text.strip()), "")
 
-    return Links(resolve, lead)
+    return Links(resolve, lead, source)
 
 
 def document_id(page_path: str) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Iterable, Literal
+from typing import Container, Iterable, Literal
 
 
 from ..errors import NotFoundError
@@ -19,16 +19,23 @@ ALL_KINDS = (EXTRACTED, INFERRED)
 
 @dataclass(frozen=True)
 class Neighbor:
-    """A page reached from another within some distance, and how it was first reached."""
+    """A page reached from another within some distance, and how it was first reached.
+
+    Two pages can be joined by several edges (a link each way, a typed link beside a wikilink,
+    a shared tag): they make one neighbour. ``relation`` and ``kind`` are those of the
+    strongest edge (an extracted link before an inferred one), ``direction`` joins the link
+    directions, and ``also`` names the other relations as extra evidence.
+    """
 
     path: str
     title: str
     distance: int
     via: str            # the page it was reached from
-    relation: str       # relation of the edge that reached it (e.g. wikilink, shared_tag)
+    relation: str       # relation of the strongest edge (e.g. wikilink, depends_on, shared_tag)
     kind: str           # extracted | inferred
-    direction: str      # "out" (via links to it), "in" (it links to via), "both" (shared tag)
-
+    direction: str      # "out" (via links to it), "in" (it links to via), "both" (each links
+    #                     the other, or only inferred edges, which have no direction)
+    also: tuple[str, ...] = ()   # the other relations between the two pages
 
 @dataclass(frozen=True)
 class Backlink:
@@ -54,28 +61,72 @@ class Hub:
     extra: dict = field(default_factory=dict, compare=False)
 
 
-def _steps(kg: KnowledgeGraph, path: str, direction: Direction, kinds: Iterable[str]
-           ) -> list[tuple[str, str, str, str]]:
-    """(neighbour, relation, kind, direction) for every edge at ``path``, sorted.
+Step = tuple[str, str, str, str, tuple[str, ...]]   # neighbour, relation, kind, direction, also
+EdgeAt = tuple[str, str, str]                        # kind, relation, direction
 
-    Extracted links follow ``direction``; a shared-tag edge has no direction ("both") and is
-    always usable.
+
+def _edges(kg: KnowledgeGraph, path: str, kinds: set[str]) -> dict[str, list[EdgeAt]]:
+    """neighbour → its (kind, relation, direction) edges at ``path`` of the wanted kinds."""
+    edges: dict[str, list[EdgeAt]] = {}
+    for way, links in (("out", kg.out_links(path)), ("in", kg.in_links(path))):
+        for other, _, data in links:
+            if data["kind"] in kinds:
+                edges.setdefault(other, []).append(
+                    (data["kind"], data["relation"], "both" if data["kind"] == INFERRED else way))
+    if INFERRED in kinds:
+        for other in kg.tag_neighbours(path):
+            edges.setdefault(other, []).append((INFERRED, SHARED_TAG, "both"))
+    return edges
+
+
+def _usable(edge: EdgeAt, direction: Direction) -> bool:
+    kind, _, way = edge
+    return kind == INFERRED or direction == "both" or way == direction
+
+
+def _merged(edges: list[EdgeAt], direction: Direction
+            ) -> tuple[str, str, str, tuple[str, ...]]:
+    """(relation, kind, direction, other relations) of the edges between two pages: the
+    strongest edge that may be followed names the relation (extracted before inferred, then
+    by name); the direction joins every link of its kind, so a link each way is "both"."""
+    if len(edges) == 1:                      # most pairs: one edge, nothing to merge
+        kind, relation, way = edges[0]
+        return relation, kind, way, ()
+    ranked = sorted(set(edges), key=lambda e: (not _usable(e, direction), e[0] != EXTRACTED,
+                                               e[1] == SHARED_TAG, e[1]))
+    kind, relation, _ = ranked[0]
+    ways = {way for k, _, way in ranked if k == kind}
+    joined = ways.pop() if len(ways) == 1 else "both"
+    also = tuple(dict.fromkeys(r for _, r, _ in ranked if r != relation))
+    return relation, kind, joined, also
+
+
+def _steps(kg: KnowledgeGraph, path: str, direction: Direction, kinds: Iterable[str],
+           skip: Container[str] = ()) -> list[Step]:
+    """One (neighbour, relation, kind, direction, also) per page one edge from ``path`` and
+    not in ``skip``, sorted by neighbour.
+
+    A page is a step when an edge to it may be followed: an extracted link in ``direction``
+    or an inferred edge (no direction, always usable).
     """
-    wanted = set(kinds)
-    steps = set()
-    for other, _, data in kg.out_links(path):
-        if data["kind"] == INFERRED and INFERRED in wanted:
-            steps.add((other, data["relation"], INFERRED, "both"))
-        elif data["kind"] in wanted and direction in ("out", "both"):
-            steps.add((other, data["relation"], data["kind"], "out"))
-    for other, _, data in kg.in_links(path):
-        if data["kind"] == INFERRED and INFERRED in wanted:
-            steps.add((other, data["relation"], INFERRED, "both"))
-        elif data["kind"] in wanted and direction in ("in", "both"):
-            steps.add((other, data["relation"], data["kind"], "in"))
-    if INFERRED in wanted:
-        steps.update((other, SHARED_TAG, INFERRED, "both") for other in kg.tag_neighbours(path))
-    return sorted(steps)
+    steps = []
+    for other, edges in sorted(_edges(kg, path, set(kinds)).items()):
+        if other not in skip and any(_usable(edge, direction) for edge in edges):
+            steps.append((other, *_merged(edges, direction)))
+    return steps
+
+
+def _next_pages(kg: KnowledgeGraph, path: str, direction: Direction, kinds: set[str]
+                ) -> list[str]:
+    """The pages one usable edge from ``path`` (as ``_steps``, without naming the edges)."""
+    found = set()
+    for way, links in (("out", kg.out_links(path)), ("in", kg.in_links(path))):
+        followed = direction in (way, "both")
+        found.update(other for other, _, data in links if data["kind"] in kinds
+                     and (followed or data["kind"] == INFERRED))
+    if INFERRED in kinds:
+        found.update(kg.tag_neighbours(path))
+    return sorted(found)
 
 
 def neighbors(kg: KnowledgeGraph, path: str, depth: int = 1, direction: Direction = "both",
@@ -91,11 +142,10 @@ def neighbors(kg: KnowledgeGraph, path: str, depth: int = 1, direction: Directio
         node, dist = frontier.popleft()
         if dist >= depth:
             continue
-        for other, relation, kind, way in _steps(kg, node, direction, kinds):
-            if other in seen:
-                continue
+        for other, relation, kind, way, also in _steps(kg, node, direction, kinds, seen):
             seen.add(other)
-            found.append(Neighbor(other, kg.title(other), dist + 1, node, relation, kind, way))
+            found.append(Neighbor(other, kg.title(other), dist + 1, node, relation, kind, way,
+                                  also))
             frontier.append((other, dist + 1))
     return sorted(found, key=lambda n: (n.distance, n.path))
 
@@ -129,7 +179,7 @@ def shortest_path(kg: KnowledgeGraph, source: str, target: str, directed: bool =
     while frontier and target not in parents:
         nxt = []
         for node in frontier:
-            for other, _, _, _ in _steps(kg, node, "out" if directed else "both", kinds):
+            for other in _next_pages(kg, node, "out" if directed else "both", kinds):
                 if other not in parents:
                     parents[other] = node
                     nxt.append(other)

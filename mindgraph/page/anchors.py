@@ -69,6 +69,12 @@ class AttachmentFiles:
         self.visible = visible
         self._paths: set[str] | None = None
         self._names: set[str] = set()
+        self._found: dict[str, str] = {}   # lower-case path or file name → the first path
+
+    def _remember(self, path: str, name: str) -> None:
+        for key in (path.lower(), name.lower()):
+            if key not in self._found or path < self._found[key]:
+                self._found[key] = path
 
     def _scan(self) -> set[str]:
         paths: set[str] = set()
@@ -83,6 +89,7 @@ class AttachmentFiles:
                     if self.visible is None or self.visible(path):
                         paths.add(path.lower())
                         self._names.add(name.lower())
+                        self._remember(path, name)
         return paths
 
     def exists(self, target: str, source_path: str) -> bool:
@@ -97,3 +104,16 @@ class AttachmentFiles:
             if posixpath.normpath(candidate).lower() in self._paths:
                 return True
         return raw.rsplit("/", 1)[-1].lower() in self._names
+
+    def locate(self, target: str, source_path: str) -> str | None:
+        """The path (relative to its folder) of the file an attachment link finds, as
+        ``exists`` finds it; by file name alone, the first such path in path order."""
+        if not self.exists(target, source_path):
+            return None
+        raw = target.strip().replace("\\", "/").lstrip("/")
+        folder = posixpath.dirname(source_path)
+        for candidate in (raw, posixpath.join(folder, raw)):
+            found = self._found.get(posixpath.normpath(candidate).lower())
+            if found is not None:
+                return found
+        return self._found.get(raw.rsplit("/", 1)[-1].lower())

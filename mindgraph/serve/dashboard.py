@@ -15,7 +15,7 @@ from typing import Any
 
 from fastapi import FastAPI, Query
 from pydantic import BaseModel, Field
-from starlette.responses import Response
+from starlette.responses import FileResponse, Response
 
 from ..core import Mindgraph
 from ..dashboard import assets
@@ -23,7 +23,7 @@ from ..dashboard.propagation import queue_view
 from ..dashboard.views import graph_view, page_view
 from .lanes import Lane
 
-CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
        "font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; "
        "frame-ancestors 'none'")
 DASHBOARD_HEADERS = {"content-security-policy": CSP, "x-content-type-options": "nosniff",
@@ -170,6 +170,21 @@ def install_dashboard(app: FastAPI, route: Callable[..., Any], mg: Mindgraph,
         found = core.page(page)
         return page_view(core.vault(), found, core.communities(),
                          core.trust_of([found.path]).get(found.path, {}))
+
+    @route("get", "/dashboard/attachment", None,
+           "An image, pdf, audio or video file in raw/ that a page embeds (as the vault "
+           "resolves the embed; nothing outside raw/)", 404, lane=slow,
+           response_class=Response)
+    def dashboard_attachment(who: Any = who_is,
+                             target: str = Query(..., min_length=1, max_length=1000,
+                                                 description="The embed's target"),
+                             page: str = Query("", max_length=1000,
+                                               description="The embedding page")
+                             ) -> Response:
+        fresh()
+        path, media_type = mg.as_identity(who).attachment(target, page)
+        return FileResponse(path, media_type=media_type,
+                            headers={**DASHBOARD_HEADERS, "cache-control": "private, no-cache"})
 
     _queue_route(route, mg, slow, who_is)
 

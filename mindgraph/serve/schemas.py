@@ -217,9 +217,10 @@ class NeighborOut(BaseModel):
     title: str
     distance: int
     via: str
-    relation: str
-    kind: str
-    direction: str
+    relation: str = Field(description="The strongest edge's relation: a link before a shared tag")
+    kind: str = Field(description="extracted (a written link) or inferred")
+    direction: str = Field(description="out, in, or both (each links the other, or inferred)")
+    also: list[str] = Field(default=[], description="The other relations between the pages")
 
 
 class RelatedOut(BaseModel):

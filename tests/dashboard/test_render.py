@@ -1,6 +1,8 @@
 """A page as the dashboard shows it: safe HTML whatever the note holds, links that stay
 inside the dashboard, embeds, highlighted code."""
 
+import re
+
 from mindgraph.dashboard.render import Links, render_markdown
 from mindgraph.dashboard.views import graph_view, page_view, summary_of
 from mindgraph.graph.build import KnowledgeGraph
@@ -45,14 +47,52 @@ def test_wikilinks_open_the_page_inside_the_dashboard():
     assert 'href="https://example.org" rel="noopener noreferrer" target="_blank"' in html
 
 
-def test_embeds_show_the_embedded_page_and_name_attachments():
+def test_embeds_show_the_embedded_page_and_attachments():
     html = render_markdown("![[Packing]]\n\n![[trunk.png]]\n\n![a trunk](trunk.jpg)",
                            _links(lead="Fold the [[Packing|trunks]]. ![[Packing]]"))
-    assert '<span class="embed"><span class="embed-title"><a class="wikilink"' in html
-    assert "Fold the" in html
-    assert html.count('class="embed"') == 2      # one level deep: the embed's embed is a link
-    assert '<span class="attachment" title="attachment">trunk.png</span>' in html
-    assert '<span class="attachment" title="trunk.jpg">a trunk</span>' in html
+    # Alone in its paragraph the embed is a block (no <p> around it); the embedded page's own
+    # embed sits inside its text, inline, and one level deep is a link only.
+    assert html.startswith('<div class="embed"><div class="embed-title"><a class="wikilink"')
+    assert '<p>Fold the' in html and '<span class="embed"><span class="embed-title">' in html
+    assert html.count('class="embed"') == 2
+    assert ('<img class="attachment-image" data-src="/dashboard/attachment?target=trunk.png'
+            '&amp;page=" alt="trunk.png">') in html
+    assert 'data-src="/dashboard/attachment?target=trunk.jpg&amp;page=" alt="a trunk"' in html
+
+
+def test_an_embed_inside_text_stays_inline_and_no_paragraph_nests_another():
+    html = render_markdown("See ![[Packing]] here.\n\n![[Packing]]\n",
+                           _links(lead="Fold.\n\nThen pack."))
+    assert '<p>See <span class="embed">' in html and "Fold. Then pack.</span> here.</p>" in html
+    assert '<div class="embed">' in html and "<p>Then pack.</p>\n</div>" in html
+    depth = 0
+    for tag in re.findall(r"</?p>", html):      # never a <p> inside a <p>
+        depth += 1 if tag == "<p>" else -1
+        assert depth in (0, 1)
+
+
+def test_callouts_are_titled_boxes_and_foldable_ones_details():
+    html = render_markdown("> [!warning] Interoperability\n> Plain **Markdown** files.\n\n"
+                           "> [!faq]- Can I?\n> Yes.\n\n> [!tip]+\n> Open.\n\n"
+                           "> Just a quote [!note]\n", _links())
+    assert ('<div class="callout callout-warning" data-callout="warning">\n'
+            '<div class="callout-title">Interoperability</div>\n'
+            '<p>Plain <strong>Markdown</strong> files.</p>\n</div>') in html
+    assert ('<details class="callout callout-faq" data-callout="faq">\n'
+            '<summary class="callout-title">Can I?</summary>\n<p>Yes.</p>\n</details>') in html
+    assert ('<details class="callout callout-tip" data-callout="tip" open>\n'
+            '<summary class="callout-title">Tip</summary>') in html
+    assert "[!" not in html.replace("Just a quote [!note]", "")
+    assert "<blockquote>\n<p>Just a quote [!note]</p>\n</blockquote>" in html
+
+
+def test_block_ids_leave_the_text_and_become_the_blocks_id():
+    html = render_markdown("A network of knowledge. ^b15695\n\n- one ^item-1\n- two\n\n"
+                           "> quoted\n\n^quote\n\n`code ^not`\n", _links())
+    assert '<p id="^b15695">A network of knowledge.</p>' in html
+    assert '<li id="^item-1">one</li>' in html
+    assert '<blockquote id="^quote">' in html and "^quote" not in html.replace('"^quote"', "")
+    assert "<code>code ^not</code>" in html
 
 
 def test_code_is_highlighted_with_classes_not_inline_styles():

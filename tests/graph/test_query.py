@@ -31,7 +31,8 @@ def test_neighbors_by_depth_and_direction(small_graph):
     assert {n.path for n in two if n.distance == 2} == {"Beta.md", "Gamma.md", "Home.md"}
     into = neighbors(small_graph, "Alpha.md", depth=1, direction="in", kinds=(EXTRACTED,))
     assert {n.path for n in into} == {"Home.md", "a/Index.md"}
-    assert all(n.direction == "in" for n in into)
+    # a/Index.md only links in; Alpha and Home link each other: "both" whatever was asked.
+    assert {n.path: n.direction for n in into} == {"Home.md": "both", "a/Index.md": "in"}
     # A shared tag is a neighbour whatever the direction asked for.
     tagged = neighbors(small_graph, "Beta.md", depth=1, direction="out")
     assert ("Alpha.md", "shared_tag", "both") in {(n.path, n.relation, n.direction)

@@ -69,3 +69,14 @@ def test_the_dashboard_names_each_pages_scope_from_the_folder_mapping(client):
     assert kinds["acme/personal/alice/Alice Diary.md"] == "personal"
     assert kinds["acme/team/search/Search Plan.md"] == "team"
     assert kinds["acme/shared/Handbook.md"] == "shared"
+
+
+def test_an_attachment_of_another_tenant_is_not_served(client, tmp_path):
+    png = b"\x89PNG\r\n\x1a\n" + b"\x00" * 8
+    (tmp_path / "raw" / "globex" / "personal" / "carol" / "plan.png").write_bytes(png)
+    target = {"target": "globex/personal/carol/plan.png"}
+    mine = client.get("/dashboard/attachment", params=target, headers=auth("carol"))
+    assert mine.status_code == 200 and mine.content == png
+    for how in (target, {"target": "plan.png"}):       # by path or by file name alone
+        theirs = client.get("/dashboard/attachment", params=how, headers=auth("alice"))
+        assert theirs.status_code == 404 and theirs.content != png

@@ -81,6 +81,8 @@ def test_no_rest_route_shows_an_absolute_server_path(workspace):
         ("get", "/dashboard/graph", {}), ("get", "/dashboard/page", {"page": "Catalog"}),
         ("get", "/dashboard/page", {"page": "Nope"}),
         ("get", "/dashboard/propagation", {}),
+        ("get", "/dashboard/attachment", {"target": "nope.png", "page": "Catalog"}),
+        ("get", "/dashboard/attachment", {"target": "../../etc/passwd"}),
         ("get", "/apps/projects", {}), ("post", "/apps/items", {"json": {"title": "Buy tape"}}),
         ("patch", "/apps/items/x1", {"json": {"append": "why: none"}}),
         ("get", "/triage", {"since": "2024-01-01"}),

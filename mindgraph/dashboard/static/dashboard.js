@@ -72,6 +72,30 @@
     return body;
   }
 
+  // Attachments (GET /dashboard/attachment) need the token like every data request, which an
+  // <img src> cannot send: fetch each with it and show the file from a blob: URL.
+  async function attachmentUrl(path) {
+    const headers = new Headers();
+    if (state.token) headers.set("Authorization", "Bearer " + state.token);
+    const response = await fetch(path, { headers });
+    if (!response.ok) throw new ApiError(response.status, `${response.status}: ${path}`);
+    return URL.createObjectURL(await response.blob());
+  }
+
+  function loadAttachments(root) {
+    for (const img of root.querySelectorAll("img[data-src]")) {
+      attachmentUrl(img.dataset.src).then((url) => { img.src = url; })
+        .catch(() => { img.classList.add("missing"); img.title = "attachment not found"; });
+    }
+    for (const link of root.querySelectorAll("a[data-attachment]")) {
+      link.addEventListener("click", (event) => {
+        event.preventDefault();
+        attachmentUrl(link.getAttribute("href")).then((url) => window.open(url, "_blank", "noopener"))
+          .catch((error) => say(error.message, true));
+      });
+    }
+  }
+
   function say(text, error = false) {
     const box = $("message");
     box.textContent = text;
@@ -463,6 +487,7 @@
     state.selected = page.path;
     const body = el("div", { class: "page-body", lang: view.lang === "other" ? null : view.lang });
     body.innerHTML = view.html;      // the server's renderer escaped every raw HTML of the note
+    loadAttachments(body);
     const t = view.trust;
     const timeline = el("ul", { class: "links-list" }, el("li", { class: "muted" }, "…"));
     const outgoing = page.outgoing.map((l) => el("li", {},

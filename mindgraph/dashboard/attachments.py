@@ -1,0 +1,69 @@
+"""The attachment file an embed names, found in raw/ and safe to serve to the dashboard.
+
+A file is served only when all of these hold: the link target is relative with no ``..``
+part; the file is found as the vault's attachment resolution finds it (its path from raw/ or
+from the linking page's folder, else its file name alone, page/anchors.py), seen by the
+caller's view; its real path (symlinks followed) is a regular file inside raw/; and both the
+name asked for and the real file are an image, pdf, audio or video type. Anything else is
+"not found": the answer never says whether a file exists outside what may be served.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from pathlib import Path
+from typing import Callable
+
+from ..page.anchors import AttachmentFiles
+
+MEDIA_TYPES = {
+    "png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif",
+    "bmp": "image/bmp", "svg": "image/svg+xml", "webp": "image/webp", "avif": "image/avif",
+    "pdf": "application/pdf",
+    "mp3": "audio/mpeg", "wav": "audio/wav", "ogg": "audio/ogg", "m4a": "audio/mp4",
+    "flac": "audio/flac", "webm": "video/webm", "mp4": "video/mp4", "mov": "video/quicktime",
+    "mkv": "video/x-matroska", "ogv": "video/ogg",
+}
+
+
+def media_type(name: str) -> str | None:
+    """The content type served for a file name, None for any type that is not served."""
+    return MEDIA_TYPES.get(name.rsplit(".", 1)[-1].lower()) if "." in name else None
+
+
+def attachment_file(raw_dir: Path, target: str, source: str,
+                    visible: Callable[[str], bool] | None = None) -> tuple[Path, str] | None:
+    """(real path, content type) of the attachment ``target`` linked from the page at
+    ``source``, or None when it may not be served (see the module docstring)."""
+    raw = target.replace("\\", "/")
+    if (not raw.strip() or raw.startswith("/") or "\x00" in raw or ":" in raw
+            or ".." in raw.split("/") or media_type(raw) is None):
+        return None
+    relative = _find(raw_dir, raw, source, visible)
+    if relative is None:
+        return None
+    root = raw_dir.resolve()
+    try:
+        real = (root / relative).resolve(strict=True)
+    except (OSError, RuntimeError):
+        return None
+    kind = media_type(real.name)
+    if kind is None or not real.is_relative_to(root) or not real.is_file():
+        return None
+    return real, kind
+
+
+def _find(raw_dir: Path, target: str, source: str,
+          visible: Callable[[str], bool] | None) -> str | None:
+    """The path (relative to raw/) the vault's attachment resolution gives ``target``."""
+    folder = posixpath.dirname(source)
+    for candidate in (target, posixpath.join(folder, target) if folder else target):
+        path = posixpath.normpath(candidate)
+        if path.startswith("..") or (visible is not None and not visible(path)):
+            continue
+        if (raw_dir / path).is_file():        # the usual case: no walk of raw/
+            return path
+    return AttachmentFiles([raw_dir], visible).locate(target, source)
+
+
+__all__ = ["MEDIA_TYPES", "attachment_file", "media_type"]

@@ -1,0 +1,153 @@
+"""Obsidian's block syntax for the dashboard's renderer, as markdown-it core rules.
+
+- A callout, ``> [!type] Title`` and its body, becomes a titled box with the class
+  ``callout callout-<type>``; ``[!type]-`` (folded) and ``[!type]+`` (open) become a
+  ``<details>`` whose ``<summary>`` is the title. No title: the type, capitalised.
+- A block id, a trailing `` ^id`` (or ``^id`` alone on the line after a block), is taken out
+  of the text and becomes the block's ``id="^id"``: a ``#^id`` link lands on it.
+- A paragraph holding only embeds is no paragraph: each embed is a block of its own
+  (``meta["block"]``), so an embedded page's paragraphs are not nested in a ``<p>``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
+from markdown_it.token import Token
+
+_CALLOUT_RE = re.compile(r"^\[!([A-Za-z0-9_-]+)\]([+-]?)[ \t]*(.*)$")
+_TRAILING_ID_RE = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$")
+_ALONE_ID_RE = re.compile(r"^\^([A-Za-z0-9-]+)[ \t]*$")
+
+
+def install(md: MarkdownIt) -> None:
+    """Add callouts, block ids and block embeds to ``md``."""
+    md.core.ruler.before("inline", "obsidian_callouts", _callouts)
+    md.core.ruler.after("obsidian_callouts", "obsidian_block_ids", _block_ids)
+    md.core.ruler.after("inline", "obsidian_block_embeds", _block_embeds)
+    for name in ("callout_open", "callout_close", "callout_title_open", "callout_title_close"):
+        md.add_render_rule(name, _render_callout)
+
+
+def _callouts(state: Any) -> None:
+    tokens: list[Token] = state.tokens
+    i = 0
+    while i < len(tokens):
+        opening = tokens[i]
+        if (opening.type == "blockquote_open" and i + 2 < len(tokens)
+                and tokens[i + 1].type == "paragraph_open" and tokens[i + 2].type == "inline"):
+            first, _, rest = tokens[i + 2].content.partition("\n")
+            match = _CALLOUT_RE.match(first)
+            if match is not None:
+                _make_callout(tokens, i, match, rest)
+        i += 1
+
+
+def _make_callout(tokens: list[Token], i: int, match: re.Match, rest: str) -> None:
+    opening = tokens[i]
+    kind, fold, title = match.group(1).lower(), match.group(2), match.group(3).strip()
+    meta = {"kind": kind, "fold": fold}
+    closing = _matching_close(tokens, i)
+    opening.type, opening.meta = "callout_open", meta
+    closing.type, closing.meta = "callout_close", meta
+    if rest.strip():
+        tokens[i + 2].content = rest
+    else:
+        del tokens[i + 1:i + 4]          # the paragraph held the title line only
+    level = opening.level + 1
+    title_tokens = [Token("callout_title_open", "", 1, meta=meta, level=level),
+                    Token("inline", "", 0, content=title or kind.capitalize(), children=[],
+                          map=opening.map, level=level + 1),
+                    Token("callout_title_close", "", -1, meta=meta, level=level)]
+    tokens[i + 1:i + 1] = title_tokens
+
+
+def _matching_close(tokens: list[Token], i: int) -> Token:
+    depth = 0
+    for token in tokens[i:]:
+        depth += token.nesting if token.type.startswith("blockquote_") else 0
+        if depth == 0:
+            return token
+    return tokens[-1]
+
+
+def _render_callout(_self: Any, tokens: list, idx: int, _options: Any, _env: dict) -> str:
+    token = tokens[idx]
+    kind, fold = escapeHtml(token.meta["kind"]), token.meta["fold"]
+    if token.type == "callout_open":
+        if fold:
+            state = " open" if fold == "+" else ""
+            return f'<details class="callout callout-{kind}" data-callout="{kind}"{state}>\n'
+        return f'<div class="callout callout-{kind}" data-callout="{kind}">\n'
+    if token.type == "callout_close":
+        return "</details>\n" if fold else "</div>\n"
+    tag = "summary" if fold else "div"
+    return f'<{tag} class="callout-title">' if token.nesting == 1 else f"</{tag}>\n"
+
+
+def _block_ids(state: Any) -> None:
+    tokens: list[Token] = state.tokens
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token.type != "inline" or i == 0:
+            i += 1
+            continue
+        alone = _ALONE_ID_RE.match(token.content)
+        previous = tokens[i - 2] if i >= 2 else None
+        if (alone and tokens[i - 1].type == "paragraph_open" and previous is not None
+                and previous.nesting == -1):
+            _opening_of(tokens, i - 2).attrSet("id", "^" + alone.group(1))
+            del tokens[i - 1:i + 2]          # the id's own paragraph
+            i -= 1
+            continue
+        trailing = _TRAILING_ID_RE.search(token.content)
+        if trailing is not None:
+            token.content = token.content[:trailing.start()].rstrip()
+            _owner(tokens, i).attrSet("id", "^" + trailing.group(1))
+        i += 1
+
+
+def _opening_of(tokens: list[Token], close_at: int) -> Token:
+    level = tokens[close_at].level
+    for token in reversed(tokens[:close_at]):
+        if token.nesting == 1 and token.level == level:
+            return token
+    return tokens[close_at]
+
+
+def _owner(tokens: list[Token], inline_at: int) -> Token:
+    """The element an inline's block id names: its paragraph, heading or cell, or the list
+    item of a tight list (whose paragraphs are not drawn)."""
+    opening = tokens[inline_at - 1]
+    if opening.hidden and inline_at >= 2 and tokens[inline_at - 2].type == "list_item_open":
+        return tokens[inline_at - 2]
+    return opening
+
+
+def _block_embeds(state: Any) -> None:
+    tokens: list[Token] = state.tokens
+    for i in range(1, len(tokens) - 1):
+        if tokens[i].type != "inline" or tokens[i - 1].type != "paragraph_open":
+            continue
+        children = tokens[i].children or []
+        embeds = [c for c in children if c.type == "wikilink" and c.meta.get("embed")]
+        rest = [c for c in children if c not in embeds and not _blank(c)]
+        if embeds and not rest:
+            tokens[i - 1].hidden = tokens[i + 1].hidden = True
+            for embed in embeds:
+                embed.meta["block"] = True
+            block_id = tokens[i - 1].attrGet("id")
+            if block_id:
+                embeds[0].meta["id"] = str(block_id)
+
+
+def _blank(token: Token) -> bool:
+    return token.type in ("softbreak", "hardbreak") or (token.type == "text"
+                                                        and not token.content.strip())
+
+
+__all__ = ["install"]

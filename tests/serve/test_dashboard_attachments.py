@@ -1,0 +1,88 @@
+"""GET /dashboard/attachment through the real app: an image a page embeds is shown (as an
+<img> whose file the route serves from raw/), and nothing else is served: no path outside
+raw/, no ``..`` however encoded, no symlink out, no type but image, pdf, audio and video."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from fastapi.testclient import TestClient
+
+from mindgraph.config import settings_from_dict
+from mindgraph.core import Mindgraph
+from mindgraph.serve.rest import create_app
+
+LOCAL = "http://127.0.0.1:8765"
+TOKEN = "a" * 40
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 24
+
+
+@pytest.fixture
+def attachments(workspace, tmp_path_factory):
+    """The serve workspace with raw/assets/diagram.png, a pdf, a page embedding them, and
+    hostile files in raw/: symlinks to /etc/passwd and to an image outside the workspace."""
+    raw = workspace / "raw"
+    (raw / "assets").mkdir()
+    (raw / "assets" / "diagram.png").write_bytes(PNG)
+    (raw / "assets" / "paper.pdf").write_bytes(b"%PDF-1.4\n")
+    (raw / "page.html").write_text("<script>alert(1)</script>")
+    outside = tmp_path_factory.mktemp("outside")
+    (outside / "secret.png").write_bytes(PNG + b"secret")
+    os.symlink("/etc/passwd", raw / "passwd.png")
+    os.symlink(outside / "secret.png", raw / "escape.png")
+    os.symlink(outside, raw / "elsewhere")
+    (workspace / "wiki" / "Gallery.md").write_text(
+        "# Gallery\n\n![[assets/diagram.png|300]]\n\nInline ![[diagram.png]] and "
+        "![[paper.pdf]].\n")
+    return workspace
+
+
+def _client(workspace, token=None, host=None):
+    mg = Mindgraph(settings_from_dict({}, base_dir=workspace))
+    return TestClient(create_app(mg, token, host), base_url=LOCAL)
+
+
+def test_an_image_embed_is_an_img_whose_file_the_route_serves(attachments):
+    client = _client(attachments)
+    html = client.get("/dashboard/page", params={"page": "Gallery"}).json()["html"]
+    assert ('<img class="attachment-image" data-src="/dashboard/attachment?'
+            'target=assets%2Fdiagram.png&amp;page=Gallery.md" alt="diagram.png" width="300">'
+            in html)
+    assert '<a class="attachment" href="/dashboard/attachment?target=paper.pdf' in html
+    response = client.get("/dashboard/attachment?target=assets%2Fdiagram.png&page=Gallery.md")
+    assert response.status_code == 200 and response.content == PNG
+    assert response.headers["content-type"] == "image/png"
+    assert response.headers["x-content-type-options"] == "nosniff"
+    # By file name alone, as Obsidian resolves it; a pdf as application/pdf.
+    assert client.get("/dashboard/attachment",
+                      params={"target": "diagram.png", "page": "Gallery"}).content == PNG
+    pdf = client.get("/dashboard/attachment", params={"target": "paper.pdf"})
+    assert pdf.status_code == 200 and pdf.headers["content-type"] == "application/pdf"
+
+
+@pytest.mark.parametrize("query", [
+    "target=../wiki/Home.md", "target=..%2Fwiki%2FHome.md", "target=%2e%2e/%2e%2e/etc/passwd",
+    "target=%2e%2e%2f%2e%2e%2fetc%2fhosts.png", "target=/etc/passwd", "target=%2Fetc%2Fpasswd",
+    "target=assets/../../wiki/Home.md", "target=C:%5Cwindows%5Cwin.ini",
+    "target=passwd.png", "target=escape.png", "target=elsewhere/secret.png", "target=secret.png",
+    "target=zeppelins.md", "target=page.html", "target=assets", "target=diagram.png%00.html",
+    "target=nothing.png", "target=diagram.png&page=..%2F..%2Fetc%2Fpasswd",
+])
+def test_nothing_outside_raw_and_no_other_type_is_served(attachments, query):
+    response = _client(attachments).get("/dashboard/attachment?" + query)
+    assert response.status_code in (404, 422), response.text
+    assert b"root:" not in response.content and b"\x89PNG" not in response.content
+    assert b"<script" not in response.content and b"Airships" not in response.content
+    assert b"Trunks and" not in response.content and b"localhost" not in response.content
+
+
+def test_the_attachment_route_has_the_dashboards_token_and_guard(attachments):
+    client = _client(attachments, token=TOKEN, host="0.0.0.0")
+    url = "/dashboard/attachment?target=assets%2Fdiagram.png"
+    assert client.get(url).status_code == 401
+    signed = {"Authorization": f"Bearer {TOKEN}"}
+    assert client.get(url, headers=signed).content == PNG
+    assert client.get(url, headers={**signed, "Origin": "https://evil.example"}
+                      ).status_code == 403
+    assert _client(attachments).get(url, headers={"Host": "evil.example"}).status_code == 421

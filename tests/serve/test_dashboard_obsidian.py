@@ -1,0 +1,76 @@
+"""The dashboard's rendered page of real Obsidian notes (a copy of the Obsidian Help vault,
+through GET /dashboard/page): callouts as titled boxes, block ids as element ids, page
+embeds as blocks outside paragraphs."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from html.parser import HTMLParser
+
+import pytest
+from fastapi.testclient import TestClient
+
+from mindgraph.config import settings_from_dict
+from mindgraph.core import Mindgraph
+from mindgraph.serve.rest import create_app
+
+LOCAL = "http://127.0.0.1:8765"
+
+
+@pytest.fixture(scope="module")
+def help_client(corpora, tmp_path_factory):
+    """The dashboard over a copy of the English Obsidian Help vault as the wiki."""
+    workspace = tmp_path_factory.mktemp("help")
+    shutil.copytree(corpora / "obsidian-help" / "en" / "Linking notes and files",
+                    workspace / "wiki" / "Linking notes and files")
+    (workspace / "raw").mkdir()
+    mg = Mindgraph(settings_from_dict({}, base_dir=workspace))
+    return TestClient(create_app(mg, None, None), base_url=LOCAL)
+
+
+class _Nesting(HTMLParser):
+    """Fails on a <p> opened inside a <p>, or a block element inside a <p>."""
+
+    BLOCKS = {"p", "div", "details", "blockquote", "ul", "ol", "table", "pre", "h1", "h2"}
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.open_p = 0
+        self.bad: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        if tag in self.BLOCKS and self.open_p:
+            self.bad.append(tag)
+        self.open_p += tag == "p"
+
+    def handle_endtag(self, tag: str) -> None:
+        self.open_p -= tag == "p"
+
+
+def _html(client, page):
+    response = client.get("/dashboard/page", params={"page": page})
+    assert response.status_code == 200, response.text
+    return response.json()["html"]
+
+
+def test_a_callout_is_a_titled_box_of_its_type(help_client):
+    html = _html(help_client, "Internal links")
+    assert "[!warning]" not in html and "<p>[!" not in html
+    assert re.search(r'<div class="callout callout-warning" data-callout="warning">\n'
+                     r'<div class="callout-title">Interoperability</div>', html)
+
+
+def test_a_block_id_is_the_paragraphs_id_not_its_text(help_client):
+    html = _html(help_client, "Internal links")
+    assert "^b15695</p>" not in html and "network of knowledge. ^b15695" not in html
+    assert re.search(r'<p id="\^b15695">Learn how to link.*network of knowledge\.</p>', html)
+
+
+def test_note_embeds_are_blocks_never_a_paragraph_in_a_paragraph(help_client):
+    html = _html(help_client, "Embed files")
+    assert '<div class="embed"><div class="embed-title"><a class="wikilink" ' \
+           'href="#page=Linking%20notes%20and%20files/Internal%20links.md"' in html
+    checker = _Nesting()
+    checker.feed(html)
+    assert checker.bad == []
