@@ -34,3 +34,15 @@ def test_lint_accepts_provenance_sources_in_a_raw_folder_outside_the_workspace(w
     findings = json.loads(result.stdout)["findings"]
     assert [f for f in findings if f["rule"] == "dangling-reference"] == []
 
+
+def test_get_and_check_say_a_note_failed_to_compile_rather_than_no_page(ws):
+    got = run("get", "Bob", "-C", str(ws))
+    assert got.exit_code == 1
+    assert "people/Bob.md exists but failed to compile" in got.output
+    assert "frontmatter is not valid YAML" in got.output and "Search for it" not in got.output
+    check = json.loads(run("check", "-C", str(ws), "--json").stdout)
+    broken = [f for f in check["findings"] if f["kind"] == "broken-link"]
+    assert len(broken) == 1 and "[[Bob]]" in broken[0]["message"]
+    assert "people/Bob.md exists but failed to compile" in broken[0]["message"]
+    assert "fix the link's spelling" not in broken[0]["message"]
+    assert "No page named 'Nobody'" in run("get", "Nobody", "-C", str(ws)).output
