@@ -40,7 +40,15 @@ def mcp_command(settings, transport: str, host: str | None, port: int | None, wa
         status = watcher.status.to_dict if watcher else None
         if transport == "stdio":
             # stdout carries the protocol: nothing else may be printed there.
-            create_mcp_server(mg, status).run("stdio")
+            from ..serve.mcp_stdio import run_stdio, stdin_is_terminal
+
+            if stdin_is_terminal():
+                echo("mindgraph: speaking MCP over stdio; connect a client, Ctrl-C to stop "
+                     "(the README's 'Connect an MCP client' shows the configuration).",
+                     err=True)
+            code = run_stdio(create_mcp_server(mg, status), lambda m: echo(m, err=True))
+            if code:
+                raise SystemExit(code)
             return
 
         import uvicorn
