@@ -157,7 +157,8 @@ def test_failures_and_warnings_name_their_file_once(workspace, write_raw):
     assert not DOUBLED.search(out), out
     lines = out.splitlines()
     assert "  badfm.md:4: frontmatter is not valid YAML (expected ',' or ']', but got ':'). " \
-           "Fix the YAML between the '---' lines (quote values that contain ':')." in lines
+           "Fix the YAML between the '---' lines: a '[' list opened on line 3 is never closed " \
+           "(add ']')." in lines
     assert any(ln.startswith("  badutf.md:1: not valid UTF-8 (byte 0xff") for ln in lines)
     assert any(ln.startswith("  big.md: 5000 bytes is over compile.max_note_bytes (2000)")
                for ln in lines)
@@ -176,6 +177,18 @@ def test_failures_and_warnings_name_their_file_once(workspace, write_raw):
     assert reasons["empty.md"] == "empty note; nothing to compile."
     assert reasons["sub/warn.md"].split("\n")[1].startswith("sub/warn.md:3: ")
     assert not any(DOUBLED.search(r) for r in reasons.values()), reasons
+
+
+def test_a_yaml_error_gets_the_hint_of_what_it_is_about(workspace, write_raw):
+    write_raw("list.md", "---\ntags: [people\n---\nBob.\n")
+    write_raw("map.md", "---\nwho: {name: Bob\n---\nBob.\n")
+    write_raw("colon.md", "---\ntitle: Re: the plan\n---\nPlan.\n")
+    lines = run("ingest", "-C", str(workspace)).output.splitlines()
+    said = {ln.split(":", 1)[0].strip(): ln for ln in lines if "not valid YAML" in ln}
+    assert said["list.md"].endswith("a '[' list opened on line 2 is never closed (add ']').")
+    assert said["map.md"].endswith("a '{' mapping opened on line 2 is never closed (add '}').")
+    assert "quote values that contain ':'" in said["colon.md"]
+    assert not any("':'" in said[name] for name in ("list.md", "map.md"))
 
 
 def test_a_dry_run_says_what_it_would_do_with_deleted_notes(workspace, write_raw):
