@@ -169,12 +169,15 @@ def test_failures_and_warnings_name_their_file_once(workspace, write_raw):
     assert any(ln.startswith("    sub/warn.md:3: frontmatter 'date'") for ln in lines)
     # reasons that do not name their file get it once in front
     assert "  empty.md: empty note; nothing to compile." in lines
-    assert any(ln.startswith("  image.png: not a note (.png)") for ln in lines)
+    # attachments are counted in one line, not listed among the real skips; --json has them
+    assert "1 attachment (png) kept for links, not compiled (--json lists them)." in lines
+    assert not any("image.png" in ln for ln in lines)
     # --json keeps path and reason apart; the reason names the file (and line) once
     data = json.loads(run("ingest", "-C", str(workspace), "--json", "--force").output)
     reasons = {f["path"]: f["reason"] for f in data["files"]}
     assert reasons["badfm.md"].startswith("badfm.md:4: frontmatter is not valid YAML")
     assert reasons["empty.md"] == "empty note; nothing to compile."
+    assert reasons["image.png"].startswith("not a note (.png)")
     assert reasons["sub/warn.md"].split("\n")[1].startswith("sub/warn.md:3: ")
     assert not any(DOUBLED.search(r) for r in reasons.values()), reasons
 
