@@ -26,7 +26,9 @@ class HealthOut(BaseModel):
     status: Literal["ok"]
     version: str
     pages: int | None = Field(None, description="Pages the caller sees (null without a "
-                              "valid token when identities are configured)")
+                              "valid token when the server needs one)")
+    token: Literal["not needed", "accepted", "missing", "not recognised"] = Field(
+        "not needed", description="What became of the bearer token sent: why 'pages' is null")
 
 
 class SectionRef(BaseModel):

@@ -94,6 +94,30 @@ def test_token_required_when_configured(workspace):
     assert ok.status_code == 200
 
 
+def test_a_401_says_whether_the_token_is_missing_or_wrong_and_names_the_variable(workspace):
+    mg = Mindgraph(settings_from_dict({}, base_dir=workspace))
+    client = local(create_app(mg, token="s3cret"))
+    missing = client.get("/page", params={"name": "Packing"}).json()["detail"]
+    wrong = client.get("/page", params={"name": "Packing"},
+                       headers={"Authorization": "Bearer nope"}).json()["detail"]
+    basic = client.get("/stats", headers={"Authorization": "Basic nope"}).json()["detail"]
+    assert missing.startswith("No Authorization header")
+    assert wrong.startswith("The token in 'Authorization: Bearer <token>' is not recognised")
+    assert basic.startswith("The Authorization header is not 'Bearer <token>'")
+    for detail in (missing, wrong, basic):
+        assert "MINDGRAPH_API_TOKEN" in detail and "scopes.identities" not in detail
+        assert "s3cret" not in detail
+    # /health answers everyone; the page count with a valid token, and why not without one
+    health = {name: client.get("/health", headers=headers).json() for name, headers in (
+        ("none", {}), ("wrong", {"Authorization": "Bearer nope"}),
+        ("valid", {"Authorization": "Bearer s3cret"}))}
+    assert (health["valid"]["pages"], health["valid"]["token"]) == (2, "accepted")
+    assert (health["none"]["pages"], health["none"]["token"]) == (None, "missing")
+    assert (health["wrong"]["pages"], health["wrong"]["token"]) == (None, "not recognised")
+    open_server = local(create_app(mg)).get("/health").json()
+    assert (open_server["pages"], open_server["token"]) == (2, "not needed")
+
+
 def test_openapi_document_lists_routes(client):
     paths = client.get("/openapi.json").json()["paths"]
     assert {"/health", "/page", "/section", "/timeline", "/coverage"} <= set(paths)
