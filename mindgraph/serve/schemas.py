@@ -18,6 +18,8 @@ class ErrorOut(BaseModel):
     error: str
     detail: str
     errors: list[dict[str, Any]] | None = None
+    candidates: list[str] | None = Field(None, description="A 409 for a name several pages "
+                                         "have: their paths, to name one by")
 
 
 class HealthOut(BaseModel):

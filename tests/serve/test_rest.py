@@ -502,3 +502,30 @@ def test_a_json_body_that_is_not_an_object_names_the_route(client):
         detail = answer.json()["detail"]
         assert f"send a JSON object, not list (the fields of POST {path} are in " \
                f"/openapi.json)" in detail, detail
+
+
+def test_a_name_of_two_pages_is_409_with_the_candidates_over_rest_and_clear_over_mcp(workspace):
+    import anyio
+    from mcp import Client
+
+    from mindgraph.serve.mcp import create_mcp_server
+
+    for folder in ("Work", "Home"):
+        (workspace / "wiki" / folder).mkdir()
+        (workspace / "wiki" / folder / "Templates.md").write_text(f"# Templates\n\n{folder}.\n")
+    mg = Mindgraph(settings_from_dict({}, base_dir=workspace))
+    response = local(create_app(mg)).get("/page", params={"page": "Templates"})
+    assert response.status_code == 409
+    body = response.json()
+    assert body["error"] == "AmbiguousName"
+    assert body["candidates"] == ["Home/Templates.md", "Work/Templates.md"]
+    assert "'Templates' is the file name of 2 pages" in body["detail"]
+    assert local(create_app(mg)).get("/page", params={"page": "Nope"}).status_code == 404
+
+    async def call():
+        async with Client(create_mcp_server(mg)) as client:
+            return await client.call_tool("get_page", {"page": "Templates"})
+    result = anyio.run(call)
+    text = result.content[0].text
+    assert result.is_error and "Home/Templates.md, Work/Templates.md" in text
+    assert "name the page by its path, e.g. 'Home/Templates.md'" in text
