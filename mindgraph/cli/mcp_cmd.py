@@ -8,6 +8,7 @@ from ..core import Mindgraph
 from .common import echo, workspace_options
 from .serve_cmd import bind_token, ensure_port_free
 from .watch_cmd import served, watch_flag, watch_options
+from .whole_number import WholeNumber
 
 
 @click.command("mcp")
@@ -17,7 +18,7 @@ from .watch_cmd import served, watch_flag, watch_options
               help="stdio: the agent spawns this command; http: streamable HTTP at /mcp.")
 @click.option("--host", default=None,
               help="Address to bind with --transport http (default: serve.host, 127.0.0.1).")
-@click.option("--port", type=click.IntRange(1, 65535), default=None,
+@click.option("--port", type=WholeNumber(1, 65535), default=None,
               help="Port with --transport http (default: serve.port + 1, 8766).")
 @watch_flag
 @watch_options

@@ -6,6 +6,7 @@ import click
 
 from ..page.dates import TOP_LINES
 from .common import echo, emit_json, json_option, open_core, require_workspace, workspace_options
+from .whole_number import WholeNumber
 
 
 @click.command("timeline")
@@ -16,7 +17,7 @@ from .common import echo, emit_json, json_option, open_core, require_workspace, 
               help="Only notes dated on or after this day (YYYY-MM-DD).")
 @click.option("--until", type=click.DateTime(["%Y-%m-%d"]), default=None,
               help="Only notes dated on or before this day (YYYY-MM-DD).")
-@click.option("--limit", "-n", type=click.IntRange(min=1, max=10_000), default=None,
+@click.option("--limit", "-n", type=WholeNumber(min=1, max=10_000), default=None,
               help="Show at most this many notes.")
 @click.option("--no-git", is_flag=True, help="Do not read dates from the git history.")
 @json_option

@@ -58,7 +58,8 @@ class Queries(WarmIndexes):
 
     @query
     def url(self, name: str) -> str:
-        """A stable address for a page (obsidian:// in an Obsidian vault, else file://)."""
+        """A stable address for a page: obsidian:// when wiki/ or a folder above it holds a
+        .obsidian folder (page/address.py), else file://."""
         from ..page.address import page_url
 
         return page_url(self.settings.wiki_dir, self.page(name).path)
