@@ -562,8 +562,9 @@ def load_settings(base_dir: str | Path = ".", config: str | Path | None = None,
         for key, variable in overrides.items():
             if f"'{key}'" in message or (isinstance(exc, BadValue) and
                                           f"{exc.key}.".startswith(f"{key}.")):
-                raise ConfigError(message.replace(f"{source}:", f"Environment variable "
-                                                                f"{variable}:", 1)) from exc
+                message = message.replace(f"{source}:", f"Environment variable {variable}:", 1)
+                raise ConfigError(message.replace(_fix_in(source), f"Fix the value of "
+                                                                   f"{variable}.")) from exc
         lines = (line_of(text, path) for path in exc.paths) \
             if isinstance(exc, BadValue) and text else ()
         line = next((found for found in lines if found is not None), None)
@@ -719,7 +720,13 @@ def _coerce(value: Any, hint: Any, key: str, source: str) -> Any:
         return value
     name = getattr(hint, "__name__", str(hint))
     raise BadValue(f"{source}: '{key}' must be {_article(name)} {name}, got {value!r}. "
-                   f"Fix the value in {source} (or the MINDGRAPH_ environment override).", key)
+                   f"{_fix_in(source)}", key)
+
+
+def _fix_in(source: str) -> str:
+    """The fix of a bad value read from the file (load_settings names the variable instead
+    when the value came from the environment)."""
+    return f"Fix the value in {source} (or the MINDGRAPH_ environment override)."
 
 
 def _article(name: str) -> str:

@@ -84,6 +84,14 @@ class NotFoundError(MindgraphError):
     """A named page, section or other object does not exist."""
 
 
+class AmbiguousName(NotFoundError):
+    """A name that fits several pages equally (REST 409): ``candidates`` are their paths."""
+
+    def __init__(self, message: str, candidates: tuple[str, ...] = ()):
+        super().__init__(message)
+        self.candidates = tuple(candidates)
+
+
 class TooLarge(MindgraphError):
     """A request asks for more work than a limit allows; the message names the setting."""
 

@@ -160,6 +160,20 @@ def test_errors_name_the_environment_variable_that_set_the_value(tmp_path, monke
     assert "mindgraph.yml" not in result.output
 
 
+def test_a_bad_value_from_the_environment_names_the_variable_only(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from mindgraph.cli import cli
+
+    assert CliRunner().invoke(cli, ["init", str(tmp_path / "kb")]).exit_code == 0
+    monkeypatch.setenv("MINDGRAPH_COMPILE__CONCURRENCY", "abc")
+    result = CliRunner().invoke(cli, ["stats", "-C", str(tmp_path / "kb")])
+    assert result.exit_code == 2
+    assert "Environment variable MINDGRAPH_COMPILE__CONCURRENCY: 'compile.concurrency' must " \
+        "be an int, got 'abc'. Fix the value of MINDGRAPH_COMPILE__CONCURRENCY." in result.output
+    assert "mindgraph.yml" not in result.output and "override" not in result.output
+
+
 def test_secret_errors_name_the_exact_env_key(tmp_path, monkeypatch):
     settings = settings_from_dict({"store": {"backend": "pgvector", "dsn_env": "NO_SUCH_DSN"}},
                                   source="kb/mindgraph.yml")

@@ -7,13 +7,14 @@ import click
 
 from ..trust.mix import describe_mix
 from .common import EXIT_PROBLEMS, echo, emit_json, json_option, open_core, workspace_options
+from .whole_number import WholeNumber
 
 
 @click.command("check")
 @workspace_options
 @click.option("--strict", is_flag=True, help="Exit 1 when any error is found (for CI).")
 @click.option("--errors-only", is_flag=True, help="Hide warnings (no backlinks, duplicates, ...).")
-@click.option("--limit", type=click.IntRange(min=0), default=5, show_default=True,
+@click.option("--limit", type=WholeNumber(min=0), default=5, show_default=True,
               help="Print at most this many findings of each kind (0: all). --json always "
                    "has all.")
 @click.option("--all", "show_all", is_flag=True, help="Print every finding (--limit 0).")

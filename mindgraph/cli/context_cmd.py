@@ -13,13 +13,14 @@ from ..retrieval.context import ContextBlock
 from ..trust.answer import TrustCriteria, trusted_context
 from .common import (config_option, dir_option, echo, emit_json, json_option, open_core,
                      trust_options, workspace_location)
+from .whole_number import WholeNumber
 
 
 @click.command("context")
 @click.argument("situation", nargs=-1, required=True)
 @dir_option
 @config_option
-@click.option("--limit", "-n", type=click.IntRange(1, 20), default=3, show_default=True,
+@click.option("--limit", "-n", type=WholeNumber(1, 20), default=3, show_default=True,
               help="How many notes to include.")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.01), default=None,
               help="Hard time limit in seconds (default: serve.context_timeout_s, 5).")

@@ -10,6 +10,7 @@ from ..coverage.report import CoverageReport, compare_to_baseline, load_baseline
 from ..coverage.semantic import DEFAULT_THRESHOLD
 from ..fsutil import atomic_write_json
 from .common import EXIT_PROBLEMS, echo, emit_json, json_option, open_core, workspace_options
+from .whole_number import WholeNumber
 
 
 @click.command("coverage")
@@ -21,7 +22,7 @@ from .common import EXIT_PROBLEMS, echo, emit_json, json_option, open_core, work
               help="Skip files matching GLOB (relative to CODEBASE); repeatable.")
 @click.option("--no-default-excludes", is_flag=True,
               help="Also count tests, migrations, __init__.py, ... (skipped by default).")
-@click.option("--min-mentions", type=click.IntRange(min=1), default=1, show_default=True,
+@click.option("--min-mentions", type=WholeNumber(min=1), default=1, show_default=True,
               help="Mentions a unit needs to count as covered.")
 @click.option("--fail-under", type=click.FloatRange(0, 100), default=None, metavar="PCT",
               help="Exit 1 when coverage is below PCT percent.")

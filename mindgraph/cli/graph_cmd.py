@@ -20,6 +20,7 @@ from ..page.vault import PageLimits
 from ..page.lookup import find_page
 from .common import (SubcommandGroup, echo, emit_json, group_workspace_options, json_option,
                      open_core, workspace_options)
+from .whole_number import WholeNumber
 
 GRAPH_FILE = "graph.pickle"
 
@@ -48,7 +49,7 @@ def graph_group() -> None:
 
 @graph_group.command("neighbors")
 @click.argument("page")
-@click.option("--depth", "-d", type=click.IntRange(1, 10), default=1, show_default=True,
+@click.option("--depth", "-d", type=WholeNumber(1, 10), default=1, show_default=True,
               help="How many links away to go.")
 @click.option("--direction", type=click.Choice(["both", "out", "in"]), default="both",
               show_default=True, help="Follow links out of the page, into it, or both.")
@@ -112,7 +113,7 @@ def path_command(settings: Settings, source: str, target: str, directed: bool,
 
 
 @graph_group.command("hubs")
-@click.option("--limit", "-n", type=click.IntRange(1, 10_000), default=10, show_default=True)
+@click.option("--limit", "-n", type=WholeNumber(1, 10_000), default=10, show_default=True)
 @json_option
 @workspace_options
 def hubs_command(settings: Settings, limit: int, as_json: bool) -> None:
@@ -130,8 +131,8 @@ def hubs_command(settings: Settings, limit: int, as_json: bool) -> None:
 
 
 @graph_group.command("communities")
-@click.option("--limit", "-n", type=click.IntRange(1, 100_000), default=20, show_default=True)
-@click.option("--min-size", type=click.IntRange(1), default=MIN_COMMUNITY_SIZE, show_default=True,
+@click.option("--limit", "-n", type=WholeNumber(1, 100_000), default=20, show_default=True)
+@click.option("--min-size", type=WholeNumber(1), default=MIN_COMMUNITY_SIZE, show_default=True,
               help="Hide smaller communities (a page with no links is a community of one).")
 @json_option
 @workspace_options

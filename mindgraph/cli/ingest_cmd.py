@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from pathlib import Path
+
 import click
 
 from ..adapters.pull import pull
 from ..core import Mindgraph
 from ..ingest.report import FileOutcome, IngestReport, Outcome
+from ..ingest.scan import NOT_A_NOTE
 from .common import (EXIT_PROBLEMS, echo, emit_json, json_option, require_workspace,
                      workspace_options)
 from .progress import Phases
@@ -99,10 +103,14 @@ def pull_command(settings, names: tuple[str, ...], dry_run: bool, as_json: bool)
 def _print_report(report: IngestReport) -> None:
     head = "Dry run: would ingest" if report.dry_run else "Ingested"
     sections: tuple[tuple[str, Outcome], ...] = (
-        ("Failed", "failed"), ("Moved", "moved"), ("Removed", "removed"), ("Kept", "kept"),
-        ("Skipped", "skipped"))
+        ("Failed", "failed"), ("Moved", "moved"), ("Removed", "removed"), ("Kept", "kept"))
     for title, status in sections:
         _list(title, report.by_status(status))
+    skipped = report.by_status("skipped")
+    attachments = [i for i in skipped if i.reason.startswith(NOT_A_NOTE)]
+    _list("Skipped", [i for i in skipped if not i.reason.startswith(NOT_A_NOTE)])
+    if attachments:
+        echo(_attachments_line(attachments))
     # e.g. a hand-edited wiki page replaced because its raw note changed
     _list("Ingested, with a note", [i for i in report.by_status("ingested") if i.reason])
     if report.dry_run:
@@ -114,6 +122,16 @@ def _print_report(report: IngestReport) -> None:
     echo(f"{head} {report.ingested}, skipped {report.skipped}, failed {report.failed}, "
          f"removed {report.removed}, kept {report.kept}{moved}; {report.provider_calls} "
          f"provider calls, {report.seconds:.2f} s ({report.compiler}).")
+
+
+def _attachments_line(items: list[FileOutcome]) -> str:
+    """One line for the files of raw/ that are not notes (images, PDFs …): they are there
+    for links to find, on every run, and would bury a real skip listed one by one."""
+    kinds = Counter((Path(i.path).suffix.lower().lstrip(".") or "no extension")
+                    for i in items)
+    named = ", ".join(kind for kind, _ in kinds.most_common())
+    return (f"{len(items)} attachment{'s' if len(items) != 1 else ''} ({named}) kept for "
+            f"links, not compiled (--json lists them).")
 
 
 def _list(title: str, items: list[FileOutcome]) -> None:

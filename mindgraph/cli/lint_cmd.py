@@ -8,6 +8,7 @@ import click
 from ..core import Mindgraph
 from ..lint.findings import RULES
 from .common import EXIT_PROBLEMS, echo, emit_json, json_option, workspace_options
+from .whole_number import WholeNumber
 
 
 @click.command("lint")
@@ -18,7 +19,7 @@ from .common import EXIT_PROBLEMS, echo, emit_json, json_option, workspace_optio
                    "(compile.provider), the offline rules, or the LLM when one is configured.")
 @click.option("--rule", "rules", multiple=True, type=click.Choice(RULES),
               help="Only these rules (repeatable). Default: all.")
-@click.option("--limit", type=click.IntRange(min=0), default=50, show_default=True,
+@click.option("--limit", type=WholeNumber(min=0), default=50, show_default=True,
               help="Print at most this many findings (0: all). --json always has all.")
 @click.option("--strict", is_flag=True, help="Exit 1 when anything is found (for CI).")
 @json_option

@@ -8,6 +8,7 @@ from ..core import Mindgraph
 from .common import echo, workspace_options
 from .serve_cmd import bind_token, ensure_port_free
 from .watch_cmd import served, watch_flag, watch_options
+from .whole_number import WholeNumber
 
 
 @click.command("mcp")
@@ -17,7 +18,7 @@ from .watch_cmd import served, watch_flag, watch_options
               help="stdio: the agent spawns this command; http: streamable HTTP at /mcp.")
 @click.option("--host", default=None,
               help="Address to bind with --transport http (default: serve.host, 127.0.0.1).")
-@click.option("--port", type=click.IntRange(1, 65535), default=None,
+@click.option("--port", type=WholeNumber(1, 65535), default=None,
               help="Port with --transport http (default: serve.port + 1, 8766).")
 @watch_flag
 @watch_options
@@ -40,7 +41,15 @@ def mcp_command(settings, transport: str, host: str | None, port: int | None, wa
         status = watcher.status.to_dict if watcher else None
         if transport == "stdio":
             # stdout carries the protocol: nothing else may be printed there.
-            create_mcp_server(mg, status).run("stdio")
+            from ..serve.mcp_stdio import run_stdio, stdin_is_terminal
+
+            if stdin_is_terminal():
+                echo("mindgraph: speaking MCP over stdio; connect a client, Ctrl-C to stop "
+                     "(the README's 'Connect an MCP client' shows the configuration).",
+                     err=True)
+            code = run_stdio(create_mcp_server(mg, status), lambda m: echo(m, err=True))
+            if code:
+                raise SystemExit(code)
             return
 
         import uvicorn

@@ -9,6 +9,7 @@ import yaml
 
 from ..core import Mindgraph
 from .common import echo, emit_json, json_option, open_core, workspace_options
+from .whole_number import WholeNumber
 
 
 def _open(settings) -> Mindgraph:
@@ -21,7 +22,7 @@ def _open(settings) -> Mindgraph:
 @workspace_options
 @click.option("--extract", type=click.Choice(["json", "yaml"]), default=None,
               help="Print the page's fenced data block as clean JSON or YAML.")
-@click.option("--block", type=click.IntRange(min=1), default=1, show_default=True,
+@click.option("--block", type=WholeNumber(min=1), default=1, show_default=True,
               help="Which data block (1 = first) with --extract.")
 @click.option("--section", "section_id", default=None, help="Print only this section (id).")
 @json_option
@@ -68,7 +69,9 @@ def get_command(settings, page: str, extract: str | None, block: int, section_id
 @workspace_options
 @json_option
 def url_command(settings, page: str, as_json: bool) -> None:
-    """Print a stable address for PAGE: obsidian:// in an Obsidian vault, else file://."""
+    """Print a stable address for PAGE: obsidian:// when wiki/ (or a folder above it) holds
+    a .obsidian folder, i.e. wiki/ is opened as a vault in Obsidian (raw/ being a vault does
+    not count: the page is in wiki/), else file://."""
     mg = _open(settings)
     url = mg.url(page)
     if as_json:

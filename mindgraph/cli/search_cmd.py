@@ -11,11 +11,12 @@ from ..config import Settings
 from ..trust.answer import (TrustCriteria, keyword_answer, trust_line, trusted_hybrid,
                             with_trust)
 from .common import echo, emit_json, json_option, open_core, trust_options, workspace_options
+from .whole_number import WholeNumber
 
 
 @click.command("search")
 @click.argument("query", nargs=-1, required=True)
-@click.option("--limit", "-n", type=click.IntRange(1, 1000), default=10, show_default=True,
+@click.option("--limit", "-n", type=WholeNumber(1, 1000), default=10, show_default=True,
               help="How many pages to return.")
 @click.option("--hybrid", is_flag=True,
               help="Hybrid search: intent router, keyword + vector fusion, graph boost, "

@@ -15,6 +15,7 @@ from ..scopes import Authenticator, load_scopes
 from ..serve.guard import TOKEN_RECIPE, check_token, is_loopback
 from .common import ConfigClickError, echo, workspace_options
 from .watch_cmd import served, watch_flag, watch_options
+from .whole_number import WholeNumber
 
 
 def bind_token(settings, host: str) -> str | None:
@@ -72,9 +73,9 @@ def ensure_workspace(settings) -> None:
 @click.command("serve")
 @workspace_options
 @click.option("--host", default=None, help="Address to bind (default: serve.host, 127.0.0.1).")
-@click.option("--port", type=click.IntRange(1, 65535), default=None,
+@click.option("--port", type=WholeNumber(1, 65535), default=None,
               help="Port (default: serve.port, 8765).")
-@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+@click.option("--workers", type=WholeNumber(1, 64), default=1, show_default=True,
               help="Processes answering requests, each with its own warm index (one per core "
                    "for the most answers per second; each holds the model and the indexes).")
 @watch_flag

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import click
 
+from ..page.dates import TOP_LINES
 from .common import echo, emit_json, json_option, open_core, require_workspace, workspace_options
+from .whole_number import WholeNumber
 
 
 @click.command("timeline")
@@ -15,7 +17,7 @@ from .common import echo, emit_json, json_option, open_core, require_workspace, 
               help="Only notes dated on or after this day (YYYY-MM-DD).")
 @click.option("--until", type=click.DateTime(["%Y-%m-%d"]), default=None,
               help="Only notes dated on or before this day (YYYY-MM-DD).")
-@click.option("--limit", "-n", type=click.IntRange(min=1, max=10_000), default=None,
+@click.option("--limit", "-n", type=WholeNumber(min=1, max=10_000), default=None,
               help="Show at most this many notes.")
 @click.option("--no-git", is_flag=True, help="Do not read dates from the git history.")
 @json_option
@@ -30,9 +32,7 @@ def timeline_command(settings, concept: str, newest_first: bool, since, until,
     if as_json:
         emit_json(timeline.to_dict())
         return
-    undated = (f" {timeline.undated} undated note{'' if timeline.undated == 1 else 's'} "
-               f"mention it too (no date in frontmatter, text, file name or git)."
-               if timeline.undated else "")
+    undated = _undated(timeline.undated, use_git=not no_git)
     if not timeline.entries:
         echo(f"No dated note mentions {concept!r} (searched for: "
              f"{', '.join(timeline.terms)}).{undated}")
@@ -45,6 +45,18 @@ def timeline_command(settings, concept: str, newest_first: bool, since, until,
     echo(f"{shown}{total} note{'' if total == 1 else 's'} "
          f"{'that ' if shown else ''}mention{'s' if total == 1 and not shown else ''} "
          f"{concept!r} (terms: {', '.join(timeline.terms)}).{undated}")
+
+
+def _undated(count: int, use_git: bool) -> str:
+    """" N undated notes mention it too …": where a date was looked for (page/dates.py's
+    rules), so a date written lower in a note is not taken for one that was missed."""
+    if not count:
+        return ""
+    places = (f"its frontmatter (created, date, updated, …), its title or first heading, its "
+              f"first {TOP_LINES} lines (a date alone on a line or after a word such as "
+              f"'Released'), its file name{' or git' if use_git else ''}")
+    return (f" {count} undated note{' mentions' if count == 1 else 's mention'} it too: no "
+            f"date in {places}; a date anywhere else in a note does not date it.")
 
 
 def register(group: click.Group) -> None:

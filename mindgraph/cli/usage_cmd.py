@@ -7,11 +7,12 @@ import click
 from ..usage import summarise
 from .common import (echo, emit_json, json_option, one_line, open_core, require_workspace,
                      workspace_options)
+from .whole_number import WholeNumber
 
 
 @click.command("usage")
 @workspace_options
-@click.option("--top", type=click.IntRange(1, 1000), default=10, show_default=True,
+@click.option("--top", type=WholeNumber(1, 1000), default=10, show_default=True,
               help="How many queries to list in each group.")
 @click.option("--slow-ms", type=click.FloatRange(min=0), default=200.0, show_default=True,
               help="A query at or above this latency is slow.")

@@ -15,6 +15,7 @@ import click
 from ..core import Mindgraph
 from .common import (echo, emit_json, json_option, require_workspace, terminal_safe,
                      workspace_options)
+from .whole_number import WholeNumber
 
 
 def watch_flag(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -31,9 +32,9 @@ def watch_options(func: Callable[..., Any]) -> Callable[..., Any]:
     @click.option("--polling", is_flag=True,
                   help="Notice changes by periodic stat scans instead of native file-system "
                        "events (chosen by itself on network and FUSE file systems).")
-    @click.option("--poll-interval-ms", type=click.IntRange(50, 600_000), default=1000,
+    @click.option("--poll-interval-ms", type=WholeNumber(50, 600_000), default=1000,
                   show_default=True, help="Time between stat scans with --polling.")
-    @click.option("--debounce-ms", type=click.IntRange(0, 60_000), default=500,
+    @click.option("--debounce-ms", type=WholeNumber(0, 60_000), default=500,
                   show_default=True, help="Quiet time that ends a burst of changes.")
     @click.option("--no-embed", "no_embed", is_flag=True,
                   help="Compile and re-index only; leave the vectors to `mindgraph embed`.")

@@ -22,9 +22,21 @@ class Queries(WarmIndexes):
     @query
     def page(self, name: str) -> Page:
         """A page by path, title, alias or file name (NotFoundError with suggestions)."""
+        from ..ingest.failed_notes import failed_note_named, failed_notes, failure_text
         from ..page.lookup import find_page
 
-        return find_page(self._pages(), name)
+        try:
+            return find_page(self._pages(), name)
+        except NotFoundError as exc:
+            if not str(exc).startswith("No page named"):
+                raise
+            failed = failed_notes(self.settings.state_dir, self._raw_visible)
+            raw = failed_note_named(failed, name)
+            if raw is None:
+                raise
+            raise NotFoundError(f"No page named '{name.strip()}'. "
+                                + failure_text(raw, failed[raw], self.settings.paths.raw)
+                                ) from None
 
     @query
     def section(self, name: str, section_id: str) -> tuple[Page, Section]:
@@ -46,7 +58,8 @@ class Queries(WarmIndexes):
 
     @query
     def url(self, name: str) -> str:
-        """A stable address for a page (obsidian:// in an Obsidian vault, else file://)."""
+        """A stable address for a page: obsidian:// when wiki/ or a folder above it holds a
+        .obsidian folder (page/address.py), else file://."""
         from ..page.address import page_url
 
         return page_url(self.settings.wiki_dir, self.page(name).path)

@@ -112,7 +112,8 @@ class Services(WarmIndexes):
         vault = self.vault()
         report = raw_note_findings(check_vault(vault, self.settings.raw_dir, self._raw_visible),
                                    self.settings.state_dir, self._raw_visible,
-                                   raw_dir=self.settings.raw_dir)
+                                   raw_dir=self.settings.raw_dir,
+                                   raw_folder=self.settings.paths.raw)
         return unscoped_findings(self.trust.with_trust(report, vault), self.scopes, vault.pages)
 
     def calibrate_recency(self, questions: Iterable[Any] = ()) -> Fit:

@@ -35,7 +35,7 @@ from ..scopes.linking import LinkableIndexes
 from ..text.cjk import preload
 from .applying import ApplySteps
 from .bookkeeping import Bookkeeping, Progress
-from .guard import check_removals
+from .guard import check_removals, pages_with_trust
 from .index import IndexEntry, TitleIndex
 from .lock import LOCK_FILENAME, ingest_lock
 from .only import only_selector
@@ -184,7 +184,10 @@ class _Run(TargetedSteps, ApplySteps, Bookkeeping):
             try:
                 check_removals(sum(1 for p in gone if self.state.files[p].wiki),
                                sum(1 for r in self.state.files.values() if r.wiki),
-                               len(live), self.settings.raw_dir, self.settings.source)
+                               len(live), self.settings.raw_dir, self.settings.source,
+                               lambda: pages_with_trust(self.settings.wiki_dir, [
+                                   self.state.files[p].wiki for p in gone
+                                   if self.state.files[p].wiki]))
             except RemovalsHeld as exc:
                 if not self.dry_run:
                     raise

@@ -12,18 +12,22 @@ import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Callable
+from urllib.parse import unquote
 
 from ..page.check import CheckReport, Finding
+from .failed_notes import failed_note_named
 from .notes import wiki_path_for
 from .state import STATE_FILENAME, IngestState
 
 # "note.md:3: what" / "note.md: what": where the message says it is
 _WHERE = re.compile(r"(?P<path>[^\n]*?)(?::(?P<line>\d+))?: ")
+# the page a link names, as check shows it: [[name#…|…]] or [text](name.md#…)
+_LINK_TARGET = re.compile(r"\[\[(?P<name>[^\]|#]+)|\]\((?P<md>[^)#]+)")
 
 
 def raw_note_findings(report: CheckReport, state_dir: Path,
                       visible: Callable[[str], bool] | None = None,
-                      raw_dir: Path | None = None) -> CheckReport:
+                      raw_dir: Path | None = None, raw_folder: str = "raw") -> CheckReport:
     """``report`` with, first, a "raw-failed" error per raw note whose last compile failed and a
     "raw-warning" per warning of a note that compiled (none without an ingest state); only
     the notes ``visible`` accepts, when given (a scoped view's). A note of either kind that
@@ -54,9 +58,28 @@ def raw_note_findings(report: CheckReport, state_dir: Path,
         elif record.status == "ingested":
             found.extend(_finding("warning", "raw-warning", raw, record.wiki, warning, "")
                          for warning in record.warnings)
-    if not found:
+    failed = {raw: record for raw, record in state.files.items() if record.status == "failed"
+              and (visible is None or visible(raw))}
+    page_findings = tuple(_told_failed(f, failed, raw_folder) for f in report.findings)
+    if not found and page_findings == report.findings:
         return report
-    return replace(report, findings=tuple(found) + report.findings)   # raw/ first: the cause
+    return replace(report, findings=tuple(found) + page_findings)   # raw/ first: the cause
+
+
+def _told_failed(finding: Finding, failed: dict, raw_folder: str) -> Finding:
+    """A broken link to a note that failed to compile, said as such: the page is missing
+    because its note has an error, not because the link is misspelt."""
+    if finding.kind != "broken-link" or not failed:
+        return finding
+    shown, sep, _ = finding.message.partition(" points to no page.")
+    target = _LINK_TARGET.search(shown) if sep else None
+    name = unquote(target.group("name") or target.group("md")) if target else ""
+    raw = failed_note_named(failed, name) if name else None
+    if raw is None:
+        return finding
+    return replace(finding, message=(
+        f"{shown} points to no page: its raw note {raw_folder.rstrip('/')}/{raw} exists but "
+        f"failed to compile (its raw-failed finding says why). Fix the note, then run `mindgraph ingest`."))
 
 
 def _finding(severity, kind: str, raw: str, wiki: str, message: str, lead: str) -> Finding:

@@ -83,6 +83,9 @@ def scan_raw(raw_dir: Path, exclude: Iterable[Path] = ()) -> list[RawFile]:
     return found
 
 
+NOT_A_NOTE = "not a note ("     # an attachment's skip reason starts so (ingest_cmd counts them)
+
+
 def _classify(entry: os.DirEntry, rel: str, excluded: set[Path],
               subfolders: list[os.DirEntry]) -> RawFile | None:
     try:
@@ -99,7 +102,7 @@ def _classify(entry: os.DirEntry, rel: str, excluded: set[Path],
         return RawFile(rel, False, "not a regular file (device, socket or pipe); skipped.")
     if not entry.name.lower().endswith(NOTE_SUFFIXES):
         suffix = Path(entry.name).suffix or "(no extension)"
-        return RawFile(rel, False, f"not a note ({suffix}): only .md, .markdown and .txt files "
+        return RawFile(rel, False, f"{NOT_A_NOTE}{suffix}): only .md, .markdown and .txt files "
                                    f"are compiled; attachments stay in raw/.",
                        info.st_size, info.st_mtime)
     return RawFile(rel, True, "", info.st_size, info.st_mtime, mtime_ns=info.st_mtime_ns,

@@ -48,16 +48,19 @@ def _footnotes(page: Page) -> Iterator[LintFinding]:
 
 def _sources(page: Page, raw_dir: Path, workspace: Path,
              seen: Callable[[Path], bool] | None) -> Iterator[LintFinding]:
+    roots = (workspace.resolve(), raw_dir.resolve())
     for key, path in _source_paths(page.frontmatter):
         if _URL.match(path):
             continue
         base = raw_dir if key.endswith("sources") else workspace
         target = (base / path).resolve()
-        if not target.is_relative_to(workspace.resolve()):
+        # raw/ may be configured outside the workspace (paths.raw: ../vault): its notes are
+        # the workspace's as much as the folder's own files (verify reads both the same way)
+        if not any(target.is_relative_to(root) for root in roots):
             yield LintFinding(
                 "dangling-reference", page.path, "lead", 0,
-                f"'{key}' names {path!r}, which is outside the workspace.",
-                f"Name a file inside the workspace in '{key}', or remove the entry.")
+                f"'{key}' names {path!r}, which is outside the workspace and raw/.",
+                f"Name a file inside the workspace or raw/ in '{key}', or remove the entry.")
         elif not target.is_file() or (seen is not None and not seen(target)):
             shown = f"raw/{path}" if base == raw_dir else path
             yield LintFinding(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 from typing import Mapping
 
-from ..errors import NotFoundError
+from ..errors import AmbiguousName, NotFoundError
 from .model import Page
 
 
@@ -39,9 +39,11 @@ def find_page(pages: Mapping[str, Page], name: str) -> Page:
             ambiguous = (label, hits)
     if ambiguous is not None:
         label, hits = ambiguous
-        paths = ", ".join(sorted(p.path for p in hits)[:5])
-        raise NotFoundError(f"'{name}' is the {label} of {len(hits)} pages ({paths}); "
-                            f"name the page by its path.")
+        candidates = tuple(sorted(p.path for p in hits))
+        more = f" and {len(candidates) - 5} more" if len(candidates) > 5 else ""
+        raise AmbiguousName(f"'{name}' is the {label} of {len(hits)} pages "
+                            f"({', '.join(candidates[:5])}{more}); name the page by its path, "
+                            f"e.g. '{candidates[0]}'.", candidates)
     raise NotFoundError(f"No page named '{name}'.{suggest(pages, name)}")
 
 

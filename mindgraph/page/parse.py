@@ -70,7 +70,7 @@ def _load_frontmatter(block: str | None, path: str) -> tuple[dict[str, Any], str
         line = mark.line + 2 if mark is not None else 1  # +1 for the opening '---', 1-based
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         return {}, (f"{path}:{line}: frontmatter is not valid YAML ({problem}). "
-                    f"Fix the YAML between the '---' lines (quote values that contain ':').")
+                    f"Fix the YAML between the '---' lines{_yaml_hint(exc)}.")
     except RecursionError:
         return {}, f"{path}:2: frontmatter is nested too deeply. Flatten it."
     if data is None:
@@ -86,6 +86,26 @@ def _load_frontmatter(block: str | None, path: str) -> tuple[dict[str, Any], str
         except _TooBig as exc:
             return {}, _too_big(path, block, str(key), value, left, exc.args[0] == "deep")
     return plain, None
+
+
+# what an unclosed flow collection or quote reads as, and what was left open
+_UNCLOSED = (("expected ',' or ']'", "a '[' list", "']'"),
+             ("expected ',' or '}'", "a '{' mapping", "'}'"),
+             ("while scanning a quoted scalar", "a quoted value", "its closing quote"))
+
+
+def _yaml_hint(exc: yaml.YAMLError) -> str:
+    """What the YAML error is most likely about, as a fix: an unclosed '[', '{' or quote
+    (with the line it opened on), a ':' inside a plain value, or nothing more to say."""
+    said = f"{getattr(exc, 'problem', '') or ''} {getattr(exc, 'context', '') or ''}"
+    opened = getattr(exc, "context_mark", None)
+    for sign, what, close in _UNCLOSED:
+        if sign in said:
+            where = f" on line {opened.line + 2}" if opened is not None else ""
+            return f": {what} opened{where} is never closed (add {close})"
+    if "mapping values are not allowed" in said:
+        return " (quote values that contain ':', or fix the indentation)"
+    return ""
 
 
 def _too_big(path: str, block: str, key: str, value: Any, left: int, deep: bool) -> str:

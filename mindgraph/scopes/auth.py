@@ -15,21 +15,23 @@ from ..errors import Unauthenticated
 from .identities import Scopes
 from .identity import LOCAL, Identity
 
-UNAUTHENTICATED = ("Send 'Authorization: Bearer <token>' with your identity's token (the "
-                   "environment variable its scopes.identities entry names, or the server's "
-                   "serve.token_env).")
+DEFAULT_TOKEN_ENV = "MINDGRAPH_API_TOKEN"      # serve.token_env's default
 
 
 class Authenticator:
     """Maps a request's Authorization header to an identity (Unauthenticated: 401)."""
 
     def __init__(self, scopes: Scopes, server_token: tuple[str, str] | None = None,
-                 environ: Mapping[str, str] | None = None):
-        """``server_token``: (variable, token) of serve.token_env when one is set."""
+                 environ: Mapping[str, str] | None = None,
+                 token_env: str = DEFAULT_TOKEN_ENV):
+        """``server_token``: (variable, token) of serve.token_env when one is set;
+        ``token_env``: serve.token_env, named in a 401 when none is."""
         self.scopes = scopes
         self._tokens = [(t.encode(), i) for t, i in scopes.tokens(
             server_token, environ).items()] if scopes.enabled else \
             ([(server_token[1].encode(), LOCAL)] if server_token else [])
+        self._variable = server_token[0] if server_token else token_env
+        self._has_server_token = server_token is not None
 
     @property
     def required(self) -> bool:
@@ -41,15 +43,47 @@ class Authenticator:
         if not self._tokens:
             return LOCAL
         raw = authorization.encode() if isinstance(authorization, str) else authorization or b""
-        scheme, _, given = raw.partition(b" ")
+        scheme, _, given = raw.strip().partition(b" ")
         given = given.strip()
         found = None
         for token, identity in self._tokens:   # compare with every token: constant time
             if hmac.compare_digest(given, token) and scheme.lower() == b"bearer":
                 found = identity
         if found is None:
-            raise Unauthenticated(UNAUTHENTICATED)
+            raise Unauthenticated(self._refusal(raw.strip(), scheme))
         return found
+
+    def token_state(self, authorization: str | bytes | None) -> str:
+        """"not needed", "accepted", "missing" or "not recognised": what /health says of
+        the token it was sent (it answers without one)."""
+        if not self._tokens:
+            return "not needed"
+        try:
+            self.identity_for(authorization)
+        except Unauthenticated:
+            return "missing" if not (authorization or "").strip() else "not recognised"
+        return "accepted"
+
+    def _refusal(self, raw: bytes, scheme: bytes) -> str:
+        """Why a request is refused: no header, not a bearer token, or a token no identity
+        has; and where the token comes from (the variable, never a token)."""
+        told = []
+        if self.scopes.enabled:
+            told.append("an identity's token is the value of the environment variable its "
+                        "scopes.identities entry names")
+        if self._has_server_token:
+            told.append(f"the server's own token is the value of {self._variable} where it "
+                        f"runs")
+        where = "; ".join(told) or f"set {self._variable} where the server runs"
+        if not raw:
+            return (f"No Authorization header: this server needs 'Authorization: Bearer "
+                    f"<token>' ({where}).")
+        if scheme.lower() != b"bearer" or not raw.partition(b" ")[2].strip():
+            return (f"The Authorization header is not 'Bearer <token>': send the token as "
+                    f"'Authorization: Bearer <token>' ({where}).")
+        return (f"The token in 'Authorization: Bearer <token>' is not recognised: it is none "
+                f"of the tokens this server accepts ({where}). Send the value the server "
+                f"was started with.")
 
 
 def usage_identity(scopes: Scopes, identity: Identity) -> dict[str, str]:
@@ -63,4 +97,4 @@ def identity_for_request(authenticator: Authenticator, headers: Mapping[str, str
     return authenticator.identity_for(headers.get("authorization"))
 
 
-__all__ = ["Authenticator", "UNAUTHENTICATED", "identity_for_request", "usage_identity"]
+__all__ = ["Authenticator", "DEFAULT_TOKEN_ENV", "identity_for_request", "usage_identity"]

@@ -25,7 +25,8 @@ class Callers:
         self.scopes = load_scopes(settings)
         given = (settings.serve.token_env, server_token) if server_token else None
         self.authenticator = Authenticator(self.scopes, given,
-                                           os.environ if environ is None else environ)
+                                           os.environ if environ is None else environ,
+                                           token_env=settings.serve.token_env)
 
     def view_of(self, identity: Identity) -> View:
         """The view of ``identity``."""

@@ -489,7 +489,8 @@ def create_http_app(server: MCPServer, token: str | None = None, host: str = "12
         max_sessions=serve.mcp_max_sessions, session_idle_timeout=serve.mcp_session_idle_s,
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
     auth = Authenticator(scopes or Scopes(),
-                         (serve.token_env, token) if token else None)
+                         (serve.token_env, token) if token else None,
+                         token_env=serve.token_env)
     if not is_loopback(host) and not auth.required:     # it would answer anyone
         raise ConfigError(f"An MCP server on {host} needs a bearer token: set "
                           f"{serve.token_env} (or configure scopes.identities), or bind "

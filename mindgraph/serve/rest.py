@@ -149,7 +149,8 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None,
     fresh = freshness(mg)
     usage = mg.usage_log        # once: the property resolves the state path on every call
     auth = app.state.auth = Authenticator(mg.scopes,
-                                          (serve.token_env, token) if token else None)
+                                          (serve.token_env, token) if token else None,
+                                          token_env=serve.token_env)
     _require_token_off_loopback(auth, host or serve.host, serve.token_env)
 
     def record(who: Identity, query: str, **fields: Any) -> None:

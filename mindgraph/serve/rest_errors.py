@@ -12,6 +12,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..errors import (
+    AmbiguousName,
     ConfigError,
     Forbidden,
     IngestError,
@@ -50,7 +51,10 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(MindgraphError)
     async def domain_error(request: Request, exc: MindgraphError) -> JSONResponse:
-        return body(_status(exc), type(exc).__name__, str(exc))
+        content: dict[str, Any] = {"error": type(exc).__name__, "detail": str(exc)}
+        if isinstance(exc, AmbiguousName):      # the pages to choose from, as paths
+            content["candidates"] = list(exc.candidates)
+        return JSONResponse(content, status_code=_status(exc))
 
     @app.exception_handler(AppError)
     async def own_error(request: Request, exc: AppError) -> JSONResponse:
@@ -98,6 +102,8 @@ _DOCUMENT_ERRORS = ((Unauthenticated, 401), (Forbidden, 403), (Busy, 409), (BadU
 
 
 def _status(exc: MindgraphError) -> int:
+    if isinstance(exc, AmbiguousName):      # it exists, several times: choose one
+        return 409
     if isinstance(exc, NotFoundError):
         return 404
     for kind, status in _DOCUMENT_ERRORS:

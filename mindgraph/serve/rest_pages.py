@@ -1,6 +1,7 @@
 """REST routes that read one page: GET /page (its sections, links and backlinks), GET
 /section (one section's text) and GET /extract (a fenced json/yaml data block). Unknown
-pages, sections and blocks are 404; a data block that does not parse is 409."""
+pages, sections and blocks are 404, a name several pages have 409 (with ``candidates``); a
+data block that does not parse is 409."""
 
 from __future__ import annotations
 

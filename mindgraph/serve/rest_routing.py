@@ -121,6 +121,8 @@ def route_maker(app: FastAPI, lanes: ServerLanes, budget_s: float) -> Callable[.
               prepare: Callable[..., Any] | None = None,
               dependencies: tuple[Any, ...] = (), **options: Any) -> Callable:
         codes = ((401,) if not public else ()) + (403, 421, 422, 503, 504) + extra
+        if 404 in extra:    # a name that is not found may also be one of several (409)
+            codes += (409,)
         add = getattr(app, method)(path, response_model=model, summary=summary,
                                    dependencies=([] if public else guard)
                                    + [Depends(checked_query_keys)] + list(dependencies),

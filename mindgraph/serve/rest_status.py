@@ -30,7 +30,8 @@ def add_status_routes(route: Callable[..., Callable], mg: Mindgraph, fresh: Call
             pages = len(mg.as_identity(auth.identity_for(authorization)).vault().pages)
         except Unauthenticated:
             pages = None
-        return {"status": "ok", "version": __version__, "pages": pages}
+        return {"status": "ok", "version": __version__, "pages": pages,
+                "token": auth.token_state(authorization)}
 
     @route("get", "/stats", s.StatsOut, "Pages, sections, links, tags, trust mix, raw states")
     def stats(who: Caller) -> dict[str, Any]:

@@ -18,6 +18,8 @@ class ErrorOut(BaseModel):
     error: str
     detail: str
     errors: list[dict[str, Any]] | None = None
+    candidates: list[str] | None = Field(None, description="A 409 for a name several pages "
+                                         "have: their paths, to name one by")
 
 
 class HealthOut(BaseModel):
@@ -26,7 +28,9 @@ class HealthOut(BaseModel):
     status: Literal["ok"]
     version: str
     pages: int | None = Field(None, description="Pages the caller sees (null without a "
-                              "valid token when identities are configured)")
+                              "valid token when the server needs one)")
+    token: Literal["not needed", "accepted", "missing", "not recognised"] = Field(
+        "not needed", description="What became of the bearer token sent: why 'pages' is null")
 
 
 class SectionRef(BaseModel):

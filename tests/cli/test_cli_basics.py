@@ -213,3 +213,22 @@ def test_empty_answers_say_so_instead_of_printing_nothing(tmp_path):
     assert (result.exit_code, result.output) == (0, "0 communities of 3 or more pages. A page "
                                                     "with no links is a community of one: "
                                                     "--min-size 1 lists those.\n")
+
+
+def test_a_count_option_given_words_says_it_is_not_a_whole_number(tmp_path):
+    (tmp_path / "wiki").mkdir()
+    (tmp_path / "wiki" / "Home.md").write_text("# Home\n\nThe start page.\n")
+    for args, bad in ((["search", "-n", "abc", "home"], "abc"),
+                      (["timeline", "home", "--limit", "2.5"], "2.5")):
+        result = CliRunner().invoke(cli, [*args, "-C", str(tmp_path)])
+        assert result.exit_code == 2
+        assert f"'{bad}' is not a whole number." in result.output, result.output
+        assert "integer range" not in result.output
+    ok = CliRunner().invoke(cli, ["search", "-n", "3", "home", "-C", str(tmp_path)])
+    assert ok.exit_code == 0, ok.output
+
+
+def test_url_help_says_which_obsidian_folder_counts():
+    text = " ".join(CliRunner().invoke(cli, ["url", "--help"]).output.split())
+    assert "when wiki/ (or a folder above it) holds a .obsidian folder" in text
+    assert "raw/ being a vault does not count" in text

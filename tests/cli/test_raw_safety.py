@@ -153,6 +153,26 @@ def verify_all(base: Path) -> None:
     assert applied.exit_code == 0, applied.output
 
 
+def test_a_held_run_mentions_trust_records_only_when_the_pages_hold_them(workspace):
+    notes = sorted((workspace / "raw" / "en").glob("*.md"))
+    away = workspace / "away"
+    away.mkdir()
+    for note in notes:
+        note.rename(away / note.name)
+    held = run("ingest", "-C", workspace)
+    assert held.exit_code == 1 and "remove 30 of the 30 wiki pages" in held.output
+    assert "trust records" not in held.output and "verify --apply" not in held.output
+    for note in away.iterdir():
+        note.rename(workspace / "raw" / "en" / note.name)
+    verify_all(workspace)
+    for note in notes:
+        note.rename(away / note.name)
+    held = run("ingest", "-C", workspace)
+    assert held.exit_code == 1
+    assert "(every one), with the trust records `mindgraph verify --apply` wrote in them." \
+        in " ".join(held.output.split())
+
+
 def test_trust_records_of_removed_pages_come_back_with_their_notes(workspace):
     verify_all(workspace)
     page = workspace / "wiki" / "en" / "Note 1.md"

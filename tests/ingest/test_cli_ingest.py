@@ -157,7 +157,8 @@ def test_failures_and_warnings_name_their_file_once(workspace, write_raw):
     assert not DOUBLED.search(out), out
     lines = out.splitlines()
     assert "  badfm.md:4: frontmatter is not valid YAML (expected ',' or ']', but got ':'). " \
-           "Fix the YAML between the '---' lines (quote values that contain ':')." in lines
+           "Fix the YAML between the '---' lines: a '[' list opened on line 3 is never closed " \
+           "(add ']')." in lines
     assert any(ln.startswith("  badutf.md:1: not valid UTF-8 (byte 0xff") for ln in lines)
     assert any(ln.startswith("  big.md: 5000 bytes is over compile.max_note_bytes (2000)")
                for ln in lines)
@@ -168,14 +169,29 @@ def test_failures_and_warnings_name_their_file_once(workspace, write_raw):
     assert any(ln.startswith("    sub/warn.md:3: frontmatter 'date'") for ln in lines)
     # reasons that do not name their file get it once in front
     assert "  empty.md: empty note; nothing to compile." in lines
-    assert any(ln.startswith("  image.png: not a note (.png)") for ln in lines)
+    # attachments are counted in one line, not listed among the real skips; --json has them
+    assert "1 attachment (png) kept for links, not compiled (--json lists them)." in lines
+    assert not any("image.png" in ln for ln in lines)
     # --json keeps path and reason apart; the reason names the file (and line) once
     data = json.loads(run("ingest", "-C", str(workspace), "--json", "--force").output)
     reasons = {f["path"]: f["reason"] for f in data["files"]}
     assert reasons["badfm.md"].startswith("badfm.md:4: frontmatter is not valid YAML")
     assert reasons["empty.md"] == "empty note; nothing to compile."
+    assert reasons["image.png"].startswith("not a note (.png)")
     assert reasons["sub/warn.md"].split("\n")[1].startswith("sub/warn.md:3: ")
     assert not any(DOUBLED.search(r) for r in reasons.values()), reasons
+
+
+def test_a_yaml_error_gets_the_hint_of_what_it_is_about(workspace, write_raw):
+    write_raw("list.md", "---\ntags: [people\n---\nBob.\n")
+    write_raw("map.md", "---\nwho: {name: Bob\n---\nBob.\n")
+    write_raw("colon.md", "---\ntitle: Re: the plan\n---\nPlan.\n")
+    lines = run("ingest", "-C", str(workspace)).output.splitlines()
+    said = {ln.split(":", 1)[0].strip(): ln for ln in lines if "not valid YAML" in ln}
+    assert said["list.md"].endswith("a '[' list opened on line 2 is never closed (add ']').")
+    assert said["map.md"].endswith("a '{' mapping opened on line 2 is never closed (add '}').")
+    assert "quote values that contain ':'" in said["colon.md"]
+    assert not any("':'" in said[name] for name in ("list.md", "map.md"))
 
 
 def test_a_dry_run_says_what_it_would_do_with_deleted_notes(workspace, write_raw):

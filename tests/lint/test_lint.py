@@ -141,7 +141,7 @@ def test_a_missing_source_note_is_a_dangling_reference(tmp_path):
     found = {(f.page, f.message) for f in by_rule(lint(tmp_path), "dangling-reference")}
     assert found == {("Gone.md", "'sources' names raw/notes/gone.md, which does not exist."),
                      ("Out.md", "'references' names '../../etc/passwd', which is outside "
-                                "the workspace.")}
+                                "the workspace and raw/.")}
 
 
 def test_the_obsidian_vault_and_its_release_notes(tmp_path):

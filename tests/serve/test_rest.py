@@ -94,6 +94,30 @@ def test_token_required_when_configured(workspace):
     assert ok.status_code == 200
 
 
+def test_a_401_says_whether_the_token_is_missing_or_wrong_and_names_the_variable(workspace):
+    mg = Mindgraph(settings_from_dict({}, base_dir=workspace))
+    client = local(create_app(mg, token="s3cret"))
+    missing = client.get("/page", params={"name": "Packing"}).json()["detail"]
+    wrong = client.get("/page", params={"name": "Packing"},
+                       headers={"Authorization": "Bearer nope"}).json()["detail"]
+    basic = client.get("/stats", headers={"Authorization": "Basic nope"}).json()["detail"]
+    assert missing.startswith("No Authorization header")
+    assert wrong.startswith("The token in 'Authorization: Bearer <token>' is not recognised")
+    assert basic.startswith("The Authorization header is not 'Bearer <token>'")
+    for detail in (missing, wrong, basic):
+        assert "MINDGRAPH_API_TOKEN" in detail and "scopes.identities" not in detail
+        assert "s3cret" not in detail
+    # /health answers everyone; the page count with a valid token, and why not without one
+    health = {name: client.get("/health", headers=headers).json() for name, headers in (
+        ("none", {}), ("wrong", {"Authorization": "Bearer nope"}),
+        ("valid", {"Authorization": "Bearer s3cret"}))}
+    assert (health["valid"]["pages"], health["valid"]["token"]) == (2, "accepted")
+    assert (health["none"]["pages"], health["none"]["token"]) == (None, "missing")
+    assert (health["wrong"]["pages"], health["wrong"]["token"]) == (None, "not recognised")
+    open_server = local(create_app(mg)).get("/health").json()
+    assert (open_server["pages"], open_server["token"]) == (2, "not needed")
+
+
 def test_openapi_document_lists_routes(client):
     paths = client.get("/openapi.json").json()["paths"]
     assert {"/health", "/page", "/section", "/timeline", "/coverage"} <= set(paths)
@@ -478,3 +502,30 @@ def test_a_json_body_that_is_not_an_object_names_the_route(client):
         detail = answer.json()["detail"]
         assert f"send a JSON object, not list (the fields of POST {path} are in " \
                f"/openapi.json)" in detail, detail
+
+
+def test_a_name_of_two_pages_is_409_with_the_candidates_over_rest_and_clear_over_mcp(workspace):
+    import anyio
+    from mcp import Client
+
+    from mindgraph.serve.mcp import create_mcp_server
+
+    for folder in ("Work", "Home"):
+        (workspace / "wiki" / folder).mkdir()
+        (workspace / "wiki" / folder / "Templates.md").write_text(f"# Templates\n\n{folder}.\n")
+    mg = Mindgraph(settings_from_dict({}, base_dir=workspace))
+    response = local(create_app(mg)).get("/page", params={"page": "Templates"})
+    assert response.status_code == 409
+    body = response.json()
+    assert body["error"] == "AmbiguousName"
+    assert body["candidates"] == ["Home/Templates.md", "Work/Templates.md"]
+    assert "'Templates' is the file name of 2 pages" in body["detail"]
+    assert local(create_app(mg)).get("/page", params={"page": "Nope"}).status_code == 404
+
+    async def call():
+        async with Client(create_mcp_server(mg)) as client:
+            return await client.call_tool("get_page", {"page": "Templates"})
+    result = anyio.run(call)
+    text = result.content[0].text
+    assert result.is_error and "Home/Templates.md, Work/Templates.md" in text
+    assert "name the page by its path, e.g. 'Home/Templates.md'" in text

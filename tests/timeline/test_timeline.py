@@ -141,6 +141,21 @@ def test_links_count_case_matters_and_undated_notes_are_counted_not_dated(tmp_pa
     assert "2 undated notes mention it too" in result.output
 
 
+def test_one_undated_note_is_told_in_the_singular_with_the_places_looked_at(tmp_path):
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    # a date in the body, mid-sentence: no dating rule reads it (page/dates.py)
+    (raw / "alice.md").write_text("# Alice\n\nAlice met the Zeppelin team on 2024-03-01.\n")
+    result = CliRunner().invoke(cli, ["timeline", "Zeppelin", "-C", str(tmp_path), "--no-git"])
+    out = " ".join(result.output.split())
+    assert "1 undated note mentions it too: no date in its frontmatter (created, date, " \
+        "updated, …), its title or first heading, its first 5 lines (a date alone on a line " \
+        "or after a word such as 'Released'), its file name; a date anywhere else in a note " \
+        "does not date it." in out
+    with_git = CliRunner().invoke(cli, ["timeline", "Zeppelin", "-C", str(tmp_path)])
+    assert "its file name or git;" in " ".join(with_git.output.split())
+
+
 def test_code_is_not_a_mention(tmp_path):
     (tmp_path / "Workspaces.md").write_text("Workspaces is a core plugin.\n")
     (tmp_path / "a.md").write_text("Released on 2021/01/01.\n\nThe `Workspace.on()` API.\n")

@@ -1,0 +1,90 @@
+"""`mindgraph mcp` over stdio, with a word on stderr for a person who is not an MCP client.
+
+The MCP SDK (2.x) reads stdin line by line and drops a line that is not JSON-RPC with only a
+debug log: `echo garbage | mindgraph mcp` would exit 0 having said nothing. Here each such
+line gets a line on stderr (stdout carries the protocol and nothing else) and the run ends
+with a non-zero status once stdin closes; a line a client sends that the SDK reads is
+served as before."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Callable
+
+import anyio
+from mcp.server.mcpserver import MCPServer
+from mcp.server.stdio import stdio_server
+
+NOT_JSON_RPC_STATUS = 2
+
+
+def run_stdio(server: MCPServer, say: Callable[[str], None]) -> int:
+    """Serve ``server`` over stdin/stdout until stdin closes: 0, or NOT_JSON_RPC_STATUS when
+    a line of stdin was not JSON-RPC (each said through ``say``, to stderr)."""
+    bad: list[Exception] = []
+
+    def refused(exc: Exception) -> None:
+        bad.append(exc)
+        if len(bad) <= 3:
+            say(f"mindgraph mcp: a line on stdin is not a JSON-RPC message "
+                f"({_first_line(exc)}); this command speaks MCP over stdio for an MCP "
+                f"client (the README's 'Connect an MCP client' shows one), not typed "
+                f"commands.")
+
+    async def serve() -> None:
+        lowlevel = server._lowlevel_server     # what MCPServer.run_stdio_async runs
+        async with stdio_server() as (read_stream, write_stream):
+            await lowlevel.run(_Watched(read_stream, refused), write_stream,
+                               lowlevel.create_initialization_options())
+
+    anyio.run(serve)
+    return NOT_JSON_RPC_STATUS if bad else 0
+
+
+class _Watched:
+    """The SDK's read stream, telling ``refused`` of each line it could not parse (an
+    Exception item) before passing it on as it was."""
+
+    def __init__(self, stream: Any, refused: Callable[[Exception], None]):
+        self._stream = stream
+        self._refused = refused
+
+    def __getattr__(self, name: str) -> Any:       # last_context and the like
+        return getattr(self._stream, name)
+
+    def _seen(self, item: Any) -> Any:
+        if isinstance(item, Exception):
+            self._refused(item)
+        return item
+
+    async def receive(self) -> Any:
+        return self._seen(await self._stream.receive())
+
+    def __aiter__(self) -> "_Watched":
+        return self
+
+    async def __anext__(self) -> Any:
+        return self._seen(await self._stream.__anext__())
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+    async def __aenter__(self) -> "_Watched":
+        await self._stream.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        return await self._stream.__aexit__(*exc)
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip().splitlines()
+    line = (text[1] if len(text) > 1 else text[0] if text else type(exc).__name__).strip()
+    return line.split(" [type=", 1)[0]      # pydantic's machine part after the reason
+
+
+def stdin_is_terminal() -> bool:
+    try:
+        return sys.stdin.isatty()
+    except (AttributeError, ValueError):
+        return False

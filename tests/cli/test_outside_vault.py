@@ -1,0 +1,48 @@
+"""A workspace whose raw/ is a vault outside it (`paths: {raw: ../vault}`, as the README
+allows): what a new user meets on the first run, through the CLI."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from mindgraph.cli import cli
+
+
+@pytest.fixture
+def ws(tmp_path):
+    vault = tmp_path / "vault"
+    (vault / "people").mkdir(parents=True)
+    (vault / "Home.md").write_text("# Home\n\nSee [[Bob]] and [[Alice]].\n")
+    (vault / "people" / "Alice.md").write_text("# Alice\n\nAlice works with Bob.\n")
+    (vault / "people" / "Bob.md").write_text("---\ntags: [people\n---\n# Bob\n\nBob is here.\n")
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "mindgraph.yml").write_text("paths:\n  raw: ../vault\n")
+    assert run("ingest", "-C", str(workspace)).exit_code in (0, 1)
+    return workspace
+
+
+def run(*args):
+    return CliRunner().invoke(cli, list(args))
+
+
+def test_lint_accepts_provenance_sources_in_a_raw_folder_outside_the_workspace(ws):
+    page = (ws / "wiki" / "Home.md").read_text()
+    assert "Home.md" in page.split("---")[1]        # the compiler recorded its source
+    result = run("lint", "-C", str(ws), "--json")
+    findings = json.loads(result.stdout)["findings"]
+    assert [f for f in findings if f["rule"] == "dangling-reference"] == []
+
+
+def test_get_and_check_say_a_note_failed_to_compile_rather_than_no_page(ws):
+    got = run("get", "Bob", "-C", str(ws))
+    assert got.exit_code == 1
+    assert "people/Bob.md exists but failed to compile" in got.output
+    assert "frontmatter is not valid YAML" in got.output and "Search for it" not in got.output
+    check = json.loads(run("check", "-C", str(ws), "--json").stdout)
+    broken = [f for f in check["findings"] if f["kind"] == "broken-link"]
+    assert len(broken) == 1 and "[[Bob]]" in broken[0]["message"]
+    assert "people/Bob.md exists but failed to compile" in broken[0]["message"]
+    assert "fix the link's spelling" not in broken[0]["message"]
+    assert "No page named 'Nobody'" in run("get", "Nobody", "-C", str(ws)).output

@@ -1,0 +1,72 @@
+"""`mindgraph mcp` over stdio as a person meets it: a notice on stderr at a terminal, and an
+error and a non-zero status for stdin that is not JSON-RPC; stdout stays the protocol's."""
+
+import json
+import os
+import pty
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ENTRY = [sys.executable, "-m", "mindgraph"]
+
+
+@pytest.fixture
+def ws(tmp_path):
+    (tmp_path / "wiki").mkdir()
+    (tmp_path / "wiki" / "Home.md").write_text("# Home\n\nThe start page.\n")
+    return tmp_path
+
+
+def mcp(ws, stdin):
+    return subprocess.run(ENTRY + ["-C", str(ws), "mcp"], input=stdin, capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_garbage_on_stdin_is_an_error_on_stderr_and_a_non_zero_exit(ws):
+    result = mcp(ws, "garbage\n")
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "not a JSON-RPC message" in result.stderr and "MCP client" in result.stderr
+
+
+def test_a_client_message_is_answered_on_stdout_alone(ws):
+    result = mcp(ws, json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}) + "\n")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {"jsonrpc": "2.0", "id": 1, "result": {}}
+    assert "speaking MCP" not in result.stderr       # stdin is a pipe: a client, no notice
+
+
+def test_a_terminal_on_stdin_gets_a_notice_on_stderr(ws):
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(ENTRY + ["-C", str(ws), "mcp"], stdin=follower,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    os.close(follower)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.2)
+            os.write(leader, b"\x04")      # Ctrl-D: end of input, once it is up
+        out, err = proc.communicate(timeout=30)
+    finally:
+        os.close(leader)
+        if proc.poll() is None:
+            proc.kill()
+    assert "speaking MCP over stdio; connect a client, Ctrl-C to stop" in err
+    assert out == ""
+
+
+def test_the_readme_client_configuration_spawns_a_server_that_answers(ws):
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    block = readme.split('"mcpServers"', 1)[0].rsplit("```json", 1)[1] + '"mcpServers"' + \
+        readme.split('"mcpServers"', 1)[1].split("```", 1)[0]
+    server = json.loads(block.replace("\n  ", "\n"))["mcpServers"]["mindgraph"]
+    args = [str(ws) if a.endswith("notes-workspace") else a for a in server["args"]]
+    assert server["command"].endswith("/.venv/bin/mindgraph") and args[:2] == ["-C", str(ws)]
+    ping = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}) + "\n"
+    result = subprocess.run(ENTRY + args, input=ping, capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 0 and json.loads(result.stdout)["id"] == 1
