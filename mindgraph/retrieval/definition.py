@@ -25,18 +25,22 @@ from .results import Candidate
 
 MAX_TERMS = 4
 ARTICLES = frozenset({"a", "an", "the"})
-_END = r"\s*[?？!！。.]*\s*$"
+MAX_CHARS = 120       # a definition question (or a heading naming a term) is short
+_END = "$"            # after ``_prepared``: spaces collapsed, end punctuation gone
 _EN = r"(?:what|who)(?:\s+(?:is|are|was|were)|['’]s|['’]re)"
 # each pattern captures the subject X of the whole question (anchored: a longer question that
-# merely starts this way has more words than X, and is no definition question)
+# merely starts this way has more words than X, and is no definition question). Matched on
+# ``_prepared`` text of at most MAX_CHARS, with no run of spaces or end marks, so the lazy
+# subject tries each of at most MAX_CHARS ends against a short fixed tail: linear, not the
+# cubic backtracking of lazy groups between ``\s*``s on a long query (expand.py)
 _QUESTIONS = tuple(re.compile(p, re.I) for p in (
     rf"^\s*{_EN}\s+(?P<x>.+?){_END}",
     r"^\s*what\s+(?:does|do)\s+(?P<x>.+?)\s+mean" + _END,
     r"^\s*(?:define|definition\s+of|meaning\s+of|explain)\s+(?P<x>.+?)" + _END,
     r"^\s*(?P<x>.+?)\s*(?::|-|–)?\s*(?:meaning|definition)" + _END,
+    r"^\s*(?P<x>.+?)\s*の意味(?:は|とは)?(?:何ですか|ですか)?" + _END,
     r"^\s*(?P<x>.+?)\s*(?:とは|って)(?:\s*(?:何|なに|なん)(?:ですか|でしょうか|か|なの)?)?"
     r"(?:ですか|でしょうか)?" + _END,
-    r"^\s*(?P<x>.+?)\s*の意味(?:は|とは)?(?:何ですか|ですか)?" + _END,
     r"^\s*(?:什么是|何为|何谓)\s*(?P<x>.+?)" + _END,
     r"^\s*(?P<x>.+?)\s*(?:是什么|是指什么|指的是什么|是啥|是什么意思|的意思是什么|的定义)(?:呢|啊)?"
     + _END,
@@ -50,6 +54,15 @@ _FRAMES = _QUESTIONS + tuple(re.compile(p, re.I) for p in (
 ))
 _OF = re.compile(r"^(?:the\s+)?(?:meaning|definition)\s+of\s+", re.I)
 _TOKEN = re.compile(rf"{CJK_RUN.pattern}|[^\W_]+")
+
+
+def _prepared(text: str) -> str | None:
+    """``text`` normalised, its spaces collapsed and its end marks stripped; None when longer
+    than ``MAX_CHARS``."""
+    if len(text) > 4 * MAX_CHARS:
+        return None
+    out = " ".join(normalize(text).split()).strip(" ?!。.")
+    return out if len(out) <= MAX_CHARS else None
 
 
 def term_key(text: str) -> tuple[str, ...]:
@@ -66,8 +79,11 @@ def term_key(text: str) -> tuple[str, ...]:
 def defined_term(query: str) -> tuple[str, ...] | None:
     """The key of the subject of a definition question; None for any other question and for
     a subject of more than ``MAX_TERMS`` index terms (or none)."""
+    text = _prepared(query)
+    if text is None:
+        return None
     for pattern in _QUESTIONS:
-        found = pattern.match(normalize(query))
+        found = pattern.match(text)
         if found is None:
             continue
         subject = _OF.sub("", found.group("x").strip(" \t\"'“”「」『』`*"))
@@ -86,7 +102,9 @@ def heading_match(heading: str, term: tuple[str, ...]) -> str | None:
         return None
     if term_key(heading) == term:
         return "named"
-    text = normalize(heading)
+    text = _prepared(heading)
+    if text is None:
+        return None
     for pattern in _FRAMES:
         found = pattern.match(text)
         if found is not None and term_key(found.group("x")) == term:

@@ -103,9 +103,11 @@ def test_what_a_definition_question_is_and_which_headings_name_its_term():
         assert defined_term(query) == ("vault",)
     assert defined_term("保管庫とは何ですか") == defined_term("保管庫って何？") == ("保管庫",)
     assert defined_term("保管库是什么") == defined_term("什么是保管库") == ("保管库",)
+    assert defined_term("保管庫の意味とは") == ("保管庫",)
     for other in ("how do I move my vault", "where is the vault",
                   "what is the recommended way to keep a vault synchronized on a Linux server "
-                  "that has no desktop GUI", "这个功能叫什么？"):
+                  "that has no desktop GUI", "这个功能叫什么？",
+                  "what is " + "a " * 50_000 + "vault", "x" + " " * 50_000 + "とは"):
         assert defined_term(other) is None
     term = ("vault",)
     assert [heading_match(h, term) for h in ("Vaults", "What is a vault?", "About vaults",
