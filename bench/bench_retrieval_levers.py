@@ -64,6 +64,12 @@ run again).
   vector side's first 5 pages (in the question's language) that the question's own model puts
   nearest one of its words (cosine at least c, 0.6 unless named; two per word), for every
   question not in Japanese or Chinese (the English paraphrase misses);
+- ``definition<b>`` (session 18): ``retrieval.definition_bonus`` b (0.2 today; 0: off): on a
+  definition question
+  ("what is a vault", 保管庫とは, 什么是保管库; retrieval/definition.py) a candidate page whose
+  heading (or title) is the defined term gains b (b / 2 for a "What is X" heading); only a
+  question ``definition.defined_term`` reads a subject from can move (``--definitions``
+  counts them);
 
 Prints one line per lever: dev and held-out hit@1 / R@5 / MRR@10 (en / ja / zh MRR@10),
 SciFact nDCG@10, and with ``--cross-lingual`` the hybrid MRR@10 of the cross-lingual sets
@@ -102,6 +108,7 @@ from mindgraph.core import Mindgraph  # noqa: E402
 from mindgraph.page.language import page_language, query_language  # noqa: E402
 from mindgraph.retrieval.analyzer import analyze  # noqa: E402
 from mindgraph.retrieval.bm25 import BM25Params  # noqa: E402
+from mindgraph.retrieval.definition import defined_term  # noqa: E402
 from mindgraph.retrieval.datasets import Question, load_beir, load_questions  # noqa: E402
 from mindgraph.retrieval.hybrid import HybridRetriever, SearchOptions  # noqa: E402
 from mindgraph.retrieval.keyword import KeywordIndex, KeywordParams, max_per_group  # noqa: E402
@@ -791,6 +798,9 @@ LEVERS: dict[str, Callable[[HybridRetriever], HybridRetriever]] = {
     "embeds_w0.5": params_lever(embed_chars=2000, embed=0.5),
     "embeds_sec": params_lever(embed_chars=2000, embed_page=0.0),
     "embeds500_sec": params_lever(embed_chars=500, embed_page=0.0),
+    "definition0": settings_lever(definition_bonus=0.0),
+    "definition0.1": settings_lever(definition_bonus=0.1),
+    "definition0.3": settings_lever(definition_bonus=0.3),
 }
 
 
@@ -837,6 +847,9 @@ def main() -> None:
                         help="also the cross-lingual sets: dev and held-out questions over "
                              "the Japanese-, Chinese- and English-only pages (hybrid MRR@10 "
                              "of all their questions)")
+    parser.add_argument("--definitions", action="store_true",
+                        help="count the definition questions (retrieval/definition.py) of "
+                             "the dev and held-out sets, and list them")
     parser.add_argument("--ranks", action="store_true",
                         help="list the questions whose first relevant page moved")
     args = parser.parse_args()
@@ -860,6 +873,11 @@ def main() -> None:
         claims = [Question(qid, text, tuple(f"{d}.md" for d, g in data.qrels[qid].items()
                                             if g > 0))
                   for qid, text in data.queries.items()]
+    if args.definitions:
+        for key, questions in sets.items():
+            found = [q for q in questions if defined_term(q.query) is not None]
+            print(f"{key}: {len(found)} of {len(questions)} questions are definition questions"
+                  + "".join(f"\n  {q.id} {q.query} → {defined_term(q.query)}" for q in found))
     cross: dict[str, tuple[HybridRetriever, list[Question]]] = {}
     if args.cross_lingual:
         for lang in ("ja", "zh", "en"):

@@ -93,6 +93,7 @@ def _marked(info: dict[str, Any] | None) -> str:
 
 
 def _print_hybrid(response, trusts: dict[str, dict[str, Any]]) -> None:
+    from ..retrieval.definition import WHY
     intent = response.intent
     echo(f"intent: {intent.name} ({intent.confidence:.1f})"
          + (f"; also searched: {', '.join(response.expanded_queries)}"
@@ -110,6 +111,9 @@ def _print_hybrid(response, trusts: dict[str, dict[str, Any]]) -> None:
         echo(f"{rank:2}. {r.page}  ({r.score:.3f}){where}{_marked(trusts.get(r.page))}")
         echo(f"    {r.snippet}")
         echo(f"    found by {found}{boosts}")
+        for boost in r.boosts:
+            if boost in WHY:
+                echo(f"    why: {WHY[boost]}")
     echo(response.interpretation)
     if response.follow_ups:
         echo("next: " + " | ".join(response.follow_ups))

@@ -84,6 +84,9 @@ def _stem(word: str) -> str:
     return stem
 
 
+stem = _stem    # the public name (a defined term's words are compared stemmed: definition.py)
+
+
 def normalize(text: str) -> str:
     """NFKC and lower case: the form every term is taken from."""
     return unicodedata.normalize("NFKC", text).lower()

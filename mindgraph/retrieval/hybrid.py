@@ -5,11 +5,13 @@ when the vector side waits on a server), each over-fetching max(top_k × 3, over
 (each page represented by its best section); their scores are fused per page (weighted sum
 of top-normalised scores, or RRF).
 Stage 2: a 1-hop graph boost for candidates linked to at least two other candidates; a bonus for
-troubleshooting pages on failure queries; recency by real dates (recency.py: decay when the
-vault is dated, a boost of the newest matches when the query asks for what is new); each weighty
-retriever's top pages kept within the first results; then the minimum score, which never
-wipes out everything. Pass 2 (query expansion) runs only when the
-top score is low or the query names several concepts, within a time bound.
+troubleshooting pages on failure queries; on a definition question ("what is a vault") a bonus
+for the candidates whose heading names the defined term (definition.py); recency by real dates
+(recency.py: decay when the vault is dated, a boost of the newest matches when the query asks
+for what is new); each weighty retriever's top pages (and those naming a defined term) kept
+within the first results; then the minimum score, which never wipes out everything. Pass 2
+(query expansion) runs only when the top score is low or the query names several concepts,
+within a time bound.
 
 Every result says which retrievers found it (rank and score in each) and which boosts applied;
 the response carries the intent, expanded queries, an interpretation, follow-ups, a
@@ -35,6 +37,7 @@ from ..page.model import Page
 from ..providers.embedding.base import compresses_cosines, model_languages
 from .calibration import (NOISE_SHARE, SAMPLE, Calibration, background, calibration,
                           drop_vector_noise, spread)
+from .definition import name_defined_term
 from .expand import QueryExpander, split_concepts
 from .fusion import FUSIONS, NORMALIZERS, reserve_shares, spread_weights
 from .keyword import Concept, KeywordIndex
@@ -163,8 +166,12 @@ class HybridRetriever:
         if options.graph_boost and self.graph is not None:
             self._graph_boost(candidates, intent)
         self._failure_bonus(candidates, intent)
+        named = name_defined_term(query, candidates, self.pages, self.settings.definition_bonus,
+                                  self.settings.min_score, lang)[:self.settings.reserve_top]
         by_date = self.recency.apply(query, candidates)
-        reserved = [p for p in picks if p not in by_date]
+        # the sections naming a defined term first: the retrievers' own picks would push them
+        # out of the first places the bonus gave them
+        reserved = [p for p in dict.fromkeys(named + picks) if p not in by_date]
         self._prefer_language(candidates, lang,
                               depth + self.settings.reserve_within + 1, reserved)
         self._reserve(candidates, reserved)
