@@ -106,10 +106,35 @@ def analyze(text: str, query: bool = False, lang: str | None = None,
         firsts = _first_characters(only)
         for run in runs:
             if firsts is None or not firsts.isdisjoint(run):
-                _cjk_terms(run, run_language(run, hint), terms.append, query)
+                for run_lang in _run_languages(run, hint, query):
+                    _cjk_terms(run, run_lang, terms.append, query)
     terms.extend(t for t in _COMPOUND.findall(text) if not _CJK_RUN.search(t))
     terms.extend(t for t in _SYMBOLS.findall(text) if not _FURNITURE.match(t))
     return terms
+
+
+def _run_languages(run: str, hint: str | None, query: bool) -> tuple[str, ...]:
+    """The languages a CJK run is cut in: its own (``run_language``), or both Japanese and
+    Chinese for Han alone in a query that does not say which (no kana, no ``lang``).
+
+    Pages are cut in their own language, but a short query of kanji tells nothing: cut as
+    Chinese alone, 「伏見稲荷」 gave no word of the Japanese page's 伏見|稲荷 (jieba: 伏|見|稲荷
+    → nothing: jieba's one unknown word 伏見稲荷 is tagged a symbol) and 「東京都庁」 gave
+    東|京都, not 東京|都庁. The cut whose content words of two or more characters cover
+    more of the run wins (a dictionary that knows no word there falls back on single
+    characters: MeCab cuts 故宫 故|宫); on a tie both are kept (清水|寺 either way)."""
+    lang = run_language(run, hint)
+    if not (query and hint is None and lang == "zh") or CJK_TERMS == "bigrams":
+        return (lang,)
+    japanese, chinese = _covered(words(run, "ja")), _covered(words(run, "zh"))
+    if japanese == chinese:
+        return ("ja", "zh")
+    return ("ja",) if japanese > chinese else ("zh",)
+
+
+def _covered(cut: tuple[Word, ...]) -> int:
+    """The characters of a run in content words of two or more characters."""
+    return sum(len(word.text) for word in cut if len(word.text) > 1 and not word.function)
 
 
 def _first_characters(terms: Iterable[str] | None) -> frozenset[str] | None:
