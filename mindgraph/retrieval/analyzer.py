@@ -28,7 +28,8 @@ from typing import Callable, Iterable, Iterator
 
 from ..text.cjk import CJK_CHARS as _CJK_RANGES
 from ..text.cjk import CJK_RUN as _CJK_RUN
-from ..text.cjk import KATAKANA_WORD, Word, run_language, text_hint, words
+from ..text.cjk import (KATAKANA_WORD, Word, known_characters, run_language, text_hint,
+                        words)
 
 # How CJK runs become terms: "words", "words+bigrams" (a long word's bigrams too, never
 # across words) or "bigrams" (overlapping bigrams of the whole run); ``CJK_STOP``: function
@@ -104,37 +105,36 @@ def analyze(text: str, query: bool = False, lang: str | None = None,
     if runs:
         hint = lang if lang in ("ja", "zh") else text_hint(text)
         firsts = _first_characters(only)
+        han = _han_languages(runs) if query and hint is None else ("zh",)
         for run in runs:
             if firsts is None or not firsts.isdisjoint(run):
-                for run_lang in _run_languages(run, hint, query):
-                    _cjk_terms(run, run_lang, terms.append, query)
+                run_lang = run_language(run, hint)
+                for each in (han if run_lang == "zh" else (run_lang,)):
+                    _cjk_terms(run, each, terms.append, query)
     terms.extend(t for t in _COMPOUND.findall(text) if not _CJK_RUN.search(t))
     terms.extend(t for t in _SYMBOLS.findall(text) if not _FURNITURE.match(t))
     return terms
 
 
-def _run_languages(run: str, hint: str | None, query: bool) -> tuple[str, ...]:
-    """The languages a CJK run is cut in: its own (``run_language``), or both Japanese and
-    Chinese for Han alone in a query that does not say which (no kana, no ``lang``).
+def _han_languages(runs: list[str]) -> tuple[str, ...]:
+    """The languages the runs of Han alone of a query are cut in, when nothing says which
+    (no kana, no ``lang``): the one whose dictionary knows words over more of them, both on
+    a tie (清水寺: 清水|寺 either way).
 
-    Pages are cut in their own language, but a short query of kanji tells nothing: cut as
-    Chinese alone, 「伏見稲荷」 gave no word of the Japanese page's 伏見|稲荷 (jieba: 伏|見|稲荷
-    → nothing: jieba's one unknown word 伏見稲荷 is tagged a symbol) and 「東京都庁」 gave
-    東|京都, not 東京|都庁. The cut whose content words of two or more characters cover
-    more of the run wins (a dictionary that knows no word there falls back on single
-    characters: MeCab cuts 故宫 故|宫); on a tie both are kept (清水|寺 either way)."""
-    lang = run_language(run, hint)
-    if not (query and hint is None and lang == "zh") or CJK_TERMS == "bigrams":
-        return (lang,)
-    japanese, chinese = _covered(words(run, "ja")), _covered(words(run, "zh"))
+    Pages are cut in their own language, but a query of kanji alone was cut as Chinese:
+    「伏見稲荷」 gave no word of the Japanese page's 伏見|稲荷 (jieba's one unknown word
+    伏見稲荷 is tagged a symbol), 「稲荷」 gave 荷 and 「東京都庁」 東|京都, not 東京|都庁.
+    Each dictionary guesses words from characters where it knows none (MeCab: 什么是双链笔记
+    → 什么|是|双|链笔|记; jieba: 日本語入力 → 日本|語入力), which ``known_characters`` leaves
+    out. The whole query is judged, not each run: a query is written in one language."""
+    han = [run for run in runs if run_language(run) == "zh"]
+    if not han or CJK_TERMS == "bigrams":
+        return ("zh",)
+    japanese = sum(known_characters(run, "ja") for run in han)
+    chinese = sum(known_characters(run, "zh") for run in han)
     if japanese == chinese:
         return ("ja", "zh")
     return ("ja",) if japanese > chinese else ("zh",)
-
-
-def _covered(cut: tuple[Word, ...]) -> int:
-    """The characters of a run in content words of two or more characters."""
-    return sum(len(word.text) for word in cut if len(word.text) > 1 and not word.function)
 
 
 def _first_characters(terms: Iterable[str] | None) -> frozenset[str] | None:
