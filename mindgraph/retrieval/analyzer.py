@@ -118,8 +118,9 @@ def analyze(text: str, query: bool = False, lang: str | None = None,
 
 def _han_languages(runs: list[str]) -> tuple[str, ...]:
     """The languages the runs of Han alone of a query are cut in, when nothing says which
-    (no kana, no ``lang``): the one whose dictionary knows words over more of them, both on
-    a tie (清水寺: 清水|寺 either way).
+    (no kana, no ``lang``): the one whose dictionary knows words over more of them; both on
+    a tie (清水寺: 清水|寺 either way) or when each knows words over more than half of them
+    (a name both languages write: jieba knows 任天堂 whole, MeCab 任天|堂 as a page has it).
 
     Pages are cut in their own language, but a query of kanji alone was cut as Chinese:
     「伏見稲荷」 gave no word of the Japanese page's 伏見|稲荷 (jieba's one unknown word
@@ -132,7 +133,8 @@ def _han_languages(runs: list[str]) -> tuple[str, ...]:
         return ("zh",)
     japanese = sum(known_characters(run, "ja") for run in han)
     chinese = sum(known_characters(run, "zh") for run in han)
-    if japanese == chinese:
+    half = sum(len(run) for run in han) / 2
+    if japanese == chinese or (japanese > half and chinese > half):
         return ("ja", "zh")
     return ("ja",) if japanese > chinese else ("zh",)
 

@@ -113,22 +113,24 @@ def test_a_japanese_verb_is_shown_with_its_endings(tmp_path):
 
 NOTES = {
     "ja/旅.md": "# 京都の旅\n\n伏見稲荷大社と金閣寺を訪れました。"
-                "東京都庁で田中太郎さんに会い、清水寺と京都大学へ行きました。\n",
-    "zh/北京.md": "# 北京之行\n\n我和张伟参观了北京大学和故宫博物院。\n",
+                "東京都庁で田中太郎さんに会い、清水寺と京都大学へ行きました。"
+                "任天堂の本社も見ました。\n",
+    "zh/北京.md": "# 北京之行\n\n我和张伟参观了北京大学和故宫博物院，李明也来了。\n",
 }
 # Words a reader sees in the notes (place, person and organisation names among them), alone
 # and in runs as written: each must find its note, on all of its characters.
 NAMED = {
     "ja/旅.md": ["伏見", "稲荷", "大社", "伏見稲荷", "稲荷大社", "伏見稲荷大社", "金閣寺",
                  "東京", "都庁", "東京都庁", "清水寺", "京都", "大学", "京都大学", "田中",
-                 "太郎", "田中太郎"],
-    "zh/北京.md": ["张伟", "北京", "大学", "北京大学", "故宫", "博物院", "故宫博物院"],
+                 "太郎", "田中太郎", "任天堂", "本社"],
+    "zh/北京.md": ["张伟", "北京", "大学", "北京大学", "故宫", "博物院", "故宫博物院", "李明"],
 }
 
 
 def test_every_word_of_a_note_and_every_run_of_them_finds_it(tmp_path):
     # a query of kanji alone was cut by jieba as Chinese whatever the page: 伏見稲荷 gave no
-    # term (No page matches), 稲荷 gave 荷, 稲荷大社 matched on 大社 alone, 東京都庁 on 京都
+    # term (No page matches), 稲荷 gave 荷, 稲荷大社 matched on 大社 alone, 東京都庁 on 京都;
+    # jieba reads 任天堂 whole where MeCab cuts 任天|堂 (the page's compound is a term too)
     workspace = tmp_path
     for path, text in NOTES.items():
         file = workspace / "wiki" / path
