@@ -28,7 +28,8 @@ from typing import Callable, Iterable, Iterator
 
 from ..text.cjk import CJK_CHARS as _CJK_RANGES
 from ..text.cjk import CJK_RUN as _CJK_RUN
-from ..text.cjk import KATAKANA_WORD, Word, run_language, text_hint, words
+from ..text.cjk import (KATAKANA_WORD, Word, known_characters, run_language, text_hint,
+                        words)
 
 # How CJK runs become terms: "words", "words+bigrams" (a long word's bigrams too, never
 # across words) or "bigrams" (overlapping bigrams of the whole run); ``CJK_STOP``: function
@@ -107,12 +108,38 @@ def analyze(text: str, query: bool = False, lang: str | None = None,
     if runs:
         hint = lang if lang in ("ja", "zh") else text_hint(text)
         firsts = _first_characters(only)
+        han = _han_languages(runs) if query and hint is None else ("zh",)
         for run in runs:
             if firsts is None or not firsts.isdisjoint(run):
-                _cjk_terms(run, run_language(run, hint), terms.append, query)
+                run_lang = run_language(run, hint)
+                for each in (han if run_lang == "zh" else (run_lang,)):
+                    _cjk_terms(run, each, terms.append, query)
     terms.extend(t for t in _COMPOUND.findall(text) if not _CJK_RUN.search(t))
     terms.extend(t for t in _SYMBOLS.findall(text) if not _FURNITURE.match(t))
     return terms
+
+
+def _han_languages(runs: list[str]) -> tuple[str, ...]:
+    """The languages the runs of Han alone of a query are cut in, when nothing says which
+    (no kana, no ``lang``): the one whose dictionary knows words over more of them; both on
+    a tie (清水寺: 清水|寺 either way) or when each knows words over more than half of them
+    (a name both languages write: jieba knows 任天堂 whole, MeCab 任天|堂 as a page has it).
+
+    Pages are cut in their own language, but a query of kanji alone was cut as Chinese:
+    「伏見稲荷」 gave no word of the Japanese page's 伏見|稲荷 (jieba's one unknown word
+    伏見稲荷 is tagged a symbol), 「稲荷」 gave 荷 and 「東京都庁」 東|京都, not 東京|都庁.
+    Each dictionary guesses words from characters where it knows none (MeCab: 什么是双链笔记
+    → 什么|是|双|链笔|记; jieba: 日本語入力 → 日本|語入力), which ``known_characters`` leaves
+    out. The whole query is judged, not each run: a query is written in one language."""
+    han = [run for run in runs if run_language(run) == "zh"]
+    if not han or CJK_TERMS == "bigrams":
+        return ("zh",)
+    japanese = sum(known_characters(run, "ja") for run in han)
+    chinese = sum(known_characters(run, "zh") for run in han)
+    half = sum(len(run) for run in han) / 2
+    if japanese == chinese or (japanese > half and chinese > half):
+        return ("ja", "zh")
+    return ("ja",) if japanese > chinese else ("zh",)
 
 
 def _first_characters(terms: Iterable[str] | None) -> frozenset[str] | None:

@@ -109,3 +109,46 @@ def test_a_japanese_verb_is_shown_with_its_endings(tmp_path):
     top = _search(tmp_path, "折りたたまれた見出しを開くには？")[0]
     assert sorted(top["matched_terms"]) == sorted(["折りたたまれた", "見出し", "開く"])
     assert "**折りたたまれた見出し**は、矢印をクリックすると**開いて**表示" in top["snippet"]
+
+
+NOTES = {
+    "ja/旅.md": "# 京都の旅\n\n伏見稲荷大社と金閣寺を訪れました。"
+                "東京都庁で田中太郎さんに会い、清水寺と京都大学へ行きました。"
+                "任天堂の本社も見ました。\n",
+    "zh/北京.md": "# 北京之行\n\n我和张伟参观了北京大学和故宫博物院，李明也来了。\n",
+}
+# Words a reader sees in the notes (place, person and organisation names among them), alone
+# and in runs as written: each must find its note, on all of its characters.
+NAMED = {
+    "ja/旅.md": ["伏見", "稲荷", "大社", "伏見稲荷", "稲荷大社", "伏見稲荷大社", "金閣寺",
+                 "東京", "都庁", "東京都庁", "清水寺", "京都", "大学", "京都大学", "田中",
+                 "太郎", "田中太郎", "任天堂", "本社"],
+    "zh/北京.md": ["张伟", "北京", "大学", "北京大学", "故宫", "博物院", "故宫博物院", "李明"],
+}
+
+
+def test_every_word_of_a_note_and_every_run_of_them_finds_it(tmp_path):
+    # a query of kanji alone was cut by jieba as Chinese whatever the page: 伏見稲荷 gave no
+    # term (No page matches), 稲荷 gave 荷, 稲荷大社 matched on 大社 alone, 東京都庁 on 京都;
+    # jieba reads 任天堂 whole where MeCab cuts 任天|堂 (the page's compound is a term too)
+    workspace = tmp_path
+    for path, text in NOTES.items():
+        file = workspace / "wiki" / path
+        file.parent.mkdir(parents=True, exist_ok=True)
+        file.write_text(text, encoding="utf-8")
+    for page, queries in NAMED.items():
+        for query in queries:
+            hits = [hit for hit in _search(workspace, query) if hit["page"] == page]
+            assert hits, query
+            matched = hits[0]["matched_terms"]
+            assert all(term in query for term in matched), (query, matched)
+            covered = {i for term in matched for start in _starts(query, term)
+                       for i in range(start, start + len(term))}
+            assert covered == set(range(len(query))), (query, matched)
+            # the snippet lights whole words of the note, never a piece of one
+            lit = re.findall(r"\*\*(.+?)\*\*", hits[0]["snippet"])
+            assert lit and all(word in queries or word in query for word in lit), (query, lit)
+
+
+def _starts(text, part):
+    return [m.start() for m in re.finditer(re.escape(part), text)]
