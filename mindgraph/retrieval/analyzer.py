@@ -119,6 +119,12 @@ def analyze(text: str, query: bool = False, lang: str | None = None,
     return terms
 
 
+def han_query_languages(query: str) -> tuple[str, ...]:
+    """The languages a query's runs of Han alone are cut in (``_han_languages``): ("ja",)
+    when MeCab knows words over more of them than jieba does, ("zh",), or both."""
+    return _han_languages(_CJK_RUN.findall(normalize(query)))
+
+
 def _han_languages(runs: list[str]) -> tuple[str, ...]:
     """The languages the runs of Han alone of a query are cut in, when nothing says which
     (no kana, no ``lang``): the one whose dictionary knows words over more of them; both on

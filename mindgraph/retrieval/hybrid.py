@@ -25,7 +25,7 @@ import heapq
 import re
 import threading
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -43,11 +43,12 @@ from .fusion import FUSIONS, NORMALIZERS, reserve_shares, spread_weights
 from .keyword import Concept, KeywordIndex
 from .native import NativeSearch, app_url
 from .present import follow_ups, interpretation, language_weight, query_language, snippet_for
+from .query_language import query_language_in
 from .recency import Recency, asks_for_recent
 from .rerank import LLMReranker
 from .results import Candidate, HybridResponse, HybridResult, SearchOptions
 from .router import Intent, IntentRouter
-from .translate import QueryTranslator
+from .translate import QueryTranslator, vault_languages
 from .twins import Twins, twin_ranking
 from .vector import VectorRetriever, model_name
 from .weakvector import penalise_unbacked
@@ -102,6 +103,7 @@ class HybridRetriever:
         self._backgrounds: dict[str, float] = {}
         self._translator: QueryTranslator | None = None
         self._twins: Twins | None = None
+        self._languages: Counter[str] | None = None
 
     # -- the answer ----------------------------------------------------------------------
     def search(self, query: str, options: SearchOptions = SearchOptions(),
@@ -132,7 +134,7 @@ class HybridRetriever:
             options.use_vector and self.vector is not None else []
         intent = self.router.route(query)
         timings["route"] = _ms(started)
-        lang = query_language(query)
+        lang = query_language_in(query, self.page_languages)
         if not _HAS_WORD.search(query):
             # "", "?!", an emoji: a vector of it is noise near every page (a query of stop
             # words such as "IT" is still searched, by meaning)
@@ -324,6 +326,16 @@ class HybridRetriever:
             return []
         return twin_ranking(self.keyword.search("", fetch * 4, english), self._twins, lang,
                             fetch)
+
+    def page_languages(self) -> Counter[str]:
+        """How many pages are written in each language (read on first use, for a query of
+        Han alone: query_language.py). A retriever serves one state of the pages (a change
+        builds a new one, as for its answer cache); a count of another number of pages is
+        read again."""
+        counts = self._languages
+        if counts is None or sum(counts.values()) != len(self.pages):
+            counts = self._languages = vault_languages(self.pages.values())
+        return counts
 
     @property
     def translator(self) -> QueryTranslator:
