@@ -5,10 +5,13 @@ vault's own pages ``other_language`` nor answer a Japanese vault in Chinese."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 from click.testing import CliRunner
 
 from mindgraph.cli import cli
+from mindgraph.core import Mindgraph
+from mindgraph.retrieval.query_language import query_language_in
 
 JAPANESE = {
     "京都/伏見稲荷大社.md": "# 伏見稲荷大社\n\n伏見稲荷大社は京都にある神社です。千本鳥居で知られています。\n",
@@ -58,3 +61,27 @@ def test_a_han_query_in_a_chinese_vault_stays_chinese(tmp_path):
     assert data["results"][0]["page"] == "北京/故宫博物院.md"
     assert not any("other_language" in hit["boosts"] for hit in data["results"])
     assert data["interpretation"].startswith("最相关的内容在「故宫博物院")
+
+
+def test_in_a_vault_of_both_the_dictionaries_decide_only_when_clear():
+    both = Counter({"ja": 3, "zh": 3, "en": 5})
+    # MeCab knows 伏見|稲荷, jieba none of it
+    assert query_language_in("伏見稲荷", lambda: both) == "ja"
+    # jieba knows more of it, or both alike (清水|寺): Chinese, as before
+    assert query_language_in("故宫博物院", lambda: both) == "zh"
+    assert query_language_in("清水寺", lambda: both) == "zh"
+    # a vault of neither: Chinese, as before; a query with kana is Japanese anywhere
+    assert query_language_in("清水寺", lambda: Counter({"en": 4})) == "zh"
+    assert query_language_in("清水寺", lambda: Counter({"ja": 4})) == "ja"
+    assert query_language_in("清水寺とは", lambda: Counter({"zh": 4})) == "ja"
+
+
+def test_the_count_follows_the_pages(tmp_path):
+    root = _workspace(tmp_path, JAPANESE)
+    mg = Mindgraph.open(root)
+    assert mg.smart_search("清水寺").language == "ja"
+    path = root / "wiki" / "北京/故宫博物院.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(CHINESE["北京/故宫博物院.md"], encoding="utf-8")
+    mg.refresh()
+    assert mg.smart_search("清水寺").language == "zh"    # a tie, in a vault of both
