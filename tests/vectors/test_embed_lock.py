@@ -12,28 +12,13 @@ import sys
 
 import pytest
 from click.testing import CliRunner
+from embed_runs import finish, slow_embed_command, wait_for_line
 from hashing_workspace import hashing_workspace
 
 from mindgraph.cli import cli
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs flock (POSIX)")
 
-# `mindgraph embed --json` with the hashing model slowed (a progress line after every batch)
-SLOW = """
-import sys, time
-from mindgraph.cli import progress
-from mindgraph.providers.embedding import hashing
-progress.EVERY_S = 0.0
-embed = hashing.HashingEmbedder.embed_documents
-PAUSE = float(sys.argv[2])
-def slow(self, texts, *args):
-    time.sleep(PAUSE)
-    return embed(self, texts, *args)
-hashing.HashingEmbedder.embed_documents = slow
-from mindgraph.cli import main
-sys.argv = ["mindgraph", "embed", "--json", "-C", sys.argv[1]]
-main()
-"""
 MINDGRAPH = [sys.executable, "-m", "mindgraph"]
 
 
@@ -46,25 +31,11 @@ def workspace(tmp_path):
 def start(*args, slow_workspace=None, pause=0.3):
     """`mindgraph embed ARGS`, or with ``slow_workspace`` the slowed embed there (``pause``
     seconds a batch)."""
-    command = [sys.executable, "-c", SLOW, str(slow_workspace), str(pause)] \
-        if slow_workspace else [*MINDGRAPH, *args]
+    command = slow_embed_command(slow_workspace, pause) if slow_workspace else \
+        [*MINDGRAPH, *args]
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
 
-
-def wait_for_line(process, start_of_line):
-    """Read ``process``'s stderr up to a line starting so (the lines read before it)."""
-    seen = []
-    for line in process.stderr:
-        seen.append(line)
-        if line.startswith(start_of_line):
-            return seen
-    raise AssertionError(f"no line starting {start_of_line!r}: {''.join(seen)}")
-
-
-def finish(process):
-    out, err = process.communicate(timeout=120)
-    return process.returncode, out, err
 
 
 @pytest.mark.timeout(180)

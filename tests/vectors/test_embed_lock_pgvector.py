@@ -15,27 +15,13 @@ import sys
 
 import psycopg
 import pytest
+from embed_runs import finish, slow_embed_command, wait_for_line
 from hashing_workspace import hashing_workspace
 
 pytestmark = [pytest.mark.pg,
               pytest.mark.skipif(not hasattr(os, "fork"), reason="needs flock (POSIX)")]
 
 TABLE = "mg_test_embed_lock"
-# `mindgraph embed --json -C DIR` with the hashing model slowed (a progress line per batch)
-SLOW = """
-import sys, time
-from mindgraph.cli import progress
-from mindgraph.providers.embedding import hashing
-progress.EVERY_S = 0.0
-embed = hashing.HashingEmbedder.embed_documents
-def slow(self, texts, *args):
-    time.sleep(0.3)
-    return embed(self, texts, *args)
-hashing.HashingEmbedder.embed_documents = slow
-from mindgraph.cli import main
-sys.argv = ["mindgraph", "embed", "--json", "-C", sys.argv[1]]
-main()
-"""
 
 
 @pytest.fixture
@@ -60,21 +46,10 @@ def start(pg_dsn, command):
 
 
 def slow_embed(pg_dsn, workspace):
-    return start(pg_dsn, [sys.executable, "-c", SLOW, str(workspace)])
+    # 1.5 s a batch (7.5 s in all): the other process, started meanwhile, must find it
+    # running even when a loaded machine takes seconds to start Python
+    return start(pg_dsn, slow_embed_command(workspace, pause=1.5))
 
-
-def wait_for_line(process, start_of_line):
-    seen = []
-    for line in process.stderr:
-        seen.append(line)
-        if line.startswith(start_of_line):
-            return seen
-    raise AssertionError(f"no line starting {start_of_line!r}: {''.join(seen)}")
-
-
-def finish(process):
-    out, err = process.communicate(timeout=120)
-    return process.returncode, out, err
 
 
 @pytest.mark.timeout(180)
