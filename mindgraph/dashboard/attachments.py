@@ -3,8 +3,9 @@
 A file is served only when all of these hold: the link target is relative with no ``..``
 part; the file is found as the vault's attachment resolution finds it (its path from raw/ or
 from the linking page's folder, else its file name alone, page/anchors.py), seen by the
-caller's view; its real path (symlinks followed) is a regular file inside raw/; and both the
-name asked for and the real file are an image, pdf, audio or video type. Anything else is
+caller's view; it is a regular file reached through no symlink (the view is checked on the
+path as written: a link could lead into another tenant's folder, or out of raw/); and its
+name is an image, pdf, audio or video type. Anything else is
 "not found": the answer never says whether a file exists outside what may be served.
 """
 
@@ -43,12 +44,15 @@ def attachment_file(raw_dir: Path, target: str, source: str,
     if relative is None:
         return None
     root = raw_dir.resolve()
+    asked = root / posixpath.normpath(relative)
     try:
-        real = (root / relative).resolve(strict=True)
+        real = asked.resolve(strict=True)
     except (OSError, RuntimeError):
         return None
+    # no symlink anywhere below raw/ (ingest follows none either): the caller's view was
+    # checked on the path as written, and a link could lead into another tenant's folder
     kind = media_type(real.name)
-    if kind is None or not real.is_relative_to(root) or not real.is_file():
+    if real != asked or kind is None or not real.is_file():
         return None
     return real, kind
 

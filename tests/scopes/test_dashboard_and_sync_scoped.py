@@ -3,6 +3,8 @@ view only (they came after the two-tenant suite; the same rules hold for them)."
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from click.testing import CliRunner
 from starlette.testclient import TestClient
@@ -80,3 +82,24 @@ def test_an_attachment_of_another_tenant_is_not_served(client, tmp_path):
     for how in (target, {"target": "plan.png"}):       # by path or by file name alone
         theirs = client.get("/dashboard/attachment", params=how, headers=auth("alice"))
         assert theirs.status_code == 404 and theirs.content != png
+
+
+def test_a_symlink_in_a_tenants_folder_does_not_serve_another_tenants_file(client, tmp_path):
+    """A symlink (to a file or a folder) inside raw/ that leads into another tenant's folder
+    was served: the view was checked on the path as written, the real path only for being
+    inside raw/. No symlink is followed now, as ingest follows none."""
+    png = b"\x89PNG\r\n\x1a\n" + b"GLOBEXSECRET"
+    carol = tmp_path / "raw" / "globex" / "personal" / "carol"
+    (carol / "plan.png").write_bytes(png)
+    acme = tmp_path / "raw" / "acme" / "shared"
+    acme.mkdir(parents=True, exist_ok=True)
+    os.symlink(carol / "plan.png", acme / "gl.png")
+    os.symlink(carol, acme / "globexlink")
+    for target in ("gl.png", "acme/shared/gl.png", "acme/shared/globexlink/plan.png"):
+        theirs = client.get("/dashboard/attachment", params={"target": target},
+                            headers=auth("alice"))
+        assert theirs.status_code == 404 and b"GLOBEXSECRET" not in theirs.content, target
+    (acme / "own.png").write_bytes(png[:8] + b"ACME")       # a plain file of her own is served
+    mine = client.get("/dashboard/attachment", params={"target": "acme/shared/own.png"},
+                      headers=auth("alice"))
+    assert mine.status_code == 200 and mine.content.endswith(b"ACME")
