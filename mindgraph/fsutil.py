@@ -212,6 +212,15 @@ TEMP_NAME = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")
 _TEMP_EXTRA = len("..") + 8 + len(".tmp")       # what the temp name adds to the file's name
 
 
+def writable(folder: str | Path) -> bool:
+    """Whether files can be created in ``folder``, or in the nearest folder above it that
+    exists (where it would be made): False on a read-only filesystem or without permission."""
+    path = Path(folder)
+    while not path.exists() and path.parent != path:
+        path = path.parent
+    return os.access(path, os.W_OK | os.X_OK)
+
+
 def temp_prefix(name: str) -> str:
     """The mkstemp prefix for a temp file next to ``name``: the name cut (on a character
     boundary) so that the whole temp name fits NAME_MAX even when ``name`` itself is 255

@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from ..config import Settings
+from ..fsutil import writable
 from ..graph.build import EXTRACTED, INFERRED, KnowledgeGraph, open_graph
 from ..graph.communities import MIN_COMMUNITY_SIZE, detect_communities
 from ..graph.export import graphml_text, to_json
@@ -32,9 +33,11 @@ def open_workspace_graph(settings: Settings, save: bool = True) -> tuple[Any, Kn
     if settings.scopes.local:
         core = open_core(settings)
         return core.vault(), core.graph()
+    can_write = writable(settings.state_dir)        # a read-only state folder: in memory
     cache, _ = open_pages(settings.wiki_dir, settings.state_dir,
-                          limits=PageLimits.of(settings.limits))
-    return cache, open_graph(cache.pages, settings.state_dir / GRAPH_FILE, settings.graph, save)
+                          limits=PageLimits.of(settings.limits), save=can_write)
+    return cache, open_graph(cache.pages, settings.state_dir / GRAPH_FILE, settings.graph,
+                             save and can_write)
 
 
 def _page(cache: Any, name: str) -> str:
@@ -141,7 +144,7 @@ def communities_command(settings: Settings, limit: int, min_size: int, as_json: 
     _, kg = open_workspace_graph(settings, save=False)
     cached = kg._communities is not None     # false too when the graph was built or changed
     found = [c for c in detect_communities(kg) if c.size >= min_size]
-    if not cached:
+    if not cached and writable(settings.state_dir):
         kg.save(settings.state_dir / GRAPH_FILE)  # the graph with its communities, once
     shown = found[:limit]
     if as_json:

@@ -52,9 +52,10 @@ def _undated(count: int, use_git: bool) -> str:
     rules), so a date written lower in a note is not taken for one that was missed."""
     if not count:
         return ""
-    places = (f"its frontmatter (created, date, updated, …), its title or first heading, its "
-              f"first {TOP_LINES} lines (a date alone on a line or after a word such as "
-              f"'Released'), its file name{' or git' if use_git else ''}")
+    its = "its" if count == 1 else "their"
+    places = (f"{its} frontmatter (created, date, updated, …), {its} title or first heading, "
+              f"{its} first {TOP_LINES} lines (a date alone on a line or after a word such as "
+              f"'Released'), {its} file name{' or git' if use_git else ''}")
     return (f" {count} undated note{' mentions' if count == 1 else 's mention'} it too: no "
             f"date in {places}; a date anywhere else in a note does not date it.")
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from ..config import Settings
-from ..fsutil import keep_file_digests
+from ..fsutil import keep_file_digests, writable
 
 if TYPE_CHECKING:
     from ..graph.build import KnowledgeGraph
@@ -84,6 +84,10 @@ class WarmIndexes:
                 from ..page.vault import PageLimits
 
                 self.settings.require_wiki()
+                if self.save_state_files and not writable(self.settings.state_dir):
+                    # a read-only state folder (a mounted snapshot, a shared copy): answer
+                    # from memory rather than fail on the first cache file written
+                    self.save_state_files = False
                 self._cache, changes = open_pages(
                     self.settings.wiki_dir, self.settings.state_dir,
                     self.settings.serve.watch_wiki, PageLimits.of(self.settings.limits),
@@ -170,7 +174,7 @@ class WarmIndexes:
                 params = KeywordParams(embed_chars=index.embed_max_chars
                                        if index.expand_embeds else 0)
                 self._keyword = open_keyword_index(pages, self._state_file("keyword.pickle"),
-                                                   params)
+                                                   params, save=self.save_state_files)
             return self._keyword
 
     @query
@@ -182,7 +186,7 @@ class WarmIndexes:
                 from ..graph.build import open_graph
 
                 self._graph = open_graph(pages, self._state_file("graph.pickle"),
-                                         self.settings.graph)
+                                         self.settings.graph, save=self.save_state_files)
             return self._graph
 
     def refresh(self) -> ChangeSet:

@@ -382,13 +382,16 @@ def index_fingerprint() -> str:
 
 
 def open_keyword_index(pages: Mapping[str, Page], state_file: Path,
-                       params: KeywordParams = KeywordParams()) -> KeywordIndex:
-    """The persisted index brought up to date with ``pages`` (built when there is none)."""
+                       params: KeywordParams = KeywordParams(), save: bool = True
+                       ) -> KeywordIndex:
+    """The persisted index brought up to date with ``pages`` (built when there is none);
+    saved when it changed unless ``save`` is false (a read-only state folder)."""
     index = KeywordIndex.load(state_file, params)
     if index is None:
         index = KeywordIndex.build(pages.values(), params)
-        index.save(state_file)
+        if save:
+            index.save(state_file)
         return index
-    if index.sync(pages):
+    if index.sync(pages) and save:
         index.save(state_file)
     return index

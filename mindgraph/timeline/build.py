@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from ..errors import InputError
+from ..fsutil import writable
 from ..ingest.normalise import code_mask
 from ..page.dates import note_dates
 from ..page.history import git_history
@@ -202,7 +203,8 @@ def _pages(label: str, folder: Path, state_dir: Path | None, limits: PageLimits)
     if state_dir is None:
         return load_vault(folder, limits)
     name = "pages.pickle" if label == "wiki" else f"{label}-pages.pickle"
-    cache, _ = open_pages(folder, state_dir, limits=limits, cache_name=name)
+    cache, _ = open_pages(folder, state_dir, limits=limits, cache_name=name,
+                          save=writable(state_dir))    # read-only: in memory
     # in load_vault's order (a folder's files before its sub-folders'): the concept's names
     # are listed in the order their pages are found
     ordered = sorted(cache.pages, key=_walk_order)
