@@ -1,6 +1,6 @@
 """Definition questions over the Obsidian Help vault: does the section naming the term come first?
 
-    python bench/bench_definitions.py -C WS --corpora /work/shared/corpora --bonus 0,0.1,0.2
+    python bench/bench_definitions.py -C WS --corpora DIR --bonus 0,0.1,0.2
 
 The dev and held-out sets hold no definition question (`bench_retrieval_levers.py
 --definitions`), so this asks them: every heading of the vault's glossary in each language

@@ -1,7 +1,7 @@
 """A search for few results, ranked at its own depth (before session 18) or as one for 10 and
 cut (``retrieval.hybrid.RANK_DEPTH``): hit@1 and recall@k for k = 1, 3, 5 side by side.
 
-    python bench/bench_rank_depth.py -C bench-out/oh [--corpora ../shared/corpora]
+    python bench/bench_rank_depth.py -C bench-out/oh [--corpora DIR]
 
 Agents ask for few results: `context` searches for 5, MCP clients often pass limit 3 or 5.
 Before, the candidate pools (3 × k pages from each retriever, at least 15) and the places the

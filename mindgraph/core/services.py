@@ -100,6 +100,14 @@ class Services(WarmIndexes):
                                 f"page's embed finds are served.")
         return found
 
+    def attachment_finder(self) -> Callable[[str, str], bool]:
+        """``exists(target, page path)``: whether an attachment embed finds its file in raw/
+        (for this view; raw/ is walked once, on the first question)."""
+        from ..page.anchors import AttachmentFiles
+
+        files = AttachmentFiles([self.settings.raw_dir], self._raw_visible)
+        return files.exists
+
     @query
     def check(self) -> CheckReport:
         """Lint the wiki, its trust records included (the mix, disputed pages), and the raw

@@ -54,6 +54,9 @@ class Links:
     resolve: Callable[[str], str | None]
     lead: Callable[[str], str]
     source: str = ""
+    # whether an attachment embed written in ``source`` finds a file (None: not known, so
+    # every one is fetched); a missing one is shown as missing, not asked for and refused
+    has_attachment: Callable[[str], bool] | None = None
 
 
 def render_markdown(text: str, links: Links, depth: int = 0) -> str:
@@ -118,7 +121,7 @@ def _render_wikilink(_self: Any, tokens: list, idx: int, _options: Any, env: dic
                       or meta["inner"])
     links: Links = env["links"]
     if meta["embed"] and is_attachment_target(target):
-        return attachment_html(target, alias, links.source)
+        return attachment_html(target, alias, links.source, links.has_attachment)
     path = links.resolve(target) if target else None
     if path is None:
         return (f'<span class="wikilink broken" title="no such page">'
@@ -143,8 +146,13 @@ def _embed_html(path: str, label: str, links: Links, depth: int, meta: dict) -> 
             f'{_page_link(path, label)}</{tag}>{inner}</{tag}>')
 
 
-def attachment_html(target: str, alias: str | None, source: str) -> str:
-    """An attachment embed: an image (sized by ``|300`` or ``|300x200``) or a link."""
+def attachment_html(target: str, alias: str | None, source: str,
+                    has_attachment: Callable[[str], bool] | None = None) -> str:
+    """An attachment embed: an image (sized by ``|300`` or ``|300x200``) or a link; a
+    file ``has_attachment`` says is not there: its name, marked missing."""
+    if has_attachment is not None and not has_attachment(target):
+        return (f'<span class="attachment missing" title="not found in raw/">'
+                f'{escapeHtml(alias or target)}</span>')
     href = (f"{ATTACHMENT_ROUTE}?target={quote(target, safe='')}"
             f"&page={quote(source, safe='')}")
     size = _SIZE_RE.match(alias or "")
@@ -181,7 +189,8 @@ def _render_image(_self: Any, tokens: list, idx: int, _options: Any, env: dict) 
     name = str(token.attrGet("src") or "")
     alt = "".join(child.content for child in token.children or ())
     if name and not _SCHEME_RE.match(name) and is_attachment_target(unquote(name)):
-        return attachment_html(unquote(name), alt or None, env["links"].source)
+        return attachment_html(unquote(name), alt or None, env["links"].source,
+                               env["links"].has_attachment)
     return (f'<span class="attachment" title="{escapeHtml(name)}">'
             f'{escapeHtml(alt or name)}</span>')
 

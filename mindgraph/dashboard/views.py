@@ -85,15 +85,18 @@ def graph_view(vault: Vault, kg: KnowledgeGraph, communities: Iterable[Community
 
 
 def page_view(vault: Vault, page: Page, communities: Iterable[Community],
-              trust: Mapping[str, Any]) -> dict[str, Any]:
-    """The page rendered as safe HTML, with its community, trust record and compile info."""
+              trust: Mapping[str, Any],
+              has_attachment: Callable[[str, str], bool] | None = None) -> dict[str, Any]:
+    """The page rendered as safe HTML, with its community, trust record and compile info;
+    ``has_attachment(target, page path)``: whether an attachment embed finds its file."""
     community = next(({"id": c.id, "name": c.name, "size": c.size} for c in communities
                       if page.path in c.members), None)
     record = read_record(page.frontmatter)
     fm = page.frontmatter
     return {
         "path": page.path, "title": page.title, "lang": page_language(page),
-        "html": render_markdown(page.indexed_body, page_links(vault, page.path)),
+        "html": render_markdown(page.indexed_body,
+                                page_links(vault, page.path, has_attachment)),
         "community": community,
         "trust": {**trust, "origin": record.provenance.origin,
                   "generator": record.provenance.generator,
@@ -109,7 +112,8 @@ def page_view(vault: Vault, page: Page, communities: Iterable[Community],
     }
 
 
-def page_links(vault: Vault, source: str) -> Links:
+def page_links(vault: Vault, source: str,
+               has_attachment: Callable[[str, str], bool] | None = None) -> Links:
     """The renderer's view of the vault from the page at ``source``."""
 
     def resolve(target: str) -> str | None:
@@ -120,7 +124,8 @@ def page_links(vault: Vault, source: str) -> Links:
         page = vault.pages[path]
         return next((s.text for s in page.sections if s.text.strip()), "")
 
-    return Links(resolve, lead, source)
+    found = None if has_attachment is None else (lambda target: has_attachment(target, source))
+    return Links(resolve, lead, source, found)
 
 
 def document_id(page_path: str) -> str:

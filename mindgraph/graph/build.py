@@ -37,7 +37,6 @@ The result always equals a fresh ``build`` of the same pages (tested on random e
 
 from __future__ import annotations
 
-import posixpath
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,7 +47,7 @@ from ..config import GraphSettings
 from ..page.cache import paused_gc, read_state
 from ..statefile import write_state
 from ..page.model import Link, Page
-from ..page.resolve import LinkResolver
+from ..page.resolve import LinkResolver, link_keys, page_key
 
 from .edge_data import EdgeData
 from .tags import (GENERIC_MIN_PAGES, INFERRED, SHARED_TAG, TagIndex, inferred_confidence,
@@ -81,40 +80,6 @@ class BrokenLink:
     syntax: str
     relation: str
     candidates: tuple[str, ...] = ()   # the pages an ambiguous link could mean
-
-
-def page_key(path: str) -> str:
-    """The lower-case file name without ".md": what link resolution matches on."""
-    name = path.lower().rsplit("/", 1)[-1]
-    return name[:-3] if name.endswith(".md") else name
-
-
-def link_keys(target: str, source_path: str) -> frozenset[str]:
-    """The page keys a link target can resolve to, whatever pages exist.
-
-    Mirrors LinkResolver: every rule probes a path (or path + ".md") whose file name is one
-    of these, so adding or removing a page can only change links that carry its key.
-    """
-    raw = target.strip().replace("\\", "/")
-    if "/" not in raw and raw and raw != "." and raw != "..":    # [[Note]]: most links
-        key = raw.lower()
-        return frozenset((key, key[:-3])) if key.endswith(".md") else frozenset((key,))
-    return _path_link_keys(raw, source_path)
-
-
-def _path_link_keys(raw: str, source_path: str) -> frozenset[str]:
-    if not raw.strip("/"):
-        return frozenset()
-    key = posixpath.normpath(raw.lstrip("/")).lower()
-    folder = posixpath.dirname(source_path).lower()
-    relative = posixpath.normpath(posixpath.join(folder, raw)).lower() if folder else key
-    keys = set()
-    for probe in (key, relative):
-        last = probe.rsplit("/", 1)[-1]
-        keys.add(last)
-        if last.endswith(".md"):
-            keys.add(last[:-3])
-    return frozenset(keys)
 
 
 Edge = tuple[str, str, str, dict[str, Any]]    # source, target, key, attributes

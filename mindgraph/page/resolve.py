@@ -200,3 +200,37 @@ def _nearest(matches: list[str], source_path: str) -> Resolution:
     if nearest is not None:
         return Resolution("resolved", nearest, candidates, "nearest")
     return Resolution("ambiguous", None, candidates, "ambiguous")
+
+
+def page_key(path: str) -> str:
+    """The lower-case file name without ".md": what link resolution matches on."""
+    name = path.lower().rsplit("/", 1)[-1]
+    return name[:-3] if name.endswith(".md") else name
+
+
+def link_keys(target: str, source_path: str) -> frozenset[str]:
+    """The page keys a link target can resolve to, whatever pages exist.
+
+    Mirrors LinkResolver: every rule probes a path (or path + ".md") whose file name is one
+    of these, so adding or removing a page can only change links that carry its key.
+    """
+    raw = target.strip().replace("\\", "/")
+    if "/" not in raw and raw and raw != "." and raw != "..":    # [[Note]]: most links
+        key = raw.lower()
+        return frozenset((key, key[:-3])) if key.endswith(".md") else frozenset((key,))
+    return _path_link_keys(raw, source_path)
+
+
+def _path_link_keys(raw: str, source_path: str) -> frozenset[str]:
+    if not raw.strip("/"):
+        return frozenset()
+    key = posixpath.normpath(raw.lstrip("/")).lower()
+    folder = posixpath.dirname(source_path).lower()
+    relative = posixpath.normpath(posixpath.join(folder, raw)).lower() if folder else key
+    keys = set()
+    for probe in (key, relative):
+        last = probe.rsplit("/", 1)[-1]
+        keys.add(last)
+        if last.endswith(".md"):
+            keys.add(last[:-3])
+    return frozenset(keys)

@@ -6,7 +6,7 @@ case-insensitive, the path, relative to the page, then a unique or nearest file 
 embedding page's entry is stale whenever its target changes, and when a page is added or
 removed whose file name an embed names (the embed may now resolve elsewhere, or at all).
 ``EmbedLinks`` keeps both indexes: resolved target → embedding pages, and page key → pages
-with an embed carrying that key (``graph.build.link_keys``), so ``KeywordIndex.apply``
+with an embed carrying that key (``page.resolve.link_keys``), so ``KeywordIndex.apply``
 re-indexes those dependents too.
 """
 
@@ -16,9 +16,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from ..graph.build import link_keys, page_key
 from ..page.model import Page
-from ..page.resolve import LinkResolver
+from ..page.resolve import LinkResolver, link_keys, page_key
 from ..page.transclude import embedded_text, page_embeds
 
 

@@ -19,6 +19,7 @@ from starlette.responses import FileResponse, Response
 
 from ..core import Mindgraph
 from ..dashboard import assets
+from ..dashboard.attachments import MEDIA_TYPES
 from ..dashboard.propagation import queue_view
 from ..dashboard.views import graph_view, page_view
 from .lanes import Lane
@@ -169,12 +170,13 @@ def install_dashboard(app: FastAPI, route: Callable[..., Any], mg: Mindgraph,
         core = mg.as_identity(who)
         found = core.page(page)
         return page_view(core.vault(), found, core.communities(),
-                         core.trust_of([found.path]).get(found.path, {}))
+                         core.trust_of([found.path]).get(found.path, {}),
+                         core.attachment_finder())
 
     @route("get", "/dashboard/attachment", None,
            "An image, pdf, audio or video file in raw/ that a page embeds (as the vault "
            "resolves the embed; nothing outside raw/)", 404, lane=slow,
-           response_class=Response)
+           response_class=Response, files=tuple(sorted(set(MEDIA_TYPES.values()))))
     def dashboard_attachment(who: Any = who_is,
                              target: str = Query(..., min_length=1, max_length=1000,
                                                  description="The embed's target"),

@@ -119,16 +119,21 @@ def route_maker(app: FastAPI, lanes: ServerLanes, budget_s: float) -> Callable[.
     def route(method: str, path: str, model: type, summary: str, *extra: int,
               public: bool = False, lane: Lane | None = lanes.core,
               prepare: Callable[..., Any] | None = None,
-              dependencies: tuple[Any, ...] = (), **options: Any) -> Callable:
+              dependencies: tuple[Any, ...] = (), files: tuple[str, ...] = (),
+              **options: Any) -> Callable:
         codes = ((401,) if not public else ()) + (403, 421, 422, 503, 504) + extra
         if 404 in extra:    # a name that is not found may also be one of several (409)
             codes += (409,)
+        responses: dict[int | str, dict[str, Any]] = {c: {"model": s.ErrorOut}
+                                                      for c in sorted(set(codes))}
+        if files:           # a file's bytes (``files``: its media types), not JSON
+            binary = {"schema": {"type": "string", "format": "binary"}}
+            responses[200] = {"description": "The file",
+                              "content": {kind: binary for kind in files}}
         add = getattr(app, method)(path, response_model=model, summary=summary,
                                    dependencies=([] if public else guard)
                                    + [Depends(checked_query_keys)] + list(dependencies),
-                                   responses={c: {"model": s.ErrorOut}
-                                              for c in sorted(set(codes))},
-                                   **options)
+                                   responses=responses, **options)
 
         def register(handler: Callable[..., Any]) -> Callable[..., Any]:
             add(handler if lane is None else _queued(

@@ -37,7 +37,7 @@ def test_a_bare_target_resolves_as_by_the_full_rules(pages, folder, name, target
 @settings(max_examples=200, deadline=None)
 @given(st.sampled_from(FOLDERS), st.sampled_from(NAMES), targets)
 def test_a_bare_targets_page_keys_are_those_of_the_full_rules(folder, name, target):
-    from mindgraph.graph.build import _path_link_keys, link_keys
+    from mindgraph.page.resolve import _path_link_keys, link_keys
 
     source = _path(folder, name)
     raw = target.strip().replace("\\", "/")

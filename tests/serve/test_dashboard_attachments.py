@@ -86,3 +86,18 @@ def test_the_attachment_route_has_the_dashboards_token_and_guard(attachments):
     assert client.get(url, headers={**signed, "Origin": "https://evil.example"}
                       ).status_code == 403
     assert _client(attachments).get(url, headers={"Host": "evil.example"}).status_code == 421
+
+
+def test_an_embed_of_a_missing_file_is_shown_missing_and_never_fetched(attachments):
+    """An image whose file is not in raw/ (the shared Obsidian Help vault has none of its
+    pictures) was an <img> the page's script asked the route for: a 404 in the browser's
+    console for each. It is the embed's name, marked missing, with no address to fetch."""
+    (attachments / "wiki" / "Lost.md").write_text(
+        "# Lost\n\n![[assets/never-made.png]]\n\nand ![[assets/diagram.png]] and "
+        "![gone](lost/photo.jpg)\n")
+    html = _client(attachments).get("/dashboard/page", params={"page": "Lost"}).json()["html"]
+    assert ('<span class="attachment missing" title="not found in raw/">'
+            'assets/never-made.png</span>') in html
+    assert '<span class="attachment missing" title="not found in raw/">gone</span>' in html
+    assert "never-made" not in html.split("data-src")[-1] and html.count("data-src") == 1
+    assert 'data-src="/dashboard/attachment?target=assets%2Fdiagram.png' in html
