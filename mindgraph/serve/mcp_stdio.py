@@ -53,7 +53,7 @@ class _Watched:
         return getattr(self._stream, name)
 
     def _seen(self, item: Any) -> Any:
-        if isinstance(item, Exception):
+        if isinstance(item, Exception) and not _blank_line(item):
             self._refused(item)
         return item
 
@@ -75,6 +75,18 @@ class _Watched:
 
     async def __aexit__(self, *exc: Any) -> Any:
         return await self._stream.__aexit__(*exc)
+
+
+def _blank_line(exc: Exception) -> bool:
+    """Whether the line the SDK could not parse was empty or only spaces (a client writing
+    CRLF, or an empty line between messages): no message at all, so nothing refused."""
+    errors = getattr(exc, "errors", None)
+    try:
+        found = errors() if callable(errors) else []
+    except Exception:  # noqa: BLE001 - not a pydantic error: count it
+        return False
+    return bool(found) and all(isinstance(e.get("input"), str) and not e["input"].strip()
+                               for e in found)
 
 
 def _first_line(exc: Exception) -> str:

@@ -40,6 +40,16 @@ def test_a_client_message_is_answered_on_stdout_alone(ws):
     assert "speaking MCP" not in result.stderr       # stdin is a pipe: a client, no notice
 
 
+def test_blank_lines_and_crlf_between_messages_are_no_error(ws):
+    """A client writing CRLF, or an empty line between two messages, sent no message that
+    could be refused: exit 0, both answered (they made the run exit 2)."""
+    ping = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    result = mcp(ws, "\n" + ping + "\r\n\r\n  \n" + ping.replace('"id": 1', '"id": 2') + "\n")
+    assert result.returncode == 0, result.stderr
+    assert [json.loads(line)["id"] for line in result.stdout.splitlines()] == [1, 2]
+    assert "not a JSON-RPC message" not in result.stderr
+
+
 def test_a_terminal_on_stdin_gets_a_notice_on_stderr(ws):
     leader, follower = pty.openpty()
     proc = subprocess.Popen(ENTRY + ["-C", str(ws), "mcp"], stdin=follower,
