@@ -23,10 +23,20 @@ class Callers:
     def __init__(self, settings: Settings, server_token: str | None = None,
                  environ: Mapping[str, str] | None = None):
         self.scopes = load_scopes(settings)
-        given = (settings.serve.token_env, server_token) if server_token else None
-        self.authenticator = Authenticator(self.scopes, given,
-                                           os.environ if environ is None else environ,
-                                           token_env=settings.serve.token_env)
+        self._given = (settings.serve.token_env, server_token) if server_token else None
+        self._environ = os.environ if environ is None else environ
+        self._token_env = settings.serve.token_env
+        self._authenticator: Authenticator | None = None
+
+    @property
+    def authenticator(self) -> Authenticator:
+        """Made on the first request that carries headers: stdio MCP, which has none and
+        is the local identity, needs no identity's token in its environment (an MCP client
+        starts it with a minimal one); HTTP servers check every token before they start."""
+        if self._authenticator is None:
+            self._authenticator = Authenticator(self.scopes, self._given, self._environ,
+                                                token_env=self._token_env)
+        return self._authenticator
 
     def view_of(self, identity: Identity) -> View:
         """The view of ``identity``."""

@@ -80,3 +80,20 @@ def test_the_readme_client_configuration_spawns_a_server_that_answers(ws):
     result = subprocess.run(ENTRY + args, input=ping, capture_output=True, text=True,
                             timeout=60)
     assert result.returncode == 0 and json.loads(result.stdout)["id"] == 1
+
+
+def test_stdio_needs_no_identity_tokens_in_its_environment(ws):
+    """An MCP client starts the server with a minimal environment: with identities configured
+    (tokens for HTTP callers), stdio is the local identity and answered nothing but "identity
+    'alice' reads its token from MG_TOKEN_ALICE, which is not set". HTTP still checks them."""
+    (ws / "mindgraph.yml").write_text("scopes:\n  identities:\n    - name: alice\n"
+                                      "      token_env: MG_TOKEN_ALICE\n      tenant: acme\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MG_TOKEN")}
+    ping = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}) + "\n"
+    result = subprocess.run(ENTRY + ["-C", str(ws), "mcp"], input=ping, capture_output=True,
+                            text=True, timeout=60, env=env)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["id"] == 1
+    http = subprocess.run(ENTRY + ["-C", str(ws), "mcp", "--transport", "http", "--port", "1"],
+                          capture_output=True, text=True, timeout=60, env=env)
+    assert http.returncode != 0 and "MG_TOKEN_ALICE, which is not set" in http.stderr
