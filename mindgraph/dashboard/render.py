@@ -48,11 +48,12 @@ _SIZE_RE = re.compile(r"^(\d{1,5})(?:x(\d{1,5}))?$")
 @dataclass(frozen=True)
 class Links:
     """How the renderer finds pages: ``resolve(target)`` gives a page path or None,
-    ``lead(path)`` the markdown an embed of that page shows; ``source`` is the page being
-    rendered (attachment links are resolved from it)."""
+    ``lead(path)`` the markdown an embed of that page shows (``lead(path, heading, block)``
+    of an embed naming a heading or a block); ``source`` is the page being rendered
+    (attachment links are resolved from it)."""
 
     resolve: Callable[[str], str | None]
-    lead: Callable[[str], str]
+    lead: Callable[..., str]
     source: str = ""
     # whether an attachment embed written in ``source`` finds a file (None: not known, so
     # every one is fetched); a missing one is shown as missing, not asked for and refused
@@ -128,16 +129,19 @@ def _render_wikilink(_self: Any, tokens: list, idx: int, _options: Any, env: dic
                 f'{escapeHtml(label)}</span>')
     if not meta["embed"]:
         return _page_link(path, label)
-    return _embed_html(path, label, links, env["depth"], meta)
+    return _embed_html(path, label, links, env["depth"], meta, heading, _block)
 
 
-def _embed_html(path: str, label: str, links: Links, depth: int, meta: dict) -> str:
-    """A page embed: a ``<div>`` when it stands alone, else a ``<span>`` with inline text."""
+def _embed_html(path: str, label: str, links: Links, depth: int, meta: dict,
+                heading: str | None = None, block_id: str | None = None) -> str:
+    """A page embed: a ``<div>`` when it stands alone, else a ``<span>`` with inline text;
+    of a heading's section or a block (``^id``) when the embed names one."""
     block = bool(meta.get("block"))
     inner = ""
     if depth < EMBED_DEPTH:
         env = {"links": links, "depth": depth + 1}
-        lead = links.lead(path)
+        lead = links.lead(path, heading, block_id) if heading or block_id else \
+            links.lead(path)
         inner = (_parser().render(lead, env) if block
                  else _parser().renderInline(" ".join(lead.split()), env))
     tag = "div" if block else "span"

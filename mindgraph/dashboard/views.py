@@ -18,7 +18,8 @@ from ..graph.build import EXTRACTED, KnowledgeGraph
 from ..graph.communities import Community
 from ..page.language import page_language
 from ..page.links import replace_links
-from ..page.model import Page
+from ..page.model import Link, Page
+from ..page.transclude import embedded_text
 from ..page.vault import Vault
 from ..trust.record import read_record
 from .render import Links, render_markdown
@@ -120,8 +121,13 @@ def page_links(vault: Vault, source: str,
         found = vault.resolver.resolve_target(unquote(target), source)
         return found.target if found.status == "resolved" else None
 
-    def lead(path: str) -> str:
+    def lead(path: str, heading: str | None = None, block: str | None = None) -> str:
         page = vault.pages[path]
+        if heading or block:        # as Obsidian shows ![[Note#Heading]] and ![[Note#^id]]
+            shown = embedded_text(page, Link(target=path, syntax="embed", heading=heading,
+                                             block=block))
+            return shown if shown is not None else \
+                f"*{'^' + block if block else heading} is not in this page.*"
         return next((s.text for s in page.sections if s.text.strip()), "")
 
     found = None if has_attachment is None else (lambda target: has_attachment(target, source))

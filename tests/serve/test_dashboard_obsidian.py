@@ -74,3 +74,25 @@ def test_note_embeds_are_blocks_never_a_paragraph_in_a_paragraph(help_client):
     checker = _Nesting()
     checker.feed(html)
     assert checker.bad == []
+
+
+def test_an_embed_of_a_heading_or_a_block_shows_that_part(tmp_path):
+    """`![[Note#Heading]]` shows that heading's section and `![[Note#^id]]` that block, as in
+    Obsidian (both showed the page's opening text); a part the page lacks says so."""
+    (tmp_path / "wiki").mkdir()
+    (tmp_path / "raw").mkdir()
+    (tmp_path / "wiki" / "Target.md").write_text(
+        "# Target\n\nOpening text.\n\n## Alpha\n\nAlpha body.\n\n## Beta\n\nBeta body.\n\n"
+        "A block line. ^blk1\n")
+    (tmp_path / "wiki" / "Embedder.md").write_text(
+        "# Embedder\n\n![[Target#Beta]]\n\n![[Target#^blk1]]\n\n![[Target#Gamma]]\n")
+    client = TestClient(create_app(Mindgraph(settings_from_dict({}, base_dir=tmp_path)),
+                                   None, None), base_url=LOCAL)
+    html = client.get("/dashboard/page", params={"page": "Embedder"}).json()["html"]
+    embeds = html.split('<div class="embed">')[1:]
+    assert len(embeds) == 3
+    assert "Beta body." in embeds[0] and "Alpha body" not in embeds[0] \
+        and "Opening text" not in embeds[0]
+    assert "A block line." in embeds[1] and "Beta body" not in embeds[1] \
+        and "Opening text" not in embeds[1]
+    assert "Gamma is not in this page." in embeds[2]
