@@ -11,6 +11,7 @@ import bisect
 import dataclasses
 import datetime as _dt
 import re
+import unicodedata
 from typing import Any, Mapping
 
 import yaml
@@ -350,8 +351,19 @@ MAX_NAME_CHARS = 250
 
 
 def capped_name(name: str) -> str:
-    """``name`` cut to MAX_NAME_CHARS (its last character then "…")."""
-    return name if len(name) <= MAX_NAME_CHARS else name[:MAX_NAME_CHARS - 1].rstrip() + "…"
+    """``name`` cut to MAX_NAME_CHARS (its last character then "…"), never inside a
+    character sequence: no joiner, variation selector or combining mark is left hanging."""
+    if len(name) <= MAX_NAME_CHARS:
+        return name
+    cut = name[:MAX_NAME_CHARS - 1]
+    if name[MAX_NAME_CHARS - 1] in _JOINING or unicodedata.combining(name[MAX_NAME_CHARS - 1]):
+        cut = cut[:-1]          # the last character carried on into the part cut off
+    while cut and (cut[-1] in _JOINING or unicodedata.combining(cut[-1])):
+        cut = cut[:-1]
+    return cut.rstrip() + "…"
+
+
+_JOINING = "\u200d\ufe0e\ufe0f"     # zero-width joiner, text and emoji variation selectors
 
 
 def long_names(frontmatter: Mapping[str, Any]) -> list[tuple[str, int]]:

@@ -47,3 +47,15 @@ def test_a_huge_name_in_a_wiki_page_is_a_check_warning(tmp_path):
     assert [(f["severity"], f["path"]) for f in long] == [("warning", "big.md")]
     assert "frontmatter 'aliases' holds a value of 300 characters, over the 250 a name in " \
         "'aliases' keeps" in long[0]["message"]
+
+
+def test_a_name_is_never_cut_inside_an_emoji_sequence_or_before_an_accent():
+    """The cut left a zero-width joiner hanging before the '…' (half a family emoji)."""
+    from mindgraph.page.parse import MAX_NAME_CHARS, capped_name
+
+    family = "a" * (MAX_NAME_CHARS - 2) + "\U0001F468\u200d\U0001F469\u200d\U0001F467"
+    assert capped_name(family) == "a" * (MAX_NAME_CHARS - 2) + "…"
+    accented = "a" * (MAX_NAME_CHARS - 2) + "e\u0301" + "xyz"
+    assert capped_name(accented) == "a" * (MAX_NAME_CHARS - 2) + "…"
+    plain = "b" * (MAX_NAME_CHARS + 5)
+    assert capped_name(plain) == "b" * (MAX_NAME_CHARS - 1) + "…"
