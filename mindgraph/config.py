@@ -905,7 +905,13 @@ def _check_enrich_thresholds(s: Settings) -> None:
                 or not 0.0 <= value <= 1.0:
             raise BadValue(f"{s.source}: '{key}' is {value!r}; give a cosine between 0 and 1, "
                            f"e.g. {{e5: 0.9}}.", key)
-        if not any(str(part).lower() in name.lower() for name in known):
+        matched = [name for name in known if str(part).lower() in name.lower()]
+        if len(str(part).strip()) < 2 or len(matched) == len(known) > 1:
+            raise BadValue(f"{s.source}: '{key}' is part of every model's name (or empty), so "
+                           f"it would set one cut-off for all of them; name a model by a part "
+                           f"only its name has (e5, MiniLM, USE) or use enrich.link_threshold "
+                           f"for every model.", key)
+        if not matched:
             raise BadValue(f"{s.source}: '{key}' names no embedding model: an entry applies to "
                            f"the models whose name contains it, and no model mindgraph knows "
                            f"does.{_did_you_mean(str(part), known)} Known models: "

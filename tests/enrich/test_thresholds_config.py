@@ -71,3 +71,17 @@ def test_the_remote_model_names_are_the_providers():
 
     assert set(REMOTE_EMBEDDING_MODELS) == {*gemini.KNOWN_DIMENSIONS, gemini.DEFAULT_MODEL,
                                             *openai.KNOWN_DIMENSIONS, openai.DEFAULT_MODEL}
+
+
+def test_an_entry_every_model_name_contains_is_an_error(tmp_path):
+    """'' and 'e' are in every model's name: one cut-off for all of them, which is
+    enrich.link_threshold's job (a tester's finding: they were accepted)."""
+    for part in ('""', "e"):
+        root = tmp_path / f"ws{len(part)}"
+        root.mkdir()
+        workspace(root)
+        (root / "mindgraph.yml").write_text(f"enrich:\n  thresholds:\n    {part}: 0.5\n")
+        result = stats(root)
+        assert result.exit_code == 2, result.output
+        assert "is part of every model's name (or empty)" in result.output
+        assert "enrich.link_threshold" in result.output
