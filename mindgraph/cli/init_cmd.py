@@ -19,6 +19,12 @@ from .common import ConfigClickError, echo, emit_json, json_option
 def init_command(directory: Path, force: bool, as_json: bool) -> None:
     """Create mindgraph.yml, raw/ and wiki/ in DIRECTORY (default: the current folder, or
     the -C DIR given before the command)."""
+    if str(directory).startswith("~"):
+        # a quoted '~' reached us unexpanded: `-C ~` in the next command would be the home
+        # folder, not the folder made here
+        raise ConfigClickError(f"{str(directory)!r} is not a folder to create: the shell did "
+                               f"not expand '~' (it was quoted); write the path out, e.g. "
+                               f"$HOME/notes.")
     before = (click.get_current_context().find_root().obj or {}).get("base_dir")
     if before is not None:
         directory = before / directory

@@ -317,3 +317,14 @@ def test_init_accepts_a_subfolder_of_the_home_folder(tmp_path):
     result = CliRunner().invoke(cli, ["init", str(home / "notes")], env={"HOME": str(home)})
     assert result.exit_code == 0, result.output
     assert (home / "notes" / "mindgraph.yml").is_file()
+
+
+@pytest.mark.parametrize("asked", ["~", "~/notes"])
+def test_init_refuses_an_unexpanded_tilde(asked, tmp_path, monkeypatch):
+    """A quoted '~' reached init unexpanded: it made a folder named '~' here and told the
+    user to run `-C ~`, which the shell then turns into the home folder."""
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["init", asked])
+    assert result.exit_code == 2, result.output
+    assert "the shell did not expand '~' (it was quoted)" in result.output
+    assert not (tmp_path / "~").exists()
