@@ -54,14 +54,20 @@ class Authenticator:
         return found
 
     def token_state(self, authorization: str | bytes | None) -> str:
-        """"not needed", "accepted", "missing" or "not recognised": what /health says of
-        the token it was sent (it answers without one)."""
+        """"not needed", "accepted", "missing", "not bearer" or "not recognised": what
+        /health says of the token it was sent (it answers without one), as a 401 would."""
         if not self._tokens:
             return "not needed"
         try:
             self.identity_for(authorization)
         except Unauthenticated:
-            return "missing" if not (authorization or "").strip() else "not recognised"
+            raw = authorization.encode() if isinstance(authorization, str) else \
+                authorization or b""
+            scheme, _, given = raw.strip().partition(b" ")
+            if not raw.strip():
+                return "missing"
+            return "not bearer" if scheme.lower() != b"bearer" or not given.strip() \
+                else "not recognised"
         return "accepted"
 
     def _refusal(self, raw: bytes, scheme: bytes) -> str:

@@ -29,7 +29,7 @@ class HealthOut(BaseModel):
     version: str
     pages: int | None = Field(None, description="Pages the caller sees (null without a "
                               "valid token when the server needs one)")
-    token: Literal["not needed", "accepted", "missing", "not recognised"] = Field(
+    token: Literal["not needed", "accepted", "missing", "not bearer", "not recognised"] = Field(
         "not needed", description="What became of the bearer token sent: why 'pages' is null")
 
 

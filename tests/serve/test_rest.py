@@ -110,10 +110,13 @@ def test_a_401_says_whether_the_token_is_missing_or_wrong_and_names_the_variable
     # /health answers everyone; the page count with a valid token, and why not without one
     health = {name: client.get("/health", headers=headers).json() for name, headers in (
         ("none", {}), ("wrong", {"Authorization": "Bearer nope"}),
+        ("basic", {"Authorization": "Basic s3cret"}),
         ("valid", {"Authorization": "Bearer s3cret"}))}
     assert (health["valid"]["pages"], health["valid"]["token"]) == (2, "accepted")
     assert (health["none"]["pages"], health["none"]["token"]) == (None, "missing")
     assert (health["wrong"]["pages"], health["wrong"]["token"]) == (None, "not recognised")
+    # as the 401 says: the header is not 'Bearer <token>' (it said "not recognised")
+    assert (health["basic"]["pages"], health["basic"]["token"]) == (None, "not bearer")
     open_server = local(create_app(mg)).get("/health").json()
     assert (open_server["pages"], open_server["token"]) == (2, "not needed")
 
