@@ -395,13 +395,19 @@ class TwinPooledVector(SameLanguageVector):
         return sorted(out, key=lambda h: (-h.score, h.path))[:limit]
 
 
-def twin_vector_lever(weight: float | None) -> Callable[[HybridRetriever], HybridRetriever]:
+def paged_vector_lever(wrapper: Callable[..., Any], *args: Any
+                       ) -> Callable[[HybridRetriever], HybridRetriever]:
+    """The vector side wrapped by ``wrapper(vector, pages, *args)``."""
     def make(r: HybridRetriever) -> HybridRetriever:
         out = rebuilt(r)
         if r.vector is not None:
-            out.vector = TwinPooledVector(r.vector, r.pages, weight)  # type: ignore
+            out.vector = wrapper(r.vector, r.pages, *args)
         return out
     return make
+
+
+def twin_vector_lever(weight: float | None) -> Callable[[HybridRetriever], HybridRetriever]:
+    return paged_vector_lever(TwinPooledVector, weight)
 
 
 class NamedTitle(HybridRetriever):
@@ -712,12 +718,7 @@ def same_language_lever(factor: float = 1.0) -> Callable[[HybridRetriever], Hybr
 
 
 def length_lever(gamma: float) -> Callable[[HybridRetriever], HybridRetriever]:
-    def make(r: HybridRetriever) -> HybridRetriever:
-        out = rebuilt(r)
-        if r.vector is not None:
-            out.vector = LengthNormalisedVector(r.vector, r.pages, gamma)  # type: ignore
-        return out
-    return make
+    return paged_vector_lever(LengthNormalisedVector, gamma)
 
 
 def content_words_lever(r: HybridRetriever) -> HybridRetriever:
