@@ -20,7 +20,7 @@ from typing import Any, Iterator, Mapping
 import yaml
 
 from ..page.dates import CREATED_KEYS, UPDATED_KEYS, unreadable_date
-from ..page.parse import long_name_message, long_names
+from ..page.parse import MAX_NAME_CHARS, long_name_message, long_names
 
 _SHOWN = 60
 _OPENER_RE = re.compile(r"\A\ufeff?---[ \t]*(?:\r?\n|\Z)")
@@ -60,6 +60,21 @@ def field_warnings(path: str, text: str, frontmatter: Mapping[str, Any],
         out.append(f"{path}:{_line_of(lines, key)}: {long_name_message(key, length)}")
     return out
 
+
+
+def heading_title_warning(path: str, text: str) -> list[str]:
+    """The warning for a title taken from a first heading over MAX_NAME_CHARS (cut, as a
+    frontmatter title is); none when no such heading is there."""
+    for number, line in enumerate(text.split("\n"), 1):
+        if line.startswith("# "):
+            length = len(line[2:].strip())
+            if length <= MAX_NAME_CHARS:
+                return []
+            return [f"{path}:{number}: the first heading, the note's title, holds {length:,} "
+                    f"characters, over the {MAX_NAME_CHARS} a title keeps; cut to its first "
+                    f"{MAX_NAME_CHARS - 1} and '…'. Keep the heading short and put the long "
+                    f"text under it."]
+    return []
 
 
 def _problem(key: str, value: Any) -> str:

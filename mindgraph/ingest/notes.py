@@ -21,9 +21,9 @@ from typing import Any
 
 from ..fsutil import sha256_bytes
 from ..page.language import prose_language
-from ..page.parse import parse_page
-from .frontmatter_warnings import field_warnings, unclosed_opener, unclosed_warning, \
-    without_opener
+from ..page.parse import MAX_NAME_CHARS, parse_page
+from .frontmatter_warnings import field_warnings, heading_title_warning, unclosed_opener, \
+    unclosed_warning, without_opener
 from .scan import NOTE_SUFFIXES, NoteReadError, RawFile, decode_note, read_note
 from .state import FileState
 
@@ -148,6 +148,8 @@ def parse(note: Note) -> None:
         else:
             note.warnings = tuple(field_warnings(note.file.path, note.text,
                                                  note.page.frontmatter, note.page.body_line))
+            if len(note.page.title) == MAX_NAME_CHARS and "title" not in note.page.frontmatter:
+                note.warnings += tuple(heading_title_warning(note.file.path, note.text))
         note.title, note.aliases = note.page.title, tuple(note.page.aliases)
         note.language = prose_language(note.page.title, note.page.body)
         if note.page.frontmatter_error:

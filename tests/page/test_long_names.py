@@ -59,3 +59,20 @@ def test_a_name_is_never_cut_inside_an_emoji_sequence_or_before_an_accent():
     assert capped_name(accented) == "a" * (MAX_NAME_CHARS - 2) + "…"
     plain = "b" * (MAX_NAME_CHARS + 5)
     assert capped_name(plain) == "b" * (MAX_NAME_CHARS - 1) + "…"
+
+
+def test_a_huge_first_heading_title_is_cut_with_a_warning(tmp_path):
+    """A 1,000-character H1 (the title when the frontmatter has none) was cut without a word,
+    where a frontmatter title warns."""
+    (tmp_path / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n")
+    (tmp_path / "raw").mkdir()
+    (tmp_path / "raw" / "long.md").write_text("---\ntags: [a]\n---\n\n# " + "y" * 1000 +
+                                              "\n\nBody about canoes.\n")
+    (tmp_path / "raw" / "short.md").write_text("# Short\n\nBody about canoes too.\n")
+    ingest = run(tmp_path, "ingest")
+    assert ingest.exit_code == 0, ingest.output[:2000]
+    assert ("long.md:5: the first heading, the note's title, holds 1,000 characters, over "
+            "the 250 a title keeps; cut to its first 249 and '…'.") in ingest.output
+    assert "short.md:" not in ingest.output
+    found = json.loads(run(tmp_path, "search", "canoes", "--json").stdout)["results"]
+    assert max(len(r["title"]) for r in found) == MAX_NAME_CHARS
