@@ -105,7 +105,7 @@ class Services(WarmIndexes):
         (for this view; raw/ is walked once, on the first question)."""
         from ..page.anchors import AttachmentFiles
 
-        files = AttachmentFiles([self.settings.raw_dir], self._raw_visible)
+        files = AttachmentFiles([self.settings.raw_dir], self._raw_visible, symlinks=False)
         return files.exists
 
     @query

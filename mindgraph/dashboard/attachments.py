@@ -65,9 +65,9 @@ def _find(raw_dir: Path, target: str, source: str,
         path = posixpath.normpath(candidate)
         if path.startswith("..") or (visible is not None and not visible(path)):
             continue
-        if (raw_dir / path).is_file():        # the usual case: no walk of raw/
-            return path
-    return AttachmentFiles([raw_dir], visible).locate(target, source)
+        if (raw_dir / path).is_file() and not (raw_dir / path).is_symlink():
+            return path                       # the usual case: no walk of raw/
+    return AttachmentFiles([raw_dir], visible, symlinks=False).locate(target, source)
 
 
 __all__ = ["MEDIA_TYPES", "attachment_file", "media_type"]

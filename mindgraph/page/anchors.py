@@ -62,11 +62,14 @@ class AttachmentFiles:
     """The non-markdown files under some folders, by relative path and by file name (the
     folders are walked on the first question, so a vault without attachment links costs
     nothing). With ``visible``, only the files whose path (relative to their folder) it
-    accepts: a scoped view finds no file of a scope it does not see, as if there were none."""
+    accepts: a scoped view finds no file of a scope it does not see, as if there were none.
+    ``symlinks`` false: a symlinked file is not there (what is served must be no link)."""
 
-    def __init__(self, roots: Iterable[Path], visible: Callable[[str], bool] | None = None):
+    def __init__(self, roots: Iterable[Path], visible: Callable[[str], bool] | None = None,
+                 symlinks: bool = True):
         self.roots = tuple(roots)
         self.visible = visible
+        self.symlinks = symlinks
         self._paths: set[str] | None = None
         self._names: set[str] = set()
         self._found: dict[str, str] = {}   # lower-case path or file name → the first path
@@ -84,6 +87,8 @@ class AttachmentFiles:
                 rel = Path(folder).relative_to(root).as_posix()
                 for name in files:
                     if name.lower().endswith((".md", ".markdown")):
+                        continue
+                    if not self.symlinks and os.path.islink(os.path.join(folder, name)):
                         continue
                     path = posixpath.normpath(posixpath.join(rel, name))
                     if self.visible is None or self.visible(path):

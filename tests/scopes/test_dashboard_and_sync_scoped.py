@@ -103,3 +103,20 @@ def test_a_symlink_in_a_tenants_folder_does_not_serve_another_tenants_file(clien
     mine = client.get("/dashboard/attachment", params={"target": "acme/shared/own.png"},
                       headers=auth("alice"))
     assert mine.status_code == 200 and mine.content.endswith(b"ACME")
+
+
+def test_a_symlink_does_not_hide_a_real_file_of_the_same_name(client, tmp_path):
+    """By file name alone the first path in path order was taken, symlinks included: the
+    link won, was refused, and her real file of that name was a 404 (and the page drew the
+    embed as a picture to fetch)."""
+    png = b"\x89PNG\r\n\x1a\n" + b"GLOBEXSECRET"
+    carol = tmp_path / "raw" / "globex" / "personal" / "carol"
+    (carol / "plan.png").write_bytes(png)
+    acme = tmp_path / "raw" / "acme"
+    (acme / "shared").mkdir(parents=True, exist_ok=True)
+    (acme / "team" / "search").mkdir(parents=True, exist_ok=True)
+    os.symlink(carol / "plan.png", acme / "shared" / "gl.png")      # first in path order
+    (acme / "team" / "search" / "gl.png").write_bytes(png[:8] + b"ACMEOWN")
+    mine = client.get("/dashboard/attachment", params={"target": "gl.png"},
+                      headers=auth("alice"))
+    assert mine.status_code == 200 and mine.content.endswith(b"ACMEOWN")
