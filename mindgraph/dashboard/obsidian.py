@@ -4,7 +4,10 @@
   ``callout callout-<type>``; ``[!type]-`` (folded) and ``[!type]+`` (open) become a
   ``<details>`` whose ``<summary>`` is the title. No title: the type, capitalised.
 - A block id, a trailing `` ^id`` (or ``^id`` alone on the line after a block), is taken out
-  of the text and becomes the block's ``id="^id"``: a ``#^id`` link lands on it.
+  of the text and becomes the block's ``id="^id"``: a ``#^id`` link lands on it. In an
+  embedded text (``env["depth"] > 0``) it is taken out and becomes no id: the block's id
+  belongs to its own page, and a second element of that id in the embedding page would be
+  an invalid duplicate (or take the embedding page's own ``^id`` link away from its block).
 - A paragraph holding only embeds is no paragraph: each embed is a block of its own
   (``meta["block"]``), so an embedded page's paragraphs are not nested in a ``<p>``.
 """
@@ -88,8 +91,17 @@ def _render_callout(_self: Any, tokens: list, idx: int, _options: Any, _env: dic
     return f'<{tag} class="callout-title">' if token.nesting == 1 else f"</{tag}>\n"
 
 
+def without_block_ids(text: str) -> str:
+    """``text`` without its block ids (a trailing `` ^id`` on a line, a ``^id`` line):
+    what an embed shows inline."""
+    lines = (_TRAILING_ID_RE.sub("", line) for line in text.split("\n")
+             if not _ALONE_ID_RE.match(line.strip()))
+    return "\n".join(lines)
+
+
 def _block_ids(state: Any) -> None:
     tokens: list[Token] = state.tokens
+    own_page = not state.env.get("depth")       # an embedded text's ids are its page's
     i = 0
     while i < len(tokens):
         token = tokens[i]
@@ -100,14 +112,16 @@ def _block_ids(state: Any) -> None:
         previous = tokens[i - 2] if i >= 2 else None
         if (alone and tokens[i - 1].type == "paragraph_open" and previous is not None
                 and previous.nesting == -1):
-            _opening_of(tokens, i - 2).attrSet("id", "^" + alone.group(1))
+            if own_page:
+                _opening_of(tokens, i - 2).attrSet("id", "^" + alone.group(1))
             del tokens[i - 1:i + 2]          # the id's own paragraph
             i -= 1
             continue
         trailing = _TRAILING_ID_RE.search(token.content)
         if trailing is not None:
             token.content = token.content[:trailing.start()].rstrip()
-            _owner(tokens, i).attrSet("id", "^" + trailing.group(1))
+            if own_page:
+                _owner(tokens, i).attrSet("id", "^" + trailing.group(1))
         i += 1
 
 
@@ -150,4 +164,4 @@ def _blank(token: Token) -> bool:
                                                         and not token.content.strip())
 
 
-__all__ = ["install"]
+__all__ = ["install", "without_block_ids"]

@@ -11,7 +11,9 @@ note comes out as text, never as markup, and link targets go through markdown-it
 - ``![[diagram.png|300]]`` becomes an ``<img>`` (``|300`` or ``|300x200``: its size) whose
   ``data-src`` names the dashboard's attachment route (the page's script loads it with the
   token); another attachment (pdf, audio, video) becomes a link to that route;
-- callouts, block ids and block embeds: dashboard/obsidian.py;
+- ``[[Note#^id]]`` (and an embed's title) opens the note at its block: ``#page=<path>#^id``;
+- callouts, block ids and block embeds: dashboard/obsidian.py (an embedded text's block ids
+  are not ids of the embedding page: each id stays on the one block it names);
 - fenced code is highlighted by Pygments (CSS classes, no inline style: the page's
   Content-Security-Policy allows no style attribute).
 
@@ -110,9 +112,12 @@ def _wikilink_rule(state: Any, silent: bool) -> bool:
     return True
 
 
-def _page_link(path: str, label: str) -> str:
-    return (f'<a class="wikilink" href="#page={escapeHtml(quote(path, safe="/"))}" '
-            f'data-page="{escapeHtml(path)}">{escapeHtml(label)}</a>')
+def _page_link(path: str, label: str, block: str | None = None) -> str:
+    """A link that opens ``path`` in the dashboard; with ``block``, scrolled to the block
+    whose ``^id`` it is (``#page=<path>#^<id>``: the page's own element of that id)."""
+    anchor = f"#^{quote(block, safe='')}" if block else ""
+    return (f'<a class="wikilink" href="#page={escapeHtml(quote(path, safe="/"))}'
+            f'{escapeHtml(anchor)}" data-page="{escapeHtml(path)}">{escapeHtml(label)}</a>')
 
 
 def _render_wikilink(_self: Any, tokens: list, idx: int, _options: Any, env: dict) -> str:
@@ -128,7 +133,7 @@ def _render_wikilink(_self: Any, tokens: list, idx: int, _options: Any, env: dic
         return (f'<span class="wikilink broken" title="no such page">'
                 f'{escapeHtml(label)}</span>')
     if not meta["embed"]:
-        return _page_link(path, label)
+        return _page_link(path, label, _block)
     return _embed_html(path, label, links, env["depth"], meta, heading, _block)
 
 
@@ -142,12 +147,15 @@ def _embed_html(path: str, label: str, links: Links, depth: int, meta: dict,
         env = {"links": links, "depth": depth + 1}
         lead = links.lead(path, heading, block_id) if heading or block_id else \
             links.lead(path)
+        # the embedded text's block ids stay its page's: no element here takes them
+        # (obsidian.py drops them below depth 0), and inline no "^id" is left as text
         inner = (_parser().render(lead, env) if block
-                 else _parser().renderInline(" ".join(lead.split()), env))
+                 else _parser().renderInline(" ".join(obsidian.without_block_ids(lead)
+                                                      .split()), env))
     tag = "div" if block else "span"
     id_attr = f' id="{escapeHtml(meta["id"])}"' if meta.get("id") else ""
     return (f'<{tag} class="embed"{id_attr}><{tag} class="embed-title">'
-            f'{_page_link(path, label)}</{tag}>{inner}</{tag}>')
+            f'{_page_link(path, label, block_id)}</{tag}>{inner}</{tag}>')
 
 
 def attachment_html(target: str, alias: str | None, source: str,

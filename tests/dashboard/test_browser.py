@@ -378,3 +378,35 @@ def test_a_typed_link_made_in_the_detail_panel_shows_in_the_graph(browser, tmp_p
         page.wait_for_function("""(h) => window.mindgraph.state.graph.someEdge((e, a, s, t) =>
             s === h && a.relation === 'depends_on')""", arg=home, timeout=120_000)
         assert watch.problems == []
+
+
+def test_a_link_to_a_block_opens_its_page_at_that_block_and_embeds_copy_no_id(browser,
+                                                                               tmp_path):
+    """An embedded block kept its ``^id``: two elements of one id in the embedding page. The
+    embedding page holds each id once now, and a link to Source#^late (written in it) opens
+    Source scrolled to that block."""
+    (tmp_path / "wiki").mkdir()
+    filler = "".join(f"Filler paragraph {n} of the source page.\n\n" for n in range(80))
+    (tmp_path / "wiki" / "Source.md").write_text(
+        f"# Source\n\nEarly fact. ^early\n\n{filler}The late fact. ^late\n")
+    (tmp_path / "wiki" / "Reader.md").write_text(
+        "# Reader\n\nMine. ^early\n\n![[Source#^late]]\n\n![[Source]]\n\nInline ![[Source]].\n\n"
+        "Go to [[Source#^late|the late fact]].\n")
+    with _server(tmp_path) as url:
+        page, watch = open_dashboard(browser, url + "/#page=Reader.md")
+        page.wait_for_selector("#detail .page-body")
+        ids = page.evaluate("[...document.querySelectorAll('#detail [id]')].map(e => e.id)"
+                            ".filter(id => id.startsWith('^'))")
+        assert ids == ["^early"], ids
+        assert "^late" not in page.inner_text("#detail .page-body")
+        page.locator("#detail .page-body a.wikilink", has_text="the late fact").click()
+        page.wait_for_function("() => window.mindgraph.state.selected === 'Source.md'")
+        late = page.locator('#detail .page-body [id="^late"]')
+        late.wait_for()
+        assert late.inner_text() == "The late fact." and "anchored" in late.get_attribute(
+            "class")
+        page.wait_for_timeout(200)
+        box, pane = late.bounding_box(), page.locator("#detail").bounding_box()
+        assert pane["y"] <= box["y"] < pane["y"] + pane["height"], (box, pane)
+        shot(page, "block-link.png")
+        assert watch.problems == []

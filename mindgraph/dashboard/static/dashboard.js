@@ -475,7 +475,8 @@
 
   function titleOf(path) { const n = state.byId.get(path); return n ? n.title : path; }
 
-  async function showDetail(path) {
+  // ``anchor``: a block id ("^id") to scroll to, from a link to Note#^id
+  async function showDetail(path, anchor) {
     const enc = encodeURIComponent(path);
     let page, view;
     try {
@@ -522,6 +523,8 @@
       el("h3", {}, "Add a typed link"), linkForm(page.path));
     if ($("detail").hidden) { $("detail").hidden = false; resizeGraph(); }
     $("detail").scrollTop = 0;
+    const block = anchor ? [...body.querySelectorAll("[id]")].find((e) => e.id === anchor) : null;
+    if (block) { block.classList.add("anchored"); block.scrollIntoView({ block: "start" }); }
     for (const li of $("doc-list").children) li.classList.toggle("selected", li.dataset.page === page.path);
     focusNode(page.path);
     redraw();
@@ -558,8 +561,8 @@
 
   function route() {
     if (location.hash === "#queue") { showQueue(); return; }
-    const match = location.hash.match(/^#page=(.+)$/);
-    if (match) showDetail(decodeURIComponent(match[1]));
+    const match = location.hash.match(/^#page=([^#]+)(?:#(\^.+))?$/);
+    if (match) showDetail(decodeURIComponent(match[1]), match[2] && decodeURIComponent(match[2]));
   }
 
   // ---- the propagation queue (GET /dashboard/propagation, POST /propagate/apply) ----------
