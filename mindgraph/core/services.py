@@ -102,11 +102,11 @@ class Services(WarmIndexes):
 
     def attachment_finder(self) -> Callable[[str, str], bool]:
         """``exists(target, page path)``: whether an attachment embed finds its file in raw/
-        (for this view; raw/ is walked once, on the first question)."""
-        from ..page.anchors import AttachmentFiles
+        (for this view; from the process's index of raw/, dashboard/attachment_index.py:
+        built once, then kept current by its folders' change stamps, not by a walk)."""
+        from ..dashboard.attachment_index import attachment_index
 
-        files = AttachmentFiles([self.settings.raw_dir], self._raw_visible, symlinks=False)
-        return files.exists
+        return attachment_index(self.settings.raw_dir).finder(self._raw_visible)
 
     @query
     def check(self) -> CheckReport:

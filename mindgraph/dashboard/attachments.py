@@ -2,10 +2,10 @@
 
 A file is served only when all of these hold: the link target is relative with no ``..``
 part; the file is found as the vault's attachment resolution finds it (its path from raw/ or
-from the linking page's folder, else its file name alone, page/anchors.py), seen by the
-caller's view; it is a regular file reached through no symlink (the view is checked on the
-path as written: a link could lead into another tenant's folder, or out of raw/); and its
-name is an image, pdf, audio or video type. Anything else is
+from the linking page's folder, else its file name alone: dashboard/attachment_index.py),
+seen by the caller's view; it is a regular file reached through no symlink (the view is
+checked on the path as written: a link could lead into another tenant's folder, or out of
+raw/); and its name is an image, pdf, audio or video type. Anything else is
 "not found": the answer never says whether a file exists outside what may be served.
 """
 
@@ -15,7 +15,7 @@ import posixpath
 from pathlib import Path
 from typing import Callable
 
-from ..page.anchors import AttachmentFiles
+from .attachment_index import attachment_index
 
 MEDIA_TYPES = {
     "png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif",
@@ -67,7 +67,7 @@ def _find(raw_dir: Path, target: str, source: str,
             continue
         if (raw_dir / path).is_file() and not (raw_dir / path).is_symlink():
             return path                       # the usual case: no walk of raw/
-    return AttachmentFiles([raw_dir], visible, symlinks=False).locate(target, source)
+    return attachment_index(raw_dir).locate(target, source, visible)   # no walk: kept current
 
 
 __all__ = ["MEDIA_TYPES", "attachment_file", "media_type"]

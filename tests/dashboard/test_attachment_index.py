@@ -1,0 +1,109 @@
+"""Attachment embeds found by file name, through the real app (GET /dashboard/page and
+GET /dashboard/attachment): raw/ is listed once, not walked again for every page view, and
+what changes in it is still seen at once (a file added, removed, moved into a new folder, or
+replaced by a symlink, which is never served)."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+from fastapi.testclient import TestClient
+
+from mindgraph.config import settings_from_dict
+from mindgraph.core import Mindgraph
+from mindgraph.serve.rest import create_app
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16
+AN_HOUR_AGO = time.time() - 3600
+
+
+@pytest.fixture
+def vault(tmp_path):
+    """A wiki page embedding pictures by file name, and raw/ with 30 folders of files (all
+    written an hour ago, as a vault's files are: no folder changed just now)."""
+    (tmp_path / "wiki").mkdir()
+    (tmp_path / "wiki" / "Album.md").write_text(
+        "# Album\n\n![[picture.png]]\n\n![[later.png]]\n\n![[moved.png]]\n")
+    raw = tmp_path / "raw"
+    for n in range(30):
+        folder = raw / "notes" / f"f{n:02d}"
+        folder.mkdir(parents=True)
+        for m in range(10):
+            (folder / f"note{m}.md").write_text(f"# Note {n}.{m}\n")
+            (folder / f"photo{m}.jpg").write_bytes(PNG)
+    (raw / "notes" / "f17" / "picture.png").write_bytes(PNG + b"PICTURE")
+    for folder, _, _ in os.walk(raw):
+        os.utime(folder, (AN_HOUR_AGO, AN_HOUR_AGO))
+    return tmp_path
+
+
+def _client(base):
+    return TestClient(create_app(Mindgraph(settings_from_dict({}, base_dir=base))),
+                      base_url="http://127.0.0.1:8765")
+
+
+def _shown(client):
+    html = client.get("/dashboard/page", params={"page": "Album"}).json()["html"]
+    return {name for name in ("picture.png", "later.png", "moved.png")
+            if f'data-src="/dashboard/attachment?target={name}' in html}
+
+
+def _served(client, name):
+    answer = client.get("/dashboard/attachment", params={"target": name, "page": "Album"})
+    return answer.content if answer.status_code == 200 else None
+
+
+@pytest.fixture
+def raw_listings(monkeypatch):
+    """The folders under raw/ listed so far (os.scandir, which os.walk uses too)."""
+    listed: list[str] = []
+    scandir = os.scandir
+
+    def counting(path="."):
+        if "/raw" in os.fspath(path):
+            listed.append(os.fspath(path))
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", counting)
+    return listed
+
+
+def test_page_views_do_not_walk_raw_again(vault, raw_listings):
+    client = _client(vault)
+    assert _shown(client) == {"picture.png"}
+    first = len(raw_listings)
+    assert first >= 31                                  # built once: every folder
+    for _ in range(5):
+        assert _shown(client) == {"picture.png"}
+        assert _served(client, "picture.png") == PNG + b"PICTURE"
+    assert len(raw_listings) == first, raw_listings[first:]
+
+
+def test_what_changes_in_raw_is_seen_at_once(vault, raw_listings):
+    client = _client(vault)
+    assert _shown(client) == {"picture.png"} and _served(client, "later.png") is None
+    raw = vault / "raw"
+    (raw / "notes" / "f03" / "later.png").write_bytes(PNG + b"LATER")
+    (raw / "new" / "deeper").mkdir(parents=True)
+    (raw / "new" / "deeper" / "moved.png").write_bytes(PNG + b"MOVED")
+    before = len(raw_listings)
+    assert _shown(client) == {"picture.png", "later.png", "moved.png"}
+    assert len(raw_listings) - before <= 4               # the changed folders, not all 32
+    assert _served(client, "later.png") == PNG + b"LATER"
+    assert _served(client, "moved.png") == PNG + b"MOVED"
+    (raw / "notes" / "f17" / "picture.png").unlink()
+    assert _shown(client) == {"later.png", "moved.png"}
+    assert _served(client, "picture.png") is None
+    # a real file replaced by a symlink (to a file outside raw/) is gone, never served
+    outside = vault / "outside.png"
+    outside.write_bytes(PNG + b"OUTSIDE")
+    (raw / "notes" / "f03" / "later.png").unlink()
+    os.symlink(outside, raw / "notes" / "f03" / "later.png")
+    assert _shown(client) == {"moved.png"}
+    assert _served(client, "later.png") is None
+    # a folder removed takes its files with it
+    (raw / "new" / "deeper" / "moved.png").unlink()
+    (raw / "new" / "deeper").rmdir()
+    assert _shown(client) == set() and _served(client, "moved.png") is None
