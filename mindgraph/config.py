@@ -304,6 +304,9 @@ class ServeSettings:
     upload_max_files: int = 50
     upload_max_file_bytes: int = 52_428_800
     upload_timeout_s: float = 600.0
+    # GET /dashboard/attachment: the time a file's bytes may take to be sent (a slow reader
+    # is cut off past it, the connection closed; a longer one continues with a Range request)
+    attachment_timeout_s: float = 600.0
     # Time budgets (504 past them) and the lane that keeps slow requests (timeline, coverage,
     # path, communities, check, validate) from starving searches: slow_workers at a time,
     # slow_queue more waiting, the next one 503 at once.
@@ -808,6 +811,7 @@ def _check_values(s: Settings) -> None:
         (s.serve.upload_max_files >= 1, "serve.upload_max_files", "at least 1"),
         (s.serve.upload_max_file_bytes >= 1024, "serve.upload_max_file_bytes", "at least 1024"),
         (s.serve.upload_timeout_s > 0, "serve.upload_timeout_s", "above 0"),
+        (s.serve.attachment_timeout_s > 0, "serve.attachment_timeout_s", "above 0"),
         (s.serve.request_timeout_s > 0, "serve.request_timeout_s", "above 0"),
         (s.serve.reindex_timeout_s > 0, "serve.reindex_timeout_s", "above 0"),
         (s.serve.slow_workers >= 1, "serve.slow_workers", "at least 1"),

@@ -15,7 +15,7 @@ from typing import Any
 
 from fastapi import FastAPI, Query
 from pydantic import BaseModel, Field
-from starlette.responses import FileResponse, Response
+from starlette.responses import Response
 
 from ..core import Mindgraph
 from ..dashboard import assets
@@ -23,6 +23,7 @@ from ..dashboard.attachments import MEDIA_TYPES
 from ..dashboard.propagation import queue_view
 from ..dashboard.views import graph_view, page_view
 from .lanes import Lane
+from .timed_file import TimedFileResponse
 
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
        "font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; "
@@ -175,7 +176,8 @@ def install_dashboard(app: FastAPI, route: Callable[..., Any], mg: Mindgraph,
 
     @route("get", "/dashboard/attachment", None,
            "An image, pdf, audio or video file in raw/ that a page embeds (as the vault "
-           "resolves the embed; nothing outside raw/)", 404, lane=slow,
+           "resolves the embed; nothing outside raw/); Range requests are answered (206), and "
+           "the bytes must be sent within serve.attachment_timeout_s", 404, lane=slow,
            response_class=Response, files=tuple(sorted(set(MEDIA_TYPES.values()))))
     def dashboard_attachment(who: Any = who_is,
                              target: str = Query(..., min_length=1, max_length=1000,
@@ -185,8 +187,11 @@ def install_dashboard(app: FastAPI, route: Callable[..., Any], mg: Mindgraph,
                              ) -> Response:
         fresh()
         path, media_type = mg.as_identity(who).attachment(target, page)
-        return FileResponse(path, media_type=media_type,
-                            headers={**DASHBOARD_HEADERS, "cache-control": "private, no-cache"})
+        # streamed after the handler's budget, within its own (serve/timed_file.py)
+        return TimedFileResponse(path, media_type=media_type,
+                                 timeout_s=mg.settings.serve.attachment_timeout_s,
+                                 headers={**DASHBOARD_HEADERS,
+                                          "cache-control": "private, no-cache"})
 
     _queue_route(route, mg, slow, who_is)
 
