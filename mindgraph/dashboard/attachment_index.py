@@ -4,11 +4,11 @@ An embed found by file name alone (``![[picture.png]]`` for raw/any/folder/pictu
 needs every file name under raw/. Walking raw/ for each dashboard page or attachment request
 cost a full directory walk per view (tens of milliseconds on a vault of 10,000 files). The
 index is built once per raw folder (per process, shared by every viewer) and kept current by
-its folders' change stamps: a folder's mtime changes whenever an entry is added, removed or
-renamed in it, so each question stats the known folders (one ``stat`` each, not a listing)
-and lists again only the folders that changed. A folder listed within ``RACY_S`` of its own
-mtime is listed again next time (a file added in the same clock tick as the listing leaves
-the mtime as it was: git's "racy" index entries).
+its folders' change stamps: a folder's mtime and ctime change whenever an entry is added,
+removed or renamed in it, so each question stats the known folders (one ``stat`` each, not
+a listing) and lists again only the folders that changed. A folder listed within ``RACY_S``
+of its own mtime is listed again next time (a file added in the same clock tick as the
+listing leaves the stamp as it was: git's "racy" index entries).
 
 What it holds is every non-markdown entry that is no symlink, in folders reached through no
 symlink, skipping hidden and tool folders, as ``page.anchors.AttachmentFiles`` sees raw/ with
@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ..page.anchors import _SKIP_DIRS
+from ..page.anchors import SKIP_DIRS
 
 RACY_S = 2.0
 _MAX_INDEXES = 8          # raw folders a process keeps an index of (a server has one)
@@ -39,7 +39,7 @@ class AttachmentIndex:
     def __init__(self, root: Path):
         self.root = root
         self._lock = threading.Lock()
-        self._stamps: dict[str, int | None] = {}     # folder → mtime_ns listed (None: racy)
+        self._stamps: dict[str, tuple[int, int] | None] = {}   # folder → stamp (None: racy)
         self._files: dict[str, tuple[str, ...]] = {}  # folder → its attachment file names
         self._subdirs: dict[str, tuple[str, ...]] = {}
         self._by_path: dict[str, list[str]] = {}     # lower-case path → paths, sorted
@@ -84,14 +84,14 @@ class AttachmentIndex:
             return self._first(self._by_name, raw.rsplit("/", 1)[-1].lower(), visible)
 
     def refresh(self) -> None:
-        """List again the folders whose mtime changed since they were listed (all of them
+        """List again the folders whose stamp changed since they were listed (all of them
         the first time)."""
         with self._lock:
             if not self._stamps:
                 self._list("")
             else:
                 for folder, stamp in list(self._stamps.items()):
-                    if folder in self._stamps and _mtime(self._path(folder)) != stamp:
+                    if folder in self._stamps and _stamp(self._path(folder)) != stamp:
                         self._list(folder)
 
     @staticmethod
@@ -106,7 +106,7 @@ class AttachmentIndex:
         """(Re)list ``folder``: its files replace the ones it had, a new subfolder is listed,
         a subfolder gone is dropped with everything below it."""
         started = time.time_ns()
-        stamp = _mtime(self._path(folder))
+        stamp = _stamp(self._path(folder))
         files: list[str] = []
         subdirs: list[str] = []
         try:
@@ -116,7 +116,7 @@ class AttachmentIndex:
                         if entry.is_symlink():
                             continue           # never followed, never served
                         if entry.is_dir(follow_symlinks=False):
-                            if entry.name not in _SKIP_DIRS and not entry.name.startswith("."):
+                            if entry.name not in SKIP_DIRS and not entry.name.startswith("."):
                                 subdirs.append(entry.name)
                         elif not entry.name.lower().endswith((".md", ".markdown")):
                             files.append(entry.name)
@@ -128,7 +128,9 @@ class AttachmentIndex:
                 self._drop(folder)
                 return
         self.listings += 1
-        racy = stamp is not None and started - stamp < RACY_S * 1e9
+        # an entry changed in the listing's clock tick moves the mtime (and ctime) to that
+        # tick: only a recent mtime can hide one
+        racy = stamp is not None and started - stamp[0] < RACY_S * 1e9
         self._stamps[folder] = None if racy else stamp
         self._set_files(folder, tuple(sorted(files)))
         old = set(self._subdirs.get(folder, ()))
@@ -163,11 +165,14 @@ class AttachmentIndex:
             self._files.pop(folder, None)
 
 
-def _mtime(path: Path) -> int | None:
+def _stamp(path: Path) -> tuple[int, int] | None:
+    """A folder's change stamp: its mtime and ctime (a tool that sets the mtime back, as
+    ``rsync -t`` does, still moves the ctime); None when it is gone."""
     try:
-        return os.stat(path, follow_symlinks=False).st_mtime_ns
+        found = os.stat(path, follow_symlinks=False)
     except OSError:
         return None
+    return found.st_mtime_ns, found.st_ctime_ns
 
 
 def _join(folder: str, name: str) -> str:

@@ -128,7 +128,8 @@ def _render_wikilink(_self: Any, tokens: list, idx: int, _options: Any, env: dic
     links: Links = env["links"]
     if meta["embed"] and is_attachment_target(target):
         return attachment_html(target, alias, links.source, links.has_attachment)
-    path = links.resolve(target) if target else None
+    # ``[[#^id]]`` / ``[[#Heading]]``: a place in the page itself
+    path = links.resolve(target) if target else (links.source or None)
     if path is None:
         return (f'<span class="wikilink broken" title="no such page">'
                 f'{escapeHtml(label)}</span>')

@@ -20,7 +20,8 @@ from .model import Page
 
 _BLOCK_ID_RE = re.compile(r"(?:^|[\s\])])\^([A-Za-z0-9-]+)\s*$")   # " ^id", "]]^id" (embeds)
 _NOT_WORD_RE = re.compile(r"[\W_]+")
-_SKIP_DIRS = frozenset({".git", ".obsidian", ".trash", ".mindgraph", "node_modules", ".venv"})
+SKIP_DIRS = frozenset({".git", ".obsidian", ".trash", ".mindgraph", "node_modules", ".venv"})
+"""Folders no attachment is looked for in (hidden folders are skipped too)."""
 
 
 def heading_key(text: str) -> str:
@@ -83,7 +84,7 @@ class AttachmentFiles:
         paths: set[str] = set()
         for root in self.roots:
             for folder, dirs, files in os.walk(root, followlinks=False):
-                dirs[:] = [d for d in dirs if d not in _SKIP_DIRS and not d.startswith(".")]
+                dirs[:] = [d for d in dirs if d not in SKIP_DIRS and not d.startswith(".")]
                 rel = Path(folder).relative_to(root).as_posix()
                 for name in files:
                     if name.lower().endswith((".md", ".markdown")):

@@ -107,3 +107,9 @@ def test_what_changes_in_raw_is_seen_at_once(vault, raw_listings):
     (raw / "new" / "deeper" / "moved.png").unlink()
     (raw / "new" / "deeper").rmdir()
     assert _shown(client) == set() and _served(client, "moved.png") is None
+    # a tool that sets a folder's mtime back (rsync -t) still moves its ctime
+    folder = raw / "notes" / "f05"
+    (folder / "picture.png").write_bytes(PNG + b"SYNCED")
+    os.utime(folder, (AN_HOUR_AGO, AN_HOUR_AGO))
+    assert _shown(client) == {"picture.png"}
+    assert _served(client, "picture.png") == PNG + b"SYNCED"

@@ -39,7 +39,7 @@ def _vault(tmp_path):
         "![[Source#^other]]\n\n"            # a block embed
         "![[Source]]\n\n"                    # a whole-note embed holding three ids
         "Inline: ![[Source]] and more.\n\n"  # inline: the ids were raw text
-        "See [[Source#^fact]] and [[Source#^item|the item]].\n")
+        "See [[Source#^fact]] and [[Source#^item|the item]], and mine: [[#^fact|here]].\n")
     return tmp_path
 
 
@@ -60,6 +60,9 @@ def test_links_to_a_block_open_its_page_at_that_block(tmp_path):
     html = _html(base, "Reader")
     assert '<a class="wikilink" href="#page=Source.md#^fact" data-page="Source.md">' in html
     assert 'href="#page=Source.md#^item" data-page="Source.md">the item</a>' in html
+    # a link to a block of the page itself (it was drawn as a broken link)
+    assert '<a class="wikilink" href="#page=Reader.md#^fact" data-page="Reader.md">here</a>' \
+        in html
     # the block embed's title leads to the block it shows
     assert 'href="#page=Source.md#^other"' in html
     # ...where the block has its id, once
