@@ -122,7 +122,7 @@ def _page_link(path: str, label: str, block: str | None = None) -> str:
 
 def _render_wikilink(_self: Any, tokens: list, idx: int, _options: Any, env: dict) -> str:
     meta = tokens[idx].meta
-    target, heading, _block, alias = parse_wikilink_inner(meta["inner"])
+    target, heading, block, alias = parse_wikilink_inner(meta["inner"])
     label = alias or (f"{target} › {heading}" if target and heading else target or heading
                       or meta["inner"])
     links: Links = env["links"]
@@ -134,8 +134,8 @@ def _render_wikilink(_self: Any, tokens: list, idx: int, _options: Any, env: dic
         return (f'<span class="wikilink broken" title="no such page">'
                 f'{escapeHtml(label)}</span>')
     if not meta["embed"]:
-        return _page_link(path, label, _block)
-    return _embed_html(path, label, links, env["depth"], meta, heading, _block)
+        return _page_link(path, label, block)
+    return _embed_html(path, label, links, env["depth"], meta, heading, block)
 
 
 def _embed_html(path: str, label: str, links: Links, depth: int, meta: dict,
