@@ -73,15 +73,18 @@ class Queries(WarmIndexes):
     def search(self, query: str, limit: int = 10, why: bool = True) -> list[SearchResult]:
         """Keyword (BM25) search: pages with their best section, snippet and why they matched
         (``why=False``: not which words in which field); pages in the query's language
-        first, as in hybrid search (``retrieval.other_language_factor``)."""
+        first, as in hybrid search (``retrieval.other_language_factor``; a query of Han
+        alone is Japanese in a Japanese vault, as there: retrieval/query_language.py)."""
         from ..retrieval.explain import explain
-        from ..retrieval.present import language_weight, query_language
+        from ..retrieval.present import language_weight
+        from ..retrieval.query_language import query_language_in, vault_languages
 
         with self._lock:
             index = self.keyword_index()
             pages = self._cache.pages if self._cache else {}
             hits = index.search(query, limit * 2)
-            factor, lang = self.settings.retrieval.other_language_factor, query_language(query)
+            lang = query_language_in(query, lambda: vault_languages(pages.values()))
+            factor = self.settings.retrieval.other_language_factor
             hits = sorted((replace(h, score=h.score * language_weight(pages[h.path], lang,
                                                                       factor))
                            for h in hits), key=lambda h: (-h.score, h.path))
