@@ -10,6 +10,8 @@ from ..errors import NotFoundError
 from .indexes import WarmIndexes, query
 
 if TYPE_CHECKING:
+    from collections import Counter
+
     from ..graph.communities import Community
     from ..graph.query import Neighbor
     from ..page.model import Page, Section
@@ -77,13 +79,13 @@ class Queries(WarmIndexes):
         alone is Japanese in a Japanese vault, as there: retrieval/query_language.py)."""
         from ..retrieval.explain import explain
         from ..retrieval.present import language_weight
-        from ..retrieval.query_language import query_language_in, vault_languages
+        from ..retrieval.query_language import query_language_in
 
         with self._lock:
             index = self.keyword_index()
             pages = self._cache.pages if self._cache else {}
             hits = index.search(query, limit * 2)
-            lang = query_language_in(query, lambda: vault_languages(pages.values()))
+            lang = query_language_in(query, self._page_languages)
             factor = self.settings.retrieval.other_language_factor
             hits = sorted((replace(h, score=h.score * language_weight(pages[h.path], lang,
                                                                       factor))
@@ -91,6 +93,15 @@ class Queries(WarmIndexes):
             return [explain(replace(h, rank=rank), pages[h.path], query, why,
                             index.embedded.get((h.path, h.section_id or ""), ()))
                     for rank, h in enumerate(hits[:limit], 1)]
+
+    def _page_languages(self) -> Counter[str]:
+        """How many pages are in each language (counted once per state of the pages: a
+        query of Han alone asks, query_language.py)."""
+        from ..retrieval.query_language import vault_languages
+
+        if self._languages is None:
+            self._languages = vault_languages(self._pages().values())
+        return self._languages
 
     @query
     def trust_of(self, paths: Iterable[str]) -> dict[str, dict[str, Any]]:

@@ -140,3 +140,18 @@ def test_the_twin_ranking_and_the_translation_read_a_kanji_query_as_japanese(tmp
         [("ja/シンク.md", ["twin"])]
     assert not any("almost no page is in the query's language" in note
                    for note in data["degradation"])
+
+
+def test_keyword_search_counts_the_pages_again_when_they_change(tmp_path):
+    for rel, text in JAPANESE.items():
+        path = tmp_path / "wiki" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    (tmp_path / "mindgraph.yml").write_text("retrieval:\n  other_language_factor: 0.3\n")
+    mg = Mindgraph.open(tmp_path)
+    assert mg.search("清水寺")[0].score == 1.0         # Japanese, as its vault
+    path = tmp_path / "wiki" / "北京/故宫博物院.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(CHINESE["北京/故宫博物院.md"], encoding="utf-8")
+    mg.refresh()
+    assert mg.search("清水寺")[0].score == 0.3         # a tie in a vault of both: Chinese
