@@ -26,7 +26,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
+import programs as bench_programs  # noqa: E402  (bench/: on sys.path when a script runs)
+import shared_corpora  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 CORPORA = shared_corpora.corpora()
@@ -95,17 +96,15 @@ def main() -> int:
     parser.add_argument("--workspace", type=Path,
                         help="a workspace whose raw/ is obsidian-help/<lang>, ingested and "
                              "embedded (default: made in a temporary folder)")
-    parser.add_argument("--baseline", help="another mindgraph executable to compare with")
+    bench_programs.add_option(parser)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    programs = bench_programs.programs(parser, args.baseline)
     corpora = shared_corpora.require(CORPORA, "obsidian-help")
-    programs = {"this checkout": [sys.executable, "-m", "mindgraph"]}
-    if args.baseline:
-        programs = {"baseline": [args.baseline], **programs}
     report: dict[str, dict] = {}
     with tempfile.TemporaryDirectory(prefix="mindgraph-one-language-") as tmp:
         workspace = args.workspace or make_workspace(Path(tmp), corpora, args.lang,
-                                                     programs["this checkout"])
+                                                     programs[bench_programs.THIS_CHECKOUT])
         for name, source in SETS.items():
             asked = questions(corpora, workspace, args.lang, source)
             file = Path(tmp) / f"{name}.jsonl"

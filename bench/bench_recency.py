@@ -27,7 +27,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
+import programs as bench_programs  # noqa: E402  (bench/: on sys.path when a script runs)
+import shared_corpora  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 CORPORA = shared_corpora.corpora()
@@ -88,15 +89,13 @@ def measure(name: str, program: list[str], root: Path, corpora: Path, embedding:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     shared_corpora.add_option(parser)
-    parser.add_argument("--baseline", help="another mindgraph executable to compare with")
+    bench_programs.add_option(parser)
     parser.add_argument("--embedding", default="local",
                         help="embedding provider of the workspaces (local, hashing)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    programs = bench_programs.programs(parser, args.baseline)
     corpora = shared_corpora.require(CORPORA, "obsidian-help")
-    programs = {"this checkout": [sys.executable, "-m", "mindgraph"]}
-    if args.baseline:
-        programs = {"baseline": [args.baseline], **programs}
     with tempfile.TemporaryDirectory(prefix="mindgraph-recency-") as tmp:
         dev_en = Path(tmp) / "dev-en.jsonl"
         lines = (corpora / "obsidian-help-queries.dev.jsonl").read_text(encoding="utf-8")

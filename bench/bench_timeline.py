@@ -28,7 +28,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
+import programs as bench_programs  # noqa: E402  (bench/: on sys.path when a script runs)
+import shared_corpora  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 CORPORA = shared_corpora.corpora()
@@ -60,17 +61,15 @@ def is_right(entry: dict, label: dict) -> bool:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     shared_corpora.add_option(parser)
-    parser.add_argument("--baseline", help="another mindgraph executable to compare with")
+    bench_programs.add_option(parser)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     labels = [json.loads(line) for line in LABELS.read_text(encoding="utf-8").splitlines()
               if line.strip()]
-    programs = {"this checkout": [sys.executable, "-m", "mindgraph"]}
-    if args.baseline:
-        programs = {"baseline": [args.baseline], **programs}
+    programs = bench_programs.programs(parser, args.baseline)
     corpora = shared_corpora.require(CORPORA, "obsidian-help")
     with tempfile.TemporaryDirectory(prefix="mindgraph-timeline-") as tmp:
-        workspace = make_workspace(Path(tmp), corpora, programs["this checkout"])
+        workspace = make_workspace(Path(tmp), corpora, programs[bench_programs.THIS_CHECKOUT])
         found = {name: {label["concept"]: entries(program, workspace, label["concept"])
                         for label in labels} for name, program in programs.items()}
     report = {name: [] for name in programs}

@@ -33,7 +33,8 @@ def check_command(settings, strict: bool, errors_only: bool, limit: int, show_al
         _print_findings(shown, 0 if show_all else limit, settings.paths.raw)
         counts = ", ".join(f"{kind} {n}" for kind, n in report.counts().items()) or "nothing"
         errors, warnings = len(report.errors), len(report.warnings)
-        echo(f"{report.pages} pages: {errors} error{'s' * (errors != 1)}, "
+        pages = report.pages
+        echo(f"{pages} page{'s' * (pages != 1)}: {errors} error{'s' * (errors != 1)}, "
              f"{warnings} warning{'s' * (warnings != 1)} ({counts}).")
         if getattr(report, "trust", None):     # core.check adds it (trust/mix.py)
             echo(f"trust: {describe_mix(report.trust)}")

@@ -47,7 +47,9 @@ def lint_command(settings, judge: str, rules: tuple[str, ...], limit: int, stric
             echo(f"... and {len(findings) - limit} more (--limit 0 shows all).")
         counts = ", ".join(f"{rule} {n}" for rule, n in report.counts().items()
                            if not rules or rule in rules) or "nothing to flag"
-        echo(f"{report.pages} pages: {len(findings)} findings ({counts}).")
+        pages, found = report.pages, len(findings)
+        echo(f"{pages} page{'s' * (pages != 1)}: {found} finding{'s' * (found != 1)} "
+             f"({counts}).")
     if strict and findings:
         raise SystemExit(EXIT_PROBLEMS)
 

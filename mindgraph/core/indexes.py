@@ -25,6 +25,8 @@ from ..config import Settings
 from ..fsutil import keep_file_digests, writable
 
 if TYPE_CHECKING:
+    from collections import Counter
+
     from ..graph.build import KnowledgeGraph
     from ..page.cache import ChangeSet, PageCache
     from ..page.model import Page
@@ -65,6 +67,8 @@ class WarmIndexes:
         self._vault: Vault | None = None
         self._keyword: KeywordIndex | None = None
         self._graph: KnowledgeGraph | None = None
+        # how many pages are in each language (for a query of Han alone), read on first use
+        self._languages: Counter[str] | None = None
         self._depth = 0
         self.defer_saves = False
         # False: nothing is written under the state folder (a dry run; the files may be on a
@@ -96,7 +100,7 @@ class WarmIndexes:
                 changes = self._cache.refresh(save=not self.defer_saves and
                                               self.save_state_files)
             if changes:
-                self._vault = None
+                self._vault = self._languages = None
                 pages = self._cache.pages
                 if self._keyword is not None:
                     self._keyword.apply(pages, changes.added, changes.changed, changes.removed)

@@ -10,6 +10,8 @@ from ..errors import NotFoundError
 from .indexes import WarmIndexes, query
 
 if TYPE_CHECKING:
+    from collections import Counter
+
     from ..graph.communities import Community
     from ..graph.query import Neighbor
     from ..page.model import Page, Section
@@ -73,21 +75,33 @@ class Queries(WarmIndexes):
     def search(self, query: str, limit: int = 10, why: bool = True) -> list[SearchResult]:
         """Keyword (BM25) search: pages with their best section, snippet and why they matched
         (``why=False``: not which words in which field); pages in the query's language
-        first, as in hybrid search (``retrieval.other_language_factor``)."""
+        first, as in hybrid search (``retrieval.other_language_factor``; a query of Han
+        alone is Japanese in a Japanese vault, as there: retrieval/query_language.py)."""
         from ..retrieval.explain import explain
-        from ..retrieval.present import language_weight, query_language
+        from ..retrieval.present import language_weight
+        from ..retrieval.query_language import query_language_in
 
         with self._lock:
             index = self.keyword_index()
             pages = self._cache.pages if self._cache else {}
             hits = index.search(query, limit * 2)
-            factor, lang = self.settings.retrieval.other_language_factor, query_language(query)
+            lang = query_language_in(query, self._page_languages)
+            factor = self.settings.retrieval.other_language_factor
             hits = sorted((replace(h, score=h.score * language_weight(pages[h.path], lang,
                                                                       factor))
                            for h in hits), key=lambda h: (-h.score, h.path))
             return [explain(replace(h, rank=rank), pages[h.path], query, why,
                             index.embedded.get((h.path, h.section_id or ""), ()))
                     for rank, h in enumerate(hits[:limit], 1)]
+
+    def _page_languages(self) -> Counter[str]:
+        """How many pages are in each language (counted once per state of the pages: a
+        query of Han alone asks, query_language.py)."""
+        from ..retrieval.query_language import vault_languages
+
+        if self._languages is None:
+            self._languages = vault_languages(self._pages().values())
+        return self._languages
 
     @query
     def trust_of(self, paths: Iterable[str]) -> dict[str, dict[str, Any]]:

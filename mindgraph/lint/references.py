@@ -22,11 +22,13 @@ _URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.I)
 
 
 def reference_findings(page: Page, raw_dir: Path, workspace: Path,
-                       seen: Callable[[Path], bool] | None = None) -> Iterator[LintFinding]:
+                       seen: Callable[[Path], bool] | None = None,
+                       raw_label: str = "raw") -> Iterator[LintFinding]:
     """Footnote references without a definition, and source files that do not exist (or,
-    with ``seen``, that it does not accept: a view's files only)."""
+    with ``seen``, that it does not accept: a view's files only); ``raw_label``: the raw
+    folder as configured, as the messages name it."""
     yield from _footnotes(page)
-    yield from _sources(page, raw_dir, workspace, seen)
+    yield from _sources(page, raw_dir, workspace, seen, raw_label.rstrip("/") or "raw")
 
 
 def _footnotes(page: Page) -> Iterator[LintFinding]:
@@ -46,8 +48,8 @@ def _footnotes(page: Page) -> Iterator[LintFinding]:
                 f"Add a line '[^{label}]: <the source>' to the page, or remove the citation.")
 
 
-def _sources(page: Page, raw_dir: Path, workspace: Path,
-             seen: Callable[[Path], bool] | None) -> Iterator[LintFinding]:
+def _sources(page: Page, raw_dir: Path, workspace: Path, seen: Callable[[Path], bool] | None,
+             raw_label: str) -> Iterator[LintFinding]:
     roots = (workspace.resolve(), raw_dir.resolve())
     for key, path in _source_paths(page.frontmatter):
         if _URL.match(path):
@@ -59,10 +61,11 @@ def _sources(page: Page, raw_dir: Path, workspace: Path,
         if not any(target.is_relative_to(root) for root in roots):
             yield LintFinding(
                 "dangling-reference", page.path, "lead", 0,
-                f"'{key}' names {path!r}, which is outside the workspace and raw/.",
-                f"Name a file inside the workspace or raw/ in '{key}', or remove the entry.")
+                f"'{key}' names {path!r}, which is outside the workspace and {raw_label}/.",
+                f"Name a file inside the workspace or {raw_label}/ in '{key}', or remove the "
+                f"entry.")
         elif not target.is_file() or (seen is not None and not seen(target)):
-            shown = f"raw/{path}" if base == raw_dir else path
+            shown = f"{raw_label}/{path}" if base == raw_dir else path
             yield LintFinding(
                 "dangling-reference", page.path, "lead", 0,
                 f"'{key}' names {shown}, which does not exist.",

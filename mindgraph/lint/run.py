@@ -25,9 +25,11 @@ LLM_JACCARD = 0.5     # how similar two statements must be for the LLM judge to 
 
 
 def lint_vault(vault: Vault, raw_dir: Path, workspace: Path, *, judge: Judge | None = None,
-               judge_name: str = "", seen: Callable[[Path], bool] | None = None) -> LintReport:
+               judge_name: str = "", seen: Callable[[Path], bool] | None = None,
+               raw_label: str = "raw") -> LintReport:
     """Every finding over ``vault``, in rule order, then page and line order; ``seen`` (a
-    scoped view's) says which files it sees, for the references to files."""
+    scoped view's) says which files it sees, for the references to files; ``raw_label``:
+    the raw folder as the user configured it (paths.raw), as the fixes name it."""
     pages = [vault.pages[p] for p in sorted(vault.pages)]
     statements = {p.path: page_statements(p) for p in pages}
     every = [s for p in pages for s in statements[p.path]]
@@ -36,8 +38,9 @@ def lint_vault(vault: Vault, raw_dir: Path, workspace: Path, *, judge: Judge | N
     notes: list[str] = []
     for page in pages:
         findings.extend(summary_findings(page, statements[page.path],
-                                         dated=dates[page.path] is not None))
-        findings.extend(reference_findings(page, raw_dir, workspace, seen))
+                                         dated=dates[page.path] is not None,
+                                         raw_label=raw_label))
+        findings.extend(reference_findings(page, raw_dir, workspace, seen, raw_label))
     conflicts, judged_by = list(conflicting_facts(every, dates)), "offline"
     if judge is not None:
         try:

@@ -31,10 +31,11 @@ def lint_workspace(vault: Vault, settings: Settings, judge: JudgeChoice | str = 
             raise InputError(f"judge=llm needs an LLM: set compile.provider (anthropic, gemini or "
                              f"openai) in {settings.source}, or use the offline judge.")
     if provider is None:
-        return lint_vault(vault, settings.raw_dir, settings.base_dir, seen=seen)
+        return lint_vault(vault, settings.raw_dir, settings.base_dir, seen=seen,
+                          raw_label=settings.paths.raw)
     llm = LLMJudge(provider)
     return lint_vault(vault, settings.raw_dir, settings.base_dir, judge=llm,
-                      judge_name=llm.identity, seen=seen)
+                      judge_name=llm.identity, seen=seen, raw_label=settings.paths.raw)
 
 
 def files_seen(settings: Settings, visible: Callable[[str], bool]) -> Callable[[Path], bool]:

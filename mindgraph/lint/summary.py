@@ -23,16 +23,17 @@ _CALLOUT = re.compile(r"^\s*>\s*\[!(?:summary|abstract|tldr)\][+-]?\s*(.*)$", re
 _QUOTED = re.compile(r"^\s*>\s?(.*)$")
 
 
-def summary_findings(page: Page, statements: list[Statement],
-                     dated: bool) -> Iterator[LintFinding]:
+def summary_findings(page: Page, statements: list[Statement], dated: bool,
+                     raw_label: str = "raw") -> Iterator[LintFinding]:
     """One finding when ``page`` has no real summary (``dated``: the page has a date of its
-    own, in its frontmatter, its top lines or its file name)."""
+    own, in its frontmatter, its top lines or its file name); the fix names its raw note in
+    ``raw_label``, the raw folder as configured (paths.raw: ``../vault``)."""
     if dated or _frontmatter_summary(page) or _callout_summary(page):
         return
     if any(s.section == "lead" and s.long_enough for s in statements):
         return
     raw = raw_source(page)
-    where = f"raw/{raw}" if raw else page.path
+    where = f"{raw_label.rstrip('/')}/{raw}" if raw else page.path
     yield LintFinding(
         "no-summary", page.path, "lead", page.body_line,
         "No summary: nothing before the first heading says what the page is about.",

@@ -42,13 +42,13 @@ from .expand import QueryExpander, split_concepts
 from .fusion import FUSIONS, NORMALIZERS, reserve_shares, spread_weights
 from .keyword import Concept, KeywordIndex
 from .native import NativeSearch, app_url
-from .present import follow_ups, interpretation, language_weight, query_language, snippet_for
-from .query_language import query_language_in
+from .present import follow_ups, interpretation, language_weight, snippet_for
+from .query_language import query_language_in, vault_languages
 from .recency import Recency, asks_for_recent
 from .rerank import LLMReranker
 from .results import Candidate, HybridResponse, HybridResult, SearchOptions
 from .router import Intent, IntentRouter
-from .translate import QueryTranslator, vault_languages
+from .translate import QueryTranslator
 from .twins import Twins, twin_ranking
 from .vector import VectorRetriever, model_name
 from .weakvector import penalise_unbacked
@@ -134,7 +134,7 @@ class HybridRetriever:
             options.use_vector and self.vector is not None else []
         intent = self.router.route(query)
         timings["route"] = _ms(started)
-        lang = query_language_in(query, self.page_languages)
+        lang = self.query_language(query)
         if not _HAS_WORD.search(query):
             # "", "?!", an emoji: a vector of it is noise near every page (a query of stop
             # words such as "IT" is still searched, by meaning)
@@ -310,13 +310,13 @@ class HybridRetriever:
     def _twin_weight(self, query: str) -> float:
         """The weight of the twin ranking for ``query``'s language, against BM25's 1
         (``retrieval.twin_weights``; 0 for a language not named there)."""
-        return float(self.settings.twin_weights.get(query_language(query), 0.0))
+        return float(self.settings.twin_weights.get(self.query_language(query), 0.0))
 
     def _twin_hits(self, query: str, fetch: int) -> list[tuple[str, float, str | None]]:
         """For a Chinese or Japanese question in a vault of translated pages: BM25 of its
         English translation over the English pages, each credited to its twin in the
         question's language (twins.py); [] otherwise."""
-        lang = query_language(query)
+        lang = self.query_language(query)
         if self._twins is None:
             self._twins = Twins(self.pages)
         if not self._twins.count:
@@ -326,6 +326,11 @@ class HybridRetriever:
             return []
         return twin_ranking(self.keyword.search("", fetch * 4, english), self._twins, lang,
                             fetch)
+
+    def query_language(self, query: str) -> str:
+        """``query``'s language in these pages (query_language.py): one decision for the
+        answer's language, the twin ranking and the translation of its words."""
+        return query_language_in(query, self.page_languages)
 
     def page_languages(self) -> Counter[str]:
         """How many pages are written in each language (read on first use, for a query of
@@ -342,7 +347,8 @@ class HybridRetriever:
         """What translates a question's words for BM25 (built on first use)."""
         if self._translator is None:
             self._translator = QueryTranslator(self.pages, self.keyword, cache_dir=(
-                self._calibration_file.parent if self._calibration_file else None))
+                self._calibration_file.parent if self._calibration_file else None),
+                page_languages=self.page_languages)
         return self._translator
 
     def _keyword_query(self, query: str, degradation: list[str]
@@ -482,7 +488,7 @@ class HybridRetriever:
         if languages is None:
             routed = getattr(self.vector.provider, "route_order", None) is not None
             return self.settings.multilingual_vector_factor if routed else 1.0
-        needed = {query_language(query), *self.translator.languages(query)}
+        needed = {self.query_language(query), *self.translator.languages(query)}
         if needed <= set(languages):
             return 1.0
         return self.settings.unsupported_language_vector_factor

@@ -13,9 +13,10 @@ of neither it stays Chinese.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Callable
+from typing import Callable, Iterable
 
-from ..page.language import query_language
+from ..page.language import page_language, query_language
+from ..page.model import Page
 from .analyzer import han_query_languages
 
 
@@ -33,3 +34,8 @@ def query_language_in(query: str, languages: Callable[[], Counter[str]]) -> str:
     if japanese and chinese and han_query_languages(query) == ("ja",):
         return "ja"
     return "zh"
+
+
+def vault_languages(pages: Iterable[Page]) -> Counter[str]:
+    """How many of the pages are written in each language."""
+    return Counter(page_language(page) for page in pages)

@@ -35,17 +35,17 @@ import functools
 import re
 from collections import Counter
 from pathlib import Path
-from typing import Callable, Iterable, Mapping
+from typing import Callable, Mapping
 
 import numpy as np
 
-from ..page.language import page_language, query_language
 from ..page.model import Page
 from ..text import bilingual
 from ..text.cjk import CJK_RUN as _CJK_RUN
 from .analyzer import STOP_WORDS, analyze
 from .calibration import spread
 from .keyword import Concept, KeywordIndex
+from .query_language import query_language_in, vault_languages
 
 MIN_SHARE = 0.1          # a language with fewer of the pages is neither "the vault's" nor
                          # missing: below it the query's own language counts as absent
@@ -69,11 +69,6 @@ CONCEPT_WEIGHT = 1.75    # an English word's translations, scored as one concept
 
 
 
-def vault_languages(pages: Iterable[Page]) -> Counter[str]:
-    """How many of the pages are written in each language."""
-    return Counter(page_language(page) for page in pages)
-
-
 class QueryTranslator:
     """Adds the translations of an English query's words for the languages of the pages."""
 
@@ -81,8 +76,13 @@ class QueryTranslator:
                  per_english: int = 3,
                  lookup: Callable[[str, str], tuple[str, ...]] | None = None,
                  cache_dir: Path | None = None,
-                 english: Callable[[str, str], tuple[str, ...]] | None = None):
+                 english: Callable[[str, str], tuple[str, ...]] | None = None,
+                 page_languages: Callable[[], Counter[str]] | None = None):
         self.pages = pages
+        # how many pages are in each language, for a query of Han alone (query_language.py;
+        # the retriever passes its own count, read once for both)
+        self._page_languages = page_languages or functools.cache(
+            lambda: vault_languages(self.pages.values()))
         if lookup is None:      # the dictionaries, their tables kept in this workspace's folder
             lookup = functools.partial(bilingual.translations, cache_dir=cache_dir)
         if english is None:
@@ -120,9 +120,14 @@ class QueryTranslator:
         dictionary covers, or a Chinese or Japanese one over pages at least a tenth English."""
         return bool(self.languages(query))
 
+    def query_language(self, query: str) -> str:
+        """The query's language in these pages: a query of Han alone is Japanese in a
+        Japanese vault (query_language.py), looked up and cut as such."""
+        return query_language_in(query, self._page_languages)
+
     def languages(self, query: str) -> tuple[str, ...]:
         """The languages the query's words are translated into (none: it needs none)."""
-        lang = query_language(query)
+        lang = self.query_language(query)
         if self.shares.get(lang, 0.0) >= MIN_SHARE:
             return ()
         if lang == "en":
@@ -155,7 +160,7 @@ class QueryTranslator:
         its weight (as ``added_terms``), whatever the pages' languages ({} for another
         language's question): for searching the question's translation over the English
         twins of the pages (twins.py)."""
-        if query_language(query) not in bilingual.LANGUAGES:
+        if self.query_language(query) not in bilingual.LANGUAGES:
             return {}
         found = self._english_cache.get(query)
         if found is None:
@@ -211,7 +216,7 @@ class QueryTranslator:
     def _into_english(self, query: str) -> list[tuple[str, str, float]]:
         """A Chinese or Japanese question's words (and pairs of adjacent words, which the
         segmenter may have cut from one dictionary word) in English."""
-        lang = query_language(query)
+        lang = self.query_language(query)
         words = [t for t in analyze(query, query=True, lang=lang) if _CJK_RUN.fullmatch(t)]
         pairs = [a + b for a, b in zip(words, words[1:])]
         out: list[tuple[str, str, float]] = []

@@ -95,7 +95,12 @@ def _reindex(mg: Mindgraph, fresh: Callable[[], None], *, embed: bool,
     notes: list[str] = []
     ingest = None
     if mg.settings.raw_dir.is_dir():
-        ingest = mg.ingest(dry_run=dry_run).to_dict()   # re-syncs the warm indexes itself
+        # re-syncs the warm indexes itself, unless a dry run (which changes nothing)
+        ingest = mg.ingest(dry_run=dry_run).to_dict()
+    elif dry_run:
+        # not re-read either: that updates the page cache, the indexes and their files
+        # under .mindgraph, and embeds the pages that changed
+        notes.append(f"no raw folder at {mg.settings.raw_dir}: nothing to compile")
     else:
         notes.append(f"no raw folder at {mg.settings.raw_dir}: nothing to compile, "
                      f"only the wiki was re-read")

@@ -9,6 +9,11 @@ for the embed and closed after it: the server frees the lock when that session e
 embed's included. The session's ``application_name`` says who holds it (``mindgraph embed
 <pid>@<host>``), which the waiting side reads from ``pg_stat_activity``: the database vouches
 for it, since it is the name of the very session that holds the lock.
+
+Within one process the lock is shared: a server's embedding of the pages that changed
+(vectors/live.py) takes it without waiting, also at the end of an embed of its own that
+holds it (the advisory lock belongs to that embed's session: a second session of the same
+process would find it taken, as by a stranger).
 """
 
 from __future__ import annotations
@@ -17,11 +22,25 @@ import contextlib
 import hashlib
 import os
 import socket
+import threading
 from typing import Any, Callable, Iterator
 
 from ..errors import EmbedBusy, StoreError
 
 APPLICATION_PREFIX = "mindgraph embed "
+
+
+class _Session:
+    """This process's session holding one lock, and how many of its embeds share it: the last
+    to end closes it (a server's catch-up may still write after the embed that took it)."""
+
+    def __init__(self, conn: Any):
+        self.conn = conn
+        self.count = 1
+
+
+_held: dict[tuple[str, int], _Session] = {}     # (dsn, key) → the session holding it
+_held_guard = threading.Lock()
 
 
 def lock_key(table: str, tenant: str) -> int:
@@ -38,32 +57,57 @@ def pg_embed_lock(dsn: str, table: str, tenant: str, *, wait: bool = True,
     session holds it: with ``wait``, tell ``notice`` (once) and block until it is free; else
     raise EmbedBusy naming its holder. ``where`` describes the database (no password);
     ``on_error`` turns a driver error into a message (StoreError)."""
-    import psycopg
-
     me = f"{APPLICATION_PREFIX}{os.getpid()}@{socket.gethostname()}"[:63]
     key = lock_key(table, tenant)
+    mine = (dsn, key)
+    with _held_guard:
+        session = _held.get(mine)
+        if session is not None:     # this process holds it already: share that session's
+            session.count += 1
+    if session is None:
+        session = _take(dsn, key, me, wait, notice, connect_timeout, on_error,
+                        f"another `mindgraph embed` is writing table {table} (tenant "
+                        f"{tenant}) of {where}")
+        with _held_guard:
+            _held[mine] = session
+    try:
+        yield
+    finally:
+        with _held_guard:
+            session.count -= 1
+            last = session.count == 0
+            if last:
+                del _held[mine]
+        if last:
+            session.conn.close()    # ends the session: the server frees its advisory locks
+
+
+def _take(dsn: str, key: int, me: str, wait: bool, notice: Callable[[str], None] | None,
+          connect_timeout: int, on_error: Callable[[Exception], str], what: str) -> _Session:
+    """A new session named ``me`` holding the advisory lock ``key`` (see pg_embed_lock)."""
+    import psycopg
+
     try:
         conn = psycopg.connect(dsn, connect_timeout=connect_timeout, autocommit=True,
                                application_name=me)
     except psycopg.Error as exc:
         raise StoreError(on_error(exc)) from exc
     try:
-        try:
-            if not conn.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()[0]:
-                holder = _holder(conn, key)
-                what = (f"another `mindgraph embed` is writing table {table} (tenant "
-                        f"{tenant}) of {where}{holder}")
-                if not wait:
-                    raise EmbedBusy(f"{what}. Run again when it has finished, or leave out "
-                                    f"--no-wait to wait for it.")
-                if notice is not None:
-                    notice(f"{what}; waiting for it to finish, then embedding what it left")
-                conn.execute("SELECT pg_advisory_lock(%s)", (key,))
-        except psycopg.Error as exc:
-            raise StoreError(on_error(exc)) from exc
-        yield
-    finally:
-        conn.close()        # ends the session: the server frees its advisory locks
+        if not conn.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()[0]:
+            what += _holder(conn, key)
+            if not wait:
+                raise EmbedBusy(f"{what}. Run again when it has finished, or leave out "
+                                f"--no-wait to wait for it.")
+            if notice is not None:
+                notice(f"{what}; waiting for it to finish, then embedding what it left")
+            conn.execute("SELECT pg_advisory_lock(%s)", (key,))
+    except psycopg.Error as exc:
+        conn.close()
+        raise StoreError(on_error(exc)) from exc
+    except BaseException:
+        conn.close()
+        raise
+    return _Session(conn)
 
 
 def _holder(conn: Any, key: int) -> str:

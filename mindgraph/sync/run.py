@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from ..core import Mindgraph
@@ -79,6 +80,7 @@ def sync_run(mg: Mindgraph, changes: Iterable[Change], *, trigger: str = "change
                     indexed.pop(path, None)
     except RemovalsHeld as exc:     # raw/ empty or wrong: nothing removed, retried later
         record.error, record.held = str(exc), True
+        _forget_missing(mg.settings.raw_dir, failing, warned)
     except MindgraphError as exc:
         record.error = str(exc)
     except Exception as exc:  # noqa: BLE001 - the watcher reports it and goes on
@@ -135,6 +137,16 @@ def _failures(record: RunRecord, files: Iterable[Any], failing: dict[str, str],
             record.still_failing += 1
         else:
             record.failed.append(f.message)
+
+
+def _forget_missing(raw_dir: Path, failing: dict[str, str] | None,
+                    warned: dict[str, tuple[str, ...]] | None) -> None:
+    """Drop the notes no longer in raw/ from ``failing`` and ``warned``: a held run applies
+    nothing, so its ingest never reported them gone, and GET /sync/status went on listing a
+    deleted note as failing. They come back with their files (the next run reads them)."""
+    for notes in (failing, warned):
+        for path in [p for p in notes or () if not (raw_dir / p).is_file()]:
+            del notes[path]  # type: ignore[union-attr]
 
 
 def _enrich(mg: Mindgraph, record: RunRecord) -> None:

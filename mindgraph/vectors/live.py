@@ -7,7 +7,12 @@ the reason in ``note`` (which every hybrid answer repeats in ``degradation``):
 - more than ``serve.embed_changes_max_chunks`` sections at once (a big ingest: run `embed`);
 - the embedding provider or the store failing (retried every ``RETRY_S`` seconds);
 - an `embed` running in this process: it re-plans the waiting pages before it finishes, so it
-  never writes back vectors of text that changed while it ran.
+  never writes back vectors of text that changed while it ran;
+- an embed of another process holding the store's own lock (pgvector: another workspace's
+  `mindgraph embed` writing the same table and tenant, or its server's embedding of changed
+  pages; stores/pg_embed_lock.py): taken without waiting, so no request waits on it, and
+  tried again later. Unlocked, the two interleaved, each planning against the other's
+  half-written rows.
 
 A page whose vectors another process stored meanwhile costs nothing when it is retried, so the
 note clears by itself after `mindgraph embed` in a terminal. The owner (``Mindgraph``) calls
@@ -20,8 +25,9 @@ import time
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
-from ..errors import MindgraphError
+from ..errors import EmbedBusy, MindgraphError
 from ..page.model import Page
+from .lock import store_lock
 from .sync import sync_changed_pages
 
 RETRY_S = 10.0          # how often pages that could not be embedded are tried again
@@ -78,14 +84,19 @@ class LiveVectors:
         before = self.note
         try:
             provider, store = connect()
+            with store_lock(store, wait=False):
+                self.note = sync_changed_pages(pages, self.pending, provider, store,
+                                               max_chunks=max_chunks,
+                                               batch_size=self.batch_size,
+                                               unreadable=unreadable, moved=self.moved())
+        except EmbedBusy as exc:
+            busy = str(exc).split(". Run again")[0]
+            self.note = (f"changed pages wait: {busy}; tried again in {RETRY_S:.0f} s, "
+                         f"vector results may miss them until then")
         except Exception as exc:  # noqa: BLE001 - runs before a query, which must not fail
             why = str(exc) if isinstance(exc, MindgraphError) else f"{type(exc).__name__}: {exc}"
             self.note = (f"changed pages could not be embedded ({why}); vector results may "
                          f"miss them until `mindgraph embed` runs")
-        else:
-            self.note = sync_changed_pages(pages, self.pending, provider, store,
-                                           max_chunks=max_chunks, batch_size=self.batch_size,
-                                           unreadable=unreadable, moved=self.moved())
         if self.note is None:
             self.pending = set()
             self._backoff = 1

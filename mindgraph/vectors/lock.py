@@ -50,7 +50,7 @@ def embed_lock(state_dir: Path, *, wait: bool = True,
     try:
         import fcntl
     except ImportError:  # pragma: no cover - Windows: run one embed at a time
-        with _store_lock(store, wait, notice):
+        with store_lock(store, wait, notice):
             yield
         return
     state_dir.mkdir(parents=True, exist_ok=True)
@@ -62,7 +62,7 @@ def embed_lock(state_dir: Path, *, wait: bool = True,
             holding.fd = _take(path, fcntl, wait, notice)
             try:
                 with contextlib.ExitStack() as stack:
-                    stack.enter_context(_store_lock(store, wait, notice))
+                    stack.enter_context(store_lock(store, wait, notice))
                     holding.store_lock = stack.pop_all()
             except BaseException:
                 _release(holding, fcntl)
@@ -77,10 +77,11 @@ def embed_lock(state_dir: Path, *, wait: bool = True,
                 _release(holding, fcntl)
 
 
-def _store_lock(store: Any, wait: bool, notice: Callable[[str], None] | None
-                ) -> contextlib.AbstractContextManager[Any]:
+def store_lock(store: Any, wait: bool, notice: Callable[[str], None] | None = None
+               ) -> contextlib.AbstractContextManager[Any]:
     """``store``'s own embed lock, or nothing when it has none (the embedded store lives in
-    the state folder: the file lock covers it)."""
+    the state folder: the file lock covers it). A long-running process's embedding of the
+    pages that changed (vectors/live.py) takes it alone, without waiting."""
     take = getattr(store, "embed_lock", None)
     return take(wait=wait, notice=notice) if callable(take) else contextlib.nullcontext()
 

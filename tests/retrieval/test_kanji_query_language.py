@@ -85,3 +85,73 @@ def test_the_count_follows_the_pages(tmp_path):
     path.write_text(CHINESE["北京/故宫博物院.md"], encoding="utf-8")
     mg.refresh()
     assert mg.smart_search("清水寺").language == "zh"    # a tie, in a vault of both
+
+
+def _search(root, *args):
+    result = CliRunner().invoke(cli, ["search", *args, "--json", "-C", str(root)])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_plain_keyword_search_decides_the_same_way(tmp_path):
+    # Japanese pages and an English one that quotes the name: read as Chinese, the query
+    # found every page in "another language" and the English page's higher BM25 won
+    pages = {
+        "京都/神社.md": "# 京都の神社\n\n京都には多くの神社があります。伏見稲荷大社は千本鳥居で"
+                      "知られています。八坂神社は祇園にあります。上賀茂神社と下鴨神社は世界遺産"
+                      "です。平安神宮は明治時代に建てられました。\n",
+        "京都/清水寺.md": JAPANESE["京都/清水寺.md"],
+        "Fushimi.md": "# Fushimi Inari\n\nFushimi Inari is a shrine in Kyoto, famous for its "
+                      "thousand red gates on the mountain path. The guide says: "
+                      "伏見稲荷は京都にあります。\n",
+    }
+    for rel, text in pages.items():
+        path = tmp_path / "wiki" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    (tmp_path / "mindgraph.yml").write_text("retrieval:\n  other_language_factor: 0.3\n")
+    found = [r["page"] for r in _search(tmp_path, "伏見稲荷")["results"]]
+    assert found == ["京都/神社.md", "Fushimi.md"]
+
+
+TWINS = {
+    "ja/シンク.md": "---\npermalink: sync\n---\n# シンク\n\nノートを複数の端末でそろえます。\n",
+    "en/Sync.md": "---\npermalink: sync\n---\n# Sync\n\n"
+                  "Synchronization keeps your notes the same on every device.\n",
+    "ja/エディタ.md": "---\npermalink: editor\n---\n# エディタ\n\nエディタで文章を書きます。\n",
+    "en/Editor.md": "---\npermalink: editor\n---\n# Editor\n\nWrite notes in the editor.\n",
+}
+
+
+def test_the_twin_ranking_and_the_translation_read_a_kanji_query_as_japanese(tmp_path):
+    # a vault of English and Japanese twins: 同期 is Japanese here, so the twin ranking
+    # (retrieval.twin_weights: ja) finds the Japanese page through its English twin; read as
+    # Chinese it had no twin ranking, and its words were looked up in the Chinese dictionary
+    # as if no page were in its language ("synchronous"), answering with the English page
+    for rel, text in TWINS.items():
+        path = tmp_path / "wiki" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    (tmp_path / "mindgraph.yml").write_text(
+        "embedding:\n  provider: hashing\nretrieval:\n  expansion: 'off'\n")
+    data = _search(tmp_path, "同期", "--hybrid")
+    assert data["language"] == "ja"
+    assert [(r["page"], sorted(r["sources"])) for r in data["results"]] == \
+        [("ja/シンク.md", ["twin"])]
+    assert not any("almost no page is in the query's language" in note
+                   for note in data["degradation"])
+
+
+def test_keyword_search_counts_the_pages_again_when_they_change(tmp_path):
+    for rel, text in JAPANESE.items():
+        path = tmp_path / "wiki" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    (tmp_path / "mindgraph.yml").write_text("retrieval:\n  other_language_factor: 0.3\n")
+    mg = Mindgraph.open(tmp_path)
+    assert mg.search("清水寺")[0].score == 1.0         # Japanese, as its vault
+    path = tmp_path / "wiki" / "北京/故宫博物院.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(CHINESE["北京/故宫博物院.md"], encoding="utf-8")
+    mg.refresh()
+    assert mg.search("清水寺")[0].score == 0.3         # a tie in a vault of both: Chinese
