@@ -40,7 +40,9 @@ def start(*args, slow_workspace=None, pause=0.3):
 
 @pytest.mark.timeout(180)
 def test_a_second_embed_waits_for_the_first_and_embeds_nothing_twice(workspace):
-    first = start(slow_workspace=workspace)
+    # 1 s a batch: under load the second process can take longer to start than the first
+    # takes to embed everything at 0.3 s a batch (seen at load 12)
+    first = start(slow_workspace=workspace, pause=1.0)
     wait_for_line(first, "Embedding: ")                 # it holds the lock, mid-run
     second = start("embed", "--json", "-C", str(workspace))
     waiting = wait_for_line(second, "Another `mindgraph embed` is running")[-1]
