@@ -185,12 +185,13 @@ class HybridRetriever:
             vector = self.vector
             penalise_unbacked(candidates, self.settings.keyword_only_penalty,
                               lambda paths: vector.page_scores(query, paths))
-        if options.use_keyword and candidates and not any(
-                "keyword" in c.sources for c in candidates.values()):
-            best = max(c.sources.get("vector", {}).get("score", 0.0)
-                       for c in candidates.values())
+        # a page the twin ranking found has the words of the query's translation
+        similarities = [c.sources["vector"]["score"] for c in candidates.values()
+                        if "vector" in c.sources]
+        if options.use_keyword and similarities and not any(
+                "keyword" in c.sources or "twin" in c.sources for c in candidates.values()):
             _note(degradation, f"no page contains the query's words: these results are by "
-                               f"meaning alone (best similarity {best:.2f})")
+                               f"meaning alone (best similarity {max(similarities):.2f})")
         reranks = options.rerank and self.reranker is not None
         results = self._finish(query, candidates, depth if reranks else options.top_k,
                                degradation)

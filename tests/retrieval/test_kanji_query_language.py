@@ -140,6 +140,8 @@ def test_the_twin_ranking_and_the_translation_read_a_kanji_query_as_japanese(tmp
         [("ja/シンク.md", ["twin"])]
     assert not any("almost no page is in the query's language" in note
                    for note in data["degradation"])
+    # found through its twin's words, not by meaning alone (it said "best similarity 0.00")
+    assert not any("meaning alone" in note for note in data["degradation"])
 
 
 def test_keyword_search_counts_the_pages_again_when_they_change(tmp_path):
