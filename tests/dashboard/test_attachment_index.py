@@ -146,8 +146,25 @@ def test_a_tree_deeper_than_the_recursion_limit(tmp_path):
         deepest = deepest / "d"
         deepest.mkdir()
     (deepest / "later.png").write_bytes(PNG + b"DEEP")
-    client = _client(tmp_path)
-    assert _shown(client) == {"later.png"}
-    assert _served(client, "later.png") == PNG + b"DEEP"
-    os.rename(tmp_path / "raw" / "d", tmp_path / "gone")   # a tree this deep is dropped too
-    assert _shown(client) == set() and _served(client, "later.png") is None
+    try:
+        client = _client(tmp_path)
+        assert _shown(client) == {"later.png"}
+        assert _served(client, "later.png") == PNG + b"DEEP"
+        os.rename(tmp_path / "raw" / "d", tmp_path / "gone")   # a tree this deep is dropped
+        assert _shown(client) == set() and _served(client, "later.png") is None
+    finally:
+        for top in (tmp_path / "raw" / "d", tmp_path / "gone"):
+            _remove_deep(top)
+
+
+def _remove_deep(top):
+    """Remove a tree deeper than the recursion limit (shutil.rmtree recurses, and pytest's
+    cleanup of old temporary folders would fail on it)."""
+    folders = [top]
+    while folders[-1].is_dir():
+        for entry in folders[-1].iterdir():
+            if not entry.is_dir():
+                entry.unlink()
+        folders.append(folders[-1] / "d")
+    for folder in reversed(folders[:-1]):
+        folder.rmdir()
