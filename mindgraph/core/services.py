@@ -118,7 +118,8 @@ class Services(WarmIndexes):
         from ..scopes.check import unscoped_findings
 
         vault = self.vault()
-        report = raw_note_findings(check_vault(vault, self.settings.raw_dir, self._raw_visible),
+        report = raw_note_findings(check_vault(vault, self.settings.raw_dir, self._raw_visible,
+                                               raw_folder=self.settings.paths.raw),
                                    self.settings.state_dir, self._raw_visible,
                                    raw_dir=self.settings.raw_dir,
                                    raw_folder=self.settings.paths.raw)

@@ -104,7 +104,14 @@ class AttachmentIndex:
 
     def _list(self, folder: str) -> None:
         """(Re)list ``folder``: its files replace the ones it had, a new subfolder is listed,
-        a subfolder gone is dropped with everything below it."""
+        a subfolder gone is dropped with everything below it. A work list, not recursion: a
+        tree deeper than Python's recursion limit (1,000 folders) is listed too."""
+        pending = [folder]
+        while pending:
+            pending.extend(self._list_one(pending.pop()))
+
+    def _list_one(self, folder: str) -> list[str]:
+        """List ``folder`` alone; the subfolders that are new (to be listed next)."""
         started = time.time_ns()
         stamp = _stamp(self._path(folder))
         files: list[str] = []
@@ -126,7 +133,7 @@ class AttachmentIndex:
             stamp = None if folder == "" else stamp   # raw/ missing: look again next time
             if folder:
                 self._drop(folder)
-                return
+                return []
         self.listings += 1
         # an entry changed in the listing's clock tick moves the mtime (and ctime) to that
         # tick: only a recent mtime can hide one
@@ -137,15 +144,17 @@ class AttachmentIndex:
         self._subdirs[folder] = tuple(subdirs)
         for gone in old - set(subdirs):
             self._drop(_join(folder, gone))
-        for name in subdirs:
-            if _join(folder, name) not in self._stamps:
-                self._list(_join(folder, name))
+        return [_join(folder, name) for name in subdirs
+                if _join(folder, name) not in self._stamps]
 
     def _drop(self, folder: str) -> None:
-        self._stamps.pop(folder, None)
-        self._set_files(folder, ())
-        for name in self._subdirs.pop(folder, ()):
-            self._drop(_join(folder, name))
+        """Forget ``folder`` and everything below it (a work list, as in ``_list``)."""
+        pending = [folder]
+        while pending:
+            gone = pending.pop()
+            self._stamps.pop(gone, None)
+            self._set_files(gone, ())
+            pending.extend(_join(gone, name) for name in self._subdirs.pop(gone, ()))
 
     def _set_files(self, folder: str, names: tuple[str, ...]) -> None:
         old = self._files.get(folder, ())

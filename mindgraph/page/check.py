@@ -87,12 +87,15 @@ class CheckReport:
 
 
 def check_vault(vault: Vault, raw_dir: Path | None = None,
-                visible: Callable[[str], bool] | None = None) -> CheckReport:
+                visible: Callable[[str], bool] | None = None,
+                raw_folder: str = "raw") -> CheckReport:
     """Run every check over ``vault``; with ``raw_dir``, findings about compiled pages also
-    name the raw note and line to fix. ``visible`` (a scoped view's: does it see the file at
+    name the raw note and line to fix (``raw_folder``: the raw folder as configured,
+    paths.raw, as the messages name it). ``visible`` (a scoped view's: does it see the file at
     this path, relative to the wiki or raw/) limits the attachment files and symlinked
     folders looked at to the view's: a file it does not see is one that is not there."""
     findings: list[Finding] = []
+    raw_folder = raw_folder.rstrip("/") or "raw"
     for problem in vault.problems:
         # still readable, whole: a warning
         severity = "warning" if problem.kind in ("partly-indexed", "long-name") else "error"
@@ -104,7 +107,8 @@ def check_vault(vault: Vault, raw_dir: Path | None = None,
         findings.append(Finding("warning", "symlinked-folder", folder, 0,
                                 f"a symlink to a folder outside the wiki ({target}); scans "
                                 f"do not follow it, so none of its pages are read. Move or "
-                                f"copy the folder into the wiki, or its notes into raw/."))
+                                f"copy the folder into the wiki, or its notes into "
+                                f"{raw_folder}/."))
     incoming: dict[str, int] = defaultdict(int)
     attachments = AttachmentFiles([vault.root] + ([raw_dir] if raw_dir is not None else []),
                                   visible)
@@ -113,7 +117,8 @@ def check_vault(vault: Vault, raw_dir: Path | None = None,
     for page, link, result in vault.resolved_links():
         if result.status == "resolved" and result.target != page.path:
             incoming[result.target] += 1
-        for kind, message in _link_problems(vault, page, link, result, anchors, attachments):
+        for kind, message in _link_problems(vault, page, link, result, anchors, attachments,
+                                            raw_folder):
             severity: Severity = "warning" if kind in WARNING_LINKS else "error"
             findings.append(_placed(Finding(severity, kind, page.path, link.line, message),
                                     page, link, raw))
@@ -171,8 +176,8 @@ def _unprefixed(path: str, line: int, message: str) -> tuple[int, str]:
 
 
 def _link_problems(vault: Vault, page: Page, link: Link, result: Resolution,
-                   anchors: PageAnchors, attachments: AttachmentFiles
-                   ) -> Iterator[tuple[str, str]]:
+                   anchors: PageAnchors, attachments: AttachmentFiles,
+                   raw_folder: str = "raw") -> Iterator[tuple[str, str]]:
     """(kind, message) for each way ``link`` misses: no page, several pages, no such heading,
     block or attachment."""
 
@@ -194,8 +199,8 @@ def _link_problems(vault: Vault, page: Page, link: Link, result: Resolution,
                                  f"e.g. [[{result.candidates[0][:-3]}]].")
     elif result.status == "attachment":
         if not attachments.exists(link.target, page.path):
-            yield "missing-attachment", (f"{shown()} names no file in the wiki or raw/; add "
-                                         f"the file or fix its name.")
+            yield "missing-attachment", (f"{shown()} names no file in the wiki or "
+                                         f"{raw_folder}/; add the file or fix its name.")
     elif result.status in ("resolved", "self") and result.target in vault.pages:
         target = vault.pages[result.target]
         where = "this page" if result.target == page.path else result.target

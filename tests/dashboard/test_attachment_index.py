@@ -113,3 +113,58 @@ def test_what_changes_in_raw_is_seen_at_once(vault, raw_listings):
     os.utime(folder, (AN_HOUR_AGO, AN_HOUR_AGO))
     assert _shown(client) == {"picture.png"}
     assert _served(client, "picture.png") == PNG + b"SYNCED"
+
+
+def test_a_raw_folder_that_is_a_symlink_is_kept_current(tmp_path):
+    """raw/ itself a symlink to the vault (as ``ln -s ~/vault raw`` makes it): what changes
+    at the vault's top level is seen too (the link's own stamp never changes)."""
+    (tmp_path / "wiki").mkdir()
+    (tmp_path / "wiki" / "Album.md").write_text("# Album\n\n![[later.png]]\n\n![[moved.png]]\n")
+    vault = tmp_path / "vault"
+    (vault / "old").mkdir(parents=True)
+    (vault / "old" / "note.md").write_text("# Note\n")
+    for folder in (vault, vault / "old"):
+        os.utime(folder, (AN_HOUR_AGO, AN_HOUR_AGO))
+    os.symlink(vault, tmp_path / "raw")
+    client = _client(tmp_path)
+    assert _shown(client) == set()
+    (vault / "later.png").write_bytes(PNG + b"LATER")
+    (vault / "new").mkdir()
+    (vault / "new" / "moved.png").write_bytes(PNG + b"MOVED")
+    assert _shown(client) == {"later.png", "moved.png"}
+    assert _served(client, "moved.png") == PNG + b"MOVED"
+
+
+def test_a_tree_deeper_than_the_recursion_limit(tmp_path):
+    """raw/ 1,100 folders deep: the index was built by recursion, and the page view failed
+    (500, RecursionError) with the index left half built (the picture a 404 after)."""
+    (tmp_path / "wiki").mkdir()
+    (tmp_path / "wiki" / "Album.md").write_text("# Album\n\n![[later.png]]\n")
+    deepest = tmp_path / "raw"
+    deepest.mkdir()
+    for _ in range(1100):                     # one at a time: mkdir(parents=True) recurses
+        deepest = deepest / "d"
+        deepest.mkdir()
+    (deepest / "later.png").write_bytes(PNG + b"DEEP")
+    try:
+        client = _client(tmp_path)
+        assert _shown(client) == {"later.png"}
+        assert _served(client, "later.png") == PNG + b"DEEP"
+        os.rename(tmp_path / "raw" / "d", tmp_path / "gone")   # a tree this deep is dropped
+        assert _shown(client) == set() and _served(client, "later.png") is None
+    finally:
+        for top in (tmp_path / "raw" / "d", tmp_path / "gone"):
+            _remove_deep(top)
+
+
+def _remove_deep(top):
+    """Remove a tree deeper than the recursion limit (shutil.rmtree recurses, and pytest's
+    cleanup of old temporary folders would fail on it)."""
+    folders = [top]
+    while folders[-1].is_dir():
+        for entry in folders[-1].iterdir():
+            if not entry.is_dir():
+                entry.unlink()
+        folders.append(folders[-1] / "d")
+    for folder in reversed(folders[:-1]):
+        folder.rmdir()

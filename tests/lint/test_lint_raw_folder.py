@@ -51,3 +51,16 @@ def test_check_says_one_page(tmp_path):
     (root / "wiki" / "Lone.md").write_text("# Lone\n\nA page on its own, about nothing.\n")
     result = CliRunner().invoke(cli, ["-C", str(root), "check"])
     assert "1 page: 0 errors" in result.output, result.output
+
+
+def test_check_names_the_configured_raw_folder_for_a_missing_attachment(tmp_path):
+    """`mindgraph check` said "names no file in the wiki or raw/" with paths.raw: ../vault."""
+    vault, root = tmp_path / "vault", tmp_path / "ws"
+    vault.mkdir()
+    root.mkdir()
+    (vault / "Album.md").write_text("# Album\n\nThe trip, in pictures.\n\n![[missing.png]]\n")
+    (root / "mindgraph.yml").write_text("paths:\n  raw: ../vault\n")
+    assert CliRunner().invoke(cli, ["-C", str(root), "ingest"]).exit_code == 0
+    out = CliRunner().invoke(cli, ["-C", str(root), "check"]).output
+    assert "![[missing.png]] names no file in the wiki or ../vault/" in out, out
+    assert "raw/" not in out
