@@ -75,12 +75,16 @@ class AttachmentIndex:
         if not raw:
             return None
         folder = posixpath.dirname(source)
+        climbs = ".." in raw.split("/")     # from the page's folder only (attachments.py)
         with self._lock:
-            for candidate in (raw, posixpath.join(folder, raw)):
+            for candidate in ((posixpath.join(folder, raw),) if climbs else
+                              (raw, posixpath.join(folder, raw))):
                 found = self._first(self._by_path, posixpath.normpath(candidate).lower(),
                                     visible)
                 if found is not None:
                     return found
+            if climbs:
+                return None
             return self._first(self._by_name, raw.rsplit("/", 1)[-1].lower(), visible)
 
     def refresh(self) -> None:

@@ -1,8 +1,10 @@
 """The attachment file an embed names, found in raw/ and safe to serve to the dashboard.
 
-A file is served only when all of these hold: the link target is relative with no ``..``
-part; the file is found as the vault's attachment resolution finds it (its path from raw/ or
-from the linking page's folder, else its file name alone: dashboard/attachment_index.py),
+A file is served only when all of these hold: the link target is relative, and a ``..``
+part in it only climbs from the linking page's folder and stays inside raw/ (Obsidian's
+``![[../pics/x.png]]`` in ``sub/C.md`` is ``pics/x.png``); the file is found as the vault's
+attachment resolution finds it (its path from raw/ or from the linking page's folder, else
+its file name alone: dashboard/attachment_index.py; a path with ``..`` is that path or none),
 seen by the caller's view; it is a regular file reached through no symlink (the view is
 checked on the path as written: a link could lead into another tenant's folder, or out of
 raw/); and its name is an image, pdf, audio or video type. Anything else is
@@ -38,7 +40,7 @@ def attachment_file(raw_dir: Path, target: str, source: str,
     ``source``, or None when it may not be served (see the module docstring)."""
     raw = target.replace("\\", "/")
     if (not raw.strip() or raw.startswith("/") or "\x00" in raw or ":" in raw
-            or ".." in raw.split("/") or media_type(raw) is None):
+            or media_type(raw) is None):
         return None
     relative = _find(raw_dir, raw, source, visible)
     if relative is None:
@@ -61,12 +63,19 @@ def _find(raw_dir: Path, target: str, source: str,
           visible: Callable[[str], bool] | None) -> str | None:
     """The path (relative to raw/) the vault's attachment resolution gives ``target``."""
     folder = posixpath.dirname(source)
-    for candidate in (target, posixpath.join(folder, target) if folder else target):
+    climbs = ".." in target.split("/")
+    # a path that climbs is read from the page's folder only, as Obsidian reads it
+    candidates = (posixpath.join(folder, target),) if climbs else \
+        (target, posixpath.join(folder, target) if folder else target)
+    for candidate in candidates:
         path = posixpath.normpath(candidate)
-        if path.startswith("..") or (visible is not None and not visible(path)):
+        if path in (".", "..") or path.startswith("../") or \
+                (visible is not None and not visible(path)):
             continue
         if (raw_dir / path).is_file() and not (raw_dir / path).is_symlink():
             return path                       # the usual case: no walk of raw/
+    if climbs:
+        return None                           # not another file of that name elsewhere
     return attachment_index(raw_dir).locate(target, source, visible)   # no walk: kept current
 
 

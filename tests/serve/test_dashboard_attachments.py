@@ -1,6 +1,7 @@
 """GET /dashboard/attachment through the real app: an image a page embeds is shown (as an
 <img> whose file the route serves from raw/), and nothing else is served: no path outside
-raw/, no ``..`` however encoded, no symlink out, no type but image, pdf, audio and video."""
+raw/, no ``..`` however encoded that leaves raw/, no symlink out, no type but image, pdf, audio
+and video."""
 
 from __future__ import annotations
 
@@ -59,6 +60,29 @@ def test_an_image_embed_is_an_img_whose_file_the_route_serves(attachments):
                       params={"target": "diagram.png", "page": "Gallery"}).content == PNG
     pdf = client.get("/dashboard/attachment", params={"target": "paper.pdf"})
     assert pdf.status_code == 200 and pdf.headers["content-type"] == "application/pdf"
+
+
+def test_a_path_up_from_the_pages_folder_is_served_as_obsidian_reads_it(attachments):
+    """``![[../assets/diagram.png]]`` in raw/notes/Sub.md is raw/assets/diagram.png: the
+    page drew it as an image, and the route refused any ``..`` (a broken picture). A path
+    that climbs is read from the page's folder only: never a file of that name elsewhere."""
+    (attachments / "raw" / "notes").mkdir()
+    (attachments / "raw" / "notes" / "Sub.md").write_text(
+        "# Sub\n\n![[../assets/diagram.png]]\n\n![up](../assets/diagram.png)\n\n"
+        "![[../diagram.png]]\n")
+    (attachments / "wiki" / "notes").mkdir()
+    (attachments / "wiki" / "notes" / "Sub.md").write_text(
+        (attachments / "raw" / "notes" / "Sub.md").read_text())
+    client = _client(attachments)
+    html = client.get("/dashboard/page", params={"page": "notes/Sub"}).json()["html"]
+    assert html.count('<img class="attachment-image"') == 2
+    assert '"not found in raw/">../diagram.png</span>' in html   # raw/diagram.png: none
+    for target in ("../assets/diagram.png", "..%2Fassets%2Fdiagram.png"):
+        response = client.get(f"/dashboard/attachment?target={target}&page=notes%2FSub.md")
+        assert response.status_code == 200 and response.content == PNG
+    for target in ("../diagram.png", "../../assets/diagram.png", "../../../etc/passwd.png"):
+        assert client.get("/dashboard/attachment", params={
+            "target": target, "page": "notes/Sub.md"}).status_code == 404
 
 
 @pytest.mark.parametrize("query", [
