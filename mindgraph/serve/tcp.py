@@ -26,6 +26,12 @@ checked, so one client holding idle sockets could fill it: past
 429 and is closed, while other addresses are still served (0: no share; behind a reverse
 proxy every client has the proxy's address).
 
+Closing with bytes unsent: asyncio's ``close()`` waits for the write buffer to drain, so a
+client that stopped reading (an attachment cut off at its deadline: timed_file.py; any answer
+a client never reads) kept its socket and its place in ``serve.max_connections`` for as long
+as it stayed connected. A close that leaves bytes in the buffer becomes an abort (the socket
+is dropped) ``CLOSE_GRACE_S`` later unless they drain first.
+
 A request uvicorn cannot parse (a URL over about 64 KB, bytes that are not HTTP) is refused
 before it reaches the app, with uvicorn's plain-text 400; ours answers in the JSON every other
 error has, saying what the limit is.
@@ -45,6 +51,27 @@ from typing import Any, Callable
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 _REFUSAL_LOG_EVERY_S = 10.0     # a flood of refused connections logs one line per this
+CLOSE_GRACE_S = 5.0             # a closed connection's unsent bytes may drain this long
+
+
+class _GraceClose:
+    """A connection's transport whose ``close()``, when bytes are still waiting to be sent,
+    is followed by an abort ``grace_s`` later (the module docstring); all else is the
+    transport's own."""
+
+    def __init__(self, transport: asyncio.Transport, grace_s: float) -> None:
+        self._transport, self._grace_s = transport, grace_s
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+    def close(self) -> None:
+        transport = self._transport
+        closing = transport.is_closing()
+        transport.close()
+        if not closing and transport.get_write_buffer_size():
+            # a no-op when the buffer drained and the connection ended meanwhile
+            asyncio.get_running_loop().call_later(self._grace_s, transport.abort)
 
 
 class NoDelayHTTPProtocol(HttpToolsProtocol):
@@ -83,7 +110,7 @@ class NoDelayHTTPProtocol(HttpToolsProtocol):
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             except OSError:
                 pass
-        super().connection_made(transport)
+        super().connection_made(_GraceClose(transport, CLOSE_GRACE_S))  # type: ignore[arg-type]
         self._start_head_clock()
 
     def connection_lost(self, exc: Exception | None) -> None:

@@ -15,6 +15,8 @@ import time
 import httpx
 import pytest
 
+from mindgraph.serve.tcp import CLOSE_GRACE_S
+
 TIMEOUT_S = 2.0
 GRACE_S = 3.0             # scheduling slack on a loaded 2-core machine
 BIG = 3 * 1024 ** 3       # a sparse file: no disk is used
@@ -113,6 +115,49 @@ def test_a_slow_reader_is_cut_off_at_the_deadline(server):
     log.flush()
     log.seek(0)
     assert b"(serve.attachment_timeout_s)" in log.read()
+
+
+def _sockets(pid: int) -> int:
+    """How many sockets process ``pid`` has open (Linux /proc)."""
+    count = 0
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            count += os.readlink(f"/proc/{pid}/fd/{fd}").startswith("socket:")
+        except OSError:
+            continue
+    return count
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="reads /proc (Linux)")
+def test_clients_that_stop_reading_lose_their_connections_after_the_deadline(server):
+    """Five clients ask for the big file and never read: at the deadline the server lets the
+    file go, and CLOSE_GRACE_S later their sockets (and places in serve.max_connections).
+    Before, asyncio's close waited for the unsent bytes to drain: the sockets stayed open for
+    as long as the clients stayed connected."""
+    process, port, _ = server
+    before = _sockets(process.pid)
+    stalled = []
+    for _ in range(5):
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8192)
+        sock.connect(("127.0.0.1", port))
+        sock.sendall(f"GET /dashboard/attachment?target=film.mp4 HTTP/1.1\r\n"
+                     f"Host: 127.0.0.1:{port}\r\n\r\n".encode())
+        stalled.append(sock)
+    try:
+        opened = time.monotonic() + 10
+        while _sockets(process.pid) < before + 5 and time.monotonic() < opened:
+            time.sleep(0.05)
+        assert _sockets(process.pid) >= before + 5
+        ends = time.monotonic() + TIMEOUT_S + CLOSE_GRACE_S + GRACE_S + 5
+        while _sockets(process.pid) > before and time.monotonic() < ends:
+            time.sleep(0.2)
+        assert _sockets(process.pid) <= before, "the stalled clients' sockets are still open"
+        assert not _holds(process.pid, "film.mp4")
+        assert httpx.get(f"http://127.0.0.1:{port}/health").status_code == 200
+    finally:
+        for sock in stalled:
+            sock.close()
 
 
 def test_a_part_of_a_big_file_and_a_small_file_are_served_whole(server):
