@@ -58,7 +58,7 @@ class ApplySteps:
                                       aliases=note.aliases, language=note.language,
                                       moved_from=note.moved_from,
                                       **self._scanned(note, index), **self.reader.stat(note))
-            self._commit(final=True)
+            self._commit(now=True)
             for note in todo:
                 if note.error:
                     self._fail(note, note.error)

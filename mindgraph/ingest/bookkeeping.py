@@ -31,26 +31,30 @@ class Bookkeeping:
     progress: Progress | None
     phases: Callable[[str], Progress] | None
 
-    def _commit(self, final: bool = False) -> None:
+    def _commit(self, final: bool = False, now: bool = False) -> None:
         """Save the state (after making the pages it records durable). A compiler with a commit
         interval saves at most that often, and at most SAVE_SHARE of the run's time: a save
-        writes every record, so saving at a fixed interval made a large first run quadratic."""
+        writes every record, so saving at a fixed interval made a large first run quadratic.
+        Until the ``final`` commit (``now``: whatever the interval) a full run saves only what
+        changed, as a journal line (IngestState.checkpoint); its last commit folds them."""
         if self.dry_run:
             return
-        now = time.monotonic()
+        started = time.monotonic()
         interval = float(getattr(self.compiler, "commit_interval_s", 0.0))
         if interval:
             interval = max(interval, self.save_seconds / SAVE_SHARE)
         if not self.state.changed and not self.wiki.dirty:
             return          # nothing new to record: a no-op run does not rewrite the state
-        if final or now - self.last_commit >= interval:
+        if final or now or started - self.last_commit >= interval:
             self.wiki.make_durable()
             if self.journal:
                 self.state.append()
-            else:
+            elif final:
                 self.state.save()
+            else:
+                self.state.checkpoint()
             self.last_commit = time.monotonic()
-            self.save_seconds = self.last_commit - now
+            self.save_seconds = self.last_commit - started
 
     def _ticking(self, phase: str, items: Iterable[Any], total: int | None = None
                  ) -> Iterator[Any]:

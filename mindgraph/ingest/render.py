@@ -29,12 +29,8 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-import yaml
-
 from ..page.dates import CREATED_KEYS, UPDATED_KEYS, NoteDates, note_dates, unreadable_date
-
-# libyaml's emitter when present (5x faster); its output matches the pure-Python one here.
-_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+from .frontmatter_yaml import dump
 
 # Keys the compiler writes itself; a raw note's own values for them are not copied over.
 OWN_KEYS = frozenset({"title", "type", "tags", "tag", "aliases", "alias", "created", "updated",
@@ -101,8 +97,7 @@ def _unreadable_date(key: str, value: Any) -> bool:
 
 def render_page(meta: Mapping[str, Any], summary: str, body: str) -> str:
     """The page text: YAML frontmatter, the summary callout, then the body."""
-    head = yaml.dump(dict(meta), Dumper=_DUMPER, sort_keys=False, allow_unicode=True,
-                     default_flow_style=False, width=10_000)
+    head = dump(meta)       # as yaml.dump writes it (frontmatter_yaml.py)
     parts = [f"---\n{head}---\n"]
     if summary:
         quoted = "\n".join(f"> {line}".rstrip() for line in summary.strip().split("\n"))

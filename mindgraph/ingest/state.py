@@ -32,7 +32,7 @@ replayed (journal.py); a save without a generation ignores every journal line.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Literal
 
@@ -108,6 +108,7 @@ class IngestState:
         self.generation = ""        # of the file as saved (journal lines name it)
         self.journaled = False      # give each save a generation, for ``append``
         self._touched: set[str] = set()     # records changed since the last save or append
+        self.behind = False         # the file has journal lines of a checkpoint: not whole
 
     @classmethod
     def load(cls, path: Path) -> "IngestState":
@@ -156,9 +157,9 @@ class IngestState:
     @property
     def changed(self) -> bool:
         """True when the records, the moves or the index memo differ from the file (saving
-        would change it)."""
-        return self.dirty or json.dumps(self.moves, sort_keys=True) != self._saved_moves \
-            or self.index != self._saved_index
+        would change it), or the file is not whole (``checkpoint``)."""
+        return self.dirty or self.behind or json.dumps(self.moves, sort_keys=True) \
+            != self._saved_moves or self.index != self._saved_index
 
     def save(self) -> None:
         """Atomically replace the state file: one record per line (small diffs, readable).
@@ -166,32 +167,24 @@ class IngestState:
         Each record's JSON is kept from the last save while the record is the same object
         (records are frozen), so a save of a large state encodes only what changed: a first
         run of 10,000 notes saved every record again on each of its saves."""
-        encoded = self._encoded
-        lines = []
-        for path in sorted(self.files):
-            record = self.files[path]
-            cached = encoded.get(path)
-            if cached is None or cached[0] is not record:
-                cached = encoded[path] = (record, _dumps(path) + ":" + _dumps(record.to_json()))
-            lines.append(cached[1])
-        for path in [p for p in encoded if p not in self.files]:
-            del encoded[path]
-        text = '{"files":{' + ",\n".join(lines) + "}"
-        if self.moves:
-            text += ',\n"moves":' + _dumps({p: self.moves[p] for p in sorted(self.moves)}
-                                          ).replace('},"', '},\n"')
-        if self.index:
-            text += ',\n"index":' + _dumps(self.index)
         # a generation only where a journal may follow (a watcher's state): the file of a
         # plain `mindgraph ingest` is the same bytes for the same notes
-        generation = journal.new_generation() if self.journaled else ""
-        if generation:
-            text += f',\n"generation":"{generation}"'
-        text += f',\n"version":{STATE_VERSION}}}'
-        atomic_write_bytes(self.path, (text + "\n").encode("utf-8"))
-        self.generation = generation
-        journal.remove(journal.path_of(self.path))    # its lines name an older generation
+        self._save_whole(self.journaled)
         self._save_moves()
+        self.behind = False
+        self._saved()
+
+    def checkpoint(self) -> None:
+        """Record what changed since the last save as cheaply as a long run can (a first run
+        commits every 0.5 s, and a whole save rewrote every record each time): one journal
+        line (journal.py) onto a whole save with a generation, made first if the file has
+        none. As atomic and durable as ``save``; the moves file waits for the run's last
+        commit, a ``save`` (``changed`` stays true until then: the file is not whole)."""
+        if self.generation and self.path.exists():
+            self._append_line()
+        else:
+            self._save_whole(True)
+        self.behind = True
         self._saved()
 
     def append(self) -> None:
@@ -202,17 +195,50 @@ class IngestState:
             self.journaled = True
             self.save()
             return
-        line: dict[str, Any] = {"base": self.generation, "files": {
-            p: (r.to_json() if (r := self.files.get(p)) is not None else None)
-            for p in sorted(self._touched)}}
-        moves = json.dumps(self.moves, sort_keys=True)
-        if moves != self._saved_moves:
-            line["moves"] = self.moves
-        if self.index != self._saved_index:
-            line["index"] = self.index
-        journal.append(journal.path_of(self.path), _dumps(line))
+        self._append_line()
         self._save_moves()
         self._saved()
+
+    def _save_whole(self, with_generation: bool) -> None:
+        lines = [self._encoded_record(path) for path in sorted(self.files)]
+        encoded = self._encoded
+        if len(encoded) > len(self.files):
+            for path in [p for p in encoded if p not in self.files]:
+                del encoded[path]
+        text = '{"files":{' + ",\n".join(lines) + "}"
+        if self.moves:
+            text += ',\n"moves":' + _dumps({p: self.moves[p] for p in sorted(self.moves)}
+                                          ).replace('},"', '},\n"')
+        if self.index:
+            text += ',\n"index":' + _dumps(self.index)
+        generation = journal.new_generation() if with_generation else ""
+        if generation:
+            text += f',\n"generation":"{generation}"'
+        text += f',\n"version":{STATE_VERSION}}}'
+        atomic_write_bytes(self.path, (text + "\n").encode("utf-8"))
+        self.generation = generation
+        journal.remove(journal.path_of(self.path))    # its lines name an older generation
+
+    def _append_line(self) -> None:
+        """Append the records touched since the last save or append, and the moves and index
+        memo if they changed, as one journal line (the JSON of {"base", "files", "index",
+        "moves"} with sorted keys; each record's JSON is the one a whole save reuses)."""
+        files = ",".join(self._encoded_record(p) if p in self.files else _dumps(p) + ":null"
+                         for p in sorted(self._touched))
+        line = f'{{"base":{_dumps(self.generation)},"files":{{{files}}}'
+        if self.index != self._saved_index:
+            line += f',"index":{_dumps(self.index)}'
+        if json.dumps(self.moves, sort_keys=True) != self._saved_moves:
+            line += f',"moves":{_dumps(self.moves)}'
+        journal.append(journal.path_of(self.path), line + "}")
+
+    def _encoded_record(self, path: str) -> str:
+        """``"path":{record}``, encoded once per record object (records are frozen)."""
+        record = self.files[path]
+        cached = self._encoded.get(path)
+        if cached is None or cached[0] is not record:
+            cached = self._encoded[path] = (record, _dumps(path) + ":" + _record_json(record))
+        return cached[1]
 
     def _save_moves(self) -> None:
         """Write the moves file beside the state (moves_file.py) for the state just written:
@@ -237,7 +263,7 @@ class IngestState:
             raise IngestError(f"internal: {path} cannot go from {old.status if old else 'new'} "
                               f"to {status}")
         base = old if old is not None else FileState(status)
-        record = replace(base, status=status, **changes)
+        record = _replaced(base, {**changes, "status": status})
         self.files[path] = record
         self._reindex(path, old, record)
         self.dirty = True
@@ -247,7 +273,7 @@ class IngestState:
     def refresh(self, path: str, **changes: Any) -> FileState:
         """Update bookkeeping fields of a record without changing its status."""
         old = self.files[path]
-        record = replace(old, **changes)
+        record = _replaced(old, changes)
         if record != old:
             self.files[path] = record
             self._reindex(path, old, record)
@@ -289,8 +315,29 @@ class IngestState:
 _FIELDS = tuple(f.name for f in fields(FileState))
 
 
+# json.dumps with these options, without building an encoder on each call
+_ENCODE = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode
+
+
 def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return _ENCODE(value)
+
+
+def _replaced(record: FileState, changes: dict[str, Any]) -> FileState:
+    """``dataclasses.replace(record, **changes)`` without its __init__ call per record (a
+    first run makes two records per note, in the process that waits on the compile)."""
+    if not changes.keys() <= _FIELD_SET:
+        raise TypeError(f"FileState has no field {sorted(changes.keys() - _FIELD_SET)[0]}")
+    new = object.__new__(FileState)
+    new.__dict__.update(record.__dict__, **changes)
+    return new
+
+
+def _record_json(record: FileState) -> str:
+    """``_dumps(record.to_json())``, from the record's fields as they are (json writes a
+    tuple as a list) with one encoder kept: a first run encodes each record twice (pending,
+    then ingested), and this took half as long."""
+    return _ENCODE({k: v for k, v in record.__dict__.items() if v != "" and v != ()})
 
 
 def _replay_journal(path: Path, generation: str, files: dict[str, FileState],

@@ -145,3 +145,45 @@ def test_a_damaged_journal_line_is_an_error_naming_the_journal(tmp_path):
         assert "delete it" in result.output and "Traceback" not in result.output
     journal.unlink()
     assert "Ingested 0, skipped 1" in runner.invoke(cli, ["ingest", "-C", str(tmp_path)]).output
+
+
+def test_checkpoints_append_what_changed_and_the_final_save_is_the_plain_file(tmp_path):
+    """A first run's commits before its last are journal lines onto one whole save: the
+    file is not rewritten, a load (after a kill) sees every record, and the last save
+    leaves exactly the file a run that saved whole each time leaves."""
+    path = tmp_path / "s.json"
+    state = IngestState(path)
+    for name in ("a.md", "b.md", "c.md"):
+        state.transition(name, "pending", sha256=name, title=name.upper())
+    state.checkpoint()                          # whole, with a generation lines can name
+    first = path.read_bytes()
+    assert "generation" in json.loads(first)
+    state.transition("a.md", "ingested", wiki="a.md", mentions=("b", "c"))
+    state.transition("b.md", "failed", error="bad: 'x'")
+    state.drop("c.md")
+    state.moves["old.md"] = {"page": "a.md"}
+    state.index = {"generic_of": "x"}
+    state.checkpoint()
+    state.transition("c.md", "pending", sha256="c2", title="C é")
+    state.checkpoint()
+    assert path.read_bytes() == first           # the file itself is not rewritten
+    assert state.changed                        # until the last save folds the journal
+    killed = IngestState.load(path)             # what a run killed here leaves
+    assert killed.files == state.files and killed.moves == state.moves
+    assert killed.index == {"generic_of": "x"}
+    state.save()
+    assert not state.changed and not (tmp_path / "s.json.journal").exists()
+    plain = IngestState(tmp_path / "plain.json", state.files, state.moves, state.index)
+    plain.save()
+    assert path.read_bytes() == (tmp_path / "plain.json").read_bytes()
+
+
+def test_a_record_is_encoded_as_json_dumps_encodes_it(tmp_path):
+    from mindgraph.ingest.state import FileState, _dumps, _record_json
+
+    records = [FileState("pending"), FileState("ingested", title='Q "é" \\ \n\t\u2028 日本',
+                                                 aliases=("a", "ß"), mentions=(),
+                                                 warnings=("x:1: odd",), stat="1/2/3/4"),
+               FileState("failed", error="e", aliases=["a list"])]     # a list stays a list
+    for record in records:
+        assert _record_json(record) == _dumps(record.to_json())
