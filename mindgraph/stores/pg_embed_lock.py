@@ -13,7 +13,9 @@ for it, since it is the name of the very session that holds the lock.
 Within one process the lock is shared: a server's embedding of the pages that changed
 (vectors/live.py) takes it without waiting, also at the end of an embed of its own that
 holds it (the advisory lock belongs to that embed's session: a second session of the same
-process would find it taken, as by a stranger).
+process would find it taken, as by a stranger). Two threads of the process asking at once take
+turns to take it (one session, then shared), so neither finds the other a stranger; one that
+may not wait waits for the other's taking at most ``connect_timeout`` seconds.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ class _Session:
 
 _held: dict[tuple[str, int], _Session] = {}     # (dsn, key) → the session holding it
 _held_guard = threading.Lock()
+_taking: dict[tuple[str, int], threading.Lock] = {}   # (dsn, key) → held while one takes it
 
 
 def lock_key(table: str, tenant: str) -> int:
@@ -60,16 +63,23 @@ def pg_embed_lock(dsn: str, table: str, tenant: str, *, wait: bool = True,
     me = f"{APPLICATION_PREFIX}{os.getpid()}@{socket.gethostname()}"[:63]
     key = lock_key(table, tenant)
     mine = (dsn, key)
+    what = f"another `mindgraph embed` is writing table {table} (tenant {tenant}) of {where}"
     with _held_guard:
-        session = _held.get(mine)
-        if session is not None:     # this process holds it already: share that session's
-            session.count += 1
-    if session is None:
-        session = _take(dsn, key, me, wait, notice, connect_timeout, on_error,
-                        f"another `mindgraph embed` is writing table {table} (tenant "
-                        f"{tenant}) of {where}")
+        taking = _taking.setdefault(mine, threading.Lock())
+    if not taking.acquire(timeout=-1 if wait else connect_timeout):
+        raise EmbedBusy(f"{what} (this process is taking the lock). Run again when it has "
+                        f"finished.")
+    try:
         with _held_guard:
-            _held[mine] = session
+            session = _held.get(mine)
+            if session is not None:     # this process holds it already: share that session's
+                session.count += 1
+        if session is None:
+            session = _take(dsn, key, me, wait, notice, connect_timeout, on_error, what)
+            with _held_guard:
+                _held[mine] = session
+    finally:
+        taking.release()
     try:
         yield
     finally:

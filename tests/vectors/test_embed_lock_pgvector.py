@@ -93,3 +93,39 @@ def test_no_wait_exits_1_and_a_killed_holder_frees_the_table(two_workspaces, pg_
     assert code == 0, err
     report = json.loads(out)
     assert report["embedded"] + report["unchanged"] == 300 and report["unchanged"] > 0
+
+
+@pytest.mark.timeout(120)
+def test_two_threads_of_one_process_share_the_lock_without_waiting(pg_dsn):
+    """A server's catch-up and an embed of the same process asking at the same moment: both
+    get the lock (one session, shared). Before, each opened a session of its own and the
+    second found the first's lock taken, naming its own pid, in 29 of 30 rounds."""
+    import threading
+
+    from mindgraph.errors import EmbedBusy
+    from mindgraph.stores.pg_embed_lock import _held, pg_embed_lock
+
+    for _ in range(10):
+        start_together = threading.Barrier(2)
+        inside = threading.Barrier(2, timeout=30)
+        outcomes: list[str] = []
+
+        def take() -> None:
+            start_together.wait()
+            try:
+                with pg_embed_lock(pg_dsn, TABLE, "t", wait=False):
+                    outcomes.append("held")
+                    inside.wait()           # both hold it at once
+            except EmbedBusy as exc:
+                outcomes.append(str(exc))
+                inside.abort()
+            except threading.BrokenBarrierError:
+                pass
+
+        threads = [threading.Thread(target=take) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert outcomes == ["held", "held"], outcomes
+        assert not _held                    # the last holder closed the session
