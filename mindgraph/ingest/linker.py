@@ -112,10 +112,13 @@ def _found(body: str, index: TitleIndex, settled: Callable[[str], bool] | None =
            ) -> Iterator[tuple[int, re.Match[str], str]]:
     """``find_mentions``, each with its line masked (code and comments blanked).
 
-    With ``settled`` (the caller will not use a mention written so), a line each of whose
-    mentions is settled, and cuts no CJK word (so is the very text the pattern matches
-    there), is skipped unchecked: most lines only repeat terms linked already (or with no
-    page), and nothing there needs masking or protecting.
+    With ``settled`` (the caller will not use a mention written so), a mention whose every
+    outcome is settled is skipped unchecked, and so is a line holding only such mentions: most
+    lines only repeat terms linked already (or with no page), and nothing there needs masking,
+    protecting or cutting into words. A mention at CJK text may end up shorter (where it would
+    cut a word): its outcomes are its text and the shorter terms it starts with
+    (``TitleIndex._shorter_terms``, which the scan adds for the same reason), so only when
+    all of them are settled is it skipped without segmenting its line.
 
     The pattern's matches are found once over the whole body, not once per line (by the
     Aho-Corasick automaton of ``term_matcher``, the very spans ``pattern.finditer`` gives):
@@ -128,47 +131,103 @@ def _found(body: str, index: TitleIndex, settled: Callable[[str], bool] | None =
     spans = term_spans(index, body)      # pattern.finditer's spans, found faster
     if not spans:
         return
-    lines = body.split("\n")
-    masked = mask_code(mask_comments(body).split("\n"))
-    hint = text_hint(body)
-    cjk_at = CJK_RUN.match
-    # where each line starts: the lengths of the lines before it, each with its newline
-    starts = list(accumulate(map((1).__add__, map(len, lines)), initial=0))
-    at = 0
-    while at < len(spans):
+    unused = None if settled is None else _adds_nothing(index, settled)
+    lines: list[str] = []
+    masked: list[str] = []
+    starts: list[int] = []
+    hint: str | None = None
+    at, count = 0, len(spans)
+    while at < count:
+        if unused is not None and unused(body[spans[at][0]:spans[at][1]]):
+            at += 1                         # nothing new to link with this mention
+            continue
+        if not lines:       # the first mention to check: the body as lines, masked
+            lines = body.split("\n")
+            masked = mask_code(mask_comments(body).split("\n"))
+            # where each line starts: the lengths of the lines before it, with their newline
+            starts = list(accumulate(map((1).__add__, map(len, lines)), initial=0))
+            hint = text_hint(body)
         number = bisect_right(starts, spans[at][0]) - 1
         base, after = starts[number], starts[number + 1]
         stop = at
-        while stop < len(spans) and spans[stop][0] < after:
+        while stop < count and spans[stop][0] < after:
             stop += 1
         in_line, at = spans[at:stop], stop
-        original = lines[number]
-        if settled is not None:
-            for start, end in in_line:
-                start, end = start - base, end - base
-                if not settled(original[start:end]) or cjk_at(original, start, start + 1) \
-                        or cjk_at(original, end - 1, end):
-                    break
-            else:       # nothing new to link here, and every mention as the pattern has it
-                continue
-        line = masked[number]
-        if not line.strip() or heading_of(lines[number]) is not None \
-                or _CALLOUT_RE.match(line):
+        original, line = lines[number], masked[number]
+        if not line.strip() or heading_of(original) is not None or _CALLOUT_RE.match(line):
             continue
         searchable = _protect(line)
-        bounds: set[int] | None = None
+        runs: _RunBounds | None = None
         for start, end in in_line:
             start, end = start - base, end - base
+            if unused is not None and unused(original[start:end]):
+                continue                    # settled (maybe by a link made in this line)
             if searchable[start:end] != original[start:end]:
                 continue                    # inside code, a link, a URL, a tag, ...
             if _cuts_cjk_word(original, start, end, None):
-                if bounds is None:
-                    bounds = word_bounds(original, hint)
-                match = _on_word_bounds(pattern, original, start, end, bounds)
+                if runs is None:
+                    runs = _RunBounds(original, hint)
+                match = _on_word_bounds(pattern, original, start, end, runs.around(start, end))
             else:       # the match the pattern makes in the line alone (it sees the same)
                 match = pattern.match(original, start)
             if match is not None:
                 yield number, match, line
+
+
+def _adds_nothing(index: TitleIndex, settled: Callable[[str], bool]) -> Callable[[str], bool]:
+    """A test of a mention's text: True when linking it can add no link, whatever its
+    line holds. A mention that starts or ends with a CJK character may be cut short to one
+    of the shorter terms it starts with (``_on_word_bounds``; ``TitleIndex._shorter_terms``,
+    which the scan adds for the same reason): it adds nothing only if they are all settled.
+    A text found so is remembered: settled stays settled (pages linked only grow)."""
+    done: set[str] = set()
+    cjk_at = CJK_RUN.match
+
+    def unused(written: str) -> bool:
+        if written in done:
+            return True
+        if not settled(written):
+            return False
+        if (cjk_at(written, 0, 1) or cjk_at(written, len(written) - 1)) \
+                and not all(map(settled, index._shorter_terms(written))):
+            return False
+        done.add(written)
+        return True
+
+    return unused
+
+
+class _RunBounds:
+    """The CJK word boundaries of one line, segmented a run at a time, only for the runs a
+    mention touches (``word_bounds`` of the whole line segmented every run of a paragraph
+    for the one or two a mention sits in).
+
+    Runs are maximal, so two never touch: every boundary ``_cuts_cjk_word`` and
+    ``_on_word_bounds`` ask about for a span (its edges next to a CJK character, the offsets
+    inside it) lies in a run the span overlaps, and the boundaries of those runs are the
+    whole line's there."""
+
+    def __init__(self, line: str, hint: str | None):
+        self.line = line
+        # the line's own hint, as word_bounds takes it: no kana in the note, none in the line
+        self.hint = hint or text_hint(line)
+        self.runs = [found.span() for found in CJK_RUN.finditer(line)]
+        self.done: dict[int, set[int]] = {}      # each run's start -> its boundaries
+
+    def around(self, start: int, end: int) -> set[int]:
+        """The word boundaries of every run the span [start, end) overlaps."""
+        bounds: set[int] = set()
+        for low, high in self.runs:
+            if high <= start:
+                continue
+            if low >= end:
+                break
+            found = self.done.get(low)
+            if found is None:
+                found = self.done[low] = {low + at for at in word_bounds(self.line[low:high],
+                                                                          self.hint)}
+            bounds |= found
+        return bounds
 
 
 def _cuts_cjk_word(line: str, start: int, end: int, bounds: set[int] | None) -> bool:
