@@ -21,7 +21,7 @@ from ..page.markdown import mask_code, mask_comments
 from ..text.cjk import CJK_RUN, KATAKANA, text_hint, word_bounds
 from .index import TitleIndex, latin_word_goes_on
 from .normalise import heading_of
-from .term_matcher import term_spans
+from .term_matcher import is_term, shorter_terms, term_spans
 
 # Each span that must not be linked, with the strings one of which it cannot match without
 # (a line holding none of them is not searched for it: most lines hold none).
@@ -53,7 +53,7 @@ _BLANK = "\x00"
 def add_links(body: str, source_path: str, index: TitleIndex,
               already_linked: Iterable[str] = ()) -> tuple[str, list[str]]:
     """The body with links added, and the pages linked (in order of first mention)."""
-    if index.pattern is None or not body:
+    if not index.terms or not body:
         return body, []
     lines = body.split("\n")
     linked = set(already_linked) | {source_path}
@@ -73,8 +73,9 @@ def add_links(body: str, source_path: str, index: TitleIndex,
         target = target_of(text)
         return target is None or target in linked or target in refused
 
-    for number, match, masked in _found(body, index, settled):
-        target = target_of(match.group(0))
+    for number, start, end, masked in _found(body, index, settled):
+        written = lines[number][start:end]
+        target = target_of(written)
         if target is None or target in linked or target in refused:
             continue
         name = index.link_target(target, source_path)
@@ -83,10 +84,8 @@ def add_links(body: str, source_path: str, index: TitleIndex,
             continue
         linked.add(target)
         added.append(target)
-        written = lines[number][match.start():match.end()]
         edits.setdefault(number, []).append(
-            (match.start(), match.end(), _link(name, written,
-                                               bool(_TABLE_RE.match(masked)))))
+            (start, end, _link(name, written, bool(_TABLE_RE.match(masked)))))
     for number, changes in edits.items():
         text = lines[number]
         for start, end, replacement in sorted(changes, reverse=True):
@@ -104,20 +103,25 @@ def find_mentions(body: str, index: TitleIndex) -> Iterator[tuple[int, re.Match[
     found mentions the scan did not ("Sync" in ``Synchttps://...``, "Beta Gamma" in
     ``www.alpha Beta Gamma``), so adding their page did not relink the note. A mention
     shortened to CJK word boundaries is one of the shorter terms the scan adds."""
-    for number, match, _ in _found(body, index):
+    lines = body.split("\n")
+    for number, start, end, _ in _found(body, index):
+        match = index.pattern.fullmatch(lines[number], start, end)   # type: ignore[union-attr]
+        assert match is not None        # the pattern's match there (see term_matcher.is_term)
         yield number, match
 
 
 def _found(body: str, index: TitleIndex, settled: Callable[[str], bool] | None = None
-           ) -> Iterator[tuple[int, re.Match[str], str]]:
-    """``find_mentions``, each with its line masked (code and comments blanked).
+           ) -> Iterator[tuple[int, int, int, str]]:
+    """``find_mentions`` as spans (line number, start, end in the line), each with its line
+    masked (code and comments blanked). No regex is needed: the spans are the pattern's
+    (``term_spans``) and a shorter mention is one whose text is a term (``is_term``).
 
     With ``settled`` (the caller will not use a mention written so), a mention whose every
     outcome is settled is skipped unchecked, and so is a line holding only such mentions: most
     lines only repeat terms linked already (or with no page), and nothing there needs masking,
     protecting or cutting into words. A mention at CJK text may end up shorter (where it would
     cut a word): its outcomes are its text and the shorter terms it starts with
-    (``TitleIndex._shorter_terms``, which the scan adds for the same reason), so only when
+    (``term_matcher.shorter_terms``, which the scan adds for the same reason), so only when
     all of them are settled is it skipped without segmenting its line.
 
     The pattern's matches are found once over the whole body, not once per line (by the
@@ -125,8 +129,7 @@ def _found(body: str, index: TitleIndex, settled: Callable[[str], bool] | None =
     no term holds a newline and the pattern's boundaries see a newline as they see either
     end of a line, so its matches are those of each line, in order. Only a line with a match is then masked,
     protected and checked (most lines have none)."""
-    pattern = index.pattern
-    if pattern is None or not body:
+    if not body:
         return
     spans = term_spans(index, body)      # pattern.finditer's spans, found faster
     if not spans:
@@ -167,17 +170,17 @@ def _found(body: str, index: TitleIndex, settled: Callable[[str], bool] | None =
             if _cuts_cjk_word(original, start, end, None):
                 if runs is None:
                     runs = _RunBounds(original, hint)
-                match = _on_word_bounds(pattern, original, start, end, runs.around(start, end))
+                stop = _on_word_bounds(index, original, start, end, runs.around(start, end))
+                if stop is not None:
+                    yield number, start, stop, line
             else:       # the match the pattern makes in the line alone (it sees the same)
-                match = pattern.match(original, start)
-            if match is not None:
-                yield number, match, line
+                yield number, start, end, line
 
 
 def _adds_nothing(index: TitleIndex, settled: Callable[[str], bool]) -> Callable[[str], bool]:
     """A test of a mention's text: True when linking it can add no link, whatever its
     line holds. A mention that starts or ends with a CJK character may be cut short to one
-    of the shorter terms it starts with (``_on_word_bounds``; ``TitleIndex._shorter_terms``,
+    of the shorter terms it starts with (``_on_word_bounds``; ``term_matcher.shorter_terms``,
     which the scan adds for the same reason): it adds nothing only if they are all settled.
     A text found so is remembered: settled stays settled (pages linked only grow)."""
     done: set[str] = set()
@@ -189,7 +192,7 @@ def _adds_nothing(index: TitleIndex, settled: Callable[[str], bool]) -> Callable
         if not settled(written):
             return False
         if (cjk_at(written, 0, 1) or cjk_at(written, len(written) - 1)) \
-                and not all(map(settled, index._shorter_terms(written))):
+                and not all(map(settled, shorter_terms(index, written))):
             return False
         done.add(written)
         return True
@@ -245,18 +248,17 @@ def _cuts_cjk_word(line: str, start: int, end: int, bounds: set[int] | None) -> 
     return False
 
 
-def _on_word_bounds(pattern: re.Pattern[str], line: str, start: int, end: int,
-                    bounds: set[int]) -> re.Match[str] | None:
-    """The longest mention starting at ``start`` (a match up to ``end``) that cuts no CJK
-    word, or None."""
+def _on_word_bounds(index: TitleIndex, line: str, start: int, end: int,
+                    bounds: set[int]) -> int | None:
+    """Where the longest mention starting at ``start`` (a match up to ``end``) that cuts no
+    CJK word ends, or None."""
     # the end, then each word boundary inside the span, longest first (a span is a few
     # characters; the line's boundaries may be hundreds)
     for stop in (end, *(e for e in range(end - 1, start, -1) if e in bounds)):
         if latin_word_goes_on(line[stop:stop + 1]):     # a Latin word goes on
             continue
-        shorter = pattern.fullmatch(line, start, stop)
-        if shorter is not None and not _cuts_cjk_word(line, start, stop, bounds):
-            return shorter
+        if is_term(index, line[start:stop]) and not _cuts_cjk_word(line, start, stop, bounds):
+            return stop
     return None
 
 
