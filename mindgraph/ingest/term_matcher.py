@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 import weakref
+from operator import itemgetter
 from typing import Any
 
 import _sre
@@ -51,6 +52,7 @@ _FIX_TABLE = str.maketrans(_FIX)
 _DOTTED_I = "\u0130"
 _WORD_RE = re.compile(_WORD, re.I)     # the pattern's boundary class, with its flags
 _IS_WORD: dict[str, bool] = {}          # each character seen: in that class?
+_START, _END = itemgetter(1), itemgetter(2)     # of the automaton's (term, start, end)
 
 # id(pattern) -> (a weak reference to it, its _Terms): not a WeakKeyDictionary, which
 # hashes the pattern (its whole source, 30 µs a look-up over the vault's terms)
@@ -81,7 +83,9 @@ def term_spans(index: TitleIndex, text: str) -> list[tuple[int, int]]:
     found = automaton.find_matches_as_indexes(fold(text), overlapping=True)
     if not found:
         return []
-    found.sort(key=_leftmost_longest)
+    # leftmost first, the longest first at one start (two stable sorts by C key functions)
+    found.sort(key=_END, reverse=True)
+    found.sort(key=_START)
     spans: list[tuple[int, int]] = []
     after = 0
     size = len(text)
@@ -108,10 +112,6 @@ def _is_word(char: str) -> bool:
     """True when ``char`` is in the pattern's boundary class (remembered)."""
     found = _IS_WORD[char] = _WORD_RE.match(char) is not None
     return found
-
-
-def _leftmost_longest(found: tuple[int, int, int]) -> tuple[int, int]:
-    return found[1], -found[2]
 
 
 class _Terms:
@@ -237,10 +237,10 @@ def _forks_at_equal_characters(terms: list[str], folded: list[str]) -> bool:
 def scan_mentions(index: TitleIndex, text: str) -> tuple[str, ...]:
     """``index.scan_mentions(text)``: the terms ``text`` mentions, sorted, and where a
     mention touches CJK text the shorter terms it starts with."""
-    found: set[str] = set()
-    for start, end in term_spans(index, text):
-        matched = text[start:end]
-        found.add(matched)
-        if CJK_RUN.match(text, start, start + 1) or CJK_RUN.match(text, end - 1, end):
-            found.update(shorter_terms(index, matched))
+    found = {text[start:end] for start, end in term_spans(index, text)}
+    if not text.isascii():      # a mention starting or ending with a CJK character
+        cjk_at = CJK_RUN.match
+        for matched in list(found):
+            if cjk_at(matched, 0, 1) or cjk_at(matched, len(matched) - 1):
+                found.update(shorter_terms(index, matched))
     return tuple(sorted({" ".join(term.split()).lower() for term in found}))
