@@ -21,7 +21,7 @@ from ..page.markdown import mask_code, mask_comments
 from ..text.cjk import CJK_RUN, KATAKANA, text_hint, word_bounds
 from .index import TitleIndex, latin_word_goes_on
 from .normalise import heading_of
-from .term_matcher import term_spans
+from .term_matcher import is_term, shorter_terms, term_spans
 
 # Each span that must not be linked, with the strings one of which it cannot match without
 # (a line holding none of them is not searched for it: most lines hold none).
@@ -53,7 +53,7 @@ _BLANK = "\x00"
 def add_links(body: str, source_path: str, index: TitleIndex,
               already_linked: Iterable[str] = ()) -> tuple[str, list[str]]:
     """The body with links added, and the pages linked (in order of first mention)."""
-    if index.pattern is None or not body:
+    if not index.terms or not body:
         return body, []
     lines = body.split("\n")
     linked = set(already_linked) | {source_path}
@@ -73,8 +73,9 @@ def add_links(body: str, source_path: str, index: TitleIndex,
         target = target_of(text)
         return target is None or target in linked or target in refused
 
-    for number, match, masked in _found(body, index, settled):
-        target = target_of(match.group(0))
+    for number, start, end, masked in _found(body, index, settled):
+        written = lines[number][start:end]
+        target = target_of(written)
         if target is None or target in linked or target in refused:
             continue
         name = index.link_target(target, source_path)
@@ -83,10 +84,8 @@ def add_links(body: str, source_path: str, index: TitleIndex,
             continue
         linked.add(target)
         added.append(target)
-        written = lines[number][match.start():match.end()]
         edits.setdefault(number, []).append(
-            (match.start(), match.end(), _link(name, written,
-                                               bool(_TABLE_RE.match(masked)))))
+            (start, end, _link(name, written, bool(_TABLE_RE.match(masked)))))
     for number, changes in edits.items():
         text = lines[number]
         for start, end, replacement in sorted(changes, reverse=True):
@@ -104,71 +103,134 @@ def find_mentions(body: str, index: TitleIndex) -> Iterator[tuple[int, re.Match[
     found mentions the scan did not ("Sync" in ``Synchttps://...``, "Beta Gamma" in
     ``www.alpha Beta Gamma``), so adding their page did not relink the note. A mention
     shortened to CJK word boundaries is one of the shorter terms the scan adds."""
-    for number, match, _ in _found(body, index):
+    lines = body.split("\n")
+    for number, start, end, _ in _found(body, index):
+        match = index.pattern.fullmatch(lines[number], start, end)   # type: ignore[union-attr]
+        assert match is not None        # the pattern's match there (see term_matcher.is_term)
         yield number, match
 
 
 def _found(body: str, index: TitleIndex, settled: Callable[[str], bool] | None = None
-           ) -> Iterator[tuple[int, re.Match[str], str]]:
-    """``find_mentions``, each with its line masked (code and comments blanked).
+           ) -> Iterator[tuple[int, int, int, str]]:
+    """``find_mentions`` as spans (line number, start, end in the line), each with its line
+    masked (code and comments blanked). No regex is needed: the spans are the pattern's
+    (``term_spans``) and a shorter mention is one whose text is a term (``is_term``).
 
-    With ``settled`` (the caller will not use a mention written so), a line each of whose
-    mentions is settled, and cuts no CJK word (so is the very text the pattern matches
-    there), is skipped unchecked: most lines only repeat terms linked already (or with no
-    page), and nothing there needs masking or protecting.
+    With ``settled`` (the caller will not use a mention written so), a mention whose every
+    outcome is settled is skipped unchecked, and so is a line holding only such mentions: most
+    lines only repeat terms linked already (or with no page), and nothing there needs masking,
+    protecting or cutting into words. A mention at CJK text may end up shorter (where it would
+    cut a word): its outcomes are its text and the shorter terms it starts with
+    (``term_matcher.shorter_terms``, which the scan adds for the same reason), so only when
+    all of them are settled is it skipped without segmenting its line.
 
     The pattern's matches are found once over the whole body, not once per line (by the
     Aho-Corasick automaton of ``term_matcher``, the very spans ``pattern.finditer`` gives):
     no term holds a newline and the pattern's boundaries see a newline as they see either
     end of a line, so its matches are those of each line, in order. Only a line with a match is then masked,
     protected and checked (most lines have none)."""
-    pattern = index.pattern
-    if pattern is None or not body:
+    if not body:
         return
     spans = term_spans(index, body)      # pattern.finditer's spans, found faster
     if not spans:
         return
-    lines = body.split("\n")
-    masked = mask_code(mask_comments(body).split("\n"))
-    hint = text_hint(body)
-    cjk_at = CJK_RUN.match
-    # where each line starts: the lengths of the lines before it, each with its newline
-    starts = list(accumulate(map((1).__add__, map(len, lines)), initial=0))
-    at = 0
-    while at < len(spans):
+    unused = None if settled is None else _adds_nothing(index, settled)
+    lines: list[str] = []
+    masked: list[str] = []
+    starts: list[int] = []
+    hint: str | None = None
+    at, count = 0, len(spans)
+    while at < count:
+        if unused is not None and unused(body[spans[at][0]:spans[at][1]]):
+            at += 1                         # nothing new to link with this mention
+            continue
+        if not lines:       # the first mention to check: the body as lines, masked
+            lines = body.split("\n")
+            masked = mask_code(mask_comments(body).split("\n"))
+            # where each line starts: the lengths of the lines before it, with their newline
+            starts = list(accumulate(map((1).__add__, map(len, lines)), initial=0))
+            hint = text_hint(body)
         number = bisect_right(starts, spans[at][0]) - 1
         base, after = starts[number], starts[number + 1]
         stop = at
-        while stop < len(spans) and spans[stop][0] < after:
+        while stop < count and spans[stop][0] < after:
             stop += 1
         in_line, at = spans[at:stop], stop
-        original = lines[number]
-        if settled is not None:
-            for start, end in in_line:
-                start, end = start - base, end - base
-                if not settled(original[start:end]) or cjk_at(original, start, start + 1) \
-                        or cjk_at(original, end - 1, end):
-                    break
-            else:       # nothing new to link here, and every mention as the pattern has it
-                continue
-        line = masked[number]
-        if not line.strip() or heading_of(lines[number]) is not None \
-                or _CALLOUT_RE.match(line):
+        original, line = lines[number], masked[number]
+        if not line.strip() or heading_of(original) is not None or _CALLOUT_RE.match(line):
             continue
         searchable = _protect(line)
-        bounds: set[int] | None = None
+        runs: _RunBounds | None = None
         for start, end in in_line:
             start, end = start - base, end - base
+            if unused is not None and unused(original[start:end]):
+                continue                    # settled (maybe by a link made in this line)
             if searchable[start:end] != original[start:end]:
                 continue                    # inside code, a link, a URL, a tag, ...
             if _cuts_cjk_word(original, start, end, None):
-                if bounds is None:
-                    bounds = word_bounds(original, hint)
-                match = _on_word_bounds(pattern, original, start, end, bounds)
+                if runs is None:
+                    runs = _RunBounds(original, hint)
+                stop = _on_word_bounds(index, original, start, end, runs.around(start, end))
+                if stop is not None:
+                    yield number, start, stop, line
             else:       # the match the pattern makes in the line alone (it sees the same)
-                match = pattern.match(original, start)
-            if match is not None:
-                yield number, match, line
+                yield number, start, end, line
+
+
+def _adds_nothing(index: TitleIndex, settled: Callable[[str], bool]) -> Callable[[str], bool]:
+    """A test of a mention's text: True when linking it can add no link, whatever its
+    line holds. A mention that starts or ends with a CJK character may be cut short to one
+    of the shorter terms it starts with (``_on_word_bounds``; ``term_matcher.shorter_terms``,
+    which the scan adds for the same reason): it adds nothing only if they are all settled.
+    A text found so is remembered: settled stays settled (pages linked only grow)."""
+    done: set[str] = set()
+    cjk_at = CJK_RUN.match
+
+    def unused(written: str) -> bool:
+        if written in done:
+            return True
+        if not settled(written):
+            return False
+        if (cjk_at(written, 0, 1) or cjk_at(written, len(written) - 1)) \
+                and not all(map(settled, shorter_terms(index, written))):
+            return False
+        done.add(written)
+        return True
+
+    return unused
+
+
+class _RunBounds:
+    """The CJK word boundaries of one line, segmented a run at a time, only for the runs a
+    mention touches (``word_bounds`` of the whole line segmented every run of a paragraph
+    for the one or two a mention sits in).
+
+    Runs are maximal, so two never touch: every boundary ``_cuts_cjk_word`` and
+    ``_on_word_bounds`` ask about for a span (its edges next to a CJK character, the offsets
+    inside it) lies in a run the span overlaps, and the boundaries of those runs are the
+    whole line's there."""
+
+    def __init__(self, line: str, hint: str | None):
+        self.line = line
+        # the line's own hint, as word_bounds takes it: no kana in the note, none in the line
+        self.hint = hint or text_hint(line)
+        self.runs = [found.span() for found in CJK_RUN.finditer(line)]
+        self.done: dict[int, set[int]] = {}      # each run's start -> its boundaries
+
+    def around(self, start: int, end: int) -> set[int]:
+        """The word boundaries of every run the span [start, end) overlaps."""
+        bounds: set[int] = set()
+        for low, high in self.runs:
+            if high <= start:
+                continue
+            if low >= end:
+                break
+            found = self.done.get(low)
+            if found is None:
+                found = self.done[low] = {low + at for at in word_bounds(self.line[low:high],
+                                                                          self.hint)}
+            bounds |= found
+        return bounds
 
 
 def _cuts_cjk_word(line: str, start: int, end: int, bounds: set[int] | None) -> bool:
@@ -186,18 +248,17 @@ def _cuts_cjk_word(line: str, start: int, end: int, bounds: set[int] | None) -> 
     return False
 
 
-def _on_word_bounds(pattern: re.Pattern[str], line: str, start: int, end: int,
-                    bounds: set[int]) -> re.Match[str] | None:
-    """The longest mention starting at ``start`` (a match up to ``end``) that cuts no CJK
-    word, or None."""
+def _on_word_bounds(index: TitleIndex, line: str, start: int, end: int,
+                    bounds: set[int]) -> int | None:
+    """Where the longest mention starting at ``start`` (a match up to ``end``) that cuts no
+    CJK word ends, or None."""
     # the end, then each word boundary inside the span, longest first (a span is a few
     # characters; the line's boundaries may be hundreds)
     for stop in (end, *(e for e in range(end - 1, start, -1) if e in bounds)):
         if latin_word_goes_on(line[stop:stop + 1]):     # a Latin word goes on
             continue
-        shorter = pattern.fullmatch(line, start, stop)
-        if shorter is not None and not _cuts_cjk_word(line, start, stop, bounds):
-            return shorter
+        if is_term(index, line[start:stop]) and not _cuts_cjk_word(line, start, stop, bounds):
+            return stop
     return None
 
 

@@ -15,6 +15,8 @@ from ..page.markdown import FENCE_RE, HEADING_RE
 # the closing hashes of an ATX heading ("## Title ##"): compiled once, not looked up in
 # re's cache for each of a vault's ~200,000 lines
 _CLOSING_HASHES = re.compile(r"[ \t]+#+$")
+# how a line HEADING_RE can match starts: "#" after at most three spaces
+_HEADING_STARTS = ("#", " #", "  #", "   #")
 
 
 def code_mask(lines: list[str]) -> list[bool]:
@@ -42,7 +44,7 @@ def code_mask(lines: list[str]) -> list[bool]:
 
 def heading_of(line: str) -> tuple[int, str] | None:
     """(level, text) of an ATX heading line, or None."""
-    if not line.lstrip(" ").startswith("#"):
+    if not line.startswith(_HEADING_STARTS):     # most lines: no regex to run
         return None
     match = HEADING_RE.match(line)
     if not match or not (match.group(2) or "").strip():
@@ -56,32 +58,37 @@ def normalise_body(body: str, title: str) -> str:
     lines = body.split("\n")
     in_code = code_mask(lines)
     drop = _title_h1(lines, in_code, title)
+    # "#" in a line's first four characters: all a heading can start with (most lines fail)
     headings = {i: h for i, line in enumerate(lines)
-                if not in_code[i] and i != drop and (h := heading_of(line)) is not None}
+                if "#" in line[:4] and not in_code[i] and i != drop
+                and (h := heading_of(line)) is not None}
     order = sorted(headings)
     new_level = dict(zip(order, _levelled([headings[i][0] for i in order])))
-    out: list[tuple[str, bool]] = []   # (line, is code)
-
-    def blank_pending() -> bool:
-        return not out or (out[-1][0] == "" and not out[-1][1])
-
+    out: list[str] = []
+    # True while the last line written is a blank one outside code (or none is written yet):
+    # where a heading needs no blank line before it and a blank line is not repeated
+    blank = True
     for i, line in enumerate(lines):
         if i == drop:
             continue
         if in_code[i]:
-            out.append((line, True))
+            out.append(line)
+            blank = False
         elif i in headings:
-            if not blank_pending():
-                out.append(("", False))
-            out.append(("#" * new_level[i] + " " + headings[i][1], False))
-            out.append(("", False))
-        elif line.strip():
-            out.append((line.rstrip(), False))
-        elif not blank_pending():
-            out.append(("", False))
-    while out and out[-1] == ("", False):
+            if not blank:
+                out.append("")
+            out.append("#" * new_level[i] + " " + headings[i][1])
+            out.append("")
+            blank = True
+        elif stripped := line.rstrip():
+            out.append(stripped)
+            blank = False
+        elif not blank:
+            out.append("")
+            blank = True
+    if blank and out:       # a blank line outside code ends the body: it goes
         out.pop()
-    return "\n".join(line for line, _ in out)
+    return "\n".join(out)
 
 
 def _title_h1(lines: list[str], in_code: list[bool], title: str) -> int | None:

@@ -12,6 +12,11 @@ does. When the automaton cannot reproduce the regex (two terms that differ only 
 the regex holds equal, like "ſ" and "s", which the regex tries in order rather than longest
 first; or a pattern not built from the index's terms), the regex runs instead.
 
+The regex itself is not built while the automaton can stand for it (``TitleIndex.pattern``:
+~0.05 s over the vault's 1,300 terms, in the parent before any worker forks): whether a text
+is a term, as ``pattern.fullmatch`` tells, is whether its fold is a term's fold
+(``is_term``), and ``shorter_terms`` is ``TitleIndex._shorter_terms`` so found.
+
 ``scan_mentions`` is ``TitleIndex.scan_mentions`` over those spans. It lives here, not in
 index.py, because that module's source is part of every note's recorded terms digest:
 editing it would rescan every note of every workspace once.
@@ -21,6 +26,7 @@ from __future__ import annotations
 
 import re
 import weakref
+from operator import itemgetter
 from typing import Any
 
 import _sre
@@ -31,7 +37,7 @@ except ImportError:     # another Python's re: the regex runs (``matcher`` gives
     _EXTRA_CASES = None
 
 from ..text.cjk import CJK_RUN
-from .index import _WORD, TitleIndex, _trie_regex
+from .index import _WORD, TitleIndex, _trie_regex, latin_word_goes_on
 
 # re.IGNORECASE holds two characters equal when their simple lower cases are equal, or in one
 # of these sets (i/ı, s/ſ, µ/μ, σ/ς, ...): each set folds to its smallest member.
@@ -46,8 +52,9 @@ _FIX_TABLE = str.maketrans(_FIX)
 _DOTTED_I = "\u0130"
 _WORD_RE = re.compile(_WORD, re.I)     # the pattern's boundary class, with its flags
 _IS_WORD: dict[str, bool] = {}          # each character seen: in that class?
+_START, _END = itemgetter(1), itemgetter(2)     # of the automaton's (term, start, end)
 
-# id(pattern) -> (a weak reference to it, its automaton): not a WeakKeyDictionary, which
+# id(pattern) -> (a weak reference to it, its _Terms): not a WeakKeyDictionary, which
 # hashes the pattern (its whole source, 30 µs a look-up over the vault's terms)
 _MATCHERS: dict[int, tuple[weakref.ref, Any]] = {}
 # indexes whose pattern was not built from their own terms (a scoped index's)
@@ -67,16 +74,18 @@ def fold(text: str) -> str:
 
 def term_spans(index: TitleIndex, text: str) -> list[tuple[int, int]]:
     """``[m.span() for m in index.pattern.finditer(text)]``, found faster."""
-    pattern = index.pattern
-    if pattern is None or not text:
+    if not text:
         return []
     automaton = matcher(index)
     if automaton is None:
-        return [found.span() for found in pattern.finditer(text)]
+        pattern = index.pattern
+        return [found.span() for found in pattern.finditer(text)] if pattern is not None else []
     found = automaton.find_matches_as_indexes(fold(text), overlapping=True)
     if not found:
         return []
-    found.sort(key=_leftmost_longest)
+    # leftmost first, the longest first at one start (two stable sorts by C key functions)
+    found.sort(key=_END, reverse=True)
+    found.sort(key=_START)
     spans: list[tuple[int, int]] = []
     after = 0
     size = len(text)
@@ -105,16 +114,47 @@ def _is_word(char: str) -> bool:
     return found
 
 
-def _leftmost_longest(found: tuple[int, int, int]) -> tuple[int, int]:
-    return found[1], -found[2]
+class _Terms:
+    """An index's terms as the automaton matches them: the automaton, each term folded, and
+    the shorter terms found per spelling."""
+
+    def __init__(self, automaton: Any, folded: list[str]):
+        self.automaton = automaton
+        self.folded = frozenset(folded)
+        self.shorter: dict[str, tuple[str, ...]] = {}
+
+
+# where an index keeps its _Terms (copies made by ``with_generic_terms`` share it), when they
+# were made from its own terms without its pattern
+_OWN = "_term_matcher"
+_UNSET = object()
+# every _Terms made so, each with the terms it was made of: a pattern built later from those
+# terms (``within`` hands its index's pattern to a scoped index) uses it too
+_MADE: "weakref.WeakKeyDictionary[_Terms, list[str]]" = weakref.WeakKeyDictionary()
 
 
 def matcher(index: TitleIndex) -> Any:
-    """The automaton of ``index.pattern``'s terms, built once per pattern (a scoped index
-    shares its parent's pattern), or None when it would not match as the pattern does."""
-    own = "pattern" not in index.__dict__   # made just below, by index.py from its terms
-    pattern = index.pattern
-    if pattern is None or _EXTRA_CASES is None:
+    """The automaton of ``index.pattern``'s terms, built once per index and its copies, or
+    per pattern (a scoped index shares its parent's pattern), or None when it would not
+    match as the pattern does."""
+    terms = _terms(index)
+    return None if terms is None else terms.automaton
+
+
+def _terms(index: TitleIndex) -> _Terms | None:
+    known = index.__dict__.get(_OWN, _UNSET)
+    if known is not _UNSET:
+        return known
+    if _EXTRA_CASES is None:
+        return None
+    if "pattern" not in index.__dict__:     # the automaton is made from the index's terms
+        terms = list(index.terms)
+        built = index.__dict__[_OWN] = _automaton(terms) if terms else None
+        if built is not None:
+            _MADE[built] = terms
+        return built
+    pattern = index.pattern     # built before (maybe handed over by ``within``)
+    if pattern is None:
         return None
     known = _MATCHERS.get(id(pattern))
     if known is not None and known[0]() is pattern:
@@ -122,17 +162,48 @@ def matcher(index: TitleIndex) -> Any:
     if _FOREIGN.get(index) is pattern:
         return None
     terms = list(index.terms)
-    # a pattern made before (or handed over by ``within``) is checked against these terms by
-    # making its source again (the trie of 10,000 notes' titles: ~0.3 s of the serial path)
-    if not own and not _made_from(pattern, terms):
-        # not built from this index's terms (``within`` keeps its parent's pattern): the
-        # parent's automaton is used once the parent has built it
-        _FOREIGN[index] = pattern
-        return None
+    built = None
+    for made, made_of in list(_MADE.items()):
+        if _made_from(pattern, made_of):
+            built = made        # a pattern of another index's terms, automaton made already
+            break
+    if built is None:
+        # a pattern made before (or handed over by ``within``) is checked against these
+        # terms by making its source again (the trie of 10,000 notes' titles: ~0.3 s)
+        if not _made_from(pattern, terms):
+            # not built from this index's terms (``within`` keeps its parent's pattern): the
+            # parent's automaton is used once the parent has built it
+            _FOREIGN[index] = pattern
+            return None
+        built = _automaton(terms)
     key = id(pattern)
-    built = _automaton(terms)
     _MATCHERS[key] = weakref.ref(pattern, lambda _: _MATCHERS.pop(key, None)), built
     return built
+
+
+def is_term(index: TitleIndex, text: str) -> bool:
+    """True when ``text`` is one of the index's terms, as ``index.pattern.fullmatch(text)``
+    tells where the text before it passed the pattern's start boundary."""
+    terms = _terms(index)
+    if terms is None:
+        pattern = index.pattern
+        return pattern is not None and pattern.fullmatch(text) is not None
+    return fold(text) in terms.folded
+
+
+def shorter_terms(index: TitleIndex, matched: str) -> tuple[str, ...]:
+    """``index._shorter_terms(matched)``: the shorter terms a mention written ``matched``
+    starts with, where the linker may end it (not inside a Latin word)."""
+    terms = _terms(index)
+    if terms is None:
+        return index._shorter_terms(matched)
+    shorter = terms.shorter.get(matched)
+    if shorter is None:
+        folded = terms.folded
+        shorter = terms.shorter[matched] = tuple(
+            matched[:stop] for stop in range(1, len(matched))
+            if not latin_word_goes_on(matched[stop]) and fold(matched[:stop]) in folded)
+    return shorter
 
 
 def _made_from(pattern: re.Pattern[str], terms: list[str]) -> bool:
@@ -142,13 +213,13 @@ def _made_from(pattern: re.Pattern[str], terms: list[str]) -> bool:
         and bool(pattern.flags & re.I)
 
 
-def _automaton(terms: list[str]) -> Any:
+def _automaton(terms: list[str]) -> _Terms | None:
     folded = [fold(term) for term in terms]
     if any(f != t for f, t in zip(folded, terms)) and _forks_at_equal_characters(terms, folded):
         return None
     import ahocorasick_rs
 
-    return ahocorasick_rs.AhoCorasick(folded)
+    return _Terms(ahocorasick_rs.AhoCorasick(folded), folded)
 
 
 def _forks_at_equal_characters(terms: list[str], folded: list[str]) -> bool:
@@ -166,10 +237,10 @@ def _forks_at_equal_characters(terms: list[str], folded: list[str]) -> bool:
 def scan_mentions(index: TitleIndex, text: str) -> tuple[str, ...]:
     """``index.scan_mentions(text)``: the terms ``text`` mentions, sorted, and where a
     mention touches CJK text the shorter terms it starts with."""
-    found: set[str] = set()
-    for start, end in term_spans(index, text):
-        matched = text[start:end]
-        found.add(matched)
-        if CJK_RUN.match(text, start, start + 1) or CJK_RUN.match(text, end - 1, end):
-            found.update(index._shorter_terms(matched))
+    found = {text[start:end] for start, end in term_spans(index, text)}
+    if not text.isascii():      # a mention starting or ending with a CJK character
+        cjk_at = CJK_RUN.match
+        for matched in list(found):
+            if cjk_at(matched, 0, 1) or cjk_at(matched, len(matched) - 1):
+                found.update(shorter_terms(index, matched))
     return tuple(sorted({" ".join(term.split()).lower() for term in found}))

@@ -49,6 +49,9 @@ def mask_code(lines: list[str]) -> list[str]:
     masked: list[str] = []
     fence: tuple[str, int] | None = None
     for line in lines:
+        if fence is None and "`" not in line and "~" not in line:
+            masked.append(line)     # no fence, no inline code (most lines): no regex to run
+            continue
         if fence is not None:
             match = FENCE_RE.match(line)
             if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= fence[1] \

@@ -57,6 +57,7 @@ class LinkResolver:
                 self._by_alias[name.lower()].append(path)
         self._moved: dict[str, str] = {}
         self._folders: dict[str, str] = {}      # source path → its folder, normalised
+        self._unique: dict[str, Resolution] = {}    # file name → its only page, resolved
         moved_names: dict[str, set[str]] = defaultdict(set)
         for old, new in (moved or {}).items():
             hit = self._by_path.get(new.lower())
@@ -145,9 +146,17 @@ class LinkResolver:
             found = self._probe(folder + "/" + key, "relative")
             if found is not None:
                 return found
-        matches = self._by_name.get(key[:-3] if key.endswith(".md") else key, [])
+        name = key[:-3] if key.endswith(".md") else key
+        found = self._unique.get(name)
+        if found is not None:
+            return found
+        matches = self._by_name.get(name, [])
         if len(matches) == 1:
-            return Resolution("resolved", matches[0], tuple(matches), "name")
+            # the same answer for every page that links so: made once (a frozen dataclass
+            # takes microseconds to make, and the linker asks once per link it writes)
+            found = self._unique[name] = Resolution("resolved", matches[0], tuple(matches),
+                                                    "name")
+            return found
         if len(matches) > 1:
             return _nearest(matches, source_path)
         return self._missing(raw)

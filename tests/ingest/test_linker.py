@@ -182,3 +182,33 @@ def test_lines_skipped_for_settled_mentions_link_what_every_mention_checked_link
     assert added == ["Note composer.md", "Note.md", "Graph view.md", "ja/コマンドパレット.md"]
     assert out.split("\n")[4] == "[[Graph view]], Canvas, [[コマンドパレット]]を開く, Note."
     assert [out.split("\n")[i] for i in (0, 2, 3, 5)] == [lines[i] for i in (0, 2, 3, 5)]
+
+
+def test_a_cjk_mention_of_a_linked_page_is_still_cut_to_a_shorter_unlinked_term():
+    # 同期設 is linked already, but here it cuts 設定: the mention is cut to 同期, whose page is
+    # not linked yet. Skipping mentions of linked pages must not skip this one.
+    index = TitleIndex([IndexEntry("ja/同期.md", "同期"), IndexEntry("ja/同期設.md", "同期設")])
+    assert add_links("同期設定を開く", "ja/x.md", index, {"ja/同期設.md"}) == \
+        ("[[同期]]設定を開く", ["ja/同期.md"])
+    assert add_links("同期設定を開く", "ja/x.md", index, {"ja/同期設.md", "ja/同期.md"}) == \
+        ("同期設定を開く", [])
+
+
+def test_only_the_cjk_runs_a_mention_touches_are_cut_into_words(monkeypatch):
+    # A paragraph holds many runs (CJK punctuation ends one); a mention sits in one or two.
+    # Mentions of a page linked already (with no shorter term) are not cut at all.
+    from mindgraph.ingest import linker
+
+    cut: list[str] = []
+
+    def word_bounds(text, hint=None):
+        cut.append(text)
+        return real(text, hint)
+
+    real = linker.word_bounds
+    monkeypatch.setattr(linker, "word_bounds", word_bounds)
+    index = TitleIndex([IndexEntry("ja/検索.md", "検索")])
+    body = "これは長い文です。検索結果を開く。別の文もあります。\nまた検索を使う。"
+    assert add_links(body, "ja/x.md", index) == \
+        ("これは長い文です。[[検索]]結果を開く。別の文もあります。\nまた検索を使う。", ["ja/検索.md"])
+    assert cut == ["検索結果を開く"]

@@ -33,3 +33,13 @@ def test_code_fences_are_byte_identical_including_tilde_and_long_fences():
 def test_unclosed_fence_keeps_its_trailing_blank_lines():
     body = "text\n```\ncode\n\n\n"
     assert normalise_body(body, "t") == body
+
+
+def test_a_heading_starts_after_at_most_three_spaces():
+    from mindgraph.ingest.normalise import heading_of
+
+    assert [heading_of(line) for line in ("# a", " ## b", "   ### c ###", "    # code",
+                                          "\t# tab", "#tag", "text # not", "#", "##  ")] == \
+        [(1, "a"), (2, "b"), (3, "c"), None, None, None, None, None, None]
+    assert normalise_body("intro\n   # Deep\n    # indented\nend", "t") == \
+        "intro\n\n## Deep\n\n    # indented\nend"

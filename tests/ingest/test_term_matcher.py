@@ -15,7 +15,8 @@ import pytest
 
 from mindgraph.ingest.index import IndexEntry, TitleIndex
 from mindgraph.ingest.linker import add_links
-from mindgraph.ingest.term_matcher import _EXTRA_CASES, fold, matcher, scan_mentions, term_spans
+from mindgraph.ingest.term_matcher import (_EXTRA_CASES, fold, is_term, matcher, scan_mentions,
+                                           shorter_terms, term_spans)
 from mindgraph.page.parse import parse_page
 
 
@@ -24,9 +25,18 @@ def regex_spans(index: TitleIndex, text: str) -> list[tuple[int, int]]:
 
 
 def assert_same(index: TitleIndex, texts) -> None:
+    matched: set[str] = set()
     for text in texts:
-        assert term_spans(index, text) == regex_spans(index, text), repr(text)
+        spans = term_spans(index, text)
+        assert spans == regex_spans(index, text), repr(text)
         assert scan_mentions(index, text) == index.scan_mentions(text), repr(text)
+        matched.update(text[start:end] for start, end in spans)
+    # what the linker asks of a mention it may cut short, without the regex
+    for text in matched:
+        assert shorter_terms(index, text) == index._shorter_terms(text), repr(text)
+        for stop in range(1, len(text) + 1):
+            assert is_term(index, text[:stop]) == \
+                (index.pattern.fullmatch(text[:stop]) is not None), repr(text[:stop])
 
 
 def index_of(*terms: str) -> TitleIndex:
@@ -102,6 +112,10 @@ def test_random_texts_are_matched_as_the_regex_matches_them(seed):
              for _ in range(800)]
     index = index_of(*CRAFTED_TERMS)
     assert_same(index, texts)
+    for text in texts:      # any text, a term or not
+        start = rng.randrange(len(text))
+        piece = text[start:rng.randint(start + 1, len(text))]
+        assert is_term(index, piece) == (index.pattern.fullmatch(piece) is not None), repr(piece)
     # terms made of the odd characters as well
     for odd in (index_of(*CRAFTED_TERMS, "ǆemal", "ǅx", "ﬅar", "i̇ki", "σς", "kk"),
                 index_of("ıstanbul", "ﬆar", "Beta", "straſſe", "µs", "Σς")):
@@ -132,6 +146,19 @@ def test_a_scoped_index_shares_its_parents_automaton():
     assert matcher(index) is not None
     assert matcher(scoped) is matcher(index)
     assert add_links("Alpha Beta Gamma", "n.md", scoped)[1] == []
+
+
+def test_linking_and_scanning_do_not_build_the_regex():
+    # the automaton stands for it (its ~0.05 s over the vault's terms was the parent's,
+    # before any worker forks); a copy with generic terms shares the automaton
+    index = index_of("同期", "同期設", "Alpha Beta", "Alpha", "Sync", "Only in this test")
+    assert scan_mentions(index, "同期設定を開く, Alpha Beta") == ("alpha beta", "同期", "同期設")
+    linking = index.with_generic_terms(frozenset({"sync"}))
+    assert matcher(linking) is matcher(index)
+    # 同期設 cuts the word 設定: the mention is cut to 同期
+    assert add_links("同期設定を開く。Alpha Beta. Sync.", "n.md", linking) == \
+        ("[[p0|同期]]設定を開く。[[p2|Alpha Beta]]. Sync.", ["p0.md", "p2.md"])
+    assert "pattern" not in index.__dict__ and "pattern" not in linking.__dict__
 
 
 def test_fold_keeps_positions_and_folds_as_the_regex_does():
