@@ -76,7 +76,8 @@ def sha256_file(path: Path, pinned: bool = False) -> str:
     """Hex SHA-256 of a file, read in 1 MiB blocks; hashed once per process for a given path,
     size and stamp (the pinned model and dictionary files are large), and for a ``pinned``
     file (a model or dictionary we ship against a pinned digest) once per workspace with
-    ``keep_file_digests``. OSError when it cannot be read."""
+    ``keep_file_digests``; taken from a ``hash_ahead`` process that hashed it with the stamp
+    it has now. OSError when it cannot be read."""
     key = (str(path), *stamp_of(os.stat(path)))
     with _FILE_DIGESTS_LOCK:
         known = _FILE_DIGESTS.get(key)
@@ -101,8 +102,10 @@ def hash_ahead(paths: Iterable[Path], state_dir: Path | None) -> None:
     them (``sha256_file`` then takes the digest it sent, computed from a stamp taken before
     reading, as it does itself). Only the files that neither this process nor the kept
     digests of ``state_dir`` hold a digest for; nothing where a fork is not safe (not Linux,
-    or another thread alive). Call ``settle_ahead`` when the work is done."""
-    if not sys.platform.startswith("linux") or threading.active_count() > 1:
+    or another thread alive) or no second core would hash them beside this process. Call
+    ``settle_ahead`` when the work is done."""
+    if not sys.platform.startswith("linux") or threading.active_count() > 1 \
+            or len(os.sched_getaffinity(0)) < 2:
         return
     kept_in = Path(state_dir) / DIGESTS_FILE if state_dir is not None else None
     todo = []

@@ -12,6 +12,7 @@ from ..fsutil import settle_ahead
 from ..ingest.report import FileOutcome, IngestReport, Outcome
 from ..ingest.scan import NOT_A_NOTE
 from ..text.cjk import check_ahead
+from . import common
 from .common import (EXIT_PROBLEMS, echo, emit_json, json_option, require_workspace,
                      workspace_options)
 from .progress import Phases
@@ -41,8 +42,8 @@ LISTED = 20
 def ingest_command(settings, dry_run: bool, force: bool, allow_removals: bool,
                    only: tuple[str, ...], show_progress: bool | None, as_json: bool) -> None:
     """Compile new and changed notes of raw/ into wiki pages (raw/ is never written)."""
-    # first, so that the dictionaries are hashed while this process imports the rest
-    check_ahead(settings.state_dir)
+    if common.OWN_PROCESS:      # first: the dictionaries hash while this process imports
+        check_ahead(settings.state_dir)
     from ..core import Mindgraph
 
     mg = Mindgraph(settings)

@@ -311,8 +311,8 @@ class _Run(TargetedSteps, ApplySteps, Bookkeeping):
             counted.append((note.file.path, note.sha256))
             self.counted.add(note.file.path)
         if rescan:
-            # pattern and automaton built once here, not in every worker, and while MeCab's
-            # check (begun while reading, in a thread: warmup.py) may still run
+            # pattern and automaton built once here, not in every worker, and while MeCab
+            # may still load (begun while reading, in a thread: warmup.py)
             matcher(index)
         if self.segmenters is not None:
             self.segmenters.join()

@@ -4,13 +4,15 @@
 A run forks its workers three times (Reading, Linking, Compiling) and the parent mostly waits
 for them in between, so whatever the compile's workers should inherit is loaded then:
 
-- MeCab, at the first Japanese note to compile the Reading workers hand back: its dictionary
-  check (SHA-256 of UniDic's 250 MB, ~0.2 s of CPU that hashlib spends without the GIL) runs
-  in a thread while this process takes in the rest of the notes and builds the title index;
-  it is joined before the Linking workers fork (a fork never happens beside a live thread:
-  workers.processes_for);
+- MeCab, at the first Japanese note to compile the Reading workers hand back, in a thread
+  while this process takes in the rest of the notes and builds the title index; it is joined
+  before the Linking workers fork (a fork never happens beside a live thread:
+  workers.processes_for). Its dictionary check (SHA-256 of UniDic's 260 MB, ~0.2 s of CPU)
+  compares digests that `mindgraph ingest` began computing in a process of their own as it
+  started (cjk.check_ahead), on the core its start-up left idle; without them (another
+  caller of the run) the thread hashes the files itself, without the GIL;
 - jieba, at the first Chinese note to compile, here (building its dictionary holds the GIL);
-- NumPy and what a first sketch imports, while the Linking workers scan (they are done in
+- NumPy (all a first sketch imports), while the Linking workers scan (they are done in
   ~0.1 s; the Reading workers, by contrast, keep both cores busy).
 
 Nothing here changes what a run writes: a dictionary that fails its check fails it again,
@@ -66,8 +68,6 @@ def _quietly(text: str) -> None:
 
 
 def import_sketches() -> None:
-    """Import sketches.py (and NumPy, with what a first sketch imports) now, so the
-    compile's workers inherit it."""
-    from . import sketches
-
-    sketches.warm()
+    """Import sketches.py (and NumPy: all a first sketch needs) now, so the compile's workers
+    inherit it."""
+    from . import sketches  # noqa: F401
