@@ -82,7 +82,7 @@ def sha256_file(path: Path, pinned: bool = False) -> str:
     with _FILE_DIGESTS_LOCK:
         known = _FILE_DIGESTS.get(key)
         kept_in = _kept_digests if pinned else None
-        ahead = _AHEAD.pop(key[0], None)
+        ahead = _AHEAD.get(key[0])
     if known is None and kept_in is not None:
         known = _kept_digest(kept_in, key)
     if known is None:
@@ -165,11 +165,14 @@ class _Ahead:
 
     def __init__(self, pid: int, reading: int, kept_in: Path | None):
         self.pid, self.reading, self.kept_in = pid, reading, kept_in
+        self.owner = os.getpid()        # a worker forked later leaves the pipe to its parent
         self.lock = threading.Lock()
         self.found: dict[tuple, str] | None = None
 
     def digest(self, key: tuple) -> str | None:
         """The digest it computed for ``key`` (the path with its stamp now), else None."""
+        if os.getpid() != self.owner:
+            return None
         with self.lock:
             if self.found is None:
                 self.found = self._collect()
@@ -177,6 +180,8 @@ class _Ahead:
 
     def settle(self) -> None:
         """Keep the digests it sent that still match their files (stopped first if running)."""
+        if os.getpid() != self.owner:
+            return
         with self.lock:
             if self.found is None:
                 try:

@@ -156,17 +156,24 @@ child = fsutil._AHEAD[str(same)].pid
 real = hashlib.file_digest
 read = []
 hashlib.file_digest = lambda handle, name: read.append(Path(handle.name).name) or real(handle, name)
+worker = os.fork()          # a process forked later hashes for itself, leaving the pipe alone
+if worker == 0:
+    os._exit(0 if fsutil.sha256_file(same) == hashlib.sha256(same.read_bytes()).hexdigest()
+             and read == ["same.bin"] else 1)
+assert os.waitpid(worker, 0)[1] == 0
 print(fsutil.sha256_file(same) == hashlib.sha256(same.read_bytes()).hexdigest(), read)
 with open(changed, "ab") as handle:         # changed after the child hashed it
     handle.write(b"tampered")
 print(fsutil.sha256_file(changed) == hashlib.sha256(changed.read_bytes()).hexdigest(), read)
+fsutil.settle_ahead()
 print(child != os.getpid(), fsutil._AHEAD == {})
 """
 
 
 def test_a_file_hashed_ahead_in_a_child_is_not_read_again_unless_it_changed(tmp_path):
     """hash_ahead's forked process sends each file's digest with the stamp it had before it
-    was read: sha256_file takes it for an unchanged file and hashes a changed one itself."""
+    was read: sha256_file takes it for an unchanged file and hashes a changed one itself (as
+    does a worker forked afterwards, which leaves the digests to the process that asked)."""
     import subprocess
     import sys
 
