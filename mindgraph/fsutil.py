@@ -16,7 +16,9 @@ import json
 import os
 import random
 import re
+import signal
 import stat
+import sys
 import threading
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable, Iterator
@@ -57,6 +59,7 @@ _FILE_DIGESTS_LOCK = threading.Lock()
 
 DIGESTS_FILE = "file-digests.json"
 _kept_digests: Path | None = None       # the workspace's DIGESTS_FILE (keep_file_digests)
+_AHEAD: dict[str, "_Ahead"] = {}        # path → the process hashing it (hash_ahead)
 
 
 def keep_file_digests(state_dir: Path | None) -> None:
@@ -73,21 +76,141 @@ def sha256_file(path: Path, pinned: bool = False) -> str:
     """Hex SHA-256 of a file, read in 1 MiB blocks; hashed once per process for a given path,
     size and stamp (the pinned model and dictionary files are large), and for a ``pinned``
     file (a model or dictionary we ship against a pinned digest) once per workspace with
-    ``keep_file_digests``. OSError when it cannot be read."""
+    ``keep_file_digests``; taken from a ``hash_ahead`` process that hashed it with the stamp
+    it has now. OSError when it cannot be read."""
     key = (str(path), *stamp_of(os.stat(path)))
     with _FILE_DIGESTS_LOCK:
         known = _FILE_DIGESTS.get(key)
         kept_in = _kept_digests if pinned else None
+        ahead = _AHEAD.get(key[0])
     if known is None and kept_in is not None:
         known = _kept_digest(kept_in, key)
     if known is None:
-        with open(path, "rb") as handle:
-            known = hashlib.file_digest(handle, "sha256").hexdigest()
+        known = ahead.digest(key) if ahead is not None else None
+        if known is None:
+            with open(path, "rb") as handle:
+                known = hashlib.file_digest(handle, "sha256").hexdigest()
         if kept_in is not None:
             _keep_digest(kept_in, key, known)
     with _FILE_DIGESTS_LOCK:
         _FILE_DIGESTS[key] = known
     return known
+
+
+def hash_ahead(paths: Iterable[Path], state_dir: Path | None) -> None:
+    """Begin hashing ``paths`` now, in a forked process, for a process that will soon check
+    them (``sha256_file`` then takes the digest it sent, computed from a stamp taken before
+    reading, as it does itself). Only the files that neither this process nor the kept
+    digests of ``state_dir`` hold a digest for; nothing where a fork is not safe (not Linux,
+    or another thread alive) or no second core would hash them beside this process. Call
+    ``settle_ahead`` when the work is done."""
+    if not sys.platform.startswith("linux") or threading.active_count() > 1 \
+            or len(os.sched_getaffinity(0)) < 2:
+        return
+    kept_in = Path(state_dir) / DIGESTS_FILE if state_dir is not None else None
+    todo = []
+    for path in paths:
+        try:
+            key = (str(path), *stamp_of(os.stat(path)))
+        except OSError:
+            continue        # the check itself reports it
+        with _FILE_DIGESTS_LOCK:
+            if key in _FILE_DIGESTS or key[0] in _AHEAD:
+                continue
+        if kept_in is None or _kept_digest(kept_in, key) is None:
+            todo.append(key[0])
+    if not todo:
+        return
+    reading, writing = os.pipe()
+    child = os.fork()
+    if child == 0:          # the child: hash, send, and leave without any of the parent's exit
+        try:
+            os.close(reading)
+            _send_digests(writing, todo)
+        finally:
+            os._exit(0)
+    os.close(writing)
+    ahead = _Ahead(child, reading, kept_in)
+    with _FILE_DIGESTS_LOCK:
+        _AHEAD.update(dict.fromkeys(todo, ahead))
+
+
+def settle_ahead() -> None:
+    """Keep (``keep_file_digests``) what a ``hash_ahead`` process computed that nothing asked
+    for, if it is done, so the next process of the workspace neither reads the files nor
+    guesses again; stop it if it is not (a short run does not wait for it)."""
+    with _FILE_DIGESTS_LOCK:
+        pending = set(_AHEAD.values())
+        _AHEAD.clear()
+    for ahead in pending:
+        ahead.settle()
+
+
+def _send_digests(out: int, paths: list[str]) -> None:
+    """Write a JSON line [path, *stamp, SHA-256] for each of ``paths`` it can read to ``out``."""
+    lines = []
+    for path in paths:
+        try:
+            key = (path, *stamp_of(os.stat(path)))
+            with open(path, "rb") as handle:
+                lines.append(json.dumps([*key, hashlib.file_digest(handle, "sha256").hexdigest()]))
+        except OSError:
+            continue
+    with os.fdopen(out, "wb") as pipe:
+        pipe.write("\n".join(lines).encode())
+
+
+class _Ahead:
+    """The digests one ``hash_ahead`` process sends, read (waiting for it) when first needed."""
+
+    def __init__(self, pid: int, reading: int, kept_in: Path | None):
+        self.pid, self.reading, self.kept_in = pid, reading, kept_in
+        self.owner = os.getpid()        # a worker forked later leaves the pipe to its parent
+        self.lock = threading.Lock()
+        self.found: dict[tuple, str] | None = None
+
+    def digest(self, key: tuple) -> str | None:
+        """The digest it computed for ``key`` (the path with its stamp now), else None."""
+        if os.getpid() != self.owner:
+            return None
+        with self.lock:
+            if self.found is None:
+                self.found = self._collect()
+        return self.found.get(key)
+
+    def settle(self) -> None:
+        """Keep the digests it sent that still match their files (stopped first if running)."""
+        if os.getpid() != self.owner:
+            return
+        with self.lock:
+            if self.found is None:
+                try:
+                    os.kill(self.pid, signal.SIGKILL)   # done, or not needed enough to wait
+                except ProcessLookupError:
+                    pass
+                self.found = self._collect()
+            found = self.found
+        if self.kept_in is not None:
+            _keep_digests(self.kept_in, {key: digest for key, digest in found.items()
+                                         if file_stamp(key[0]) == key[1:]})
+
+    def _collect(self) -> dict[tuple, str]:
+        with os.fdopen(self.reading, "rb") as pipe:
+            data = pipe.read()
+        try:
+            os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            pass
+        found = {}
+        for line in data.splitlines():
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(entry, list) and len(entry) == 6 and isinstance(entry[5], str) \
+                    and re.fullmatch(r"[0-9a-f]{64}", entry[5]):
+                found[tuple(entry[:5])] = entry[5]
+        return found
 
 
 def _read_kept_digests(kept_in: Path) -> dict[str, list]:
@@ -107,9 +230,16 @@ def _kept_digest(kept_in: Path, key: tuple) -> str | None:
 
 
 def _keep_digest(kept_in: Path, key: tuple, digest: str) -> None:
+    _keep_digests(kept_in, {key: digest})
+
+
+def _keep_digests(kept_in: Path, digests: dict[tuple, str]) -> None:
     with _FILE_DIGESTS_LOCK:
         kept = _read_kept_digests(kept_in)
-        kept[key[0]] = [*key[1:], digest]
+        fresh = {key[0]: [*key[1:], digest] for key, digest in digests.items()}
+        if all(kept.get(path) == entry for path, entry in fresh.items()):
+            return
+        kept.update(fresh)
         try:
             kept_in.parent.mkdir(parents=True, exist_ok=True)
             atomic_write_bytes(kept_in, json.dumps(kept, indent=0).encode(), durable=False)

@@ -143,3 +143,72 @@ def test_a_file_where_the_folder_belongs_is_the_error_mkdir_gives(tmp_path):
     (tmp_path / "a").write_bytes(b"a file, not a folder")
     with pytest.raises(FileExistsError):
         atomic_write_bytes(tmp_path / "a" / "page.md", b"x")
+
+
+AHEAD_PROBE = """
+import hashlib, os, sys
+from pathlib import Path
+from mindgraph import fsutil
+
+same, changed, state = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
+fsutil.hash_ahead([same, changed], state)
+child = fsutil._AHEAD[str(same)].pid
+real = hashlib.file_digest
+read = []
+hashlib.file_digest = lambda handle, name: read.append(Path(handle.name).name) or real(handle, name)
+worker = os.fork()          # a process forked later hashes for itself, leaving the pipe alone
+if worker == 0:
+    os._exit(0 if fsutil.sha256_file(same) == hashlib.sha256(same.read_bytes()).hexdigest()
+             and read == ["same.bin"] else 1)
+assert os.waitpid(worker, 0)[1] == 0
+print(fsutil.sha256_file(same) == hashlib.sha256(same.read_bytes()).hexdigest(), read)
+with open(changed, "ab") as handle:         # changed after the child hashed it
+    handle.write(b"tampered")
+print(fsutil.sha256_file(changed) == hashlib.sha256(changed.read_bytes()).hexdigest(), read)
+fsutil.settle_ahead()
+print(child != os.getpid(), fsutil._AHEAD == {})
+"""
+
+
+def test_a_file_hashed_ahead_in_a_child_is_not_read_again_unless_it_changed(tmp_path):
+    """hash_ahead's forked process sends each file's digest with the stamp it had before it
+    was read: sha256_file takes it for an unchanged file and hashes a changed one itself (as
+    does a worker forked afterwards, which leaves the digests to the process that asked)."""
+    import subprocess
+    import sys
+
+    (tmp_path / "same.bin").write_bytes(b"weights" * 1000)
+    (tmp_path / "changed.bin").write_bytes(b"weights" * 1000)
+    done = subprocess.run([sys.executable, "-c", AHEAD_PROBE, str(tmp_path / "same.bin"),
+                           str(tmp_path / "changed.bin"), str(tmp_path / "state")],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["True []", "True ['changed.bin']", "True True"]
+
+
+SETTLE_PROBE = """
+import os, sys
+from pathlib import Path
+from mindgraph import fsutil
+
+data, state = Path(sys.argv[1]), Path(sys.argv[2])
+fsutil.hash_ahead([data], state)
+os.waitpid(fsutil._AHEAD[str(data)].pid, 0)        # done (a short run would not wait)
+fsutil.settle_ahead()
+fsutil.hash_ahead([data], state)                  # kept: nothing left to hash ahead
+print(sorted(fsutil._read_kept_digests(state / fsutil.DIGESTS_FILE)), fsutil._AHEAD)
+"""
+
+
+def test_digests_hashed_ahead_and_never_asked_for_are_kept_for_the_workspace(tmp_path):
+    """A run that never loads the dictionary (no Japanese) still keeps what was hashed ahead
+    for it, so the workspace's next run neither hashes nor forks for it again."""
+    import subprocess
+    import sys
+
+    data = tmp_path / "sys.dic"
+    data.write_bytes(b"dictionary" * 1000)
+    done = subprocess.run([sys.executable, "-c", SETTLE_PROBE, str(data),
+                           str(tmp_path / ".mindgraph")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"[{str(data)!r}] {{}}"

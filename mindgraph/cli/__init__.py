@@ -15,6 +15,7 @@ from pathlib import Path
 import click
 
 from ..version import __version__
+from . import common
 from .common import SubcommandGroup, config_option, dir_option
 
 
@@ -83,6 +84,7 @@ def cli(ctx: click.Context, base_dir: Path | None, config_path: Path | None) -> 
 
 def main() -> None:
     """Console-script entry point (``python -m mindgraph`` too): the process exits after it."""
+    common.OWN_PROCESS = True
     try:
         cli(prog_name="mindgraph")
     finally:

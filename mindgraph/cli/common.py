@@ -22,6 +22,10 @@ EXIT_OK = 0
 EXIT_PROBLEMS = 1
 EXIT_USAGE = 2
 
+# True in the `mindgraph` command's own process (main()), which a command may fork helpers
+# of; not where the CLI runs inside another program (CliRunner's tests, a notebook).
+OWN_PROCESS = False
+
 
 class ConfigClickError(click.ClickException):
     """A configuration error: exit code 2, like click's own usage errors."""

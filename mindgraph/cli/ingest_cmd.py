@@ -4,16 +4,21 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from ..adapters.pull import pull
-from ..core import Mindgraph
+from ..fsutil import settle_ahead
 from ..ingest.report import FileOutcome, IngestReport, Outcome
 from ..ingest.scan import NOT_A_NOTE
+from ..text.cjk import check_ahead
+from . import common
 from .common import (EXIT_PROBLEMS, echo, emit_json, json_option, require_workspace,
                      workspace_options)
 from .progress import Phases
+
+if TYPE_CHECKING:
+    from ..core import Mindgraph
 
 LISTED = 20
 
@@ -37,12 +42,19 @@ LISTED = 20
 def ingest_command(settings, dry_run: bool, force: bool, allow_removals: bool,
                    only: tuple[str, ...], show_progress: bool | None, as_json: bool) -> None:
     """Compile new and changed notes of raw/ into wiki pages (raw/ is never written)."""
+    if common.OWN_PROCESS:      # first: the dictionaries hash while this process imports
+        check_ahead(settings.state_dir)
+    from ..core import Mindgraph
+
     mg = Mindgraph(settings)
-    with Phases("notes", enabled=show_progress is not False,
-                forced=bool(show_progress)) as phases:
-        report = mg.ingest(dry_run=dry_run, force=force, only=only,
-                           allow_removals=allow_removals,
-                           progress=phases.ticker("Compiling"), phases=phases.ticker)
+    try:
+        with Phases("notes", enabled=show_progress is not False,
+                    forced=bool(show_progress)) as phases:
+            report = mg.ingest(dry_run=dry_run, force=force, only=only,
+                               allow_removals=allow_removals,
+                               progress=phases.ticker("Compiling"), phases=phases.ticker)
+    finally:
+        settle_ahead()
     enriched, why = _enrich_after(mg) if report.ingested and not dry_run else (None, "")
     if as_json:
         emit_json(report.to_dict() | ({"enrich": enriched.to_dict()} if enriched else {}))
@@ -79,6 +91,8 @@ def _enrich_after(mg: Mindgraph):
 def pull_command(settings, names: tuple[str, ...], dry_run: bool, as_json: bool) -> None:
     """Fetch documents from the adapters in mindgraph.yml into raw/ (the only command that
     writes raw/; it deletes only a note app's notes of items deleted in the app)."""
+    from ..adapters.pull import pull
+
     require_workspace(settings)
     report = pull(settings, names, dry_run=dry_run)
     if as_json:

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from ..errors import InputError
-from ..usage import UsageLog
 from .indexes import WarmIndexes, query
 
 if TYPE_CHECKING:
@@ -24,6 +23,7 @@ if TYPE_CHECKING:
     from ..scopes import Scopes
     from ..timeline.build import Timeline
     from ..trust.service import TrustService
+    from ..usage import UsageLog
 
 
 class Services(WarmIndexes):
@@ -47,6 +47,8 @@ class Services(WarmIndexes):
     @property
     def usage_log(self) -> UsageLog:
         """Where queries are logged (serve.usage_log under the state folder; "" = off)."""
+        from ..usage import UsageLog
+
         name = self.settings.serve.usage_log
         return UsageLog(self.settings.state_dir / name if name else None,
                         max_bytes=self.settings.serve.usage_log_max_bytes)

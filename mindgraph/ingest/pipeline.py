@@ -243,11 +243,14 @@ class _Run(TargetedSteps, ApplySteps, Bookkeeping):
         processes = processes_for(int(getattr(self.compiler, "processes", 1)), len(fresh))
         if not processes:
             return [self.reader.load(f, r) for f, r in self._ticking("Reading", pairs)]
+        # the segmenters the compile needs load before the workers fork (jieba, for a Chinese
+        # note among them) or while the notes come in (warmup.py)
+        self.segmenters = Segmenters(self._may_compile)
+        self.segmenters.before_reading(self.settings.raw_dir, [f for f, _ in fresh],
+                                       self.settings.compile.max_note_bytes)
         read = iter(in_workers(_loaded(self.reader), fresh, processes, chunk=32))
         loaded = (self.reader.load(*pair) if skip else next(read)
                   for pair, skip in zip(pairs, unread))
-        # the segmenters the compile needs load while the notes come in (warmup.py)
-        self.segmenters = Segmenters(self._may_compile)
         return list(self._ticking("Reading", self.segmenters.watch(loaded), len(pairs)))
 
     def _find_moves(self, notes: list[Note], live: set[str],
@@ -311,8 +314,8 @@ class _Run(TargetedSteps, ApplySteps, Bookkeeping):
             counted.append((note.file.path, note.sha256))
             self.counted.add(note.file.path)
         if rescan:
-            # pattern and automaton built once here, not in every worker, and while MeCab's
-            # check (begun while reading, in a thread: warmup.py) may still run
+            # pattern and automaton built once here, not in every worker, and while MeCab
+            # may still load (begun while reading, in a thread: warmup.py)
             matcher(index)
         if self.segmenters is not None:
             self.segmenters.join()

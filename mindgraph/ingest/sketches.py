@@ -11,7 +11,6 @@ parent, not before them: pipeline.py).
 from __future__ import annotations
 
 import base64
-import functools
 
 import numpy as np
 
@@ -20,19 +19,27 @@ SIGNATURE_SIZE = 32
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
-@functools.lru_cache(maxsize=1)
-def _weights() -> np.ndarray:
-    """The per-position byte weights of a word hash (made on first use: numpy.random costs
-    a search that only reads where moved pages' vectors went ~20 ms of its start-up)."""
-    return np.random.default_rng(20261201).integers(1, 1 << 63, 64, dtype=np.uint64) | 1
-
-
-def warm() -> None:
-    """Import now what the first sketch imports on its way (numpy.random for the weights,
-    numpy.ma, which ``np.unique`` imports on its first call): a parent that calls this before
-    forking spares each worker both imports (~70 ms of CPU a worker)."""
-    _weights()
-    np.ma.is_masked(np.zeros(0))
+# The per-position byte weights of a word hash: numpy.random.default_rng(20261201).integers(1,
+# 2**63, 64, dtype=np.uint64) | 1, written out (tests/ingest/test_moves.py checks it) so that
+# no process imports numpy.random for them (~12 ms of CPU, on a first run's serial path).
+_WEIGHTS = np.array([
+    0x5554968B36B161A1, 0x0730E2E19D883E0D, 0x31BC2AA3C5334315, 0x2D3975092AB3C3F7,
+    0x4FC13E5DEABA02F1, 0x13D4573DB547B67F, 0x2CF1554636D67F09, 0x3F6FAC21EB3130DD,
+    0x180F169C8830E4C1, 0x404A4C76F0BA0387, 0x0A65E9359EA14BBF, 0x1F0D31CD4F54E57D,
+    0x24D59F278C15AA0B, 0x76FB21A4A7FD943D, 0x41C3703A304ADE07, 0x1A080F96F185DB95,
+    0x428010707E513E97, 0x44E85DF356BF08AD, 0x553C36693F75BB37, 0x3570DFCE6124F0C7,
+    0x5BBF0333FF699107, 0x442F2E35B4A1BA6F, 0x25ABCDF0C7B92E65, 0x2C3DC0CF775F5B9B,
+    0x35B379D7AE9DF015, 0x65AE36EFDF9B4D57, 0x693A6F7B145BD9CF, 0x5576B24257DCB3EB,
+    0x3C8EFB374490E693, 0x226AAD69D46F0481, 0x20EC5D52FA655399, 0x73BD3681AB4CE8F5,
+    0x6F15B561F5474E61, 0x6FBECC84774D65BB, 0x01DF47A268DE05FD, 0x0C8256201C1DD34F,
+    0x164D17D4A39C1D99, 0x109FCAE7DB6869A5, 0x0B88FA990885D7DD, 0x6F5503D58D3BE5EB,
+    0x33220A6FEEAC915B, 0x51115B4B72C4B6DF, 0x76F95AD2F077AA9F, 0x04AEC56D049EC0E5,
+    0x3B0D58CE7C7CB8B1, 0x20F24C3934D22C1F, 0x28D046D346C85245, 0x2B3EFE64E7475F19,
+    0x361369C8356A5DE1, 0x2C74D923247CF087, 0x2C9745342E802A4B, 0x67538D9EA09A03B1,
+    0x664CD68C4E72D65B, 0x052FD680E5464A9B, 0x13E08AB67CF73815, 0x60F5505DEA13CE05,
+    0x375A487E41076E83, 0x04C0286E8F2DE72F, 0x2FD1907BA98B847B, 0x053CBFC66BD3A0A7,
+    0x42C0566D1C606909, 0x7A64EF41E790C687, 0x7CC1A48204A1878D, 0x0CED19DD6F77BFA3,
+], dtype=np.uint64)
 
 
 def signature(text: str) -> str:
@@ -51,8 +58,7 @@ def signature(text: str) -> str:
     kept = data[word_bytes].astype(np.uint64)
     # each word: its bytes times per-position constants, summed (a polynomial hash)
     position = np.arange(kept.size) - np.repeat(starts, np.diff(np.append(starts, kept.size)))
-    weights = _weights()
-    words = np.add.reduceat(kept * weights[position % weights.size], starts)
+    words = np.add.reduceat(kept * _WEIGHTS[position % _WEIGHTS.size], starts)
     width = min(SHINGLE_WORDS, words.size)
     count = words.size - width + 1
     shingles = words[:count].copy()
@@ -85,10 +91,16 @@ def overlap(left: frozenset[int], right: frozenset[int]) -> float:
 def _lowest(values: np.ndarray, k: int) -> np.ndarray:
     """The ``k`` lowest distinct values, sorted (a partial sort first: notes are long)."""
     if values.size > 8 * k:
-        lowest = np.unique(np.partition(values, 4 * k)[:4 * k])
+        lowest = _distinct(np.partition(values, 4 * k)[:4 * k])
         if lowest.size >= k:
             return lowest[:k]
-    return np.unique(values)[:k]
+    return _distinct(values)[:k]
+
+
+def _distinct(values: np.ndarray) -> np.ndarray:
+    """``np.unique(values)``, without the numpy.ma import its first call costs (~10 ms)."""
+    values = np.sort(values)
+    return values[np.concatenate(([True], values[1:] != values[:-1]))]
 
 
 def _finalise(values: np.ndarray) -> np.ndarray:

@@ -3,6 +3,7 @@
 import json
 import re
 import shutil
+from pathlib import Path
 
 from click.testing import CliRunner
 
@@ -238,3 +239,51 @@ def test_a_frontmatter_list_past_the_value_limit_fails_its_note_naming_the_field
     data = json.loads(run("ingest", "-C", str(workspace), "--json").stdout)
     assert {f["path"]: f["reason"] for f in data["files"] if f.get("reason")}["many.md"] \
         .startswith("many.md:3: frontmatter field 'tags' holds 100,000 items")
+
+
+# `mindgraph ingest` in a fresh process, noting which process hashes which file
+HASHED_BY_PROBE = """
+import hashlib, os, sys
+from pathlib import Path
+
+real, log = hashlib.file_digest, sys.argv[2]
+def noted(handle, name):
+    with open(log, "a") as out:
+        out.write(f"{os.getpid()} {Path(handle.name).name}\\n")
+    return real(handle, name)
+hashlib.file_digest = noted
+print(os.getpid())
+from mindgraph.cli import main
+sys.argv = ["mindgraph", "ingest", "-C", sys.argv[1], "--json"]
+main()
+"""
+
+
+def test_a_first_ingest_checks_the_dictionaries_hashed_in_a_process_of_their_own(
+        workspace, write_raw, tmp_path_factory):
+    """UniDic's files are hashed in a process forked as the command starts (on a core its
+    start-up leaves idle), not in the run's own; the run still checks them against the pins
+    before MeCab loads (a Japanese note compiles), and keeps them for the next run."""
+    import subprocess
+    import sys
+
+    write_raw("ノート.md", "# ノート\n\nノートを同期する方法。\n")
+    log = tmp_path_factory.mktemp("log") / "hashed.txt"
+    done = subprocess.run([sys.executable, "-c", HASHED_BY_PROBE, str(workspace), str(log)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    parent = done.stdout.split("\n", 1)[0]
+    assert json.loads(done.stdout.split("\n", 1)[1])["ingested"] == 1
+    hashed = [line.split() for line in log.read_text().splitlines()]
+    by = {name: pid for pid, name in hashed}
+    assert sorted(by) == ["char.bin", "dicrc", "matrix.bin", "rjieba.abi3.so", "sys.dic",
+                          "unk.dic"]
+    assert len(hashed) == len(by) and parent not in by.values()     # once, and not here
+    kept = json.loads((workspace / ".mindgraph" / "file-digests.json").read_text())
+    assert sorted(Path(p).name for p in kept) == sorted(by)
+    log.unlink()
+    write_raw("ノート.md", "# ノート\n\nノートを開く方法。\n")
+    done = subprocess.run([sys.executable, "-c", HASHED_BY_PROBE, str(workspace), str(log)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert not log.exists()           # the next run trusts the kept digests: no process hashes

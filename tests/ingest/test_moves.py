@@ -364,13 +364,34 @@ def test_a_rename_differs_from_a_fresh_ingest_only_by_what_the_move_history_know
     assert "Sourdough starter|" not in read_wiki(vault, "Pantry.md")
 
 
-def test_a_warmed_parent_leaves_its_forked_workers_nothing_to_import_for_a_sketch():
-    """sketches.warm() imports what a first signature would (numpy.random, numpy.ma), so the
-    compile's workers, forked afterwards, do not each import them again."""
-    code = ("import sys\nfrom mindgraph.ingest import sketches\nsketches.warm()\n"
+def test_a_first_sketch_imports_nothing_numpy_did_not():
+    """A signature needs no module NumPy's own import did not load (numpy.random for the
+    weights, numpy.ma for np.unique cost ~20 ms of a first run's serial path), so a parent
+    that imported sketches leaves its forked workers nothing to import for one."""
+    code = ("import sys\nfrom mindgraph.ingest import sketches\n"
             "before = set(sys.modules)\n"
             "sketches.signature('one two three four five six seven ' * 40)\n"
             "print(sorted(set(sys.modules) - before))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_the_written_out_weights_are_the_seeded_generators_and_sketches_are_unchanged():
+    """The weights are the seeded generator's (a written-out copy: no numpy.random at run
+    time), and signatures are the ones ingest states kept before: a moved note is still
+    recognised by the sketch an older release recorded."""
+    import numpy as np
+
+    from mindgraph.ingest.sketches import _WEIGHTS
+
+    seeded = np.random.default_rng(20261201).integers(1, 1 << 63, 64, dtype=np.uint64) | 1
+    assert _WEIGHTS.dtype == np.uint64 and (_WEIGHTS == seeded).all()
+    assert signature("Sourdough starts with a starter of flour and water. " * 30) == (
+        "5yv3czfOng2HlAr0WY1+FTameQiir2IoidS3Xj9HGiogFe9ForVwYYsksS0ZPDOF+tZyZ5456qeHEEt+Ngo"
+        "VtgN6Q9slbfbD")
+    assert signature("日本語のテキストと中文的文本 mixed with English words\tand\ttabs") == (
+        "YSkNQaZSbhCuszy689WYEpEylQP0L+QaeChMeQYlKll+U+MrIF7HbLWI7R2fm6SIvG0tq4p3U4kBcV5CeUX/"
+        "l1rt/vHMa4ib4+6LOxajlKAOLu0cVThxqvIH4XcIfx27IJEFiwj5b7uaGOwZ3XURxWl+hCUToEnICbHaZ9tG"
+        "dddrf9FV/Bu+6Hway2n+RHTr")
+    assert signature("ab") == "++seEnYOoNQ=" and signature(" \n\t") == ""

@@ -213,6 +213,39 @@ print(len(seen), alive, threading.active_count(), " ".join(sorted(cjk._LOADED)))
     # every note goes by; MeCab loaded in its thread, jieba here; one thread left to fork
     assert done.stdout.split() == ["3", "mindgraph-mecab", "1", "ja", "zh"]
 
+
+def test_jieba_loads_before_the_reading_workers_fork_when_a_note_to_read_is_chinese(tmp_path):
+    """Building jieba's dictionary holds the GIL (~0.13 s): beside the Reading workers it kept
+    the pool's thread from feeding them, so a Chinese note among those to read loads it
+    before they fork; an English folder loads nothing."""
+    probe = """
+import sys
+from pathlib import Path
+from mindgraph.ingest.scan import scan_raw
+from mindgraph.ingest.warmup import Segmenters
+from mindgraph.text import cjk
+
+raw = Path(sys.argv[1])
+for folder in ("en", "all"):
+    files = [f for f in scan_raw(raw / folder, exclude=()) if f.is_note]
+    loading = Segmenters(lambda note: True)
+    loading.before_reading(raw / folder, files, 1 << 20)
+    print(folder, loading.chinese, sorted(cjk._LOADED))
+"""
+    for folder, count in (("en", 300), ("all", 300)):
+        for i in range(count):
+            path = tmp_path / folder / "en" / f"note {i}.md"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(f"# Note {i}\n\nPlain English about syncing notes.\n")
+    for i in range(10):      # a folder of Chinese notes after 300 English ones
+        path = tmp_path / "all" / "zh" / f"笔记 {i}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"# 笔记 {i}\n\n如何同步笔记。\n")
+    done = subprocess.run([sys.executable, "-c", probe, str(tmp_path)], capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["en False []", "all True ['zh']"]
+
 # A fresh process that looks, as the compile's workers hand back their first page, at what
 # the run has on disk, and at how many workers were there while it saved the pending records.
 PENDING_PROBE = """
