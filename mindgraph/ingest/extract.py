@@ -204,7 +204,9 @@ def salient_terms(body: str, title: str, limit: int = MAX_TERM_TAGS) -> list[str
     texts = (("\n".join(prose), 1), ("\n".join(headings), 3))
     # characters counted a run at a time (a list of every character took 10x as long)
     cjk = 0 if body.isascii() else sum(map(len, _CJK_RUNS_RE.findall(body)))
-    if cjk and cjk > 0.2 * max(1, sum(map(len, _LATIN_RUNS_RE.findall(body))) + cjk):
+    # Latin letters counted only when it matters (a fifth of the whole body is enough)
+    if cjk and (cjk > 0.2 * len(body)
+                or cjk > 0.2 * max(1, sum(map(len, _LATIN_RUNS_RE.findall(body))) + cjk)):
         counts = _cjk_nouns(texts, title, text_hint(body))
     else:
         counts = _latin_words(texts, title)
