@@ -11,6 +11,7 @@ import math
 import operator
 import re
 from collections import Counter
+from itertools import chain
 from typing import Any, Iterable, Mapping
 
 from ..page.links import replace_links
@@ -136,9 +137,7 @@ def summary(body: str) -> str:
     chosen = [0]
     if len(sentences) > 1 and SUMMARY_SENTENCES > 1:
         tokenised = [tokens(s) for s in sentences]
-        tf: Counter[str] = Counter()
-        for toks in tokenised:
-            tf.update(toks)
+        tf = Counter(chain.from_iterable(tokenised))
         scored = []
         for position, toks in enumerate(tokenised[1:], start=1):
             score = sum(map(tf.__getitem__, set(toks))) / math.sqrt(len(toks) + 1)
