@@ -11,7 +11,8 @@ import math
 import operator
 import re
 from collections import Counter
-from typing import Any, Iterable, Iterator, Mapping
+from itertools import chain
+from typing import Any, Iterable, Mapping
 
 from ..page.links import replace_links
 from ..text.cjk import CJK_RUN, KATAKANA_WORD, run_language, text_hint, words
@@ -114,6 +115,8 @@ def tokens(text: str) -> list[str]:
     """Lower-case content words (stopwords out); CJK text gives character bigrams."""
     out = [w for w in map(str.lower, _WORD_RE.findall(text))
            if len(w) > 2 and w not in _STOPWORDS]
+    if text.isascii():          # a flag of the string: no CJK run to look for
+        return out
     for run in _CJK_RUNS_RE.findall(text):
         # each pair of neighbouring characters (a run of one: the character)
         out.extend(map(operator.add, run, run[1:]) if len(run) > 1 else (run,))
@@ -134,9 +137,7 @@ def summary(body: str) -> str:
     chosen = [0]
     if len(sentences) > 1 and SUMMARY_SENTENCES > 1:
         tokenised = [tokens(s) for s in sentences]
-        tf: Counter[str] = Counter()
-        for toks in tokenised:
-            tf.update(toks)
+        tf = Counter(chain.from_iterable(tokenised))
         scored = []
         for position, toks in enumerate(tokenised[1:], start=1):
             score = sum(map(tf.__getitem__, set(toks))) / math.sqrt(len(toks) + 1)
@@ -157,7 +158,7 @@ def summary(body: str) -> str:
 def _long_enough(sentence: str) -> bool:
     if sentence.rstrip().endswith((":", "：")):   # introduces a list: says little on its own
         return False
-    if _CJK_RE.search(sentence):
+    if not sentence.isascii() and _CJK_RE.search(sentence):
         return len(sentence) >= 8
     return len(sentence) >= 25 and len(sentence.split()) >= 4
 
@@ -202,13 +203,15 @@ def salient_terms(body: str, title: str, limit: int = MAX_TERM_TAGS) -> list[str
     texts = (("\n".join(prose), 1), ("\n".join(headings), 3))
     # characters counted a run at a time (a list of every character took 10x as long)
     cjk = 0 if body.isascii() else sum(map(len, _CJK_RUNS_RE.findall(body)))
-    if cjk and cjk > 0.2 * max(1, sum(map(len, _LATIN_RUNS_RE.findall(body))) + cjk):
+    # Latin letters counted only when it matters (a fifth of the whole body is enough)
+    if cjk and (cjk > 0.2 * len(body)
+                or cjk > 0.2 * max(1, sum(map(len, _LATIN_RUNS_RE.findall(body))) + cjk)):
         counts = _cjk_nouns(texts, title, text_hint(body))
     else:
         counts = _latin_words(texts, title)
-    ranked = sorted(((w, c) for w, c in counts.items() if c >= 3),
-                    key=lambda kv: (-kv[1], kv[0]))       # counted three times or more
-    return [w for w, _ in ranked][:limit]
+    # counted three times or more, the most first (then alphabetically: words are distinct)
+    ranked = sorted([(-c, w) for w, c in counts.items() if c >= 3])
+    return [w for _, w in ranked][:limit]
 
 
 def _latin_words(texts: Iterable[tuple[str, int]], title: str) -> Counter[str]:
@@ -251,41 +254,57 @@ def _cjk_nouns(texts: Iterable[tuple[str, int]], title: str, hint: str | None
     """Nouns of two characters or more, a katakana compound as one word (プラグ+イン)."""
     counts: Counter[str] = Counter()
     for text, weight in texts:
-        for noun in _nouns(_strip_markup(text), hint):
-            counts[noun] += weight
+        # each distinct noun once (a note says its nouns many times)
+        for noun, times in Counter(_nouns(_strip_markup(text), hint)).items():
+            counts[noun] += weight * times
     for noun in set(_nouns(title, hint)):
         if noun in counts:
             counts[noun] += 2
     return counts
 
 
-def _nouns(text: str, hint: str | None) -> Iterator[str]:
-    for run in CJK_RUN.findall(text):
-        yield from _run_nouns(run, run_language(run, hint))
+def _nouns(text: str, hint: str | None) -> list[str]:
+    """The nouns of every CJK run of ``text``, in order."""
+    return [noun for run in CJK_RUN.findall(text) for noun in _run_nouns(run, hint)]
 
 
 @functools.lru_cache(maxsize=16384)     # runs repeat (headings, UI labels, set phrases)
-def _run_nouns(run: str, lang: str) -> tuple[str, ...]:
-    """The nouns ``_nouns`` counts in one CJK run, in order."""
+def _run_nouns(run: str, hint: str | None) -> tuple[str, ...]:
+    """The nouns ``_nouns`` counts in one CJK run (``hint``: the text's, for Han alone), in
+    order."""
     out = []
     pending = ""
-    for word in (*words(run, lang), None):
-        if word is not None and word.noun and KATAKANA_WORD.fullmatch(word.text):
-            pending += word.text          # katakana nouns written together are one word
+    for word in words(run, run_language(run, hint)):
+        if not word.noun:
+            if pending:
+                _add_noun(out, pending)
+                pending = ""
+            continue
+        text = word.text
+        if KATAKANA_WORD.fullmatch(text):
+            pending += text          # katakana nouns written together are one word
             continue
         if pending:
-            if len(pending) >= 2 and pending not in _CJK_GENERIC:
-                out.append(pending)
+            _add_noun(out, pending)
             pending = ""
-        if word is not None and word.noun and not word.function \
-                and len(word.text) >= 2 and word.text not in _CJK_GENERIC:
-            out.append(word.text)
+        if not word.function:
+            _add_noun(out, text)
+    if pending:
+        _add_noun(out, pending)
     return tuple(out)
+
+
+def _add_noun(out: list[str], noun: str) -> None:
+    """Count ``noun`` unless it is a single character or too generic to tell pages apart."""
+    if len(noun) >= 2 and noun not in _CJK_GENERIC:
+        out.append(noun)
 
 
 def _strip_markup(text: str) -> str:
     """Link targets, URLs and HTML out of a whole text, so only words people read remain."""
     text = replace_links(text, _wikilink_text, embed="")
+    if "<" not in text and "http" not in text:     # nothing the pattern could match
+        return text
     return _MARKUP_RE.sub(" ", text)
 
 

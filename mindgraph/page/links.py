@@ -21,8 +21,11 @@ RELATIONS = ("wikilink", *TYPED_RELATIONS)
 # Every repetition below stops at a line end and at the next opener, or is bounded: the regex
 # engine retries from every "[" of a line, and an unbounded scan from each made a line of
 # 20,000 "[a](" take minutes (quadratic); these stay linear (tests/page/test_links.py).
-WIKILINK_RE = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
-MDLINK_RE = re.compile(r"(!?)\[((?:[^\[\]\n]|\[[^\[\]\n]*\]){0,300})\]"
+# Each opens with a lookahead of what its first character must be: it changes no match, but
+# the engine then rejects every other position at once instead of trying the optional "!"
+# (a third less work over a note's text, which is mostly not links).
+WIKILINK_RE = re.compile(r"(?=[!\[])(!?)\[\[([^\[\]\n]+?)\]\]")
+MDLINK_RE = re.compile(r"(?=[!\[])(!?)\[((?:[^\[\]\n]|\[[^\[\]\n]*\]){0,300})\]"
                        r"\(\s*(<[^<>\n]*>|[^()\s]+(?:\([^()\s]*\)[^()\s]*)*)"
                        r"(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)")
 SCHEME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:")

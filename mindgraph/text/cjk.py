@@ -18,6 +18,7 @@ import functools
 import importlib.util
 import re
 import threading
+from itertools import starmap
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
@@ -70,6 +71,7 @@ _ZH_FUNCTION_WORDS = frozenset("""
 用 需要 另外 做法 办法 方法 怎么办 知道 告诉 请 样子 这么 怎么回事 回事
 """.split())    # how a question asks ("do I need…", "what is the way to…"), as how / need
 # in English: rarer in pages than in questions, they matched the few pages using them
+_ZH_FUNCTION_CHARS = frozenset(word for word in _ZH_FUNCTION_WORDS if len(word) == 1)
 
 
 class Word(NamedTuple):
@@ -164,19 +166,20 @@ def _mecab_lines(run: str) -> list[str]:
 
 def _japanese(run: str) -> tuple[Word, ...]:
     out = []
+    add = out.append
     position = 0
     for known in map(_ja_node, _mecab_lines(run)):
         if known is None:
             continue
         surface = known[0]
-        if surface and run.startswith(surface, position):   # MeCab's nodes follow on
+        if run.startswith(surface, position) and surface:   # MeCab's nodes follow on
             start = position
         else:
             start = run.find(surface, position) if surface else -1
             if start < 0:
                 continue
         position = start + len(surface)
-        out.append(_new_word(Word, (start, position, *known)))
+        add(_new_word(Word, (start, position) + known))
     return tuple(out)
 
 
@@ -235,25 +238,25 @@ def _unidic_lines(run: str) -> Iterator[tuple[str, str]]:
 # -- Chinese --------------------------------------------------------------------------------
 def _chinese(run: str) -> tuple[Word, ...]:
     out = []
+    add = out.append
     position = 0
-    node = _zh_node
-    for surface, tag in _jieba().tag(run):
-        start, position = position, position + len(surface)
-        known = node(surface, tag)
-        if known is not None:
-            out.append(_new_word(Word, (start, position) + known))
+    for known in starmap(_zh_node, _jieba().tag(run)):
+        start = position
+        position += known[0]
+        if known[1] is not None:
+            add(_new_word(Word, (start, position) + known[1]))
     return tuple(out)
 
 
 @functools.lru_cache(maxsize=65536)     # the Help vault: 61,000 words, 3,500 distinct
-def _zh_node(surface: str, tag: str) -> tuple[str, str, bool, bool, tuple[str, ...], bool,
-                                             bool] | None:
-    """A Word's fields but its span (text, base, function, noun, parts, inflects, ending)
-    of a word jieba tagged ``tag``; None for a blank one. Words repeat: each is worked out
-    once."""
+def _zh_node(surface: str, tag: str) -> tuple[int, tuple[str, str, bool, bool, tuple[str, ...],
+                                                         bool, bool] | None]:
+    """The length of a word jieba tagged ``tag`` and a Word's fields but its span (text,
+    base, function, noun, parts, inflects, ending); None for a blank one. Words repeat: each
+    is worked out once."""
     if not surface.strip():
-        return None
-    return (surface, surface, *_zh_word(surface, tag), False, False)
+        return len(surface), None
+    return len(surface), (surface, surface, *_zh_word(surface, tag), False, False)
 
 
 def _zh_word(surface: str, tag: str) -> tuple[bool, bool, tuple[str, ...]]:
@@ -269,7 +272,7 @@ def _glued_function_words(word: str, jieba: Any) -> bool:
     """True for a word jieba's HMM glued from function words it does not know as one: 我能,
     它会, 下要 (状态|下要|怎样), 上时 (链接|上时) are grammar, not a topic (62 of the vault's
     51,576 Chinese content words, and common in questions: 我该, 我能)."""
-    return (len(word) > 1 and all(c in _ZH_FUNCTION_WORDS for c in word)
+    return (len(word) > 1 and _ZH_FUNCTION_CHARS.issuperset(word)
             and not jieba.has_word(word))
 
 

@@ -2,7 +2,8 @@
 
 import pytest
 
-from mindgraph.ingest.extract import folder_tag, outline, page_type, salient_terms, summary
+from mindgraph.ingest.extract import (_nouns, folder_tag, outline, page_type, salient_terms,
+                                      summary)
 
 BODY = """Note composer is a [[Core plugins|core plugin]] that lets you merge two notes.
 
@@ -59,6 +60,19 @@ def test_chinese_and_japanese_notes_are_tagged_with_their_nouns():
     assert salient_terms(body, "プラグイン") == ["プラグイン", "設定", "同期"]
     body = "## 白板设置\n白板可以放卡片。打开白板。卡片列表。卡片名称。设置白板。\n"
     assert salient_terms(body, "白板") == ["白板", "设置", "卡片"]
+
+
+def test_katakana_compounds_stay_whole_wherever_they_end():
+    # a compound ends at a Han noun (設定), at a particle (と) or at the end of the run
+    assert _nouns("コミュニティプラグイン設定の同期", "ja") == \
+        ["コミュニティプラグイン", "設定", "同期"]
+    assert _nouns("設定ファイルとクレジットカード", None) == \
+        ["設定", "ファイル", "クレジットカード"]
+
+
+def test_a_heading_noun_counts_three_times_each_time_it_is_said():
+    # 同期 twice in the heading (6) outranks 設定 said four times in the prose
+    assert salient_terms("## 同期の同期\n設定。設定。設定。設定。", "x") == ["同期", "設定"]
 
 
 def test_folder_tag_is_a_nested_lower_case_tag():
