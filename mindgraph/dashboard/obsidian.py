@@ -22,7 +22,9 @@ from markdown_it.common.utils import escapeHtml
 from markdown_it.token import Token
 
 _CALLOUT_RE = re.compile(r"^\[!([A-Za-z0-9_-]+)\]([+-]?)[ \t]*(.*)$")
-_TRAILING_ID_RE = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$")
+# a trailing id, or one on a line of its own that the paragraph took in (lazily: the line
+# after a quote or a callout without ">")
+_TRAILING_ID_RE = re.compile(r"(?:^|[ \t\n])\^([A-Za-z0-9-]+)[ \t]*$")
 _ALONE_ID_RE = re.compile(r"^\^([A-Za-z0-9-]+)[ \t]*$")
 
 
@@ -81,10 +83,13 @@ def _render_callout(_self: Any, tokens: list, idx: int, _options: Any, _env: dic
     token = tokens[idx]
     kind, fold = escapeHtml(token.meta["kind"]), token.meta["fold"]
     if token.type == "callout_open":
+        block_id = token.attrGet("id")
+        anchor = f' id="{escapeHtml(str(block_id))}"' if block_id else ""
         if fold:
             state = " open" if fold == "+" else ""
-            return f'<details class="callout callout-{kind}" data-callout="{kind}"{state}>\n'
-        return f'<div class="callout callout-{kind}" data-callout="{kind}">\n'
+            return (f'<details class="callout callout-{kind}" data-callout="{kind}"'
+                    f'{anchor}{state}>\n')
+        return f'<div class="callout callout-{kind}" data-callout="{kind}"{anchor}>\n'
     if token.type == "callout_close":
         return "</details>\n" if fold else "</div>\n"
     tag = "summary" if fold else "div"
@@ -119,10 +124,22 @@ def _block_ids(state: Any) -> None:
             continue
         trailing = _TRAILING_ID_RE.search(token.content)
         if trailing is not None:
+            own_line = token.content[trailing.start():trailing.start() + 1] == "\n"
             token.content = token.content[:trailing.start()].rstrip()
             if own_page:
-                _owner(tokens, i).attrSet("id", "^" + trailing.group(1))
+                owner = _quote_of(tokens, i) if own_line else None
+                (owner or _owner(tokens, i)).attrSet("id", "^" + trailing.group(1))
         i += 1
+
+
+def _quote_of(tokens: list[Token], inline_at: int) -> Token | None:
+    """The quote or callout whose last paragraph is the inline's (an id on a line of its
+    own after ``> ...`` lines names the whole quote, as in Obsidian), else None."""
+    close = inline_at + 1
+    if close + 1 < len(tokens) and tokens[close + 1].type in ("blockquote_close",
+                                                               "callout_close"):
+        return _opening_of(tokens, close + 1)
+    return None
 
 
 def _opening_of(tokens: list[Token], close_at: int) -> Token:

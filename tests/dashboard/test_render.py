@@ -95,6 +95,19 @@ def test_block_ids_leave_the_text_and_become_the_blocks_id():
     assert "<code>code ^not</code>" in html
 
 
+def test_an_id_on_the_line_after_a_quote_or_a_callout_names_it():
+    """``^id`` right after ``> ...`` lines (no blank line: the quote's paragraph takes it in)
+    stayed visible text with no id: 27 pages of the Obsidian Help vault
+    (``^sync-geo-regions``). It names the whole quote or callout, as in Obsidian."""
+    html = render_markdown("> **Europe**: Frankfurt\n> **Oceania**: Sydney\n^regions\n\n"
+                           "> [!note] Title\n> body\n^callout-id\n\n"
+                           "Plain line\n^para-id\n", _links())
+    assert '<blockquote id="^regions">' in html
+    assert '<div class="callout callout-note" data-callout="note" id="^callout-id">' in html
+    assert '<p id="^para-id">Plain line</p>' in html
+    assert not re.search(r"\^(regions|callout-id|para-id)(?!\")", html)
+
+
 def test_code_is_highlighted_with_classes_not_inline_styles():
     html = render_markdown("```python\ndef pack():\n    return '<b>'\n```\n", _links())
     assert '<span class="hl-k">def</span>' in html
