@@ -23,7 +23,8 @@ from mindgraph.cli import cli
 
 pytestmark = pytest.mark.slow
 
-NOTICE = "loading the multilingual embedding model use-multilingual-v3 (first query only)…"
+NOTICE = ("loading the multilingual embedding model use-multilingual-v3 (each command loads it; "
+          "a running mindgraph serve or mcp keeps it loaded)…")
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,8 @@ _lock = threading.Lock()
 
 def notice_text(name: str) -> str:
     """What a listener is told while ``name`` loads."""
-    return f"loading the multilingual embedding model {name} (first query only)…"
+    return (f"loading the multilingual embedding model {name} (each command loads it; "
+            f"a running mindgraph serve or mcp keeps it loaded)…")
 
 
 @contextmanager
