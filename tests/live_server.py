@@ -1,5 +1,6 @@
-"""Real `mindgraph serve` processes for the tests: a free port, and waiting until GET /health
-answers (importable from any test folder: tests/ is on sys.path through its conftest)."""
+"""Real `mindgraph serve` processes for the tests: a free port, waiting until GET /health
+answers, and stopping one (importable from any test folder: tests/ is on sys.path through its
+conftest)."""
 
 from __future__ import annotations
 
@@ -29,3 +30,13 @@ def wait_healthy(process: subprocess.Popen, base: str, within_s: float = 90) -> 
         assert process.poll() is None, process.stderr.read().decode() if process.stderr else ""
         assert time.monotonic() < deadline, "server not ready"
         time.sleep(0.2)
+
+
+def stop(process: subprocess.Popen, within_s: float = 20) -> None:
+    """SIGTERM, then SIGKILL if it has not ended ``within_s`` later."""
+    process.terminate()
+    try:
+        process.wait(within_s)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()

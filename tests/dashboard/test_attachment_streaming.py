@@ -15,18 +15,13 @@ import time
 import httpx
 import pytest
 
+from live_server import free_port, stop
 from mindgraph.serve.tcp import CLOSE_GRACE_S
 
 TIMEOUT_S = 2.0
 GRACE_S = 3.0             # scheduling slack on a loaded 2-core machine
 BIG = 3 * 1024 ** 3       # a sparse file: no disk is used
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x01" * 100_000
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture
@@ -42,7 +37,7 @@ def server(tmp_path):
     (tmp_path / "mindgraph.yml").write_text(
         f"embedding:\n  provider: hashing\n  dimension: 32\n"
         f"serve:\n  attachment_timeout_s: {TIMEOUT_S}\n")
-    port = _free_port()
+    port = free_port()
     log = open(tmp_path / "serve.log", "w+b")
     process = subprocess.Popen([sys.executable, "-m", "mindgraph", "serve", "-C",
                                 str(tmp_path), "--port", str(port)],
@@ -58,12 +53,7 @@ def server(tmp_path):
                 time.sleep(0.1)
         yield process, port, log
     finally:
-        process.terminate()
-        try:
-            process.wait(20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
         log.close()
 
 

@@ -14,7 +14,7 @@ import time
 
 import httpx
 import pytest
-from live_server import free_port
+from live_server import free_port, stop
 
 HEADER_TIMEOUT_S = 2.0
 GRACE_S = 2.5             # scheduling slack on a loaded 2-core machine
@@ -69,12 +69,7 @@ def server(request, workspace):
     try:
         yield port, path
     finally:
-        process.terminate()
-        try:
-            process.wait(20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
 
 
 def read_until_closed(sock: socket.socket, within_s: float) -> tuple[bytes, float]:
