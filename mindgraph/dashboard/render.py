@@ -14,6 +14,11 @@ note comes out as text, never as markup, and link targets go through markdown-it
 - ``[[Note#^id]]`` (and an embed's title) opens the note at its block: ``#page=<path>#^id``;
 - callouts, block ids and block embeds: dashboard/obsidian.py (an embedded text's block ids
   are not ids of the embedding page: each id stays on the one block it names);
+- footnotes ``[^1]`` / ``[^1]: text`` / ``^[inline]`` are numbered references with their
+  notes at the end (mdit-py-plugins' footnote rule): without it a footnote whose text has no
+  space (Japanese, Chinese, a URL) was read as a link definition, its text lost and its
+  reference drawn as a broken link; an embedded text's footnotes get ids of their own
+  (``docId``: the embed's place), never the embedding page's;
 - fenced code is highlighted by Pygments (CSS classes, no inline style: the page's
   Content-Security-Policy allows no style attribute).
 
@@ -31,6 +36,7 @@ from urllib.parse import quote, unquote
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
+from mdit_py_plugins.footnote import footnote_plugin
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
@@ -64,7 +70,16 @@ class Links:
 
 def render_markdown(text: str, links: Links, depth: int = 0) -> str:
     """``text`` (a page body) as safe HTML."""
-    return _parser().render(text, {"links": links, "depth": depth})
+    return _parser().render(text, {"links": links, "depth": depth, "embeds": [0]})
+
+
+def _embed_env(env: dict[str, Any]) -> dict[str, Any]:
+    """The render state of a text embedded in the one ``env`` renders: its footnotes' ids
+    are prefixed by the embed's place in the page render, so no two elements share one."""
+    embeds = env.setdefault("embeds", [0])
+    embeds[0] += 1
+    return {"links": env["links"], "depth": env["depth"] + 1, "embeds": embeds,
+            "docId": f"e{embeds[0]}"}
 
 
 def pygments_css() -> str:
@@ -90,6 +105,7 @@ def _parser() -> MarkdownIt:
     if _PARSER is None:
         md = MarkdownIt("commonmark", {"html": False, "highlight": _highlight})
         md.enable(["table", "strikethrough"])
+        md.use(footnote_plugin)
         md.inline.ruler.before("link", "wikilink", _wikilink_rule)
         md.add_render_rule("wikilink", _render_wikilink)
         md.add_render_rule("link_open", _render_link_open)
@@ -135,24 +151,25 @@ def _render_wikilink(_self: Any, tokens: list, idx: int, _options: Any, env: dic
                 f'{escapeHtml(label)}</span>')
     if not meta["embed"]:
         return _page_link(path, label, block)
-    return _embed_html(path, label, links, env["depth"], meta, heading, block)
+    return _embed_html(path, label, env, meta, heading, block)
 
 
-def _embed_html(path: str, label: str, links: Links, depth: int, meta: dict,
+def _embed_html(path: str, label: str, env: dict[str, Any], meta: dict,
                 heading: str | None = None, block_id: str | None = None) -> str:
     """A page embed: a ``<div>`` when it stands alone, else a ``<span>`` with inline text;
     of a heading's section or a block (``^id``) when the embed names one."""
     block = bool(meta.get("block"))
+    links: Links = env["links"]
     inner = ""
-    if depth < EMBED_DEPTH:
-        env = {"links": links, "depth": depth + 1}
+    if env["depth"] < EMBED_DEPTH:
+        inner_env = _embed_env(env)
         lead = links.lead(path, heading, block_id) if heading or block_id else \
             links.lead(path)
         # the embedded text's block ids stay its page's: no element here takes them
         # (obsidian.py drops them below depth 0), and inline no "^id" is left as text
-        inner = (_parser().render(lead, env) if block
+        inner = (_parser().render(lead, inner_env) if block
                  else _parser().renderInline(" ".join(obsidian.without_block_ids(lead)
-                                                      .split()), env))
+                                                      .split()), inner_env))
     tag = "div" if block else "span"
     id_attr = f' id="{escapeHtml(meta["id"])}"' if meta.get("id") else ""
     return (f'<{tag} class="embed"{id_attr}><{tag} class="embed-title">'

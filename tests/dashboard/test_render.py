@@ -108,6 +108,26 @@ def test_an_id_on_the_line_after_a_quote_or_a_callout_names_it():
     assert not re.search(r"\^(regions|callout-id|para-id)(?!\")", html)
 
 
+def test_footnotes_keep_their_text_in_every_language():
+    """``[^footnote]: 这是一个脚注。`` (no space in its text) was read as a link definition:
+    the footnote's text vanished and its reference was drawn as a broken link (3 ja/zh pages
+    of the Help vault). It is a numbered reference with its note at the end, text escaped."""
+    html = render_markdown("你可以添加脚注[^footnote]：\n\n[^footnote]: 这是一个脚注。\n\n"
+                           "Also[^2].\n\n[^2]: <b>bold</b> https://example.com\n", _links())
+    assert '<sup class="footnote-ref"><a href="#fn1" id="fnref1">[1]</a></sup>' in html
+    assert "这是一个脚注。" in html and "wikilink broken" not in html
+    assert "&lt;b&gt;bold&lt;/b&gt;" in html and "<b>" not in html
+
+
+def test_an_embedded_texts_footnotes_have_ids_of_their_own():
+    lead = "Packed[^1].\n\n[^1]: In the trunk.\n"
+    html = render_markdown("Mine[^1].\n\n![[Packing]]\n\n![[Packing]]\n\n[^1]: My note.\n",
+                           _links(lead=lead))
+    ids = re.findall(r'\sid="([^"]+)"', html)
+    assert len(ids) == len(set(ids)) and {"fn1", "fn-e1-1", "fn-e2-1"} <= set(ids), ids
+    assert "In the trunk." in html and "My note." in html
+
+
 def test_code_is_highlighted_with_classes_not_inline_styles():
     html = render_markdown("```python\ndef pack():\n    return '<b>'\n```\n", _links())
     assert '<span class="hl-k">def</span>' in html

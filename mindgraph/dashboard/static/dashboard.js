@@ -96,6 +96,19 @@
     }
   }
 
+  // A footnote's number and its back-arrow scroll within the page: the address keeps naming
+  // the page (#page=...), which a plain "#fn1" link would replace.
+  function followFootnotes(root) {
+    for (const link of root.querySelectorAll(".footnote-ref a, a.footnote-backref")) {
+      link.addEventListener("click", (event) => {
+        const target = root.querySelector(`[id="${CSS.escape(link.getAttribute("href").slice(1))}"]`);
+        if (!target) return;
+        event.preventDefault();
+        target.scrollIntoView({ block: "center" });
+      });
+    }
+  }
+
   function say(text, error = false) {
     const box = $("message");
     box.textContent = text;
@@ -489,6 +502,7 @@
     const body = el("div", { class: "page-body", lang: view.lang === "other" ? null : view.lang });
     body.innerHTML = view.html;      // the server's renderer escaped every raw HTML of the note
     loadAttachments(body);
+    followFootnotes(body);
     const t = view.trust;
     const timeline = el("ul", { class: "links-list" }, el("li", { class: "muted" }, "…"));
     const outgoing = page.outgoing.map((l) => el("li", {},
