@@ -32,7 +32,8 @@ class Queries(WarmIndexes):
         except NotFoundError as exc:
             if not str(exc).startswith("No page named"):
                 raise
-            failed = failed_notes(self.settings.state_dir, self._raw_visible)
+            failed = failed_notes(self.settings.state_dir, self._raw_visible,
+                                  self.settings.raw_dir)
             raw = failed_note_named(failed, name)
             if raw is None:
                 raise

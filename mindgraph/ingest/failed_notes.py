@@ -14,14 +14,29 @@ from .notes import wiki_path_for
 from .state import STATE_FILENAME, FileState, IngestState
 
 
-def failed_notes(state_dir: Path, visible: Callable[[str], bool] | None = None
-                 ) -> dict[str, FileState]:
-    """raw path → record of every note whose last compile failed (none without a state)."""
+def failed_notes(state_dir: Path, visible: Callable[[str], bool] | None = None,
+                 raw_dir: Path | None = None) -> dict[str, FileState]:
+    """raw path → record of every note whose last compile failed (none without a state);
+    with ``raw_dir``, of those still in it (a note deleted since, during a run held by the
+    removal guard, no longer "exists but failed to compile")."""
     path = Path(state_dir) / STATE_FILENAME
     if not path.is_file():
         return {}
-    return {raw: record for raw, record in IngestState.load(path).files.items()
-            if record.status == "failed" and (visible is None or visible(raw))}
+    return only_present(IngestState.load(path).files, visible, raw_dir)
+
+
+def only_present(files: Mapping[str, FileState], visible: Callable[[str], bool] | None,
+                 raw_dir: Path | None) -> dict[str, FileState]:
+    """The failed records of ``files`` that ``visible`` accepts and, with ``raw_dir``, whose
+    note is still there (a dangling symlink counts: ingest says what it is)."""
+    return {raw: record for raw, record in files.items()
+            if record.status == "failed" and (visible is None or visible(raw))
+            and (raw_dir is None or present(Path(raw_dir) / raw))}
+
+
+def present(path: Path) -> bool:
+    """True when ``path`` is there (a dangling symlink counts)."""
+    return path.exists() or path.is_symlink()
 
 
 def failed_note_named(failed: Mapping[str, FileState], name: str) -> str | None:

@@ -15,7 +15,7 @@ from typing import Callable
 from urllib.parse import unquote
 
 from ..page.check import CheckReport, Finding
-from .failed_notes import failed_note_named
+from .failed_notes import failed_note_named, only_present, present
 from .notes import wiki_path_for
 from .state import STATE_FILENAME, IngestState
 
@@ -44,7 +44,7 @@ def raw_note_findings(report: CheckReport, state_dir: Path,
         record = state.files[raw]
         reported = (record.status == "failed" and record.error) or \
             (record.status == "ingested" and record.warnings)
-        if reported and raw_dir is not None and not _exists(Path(raw_dir) / raw):
+        if reported and raw_dir is not None and not present(Path(raw_dir) / raw):
             failed = record.status == "failed"
             said = "failed to compile it" if failed else "warned about it"
             page = f" and its page {record.wiki}" if not failed and record.wiki else ""
@@ -58,8 +58,7 @@ def raw_note_findings(report: CheckReport, state_dir: Path,
         elif record.status == "ingested":
             found.extend(_finding("warning", "raw-warning", raw, record.wiki, warning, "")
                          for warning in record.warnings)
-    failed = {raw: record for raw, record in state.files.items() if record.status == "failed"
-              and (visible is None or visible(raw))}
+    failed = only_present(state.files, visible, raw_dir)
     page_findings = tuple(_told_failed(f, failed, raw_folder) for f in report.findings)
     if not found and page_findings == report.findings:
         return report
@@ -92,8 +91,3 @@ def _finding(severity, kind: str, raw: str, wiki: str, message: str, lead: str) 
         text = text[where.end():]
     return Finding(severity, kind, wiki or wiki_path_for(raw), line, lead + text,
                    raw_path=raw, raw_line=line)
-
-
-def _exists(path: Path) -> bool:
-    """True when ``path`` is there (a dangling symlink counts: ingest says what it is)."""
-    return path.exists() or path.is_symlink()

@@ -46,3 +46,15 @@ def test_get_and_check_say_a_note_failed_to_compile_rather_than_no_page(ws):
     assert "people/Bob.md exists but failed to compile" in broken[0]["message"]
     assert "fix the link's spelling" not in broken[0]["message"]
     assert "No page named 'Nobody'" in run("get", "Nobody", "-C", str(ws)).output
+
+
+def test_a_failed_note_deleted_since_is_not_said_to_exist(ws):
+    """Deleted from the vault after the run that failed it (the next run not yet made, or
+    held by the removal guard): `get` and `check` said it "exists but failed to compile"."""
+    (ws.parent / "vault" / "people" / "Bob.md").unlink()
+    got = run("get", "Bob", "-C", str(ws))
+    assert got.exit_code == 1 and "No page named 'Bob'" in got.output
+    assert "exists but failed to compile" not in got.output
+    check = json.loads(run("check", "-C", str(ws), "--json").stdout)
+    assert not any("exists but failed to compile" in f["message"] for f in check["findings"])
+    assert any(f["kind"] == "raw-gone" for f in check["findings"])
