@@ -320,3 +320,15 @@ def test_a_dry_run_keeps_no_digests_hashed_ahead(workspace, write_raw):
     assert done.returncode == 0, done.stderr
     assert "note.md" in done.stdout
     assert sorted(p.name for p in workspace.iterdir()) == ["raw"]
+
+
+def test_a_state_folder_that_cannot_be_written_is_named_not_a_traceback(workspace, write_raw):
+    """Where the state folder cannot be made or written (read-only, or a file in its place),
+    ingest says so and what to do (it printed a traceback of the lock file's open)."""
+    write_raw("a.md", "# A\n\nA note.\n")
+    (workspace / ".mindgraph").write_text("not a folder")
+    result = CliRunner().invoke(cli, ["ingest", "-C", str(workspace)])
+    assert result.exit_code != 0
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert f"cannot write the state folder {workspace / '.mindgraph'}" in result.output
+    assert not (workspace / "wiki").exists()
