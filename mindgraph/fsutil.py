@@ -135,15 +135,16 @@ def hash_ahead(paths: Iterable[Path], state_dir: Path | None) -> None:
         _AHEAD.update(dict.fromkeys(todo, ahead))
 
 
-def settle_ahead() -> None:
+def settle_ahead(keep: bool = True) -> None:
     """Keep (``keep_file_digests``) what a ``hash_ahead`` process computed that nothing asked
     for, if it is done, so the next process of the workspace neither reads the files nor
-    guesses again; stop it if it is not (a short run does not wait for it)."""
+    guesses again; stop it if it is not (a short run does not wait for it). ``keep=False``
+    (a dry run, which writes nothing): only stop and reap it."""
     with _FILE_DIGESTS_LOCK:
         pending = set(_AHEAD.values())
         _AHEAD.clear()
     for ahead in pending:
-        ahead.settle()
+        ahead.settle(keep)
 
 
 def _send_digests(out: int, paths: list[str]) -> None:
@@ -178,8 +179,9 @@ class _Ahead:
                 self.found = self._collect()
         return self.found.get(key)
 
-    def settle(self) -> None:
-        """Keep the digests it sent that still match their files (stopped first if running)."""
+    def settle(self, keep: bool = True) -> None:
+        """Keep the digests it sent that still match their files (stopped first if running;
+        nothing kept unless ``keep``)."""
         if os.getpid() != self.owner:
             return
         with self.lock:
@@ -190,7 +192,7 @@ class _Ahead:
                     pass
                 self.found = self._collect()
             found = self.found
-        if self.kept_in is not None:
+        if keep and self.kept_in is not None:
             _keep_digests(self.kept_in, {key: digest for key, digest in found.items()
                                          if file_stamp(key[0]) == key[1:]})
 

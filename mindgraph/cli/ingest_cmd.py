@@ -54,7 +54,7 @@ def ingest_command(settings, dry_run: bool, force: bool, allow_removals: bool,
                                allow_removals=allow_removals,
                                progress=phases.ticker("Compiling"), phases=phases.ticker)
     finally:
-        settle_ahead()
+        settle_ahead(keep=not dry_run)     # "write nothing": not even the digests
     enriched, why = _enrich_after(mg) if report.ingested and not dry_run else (None, "")
     if as_json:
         emit_json(report.to_dict() | ({"enrich": enriched.to_dict()} if enriched else {}))

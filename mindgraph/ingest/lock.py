@@ -22,8 +22,14 @@ def ingest_lock(state_dir: Path, dry_run: bool) -> Iterator[None]:
     except ImportError:      # Windows: no advisory locks; run one ingest at a time
         yield
         return
-    state_dir.mkdir(parents=True, exist_ok=True)
-    with open(state_dir / LOCK_FILENAME, "a+") as handle:
+    try:
+        state_dir.mkdir(parents=True, exist_ok=True)
+        handle = open(state_dir / LOCK_FILENAME, "a+")
+    except OSError as exc:      # a read-only state folder, or a file where it belongs
+        raise IngestError(f"cannot write the state folder {state_dir} ({exc.strerror}): "
+                          f"ingest keeps its lock and state there. Make it a folder you can "
+                          f"write to (`--dry-run` writes nothing there).") from exc
+    with handle:
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import datetime as _dt
+import json
 import re
 import unicodedata
 from typing import Any, Mapping
@@ -86,7 +87,27 @@ def _load_frontmatter(block: str | None, path: str) -> tuple[dict[str, Any], str
             plain[str(key)] = _plain(value, budget, 1)
         except _TooBig as exc:
             return {}, _too_big(path, block, str(key), value, left, exc.args[0] == "deep")
+    if "\\" in block and (key := _surrogate_field(plain)) is not None:
+        shown = key.encode("utf-8", "backslashreplace").decode("utf-8")
+        line = _key_line(block, key)
+        line = _key_line(block, shown) if line is None else line     # the key's own escape
+        return {}, (f"{path}:{line + 2 if line is not None else 2}: frontmatter field "
+                    f"'{shown}' holds a lone surrogate (an escape from \\ud800 to \\udfff), "
+                    f"which no UTF-8 text can hold. Remove the escape, or write the character "
+                    f"itself.")
     return plain, None
+
+
+def _surrogate_field(plain: Mapping[str, Any]) -> str | None:
+    """The first field whose name or value holds a lone surrogate, which only a YAML escape
+    ("\\udfff") writes: it would fail every UTF-8 encoding of the page downstream (the whole
+    ingest stopped at the title index's digest)."""
+    for key, value in plain.items():
+        try:
+            json.dumps([key, value], ensure_ascii=False, default=str).encode("utf-8")
+        except UnicodeEncodeError:
+            return key
+    return None
 
 
 # what an unclosed flow collection or quote reads as, and what was left open

@@ -287,3 +287,48 @@ def test_a_first_ingest_checks_the_dictionaries_hashed_in_a_process_of_their_own
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert not log.exists()           # the next run trusts the kept digests: no process hashes
+
+
+# `mindgraph ingest --dry-run` in a fresh process that waits for the dictionaries' hash_ahead
+# child to finish before settling it (a slow start-up would give it that time too)
+DRY_RUN_PROBE = """
+import os, sys
+from mindgraph import fsutil
+from mindgraph.cli import ingest_cmd, main
+
+settle = ingest_cmd.settle_ahead
+def finished_first(*args, **kwargs):
+    for ahead in set(fsutil._AHEAD.values()):
+        os.waitpid(ahead.pid, 0)
+    settle(*args, **kwargs)
+ingest_cmd.settle_ahead = finished_first
+sys.argv = ["mindgraph", "ingest", "-C", sys.argv[1], "--dry-run"]
+main()
+"""
+
+
+def test_a_dry_run_keeps_no_digests_hashed_ahead(workspace, write_raw):
+    """--dry-run writes nothing: the dictionaries hashed ahead as the command starts are not
+    kept for the workspace (its state folder is not even made), even when that process was
+    done before the run ended."""
+    import subprocess
+    import sys
+
+    write_raw("note.md", "# Note\n\nAn English note: no dictionary loads.\n")
+    done = subprocess.run([sys.executable, "-c", DRY_RUN_PROBE, str(workspace)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "note.md" in done.stdout
+    assert sorted(p.name for p in workspace.iterdir()) == ["raw"]
+
+
+def test_a_state_folder_that_cannot_be_written_is_named_not_a_traceback(workspace, write_raw):
+    """Where the state folder cannot be made or written (read-only, or a file in its place),
+    ingest says so and what to do (it printed a traceback of the lock file's open)."""
+    write_raw("a.md", "# A\n\nA note.\n")
+    (workspace / ".mindgraph").write_text("not a folder")
+    result = CliRunner().invoke(cli, ["ingest", "-C", str(workspace)])
+    assert result.exit_code != 0
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert f"cannot write the state folder {workspace / '.mindgraph'}" in result.output
+    assert not (workspace / "wiki").exists()

@@ -307,3 +307,23 @@ def test_wiki_pages_get_the_usual_file_mode_not_a_private_one(workspace, write_r
     assert stat.S_IMODE(page.stat().st_mode) == 0o640                 # a chosen mode is kept
     state = workspace / ".mindgraph" / ".ingest-state.json"
     assert stat.S_IMODE(state.stat().st_mode) == 0o600                # state stays private
+
+
+def test_a_lone_surrogate_escaped_in_frontmatter_fails_that_note_alone(workspace, settings,
+                                                                      write_raw):
+    """YAML's "\\udfff" escape reads as a lone surrogate, which no UTF-8 text can hold: the
+    note fails with the field to fix, and the run goes on (a title or alias holding one
+    stopped the whole ingest with a UnicodeEncodeError in the title index's digest)."""
+    write_raw("good.md", "# Good\n\nA good note.\n")
+    write_raw("title.md", '---\ntitle: "x\\udfffy"\n---\n# T\n\nBody.\n')
+    write_raw("key.md", '---\ntags: [a]\n"k\\ud800": v\n---\nBody.\n')
+    report = run_ingest(settings)
+    reasons = {f.path: (f.status, f.reason) for f in report.files}
+    assert reasons["good.md"][0] == "ingested"
+    assert reasons["title.md"] == ("failed", (
+        "title.md:2: frontmatter field 'title' holds a lone surrogate (an escape from \\ud800 "
+        "to \\udfff), which no UTF-8 text can hold. Remove the escape, or write the character "
+        "itself."))
+    assert reasons["key.md"][0] == "failed"
+    assert reasons["key.md"][1].startswith("key.md:3: frontmatter field 'k\\ud800' holds")
+    assert (workspace / "wiki" / "good.md").exists()
