@@ -20,6 +20,7 @@ import signal
 import stat
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
@@ -60,6 +61,9 @@ _FILE_DIGESTS_LOCK = threading.Lock()
 DIGESTS_FILE = "file-digests.json"
 _kept_digests: Path | None = None       # the workspace's DIGESTS_FILE (keep_file_digests)
 _AHEAD: dict[str, "_Ahead"] = {}        # path → the process hashing it (hash_ahead)
+# how long a check waits for the hashing process (~0.2 s of work for UniDic's 260 MB); past
+# it (a process stopped, or starved) the process is killed and the check hashes for itself
+AHEAD_WAIT_S = 20.0
 
 
 def keep_file_digests(state_dir: Path | None) -> None:
@@ -197,8 +201,23 @@ class _Ahead:
                                          if file_stamp(key[0]) == key[1:]})
 
     def _collect(self) -> dict[tuple, str]:
-        with os.fdopen(self.reading, "rb") as pipe:
-            data = pipe.read()
+        """What the process sent, within ``AHEAD_WAIT_S`` (then it is killed: what it did
+        not send is hashed here)."""
+        import select
+
+        chunks, deadline = [], time.monotonic() + AHEAD_WAIT_S
+        with os.fdopen(self.reading, "rb", buffering=0) as pipe:
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([pipe], [], [], left)[0]:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(self.pid, signal.SIGKILL)
+                    break
+                chunk = pipe.read(1 << 16)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+        data = b"".join(chunks)
         try:
             os.waitpid(self.pid, 0)
         except ChildProcessError:

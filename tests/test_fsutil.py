@@ -212,3 +212,34 @@ def test_digests_hashed_ahead_and_never_asked_for_are_kept_for_the_workspace(tmp
                            str(tmp_path / ".mindgraph")], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == f"[{str(data)!r}] {{}}"
+
+
+STOPPED_PROBE = """
+import hashlib, os, signal, sys, time
+from pathlib import Path
+from mindgraph import fsutil
+
+data, state = Path(sys.argv[1]), Path(sys.argv[2])
+fsutil.hash_ahead([data], state)
+child = fsutil._AHEAD[str(data)].pid
+os.kill(child, signal.SIGSTOP)                    # stopped before it sent anything
+fsutil.AHEAD_WAIT_S = 1.0
+started = time.monotonic()
+right = fsutil.sha256_file(data) == hashlib.sha256(data.read_bytes()).hexdigest()
+print(right, time.monotonic() - started < 15)
+"""
+
+
+def test_a_stopped_hashing_process_does_not_hang_the_check(tmp_path):
+    """A hash_ahead process that never answers (stopped, starved) is waited for at most
+    AHEAD_WAIT_S, then killed, and the file is hashed here: the ingest hung for ever."""
+    import subprocess
+    import sys
+
+    data = tmp_path / "sys.dic"
+    data.write_bytes(b"dictionary" * 100_000)
+    done = subprocess.run([sys.executable, "-c", STOPPED_PROBE, str(data),
+                           str(tmp_path / ".mindgraph")], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "True"]
