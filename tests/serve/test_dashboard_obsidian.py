@@ -69,8 +69,9 @@ def test_a_block_id_is_the_paragraphs_id_not_its_text(help_client):
 
 def test_note_embeds_are_blocks_never_a_paragraph_in_a_paragraph(help_client):
     html = _html(help_client, "Embed files")
+    # the block embed's title opens the note at that block
     assert '<div class="embed"><div class="embed-title"><a class="wikilink" ' \
-           'href="#page=Linking%20notes%20and%20files/Internal%20links.md"' in html
+           'href="#page=Linking%20notes%20and%20files/Internal%20links.md#^b15695"' in html
     checker = _Nesting()
     checker.feed(html)
     assert checker.bad == []
