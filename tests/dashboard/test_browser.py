@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from urllib.parse import quote
 
 import pytest
 
@@ -163,6 +164,21 @@ def test_japanese_and_chinese_pages_render_in_their_language(browser, vault_url)
         body = page.inner_text("#detail .page-body")
         assert re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", body)
         shot(page, f"detail-{lang}.png")
+    assert watch.problems == []
+
+
+def test_a_footnote_keeps_its_text_and_its_number_scrolls_within_the_page(browser, vault_url):
+    """The Chinese formatting page's footnote (text without a space) was a broken link and its
+    text was gone; its number now scrolls to the note, and the address still names the page
+    (a plain "#fn1" link replaced #page=…)."""
+    path = "zh/编辑与格式化/基本格式语法.md"
+    page, watch = open_dashboard(browser, vault_url + "/#page=" + quote(path))
+    page.wait_for_function("(p) => window.mindgraph.state.selected === p", arg=path)
+    assert "这是一个脚注。" in page.inner_text("#detail .footnotes")
+    page.locator("#detail .footnote-ref a").first.click()
+    page.wait_for_timeout(300)
+    assert page.evaluate("location.hash").startswith("#page=")
+    assert page.evaluate("window.mindgraph.state.selected") == path
     assert watch.problems == []
 
 
