@@ -5,6 +5,8 @@ tests/ is on sys.path through its conftest)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 
 # `mindgraph embed --json -C DIR` with the hashing model slowed by PAUSE seconds a batch
@@ -28,6 +30,14 @@ main()
 def slow_embed_command(workspace, pause: float = 0.3) -> list[str]:
     """The command line of a slowed `mindgraph embed --json -C workspace`."""
     return [sys.executable, "-c", SLOW, str(workspace), str(pause)]
+
+
+def start_against(pg_dsn: str, command: list[str]) -> subprocess.Popen:
+    """``command`` as a process with its output in pipes, storing into PostgreSQL at
+    ``pg_dsn`` (MINDGRAPH_PG_DSN), unbuffered so its progress lines come as they happen."""
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1",
+                                 "MINDGRAPH_PG_DSN": pg_dsn})
 
 
 def wait_for_line(process, start_of_line):

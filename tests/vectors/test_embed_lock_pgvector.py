@@ -15,7 +15,7 @@ import sys
 
 import psycopg
 import pytest
-from embed_runs import finish, slow_embed_command, wait_for_line
+from embed_runs import finish, slow_embed_command, start_against, wait_for_line
 from hashing_workspace import hashing_workspace
 
 pytestmark = [pytest.mark.pg,
@@ -39,16 +39,10 @@ def two_workspaces(tmp_path, pg_dsn):
         conn.execute(f"DROP TABLE IF EXISTS {TABLE}")
 
 
-def start(pg_dsn, command):
-    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1",
-                                 "MINDGRAPH_PG_DSN": pg_dsn})
-
-
 def slow_embed(pg_dsn, workspace):
     # 1.5 s a batch (7.5 s in all): the other process, started meanwhile, must find it
     # running even when a loaded machine takes seconds to start Python
-    return start(pg_dsn, slow_embed_command(workspace, pause=1.5))
+    return start_against(pg_dsn, slow_embed_command(workspace, pause=1.5))
 
 
 
@@ -57,8 +51,8 @@ def test_an_embed_from_another_workspace_waits_for_the_first(two_workspaces, pg_
     first_ws, second_ws = two_workspaces
     first = slow_embed(pg_dsn, first_ws)
     wait_for_line(first, "Embedding: ")                 # it holds the table's lock
-    second = start(pg_dsn, [sys.executable, "-m", "mindgraph", "embed", "--json",
-                            "-C", str(second_ws)])
+    second = start_against(pg_dsn, [sys.executable, "-m", "mindgraph", "embed", "--json",
+                                    "-C", str(second_ws)])
     waiting = wait_for_line(second, "Another `mindgraph embed` is writing")[-1]
     assert f"table {TABLE} (tenant default) of PostgreSQL at " in waiting
     assert f"(pid {first.pid} on {socket.gethostname()}); waiting for it to finish" in waiting
@@ -87,8 +81,8 @@ def test_no_wait_exits_1_and_a_killed_holder_frees_the_table(two_workspaces, pg_
     assert "Traceback" not in busy.stderr
     first.send_signal(signal.SIGKILL)
     first.communicate(timeout=30)
-    after = start(pg_dsn, [sys.executable, "-m", "mindgraph", "embed", "--no-wait", "--json",
-                           "-C", str(second_ws)])
+    after = start_against(pg_dsn, [sys.executable, "-m", "mindgraph", "embed", "--no-wait",
+                                   "--json", "-C", str(second_ws)])
     code, out, err = finish(after)
     assert code == 0, err
     report = json.loads(out)

@@ -7,12 +7,11 @@ two wrote the table at once. Real processes, a real PostgreSQL and the REST app 
 from __future__ import annotations
 
 import os
-import subprocess
 
 import psycopg
 import pytest
 from click.testing import CliRunner
-from embed_runs import finish, slow_embed_command, wait_for_line
+from embed_runs import finish, slow_embed_command, start_against, wait_for_line
 from fastapi.testclient import TestClient
 from hashing_workspace import hashing_workspace
 from test_live_embedding import embed_meanwhile, serving, up_to_date
@@ -46,12 +45,6 @@ def two_workspaces(tmp_path, pg_dsn, monkeypatch):
         conn.execute(f"DROP TABLE IF EXISTS {TABLE}")
 
 
-def _start(pg_dsn, command):
-    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1",
-                                 "MINDGRAPH_PG_DSN": pg_dsn})
-
-
 def _vectors_of(mg, page):
     return mg.vector_store().hashes(mg.embedding_provider().model_version).get(page, {})
 
@@ -68,7 +61,7 @@ def test_a_servers_live_embed_waits_for_another_workspaces_embed(two_workspaces,
     assert before
 
     # 3 s a batch, 5 batches: it holds the table's lock for 15 s
-    other = _start(pg_dsn, slow_embed_command(a, pause=3.0))
+    other = start_against(pg_dsn, slow_embed_command(a, pause=3.0))
     try:
         wait_for_line(other, "Embedding: ")
         (b / "wiki" / "Note 1.md").write_text("# Note 1\n\nZeppelins carry trunks.\n\n"
