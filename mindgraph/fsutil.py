@@ -372,6 +372,23 @@ def writable(folder: str | Path) -> bool:
     return os.access(path, os.W_OK | os.X_OK)
 
 
+def page_inside(folder: str | Path, rel: str) -> Path | None:
+    """``folder/rel`` when ``rel`` names a markdown page inside ``folder``: relative, ending in
+    ``.md``, and still inside once resolved (no ``..`` or symlink leads out); None otherwise.
+
+    The one check of every write-back a person approves by digest (verify, propagate): a plan
+    is a file under the state folder, and one edited after it was printed must not be able to
+    aim the write at raw/ or at a file outside the workspace."""
+    root = Path(folder).resolve()
+    if not rel.endswith(".md") or Path(rel).is_absolute() or "\x00" in rel:
+        return None
+    try:
+        file = (root / rel).resolve()
+    except (OSError, RuntimeError, ValueError):
+        return None
+    return file if file.is_relative_to(root) and file != root else None
+
+
 def temp_prefix(name: str) -> str:
     """The mkstemp prefix for a temp file next to ``name``: the name cut (on a character
     boundary) so that the whole temp name fits NAME_MAX even when ``name`` itself is 255

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, MindgraphError, NotFoundError, ProviderError
-from ..fsutil import atomic_write_bytes
+from ..fsutil import atomic_write_bytes, page_inside
 from ..page.vault import Vault
 from ..scopes.identities import Scopes, load_scopes
 from ..trust.ledger import Run, append_run, read_runs
@@ -101,10 +101,9 @@ def apply_propagation(plan_path: Path, approve: str, vault_loader: Any, wiki_dir
     if any(r.get("kind") == "propagate-apply" and r.get("digest") == digest
            and r.get("result_status") == "APPLIED" for r in read_runs(state_dir)):
         refuse("This plan was applied already.", "CONSUMED")
-    root = wiki_dir.resolve()
     for target in plan.targets:
         file = wiki_dir / target.path
-        if not file.resolve().is_relative_to(root) or not target.path.endswith(".md"):
+        if page_inside(wiki_dir, target.path) is None:
             refuse(f"{target.path} is not a page inside wiki/: propagation writes wiki pages "
                    f"only.")
         try:

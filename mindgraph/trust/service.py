@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from ..config import Settings
 from ..errors import InputError, ProviderError
-from ..fsutil import atomic_write_bytes, sha256_bytes
+from ..fsutil import atomic_write_bytes, page_inside, sha256_bytes
 from ..page.parse import parse_page
 from ..page.vault import iter_markdown_files
 from ..scopes.identities import Scopes, load_scopes
@@ -282,6 +282,12 @@ class TrustService:
                     and run.get("result_status") in ("APPLIED", "PROVISIONAL_RETAIN"):
                 return (f"plan already applied (run {run.get('run_id')}); run `mindgraph "
                         f"verify` again for a new plan")
+        outside = [t.path for t in plan.targets
+                   if page_inside(self.settings.wiki_dir, t.path) is None]
+        if outside:
+            return (f"{outside[0][:200]!r} is not a page inside wiki/: verification writes "
+                    f"the records of wiki pages only (was the plan edited after it was "
+                    f"printed?); run `mindgraph verify` again")
         changed = []
         for target in plan.targets:
             file = self.settings.wiki_dir / target.path

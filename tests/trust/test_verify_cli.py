@@ -3,14 +3,17 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import unicodedata
+from pathlib import Path
 
 from trust_support import NOTES, plan_of
 
 from mindgraph.config import load_settings
 from mindgraph.fsutil import atomic_write_bytes
 from mindgraph.page.parse import parse_page
+from mindgraph.trust.plan import load_plan
 from mindgraph.trust.record import read_record
 from mindgraph.trust.service import TrustService
 
@@ -169,3 +172,32 @@ def test_verify_takes_a_page_title_as_get_and_links_do(compiled, mg):
     near = mg(compiled, "verify", "Synk")
     assert near.exit_code == 2 and "no wiki page or folder Synk" in near.output
     assert "Did you mean: Sync.md?" in near.output
+
+
+def test_a_tampered_plan_cannot_write_outside_wiki(compiled, mg, tmp_path_factory):
+    """A plan edited after it was printed, aiming the write-back at a raw note (``..``), at a
+    file outside the workspace (an absolute path: a shell's rc file) or through a symlink in
+    wiki/ that leads out, with the current hashes and its own digest: refused before any
+    write (FAILED / DISCARDED), every file as it was."""
+    outside = tmp_path_factory.mktemp("home") / "victim.rc"
+    outside.write_text("echo hello\n")
+    (compiled / "wiki" / "out").symlink_to(outside.parent, target_is_directory=True)
+    (outside.parent / "notes.md").write_text("# Notes\n")
+    plan = plan_of(mg, compiled, "Sync.md")
+    path = Path(plan["plan"])
+    data = json.loads(path.read_text(encoding="utf-8"))
+    record = {"$(touch pwned)": "x"}
+    for aim in ("../raw/Sync.md", str(outside), "out/notes.md", "../mindgraph.yml"):
+        file = (compiled / "wiki" / aim)
+        data["targets"][0] |= {"path": aim, "verification": record,
+                               "sha256": hashlib.sha256(file.read_bytes()).hexdigest()}
+        path.write_text(json.dumps(data), encoding="utf-8")
+        before = _tree(compiled), outside.read_bytes(), (outside.parent / "notes.md").read_bytes()
+        refused = mg(compiled, "verify", "--apply", str(path), "--approve",
+                     load_plan(path).digest)
+        assert refused.exit_code != 0 and "not a page inside wiki/" in refused.output, aim
+        assert (_tree(compiled), outside.read_bytes(),
+                (outside.parent / "notes.md").read_bytes()) == before, aim
+    runs = json.loads(mg(compiled, "runs", "--json").output)
+    applies = {(r["process_status"], r["result_status"]) for r in runs if r["kind"] == "apply"}
+    assert applies == {("FAILED", "DISCARDED")}
