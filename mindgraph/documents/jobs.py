@@ -13,7 +13,7 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from .errors import Busy
 from .records import now_iso
@@ -38,11 +38,14 @@ class Job:
     outcome: dict[str, Any] | None = None
     error: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        """The job as GET /status shows it."""
+    def to_json(self, shows: Callable[[str], bool] | None = None) -> dict[str, Any]:
+        """The job as GET /status shows it; ``shows(raw path)``: whether the file at hand
+        may be named to the caller (None: always)."""
+        current = self.current if shows is None or not self.current or shows(self.current) \
+            else ""
         return {"id": self.id, "kind": self.kind, "tenant": self.tenant or None,
                 "phase": self.phase, "done": self.done, "total": self.total,
-                "current": self.current, "started_at": self.started_at,
+                "current": current, "started_at": self.started_at,
                 "finished_at": self.finished_at, "outcome": self.outcome, "error": self.error}
 
 
@@ -94,14 +97,17 @@ class Jobs:
                         current=current if isinstance(current, str) else "")
         return report
 
-    def snapshot(self, tenant: str | None) -> dict[str, Any]:
-        """Running and recent jobs of ``tenant`` (None: every tenant)."""
+    def snapshot(self, tenant: str | None,
+                 shows: Callable[[str], bool] | None = None) -> dict[str, Any]:
+        """Running and recent jobs of ``tenant`` (None: every tenant). A job compiles the
+        notes of a whole tenant, other agents' personal and team notes among them: the file
+        at hand is named only when ``shows`` (the caller's view) lets it see that file."""
         with self._lock:
             def mine(job: Job) -> bool:
                 return tenant is None or job.tenant == tenant
-            running = [j.to_json() for j in self._running.values() if mine(j)]
+            running = [j.to_json(shows) for j in self._running.values() if mine(j)]
             return {"busy": bool(running), "running": running,
-                    "recent": [j.to_json() for j in self._finished if mine(j)],
+                    "recent": [j.to_json(shows) for j in self._finished if mine(j)],
                     "time": time.time()}
 
 

@@ -332,7 +332,9 @@ class DocumentService:
     def status(self, view: Any) -> dict[str, Any]:
         """What is being compiled or embedded for the caller's tenant."""
         who = view.identity
-        return self.jobs.snapshot(None if who.is_local else who.tenant)
+        if who.is_local:
+            return self.jobs.snapshot(None)
+        return self.jobs.snapshot(who.tenant, view.sees_path)
 
     # -- helpers --------------------------------------------------------------------------
     def _visible(self, view: Any) -> list[Page]:

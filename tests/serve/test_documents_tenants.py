@@ -1,6 +1,8 @@
 """The documents API with two tenants: every route answers from the caller's token alone,
 shows only what its view holds, writes only to its scope folders, and refuses the rest."""
 
+import json
+
 import pytest
 from documents_support import compiled_tenants
 from fastapi.testclient import TestClient
@@ -228,3 +230,20 @@ def test_a_note_an_agent_creates_is_embedded_once_its_searches_used_vectors(tena
 
 def store_model(base):
     return Mindgraph.open(base).embedding_provider().model_version
+
+
+def test_status_names_only_files_the_caller_sees(tenants):
+    """A job compiles notes of the whole tenant: the file at hand (``current``) of bob's
+    upload into his personal folder is named to bob, never to alice of the same tenant."""
+    bob, alice = tenants["bob"], tenants["alice"]
+    made = bob.post("/upload", files=[("files", ("Resignation letter.md", b"# Leaving\n\nBye.\n",
+                                                 "text/markdown"))])
+    assert made.status_code == 200, made.text
+    raw = made.json()["documents"][0]["raw"]
+    assert raw == "acme/personal/bob/api-notes/Resignation letter.md"
+    assert raw in {j["current"] for j in bob.get("/status").json()["recent"]}
+    seen_by_alice = alice.get("/status").json()
+    assert seen_by_alice["recent"], "the tenant's jobs are still listed"
+    assert "Resignation" not in json.dumps(seen_by_alice)
+    stream = alice.get("/status", params={"stream": "true"})
+    assert "Resignation" not in stream.text and "event: idle" in stream.text
