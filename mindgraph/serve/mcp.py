@@ -460,9 +460,11 @@ class BearerAuth:
         if scope["type"] == "lifespan":
             await self.app(scope, receive, send)
             return
-        header = dict(scope.get("headers", ())).get(b"authorization")
+        given = [v for k, v in scope.get("headers", ()) if k == b"authorization"]
         try:
-            identity = self._auth.identity_for(header)
+            if len(given) > 1:      # as the REST gate: which one counts is not ours to guess
+                raise Unauthenticated("Send one Authorization header, not several.")
+            identity = self._auth.identity_for(given[0] if given else None)
         except Unauthenticated as exc:
             response = JSONResponse({"error": "Unauthorized", "detail": str(exc)},
                                     status_code=401, headers={"WWW-Authenticate": "Bearer"})

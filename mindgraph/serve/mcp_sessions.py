@@ -12,6 +12,8 @@ told nothing of who else exists).
 
 ASGI middleware between ``BearerAuth`` (which puts the identity in the scope) and the SDK's
 app; used only when the server authenticates (without a token every caller is the same).
+A request naming several sessions is refused (400): which one the SDK would use is not the
+one to guess.
 """
 
 from __future__ import annotations
@@ -52,7 +54,13 @@ class SessionOwners:
             await self.app(scope, receive, send)
             return
         who = self._identity_of(scope)
-        session = dict(scope.get("headers", ())).get(SESSION_HEADER)
+        named = [v for k, v in scope.get("headers", ()) if k == SESSION_HEADER]
+        if len(named) > 1:
+            # the SDK routes by the first, a dict of the headers holds the last: checking one
+            # while the SDK used the other let a token act in (and DELETE) any session
+            await _answer(send, 400, -32600, "Send one Mcp-Session-Id header, not several.")
+            return
+        session = named[0] if named else None
         if session is not None:
             await self._in_session(who, session.decode("latin-1"), scope, receive, send)
         elif scope.get("method") == "POST":

@@ -132,3 +132,35 @@ def test_the_share_per_identity_is_checked_with_the_config():
     assert settings_from_dict({}).serve.mcp_max_sessions_per_identity == 100
     with pytest.raises(ConfigError, match="serve.mcp_max_sessions_per_identity"):
         settings_from_dict({"serve": {"mcp_max_sessions_per_identity": -1}})
+
+
+def test_a_second_session_header_cannot_reach_anothers_session(workspace, monkeypatch):
+    """The SDK routes a request by its first Mcp-Session-Id header: one that named carol's
+    session first and alice's own second passed the owner check and let alice call tools in
+    carol's session and DELETE it. Several session ids (or tokens) are refused outright."""
+    monkeypatch.setenv("MG_TEST_ALICE", ALICE)
+    monkeypatch.setenv("MG_TEST_CAROL", CAROL)
+    (workspace / "mindgraph.yml").write_text(
+        "embedding:\n  provider: hashing\n  dimension: 32\n" + IDENTITIES)
+    process, port = start(workspace, "mcp", "--transport", "http")
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        carols = opened_by(url, CAROL).headers["mcp-session-id"]
+        alices = opened_by(url, ALICE).headers["mcp-session-id"]
+        both = [("mcp-session-id", carols), ("mcp-session-id", alices),
+                ("authorization", f"Bearer {ALICE}"), *ACCEPT.items(),
+                ("mcp-protocol-version", "2025-06-18")]
+        call = httpx.post(url, headers=both, timeout=30, json={
+            "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "stats", "arguments": {}}})
+        assert call.status_code == 400 and "one Mcp-Session-Id" in call.text, call.text
+        ended = httpx.delete(url, headers=both, timeout=30)
+        assert ended.status_code == 400, ended.text
+        assert stats_as(url, carols, CAROL).status_code == 200      # carol's is unharmed
+        assert stats_as(url, alices, ALICE).status_code == 200
+        two_tokens = httpx.post(url, json=INITIALIZE, timeout=30, headers=[
+            *ACCEPT.items(), ("authorization", f"Bearer {ALICE}"),
+            ("authorization", f"Bearer {CAROL}")])
+        assert two_tokens.status_code == 401 and "one Authorization" in two_tokens.text
+    finally:
+        stops_on_sigterm(process)
