@@ -178,7 +178,7 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None,
     app.add_middleware(DashboardHeaders)
     app.add_middleware(OldParameterNames)
     app.add_middleware(Guard, policy=Policy.for_server(serve, host or serve.host,
-                                                       (upload_rule(serve),)))
+                                                       (upload_rule(mg.settings),)))
     app.add_middleware(AgentPaths, base=mg.settings.base_dir)     # errors too
     app.add_middleware(HeadAsGet)   # outermost: every check a GET gets; the body dropped last
     return app

@@ -39,12 +39,20 @@ SSE_POLL_S = 0.1
 _WRITE_CODES = (400, 403, 404, 408, 409, 413, 415)
 
 
-def upload_rule(serve: Any) -> tuple[str, BodyRule]:
-    """The Guard's body rule for POST /upload: multipart, streamed, its own cap and time."""
-    return UPLOAD_PATH, BodyRule(serve.upload_max_files * serve.upload_max_file_bytes
-                                 + serve.max_body_bytes, MULTIPART, streamed=True,
-                                 timeout_s=serve.upload_timeout_s,
-                                 setting="serve.upload_max_files × serve.upload_max_file_bytes")
+def upload_rule(settings: Any) -> tuple[str, BodyRule]:
+    """The Guard's body rule for POST /upload: multipart, streamed, its own cap and time.
+
+    A file larger than ``compile.max_note_bytes`` is refused once the form is read (it could
+    never compile), so the cap counts each file at most that: with the 50 MB per file of
+    ``serve.upload_max_file_bytes`` alone, one request spooled 2.5 GB to disk before the
+    refusal (50 × 2 MB, 100 MB, now)."""
+    serve = settings.serve
+    per_file = min(serve.upload_max_file_bytes, settings.compile.max_note_bytes)
+    return UPLOAD_PATH, BodyRule(serve.upload_max_files * per_file + serve.max_body_bytes,
+                                 MULTIPART, streamed=True, timeout_s=serve.upload_timeout_s,
+                                 setting="serve.upload_max_files × the smaller of "
+                                         "serve.upload_max_file_bytes and "
+                                         "compile.max_note_bytes")
 
 
 def _doc_id() -> Any:

@@ -373,3 +373,38 @@ def test_an_upload_streamed_past_its_cap_is_refused_while_it_arrives(vault):
     assert response.json()["detail"].startswith("The request body is larger than 3072 bytes")
     assert len(pulled) <= 4                  # refused as it arrived, not after all of it
     assert not (vault / "raw" / "api-notes").exists()
+
+
+def test_an_upload_is_cut_off_at_what_could_compile(vault):
+    """Each file may hold at most compile.max_note_bytes (a larger one is refused once the
+    form is read), so the stream is cut there, not at serve.upload_max_file_bytes: with the
+    defaults one request spooled 2.5 GB to disk before its 413."""
+    (vault / "mindgraph.yml").write_text(CONFIG + "serve:\n  upload_max_files: 1\n"
+                                         "  upload_max_file_bytes: 1000000\n"
+                                         "  max_body_bytes: 1024\n"
+                                         "compile:\n  max_note_bytes: 2048\n")
+    app = create_app(Mindgraph.open(vault))
+    boundary = "b0undary"
+    head = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"files\"; "
+            f"filename=\"big.md\"\r\nContent-Type: text/markdown\r\n\r\n").encode()
+    pulled = []
+
+    async def chunks():
+        yield head
+        for _ in range(900):
+            pulled.append(1)
+            yield b"x" * 1000
+        yield f"\r\n--{boundary}--\r\n".encode()
+
+    async def post():
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
+                                     base_url=LOCAL) as http:
+            return await http.post("/upload", content=chunks(), headers={
+                "Content-Type": f"multipart/form-data; boundary={boundary}"})
+
+    response = asyncio.run(post())
+    assert response.status_code == 413
+    assert response.json()["detail"].startswith("The request body is larger than 3072 bytes")
+    assert "compile.max_note_bytes" in response.json()["detail"]
+    assert len(pulled) <= 4                  # not the 900 kB upload_max_file_bytes allows
+    assert not (vault / "raw" / "api-notes").exists()
