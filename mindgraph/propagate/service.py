@@ -16,7 +16,7 @@ from ..errors import InputError, MindgraphError, NotFoundError, ProviderError
 from ..fsutil import atomic_write_bytes, page_inside
 from ..page.vault import Vault
 from ..scopes.identities import Scopes, load_scopes
-from ..trust.ledger import Run, append_run, read_runs
+from ..trust.ledger import Run, append_run, applying, read_runs
 from ..trust.plan import now_iso
 from ..trust.scope import changed_paths, decoded, outside_scope, snapshot
 from .changes import FactChange, changes_since, load_snapshot, take_snapshot
@@ -84,7 +84,14 @@ def apply_propagation(plan_path: Path, approve: str, vault_loader: Any, wiki_dir
                       raw_dir: Path, state_dir: Path) -> Run:
     """Write an approved plan's pages, only when ``approve`` is its digest and no target
     changed since planning; a scope check compares what changed with the targets. The run is
-    in the ledger whatever happens; InputError when it was refused (nothing written)."""
+    in the ledger whatever happens; InputError when it was refused (nothing written). One
+    approval at a time per workspace (``applying``), across processes."""
+    with applying(state_dir):
+        return _apply_approved(plan_path, approve, vault_loader, wiki_dir, raw_dir, state_dir)
+
+
+def _apply_approved(plan_path: Path, approve: str, vault_loader: Any, wiki_dir: Path,
+                    raw_dir: Path, state_dir: Path) -> Run:
     plan = load_plan(plan_path)
     started = now_iso()
     digest = plan.digest

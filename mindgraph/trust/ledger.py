@@ -14,7 +14,9 @@ import os
 import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, ContextManager, Iterator
+
+from ..fsutil import exclusive_lock
 
 PROCESS_STATUSES = ("SUCCESS", "FAILED", "CONSUMED")
 RESULT_STATUSES = ("PLANNED", "APPLIED", "PROVISIONAL_RETAIN", "DISCARDED")
@@ -44,6 +46,15 @@ class Run:
         data["written"], data["outside_scope"] = list(self.written), list(self.outside_scope)
         data["skipped"] = list(self.skipped)
         return data
+
+
+def applying(state_dir: Path) -> ContextManager[None]:
+    """Held while an approved plan is checked and written (``verify --apply``, ``propagate
+    --apply``, over the CLI, REST or MCP). Two approvals in two processes (``serve --workers``,
+    the CLI beside a server) take turns: the second sees the pages the first wrote and is
+    refused as changed since planning (or as applied already), where both passed the check
+    before either wrote and the last write won."""
+    return exclusive_lock(Path(state_dir) / "trust" / "apply.lock")
 
 
 def ledger_path(state_dir: Path) -> Path:

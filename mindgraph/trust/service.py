@@ -24,7 +24,7 @@ from .evidence import EvidenceCollector
 from .fetch.cache import CachedUrls, EvidenceCache
 from .fetch.files import FileFetcher
 from .freshness import Freshness, freshness, references, utc_today
-from .ledger import Run, append_run, read_runs
+from .ledger import Run, append_run, applying, read_runs
 from .llm import LLMValidator
 from .offline import IDENTITY
 from .plan import Plan, Target, load_plan, now_iso, save_plan
@@ -237,7 +237,12 @@ class TrustService:
     def apply(self, plan_path: Path, approve: str,
               write: Writer = lambda p, d: atomic_write_bytes(p, d)) -> ApplyResult:
         """Write an approved plan: only when ``approve`` is its digest, it was not applied
-        before and no target changed since planning; then check the scope."""
+        before and no target changed since planning; then check the scope. One approval at
+        a time per workspace (``applying``), across processes."""
+        with applying(self.settings.state_dir):
+            return self._apply(plan_path, approve, write)
+
+    def _apply(self, plan_path: Path, approve: str, write: Writer) -> ApplyResult:
         started = now_iso()
         plan = load_plan(plan_path)
         digest = plan.digest

@@ -181,3 +181,34 @@ def test_rest_and_mcp_read_the_queue_and_approve_by_digest(tmp_path):
     assert json.loads(applied.content[0].text)["result_status"] == "APPLIED"
     assert "45 days" in (root / "wiki" / "FAQ.md").read_text()
     assert client.get("/propagate/queue").json()["plans"] == []
+
+
+def test_two_approvals_take_turns_across_processes(tmp_path):
+    """Two plans drafted against the same pages, approved at once in two processes (`serve
+    --workers`, the CLI beside a server): both passed the "unchanged since planning" check
+    before either wrote, and the last write won. An apply now holds the workspace's apply
+    lock: one waits while another holds it, then sees the pages changed and is refused."""
+    import subprocess
+    import time
+
+    from mindgraph.trust.ledger import applying
+
+    root = make_workspace(tmp_path)
+    old = "The Standard plan keeps the version history of your notes for 30 days."
+    first = json.loads(run(root, "--json", "--old", old, "--new", old.replace("30", "90")).output)
+    second = json.loads(run(root, "--json", "--old", old, "--new", old.replace("30", "60")).output)
+    plans = root / "wiki" / "Plans.md"
+    with applying(root / ".mindgraph"):
+        waiting = subprocess.Popen(
+            [sys.executable, "-m", "mindgraph", "-C", str(root), "propagate", "--apply",
+             first["plan"], "--approve", first["digest"]],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=tmp_path)
+        time.sleep(4)       # started, imported, and at the lock by now
+        assert waiting.poll() is None, waiting.communicate()[0]
+        assert plans.read_text() == PLANS                  # nothing written while held
+    output = waiting.communicate(timeout=60)[0].decode()
+    assert waiting.returncode == 0 and "SUCCESS / APPLIED" in output, output
+    assert "90 days" in plans.read_text()
+    refused = run(root, "--apply", second["plan"], "--approve", second["digest"])
+    assert refused.exit_code != 0 and "changed since the plan was made" in refused.output
+    assert "60 days" not in plans.read_text()
