@@ -113,10 +113,14 @@ def write_new(raw_dir: Path, folder: str, name: str, data: bytes | BinaryIO) -> 
     outside raw/."""
     root = Path(raw_dir).resolve()
     target = (root / folder) if folder else root
-    target.mkdir(parents=True, exist_ok=True)
-    if not target.resolve().is_relative_to(root):
-        raise BadUpload(f"{folder}: resolves outside raw/ (a symlinked folder?); the API "
-                        f"writes only inside raw/.")
+    # checked before the folder is made (a symlinked scope folder must not get an api-notes/
+    # made where it leads) and again after (one swapped in meanwhile)
+    for make in (False, True):
+        if make:
+            target.mkdir(parents=True, exist_ok=True)
+        if not target.resolve().is_relative_to(root):
+            raise BadUpload(f"{folder}: resolves outside raw/ (a symlinked folder?); the API "
+                            f"writes only inside raw/.")
     stem, suffix = os.path.splitext(name)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     for n in range(1, 10_000):

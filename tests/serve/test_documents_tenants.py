@@ -247,3 +247,17 @@ def test_status_names_only_files_the_caller_sees(tenants):
     assert "Resignation" not in json.dumps(seen_by_alice)
     stream = alice.get("/status", params={"stream": "true"})
     assert "Resignation" not in stream.text and "event: idle" in stream.text
+
+
+def test_a_symlinked_scope_folder_gets_nothing_made_where_it_leads(tenants, tmp_path_factory):
+    """bob's team folder is a symlink out of raw/: his upload is refused, and no api-notes/
+    folder is made outside the workspace on the way (it was, before the refusal)."""
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    (tenants["base"] / "raw" / "acme" / "team" / "ops").symlink_to(elsewhere)
+    refused = tenants["bob"].post("/upload", data={"scope": "team", "team": "ops"},
+                                  files=[("files", ("x.md", b"# x\n", "text/markdown"))])
+    assert refused.status_code == 415 and "resolves outside raw/" in refused.json()["detail"]
+    made = tenants["bob"].post("/documents", json={"title": "y", "text": "y", "scope": "team",
+                                                   "team": "ops"})
+    assert made.status_code == 415
+    assert list(elsewhere.iterdir()) == []
