@@ -9,6 +9,16 @@ seen by the caller's view; it is a regular file reached through no symlink (the 
 checked on the path as written: a link could lead into another tenant's folder, or out of
 raw/); and its name is an image, pdf, audio or video type. Anything else is
 "not found": the answer never says whether a file exists outside what may be served.
+
+A hard link is served (decided, not overlooked): it is not a pointer but the file itself under
+one more name, and which other names it has cannot be known — ``st_nlink > 1`` says only that
+there are some, which rsnapshot or Time Machine copies, ``cp -al`` and deduplicators give every
+file of a vault. Refusing those would refuse whole vaults, and ingest compiles a hard-linked
+note anyway. What a symlink allows and a hard link does not: reading a file its maker could
+not read (the server follows a symlink with its own rights), or one that appears later at the
+pointed-to path. Linking a file needs its owner or read and write access to it on Linux
+(``fs.protected_hardlinks``, on by default), so a link in raw/ serves nothing its maker could
+not have copied there.
 """
 
 from __future__ import annotations
