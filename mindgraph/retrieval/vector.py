@@ -72,12 +72,17 @@ class VectorRetriever:
         self._counts: tuple[int, tuple[int, ...] | None] | None = None  # (epoch, per model)
         self._epoch = [0]      # shared with every view: vectors were written (forget_models)
         self.pages: Collection[str] | None = None          # only these pages (a scoped view)
+        self._partition: Any = None     # a view's own part of the shared query cache
 
-    def within(self, pages: Collection[str]) -> "VectorRetriever":
+    def within(self, pages: Collection[str], partition: Any = None) -> "VectorRetriever":
         """This retriever restricted to ``pages`` (one identity's view, scopes/): the store
-        ranks only their chunks; the query cache is shared."""
+        ranks only their chunks. The query cache is shared (one size bound), each view's
+        queries under its own ``partition``: a query another tenant asked was answered
+        from the cache, measurably faster (10.7 ms against 14.5 ms on the help vault), which
+        told an agent that someone asked exactly that."""
         restricted = copy.copy(self)
         restricted.pages = frozenset(pages)
+        restricted._partition = partition
         # which model a query falls back to is the view's own question: asked over every
         # page, an identity's answer would change with pages it cannot see (another scope's
         # or tenant's Japanese pages: its Japanese query found nothing of its own)
@@ -157,6 +162,7 @@ class VectorRetriever:
 
     def _cached(self, key: Any, embed: Callable[[], np.ndarray]) -> np.ndarray:
         """The vector cached under ``key``, else ``embed()``'s (then cached)."""
+        key = (self._partition, key)
         with self._lock:
             cached = self._cache.get(key)
             if cached is not None:
@@ -244,9 +250,10 @@ class VectorRetriever:
         """True when the query's vector is at hand (no model call needed)."""
         order = getattr(self.provider, "route_order", None)
         if order is None:
-            return query in self._cache
+            return (self._partition, query) in self._cache
         route = self._routes.get(query)
-        return (query, order(query_language(query))[0] if route is None else route) \
+        return (self._partition,
+                (query, order(query_language(query))[0] if route is None else route)) \
             in self._cache
 
     def search(self, query: str, limit: int) -> list[VectorPageHit]:

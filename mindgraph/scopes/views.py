@@ -19,6 +19,7 @@ the workspace's page cache: a view recomputes when the workspace's pages changed
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import threading
 from dataclasses import replace
@@ -129,7 +130,7 @@ class ScopedQueries:
         # an identity's search counts (else a page created through POST /documents, or any
         # page changed while only identities searched, was never embedded)
         self._base._live.in_use = True
-        return vector.within(self._cache.pages), why
+        return vector.within(self._cache.pages, self.view.key), why
 
     def _hybrid_retriever(self) -> Any:
         current = self._base._vector
@@ -155,8 +156,12 @@ class ScopedQueries:
             self._hybrid = None
 
     def prepare_query(self, query: str) -> None:
-        """Embed ``query`` ahead of time (shared with the workspace's query cache)."""
-        self._base.prepare_query(query)
+        """Embed ``query`` ahead of time, into this view's part of the query cache (nothing
+        before its first search has built its retriever; never raises)."""
+        vector = getattr(self._hybrid, "vector", None)
+        if vector is not None:
+            with contextlib.suppress(Exception):
+                vector.embed_query(query)
 
     def _sources(self) -> set[str]:
         """The raw notes the view's pages were compiled from."""

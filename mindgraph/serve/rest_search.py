@@ -39,7 +39,7 @@ def add_search_routes(route: Callable[..., Callable], mg: Mindgraph, fresh: Call
 
     @route("get", "/smart_search", s.SmartSearchOut,
            "Hybrid search: intent, keyword + vector fusion, graph boost, explained",
-           prepare=lambda q, **_: mg.prepare_query(q))
+           prepare=lambda q, who, **_: mg.as_identity(who).prepare_query(q))
     def smart_search(who: Caller, q: str = Query(..., min_length=1, max_length=1000),
                      limit: int = Query(10, ge=1, le=MAX_LIMIT),
                      min_trust: str | None = MIN_TRUST,

@@ -227,3 +227,35 @@ def test_a_view_hears_that_vectors_are_pending_but_not_how_many_or_where(tmp_pat
     alice = " ".join(as_(mg, "alice").smart_search("narwhal").degradation)
     assert "some changed pages are not embedded yet" in alice and "yet: 2" not in alice
     mg.close()
+
+
+def test_a_query_another_tenant_asked_is_embedded_again_not_read_from_its_cache(mg):
+    """The query-vector cache was shared by every view: a query carol had asked came back
+    from the cache, faster (10.7 ms against 14.5 ms on the help vault), which told alice
+    that someone asked exactly that. Each view now keeps its queries apart: over REST,
+    carol's question is embedded once for her and once again for alice, and a view still
+    answers its own repeated question from the cache."""
+    from fastapi.testclient import TestClient
+
+    from mindgraph.serve.rest import create_app
+    from scopes_support import TOKENS
+
+    app = create_app(mg)
+    embedded: list[str] = []
+    provider = mg.embedding_provider()
+    original = provider.embed_queries
+
+    def counted(queries):
+        embedded.extend(queries)
+        return original(queries)
+
+    provider.embed_queries = counted
+    clients = {name: TestClient(app, base_url="http://127.0.0.1:8765",
+                                headers={"Authorization": f"Bearer {TOKENS[name]}"})
+               for name in ("alice", "carol")}
+    question = "when does the axolotl merger close"
+    with clients["alice"], clients["carol"]:
+        for name in ("carol", "alice", "alice", "carol"):
+            answer = clients[name].get("/smart_search", params={"q": question})
+            assert answer.status_code == 200, answer.text
+    assert embedded.count(question) == 2       # once per tenant, then from each one's cache
