@@ -66,6 +66,9 @@ class Links:
     # whether an attachment embed written in ``source`` finds a file (None: not known, so
     # every one is fetched); a missing one is shown as missing, not asked for and refused
     has_attachment: Callable[[str], bool] | None = None
+    # what a link to (path, heading, block) misses: "no heading 'X'", "no block ^x", or None
+    # when the page has it (None: not known, every such link is drawn whole)
+    missing_anchor: Callable[[str, str | None, str | None], str | None] | None = None
 
 
 def render_markdown(text: str, links: Links, depth: int = 0) -> str:
@@ -128,9 +131,17 @@ def _wikilink_rule(state: Any, silent: bool) -> bool:
     return True
 
 
-def _page_link(path: str, label: str, block: str | None = None) -> str:
+def _page_link(path: str, label: str, block: str | None = None,
+               missing: str | None = None) -> str:
     """A link that opens ``path`` in the dashboard; with ``block``, scrolled to the block
-    whose ``^id`` it is (``#page=<path>#^<id>``: the page's own element of that id)."""
+    whose ``^id`` it is (``#page=<path>#^<id>``: the page's own element of that id).
+    ``missing`` (the heading or block the page lacks) draws it unresolved, as Obsidian does
+    and as `mindgraph check` reports it (missing-heading, missing-block): it still opens
+    the page, at its top."""
+    if missing:
+        return (f'<a class="wikilink broken" href="#page={escapeHtml(quote(path, safe="/"))}"'
+                f' data-page="{escapeHtml(path)}" title="{escapeHtml(missing)}">'
+                f'{escapeHtml(label)}</a>')
     anchor = f"#^{quote(block, safe='')}" if block else ""
     return (f'<a class="wikilink" href="#page={escapeHtml(quote(path, safe="/"))}'
             f'{escapeHtml(anchor)}" data-page="{escapeHtml(path)}">{escapeHtml(label)}</a>')
@@ -142,22 +153,29 @@ def _render_wikilink(_self: Any, tokens: list, idx: int, _options: Any, env: dic
     label = alias or (f"{target} › {heading}" if target and heading else target or heading
                       or meta["inner"])
     links: Links = env["links"]
-    if meta["embed"] and is_attachment_target(target):
-        return attachment_html(target, alias, links.source, links.has_attachment)
+    if is_attachment_target(target):
+        if meta["embed"]:
+            return attachment_html(target, alias, links.source, links.has_attachment,
+                                   meta.get("id"))
+        return attachment_link(target, alias or target, links.source, links.has_attachment)
     # ``[[#^id]]`` / ``[[#Heading]]``: a place in the page itself
     path = links.resolve(target) if target else (links.source or None)
     if path is None:
         return (f'<span class="wikilink broken" title="no such page">'
                 f'{escapeHtml(label)}</span>')
+    missing = (links.missing_anchor(path, heading, block)
+               if links.missing_anchor is not None and (heading or block) else None)
     if not meta["embed"]:
-        return _page_link(path, label, block)
-    return _embed_html(path, label, env, meta, heading, block)
+        return _page_link(path, label, block, missing)
+    return _embed_html(path, label, env, meta, heading, block, missing)
 
 
 def _embed_html(path: str, label: str, env: dict[str, Any], meta: dict,
-                heading: str | None = None, block_id: str | None = None) -> str:
+                heading: str | None = None, block_id: str | None = None,
+                missing: str | None = None) -> str:
     """A page embed: a ``<div>`` when it stands alone, else a ``<span>`` with inline text;
-    of a heading's section or a block (``^id``) when the embed names one."""
+    of a heading's section or a block (``^id``) when the embed names one (``missing``:
+    the page lacks it, and the embed is drawn unresolved)."""
     block = bool(meta.get("block"))
     links: Links = env["links"]
     inner = ""
@@ -172,19 +190,38 @@ def _embed_html(path: str, label: str, env: dict[str, Any], meta: dict,
                                                       .split()), inner_env))
     tag = "div" if block else "span"
     id_attr = f' id="{escapeHtml(meta["id"])}"' if meta.get("id") else ""
-    return (f'<{tag} class="embed"{id_attr}><{tag} class="embed-title">'
-            f'{_page_link(path, label, block_id)}</{tag}>{inner}</{tag}>')
+    kind = "embed broken" if missing else "embed"
+    return (f'<{tag} class="{kind}"{id_attr}><{tag} class="embed-title">'
+            f'{_page_link(path, label, block_id, missing)}</{tag}>{inner}</{tag}>')
+
+
+def _attachment_href(target: str, source: str) -> str:
+    return (f"{ATTACHMENT_ROUTE}?target={quote(target, safe='')}"
+            f"&page={quote(source, safe='')}")
+
+
+def attachment_link(target: str, label: str, source: str,
+                    has_attachment: Callable[[str], bool] | None = None) -> str:
+    """A link (not an embed) to an attachment, ``[[diagram.png|see it]]``: it opens the
+    file, as in Obsidian; a file ``has_attachment`` says is not there is marked missing."""
+    if has_attachment is not None and not has_attachment(target):
+        return (f'<span class="attachment missing" title="not found in raw/">'
+                f'{escapeHtml(label)}</span>')
+    return (f'<a class="attachment" href="{escapeHtml(_attachment_href(target, source))}" '
+            f'data-attachment="1">{escapeHtml(label)}</a>')
 
 
 def attachment_html(target: str, alias: str | None, source: str,
-                    has_attachment: Callable[[str], bool] | None = None) -> str:
+                    has_attachment: Callable[[str], bool] | None = None,
+                    element_id: str | None = None) -> str:
     """An attachment embed: an image (sized by ``|300`` or ``|300x200``) or a link; a
-    file ``has_attachment`` says is not there: its name, marked missing."""
+    file ``has_attachment`` says is not there: its name, marked missing. ``element_id``: the
+    block id written after it (``![[x.png]]^id``), which a ``[[Note#^id]]`` link lands on."""
+    id_attr = f' id="{escapeHtml(element_id)}"' if element_id else ""
     if has_attachment is not None and not has_attachment(target):
-        return (f'<span class="attachment missing" title="not found in raw/">'
+        return (f'<span class="attachment missing"{id_attr} title="not found in raw/">'
                 f'{escapeHtml(alias or target)}</span>')
-    href = (f"{ATTACHMENT_ROUTE}?target={quote(target, safe='')}"
-            f"&page={quote(source, safe='')}")
+    href = _attachment_href(target, source)
     size = _SIZE_RE.match(alias or "")
     name = target.rsplit("/", 1)[-1]
     if name.rsplit(".", 1)[-1].lower() in IMAGE_EXTENSIONS:
@@ -193,9 +230,9 @@ def attachment_html(target: str, alias: str | None, source: str,
         if size:
             dims = f' width="{size.group(1)}"' + (f' height="{size.group(2)}"'
                                                   if size.group(2) else "")
-        return (f'<img class="attachment-image" data-src="{escapeHtml(href)}" '
+        return (f'<img class="attachment-image"{id_attr} data-src="{escapeHtml(href)}" '
                 f'alt="{escapeHtml(alt)}"{dims}>')
-    return (f'<a class="attachment" href="{escapeHtml(href)}" data-attachment="1">'
+    return (f'<a class="attachment"{id_attr} href="{escapeHtml(href)}" data-attachment="1">'
             f'{escapeHtml(alias or target)}</a>')
 
 
@@ -225,4 +262,5 @@ def _render_image(_self: Any, tokens: list, idx: int, _options: Any, env: dict) 
             f'{escapeHtml(alt or name)}</span>')
 
 
-__all__ = ["ATTACHMENT_ROUTE", "Links", "attachment_html", "pygments_css", "render_markdown"]
+__all__ = ["ATTACHMENT_ROUTE", "Links", "attachment_html", "attachment_link", "pygments_css",
+           "render_markdown"]

@@ -90,10 +90,75 @@ def test_an_embed_of_a_heading_or_a_block_shows_that_part(tmp_path):
     client = TestClient(create_app(Mindgraph(settings_from_dict({}, base_dir=tmp_path)),
                                    None, None), base_url=LOCAL)
     html = client.get("/dashboard/page", params={"page": "Embedder"}).json()["html"]
-    embeds = html.split('<div class="embed">')[1:]
+    embeds = re.split(r'<div class="embed(?: broken)?">', html)[1:]
     assert len(embeds) == 3
     assert "Beta body." in embeds[0] and "Alpha body" not in embeds[0] \
         and "Opening text" not in embeds[0]
     assert "A block line." in embeds[1] and "Beta body" not in embeds[1] \
         and "Opening text" not in embeds[1]
     assert "Gamma is not in this page." in embeds[2]
+    assert html.count('<div class="embed broken">') == 1     # the one of Gamma
+
+
+def test_a_block_id_right_after_an_image_embed_is_its_id(corpora, tmp_path):
+    """`![[version-history-collaboration.png]]^version-history-image` (no space, as three
+    Help vault pages write it) names the image: no "^version-history-image" left as text,
+    and the image (here missing: the vault is published without it) carries the id."""
+    shutil.copytree(corpora / "obsidian-help" / "en" / "Obsidian Sync",
+                    tmp_path / "wiki" / "Obsidian Sync")
+    (tmp_path / "raw").mkdir()
+    client = TestClient(create_app(Mindgraph(settings_from_dict({}, base_dir=tmp_path)),
+                                   None, None), base_url=LOCAL)
+    html = _html(client, "Collaborate on a shared vault")
+    assert "^version-history-image<" not in html and "png^version" not in html
+    assert re.search(r'<span class="attachment missing" id="\^version-history-image"[^>]*>'
+                     r'version-history-collaboration\.png</span>', html)
+
+
+def _vault_client(tmp_path, pages):
+    (tmp_path / "wiki").mkdir()
+    (tmp_path / "raw").mkdir()
+    for name, text in pages.items():
+        (tmp_path / "wiki" / name).write_text(text)
+    mg = Mindgraph(settings_from_dict({}, base_dir=tmp_path))
+    return mg, TestClient(create_app(mg, None, None), base_url=LOCAL)
+
+
+def test_a_link_to_a_heading_or_block_the_page_lacks_is_drawn_unresolved(tmp_path):
+    """`[[A#Missing heading]]`, `[[A#^missing]]` and `![[A#Missing]]` are unresolved, as in
+    Obsidian, exactly the links `mindgraph check` reports (missing-heading, missing-block):
+    marked broken, they still open A; the links to what A has are whole."""
+    mg, client = _vault_client(tmp_path, {
+        "A.md": "# A\n\nOpening.\n\n## Present: here\n\nBody. ^blk1\n",
+        "B.md": "# B\n\n[[A#Present here]] [[A#^blk1]] [[A#Missing heading]] "
+                "[[A#^missing|gone]] [[#Local]]\n\n![[A#Missing]]\n\n## Local\n\nText.\n"})
+    html = _html(client, "B")
+    assert '<a class="wikilink" href="#page=A.md" data-page="A.md">A › Present here</a>' in html
+    assert '<a class="wikilink" href="#page=A.md#^blk1" data-page="A.md">A</a>' in html
+    assert ('<a class="wikilink broken" href="#page=A.md" data-page="A.md" '
+            'title="no heading \'Missing heading\' in A">A › Missing heading</a>') in html
+    assert ('<a class="wikilink broken" href="#page=A.md" data-page="A.md" '
+            'title="no block ^missing in A">gone</a>') in html
+    assert '<div class="embed broken"><div class="embed-title"><a class="wikilink broken"' \
+        in html
+    assert '>B › Local</a>' not in html and 'class="wikilink" href="#page=B.md"' in html
+    drawn = re.findall(r'class="wikilink broken"[^>]*>([^<]*)<', html)
+    reported = [(f.kind, f.line) for f in mg.check().findings
+                if f.kind in ("missing-heading", "missing-block", "broken-link")]
+    assert sorted(drawn) == ["A › Missing", "A › Missing heading", "gone"]
+    assert sorted(reported) == [("missing-block", 3), ("missing-heading", 3),
+                                ("missing-heading", 5)]
+
+
+def test_a_link_to_an_attachment_opens_the_file_or_says_it_is_missing(tmp_path):
+    """`[[web-clipper-kde.png|see screenshot]]` (a link, not an embed) is an attachment link,
+    not a page link that is broken: `check` calls it a missing attachment, never a broken
+    link."""
+    _mg, client = _vault_client(tmp_path, {
+        "A.md": "# A\n\nSee [[shot.png|the screenshot]] and [[gone.pdf]].\n"})
+    (tmp_path / "raw" / "shot.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    html = _html(client, "A")
+    assert ('<a class="attachment" href="/dashboard/attachment?target=shot.png&amp;page=A.md" '
+            'data-attachment="1">the screenshot</a>') in html
+    assert '<span class="attachment missing" title="not found in raw/">gone.pdf</span>' in html
+    assert "wikilink broken" not in html
