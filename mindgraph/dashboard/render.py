@@ -1,7 +1,8 @@
 """A page's markdown as HTML that is safe to put into the dashboard.
 
-markdown-it-py (CommonMark) with raw HTML turned off: a ``<script>`` or an ``onerror=`` in a
-note comes out as text, never as markup, and link targets go through markdown-it's URL check
+markdown-it-py (CommonMark) with raw HTML drawn through an allow-list (dashboard/raw_html.py:
+``<u>``, ``<br>``, ``<kbd>``... are drawn; a ``<script>``, an ``onerror=`` or an ``<img>`` in a
+note comes out as text, never as markup), and link targets go through markdown-it's URL check
 (no ``javascript:``). On top of that:
 
 - ``[[Target#Heading|label]]`` becomes a link inside the dashboard (``#page=<path>``) when it
@@ -12,6 +13,8 @@ note comes out as text, never as markup, and link targets go through markdown-it
   ``data-src`` names the dashboard's attachment route (the page's script loads it with the
   token); another attachment (pdf, audio, video) becomes a link to that route;
 - ``[[Note#^id]]`` (and an embed's title) opens the note at its block: ``#page=<path>#^id``;
+- comments, highlights, tags, task items, math, links in table rows:
+  dashboard/obsidian_inline.py;
 - callouts, block ids and block embeds: dashboard/obsidian.py (an embedded text's block ids
   are not ids of the embedding page: each id stays on the one block it names);
 - footnotes ``[^1]`` / ``[^1]: text`` / ``^[inline]`` are numbered references with their
@@ -43,7 +46,8 @@ from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
 from ..page.links import WIKILINK_RE, is_attachment_target, parse_wikilink_inner
-from . import obsidian
+from . import obsidian, obsidian_inline, raw_html
+from .obsidian_inline import without_comments
 
 _SCHEME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:")
 _FORMATTER = HtmlFormatter(nowrap=True, classprefix="hl-")
@@ -73,7 +77,8 @@ class Links:
 
 def render_markdown(text: str, links: Links, depth: int = 0) -> str:
     """``text`` (a page body) as safe HTML."""
-    return _parser().render(text, {"links": links, "depth": depth, "embeds": [0]})
+    return _parser().render(without_comments(text),
+                            {"links": links, "depth": depth, "embeds": [0]})
 
 
 def _embed_env(env: dict[str, Any]) -> dict[str, Any]:
@@ -114,6 +119,8 @@ def _parser() -> MarkdownIt:
         md.add_render_rule("link_open", _render_link_open)
         md.add_render_rule("image", _render_image)
         obsidian.install(md)
+        obsidian_inline.install(md)
+        raw_html.install(md)
         _PARSER = md
     return _PARSER
 
@@ -181,8 +188,8 @@ def _embed_html(path: str, label: str, env: dict[str, Any], meta: dict,
     inner = ""
     if env["depth"] < EMBED_DEPTH:
         inner_env = _embed_env(env)
-        lead = links.lead(path, heading, block_id) if heading or block_id else \
-            links.lead(path)
+        lead = without_comments(links.lead(path, heading, block_id) if heading or block_id
+                                else links.lead(path))
         # the embedded text's block ids stay its page's: no element here takes them
         # (obsidian.py drops them below depth 0), and inline no "^id" is left as text
         inner = (_parser().render(lead, inner_env) if block

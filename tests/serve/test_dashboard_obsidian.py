@@ -162,3 +162,46 @@ def test_a_link_to_an_attachment_opens_the_file_or_says_it_is_missing(tmp_path):
             'data-attachment="1">the screenshot</a>') in html
     assert '<span class="attachment missing" title="not found in raw/">gone.pdf</span>' in html
     assert "wikilink broken" not in html
+
+
+@pytest.fixture(scope="module")
+def formatting_client(corpora, tmp_path_factory):
+    """The dashboard over a copy of the English Help vault's "Editing and formatting"."""
+    workspace = tmp_path_factory.mktemp("formatting")
+    shutil.copytree(corpora / "obsidian-help" / "en" / "Editing and formatting",
+                    workspace / "wiki" / "Editing and formatting")
+    (workspace / "raw").mkdir()
+    mg = Mindgraph(settings_from_dict({}, base_dir=workspace))
+    return TestClient(create_app(mg, None, None), base_url=LOCAL)
+
+
+def test_the_help_vaults_formatting_page_shows_no_raw_syntax(formatting_client):
+    """The page that shows Obsidian's syntax showed its comment, highlight, task items and
+    HTML headings as raw text (bench/bench_dashboard_fidelity.py counts such leftovers)."""
+    html = _html(formatting_client, "Basic formatting syntax")
+    outside_code = re.sub(r"<pre.*?</pre>|<code>.*?</code>", "", html, flags=re.S)
+    assert "%%" not in outside_code and "==" not in outside_code
+    assert "These headings use HTML" not in outside_code
+    assert "<h1>This is a heading 1</h1>\n<h2>This is a heading 2</h2>" in html
+    assert "<mark>Highlighted text</mark>" in html
+    assert ('<input class="task-list-item-checkbox" type="checkbox" disabled checked> '
+            'This is a completed task.') in html
+    assert "line three<br>" in html and "&lt;br&gt;" not in outside_code
+    math = _html(formatting_client, "Advanced formatting syntax")
+    assert re.search(r'<div class="math block">\n\\begin\{vmatrix\}a &amp; b\\\\', math)
+    assert '<span class="math inline">e^{2i\\pi} = 1</span>' in math
+
+
+def test_a_link_with_an_alias_in_a_japanese_table_row_stays_one_link(corpora, tmp_path):
+    """ヘッドレスSync writes ``| サーバーの[[Syncリージョン|リージョン]]（省略時は自動） |``
+    (no ``\\|``): the link's pipe split the cell, leaving ``[[Syncリージョン`` as text."""
+    shutil.copytree(corpora / "obsidian-help" / "ja" / "Obsidian Sync",
+                    tmp_path / "wiki" / "Obsidian Sync")
+    (tmp_path / "raw").mkdir()
+    client = TestClient(create_app(Mindgraph(settings_from_dict({}, base_dir=tmp_path)),
+                                   None, None), base_url=LOCAL)
+    html = _html(client, "ヘッドレスSync")
+    assert "[[" not in html and "]]" not in html
+    assert re.search(r'<td>サーバーの<a class="wikilink" href="#page=Obsidian%20Sync/'
+                     r'[^"]+" data-page="Obsidian Sync/Syncリージョン.md">リージョン</a>'
+                     r'（省略時は自動）</td>', html)

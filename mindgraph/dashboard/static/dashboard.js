@@ -2,7 +2,8 @@
 // graphology), explained hybrid search, page detail, and the actions of the documents API.
 // Everything comes from the REST API of the server that served this file. Text from notes is
 // only ever set as textContent; the one HTML string used (a rendered page) comes from the
-// server's renderer, which escapes all raw HTML, and the page's CSP allows no inline script.
+// server's renderer, which draws a note's raw HTML through an allow-list (dashboard/raw_html.py:
+// no script, handler, style or src gets through), and the page's CSP allows no inline script.
 "use strict";
 (() => {
   const PALETTE = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
@@ -500,7 +501,7 @@
     }
     state.selected = page.path;
     const body = el("div", { class: "page-body", lang: view.lang === "other" ? null : view.lang });
-    body.innerHTML = view.html;      // the server's renderer escaped every raw HTML of the note
+    body.innerHTML = view.html;      // the server's renderer allow-listed the note's raw HTML
     loadAttachments(body);
     followFootnotes(body);
     const t = view.trust;
