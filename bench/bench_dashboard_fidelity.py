@@ -26,8 +26,10 @@ ambiguous-link, missing-heading, missing-block) per page are compared with the u
 links the dashboard draws on that page (outside embedded text, which belongs to another
 page), and the pages where the two disagree are counted ("check-mismatch").
 
-A count is a place in the rendered output, not a verdict: run with ``--examples`` and compare
-with the markdown (a ``==`` in prose about an equality test is no highlight).
+A syntax the note escapes to show it as text (``\[\[Wikilinks\]\]``, ``\#tag``) is no
+leftover: as many places of a kind as the page's markdown escapes are counted as "escaped"
+instead. A count is a place in the rendered output, not a verdict: run with ``--examples``
+and compare with the markdown (a ``==`` in prose about an equality test is no highlight).
 """
 
 from __future__ import annotations
@@ -74,6 +76,12 @@ _PATTERNS = {
     "tag": re.compile(r"(?:^|(?<=\s))#[^\s#\[\]{}()<>,.;:!?\"'`]*[^\W\d_][^\s#\[\]{}()<>,;:!?\"'`]*"),
 }
 _BLOCK_ID_RE = re.compile(r"\^[A-Za-z0-9-]+\s*$")
+# what a note writes to show the syntax as text (Obsidian shows it so too): "\[\[Wikilinks\]\]"
+_ESCAPED = {"wikilink": re.compile(r"\\\[\\\[|\\\]\\\]"), "embed": re.compile(r"!\\\[\\\["),
+            "comment": re.compile(r"\\%\\?%"), "highlight": re.compile(r"\\=\\?="),
+            "math": re.compile(r"\\\$\\?\$"), "callout": re.compile(r"\\\[!"),
+            "footnote": re.compile(r"\\\[\^|\[\\\^"), "tag": re.compile(r"\\#[^\W\d_]"),
+            "block-id": re.compile(r"\\\^[A-Za-z0-9-]+\s*$", re.M)}
 _TASK_RE = re.compile(r"^\s*\[[ xX]\]\s")
 
 
@@ -122,7 +130,7 @@ class PageText(HTMLParser):
             self.open[-1].append("☐ ")
         if tag in _VOID:
             return
-        skip = tag in ("code", "pre", "math") or "math" in classes
+        skip = tag in ("code", "pre", "math") or bool(classes & {"math", "tag"})
         self.stack.append((tag, skip, "embed" in classes))
         self._classes.append(classes)
         if tag in _BLOCKS:
@@ -241,6 +249,15 @@ def sweep(base: Path, examples: int) -> dict:
             lang = path.split("/", 1)[0] if "/" in path else "other"
             answer = client.get("/dashboard/page", params={"page": path}).raise_for_status()
             found, where, broken = leftovers(answer.json()["html"])
+            source = (base / "wiki" / path).read_text(encoding="utf-8")
+            for kind, pattern in _ESCAPED.items():
+                written = min(found[kind], len(pattern.findall(source)))
+                if written:
+                    found[kind] -= written
+                    counts[lang]["escaped"] += written
+                    if not found[kind]:
+                        del found[kind]
+                        where.pop(kind, None)
             counts[lang].update(found)
             counts[lang]["pages"] += 1
             pages_with[lang].update(found.keys())
@@ -273,7 +290,7 @@ def _snippet(text: str, kind: str) -> str:
 
 def _table(result: dict) -> str:
     langs = list(result["counts"])
-    kinds = [*SYNTAX_KINDS, *MARKUP_KINDS, "check-mismatch"]
+    kinds = [*SYNTAX_KINDS, *MARKUP_KINDS, "check-mismatch", "escaped"]
     rows = [f"{'kind':<18}" + "".join(f"{lang:>12}" for lang in langs),
             f"{'pages':<18}" + "".join(f"{result['counts'][lang].get('pages', 0):>12}"
                                        for lang in langs)]
@@ -281,7 +298,7 @@ def _table(result: dict) -> str:
         cells = []
         for lang in langs:
             n = result["counts"][lang].get(kind, 0)
-            p = result["pages_with"][lang].get(kind, 0)
+            p = result["pages_with"][lang].get(kind, 0) if kind != "escaped" else 0
             cells.append(f"{n:>6} ({p:>3})" if n else f"{0:>12}")
         rows.append(f"{kind:<18}" + "".join(cells))
     return "\n".join(rows)
