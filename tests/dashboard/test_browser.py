@@ -182,6 +182,39 @@ def test_a_footnote_keeps_its_text_and_its_number_scrolls_within_the_page(browse
     assert watch.problems == []
 
 
+_TEXT_OUTSIDE_CODE_JS = """() => { const body = document.querySelector('#detail .page-body')
+    .cloneNode(true); body.querySelectorAll('pre, code').forEach((e) => e.remove());
+    return body.textContent; }"""
+
+
+def test_obsidian_syntax_and_allowed_html_are_drawn_with_nothing_the_csp_refuses(browser,
+                                                                                vault_url):
+    """The Help vault's formatting page showed its %%comment%%, ==highlights==, task items and
+    HTML headings as text (bench/bench_dashboard_fidelity.py); they are drawn now, and nothing
+    drawn breaks the page's Content-Security-Policy (a style attribute would be a console
+    error). ``![[x.png]]^id`` names the image: a link to that id lands on it."""
+    path = "en/Editing and formatting/Basic formatting syntax.md"
+    page, watch = open_dashboard(browser, vault_url + "/#page=" + quote(path))
+    page.wait_for_function("(p) => window.mindgraph.state.selected === p", arg=path)
+    body = page.locator("#detail .page-body")
+    assert body.locator("h1", has_text="This is a heading 1").count() == 1
+    assert body.locator("mark").first.inner_text() == "Highlighted text"
+    box = body.locator("input.task-list-item-checkbox").first
+    assert box.is_disabled() and box.is_checked()
+    text = page.evaluate(_TEXT_OUTSIDE_CODE_JS)
+    assert not re.search(r"%%|==\S|<br>|<h1>|\[[ x]\] ", text), text
+    shot(page, "formatting.png")
+    synced = "en/Obsidian Sync/Collaborate on a shared vault.md"
+    page.evaluate("(p) => { location.hash = '#page=' + encodeURIComponent(p) + "
+                  "'#^version-history-image'; }", synced)
+    page.wait_for_function("(p) => window.mindgraph.state.selected === p", arg=synced)
+    image = page.locator('#detail .page-body [id="^version-history-image"]')
+    image.wait_for()
+    assert "anchored" in image.get_attribute("class")
+    assert "^version-history-image" not in page.inner_text("#detail .page-body")
+    assert watch.problems == []
+
+
 HOSTILE = """---
 title: Hostile <img src=x onerror="window.__owned='title'">
 tags: [danger]
