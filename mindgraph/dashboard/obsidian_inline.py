@@ -4,8 +4,9 @@
 - ``%%comment%%`` (inline or over several lines) is hidden, as in Obsidian's reading view;
   one inside code is code (``without_comments``, before parsing);
 - ``==highlight==`` is ``<mark>``;
-- ``#tag`` is a tag element (``<span class="tag">``), read as page/links.py reads tags (the
-  graph's tag facet): after a space or at the line's start, not digits only;
+- ``#tag`` is a tag element (``<span class="tag" data-tag>``), read as page/links.py reads
+  tags (the graph's tag facet): after a space or at the line's start, not digits only; a
+  click on it filters the dashboard's list by that tag (dashboard.js), as Obsidian searches;
 - ``- [ ]`` / ``- [x]`` are task items with a checkbox (mdit-py-plugins' tasklists);
 - ``$$...$$`` and ``$...$`` are math (mdit-py-plugins' dollarmath, Obsidian's rules: no
   space inside the dollars, no digit after the closing one, so "$25 or $50" stays text),

@@ -212,6 +212,13 @@ def test_obsidian_syntax_and_allowed_html_are_drawn_with_nothing_the_csp_refuses
     image.wait_for()
     assert "anchored" in image.get_attribute("class")
     assert "^version-history-image" not in page.inner_text("#detail .page-body")
+    tags = "en/Editing and formatting/Tags.md"             # a #tag filters the list by it
+    page.evaluate("(p) => { location.hash = '#page=' + encodeURIComponent(p); }", tags)
+    page.wait_for_function("(p) => window.mindgraph.state.selected === p", arg=tags)
+    page.locator('#detail .page-body .tag[data-tag="TAG"]').first.click()
+    assert page.locator('#chips .chip.active[data-facet="tag"][data-value="tag"]').count() == 1
+    assert 0 < _count(page) < 883
+    page.locator('#chips .chip.active[data-facet="tag"]').click()
     assert watch.problems == []
 
 

@@ -110,6 +110,21 @@
     }
   }
 
+  // A #tag in a page filters the list by that tag, as a click on a tag in Obsidian searches
+  // for it (the graph's tags are case-insensitive: the facet's own spelling is the one used).
+  function followTags(root, path) {
+    const node = state.byId.get(path);
+    for (const tag of root.querySelectorAll(".tag[data-tag]")) {
+      const wanted = tag.dataset.tag.toLowerCase();
+      const value = (node && node.tags.find((t) => t.toLowerCase() === wanted)) || tag.dataset.tag;
+      Object.assign(tag, { tabIndex: 0, title: `Show the pages tagged #${value}` });
+      tag.setAttribute("role", "button");
+      const show = () => { if (!state.active.tag.has(value)) toggle("tag", value); };
+      tag.addEventListener("click", show);
+      tag.addEventListener("keydown", (event) => { if (event.key === "Enter") show(); });
+    }
+  }
+
   function say(text, error = false) {
     const box = $("message");
     box.textContent = text;
@@ -504,6 +519,7 @@
     body.innerHTML = view.html;      // the server's renderer allow-listed the note's raw HTML
     loadAttachments(body);
     followFootnotes(body);
+    followTags(body, page.path);
     const t = view.trust;
     const timeline = el("ul", { class: "links-list" }, el("li", { class: "muted" }, "…"));
     const outgoing = page.outgoing.map((l) => el("li", {},
