@@ -139,17 +139,19 @@ def _wikilink_rule(state: Any, silent: bool) -> bool:
 
 
 def _page_link(path: str, label: str, block: str | None = None,
-               missing: str | None = None) -> str:
+               missing: str | None = None, heading: str | None = None) -> str:
     """A link that opens ``path`` in the dashboard; with ``block``, scrolled to the block
-    whose ``^id`` it is (``#page=<path>#^<id>``: the page's own element of that id).
-    ``missing`` (the heading or block the page lacks) draws it unresolved, as Obsidian does
-    and as `mindgraph check` reports it (missing-heading, missing-block): it still opens
-    the page, at its top."""
+    whose ``^id`` it is (``#page=<path>#^<id>``: the page's own element of that id), with
+    ``heading`` to that heading (``#page=<path>#<heading>``, the last of ``A#B``; the page's
+    script matches it loosely, as links match headings). ``missing`` (the heading or block
+    the page lacks) draws it unresolved, as Obsidian does and as `mindgraph check` reports
+    it (missing-heading, missing-block): it still opens the page, at its top."""
     if missing:
         return (f'<a class="wikilink broken" href="#page={escapeHtml(quote(path, safe="/"))}"'
                 f' data-page="{escapeHtml(path)}" title="{escapeHtml(missing)}">'
                 f'{escapeHtml(label)}</a>')
-    anchor = f"#^{quote(block, safe='')}" if block else ""
+    anchor = (f"#^{quote(block, safe='')}" if block else
+              f"#{quote(heading.split('#')[-1].strip(), safe='')}" if heading else "")
     return (f'<a class="wikilink" href="#page={escapeHtml(quote(path, safe="/"))}'
             f'{escapeHtml(anchor)}" data-page="{escapeHtml(path)}">{escapeHtml(label)}</a>')
 
@@ -173,7 +175,7 @@ def _render_wikilink(_self: Any, tokens: list, idx: int, _options: Any, env: dic
     missing = (links.missing_anchor(path, heading, block)
                if links.missing_anchor is not None and (heading or block) else None)
     if not meta["embed"]:
-        return _page_link(path, label, block, missing)
+        return _page_link(path, label, block, missing, heading)
     return _embed_html(path, label, env, meta, heading, block, missing)
 
 
@@ -199,7 +201,7 @@ def _embed_html(path: str, label: str, env: dict[str, Any], meta: dict,
     id_attr = f' id="{escapeHtml(meta["id"])}"' if meta.get("id") else ""
     kind = "embed broken" if missing else "embed"
     return (f'<{tag} class="{kind}"{id_attr}><{tag} class="embed-title">'
-            f'{_page_link(path, label, block_id, missing)}</{tag}>{inner}</{tag}>')
+            f'{_page_link(path, label, block_id, missing, heading)}</{tag}>{inner}</{tag}>')
 
 
 def _attachment_href(target: str, source: str) -> str:

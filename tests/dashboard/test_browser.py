@@ -466,3 +466,26 @@ def test_a_link_to_a_block_opens_its_page_at_that_block_and_embeds_copy_no_id(br
         assert pane["y"] <= box["y"] < pane["y"] + pane["height"], (box, pane)
         shot(page, "block-link.png")
         assert watch.problems == []
+
+
+def test_a_link_to_a_heading_opens_its_page_at_that_heading(browser, tmp_path):
+    """``[[Source#The far heading: here]]`` opened Source at its top; it lands on the heading
+    now (matched by letters and digits, as links match headings), as in Obsidian."""
+    (tmp_path / "wiki").mkdir()
+    filler = "".join(f"Filler paragraph {n} of the source page.\n\n" for n in range(80))
+    (tmp_path / "wiki" / "Source.md").write_text(
+        f"# Source\n\n{filler}## The far heading: here\n\nFar text.\n")
+    (tmp_path / "wiki" / "Reader.md").write_text(
+        "# Reader\n\nGo to [[Source#The far heading here|the far heading]].\n")
+    with _server(tmp_path) as url:
+        page, watch = open_dashboard(browser, url + "/#page=Reader.md")
+        page.wait_for_selector("#detail .page-body")
+        page.locator("#detail .page-body a.wikilink", has_text="the far heading").click()
+        page.wait_for_function("() => window.mindgraph.state.selected === 'Source.md'")
+        heading = page.locator("#detail .page-body h2", has_text="The far heading")
+        heading.wait_for()
+        page.wait_for_function("() => document.querySelector('#detail .page-body h2.anchored')")
+        page.wait_for_timeout(200)
+        box, pane = heading.bounding_box(), page.locator("#detail").bounding_box()
+        assert pane["y"] <= box["y"] < pane["y"] + pane["height"], (box, pane)
+        assert watch.problems == []

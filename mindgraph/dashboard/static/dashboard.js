@@ -504,7 +504,8 @@
 
   function titleOf(path) { const n = state.byId.get(path); return n ? n.title : path; }
 
-  // ``anchor``: a block id ("^id") to scroll to, from a link to Note#^id
+  // ``anchor``: a block id ("^id") to scroll to, from a link to Note#^id, or a heading, from
+  // a link to Note#Heading (matched by its letters and digits in any case, as links match)
   async function showDetail(path, anchor) {
     const enc = encodeURIComponent(path);
     let page, view;
@@ -554,7 +555,9 @@
       el("h3", {}, "Add a typed link"), linkForm(page.path));
     if ($("detail").hidden) { $("detail").hidden = false; resizeGraph(); }
     $("detail").scrollTop = 0;
-    const block = anchor ? [...body.querySelectorAll("[id]")].find((e) => e.id === anchor) : null;
+    const block = !anchor ? null : anchor.startsWith("^")
+      ? [...body.querySelectorAll("[id]")].find((e) => e.id === anchor)
+      : [...body.querySelectorAll("h1,h2,h3,h4,h5,h6")].find((h) => headingKey(h.textContent) === headingKey(anchor));
     if (block) { block.classList.add("anchored"); block.scrollIntoView({ block: "start" }); }
     for (const li of $("doc-list").children) li.classList.toggle("selected", li.dataset.page === page.path);
     focusNode(page.path);
@@ -574,6 +577,8 @@
     }
   }
 
+  function headingKey(text) { return text.replace(/[^\p{L}\p{N}]+/gu, "").toLowerCase(); }
+
   function scrollToHeading(body, heading) {
     const target = [...body.querySelectorAll("h1,h2,h3,h4,h5,h6")]
       .find((h) => h.textContent.trim() === heading.trim());
@@ -592,7 +597,7 @@
 
   function route() {
     if (location.hash === "#queue") { showQueue(); return; }
-    const match = location.hash.match(/^#page=([^#]+)(?:#(\^.+))?$/);
+    const match = location.hash.match(/^#page=([^#]+)(?:#(.+))?$/);
     if (match) showDetail(decodeURIComponent(match[1]), match[2] && decodeURIComponent(match[2]));
   }
 
