@@ -66,7 +66,7 @@ _PATTERNS = {
     "wikilink": re.compile(r"(?<!!)\[\[|\]\]"),
     "embed": re.compile(r"!\[\["),
     "comment": re.compile(r"%%"),
-    "highlight": re.compile(r"==\S"),
+    "highlight": re.compile(r"==[^=\s](?:[^=\n]*[^=\s])?=="),
     "math": re.compile(r"\$\$"),
     "callout": re.compile(r"\[![A-Za-z0-9_-]+\]"),
     "html-comment": re.compile(r"<!--"),

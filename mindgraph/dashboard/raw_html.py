@@ -10,10 +10,12 @@ each HTML block (``html_block``), and this module rebuilds it from an allow-list
   dropped: they would restyle the dashboard, take a block id, or break its
   Content-Security-Policy, which allows no style attribute);
 - a tag with an event handler, a ``src``, an unsafe ``href`` or any other attribute, and
-  every tag not on the list (``script``, ``img``, ``iframe``, ``svg``, ``<folder>``...) is
-  text, as before: what the note says stays readable and never becomes markup;
-- an ``<iframe src="https://...">`` (a video player: the dashboard allows no frames) is a
-  link to its address; an HTML comment is hidden, as in Obsidian; a checkbox (a task item's,
+  every tag not on the list (``script``, ``svg``, ``<folder>``...) is text, as before:
+  what the note says stays readable and never becomes markup;
+- an ``<iframe>``, ``<img>``, ``<video>``/``<audio>`` ``<source>`` or ``<embed>`` whose
+  ``src`` is an https address (a player, a picture on another server: the dashboard's
+  policy loads neither) is a link to it, named by its ``alt``; with another ``src`` it is
+  text; an HTML comment is hidden, as in Obsidian; a checkbox (a task item's,
   which mdit-py-plugins' tasklists writes as raw HTML) is drawn disabled;
 - the tags drawn are balanced: a closing tag nothing opened is dropped, and what a note
   leaves open is closed at the end of its paragraph (inline) or of the page (blocks), so a
@@ -42,6 +44,7 @@ BLOCKS = frozenset({"blockquote", "caption", "dd", "details", "div", "dl", "dt",
                     "figure", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "li", "ol", "p", "pre",
                     "summary", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul"})
 VOID = frozenset({"br", "hr", "wbr"})
+MEDIA = frozenset({"iframe", "img", "video", "audio", "source", "embed"})
 KEPT_ATTRIBUTES = frozenset({"title", "colspan", "rowspan", "open"})
 DROPPED_ATTRIBUTES = frozenset({"class", "id", "style", "align", "dir", "lang", "width",
                                 "height", "border", "cellpadding", "cellspacing", "valign"})
@@ -112,8 +115,10 @@ def _tag(match: re.Match, opened: list[str], inline: bool) -> str:
     if whole.startswith("<!--"):
         return ""                                   # a comment: hidden, as in Obsidian
     closing, name, attributes = match.group(1), match.group(2).lower(), match.group(3)
-    if name == "iframe":
-        return "" if closing else _frame_link(attributes) or escapeHtml(whole)
+    if name in MEDIA:
+        if closing or (name in ("video", "audio") and not _source(attributes)):
+            return ""                               # a player's frame: its sources are links
+        return _media_link(attributes) or escapeHtml(whole)
     if name == "input" and not closing:
         return _checkbox(attributes) or escapeHtml(whole)
     if inline and name == "p":
@@ -171,14 +176,22 @@ def _checkbox(raw: str) -> str | None:
     return f'<input class="task-list-item-checkbox" type="checkbox" disabled{checked}>'
 
 
-def _frame_link(raw: str) -> str | None:
-    """An iframe as a link to its https address (the dashboard allows no frames)."""
-    for match in _ATTR_RE.finditer(raw):
-        value = html.unescape((match.group(2) or "").strip("\"'")).strip()
-        if match.group(1).lower() == "src" and value.lower().startswith("https://"):
-            return (f'<a class="frame-link" href="{escapeHtml(value)}" '
-                    f'rel="noopener noreferrer" target="_blank">{escapeHtml(value)}</a>')
-    return None
+def _source(raw: str) -> dict[str, str]:
+    """The attributes of a tag, and whether it has an https ``src``: {} when it has none."""
+    found = {m.group(1).lower(): html.unescape((m.group(2) or "").strip("\"'")).strip()
+             for m in _ATTR_RE.finditer(raw)}
+    return found if found.get("src", "").lower().startswith("https://") else {}
+
+
+def _media_link(raw: str) -> str | None:
+    """A frame, image, video or audio source at an https address as a link to it: the
+    dashboard's Content-Security-Policy loads no frame and nothing from another server."""
+    found = _source(raw)
+    if not found:
+        return None
+    label = found.get("alt") or found.get("title") or found["src"]
+    return (f'<a class="frame-link" href="{escapeHtml(found["src"])}" '
+            f'rel="noopener noreferrer" target="_blank">{escapeHtml(label)}</a>')
 
 
 def _closers(opened: list[str]) -> str:

@@ -40,6 +40,20 @@ def test_what_could_load_or_run_is_text_and_a_frame_is_a_link():
     assert "<iframe" not in html
 
 
+def test_a_picture_or_video_on_another_server_is_a_link_to_it():
+    """Release notes show ``<img alt="pdf-viewer" src="https://...">`` and a ``<video>`` of
+    ``<source src="https://...mp4">``: the page's policy loads nothing from elsewhere."""
+    html = _render('<img alt="pdf-viewer" src="https://example.org/p.png" onerror="x()">\n\n'
+                   '<video width="640" controls>\n  <source src="https://example.org/v.mp4" '
+                   'type="video/mp4">\n</video>\n\nAn <img src="local.png"> stays text.\n')
+    assert ('<a class="frame-link" href="https://example.org/p.png" rel="noopener noreferrer" '
+            'target="_blank">pdf-viewer</a>') in html
+    assert ('<a class="frame-link" href="https://example.org/v.mp4" rel="noopener noreferrer" '
+            'target="_blank">https://example.org/v.mp4</a>') in html
+    assert "<video" not in html and "&lt;video" not in html and "<img" not in html
+    assert "An &lt;img src=&quot;local.png&quot;&gt; stays text." in html
+
+
 def test_comments_are_hidden_and_tags_are_balanced():
     """A note's HTML cannot close the dashboard's elements nor leave its own open: a closing
     tag nothing opened is dropped, an open one is closed at the end of its paragraph or page."""
