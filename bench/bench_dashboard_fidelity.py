@@ -73,7 +73,8 @@ _PATTERNS = {
     "raw-html": re.compile(rf"</?(?:{_HTML_TAGS})(?:[\s/>]|$)", re.I),
     "table": re.compile(r"(?m)^\s*\|?\s*:?-{3,}:?\s*\|"),
     "footnote": re.compile(r"\[\^"),
-    "tag": re.compile(r"(?:^|(?<=\s))#[^\s#\[\]{}()<>,.;:!?\"'`]*[^\W\d_][^\s#\[\]{}()<>,;:!?\"'`]*"),
+    "tag": re.compile(r"(?:^|(?<=\s))#[^\s#\[\]{}()<>,.;:!?\"'`]*[^\W\d_]"
+                     r"[^\s#\[\]{}()<>,;:!?\"'`]*"),
 }
 _BLOCK_ID_RE = re.compile(r"\^[A-Za-z0-9-]+\s*$")
 # what a note writes to show the syntax as text (Obsidian shows it so too): "\[\[Wikilinks\]\]"

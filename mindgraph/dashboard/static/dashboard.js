@@ -557,7 +557,8 @@
     $("detail").scrollTop = 0;
     const block = !anchor ? null : anchor.startsWith("^")
       ? [...body.querySelectorAll("[id]")].find((e) => e.id === anchor)
-      : [...body.querySelectorAll("h1,h2,h3,h4,h5,h6")].find((h) => headingKey(h.textContent) === headingKey(anchor));
+      : [...body.querySelectorAll("h1,h2,h3,h4,h5,h6")]
+        .find((h) => headingKey(h.textContent) === headingKey(anchor));
     if (block) { block.classList.add("anchored"); block.scrollIntoView({ block: "start" }); }
     for (const li of $("doc-list").children) li.classList.toggle("selected", li.dataset.page === page.path);
     focusNode(page.path);
