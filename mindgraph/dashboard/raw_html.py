@@ -35,6 +35,7 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
+from markdown_it.rules_block.html_block import html_block
 from markdown_it.token import Token
 
 PHRASING = frozenset({"a", "abbr", "b", "bdi", "bdo", "br", "cite", "code", "del", "dfn", "em",
@@ -49,6 +50,7 @@ KEPT_ATTRIBUTES = frozenset({"title", "colspan", "rowspan", "open"})
 DROPPED_ATTRIBUTES = frozenset({"class", "id", "style", "align", "dir", "lang", "width",
                                 "height", "border", "cellpadding", "cellspacing", "valign"})
 _SAFE_HREF_RE = re.compile(r"^(?:https?:|mailto:)", re.I)
+_FIRST_TAG_RE = re.compile(r"</?([A-Za-z][A-Za-z0-9-]*)")
 _ATTR_RE = re.compile(r"""([^\s"'>/=]+)(?:\s*=\s*("[^"]*"|'[^']*'|[^\s"'=<>`]+))?""")
 _TAG_RE = re.compile(r"""<!--.*?-->|<(/?)([A-Za-z][A-Za-z0-9-]*)((?:\s+[^\s"'>/=]+"""
                      r"""(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?)*)\s*(/?)>""", re.S)
@@ -57,9 +59,22 @@ _TAG_RE = re.compile(r"""<!--.*?-->|<(/?)([A-Za-z][A-Za-z0-9-]*)((?:\s+[^\s"'>/=
 def install(md: MarkdownIt) -> None:
     """Read raw HTML in ``md`` (its ``html`` option on) and draw it through the allow-list."""
     md.options["html"] = True
+    md.block.ruler.at("html_block", _allowed_html_block,
+                      {"alt": ["paragraph", "reference", "blockquote"]})
     md.core.ruler.push("raw_html_allow_list", _sanitize)
     md.add_render_rule("html_block", _render)
     md.add_render_rule("html_inline", _render)
+
+
+def _allowed_html_block(state: Any, start: int, end: int, silent: bool) -> bool:
+    """An HTML block only when its first tag is one the allow-list draws (or a comment): a
+    line that opens with ``<script>``, ``<folder>`` or ``<svg>`` is a paragraph, its tags
+    text and its markdown read (``<script>…</script> [[Note]]`` keeps its link)."""
+    line = state.src[state.bMarks[start] + state.tShift[start]:state.eMarks[start]]
+    first = _FIRST_TAG_RE.match(line)
+    if first is not None and first.group(1).lower() not in PHRASING | BLOCKS | MEDIA:
+        return False
+    return html_block(state, start, end, silent)
 
 
 def _render(_self: Any, tokens: list, idx: int, _options: Any, _env: dict) -> str:

@@ -67,3 +67,12 @@ def test_comments_are_hidden_and_tags_are_balanced():
 def test_a_paragraph_tag_inside_a_table_cell_is_a_line_break():
     html = _render("| a |\n|---|\n| one<p/>two |\n")
     assert "<td>one<br>two</td>" in html
+
+
+def test_a_line_opening_with_a_tag_not_drawn_is_a_paragraph_whose_markdown_is_read():
+    """``<script>…</script> [[Packing]]`` was an HTML block (CommonMark's): its link text."""
+    html = render_markdown("<script>x()</script> [[Packing]] and **bold**\n\n<folder>/x\n",
+                           Links(lambda target: "Packing.md", lambda path: ""))
+    assert ('<p>&lt;script&gt;x()&lt;/script&gt; <a class="wikilink" href="#page=Packing.md" '
+            'data-page="Packing.md">Packing</a> and <strong>bold</strong></p>') in html
+    assert "<p>&lt;folder&gt;/x</p>" in html
