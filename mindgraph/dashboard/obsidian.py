@@ -23,8 +23,9 @@ from markdown_it.token import Token
 
 _CALLOUT_RE = re.compile(r"^\[!([A-Za-z0-9_-]+)\]([+-]?)[ \t]*(.*)$")
 # a trailing id, or one on a line of its own that the paragraph took in (lazily: the line
-# after a quote or a callout without ">")
-_TRAILING_ID_RE = re.compile(r"(?:^|[ \t\n])\^([A-Za-z0-9-]+)[ \t]*$")
+# after a quote or a callout without ">"); right after an embed or a link (``![[x.png]]^id``,
+# no space) it is an id too, as in Obsidian and page/anchors.py (which `check` reads)
+_TRAILING_ID_RE = re.compile(r"(?:^|[ \t\n]|(?<=[\])]))\^([A-Za-z0-9-]+)[ \t]*$")
 _ALONE_ID_RE = re.compile(r"^\^([A-Za-z0-9-]+)[ \t]*$")
 
 

@@ -1,7 +1,8 @@
 """A page's markdown as HTML that is safe to put into the dashboard.
 
-markdown-it-py (CommonMark) with raw HTML turned off: a ``<script>`` or an ``onerror=`` in a
-note comes out as text, never as markup, and link targets go through markdown-it's URL check
+markdown-it-py (CommonMark) with raw HTML drawn through an allow-list (dashboard/raw_html.py:
+``<u>``, ``<br>``, ``<kbd>``... are drawn; a ``<script>``, an ``onerror=`` or an ``<img>`` in a
+note comes out as text, never as markup), and link targets go through markdown-it's URL check
 (no ``javascript:``). On top of that:
 
 - ``[[Target#Heading|label]]`` becomes a link inside the dashboard (``#page=<path>``) when it
@@ -12,6 +13,8 @@ note comes out as text, never as markup, and link targets go through markdown-it
   ``data-src`` names the dashboard's attachment route (the page's script loads it with the
   token); another attachment (pdf, audio, video) becomes a link to that route;
 - ``[[Note#^id]]`` (and an embed's title) opens the note at its block: ``#page=<path>#^id``;
+- comments, highlights, tags, task items, math, links in table rows:
+  dashboard/obsidian_inline.py;
 - callouts, block ids and block embeds: dashboard/obsidian.py (an embedded text's block ids
   are not ids of the embedding page: each id stays on the one block it names);
 - footnotes ``[^1]`` / ``[^1]: text`` / ``^[inline]`` are numbered references with their
@@ -43,7 +46,8 @@ from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
 from ..page.links import WIKILINK_RE, is_attachment_target, parse_wikilink_inner
-from . import obsidian
+from . import obsidian, obsidian_inline, raw_html
+from .obsidian_inline import without_comments
 
 _SCHEME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:")
 _FORMATTER = HtmlFormatter(nowrap=True, classprefix="hl-")
@@ -66,11 +70,15 @@ class Links:
     # whether an attachment embed written in ``source`` finds a file (None: not known, so
     # every one is fetched); a missing one is shown as missing, not asked for and refused
     has_attachment: Callable[[str], bool] | None = None
+    # what a link to (path, heading, block) misses: "no heading 'X'", "no block ^x", or None
+    # when the page has it (None: not known, every such link is drawn whole)
+    missing_anchor: Callable[[str, str | None, str | None], str | None] | None = None
 
 
 def render_markdown(text: str, links: Links, depth: int = 0) -> str:
     """``text`` (a page body) as safe HTML."""
-    return _parser().render(text, {"links": links, "depth": depth, "embeds": [0]})
+    return _parser().render(without_comments(text),
+                            {"links": links, "depth": depth, "embeds": [0]})
 
 
 def _embed_env(env: dict[str, Any]) -> dict[str, Any]:
@@ -111,6 +119,8 @@ def _parser() -> MarkdownIt:
         md.add_render_rule("link_open", _render_link_open)
         md.add_render_rule("image", _render_image)
         obsidian.install(md)
+        obsidian_inline.install(md)
+        raw_html.install(md)
         _PARSER = md
     return _PARSER
 
@@ -128,10 +138,20 @@ def _wikilink_rule(state: Any, silent: bool) -> bool:
     return True
 
 
-def _page_link(path: str, label: str, block: str | None = None) -> str:
+def _page_link(path: str, label: str, block: str | None = None,
+               missing: str | None = None, heading: str | None = None) -> str:
     """A link that opens ``path`` in the dashboard; with ``block``, scrolled to the block
-    whose ``^id`` it is (``#page=<path>#^<id>``: the page's own element of that id)."""
-    anchor = f"#^{quote(block, safe='')}" if block else ""
+    whose ``^id`` it is (``#page=<path>#^<id>``: the page's own element of that id), with
+    ``heading`` to that heading (``#page=<path>#<heading>``, the last of ``A#B``; the page's
+    script matches it loosely, as links match headings). ``missing`` (the heading or block
+    the page lacks) draws it unresolved, as Obsidian does and as `mindgraph check` reports
+    it (missing-heading, missing-block): it still opens the page, at its top."""
+    if missing:
+        return (f'<a class="wikilink broken" href="#page={escapeHtml(quote(path, safe="/"))}"'
+                f' data-page="{escapeHtml(path)}" title="{escapeHtml(missing)}">'
+                f'{escapeHtml(label)}</a>')
+    anchor = (f"#^{quote(block, safe='')}" if block else
+              f"#{quote(heading.split('#')[-1].strip(), safe='')}" if heading else "")
     return (f'<a class="wikilink" href="#page={escapeHtml(quote(path, safe="/"))}'
             f'{escapeHtml(anchor)}" data-page="{escapeHtml(path)}">{escapeHtml(label)}</a>')
 
@@ -142,29 +162,36 @@ def _render_wikilink(_self: Any, tokens: list, idx: int, _options: Any, env: dic
     label = alias or (f"{target} › {heading}" if target and heading else target or heading
                       or meta["inner"])
     links: Links = env["links"]
-    if meta["embed"] and is_attachment_target(target):
-        return attachment_html(target, alias, links.source, links.has_attachment)
+    if is_attachment_target(target):
+        if meta["embed"]:
+            return attachment_html(target, alias, links.source, links.has_attachment,
+                                   meta.get("id"))
+        return attachment_link(target, alias or target, links.source, links.has_attachment)
     # ``[[#^id]]`` / ``[[#Heading]]``: a place in the page itself
     path = links.resolve(target) if target else (links.source or None)
     if path is None:
         return (f'<span class="wikilink broken" title="no such page">'
                 f'{escapeHtml(label)}</span>')
+    missing = (links.missing_anchor(path, heading, block)
+               if links.missing_anchor is not None and (heading or block) else None)
     if not meta["embed"]:
-        return _page_link(path, label, block)
-    return _embed_html(path, label, env, meta, heading, block)
+        return _page_link(path, label, block, missing, heading)
+    return _embed_html(path, label, env, meta, heading, block, missing)
 
 
 def _embed_html(path: str, label: str, env: dict[str, Any], meta: dict,
-                heading: str | None = None, block_id: str | None = None) -> str:
+                heading: str | None = None, block_id: str | None = None,
+                missing: str | None = None) -> str:
     """A page embed: a ``<div>`` when it stands alone, else a ``<span>`` with inline text;
-    of a heading's section or a block (``^id``) when the embed names one."""
+    of a heading's section or a block (``^id``) when the embed names one (``missing``:
+    the page lacks it, and the embed is drawn unresolved)."""
     block = bool(meta.get("block"))
     links: Links = env["links"]
     inner = ""
     if env["depth"] < EMBED_DEPTH:
         inner_env = _embed_env(env)
-        lead = links.lead(path, heading, block_id) if heading or block_id else \
-            links.lead(path)
+        lead = without_comments(links.lead(path, heading, block_id) if heading or block_id
+                                else links.lead(path))
         # the embedded text's block ids stay its page's: no element here takes them
         # (obsidian.py drops them below depth 0), and inline no "^id" is left as text
         inner = (_parser().render(lead, inner_env) if block
@@ -172,19 +199,38 @@ def _embed_html(path: str, label: str, env: dict[str, Any], meta: dict,
                                                       .split()), inner_env))
     tag = "div" if block else "span"
     id_attr = f' id="{escapeHtml(meta["id"])}"' if meta.get("id") else ""
-    return (f'<{tag} class="embed"{id_attr}><{tag} class="embed-title">'
-            f'{_page_link(path, label, block_id)}</{tag}>{inner}</{tag}>')
+    kind = "embed broken" if missing else "embed"
+    return (f'<{tag} class="{kind}"{id_attr}><{tag} class="embed-title">'
+            f'{_page_link(path, label, block_id, missing, heading)}</{tag}>{inner}</{tag}>')
+
+
+def _attachment_href(target: str, source: str) -> str:
+    return (f"{ATTACHMENT_ROUTE}?target={quote(target, safe='')}"
+            f"&page={quote(source, safe='')}")
+
+
+def attachment_link(target: str, label: str, source: str,
+                    has_attachment: Callable[[str], bool] | None = None) -> str:
+    """A link (not an embed) to an attachment, ``[[diagram.png|see it]]``: it opens the
+    file, as in Obsidian; a file ``has_attachment`` says is not there is marked missing."""
+    if has_attachment is not None and not has_attachment(target):
+        return (f'<span class="attachment missing" title="not found in raw/">'
+                f'{escapeHtml(label)}</span>')
+    return (f'<a class="attachment" href="{escapeHtml(_attachment_href(target, source))}" '
+            f'data-attachment="1">{escapeHtml(label)}</a>')
 
 
 def attachment_html(target: str, alias: str | None, source: str,
-                    has_attachment: Callable[[str], bool] | None = None) -> str:
+                    has_attachment: Callable[[str], bool] | None = None,
+                    element_id: str | None = None) -> str:
     """An attachment embed: an image (sized by ``|300`` or ``|300x200``) or a link; a
-    file ``has_attachment`` says is not there: its name, marked missing."""
+    file ``has_attachment`` says is not there: its name, marked missing. ``element_id``: the
+    block id written after it (``![[x.png]]^id``), which a ``[[Note#^id]]`` link lands on."""
+    id_attr = f' id="{escapeHtml(element_id)}"' if element_id else ""
     if has_attachment is not None and not has_attachment(target):
-        return (f'<span class="attachment missing" title="not found in raw/">'
+        return (f'<span class="attachment missing"{id_attr} title="not found in raw/">'
                 f'{escapeHtml(alias or target)}</span>')
-    href = (f"{ATTACHMENT_ROUTE}?target={quote(target, safe='')}"
-            f"&page={quote(source, safe='')}")
+    href = _attachment_href(target, source)
     size = _SIZE_RE.match(alias or "")
     name = target.rsplit("/", 1)[-1]
     if name.rsplit(".", 1)[-1].lower() in IMAGE_EXTENSIONS:
@@ -193,9 +239,9 @@ def attachment_html(target: str, alias: str | None, source: str,
         if size:
             dims = f' width="{size.group(1)}"' + (f' height="{size.group(2)}"'
                                                   if size.group(2) else "")
-        return (f'<img class="attachment-image" data-src="{escapeHtml(href)}" '
+        return (f'<img class="attachment-image"{id_attr} data-src="{escapeHtml(href)}" '
                 f'alt="{escapeHtml(alt)}"{dims}>')
-    return (f'<a class="attachment" href="{escapeHtml(href)}" data-attachment="1">'
+    return (f'<a class="attachment"{id_attr} href="{escapeHtml(href)}" data-attachment="1">'
             f'{escapeHtml(alias or target)}</a>')
 
 
@@ -225,4 +271,5 @@ def _render_image(_self: Any, tokens: list, idx: int, _options: Any, env: dict) 
             f'{escapeHtml(alt or name)}</span>')
 
 
-__all__ = ["ATTACHMENT_ROUTE", "Links", "attachment_html", "pygments_css", "render_markdown"]
+__all__ = ["ATTACHMENT_ROUTE", "Links", "attachment_html", "attachment_link", "pygments_css",
+           "render_markdown"]

@@ -16,6 +16,7 @@ from urllib.parse import unquote
 from ..fsutil import sha256_text
 from ..graph.build import EXTRACTED, KnowledgeGraph
 from ..graph.communities import Community
+from ..page.anchors import PageAnchors
 from ..page.language import page_language
 from ..page.links import replace_links
 from ..page.model import Link, Page
@@ -130,8 +131,21 @@ def page_links(vault: Vault, source: str,
                 f"*{'^' + block if block else heading} is not in this page.*"
         return next((s.text for s in page.sections if s.text.strip()), "")
 
+    anchors = PageAnchors()
+
+    def missing_anchor(path: str, heading: str | None, block: str | None) -> str | None:
+        # what `mindgraph check` reports as missing-heading / missing-block (page/check.py)
+        page = vault.pages.get(path)
+        if page is None:
+            return None
+        if heading and (part := anchors.missing_heading(page, heading)):
+            return f"no heading '{part}' in {page.title}"
+        if block and not anchors.has_block(page, block):
+            return f"no block ^{block} in {page.title}"
+        return None
+
     found = None if has_attachment is None else (lambda target: has_attachment(target, source))
-    return Links(resolve, lead, source, found)
+    return Links(resolve, lead, source, found, missing_anchor)
 
 
 def document_id(page_path: str) -> str:

@@ -76,8 +76,8 @@ class GraphViewOut(BaseModel):
 
 
 class RenderedPageOut(BaseModel):
-    """A page rendered as HTML (raw HTML in the note is escaped), with its community, trust
-    record and compile information."""
+    """A page rendered as HTML (raw HTML in the note goes through an allow-list: the rest is
+    escaped), with its community, trust record and compile information."""
 
     path: str
     title: str

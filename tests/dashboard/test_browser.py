@@ -182,6 +182,46 @@ def test_a_footnote_keeps_its_text_and_its_number_scrolls_within_the_page(browse
     assert watch.problems == []
 
 
+_TEXT_OUTSIDE_CODE_JS = """() => { const body = document.querySelector('#detail .page-body')
+    .cloneNode(true); body.querySelectorAll('pre, code').forEach((e) => e.remove());
+    return body.textContent; }"""
+
+
+def test_obsidian_syntax_and_allowed_html_are_drawn_with_nothing_the_csp_refuses(browser,
+                                                                                vault_url):
+    """The Help vault's formatting page showed its %%comment%%, ==highlights==, task items and
+    HTML headings as text (bench/bench_dashboard_fidelity.py); they are drawn now, and nothing
+    drawn breaks the page's Content-Security-Policy (a style attribute would be a console
+    error). ``![[x.png]]^id`` names the image: a link to that id lands on it."""
+    path = "en/Editing and formatting/Basic formatting syntax.md"
+    page, watch = open_dashboard(browser, vault_url + "/#page=" + quote(path))
+    page.wait_for_function("(p) => window.mindgraph.state.selected === p", arg=path)
+    body = page.locator("#detail .page-body")
+    assert body.locator("h1", has_text="This is a heading 1").count() == 1
+    assert body.locator("mark").first.inner_text() == "Highlighted text"
+    box = body.locator("input.task-list-item-checkbox").first
+    assert box.is_disabled() and box.is_checked()
+    text = page.evaluate(_TEXT_OUTSIDE_CODE_JS)
+    assert not re.search(r"%%|==\S|<br>|<h1>|\[[ x]\] ", text), text
+    shot(page, "formatting.png")
+    synced = "en/Obsidian Sync/Collaborate on a shared vault.md"
+    page.evaluate("(p) => { location.hash = '#page=' + encodeURIComponent(p) + "
+                  "'#^version-history-image'; }", synced)
+    page.wait_for_function("(p) => window.mindgraph.state.selected === p", arg=synced)
+    image = page.locator('#detail .page-body [id="^version-history-image"]')
+    image.wait_for()
+    assert "anchored" in image.get_attribute("class")
+    assert "^version-history-image" not in page.inner_text("#detail .page-body")
+    tags = "en/Editing and formatting/Tags.md"             # a #tag filters the list by it
+    page.evaluate("(p) => { location.hash = '#page=' + encodeURIComponent(p); }", tags)
+    page.wait_for_function("(p) => window.mindgraph.state.selected === p", arg=tags)
+    page.locator('#detail .page-body .tag[data-tag="TAG"]').first.click()
+    assert page.locator('#chips .chip.active[data-facet="tag"][data-value="tag"]').count() == 1
+    assert 0 < _count(page) < 883
+    page.locator('#chips .chip.active[data-facet="tag"]').click()
+    assert watch.problems == []
+
+
 HOSTILE = """---
 title: Hostile <img src=x onerror="window.__owned='title'">
 tags: [danger]
@@ -425,4 +465,27 @@ def test_a_link_to_a_block_opens_its_page_at_that_block_and_embeds_copy_no_id(br
         box, pane = late.bounding_box(), page.locator("#detail").bounding_box()
         assert pane["y"] <= box["y"] < pane["y"] + pane["height"], (box, pane)
         shot(page, "block-link.png")
+        assert watch.problems == []
+
+
+def test_a_link_to_a_heading_opens_its_page_at_that_heading(browser, tmp_path):
+    """``[[Source#The far heading: here]]`` opened Source at its top; it lands on the heading
+    now (matched by letters and digits, as links match headings), as in Obsidian."""
+    (tmp_path / "wiki").mkdir()
+    filler = "".join(f"Filler paragraph {n} of the source page.\n\n" for n in range(80))
+    (tmp_path / "wiki" / "Source.md").write_text(
+        f"# Source\n\n{filler}## The far heading: here\n\nFar text.\n")
+    (tmp_path / "wiki" / "Reader.md").write_text(
+        "# Reader\n\nGo to [[Source#The far heading here|the far heading]].\n")
+    with _server(tmp_path) as url:
+        page, watch = open_dashboard(browser, url + "/#page=Reader.md")
+        page.wait_for_selector("#detail .page-body")
+        page.locator("#detail .page-body a.wikilink", has_text="the far heading").click()
+        page.wait_for_function("() => window.mindgraph.state.selected === 'Source.md'")
+        heading = page.locator("#detail .page-body h2", has_text="The far heading")
+        heading.wait_for()
+        page.wait_for_function("() => document.querySelector('#detail .page-body h2.anchored')")
+        page.wait_for_timeout(200)
+        box, pane = heading.bounding_box(), page.locator("#detail").bounding_box()
+        assert pane["y"] <= box["y"] < pane["y"] + pane["height"], (box, pane)
         assert watch.problems == []

@@ -2,7 +2,8 @@
 // graphology), explained hybrid search, page detail, and the actions of the documents API.
 // Everything comes from the REST API of the server that served this file. Text from notes is
 // only ever set as textContent; the one HTML string used (a rendered page) comes from the
-// server's renderer, which escapes all raw HTML, and the page's CSP allows no inline script.
+// server's renderer, which draws a note's raw HTML through an allow-list (dashboard/raw_html.py:
+// no script, handler, style or src gets through), and the page's CSP allows no inline script.
 "use strict";
 (() => {
   const PALETTE = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
@@ -106,6 +107,21 @@
         event.preventDefault();
         target.scrollIntoView({ block: "center" });
       });
+    }
+  }
+
+  // A #tag in a page filters the list by that tag, as a click on a tag in Obsidian searches
+  // for it (the graph's tags are case-insensitive: the facet's own spelling is the one used).
+  function followTags(root, path) {
+    const node = state.byId.get(path);
+    for (const tag of root.querySelectorAll(".tag[data-tag]")) {
+      const wanted = tag.dataset.tag.toLowerCase();
+      const value = (node && node.tags.find((t) => t.toLowerCase() === wanted)) || tag.dataset.tag;
+      Object.assign(tag, { tabIndex: 0, title: `Show the pages tagged #${value}` });
+      tag.setAttribute("role", "button");
+      const show = () => { if (!state.active.tag.has(value)) toggle("tag", value); };
+      tag.addEventListener("click", show);
+      tag.addEventListener("keydown", (event) => { if (event.key === "Enter") show(); });
     }
   }
 
@@ -488,7 +504,8 @@
 
   function titleOf(path) { const n = state.byId.get(path); return n ? n.title : path; }
 
-  // ``anchor``: a block id ("^id") to scroll to, from a link to Note#^id
+  // ``anchor``: a block id ("^id") to scroll to, from a link to Note#^id, or a heading, from
+  // a link to Note#Heading (matched by its letters and digits in any case, as links match)
   async function showDetail(path, anchor) {
     const enc = encodeURIComponent(path);
     let page, view;
@@ -500,9 +517,10 @@
     }
     state.selected = page.path;
     const body = el("div", { class: "page-body", lang: view.lang === "other" ? null : view.lang });
-    body.innerHTML = view.html;      // the server's renderer escaped every raw HTML of the note
+    body.innerHTML = view.html;      // the server's renderer allow-listed the note's raw HTML
     loadAttachments(body);
     followFootnotes(body);
+    followTags(body, page.path);
     const t = view.trust;
     const timeline = el("ul", { class: "links-list" }, el("li", { class: "muted" }, "…"));
     const outgoing = page.outgoing.map((l) => el("li", {},
@@ -537,7 +555,10 @@
       el("h3", {}, "Add a typed link"), linkForm(page.path));
     if ($("detail").hidden) { $("detail").hidden = false; resizeGraph(); }
     $("detail").scrollTop = 0;
-    const block = anchor ? [...body.querySelectorAll("[id]")].find((e) => e.id === anchor) : null;
+    const block = !anchor ? null : anchor.startsWith("^")
+      ? [...body.querySelectorAll("[id]")].find((e) => e.id === anchor)
+      : [...body.querySelectorAll("h1,h2,h3,h4,h5,h6")]
+        .find((h) => headingKey(h.textContent) === headingKey(anchor));
     if (block) { block.classList.add("anchored"); block.scrollIntoView({ block: "start" }); }
     for (const li of $("doc-list").children) li.classList.toggle("selected", li.dataset.page === page.path);
     focusNode(page.path);
@@ -557,6 +578,8 @@
     }
   }
 
+  function headingKey(text) { return text.replace(/[^\p{L}\p{N}]+/gu, "").toLowerCase(); }
+
   function scrollToHeading(body, heading) {
     const target = [...body.querySelectorAll("h1,h2,h3,h4,h5,h6")]
       .find((h) => h.textContent.trim() === heading.trim());
@@ -575,7 +598,7 @@
 
   function route() {
     if (location.hash === "#queue") { showQueue(); return; }
-    const match = location.hash.match(/^#page=([^#]+)(?:#(\^.+))?$/);
+    const match = location.hash.match(/^#page=([^#]+)(?:#(.+))?$/);
     if (match) showDetail(decodeURIComponent(match[1]), match[2] && decodeURIComponent(match[2]));
   }
 
