@@ -16,7 +16,7 @@ from typing import Any, Iterable, Mapping
 
 from ..page.links import replace_links
 from ..text.cjk import CJK_RUN, KATAKANA_WORD, run_language, text_hint, words
-from .normalise import code_mask, heading_of
+from .normalise import HEADING_STARTS, code_mask, heading_of
 
 SUMMARY_SENTENCES = 2
 SUMMARY_CHARS = 320
@@ -57,6 +57,9 @@ _BLOCK_ID_RE = re.compile(r"\s\^[\w-]+\s*$")
 _MARKUP_RE = re.compile(r"<[^<>\n]+>|https?://\S+")
 _LATIN_RUNS_RE = re.compile(r"[A-Za-z]+")
 _NOT_TAG_RE = re.compile(r"[^\w\-]+")
+# a match's group as its replacement: what the template r"\1" gives, without the Python
+# call re makes to expand a template on each sub (~8,000 of them over a vault)
+_FIRST_GROUP, _SECOND_GROUP = operator.itemgetter(1), operator.itemgetter(2)
 
 
 def plain_text(line: str) -> str:
@@ -66,11 +69,11 @@ def plain_text(line: str) -> str:
     if "<" in line:
         line = _HTML_TAG_RE.sub("", line)
     if "*" in line or "_" in line or "~" in line or "=" in line:
-        line = _STRONG_RE.sub(r"\2", line)
+        line = _STRONG_RE.sub(_SECOND_GROUP, line)
         if "*" in line or "_" in line:
-            line = _EMPHASIS_RE.sub(r"\1", line)
+            line = _EMPHASIS_RE.sub(_FIRST_GROUP, line)
     if "`" in line:
-        line = _CODE_SPAN_RE.sub(r"\1", line)
+        line = _CODE_SPAN_RE.sub(_FIRST_GROUP, line)
     if "^" in line:
         line = _BLOCK_ID_RE.sub("", line)
     return " ".join(line.split())
@@ -89,11 +92,14 @@ def prose_blocks(body: str) -> list[str]:
     in_code = code_mask(lines)
     blocks: list[str] = []
     current: list[str] = []
-    for i, line in enumerate(lines):
+    for line, code in zip(lines, in_code):
         stripped = line.strip()
-        if in_code[i] or not stripped or heading_of(line) is not None \
+        # heading_of and _LIST_RE only where the first character allows one (a heading's
+        # "#", a list item's marker or digit: str.strip and \s skip the same whitespace)
+        if code or not stripped \
                 or stripped.startswith(("|", ">", "<", "![[", "---", "***", "%%")) \
-                or _LIST_RE.match(line):
+                or (stripped[0] == "#" and heading_of(line) is not None) \
+                or ((stripped[0] in "-*+" or stripped[0].isdigit()) and _LIST_RE.match(line)):
             if current:
                 blocks.append(" ".join(current))
                 current = []
@@ -192,11 +198,11 @@ def salient_terms(body: str, title: str, limit: int = MAX_TERM_TAGS) -> list[str
     lines = body.split("\n")
     in_code = code_mask(lines)
     prose, headings = [], []
-    for i, line in enumerate(lines):
-        if in_code[i]:
+    for line, code in zip(lines, in_code):
+        # heading_of only for a line that may be one (most are not: no call for them)
+        if code:
             continue
-        heading = heading_of(line)
-        if heading:
+        if line.startswith(HEADING_STARTS) and (heading := heading_of(line)) is not None:
             headings.append(heading[1])
         else:
             prose.append(line)
@@ -216,20 +222,20 @@ def salient_terms(body: str, title: str, limit: int = MAX_TERM_TAGS) -> list[str
 
 def _latin_words(texts: Iterable[tuple[str, int]], title: str) -> Counter[str]:
     counts: Counter[str] = Counter()
+    count = counts.get      # not counts[word] += …: Counter's __missing__ is a Python call
     for text, weight in texts:
         # each distinct spelling once (a note says most of its words many times)
         for written, times in Counter(_WORD_RE.findall(_strip_markup(text))).items():
             word = _content_word(written)
             if word:
-                counts[word] += weight * times
+                counts[word] = count(word, 0) + weight * times
     for word in _WORD_RE.findall(title):
         word = word.lower()
         if word in counts:
             counts[word] += 2
-    # Fold plurals into a singular that also occurs ("notes"/"note", "properties"/"property").
-    for word in sorted(counts):
-        if not word.endswith("s"):      # every suffix below ends in s
-            continue
+    # Fold plurals into a singular that also occurs ("notes"/"note", "properties"/"property"),
+    # in alphabetical order (every suffix below ends in s: only such words are looked at).
+    for word in sorted([w for w in counts if w[-1] == "s"]):
         for suffix, base in (("ies", "y"), ("es", ""), ("s", "")):
             single = word[: -len(suffix)] + base
             if word.endswith(suffix) and single != word and single in counts:
@@ -256,7 +262,7 @@ def _cjk_nouns(texts: Iterable[tuple[str, int]], title: str, hint: str | None
     for text, weight in texts:
         # each distinct noun once (a note says its nouns many times)
         for noun, times in Counter(_nouns(_strip_markup(text), hint)).items():
-            counts[noun] += weight * times
+            counts[noun] = counts.get(noun, 0) + weight * times
     for noun in set(_nouns(title, hint)):
         if noun in counts:
             counts[noun] += 2
@@ -271,33 +277,29 @@ def _nouns(text: str, hint: str | None) -> list[str]:
 @functools.lru_cache(maxsize=16384)     # runs repeat (headings, UI labels, set phrases)
 def _run_nouns(run: str, hint: str | None) -> tuple[str, ...]:
     """The nouns ``_nouns`` counts in one CJK run (``hint``: the text's, for Han alone), in
-    order."""
-    out = []
+    order: not a single character, nor one too generic to tell pages apart."""
+    found: list[str] = []
+    add = found.append          # (locals: a vault's runs give ~150,000 words)
+    katakana = KATAKANA_WORD.fullmatch
     pending = ""
     for word in words(run, run_language(run, hint)):
         if not word.noun:
             if pending:
-                _add_noun(out, pending)
+                add(pending)
                 pending = ""
             continue
         text = word.text
-        if KATAKANA_WORD.fullmatch(text):
+        if katakana(text):
             pending += text          # katakana nouns written together are one word
             continue
         if pending:
-            _add_noun(out, pending)
+            add(pending)
             pending = ""
         if not word.function:
-            _add_noun(out, text)
+            add(text)
     if pending:
-        _add_noun(out, pending)
-    return tuple(out)
-
-
-def _add_noun(out: list[str], noun: str) -> None:
-    """Count ``noun`` unless it is a single character or too generic to tell pages apart."""
-    if len(noun) >= 2 and noun not in _CJK_GENERIC:
-        out.append(noun)
+        add(pending)
+    return tuple([noun for noun in found if len(noun) >= 2 and noun not in _CJK_GENERIC])
 
 
 def _strip_markup(text: str) -> str:
@@ -322,7 +324,8 @@ def page_type(frontmatter: Mapping[str, Any], title: str, body: str) -> str:
         return given.strip()
     if _TROUBLE_RE.search(title):
         return "troubleshooting"
-    lines = [ln for ln in body.split("\n") if ln.strip() and heading_of(ln) is None]
+    lines = [ln for ln in body.split("\n") if ln.strip() and not (
+        ln.startswith(HEADING_STARTS) and heading_of(ln) is not None)]
     linked = sum(1 for ln in lines if "[[" in ln and _LIST_RE.match(ln))
     if len(lines) >= 5 and linked / len(lines) >= 0.6:
         return "index"

@@ -16,7 +16,7 @@ from ..page.markdown import FENCE_RE, HEADING_RE
 # re's cache for each of a vault's ~200,000 lines
 _CLOSING_HASHES = re.compile(r"[ \t]+#+$")
 # how a line HEADING_RE can match starts: "#" after at most three spaces
-_HEADING_STARTS = ("#", " #", "  #", "   #")
+HEADING_STARTS = ("#", " #", "  #", "   #")
 
 
 def code_mask(lines: list[str]) -> list[bool]:
@@ -44,7 +44,7 @@ def code_mask(lines: list[str]) -> list[bool]:
 
 def heading_of(line: str) -> tuple[int, str] | None:
     """(level, text) of an ATX heading line, or None."""
-    if not line.startswith(_HEADING_STARTS):     # most lines: no regex to run
+    if not line.startswith(HEADING_STARTS):     # most lines: no regex to run
         return None
     match = HEADING_RE.match(line)
     if not match or not (match.group(2) or "").strip():

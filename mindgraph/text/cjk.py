@@ -303,8 +303,11 @@ def _jieba() -> Any:
 def preload(texts: Iterable[str]) -> None:
     """Load now the segmenters ``texts`` will need (MeCab for any text with kana, jieba for
     any with Han and no kana), so that processes forked afterwards share them instead of each
-    loading and checking its own (ingest/workers.py)."""
-    japanese = chinese = False
+    loading and checking its own (ingest/workers.py). A segmenter loaded already is not
+    looked for (the texts are not searched at all once both are: a first run's compile
+    called this, in the process its workers wait on, over ~550 English notes searched for
+    kana in vain)."""
+    japanese, chinese = "ja" in _LOADED, "zh" in _LOADED
     for text in texts:
         if not japanese and needs_japanese(text):
             japanese = True
@@ -320,12 +323,12 @@ def preload(texts: Iterable[str]) -> None:
 
 def needs_japanese(text: str) -> bool:
     """True for a text ``preload`` loads MeCab for: it has kana."""
-    return _KANA.search(text) is not None
+    return not text.isascii() and _KANA.search(text) is not None     # isascii: a flag
 
 
 def needs_chinese(text: str) -> bool:
     """True for a text ``preload`` loads jieba for: Han and no kana."""
-    return _HAN.search(text) is not None and _KANA.search(text) is None
+    return not text.isascii() and _HAN.search(text) is not None and _KANA.search(text) is None
 
 
 def _load(name: str, make: Callable[[], Any]) -> Any:
