@@ -110,7 +110,7 @@ def _with_raw(directory: Path, raw_folder: Path) -> str:
         shown = os.path.relpath(target, os.path.abspath(directory))
     except ValueError:      # another drive (Windows)
         shown = str(target)
-    value = yaml.safe_dump(shown).splitlines()[0]       # quoted when YAML needs it
+    value = yaml.safe_dump(shown, allow_unicode=True).splitlines()[0]   # quoted if need be
     return DEFAULT_CONFIG_YAML.replace(
         "  raw: raw          #", f"  raw: {value}          #", 1)
 

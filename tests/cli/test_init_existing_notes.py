@@ -75,3 +75,13 @@ def test_init_on_a_plain_folder_of_notes_says_they_are_not_compiled(tmp_path):
     assert fresh.output.splitlines()[-1] == (f"Put your notes in {tmp_path / 'notes' / 'raw'}, "
                                              f"then run: mindgraph ingest -C "
                                              f"{tmp_path / 'notes'}")
+
+
+def test_init_raw_writes_a_vault_name_with_spaces_and_unicode_as_it_is(tmp_path):
+    vault = tmp_path / "日本 ノート #1"
+    vault.mkdir()
+    (vault / "メモ.md").write_text("# メモ\n\n京都の寺と庭。\n")
+    result = run("init", tmp_path / "wiki-side", "--raw", vault)
+    assert result.exit_code == 0, result.output
+    assert "  raw: '../日本 ノート #1'  " in (tmp_path / "wiki-side" / "mindgraph.yml").read_text()
+    assert json.loads(run("ingest", "-C", tmp_path / "wiki-side", "--json").stdout)["ingested"] == 1
