@@ -84,4 +84,5 @@ def test_init_raw_writes_a_vault_name_with_spaces_and_unicode_as_it_is(tmp_path)
     result = run("init", tmp_path / "wiki-side", "--raw", vault)
     assert result.exit_code == 0, result.output
     assert "  raw: '../日本 ノート #1'  " in (tmp_path / "wiki-side" / "mindgraph.yml").read_text()
-    assert json.loads(run("ingest", "-C", tmp_path / "wiki-side", "--json").stdout)["ingested"] == 1
+    ingest = run("ingest", "-C", tmp_path / "wiki-side", "--json")
+    assert json.loads(ingest.stdout)["ingested"] == 1
