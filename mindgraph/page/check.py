@@ -215,9 +215,10 @@ def _missing_hint(vault: Vault, page: Page, link: Link, result: Resolution) -> s
     """The fix of a link to no page. A note whose file name holds '#' ("C# notes.md", from an
     app that allows it) cannot be linked by that name: '#' starts a heading, so [[C# notes]]
     asks for page "C" — say so rather than "fix the link's spelling" of a page that exists."""
-    if result.candidates:
-        return (f" A page has it as an alias: link [[{_stem(result.candidates[0])}|"
-                f"{link.target}]] instead.")
+    if result.candidates:       # the link's heading and shown text kept in the fix
+        anchor = f"#^{link.block}" if link.block else f"#{link.heading}" if link.heading else ""
+        return (f" A page has it as an alias: link [[{_stem(result.candidates[0])}{anchor}|"
+                f"{link.alias or link.target}]] instead.")
     if link.heading and not link.block:
         for name in (f"{link.target}#{link.heading}", f"{link.target}# {link.heading}",
                      f"{link.target} #{link.heading}", f"{link.target} # {link.heading}"):

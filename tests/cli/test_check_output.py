@@ -106,3 +106,21 @@ def test_a_link_to_a_note_with_hash_in_its_file_name_says_why_it_cannot_resolve(
         "Create the page or fix the link's spelling.")
     text = run("check", "-C", tmp_path).stdout
     assert "raw/Index.md:3: [[C# notes]] points to no page. '#' starts a heading" in text
+
+
+def test_a_link_by_an_alias_keeps_its_heading_and_shown_text_in_the_fix(tmp_path):
+    """[[Reading pages#Model|model]] to a page that has 'Reading pages' as an alias: the fix
+    named [[Interpreter|Reading pages]], dropping the heading and the text the page shows."""
+    (tmp_path / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n")
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    (raw / "Interpreter.md").write_text("---\naliases: [Reading pages]\n---\n# Interpreter\n\n"
+                                        "Reads pages.\n\n## Model\n\nThe model it uses.\n")
+    (raw / "Index.md").write_text("# Index\n\nSee the [[Reading pages#Model|model]] and "
+                                  "[[Reading pages]].\n")
+    assert run("ingest", "-C", tmp_path).exit_code == 0
+    report = json.loads(run("check", "-C", tmp_path, "--json").stdout)
+    fixes = sorted(f["message"].split(" A page has it as an alias: ")[1]
+                   for f in report["findings"] if f["kind"] == "broken-link")
+    assert fixes == ["link [[Interpreter#Model|model]] instead.",
+                     "link [[Interpreter|Reading pages]] instead."]
