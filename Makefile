@@ -5,7 +5,11 @@ BIN := $(VENV)/bin
 
 .PHONY: install install-test demo test bench clean
 
+# pip runs --quiet (its resolver output drowns the demo's), so say first that it takes a while
+INSTALLING = @echo "Installing mindgraph and its dependencies into $(VENV) (a few minutes the first time; pip is quiet meanwhile)…"
+
 $(BIN)/python:
+	$(INSTALLING)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 

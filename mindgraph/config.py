@@ -838,7 +838,7 @@ def _check_values(s: Settings) -> None:
     ]
     for ok, key, rule in checks:
         if not ok:
-            raise BadValue(f"{s.source}: '{key}' must be {rule}. Fix it in {s.source}.", key)
+            raise BadValue(f"{s.source}: '{key}' must be {rule}. {_fix_in(s.source)}", key)
     check_embedding(s)
     _check_enrich_thresholds(s)
     _check_web_names(s)

@@ -174,6 +174,25 @@ def test_a_bad_value_from_the_environment_names_the_variable_only(tmp_path, monk
     assert "mindgraph.yml" not in result.output and "override" not in result.output
 
 
+def test_an_out_of_range_value_from_the_environment_names_the_variable_not_the_file(
+        tmp_path, monkeypatch):
+    """A range check ('must be at least 1') on a value set by MINDGRAPH_… told the user to fix
+    mindgraph.yml, which does not hold it."""
+    assert CliRunner().invoke(cli, ["init", str(tmp_path / "kb")]).exit_code == 0
+    monkeypatch.setenv("MINDGRAPH_COMPILE__CONCURRENCY", "-3")
+    result = CliRunner().invoke(cli, ["ingest", "--dry-run", "-C", str(tmp_path / "kb")])
+    assert result.exit_code == 2
+    assert "Environment variable MINDGRAPH_COMPILE__CONCURRENCY: 'compile.concurrency' must " \
+        "be at least 1. Fix the value of MINDGRAPH_COMPILE__CONCURRENCY." in result.output
+    assert "mindgraph.yml" not in result.output
+    monkeypatch.delenv("MINDGRAPH_COMPILE__CONCURRENCY")
+    (tmp_path / "kb" / "mindgraph.yml").write_text("compile:\n  concurrency: -3\n")
+    result = CliRunner().invoke(cli, ["ingest", "--dry-run", "-C", str(tmp_path / "kb")])
+    assert result.exit_code == 2
+    assert "mindgraph.yml:2: 'compile.concurrency' must be at least 1. Fix the value in " \
+        in result.output
+
+
 def test_secret_errors_name_the_exact_env_key(tmp_path, monkeypatch):
     settings = settings_from_dict({"store": {"backend": "pgvector", "dsn_env": "NO_SUCH_DSN"}},
                                   source="kb/mindgraph.yml")

@@ -1,4 +1,12 @@
-"""`mindgraph init`: scaffold mindgraph.yml, raw/ and wiki/ in a folder."""
+"""`mindgraph init`: scaffold mindgraph.yml, raw/ and wiki/ in a folder.
+
+A newcomer's first move is often `mindgraph init ~/vault` on the folder that already holds
+their notes: that made raw/ (empty) and wiki/ inside it, so the notes were never compiled
+("raw/ has no notes yet") and, in an Obsidian vault, every compiled page would show up in the
+vault beside its note. `--raw FOLDER` keeps such a folder where it is (paths.raw names it and
+the workspace is elsewhere); an Obsidian vault given as DIRECTORY is refused before anything
+is written, and a folder holding notes outside raw/ is told that they are not compiled.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +14,10 @@ import os
 from pathlib import Path
 
 import click
+import yaml
 
-from ..config import CONFIG_FILENAME, DEFAULT_CONFIG_YAML, load_settings
+from ..config import (CONFIG_FILENAME, DEFAULT_CONFIG_YAML, Settings, load_settings,
+                      settings_from_dict)
 from ..errors import ConfigError
 from .common import ConfigClickError, echo, emit_json, json_option
 
@@ -15,10 +25,17 @@ from .common import ConfigClickError, echo, emit_json, json_option
 @click.command("init")
 @click.argument("directory", type=click.Path(file_okay=False, path_type=Path), default=Path("."))
 @click.option("--force", is_flag=True, help="Overwrite an existing mindgraph.yml.")
+@click.option("--raw", "raw_folder",
+              type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Compile the notes of this existing folder (an Obsidian vault, a notes "
+                   "folder) where they are, instead of DIRECTORY/raw: mindgraph.yml names it "
+                   "as paths.raw, and nothing in it is ever written.")
 @json_option
-def init_command(directory: Path, force: bool, as_json: bool) -> None:
+def init_command(directory: Path, force: bool, raw_folder: Path | None, as_json: bool) -> None:
     """Create mindgraph.yml, raw/ and wiki/ in DIRECTORY (default: the current folder, or
-    the -C DIR given before the command)."""
+    the -C DIR given before the command). For notes you already keep elsewhere, give their
+    folder with --raw and a new DIRECTORY beside it: `mindgraph init ~/vault-wiki --raw
+    ~/vault`."""
     if str(directory).startswith("~"):
         # a quoted '~' reached us unexpanded: `-C ~` in the next command would be the home
         # folder, not the folder made here
@@ -29,14 +46,24 @@ def init_command(directory: Path, force: bool, as_json: bool) -> None:
     if before is not None:
         directory = before / directory
     _refuse_system_folder(directory)
-    _make_folder(directory, directory)
     config = directory / CONFIG_FILENAME
+    fresh = force or not config.exists()
+    text = DEFAULT_CONFIG_YAML if raw_folder is None else _with_raw(directory, raw_folder)
+    if fresh and raw_folder is None:
+        _refuse_a_vault(directory)
+    if fresh and raw_folder is not None:
+        try:        # a --raw that cannot work (the workspace inside it) writes nothing
+            settings_from_dict(yaml.safe_load(text), base_dir=directory, source=str(config))
+        except ConfigError as exc:
+            raise ConfigClickError(f"{exc} (from --raw {raw_folder}: give DIRECTORY a new "
+                                   f"folder beside it, e.g. {_beside(raw_folder)})") from exc
+    _make_folder(directory, directory)
     created = []
-    if config.exists() and not force:
+    if not fresh:
         note = f"{config} already exists; kept it (use --force to overwrite)."
     else:
         try:
-            config.write_text(DEFAULT_CONFIG_YAML, encoding="utf-8")
+            config.write_text(text, encoding="utf-8")
         except OSError as exc:
             raise ConfigClickError(f"cannot write {config} ({exc.strerror or exc}); check the "
                                    f"folder's permissions or pick another.") from exc
@@ -55,7 +82,71 @@ def init_command(directory: Path, force: bool, as_json: bool) -> None:
                    "raw": str(settings.raw_dir), "wiki": str(settings.wiki_dir)})
         return
     echo(note)
-    echo(f"Put your notes in {settings.raw_dir}, then run: mindgraph ingest -C {directory}")
+    outside = _notes_outside(directory, settings) if fresh and raw_folder is None else []
+    if outside:
+        count = f"{len(outside)}{'+' if len(outside) >= _NOTES_SEEN else ''}"
+        shown = ", ".join(outside[:3]) + (", …" if len(outside) > 3 else "")
+        echo(f"{directory} already holds {count} note{'s' if len(outside) > 1 else ''} outside "
+             f"raw/ ({shown}): mindgraph compiles only {settings.raw_dir}. Move them there, or "
+             f"keep them where they are and make the workspace beside them: mindgraph init "
+             f"{_beside(directory)} --raw {directory} (then delete the {CONFIG_FILENAME}, "
+             f"raw/ and wiki/ just made here)")
+    elif raw_folder is not None:
+        echo(f"Your notes stay in {settings.raw_dir} (never written); run: mindgraph ingest "
+             f"-C {directory}")
+    else:
+        echo(f"Put your notes in {settings.raw_dir}, then run: mindgraph ingest -C {directory}")
+
+
+_NOTE_SUFFIXES = (".md", ".markdown", ".txt")
+_NOTES_SEEN = 1000          # enough to say "holds notes"; a huge folder is not walked whole
+
+
+def _with_raw(directory: Path, raw_folder: Path) -> str:
+    """The default mindgraph.yml with ``paths.raw`` naming ``raw_folder`` (relative to
+    ``directory`` when it can be, as a workspace moved with its vault keeps working)."""
+    target = Path(os.path.abspath(raw_folder))
+    try:
+        shown = os.path.relpath(target, os.path.abspath(directory))
+    except ValueError:      # another drive (Windows)
+        shown = str(target)
+    value = yaml.safe_dump(shown, allow_unicode=True).splitlines()[0]   # quoted if need be
+    return DEFAULT_CONFIG_YAML.replace(
+        "  raw: raw          #", f"  raw: {value}          #", 1)
+
+
+def _beside(folder: Path) -> str:
+    """A new folder next to ``folder``, for a workspace of its notes."""
+    absolute = Path(os.path.abspath(folder))
+    return str(absolute.parent / f"{absolute.name}-wiki")
+
+
+def _refuse_a_vault(directory: Path) -> None:
+    """An Obsidian vault (a .obsidian folder) as DIRECTORY: its compiled pages would land in
+    wiki/ inside the vault, each shown by Obsidian beside its own note."""
+    if (directory / ".obsidian").is_dir():
+        raise ConfigClickError(
+            f"{directory} is an Obsidian vault (it has .obsidian/): a workspace there would "
+            f"put wiki/, a compiled copy of every note, inside the vault. Keep the vault as it "
+            f"is and make the workspace beside it: mindgraph init {_beside(directory)} --raw "
+            f"{directory}")
+
+
+def _notes_outside(directory: Path, settings: Settings) -> list[str]:
+    """Notes under ``directory`` that are not in raw/ (nor wiki/, the state folder, hidden
+    folders or node_modules), as paths relative to it; at most ``_NOTES_SEEN``."""
+    skip = {p.resolve() for p in (settings.raw_dir, settings.wiki_dir, settings.state_dir)}
+    found: list[str] = []
+    for folder, subfolders, files in os.walk(directory):
+        subfolders[:] = sorted(d for d in subfolders if not d.startswith(".")
+                               and d != "node_modules"
+                               and (Path(folder) / d).resolve() not in skip)
+        for name in sorted(files):
+            if name.lower().endswith(_NOTE_SUFFIXES) and not name.startswith("."):
+                found.append((Path(folder) / name).relative_to(directory).as_posix())
+                if len(found) >= _NOTES_SEEN:
+                    return found
+    return found
 
 
 # the filesystem's root and the folders an operating system keeps its own files in: a

@@ -82,8 +82,9 @@ def ensure_workspace(settings) -> None:
 @watch_options
 def serve_command(settings, host: str | None, port: int | None, workers: int, watch_on: bool,
                   watch: dict) -> None:
-    """Serve the REST API (OpenAPI document at /docs and /openapi.json); --watch also keeps
-    the wiki, indexes and vectors current as raw/ and wiki/ change (GET /sync/status)."""
+    """Serve the REST API (OpenAPI document at /docs and /openapi.json) and the dashboard
+    (open / in a browser: http://127.0.0.1:8765/ by default); --watch also keeps the wiki,
+    indexes and vectors current as raw/ and wiki/ change (GET /sync/status)."""
     import uvicorn
 
     from ..serve.rest import WORKER_ENV, create_app
@@ -100,8 +101,9 @@ def serve_command(settings, host: str | None, port: int | None, workers: int, wa
                                "wiki by itself).")
     protocol = http_protocol(settings.serve.header_timeout_s, settings.serve.max_connections,
                              settings.serve.max_connections_per_client)
-    echo(f"mindgraph REST on http://{host}:{port} (wiki: {settings.wiki_dir}"
-         f"{f', {workers} workers' if workers > 1 else ''})", err=True)
+    address = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+    echo(f"mindgraph REST on {address} (wiki: {settings.wiki_dir}"
+         f"{f', {workers} workers' if workers > 1 else ''}); dashboard: {address}/", err=True)
     if workers == 1:
         mg = Mindgraph(settings)
         with served(mg, watch_on, watch) as watcher:

@@ -189,9 +189,7 @@ def _link_problems(vault: Vault, page: Page, link: Link, result: Resolution,
                              f"resolves there, but write [[{link_name(vault, result.target, page.path)}"
                              f"]] instead (links people wrote are never rewritten).")
     if result.status == "missing":
-        hint = (f" A page has it as an alias: link [[{_stem(result.candidates[0])}|"
-                f"{link.target}]] instead." if result.candidates else
-                " Create the page or fix the link's spelling.")
+        hint = _missing_hint(vault, page, link, result)
         yield "broken-link", f"{shown()} points to no page.{hint}"
     elif result.status == "ambiguous":
         yield "ambiguous-link", (f"{shown()} matches {len(result.candidates)} pages "
@@ -211,6 +209,26 @@ def _link_problems(vault: Vault, page: Page, link: Link, result: Resolution,
             yield "missing-block", (f"{shown()}: {where} has no block ^{link.block}; mark the "
                                     f"block (end its line with ' ^{link.block}') or fix the "
                                     f"link.")
+
+
+def _missing_hint(vault: Vault, page: Page, link: Link, result: Resolution) -> str:
+    """The fix of a link to no page. A note whose file name holds '#' ("C# notes.md", from an
+    app that allows it) cannot be linked by that name: '#' starts a heading, so [[C# notes]]
+    asks for page "C" — say so rather than "fix the link's spelling" of a page that exists."""
+    if result.candidates:       # the link's heading and shown text kept in the fix
+        anchor = f"#^{link.block}" if link.block else f"#{link.heading}" if link.heading else ""
+        return (f" A page has it as an alias: link [[{_stem(result.candidates[0])}{anchor}|"
+                f"{link.alias or link.target}]] instead.")
+    if link.heading and not link.block:
+        for name in (f"{link.target}#{link.heading}", f"{link.target}# {link.heading}",
+                     f"{link.target} #{link.heading}", f"{link.target} # {link.heading}"):
+            whole = vault.resolver.resolve_target(name, page.path)
+            if whole.status == "resolved" and whole.target:
+                return (f" '#' starts a heading in a link, so it asks for page "
+                        f"'{link.target}': {whole.target} has '#' in its file name and cannot "
+                        f"be linked by it. Rename that note without '#' (Obsidian allows none "
+                        f"in a file name) and link the new name.")
+    return " Create the page or fix the link's spelling."
 
 
 def _shown(link: Link, page: Page | None = None) -> str:

@@ -34,7 +34,10 @@ is dropped) ``CLOSE_GRACE_S`` later unless they drain first.
 
 A request uvicorn cannot parse (a URL over about 64 KB, bytes that are not HTTP) is refused
 before it reaches the app, with uvicorn's plain-text 400; ours answers in the JSON every other
-error has, saying what the limit is.
+error has, saying what the limit is. The parser also refuses a URL holding bytes that are not
+ASCII (``curl "…/search?q=ワークスペース"`` sends the UTF-8 as it is; browsers and HTTP
+libraries percent-encode it): that 400 says so and how to encode it, as a user of a Japanese
+or Chinese vault would otherwise read "not well-formed" and not know why.
 """
 
 from __future__ import annotations
@@ -90,6 +93,7 @@ class NoDelayHTTPProtocol(HttpToolsProtocol):
         self._head_timer: asyncio.TimerHandle | None = None
         self._refused = False
         self._peer_host: str | None = None
+        self._last_bytes = b""          # the chunk being parsed, for the 400's reason
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         """Refuse the connection past ``max_connections``, or past ``max_per_client`` from
@@ -124,6 +128,7 @@ class NoDelayHTTPProtocol(HttpToolsProtocol):
         """Ignore bytes on a refused connection (it is closing)."""
         if self._refused:
             return
+        self._last_bytes = data
         super().data_received(data)
 
     def on_message_begin(self) -> None:
@@ -140,9 +145,17 @@ class NoDelayHTTPProtocol(HttpToolsProtocol):
 
     def send_400_response(self, msg: str) -> None:
         """The 400 for a request that is not parseable HTTP, as a JSON error like the app's."""
-        self._answer_and_close(400, "Bad Request", "BadRequest", (
-            f"{msg.rstrip('.')}: its request line or a header is not well-formed HTTP/1.1, "
-            f"or its URL is over 64 KB (a search query is at most 1,000 characters)."))
+        target = unencoded_target(self._last_bytes)
+        if target is not None:
+            detail = (f"{msg.rstrip('.')}: the URL holds characters that are not "
+                      f"percent-encoded ({target}). Send them as UTF-8 percent escapes "
+                      f"('ワ' as %E3%83%AF): curl -G URL --data-urlencode 'q=…' does it, as "
+                      f"browsers and HTTP libraries do.")
+        else:
+            detail = (f"{msg.rstrip('.')}: its request line or a header is not well-formed "
+                      f"HTTP/1.1, or its URL is over 64 KB (a search query is at most 1,000 "
+                      f"characters).")
+        self._answer_and_close(400, "Bad Request", "BadRequest", detail)
 
     def _start_head_clock(self) -> None:
         if self.header_timeout_s is not None:
@@ -211,6 +224,17 @@ class NoDelayHTTPProtocol(HttpToolsProtocol):
                     + str(len(body)).encode("ascii") + b"\r\nconnection: close\r\n\r\n")
         self.transport.write(b"".join(head) + body)
         self.transport.close()
+
+
+def unencoded_target(chunk: bytes, shown: int = 80) -> str | None:
+    """The URL of the request line that opens ``chunk`` when it holds bytes that are not
+    ASCII (shown decoded, cut to ``shown`` characters), else None."""
+    line = chunk.split(b"\n", 1)[0]
+    parts = line.split(b" ")
+    if len(parts) < 2 or parts[1].isascii():
+        return None
+    text = parts[1].decode("utf-8", "replace")
+    return repr(text if len(text) <= shown else text[:shown] + "…")
 
 
 def http_protocol(header_timeout_s: float, max_connections: int,

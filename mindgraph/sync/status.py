@@ -61,7 +61,8 @@ class RunRecord:
                 if self.reindexed else "",
                 f"embedded {self.embedded} section{'s' * (self.embedded != 1)}"
                 if self.embedded else "",
-                f"dropped {self.vectors_removed} vectors" if self.vectors_removed else ""]
+                f"dropped {self.vectors_removed} vector{'s' * (self.vectors_removed != 1)}"
+                if self.vectors_removed else ""]
         redone = ", ".join(d for d in done if d) or "nothing to redo"
         text = f"{self.started} {what}: {redone} in {self.seconds:.2f} s"
         if self.failed:
@@ -74,7 +75,8 @@ class RunRecord:
         for warning in self.warnings[:WARNINGS_SHOWN]:
             text += f"\n  warning: {warning}"
         if len(self.warnings) > WARNINGS_SHOWN:
-            text += (f"\n  … and {len(self.warnings) - WARNINGS_SHOWN} more warnings "
+            more = len(self.warnings) - WARNINGS_SHOWN
+            text += (f"\n  … and {more} more warning{'s' * (more != 1)} "
                      f"(mindgraph check lists them all)")
         return text
 

@@ -83,3 +83,44 @@ def test_a_link_is_quoted_as_the_note_wrote_it(tmp_path):
     assert [m.split(" ", 1)[0] for m in messages] == [
         "![[img/z.png]]", "![pic](img/x%20y.jpg)", "[[Gone|shown]]",
         "[b](Missing%20Page.md#Part)"]
+
+
+def test_a_link_to_a_note_with_hash_in_its_file_name_says_why_it_cannot_resolve(tmp_path):
+    """[[C# notes]] asks for page 'C', heading 'notes' (as in Obsidian); with 'C# notes.md'
+    there, "fix the link's spelling" sent the user to a spelling that was right."""
+    (tmp_path / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n")
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    (raw / "C# notes.md").write_text("# C sharp\n\nAbout C#.\n")
+    (raw / "Index.md").write_text("# Index\n\nSee [[C# notes]] and [[Nowhere#Part]].\n")
+    assert run("ingest", "-C", tmp_path).exit_code == 0
+    report = json.loads(run("check", "-C", tmp_path, "--json").stdout)
+    broken = {f["message"].split(" points")[0]: f for f in report["findings"]
+              if f["kind"] == "broken-link"}
+    assert set(broken) == {"[[C# notes]]", "[[Nowhere#Part]]"}
+    assert broken["[[C# notes]]"]["raw_path"] == "Index.md"
+    assert "'#' starts a heading in a link, so it asks for page 'C': C# notes.md has '#' in " \
+        "its file name" in broken["[[C# notes]]"]["message"]
+    assert "Rename that note without '#'" in broken["[[C# notes]]"]["message"]
+    assert broken["[[Nowhere#Part]]"]["message"].endswith(
+        "Create the page or fix the link's spelling.")
+    text = run("check", "-C", tmp_path).stdout
+    assert "raw/Index.md:3: [[C# notes]] points to no page. '#' starts a heading" in text
+
+
+def test_a_link_by_an_alias_keeps_its_heading_and_shown_text_in_the_fix(tmp_path):
+    """[[Reading pages#Model|model]] to a page that has 'Reading pages' as an alias: the fix
+    named [[Interpreter|Reading pages]], dropping the heading and the text the page shows."""
+    (tmp_path / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n")
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    (raw / "Interpreter.md").write_text("---\naliases: [Reading pages]\n---\n# Interpreter\n\n"
+                                        "Reads pages.\n\n## Model\n\nThe model it uses.\n")
+    (raw / "Index.md").write_text("# Index\n\nSee the [[Reading pages#Model|model]] and "
+                                  "[[Reading pages]].\n")
+    assert run("ingest", "-C", tmp_path).exit_code == 0
+    report = json.loads(run("check", "-C", tmp_path, "--json").stdout)
+    fixes = sorted(f["message"].split(" A page has it as an alias: ")[1]
+                   for f in report["findings"] if f["kind"] == "broken-link")
+    assert fixes == ["link [[Interpreter#Model|model]] instead.",
+                     "link [[Interpreter|Reading pages]] instead."]

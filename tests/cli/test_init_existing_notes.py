@@ -1,0 +1,88 @@
+"""`mindgraph init` on a folder that already holds notes, a newcomer's first move: it made an
+empty raw/ and a wiki/ inside it, so nothing was compiled ("raw/ has no notes yet") and, in an
+Obsidian vault, each compiled page would sit in the vault beside its note. `--raw FOLDER`
+compiles such a folder where it is, from a workspace beside it."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from mindgraph.cli import cli
+
+
+def run(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+
+
+def _vault(tmp_path, obsidian: bool):
+    vault = tmp_path / "vault"
+    (vault / "Trips").mkdir(parents=True)
+    (vault / "Trips" / "Kyoto.md").write_text("# Kyoto\n\nTemples and gardens in autumn.\n")
+    (vault / "Zeppelins.md").write_text("# Zeppelins\n\nAirships carry [[Kyoto|visitors]].\n")
+    if obsidian:
+        (vault / ".obsidian").mkdir()
+    return vault
+
+
+def test_init_on_an_obsidian_vault_writes_nothing_and_names_the_raw_option(tmp_path):
+    vault = _vault(tmp_path, obsidian=True)
+    before = sorted(p.name for p in vault.iterdir())
+    result = run("init", vault)
+    assert result.exit_code == 2
+    assert "is an Obsidian vault (it has .obsidian/)" in result.output
+    assert f"mindgraph init {tmp_path / 'vault-wiki'} --raw {vault}" in result.output
+    assert sorted(p.name for p in vault.iterdir()) == before      # no mindgraph.yml, raw/, wiki/
+
+
+def test_init_raw_compiles_the_vault_where_it_is_and_never_writes_it(tmp_path):
+    vault = _vault(tmp_path, obsidian=True)
+    before = sorted(str(p.relative_to(vault)) for p in vault.rglob("*"))
+    workspace = tmp_path / "vault-wiki"
+    result = run("init", workspace, "--raw", vault)
+    assert result.exit_code == 0, result.output
+    assert f"Your notes stay in {vault} (never written)" in result.output
+    assert "  raw: ../vault  " in (workspace / "mindgraph.yml").read_text()
+    assert not (workspace / "raw").exists()
+    ingest = json.loads(run("ingest", "-C", workspace, "--json").stdout)
+    assert ingest["ingested"] == 2
+    assert (workspace / "wiki" / "Trips" / "Kyoto.md").is_file()
+    found = json.loads(run("search", "-C", workspace, "temples gardens", "--json").stdout)
+    assert found["results"][0]["page"] == "Trips/Kyoto.md"
+    assert sorted(str(p.relative_to(vault)) for p in vault.rglob("*")) == before
+
+
+def test_init_raw_inside_the_workspace_is_refused_before_anything_is_written(tmp_path):
+    vault = _vault(tmp_path, obsidian=False)
+    result = run("init", vault / "sub", "--raw", vault)
+    assert result.exit_code == 2
+    assert "'paths.wiki'" in result.output and "is inside 'paths.raw'" in result.output
+    assert f"give DIRECTORY a new folder beside it, e.g. {tmp_path / 'vault-wiki'}" \
+        in result.output
+    assert not (vault / "sub").exists()
+
+
+def test_init_on_a_plain_folder_of_notes_says_they_are_not_compiled(tmp_path):
+    vault = _vault(tmp_path, obsidian=False)
+    result = run("init", vault)
+    assert result.exit_code == 0
+    assert f"{vault} already holds 2 notes outside raw/ (Zeppelins.md, Trips/Kyoto.md): " \
+        f"mindgraph compiles only {vault / 'raw'}." in result.output
+    assert f"mindgraph init {tmp_path / 'vault-wiki'} --raw {vault}" in result.output
+    assert "Put your notes in" not in result.output
+    fresh = run("init", tmp_path / "notes")
+    assert fresh.output.splitlines()[-1] == (f"Put your notes in {tmp_path / 'notes' / 'raw'}, "
+                                             f"then run: mindgraph ingest -C "
+                                             f"{tmp_path / 'notes'}")
+
+
+def test_init_raw_writes_a_vault_name_with_spaces_and_unicode_as_it_is(tmp_path):
+    vault = tmp_path / "日本 ノート #1"
+    vault.mkdir()
+    (vault / "メモ.md").write_text("# メモ\n\n京都の寺と庭。\n")
+    result = run("init", tmp_path / "wiki-side", "--raw", vault)
+    assert result.exit_code == 0, result.output
+    assert "  raw: '../日本 ノート #1'  " in (tmp_path / "wiki-side" / "mindgraph.yml").read_text()
+    ingest = run("ingest", "-C", tmp_path / "wiki-side", "--json")
+    assert json.loads(ingest.stdout)["ingested"] == 1
