@@ -4,12 +4,14 @@ each imports its package when called)."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import functools
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from ..errors import InputError
+from ..fsutil import writing_nothing
 from .indexes import WarmIndexes, query
 
 if TYPE_CHECKING:
@@ -67,9 +69,11 @@ class Services(WarmIndexes):
 
         # Outside the core lock: ingest only writes wiki/ (each file atomically) and its own
         # state, so queries go on meanwhile and see pages as they land.
-        report = run_ingest(self.settings, provider=provider, dry_run=dry_run, force=force,
-                            only=only, progress=progress, phases=phases, session=session,
-                            changed=changed, allow_removals=allow_removals)
+        with writing_nothing() if dry_run else contextlib.nullcontext():
+            report = run_ingest(self.settings, provider=provider, dry_run=dry_run,
+                                force=force, only=only, progress=progress, phases=phases,
+                                session=session, changed=changed,
+                                allow_removals=allow_removals)
         with self._lock:
             if self._cache is not None and not dry_run:
                 self.sync()

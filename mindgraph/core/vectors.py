@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import MindgraphError
+from ..fsutil import writing_nothing
 from .indexes import WarmIndexes, query
 
 if TYPE_CHECKING:
@@ -180,7 +181,7 @@ class VectorSearch(WarmIndexes):
 
         # one embed at a time in the workspace: another waits, then plans again (lock.py); a
         # caller that passes its ``plan`` holds embed_lock while planning. A dry run only reads.
-        with contextlib.nullcontext() if dry_run else \
+        with writing_nothing() if dry_run else \
                 embed_lock(self.settings.state_dir, notice=notice,
                            store=self.vector_store()):
             return self._embed(dry_run=dry_run, drop_other_models=drop_other_models, plan=plan,
