@@ -48,7 +48,7 @@ def embed_command(settings: Settings, dry_run: bool, drop_other_models: bool,
         # dry run writes nothing under the state folder, not even the model files' digests
         with writing_nothing() if dry_run else \
                 embed_lock(settings.state_dir, wait=not no_wait, notice=notice,
-                           store=mg.vector_store()):
+                           store=mg.vector_store(), holder="embed"):
             plan = mg.plan_embed()
             keep = sorted(p.path for p in mg.vault().problems if p.path not in mg.vault().pages)
             # a bar on a terminal (not under --json); elsewhere a line now and then
