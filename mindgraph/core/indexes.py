@@ -149,6 +149,15 @@ class WarmIndexes:
     def _state_file(self, name: str) -> Path:
         return self.settings.state_dir / name
 
+    def _page_languages(self) -> Counter[str]:
+        """How many pages are in each language (counted once per state of the pages: a
+        query of Han alone asks, query_language.py)."""
+        from ..retrieval.query_language import vault_languages
+
+        if self._languages is None:
+            self._languages = vault_languages(self._pages().values())
+        return self._languages
+
     def _pages(self) -> dict[str, Page]:
         if self._cache is None:
             self.sync()

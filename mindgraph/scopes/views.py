@@ -129,7 +129,7 @@ class ScopedQueries:
         # an identity's search counts (else a page created through POST /documents, or any
         # page changed while only identities searched, was never embedded)
         self._base._live.in_use = True
-        return vector.within(self._cache.pages), why
+        return vector.within(self._cache.pages, self._page_languages), why
 
     def _hybrid_retriever(self) -> Any:
         current = self._base._vector
