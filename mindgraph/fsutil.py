@@ -125,13 +125,15 @@ def sha256_file(path: Path, pinned: bool = False) -> str:
     return known
 
 
-def hash_ahead(paths: Iterable[Path], state_dir: Path | None) -> None:
+def hash_ahead(paths: Iterable[Path], state_dir: Path | None,
+               wanted: Callable[[], bool] | None = None) -> None:
     """Begin hashing ``paths`` now, in a forked process, for a process that will soon check
     them (``sha256_file`` then takes the digest it sent, computed from a stamp taken before
     reading, as it does itself). Only the files that neither this process nor the kept
-    digests of ``state_dir`` hold a digest for; nothing where a fork is not safe (not Linux,
-    or another thread alive) or no second core would hash them beside this process. Call
-    ``settle_ahead`` when the work is done."""
+    digests of ``state_dir`` hold a digest for, and only if ``wanted()`` then says the
+    process may check them (asked only when there is something to hash); nothing where a
+    fork is not safe (not Linux, or another thread alive) or no second core would hash them
+    beside this process. Call ``settle_ahead`` when the work is done."""
     if not sys.platform.startswith("linux") or threading.active_count() > 1 \
             or len(os.sched_getaffinity(0)) < 2:
         return
@@ -147,7 +149,7 @@ def hash_ahead(paths: Iterable[Path], state_dir: Path | None) -> None:
                 continue
         if kept_in is None or _kept_digest(kept_in, key) is None:
             todo.append(key[0])
-    if not todo:
+    if not todo or (wanted is not None and not wanted()):
         return
     reading, writing = os.pipe()
     child = os.fork()
