@@ -10,6 +10,7 @@ what the file is and what to do.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import errno
 import hashlib
 import json
@@ -66,6 +67,29 @@ _AHEAD: dict[str, "_Ahead"] = {}        # path → the process hashing it (hash_
 AHEAD_WAIT_S = 20.0
 
 
+# set within a dry run (``writing_nothing``): the digests are kept in memory only, and the
+# indexes (core/indexes.py) save nothing. A context variable, not a global: a server's dry
+# run must not stop the queries that other threads answer meanwhile from saving theirs.
+_WRITING_NOTHING: contextvars.ContextVar[bool] = contextvars.ContextVar("writing_nothing",
+                                                                        default=False)
+
+
+@contextlib.contextmanager
+def writing_nothing() -> Iterator[None]:
+    """Within it (in this thread), nothing is written under the state folder by the digests
+    and the indexes: a dry run says what would change and changes nothing."""
+    token = _WRITING_NOTHING.set(True)
+    try:
+        yield
+    finally:
+        _WRITING_NOTHING.reset(token)
+
+
+def writes_allowed() -> bool:
+    """False within ``writing_nothing``."""
+    return not _WRITING_NOTHING.get()
+
+
 def keep_file_digests(state_dir: Path | None) -> None:
     """Remember the digests ``sha256_file`` computes in ``state_dir``/file-digests.json, so
     that a later process of the workspace trusts a file whose stamp (``stamp_of``: size,
@@ -94,20 +118,22 @@ def sha256_file(path: Path, pinned: bool = False) -> str:
         if known is None:
             with open(path, "rb") as handle:
                 known = hashlib.file_digest(handle, "sha256").hexdigest()
-        if kept_in is not None:
+        if kept_in is not None and writes_allowed():      # a dry run keeps nothing
             _keep_digest(kept_in, key, known)
     with _FILE_DIGESTS_LOCK:
         _FILE_DIGESTS[key] = known
     return known
 
 
-def hash_ahead(paths: Iterable[Path], state_dir: Path | None) -> None:
+def hash_ahead(paths: Iterable[Path], state_dir: Path | None,
+               wanted: Callable[[], bool] | None = None) -> None:
     """Begin hashing ``paths`` now, in a forked process, for a process that will soon check
     them (``sha256_file`` then takes the digest it sent, computed from a stamp taken before
     reading, as it does itself). Only the files that neither this process nor the kept
-    digests of ``state_dir`` hold a digest for; nothing where a fork is not safe (not Linux,
-    or another thread alive) or no second core would hash them beside this process. Call
-    ``settle_ahead`` when the work is done."""
+    digests of ``state_dir`` hold a digest for, and only if ``wanted()`` then says the
+    process may check them (asked only when there is something to hash); nothing where a
+    fork is not safe (not Linux, or another thread alive) or no second core would hash them
+    beside this process. Call ``settle_ahead`` when the work is done."""
     if not sys.platform.startswith("linux") or threading.active_count() > 1 \
             or len(os.sched_getaffinity(0)) < 2:
         return
@@ -123,7 +149,7 @@ def hash_ahead(paths: Iterable[Path], state_dir: Path | None) -> None:
                 continue
         if kept_in is None or _kept_digest(kept_in, key) is None:
             todo.append(key[0])
-    if not todo:
+    if not todo or (wanted is not None and not wanted()):
         return
     reading, writing = os.pipe()
     child = os.fork()

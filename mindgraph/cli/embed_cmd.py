@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
-
 import click
 
 from ..config import Settings
 from ..core import Mindgraph
+from ..fsutil import writing_nothing
 from ..vectors.lock import embed_lock
 from ..vectors.sync import SyncReport
 from .common import echo, emit_json, is_terminal, json_option, workspace_options
@@ -42,13 +41,14 @@ def embed_command(settings: Settings, dry_run: bool, drop_other_models: bool,
 
     settings.require_wiki()             # first: outside a workspace say so, creating nothing
     mg = Mindgraph(settings)
-    mg.save_state_files = not dry_run       # a dry run writes nothing under the state folder
+    mg.save_state_files = not dry_run       # to its close: a dry run writes nothing there
     try:
         # held from the plan on: a second embed plans after the first has stored its vectors
-        # (in the workspace, and with pgvector in the table: another workspace's embed)
-        with contextlib.nullcontext() if dry_run else \
+        # (in the workspace, and with pgvector in the table: another workspace's embed); a
+        # dry run writes nothing under the state folder, not even the model files' digests
+        with writing_nothing() if dry_run else \
                 embed_lock(settings.state_dir, wait=not no_wait, notice=notice,
-                           store=mg.vector_store()):
+                           store=mg.vector_store(), holder="embed"):
             plan = mg.plan_embed()
             keep = sorted(p.path for p in mg.vault().problems if p.path not in mg.vault().pages)
             # a bar on a terminal (not under --json); elsewhere a line now and then

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -11,6 +12,7 @@ import click
 from ..fsutil import settle_ahead
 from ..ingest.report import FileOutcome, IngestReport, Outcome
 from ..ingest.scan import NOT_A_NOTE
+from ..ingest.segmenter_need import may_need_segmenters
 from ..text.cjk import check_ahead
 from . import common
 from .common import (EXIT_PROBLEMS, echo, emit_json, json_option, require_workspace,
@@ -43,7 +45,9 @@ def ingest_command(settings, dry_run: bool, force: bool, allow_removals: bool,
                    only: tuple[str, ...], show_progress: bool | None, as_json: bool) -> None:
     """Compile new and changed notes of raw/ into wiki pages (raw/ is never written)."""
     if common.OWN_PROCESS:      # first: the dictionaries hash while this process imports
-        check_ahead(settings.state_dir)
+        # (not for a workspace of English alone, which never loads them: segmenter_need.py)
+        check_ahead(settings.state_dir, functools.partial(
+            may_need_segmenters, settings.state_dir, settings.raw_dir))
     from ..core import Mindgraph
 
     mg = Mindgraph(settings)

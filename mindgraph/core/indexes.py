@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from ..config import Settings
-from ..fsutil import keep_file_digests, writable
+from ..fsutil import keep_file_digests, writable, writes_allowed
 
 if TYPE_CHECKING:
     from collections import Counter
@@ -71,10 +71,19 @@ class WarmIndexes:
         self._languages: Counter[str] | None = None
         self._depth = 0
         self.defer_saves = False
-        # False: nothing is written under the state folder (a dry run; the files may be on a
-        # read-only filesystem): the indexes live in memory for this process only
-        self.save_state_files = True
+        self._save_state_files = True
         self._unsaved: set[str] = set()     # state files behind memory (``defer_saves``)
+
+    @property
+    def save_state_files(self) -> bool:
+        """False: nothing is written under the state folder (a dry run, in this object or
+        within ``fsutil.writing_nothing`` in this thread; a read-only filesystem): the
+        indexes live in memory for this process only."""
+        return self._save_state_files and writes_allowed()
+
+    @save_state_files.setter
+    def save_state_files(self, save: bool) -> None:
+        self._save_state_files = save
 
     def sync(self) -> ChangeSet:
         """Re-read wiki files that changed on disk and update every derived index.
@@ -139,6 +148,15 @@ class WarmIndexes:
 
     def _state_file(self, name: str) -> Path:
         return self.settings.state_dir / name
+
+    def _page_languages(self) -> Counter[str]:
+        """How many pages are in each language (counted once per state of the pages: a
+        query of Han alone asks, query_language.py)."""
+        from ..retrieval.query_language import vault_languages
+
+        if self._languages is None:
+            self._languages = vault_languages(self._pages().values())
+        return self._languages
 
     def _pages(self) -> dict[str, Page]:
         if self._cache is None:

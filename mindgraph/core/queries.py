@@ -10,8 +10,6 @@ from ..errors import NotFoundError
 from .indexes import WarmIndexes, query
 
 if TYPE_CHECKING:
-    from collections import Counter
-
     from ..graph.communities import Community
     from ..graph.query import Neighbor
     from ..page.model import Page, Section
@@ -94,15 +92,6 @@ class Queries(WarmIndexes):
             return [explain(replace(h, rank=rank), pages[h.path], query, why,
                             index.embedded.get((h.path, h.section_id or ""), ()))
                     for rank, h in enumerate(hits[:limit], 1)]
-
-    def _page_languages(self) -> Counter[str]:
-        """How many pages are in each language (counted once per state of the pages: a
-        query of Han alone asks, query_language.py)."""
-        from ..retrieval.query_language import vault_languages
-
-        if self._languages is None:
-            self._languages = vault_languages(self._pages().values())
-        return self._languages
 
     @query
     def trust_of(self, paths: Iterable[str]) -> dict[str, dict[str, Any]]:

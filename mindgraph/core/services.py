@@ -4,12 +4,14 @@ each imports its package when called)."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import functools
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from ..errors import InputError
+from ..fsutil import writing_nothing
 from .indexes import WarmIndexes, query
 
 if TYPE_CHECKING:
@@ -67,9 +69,11 @@ class Services(WarmIndexes):
 
         # Outside the core lock: ingest only writes wiki/ (each file atomically) and its own
         # state, so queries go on meanwhile and see pages as they land.
-        report = run_ingest(self.settings, provider=provider, dry_run=dry_run, force=force,
-                            only=only, progress=progress, phases=phases, session=session,
-                            changed=changed, allow_removals=allow_removals)
+        with writing_nothing() if dry_run else contextlib.nullcontext():
+            report = run_ingest(self.settings, provider=provider, dry_run=dry_run,
+                                force=force, only=only, progress=progress, phases=phases,
+                                session=session, changed=changed,
+                                allow_removals=allow_removals)
         with self._lock:
             if self._cache is not None and not dry_run:
                 self.sync()
@@ -121,11 +125,22 @@ class Services(WarmIndexes):
 
         vault = self.vault()
         report = raw_note_findings(check_vault(vault, self.settings.raw_dir, self._raw_visible,
-                                               raw_folder=self.settings.paths.raw),
+                                               raw_folder=self.settings.paths.raw,
+                                               attachments=self._check_attachments(vault)),
                                    self.settings.state_dir, self._raw_visible,
                                    raw_dir=self.settings.raw_dir,
                                    raw_folder=self.settings.paths.raw)
         return unscoped_findings(self.trust.with_trust(report, vault), self.scopes, vault.pages)
+
+    def _check_attachments(self, vault: Any) -> Callable[[str, str], bool]:
+        """``exists(target, page path)`` over the wiki's and raw/'s files as `check` counts
+        them (symlinks too), from the process's indexes of the two folders: a server's
+        GET /check walked both on every call (dashboard/attachment_index.py)."""
+        from ..dashboard.attachment_index import attachment_index
+
+        finders = [attachment_index(root).finder(self._raw_visible, links=True)
+                   for root in (vault.root, self.settings.raw_dir)]
+        return lambda target, source: any(found(target, source) for found in finders)
 
     def calibrate_recency(self, questions: Iterable[Any] = ()) -> Fit:
         """The recency λ (and evergreen pages) the usage log and ``questions`` argue for."""

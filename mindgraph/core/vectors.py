@@ -12,6 +12,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import MindgraphError
+from ..fsutil import writing_nothing
+from ..page.language import query_language
 from .indexes import WarmIndexes, query
 
 if TYPE_CHECKING:
@@ -82,6 +84,11 @@ class VectorSearch(WarmIndexes):
         warm_for = getattr(provider, "warm_for", None)
         warm = functools.partial(warm_for, query) if warm_for is not None else \
             getattr(provider, "warm", None)
+        if warm_for is not None and query_language(query) == "zh" \
+                and provider.route_of("ja") != provider.route_of("zh"):
+            # Han alone is Japanese or Chinese as the pages say (retrieval/query_language.py),
+            # known once they are read: the model loads from then on, beside the indexes
+            warm = functools.partial(_warm_as_pages_say, self, warm_for, query)
         if warm is not None:
             threading.Thread(target=_quietly, args=(warm,), name="mindgraph-model").start()
 
@@ -110,7 +117,8 @@ class VectorSearch(WarmIndexes):
                 else:
                     from ..retrieval.vector import VectorRetriever
 
-                    self._vector = (VectorRetriever(provider, store), None)
+                    self._vector = (VectorRetriever(provider, store,
+                                                    languages=self._page_languages), None)
             except MindgraphError as exc:
                 self._vector = (None, str(exc))
             self._live.tried()
@@ -180,7 +188,7 @@ class VectorSearch(WarmIndexes):
 
         # one embed at a time in the workspace: another waits, then plans again (lock.py); a
         # caller that passes its ``plan`` holds embed_lock while planning. A dry run only reads.
-        with contextlib.nullcontext() if dry_run else \
+        with writing_nothing() if dry_run else \
                 embed_lock(self.settings.state_dir, notice=notice,
                            store=self.vector_store()):
             return self._embed(dry_run=dry_run, drop_other_models=drop_other_models, plan=plan,
@@ -279,6 +287,15 @@ class VectorSearch(WarmIndexes):
         with self._lock:
             self._vector = None
             self._hybrid = None
+
+
+def _warm_as_pages_say(mg: VectorSearch, warm_for: Any, query: str) -> None:
+    """``warm_for`` the model of ``query``'s language in ``mg``'s pages (query_language.py)."""
+    from ..retrieval.query_language import query_language_in
+
+    with mg._lock:
+        language = query_language_in(query, mg._page_languages)
+    warm_for(query, language)
 
 
 def _quietly(work: Any) -> None:

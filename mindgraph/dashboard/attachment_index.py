@@ -10,9 +10,12 @@ a listing) and lists again only the folders that changed. A folder listed within
 of its own mtime is listed again next time (a file added in the same clock tick as the
 listing leaves the stamp as it was: git's "racy" index entries).
 
-What it holds is every non-markdown entry that is no symlink, in folders reached through no
-symlink, skipping hidden and tool folders, as ``page.anchors.AttachmentFiles`` sees raw/ with
-``symlinks=False``. Visibility is applied per question (``visible``), never stored: one
+What it serves from is every non-markdown entry that is no symlink, in folders reached
+through no symlink, skipping hidden and tool folders, as ``page.anchors.AttachmentFiles`` sees
+raw/ with ``symlinks=False``. It also holds, apart, the entries that are symlinks to no
+folder, for `check` alone (``finder(links=True)``): a symlinked attachment is there for a
+reader in Obsidian, so check does not call it missing, as the walk it did on every call
+(``AttachmentFiles`` with symlinks) did not. Visibility is applied per question (``visible``), never stored: one
 index serves every view, and a view finds no file of a scope it does not see. A stale answer
 can only name a file that is gone or changed; the route resolves and checks the real file
 before it serves anything (dashboard/attachments.py).
@@ -44,12 +47,19 @@ class AttachmentIndex:
         self._subdirs: dict[str, tuple[str, ...]] = {}
         self._by_path: dict[str, list[str]] = {}     # lower-case path → paths, sorted
         self._by_name: dict[str, list[str]] = {}     # lower-case file name → paths, sorted
+        # the same for the symlinks to no folder (for check: never served)
+        self._links: dict[str, tuple[str, ...]] = {}
+        self._links_by_path: dict[str, list[str]] = {}
+        self._links_by_name: dict[str, list[str]] = {}
         self.listings = 0                              # folders listed so far (for tests)
 
-    def finder(self, visible: Callable[[str], bool] | None = None
+    def finder(self, visible: Callable[[str], bool] | None = None, *, links: bool = False
                ) -> Callable[[str, str], bool]:
-        """``exists(target, source)`` for one page render: the folders are checked on its
-        first question only (a page without attachment embeds costs nothing)."""
+        """``exists(target, source)`` for one page render (or one `check`): the folders are
+        checked on its first question only (a page without attachment embeds costs
+        nothing). ``links``: as `check` asks (page.check.check_vault), a symlink to a file
+        counts, and a path that climbs (``..``) that finds nothing is still looked for by its
+        file name (as ``page.anchors.AttachmentFiles`` does)."""
         checked = False
 
         def exists(target: str, source: str) -> bool:
@@ -57,7 +67,11 @@ class AttachmentIndex:
             if not checked:
                 self.refresh()
                 checked = True
-            return self._lookup(target, source, visible) is not None
+            if not links:
+                return self._lookup(target, source, visible) is not None
+            return any(self._lookup(target, source, visible, tables, climbs_by_name=True)
+                       is not None for tables in ((self._by_path, self._by_name),
+                                                  (self._links_by_path, self._links_by_name)))
 
         return exists
 
@@ -69,8 +83,10 @@ class AttachmentIndex:
         self.refresh()
         return self._lookup(target, source, visible)
 
-    def _lookup(self, target: str, source: str,
-                visible: Callable[[str], bool] | None) -> str | None:
+    def _lookup(self, target: str, source: str, visible: Callable[[str], bool] | None,
+                tables: tuple[dict[str, list[str]], dict[str, list[str]]] | None = None,
+                climbs_by_name: bool = False) -> str | None:
+        by_path, by_name = tables or (self._by_path, self._by_name)
         raw = target.strip().replace("\\", "/").lstrip("/")
         if not raw:
             return None
@@ -79,13 +95,12 @@ class AttachmentIndex:
         with self._lock:
             for candidate in ((posixpath.join(folder, raw),) if climbs else
                               (raw, posixpath.join(folder, raw))):
-                found = self._first(self._by_path, posixpath.normpath(candidate).lower(),
-                                    visible)
+                found = self._first(by_path, posixpath.normpath(candidate).lower(), visible)
                 if found is not None:
                     return found
-            if climbs:
+            if climbs and not climbs_by_name:
                 return None
-            return self._first(self._by_name, raw.rsplit("/", 1)[-1].lower(), visible)
+            return self._first(by_name, raw.rsplit("/", 1)[-1].lower(), visible)
 
     def refresh(self) -> None:
         """List again the folders whose stamp changed since they were listed (all of them
@@ -119,13 +134,17 @@ class AttachmentIndex:
         started = time.time_ns()
         stamp = _stamp(self._path(folder))
         files: list[str] = []
+        links: list[str] = []
         subdirs: list[str] = []
         try:
             with os.scandir(self._path(folder)) as entries:
                 for entry in entries:
                     try:
-                        if entry.is_symlink():
-                            continue           # never followed, never served
+                        if entry.is_symlink():     # never followed, never served
+                            if not entry.is_dir() and \
+                                    not entry.name.lower().endswith((".md", ".markdown")):
+                                links.append(entry.name)     # for check (``finder``)
+                            continue
                         if entry.is_dir(follow_symlinks=False):
                             if entry.name not in SKIP_DIRS and not entry.name.startswith("."):
                                 subdirs.append(entry.name)
@@ -144,6 +163,7 @@ class AttachmentIndex:
         racy = stamp is not None and started - stamp[0] < RACY_S * 1e9
         self._stamps[folder] = None if racy else stamp
         self._set_files(folder, tuple(sorted(files)))
+        self._set_files(folder, tuple(sorted(links)), linked=True)
         old = set(self._subdirs.get(folder, ()))
         self._subdirs[folder] = tuple(subdirs)
         for gone in old - set(subdirs):
@@ -158,24 +178,27 @@ class AttachmentIndex:
             gone = pending.pop()
             self._stamps.pop(gone, None)
             self._set_files(gone, ())
+            self._set_files(gone, (), linked=True)
             pending.extend(_join(gone, name) for name in self._subdirs.pop(gone, ()))
 
-    def _set_files(self, folder: str, names: tuple[str, ...]) -> None:
-        old = self._files.get(folder, ())
+    def _set_files(self, folder: str, names: tuple[str, ...], linked: bool = False) -> None:
+        files, by_path, by_name = (self._links, self._links_by_path, self._links_by_name) \
+            if linked else (self._files, self._by_path, self._by_name)
+        old = files.get(folder, ())
         if old == names:
             return
         for name in set(old) - set(names):
             path = _join(folder, name)
-            _discard(self._by_path, path.lower(), path)
-            _discard(self._by_name, name.lower(), path)
+            _discard(by_path, path.lower(), path)
+            _discard(by_name, name.lower(), path)
         for name in set(names) - set(old):
             path = _join(folder, name)
-            _insert(self._by_path, path.lower(), path)
-            _insert(self._by_name, name.lower(), path)
+            _insert(by_path, path.lower(), path)
+            _insert(by_name, name.lower(), path)
         if names:
-            self._files[folder] = names
+            files[folder] = names
         else:
-            self._files.pop(folder, None)
+            files.pop(folder, None)
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:

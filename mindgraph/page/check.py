@@ -88,12 +88,17 @@ class CheckReport:
 
 def check_vault(vault: Vault, raw_dir: Path | None = None,
                 visible: Callable[[str], bool] | None = None,
-                raw_folder: str = "raw") -> CheckReport:
+                raw_folder: str = "raw",
+                attachments: Callable[[str, str], bool] | None = None) -> CheckReport:
     """Run every check over ``vault``; with ``raw_dir``, findings about compiled pages also
     name the raw note and line to fix (``raw_folder``: the raw folder as configured,
     paths.raw, as the messages name it). ``visible`` (a scoped view's: does it see the file at
     this path, relative to the wiki or raw/) limits the attachment files and symlinked
-    folders looked at to the view's: a file it does not see is one that is not there."""
+    folders looked at to the view's: a file it does not see is one that is not there.
+    ``attachments``: ``exists(target, page path)`` for the files of the wiki and raw/ as
+    ``AttachmentFiles`` finds them (a long-lived caller's, kept current without a walk:
+    dashboard/attachment_index.py); by default both folders are walked on the first
+    attachment link."""
     findings: list[Finding] = []
     raw_folder = raw_folder.rstrip("/") or "raw"
     for problem in vault.problems:
@@ -110,8 +115,9 @@ def check_vault(vault: Vault, raw_dir: Path | None = None,
                                 f"copy the folder into the wiki, or its notes into "
                                 f"{raw_folder}/."))
     incoming: dict[str, int] = defaultdict(int)
-    attachments = AttachmentFiles([vault.root] + ([raw_dir] if raw_dir is not None else []),
-                                  visible)
+    if attachments is None:
+        attachments = AttachmentFiles([vault.root] + ([raw_dir] if raw_dir is not None else []),
+                                      visible).exists
     anchors = PageAnchors()
     raw = RawLines(raw_dir) if raw_dir is not None else None
     for page, link, result in vault.resolved_links():
@@ -176,7 +182,7 @@ def _unprefixed(path: str, line: int, message: str) -> tuple[int, str]:
 
 
 def _link_problems(vault: Vault, page: Page, link: Link, result: Resolution,
-                   anchors: PageAnchors, attachments: AttachmentFiles,
+                   anchors: PageAnchors, attachments: Callable[[str, str], bool],
                    raw_folder: str = "raw") -> Iterator[tuple[str, str]]:
     """(kind, message) for each way ``link`` misses: no page, several pages, no such heading,
     block or attachment."""
@@ -196,7 +202,7 @@ def _link_problems(vault: Vault, page: Page, link: Link, result: Resolution,
                                  f"({', '.join(result.candidates)}); write the folder path, "
                                  f"e.g. [[{result.candidates[0][:-3]}]].")
     elif result.status == "attachment":
-        if not attachments.exists(link.target, page.path):
+        if not attachments(link.target, page.path):
             yield "missing-attachment", (f"{shown()} names no file in the wiki or "
                                          f"{raw_folder}/; add the file or fix its name.")
     elif result.status in ("resolved", "self") and result.target in vault.pages:

@@ -10,7 +10,10 @@ per model: ``part_counts``) and a multilingual model holds more: an English ques
 vault of Japanese pages, where MiniLM holds only the few pages written mostly in English,
 is answered by the multilingual model that embedded the rest (before, it searched those few
 and its vector and hybrid answers were noise). A model with no chunks there at all is never
-used while another has some. ``query_provider`` names the model that served a query, whose
+used while another has some. A query's language is the one hybrid and keyword search decide
+(query_language.py: Han alone is Japanese in a Japanese vault), from the page counts
+``languages`` gives; before, 「伏見稲荷」 in a Japanese vault loaded the Chinese model.
+``query_provider`` names the model that served a query, whose
 cosines calibration and fusion weights are for; ``route_note`` says why when it is not the
 query's own.
 
@@ -26,14 +29,15 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
+from collections import Counter
 from typing import Any, Callable, Collection
 
 import numpy as np
 
 from ..errors import ProviderError
-from ..page.language import query_language
 from ..providers.embedding.base import EmbeddingProvider
 from ..stores.base import VectorStore
+from .query_language import query_language_in
 
 CHUNKS_PER_PAGE = 8
 LANGUAGE_NAMES = {"en": "English", "ja": "Japanese", "zh": "Chinese", "ko": "Korean"}
@@ -61,9 +65,13 @@ class VectorPageHit:
 class VectorRetriever:
     """Page ranking from section vectors of one embedding model."""
 
-    def __init__(self, provider: EmbeddingProvider, store: VectorStore):
+    def __init__(self, provider: EmbeddingProvider, store: VectorStore,
+                 languages: Callable[[], Counter[str]] = Counter):
         self.provider = provider
         self.store = store
+        # how many pages are in each language, asked for a query of Han alone (none known:
+        # such a query is Chinese, as page.language.query_language says)
+        self.languages = languages
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
         self._failed: tuple[float, str] | None = None    # (when, why) of the last failure
@@ -74,15 +82,17 @@ class VectorRetriever:
         self.pages: Collection[str] | None = None          # only these pages (a scoped view)
         self._partition: Any = None     # a view's own part of the shared query cache
 
-    def within(self, pages: Collection[str], partition: Any = None) -> "VectorRetriever":
-        """This retriever restricted to ``pages`` (one identity's view, scopes/): the store
-        ranks only their chunks. The query cache is shared (one size bound), each view's
-        queries under its own ``partition``: a query another tenant asked was answered
-        from the cache, measurably faster (10.7 ms against 14.5 ms on the help vault), which
-        told an agent that someone asked exactly that."""
+    def within(self, pages: Collection[str], partition: Any = None,
+               languages: Callable[[], Counter[str]] | None = None) -> "VectorRetriever":
+        """This retriever restricted to ``pages`` (one identity's view, scopes/) and their
+        ``languages`` (else this one's): the store ranks only their chunks. The query cache
+        is shared (one size bound), each view's queries under its own ``partition``: a query
+        another tenant asked was answered from the cache, measurably faster (10.7 ms against
+        14.5 ms on the help vault), which told an agent that someone asked exactly that."""
         restricted = copy.copy(self)
         restricted.pages = frozenset(pages)
         restricted._partition = partition
+        restricted.languages = languages or self.languages
         # which model a query falls back to is the view's own question: asked over every
         # page, an identity's answer would change with pages it cannot see (another scope's
         # or tenant's Japanese pages: its Japanese query found nothing of its own)
@@ -99,7 +109,7 @@ class VectorRetriever:
         order = getattr(self.provider, "route_order", None)
         if order is None:
             return self._cached(query, lambda: self.provider.embed_queries([query])[0])
-        routes = order(query_language(query))
+        routes = order(self.query_language(query))
         chosen = self._route_by_counts(routes)
         for route in routes if chosen is None else [chosen]:
             # cached per model: views sharing the cache may fall back to different ones
@@ -112,6 +122,11 @@ class VectorRetriever:
                         self._routes.pop(next(iter(self._routes)))
                 return vector
         raise AssertionError("a routed provider has at least one model")
+
+    def query_language(self, query: str) -> str:
+        """``query``'s language in the pages searched, as hybrid and keyword search decide
+        it (query_language.py)."""
+        return query_language_in(query, self.languages)
 
     def part_counts(self) -> tuple[int, ...] | None:
         """How many of the chunks searched (this view's pages) each routed model holds; None
@@ -148,7 +163,7 @@ class VectorRetriever:
         order = getattr(self.provider, "route_order", None)
         if order is None:
             return None
-        lang = query_language(query)
+        lang = self.query_language(query)
         own = order(lang)[0]
         served = self._routes.get(query)
         if served is None or served == own:
@@ -253,7 +268,7 @@ class VectorRetriever:
             return (self._partition, query) in self._cache
         route = self._routes.get(query)
         return (self._partition,
-                (query, order(query_language(query))[0] if route is None else route)) \
+                (query, order(self.query_language(query))[0] if route is None else route)) \
             in self._cache
 
     def search(self, query: str, limit: int) -> list[VectorPageHit]:

@@ -130,7 +130,7 @@ class ScopedQueries:
         # an identity's search counts (else a page created through POST /documents, or any
         # page changed while only identities searched, was never embedded)
         self._base._live.in_use = True
-        return vector.within(self._cache.pages, self.view.key), why
+        return vector.within(self._cache.pages, self.view.key, self._page_languages), why
 
     def _hybrid_retriever(self) -> Any:
         current = self._base._vector

@@ -32,6 +32,12 @@ a client never reads) kept its socket and its place in ``serve.max_connections``
 as it stayed connected. A close that leaves bytes in the buffer becomes an abort (the socket
 is dropped) ``CLOSE_GRACE_S`` later unless they drain first.
 
+Cutting a response short on purpose: an app that returns before its body is complete makes
+uvicorn log an error ("ASGI callable returned without completing response") and close the
+connection. A response that stops by design (an attachment past its deadline: timed_file.py)
+finds ``CUT_RESPONSE`` in its scope's extensions: calling it closes the connection and tells
+uvicorn the response is over, so only the app's own warning is logged.
+
 A request uvicorn cannot parse (a URL over about 64 KB, bytes that are not HTTP) is refused
 before it reaches the app, with uvicorn's plain-text 400; ours answers in the JSON every other
 error has, saying what the limit is. The parser also refuses a URL holding bytes that are not
@@ -53,6 +59,8 @@ from typing import Any, Callable
 # heads hooks its parser callbacks (on_message_begin, on_headers_complete).
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+# the scope extension holding {"close": f}: f() ends this response short, on purpose
+CUT_RESPONSE = "mindgraph.cut_response"
 _REFUSAL_LOG_EVERY_S = 10.0     # a flood of refused connections logs one line per this
 CLOSE_GRACE_S = 5.0             # a closed connection's unsent bytes may drain this long
 
@@ -139,9 +147,14 @@ class NoDelayHTTPProtocol(HttpToolsProtocol):
             self._start_head_clock()
 
     def on_headers_complete(self) -> None:
-        """The head is complete: the body (if any) is not timed here."""
+        """The head is complete: the body (if any) is not timed here. The request's scope
+        gets ``CUT_RESPONSE`` (see the module docstring)."""
         self._stop_head_clock()
         super().on_headers_complete()
+        cycle = self.cycle
+        if cycle is not None and cycle.scope is self.scope:     # not an upgrade
+            self.scope.setdefault("extensions", {})[CUT_RESPONSE] = {
+                "close": functools.partial(_cut, cycle)}
 
     def send_400_response(self, msg: str) -> None:
         """The 400 for a request that is not parseable HTTP, as a JSON error like the app's."""
@@ -235,6 +248,15 @@ def unencoded_target(chunk: bytes, shown: int = 80) -> str | None:
         return None
     text = parts[1].decode("utf-8", "replace")
     return repr(text if len(text) <= shown else text[:shown] + "…")
+
+
+def _cut(cycle: Any) -> None:
+    """End ``cycle``'s response where it is: the connection closes (a client sees fewer bytes
+    than Content-Length promised, an error), and uvicorn sends nothing more and logs nothing
+    when the app returns, as for a client gone."""
+    cycle.keep_alive = False
+    cycle.disconnected = True
+    cycle.transport.close()
 
 
 def http_protocol(header_timeout_s: float, max_connections: int,

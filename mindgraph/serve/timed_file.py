@@ -28,6 +28,8 @@ import anyio
 from starlette.responses import FileResponse
 from starlette.types import Receive, Scope, Send
 
+from .tcp import CUT_RESPONSE
+
 _LOG = logging.getLogger("mindgraph.serve")
 
 
@@ -51,7 +53,11 @@ class TimedFileResponse(FileResponse):
         with anyio.move_on_after(self.timeout_s) as deadline:
             await super().__call__(scope, receive, counted)
         if deadline.cancelled_caught:
-            # returning with the body unfinished makes the server close the connection
+            # our server's protocol ends it on purpose (tcp.py); elsewhere, returning with the
+            # body unfinished makes the server close the connection (and log an error)
+            cut = scope.get("extensions", {}).get(CUT_RESPONSE)
+            if cut is not None:
+                cut["close"]()
             _LOG.warning("%s: stopped after %g s with %d bytes sent (%s); the client can ask "
                          "for the rest with a Range request.", self.path, self.timeout_s,
                          sent, self.setting)

@@ -6,9 +6,12 @@ every chunk, and each one's plan removed what the other had just stored. The emb
 session-level advisory lock in the database, keyed on the table and the tenant (rows of other
 tenants are disjoint; they embed side by side). It is held on a connection of its own, opened
 for the embed and closed after it: the server frees the lock when that session ends, a killed
-embed's included. The session's ``application_name`` says who holds it (``mindgraph embed
-<pid>@<host>``), which the waiting side reads from ``pg_stat_activity``: the database vouches
-for it, since it is the name of the very session that holds the lock.
+embed's included. The session's ``application_name`` says who holds it (``mindgraph <holder>
+<pid>@<host>``: ``embed`` for the `mindgraph embed` command, ``embed-run`` for another
+process's embed run, ``catch-up`` for a server's embedding of the pages that changed), which
+the waiting side reads from ``pg_stat_activity``: the database vouches for it, since it is
+the name of the very session that holds the lock. In a process that shares one session, it is
+the name of the embed that took it.
 
 Within one process the lock is shared: a server's embedding of the pages that changed
 (vectors/live.py) takes it without waiting, also at the end of an embed of its own that
@@ -29,7 +32,11 @@ from typing import Any, Callable, Iterator
 
 from ..errors import EmbedBusy, StoreError
 
-APPLICATION_PREFIX = "mindgraph embed "
+APPLICATION_PREFIX = "mindgraph "
+# what each holder (the word after APPLICATION_PREFIX) is called in the waiting side's notice
+HOLDERS = {"embed": "another `mindgraph embed`",
+           "embed-run": "an embed run of another mindgraph process (a reindex, sync or upload)",
+           "catch-up": "a server's catch-up embed of the pages that changed"}
 
 
 class _Session:
@@ -55,20 +62,24 @@ def lock_key(table: str, tenant: str) -> int:
 @contextlib.contextmanager
 def pg_embed_lock(dsn: str, table: str, tenant: str, *, wait: bool = True,
                   notice: Callable[[str], None] | None = None, connect_timeout: int = 5,
-                  where: str = "", on_error: Callable[[Exception], str] = str) -> Iterator[None]:
+                  where: str = "", on_error: Callable[[Exception], str] = str,
+                  holder: str = "embed-run") -> Iterator[None]:
     """Hold the embed lock of ``table`` and ``tenant`` in the database at ``dsn``. When another
     session holds it: with ``wait``, tell ``notice`` (once) and block until it is free; else
     raise EmbedBusy naming its holder. ``where`` describes the database (no password);
-    ``on_error`` turns a driver error into a message (StoreError)."""
-    me = f"{APPLICATION_PREFIX}{os.getpid()}@{socket.gethostname()}"[:63]
+    ``on_error`` turns a driver error into a message (StoreError); ``holder`` (a key of
+    HOLDERS) says who takes it, for the notice of whoever waits for it."""
+    if holder not in HOLDERS:
+        raise ValueError(f"holder {holder!r} is not one of {sorted(HOLDERS)}")
+    me = f"{APPLICATION_PREFIX}{holder} {os.getpid()}@{socket.gethostname()}"[:63]
     key = lock_key(table, tenant)
     mine = (dsn, key)
-    what = f"another `mindgraph embed` is writing table {table} (tenant {tenant}) of {where}"
+    what = f"is writing table {table} (tenant {tenant}) of {where}"
     with _held_guard:
         taking = _taking.setdefault(mine, threading.Lock())
     if not taking.acquire(timeout=-1 if wait else connect_timeout):
-        raise EmbedBusy(f"{what} (this process is taking the lock). Run again when it has "
-                        f"finished.")
+        raise EmbedBusy(f"another embed of this process {what} (it is taking the lock). Run "
+                        f"again when it has finished.")
     try:
         with _held_guard:
             session = _held.get(mine)
@@ -104,7 +115,7 @@ def _take(dsn: str, key: int, me: str, wait: bool, notice: Callable[[str], None]
         raise StoreError(on_error(exc)) from exc
     try:
         if not conn.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()[0]:
-            what += _holder(conn, key)
+            what = _holder(conn, key, what)
             if not wait:
                 raise EmbedBusy(f"{what}. Run again when it has finished, or leave out "
                                 f"--no-wait to wait for it.")
@@ -120,9 +131,10 @@ def _take(dsn: str, key: int, me: str, wait: bool, notice: Callable[[str], None]
     return _Session(conn)
 
 
-def _holder(conn: Any, key: int) -> str:
-    """`` (pid N on host H)`` of the session holding ``key``, from its application_name, or
-    "" when it is not a mindgraph embed's (or cannot be read)."""
+def _holder(conn: Any, key: int, what: str) -> str:
+    """``what`` the session holding ``key`` does, said of it: ``another `mindgraph embed`
+    is writing … (pid N on host H)`` from its application_name (HOLDERS), or of "another
+    embed" when it is not a mindgraph embed's (or cannot be read)."""
     unsigned = key & 0xFFFF_FFFF_FFFF_FFFF
     try:
         row = conn.execute(
@@ -132,9 +144,11 @@ def _holder(conn: Any, key: int) -> str:
             "AND l.classid::bigint = %s AND l.objid::bigint = %s AND l.objsubid = 1 LIMIT 1",
             (unsigned >> 32, unsigned & 0xFFFF_FFFF)).fetchone()
     except Exception:   # noqa: BLE001 - only the notice's detail is lost
-        return ""
+        row = None
     name = (row[0] or "") if row else ""
-    if not name.startswith(APPLICATION_PREFIX):
-        return ""
-    pid, _, host = name[len(APPLICATION_PREFIX):].partition("@")
-    return f" (pid {pid} on {host})" if pid.isdigit() and host else ""
+    holder, _, process = name[len(APPLICATION_PREFIX):].partition(" ") \
+        if name.startswith(APPLICATION_PREFIX) else ("", "", "")
+    pid, _, host = process.partition("@")
+    if holder not in HOLDERS or not pid.isdigit() or not host:
+        return f"another embed {what}"
+    return f"{HOLDERS[holder]} {what} (pid {pid} on {host})"

@@ -247,13 +247,14 @@ class PgVectorStore:
 
     # -- connection -------------------------------------------------------------------------
 
-    def embed_lock(self, *, wait: bool = True,
-                   notice: Callable[[str], None] | None = None) -> Any:
+    def embed_lock(self, *, wait: bool = True, notice: Callable[[str], None] | None = None,
+                   holder: str = "embed-run") -> Any:
         """A context manager holding this table and tenant's embed lock in the database (one
-        embed at a time across workspaces: pg_embed_lock.py)."""
+        embed at a time across workspaces; ``holder`` says who takes it: pg_embed_lock.py)."""
         from .pg_embed_lock import pg_embed_lock
 
         return pg_embed_lock(self._dsn, self._table, self._tenant, wait=wait, notice=notice,
+                             holder=holder,
                              connect_timeout=self._connect_timeout,
                              where=f"PostgreSQL at {mask_dsn(self._dsn)}",
                              on_error=lambda exc: connection_help(self._dsn, self._dsn_env,

@@ -341,13 +341,16 @@ def _load(name: str, make: Callable[[], Any]) -> Any:
     return found
 
 
-def check_ahead(state_dir: Path | None) -> None:
+def check_ahead(state_dir: Path | None, wanted: Callable[[], bool] | None = None) -> None:
     """Begin hashing the segmenters' pinned files now, in a forked process (fsutil.hash_ahead),
-    for a run that may load them soon: a first ingest checks UniDic's 260 MB (~0.2 s of CPU)
-    on a core its start-up leaves idle instead of beside its reading workers. The check
-    itself is unchanged: it compares those digests with the pins when a segmenter loads."""
+    for a run that may load them soon (``wanted()``, asked only when a file has no digest
+    kept: whether the run may meet Japanese or Chinese): a first ingest checks UniDic's 260
+    MB (~0.2 s of CPU) on a core its start-up leaves idle instead of beside its reading
+    workers. The check itself is unchanged: it compares those digests with the pins when a
+    segmenter loads."""
     hash_ahead([folder / name for package, files in PINNED_FILES.items()
-                if (folder := _installed(package)) is not None for name in files], state_dir)
+                if (folder := _installed(package)) is not None for name in files], state_dir,
+               wanted)
 
 
 def _installed(package: str) -> Path | None:

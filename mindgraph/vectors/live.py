@@ -84,7 +84,7 @@ class LiveVectors:
         before = self.note
         try:
             provider, store = connect()
-            with store_lock(store, wait=False):
+            with store_lock(store, wait=False, holder="catch-up"):
                 self.note = sync_changed_pages(pages, self.pending, provider, store,
                                                max_chunks=max_chunks,
                                                batch_size=self.batch_size,

@@ -42,15 +42,16 @@ _holding_guard = threading.Lock()
 
 @contextlib.contextmanager
 def embed_lock(state_dir: Path, *, wait: bool = True,
-               notice: Callable[[str], None] | None = None, store: Any = None
-               ) -> Iterator[None]:
+               notice: Callable[[str], None] | None = None, store: Any = None,
+               holder: str = "embed-run") -> Iterator[None]:
     """Hold the workspace's embed lock, and ``store``'s when it has one (``embed_lock``: a
-    pgvector store's in its database). When another process holds either: with ``wait``,
-    tell ``notice`` (once) and block until it is free; else raise EmbedBusy naming it."""
+    pgvector store's in its database, named after ``holder``: stores/pg_embed_lock.py). When
+    another process holds either: with ``wait``, tell ``notice`` (once) and block until it
+    is free; else raise EmbedBusy naming it."""
     try:
         import fcntl
     except ImportError:  # pragma: no cover - Windows: run one embed at a time
-        with store_lock(store, wait, notice):
+        with store_lock(store, wait, notice, holder):
             yield
         return
     state_dir.mkdir(parents=True, exist_ok=True)
@@ -62,7 +63,7 @@ def embed_lock(state_dir: Path, *, wait: bool = True,
             holding.fd = _take(path, fcntl, wait, notice)
             try:
                 with contextlib.ExitStack() as stack:
-                    stack.enter_context(store_lock(store, wait, notice))
+                    stack.enter_context(store_lock(store, wait, notice, holder))
                     holding.store_lock = stack.pop_all()
             except BaseException:
                 _release(holding, fcntl)
@@ -77,13 +78,15 @@ def embed_lock(state_dir: Path, *, wait: bool = True,
                 _release(holding, fcntl)
 
 
-def store_lock(store: Any, wait: bool, notice: Callable[[str], None] | None = None
-               ) -> contextlib.AbstractContextManager[Any]:
+def store_lock(store: Any, wait: bool, notice: Callable[[str], None] | None = None,
+               holder: str = "embed-run") -> contextlib.AbstractContextManager[Any]:
     """``store``'s own embed lock, or nothing when it has none (the embedded store lives in
     the state folder: the file lock covers it). A long-running process's embedding of the
-    pages that changed (vectors/live.py) takes it alone, without waiting."""
+    pages that changed (vectors/live.py) takes it alone, without waiting (``holder``
+    "catch-up")."""
     take = getattr(store, "embed_lock", None)
-    return take(wait=wait, notice=notice) if callable(take) else contextlib.nullcontext()
+    return take(wait=wait, notice=notice, holder=holder) if callable(take) \
+        else contextlib.nullcontext()
 
 
 def _release(holding: _Holding, fcntl: Any) -> None:

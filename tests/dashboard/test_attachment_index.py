@@ -168,3 +168,28 @@ def _remove_deep(top):
         folders.append(folders[-1] / "d")
     for folder in reversed(folders[:-1]):
         folder.rmdir()
+
+
+def _missing(client):
+    found = client.get("/check").json()["findings"]
+    return {f["message"].split("]]", 1)[0].removeprefix("![[") for f in found
+            if f["kind"] == "missing-attachment"}
+
+
+def test_check_does_not_walk_raw_again_and_sees_changes(vault, raw_listings):
+    # GET /check walked raw/ (and the wiki) on every call, for its missing-attachment findings
+    client = _client(vault)
+    assert _missing(client) == {"later.png", "moved.png"}
+    first = len(raw_listings)
+    for _ in range(3):
+        assert _missing(client) == {"later.png", "moved.png"}
+    assert len(raw_listings) == first, raw_listings[first:]
+    # a new file, and a symlink to a file (there for a reader: check counts it, the
+    # dashboard never serves it)
+    raw = vault / "raw"
+    (raw / "notes" / "f03" / "later.png").write_bytes(PNG + b"LATER")
+    outside = vault / "outside.png"
+    outside.write_bytes(PNG + b"OUTSIDE")
+    os.symlink(outside, raw / "notes" / "f05" / "moved.png")
+    assert _missing(client) == set()
+    assert _served(client, "moved.png") is None

@@ -260,3 +260,29 @@ def test_a_query_whose_model_holds_few_of_the_chunks_searched_uses_the_multiling
     assert view.query_provider(query) is provider.members[0]
     assert [h.path for h in view.search(query, 3)] == ["credits.md"]
     assert view.route_note(query) is None
+
+
+def test_a_han_only_query_in_a_japanese_vault_is_embedded_by_the_japanese_model(tmp_path):
+    # 「伏見稲荷」 has no kana: hybrid and keyword search read it as Japanese in a Japanese
+    # vault (retrieval/query_language.py), but the vector side routed it to the Chinese
+    # model, found no vectors of it there, and said it fell back from "the model of
+    # Chinese questions"
+    wiki = tmp_path / "wiki"
+    wiki.mkdir()
+    (wiki / "伏見稲荷.md").write_text("# 伏見稲荷大社\n\n伏見稲荷大社は京都にある神社で、"
+                                      "千本鳥居で知られています。\n")
+    (wiki / "金閣寺.md").write_text("# 金閣寺\n\n金閣寺は京都の北にあるお寺です。池のほとりに"
+                                    "建っています。\n")
+    (tmp_path / "mindgraph.yml").write_text(
+        "embedding: {languages: {ja: multilingual-e5-small, zh: use-multilingual-v3}}\n")
+    runner = CliRunner()
+    assert runner.invoke(cli, ["embed", "-C", str(tmp_path)]).exit_code == 0
+    result = runner.invoke(cli, ["search", "--hybrid", "伏見稲荷", "-C", str(tmp_path),
+                                 "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["language"] == "ja"
+    assert out["results"][0]["page"] == "伏見稲荷.md"
+    assert {r["sources"]["vector"]["model"] for r in out["results"]} == \
+        {"multilingual-e5-small-w8a8"}
+    assert not [d for d in out["degradation"] if d.startswith("vectors by ")], out

@@ -289,6 +289,49 @@ def test_a_first_ingest_checks_the_dictionaries_hashed_in_a_process_of_their_own
     assert not log.exists()           # the next run trusts the kept digests: no process hashes
 
 
+def test_a_first_ingest_of_english_notes_hashes_no_dictionary(workspace, write_raw,
+                                                              tmp_path_factory):
+    """A workspace of English notes never loads a segmenter: its first run forked a process
+    hashing UniDic's 260 MB for nothing (~0.2 s of CPU), and a short run, which stops that
+    process unfinished and keeps no digest, did it again at every start."""
+    import subprocess
+    import sys
+
+    for i in range(20):
+        write_raw(f"notes/note {i}.md", f"# Note {i}\n\nAn English note about topic {i}.\n")
+    log = tmp_path_factory.mktemp("log") / "hashed.txt"
+    done = subprocess.run([sys.executable, "-c", HASHED_BY_PROBE, str(workspace), str(log)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.split("\n", 1)[1])["ingested"] == 20
+    assert not log.exists()
+
+
+def test_a_japanese_note_behind_english_ones_is_hashed_ahead(workspace, write_raw,
+                                                             tmp_path_factory):
+    """The look at raw/ samples every folder: a Japanese note named in ASCII, in a folder
+    after one of many English notes, still has the dictionaries hashed as the run starts."""
+    import subprocess
+    import sys
+
+    for i in range(40):
+        write_raw(f"a/note {i}.md", f"# Note {i}\n\nAn English note about topic {i}.\n")
+    write_raw("b/sync.md", "# 同期\n\nノートを同期する方法。\n")
+    log = tmp_path_factory.mktemp("log") / "hashed.txt"
+    done = subprocess.run([sys.executable, "-c", HASHED_BY_PROBE, str(workspace), str(log)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    parent = done.stdout.split("\n", 1)[0]
+    by = {name: pid for pid, name in (line.split() for line in log.read_text().splitlines())}
+    assert "sys.dic" in by and by["sys.dic"] != parent       # in the process forked ahead
+
+
+def test_the_look_at_raw_reads_the_state_file_ingest_writes():
+    from mindgraph.ingest import segmenter_need, state
+
+    assert segmenter_need.STATE_FILENAME == state.STATE_FILENAME
+
+
 # `mindgraph ingest --dry-run` in a fresh process that waits for the dictionaries' hash_ahead
 # child to finish before settling it (a slow start-up would give it that time too)
 DRY_RUN_PROBE = """

@@ -6,6 +6,8 @@ import hashlib
 
 from fastapi.testclient import TestClient
 
+from hashing_workspace import hashing_workspace
+
 from mindgraph.core import Mindgraph
 from mindgraph.serve.rest import create_app
 
@@ -37,3 +39,16 @@ def test_a_dry_run_reindex_changes_nothing_without_a_raw_folder(tmp_path):
     done = client.post("/reindex").json()
     assert done["notes"][0].endswith("nothing to compile, only the wiki was re-read")
     assert client.get("/search", params={"q": "balloons"}).json()["count"] == 1
+
+
+def test_a_dry_run_reindex_with_a_raw_folder_writes_nothing_in_the_workspace(tmp_path):
+    # the plan's chunk memo (.mindgraph/chunks-*.json) and the page cache were written
+    hashing_workspace(tmp_path, 3)
+    (tmp_path / "raw" / "Extra.md").write_text("# Extra\n\nA note added since.\n")
+    before = _state(tmp_path)
+    client = TestClient(create_app(Mindgraph.open(tmp_path)), base_url="http://127.0.0.1:8765")
+
+    dry = client.post("/reindex", params={"dry_run": True})
+    assert dry.status_code == 200, dry.text
+    assert dry.json()["ingest"]["ingested"] == 1 and dry.json()["embed"]["embedded"] == 6
+    assert _state(tmp_path) == before

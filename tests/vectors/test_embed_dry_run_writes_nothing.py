@@ -68,3 +68,18 @@ def test_a_dry_run_on_a_read_only_state_folder_plans_without_a_traceback(
     expected = "Would embed 7 of 7" if first_run else "Would embed 1 of 7"
     assert expected in run.stdout
     assert "Dry run: nothing was embedded or written." in run.stdout
+
+
+def test_a_dry_run_keeps_no_digest_of_the_model_files_it_checked(tmp_path):
+    # the default model's tokenizer is checked against its pin to plan the chunks, and its
+    # digest was kept in .mindgraph/file-digests.json; in a process of its own, as a user
+    # runs it (this one may have hashed the file already, and keeps nothing then)
+    (tmp_path / "wiki").mkdir()
+    (tmp_path / "wiki" / "Airships.md").write_text("# Airships\n\nAirships carry trunks.\n")
+    (tmp_path / "mindgraph.yml").write_text("")
+    run = subprocess.run([sys.executable, "-m", "mindgraph", "embed", "--dry-run", "-C",
+                          str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "Would embed 1 of 1 chunks" in run.stdout
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["Airships.md", "mindgraph.yml",
+                                                           "wiki"]

@@ -7,6 +7,10 @@ two wrote the table at once. Real processes, a real PostgreSQL and the REST app 
 from __future__ import annotations
 
 import os
+import socket
+import subprocess
+import sys
+import threading
 
 import psycopg
 import pytest
@@ -14,7 +18,7 @@ from click.testing import CliRunner
 from embed_runs import finish, slow_embed_command, start_against, wait_for_line
 from fastapi.testclient import TestClient
 from hashing_workspace import hashing_workspace
-from test_live_embedding import embed_meanwhile, serving, up_to_date
+from test_live_embedding import embed_meanwhile, hold_embed, serving, up_to_date
 
 from mindgraph.cli import cli
 from mindgraph.core import Mindgraph
@@ -100,3 +104,31 @@ def test_the_catch_up_at_the_end_of_an_embed_shares_its_lock(tmp_path, pg_dsn, m
     finally:
         with psycopg.connect(pg_dsn, autocommit=True) as conn:
             conn.execute(f"DROP TABLE IF EXISTS {TABLE}")
+
+
+@pytest.mark.timeout(180)
+def test_an_embed_waiting_for_a_servers_catch_up_names_it(two_workspaces, pg_dsn):
+    # the notice said "another `mindgraph embed` is writing" whoever held the lock: here the
+    # holder is this process's embedding of a changed page, before a query it answers
+    a, b = two_workspaces
+    embedded = CliRunner().invoke(cli, ["embed", "-C", str(b)])
+    assert embedded.exit_code == 0, embedded.output
+    mg = Mindgraph.open(b)
+    mg.smart_search("topic")                        # vectors in use: changed pages embedded
+    inside, release = hold_embed(mg, "query")
+    (b / "wiki" / "Note 1.md").write_text("# Note 1\n\nZeppelins carry trunks.\n")
+    query = threading.Thread(target=mg.smart_search, args=("zeppelins",), name="query")
+    query.start()
+    try:
+        assert inside.wait(30)                      # the catch-up holds the table's lock
+        busy = subprocess.run([sys.executable, "-m", "mindgraph", "embed", "--no-wait",
+                               "-C", str(a)], capture_output=True, text=True, timeout=60,
+                              env={**os.environ, "MINDGRAPH_PG_DSN": pg_dsn})
+    finally:
+        release.set()
+        query.join(30)
+    assert busy.returncode == 1, busy.stderr
+    assert (f"Error: a server's catch-up embed of the pages that changed is writing table "
+            f"{TABLE} (tenant default) of PostgreSQL at ") in busy.stderr
+    assert f"(pid {os.getpid()} on {socket.gethostname()})" in busy.stderr
+    assert "`mindgraph embed`" not in busy.stderr

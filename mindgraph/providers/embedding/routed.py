@@ -102,11 +102,12 @@ class RoutedEmbeddings:
         """Load the default model now (``warm_for``: a query's)."""
         self.warm_for("")
 
-    def warm_for(self, query: str) -> None:
-        """Load the model that embeds ``query`` (its language's; the default model's without
-        one) now: a fresh process about to search calls this on a thread."""
-        member = self.members[self.route_of(script_language(query))] if query else \
-            self.members[0]
+    def warm_for(self, query: str, language: str | None = None) -> None:
+        """Load the model that embeds ``query`` (its ``language``'s, by default its
+        script's; the default model's without one) now: a fresh process about to search
+        calls this on a thread."""
+        member = self.members[self.route_of(language or script_language(query))] \
+            if query else self.members[0]
         warm = getattr(member, "warm", None)
         if warm is not None:
             warm()
