@@ -314,6 +314,11 @@ class ServeSettings:
     reindex_timeout_s: float = 1800.0
     slow_workers: int = 1               # Python threads share one GIL: more only slows search
     slow_queue: int = 16
+    # Requests one identity (token) may have in flight at once on a server that needs tokens
+    # (being read, queued, running or streaming): past it that identity alone gets 429 with
+    # Retry-After, refused before any other work. The lanes take each identity's calls in
+    # turn, so a flood of one delays the others by one call. 0 = no limit.
+    requests_per_identity: int = 16
     shutdown_timeout_s: float = 5.0      # SIGTERM: requests still running then are dropped
     # POST /validate and the MCP validate tool (run on the slow lane, stopped at
     # request_timeout_s): claims in the text and sentences in all the evidence texts; past
@@ -822,6 +827,8 @@ def _check_values(s: Settings) -> None:
         (s.serve.max_connections_per_client >= 0, "serve.max_connections_per_client",
          "0 (no limit) or more"),
         (s.serve.mcp_max_sessions_per_identity >= 0, "serve.mcp_max_sessions_per_identity",
+         "0 (no limit) or more"),
+        (s.serve.requests_per_identity >= 0, "serve.requests_per_identity",
          "0 (no limit) or more"),
         (s.serve.validate_max_claims >= 0, "serve.validate_max_claims", "0 (no limit) or more"),
         (s.serve.validate_max_evidence_sentences >= 0, "serve.validate_max_evidence_sentences",
