@@ -42,7 +42,7 @@ from ..trust.answer import TrustCriteria, context_answer, hybrid_answer, keyword
 from ..trust.validate import ValidateLimits, validate_text
 from ..version import __version__
 from .agent_paths import workspace_paths
-from .guard import Guard, Policy, is_loopback
+from .guard import Guard, Policy, is_loopback, refuse_websocket
 from .lanes import Lane, LaneBusy, LaneTimeout, ServerLanes
 from .callers import Callers
 from .mcp_arguments import PlainArgumentsServer
@@ -469,6 +469,9 @@ class BearerAuth:
                 raise Unauthenticated("Send one Authorization header, not several.")
             identity = self._auth.identity_for(given[0] if given else None)
         except Unauthenticated as exc:
+            if scope["type"] != "http":     # a WebSocket: closed before its accept
+                await refuse_websocket(send, f"Unauthorized: {exc}")
+                return
             response = JSONResponse({"error": "Unauthorized", "detail": str(exc)},
                                     status_code=401, headers={"WWW-Authenticate": "Bearer"})
             await response(scope, receive, send)

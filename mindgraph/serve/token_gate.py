@@ -31,6 +31,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..errors import Unauthenticated
 from ..scopes import Authenticator
+from .guard import refuse_websocket
 from .lanes import CALLER
 
 #: path (or prefix, ending in "/") → why it answers without a token
@@ -56,7 +57,8 @@ REFUSAL_DELAY_S = 0.5       # a 429 is sent this long after the request came
 
 class TokenGate:
     """ASGI middleware: 401 for an HTTP request without a valid bearer token, unless its path
-    is public or the server needs no token (loopback with none configured); 429 for a
+    is public or the server needs no token (loopback with none configured); a WebSocket
+    handshake without one is closed before it is accepted, whatever its path. 429 for a
     request of an identity that has ``per_identity`` in flight already (0: no limit)."""
 
     def __init__(self, app: ASGIApp, auth: Authenticator, per_identity: int = 0):
@@ -66,8 +68,9 @@ class TokenGate:
         self._in_flight: Counter[str] = Counter()    # the event loop's own: no lock
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not self._auth.required or \
-                is_public(scope.get("path", "")):
+        kind = scope["type"]
+        if kind == "lifespan" or not self._auth.required or \
+                (kind == "http" and is_public(scope.get("path", ""))):
             await self.app(scope, receive, send)
             return
         headers = [v for k, v in scope.get("headers", ()) if k == b"authorization"]
@@ -76,12 +79,15 @@ class TokenGate:
                 raise Unauthenticated("Send one Authorization header, not several.")
             identity = self._auth.identity_for(headers[0] if headers else None)
         except Unauthenticated as exc:
+            if kind != "http":      # a WebSocket: no public path, refused before its accept
+                await refuse_websocket(send, f"Unauthorized: {exc}")
+                return
             await JSONResponse({"error": "Unauthorized", "detail": str(exc)}, status_code=401,
                                headers={"WWW-Authenticate": "Bearer"})(scope, receive, send)
             return
         name = identity.name
         held = self._in_flight[name]
-        if self._per_identity and held >= self._per_identity:
+        if self._per_identity and held >= self._per_identity and kind == "http":
             # answered late: a client that retries at once without reading Retry-After
             # waits here instead of keeping the event loop busy refusing it
             await asyncio.sleep(REFUSAL_DELAY_S)
