@@ -304,6 +304,9 @@ class ServeSettings:
     upload_max_files: int = 50
     upload_max_file_bytes: int = 52_428_800
     upload_timeout_s: float = 600.0
+    # Bytes all uploads in progress may have spooled at once (per process): one past it is 503
+    # with Retry-After. Without it, max_connections uploads of the 100 MB cap could fill /tmp.
+    upload_spool_bytes: int = 1_073_741_824
     # GET /dashboard/attachment: the time a file's bytes may take to be sent (a slow reader
     # is cut off past it, the connection closed; a longer one continues with a Range request)
     attachment_timeout_s: float = 600.0
@@ -828,6 +831,7 @@ def _check_values(s: Settings) -> None:
          "0 (no limit) or more"),
         (s.serve.mcp_max_sessions_per_identity >= 0, "serve.mcp_max_sessions_per_identity",
          "0 (no limit) or more"),
+        (s.serve.upload_spool_bytes >= 1, "serve.upload_spool_bytes", "at least 1"),
         (s.serve.requests_per_identity >= 0, "serve.requests_per_identity",
          "0 (no limit) or more"),
         (s.serve.validate_max_claims >= 0, "serve.validate_max_claims", "0 (no limit) or more"),
