@@ -304,6 +304,9 @@ class ServeSettings:
     upload_max_files: int = 50
     upload_max_file_bytes: int = 52_428_800
     upload_timeout_s: float = 600.0
+    # Bytes all uploads in progress may have spooled at once (per process): one past it is 503
+    # with Retry-After. Without it, max_connections uploads of the 100 MB cap could fill /tmp.
+    upload_spool_bytes: int = 1_073_741_824
     # GET /dashboard/attachment: the time a file's bytes may take to be sent (a slow reader
     # is cut off past it, the connection closed; a longer one continues with a Range request)
     attachment_timeout_s: float = 600.0
@@ -314,6 +317,11 @@ class ServeSettings:
     reindex_timeout_s: float = 1800.0
     slow_workers: int = 1               # Python threads share one GIL: more only slows search
     slow_queue: int = 16
+    # Requests one identity (token) may have in flight at once on a server that needs tokens
+    # (being read, queued, running or streaming): past it that identity alone gets 429 with
+    # Retry-After, refused before any other work. The lanes take each identity's calls in
+    # turn, so a flood of one delays the others by one call. 0 = no limit.
+    requests_per_identity: int = 16
     shutdown_timeout_s: float = 5.0      # SIGTERM: requests still running then are dropped
     # POST /validate and the MCP validate tool (run on the slow lane, stopped at
     # request_timeout_s): claims in the text and sentences in all the evidence texts; past
@@ -822,6 +830,9 @@ def _check_values(s: Settings) -> None:
         (s.serve.max_connections_per_client >= 0, "serve.max_connections_per_client",
          "0 (no limit) or more"),
         (s.serve.mcp_max_sessions_per_identity >= 0, "serve.mcp_max_sessions_per_identity",
+         "0 (no limit) or more"),
+        (s.serve.upload_spool_bytes >= 1, "serve.upload_spool_bytes", "at least 1"),
+        (s.serve.requests_per_identity >= 0, "serve.requests_per_identity",
          "0 (no limit) or more"),
         (s.serve.validate_max_claims >= 0, "serve.validate_max_claims", "0 (no limit) or more"),
         (s.serve.validate_max_evidence_sentences >= 0, "serve.validate_max_evidence_sentences",

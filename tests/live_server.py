@@ -1,12 +1,15 @@
 """Real `mindgraph serve` processes for the tests: a free port, waiting until GET /health
-answers, and stopping one (importable from any test folder: tests/ is on sys.path through its
-conftest)."""
+answers, flooding one with requests, and stopping one (importable from any test folder:
+tests/ is on sys.path through its conftest)."""
 
 from __future__ import annotations
 
+import asyncio
+import collections
 import socket
 import subprocess
 import time
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -40,3 +43,42 @@ def stop(process: subprocess.Popen, within_s: float = 20) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
+
+
+async def flood(base: str, target: str, headers: dict[str, str], connections: int,
+                until: "asyncio.Event") -> tuple[collections.Counter, list[bytes]]:
+    """Keep ``connections`` keep-alive requests for ``target`` in flight until ``until`` is
+    set, each sent again as soon as it is answered (no back-off: an attacker's flood); raw
+    HTTP/1.1 on asyncio streams, so the flooder costs the test little CPU. Returns the
+    statuses and the first answer (head and body) of each status."""
+    statuses: collections.Counter = collections.Counter()
+    samples: dict[str, bytes] = {}
+    url = urlsplit(base)
+    request = (f"GET {target} HTTP/1.1\r\nHost: {url.netloc}\r\n"
+               + "".join(f"{k}: {v}\r\n" for k, v in headers.items()) + "\r\n").encode()
+
+    async def one() -> None:
+        reader, writer = await asyncio.open_connection(url.hostname, url.port)
+        try:
+            while not until.is_set():
+                writer.write(request)
+                head = await reader.readuntil(b"\r\n\r\n")
+                lines = head.decode("latin-1").lower().split("\r\n")
+                length = next(int(line.split(":", 1)[1]) for line in lines
+                              if line.startswith("content-length:"))
+                body = await reader.readexactly(length)
+                status = lines[0].split()[1]
+                statuses[status] += 1
+                samples.setdefault(status, head + body)
+                if "connection: close" in lines:
+                    writer.close()
+                    reader, writer = await asyncio.open_connection(url.hostname, url.port)
+        finally:
+            writer.close()
+
+    tasks = [asyncio.create_task(one()) for _ in range(connections)]
+    await until.wait()
+    _, late = await asyncio.wait(tasks, timeout=30)
+    for task in late:
+        task.cancel()
+    return statuses, list(samples.values())

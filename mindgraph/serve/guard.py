@@ -16,9 +16,20 @@ to 127.0.0.1), even read the answers. So:
   must arrive within the request budget (408). A ``BodyRule`` per path prefix gives a route its
   own limit and media types: POST /upload takes multipart bodies up to its own cap, streamed
   to the app rather than read into memory first (413 as soon as the stream passes the cap,
-  408 when it has not all arrived within the rule's own time).
+  408 when it has not all arrived within the rule's own time). Such bodies are spooled to the
+  temporary folder before the app can look at them, so together they draw on one budget
+  (``SpoolBudget``, ``serve.upload_spool_bytes`` per process): an upload that does not fit
+  what the others hold is 503 with Retry-After — at once when its Content-Length says so,
+  else as soon as its stream passes it — and its bytes count until its request ends (its
+  spooled files are removed by then). Before, 250 connections of one client could each
+  spool the 100 MB cap at once: 25 GB in the temporary folder.
 - CORS: none by default; the origins in ``serve.cors_origins`` get CORS headers (preflight
   included), no other origin does.
+- A WebSocket handshake gets the same Host and Origin checks (a browser lets any page open a
+  WebSocket to any address, so its Origin is the only thing that tells a page of another site
+  from ours); a refused one is closed before it is accepted (code 1008, the reason given;
+  the client sees an HTTP 403). No route takes WebSockets today: this keeps one added later,
+  or one a library mounts, behind the checks. Only ``lifespan`` passes unchecked.
 """
 
 from __future__ import annotations
@@ -62,6 +73,31 @@ def check_token(token: str | None, env_name: str) -> None:
             f"printable ones, e.g. export {env_name}=$({TOKEN_RECIPE}).")
 
 
+class SpoolBudget:
+    """The bytes that streamed request bodies may hold at once, across requests (the event
+    loop's own: no lock). ``take`` says False instead of passing ``limit``."""
+
+    def __init__(self, limit: int, setting: str = "serve.upload_spool_bytes"):
+        self.limit, self.setting, self.held = limit, setting, 0
+
+    def take(self, size: int) -> bool:
+        """Hold ``size`` more bytes, if they fit."""
+        if self.held + size > self.limit:
+            return False
+        self.held += size
+        return True
+
+    def give(self, size: int) -> None:
+        """Let ``size`` bytes go (their request ended)."""
+        self.held -= size
+
+    def refusal(self, size: int) -> str:
+        """Why a body of ``size`` more bytes is refused now."""
+        return (f"The server is spooling {self.held} bytes of other uploads; this one's "
+                f"{size} more would pass the {self.limit} bytes all uploads may hold at once "
+                f"({self.setting}). Retry in a moment, or send fewer or smaller files.")
+
+
 @dataclass(frozen=True)
 class BodyRule:
     """How large a request body may be and which media types it may have."""
@@ -71,6 +107,7 @@ class BodyRule:
     streamed: bool = False          # handed to the app as it arrives, counted, not buffered
     timeout_s: float | None = None  # the whole body's time (None: the request budget)
     setting: str = "serve.max_body_bytes"   # named in the 413
+    budget: SpoolBudget | None = None  # streamed bodies: what all may hold at once
 
     def accepts(self, content_type: str) -> bool:
         """True when ``content_type`` (a header value, parameters allowed) is one of ours."""
@@ -150,8 +187,11 @@ class Guard:
             expose_headers=["mcp-session-id", "server-timing"], max_age=600)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] == "lifespan":
             await self.app(scope, receive, send)
+            return
+        if scope["type"] != "http":
+            await self._websocket(scope, receive, send)
             return
         headers = Headers(scope=scope)
         method = scope["method"]
@@ -204,6 +244,22 @@ class Guard:
             return
         await self.app(scope, _replay(body, receive), send)
 
+    async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """A WebSocket handshake (or any scope but http and lifespan): the Host and Origin
+        checks of an HTTP GET, refused by closing it before it is accepted."""
+        if scope["type"] != "websocket":
+            await refuse_websocket(send, f"Not served here: {str(scope['type'])[:40]!r}.")
+            return
+        headers = Headers(scope=scope)
+        hosts = headers.getlist("host")
+        refused = self.policy.host_refused(", ".join(hosts) if hosts else None)
+        if refused is None:
+            scheme = "https" if scope.get("scheme") == "wss" else "http"   # what Origin says
+            refused = self.policy.origin_refused(headers, scheme, "WEBSOCKET")
+        if refused is not None:
+            await refuse_websocket(send, refused)
+            return
+        await self.app(scope, receive, send)
 
     async def _streamed(self, rule: BodyRule, scope: Scope, receive: Receive,
                         send: Send) -> None:
@@ -214,6 +270,16 @@ class Guard:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + (rule.timeout_s or self.policy.body_timeout_s)
         size = 0
+        budget = rule.budget
+        if budget is not None:
+            declared = Headers(scope=scope).get("content-length", "")
+            if declared.isdigit() and budget.held + int(declared) > budget.limit:
+                await JSONResponse({"error": "Unavailable",
+                                    "detail": budget.refusal(int(declared))},
+                                   status_code=503, headers={"Retry-After": "1",
+                                                             "Connection": "close"},
+                                   )(scope, receive, send)
+                return
 
         async def counted() -> Message:
             nonlocal size
@@ -224,12 +290,27 @@ class Guard:
                                          f"{rule.timeout_s or self.policy.body_timeout_s:g} s "
                                          f"(serve.upload_timeout_s).",
                                     headers={"Connection": "close"}) from None
-            size += len(message.get("body", b""))
-            if size > rule.max_bytes:
+            chunk = len(message.get("body", b""))
+            if size + chunk > rule.max_bytes:
                 raise HTTPException(413, _too_large_text(rule), headers={"Connection": "close"})
+            if budget is not None and not budget.take(chunk):
+                raise HTTPException(503, budget.refusal(chunk),
+                                    headers={"Retry-After": "1", "Connection": "close"})
+            size += chunk
             return message
 
-        await self.app(scope, counted, send)
+        try:
+            await self.app(scope, counted, send)
+        finally:
+            if budget is not None:
+                budget.give(size)
+
+
+async def refuse_websocket(send: Send, reason: str) -> None:
+    """Close a WebSocket before accepting it: code 1008 (policy violation), the server answers
+    the handshake with 403. The reason is cut to the 123 bytes a close frame holds."""
+    await send({"type": "websocket.close", "code": 1008,
+                "reason": reason.encode()[:123].decode(errors="ignore")})
 
 
 def _host_name(host: str) -> str:
@@ -292,5 +373,6 @@ def _error(status: int, error: str, detail: str) -> JSONResponse:
                         if status in (408, 413) else None)
 
 
-__all__ = ["BodyRule", "Guard", "MIN_TOKEN_CHARS", "Policy", "TOKEN_RECIPE", "check_token",
-           "is_loopback"]
+__all__ = ["BodyRule", "Guard", "MIN_TOKEN_CHARS", "Policy", "SpoolBudget", "TOKEN_RECIPE",
+           "check_token",
+           "is_loopback", "refuse_websocket"]

@@ -8,6 +8,12 @@ Origin ``Guard``, the ``TokenGate``, each route's own token check, the rewriting
 (whose body length the Content-Length tells) — treats a HEAD exactly as the GET it stands for,
 refusals included, and only the body is dropped on the way out. A route without GET still
 answers 405, its ``Allow`` header unchanged.
+
+A streamed answer (the server-sent events of ``GET /status?stream=true``, a file) is stopped
+at its first body chunk, once the headers are out (the chunk's ``send`` raises into the app),
+so a HEAD neither keeps an
+event stream polling on the server until its jobs end (up to ``serve.reindex_timeout_s``) nor
+reads a whole attachment to throw it away.
 """
 
 from __future__ import annotations
@@ -15,8 +21,13 @@ from __future__ import annotations
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 
+class _Answered(Exception):
+    """Raised into the app at a streamed HEAD answer's first body chunk: it is complete."""
+
+
 class HeadAsGet:
-    """ASGI middleware: run a HEAD request as a GET and send the response without its body."""
+    """ASGI middleware: run a HEAD request as a GET and send the response without its body,
+    stopping a streamed one at its first chunk."""
 
     def __init__(self, app: ASGIApp):
         self.app = app
@@ -31,11 +42,17 @@ class HeadAsGet:
             nonlocal finished
             if message["type"] != "http.response.body":
                 await send(message)
-            elif not finished:          # one empty, final body; what follows is dropped
+                return
+            if not finished:            # one empty, final body: the answer is complete
                 finished = True
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
+            if message.get("more_body", False):     # a streamed body: stop the app here
+                raise _Answered
 
-        await self.app({**scope, "method": "GET"}, receive, send_headers_only)
+        try:
+            await self.app({**scope, "method": "GET"}, receive, send_headers_only)
+        except _Answered:
+            pass
 
 
 __all__ = ["HeadAsGet"]

@@ -10,20 +10,34 @@ lane of their own, so however many of them arrive, the searches keep their worke
 Why not ``ThreadPoolExecutor``: its threads are joined when the interpreter exits, so one call
 stuck in a read (a FIFO, a dead network mount) kept the process alive after SIGTERM. A lane's
 threads are daemons, and closing a lane waits for them only briefly.
+
+Fair between callers: each call belongs to a caller (the identity of its bearer token: the
+REST ``TokenGate`` names it in ``CALLER``, MCP passes it), and a lane's workers take the
+waiting calls one caller at a time in turn, not in arrival order — so one token that floods
+a lane delays another's next call by one call of its own, not by its whole queue (first come
+first served, every other identity's searches waited behind the flood and got 504). How
+many requests one identity may have in flight at all is the ``TokenGate``'s business
+(``serve.requests_per_identity``, 429 past it).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import os
-import queue
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
 
 from ..config import ServeSettings
+
+
+#: the caller a call submitted from this context belongs to ("": anonymous or the only one)
+CALLER: contextvars.ContextVar[str] = contextvars.ContextVar("mindgraph_lane_caller",
+                                                            default="")
 
 
 class LaneBusy(Exception):
@@ -34,16 +48,57 @@ class LaneTimeout(Exception):
     """A call did not finish within its budget."""
 
 
+class _Turns:
+    """The calls waiting for a lane's workers: one queue per caller, the callers served in
+    turn (a caller with calls left goes to the back after each one). ``get`` returns None
+    once the turns are closed and empty."""
+
+    def __init__(self) -> None:
+        self._ready = threading.Condition()
+        self._waiting: dict[str, deque[Any]] = {}
+        self._order: deque[str] = deque()       # callers with calls waiting, next first
+        self._closed = False
+
+    def put(self, who: str, item: Any) -> None:
+        with self._ready:
+            calls = self._waiting.get(who)
+            if calls is None:
+                calls = self._waiting[who] = deque()
+                self._order.append(who)
+            calls.append(item)
+            self._ready.notify()
+
+    def get(self) -> Any:
+        with self._ready:
+            while not self._order:
+                if self._closed:
+                    return None
+                self._ready.wait()
+            who = self._order.popleft()
+            calls = self._waiting[who]
+            item = calls.popleft()
+            if calls:
+                self._order.append(who)
+            else:
+                del self._waiting[who]
+            return item
+
+    def close(self) -> None:
+        """Let the workers end once the calls queued now have been taken."""
+        with self._ready:
+            self._closed = True
+            self._ready.notify_all()
+
+
 class Lane:
-    """``workers`` daemon threads taking calls in arrival order; at most ``max_waiting``
-    calls wait (None: no bound)."""
+    """``workers`` daemon threads taking calls from each caller in turn; at most
+    ``max_waiting`` calls wait (None: no bound)."""
 
     def __init__(self, name: str, workers: int, max_waiting: int | None = None,
                  busy_hint: str = ""):
         self.name, self.workers, self.max_waiting = name, workers, max_waiting
         self._busy_hint = busy_hint
-        self._calls: queue.SimpleQueue[tuple[Future, Callable[[], Any]] | None] = \
-            queue.SimpleQueue()
+        self._calls = _Turns()
         self._threads: list[threading.Thread] = []
         self._lock = threading.Lock()
         self._pending = 0               # queued or running
@@ -54,9 +109,11 @@ class Lane:
         return self._pending
 
     def submit(self, fn: Callable[[], Any],
-               on_dropped: Callable[[], Any] | None = None) -> Future:
-        """Queue ``fn()``; LaneBusy when the lane is full. ``on_dropped`` runs if the call is
-        cancelled before it starts."""
+               on_dropped: Callable[[], Any] | None = None, who: str | None = None) -> Future:
+        """Queue ``fn()`` as a call of ``who`` (default: ``CALLER`` of this context); LaneBusy
+        when the lane is full. ``on_dropped`` runs if the call is cancelled before it
+        starts."""
+        who = CALLER.get() if who is None else who
         with self._lock:
             if self.max_waiting is not None and \
                     self._pending >= self.workers + self.max_waiting:
@@ -72,13 +129,14 @@ class Lane:
             future.add_done_callback(self._done)  # once: result, error or cancel while queued
             if on_dropped is not None:
                 future.add_done_callback(lambda f: f.cancelled() and on_dropped())
-            self._calls.put((future, fn))
+            self._calls.put(who, (future, fn))
         return future
 
     async def run(self, fn: Callable[[], Any], timeout_s: float, what: str = "",
-                  on_dropped: Callable[[], Any] | None = None) -> Any:
-        """``fn()`` on a worker; LaneTimeout after ``timeout_s`` (``what`` names the budget)."""
-        future = self.submit(fn, on_dropped)
+                  on_dropped: Callable[[], Any] | None = None, who: str | None = None) -> Any:
+        """``fn()`` on a worker as a call of ``who`` (see ``submit``); LaneTimeout after
+        ``timeout_s`` (``what`` names the budget)."""
+        future = self.submit(fn, on_dropped, who)
         try:
             # cancelling the wrapper cancels ``future`` when it has not started yet
             return await asyncio.wait_for(asyncio.wrap_future(future), max(timeout_s, 0.0))
@@ -92,9 +150,8 @@ class Lane:
         for them (a worker stuck in a call is left behind; it dies with the process)."""
         with self._lock:
             threads, self._threads = self._threads, []
-            calls, self._calls = self._calls, queue.SimpleQueue()
-        for _ in threads:
-            calls.put(None)
+            calls, self._calls = self._calls, _Turns()
+        calls.close()
         deadline = time.monotonic() + wait_s
         for thread in threads:
             thread.join(max(0.0, deadline - time.monotonic()))
@@ -124,13 +181,14 @@ class Lane:
 class ServerLanes:
     """The lanes of one server.
 
-    - ``core``: one worker, first come first served: queries on the warm core (it answers one
-      at a time under its lock anyway; more threads only fight for it).
+    - ``core``: one worker, each caller in turn: queries on the warm core (it answers one at
+      a time under its lock anyway; more threads only fight for it).
     - ``prepare``: a thread per CPU: work before the core (embedding a query) that needs no
       lock, so one request's model inference overlaps the next one's queued Python work.
     - ``slow``: ``serve.slow_workers`` workers, ``serve.slow_queue`` waiting: requests that
       read many files or walk the whole graph.
-    - ``admin``: one worker for reindex (its callers are told 409 when one runs).
+    - ``admin``: one worker for reindex (its callers are told 409 when one runs) and the
+      documents API's writes.
     """
 
     def __init__(self, serve: ServeSettings):
@@ -147,4 +205,4 @@ class ServerLanes:
             lane.close(wait_s)
 
 
-__all__ = ["Lane", "LaneBusy", "LaneTimeout", "ServerLanes"]
+__all__ = ["CALLER", "Lane", "LaneBusy", "LaneTimeout", "ServerLanes"]

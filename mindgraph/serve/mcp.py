@@ -42,7 +42,7 @@ from ..trust.answer import TrustCriteria, context_answer, hybrid_answer, keyword
 from ..trust.validate import ValidateLimits, validate_text
 from ..version import __version__
 from .agent_paths import workspace_paths
-from .guard import Guard, Policy, is_loopback
+from .guard import Guard, Policy, is_loopback, refuse_websocket
 from .lanes import Lane, LaneBusy, LaneTimeout, ServerLanes
 from .callers import Callers
 from .mcp_arguments import PlainArgumentsServer
@@ -122,7 +122,7 @@ def create_mcp_server(mg: Mindgraph,
         who = caller(mg, ctx)
         core = mg.as_identity(who)
         return await _in_lane(mg, lanes.slow if slow else lanes.core, tool, query,
-                              lambda: run(core), usage_identity(mg.scopes, who))
+                              lambda: run(core), usage_identity(mg.scopes, who), who.name)
 
     @server.tool(annotations=READ_ONLY)
     async def get_page(ctx: Context, page: PageName, max_chars: MaxChars = 20_000) -> JsonResult:
@@ -378,13 +378,16 @@ def _listing(key: str, value: Any) -> dict[str, Any]:
 
 
 async def _in_lane(mg: Mindgraph, lane: Lane, tool: str, query: str,
-                   run: Callable[[], dict[str, Any]], who: dict[str, str]) -> CallToolResult:
-    """Run one tool body on ``lane`` within ``serve.request_timeout_s``; a full lane or a call
-    past its budget is a tool error that says so (and a usage-log line, naming ``who``)."""
+                   run: Callable[[], dict[str, Any]], who: dict[str, str],
+                   caller: str = "") -> CallToolResult:
+    """Run one tool body on ``lane`` as a call of ``caller`` (the identity's name: the lane
+    takes callers in turn) within ``serve.request_timeout_s``; a full lane or a call past its
+    budget is a tool error that says so (and a usage-log line, naming ``who``)."""
     started = time.perf_counter()
     try:
         return await lane.run(functools.partial(_call, mg, tool, query, run, who),
-                              mg.settings.serve.request_timeout_s, "serve.request_timeout_s")
+                              mg.settings.serve.request_timeout_s, "serve.request_timeout_s",
+                              who=caller)
     except (LaneBusy, LaneTimeout) as exc:
         mg.usage_log.record("mcp", query, intent=tool, kind=usage_kind(tool),
                             latency_ms=(time.perf_counter() - started) * 1e3,
@@ -466,6 +469,9 @@ class BearerAuth:
                 raise Unauthenticated("Send one Authorization header, not several.")
             identity = self._auth.identity_for(given[0] if given else None)
         except Unauthenticated as exc:
+            if scope["type"] != "http":     # a WebSocket: closed before its accept
+                await refuse_websocket(send, f"Unauthorized: {exc}")
+                return
             response = JSONResponse({"error": "Unauthorized", "detail": str(exc)},
                                     status_code=401, headers={"WWW-Authenticate": "Bearer"})
             await response(scope, receive, send)

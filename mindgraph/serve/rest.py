@@ -17,6 +17,8 @@ Origin and the body of every request before the app sees it. Every error is JSON
         or evidence sentences than /validate takes, an upload that could never compile
     409 a reindex is already running, or the page's data block does not parse (fix the page)
     422 bad parameters (an unknown or repeated query key too), a body that is not an object
+    429 this identity already has ``serve.requests_per_identity`` requests in flight
+        (Retry-After; serve/token_gate.py); the other identities are still served
     502 an LLM/embedding provider failed (reindex)
     503 the server cannot answer: wiki folder missing, vector store down, mindgraph.yml wrong,
         too many slow requests at once (``serve.slow_workers``, ``serve.slow_queue``)
@@ -36,9 +38,9 @@ refresh, not 20, and a file changed before a request is still seen by it.
 ``POST /reindex`` runs one at a time; a second concurrent call gets 409 at once rather than
 queueing a duplicate compile behind the first.
 
-Handlers run on lanes (serve/lanes.py), off the event loop: queries on the core one at a time
-in arrival order (the core answers one at a time under its lock anyway, and a FIFO keeps the p95
-close to the median), slow requests on a bounded lane of their own so they cannot starve
+Handlers run on lanes (serve/lanes.py), off the event loop: queries on the core one at a time,
+each identity's in arrival order and the identities in turn (the core answers one at a time under
+its lock anyway; the turns keep one token's flood from holding up everyone else's answers), slow requests on a bounded lane of their own so they cannot starve
 searches, reindex on a third. A handler may have a ``prepare`` step that needs no core lock
 (embedding the query), run first on a lane with a thread per CPU so the next requests' model
 inference overlaps the queued Python work of this one.
@@ -173,7 +175,8 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None,
     add_app_routes(app, route, mg.settings, lanes, app.state.callers.view, json_object_body)
     install_dashboard(app, route, mg, fresh, lanes.slow, Caller)
     add_triage_routes(app, route, mg, fresh, Caller)
-    app.add_middleware(TokenGate, auth=auth)      # every path, FastAPI's own (/docs) too
+    app.add_middleware(TokenGate, auth=auth,      # every path, FastAPI's own (/docs) too
+                       per_identity=serve.requests_per_identity)
     app.add_middleware(ServerTiming)
     app.add_middleware(DashboardHeaders)
     app.add_middleware(OldParameterNames)

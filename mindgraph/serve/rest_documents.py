@@ -29,7 +29,7 @@ from starlette.responses import StreamingResponse
 
 from ..documents.service import ID_PATTERN, DocumentService
 from . import schemas_documents as d
-from .guard import BodyRule
+from .guard import BodyRule, SpoolBudget
 from .lanes import ServerLanes
 from .rest_errors import AppError
 
@@ -45,14 +45,16 @@ def upload_rule(settings: Any) -> tuple[str, BodyRule]:
     A file larger than ``compile.max_note_bytes`` is refused once the form is read (it could
     never compile), so the cap counts each file at most that: with the 50 MB per file of
     ``serve.upload_max_file_bytes`` alone, one request spooled 2.5 GB to disk before the
-    refusal (50 × 2 MB, 100 MB, now)."""
+    refusal (50 × 2 MB, 100 MB, now). All uploads in progress together hold at most
+    ``serve.upload_spool_bytes`` (the rule's ``SpoolBudget``: 503 past it)."""
     serve = settings.serve
     per_file = min(serve.upload_max_file_bytes, settings.compile.max_note_bytes)
     return UPLOAD_PATH, BodyRule(serve.upload_max_files * per_file + serve.max_body_bytes,
                                  MULTIPART, streamed=True, timeout_s=serve.upload_timeout_s,
                                  setting="serve.upload_max_files × the smaller of "
                                          "serve.upload_max_file_bytes and "
-                                         "compile.max_note_bytes")
+                                         "compile.max_note_bytes",
+                                 budget=SpoolBudget(serve.upload_spool_bytes))
 
 
 def _doc_id() -> Any:

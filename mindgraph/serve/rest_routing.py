@@ -121,7 +121,7 @@ def route_maker(app: FastAPI, lanes: ServerLanes, budget_s: float) -> Callable[.
               prepare: Callable[..., Any] | None = None,
               dependencies: tuple[Any, ...] = (), files: tuple[str, ...] = (),
               **options: Any) -> Callable:
-        codes = ((401,) if not public else ()) + (403, 421, 422, 503, 504) + extra
+        codes = ((401, 429) if not public else ()) + (403, 421, 422, 503, 504) + extra
         if 404 in extra:    # a name that is not found may also be one of several (409)
             codes += (409,)
         responses: dict[int | str, dict[str, Any]] = {c: {"model": s.ErrorOut}

@@ -8,15 +8,31 @@ dashboard's, and any route added later without the ``route`` helper are covered 
 the gate sees every HTTP request, so a new route is guarded unless someone adds it to
 ``PUBLIC`` with a reason (tests/serve/test_every_route_needs_a_token.py enumerates the app's
 routes and holds the same list).
+
+Fair between identities: the gate names the identity a request's work is queued for
+(``lanes.CALLER``), so the lanes take each identity's calls in turn (serve/lanes.py), and it
+lets one identity have at most ``serve.requests_per_identity`` requests in flight (from here
+until the answer's last byte): past it, that identity's next request is 429 with
+Retry-After before any other work — parsing its parameters, routing, queueing — while every
+other identity is served. Without it, one token keeping a hundred searches in flight kept
+the event loop and the query lane busy with its own, and every other agent's searches waited
+behind them (504 once past the budget). The 429 is sent half a second late
+(``REFUSAL_DELAY_S``): a flooder that retries at once, Retry-After unread, had the server
+send thousands of refusals a second, and those alone held the other agents up.
 """
 
 from __future__ import annotations
+
+import asyncio
+from collections import Counter
 
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..errors import Unauthenticated
 from ..scopes import Authenticator
+from .guard import refuse_websocket
+from .lanes import CALLER
 
 #: path (or prefix, ending in "/") → why it answers without a token
 PUBLIC: dict[str, str] = {
@@ -35,29 +51,63 @@ def is_public(path: str) -> bool:
                                  path.startswith(prefix) for prefix in PUBLIC)
 
 
+RETRY_AFTER_S = 1
+REFUSAL_DELAY_S = 0.5       # a 429 is sent this long after the request came
+
+
 class TokenGate:
     """ASGI middleware: 401 for an HTTP request without a valid bearer token, unless its path
-    is public or the server needs no token (loopback with none configured)."""
+    is public or the server needs no token (loopback with none configured); a WebSocket
+    handshake without one is closed before it is accepted, whatever its path. 429 for a
+    request of an identity that has ``per_identity`` in flight already (0: no limit)."""
 
-    def __init__(self, app: ASGIApp, auth: Authenticator):
+    def __init__(self, app: ASGIApp, auth: Authenticator, per_identity: int = 0):
         self.app = app
         self._auth = auth
+        self._per_identity = per_identity
+        self._in_flight: Counter[str] = Counter()    # the event loop's own: no lock
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not self._auth.required or \
-                is_public(scope.get("path", "")):
+        kind = scope["type"]
+        if kind == "lifespan" or not self._auth.required or \
+                (kind == "http" and is_public(scope.get("path", ""))):
             await self.app(scope, receive, send)
             return
         headers = [v for k, v in scope.get("headers", ()) if k == b"authorization"]
         try:
             if len(headers) > 1:    # two tokens: which one the route reads is not ours to guess
                 raise Unauthenticated("Send one Authorization header, not several.")
-            self._auth.identity_for(headers[0] if headers else None)
+            identity = self._auth.identity_for(headers[0] if headers else None)
         except Unauthenticated as exc:
+            if kind != "http":      # a WebSocket: no public path, refused before its accept
+                await refuse_websocket(send, f"Unauthorized: {exc}")
+                return
             await JSONResponse({"error": "Unauthorized", "detail": str(exc)}, status_code=401,
                                headers={"WWW-Authenticate": "Bearer"})(scope, receive, send)
             return
-        await self.app(scope, receive, send)
+        name = identity.name
+        held = self._in_flight[name]
+        if self._per_identity and held >= self._per_identity and kind == "http":
+            # answered late: a client that retries at once without reading Retry-After
+            # waits here instead of keeping the event loop busy refusing it
+            await asyncio.sleep(REFUSAL_DELAY_S)
+            await JSONResponse(
+                {"error": "TooManyRequests",
+                 "detail": f"{held} requests of yours are in flight (serve."
+                           f"requests_per_identity): wait for their answers, then retry. Other "
+                           f"identities are served meanwhile."},
+                status_code=429, headers={"Retry-After": str(RETRY_AFTER_S)},
+            )(scope, receive, send)
+            return
+        self._in_flight[name] = held + 1
+        caller = CALLER.set(name)
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            CALLER.reset(caller)
+            self._in_flight[name] -= 1
+            if not self._in_flight[name]:
+                del self._in_flight[name]
 
 
-__all__ = ["PUBLIC", "TokenGate", "is_public"]
+__all__ = ["PUBLIC", "RETRY_AFTER_S", "TokenGate", "is_public"]

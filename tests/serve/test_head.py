@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import httpx
+import pytest
 from fastapi.testclient import TestClient
 
 from mindgraph.config import settings_from_dict
@@ -97,3 +98,45 @@ def test_the_token_applies_to_head_and_health_stays_public(workspace):
                        headers={"Authorization": "Bearer wrong"}).status_code == 401
     assert client.head("/page", params={"name": "Home"},
                        headers={"Authorization": f"Bearer {TOKEN}"}).status_code == 200
+
+
+@pytest.mark.parametrize("spec_version", ["2.3", "2.4"])
+def test_head_on_the_status_event_stream_ends_it_at_once(workspace, spec_version):
+    """While a job runs, GET /status?stream=true streams until it ends. A HEAD ran that stream
+    on the server, its events thrown away, until the job ended (up to
+    serve.reindex_timeout_s): under ASGI 2.4 nothing else stops it (the server's receive is
+    not listened to; its ``send`` would raise only once the client is gone). Driven as uvicorn
+    drives the app: ``receive`` says disconnect once the answer is complete."""
+    import asyncio
+
+    app = rest(workspace).app
+    jobs = app.state.documents.jobs
+    job = jobs.start("rescan", "acme")
+    sent: list[dict] = []
+
+    async def head() -> None:
+        complete = asyncio.Event()
+
+        async def receive():
+            await complete.wait()
+            return {"type": "http.disconnect"}
+
+        async def send(message):
+            sent.append(message)
+            if message["type"] == "http.response.body" and not message.get("more_body"):
+                complete.set()
+
+        scope = {"type": "http", "method": "HEAD", "path": "/status", "raw_path": b"/status",
+                 "query_string": b"stream=true", "root_path": "", "scheme": "http",
+                 "http_version": "1.1", "headers": [(b"host", b"127.0.0.1:8765")],
+                 "client": ("127.0.0.1", 5000), "server": ("127.0.0.1", 8765),
+                 "asgi": {"version": "3.0", "spec_version": spec_version}}
+        await asyncio.wait_for(app(scope, receive, send), 5)
+
+    try:
+        asyncio.run(head())
+    finally:
+        jobs.finish(job)
+    assert sent[0]["status"] == 200
+    assert dict(sent[0]["headers"])[b"content-type"].startswith(b"text/event-stream")
+    assert [m.get("body", b"") for m in sent[1:]] == [b""]

@@ -1,0 +1,103 @@
+"""Fairness between identities: one token flooding a real `mindgraph serve` with searches
+gets 429 past its share (``serve.requests_per_identity``), while another token's searches
+are all answered — first come first served, the flood's queue made every other identity's
+request wait past its budget (504)."""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import os
+import subprocess
+import sys
+import threading
+import time
+
+import httpx
+from live_server import flood, free_port, stop, wait_healthy
+
+TOKENS = {"flooder": "f" * 40, "quiet": "q" * 40}
+CONFIG = """\
+embedding: {provider: hashing, dimension: 64}
+serve: {request_timeout_s: 1.5}    # requests_per_identity: 16, the default
+scopes:
+  identities:
+    - {name: flooder, tenant: acme, agent: flooder, token_env: TOKEN_FLOODER}
+    - {name: quiet, tenant: acme, agent: quiet, token_env: TOKEN_QUIET}
+"""
+FLOOD_CONNECTIONS = 120
+
+
+def many_pages(wiki, count=400):
+    """Enough pages that one search takes a few milliseconds."""
+    words = "trunks zeppelins packing airships harbour cargo ballast mooring".split()
+    for i in range(count):
+        body = " ".join(words[(i + j) % len(words)] + str(j % 17) for j in range(300))
+        (wiki / f"Page {i}.md").write_text(f"# Page {i}\n\n{body}\n\n## More\n\n{body}\n")
+
+
+async def flood_and_ask(base: str, seconds: float
+                        ) -> tuple[collections.Counter, list[int], list[bytes]]:
+    """The flooder's statuses (and an answer of each) and the quiet agent's statuses, the quiet
+    one asking one search at a time while ``FLOOD_CONNECTIONS`` requests of the flooder are
+    in flight."""
+    done = asyncio.Event()
+    flooding = asyncio.create_task(flood(
+        base, "/smart_search?q=trunks+cargo", {"Authorization": f"Bearer {TOKENS['flooder']}"},
+        FLOOD_CONNECTIONS, done))
+    quiet: list[int] = []
+    async with httpx.AsyncClient(base_url=base, timeout=30,
+                                 headers={"Authorization": f"Bearer {TOKENS['quiet']}"}) as agent:
+        await asyncio.sleep(1.0)                # the flood is under way
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            answer = await agent.get("/smart_search", params={"q": "airships ballast"})
+            quiet.append(answer.status_code)
+    done.set()
+    statuses, samples = await flooding
+    return statuses, quiet, samples
+
+
+def test_a_flooding_token_gets_429_and_another_token_is_still_answered(tmp_path):
+    (tmp_path / "wiki").mkdir()
+    many_pages(tmp_path / "wiki")
+    (tmp_path / "mindgraph.yml").write_text(CONFIG)
+    port = free_port()
+    env = {**os.environ, "MINDGRAPH_API_TOKEN": "", "TOKEN_FLOODER": TOKENS["flooder"],
+           "TOKEN_QUIET": TOKENS["quiet"]}
+    server = subprocess.Popen([sys.executable, "-m", "mindgraph", "serve", "-C", str(tmp_path),
+                               "--port", str(port)], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, env=env)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        wait_healthy(server, base)
+        warm = httpx.get(f"{base}/smart_search", params={"q": "trunks"}, timeout=30,
+                         headers={"Authorization": f"Bearer {TOKENS['quiet']}"})
+        assert warm.status_code == 200, warm.text
+        flooded, quiet, samples = asyncio.run(flood_and_ask(base, seconds=4.0))
+    finally:
+        stop(server)
+    assert quiet and set(quiet) == {200}, (sorted(set(quiet)), flooded)
+    assert flooded["429"] and not flooded["504"], flooded
+    assert flooded["200"]                   # its share is still served
+    refused = next(s for s in samples if s.startswith(b"HTTP/1.1 429"))
+    assert b"\r\nretry-after: 1\r\n" in refused
+    assert b"serve.requests_per_identity" in refused
+
+def test_a_lane_takes_each_caller_in_turn():
+    """Three calls of one caller queued before one of another while the lane is busy: the
+    other's runs second, not fourth."""
+    from mindgraph.serve.lanes import Lane
+
+    lane = Lane("query", 1)
+    ran: list[str] = []
+    running, release = threading.Event(), threading.Event()
+    gate = lane.submit(lambda: (running.set(), release.wait(5)), who="a")
+    assert running.wait(5)
+    calls = [lane.submit(lambda n=n: ran.append(n), who=who)
+             for n, who in (("a1", "a"), ("a2", "a"), ("a3", "a"), ("b1", "b"))]
+    release.set()
+    for call in [gate, *calls]:
+        call.result(5)
+    lane.close()
+    assert ran == ["a1", "b1", "a2", "a3"]
