@@ -18,8 +18,9 @@ each HTML block (``html_block``), and this module rebuilds it from an allow-list
   text; an HTML comment is hidden, as in Obsidian; a checkbox (a task item's,
   which mdit-py-plugins' tasklists writes as raw HTML) is drawn disabled;
 - the tags drawn are balanced: a closing tag nothing opened is dropped, and what a note
-  leaves open is closed at the end of its paragraph (inline) or of the page (blocks), so a
-  note's HTML cannot close or swallow the dashboard's own elements. Inline (inside a
+  leaves open is closed at the end of its paragraph (inline) or of the page's text (blocks:
+  before its footnotes), so a note's HTML cannot close or swallow the dashboard's own
+  elements. Inline (inside a
   paragraph) only phrasing tags are drawn; a ``<p>`` there (``<p/>`` in a table cell) is a
   line break, as a browser shows it.
 
@@ -51,9 +52,15 @@ DROPPED_ATTRIBUTES = frozenset({"class", "id", "style", "align", "dir", "lang", 
                                 "height", "border", "cellpadding", "cellspacing", "valign"})
 _SAFE_HREF_RE = re.compile(r"^(?:https?:|mailto:)", re.I)
 _FIRST_TAG_RE = re.compile(r"</?([A-Za-z][A-Za-z0-9-]*)")
-_ATTR_RE = re.compile(r"""([^\s"'>/=]+)(?:\s*=\s*("[^"]*"|'[^']*'|[^\s"'=<>`]+))?""")
-_TAG_RE = re.compile(r"""<!--.*?-->|<(/?)([A-Za-z][A-Za-z0-9-]*)((?:\s+[^\s"'>/=]+"""
-                     r"""(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?)*)\s*(/?)>""", re.S)
+# attribute names as markdown-it reads them (no "<" in a name: a tag that never closes ends
+# at the next "<", so the scan stays linear; an attempt that fails is text); a comment's end
+# is looked for once (``rebuild``), not by a lazy ``<!--.*?-->`` retried at every "<!--":
+# both made a 30 kB note of "<div <a <a …" or "<!-- <!-- …" cost tens of seconds per view
+_ATTR_NAME = r"[A-Za-z_:][A-Za-z0-9:._-]*"
+_ATTR_VALUE = r"""(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+)"""
+_ATTR_RE = re.compile(rf"({_ATTR_NAME})(?:\s*=\s*({_ATTR_VALUE}))?")
+_TAG_RE = re.compile(rf"<!--|<(/?)([A-Za-z][A-Za-z0-9-]*)((?:\s+{_ATTR_NAME}"
+                     rf"(?:\s*=\s*{_ATTR_VALUE})?)*)\s*(/?)>")
 
 
 def install(md: MarkdownIt) -> None:
@@ -103,9 +110,11 @@ def _sanitize(state: Any) -> None:
                 closing.meta = {"safe": _closers(opened)}
                 token.children.append(closing)
     if page_open:
+        # closed before the footnotes the renderer adds at the end: they are not the note's
         closing = Token("html_block", "", 0, content="")
         closing.meta = {"safe": _closers(page_open) + "\n"}
-        tokens.append(closing)
+        tokens.insert(next((i for i, t in enumerate(tokens)
+                            if t.type == "footnote_block_open"), len(tokens)), closing)
 
 
 def rebuild(raw: str, opened: list[str], inline: bool) -> str:
@@ -113,10 +122,21 @@ def rebuild(raw: str, opened: list[str], inline: bool) -> str:
     not yet closed (updated), ``inline``: inside a paragraph (phrasing tags only)."""
     out: list[str] = []
     at = 0
-    for match in _TAG_RE.finditer(raw):
+    comments_close = True                   # False once no "-->" is left after a "<!--"
+    match = _TAG_RE.search(raw)
+    while match is not None:
         out.append(_text(raw[at:match.start()]))
-        out.append(_tag(match, opened, inline))
         at = match.end()
+        if match.group(0) == "<!--":
+            end = raw.find("-->", at) if comments_close else -1
+            if end >= 0:                    # a comment: hidden, as in Obsidian
+                at = end + 3
+            else:                           # never closed: text
+                comments_close = False
+                out.append(escapeHtml(match.group(0)))
+        else:
+            out.append(_tag(match, opened, inline))
+        match = _TAG_RE.search(raw, at)
     out.append(_text(raw[at:]))
     return "".join(out)
 
@@ -127,8 +147,6 @@ def _text(raw: str) -> str:
 
 def _tag(match: re.Match, opened: list[str], inline: bool) -> str:
     whole = match.group(0)
-    if whole.startswith("<!--"):
-        return ""                                   # a comment: hidden, as in Obsidian
     closing, name, attributes = match.group(1), match.group(2).lower(), match.group(3)
     if name in MEDIA:
         if closing or (name in ("video", "audio") and not _source(attributes)):

@@ -262,6 +262,62 @@ def test_a_note_with_hostile_html_does_not_run(browser, tmp_path):
         assert watch.problems == []
 
 
+RAW_HTML = """# Raw
+
+<b>bold</b> <a href="java&#x09;script:window.__owned='tab'">j</a> <a href="https://ok.example" onclick="window.__owned='a'">j</a>
+<a title='x" onmouseover="window.__owned=1'>hover me</a> <details open ontoggle="window.__owned='t'"><summary>s</summary></details>
+<noscript><p title="</noscript><img src=x onerror=window.__owned='ns'>"></noscript>
+<math><mtext><table><mglyph><style><img src=x onerror=window.__owned='m'></style></mglyph></table></mtext></math>
+<form action="https://evil.example/"><input type="password"><button>Sign in</button></form>
+<img src="https://evil.example/a.png" alt="a picture"> <div style="position:fixed;inset:0">overlay</div>
+
+<div>
+<details><summary>open me</summary>
+
+| a | b |
+|---|---|
+| <img src=x onerror="window.__owned='cell'"> | [[Plain\\|plain]] |
+
+- [ ] task #tag"><img/onerror=window.__owned='tag'> $<img src=x onerror=window.__owned='math'>$
+
+[broken escape](#page=%E0%A4%A) ![[Plain]]
+"""
+
+
+def test_a_notes_raw_html_runs_loads_and_restyles_nothing(browser, tmp_path):
+    """The allow-list's payloads in a real browser: no handler fires on hover or click, no
+    request leaves the server, nothing is styled or placed by the note, and a link whose
+    address has a broken escape (``#page=%E0%A4%A``) is refused, not an uncaught error."""
+    (tmp_path / "wiki").mkdir()
+    (tmp_path / "wiki" / "Raw.md").write_text(RAW_HTML)
+    (tmp_path / "wiki" / "Plain.md").write_text("# Plain\n\n<b>plain</b> <script>x</script>\n")
+    with _server(tmp_path) as url:
+        page, watch = open_dashboard(browser, url + "/#page=Raw.md")
+        foreign = []
+        page.on("request", lambda r: foreign.append(r.url) if not r.url.startswith(url)
+                else None)
+        body = page.wait_for_selector("#detail .page-body")
+        page.locator("#detail .page-body summary", has_text="open me").click()
+        for element in body.query_selector_all("*"):
+            if element.is_visible() and element.evaluate(      # links are followed below
+                    "e => !e.closest('a, details:not([open]), summary') && !e.querySelector("
+                    "'a, summary')"):
+                element.click(force=True)
+        page.locator("#detail .page-body a", has_text="hover me").hover()
+        page.locator("#detail .page-body a", has_text="broken escape").click()
+        page.wait_for_selector("#message:not([hidden])")
+        assert page.inner_text("#message").startswith("Not a page address")
+        assert page.evaluate("window.__owned === undefined")
+        assert page.locator("#detail .page-body [style], #detail .page-body form, "
+                            "#detail .page-body img, #detail .page-body [class*=detail], "
+                            "#detail .page-body [id=login]").count() == 0
+        assert page.evaluate("document.querySelector('#detail .page-body').nextElementSibling"
+                             ".tagName") == "H3"               # nothing of the note leaked
+        assert foreign == []
+        shot(page, "raw-html.png")
+        assert watch.problems == []
+
+
 def test_behind_a_token_the_dashboard_asks_for_it_and_keeps_it_in_memory(browser, tmp_path):
     (tmp_path / "wiki").mkdir()
     (tmp_path / "wiki" / "Home.md").write_text("# Home\n\nSee [[Other]].\n")

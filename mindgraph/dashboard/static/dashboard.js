@@ -599,7 +599,15 @@
   function route() {
     if (location.hash === "#queue") { showQueue(); return; }
     const match = location.hash.match(/^#page=([^#]+)(?:#(.+))?$/);
-    if (match) showDetail(decodeURIComponent(match[1]), match[2] && decodeURIComponent(match[2]));
+    if (!match) return;
+    let path, anchor;
+    try {         // a note's link may carry a broken escape ([x](#page=%E0%A4%A)): no page
+      [path, anchor] = [decodeURIComponent(match[1]), match[2] && decodeURIComponent(match[2])];
+    } catch {
+      say(`Not a page address: ${location.hash}`);
+      return;
+    }
+    showDetail(path, anchor);
   }
 
   // ---- the propagation queue (GET /dashboard/propagation, POST /propagate/apply) ----------
