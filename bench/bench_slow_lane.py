@@ -30,6 +30,7 @@ from pathlib import Path
 
 import httpx
 import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
+from serving import wait_healthy  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 VAULT = shared_corpora.corpora() / "obsidian-help"
@@ -54,15 +55,8 @@ def start(workspace: Path, code: Path | None) -> tuple[subprocess.Popen, str]:
                                 str(workspace), "--port", str(port)], env=env, cwd=workspace,
                                stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{base}/health", timeout=5).status_code == 200:
-                return process, base
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    process.kill()
-    raise SystemExit("the server did not start")
+    wait_healthy(process, base)
+    return process, base
 
 
 def searches(base: str, seconds: float) -> dict:

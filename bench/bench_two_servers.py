@@ -29,6 +29,7 @@ from pathlib import Path
 
 import httpx
 import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
+from serving import wait_healthy  # noqa: E402
 
 CORPUS = shared_corpora.corpora()
 TOKEN = "bench-two-servers-token-0123456789abcdef"
@@ -64,14 +65,8 @@ def start(workspace: Path, env: dict[str, str]) -> tuple[subprocess.Popen, str]:
                                 "--port", str(port)], env={**os.environ, **env},
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{base}/health", timeout=5).status_code == 200:
-                return process, base
-        except httpx.TransportError:
-            time.sleep(0.3)
-    raise SystemExit(f"server on {base} did not start")
+    wait_healthy(process, base, 300)
+    return process, base
 
 
 async def load(bases: list[str], queries: list[str], clients: int, seconds: float) -> dict:

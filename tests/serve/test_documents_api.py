@@ -345,19 +345,18 @@ def test_a_name_already_taken_in_the_api_folder_gets_a_new_one(vault, client):
     assert {k: v for k, v in after.items() if k in before} == before
 
 
-def test_an_upload_streamed_past_its_cap_is_refused_while_it_arrives(vault):
-    (vault / "mindgraph.yml").write_text(CONFIG + "serve:\n  upload_max_files: 1\n"
-                                         "  upload_max_file_bytes: 2048\n"
-                                         "  max_body_bytes: 1024\n")
+def _upload_streamed(vault, kilobytes: int) -> tuple[httpx.Response, list[int]]:
+    """POST /upload one file of ``kilobytes`` kB sent in 1 kB chunks without a
+    Content-Length (the Guard counts what arrives); the response and the chunks pulled."""
     app = create_app(Mindgraph.open(vault))
     boundary = "b0undary"
     head = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"files\"; "
             f"filename=\"big.md\"\r\nContent-Type: text/markdown\r\n\r\n").encode()
     pulled = []
 
-    async def chunks():         # no Content-Length: the Guard counts what arrives
+    async def chunks():
         yield head
-        for _ in range(100):
+        for _ in range(kilobytes):
             pulled.append(1)
             yield b"x" * 1000
         yield f"\r\n--{boundary}--\r\n".encode()
@@ -368,7 +367,14 @@ def test_an_upload_streamed_past_its_cap_is_refused_while_it_arrives(vault):
             return await http.post("/upload", content=chunks(), headers={
                 "Content-Type": f"multipart/form-data; boundary={boundary}"})
 
-    response = asyncio.run(post())
+    return asyncio.run(post()), pulled
+
+
+def test_an_upload_streamed_past_its_cap_is_refused_while_it_arrives(vault):
+    (vault / "mindgraph.yml").write_text(CONFIG + "serve:\n  upload_max_files: 1\n"
+                                         "  upload_max_file_bytes: 2048\n"
+                                         "  max_body_bytes: 1024\n")
+    response, pulled = _upload_streamed(vault, 100)
     assert response.status_code == 413
     assert response.json()["detail"].startswith("The request body is larger than 3072 bytes")
     assert len(pulled) <= 4                  # refused as it arrived, not after all of it
@@ -383,26 +389,7 @@ def test_an_upload_is_cut_off_at_what_could_compile(vault):
                                          "  upload_max_file_bytes: 1000000\n"
                                          "  max_body_bytes: 1024\n"
                                          "compile:\n  max_note_bytes: 2048\n")
-    app = create_app(Mindgraph.open(vault))
-    boundary = "b0undary"
-    head = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"files\"; "
-            f"filename=\"big.md\"\r\nContent-Type: text/markdown\r\n\r\n").encode()
-    pulled = []
-
-    async def chunks():
-        yield head
-        for _ in range(900):
-            pulled.append(1)
-            yield b"x" * 1000
-        yield f"\r\n--{boundary}--\r\n".encode()
-
-    async def post():
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
-                                     base_url=LOCAL) as http:
-            return await http.post("/upload", content=chunks(), headers={
-                "Content-Type": f"multipart/form-data; boundary={boundary}"})
-
-    response = asyncio.run(post())
+    response, pulled = _upload_streamed(vault, 900)
     assert response.status_code == 413
     assert response.json()["detail"].startswith("The request body is larger than 3072 bytes")
     assert "compile.max_note_bytes" in response.json()["detail"]
