@@ -30,12 +30,10 @@ def lint_command(settings, judge: str, rules: tuple[str, ...], limit: int, stric
     deprecated while others describe them as current, near-duplicate pages. Read-only;
     `check` stays the fast structural check."""
     settings.require_wiki()
-    report = Mindgraph(settings).lint(judge)
-    findings = [f for f in report.findings if not rules or f.rule in rules]
+    report = Mindgraph(settings).lint(judge, rules)     # runs only the rules asked for
+    findings = list(report.findings)
     if as_json:
-        data = report.to_dict()
-        data["findings"] = [f for f in data["findings"] if not rules or f["rule"] in rules]
-        emit_json(data)
+        emit_json(report.to_dict())
     else:
         for note in report.notes:
             echo(f"note: {note}", err=True)
