@@ -6,7 +6,8 @@ from __future__ import annotations
 import click
 
 from ..trust.mix import describe_mix
-from .common import EXIT_PROBLEMS, echo, emit_json, json_option, open_core, workspace_options
+from .common import (EXIT_PROBLEMS, echo, emit_json, json_option, one_line, open_core,
+                     workspace_options)
 from .whole_number import WholeNumber
 
 
@@ -52,8 +53,9 @@ def _print_findings(findings: list, limit: int, raw_folder: str) -> None:
     for (_, kind), group in sorted(kinds.items()):
         cut = limit if limit and len(group) > limit + 1 else None    # not "... and 1 more"
         for finding in group[:cut]:
-            echo(f"{finding.severity:7} {kind:16} {finding.location(raw_folder)}: "
-                 f"{finding.message}")
+            # one line per finding: a tab or line break in a file name is written out
+            echo(f"{finding.severity:7} {kind:16} {one_line(finding.location(raw_folder))}: "
+                 f"{one_line(finding.message)}")
         if cut:
             echo(f"{group[0].severity:7} {kind:16} ... and {len(group) - limit} more "
                  f"(--all lists every finding).")

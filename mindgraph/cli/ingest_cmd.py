@@ -137,7 +137,8 @@ def _print_report(report: IngestReport) -> None:
     if report.held:
         echo(f"Without --dry-run this run would be held: {report.held}")
     moved = f", moved {report.moved}" if report.moved else ""
-    echo(f"{head} {report.ingested}, skipped {report.skipped}, failed {report.failed}, "
+    echo(f"{head} {report.ingested}, unchanged {report.unchanged}, skipped "
+         f"{report.skipped_for_reason}, failed {report.failed}, "
          f"removed {report.removed}, kept {report.kept}{moved}; {report.provider_calls} "
          f"provider calls, {report.seconds:.2f} s ({report.compiler}).")
 

@@ -7,7 +7,7 @@ import click
 
 from ..core import Mindgraph
 from ..lint.findings import RULES
-from .common import EXIT_PROBLEMS, echo, emit_json, json_option, workspace_options
+from .common import EXIT_PROBLEMS, echo, emit_json, json_option, one_line, workspace_options
 from .whole_number import WholeNumber
 
 
@@ -30,19 +30,18 @@ def lint_command(settings, judge: str, rules: tuple[str, ...], limit: int, stric
     deprecated while others describe them as current, near-duplicate pages. Read-only;
     `check` stays the fast structural check."""
     settings.require_wiki()
-    report = Mindgraph(settings).lint(judge)
-    findings = [f for f in report.findings if not rules or f.rule in rules]
+    report = Mindgraph(settings).lint(judge, rules)     # runs only the rules asked for
+    findings = list(report.findings)
     if as_json:
-        data = report.to_dict()
-        data["findings"] = [f for f in data["findings"] if not rules or f["rule"] in rules]
-        emit_json(data)
+        emit_json(report.to_dict())
     else:
         for note in report.notes:
             echo(f"note: {note}", err=True)
         for finding in findings[: limit or None]:
             section = f" §{finding.section}" if finding.section != "lead" else ""
-            echo(f"{finding.rule:22} {finding.location()}{section}: {finding.message} "
-                 f"Fix: {finding.fix}")
+            # one line per finding: a tab or line break in a file name is written out
+            echo(f"{finding.rule:22} {one_line(finding.location())}{one_line(section)}: "
+                 f"{one_line(finding.message)} Fix: {one_line(finding.fix)}")
         if limit and len(findings) > limit:
             echo(f"... and {len(findings) - limit} more (--limit 0 shows all).")
         counts = ", ".join(f"{rule} {n}" for rule, n in report.counts().items()

@@ -156,11 +156,12 @@ class Services(WarmIndexes):
 
         return PropagationService(self.vault, self.settings)
 
-    def lint(self, judge: str = "auto") -> LintReport:
-        """What a careful editor would flag in the wiki (mindgraph/lint/), read-only."""
+    def lint(self, judge: str = "auto", rules: Iterable[str] = ()) -> LintReport:
+        """What a careful editor would flag in the wiki (mindgraph/lint/), read-only: the
+        findings of ``rules`` only (all when none are given), only those rules run."""
         from ..lint.service import lint_workspace
 
-        return lint_workspace(self.vault(), self.settings, judge, self._raw_visible)
+        return lint_workspace(self.vault(), self.settings, judge, self._raw_visible, rules)
 
     def coverage(self, codebase: str | Path, *, service_level: bool = False,
                  excludes: tuple[str, ...] = (), default_excludes: bool = True,

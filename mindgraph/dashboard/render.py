@@ -3,7 +3,8 @@
 markdown-it-py (CommonMark) with raw HTML drawn through an allow-list (dashboard/raw_html.py:
 ``<u>``, ``<br>``, ``<kbd>``... are drawn; a ``<script>``, an ``onerror=`` or an ``<img>`` in a
 note comes out as text, never as markup), and link targets go through markdown-it's URL check
-(no ``javascript:``). On top of that:
+(no ``javascript:``) and an allow-list of schemes (http, https, mailto, obsidian: a link of
+any other is drawn as text). On top of that:
 
 - ``[[Target#Heading|label]]`` becomes a link inside the dashboard (``#page=<path>``) when it
   resolves, a marked broken link when it does not;
@@ -50,6 +51,9 @@ from . import obsidian, obsidian_inline, raw_html
 from .obsidian_inline import without_comments
 
 _SCHEME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:")
+# The schemes a link may open; any other (``ms-msdt:``, ``search-ms:``... which start a
+# program) is drawn as text. A link with no scheme is a page of the vault or an anchor.
+LINK_SCHEMES = frozenset({"http", "https", "mailto", "obsidian"})
 _FORMATTER = HtmlFormatter(nowrap=True, classprefix="hl-")
 EMBED_DEPTH = 1
 ATTACHMENT_ROUTE = "/dashboard/attachment"
@@ -248,7 +252,10 @@ def attachment_html(target: str, alias: str | None, source: str,
 def _render_link_open(self: Any, tokens: list, idx: int, options: Any, env: dict) -> str:
     token = tokens[idx]
     href = token.attrGet("href") or ""
-    if _SCHEME_RE.match(href):
+    scheme = _SCHEME_RE.match(href)
+    if scheme and scheme.group(0)[:-1].lower() not in LINK_SCHEMES:
+        _as_text(tokens, idx, href)
+    elif scheme:
         token.attrSet("rel", "noopener noreferrer")
         token.attrSet("target", "_blank")
     elif href and not href.startswith("#"):
@@ -258,6 +265,19 @@ def _render_link_open(self: Any, tokens: list, idx: int, options: Any, env: dict
         if path:
             token.attrSet("data-page", path)
     return self.renderToken(tokens, idx, options, env)
+
+
+def _as_text(tokens: list, idx: int, href: str) -> None:
+    """Draw the link opened at ``idx`` as its text (a span naming the address): a scheme
+    outside LINK_SCHEMES can start a program (``ms-msdt:``, ``search-ms:``)."""
+    token = tokens[idx]
+    token.tag, token.attrs = "span", {"class": "link-refused", "title": href}
+    depth = 0
+    for later in tokens[idx + 1:]:
+        depth += later.nesting
+        if later.type == "link_close" and depth < 0:
+            later.tag = "span"
+            return
 
 
 def _render_image(_self: Any, tokens: list, idx: int, _options: Any, env: dict) -> str:

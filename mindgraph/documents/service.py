@@ -465,7 +465,8 @@ def _source(page: Page) -> str | None:
 def _brief_ingest(report: dict[str, Any] | None) -> dict[str, Any] | None:
     if report is None:
         return None
-    return {k: report.get(k) for k in ("ingested", "skipped", "failed", "removed", "seconds")}
+    return {k: report.get(k) for k in ("ingested", "unchanged", "skipped", "failed", "removed",
+                                       "seconds")}
 
 
 __all__ = ["DocumentService", "ID_PATTERN"]

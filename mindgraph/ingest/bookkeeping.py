@@ -25,6 +25,7 @@ class Bookkeeping:
     notes: list[Any]   # the notes of raw/ a full run found
     held: str          # a dry run: why the run would be held (guard.py)
     skipped: int
+    unchanged: int
     last_commit: float
     save_seconds: float
     outcomes: list[FileOutcome]
@@ -84,7 +85,7 @@ class Bookkeeping:
         return IngestReport(
             compiler=self.compiler.identity,
             ingested=count["pending"] if self.dry_run else count["ingested"],
-            skipped=self.skipped, failed=count["failed"], removed=count["removed"],
+            skipped=self.skipped, unchanged=self.unchanged, failed=count["failed"], removed=count["removed"],
             kept=count["kept"], moved=count["moved"] + sum(
                 1 for o in outcomes if o.status == "pending" and o.reason.startswith("would move")),
             provider_calls=int(getattr(self.compiler, "calls", 0)),

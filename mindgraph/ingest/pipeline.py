@@ -151,7 +151,8 @@ class _Run(TargetedSteps, ApplySteps, Bookkeeping):
         self.overlay = CompileOverlay.load(settings.state_dir)   # the documents API's
         self.stash = TrustStash(settings.state_dir)     # records of removed pages
         self.outcomes: list[FileOutcome] = []
-        self.skipped = 0
+        self.skipped = 0        # every file not compiled, unchanged notes included
+        self.unchanged = 0      # notes unchanged since the run that compiled them
         self.last_commit = 0.0
         self.save_seconds = 0.0     # how long the last save took
         self.history: History = {}
@@ -208,6 +209,7 @@ class _Run(TargetedSteps, ApplySteps, Bookkeeping):
                                                  "empty note; nothing to compile."))
             elif not note.error and self._unchanged(note, index):
                 self.skipped += 1
+                self.unchanged += 1
             else:
                 todo.append(note)
         total = len(todo) + len(gone)

@@ -36,7 +36,7 @@ class IngestReport:
 
     compiler: str
     ingested: int
-    skipped: int
+    skipped: int       # every file not compiled, ``unchanged`` included (its meaning since v1)
     failed: int
     removed: int
     kept: int
@@ -48,6 +48,13 @@ class IngestReport:
     plan: str = ""     # with a session: "targeted", or "full: " and why (pipeline.py)
     notes: int = -1    # notes the scan of raw/ found (-1: a targeted run scans none)
     held: str = ""     # a dry run: why the run itself would be held (guard.py)
+    unchanged: int = 0     # notes unchanged since they were compiled (in ``skipped`` too)
+
+    @property
+    def skipped_for_reason(self) -> int:
+        """The files skipped for a reason (not a note, empty, past a limit, unreadable): what
+        the summary calls skipped, unchanged notes counted apart."""
+        return self.skipped - self.unchanged
 
     @property
     def ok(self) -> bool:

@@ -43,6 +43,7 @@ class TargetedSteps:
     history: Any
     outcomes: list
     skipped: int
+    unchanged: int
     journal: bool
 
     def execute_targeted(self, paths: Iterable[str], session: IngestSession,
@@ -56,8 +57,11 @@ class TargetedSteps:
         self.journal = True
         todo: list[Note] = []
         for note in notes:
-            if note.unread or self._unchanged(note, index):
+            if note.unread:
                 self.skipped += 1
+            elif self._unchanged(note, index):
+                self.skipped += 1
+                self.unchanged += 1
             else:
                 todo.append(note)
         try:

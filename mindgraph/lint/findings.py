@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -43,14 +42,6 @@ class LintReport:
         """Findings per rule, in rule order (rules without findings left out)."""
         seen = Counter(f.rule for f in self.findings)
         return {rule: seen[rule] for rule in RULES if seen[rule]}
-
-    def only(self, rules: Iterable[str]) -> "LintReport":
-        """The findings of these rules only (all when none are given), counts to match."""
-        wanted = set(rules)
-        if not wanted:
-            return self
-        return LintReport(self.pages, tuple(f for f in self.findings if f.rule in wanted),
-                          self.notes)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape of `lint --json`, GET /lint and the MCP lint tool."""

@@ -1,10 +1,11 @@
-"""Run every lint rule over a vault and gather the findings (read-only)."""
+"""Run the lint rules asked for (every one by default) over a vault and gather the findings
+(read-only)."""
 
 from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable
 
 from ..errors import ProviderError
 from ..page.dates import note_dates
@@ -26,21 +27,46 @@ LLM_JACCARD = 0.5     # how similar two statements must be for the LLM judge to 
 
 def lint_vault(vault: Vault, raw_dir: Path, workspace: Path, *, judge: Judge | None = None,
                judge_name: str = "", seen: Callable[[Path], bool] | None = None,
-               raw_label: str = "raw") -> LintReport:
-    """Every finding over ``vault``, in rule order, then page and line order; ``seen`` (a
+               raw_label: str = "raw", rules: Iterable[str] = ()) -> LintReport:
+    """Every finding over ``vault`` of ``rules`` (all when none are given: only those are
+    run, not every rule then filtered), in rule order, then page and line order; ``seen`` (a
     scoped view's) says which files it sees, for the references to files; ``raw_label``:
     the raw folder as the user configured it (paths.raw), as the fixes name it."""
+    wanted = set(rules) or set(RULES)
     pages = [vault.pages[p] for p in sorted(vault.pages)]
-    statements = {p.path: page_statements(p) for p in pages}
+    uses_statements = wanted & {"no-summary", "conflicting-fact", "deprecated-but-current"}
+    statements = {p.path: page_statements(p) if uses_statements else [] for p in pages}
     every = [s for p in pages for s in statements[p.path]]
-    dates = {p.path: _date(p) for p in pages}
+    dates = {p.path: _date(p) if uses_statements else None for p in pages}
     findings: list[LintFinding] = []
     notes: list[str] = []
     for page in pages:
-        findings.extend(summary_findings(page, statements[page.path],
-                                         dated=dates[page.path] is not None,
-                                         raw_label=raw_label))
-        findings.extend(reference_findings(page, raw_dir, workspace, seen, raw_label))
+        if "no-summary" in wanted:
+            findings.extend(summary_findings(page, statements[page.path],
+                                             dated=dates[page.path] is not None,
+                                             raw_label=raw_label))
+        if "dangling-reference" in wanted:
+            findings.extend(reference_findings(page, raw_dir, workspace, seen, raw_label))
+    if "conflicting-fact" in wanted:
+        findings.extend(_conflicts(every, dates, judge, judge_name, notes))
+    if "deprecated-but-current" in wanted:
+        names: dict[Statement, list[tuple[str, str]]] = {}
+        for page in pages:
+            names.update(statement_names(page, statements[page.path], _resolver(vault, page)))
+        gone = deprecations(every, names)
+        findings.extend(_current_finding(use.deprecation, use.statement)
+                        for use in current_uses(gone, every, names, dates))
+    if "near-duplicate" in wanted:
+        findings.extend(_duplicate_finding(a, b, similarity) for a, b, similarity in
+                        near_duplicates(pages))
+    order = {rule: i for i, rule in enumerate(RULES)}
+    findings.sort(key=lambda f: (order[f.rule], f.page, f.line, f.message))
+    return LintReport(len(pages), tuple(findings), tuple(notes))
+
+
+def _conflicts(every: list[Statement], dates: dict[str, dt.date | None], judge: Judge | None,
+               judge_name: str, notes: list[str]) -> list[LintFinding]:
+    """The conflicting-fact findings: the offline rules' or, with ``judge``, the LLM's."""
     conflicts, judged_by = list(conflicting_facts(every, dates)), "offline"
     if judge is not None:
         try:
@@ -49,18 +75,7 @@ def lint_vault(vault: Vault, raw_dir: Path, workspace: Path, *, judge: Judge | N
         except ProviderError as exc:
             notes.append(f"The LLM judge failed ({exc}); the conflicting-fact findings are the "
                          f"offline ones.")
-    findings.extend(_conflict_finding(c, judged_by) for c in conflicts)
-    names: dict[Statement, list[tuple[str, str]]] = {}
-    for page in pages:
-        names.update(statement_names(page, statements[page.path], _resolver(vault, page)))
-    gone = deprecations(every, names)
-    findings.extend(_current_finding(use.deprecation, use.statement)
-                    for use in current_uses(gone, every, names, dates))
-    findings.extend(_duplicate_finding(a, b, similarity) for a, b, similarity in
-                    near_duplicates(pages))
-    order = {rule: i for i, rule in enumerate(RULES)}
-    findings.sort(key=lambda f: (order[f.rule], f.page, f.line, f.message))
-    return LintReport(len(pages), tuple(findings), tuple(notes))
+    return [_conflict_finding(c, judged_by) for c in conflicts]
 
 
 def _judged(offline: list[Conflict], statements: list[Statement],

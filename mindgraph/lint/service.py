@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable, Literal
+from typing import Callable, Iterable, Literal
 
 from ..config import Settings
 from ..errors import InputError
@@ -16,11 +16,13 @@ JudgeChoice = Literal["auto", "offline", "llm"]
 
 
 def lint_workspace(vault: Vault, settings: Settings, judge: JudgeChoice | str = "auto",
-                   visible: Callable[[str], bool] | None = None) -> LintReport:
+                   visible: Callable[[str], bool] | None = None,
+                   rules: Iterable[str] = ()) -> LintReport:
     """Every finding over the wiki. ``judge``: "offline" never calls a model; "llm" needs
     compile.provider set (InputError naming the key otherwise); "auto" uses the LLM when one
     is configured. ``visible``: a scoped view's (which files of raw/ and wiki/ it sees, by
-    their path there); a file it does not see is one that does not exist."""
+    their path there); a file it does not see is one that does not exist. ``rules``: only
+    these are run (all when none are given): the LLM judges only conflicting-fact."""
     seen = None if visible is None else files_seen(settings, visible)
     provider = None
     if judge != "offline":
@@ -32,10 +34,11 @@ def lint_workspace(vault: Vault, settings: Settings, judge: JudgeChoice | str = 
                              f"openai) in {settings.source}, or use the offline judge.")
     if provider is None:
         return lint_vault(vault, settings.raw_dir, settings.base_dir, seen=seen,
-                          raw_label=settings.paths.raw)
+                          raw_label=settings.paths.raw, rules=rules)
     llm = LLMJudge(provider)
     return lint_vault(vault, settings.raw_dir, settings.base_dir, judge=llm,
-                      judge_name=llm.identity, seen=seen, raw_label=settings.paths.raw)
+                      judge_name=llm.identity, seen=seen, raw_label=settings.paths.raw,
+                      rules=rules)
 
 
 def files_seen(settings: Settings, visible: Callable[[str], bool]) -> Callable[[Path], bool]:

@@ -30,6 +30,19 @@ CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' 
        "frame-ancestors 'none'")
 DASHBOARD_HEADERS = {"content-security-policy": CSP, "x-content-type-options": "nosniff",
                      "referrer-policy": "no-referrer", "x-frame-options": "DENY"}
+# An attachment opened on its own (a link, "open image in new tab") is a document of the
+# dashboard's origin, and an SVG can hold scripts: ``sandbox`` (no allow-scripts, no
+# allow-same-origin) runs none and gives it an opaque origin. Not for a pdf: browsers' pdf
+# viewers refuse to draw in a sandboxed document, and a pdf's scripts never run in the page's
+# origin (Chromium's viewer is its own origin, Firefox's pdf.js its own sandbox).
+ATTACHMENT_CSP = CSP + "; sandbox"
+
+
+def attachment_headers(media_type: str) -> dict[str, str]:
+    """The headers of an attachment of ``media_type``: the dashboard's, sandboxed."""
+    sandboxed = {} if media_type == "application/pdf" else {
+        "content-security-policy": ATTACHMENT_CSP}
+    return {**DASHBOARD_HEADERS, **sandboxed, "cache-control": "private, no-cache"}
 
 
 class NodeOut(BaseModel):
@@ -190,8 +203,7 @@ def install_dashboard(app: FastAPI, route: Callable[..., Any], mg: Mindgraph,
         # streamed after the handler's budget, within its own (serve/timed_file.py)
         return TimedFileResponse(path, media_type=media_type,
                                  timeout_s=mg.settings.serve.attachment_timeout_s,
-                                 headers={**DASHBOARD_HEADERS,
-                                          "cache-control": "private, no-cache"})
+                                 headers=attachment_headers(media_type))
 
     _queue_route(route, mg, slow, who_is)
 

@@ -302,7 +302,7 @@ def _add_engine_tools(server: MCPServer, call: Callable[..., Awaitable[CallToolR
         calls deprecated while others describe them as current, near-duplicate pages. Each
         finding names the page, section, line and the fix. Read-only."""
         def run(m: Mindgraph) -> dict[str, Any]:
-            report = m.lint(judge).only(rules).to_dict()
+            report = m.lint(judge, rules).to_dict()     # runs only the rules asked for
             return report | {"findings": report["findings"][:limit]}
         return await call(ctx, "lint", judge, run, slow=True)
 

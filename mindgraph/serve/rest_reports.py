@@ -49,7 +49,8 @@ def add_report_routes(route: Callable[..., Callable], mg: Mindgraph, fresh: Call
                                       "comma-separated (" + ", ".join(RULES) + ")")
              ) -> dict[str, Any]:
         fresh()
-        report = mg.as_identity(who).lint(judge).only(rule.split(",") if rule else ()).to_dict()
+        asked = rule.split(",") if rule else ()
+        report = mg.as_identity(who).lint(judge, asked).to_dict()   # only those rules run
         return report | {"findings": report["findings"][:limit]}
 
     @route("get", "/calibrate", s.CalibrateOut, "The recency decay the usage log argues for: "

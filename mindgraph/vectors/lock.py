@@ -2,7 +2,8 @@
 
 Two `mindgraph embed` runs (or an embed and a server's embed job) on one workspace each
 planned every new chunk and embedded it: twice the model calls and store writes. The second
-now waits for the first (saying so, with its pid) and then plans again, finding what the
+now waits for the first (saying so, with its pid and what it is: the holder writes both into
+the lock file, as the pgvector lock's session name says them) and then plans again, finding what the
 first embedded already stored. The lock is POSIX ``flock``: the kernel releases it when its
 holder ends, SIGKILL included, so a killed embed never leaves a stale lock. Processes take
 turns; within one process it is shared (the CLI holds it across its plan and the embed it
@@ -22,8 +23,10 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from ..errors import EmbedBusy, InputError
+from ..stores.pg_embed_lock import HOLDERS
 
 LOCK_FILENAME = "embed.lock"
+UNNAMED = "another mindgraph embed"     # a holder that wrote no word (an older mindgraph)
 
 
 class _Holding:
@@ -60,7 +63,7 @@ def embed_lock(state_dir: Path, *, wait: bool = True,
         holding = _holding.setdefault(path, _Holding())
     with holding.gate:
         if holding.count == 0:
-            holding.fd = _take(path, fcntl, wait, notice)
+            holding.fd = _take(path, fcntl, wait, notice, holder)
             try:
                 with contextlib.ExitStack() as stack:
                     stack.enter_context(store_lock(store, wait, notice, holder))
@@ -101,15 +104,17 @@ def _release(holding: _Holding, fcntl: Any) -> None:
         holding.fd = -1
 
 
-def _take(path: str, fcntl: Any, wait: bool, notice: Callable[[str], None] | None) -> int:
-    """Open ``path`` and flock it (see embed_lock); the descriptor, with our pid written in."""
+def _take(path: str, fcntl: Any, wait: bool, notice: Callable[[str], None] | None,
+          holder: str) -> int:
+    """Open ``path`` and flock it (see embed_lock); the descriptor, with our pid and
+    ``holder`` (a key of HOLDERS) written in."""
     fd = _open_lock_file(path)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            pid = _holder(fd)
-            who = (f"another `mindgraph embed` is running in this workspace (pid {pid})"
+            pid, what = _holder(fd) or (None, "")
+            who = (f"{HOLDERS.get(what, UNNAMED)} is running in this workspace (pid {pid})"
                    if pid else "another process holds this workspace's embed lock")
             if not wait:
                 raise EmbedBusy(f"{who} (it holds {path}). Run again when it has finished, "
@@ -118,7 +123,7 @@ def _take(path: str, fcntl: Any, wait: bool, notice: Callable[[str], None] | Non
                 notice(f"{who}; waiting for it to finish, then embedding what it left")
             fcntl.flock(fd, fcntl.LOCK_EX)
         os.ftruncate(fd, 0)
-        os.pwrite(fd, _identity(os.getpid()).encode(), 0)
+        os.pwrite(fd, _identity(os.getpid(), holder).encode(), 0)
         return fd
     except BaseException:
         os.close(fd)
@@ -150,12 +155,13 @@ def _open_lock_file(path: str) -> int:
     return fd
 
 
-def _identity(pid: int) -> str:
-    """What a holder writes into the lock: its pid and, where /proc tells it, the process's
-    start time (clock ticks after boot), so a reader can tell it from a later process that
-    got the same pid: ``"1234 56789\\n"``."""
+def _identity(pid: int, holder: str) -> str:
+    """What a holder writes into the lock: its pid, the process's start time where /proc
+    tells it (clock ticks after boot; else ``-``), so a reader can tell it from a later
+    process that got the same pid, and what it is (``holder``: a `mindgraph embed`, another
+    process's embed run such as a server's reindex): ``"1234 56789 embed-run\\n"``."""
     started = _start_time(pid)
-    return f"{pid} {started}\n" if started is not None else f"{pid}\n"
+    return f"{pid} {started if started is not None else '-'} {holder}\n"
 
 
 def _start_time(pid: int) -> int | None:
@@ -169,9 +175,10 @@ def _start_time(pid: int) -> int | None:
         return None
 
 
-def _holder(fd: int) -> int | None:
-    """The pid of the `mindgraph embed` holding the lock open at ``fd``, or None when the
-    file cannot vouch for one. The file holds the pid of the last mindgraph that took the
+def _holder(fd: int) -> tuple[int, str] | None:
+    """The pid of the mindgraph embed holding the lock open at ``fd`` and what it is (the
+    holder word it wrote, "" from an older mindgraph), or None when the file cannot vouch for
+    one. The file holds the pid of the last mindgraph that took the
     lock, which need not be the holder now: another program may hold it (the pid then
     stale, perhaps reused), or the holder has not written its own yet. A pid is named only
     when that process is alive with the start time written beside it and, where the kernel
@@ -197,7 +204,8 @@ def _holder(fd: int) -> int | None:
         if os.path.isdir("/proc/self"):
             return None         # /proc there, yet no such process
     holders = _flock_holders(fd)
-    return pid if holders is None or pid in holders else None
+    what = written[2] if len(written) > 2 else ""
+    return (pid, what) if holders is None or pid in holders else None
 
 
 def _flock_holders(fd: int) -> set[int] | None:

@@ -110,7 +110,7 @@ def test_an_empty_raw_folder_is_held_and_nothing_is_removed(workspace):
     assert json.loads(as_json.stdout)["error"] == "RemovalsHeld"
     set_paths(workspace, config)            # pointed back: nothing to redo
     again = run("ingest", "-C", workspace)
-    assert again.exit_code == 0 and "Ingested 0, skipped 30" in again.output
+    assert again.exit_code == 0 and "Ingested 0, unchanged 30, skipped 0" in again.output
 
 
 def test_more_than_half_and_more_than_20_is_held_fewer_is_not(workspace):

@@ -107,3 +107,24 @@ def test_a_query_cannot_fake_rows_or_reorder_a_line_in_the_usage_summary():
     assert one_line(forged) == "qq\\x0a      99  forged top query\\x09\\u202eevil"
     assert "\n" not in one_line(forged) and "\u202e" not in terminal_safe(forged)
     assert terminal_safe("line one\nline two") == "line one\nline two"
+
+
+def test_a_tab_or_line_break_in_a_file_name_is_written_out_by_check_and_lint(tmp_path):
+    """`usage` wrote a tab in a query as ``\\x09``; `check` and `lint` printed one in a file
+    name raw (and a line break split a finding over two lines). --json keeps the name."""
+    (tmp_path / "wiki").mkdir()
+    for name in ("odd\tname.md", "two\nlines.md"):
+        (tmp_path / "wiki" / name).write_text("# Odd\n\nSee [[Gone]].\n")
+    result, shown = run("check", "-C", str(tmp_path))
+    assert "error   broken-link      odd\\x09name.md:3: [[Gone]]" in shown
+    assert "error   broken-link      two\\x0alines.md:3: [[Gone]]" in shown
+    assert "\t" not in shown and "two\nlines" not in shown
+    result, _ = run("check", "-C", str(tmp_path), "--json")
+    assert {"odd\tname.md", "two\nlines.md"} <= {f["path"] for f in
+                                                 json.loads(result.stdout)["findings"]}
+    result, shown = run("lint", "-C", str(tmp_path), "--rule", "no-summary")
+    assert "no-summary             odd\\x09name.md:1: " in shown
+    assert "Fix: Start odd\\x09name.md with" in shown
+    assert "\t" not in shown and "two\nlines" not in shown
+    result, _ = run("lint", "-C", str(tmp_path), "--json")
+    assert "odd\tname.md" in {f["page"] for f in json.loads(result.stdout)["findings"]}

@@ -26,7 +26,26 @@ def test_ingest_json_summary_and_exit_codes(workspace, write_raw):
     result = run("ingest", "-C", str(workspace))
     assert result.exit_code == 1
     assert "bad.md:1: not valid UTF-8" in result.output
-    assert "Ingested 0, skipped 1, failed 1" in result.output
+    assert "Ingested 0, unchanged 1, skipped 0, failed 1" in result.output
+
+
+def test_unchanged_notes_are_counted_apart_from_notes_skipped_for_a_reason(workspace, write_raw):
+    """"Ingested 1, skipped 356" read as 356 notes left out: they were unchanged. The
+    summary says "unchanged" for those and "skipped" only for a file skipped for a reason (an
+    empty note, an attachment); --json keeps ``skipped`` as it was (every file not compiled)
+    and adds ``unchanged``."""
+    write_raw("a.md", "A note.")
+    write_raw("b.md", "Another note.")
+    write_raw("empty.md", "")
+    write_raw("diagram.png", b"\x89PNG\r\n\x1a\n")
+    run("ingest", "-C", str(workspace))
+    write_raw("c.md", "A new note.")
+    result = run("ingest", "-C", str(workspace))
+    assert result.exit_code == 0, result.output
+    assert "Ingested 1, unchanged 2, skipped 2, failed 0" in result.output
+    write_raw("d.md", "One more.")
+    data = json.loads(run("ingest", "-C", str(workspace), "--json").stdout)
+    assert (data["ingested"], data["unchanged"], data["skipped"]) == (1, 3, 5)
 
 
 def test_text_output_says_when_a_hand_edited_page_was_replaced(workspace, write_raw):
@@ -233,7 +252,7 @@ def test_a_frontmatter_list_past_the_value_limit_fails_its_note_naming_the_field
     assert "  many.md:3: frontmatter field 'tags' holds 100,000 items, past the 10,000-value " \
            "limit for a note's frontmatter. Shorten the list, or move it into the note's " \
            "body." in result.output.splitlines()
-    assert "Ingested 1, skipped 0, failed 1" in result.output     # the other note goes on
+    assert "Ingested 1, unchanged 0, skipped 0, failed 1" in result.output    # the other goes on
     assert [p.name for p in (workspace / "wiki").glob("*.md")] == ["fine.md"]
     assert tree_bytes(workspace / "raw") == before                # raw/ untouched
     data = json.loads(run("ingest", "-C", str(workspace), "--json").stdout)

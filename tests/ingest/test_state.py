@@ -144,7 +144,8 @@ def test_a_damaged_journal_line_is_an_error_naming_the_journal(tmp_path):
         assert f"{journal}: the ingest state's journal is damaged" in result.output, bad
         assert "delete it" in result.output and "Traceback" not in result.output
     journal.unlink()
-    assert "Ingested 0, skipped 1" in runner.invoke(cli, ["ingest", "-C", str(tmp_path)]).output
+    assert "Ingested 0, unchanged 1, skipped 0" in runner.invoke(
+        cli, ["ingest", "-C", str(tmp_path)]).output
 
 
 def test_checkpoints_append_what_changed_and_the_final_save_is_the_plain_file(tmp_path):

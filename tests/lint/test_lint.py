@@ -182,6 +182,34 @@ def test_cli_lists_findings_with_their_fix_and_json_has_them_all(workspace):
     assert strict.exit_code == 1
 
 
+def test_cli_rule_runs_only_that_rule_and_prints_what_the_full_run_has_of_it(workspace,
+                                                                           monkeypatch):
+    """`lint --rule no-summary` ran every rule (the slow pairwise ones too) and then kept one
+    rule's findings: the others now are not run at all (each would raise here), and what it
+    prints is the full run's findings of that rule."""
+    runner = CliRunner()
+    full = runner.invoke(cli, ["-C", str(workspace), "lint", "--json"]).stdout
+    full_text = runner.invoke(cli, ["-C", str(workspace), "lint"]).output
+    import mindgraph.lint.run as run
+
+    def not_asked(*_args, **_kwargs):
+        raise AssertionError("a rule that was not asked for ran")
+
+    for rule in ("reference_findings", "conflicting_facts", "deprecations", "current_uses",
+                 "near_duplicates"):
+        monkeypatch.setattr(run, rule, not_asked)
+    only = runner.invoke(cli, ["-C", str(workspace), "lint", "--json", "--rule", "no-summary"])
+    assert only.exit_code == 0, only.output
+    data = json.loads(only.stdout)
+    assert data["findings"] == [f for f in json.loads(full)["findings"]
+                                if f["rule"] == "no-summary"] != []
+    assert data["counts"] == {"no-summary": 1}
+    text = runner.invoke(cli, ["-C", str(workspace), "lint", "--rule", "no-summary"]).output
+    assert text.splitlines()[:-1] == [line for line in full_text.splitlines()
+                                      if line.startswith("no-summary ")]
+    assert text.splitlines()[-1] == f"{len(PAGES)} pages: 1 finding (no-summary 1)."
+
+
 def test_cli_strict_passes_on_a_clean_wiki(tmp_path):
     write_wiki(tmp_path, {"Lead.md": PAGES["Lead.md"]})
     result = CliRunner().invoke(cli, ["-C", str(tmp_path), "lint", "--strict"])

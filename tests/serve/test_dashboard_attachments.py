@@ -125,3 +125,24 @@ def test_an_embed_of_a_missing_file_is_shown_missing_and_never_fetched(attachmen
     assert '<span class="attachment missing" title="not found in raw/">gone</span>' in html
     assert "never-made" not in html.split("data-src")[-1] and html.count("data-src") == 1
     assert 'data-src="/dashboard/attachment?target=assets%2Fdiagram.png' in html
+
+
+def test_an_svg_opened_on_its_own_is_sandboxed(attachments):
+    """An SVG can hold a script: opened directly (a link, "open image in new tab") it would
+    run in the dashboard's origin. Its CSP sandboxes it (no scripts, an opaque origin), a
+    byte range of it too; the pdf, which browsers do not draw sandboxed, keeps the
+    dashboard's CSP."""
+    svg = (b'<svg xmlns="http://www.w3.org/2000/svg"><script>fetch("/documents")'
+           b'</script></svg>')
+    (attachments / "raw" / "assets" / "evil.svg").write_bytes(svg)
+    client = _client(attachments)
+    for headers in ({}, {"range": "bytes=0-9"}):
+        response = client.get("/dashboard/attachment", params={"target": "assets/evil.svg"},
+                              headers=headers)
+        assert response.status_code in (200, 206)
+        assert response.headers["content-type"] == "image/svg+xml"
+        assert response.headers["x-content-type-options"] == "nosniff"
+        directives = [d.strip() for d in response.headers["content-security-policy"].split(";")]
+        assert "sandbox" in directives and "default-src 'none'" in directives
+    pdf = client.get("/dashboard/attachment", params={"target": "paper.pdf"})
+    assert "sandbox" not in pdf.headers["content-security-policy"]

@@ -181,3 +181,26 @@ def test_a_note_of_unclosed_tags_or_comments_is_drawn_in_linear_time(tmp_path, b
     page = _page(client, "Slow.md").json()["html"]
     assert time.process_time() - started < 10     # generous: two shared cores
     assert "&lt;" in page and "<a" not in page
+
+
+def test_a_link_opens_only_an_allowed_scheme_others_are_text(tmp_path):
+    """``ms-msdt:``, ``search-ms:`` (and any scheme a program registers) can start that
+    program from a click: only http, https, mailto and obsidian links are drawn as links,
+    with the vault's own links and anchors; any other is its label as text."""
+    (tmp_path / "wiki").mkdir()
+    (tmp_path / "wiki" / "Other.md").write_text("# Other\n")
+    (tmp_path / "wiki" / "Links.md").write_text(
+        "# Links\n\n[msdt](ms-msdt:/id%20PCWDiagnostic) [search](search-ms:query=x) "
+        "<ms-word:ofe|u|https://evil.example/a.docx> [ref][r] [up](SSH://host)\n\n"
+        "[web](https://example.org) [plain](http://example.org) [mail](mailto:a@example.org) "
+        "[vault](obsidian://open?vault=v) [page](Other.md) [here](#Links)\n\n"
+        "[r]: search-ms:query=y\n")
+    client = TestClient(create_app(Mindgraph(settings_from_dict({}, base_dir=tmp_path)),
+                                   None, None), base_url=LOCAL)
+    page = _page(client, "Links.md").json()["html"]
+    hrefs = [attrs["href"] for tag, attrs, _ in _markup(page).elements if tag == "a"]
+    assert hrefs == ["https://example.org", "http://example.org", "mailto:a@example.org",
+                     "obsidian://open?vault=v", "#page=Other.md", "#Links"]
+    assert page.count('class="link-refused"') == 5
+    for label in ("msdt", "search", "ms-word:ofe|u|https://evil.example/a.docx", "ref", "up"):
+        assert f">{html.escape(label, quote=False)}</span>" in page

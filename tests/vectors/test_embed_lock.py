@@ -170,7 +170,31 @@ def test_the_holder_writes_its_pid_and_start_time(workspace):
         written = (workspace / ".mindgraph" / "embed.lock").read_text().split()
         with open(f"/proc/{first.pid}/stat", "rb") as handle:
             started = handle.read().rsplit(b")", 1)[1].split()[19].decode()
-        assert written == [str(first.pid), started]
+        assert written == [str(first.pid), started, "embed"]
     finally:
         first.send_signal(signal.SIGKILL)
         first.communicate(timeout=30)
+
+
+@pytest.mark.timeout(120)
+def test_a_servers_embed_run_holding_the_lock_is_named_as_such(workspace):
+    """A server's reindex (core's embed: holder "embed-run") holding the lock was called
+    "another `mindgraph embed`"; the holder writes what it is into the lock file, as the
+    pgvector lock's session name says it, and the waiting side names it."""
+    script = ("import sys, time\nfrom pathlib import Path\n"
+              "from mindgraph.vectors.lock import embed_lock\n"
+              "with embed_lock(Path(sys.argv[1])):\n"
+              "    print('held', flush=True)\n    time.sleep(60)\n")
+    holder = subprocess.Popen([sys.executable, "-c", script, str(workspace / ".mindgraph")],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        busy = subprocess.run([*MINDGRAPH, "embed", "--no-wait", "-C", str(workspace)],
+                              capture_output=True, text=True, timeout=60)
+        assert busy.returncode == 1
+        assert ("Error: an embed run of another mindgraph process (a reindex, sync or upload) "
+                f"is running in this workspace (pid {holder.pid}) (it holds ") in busy.stderr
+        assert "mindgraph embed`" not in busy.stderr
+    finally:
+        holder.kill()
+        holder.wait()
