@@ -95,7 +95,7 @@ def test_two_threads_of_one_process_share_the_lock_without_waiting(pg_dsn):
     get the lock (one session, shared). Before, each opened a session of its own and the
     second found the first's lock taken, naming its own pid, in 29 of 30 rounds; and a round
     right after another could find the lock the last one closed still held by the server
-    (freed explicitly now, before the session closes: 300 rounds failed by the first ~100)."""
+    (freed explicitly now, before the session closes; the old code failed within 300 rounds)."""
     import threading
 
     from mindgraph.errors import EmbedBusy
