@@ -4,7 +4,12 @@ The MCP SDK (2.x) reads stdin line by line and drops a line that is not JSON-RPC
 debug log: `echo garbage | mindgraph mcp` would exit 0 having said nothing. Here each such
 line gets a line on stderr (stdout carries the protocol and nothing else) and the run ends
 with a non-zero status once stdin closes; a line a client sends that the SDK reads is
-served as before."""
+served as before.
+
+A client that writes its requests and closes stdin (`printf '…' | mindgraph mcp`, a script
+sending a batch) gets every answer: the SDK cancels the requests in flight when stdin ends,
+so the end is passed on only once each request read has been answered (or after
+``DRAIN_S``). Under load the second of two pings was lost that way."""
 
 from __future__ import annotations
 
@@ -14,8 +19,10 @@ from typing import Any, Callable
 import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
+from mcp.types import JSONRPCError, JSONRPCRequest, JSONRPCResponse
 
 NOT_JSON_RPC_STATUS = 2
+DRAIN_S = 60.0          # the longest stdin's end waits for the answers still owed
 
 
 def run_stdio(server: MCPServer, say: Callable[[str], None]) -> int:
@@ -34,20 +41,76 @@ def run_stdio(server: MCPServer, say: Callable[[str], None]) -> int:
     async def serve() -> None:
         lowlevel = server._lowlevel_server     # what MCPServer.run_stdio_async runs
         async with stdio_server() as (read_stream, write_stream):
-            await lowlevel.run(_Watched(read_stream, refused), write_stream,
+            owed = _Owed()
+            await lowlevel.run(_Watched(read_stream, refused, owed),
+                               _Answering(write_stream, owed),
                                lowlevel.create_initialization_options())
 
     anyio.run(serve)
     return NOT_JSON_RPC_STATUS if bad else 0
 
 
+class _Owed:
+    """The ids of the requests read and not yet answered; ``settled`` is set when none is."""
+
+    def __init__(self) -> None:
+        self.ids: set[Any] = set()
+        self.settled = anyio.Event()
+
+    def read(self, item: Any) -> None:
+        message = getattr(item, "message", None)
+        if isinstance(message, JSONRPCRequest):
+            self.ids.add(message.id)
+
+    def answered(self, item: Any) -> None:
+        message = getattr(item, "message", None)
+        if isinstance(message, (JSONRPCResponse, JSONRPCError)):
+            self.ids.discard(message.id)
+            if not self.ids:
+                self.settled.set()
+                self.settled = anyio.Event()
+
+    async def drain(self) -> None:
+        """Wait until every request read is answered, at most DRAIN_S."""
+        with anyio.move_on_after(DRAIN_S):
+            while self.ids:
+                await self.settled.wait()
+
+
+class _Answering:
+    """The SDK's write stream, telling ``owed`` of each answer sent."""
+
+    def __init__(self, stream: Any, owed: _Owed):
+        self._stream = stream
+        self._owed = owed
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+    async def send(self, item: Any) -> None:
+        await self._stream.send(item)
+        self._owed.answered(item)
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+    async def __aenter__(self) -> "_Answering":
+        await self._stream.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        return await self._stream.__aexit__(*exc)
+
+
 class _Watched:
     """The SDK's read stream, telling ``refused`` of each line it could not parse (an
-    Exception item) before passing it on as it was."""
+    Exception item) before passing it on as it was, and ending only once ``owed`` is
+    settled."""
 
-    def __init__(self, stream: Any, refused: Callable[[Exception], None]):
+    def __init__(self, stream: Any, refused: Callable[[Exception], None], owed: _Owed):
         self._stream = stream
         self._refused = refused
+        self._owed = owed
 
     def __getattr__(self, name: str) -> Any:       # last_context and the like
         return getattr(self._stream, name)
@@ -55,16 +118,27 @@ class _Watched:
     def _seen(self, item: Any) -> Any:
         if isinstance(item, Exception) and not _blank_line(item):
             self._refused(item)
+        self._owed.read(item)
         return item
 
     async def receive(self) -> Any:
-        return self._seen(await self._stream.receive())
+        try:
+            item = await self._stream.receive()
+        except anyio.EndOfStream:
+            await self._owed.drain()
+            raise
+        return self._seen(item)
 
     def __aiter__(self) -> "_Watched":
         return self
 
     async def __anext__(self) -> Any:
-        return self._seen(await self._stream.__anext__())
+        try:
+            item = await self._stream.__anext__()
+        except StopAsyncIteration:
+            await self._owed.drain()
+            raise
+        return self._seen(item)
 
     async def aclose(self) -> None:
         await self._stream.aclose()

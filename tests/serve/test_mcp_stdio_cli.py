@@ -97,3 +97,21 @@ def test_stdio_needs_no_identity_tokens_in_its_environment(ws):
     http = subprocess.run(ENTRY + ["-C", str(ws), "mcp", "--transport", "http", "--port", "1"],
                           capture_output=True, text=True, timeout=60, env=env)
     assert http.returncode != 0 and "MG_TOKEN_ALICE, which is not set" in http.stderr
+
+
+def test_requests_written_before_stdin_closes_are_all_answered(ws):
+    """A client that writes its requests and closes stdin (a script piping a batch) gets
+    every answer: the SDK cancelled the requests still running when stdin ended, so a tool
+    call sent with `printf … | mindgraph mcp` went unanswered."""
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "batch", "version": "1"}}}
+    done = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    calls = [{"jsonrpc": "2.0", "id": n, "method": "tools/call",
+              "params": {"name": "search", "arguments": {"query": f"start page {n}"}}}
+             for n in range(2, 6)]
+    result = mcp(ws, "\n".join(json.dumps(m) for m in [init, done, *calls]) + "\n")
+    assert result.returncode == 0, result.stderr
+    answers = {json.loads(line)["id"]: json.loads(line) for line in result.stdout.splitlines()}
+    assert sorted(answers) == [1, 2, 3, 4, 5], result.stdout
+    assert all("Home.md" in json.dumps(answers[n]) for n in range(2, 6))
