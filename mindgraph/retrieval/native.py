@@ -4,7 +4,10 @@ When a configured adapter offers ``search_by_query(query, limit)`` (adapters/bas
 search asks it in parallel with keyword and vector retrieval, and fuses its ranking like
 theirs, with ``retrieval.native_weight`` (0.2) beside their weights. The app's items are
 found again as pages through the frontmatter `pull` wrote into their raw notes (``app`` and
-``item_id``): an item not pulled and compiled yet has no page and is left out.
+``item_id``): an item not pulled and compiled yet has no page and is left out. Only the note
+`pull` filed for the item counts (its raw path is in that app's pull manifest), or a page
+written in wiki/ by hand: any note may carry that frontmatter, and an agent's upload that did
+was taken for the owner's item, its rank telling the agent which words the owner's task holds.
 
 A slow app never holds up an answer: its search runs on its own threads, and whatever has not
 come back ``retrieval.native_timeout_s`` (1 s) after the search started is dropped, the answer
@@ -16,9 +19,10 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import time
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Collection, Mapping, Sequence
 
 from ..page.model import Page
+from ..page.rawlines import raw_source
 
 NAME = "native"
 _POOL = cf.ThreadPoolExecutor(max_workers=2, thread_name_prefix="mindgraph-native")
@@ -31,13 +35,16 @@ def app_url(page: Page) -> str | None:
 
 
 class NativeSearch:
-    """The ``search_by_query`` of each adapter (name, adapter) that has one."""
+    """The ``search_by_query`` of each adapter (name, adapter) that has one; ``filed(name)``
+    gives the raw notes `pull` filed for that app (None: every page with the frontmatter)."""
 
     def __init__(self, apps: Sequence[tuple[str, Any]], weight: float = 0.2,
-                 timeout_s: float = 1.0):
+                 timeout_s: float = 1.0,
+                 filed: Callable[[str], Collection[str]] | None = None):
         self.apps = list(apps)
         self.weight = weight
         self.timeout_s = timeout_s
+        self.filed = filed
 
     def start(self, query: str, limit: int) -> "cf.Future[list[tuple[str, str, float]]]":
         """Ask every app, on the native search's own threads."""
@@ -62,7 +69,7 @@ class NativeSearch:
                                f"{exc}); results come from the other retrievers")
             return None
         if not page_of:
-            page_of.update(_pages_by_item(pages))
+            page_of.update(_pages_by_item(pages, self.filed))
         ranking: list[tuple[str, float, None]] = []
         seen: set[str] = set()
         for app, item_id, score in found:
@@ -79,10 +86,23 @@ class NativeSearch:
         return hits
 
 
-def _pages_by_item(pages: Mapping[str, Page]) -> dict[tuple[str, str], str]:
+def _pages_by_item(pages: Mapping[str, Page],
+                   filed: Callable[[str], Collection[str]] | None = None
+                   ) -> dict[tuple[str, str], str]:
+    """(app, item id) → the page of the item: the one compiled from the note `pull` filed
+    for it, or one with no raw note (written in wiki/, where agents cannot write)."""
     found: dict[tuple[str, str], str] = {("", ""): ""}     # never empty: built once
+    notes: dict[str, Collection[str]] = {}
     for path, page in pages.items():
         item_id = page.frontmatter.get("item_id")
-        if item_id is not None:
-            found.setdefault((str(page.frontmatter.get("app", "")), str(item_id)), path)
+        if item_id is None:
+            continue
+        app = str(page.frontmatter.get("app", ""))
+        source = raw_source(page)
+        if filed is not None and source:
+            if app not in notes:
+                notes[app] = frozenset(filed(app))
+            if source not in notes[app]:
+                continue      # any note may say item_id: only pull's own note is the item
+        found.setdefault((app, str(item_id)), path)
     return found

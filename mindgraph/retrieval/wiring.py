@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..adapters.loader import adapter_class, load_adapter
+from ..adapters.mirror import load_manifest, manifest_path
 from ..config import Settings
 from ..errors import AdapterError
 from .expand import QueryExpander
@@ -79,4 +80,8 @@ def native_search(settings: Settings) -> NativeSearch | None:
         if adapter is not None:
             apps.append((entry.name, adapter))
     r = settings.retrieval
-    return NativeSearch(apps, r.native_weight, r.native_timeout_s) if apps else None
+
+    def filed(app: str) -> set[str]:     # the raw notes `pull` wrote for the app
+        return set(load_manifest(manifest_path(settings.state_dir, app)))
+
+    return NativeSearch(apps, r.native_weight, r.native_timeout_s, filed) if apps else None
