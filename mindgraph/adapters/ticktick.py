@@ -41,7 +41,7 @@ import httpx
 from ..errors import AdapterError
 from .base import Item, ItemNotFound, Project, RawDocument
 from .cache import CorpusCache
-from .http import AppHTTP
+from .http import MAX_RESPONSE_BYTES, AppHTTP
 from .notes import item_documents
 
 BASE_URL = "https://api.ticktick.com/open/v1"
@@ -68,7 +68,8 @@ class TickTickAdapter:
                  transport: httpx.BaseTransport | None = None,
                  environ: Mapping[str, str] | None = None,
                  sleep: Callable[[float], None] = time.sleep,
-                 clock: Callable[[], float] = time.time):
+                 clock: Callable[[], float] = time.time,
+                 max_response_bytes: int = MAX_RESPONSE_BYTES):
         self.target = target
         self.name = name
         self.only = tuple(str(p) for p in ([projects] if isinstance(projects, str)
@@ -82,7 +83,8 @@ class TickTickAdapter:
         self.http = AppHTTP(f"TickTick adapter {name!r}", base_url, token_env,
                             token_help=TOKEN_HELP, transport=transport, environ=environ,
                             timeout_s=timeout_s, max_retries=max_retries,
-                            max_wait_s=max_retry_wait_s, sleep=sleep)
+                            max_wait_s=max_retry_wait_s, sleep=sleep,
+                            max_response_bytes=max_response_bytes)
 
     # -- the corpus ------------------------------------------------------------------------
     def corpus_items(self) -> list[Item]:
