@@ -127,14 +127,15 @@ class VectorSearch(WarmIndexes):
     def _hybrid_retriever(self) -> HybridRetriever:
         if self._hybrid is None:
             from ..retrieval.hybrid import HybridRetriever
-            from ..retrieval.wiring import search_helpers
+            from ..retrieval.wiring import CACHE_FILE, search_helpers
 
             vector, why = self._vector_retriever()
             self._live.in_use = self._live.in_use or vector is not None
             self._hybrid = HybridRetriever(self._pages(), self.keyword_index(), self.graph(),
                                            vector, self.settings.retrieval, vector_error=why,
                                            vector_note=self._live.note,
-                                           **search_helpers(self.settings))
+                                           **search_helpers(
+                                               self.settings, self._state_file(CACHE_FILE)))
         return self._hybrid
 
     @query

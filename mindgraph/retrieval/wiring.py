@@ -47,12 +47,17 @@ def search_llm_factory(settings: Settings, timeout_s: float
     return build
 
 
-def search_helpers(settings: Settings) -> dict[str, Any]:
+def search_helpers(settings: Settings, cache_file: Path | None = None) -> dict[str, Any]:
     """HybridRetriever's ``expander`` (the splitter, plus the configured LLM), ``reranker``
     (None unless ``retrieval.rerank`` is "llm" and an LLM is configured),
-    ``calibration_file`` and ``native`` (the adapters' own search, None without one)."""
+    ``calibration_file`` and ``native`` (the adapters' own search, None without one).
+
+    ``cache_file`` keeps the LLM's answers (the workspace's CACHE_FILE by default); an
+    identity's view passes its own, as its query vectors are cached apart: from one file for
+    every view, a question another tenant had asked came back an LLM call faster, telling the
+    asker that someone had asked exactly that."""
     r = settings.retrieval
-    cache = AnswerCache(Path(settings.state_dir) / CACHE_FILE)
+    cache = AnswerCache(cache_file or Path(settings.state_dir) / CACHE_FILE)
     expand = search_llm_factory(settings, r.expansion_timeout_s) if r.expansion_llm else None
     rerank = search_llm_factory(settings, r.rerank_timeout_s) if r.rerank == "llm" else None
     return {"expander": QueryExpander(expand, cache=cache) if expand else QueryExpander(),
