@@ -61,6 +61,14 @@ def error_detail(response: httpx.Response) -> str:
     return response.text[:300]
 
 
+def _key_blanked(exc: ProviderError, key: str) -> ProviderError:
+    """``exc`` with the API key blanked from its message: a server's error page may echo the
+    request, and the message reaches search's ``degradation``, which every identity reads."""
+    if key and exc.args and key in str(exc.args[0]):
+        exc.args = (str(exc.args[0]).replace(key, "<api key>"), *exc.args[1:])
+    return exc
+
+
 class OpenAIEmbeddings(EstimatedTokens):
     """Embeddings from /v1/embeddings of OpenAI or a compatible server."""
 
@@ -128,21 +136,25 @@ class OpenAIEmbeddings(EstimatedTokens):
         if self._requested_dimension and self._model.startswith("text-embedding-3"):
             payload["dimensions"] = self._requested_dimension
         headers = {}
-        if self._api_key is not None:
-            headers["Authorization"] = f"Bearer {self._api_key()}"
+        key = self._api_key() if self._api_key is not None else ""
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
         url = f"{self._base_url}/embeddings"
 
         def once() -> np.ndarray:
             self.calls += 1
             try:
-                with deadline(self._timeout):   # in total, not only between two bytes
-                    response = self._http().post(url, json=payload, headers=headers)
-            except httpx.TimeoutException as exc:
-                raise TransientProviderError(f"{self._where()}: timed out ({exc}).") from exc
-            except httpx.TransportError as exc:
-                raise TransientProviderError(f"{self._where()}: connection failed ({exc}). "
-                                             f"Check that the server is running.") from exc
-            return self._parse(response, len(texts))
+                try:
+                    with deadline(self._timeout):   # in total, not only between two bytes
+                        response = self._http().post(url, json=payload, headers=headers)
+                except httpx.TimeoutException as exc:
+                    raise TransientProviderError(f"{self._where()}: timed out ({exc}).") from exc
+                except httpx.TransportError as exc:
+                    raise TransientProviderError(f"{self._where()}: connection failed ({exc}). "
+                                                 f"Check that the server is running.") from exc
+                return self._parse(response, len(texts))
+            except ProviderError as exc:
+                raise _key_blanked(exc, key)
 
         return call_with_retries(once, max_retries=self._max_retries, sleep=self._sleep)
 

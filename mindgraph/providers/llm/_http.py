@@ -47,10 +47,19 @@ def error_detail(body: Any, fallback: str = "") -> str:
     return fallback[:300]
 
 
+def blanked(text: str, secret: str = "") -> str:
+    """``text`` with ``secret`` (the API key) blanked out. A provider's error message may
+    echo the request (a gateway quoting the Authorization header it refused), and these
+    messages travel: into search's ``degradation``, which every identity of a server reads."""
+    return text.replace(secret, "<api key>") if secret else text
+
+
 def status_error(name: str, status: int, detail: str, *, model: str, key_source: str,
-                 retry_after: float | None = None, where: str = "") -> ProviderError:
-    """The error to raise for an HTTP error status: transient ones are retried by the caller."""
-    detail = detail.strip().rstrip(".")
+                 retry_after: float | None = None, where: str = "",
+                 secret: str = "") -> ProviderError:
+    """The error to raise for an HTTP error status: transient ones are retried by the caller
+    (``secret``, the API key, is blanked from the provider's ``detail``)."""
+    detail = blanked(detail, secret).strip().rstrip(".")
     said = f"{name} answered HTTP {status}" + (f": {detail}" if detail else "")
     if is_transient_status(status):
         hint = ("rate limited; lower compile.concurrency if this persists" if status == 429
@@ -70,13 +79,14 @@ def status_error(name: str, status: int, detail: str, *, model: str, key_source:
     return ProviderError(f"{said}. Fix: {fix}.")
 
 
-def transport_error(name: str, exc: BaseException, where: str) -> TransientProviderError:
-    """A timeout or dropped connection: always worth a retry."""
+def transport_error(name: str, exc: BaseException, where: str,
+                    secret: str = "") -> TransientProviderError:
+    """A timeout or dropped connection: always worth a retry (``secret`` blanked from it)."""
     kind = "timed out" if "timeout" in type(exc).__name__.lower() else "could not be reached"
     hint = ("raise compile.timeout_s if answers are long" if kind == "timed out"
             else "check the network, or that the server at this address is running")
-    return TransientProviderError(f"{name} at {where} {kind} ({type(exc).__name__}: {exc}); "
-                                  f"{hint}")
+    return TransientProviderError(blanked(f"{name} at {where} {kind} ({type(exc).__name__}: "
+                                          f"{exc}); {hint}", secret))
 
 
 def checked_answer(name: str, text: str | None, *, stop: str | None, truncated: bool) -> str:

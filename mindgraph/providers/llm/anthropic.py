@@ -43,6 +43,7 @@ class AnthropicProvider:
                                            max_retries=0, timeout=timeout_s,
                                            http_client=http_client)
         self._where = base_url or "api.anthropic.com"
+        self._secret = api_key           # blanked from the errors it raises
 
     @property
     def identity(self) -> str:
@@ -64,9 +65,10 @@ class AnthropicProvider:
         except sdk.APIStatusError as exc:
             raise status_error("anthropic", exc.status_code, error_detail(exc.body, str(exc)),
                                model=self._model, key_source=self._key_source,
-                               retry_after=parse_retry_after(exc.response.headers)) from exc
+                               retry_after=parse_retry_after(exc.response.headers),
+                               secret=self._secret) from exc
         except sdk.APIConnectionError as exc:  # APITimeoutError is a subclass
-            raise transport_error("anthropic", exc, self._where) from exc
+            raise transport_error("anthropic", exc, self._where, self._secret) from exc
         except sdk.APIResponseValidationError as exc:
             raise ProviderError(f"anthropic returned a response mindgraph cannot read: {exc}. "
                                 f"Check compile.base_url points at the Anthropic API.") from exc

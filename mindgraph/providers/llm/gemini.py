@@ -39,6 +39,7 @@ class GeminiProvider:
         self._key_source = key_source
         self._sleep = sleep
         self._where = base_url or "generativelanguage.googleapis.com"
+        self._secret = api_key           # blanked from the errors it raises
         # http_client may be an httpx.Client or httpx2.Client (tests pass a MockTransport).
         self._timeout_s = timeout_s
         if http_client is None:
@@ -70,7 +71,7 @@ class GeminiProvider:
         except self._errors.APIError as exc:
             raise self._status_error(exc) from exc
         except self._transport_errors as exc:
-            raise transport_error("gemini", exc, self._where) from exc
+            raise transport_error("gemini", exc, self._where, self._secret) from exc
         feedback = response.prompt_feedback
         if feedback is not None and feedback.block_reason is not None:
             raise ProviderError(f"gemini blocked the prompt ({_name(feedback.block_reason)}); "
@@ -89,7 +90,8 @@ class GeminiProvider:
         headers = getattr(exc.response, "headers", None)
         wait = parse_retry_after(headers) or _retry_delay(exc.details)
         return status_error("gemini", code, detail, model=self._model,
-                            key_source=self._key_source, retry_after=wait)
+                            key_source=self._key_source, retry_after=wait,
+                            secret=self._secret)
 
 
 def _name(value: Any) -> str | None:

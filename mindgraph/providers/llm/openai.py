@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any, Callable
 from urllib.parse import urlsplit
 
 from ...errors import ProviderError
-from ._http import checked_answer, error_detail, parse_retry_after, status_error, transport_error
+from ._http import (blanked, checked_answer, error_detail, parse_retry_after, status_error,
+                    transport_error)
 from .base import call_with_retries, deadline, httpx_client
 
 if TYPE_CHECKING:     # imported when a provider is built: a search that asks no LLM skips it
@@ -49,6 +50,7 @@ class OpenAIProvider:
         self._key_source = key_source
         self._sleep = sleep
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._secret = api_key           # blanked from the errors it raises (_http.blanked)
         # httpx.Client is thread-safe and pools connections across the compile workers.
         self._http = http_client if http_client is not None else httpx_client()
 
@@ -84,13 +86,13 @@ class OpenAIProvider:
                 response = self._http.post(self._url, json=body, headers=self._headers,
                                            timeout=self._timeout)
         except httpx.TransportError as exc:
-            raise transport_error("openai", exc, self._base_url) from exc
+            raise transport_error("openai", exc, self._base_url, self._secret) from exc
         if response.status_code != 200:
             raise status_error("openai", response.status_code,
                                error_detail(_json_or_none(response), response.text),
                                model=self._model, key_source=self._key_source,
                                retry_after=parse_retry_after(response.headers),
-                               where=self._base_url)
+                               where=self._base_url, secret=self._secret)
         return self._answer(_json_or_none(response), response.text)
 
     def _answer(self, data: Any, raw: str) -> str:
@@ -102,8 +104,8 @@ class OpenAIProvider:
         except (TypeError, KeyError, IndexError):
             raise ProviderError(
                 f"openai-compatible server at {self._base_url} sent an unexpected answer "
-                f"({raw[:200]!r}). Check compile.base_url: it must be the API root that serves "
-                f"/chat/completions, usually ending in /v1.") from None
+                f"({blanked(raw, self._secret)[:200]!r}). Check compile.base_url: it must be "
+                f"the API root that serves /chat/completions, usually ending in /v1.") from None
         if message.get("refusal"):
             raise ProviderError(f"openai refused to rewrite this note: {message['refusal']}")
         finish = choice.get("finish_reason")

@@ -1,0 +1,105 @@
+"""An LLM server's error page that echoes the request never puts the API key in front of an
+agent: search's ``degradation`` quotes why expansion failed, to every identity, and it used
+to quote the provider's error message whole — an OpenAI-compatible gateway that answers "bad
+key: Bearer sk-…" handed the workspace's key to any agent that searched. Real REST app, the
+two-tenant workspace, a local server speaking OpenAI's error format.
+"""
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from fastapi.testclient import TestClient
+from scopes_support import SERVER_TOKEN, TOKENS, config_text, set_tokens, write_workspace
+
+from mindgraph.core import Mindgraph
+from mindgraph.serve.rest import create_app
+
+API_KEY = "sk-test-0123456789abcdefghijklmnopqrstuv"
+
+
+class Echo(BaseHTTPRequestHandler):
+    """Refuses every request, quoting the Authorization header it was sent."""
+
+    def do_POST(self) -> None:  # noqa: N802 (the stdlib's name)
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        said = {"error": {"message": f"invalid key {self.headers.get('Authorization')}",
+                          "type": "invalid_request_error"}}
+        data = json.dumps(said).encode()
+        self.send_response(401)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture
+def served(tmp_path, monkeypatch):
+    write_workspace(tmp_path)
+    set_tokens(monkeypatch)
+    core = Mindgraph.open(tmp_path)
+    assert core.ingest().ok
+    core.close()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Echo)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setenv("LLM_KEY", API_KEY)
+    (tmp_path / "mindgraph.yml").write_text(
+        config_text() + "compile:\n  provider: openai\n  model: fake-model\n  api_key_env: "
+        f"LLM_KEY\n  base_url: http://127.0.0.1:{server.server_port}/v1\n"
+        "retrieval:\n  expansion: always\n")
+    core = Mindgraph.open(tmp_path)
+    with TestClient(create_app(core, SERVER_TOKEN), base_url="http://127.0.0.1:8765") as client:
+        yield client
+    core.close()
+    server.shutdown()
+    server.server_close()
+
+
+def test_an_echoed_api_key_never_reaches_an_agent(served):
+    answer = served.get("/smart_search", params={"q": "merger memo terms"},
+                        headers={"Authorization": f"Bearer {TOKENS['carol']}"})
+    assert answer.status_code == 200, answer.text
+    notes = " ".join(answer.json()["degradation"])
+    assert "expansion failed" in notes and "invalid key" in notes, notes
+    assert API_KEY not in answer.text
+
+
+def test_an_echoed_embedding_key_never_reaches_an_agent(tmp_path, monkeypatch):
+    write_workspace(tmp_path)
+    set_tokens(monkeypatch)
+    core = Mindgraph.open(tmp_path)
+    assert core.ingest().ok
+    core.close()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Echo)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setenv("EMBED_KEY", API_KEY)
+    (tmp_path / "mindgraph.yml").write_text(
+        config_text().replace(
+            "embedding:\n  provider: hashing\n  dimension: 64\n",
+            "embedding:\n  provider: openai\n  model: fake-embedder\n  dimension: 64\n"
+            f"  api_key_env: EMBED_KEY\n  base_url: http://127.0.0.1:{server.server_port}/v1\n"
+            "  max_retries: 0\n"))
+    core = Mindgraph.open(tmp_path)
+    try:
+        carol = {"Authorization": f"Bearer {TOKENS['carol']}"}
+        with TestClient(create_app(core, SERVER_TOKEN), base_url="http://127.0.0.1:8765") as c:
+            # an agent's rescan embeds; the job's error is shown to its tenant in /status
+            assert c.post("/rescan", headers=carol).status_code == 202
+            for _ in range(200):
+                status = c.get("/status", headers=carol)
+                if not status.json()["busy"]:
+                    break
+                time.sleep(0.05)
+        assert "invalid key" in status.text, status.text
+        assert API_KEY not in status.text
+    finally:
+        core.close()
+        server.shutdown()
+        server.server_close()
