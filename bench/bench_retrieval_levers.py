@@ -105,7 +105,8 @@ from mindgraph.bench.crosslingual import (cross_lingual_questions, language_page
 from mindgraph.bench.runner import DEPTH  # noqa: E402
 from mindgraph.config import load_settings  # noqa: E402
 from mindgraph.core import Mindgraph  # noqa: E402
-from mindgraph.page.language import page_language, query_language  # noqa: E402
+from mindgraph.page.language import page_language  # noqa: E402
+from mindgraph.retrieval.query_language import query_language_in  # noqa: E402
 from mindgraph.retrieval.analyzer import analyze  # noqa: E402
 from mindgraph.retrieval.bm25 import BM25Params  # noqa: E402
 from mindgraph.retrieval.definition import defined_term  # noqa: E402
@@ -130,8 +131,10 @@ class LeverIndex(KeywordIndex):
     def __init__(self, base: KeywordIndex, *, langs: Sequence[str] | None = None,
                  bm25: BM25Params | None = None, page_mix: float | None = None,
                  section_sum: float = 0.0, other: KeywordIndex | None = None,
-                 feedback: float = 0.0, pages: Mapping[str, Any] | None = None):
+                 feedback: float = 0.0, pages: Mapping[str, Any] | None = None,
+                 languages: Callable[[], Counter[str]] = Counter):
         self.__dict__.update(base.__dict__)
+        self.lever_languages = languages   # the vault's, for the product's query language
         self.base = base
         self.langs = langs            # None: every query
         self.other = other            # another index answering the chosen queries
@@ -147,7 +150,8 @@ class LeverIndex(KeywordIndex):
             self.params = replace(base.params, page_mix=page_mix)
 
     def _chosen(self, query: str) -> bool:
-        return self.langs is None or (bool(query) and query_language(query) in self.langs)
+        return self.langs is None or (
+            bool(query) and query_language_in(query, self.lever_languages) in self.langs)
 
     def search(self, query: str, limit: int = 10, extra: Mapping[str, float] | None = None,
                concepts: Sequence[Any] = ()) -> list[Any]:
@@ -235,7 +239,7 @@ class VectorFactor(HybridRetriever):
 
     def _vector_factor(self, query: str) -> float:
         base = super()._vector_factor(query)
-        return base * self.factor if query_language(query) in self.langs else base
+        return base * self.factor if self.query_language(query) in self.langs else base
 
 
 class WeakKeywordOnly(HybridRetriever):
@@ -306,7 +310,7 @@ class SameLanguageVector:
         return getattr(self.base, name)
 
     def search(self, query: str, limit: int) -> list[Any]:
-        view = self.views.get(query_language(query))
+        view = self.views.get(self.base.query_language(query))
         return (view or self.base).search(query, limit)
 
 
@@ -336,7 +340,7 @@ class ContentWordsVector(SameLanguageVector):
         self.base = base
 
     def search(self, query: str, limit: int) -> list[Any]:
-        if query_language(query) not in CJK:
+        if self.base.query_language(query) not in CJK:
             return self.base.search(query, limit)
         words = "".join(dict.fromkeys(analyze(query, query=True)))
         return self.base.search(words or query, limit)
@@ -355,7 +359,7 @@ class TwinPooledVector(SameLanguageVector):
         self.twins = Twins(pages)
 
     def search(self, query: str, limit: int) -> list[Any]:
-        lang = query_language(query)
+        lang = self.base.query_language(query)
         if lang not in self.langs or not self.twins.count:
             return self.base.search(query, limit)
         hits = self.base.search(query, limit * 3)
@@ -540,7 +544,7 @@ class BothModelsVector(SameLanguageVector):
         self.base, self.other, self.weight, self.langs = base, other, weight, langs
 
     def search(self, query: str, limit: int) -> list[Any]:
-        if query_language(query) not in self.langs:
+        if self.base.query_language(query) not in self.langs:
             return self.base.search(query, limit)
         mine = {h.path: h for h in self.base.search(query, limit * 2)}
         theirs = {h.path: h for h in self.other.search(query, limit * 2)}
@@ -583,7 +587,7 @@ class PerLanguageFusion(HybridRetriever):
     """RRF (k = ``settings.rrf_k``) in place of the weighted fusion for Japanese and Chinese."""
 
     def _search(self, query: str, options: SearchOptions) -> Any:
-        if query_language(query) in CJK:
+        if self.query_language(query) in CJK:
             options = replace(options, fusion="rrf")
         return super()._search(query, options)
 
@@ -603,7 +607,7 @@ class NeighbourWords(HybridRetriever):
 
     def _keyword_query(self, query: str, degradation: list[str]) -> Any:
         extra, concepts = super()._keyword_query(query, degradation)
-        if extra or concepts or self.vector is None or query_language(query) in CJK:
+        if extra or concepts or self.vector is None or self.query_language(query) in CJK:
             return extra, concepts
         try:
             return self._neighbours(query), concepts
@@ -614,7 +618,7 @@ class NeighbourWords(HybridRetriever):
         own = {w: _analyzer.analyze(w) for w in set(_LETTERS.findall(query.lower()))}
         own = {w: t for w, t in own.items() if t}
         stems = {t for terms in own.values() for t in terms}
-        lang = query_language(query)
+        lang = self.query_language(query)
         found: dict[str, str] = {}
         for hit in self.vector.search(query, self.top):  # type: ignore[union-attr]
             page = self.pages.get(hit.path)
@@ -665,13 +669,15 @@ def rebuilt(base: HybridRetriever, keyword: KeywordIndex | None = None,
 
 
 def keyword_lever(**kw: Any) -> Callable[[HybridRetriever], HybridRetriever]:
-    return lambda r: rebuilt(r, LeverIndex(r.keyword, pages=r.pages, **kw))
+    return lambda r: rebuilt(r, LeverIndex(r.keyword, pages=r.pages,
+                                          languages=r.page_languages, **kw))
 
 
 def title_lever(weight: float) -> Callable[[HybridRetriever], HybridRetriever]:
     def make(r: HybridRetriever) -> HybridRetriever:
         other = KeywordIndex.build(r.pages.values(), replace(r.keyword.params, title=weight))
-        return rebuilt(r, LeverIndex(r.keyword, langs=CJK, other=other))
+        return rebuilt(r, LeverIndex(r.keyword, langs=CJK, other=other,
+                                     languages=r.page_languages))
     return make
 
 
@@ -679,7 +685,8 @@ def cjk_params_lever(**changes: Any) -> Callable[[HybridRetriever], HybridRetrie
     """Japanese and Chinese questions through an index built with other ``KeywordParams``."""
     def make(r: HybridRetriever) -> HybridRetriever:
         other = KeywordIndex.build(r.pages.values(), replace(r.keyword.params, **changes))
-        return rebuilt(r, LeverIndex(r.keyword, langs=CJK, other=other))
+        return rebuilt(r, LeverIndex(r.keyword, langs=CJK, other=other,
+                                     languages=r.page_languages))
     return make
 
 

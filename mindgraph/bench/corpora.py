@@ -16,6 +16,7 @@ from ..page.parse import parse_page
 from ..retrieval.datasets import BeirDataset
 from ..retrieval.hybrid import HybridRetriever
 from ..retrieval.keyword import KeywordIndex
+from ..retrieval.query_language import languages_of
 from ..retrieval.vector import VectorRetriever
 from ..stores.embedded import EmbeddedStore
 from ..stores.routed import for_provider
@@ -49,5 +50,5 @@ def beir_retriever(settings: Settings, data: BeirDataset, name: str, embed: bool
         store = for_provider(EmbeddedStore.for_state_dir(folder), provider)
         sync_pages([pages[p] for p in sorted(pages)], provider, store, chunker_for(provider),
                    progress=progress)
-        vector, why = VectorRetriever(provider, store), None
+        vector, why = VectorRetriever(provider, store, languages_of(pages.values())), None
     return HybridRetriever(pages, keyword, None, vector, settings.retrieval, vector_error=why)

@@ -23,6 +23,7 @@ from ..retrieval.datasets import Question
 from ..retrieval.hybrid import HybridRetriever
 from ..retrieval.keyword import KeywordIndex
 from ..retrieval.present import page_language
+from ..retrieval.query_language import languages_of
 from ..retrieval.vector import VectorRetriever
 from ..stores.base import VectorHit
 
@@ -99,7 +100,8 @@ def language_retriever(settings: Settings, base: HybridRetriever,
     """A hybrid retriever over ``pages`` alone, sharing ``base``'s model and vectors."""
     vector = None
     if base.vector is not None:
-        vector = VectorRetriever(base.vector.provider, PagesOnly(base.vector.store, pages))
+        vector = VectorRetriever(base.vector.provider, PagesOnly(base.vector.store, pages),
+                                 languages_of(pages.values()))
     return HybridRetriever(dict(pages), KeywordIndex.build(pages.values(), base.keyword.params),
                            KnowledgeGraph.build(pages, settings.graph), vector,
                            settings.retrieval, expander=base.expander,

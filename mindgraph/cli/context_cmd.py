@@ -32,7 +32,8 @@ def context_command(situation: tuple[str, ...], base_dir: Path | None, config_pa
     """Print the notes most relevant to SITUATION as a compact markdown block with sources.
 
     Made to be called by agents and hooks: it always exits 0, and prints an empty block when
-    it fails, times out or finds nothing (the reason goes to stderr, or to --json).
+    it fails or finds nothing; when the vectors time out, the keyword matches alone (the
+    reason goes to stderr, or to --json).
     """
     text = " ".join(situation).strip()
     started = time.perf_counter()

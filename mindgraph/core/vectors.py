@@ -276,12 +276,15 @@ class VectorSearch(WarmIndexes):
                 timeout_s: float | None = None) -> ContextBlock:
         """Top knowledge for a situation as a markdown block, within a hard time limit.
 
-        Never raises: on a timeout or any error the block is empty and says why."""
-        from ..retrieval.context import context_within
+        Never raises: on an error the block is empty and says why; on a timeout it holds the
+        keyword matches found in time (retrieval/context.py), or is empty."""
+        from ..retrieval.context import context_within, keyword_results
 
         timeout = self.settings.serve.context_timeout_s if timeout_s is None else timeout_s
         return context_within(situation, lambda q: self.smart_search(q, max(limit, 5)),
-                              timeout, limit, self.settings.serve.context_min_similarity)
+                              timeout, limit, self.settings.serve.context_min_similarity,
+                              keywords=lambda q: keyword_results(self.search(q, limit,
+                                                                             why=False)))
 
     def forget_vectors(self) -> None:
         """Drop the cached vector retriever (after `embed`, or to retry a store that was down)."""

@@ -32,26 +32,38 @@ def raw_note_findings(report: CheckReport, state_dir: Path,
     "raw-warning" per warning of a note that compiled (none without an ingest state); only
     the notes ``visible`` accepts, when given (a scoped view's). A note of either kind that
     is no longer in ``raw_dir`` is neither: a "raw-gone" warning says the next ingest drops
-    it (its record, and its page if it has one)."""
+    it (its record, and its page if it has one). A page whose note is gone has its own
+    findings replaced by that warning: they would be reported at the page, in the wiki, for
+    a note that no longer exists."""
     path = Path(state_dir) / STATE_FILENAME
     if not path.is_file():
         return report
     state = IngestState.load(path)
-    found = []
+    found, orphaned = [], set()
+    pages_of = {f.path for f in report.findings}
     for raw in sorted(state.files):
         if visible is not None and not visible(raw):
             continue
         record = state.files[raw]
         reported = (record.status == "failed" and record.error) or \
             (record.status == "ingested" and record.warnings)
-        if reported and raw_dir is not None and not present(Path(raw_dir) / raw):
+        gone = raw_dir is not None and not present(Path(raw_dir) / raw)
+        # a page whose note is gone (a run held by the removal guard keeps it): its findings
+        # would be reported at the page, in the wiki, for a note that no longer exists
+        paged = gone and record.status == "ingested" and record.wiki in pages_of
+        if (reported and gone) or paged:
             failed = record.status == "failed"
-            said = "failed to compile it" if failed else "warned about it"
+            said = (", which failed to compile it" if failed else
+                    ", which warned about it" if reported else "")
             page = f" and its page {record.wiki}" if not failed and record.wiki else ""
             found.append(Finding("warning", "raw-gone", record.wiki or wiki_path_for(raw), 0,
-                                 f"deleted from raw/ since the last ingest, which {said}; "
-                                 f"the next `mindgraph ingest` drops its record{page}.",
+                                 f"deleted from raw/ since the last ingest{said}; "
+                                 + (_left_out(record.wiki, raw, report, raw_folder)
+                                    if paged else "")
+                                 + f"the next `mindgraph ingest` drops its record{page}.",
                                  raw_path=raw))
+            if paged:
+                orphaned.add(record.wiki)
         elif record.status == "failed" and record.error:
             found.append(_finding("error", "raw-failed", raw, record.wiki, record.error,
                                   "failed to compile, so its page is not current: "))
@@ -59,10 +71,22 @@ def raw_note_findings(report: CheckReport, state_dir: Path,
             found.extend(_finding("warning", "raw-warning", raw, record.wiki, warning, "")
                          for warning in record.warnings)
     failed = only_present(state.files, visible, raw_dir)
-    page_findings = tuple(_told_failed(f, failed, raw_folder) for f in report.findings)
+    page_findings = tuple(_told_failed(f, failed, raw_folder) for f in report.findings
+                          if f.path not in orphaned)
     if not found and page_findings == report.findings:
         return report
     return replace(report, findings=tuple(found) + page_findings)   # raw/ first: the cause
+
+
+def _left_out(wiki: str, raw: str, report: CheckReport, raw_folder: str) -> str:
+    """What a raw-gone warning says of the findings of the note's page, left out."""
+    errors = sum(1 for f in report.findings if f.path == wiki and f.severity == "error")
+    others = sum(1 for f in report.findings if f.path == wiki) - errors
+    counted = ", ".join(f"{n} {kind}{'s' * (n != 1)}" for n, kind in
+                        ((errors, "error"), (others, "warning")) if n)
+    return (f"the findings of its page ({counted}) are not reported: they are the deleted "
+            f"note's (restore {raw_folder.rstrip('/')}/{raw} to see them; a run that would "
+            f"remove most pages is held, `--allow-removals` applies it); ")
 
 
 def _told_failed(finding: Finding, failed: dict, raw_folder: str) -> Finding:

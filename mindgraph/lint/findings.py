@@ -9,6 +9,7 @@ from typing import Any
 # The rules, in the order they are reported.
 RULES = ("no-summary", "dangling-reference", "conflicting-fact", "deprecated-but-current",
          "near-duplicate")
+LLM_RULES = ("conflicting-fact",)      # the rules an LLM judge takes part in
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from typing import Callable, Iterable, Literal
 from ..config import Settings
 from ..errors import InputError
 from ..page.vault import Vault
-from .findings import LintReport
+from .findings import LLM_RULES, RULES, LintReport
 from .llm import LLMJudge
 from .run import lint_vault
 
@@ -22,10 +22,12 @@ def lint_workspace(vault: Vault, settings: Settings, judge: JudgeChoice | str = 
     compile.provider set (InputError naming the key otherwise); "auto" uses the LLM when one
     is configured. ``visible``: a scoped view's (which files of raw/ and wiki/ it sees, by
     their path there); a file it does not see is one that does not exist. ``rules``: only
-    these are run (all when none are given): the LLM judges only conflicting-fact."""
+    these are run (all when none are given): the LLM judges only conflicting-fact, so
+    without it no LLM is looked for, even with judge "llm"."""
     seen = None if visible is None else files_seen(settings, visible)
+    rules = tuple(rules)
     provider = None
-    if judge != "offline":
+    if judge != "offline" and set(rules or RULES) & set(LLM_RULES):
         from ..providers.llm.factory import make_llm_provider
 
         provider = make_llm_provider(settings)

@@ -1,17 +1,23 @@
 """Proactive context: the top knowledge for an agent's current situation, as a compact
 markdown block with sources, produced within a hard time limit.
 
-It must never break the agent that calls it: on a timeout or any error the block is empty.
+It must never break the agent that calls it: on any error the block is empty. On a timeout
+the block holds the keyword matches, when the caller gave a keyword search and it answered in
+time (the vector side is what runs late: a cold model, a loaded machine), and says so; else
+it is empty.
 """
 
 from __future__ import annotations
 
 import re
 import threading
+import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable, Sequence
 
+from .explain import SearchResult
 from .hybrid import HybridResponse
+from .results import HybridResult
 
 MAX_SNIPPET = 280
 
@@ -47,9 +53,20 @@ def render_context(situation: str, response: HybridResponse, limit: int = 3,
             why = (f"no note has the situation's words, and none is close in meaning "
                    f"(below {min_similarity:g} cosine)")
         return ContextBlock("", (), "empty", why)
+    return ContextBlock(_markdown(situation, results), tuple(r.page for r in results), "ok",
+                        timings_ms=dict(response.timings_ms))
+
+
+def keyword_results(found: Sequence[SearchResult]) -> list[HybridResult]:
+    """Keyword search results (``Mindgraph.search``) as the results a block cites."""
+    return [HybridResult(r.path, r.title, r.section_id, r.heading, r.snippet, r.score,
+                         {"keyword": {"rank": r.rank, "score": r.score}}) for r in found]
+
+
+def _markdown(situation: str, results: Sequence[Any], note: str = "") -> str:
     # without < and > the situation cannot close the HTML comment and write into the prompt
     header = re.sub(r"[<>]", "", _one_line(situation)[:120])
-    lines = [f"<!-- mindgraph context for: {header} -->",
+    lines = [f"<!-- mindgraph context for: {header}{note} -->",
              "### Relevant notes"]
     for r in results:
         where = f"{r.title} › {r.heading}" if r.heading else r.title
@@ -59,15 +76,20 @@ def render_context(situation: str, response: HybridResponse, limit: int = 3,
         if len(text) > MAX_SNIPPET:
             text = text[:MAX_SNIPPET].rstrip() + "…"
         lines.append(f"- **{where}** ({address}): {text}")
-    return ContextBlock("\n".join(lines) + "\n", tuple(r.page for r in results), "ok",
-                        timings_ms=dict(response.timings_ms))
+    return "\n".join(lines) + "\n"
 
 
 def context_within(situation: str, answer: Callable[[str], HybridResponse],
-                   timeout_s: float, limit: int = 3, min_similarity: float = -1.0
+                   timeout_s: float, limit: int = 3, min_similarity: float = -1.0,
+                   keywords: Callable[[str], Sequence[HybridResult]] | None = None
                    ) -> ContextBlock:
-    """Run ``answer`` in a worker thread; give up after ``timeout_s`` with an empty block."""
-    box: dict[str, object] = {}
+    """Run ``answer`` in a worker thread; give up after ``timeout_s``. With ``keywords`` (a
+    keyword search: no model to wait for), that runs first, on its own thread within the
+    same limit (a core runs one query at a time: beside the answer it would wait for the
+    answer's model), and on a timeout the block holds what it found, saying the vectors
+    timed out; else the block of a timeout is empty."""
+    deadline = time.monotonic() + timeout_s
+    box: dict[str, Any] = {}
 
     def work() -> None:
         try:
@@ -76,14 +98,35 @@ def context_within(situation: str, answer: Callable[[str], HybridResponse],
         except BaseException as exc:  # never let anything escape to the caller
             box["error"] = f"{type(exc).__name__}: {exc}"
 
-    worker = threading.Thread(target=work, name="mindgraph-context", daemon=True)
-    worker.start()
-    worker.join(timeout_s)
+    def match() -> None:
+        try:
+            box["keywords"] = list(keywords(situation))[:limit]   # type: ignore[misc]
+        except BaseException:  # noqa: BLE001 - the answer's own error is the one to report
+            pass
+
+    if keywords is not None and _run(match, "mindgraph-context-keywords",
+                                     timeout_s).is_alive():
+        return ContextBlock("", (), "timeout", f"no answer within {timeout_s:g} s")
+    worker = _run(work, "mindgraph-context", max(0.0, deadline - time.monotonic()))
     if worker.is_alive():
+        found = box.get("keywords")
+        if found:
+            note = f"the vector search gave no answer within {timeout_s:g} s"
+            return ContextBlock(_markdown(situation, found, f" (keyword matches only: {note})"),
+                                tuple(r.page for r in found), "timeout",
+                                f"{note}; the block holds the keyword matches alone")
         return ContextBlock("", (), "timeout", f"no answer within {timeout_s:g} s")
     if "error" in box:
         return ContextBlock("", (), "error", str(box["error"]))
     return box["block"]  # type: ignore[return-value]
+
+
+def _run(work: Callable[[], None], name: str, timeout_s: float) -> threading.Thread:
+    """``work`` on a daemon thread, waited for at most ``timeout_s``."""
+    thread = threading.Thread(target=work, name=name, daemon=True)
+    thread.start()
+    thread.join(timeout_s)
+    return thread
 
 
 def _one_line(text: str) -> str:

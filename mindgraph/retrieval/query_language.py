@@ -39,3 +39,17 @@ def query_language_in(query: str, languages: Callable[[], Counter[str]]) -> str:
 def vault_languages(pages: Iterable[Page]) -> Counter[str]:
     """How many of the pages are written in each language."""
     return Counter(page_language(page) for page in pages)
+
+
+def languages_of(pages: Iterable[Page]) -> Callable[[], Counter[str]]:
+    """``vault_languages`` of a fixed set of pages as the ``languages`` a VectorRetriever
+    takes: counted on first use (only a query of Han alone asks), then kept. A retriever
+    built without it knows no pages, and reads such a query as Chinese in any vault."""
+    pages = list(pages)
+    counted: list[Counter[str]] = []
+
+    def languages() -> Counter[str]:
+        if not counted:
+            counted.append(vault_languages(pages))
+        return counted[0]
+    return languages

@@ -356,7 +356,7 @@ def _add_engine_tools(server: MCPServer, call: Callable[..., Awaitable[CallToolR
                 min_trust: MinTrust = None, fresh: Fresh = False) -> JsonResult:
         """The notes most relevant to your current situation, as a compact markdown block
         with page addresses and each page's trust. Returns an empty block (never an error)
-        on timeout or failure."""
+        on failure; on timeout, the keyword matches alone (status "timeout") or nothing."""
         return await call(ctx, "context", situation, lambda m: context_answer(
             m, situation, limit, TrustCriteria.parse(min_trust, fresh)))
 

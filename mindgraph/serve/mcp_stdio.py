@@ -6,6 +6,10 @@ line gets a line on stderr (stdout carries the protocol and nothing else) and th
 with a non-zero status once stdin closes; a line a client sends that the SDK reads is
 served as before.
 
+A request sent before ``initialize`` gets the SDK's bare -32602 "Invalid request
+parameters", which reads as a fault in the request's params; here the same code comes with
+a message that names the fix (send ``initialize`` first).
+
 A client that writes its requests and closes stdin (`printf '…' | mindgraph mcp`, a script
 sending a batch) gets every answer: the SDK cancels the requests in flight when stdin ends,
 so the end is passed on only once each request read has been answered (or after
@@ -19,10 +23,14 @@ from typing import Any, Callable
 import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
-from mcp.types import JSONRPCError, JSONRPCRequest, JSONRPCResponse
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS, JSONRPCError, JSONRPCRequest, JSONRPCResponse
 
 NOT_JSON_RPC_STATUS = 2
 DRAIN_S = 60.0          # the longest stdin's end waits for the answers still owed
+SEND_INITIALIZE_FIRST = ("this request came before 'initialize': an MCP client sends "
+                         "'initialize' (then 'notifications/initialized') first, and only "
+                         "'ping' is answered before it")
 
 
 def run_stdio(server: MCPServer, say: Callable[[str], None]) -> int:
@@ -40,6 +48,7 @@ def run_stdio(server: MCPServer, say: Callable[[str], None]) -> int:
 
     async def serve() -> None:
         lowlevel = server._lowlevel_server     # what MCPServer.run_stdio_async runs
+        lowlevel.middleware.append(_InitializeFirst())
         async with stdio_server() as (read_stream, write_stream):
             owed = _Owed()
             await lowlevel.run(_Watched(read_stream, refused, owed),
@@ -48,6 +57,27 @@ def run_stdio(server: MCPServer, say: Callable[[str], None]) -> int:
 
     anyio.run(serve)
     return NOT_JSON_RPC_STATUS if bad else 0
+
+
+class _InitializeFirst:
+    """Server middleware: the SDK's pre-``initialize`` refusal (a bare -32602 with no data)
+    given a message that says what to do. One per stdio run, which is one connection."""
+
+    def __init__(self) -> None:
+        self.initialized = False
+
+    async def __call__(self, ctx: Any, call_next: Callable[[Any], Any]) -> Any:
+        try:
+            result = await call_next(ctx)
+        except MCPError as exc:
+            if (not self.initialized and ctx.method != "initialize"
+                    and exc.code == INVALID_PARAMS and not exc.data):
+                raise MCPError(INVALID_PARAMS, SEND_INITIALIZE_FIRST,
+                               {"method": ctx.method, "send_first": "initialize"}) from exc
+            raise
+        if ctx.method in ("initialize", "notifications/initialized"):
+            self.initialized = True
+        return result
 
 
 class _Owed:

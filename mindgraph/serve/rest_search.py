@@ -55,7 +55,8 @@ def add_search_routes(route: Callable[..., Callable], mg: Mindgraph, fresh: Call
         return answer
 
     @route("get", "/context", s.ContextOut,
-           "Top knowledge for a situation as markdown (empty on timeout or error)")
+           "Top knowledge for a situation as markdown (empty on error; on timeout the "
+           "keyword matches alone, or empty)")
     def context(who: Caller, situation: str = Query(..., min_length=1, max_length=4000),
                 limit: int = Query(3, ge=1, le=20), min_trust: str | None = MIN_TRUST,
                 fresh_only: bool = FRESH) -> dict[str, Any]:

@@ -204,7 +204,8 @@ class SmartSearchOut(BaseModel):
 
 
 class ContextOut(BaseModel):
-    """A markdown block for a situation; empty (status says why) on timeout or error."""
+    """A markdown block for a situation; empty (status says why) on an error, and on a
+    timeout unless the keyword matches came in time (then the block holds them alone)."""
 
     markdown: str
     sources: list[str]

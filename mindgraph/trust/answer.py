@@ -125,13 +125,18 @@ def trusted_context(mg: Any, situation: str, limit: int, criteria: TrustCriteria
     similarity floor); never raises."""
     if not criteria.active:
         return mg.context(situation, limit=limit, timeout_s=timeout_s)
-    from ..retrieval.context import context_within
+    from ..retrieval.context import context_within, keyword_results
+
+    def keywords(query: str) -> list[Any]:
+        found = mg.search(query, criteria.fetch(limit), why=False)
+        return keyword_results(screen(found, mg.trust_of(r.path for r in found), criteria,
+                                      limit)[0])
 
     serve = mg.settings.serve
     return context_within(situation,
                           lambda q: trusted_hybrid(mg, q, max(limit, 5), criteria),
                           serve.context_timeout_s if timeout_s is None else timeout_s, limit,
-                          serve.context_min_similarity)
+                          serve.context_min_similarity, keywords=keywords)
 
 
 def context_answer(mg: Any, situation: str, limit: int, criteria: TrustCriteria

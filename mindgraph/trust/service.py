@@ -33,7 +33,7 @@ from .record import TrustRecord, read_record
 from .scope import changed_paths, decoded, outside_scope, snapshot
 from .targets import resolve_targets
 from .validate import PageVerdict, offline_judge, validate_page
-from .writeback import WritebackError, set_record_keys
+from .writeback import WritebackError, needs_record_keys, set_record_keys
 
 DUE_WITHIN_DAYS = 7
 Writer = Callable[[Path, bytes], None]
@@ -202,7 +202,7 @@ class TrustService:
             target = Target(page.path, sha256_bytes(page.data), verdict.verification.to_yaml(),
                             verdict.evidence.to_yaml(), verdict.verdict)
             try:
-                if _write_back(page.text, target) == page.text:
+                if not needs_record_keys(page.text, _record_keys(target), page.path):
                     unchanged += 1      # already holds exactly these records: nothing to do
                     continue
             except WritebackError as exc:
@@ -339,6 +339,9 @@ class TrustService:
         return list(read_runs(self.settings.state_dir))
 
 
+def _record_keys(target: Target) -> dict[str, Any]:
+    return {"verification": target.verification, "evidence": target.evidence}
+
+
 def _write_back(text: str, target: Target) -> str:
-    return set_record_keys(text, {"verification": target.verification,
-                                  "evidence": target.evidence}, target.path)
+    return set_record_keys(text, _record_keys(target), target.path)

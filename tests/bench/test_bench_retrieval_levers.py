@@ -119,3 +119,19 @@ def test_the_nearwords_lever_has_bm25_search_a_near_word_of_the_vector_sides_pag
     # a Japanese question is left alone
     assert lever._keyword_query("ヨーロッパのサーバー", []) == base._keyword_query(
         "ヨーロッパのサーバー", [])
+
+
+def test_a_cjk_lever_reads_a_han_only_question_in_a_japanese_vault_as_japanese():
+    """The levers read a question's language by the letters alone (Han alone: Chinese), so
+    a cjk lever left a Han-only question of the Japanese pages alone; the product decides
+    it with the vault's pages (retrieval/query_language.py) and so do the levers now."""
+    levers = _module()
+    base = _base()
+    query = "保管庫移動"                 # Han alone: Japanese in this vault of ja pages only
+    assert base.query_language(query) == "ja"
+    other = KeywordIndex.build([base.pages["ja/地域.md"]])      # answers the chosen ones
+    lever = levers.rebuilt(base, levers.LeverIndex(base.keyword, langs=("ja",), other=other,
+                                                   languages=base.page_languages))
+    assert lever.keyword._chosen(query)
+    assert [h.path for h in lever.keyword.search(query, 5)] == \
+        [h.path for h in other.search(query, 5)] == ["ja/地域.md"]

@@ -58,3 +58,30 @@ def test_a_failed_note_deleted_since_is_not_said_to_exist(ws):
     check = json.loads(run("check", "-C", str(ws), "--json").stdout)
     assert not any("exists but failed to compile" in f["message"] for f in check["findings"])
     assert any(f["kind"] == "raw-gone" for f in check["findings"])
+
+
+def test_the_pages_of_notes_deleted_during_a_held_run_have_their_findings_named_by_raw_path(
+        tmp_path):
+    """Every note deleted: the ingest is held (removal guard) and the pages stay. `check`
+    reported their broken links at the wiki pages (Home.md:19), a place nobody fixes, for
+    notes that no longer exist; now one raw-gone warning per such page names its note."""
+    ws = tmp_path / "ws"
+    (ws / "raw").mkdir(parents=True)
+    (ws / "raw" / "Home.md").write_text("# Home\n\nSee [[Nowhere]] and [[Alice]].\n")
+    (ws / "raw" / "Alice.md").write_text("# Alice\n\nAlice works with [[Bob]].\n")
+    assert run("ingest", "-C", str(ws)).exit_code == 0
+    before = json.loads(run("check", "-C", str(ws), "--json").stdout)
+    assert before["counts"]["broken-link"] == 2
+    for note in ("Home.md", "Alice.md"):
+        (ws / "raw" / note).unlink()
+    held = run("ingest", "-C", str(ws))
+    assert held.exit_code != 0 and "ingest held" in held.output
+    check = json.loads(run("check", "-C", str(ws), "--json").stdout)
+    assert check["counts"] == {"raw-gone": 2} and check["errors"] == 0
+    gone = {f["raw_path"]: f["message"] for f in check["findings"]}
+    assert set(gone) == {"Home.md", "Alice.md"}
+    assert "findings of its page (1 error, 1 warning) are not reported" in gone["Home.md"]
+    assert "restore raw/Alice.md" in gone["Alice.md"]
+    assert gone["Alice.md"].endswith("drops its record and its page Alice.md.")
+    text = run("check", "-C", str(ws)).output
+    assert "raw/Home.md: deleted from raw/" in text and "Home.md:19" not in text

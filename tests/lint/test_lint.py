@@ -223,6 +223,23 @@ def test_cli_judge_llm_without_a_provider_says_what_to_set(workspace):
     assert "compile.provider" in result.output
 
 
+def test_cli_judge_llm_with_only_rules_no_llm_takes_part_in_needs_no_provider(workspace):
+    """Only conflicting-fact has an LLM judge: `--judge llm --rule dangling-reference`
+    demanded compile.provider all the same; it runs the rule, and with conflicting-fact
+    among the rules the provider is still required."""
+    offline = CliRunner().invoke(cli, ["-C", str(workspace), "lint", "--json",
+                                       "--rule", "dangling-reference"])
+    result = CliRunner().invoke(cli, ["-C", str(workspace), "lint", "--judge", "llm", "--json",
+                                      "--rule", "dangling-reference", "--rule", "no-summary"])
+    assert "compile.provider" not in result.output
+    assert json.loads(result.stdout)["counts"]["dangling-reference"] == \
+        json.loads(offline.stdout)["counts"]["dangling-reference"] > 0
+    with_llm_rule = CliRunner().invoke(cli, ["-C", str(workspace), "lint", "--judge", "llm",
+                                             "--rule", "dangling-reference",
+                                             "--rule", "conflicting-fact"])
+    assert with_llm_rule.exit_code != 0 and "compile.provider" in with_llm_rule.output
+
+
 # -- the LLM judge on a fake OpenAI server ---------------------------------------------------
 
 CONTRADICTING = {

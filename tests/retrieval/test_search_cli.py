@@ -93,6 +93,35 @@ def test_no_match_does_not_echo_a_huge_query_in_full(tmp_path):
     assert "No page matches 'quokka quokka" in out and len(out) < 200, len(out)
 
 
+def test_a_context_whose_vectors_time_out_prints_the_keyword_matches_and_says_so(
+        tmp_path, monkeypatch):
+    """A cold model on a loaded machine: the vector side gives no answer within the limit.
+    The block was empty; it now holds the keyword matches, found meanwhile on their own
+    thread, its header and stderr saying the vectors timed out (exit 0 as ever)."""
+    import time
+
+    from mindgraph.providers.embedding.hashing import HashingEmbedder
+
+    workspace = _workspace(tmp_path)
+    (workspace / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n")
+    assert CliRunner().invoke(cli, ["embed", "-C", str(workspace)]).exit_code == 0
+    embed = HashingEmbedder.embed_queries
+    monkeypatch.setattr(HashingEmbedder, "embed_queries",     # a model still loading
+                        lambda *a, **k: (time.sleep(8), embed(*a, **k))[1])
+    started = time.perf_counter()
+    late = CliRunner().invoke(cli, ["context", "split a selection into a new note",
+                                    "--timeout", "2", "-C", str(workspace)])
+    assert time.perf_counter() - started < 6                 # the limit still holds
+    assert late.exit_code == 0
+    assert "(Plugins/Note composer.md#" in late.stdout and "### Relevant notes" in late.stdout
+    assert "keyword matches only: the vector search gave no answer within 2 s" in late.stdout
+    assert "mindgraph context: timeout: the vector search gave no answer within 2 s; the " \
+           "block holds the keyword matches alone" in late.stderr
+    data = json.loads(CliRunner().invoke(cli, ["context", "split a selection", "--timeout",
+                                               "2", "--json", "-C", str(workspace)]).stdout)
+    assert data["status"] == "timeout" and data["sources"] == ["Plugins/Note composer.md"]
+
+
 def test_an_empty_query_is_a_usage_error_as_over_rest(tmp_path):
     workspace = _workspace(tmp_path)
     for blank in ("", "   "):
@@ -105,11 +134,14 @@ def test_a_context_that_runs_out_of_time_says_how_to_give_it_more(tmp_path, monk
     part of the limit loading); --json keeps the bare reason for agents."""
     import time
 
+    from mindgraph.core.queries import Queries
     from mindgraph.core.vectors import VectorSearch
 
-    answer = VectorSearch.smart_search
+    answer, keywords = VectorSearch.smart_search, Queries.search
     monkeypatch.setattr(VectorSearch, "smart_search",     # a search that takes 0.5 s
                         lambda *a, **k: (time.sleep(0.5), answer(*a, **k))[1])
+    monkeypatch.setattr(Queries, "search",                # and its keywords no sooner
+                        lambda *a, **k: (time.sleep(0.5), keywords(*a, **k))[1])
     workspace = _workspace(tmp_path)
     late = CliRunner().invoke(cli, ["context", "networkx graph nodes", "--timeout", "0.05",
                                     "-C", str(workspace)])

@@ -115,3 +115,28 @@ def test_requests_written_before_stdin_closes_are_all_answered(ws):
     answers = {json.loads(line)["id"]: json.loads(line) for line in result.stdout.splitlines()}
     assert sorted(answers) == [1, 2, 3, 4, 5], result.stdout
     assert all("Home.md" in json.dumps(answers[n]) for n in range(2, 6))
+
+
+def _rpc(id_, method, params=None):
+    message = {"jsonrpc": "2.0", "id": id_, "method": method}
+    if params is not None:
+        message["params"] = params
+    return json.dumps(message) + "\n"
+
+
+def test_a_request_before_initialize_is_told_to_send_initialize_first(ws):
+    """The SDK answered a bare -32602 "Invalid request parameters" (data ""), which reads as
+    a fault in the request: the answer now names the fix, and after initialize the same
+    request is served."""
+    init = _rpc(2, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                  "clientInfo": {"name": "t", "version": "0"}})
+    initialized = json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n"
+    result = mcp(ws, _rpc(1, "tools/list") + init + initialized + _rpc(3, "tools/list"))
+    assert result.returncode == 0, result.stderr
+    answers = {a["id"]: a for a in map(json.loads, result.stdout.splitlines())}
+    early = answers[1]["error"]
+    assert early["code"] == -32602
+    assert "before 'initialize'" in early["message"]
+    assert early["data"] == {"method": "tools/list", "send_first": "initialize"}
+    assert "result" in answers[2]
+    assert any(t["name"] == "search" for t in answers[3]["result"]["tools"])

@@ -201,3 +201,40 @@ def test_a_tampered_plan_cannot_write_outside_wiki(compiled, mg, tmp_path_factor
     runs = json.loads(mg(compiled, "runs", "--json").output)
     applies = {(r["process_status"], r["result_status"]) for r in runs if r["kind"] == "apply"}
     assert applies == {("FAILED", "DISCARDED")}
+
+
+def test_planning_renders_no_record_only_the_write_does(compiled, mg, monkeypatch):
+    """Planning a long page rendered its records to YAML (every claim with its quote) and
+    parsed them back only to learn whether the page would change: half of `verify`'s CPU on
+    a 3 MB page (bench/bench_verify_long_page.py). The plan compares the records as parsed;
+    only --apply renders them, and a page that already holds them is still unchanged."""
+    from mindgraph.trust import writeback
+
+    rendered: list[str] = []
+    real_render = writeback._render
+
+    def counting_render(key, value, newline):
+        text = real_render(key, value, newline)
+        rendered.append(text)
+        return text
+
+    monkeypatch.setattr(writeback, "_render", counting_render)
+    plan = plan_of(mg, compiled)
+    assert len(plan["verdicts"]) == 3
+    assert max(map(len, rendered)) < 60          # only small stand-ins, never a record
+    rendered.clear()
+    assert mg(compiled, "verify", "--apply", plan["plan"], "--approve",
+              plan["digest"]).exit_code == 0
+    assert any("claims:" in text for text in rendered)       # the write renders them
+    again = mg(compiled, "verify")
+    assert "unchanged 3" in again.output
+
+
+def test_a_page_whose_frontmatter_cannot_take_the_record_is_skipped_at_planning(compiled, mg):
+    page = compiled / "wiki" / "Plain.md"
+    text = page.read_text(encoding="utf-8")
+    page.write_text("---\n{title: Plain, tags: [a]}\n---\n" + text.split("---\n", 2)[2],
+                    encoding="utf-8")
+    result = mg(compiled, "verify")
+    assert result.exit_code == 0, result.output
+    assert "skipped      Plain.md:" in result.output and "block style" in result.output
