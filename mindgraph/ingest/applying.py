@@ -190,7 +190,10 @@ class ApplySteps:
         if old is not None:
             self._finish_move(note, old)
             reason = f"moved from {note.moved_from} ({note.move_how}). {reason}".strip()
-        reason = "\n".join(r for r in (reason, restored, *note.warnings) if r)  # one a line
+        unindexed = _past_the_index_limit(note.file.path, note.wiki_path, data,
+                                          self.settings.limits.max_indexed_chars)
+        reason = "\n".join(r for r in (reason, restored, *note.warnings, unindexed)
+                           if r)     # one a line
         self.state.transition(note.file.path, "ingested", wiki=note.wiki_path,
                               wiki_sha256=page_sha256(data), links=links, links_basis=basis,
                               links_index=digest,
@@ -254,3 +257,20 @@ class ApplySteps:
                     self.wiki.mark_source_deleted(record.wiki, data)
         self.state.drop(path)
         self.outcomes.append(FileOutcome(path, status, reason, record.wiki))
+
+
+def _past_the_index_limit(raw_path: str, wiki_path: str, data: bytes, limit: int) -> str:
+    """What of the page ``data`` search will not see (limits.max_indexed_chars), as the note
+    ingest prints ("" for a page within it). `check` says it too, but a note compiled whole
+    and then found by no search for its last words was a surprise at ingest time."""
+    if len(data) <= limit:          # characters are at most bytes: nothing can be past it
+        return ""
+    from ..page.parse import parse_page
+
+    page = parse_page(data.decode("utf-8"), wiki_path, max_indexed_chars=limit)
+    if not page.unindexed_chars:
+        return ""
+    return (f"{raw_path}: its page's last {page.unindexed_chars:,} characters of text are past "
+            f"the {limit:,}-character index limit (limits.max_indexed_chars), so search does "
+            f"not see them; the page is whole. Split the note, or raise "
+            f"limits.max_indexed_chars in mindgraph.yml.")
