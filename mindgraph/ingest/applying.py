@@ -36,6 +36,7 @@ class ApplySteps:
 
     def _apply(self, todo: list[Note], gone: list[str], index: TitleIndex, total: int) -> None:
         done = 0
+        self.compiled_from: dict[str, str] = {}
         self._keep_records(gone)
         for path in gone:
             self._remove(path)
@@ -52,6 +53,9 @@ class ApplySteps:
             processes this runs while they compile: they write nothing."""
             nonlocal done
             for note in todo:
+                before = self.state.get(note.file.path)
+                # the hash the page was compiled from, before "pending" records the new one
+                self.compiled_from[note.file.path] = before.sha256 if before else ""
                 self.state.transition(note.file.path, "pending", sha256=note.sha256,
                                       key=self._key(note) if note.sha256 else "",
                                       compiler=self.compiler.identity, title=note.title,
@@ -175,8 +179,15 @@ class ApplySteps:
         if record is not None and record.wiki_sha256 and record.wiki == note.wiki_path:
             if current is not None and page_sha256(current) != record.wiki_sha256 \
                     and without_record(current) != without_record(data):
+                # the note compiles again unchanged too (--force, a page it links to
+                # changed, a new compiler): "the raw note changed" sent people looking for
+                # an edit nobody made
+                why = ("the raw note changed"
+                       if self.compiled_from.get(note.file.path) != note.sha256 else
+                       "its unchanged raw note was compiled again: --force, a page it links "
+                       "to changed, or a new compiler")
                 reason = (f"replaced wiki/{note.wiki_path}, which had been edited by hand "
-                          f"(the raw note changed, and raw/ is the source of truth).")
+                          f"({why}; raw/ is the source of truth).")
         try:
             self.wiki.write(note.wiki_path, data, current=current)
         except IngestError as exc:
