@@ -136,3 +136,4 @@ def test_a_raw_note_whose_name_starts_with_a_space_is_named_at_its_raw_file(tmp_
     broken = [f for f in report["findings"] if f["kind"] == "broken-link"]
     assert [(f["raw_path"], f["raw_line"]) for f in broken] == [(" idea.md", 3)]
     assert "raw/ idea.md:3: [[Nowhere]] points to no page" in run("check", "-C", tmp_path).output
+
