@@ -31,6 +31,9 @@ def test_every_command_module_registers_what_the_table_names():
                          ids=lambda v: " ".join(v) if isinstance(v, tuple) else "")
 def test_every_command_has_help(path, command):
     assert command.help, f"mindgraph {' '.join(path)} has no help text"
+    bare = [p.opts[0] for p in command.params
+            if isinstance(p, click.Option) and not p.hidden and not p.help]
+    assert bare == [], f"mindgraph {' '.join(path)}: options without help text {bare}"
     result = CliRunner().invoke(cli, [*path, "--help"])
     assert result.exit_code == 0, result.output
 
