@@ -836,6 +836,13 @@
       refreshList();
     });
     $("sort").addEventListener("change", (e) => { state.sort = e.target.value; refreshList(); });
+    // the whole row opens its page, not only the title (a click on the path or the backlink
+    // count did nothing)
+    $("doc-list").addEventListener("click", (e) => {
+      const row = e.target.closest("li");
+      if (!row || e.target.closest("a")) return;
+      location.hash = pageHash(row.dataset.page);
+    });
     $("detail-close").addEventListener("click", closeDetail);
     $("login").addEventListener("submit", (e) => {
       e.preventDefault();
