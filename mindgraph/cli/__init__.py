@@ -35,6 +35,32 @@ COMMANDS = {
 }
 
 
+# The commands that are groups: a subcommand typed alone (`mindgraph backlinks`) is named
+# with its group. Only the error path imports them (tests/cli/test_cli_basics.py keeps the list
+# whole).
+GROUPS = ("graph",)
+
+# What a new user may type for something another command does (the README's words).
+ELSEWHERE = {
+    "explain": ("search --hybrid QUERY", ": each result says which retrievers found it and why"),
+    "backlink": ("graph backlinks PAGE", ""),
+}
+
+
+def _where_else(typed: str) -> str:
+    """The command that does what ``typed`` names, as a sentence ("" when none does)."""
+    if typed in ELSEWHERE:
+        command, why = ELSEWHERE[typed]
+        return f" Try `mindgraph {command}`{why}."
+    for name in GROUPS:
+        holder = click.Group()
+        importlib.import_module(f"{__name__}.{COMMANDS[name]}").register(holder)
+        group = holder.commands[name]
+        if isinstance(group, click.Group) and typed in group.commands:
+            return f" It is a subcommand of {name}: `mindgraph {name} {typed}`."
+    return ""
+
+
 def _close_commands(typed: str) -> list[str]:
     """At most two commands ``typed`` may have meant: the closest, and a second only when it
     is about as close ("serach" means search, not enrich)."""
@@ -53,7 +79,8 @@ class LazyGroup(SubcommandGroup):
     def resolve_command(self, ctx: click.Context, args: list[str]):
         if args and not args[0].startswith("-") and args[0] not in COMMANDS:
             close = _close_commands(args[0])
-            hint = f" Did you mean {' or '.join(close)}?" if close else ""
+            hint = _where_else(args[0]) or \
+                (f" Did you mean {' or '.join(close)}?" if close else "")
             ctx.fail(f"No such command '{args[0]}'.{hint} See `mindgraph --help`.")
         return super().resolve_command(ctx, args)
 

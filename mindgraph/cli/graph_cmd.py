@@ -116,7 +116,8 @@ def path_command(settings: Settings, source: str, target: str, directed: bool,
 
 
 @graph_group.command("hubs")
-@click.option("--limit", "-n", type=WholeNumber(1, 10_000), default=10, show_default=True)
+@click.option("--limit", "-n", type=WholeNumber(1, 10_000), default=10, show_default=True,
+              help="How many pages to list, the most connected first.")
 @json_option
 @workspace_options
 def hubs_command(settings: Settings, limit: int, as_json: bool) -> None:
@@ -134,7 +135,8 @@ def hubs_command(settings: Settings, limit: int, as_json: bool) -> None:
 
 
 @graph_group.command("communities")
-@click.option("--limit", "-n", type=WholeNumber(1, 100_000), default=20, show_default=True)
+@click.option("--limit", "-n", type=WholeNumber(1, 100_000), default=20, show_default=True,
+              help="How many communities to list, the largest first.")
 @click.option("--min-size", type=WholeNumber(1), default=MIN_COMMUNITY_SIZE, show_default=True,
               help="Hide smaller communities (a page with no links is a community of one).")
 @json_option
@@ -209,7 +211,8 @@ def broken_command(settings: Settings, as_json: bool) -> None:
 
 @graph_group.command("export")
 @click.option("--format", "fmt", type=click.Choice(["json", "graphml"]), default="json",
-              show_default=True)
+              show_default=True,
+              help="json, or graphml for Gephi, yEd and Cytoscape (both with communities).")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write to this file instead of standard output.")
 @workspace_options

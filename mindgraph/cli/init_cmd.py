@@ -134,13 +134,15 @@ def _refuse_a_vault(directory: Path) -> None:
 
 def _notes_outside(directory: Path, settings: Settings) -> list[str]:
     """Notes under ``directory`` that are not in raw/ (nor wiki/, the state folder, hidden
-    folders or node_modules), as paths relative to it; at most ``_NOTES_SEEN``."""
+    folders, node_modules or another workspace: a folder holding its own mindgraph.yml, whose
+    notes and compiled pages are its own), as paths relative to it; at most ``_NOTES_SEEN``."""
     skip = {p.resolve() for p in (settings.raw_dir, settings.wiki_dir, settings.state_dir)}
     found: list[str] = []
     for folder, subfolders, files in os.walk(directory):
         subfolders[:] = sorted(d for d in subfolders if not d.startswith(".")
                                and d != "node_modules"
-                               and (Path(folder) / d).resolve() not in skip)
+                               and (Path(folder) / d).resolve() not in skip
+                               and not (Path(folder) / d / CONFIG_FILENAME).is_file())
         for name in sorted(files):
             if name.lower().endswith(_NOTE_SUFFIXES) and not name.startswith("."):
                 found.append((Path(folder) / name).relative_to(directory).as_posix())

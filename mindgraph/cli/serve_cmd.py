@@ -104,6 +104,12 @@ def serve_command(settings, host: str | None, port: int | None, workers: int, wa
     address = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
     echo(f"mindgraph REST on {address} (wiki: {settings.wiki_dir}"
          f"{f', {workers} workers' if workers > 1 else ''}); dashboard: {address}/", err=True)
+    if token is not None:
+        # a token exported long ago (a shell profile) made every curl a 401 and the dashboard
+        # a sign-in field, with nothing here saying a token was in force
+        echo(f"Requests need 'Authorization: Bearer <token>', the token being the value of "
+             f"{settings.serve.token_env} here (the dashboard asks for it; /health does not).",
+             err=True)
     if workers == 1:
         mg = Mindgraph(settings)
         with served(mg, watch_on, watch) as watcher:

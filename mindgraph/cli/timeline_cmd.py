@@ -37,8 +37,11 @@ def timeline_command(settings, concept: str, newest_first: bool, since, until,
         echo(f"No dated note mentions {concept!r} (searched for: "
              f"{', '.join(timeline.terms)}).{undated}")
         return
+    # each note where it is: "raw/v1.1.0.md" named no file when paths.raw is ../vault
+    shown_as = {"raw": settings.paths.raw, "wiki": settings.paths.wiki}
     for entry in timeline.entries:
-        echo(f"{entry.date}  [{entry.date_source}]  {entry.folder}/{entry.path}")
+        folder = shown_as.get(entry.folder, entry.folder).rstrip("/")
+        echo(f"{entry.date}  [{entry.date_source}]  {folder}/{entry.path}")
         echo(f"    {entry.snippet}")
     count, total = len(timeline.entries), timeline.total
     shown = f"showing {count} of " if count < total else ""

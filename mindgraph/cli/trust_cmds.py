@@ -163,6 +163,11 @@ def audit_command(settings, fail_under: float | None, as_json: bool) -> None:
         echo("due               " + ", ".join(f"{k} {v}" for k, v in report.due.items()))
         for path in report.disputed:
             echo(f"disputed          {path}")
+        if report.surplus < 0:
+            # the figures alone left a newcomer at "coverage 0.00%" with no way on
+            echo(f"next              the threshold needs {-report.surplus} more fresh L2 "
+                 f"page(s): run `mindgraph verify --due` (it plans the checks), then the "
+                 f"`mindgraph verify --apply` line it prints")
     if fail_under is not None and report.coverage_pct < fail_under:
         echo(f"coverage {report.coverage_pct:.2f}% is under --fail-under "
              f"{fail_under:g}%", err=True)

@@ -54,7 +54,7 @@ def start_watcher(mg: Mindgraph, options: dict[str, Any], as_json: bool = False,
     background threads (for a server; stderr, since stdout may carry a protocol)."""
     from ..sync import Watcher
 
-    return Watcher(mg, on_run=_printer(as_json, err), **options).start()
+    return Watcher(mg, on_run=_printer(as_json, err, mg.settings.paths.raw), **options).start()
 
 
 @contextlib.contextmanager
@@ -77,12 +77,12 @@ def served(mg: Mindgraph, watch_on: bool, options: dict[str, Any]) -> Iterator[A
         mg.close()
 
 
-def _printer(as_json: bool, err: bool) -> Callable[[Any], None]:
+def _printer(as_json: bool, err: bool, raw_label: str) -> Callable[[Any], None]:
     def emit(record: Any) -> None:
         if as_json:
             emit_json(record.to_dict(), indent=None, err=err)
         else:
-            echo(record.line(), err=err)
+            echo(record.line(raw_label), err=err)
     return emit
 
 
@@ -101,7 +101,7 @@ def watch_command(settings, watch: dict[str, Any], as_json: bool) -> None:
 
     require_workspace(settings)
     mg = Mindgraph(settings)
-    watcher = Watcher(mg, on_run=_printer(as_json, err=False), **watch)
+    watcher = Watcher(mg, on_run=_printer(as_json, False, settings.paths.raw), **watch)
     if as_json:
         emit_json({"event": "watching", "raw": str(settings.raw_dir),
                    "wiki": str(settings.wiki_dir), "backend": watcher.source.backend},

@@ -75,11 +75,13 @@ class VectorSearch(WarmIndexes):
         the one that embeds ``query``): a fresh process about to
         search reads its indexes meanwhile, and the model's own loading (onnxruntime, the
         tokenizer) runs partly outside the GIL. The first query embedding waits for it; a
-        load that fails is left to that embedding to report. Nothing for other providers."""
+        load that fails is left to that embedding to report. Nothing for other providers,
+        nor when the store holds no vectors of the model (the search is keyword-only)."""
         try:
             provider = self.embedding_provider()
+            store = self.vector_store()     # here: the query holds the lock from now on
         except MindgraphError:
-            return          # the search reports it (a bad configuration, a missing key)
+            return          # the search reports it (a bad configuration, a store down)
         # one model per language (routed.py): the model of ``query``'s language
         warm_for = getattr(provider, "warm_for", None)
         warm = functools.partial(warm_for, query) if warm_for is not None else \
@@ -90,7 +92,8 @@ class VectorSearch(WarmIndexes):
             # known once they are read: the model loads from then on, beside the indexes
             warm = functools.partial(_warm_as_pages_say, self, warm_for, query)
         if warm is not None:
-            threading.Thread(target=_quietly, args=(warm,), name="mindgraph-model").start()
+            threading.Thread(target=_quietly, args=(_if_embedded, store, provider, warm),
+                             name="mindgraph-model").start()
 
     def vector_store(self) -> Any:
         """The configured vector store (StoreError naming the DSN when it cannot be reached)."""
@@ -302,7 +305,17 @@ def _warm_as_pages_say(mg: VectorSearch, warm_for: Any, query: str) -> None:
     warm_for(query, language)
 
 
-def _quietly(work: Any) -> None:
-    """Run ``work()``; an error is for the caller who needs the result to see and report."""
+def _if_embedded(store: Any, provider: Any, warm: Any) -> None:
+    """``warm()`` only when ``store`` holds vectors of ``provider``'s model: on a wiki not
+    embedded yet hybrid search is keyword-only, and loading the model (seconds for the
+    multilingual one, announced on stderr) bought nothing but a wait. The count reads the
+    table the vector retriever reads next, so it is not read twice."""
+    if store.count(provider.model_version) > 0:
+        warm()
+
+
+def _quietly(work: Any, *args: Any) -> None:
+    """Run ``work(*args)``; an error is for the caller who needs the result to see and
+    report."""
     with contextlib.suppress(Exception):
-        work()
+        work(*args)

@@ -36,6 +36,7 @@ class ApplySteps:
 
     def _apply(self, todo: list[Note], gone: list[str], index: TitleIndex, total: int) -> None:
         done = 0
+        self.compiled_from: dict[str, str] = {}
         self._keep_records(gone)
         for path in gone:
             self._remove(path)
@@ -52,6 +53,9 @@ class ApplySteps:
             processes this runs while they compile: they write nothing."""
             nonlocal done
             for note in todo:
+                before = self.state.get(note.file.path)
+                # the hash the page was compiled from, before "pending" records the new one
+                self.compiled_from[note.file.path] = before.sha256 if before else ""
                 self.state.transition(note.file.path, "pending", sha256=note.sha256,
                                       key=self._key(note) if note.sha256 else "",
                                       compiler=self.compiler.identity, title=note.title,
@@ -175,8 +179,15 @@ class ApplySteps:
         if record is not None and record.wiki_sha256 and record.wiki == note.wiki_path:
             if current is not None and page_sha256(current) != record.wiki_sha256 \
                     and without_record(current) != without_record(data):
+                # the note compiles again unchanged too (--force, a page it links to
+                # changed, a new compiler): "the raw note changed" sent people looking for
+                # an edit nobody made
+                why = ("the raw note changed"
+                       if self.compiled_from.get(note.file.path) != note.sha256 else
+                       "its unchanged raw note was compiled again: --force, a page it links "
+                       "to changed, or a new compiler")
                 reason = (f"replaced wiki/{note.wiki_path}, which had been edited by hand "
-                          f"(the raw note changed, and raw/ is the source of truth).")
+                          f"({why}; raw/ is the source of truth).")
         try:
             self.wiki.write(note.wiki_path, data, current=current)
         except IngestError as exc:
@@ -190,7 +201,10 @@ class ApplySteps:
         if old is not None:
             self._finish_move(note, old)
             reason = f"moved from {note.moved_from} ({note.move_how}). {reason}".strip()
-        reason = "\n".join(r for r in (reason, restored, *note.warnings) if r)  # one a line
+        unindexed = _past_the_index_limit(note.file.path, note.wiki_path, data,
+                                          self.settings.limits.max_indexed_chars)
+        reason = "\n".join(r for r in (reason, restored, *note.warnings, unindexed)
+                           if r)     # one a line
         self.state.transition(note.file.path, "ingested", wiki=note.wiki_path,
                               wiki_sha256=page_sha256(data), links=links, links_basis=basis,
                               links_index=digest,
@@ -254,3 +268,20 @@ class ApplySteps:
                     self.wiki.mark_source_deleted(record.wiki, data)
         self.state.drop(path)
         self.outcomes.append(FileOutcome(path, status, reason, record.wiki))
+
+
+def _past_the_index_limit(raw_path: str, wiki_path: str, data: bytes, limit: int) -> str:
+    """What of the page ``data`` search will not see (limits.max_indexed_chars), as the note
+    ingest prints ("" for a page within it). `check` says it too, but a note compiled whole
+    and then found by no search for its last words was a surprise at ingest time."""
+    if len(data) <= limit:          # characters are at most bytes: nothing can be past it
+        return ""
+    from ..page.parse import parse_page
+
+    page = parse_page(data.decode("utf-8"), wiki_path, max_indexed_chars=limit)
+    if not page.unindexed_chars:
+        return ""
+    return (f"{raw_path}: its page's last {page.unindexed_chars:,} characters of text are past "
+            f"the {limit:,}-character index limit (limits.max_indexed_chars), so search does "
+            f"not see them; the page is whole. Split the note, or raise "
+            f"limits.max_indexed_chars in mindgraph.yml.")

@@ -87,7 +87,7 @@ def _source_paths(frontmatter: Any) -> Iterator[tuple[str, str]]:
         for item in value if isinstance(value, list) else []:
             path = item.get("path") if isinstance(item, dict) else item
             if isinstance(path, str) and path.strip() and not path.startswith("[["):
-                yield key, path.strip()
+                yield key, path     # as written: " note.md" is a file name of its own
 
 
 def _section_at(page: Page, line: int) -> str:

@@ -15,6 +15,9 @@ def find_page(pages: Mapping[str, Page], name: str) -> Page:
     name fits several pages, the next kind that fits any of them decides only if it fits just
     one (two v1.4.0.md, one titled "v1.4.0"); otherwise NotFoundError lists the candidates.
     Suggestions when nothing fits."""
+    for key in (name, name + ".md"):    # as given first: " idea.md" is a path of its own
+        if key in pages:
+            return pages[key]
     name = name.strip()
     for key in (name, name + ".md"):
         if key in pages:

@@ -36,7 +36,7 @@ def source_paths(frontmatter: Mapping[str, Any]) -> list[str]:
     for item in sources if isinstance(sources, list) else []:
         path = item.get("path") if isinstance(item, Mapping) else item
         if isinstance(path, str) and path.strip():
-            out.append(path.strip())
+            out.append(path)    # as written: " note.md" is a file name of its own
     return out
 
 

@@ -229,7 +229,8 @@ class NoDelayHTTPProtocol(HttpToolsProtocol):
             self.logger.warning(message, *args)
 
     def _answer_and_close(self, status: int, reason: str, error: str, detail: str) -> None:
-        body = json.dumps({"error": error, "detail": detail}).encode("utf-8")
+        # UTF-8 as the app's answers are: escaped, the URL it quotes read '\u30ef…' in curl
+        body = json.dumps({"error": error, "detail": detail}, ensure_ascii=False).encode("utf-8")
         head = [f"HTTP/1.1 {status} {reason}\r\n".encode("ascii")]
         for name, value in self.server_state.default_headers:
             head.append(name + b": " + value + b"\r\n")

@@ -51,9 +51,13 @@ class RunRecord:
         """JSON-ready form: one object per change for `watch --json`."""
         return {"event": "change", **asdict(self)}
 
-    def line(self) -> str:
-        """The one log line: what changed, what was redone, time taken."""
-        what = _listed(self.changes) if self.changes else "startup sync"
+    def line(self, raw_label: str = "raw") -> str:
+        """The one log line: what changed, what was redone, time taken. A note of raw/ is
+        named under ``raw_label`` (paths.raw as configured: "../vault/a.md", where "raw/a.md"
+        named no file); the JSON keeps the area's name."""
+        label = raw_label.rstrip("/") or "raw"
+        changes = [label + c[3:] if c.startswith("raw/") else c for c in self.changes]
+        what = _listed(changes) if changes else "startup sync"
         done = [f"compiled {len(self.compiled)}" if self.compiled else "",
                 f"removed {len(self.removed)}" if self.removed else "",
                 f"failed {len(self.failed)}" if self.failed else "",

@@ -124,3 +124,16 @@ def test_a_link_by_an_alias_keeps_its_heading_and_shown_text_in_the_fix(tmp_path
                    for f in report["findings"] if f["kind"] == "broken-link")
     assert fixes == ["link [[Interpreter#Model|model]] instead.",
                      "link [[Interpreter|Reading pages]] instead."]
+
+
+def test_a_raw_note_whose_name_starts_with_a_space_is_named_at_its_raw_file(tmp_path):
+    # " idea.md" was looked up as "idea.md": its findings lost their raw file and line
+    (tmp_path / "raw").mkdir()
+    (tmp_path / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n")
+    (tmp_path / "raw" / " idea.md").write_text("# Idea\n\nSee [[Nowhere]].\n")
+    assert run("ingest", "-C", tmp_path).exit_code == 0
+    report = json.loads(run("check", "-C", tmp_path, "--json").stdout)
+    broken = [f for f in report["findings"] if f["kind"] == "broken-link"]
+    assert [(f["raw_path"], f["raw_line"]) for f in broken] == [(" idea.md", 3)]
+    assert "raw/ idea.md:3: [[Nowhere]] points to no page" in run("check", "-C", tmp_path).output
+

@@ -31,6 +31,9 @@ def test_every_command_module_registers_what_the_table_names():
                          ids=lambda v: " ".join(v) if isinstance(v, tuple) else "")
 def test_every_command_has_help(path, command):
     assert command.help, f"mindgraph {' '.join(path)} has no help text"
+    bare = [p.opts[0] for p in command.params
+            if isinstance(p, click.Option) and not p.hidden and not p.help]
+    assert bare == [], f"mindgraph {' '.join(path)}: options without help text {bare}"
     result = CliRunner().invoke(cli, [*path, "--help"])
     assert result.exit_code == 0, result.output
 
@@ -108,6 +111,12 @@ def test_errors_under_json_are_json_on_stdout_and_typos_get_a_suggestion(tmp_pat
     assert outside.exit_code == 2 and json.loads(outside.stdout)["error"] == "ConfigError"
     typo = CliRunner().invoke(cli, ["serach", "x"])
     assert typo.exit_code == 2 and "Did you mean search?" in typo.output
+    # a group's subcommand typed alone is named with its group, not "Did you mean links?"
+    alone = CliRunner().invoke(cli, ["backlinks", "A"])
+    assert alone.exit_code == 2 and "`mindgraph graph backlinks`" in alone.output
+    assert "Did you mean" not in alone.output
+    explain = CliRunner().invoke(cli, ["explain", "x"])
+    assert explain.exit_code == 2 and "`mindgraph search --hybrid QUERY`" in explain.output
     block = CliRunner().invoke(cli, ["get", "A", "--block", "2", "-C", str(tmp_path)])
     assert block.exit_code == 2 and "--extract" in block.output
 
@@ -232,3 +241,19 @@ def test_url_help_says_which_obsidian_folder_counts():
     text = " ".join(CliRunner().invoke(cli, ["url", "--help"]).output.split())
     assert "when wiki/ (or a folder above it) holds a .obsidian folder" in text
     assert "raw/ being a vault does not count" in text
+
+
+def test_the_groups_named_for_a_subcommand_typed_alone_are_every_group():
+    import importlib
+
+    import click
+
+    from mindgraph.cli import COMMANDS, GROUPS
+
+    groups = []
+    for name, module in COMMANDS.items():
+        holder = click.Group()
+        importlib.import_module(f"mindgraph.cli.{module}").register(holder)
+        if isinstance(holder.commands[name], click.Group):
+            groups.append(name)
+    assert sorted(groups) == sorted(GROUPS)

@@ -77,6 +77,18 @@ def test_init_on_a_plain_folder_of_notes_says_they_are_not_compiled(tmp_path):
                                              f"{tmp_path / 'notes'}")
 
 
+def test_init_does_not_count_another_workspace_s_notes_and_pages_as_notes(tmp_path):
+    # a projects folder holding a workspace made before: its wiki/ pages were counted as
+    # notes outside raw/, and the user told to delete the workspace just made
+    older = tmp_path / "projects" / "older"
+    assert run("init", older).exit_code == 0
+    (older / "raw" / "Kyoto.md").write_text("# Kyoto\n\nTemples.\n")
+    (older / "wiki" / "Kyoto.md").write_text("# Kyoto\n\nTemples.\n")
+    result = run("init", tmp_path / "projects")
+    assert result.exit_code == 0 and "outside raw/" not in result.output
+    assert result.output.splitlines()[-1].startswith("Put your notes in ")
+
+
 def test_init_raw_writes_a_vault_name_with_spaces_and_unicode_as_it_is(tmp_path):
     vault = tmp_path / "日本 ノート #1"
     vault.mkdir()

@@ -89,6 +89,23 @@ def test_text_past_the_index_limit_is_not_searchable_and_is_reported(tmp_path):
     assert embed.exit_code == 0, embed.output
 
 
+def test_ingest_says_when_a_compiled_note_is_past_the_index_limit(tmp_path):
+    # ingest compiled it without a word; only `check` said its end was not searchable
+    base = _workspace(tmp_path, "limits:\n  max_indexed_chars: 2000\n")
+    filler = "\n".join(f"Line {i} of filler text about nothing much." for i in range(100))
+    (base / "raw" / "Long.md").write_text(f"# Long\n\nalpha starts here.\n\n{filler}\n\n"
+                                          f"## End\n\nomega ends here.\n")
+    (base / "raw" / "Short.md").write_text("# Short\n\nA short note.\n")
+    ingest = _run("ingest", "-C", str(base))
+    assert ingest.exit_code == 0, ingest.output
+    assert "Ingested, with a note:\n  Long.md: its page's last " in ingest.output
+    assert "index limit (limits.max_indexed_chars)" in ingest.output
+    assert "Short.md" not in ingest.output
+    data = json.loads(_run("ingest", "-C", str(base), "--force", "--json").stdout)
+    [long] = [f for f in data["files"] if f["path"] == "Long.md"]
+    assert "limits.max_indexed_chars" in long["reason"]
+
+
 def test_raising_a_limit_rereads_the_cached_pages(tmp_path):
     base = _workspace(tmp_path, "limits:\n  max_indexed_chars: 1000\n")
     (base / "wiki").mkdir(exist_ok=True)

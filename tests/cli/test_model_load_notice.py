@@ -77,3 +77,17 @@ def test_an_english_query_over_english_pages_loads_no_multilingual_model(workspa
     done = mindgraph(workspace, "search", "--hybrid", "cards and arrows", "--json")
     assert json.loads(done.stdout)["results"][0]["page"] == "Canvas.md"
     assert "loading the multilingual" not in done.stderr
+
+
+def test_a_wiki_not_embedded_yet_loads_no_model_for_a_keyword_only_answer(tmp_path):
+    # hybrid search before `mindgraph embed` is keyword-only; it loaded the multilingual
+    # model all the same (seconds, announced), then said vectors were unavailable
+    wiki = tmp_path / "wiki"
+    wiki.mkdir()
+    (wiki / "同期.md").write_text("# 同期\n\nすべての端末で保管庫を同じ状態に保ちます。\n")
+    (tmp_path / "mindgraph.yml").write_text("paths: {wiki: wiki, state: state}\n")
+    done = mindgraph(tmp_path, "search", "--hybrid", "端末で保管庫を同じに保つ", "--json")
+    answer = json.loads(done.stdout)
+    assert answer["results"][0]["page"] == "同期.md"
+    assert "mindgraph embed" in json.dumps(answer, ensure_ascii=False)   # the note says why
+    assert "loading the multilingual" not in done.stderr, done.stderr

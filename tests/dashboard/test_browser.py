@@ -336,6 +336,42 @@ def test_behind_a_token_the_dashboard_asks_for_it_and_keeps_it_in_memory(browser
         assert watch.problems == []
 
 
+def test_the_request_for_the_token_stays_until_the_user_signs_in(browser, tmp_path):
+    # it vanished after 4 s, leaving a blank page with a token field that did not say why
+    (tmp_path / "wiki").mkdir()
+    (tmp_path / "wiki" / "Home.md").write_text("# Home\n")
+    with _server(tmp_path, TOKEN) as url:
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.clock.install()
+        page.goto(url)
+        page.wait_for_selector("#login", state="visible")
+        message = page.locator("#message")
+        message.wait_for(state="visible")
+        page.clock.run_for(60_000)
+        assert message.is_visible() and "token" in message.inner_text()
+        assert page.evaluate("document.activeElement.id") == "token"
+        page.fill("#token", TOKEN)
+        page.press("#token", "Enter")
+        page.wait_for_selector("body[data-ready=true]")
+        assert not message.is_visible()
+        page.close()
+
+
+def test_a_click_anywhere_on_a_list_row_opens_its_page(browser, tmp_path):
+    # only the title was a link: a click on the row's path or backlink count did nothing
+    (tmp_path / "wiki").mkdir()
+    (tmp_path / "wiki" / "Home.md").write_text("# Home\n\nSee [[Other]].\n")
+    (tmp_path / "wiki" / "Other.md").write_text("# Other\n\nThe other page.\n")
+    with _server(tmp_path) as url:
+        page, watch = open_dashboard(browser, url)
+        page.locator('#doc-list li[data-page="Other.md"] .meta').click()
+        page.wait_for_selector("#detail:not([hidden])")
+        assert page.evaluate("location.hash") == "#page=Other.md"
+        assert "The other page." in page.locator("#detail").inner_text()
+        assert watch.problems == []
+        page.close()
+
+
 def test_edges_and_labels_leave_while_dragging_and_zooming_and_come_back(browser, vault_url):
     """Without a GPU (SwiftShader here) a drag or a wheel zoom draws nodes only, with the edge
     and label canvases out of the page; at rest the edges are drawn again. ?lod=off draws

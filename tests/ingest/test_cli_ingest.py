@@ -57,7 +57,14 @@ def test_text_output_says_when_a_hand_edited_page_was_replaced(workspace, write_
     result = run("ingest", "-C", str(workspace))
     assert result.exit_code == 0
     assert "Ingested, with a note:" in result.output
-    assert f"replaced wiki/{page.name}, which had been edited by hand" in result.output
+    assert f"replaced wiki/{page.name}, which had been edited by hand (the raw note " \
+        f"changed; raw/ is the source of truth)." in result.output
+    # recompiled unchanged (--force): it said "the raw note changed" all the same
+    page.write_text(page.read_text() + "\nMy own line again.\n")
+    forced = run("ingest", "-C", str(workspace), "--force")
+    assert f"replaced wiki/{page.name}, which had been edited by hand (its unchanged raw " \
+        f"note was compiled again: --force, a page it links to changed, or a new compiler; " \
+        f"raw/ is the source of truth)." in forced.output, forced.output
 
 
 def test_ingest_usage_and_config_errors_exit_2(workspace, write_raw):

@@ -144,6 +144,16 @@ def test_a_missing_source_note_is_a_dangling_reference(tmp_path):
                                 "the workspace and raw/.")}
 
 
+def test_a_raw_note_whose_name_starts_with_a_space_is_not_dangling(tmp_path):
+    # the recorded source " idea.md" was read as "idea.md": a real note reported missing
+    (tmp_path / "raw").mkdir()
+    (tmp_path / "raw" / " idea.md").write_text("An idea worth keeping.\n")
+    runner = CliRunner()
+    assert runner.invoke(cli, ["-C", str(tmp_path), "ingest"]).exit_code == 0
+    data = json.loads(runner.invoke(cli, ["-C", str(tmp_path), "lint", "--json"]).stdout)
+    assert [f for f in data["findings"] if f["rule"] == "dangling-reference"] == []
+
+
 def test_the_obsidian_vault_and_its_release_notes(tmp_path):
     """The real vault: the identical release notes are caught, the help pages without a lead
     are named, and the 336 dated release notes are not taken for pages without a summary."""

@@ -28,10 +28,32 @@ def test_serve_prints_the_dashboard_address_and_it_answers(tmp_path):
         banner = server.stderr.readline().decode()
         assert banner.startswith(f"mindgraph REST on {base} (wiki: ")
         assert banner.rstrip().endswith(f"; dashboard: {base}/")
+        assert "Bearer" not in banner               # no token here: nothing to say of one
         page = httpx.get(f"{base}/")
         assert page.status_code == 200 and "<title>mindgraph" in page.text
     finally:
         stop(server)
+
+
+def test_serve_says_when_requests_need_its_token(tmp_path):
+    # a token exported long ago made every request a 401 and the banner did not say why
+    (tmp_path / "wiki").mkdir()
+    (tmp_path / "wiki" / "Zeppelins.md").write_text("# Zeppelins\n\nAirships carry trunks.\n")
+    (tmp_path / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n  dimension: 64\n")
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "mindgraph", "serve", "-C", str(tmp_path),
+                               "--port", str(port)], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE,
+                              env={**os.environ, "MINDGRAPH_API_TOKEN": "t" * 40})
+    try:
+        base = f"http://127.0.0.1:{port}"
+        wait_healthy(server, base)
+        assert httpx.get(f"{base}/search", params={"q": "airships"}).status_code == 401
+    finally:
+        stop(server)
+    said = server.stderr.read().decode().splitlines()
+    assert said[1].startswith("Requests need 'Authorization: Bearer <token>', the token being "
+                              "the value of MINDGRAPH_API_TOKEN here"), said
 
 
 def test_serve_help_names_the_dashboard():

@@ -16,7 +16,8 @@ from live_server import free_port, stop, wait_healthy
 
 def _raw_get(port: int, target: bytes) -> tuple[bytes, dict]:
     """Send ``GET target`` as the bytes given (curl sends a URL's UTF-8 unencoded); return the
-    status line and the JSON body."""
+    status line and the JSON body (whose text must be UTF-8 as written, not backslash-u escapes
+    that curl shows as they are)."""
     with socket.create_connection(("127.0.0.1", port), timeout=30) as raw:
         raw.sendall(b"GET " + target + b" HTTP/1.1\r\nHost: 127.0.0.1:"
                     + str(port).encode() + b"\r\nConnection: close\r\n\r\n")
@@ -24,6 +25,7 @@ def _raw_get(port: int, target: bytes) -> tuple[bytes, dict]:
         while chunk := raw.recv(65536):
             answer += chunk
     head, _, body = answer.partition(b"\r\n\r\n")
+    assert b"\\u" not in body, body
     return head.split(b"\r\n", 1)[0], json.loads(body)
 
 

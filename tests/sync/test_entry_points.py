@@ -89,6 +89,31 @@ def test_watch_prints_one_line_per_change(tmp_path):
     assert "stat scans every 100 ms" in process.stderr.read()
 
 
+def test_watch_names_a_note_in_the_raw_folder_the_workspace_reads(tmp_path):
+    # with paths.raw elsewhere (init --raw ~/vault) the line said "raw/Kayak.md": no file
+    from sync_support import CONFIG
+
+    vault = tmp_path / "vault"
+    write(vault / "Trunks.md", "# Trunks\nA trunk holds clothes.\n")
+    base = tmp_path / "kb"
+    base.mkdir()
+    (base / "mindgraph.yml").write_text(CONFIG + "paths:\n  raw: ../vault\n")
+    process = subprocess.Popen([sys.executable, "-m", "mindgraph", "watch", "-C", str(base),
+                                "--polling", "--poll-interval-ms", "100", "--no-embed"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    found: list[str] = []
+    threading.Thread(target=lines_of, args=(process, found, threading.Event()),
+                     daemon=True).start()
+    try:
+        wait_until(lambda: found, 60, "the startup line")
+        write(vault / "Kayak.md", "# Kayak\nA boat.\n")
+        wait_until(lambda: len(found) >= 2, 30, "the change line")
+        assert " ../vault/Kayak.md: compiled 1, reindexed 1 page in" in found[1], found
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(20)
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

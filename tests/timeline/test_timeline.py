@@ -249,3 +249,20 @@ def test_a_term_the_note_already_has_in_bold_is_not_bolded_again(tmp_path, corpo
     assert "This adds **Obsidian Canvas** to phones" in snippets["mobile.md"]
     assert "**Canvas** cards load faster" in snippets["plain.md"]
     assert not any("****" in s or "** **" in s for s in snippets.values())
+
+
+def test_text_names_each_note_in_the_raw_folder_the_workspace_reads(tmp_path):
+    # with paths.raw elsewhere (init --raw ~/vault) the text said "raw/v1.1.0.md": no file
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "v1.1.0.md").write_text("<small>Released December 5, 2022</small>\n\n"
+                                     "Introducing the Canvas core plugin.\n")
+    assert CliRunner().invoke(cli, ["init", str(tmp_path / "kb"), "--raw",
+                                    str(vault)]).exit_code == 0
+    result = CliRunner().invoke(cli, ["timeline", "canvas", "-C", str(tmp_path / "kb"),
+                                      "--no-git"])
+    assert result.exit_code == 0, result.output
+    assert "2022-12-05  [content]  ../vault/v1.1.0.md" in result.output, result.output
+    data = json.loads(CliRunner().invoke(cli, ["timeline", "canvas", "-C", str(tmp_path / "kb"),
+                                               "--no-git", "--json"]).stdout)
+    assert {e["folder"] for e in data["entries"]} == {"raw"}        # JSON keeps the label

@@ -69,6 +69,9 @@ def test_audit_figures_threshold_and_fail_under(compiled, mg):
     assert audit["due"] == {"overdue": 0, "7d": 0, "8-14d": 0, "15-30d": 0, ">30d": 2}
     text = mg(compiled, "audit").output
     assert "coverage          66.67%" in text and "threshold         3 (80%), surplus -1" in text
+    # under the threshold, the text says what to run next (it gave the figures alone)
+    assert ("next              the threshold needs 1 more fresh L2 page(s): run `mindgraph "
+            "verify --due`") in text
     assert mg(compiled, "audit", "--fail-under", "60").exit_code == 0
     failing = mg(compiled, "audit", "--fail-under", "70")
     assert failing.exit_code == 1 and "under --fail-under 70%" in failing.output

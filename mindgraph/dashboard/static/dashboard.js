@@ -64,7 +64,8 @@
     const body = kind.includes("json") ? await response.json() : await response.text();
     if (response.status === 401) {
       $("login").hidden = false;
-      throw new ApiError(401, "This server needs its token: enter it in the sign-in field.");
+      throw new ApiError(401, "This server needs its token: paste it into the Bearer token " +
+                              "field at the top and press Sign in.");
     }
     if (!response.ok) {
       const detail = typeof body === "object" && body ? (body.detail || body.error) : body;
@@ -125,13 +126,15 @@
     }
   }
 
-  function say(text, error = false) {
+  // A sticky message stays until something else is said or it is hidden (the request for
+  // the token: gone after 4 s, it left a blank page that did not say why).
+  function say(text, error = false, sticky = false) {
     const box = $("message");
     box.textContent = text;
     box.className = error ? "error" : "";
     box.hidden = false;
     clearTimeout(say.timer);
-    say.timer = setTimeout(() => { box.hidden = true; }, error ? 8000 : 4000);
+    if (!sticky) say.timer = setTimeout(() => { box.hidden = true; }, error ? 8000 : 4000);
     if (error) console.warn("mindgraph:", text);
   }
 
@@ -833,12 +836,20 @@
       refreshList();
     });
     $("sort").addEventListener("change", (e) => { state.sort = e.target.value; refreshList(); });
+    // the whole row opens its page, not only the title (a click on the path or the backlink
+    // count did nothing)
+    $("doc-list").addEventListener("click", (e) => {
+      const row = e.target.closest("li");
+      if (!row || e.target.closest("a")) return;
+      location.hash = pageHash(row.dataset.page);
+    });
     $("detail-close").addEventListener("click", closeDetail);
     $("login").addEventListener("submit", (e) => {
       e.preventDefault();
       state.token = $("token").value.trim() || null;    // kept in this tab's memory only
       $("token").value = "";
       $("login").hidden = true;
+      $("message").hidden = true;
       start();
     });
     window.addEventListener("hashchange", route);
@@ -853,7 +864,12 @@
       document.body.dataset.ready = "true";
       readyResolve();
     } catch (error) {
-      say(error.message, error.status !== 401);
+      if (error.status === 401) {
+        say(error.message, false, true);
+        $("token").focus();
+      } else {
+        say(error.message, true);
+      }
     }
   }
 
