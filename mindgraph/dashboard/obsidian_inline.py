@@ -11,7 +11,9 @@
 - ``$$...$$`` and ``$...$`` are math (mdit-py-plugins' dollarmath, Obsidian's rules: no
   space inside the dollars, no digit after the closing one, so "$25 or $50" stays text),
   drawn as its TeX in a ``math`` element: the markdown inside is not read (a ``\\\\`` or an
-  ``_`` of TeX was eaten as an escape or emphasis);
+  ``_`` of TeX was eaten as an escape or emphasis); ``$$...$$`` inside a paragraph is a
+  ``<span>`` (the plugin's ``<div>`` there is invalid in a ``<p>``: the browser closed the
+  paragraph at it and the text after it fell out), ``$$`` on lines of its own a block;
 - a ``|`` inside ``[[...|alias]]`` in a table row is the link's, not a cell border:
   Obsidian's help asks for ``\\|`` there, yet the translated vaults write ``|`` and the graph
   reads those links whole, so the dashboard draws them whole too.
@@ -45,6 +47,7 @@ def install(md: MarkdownIt) -> None:
     md.use(tasklists_plugin)
     md.use(dollarmath_plugin, allow_labels=False, allow_space=False, allow_digits=False,
            double_inline=True)
+    md.add_render_rule("math_inline_double", _render_inline_display_math)
     md.block.ruler.at("table", _link_aware_table(), {"alt": ["paragraph", "reference"]})
 
 
@@ -102,6 +105,11 @@ def _tag(state: Any, silent: bool) -> bool:
 def _render_tag(_self: Any, tokens: list, idx: int, _options: Any, _env: dict) -> str:
     tag = escapeHtml(tokens[idx].content)
     return f'<span class="tag" data-tag="{tag}">#{tag}</span>'
+
+
+def _render_inline_display_math(_self: Any, tokens: list, idx: int, _options: Any,
+                                _env: dict) -> str:
+    return f'<span class="math inline display">{escapeHtml(tokens[idx].content)}</span>'
 
 
 def _split_keeping_links(row: str) -> list[str]:

@@ -50,6 +50,12 @@ def test_math_is_kept_whole_and_prices_stay_text():
     assert "it costs $25 or $50." in html
 
 
+def test_display_math_inside_a_sentence_is_a_span_and_alone_a_block():
+    html = _render("Energy $$E<mc^2$$ here.\n\n$$\nx_1\n$$\n")
+    assert '<p>Energy <span class="math inline display">E&lt;mc^2</span> here.</p>' in html
+    assert '<div class="math block">\nx_1\n</div>' in html
+
+
 def test_a_pipe_inside_a_link_in_a_table_row_is_the_links():
     """``| [[Syncリージョン|リージョン]] |`` (ja/zh Help vault, unescaped) split the link into two
     cells, drawing ``[[Syncリージョン`` and ``リージョン]]`` as text."""

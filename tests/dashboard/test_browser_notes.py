@@ -1,0 +1,60 @@
+"""What a note's markdown becomes in a real headless Chromium: the parts where the browser,
+not the renderer's string, decides what a person sees (an element the HTML parser moves, a
+class the stylesheet colours, a link the page opens).
+
+Any console error or warning, uncaught error or dialog fails a test. Skipped only when no
+chromium is installed (.ci/run installs Debian's).
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+import pytest
+
+from browser_support import chromium_path, live_server, open_dashboard
+from mindgraph.config import settings_from_dict
+from mindgraph.core import Mindgraph
+from mindgraph.serve.rest import create_app
+
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(
+    chromium_path() is None,
+    reason="no chromium installed (apt-get install chromium; .ci/run does)")]
+
+NOTES = {
+    "Math.md": "# Math\n\nEnergy is $$E=mc^2$$ for a body at rest.\n\n$$\nx_1 + x_2\n$$\n",
+}
+
+
+@pytest.fixture(scope="module")
+def notes_url(tmp_path_factory):
+    """A server over a small wiki of the notes in ``NOTES``."""
+    base = tmp_path_factory.mktemp("notes")
+    (base / "wiki").mkdir()
+    for name, text in NOTES.items():
+        (base / "wiki" / name).parent.mkdir(parents=True, exist_ok=True)
+        (base / "wiki" / name).write_text(text)
+    with live_server(create_app(Mindgraph(settings_from_dict({}, base_dir=base)))) as url:
+        yield url
+
+
+def _open(browser, url, path):
+    page, watch = open_dashboard(browser, url + "/#page=" + quote(path))
+    page.wait_for_function("(p) => window.mindgraph.state.selected === p", arg=path)
+    return page, watch
+
+
+def test_inline_display_math_stays_inside_its_paragraph(browser, notes_url):
+    """``$$E=mc^2$$`` within a sentence was a <div> in a <p>: the browser closed the
+    paragraph at it, and the rest of the sentence became a paragraph of its own."""
+    page, watch = _open(browser, notes_url, "Math.md")
+    body = page.locator("#detail .page-body")
+    sentence = body.locator("p", has_text="Energy is")
+    assert sentence.count() == 1
+    assert sentence.locator(".math").inner_text() == "E=mc^2"
+    assert "for a body at rest." in sentence.inner_text()
+    block = body.locator("div.math.block")
+    assert block.count() == 1 and "x_1 + x_2" in block.inner_text()
+    assert body.locator("p").count() == 1
+    assert watch.problems == []
+    page.close()
