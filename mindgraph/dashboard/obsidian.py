@@ -2,7 +2,10 @@
 
 - A callout, ``> [!type] Title`` and its body, becomes a titled box with the class
   ``callout callout-<type>``; ``[!type]-`` (folded) and ``[!type]+`` (open) become a
-  ``<details>`` whose ``<summary>`` is the title. No title: the type, capitalised.
+  ``<details>`` whose ``<summary>`` is the title. No title: the type as written, capitalised.
+  The type is one of Obsidian's (``CALLOUT_TYPES``), an alias drawn as the type it names
+  (``[!faq]`` is a question); any other is drawn as Obsidian draws it, a note with its title
+  (the type picked any ``callout-*`` class: ``[!title]`` drew the whole box bold as a title).
 - A block id, a trailing `` ^id`` (or ``^id`` alone on the line after a block), is taken out
   of the text and becomes the block's ``id="^id"``: a ``#^id`` link lands on it. In an
   embedded text (``env["depth"] > 0``) it is taken out and becomes no id: the block's id
@@ -21,6 +24,17 @@ from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markdown_it.token import Token
 
+# Obsidian's callout types, and the aliases of each (help.obsidian.md, Callouts)
+CALLOUT_TYPES: dict[str, str] = {
+    "note": "note", "abstract": "abstract", "summary": "abstract", "tldr": "abstract",
+    "info": "info", "todo": "todo", "tip": "tip", "hint": "tip", "important": "tip",
+    "success": "success", "check": "success", "done": "success",
+    "question": "question", "help": "question", "faq": "question",
+    "warning": "warning", "caution": "warning", "attention": "warning",
+    "failure": "failure", "fail": "failure", "missing": "failure",
+    "danger": "danger", "error": "danger", "bug": "bug", "example": "example",
+    "quote": "quote", "cite": "quote",
+}
 _CALLOUT_RE = re.compile(r"^\[!([A-Za-z0-9_-]+)\]([+-]?)[ \t]*(.*)$")
 # a trailing id, or one on a line of its own that the paragraph took in (lazily: the line
 # after a quote or a callout without ">"); right after an embed or a link (``![[x.png]]^id``,
@@ -54,7 +68,8 @@ def _callouts(state: Any) -> None:
 
 def _make_callout(tokens: list[Token], i: int, match: re.Match, rest: str) -> None:
     opening = tokens[i]
-    kind, fold, title = match.group(1).lower(), match.group(2), match.group(3).strip()
+    written, fold, title = match.group(1).lower(), match.group(2), match.group(3).strip()
+    kind = CALLOUT_TYPES.get(written, "note")
     meta = {"kind": kind, "fold": fold}
     closing = _matching_close(tokens, i)
     opening.type, opening.meta = "callout_open", meta
@@ -65,7 +80,7 @@ def _make_callout(tokens: list[Token], i: int, match: re.Match, rest: str) -> No
         del tokens[i + 1:i + 4]          # the paragraph held the title line only
     level = opening.level + 1
     title_tokens = [Token("callout_title_open", "", 1, meta=meta, level=level),
-                    Token("inline", "", 0, content=title or kind.capitalize(), children=[],
+                    Token("inline", "", 0, content=title or written.capitalize(), children=[],
                           map=opening.map, level=level + 1),
                     Token("callout_title_close", "", -1, meta=meta, level=level)]
     tokens[i + 1:i + 1] = title_tokens
@@ -182,4 +197,4 @@ def _blank(token: Token) -> bool:
                                                         and not token.content.strip())
 
 
-__all__ = ["install", "without_block_ids"]
+__all__ = ["CALLOUT_TYPES", "install", "without_block_ids"]

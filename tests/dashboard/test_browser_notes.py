@@ -23,6 +23,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(
 
 NOTES = {
     "Math.md": "# Math\n\nEnergy is $$E=mc^2$$ for a body at rest.\n\n$$\nx_1 + x_2\n$$\n",
+    "Callouts.md": "# Callouts\n\n> [!title] Not a title class\n> The body text.\n\n"
+                   "> [!note] A note\n> Body.\n\n> [!tldr] Short\n> Body.\n\n"
+                   "> [!abstract] Long\n> Body.\n",
 }
 
 
@@ -56,5 +59,25 @@ def test_inline_display_math_stays_inside_its_paragraph(browser, notes_url):
     block = body.locator("div.math.block")
     assert block.count() == 1 and "x_1 + x_2" in block.inner_text()
     assert body.locator("p").count() == 1
+    assert watch.problems == []
+    page.close()
+
+
+_CALLOUT_LOOK_JS = """() => [...document.querySelectorAll('#detail .callout')].map((c) => {
+    const body = c.querySelector('p'), look = getComputedStyle(c);
+    return {title: c.querySelector('.callout-title').textContent, classes: c.className,
+            border: look.borderLeftColor, body_weight: getComputedStyle(body).fontWeight}; })"""
+
+
+def test_a_callout_is_drawn_as_its_obsidian_type_and_any_other_as_a_note(browser, notes_url):
+    """``> [!title]`` took the class of the dashboard's callout titles (the whole box drawn
+    bold); an unknown type is a note that keeps its title, an alias looks like its type."""
+    page, watch = _open(browser, notes_url, "Callouts.md")
+    unknown, note, alias, abstract = page.evaluate(_CALLOUT_LOOK_JS)
+    assert unknown["title"] == "Not a title class"
+    assert unknown["body_weight"] == note["body_weight"] == "400"
+    assert unknown["border"] == note["border"] and unknown["classes"] == note["classes"]
+    assert alias["border"] == abstract["border"] != note["border"]
+    assert alias["title"] == "Short"
     assert watch.problems == []
     page.close()

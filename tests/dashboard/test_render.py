@@ -78,12 +78,26 @@ def test_callouts_are_titled_boxes_and_foldable_ones_details():
     assert ('<div class="callout callout-warning" data-callout="warning">\n'
             '<div class="callout-title">Interoperability</div>\n'
             '<p>Plain <strong>Markdown</strong> files.</p>\n</div>') in html
-    assert ('<details class="callout callout-faq" data-callout="faq">\n'
+    assert ('<details class="callout callout-question" data-callout="question">\n'
             '<summary class="callout-title">Can I?</summary>\n<p>Yes.</p>\n</details>') in html
     assert ('<details class="callout callout-tip" data-callout="tip" open>\n'
             '<summary class="callout-title">Tip</summary>') in html
     assert "[!" not in html.replace("Just a quote [!note]", "")
     assert "<blockquote>\n<p>Just a quote [!note]</p>\n</blockquote>" in html
+
+
+def test_a_callout_type_is_obsidians_an_alias_its_type_and_any_other_a_note():
+    """``[!x]`` gave the class ``callout-x`` whatever x was: ``[!title]`` took the class of
+    the dashboard's callout titles, and the whole box was drawn bold."""
+    html = render_markdown("> [!TLDR]\n> Short.\n\n> [!title] Kept title\n> Body.\n\n"
+                           "> [!made-up]\n> Body.\n\n> [!cite]- Who\n> Me.\n", _links())
+    assert ('<div class="callout callout-abstract" data-callout="abstract">\n'
+            '<div class="callout-title">Tldr</div>') in html
+    assert ('<div class="callout callout-note" data-callout="note">\n'
+            '<div class="callout-title">Kept title</div>') in html
+    assert '<div class="callout-title">Made-up</div>' in html
+    assert '<details class="callout callout-quote" data-callout="quote">' in html
+    assert "callout-title\" data" not in html and "made-up" not in html
 
 
 def test_block_ids_leave_the_text_and_become_the_blocks_id():
