@@ -77,6 +77,13 @@ class Links:
     # what a link to (path, heading, block) misses: "no heading 'X'", "no block ^x", or None
     # when the page has it (None: not known, every such link is drawn whole)
     missing_anchor: Callable[[str, str | None, str | None], str | None] | None = None
+    # why a target ``resolve`` finds no page for names none: "no such page", or the pages an
+    # ambiguous link could mean, as `mindgraph check` says (None: "no such page")
+    unresolved: Callable[[str], str] | None = None
+
+    def why_unresolved(self, target: str) -> str:
+        """The title of a link to ``target`` that opens no page."""
+        return self.unresolved(target) if self.unresolved is not None else "no such page"
 
 
 def render_markdown(text: str, links: Links, depth: int = 0) -> str:
@@ -174,7 +181,8 @@ def _render_wikilink(_self: Any, tokens: list, idx: int, _options: Any, env: dic
     # ``[[#^id]]`` / ``[[#Heading]]``: a place in the page itself
     path = links.resolve(target) if target else (links.source or None)
     if path is None:
-        return (f'<span class="wikilink broken" title="no such page">'
+        title = links.why_unresolved(target) if target else "no such page"
+        return (f'<span class="wikilink broken" title="{escapeHtml(title)}">'
                 f'{escapeHtml(label)}</span>')
     missing = (links.missing_anchor(path, heading, block)
                if links.missing_anchor is not None and (heading or block) else None)
@@ -264,6 +272,8 @@ def _render_link_open(self: Any, tokens: list, idx: int, options: Any, env: dict
         token.attrSet("class", "wikilink" if path else "wikilink broken")
         if path:
             token.attrSet("data-page", path)
+        else:
+            token.attrSet("title", env["links"].why_unresolved(href.split("#", 1)[0]))
     return self.renderToken(tokens, idx, options, env)
 
 

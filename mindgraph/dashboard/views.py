@@ -17,6 +17,7 @@ from ..fsutil import sha256_text
 from ..graph.build import EXTRACTED, KnowledgeGraph
 from ..graph.communities import Community
 from ..page.anchors import PageAnchors
+from ..page.check import ambiguous_link
 from ..page.language import page_language
 from ..page.links import replace_links
 from ..page.model import Link, Page
@@ -122,6 +123,11 @@ def page_links(vault: Vault, source: str,
         found = vault.resolver.resolve_target(unquote(target), source)
         return found.target if found.status == "resolved" else None
 
+    def unresolved(target: str) -> str:
+        found = vault.resolver.resolve_target(unquote(target), source)
+        return (ambiguous_link(found.candidates) if found.status == "ambiguous"
+                else "no such page")
+
     def lead(path: str, heading: str | None = None, block: str | None = None) -> str:
         page = vault.pages[path]
         if heading or block:        # as Obsidian shows ![[Note#Heading]] and ![[Note#^id]]
@@ -145,7 +151,7 @@ def page_links(vault: Vault, source: str,
         return None
 
     found = None if has_attachment is None else (lambda target: has_attachment(target, source))
-    return Links(resolve, lead, source, found, missing_anchor)
+    return Links(resolve, lead, source, found, missing_anchor, unresolved)
 
 
 def document_id(page_path: str) -> str:

@@ -198,9 +198,7 @@ def _link_problems(vault: Vault, page: Page, link: Link, result: Resolution,
         hint = _missing_hint(vault, page, link, result)
         yield "broken-link", f"{shown()} points to no page.{hint}"
     elif result.status == "ambiguous":
-        yield "ambiguous-link", (f"{shown()} matches {len(result.candidates)} pages "
-                                 f"({', '.join(result.candidates)}); write the folder path, "
-                                 f"e.g. [[{result.candidates[0][:-3]}]].")
+        yield "ambiguous-link", f"{shown()} {ambiguous_link(result.candidates)}"
     elif result.status == "attachment":
         if not attachments(link.target, page.path):
             yield "missing-attachment", (f"{shown()} names no file in the wiki or "
@@ -235,6 +233,13 @@ def _missing_hint(vault: Vault, page: Page, link: Link, result: Resolution) -> s
                         f"be linked by it. Rename that note without '#' (Obsidian allows none "
                         f"in a file name) and link the new name.")
     return " Create the page or fix the link's spelling."
+
+
+def ambiguous_link(candidates: tuple[str, ...] | list[str]) -> str:
+    """What `check` (and the dashboard's title of the link) says of a link that matches
+    each of ``candidates``, with the fix."""
+    return (f"matches {len(candidates)} pages ({', '.join(candidates)}); write the folder "
+            f"path, e.g. [[{candidates[0][:-3]}]].")
 
 
 def _shown(link: Link, page: Page | None = None) -> str:

@@ -175,3 +175,18 @@ def test_summary_is_plain_text_of_the_first_words(tmp_path):
     summary = summary_of(load_vault(tmp_path).pages["A.md"])
     assert summary.startswith("See the bee now.") and summary.endswith("…")
     assert len(summary) == 200
+
+
+def test_an_ambiguous_link_is_titled_with_the_pages_it_could_mean(tmp_path):
+    """A link matching two pages was titled "no such page"; it names them, as `check` does."""
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "Setup.md").write_text("# Setup\n")
+    (tmp_path / "Home.md").write_text("# Home\n\n[[Setup]], [[Nope]], [md](Setup.md)\n")
+    vault = load_vault(tmp_path)
+    html = page_view(vault, vault.pages["Home.md"], [], {})["html"]
+    ambiguous = ('title="matches 2 pages (a/Setup.md, b/Setup.md); write the folder path, '
+                 'e.g. [[a/Setup]]."')
+    assert f'<span class="wikilink broken" {ambiguous}>Setup</span>' in html
+    assert f'<a href="#" class="wikilink broken" {ambiguous}>md</a>' in html
+    assert '<span class="wikilink broken" title="no such page">Nope</span>' in html
