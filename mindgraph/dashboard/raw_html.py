@@ -14,8 +14,11 @@ each HTML block (``html_block``), and this module rebuilds it from an allow-list
   what the note says stays readable and never becomes markup;
 - an ``<iframe>``, ``<img>``, ``<video>``/``<audio>`` ``<source>`` or ``<embed>`` whose
   ``src`` is an https address (a player, a picture on another server: the dashboard's
-  policy loads neither) is a link to it, named by its ``alt``; with another ``src`` it is
-  text; an HTML comment is hidden, as in Obsidian; a checkbox (a task item's,
+  policy loads neither) is a link to it, named by its ``alt``; an ``<img>`` whose ``src`` is
+  a file of the vault (``<img src="pic.png" alt="..." width="300">``, no scheme) is that
+  attachment's embed, as ``![[pic.png]]`` draws it (dashboard/attachment_markup.py: the same
+  route and rules, found in raw/ or marked missing); with another ``src``, or any other
+  attribute, it is text; an HTML comment is hidden, as in Obsidian; a checkbox (a task item's,
   which mdit-py-plugins' tasklists writes as raw HTML) is drawn disabled;
 - the tags drawn are balanced: a closing tag nothing opened is dropped, and what a note
   leaves open is closed at the end of its paragraph (inline) or of the page's text (blocks:
@@ -32,12 +35,17 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable
 from typing import Any
+from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markdown_it.rules_block.html_block import html_block
 from markdown_it.token import Token
+
+from ..page.links import is_attachment_target
+from .attachment_markup import attachment_html
 
 PHRASING = frozenset({"a", "abbr", "b", "bdi", "bdo", "br", "cite", "code", "del", "dfn", "em",
                       "i", "ins", "kbd", "mark", "q", "s", "samp", "small", "span", "strong",
@@ -51,6 +59,12 @@ KEPT_ATTRIBUTES = frozenset({"title", "colspan", "rowspan", "open"})
 DROPPED_ATTRIBUTES = frozenset({"class", "id", "style", "align", "dir", "lang", "width",
                                 "height", "border", "cellpadding", "cellspacing", "valign"})
 _SAFE_HREF_RE = re.compile(r"^(?:https?:|mailto:)", re.I)
+_SCHEME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:")
+# what a local image may say beyond its src: nothing that acts
+LOCAL_IMAGE_ATTRIBUTES = frozenset({"src", "alt", "title", "width", "height"})
+_SIZE_VALUE_RE = re.compile(r"^\d{1,5}$")
+# a local <img>'s markup, from (target, alt or size, or None); None: no vault to find it in
+LocalImage = Callable[[str, "str | None"], str]
 _FIRST_TAG_RE = re.compile(r"</?([A-Za-z][A-Za-z0-9-]*)")
 # attribute names as markdown-it reads them (no "<" in a name: a tag that never closes ends
 # at the next "<", so the scan stays linear; an attempt that fails is text); a comment's end
@@ -90,13 +104,25 @@ def _render(_self: Any, tokens: list, idx: int, _options: Any, _env: dict) -> st
     return token.meta["safe"] if "safe" in (token.meta or {}) else escapeHtml(token.content)
 
 
+def _local_image(env: dict[str, Any]) -> LocalImage | None:
+    """How a note's ``<img src="pic.png">`` is drawn: the attachment embed of the page being
+    rendered (``env["links"]``, a render.Links), or None outside a page render."""
+    links = env.get("links") if isinstance(env, dict) else None
+    if links is None:
+        return None
+    return lambda target, alias: attachment_html(target, alias, links.source,
+                                                 links.has_attachment)
+
+
 def _sanitize(state: Any) -> None:
     tokens: list[Token] = state.tokens
+    local = _local_image(state.env)
     page_open: list[str] = []            # block tags opened by top-level HTML blocks
     for token in tokens:
         if token.type == "html_block":
             opened = page_open if token.level == 0 else []
-            token.meta = {**(token.meta or {}), "safe": rebuild(token.content, opened, False)}
+            token.meta = {**(token.meta or {}),
+                          "safe": rebuild(token.content, opened, False, local)}
             if token.level != 0:
                 token.meta["safe"] += _closers(opened)
         elif token.type == "inline" and token.children:
@@ -104,7 +130,7 @@ def _sanitize(state: Any) -> None:
             for child in token.children:
                 if child.type == "html_inline":
                     child.meta = {**(child.meta or {}),
-                                  "safe": rebuild(child.content, opened, True)}
+                                  "safe": rebuild(child.content, opened, True, local)}
             if opened:
                 closing = Token("html_inline", "", 0, content="")
                 closing.meta = {"safe": _closers(opened)}
@@ -117,9 +143,11 @@ def _sanitize(state: Any) -> None:
                             if t.type == "footnote_block_open"), len(tokens)), closing)
 
 
-def rebuild(raw: str, opened: list[str], inline: bool) -> str:
+def rebuild(raw: str, opened: list[str], inline: bool,
+            local_image: LocalImage | None = None) -> str:
     """``raw`` HTML drawn through the allow-list; ``opened`` is the stack of tags drawn and
-    not yet closed (updated), ``inline``: inside a paragraph (phrasing tags only)."""
+    not yet closed (updated), ``inline``: inside a paragraph (phrasing tags only),
+    ``local_image``: how an ``<img>`` of a vault file is drawn (None: as text)."""
     out: list[str] = []
     at = 0
     comments_close = True                   # False once no "-->" is left after a "<!--"
@@ -135,7 +163,7 @@ def rebuild(raw: str, opened: list[str], inline: bool) -> str:
                 comments_close = False
                 out.append(escapeHtml(match.group(0)))
         else:
-            out.append(_tag(match, opened, inline))
+            out.append(_tag(match, opened, inline, local_image))
         match = _TAG_RE.search(raw, at)
     out.append(_text(raw[at:]))
     return "".join(out)
@@ -145,13 +173,16 @@ def _text(raw: str) -> str:
     return escapeHtml(html.unescape(raw)) if raw else ""
 
 
-def _tag(match: re.Match, opened: list[str], inline: bool) -> str:
+def _tag(match: re.Match, opened: list[str], inline: bool,
+         local_image: LocalImage | None = None) -> str:
     whole = match.group(0)
     closing, name, attributes = match.group(1), match.group(2).lower(), match.group(3)
     if name in MEDIA:
         if closing or (name in ("video", "audio") and not _source(attributes)):
             return ""                               # a player's frame: its sources are links
-        return _media_link(attributes) or escapeHtml(whole)
+        local = (_local_image_markup(attributes, local_image)
+                 if name == "img" and local_image is not None else None)
+        return local or _media_link(attributes) or escapeHtml(whole)
     if name == "input" and not closing:
         return _checkbox(attributes) or escapeHtml(whole)
     if inline and name == "p":
@@ -214,6 +245,22 @@ def _source(raw: str) -> dict[str, str]:
     found = {m.group(1).lower(): html.unescape((m.group(2) or "").strip("\"'")).strip()
              for m in _ATTR_RE.finditer(raw)}
     return found if found.get("src", "").lower().startswith("https://") else {}
+
+
+def _local_image_markup(raw: str, local_image: LocalImage) -> str | None:
+    """An ``<img>`` of a vault file as its attachment embed, or None: a ``src`` with a scheme
+    or from the root (``https:``, ``data:``, ``//host``, ``/etc``), a name that is no
+    attachment type, or an attribute beyond ``LOCAL_IMAGE_ATTRIBUTES``."""
+    found = {m.group(1).lower(): html.unescape((m.group(2) or "").strip("\"'")).strip()
+             for m in _ATTR_RE.finditer(raw)}
+    src = unquote(found.get("src", ""))
+    if (set(found) - LOCAL_IMAGE_ATTRIBUTES or not src or _SCHEME_RE.match(src)
+            or src.startswith(("/", "\\")) or not is_attachment_target(src)):
+        return None
+    width, height = found.get("width", ""), found.get("height", "")
+    size = (width + (f"x{height}" if _SIZE_VALUE_RE.match(height) else "")
+            if _SIZE_VALUE_RE.match(width) else None)
+    return local_image(src, found.get("alt") or size)
 
 
 def _media_link(raw: str) -> str | None:

@@ -1,8 +1,8 @@
 """A page's markdown as HTML that is safe to put into the dashboard.
 
 markdown-it-py (CommonMark) with raw HTML drawn through an allow-list (dashboard/raw_html.py:
-``<u>``, ``<br>``, ``<kbd>``... are drawn; a ``<script>``, an ``onerror=`` or an ``<img>`` in a
-note comes out as text, never as markup), and link targets go through markdown-it's URL check
+``<u>``, ``<br>``, ``<kbd>``... are drawn, an ``<img>`` of a vault file as its attachment
+embed; a ``<script>`` or an ``onerror=`` in a note comes out as text, never as markup), and link targets go through markdown-it's URL check
 (no ``javascript:``) and an allow-list of schemes (http, https, mailto, obsidian: a link of
 any other is drawn as text). On top of that:
 
@@ -48,6 +48,7 @@ from pygments.util import ClassNotFound
 
 from ..page.links import WIKILINK_RE, is_attachment_target, parse_wikilink_inner
 from . import obsidian, obsidian_inline, raw_html
+from .attachment_markup import ATTACHMENT_ROUTE, attachment_html, attachment_link
 from .obsidian_inline import without_comments
 
 _SCHEME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:")
@@ -56,9 +57,6 @@ _SCHEME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:")
 LINK_SCHEMES = frozenset({"http", "https", "mailto", "obsidian"})
 _FORMATTER = HtmlFormatter(nowrap=True, classprefix="hl-")
 EMBED_DEPTH = 1
-ATTACHMENT_ROUTE = "/dashboard/attachment"
-IMAGE_EXTENSIONS = frozenset({"png", "jpg", "jpeg", "gif", "bmp", "svg", "webp", "avif"})
-_SIZE_RE = re.compile(r"^(\d{1,5})(?:x(\d{1,5}))?$")
 
 
 @dataclass(frozen=True)
@@ -214,47 +212,6 @@ def _embed_html(path: str, label: str, env: dict[str, Any], meta: dict,
     kind = "embed broken" if missing else "embed"
     return (f'<{tag} class="{kind}"{id_attr}><{tag} class="embed-title">'
             f'{_page_link(path, label, block_id, missing, heading)}</{tag}>{inner}</{tag}>')
-
-
-def _attachment_href(target: str, source: str) -> str:
-    return (f"{ATTACHMENT_ROUTE}?target={quote(target, safe='')}"
-            f"&page={quote(source, safe='')}")
-
-
-def attachment_link(target: str, label: str, source: str,
-                    has_attachment: Callable[[str], bool] | None = None) -> str:
-    """A link (not an embed) to an attachment, ``[[diagram.png|see it]]``: it opens the
-    file, as in Obsidian; a file ``has_attachment`` says is not there is marked missing."""
-    if has_attachment is not None and not has_attachment(target):
-        return (f'<span class="attachment missing" title="not found in raw/">'
-                f'{escapeHtml(label)}</span>')
-    return (f'<a class="attachment" href="{escapeHtml(_attachment_href(target, source))}" '
-            f'data-attachment="1">{escapeHtml(label)}</a>')
-
-
-def attachment_html(target: str, alias: str | None, source: str,
-                    has_attachment: Callable[[str], bool] | None = None,
-                    element_id: str | None = None) -> str:
-    """An attachment embed: an image (sized by ``|300`` or ``|300x200``) or a link; a
-    file ``has_attachment`` says is not there: its name, marked missing. ``element_id``: the
-    block id written after it (``![[x.png]]^id``), which a ``[[Note#^id]]`` link lands on."""
-    id_attr = f' id="{escapeHtml(element_id)}"' if element_id else ""
-    if has_attachment is not None and not has_attachment(target):
-        return (f'<span class="attachment missing"{id_attr} title="not found in raw/">'
-                f'{escapeHtml(alias or target)}</span>')
-    href = _attachment_href(target, source)
-    size = _SIZE_RE.match(alias or "")
-    name = target.rsplit("/", 1)[-1]
-    if name.rsplit(".", 1)[-1].lower() in IMAGE_EXTENSIONS:
-        alt = name if size or not alias else alias
-        dims = ""
-        if size:
-            dims = f' width="{size.group(1)}"' + (f' height="{size.group(2)}"'
-                                                  if size.group(2) else "")
-        return (f'<img class="attachment-image"{id_attr} data-src="{escapeHtml(href)}" '
-                f'alt="{escapeHtml(alt)}"{dims}>')
-    return (f'<a class="attachment"{id_attr} href="{escapeHtml(href)}" data-attachment="1">'
-            f'{escapeHtml(alias or target)}</a>')
 
 
 def _render_link_open(self: Any, tokens: list, idx: int, options: Any, env: dict) -> str:

@@ -8,6 +8,8 @@ chromium is installed (.ci/run installs Debian's).
 
 from __future__ import annotations
 
+import struct
+import zlib
 from urllib.parse import quote
 
 import pytest
@@ -26,7 +28,23 @@ NOTES = {
     "Callouts.md": "# Callouts\n\n> [!title] Not a title class\n> The body text.\n\n"
                    "> [!note] A note\n> Body.\n\n> [!tldr] Short\n> Body.\n\n"
                    "> [!abstract] Long\n> Body.\n",
+    "Pictures.md": "# Pictures\n\nA map: <img src=\"map.png\" alt=\"The map\"> and "
+                   "![[map.png|The same map]].\n",
 }
+
+
+def _png(width: int, height: int) -> bytes:
+    """A valid grey PNG of that size (a browser decodes it: naturalWidth is its width)."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data)))
+    rows = b"".join(b"\x00" + b"\x80" * width for _ in range(height))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0,
+                                                                 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
+RAW = {"map.png": _png(7, 5)}
 
 
 @pytest.fixture(scope="module")
@@ -34,6 +52,9 @@ def notes_url(tmp_path_factory):
     """A server over a small wiki of the notes in ``NOTES``."""
     base = tmp_path_factory.mktemp("notes")
     (base / "wiki").mkdir()
+    (base / "raw").mkdir()
+    for name, data in RAW.items():
+        (base / "raw" / name).write_bytes(data)
     for name, text in NOTES.items():
         (base / "wiki" / name).parent.mkdir(parents=True, exist_ok=True)
         (base / "wiki" / name).write_text(text)
@@ -79,5 +100,21 @@ def test_a_callout_is_drawn_as_its_obsidian_type_and_any_other_as_a_note(browser
     assert unknown["border"] == note["border"] and unknown["classes"] == note["classes"]
     assert alias["border"] == abstract["border"] != note["border"]
     assert alias["title"] == "Short"
+    assert watch.problems == []
+    page.close()
+
+
+def test_a_notes_img_of_a_vault_file_shows_it_as_an_embed_does(browser, notes_url):
+    """``<img src="map.png">`` in a note stayed text; it shows the file from raw/, fetched
+    through the attachment route as ``![[map.png]]`` is."""
+    page, watch = _open(browser, notes_url, "Pictures.md")
+    images = page.locator("#detail .page-body img.attachment-image")
+    assert images.count() == 2
+    page.wait_for_function("""() => [...document.querySelectorAll(
+        '#detail .page-body img.attachment-image')].every((i) => i.complete && i.src)""")
+    sizes = page.evaluate("""() => [...document.querySelectorAll(
+        '#detail .page-body img.attachment-image')].map((i) => [i.alt, i.naturalWidth])""")
+    assert sizes == [["The map", 7], ["The same map", 7]]
+    assert "<img" not in page.inner_text("#detail .page-body")
     assert watch.problems == []
     page.close()

@@ -45,13 +45,33 @@ def test_a_picture_or_video_on_another_server_is_a_link_to_it():
     ``<source src="https://...mp4">``: the page's policy loads nothing from elsewhere."""
     html = _render('<img alt="pdf-viewer" src="https://example.org/p.png" onerror="x()">\n\n'
                    '<video width="640" controls>\n  <source src="https://example.org/v.mp4" '
-                   'type="video/mp4">\n</video>\n\nAn <img src="local.png"> stays text.\n')
+                   'type="video/mp4">\n</video>\n')
     assert ('<a class="frame-link" href="https://example.org/p.png" rel="noopener noreferrer" '
             'target="_blank">pdf-viewer</a>') in html
     assert ('<a class="frame-link" href="https://example.org/v.mp4" rel="noopener noreferrer" '
             'target="_blank">https://example.org/v.mp4</a>') in html
     assert "<video" not in html and "&lt;video" not in html and "<img" not in html
-    assert "An &lt;img src=&quot;local.png&quot;&gt; stays text." in html
+
+
+def test_an_img_of_a_vault_file_is_its_attachment_embed():
+    """``<img src="local.png">`` stayed text: it is drawn as ``![[local.png]]`` is, through
+    the attachment route (found in raw/ or marked missing); an ``<img>`` with any attribute
+    that acts, or a ``src`` with a scheme or from the root, stays text."""
+    links = Links(lambda target: None, lambda path: "", "sub/Page.md", lambda t: t != "gone.png")
+    html = render_markdown(
+        'An <img src="local.png" alt="A map"> and <img src="pics/a%20b.png" width="300">.\n\n'
+        '<div><img src="gone.png"></div>\n\n<img src="x.png" onerror="y()"> '
+        '<img src="/etc/x.png"> <img src="data:image/png,x.png"> <img src="file:x.png"> '
+        '<img src="//evil.example/x.png"> <img src="notes.md">\n', links)
+    assert ('An <img class="attachment-image" data-src="/dashboard/attachment?target=local.png'
+            '&amp;page=sub%2FPage.md" alt="A map"> and <img class="attachment-image" data-src='
+            '"/dashboard/attachment?target=pics%2Fa%20b.png&amp;page=sub%2FPage.md" '
+            'alt="a b.png" width="300">.') in html
+    assert '<div><span class="attachment missing" title="not found in raw/">gone.png' in html
+    assert html.count("<img") == 2 and "onerror=&quot;" in html
+    for refused in ("/etc/x.png", "data:image/png,x.png", "file:x.png",
+                    "//evil.example/x.png", "notes.md"):
+        assert f"&lt;img src=&quot;{refused}&quot;&gt;" in html
 
 
 def test_comments_are_hidden_and_tags_are_balanced():
