@@ -30,6 +30,10 @@ NOTES = {
                    "> [!abstract] Long\n> Body.\n",
     "Pictures.md": "# Pictures\n\nA map: <img src=\"map.png\" alt=\"The map\"> and "
                    "![[map.png|The same map]].\n",
+    "Sync.md": "# 同期\n\n同期の設定を変更します。Obsidian Syncで同期する。\n",
+    "Trunks.md": "# Trunks\n\nFold the trunks <b>before</b> packing; <img src=x "
+                 "onerror=\"window.__owned=1\"> trunks are heavy.\n",
+    "Headings.md": "# Headings\n\n## Second level\n\nText.\n\n### Third level\n\nText.\n",
 }
 
 
@@ -116,5 +120,55 @@ def test_a_notes_img_of_a_vault_file_shows_it_as_an_embed_does(browser, notes_ur
         '#detail .page-body img.attachment-image')].map((i) => [i.alt, i.naturalWidth])""")
     assert sizes == [["The map", 7], ["The same map", 7]]
     assert "<img" not in page.inner_text("#detail .page-body")
+    assert watch.problems == []
+    page.close()
+
+
+_SNIPPETS_JS = """() => [...document.querySelectorAll('#results-list .snippet')].map((s) => ({
+    text: s.textContent, marks: [...s.querySelectorAll('mark')].map((m) => m.textContent),
+    elements: [...s.querySelectorAll('*')].map((e) => e.tagName)}))"""
+
+
+def _search(page, query):
+    page.fill("#search", query)
+    page.press("#search", "Enter")
+    page.wait_for_function("(q) => document.getElementById('results-title').textContent"
+                           ".includes(q)", arg=query)
+    return page.evaluate(_SNIPPETS_JS)
+
+
+def test_search_snippets_mark_the_matched_words_as_text(browser, notes_url):
+    """A snippet showed its highlight markers raw (``**同期**の設定``); the matched words are
+    <mark> elements now, whole, and the note's own HTML in a snippet stays text."""
+    page, watch = open_dashboard(browser, notes_url)
+    [sync] = [s for s in _search(page, "同期") if "Sync" in s["text"]]
+    assert sync["text"] == "同期の設定を変更します。Obsidian Syncで同期する。"
+    assert sync["marks"] == ["同期", "同期"] and set(sync["elements"]) == {"MARK"}
+    [trunks] = _search(page, "trunks")
+    assert "**" not in trunks["text"] and trunks["marks"] == ["trunks", "trunks"]
+    assert "<b>before</b>" in trunks["text"] and set(trunks["elements"]) == {"MARK"}
+    assert page.evaluate("window.__owned === undefined")
+    assert watch.problems == []
+    page.close()
+
+
+_HEADING_LOOK_JS = """() => Object.fromEntries(['h2', 'h3'].map((tag) => {
+    const look = getComputedStyle(document.querySelector('#detail .page-body ' + tag));
+    return [tag, {size: parseFloat(look.fontSize), transform: look.textTransform,
+                  color: look.color}]; }))"""
+
+
+def test_a_notes_third_level_heading_is_not_drawn_as_the_panels_titles(browser, notes_url):
+    """A ``###`` heading took the panel's small grey capitals (TRUST, BACKLINKS…) and a ``##``
+    the page title's look: each level has its own size now, larger than the text."""
+    page, watch = _open(browser, notes_url, "Headings.md")
+    looks = page.evaluate(_HEADING_LOOK_JS)
+    panel = page.evaluate("parseFloat(getComputedStyle(document.querySelector("
+                          "'#detail-body > h3')).fontSize)")
+    text = page.evaluate("parseFloat(getComputedStyle(document.querySelector("
+                         "'#detail .page-body p')).fontSize)")
+    assert looks["h2"]["size"] > looks["h3"]["size"] > text
+    assert looks["h3"]["size"] > panel and looks["h3"]["transform"] == "none"
+    assert looks["h2"]["color"] == looks["h3"]["color"]
     assert watch.problems == []
     page.close()

@@ -455,6 +455,15 @@
   }
 
   // ---- search -----------------------------------------------------------------------------
+  // A snippet's matched words come wrapped in **…** (retrieval/present.py, the explanation's
+  // highlights; the page's own bold is taken out first): drawn as <mark> elements holding
+  // text nodes, so what a note says is never read as markup. The marks sit exactly where the
+  // server put them, with nothing added around them: a Japanese or Chinese word stays whole.
+  function marked(snippet) {
+    const parts = String(snippet || "").split(/\*\*(.+?)\*\*/su);
+    return parts.map((part, i) => (i % 2 ? el("mark", {}, part) : part)).filter((p) => p !== "");
+  }
+
   async function search(query) {
     query = query.trim();
     if (!query) return clearSearch();
@@ -470,7 +479,7 @@
     $("results-list").replaceChildren(...answer.results.map((r) => el("li", {},
       el("a", { href: pageHash(r.page) }, `${r.rank}. ${r.title}`),
       r.heading ? el("span", { class: "meta" }, "§ " + r.heading) : null,
-      el("span", { class: "snippet" }, r.snippet),
+      el("span", { class: "snippet" }, marked(r.snippet)),
       el("span", { class: "why" }, explain(r)))));
     $("results-followups").replaceChildren(...(answer.follow_ups.length
       ? [el("span", { class: "muted" }, "Follow-ups: ")] : []),
@@ -574,7 +583,7 @@
       const found = await api("/timeline?" + new URLSearchParams({ concept: title, limit: "10" }));
       list.replaceChildren(...(found.entries.length ? found.entries.map((e) => el("li", {},
         el("span", { class: "kind" }, e.date), e.page ? linkTo(e.page, e.title) : e.path,
-        el("span", { class: "snippet" }, e.snippet)))
+        el("span", { class: "snippet" }, marked(e.snippet))))
         : [el("li", { class: "muted" }, "No dated note mentions it.")]));
     } catch (error) {
       list.replaceChildren(el("li", { class: "muted" }, "Timeline unavailable: " + error.message));
