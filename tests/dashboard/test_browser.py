@@ -581,3 +581,64 @@ def test_a_link_to_a_heading_opens_its_page_at_that_heading(browser, tmp_path):
         box, pane = heading.bounding_box(), page.locator("#detail").bounding_box()
         assert pane["y"] <= box["y"] < pane["y"] + pane["height"], (box, pane)
         assert watch.problems == []
+
+
+PHONE = {"width": 390, "height": 844}
+_PHONE_FIT_JS = """(wide) => {
+    const out = [], panels = ['left', 'detail'].map((id) => document.getElementById(id));
+    for (const p of panels) {
+        if (!p.hidden && p.scrollWidth > p.clientWidth) out.push(`#${p.id} scrolls sideways`);
+    }
+    for (const e of document.querySelectorAll('body *')) {
+        const box = e.getBoundingClientRect();
+        if (!box.width || e.closest('[hidden], #graph')) continue;
+        // inside a box that scrolls sideways on its own (a table, code): that box must fit;
+        // the panels (list, page) scroll down only, checked below
+        let scroller = false;
+        for (let a = e.parentElement; a && a !== document.body; a = a.parentElement) {
+            if (!panels.includes(a) && ['auto', 'scroll'].includes(getComputedStyle(a)
+                .overflowX)) scroller = true;
+        }
+        if (!scroller && (box.right > wide + 0.5 || box.left < -0.5)) {
+            out.push(`${e.tagName}.${e.className}#${e.id} ${Math.round(box.left)}..` +
+                     `${Math.round(box.right)}`);
+        }
+    }
+    return {doc: document.documentElement.scrollWidth, body: document.body.scrollWidth,
+            inner: innerWidth, wide, out: out.slice(0, 10)};
+}"""
+
+
+def _fits(fit):
+    """Whether the page was laid out at the screen's width (a phone widens its layout to fit
+    what is wider: innerWidth grows) and nothing sticks out of it."""
+    return (fit["doc"] <= fit["wide"] and fit["body"] <= fit["wide"]
+            and fit["inner"] == fit["wide"] and not fit["out"])
+
+
+def test_a_phone_wide_screen_scrolls_nothing_sideways(browser, vault_url):
+    """At 390×844 the list kept its 380 px and the page panel min(560px, 55%): the page was
+    wider than the screen. Nothing but a table's or code block's own box scrolls sideways
+    now, on English, Japanese and Chinese pages with wide tables."""
+    page = browser.new_page(viewport=PHONE, is_mobile=True, has_touch=True)
+    watch = ConsoleWatch(page)
+    page.goto(vault_url)
+    page.wait_for_selector("body[data-ready=true]", timeout=120_000)
+    fit = page.evaluate(_PHONE_FIT_JS, PHONE["width"])
+    assert _fits(fit), repr(fit)
+    shot(page, "phone-overview.png")
+    assert page.locator("#doc-list li").nth(2).is_visible()     # the facets folded away
+    page.click("#filters-toggle")
+    assert page.locator("#chips .chip").first.is_visible()
+    assert _fits(page.evaluate(_PHONE_FIT_JS, PHONE["width"]))
+    for path in ("en/Bases/Bases syntax.md", "ja/Bases/Bases構文.md", "zh/Bases/Bases 语法.md"):
+        page.evaluate("(p) => { location.hash = '#page=' + encodeURIComponent(p); }", path)
+        page.wait_for_function("(p) => window.mindgraph.state.selected === p", arg=path)
+        fit = page.evaluate(_PHONE_FIT_JS, PHONE["width"])
+        assert _fits(fit), repr((path, fit))
+        assert page.locator("#detail .page-body table").count() > 0
+        shot(page, f"phone-{path[:2]}.png")
+    page.click("#detail-close")
+    assert page.locator("#doc-list li").first.is_visible()
+    assert watch.problems == []
+    page.close()

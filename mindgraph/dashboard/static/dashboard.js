@@ -845,6 +845,11 @@
       refreshList();
     });
     $("sort").addEventListener("change", (e) => { state.sort = e.target.value; refreshList(); });
+    // on a phone the facets are folded away (the list had no room): this button shows them
+    $("filters-toggle").addEventListener("click", () => {
+      const open = $("filters").classList.toggle("open");
+      $("filters-toggle").setAttribute("aria-expanded", String(open));
+    });
     // the whole row opens its page, not only the title (a click on the path or the backlink
     // count did nothing)
     $("doc-list").addEventListener("click", (e) => {
