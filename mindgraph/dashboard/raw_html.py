@@ -111,7 +111,7 @@ def _local_image(env: dict[str, Any]) -> LocalImage | None:
     if links is None:
         return None
     return lambda target, alias: attachment_html(target, alias, links.source,
-                                                 links.has_attachment)
+                                                 links.has_attachment, ticket=links.ticket)
 
 
 def _sanitize(state: Any) -> None:

@@ -78,6 +78,9 @@ class Links:
     # why a target ``resolve`` finds no page for names none: "no such page", or the pages an
     # ambiguous link could mean, as `mindgraph check` says (None: "no such page")
     unresolved: Callable[[str], str] | None = None
+    # what an attachment's route URL adds to stand for the viewer's token, from (target,
+    # source): serve/attachment_tickets.py (None: nothing, the server needs no token)
+    ticket: Callable[[str, str], str] | None = None
 
     def why_unresolved(self, target: str) -> str:
         """The title of a link to ``target`` that opens no page."""
@@ -174,8 +177,9 @@ def _render_wikilink(_self: Any, tokens: list, idx: int, _options: Any, env: dic
     if is_attachment_target(target):
         if meta["embed"]:
             return attachment_html(target, alias, links.source, links.has_attachment,
-                                   meta.get("id"))
-        return attachment_link(target, alias or target, links.source, links.has_attachment)
+                                   meta.get("id"), links.ticket)
+        return attachment_link(target, alias or target, links.source, links.has_attachment,
+                               links.ticket)
     # ``[[#^id]]`` / ``[[#Heading]]``: a place in the page itself
     path = links.resolve(target) if target else (links.source or None)
     if path is None:
@@ -252,8 +256,9 @@ def _render_image(_self: Any, tokens: list, idx: int, _options: Any, env: dict) 
     name = str(token.attrGet("src") or "")
     alt = "".join(child.content for child in token.children or ())
     if name and not _SCHEME_RE.match(name) and is_attachment_target(unquote(name)):
-        return attachment_html(unquote(name), alt or None, env["links"].source,
-                               env["links"].has_attachment)
+        links = env["links"]
+        return attachment_html(unquote(name), alt or None, links.source,
+                               links.has_attachment, ticket=links.ticket)
     return (f'<span class="attachment" title="{escapeHtml(name)}">'
             f'{escapeHtml(alt or name)}</span>')
 

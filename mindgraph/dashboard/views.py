@@ -89,9 +89,11 @@ def graph_view(vault: Vault, kg: KnowledgeGraph, communities: Iterable[Community
 
 def page_view(vault: Vault, page: Page, communities: Iterable[Community],
               trust: Mapping[str, Any],
-              has_attachment: Callable[[str, str], bool] | None = None) -> dict[str, Any]:
+              has_attachment: Callable[[str, str], bool] | None = None,
+              ticket: Callable[[str, str], str] | None = None) -> dict[str, Any]:
     """The page rendered as safe HTML, with its community, trust record and compile info;
-    ``has_attachment(target, page path)``: whether an attachment embed finds its file."""
+    ``has_attachment(target, page path)``: whether an attachment embed finds its file,
+    ``ticket(target, page path)``: what its route URL adds for the viewer's token."""
     community = next(({"id": c.id, "name": c.name, "size": c.size} for c in communities
                       if page.path in c.members), None)
     record = read_record(page.frontmatter)
@@ -99,7 +101,7 @@ def page_view(vault: Vault, page: Page, communities: Iterable[Community],
     return {
         "path": page.path, "title": page.title, "lang": page_language(page),
         "html": render_markdown(page.indexed_body,
-                                page_links(vault, page.path, has_attachment)),
+                                page_links(vault, page.path, has_attachment, ticket)),
         "community": community,
         "trust": {**trust, "origin": record.provenance.origin,
                   "generator": record.provenance.generator,
@@ -116,7 +118,8 @@ def page_view(vault: Vault, page: Page, communities: Iterable[Community],
 
 
 def page_links(vault: Vault, source: str,
-               has_attachment: Callable[[str, str], bool] | None = None) -> Links:
+               has_attachment: Callable[[str, str], bool] | None = None,
+               ticket: Callable[[str, str], str] | None = None) -> Links:
     """The renderer's view of the vault from the page at ``source``."""
 
     def resolve(target: str) -> str | None:
@@ -151,7 +154,7 @@ def page_links(vault: Vault, source: str,
         return None
 
     found = None if has_attachment is None else (lambda target: has_attachment(target, source))
-    return Links(resolve, lead, source, found, missing_anchor, unresolved)
+    return Links(resolve, lead, source, found, missing_anchor, unresolved, ticket)
 
 
 def document_id(page_path: str) -> str:

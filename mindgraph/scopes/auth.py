@@ -1,13 +1,17 @@
 """The serving side: an authenticated request → the identity it acts as.
 
 The identity is taken from the bearer token alone (``Authorization: Bearer <token>``), never
-from a parameter or another header the caller sets. With no identities configured, the
+from a parameter or another header the caller sets. The one thing a URL may carry instead is a
+signature made with a token (``sign``/``redeem``): proof that whoever holds the token asked
+for that one message (serve/attachment_tickets.py: one file, for a while), from which the
+token, never a name the caller gives, is found again. With no identities configured, the
 server's one token (``serve.token_env``), or none on loopback, stands for the local identity,
 as before scoping existed.
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 from typing import Mapping
 
@@ -42,15 +46,35 @@ class Authenticator:
         """The identity of a request with this Authorization header value."""
         if not self._tokens:
             return LOCAL
+        return self._match(authorization)[1]
+
+    def _match(self, authorization: str | bytes | None) -> tuple[bytes, Identity]:
         raw = authorization.encode() if isinstance(authorization, str) else authorization or b""
         scheme, _, given = raw.strip().partition(b" ")
         given = given.strip()
         found = None
         for token, identity in self._tokens:   # compare with every token: constant time
             if hmac.compare_digest(given, token) and scheme.lower() == b"bearer":
-                found = identity
+                found = (token, identity)
         if found is None:
             raise Unauthenticated(self._refusal(raw.strip(), scheme))
+        return found
+
+    def sign(self, authorization: str | bytes | None, message: str) -> str | None:
+        """``message`` signed with the token of this Authorization header (Unauthenticated
+        when it is no token of this server), or None when the server needs no token."""
+        if not self._tokens:
+            return None
+        return _signature(self._match(authorization)[0], message)
+
+    def redeem(self, signature: str, message: str) -> bytes | None:
+        """The Authorization header value (``Bearer <token>``) of the token that signed
+        ``message`` as ``signature``, or None when no token of this server did."""
+        found = None
+        given = signature.encode("utf-8", "replace")
+        for token, _identity in self._tokens:  # compare with every token: constant time
+            if hmac.compare_digest(given, _signature(token, message).encode()):
+                found = b"Bearer " + token
         return found
 
     def token_state(self, authorization: str | bytes | None) -> str:
@@ -90,6 +114,12 @@ class Authenticator:
         return (f"The token in 'Authorization: Bearer <token>' is not recognised: it is none "
                 f"of the tokens this server accepts ({where}). Send the value the server "
                 f"was started with.")
+
+
+def _signature(token: bytes, message: str) -> str:
+    # the purpose leads the message: a signature made for one use is never another's
+    return hmac.new(token, b"mindgraph signed url\n" + message.encode("utf-8", "surrogatepass"),
+                    hashlib.sha256).hexdigest()
 
 
 def usage_identity(scopes: Scopes, identity: Identity) -> dict[str, str]:

@@ -15,6 +15,7 @@ from typing import Any
 
 from fastapi import FastAPI, Query
 from pydantic import BaseModel, Field
+from starlette.requests import Request
 from starlette.responses import Response
 
 from ..core import Mindgraph
@@ -22,10 +23,11 @@ from ..dashboard import assets
 from ..dashboard.attachments import MEDIA_TYPES
 from ..dashboard.propagation import queue_view
 from ..dashboard.views import graph_view, page_view
+from .attachment_tickets import ticket_query
 from .lanes import Lane
 from .timed_file import TimedFileResponse
 
-CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; "
        "frame-ancestors 'none'")
 DASHBOARD_HEADERS = {"content-security-policy": CSP, "x-content-type-options": "nosniff",
@@ -176,16 +178,21 @@ def install_dashboard(app: FastAPI, route: Callable[..., Any], mg: Mindgraph,
     @route("get", "/dashboard/page", RenderedPageOut,
            "A page rendered as safe HTML for the dashboard, with community, trust and compile "
            "info", 404, lane=slow)
-    def dashboard_rendered(who: Any = who_is,
+    def dashboard_rendered(request: Request, who: Any = who_is,
                            page: str = Query(..., min_length=1, max_length=1000,
                                              description="Path, title, alias or file name")
                            ) -> dict[str, Any]:
         fresh()
         core = mg.as_identity(who)
         found = core.page(page)
+        # each attachment is named by its route URL, signed with the caller's token when
+        # one is needed: the browser opens it (sandboxed), with no token to send
+        authorization = request.headers.get("authorization")
         return page_view(core.vault(), found, core.communities(),
                          core.trust_of([found.path]).get(found.path, {}),
-                         core.attachment_finder())
+                         core.attachment_finder(),
+                         lambda target, source: ticket_query(request.app.state.auth,
+                                                             authorization, target, source))
 
     @route("get", "/dashboard/attachment", None,
            "An image, pdf, audio or video file in raw/ that a page embeds (as the vault "
@@ -196,8 +203,17 @@ def install_dashboard(app: FastAPI, route: Callable[..., Any], mg: Mindgraph,
                              target: str = Query(..., min_length=1, max_length=1000,
                                                  description="The embed's target"),
                              page: str = Query("", max_length=1000,
-                                               description="The embedding page")
+                                               description="The embedding page"),
+                             expires: int | None = Query(
+                                 None, description="With ticket: when it expires (Unix time)"),
+                             ticket: str | None = Query(
+                                 None, max_length=128,
+                                 description="Stands for the bearer token an <img> or a link "
+                                             "cannot send: signed with it for this target, "
+                                             "page and expiry (the URLs of GET "
+                                             "/dashboard/page carry one)")
                              ) -> Response:
+        del expires, ticket                 # the token gate's (serve/attachment_tickets.py)
         fresh()
         path, media_type = mg.as_identity(who).attachment(target, page)
         # streamed after the handler's budget, within its own (serve/timed_file.py)

@@ -7,7 +7,9 @@ FastAPI adds on its own (/openapi.json, /docs, /docs/oauth2-redirect, /redoc), t
 dashboard's, and any route added later without the ``route`` helper are covered only here:
 the gate sees every HTTP request, so a new route is guarded unless someone adds it to
 ``PUBLIC`` with a reason (tests/serve/test_every_route_needs_a_token.py enumerates the app's
-routes and holds the same list).
+routes and holds the same list). The one request that may stand in for a token is one to the
+dashboard's attachment route carrying a ticket its token signed for that very file
+(serve/attachment_tickets.py): an ``<img>`` or a link cannot send a header.
 
 Fair between identities: the gate names the identity a request's work is queued for
 (``lanes.CALLER``), so the lanes take each identity's calls in turn (serve/lanes.py), and it
@@ -31,6 +33,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..errors import Unauthenticated
 from ..scopes import Authenticator
+from .attachment_tickets import ticket_authorization
 from .guard import refuse_websocket
 from .lanes import CALLER
 
@@ -73,6 +76,10 @@ class TokenGate:
                 (kind == "http" and is_public(scope.get("path", ""))):
             await self.app(scope, receive, send)
             return
+        if kind == "http" and (signed := ticket_authorization(self._auth, scope)) is not None:
+            # as if the token that signed the ticket were sent: the route, the caller's view
+            # and its lane read that header, as for any request
+            scope = {**scope, "headers": [*scope.get("headers", ()), (b"authorization", signed)]}
         headers = [v for k, v in scope.get("headers", ()) if k == b"authorization"]
         try:
             if len(headers) > 1:    # two tokens: which one the route reads is not ours to guess

@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 import pytest
 
-from browser_support import chromium_path, live_server, open_dashboard
+from browser_support import ConsoleWatch, chromium_path, live_server, open_dashboard
 from mindgraph.config import settings_from_dict
 from mindgraph.core import Mindgraph
 from mindgraph.serve.rest import create_app
@@ -172,3 +172,45 @@ def test_a_notes_third_level_heading_is_not_drawn_as_the_panels_titles(browser, 
     assert looks["h2"]["color"] == looks["h3"]["color"]
     assert watch.problems == []
     page.close()
+
+
+SVG = (b'<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>'
+       b'opener && (opener.__owned = 1)</script><rect width="10" height="10"/></svg>')
+TOKEN = "t" * 40
+
+
+def test_behind_a_token_attachments_open_by_their_sandboxed_route_never_a_blob(browser,
+                                                                               tmp_path):
+    """Each attachment was fetched with the token and shown from a blob: URL: opened in a
+    tab, a document of the dashboard's own origin, not the route's sandbox. The image and
+    the opened file are the route's URL now (signed for the viewer), sandboxed: an opaque
+    origin, no script run."""
+    (tmp_path / "wiki").mkdir()
+    (tmp_path / "raw").mkdir()
+    (tmp_path / "raw" / "map.png").write_bytes(RAW["map.png"])
+    (tmp_path / "raw" / "drawing.svg").write_bytes(SVG)
+    (tmp_path / "wiki" / "Files.md").write_text("# Files\n\n![[map.png]]\n\n"
+                                                "Open [[drawing.svg|the drawing]].\n")
+    app = create_app(Mindgraph(settings_from_dict({}, base_dir=tmp_path)), TOKEN)
+    with live_server(app) as url:
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        watch = ConsoleWatch(page)
+        page.goto(url + "/#page=Files.md")
+        page.fill("#token", TOKEN)
+        page.press("#token", "Enter")
+        page.wait_for_function("() => window.mindgraph.state.selected === 'Files.md'")
+        image = page.locator("#detail .page-body img.attachment-image")
+        page.wait_for_function("""() => { const i = document.querySelector(
+            '#detail .page-body img.attachment-image'); return i.complete && i.naturalWidth; }""")
+        assert image.evaluate("i => i.src").startswith(url + "/dashboard/attachment?")
+        with page.expect_popup() as opened:
+            page.locator("#detail .page-body a.attachment", has_text="the drawing").click()
+        popup = opened.value
+        popup.wait_for_load_state()
+        assert popup.url.startswith(url + "/dashboard/attachment?target=drawing.svg")
+        assert popup.evaluate("self.origin") == "null"           # sandboxed: opaque origin
+        assert page.evaluate("window.__owned === undefined")
+        watch.problems = [p for p in watch.problems if "401" not in p]   # before signing in
+        assert watch.problems == []
+        popup.close()
+        page.close()

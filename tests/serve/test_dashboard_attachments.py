@@ -5,13 +5,18 @@ and video."""
 
 from __future__ import annotations
 
+import html as html_lib
 import os
+import re
+import time
+from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 from fastapi.testclient import TestClient
 
 from mindgraph.config import settings_from_dict
 from mindgraph.core import Mindgraph
+from mindgraph.serve.attachment_tickets import TICKET_TTL_S, ticket_query
 from mindgraph.serve.rest import create_app
 
 LOCAL = "http://127.0.0.1:8765"
@@ -146,3 +151,42 @@ def test_an_svg_opened_on_its_own_is_sandboxed(attachments):
         assert "sandbox" in directives and "default-src 'none'" in directives
     pdf = client.get("/dashboard/attachment", params={"target": "paper.pdf"})
     assert "sandbox" not in pdf.headers["content-security-policy"]
+
+
+def _signed_sources(client, page, headers):
+    html = client.get("/dashboard/page", params={"page": page}, headers=headers).json()["html"]
+    return [html_lib.unescape(m) for m in re.findall(r'(?:data-src|href)="(/dashboard/'
+                                                     r'attachment\?[^"]+)"', html)]
+
+
+def test_behind_a_token_a_rendered_attachment_url_opens_its_one_file_without_it(attachments):
+    """The dashboard fetched each attachment with the token and showed it from a blob: URL,
+    a document of the dashboard's own origin and policy, not the route's sandbox. The page
+    names each file by its route URL now, signed for the viewer: that URL opens that file
+    (sandboxed) with no header, and no other file, page, expiry, path or token with it."""
+    client = _client(attachments, token=TOKEN, host="0.0.0.0")
+    signed = {"Authorization": f"Bearer {TOKEN}"}
+    image, inline, pdf = _signed_sources(client, "Gallery", signed)
+    assert "&expires=" in image and "&ticket=" in image and "paper.pdf" in pdf
+    response = client.get(image)
+    assert response.status_code == 200 and response.content == PNG
+    assert "sandbox" in response.headers["content-security-policy"]
+    assert client.get(pdf).status_code == 200 and client.get(inline).content == PNG
+    query = dict(parse_qsl(urlsplit(image).query))
+    expired = ticket_query(client.app.state.auth, f"Bearer {TOKEN}", query["target"],
+                           query["page"], now=time.time() - TICKET_TTL_S - 5)
+    other = _client(attachments, token="c" * 40, host="0.0.0.0").app.state.auth
+    forged = ticket_query(other, "Bearer " + "c" * 40, query["target"], query["page"])
+    for changed in (image.replace("diagram.png", "paper.pdf"),          # another file
+                    image.replace("page=Gallery.md", "page=Other.md"),   # another page
+                    re.sub(r"expires=(\d+)", lambda m: f"expires={int(m[1]) + 1}", image),
+                    image.replace("/dashboard/attachment", "/dashboard/page"),
+                    image + "&target=paper.pdf",                          # given twice
+                    image.split("&expires")[0] + expired,
+                    image.split("&expires")[0] + forged):
+        assert client.get(changed).status_code == 401, changed
+    assert client.get(image, headers={"Authorization": "Bearer wrong"}).status_code == 401
+    assert client.get(image, headers={"Origin": "https://evil.example"}).status_code == 403
+    # a server that needs no token signs nothing
+    assert all("ticket" not in url for url in _signed_sources(_client(attachments),
+                                                              "Gallery", {}))

@@ -160,7 +160,8 @@ def test_a_link_to_an_attachment_opens_the_file_or_says_it_is_missing(tmp_path):
     (tmp_path / "raw" / "shot.png").write_bytes(b"\x89PNG\r\n\x1a\n")
     html = _html(client, "A")
     assert ('<a class="attachment" href="/dashboard/attachment?target=shot.png&amp;page=A.md" '
-            'data-attachment="1">the screenshot</a>') in html
+            'data-attachment="1" target="_blank" rel="noopener noreferrer">the screenshot</a>'
+            ) in html
     assert '<span class="attachment missing" title="not found in raw/">gone.pdf</span>' in html
     assert "wikilink broken" not in html
 

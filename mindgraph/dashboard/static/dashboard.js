@@ -74,27 +74,17 @@
     return body;
   }
 
-  // Attachments (GET /dashboard/attachment) need the token like every data request, which an
-  // <img src> cannot send: fetch each with it and show the file from a blob: URL.
-  async function attachmentUrl(path) {
-    const headers = new Headers();
-    if (state.token) headers.set("Authorization", "Bearer " + state.token);
-    const response = await fetch(path, { headers });
-    if (!response.ok) throw new ApiError(response.status, `${response.status}: ${path}`);
-    return URL.createObjectURL(await response.blob());
-  }
-
+  // Attachments (GET /dashboard/attachment) are shown and opened by their route URL, which
+  // the server signed for this viewer when it needs a token (an <img> or a link cannot send
+  // one: serve/attachment_tickets.py). Never through a blob: URL: a blob: document runs under
+  // this page's origin and policy, where the route's answer is sandboxed (an SVG's scripts).
   function loadAttachments(root) {
     for (const img of root.querySelectorAll("img[data-src]")) {
-      attachmentUrl(img.dataset.src).then((url) => { img.src = url; })
-        .catch(() => { img.classList.add("missing"); img.title = "attachment not found"; });
-    }
-    for (const link of root.querySelectorAll("a[data-attachment]")) {
-      link.addEventListener("click", (event) => {
-        event.preventDefault();
-        attachmentUrl(link.getAttribute("href")).then((url) => window.open(url, "_blank", "noopener"))
-          .catch((error) => say(error.message, true));
-      });
+      img.addEventListener("error", () => {
+        img.classList.add("missing");
+        img.title = "attachment not found";
+      }, { once: true });
+      img.src = img.dataset.src;
     }
   }
 
