@@ -169,3 +169,11 @@ def test_keyword_search_counts_the_pages_again_when_they_change(tmp_path):
     path.write_text(CHINESE["北京/故宫博物院.md"], encoding="utf-8")
     mg.refresh()
     assert mg.search("清水寺")[0].score == 0.3         # a tie in a vault of both: Chinese
+
+
+def test_untranslated_keyword_factor_out_of_range_names_the_line(tmp_path):
+    (tmp_path / "mindgraph.yml").write_text("retrieval:\n  untranslated_keyword_factor: 2\n")
+    result = CliRunner().invoke(cli, ["search", "hello", "-C", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "mindgraph.yml:2: 'retrieval.untranslated_keyword_factor' must be between 0 and 1" \
+        in result.output

@@ -6,7 +6,8 @@ languages happen to write alike (方法, 設定/设定): it put pages that say �
 filter, whose idea of a match was measured on same-language queries, dropped every page only
 the vector side found, the right one included. Now BM25 weighs 0.1 of itself there
 (``retrieval.untranslated_keyword_factor``) and the filter takes the question's own best cosine
-as the height of a match when it is lower (hybrid.py ``_noise_gap``)."""
+as the height of a match when it is lower (hybrid.py ``_noise_gap``), and no graph boost lifts
+the pages the vector side's candidates link to (``_boosts_graph``)."""
 
 from __future__ import annotations
 
@@ -47,6 +48,8 @@ def test_a_japanese_question_finds_the_chinese_page_by_meaning(workspace):
     data = search(workspace, "ノートをプレゼンのスライドにする方法")
     assert data["language"] == "ja"
     assert pages(data)[0] == "插件/幻灯片.md"
+    # the candidates are the vector side's: no graph boost lifts the pages they link to
+    assert all("graph" not in r["boosts"] for r in data["results"])
 
 
 def test_the_noise_filter_keeps_a_cross_language_match(workspace):
@@ -58,5 +61,13 @@ def test_bm25_keeps_its_weight_when_turned_back_on(workspace, tmp_path):
     config = tmp_path / "mindgraph.yml"
     config.write_text(f"paths:\n  wiki: {workspace / 'wiki'}\n  state: {workspace / 'state'}\n"
                       "retrieval:\n  untranslated_keyword_factor: 1\n")
-    found = pages(search(workspace, "ノートをプレゼンのスライドにする方法", "--config", str(config)))
-    assert found[0] != "插件/幻灯片.md"
+    data = search(workspace, "ノートをプレゼンのスライドにする方法", "--config", str(config))
+    assert pages(data)[0] != "插件/幻灯片.md"
+    assert any("graph" in r["boosts"] for r in data["results"])
+
+
+def test_an_english_question_over_the_chinese_pages_is_translated_and_boosted(workspace):
+    # a dictionary translates English for these pages: BM25 keeps its weight, the graph boost
+    data = search(workspace, "presentation slides from a note")
+    assert data["language"] == "en"
+    assert any("graph" in r["boosts"] for r in data["results"])
