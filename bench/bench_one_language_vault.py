@@ -116,15 +116,16 @@ def main() -> int:
         print(json.dumps(report, indent=2))
         return 0
     print(f"questions not in {args.lang} over a {args.lang}-only vault: "
-          f"hit@1 / R@5 / MRR@10 (MRR@10 of the English questions)")
+          f"hit@1 / R@5 / MRR@10 (MRR@10 of each question language)")
     for name, by_program in report.items():
         for who, methods in by_program.items():
             cells = []
             for method in ("vector", "hybrid"):
                 o = methods[method]["overall"]
-                en = methods[method]["by_lang"].get("en", {}).get("mrr10", 0.0)
+                langs = ", ".join(f"{lang} {m['mrr10']:.3f}" for lang, m in
+                                  sorted(methods[method]["by_lang"].items()))
                 cells.append(f"{method} {o['hit1']:.3f} / {o['recall5']:.3f} / "
-                             f"{o['mrr10']:.3f} (en {en:.3f})")
+                             f"{o['mrr10']:.3f} ({langs})")
             print(f"{name:<9} {who:<14} n={methods['vector']['overall']['n']:<3} "
                   + " | ".join(cells))
     return 0

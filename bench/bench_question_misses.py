@@ -5,7 +5,10 @@ method of `mindgraph bench` (top 10, as the bench asks) and by each retriever in
 (a multilingual model ranks a page's twins too), the question's index terms, how many pages
 of its language hold each, which of them the relevant page holds, and the five pages above.
 
-    python bench/bench_question_misses.py -C WS [--langs ja,zh] [--all]
+    python bench/bench_question_misses.py -C WS [--langs ja,zh] [--all] [--also FILE]
+
+``--also`` adds another question file over the same vault (session 22:
+bench/questions/obsidian-help-agent-cjk.jsonl, the agent set).
 
 WS: a workspace whose wiki is the Obsidian Help vault, embedded (`make bench`'s bench-out/oh).
 Session 18 used it for issue 13's Japanese and Chinese gap (README, "Retrieval levers for
@@ -49,6 +52,8 @@ def main() -> None:
     parser.add_argument("-C", dest="workspace", default=".")
     parser.add_argument("--langs", default="ja,zh", help="question languages (en,ja,zh)")
     parser.add_argument("--all", action="store_true", help="every question, first or not")
+    parser.add_argument("--also", action="append", default=[], type=Path,
+                        help="another question file over the same vault (repeatable)")
     args = parser.parse_args()
     shared_corpora.require(CORPORA, "obsidian-help-queries.dev.jsonl")
     langs = args.langs.split(",")
@@ -61,7 +66,7 @@ def main() -> None:
         if lang in langs:
             terms[path] = page_terms(page)
             df.setdefault(lang, Counter()).update(set(terms[path]))
-    for path in (CORPORA / "obsidian-help-queries.dev.jsonl", HELD_OUT):
+    for path in (CORPORA / "obsidian-help-queries.dev.jsonl", HELD_OUT, *args.also):
         for q in load_questions(path):
             if q.lang not in langs:
                 continue

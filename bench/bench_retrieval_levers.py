@@ -71,6 +71,15 @@ run again).
   question ``definition.defined_term`` reads a subject from can move (``--definitions``
   counts them);
 
+- ``untranslated_kw<f>`` (session 22): ``retrieval.untranslated_keyword_factor`` f (0.1
+  today; 1: off): BM25's weight for a question over pages almost none of which are in its
+  language when no dictionary translates its words for them (Japanese over Chinese pages);
+- ``noisegap_vault`` (session 22): the noise filter's match height always the vault's
+  calibrated gap (today a question over pages almost none of which are in its language
+  takes its own best cosine's height when lower);
+- ``xl_graph`` (session 22): the graph boost also for the questions ``untranslated_kw``
+  weighs (today they get none); ``before22``: the three as before session 22;
+
 Prints one line per lever: dev and held-out hit@1 / R@5 / MRR@10 (en / ja / zh MRR@10),
 SciFact nDCG@10, and with ``--cross-lingual`` the hybrid MRR@10 of the cross-lingual sets
 (``dev>ja``: the dev questions not in Japanese over the Japanese pages only, answered by the
@@ -122,6 +131,7 @@ import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
 
 CORPORA = shared_corpora.corpora()
 CJK = ("ja", "zh")
+AGENT = ROOT / "bench" / "questions" / "obsidian-help-agent-cjk.jsonl"
 FEEDBACK_PAGES, FEEDBACK_TERMS = 3, 10
 
 
@@ -397,6 +407,29 @@ class TwinPooledVector(SameLanguageVector):
                 hit = VectorPageHit(p, pooled, "", "")
             out.append(replace(hit, score=pooled))
         return sorted(out, key=lambda h: (-h.score, h.path))[:limit]
+
+
+class VaultNoiseGap(HybridRetriever):
+    """The noise filter's match height always the vault's calibrated gap (before session 22:
+    a question over pages almost none of which are in its language did not take its own best
+    cosine's height when lower)."""
+
+    def _noise_gap(self, query: str, candidates: Any, zero: float) -> float:
+        return self._levels(query).gap
+
+
+class CrossLingualGraph(HybridRetriever):
+    """The graph boost for every question (before session 22: also for a question over pages
+    almost none of which are in its language whose words no dictionary translates for them,
+    where BM25 weighs ``untranslated_keyword_factor`` of itself)."""
+
+    def _boosts_graph(self, query: str) -> bool:
+        return True
+
+
+class Before22(VaultNoiseGap, CrossLingualGraph):
+    """Session 22's three changes to fusion undone (its reading of Simplified characters
+    stays: alone it moves no figure)."""
 
 
 def paged_vector_lever(wrapper: Callable[..., Any], *args: Any
@@ -809,6 +842,13 @@ LEVERS: dict[str, Callable[[HybridRetriever], HybridRetriever]] = {
     "definition0": settings_lever(definition_bonus=0.0),
     "definition0.1": settings_lever(definition_bonus=0.1),
     "definition0.3": settings_lever(definition_bonus=0.3),
+    "untranslated_kw1": settings_lever(untranslated_keyword_factor=1.0),
+    "untranslated_kw0.3": settings_lever(untranslated_keyword_factor=0.3),
+    "untranslated_kw0": settings_lever(untranslated_keyword_factor=0.0),
+    "noisegap_vault": lambda r: rebuilt(r, cls=VaultNoiseGap),
+    "xl_graph": lambda r: rebuilt(r, cls=CrossLingualGraph),
+    "before22": lambda r: rebuilt(r, cls=Before22, settings=replace(
+        r.settings, untranslated_keyword_factor=1.0)),
 }
 
 
@@ -836,6 +876,13 @@ def scores(questions: Sequence[Question], rankings: list[list[str]],
     return out
 
 
+def cross_cell(key: str, got: Mapping[str, float]) -> str:
+    """A cross-lingual set's MRR@10, then each question language's (en / ja / zh)."""
+    langs = "/".join(f"{got[f'mrr10_{lang}']:.3f}" if f"mrr10_{lang}" in got else "-"
+                     for lang in ("en", "ja", "zh"))
+    return f"{key} {got['mrr10']:.3f} ({langs})"
+
+
 def first_rank(ranking: list[str], relevant: Sequence[str]) -> int:
     return next((i for i, page in enumerate(ranking, 1) if page in relevant), 0)
 
@@ -858,6 +905,10 @@ def main() -> None:
     parser.add_argument("--definitions", action="store_true",
                         help="count the definition questions (retrieval/definition.py) of "
                              "the dev and held-out sets, and list them")
+    parser.add_argument("--agent", action="store_true",
+                        help="also bench/questions/obsidian-help-agent-cjk.jsonl (24 ja/zh "
+                             "questions phrased as an agent asks), over the whole vault and, "
+                             "with --cross-lingual, over each language's pages")
     parser.add_argument("--ranks", action="store_true",
                         help="list the questions whose first relevant page moved")
     args = parser.parse_args()
@@ -873,6 +924,7 @@ def main() -> None:
     wiki = wiki_retriever(Mindgraph(settings))
     sets = {"dev": load_questions(CORPORA / "obsidian-help-queries.dev.jsonl"),
             "held-out": load_questions(HELD_OUT)}
+    agent = load_questions(AGENT) if args.agent else None
     sci = claims = graded = None
     if not args.no_scifact:
         data = load_beir(CORPORA / "scifact")
@@ -891,7 +943,7 @@ def main() -> None:
         for lang in ("ja", "zh", "en"):
             target = language_pages(wiki.pages, lang)
             over = language_retriever(settings, wiki, target)
-            for key, questions in sets.items():
+            for key, questions in {**sets, **({"agent": agent} if agent else {})}.items():
                 kept, _ = cross_lingual_questions(questions, wiki.pages, target, lang)
                 cross[f"{key}>{lang}"] = (over, kept)
     base_ranks: dict[str, list[list[str]]] = {}
@@ -911,9 +963,13 @@ def main() -> None:
                     for q, b, r in zip(questions, base_ranks[key], rankings)
                     if places(b, q.relevant) != places(r, q.relevant)]
         text = line(name, row)
+        if agent is not None:
+            got = scores(agent, ranked(lever, agent))
+            text += (f" | agent {got['hit1']:.3f}/{got['recall5']:.3f}/{got['mrr10']:.3f} "
+                     f"({got.get('mrr10_ja', 0):.3f}/{got.get('mrr10_zh', 0):.3f})")
         if cross:
             text += " | cross-lingual " + " ".join(
-                f"{key} {scores(kept, ranked(LEVERS[name](over), kept))['mrr10']:.3f}"
+                cross_cell(key, scores(kept, ranked(LEVERS[name](over), kept)))
                 for key, (over, kept) in cross.items())
         if sci is not None and claims is not None:
             if name.startswith("cjk") and base_sci is not None:

@@ -205,6 +205,11 @@ class RetrievalSettings:
     # 1 (off): 1.5 raised four cross-lingual MRR@10s but lowered English dev questions over the
     # Japanese pages 0.759 → 0.747 (tests/retrieval/test_hybrid_quality_real.py's floor 0.75)
     multilingual_vector_factor: float = 1.0
+    # BM25's weight × this for a query none of whose words a dictionary translates for pages
+    # that are almost none of them in its language (a Japanese question over a Chinese vault:
+    # BM25 matches only the Han words the two languages happen to share), when a model that
+    # knows the query's language serves the vector side (1 = off).
+    untranslated_keyword_factor: float = 0.1
     # A keyword hit the vector side did not rank, though the page has vectors, loses this share
     # of its fused score after the reserved places are given (retrieval/weakvector.py; 0 off).
     # 0.1: dev R@5 0.929 → 0.942, held-out MRR@10 0.926 → 0.931, SciFact 0.724 → 0.725, no
@@ -789,6 +794,8 @@ def _check_values(s: Settings) -> None:
          "between 0 and 1"),
         (0 <= s.retrieval.unsupported_language_vector_factor <= 1,
          "retrieval.unsupported_language_vector_factor", "between 0 and 1"),
+        (0 <= s.retrieval.untranslated_keyword_factor <= 1,
+         "retrieval.untranslated_keyword_factor", "between 0 and 1"),
         (0 < s.retrieval.multilingual_vector_factor <= 10,
          "retrieval.multilingual_vector_factor", "above 0 and at most 10"),
         (0 <= s.retrieval.keyword_only_penalty < 1, "retrieval.keyword_only_penalty",

@@ -63,6 +63,18 @@ def test_a_han_query_in_a_chinese_vault_stays_chinese(tmp_path):
     assert data["interpretation"].startswith("最相关的内容在「故宫博物院")
 
 
+def test_a_chinese_question_in_a_japanese_vault_is_answered_in_chinese(tmp_path):
+    # Simplified forms (这, 么, 东, 寺 is shared) are no Japanese: read as Japanese, the question
+    # was cut by MeCab and answered 最も関連する情報は…
+    root = _workspace(tmp_path, JAPANESE)
+    data = _hybrid(root, "东京都厅在哪里？怎么去")
+    assert data["language"] == "zh"
+    assert data["interpretation"].startswith("最相关的内容在")
+    assert _hybrid(root, "東京都庁")["language"] == "ja"
+    assert query_language_in("设置", lambda: Counter({"ja": 4})) == "zh"
+    assert query_language_in("伏見稲荷", lambda: Counter({"ja": 4})) == "ja"
+
+
 def test_in_a_vault_of_both_the_dictionaries_decide_only_when_clear():
     both = Counter({"ja": 3, "zh": 3, "en": 5})
     # MeCab knows 伏見|稲荷, jieba none of it
@@ -157,3 +169,11 @@ def test_keyword_search_counts_the_pages_again_when_they_change(tmp_path):
     path.write_text(CHINESE["北京/故宫博物院.md"], encoding="utf-8")
     mg.refresh()
     assert mg.search("清水寺")[0].score == 0.3         # a tie in a vault of both: Chinese
+
+
+def test_untranslated_keyword_factor_out_of_range_names_the_line(tmp_path):
+    (tmp_path / "mindgraph.yml").write_text("retrieval:\n  untranslated_keyword_factor: 2\n")
+    result = CliRunner().invoke(cli, ["search", "hello", "-C", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "mindgraph.yml:2: 'retrieval.untranslated_keyword_factor' must be between 0 and 1" \
+        in result.output
