@@ -27,7 +27,8 @@ the variants then combine them:
   model's tokens (an eighth overlapping), a page scored by its best window.
 
 Prints, per variant: dev and held-out hit@1 / R@5 / MRR@10 (en / ja / zh MRR@10) and SciFact
-nDCG@10; then each cached corpus's chunks, CPU ms per chunk and store size per model.
+nDCG@10 (the vector side alone in brackets), and the vector side's MRR@10 alone on the two
+sets; then each cached corpus's chunks, CPU ms per chunk and store size per model.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from bench_fusion import HELD_OUT, figures, line  # noqa: E402
 from dense_cache import QueryVectors, embed_corpus  # noqa: E402
 from mindgraph.bench.corpora import beir_retriever, wiki_retriever  # noqa: E402
+from mindgraph.bench.runner import run_methods  # noqa: E402
 from mindgraph.config import load_settings  # noqa: E402
 from mindgraph.core import Mindgraph  # noqa: E402
 from mindgraph.page.language import page_language  # noqa: E402
@@ -351,11 +353,12 @@ def main() -> None:
     unknown = [n for n in names if n not in VARIANTS]
     if unknown:
         parser.error(f"--variants: unknown {unknown}; choose from {', '.join(VARIANTS)}")
-    shared_corpora.require(CORPORA, "obsidian-help-queries.dev.jsonl", "scifact",
-                           "obsidian-help")
     cache = args.cache.resolve()
     if ROOT in cache.parents or cache == ROOT:
-        parser.error("--cache: give a folder outside the repository")
+        parser.error(f"--cache: {cache} is inside the repository; give a folder outside it "
+                     f"(e.g. /tmp/dense-cache)")
+    shared_corpora.require(CORPORA, "obsidian-help-queries.dev.jsonl", "scifact",
+                           "obsidian-help")
     workspace = cache / "ws"
     workspace.mkdir(parents=True, exist_ok=True)
     (workspace / "mindgraph.yml").write_text(
@@ -392,16 +395,22 @@ def main() -> None:
             print(f"{name}: not embedded yet ({', '.join(sorted(set(missing)))}); "
                   f"run --embed-only", flush=True)
             continue
-        row = {}
+        row, vector_mrr = {}, []
         for key, questions in sets.items():
             vector = ReplayVector("vault", variant, indexes["vault"], wiki.pages,
                                   wiki.page_languages)
             row[key] = figures(hybrid_over(wiki, vector), questions)
+            vector_mrr.append(run_methods(hybrid_over(wiki, vector), questions,
+                                          ["vector"])[0].overall.mrr10)
         if not args.no_scifact:
             vector = ReplayVector("scifact", variant, indexes["scifact"], sci.pages,
                                   sci.page_languages)
-            row["scifact"] = figures(hybrid_over(sci, vector), claims, graded)
-        print(line(name, row), flush=True)
+            retriever = hybrid_over(sci, vector)
+            row["scifact"] = figures(retriever, claims, graded)
+            alone = run_methods(retriever, claims, ["vector"], graded)[0].overall.ndcg10
+        print(line(name, row) + ("" if args.no_scifact else f" (vector alone {alone:.3f})")
+              + f" | vector alone MRR@10 dev {vector_mrr[0]:.3f}, held-out {vector_mrr[1]:.3f}",
+              flush=True)
         for q in queries.values():
             q.save()
     costs(cache)
