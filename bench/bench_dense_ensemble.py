@@ -68,8 +68,7 @@ CJK = ("ja", "zh")
 JOBS = [("scifact", "minilm", "default"), ("vault", "use", "default"),
         ("vault", "minilm", "default"), ("scifact", "e5", "default"),
         ("vault", "e5", "default"), ("scifact", "use", "default"),
-        ("scifact", "minilm", "s128"), ("vault", "minilm", "s128"),
-        ("scifact", "e5", "s128"), ("vault", "e5", "s128")]
+        ("scifact", "minilm", "s128"), ("vault", "minilm", "s128")]
 
 
 def route_pages(corpus: str, model: str, pages: Mapping[str, Page]) -> list[Page]:
@@ -160,8 +159,6 @@ def _variants() -> dict[str, Variant]:
     out["both_gap_me5_ue5"] = Variant(Route(("minilm", "e5"), (1, 1)),
                                       Route(("use", "e5"), (1, 1)))
     out["s128_minilm"] = Variant(m, u, {"minilm": "s128"})
-    out["s128_gap_me5"] = Variant(Route(("minilm", "e5"), (1, 1)), u,
-                                  {"minilm": "s128", "e5": "s128"})
     out["s128_m_def_e5"] = Variant(Route(("minilm", "e5"), (1, 1)), u, {"minilm": "s128"})
     out["gap_m_s128m"] = Variant(Route(("minilm", "minilm@s128"), (1, 1)), u)
     return out

@@ -14,6 +14,7 @@ window, up to N/8 tokens, repeated at the start of the next.
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from pathlib import Path
@@ -131,7 +132,7 @@ class QueryVectors:
     def save(self) -> None:
         if self._dirty:
             texts = list(self._known)
-            tmp = self.path.with_suffix(".tmp.npz")
+            tmp = self.path.with_suffix(f".{os.getpid()}.tmp.npz")
             np.savez(tmp, texts=np.array(texts), vectors=np.stack([self._known[t]
                                                                      for t in texts]))
             tmp.rename(self.path)
