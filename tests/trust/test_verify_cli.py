@@ -238,3 +238,11 @@ def test_a_page_whose_frontmatter_cannot_take_the_record_is_skipped_at_planning(
     result = mg(compiled, "verify")
     assert result.exit_code == 0, result.output
     assert "skipped      Plain.md:" in result.output and "block style" in result.output
+
+
+def test_the_run_ledger_is_private_like_the_plans_beside_it(compiled, mg):
+    """runs.jsonl (what each verification found, in the pages' own words) was 0644."""
+    assert mg(compiled, "verify").exit_code == 0
+    trust = compiled / ".mindgraph" / "trust"
+    plan = next((trust / "plans").glob("*.json"))
+    assert (trust / "runs.jsonl").stat().st_mode & 0o777 == 0o600 == plan.stat().st_mode & 0o777
