@@ -25,6 +25,8 @@ from .plan import PropagationPlan, Target, load_plan, plans_dir, queued, save_pl
 from .reach import ChangeReach
 
 OFFLINE = "offline:v1"
+# an apply that wrote pages (all, or some before a write failed) used its plan up
+CONSUMED = ("APPLIED", "PROVISIONAL_RETAIN")
 _PLAN_NAME = re.compile(r"[0-9a-f]{16}")
 
 
@@ -105,9 +107,14 @@ def _apply_approved(plan_path: Path, approve: str, vault_loader: Any, wiki_dir: 
     if approve != digest:
         refuse(f"--approve {approve[:16]}… is not the digest of {plan_path} ({digest[:16]}…): "
                f"approve the digest `mindgraph propagate --plan` printed for this plan.")
-    if any(r.get("kind") == "propagate-apply" and r.get("digest") == digest
-           and r.get("result_status") == "APPLIED" for r in read_runs(state_dir)):
-        refuse("This plan was applied already.", "CONSUMED")
+    done = [r for r in read_runs(state_dir) if r.get("kind") == "propagate-apply"
+            and r.get("digest") == digest and r.get("result_status") in CONSUMED]
+    if done:
+        left = done[-1].get("not_written") or []
+        refuse("This plan was applied already" + (
+            f" in part (run {done[-1].get('run_id')} did not write {', '.join(left[:5])}"
+            f"{', …' if len(left) > 5 else ''}): run `mindgraph propagate --plan` again to "
+            f"draft the rest." if left else "."), "CONSUMED")
     for target in plan.targets:
         file = wiki_dir / target.path
         if page_inside(wiki_dir, target.path) is None:
@@ -127,9 +134,10 @@ def _apply_approved(plan_path: Path, approve: str, vault_loader: Any, wiki_dir: 
             atomic_write_bytes(wiki_dir / target.path, target.text.encode("utf-8"))
             written.append(target.path)
     except (OSError, MindgraphError) as exc:
-        run = Run("propagate-apply", "FAILED", "PROVISIONAL_RETAIN", digest, started, now_iso(),
-                  len(plan.targets), tuple(written), reason=f"write failed: {exc}",
-                  plan=str(plan_path))
+        run = Run("propagate-apply", "FAILED", "PROVISIONAL_RETAIN" if written else "DISCARDED",
+                  digest, started, now_iso(), len(plan.targets), tuple(written),
+                  reason=f"write failed: {exc}", plan=str(plan_path),
+                  not_written=tuple(t.path for t in plan.targets[len(written):]))
         append_run(state_dir, run)
         return run
     after = snapshot([wiki_dir, raw_dir])
@@ -196,7 +204,7 @@ class PropagationService:
     def pending(self) -> list[tuple[Path, PropagationPlan]]:
         """The plans waiting for approval (applied ones left out), oldest first."""
         applied = {r.get("digest") for r in read_runs(self.settings.state_dir)
-                   if r.get("kind") == "propagate-apply" and r.get("result_status") == "APPLIED"}
+                   if r.get("kind") == "propagate-apply" and r.get("result_status") in CONSUMED}
         return [(path, plan) for path, plan in queued(self.settings.state_dir)
                 if plan.digest not in applied]
 

@@ -424,6 +424,7 @@ class RunOut(BaseModel):
     finished: str
     targets: int
     written: list[str]
+    not_written: list[str] = []
     outside_scope: list[str]
     reason: str
     plan: str

@@ -37,13 +37,14 @@ class Run:
     reason: str = ""
     plan: str = ""
     skipped: tuple[str, ...] = ()   # "page: why" for pages a fault stopped (429, timeout, …)
+    not_written: tuple[str, ...] = ()   # an apply's targets left unwritten (a write failed)
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
         data = asdict(self)
         data["written"], data["outside_scope"] = list(self.written), list(self.outside_scope)
-        data["skipped"] = list(self.skipped)
+        data["skipped"], data["not_written"] = list(self.skipped), list(self.not_written)
         return data
 
 

@@ -265,7 +265,9 @@ class TrustService:
             return self._record(Run("apply", "FAILED", "PROVISIONAL_RETAIN" if written
                                     else "DISCARDED", digest, started, now_iso(),
                                     len(plan.targets), tuple(written),
-                                    reason=f"stopped at a page: {exc}", plan=str(plan_path)))
+                                    reason=f"stopped at a page: {exc}", plan=str(plan_path),
+                                    not_written=tuple(t.path for t in
+                                                      plan.targets[len(written):])))
         changed = changed_paths(before, snapshot(roots))
         outside = outside_scope(changed, [decoded((wiki / t).as_posix()) for t in written])
         if outside:

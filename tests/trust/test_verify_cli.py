@@ -246,3 +246,21 @@ def test_the_run_ledger_is_private_like_the_plans_beside_it(compiled, mg):
     trust = compiled / ".mindgraph" / "trust"
     plan = next((trust / "plans").glob("*.json"))
     assert (trust / "runs.jsonl").stat().st_mode & 0o777 == 0o600 == plan.stat().st_mode & 0o777
+
+
+def test_an_apply_stopped_at_a_page_names_the_pages_it_did_not_write(compiled, mg):
+    plan = plan_of(mg, compiled)
+    calls = []
+
+    def failing_second(path, data):
+        calls.append(path)
+        if len(calls) == 2:
+            raise OSError(27, "File too large")
+        atomic_write_bytes(path, data)
+
+    run = TrustService(load_settings(compiled)).apply(plan["plan"], plan["digest"],
+                                                      write=failing_second).run
+    assert (run.written, run.not_written) == (("Plain.md",), ("Sync.md", "日本語/メモ.md"))
+    assert run.to_dict()["not_written"] == ["Sync.md", "日本語/メモ.md"]
+    listed = mg(compiled, "runs").output.splitlines()[-1]
+    assert "PROVISIONAL_RETAIN     1 of 3 page(s) written" in listed
