@@ -50,6 +50,7 @@ from .callers import Callers
 from .mcp_arguments import PlainArgumentsServer
 from .mcp_apps import add_app_tools
 from .mcp_documents import add_document_tools
+from .mcp_initialize import HttpInitializeFirst
 from .mcp_sessions import SessionOwners
 from .mcp_triage import add_triage_tools
 from .params import folder_inside, parse_day
@@ -502,6 +503,7 @@ def create_http_app(server: MCPServer, token: str | None = None, host: str = "12
         host=host, max_request_body_size=serve.max_body_bytes,
         max_sessions=serve.mcp_max_sessions, session_idle_timeout=serve.mcp_session_idle_s,
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
+    app = HttpInitializeFirst(app)      # a request outside a session: "send initialize"
     auth = Authenticator(scopes or Scopes(),
                          (serve.token_env, token) if token else None,
                          token_env=serve.token_env)
