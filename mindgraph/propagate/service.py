@@ -18,7 +18,8 @@ from ..page.vault import Vault
 from ..scopes.identities import Scopes, load_scopes
 from ..trust.ledger import Run, append_run, applying, read_runs
 from ..trust.plan import now_iso
-from ..trust.scope import changed_paths, decoded, outside_scope, snapshot
+from ..trust.scope import (changed_paths, decoded, outside_scope, over_page_limit,
+                           snapshot)
 from .changes import FactChange, changes_since, load_snapshot, take_snapshot
 from .drafts import affected, draft
 from .plan import PropagationPlan, Target, load_plan, plans_dir, queued, save_plan
@@ -83,17 +84,18 @@ def plan_propagation(vault: Vault, wiki_dir: Path, state_dir: Path, scopes: Scop
 
 
 def apply_propagation(plan_path: Path, approve: str, vault_loader: Any, wiki_dir: Path,
-                      raw_dir: Path, state_dir: Path) -> Run:
+                      raw_dir: Path, state_dir: Path, max_page_bytes: int) -> Run:
     """Write an approved plan's pages, only when ``approve`` is its digest and no target
     changed since planning; a scope check compares what changed with the targets. The run is
     in the ledger whatever happens; InputError when it was refused (nothing written). One
     approval at a time per workspace (``applying``), across processes."""
     with applying(state_dir):
-        return _apply_approved(plan_path, approve, vault_loader, wiki_dir, raw_dir, state_dir)
+        return _apply_approved(plan_path, approve, vault_loader, wiki_dir, raw_dir, state_dir,
+                               max_page_bytes)
 
 
 def _apply_approved(plan_path: Path, approve: str, vault_loader: Any, wiki_dir: Path,
-                    raw_dir: Path, state_dir: Path) -> Run:
+                    raw_dir: Path, state_dir: Path, max_page_bytes: int) -> Run:
     plan = load_plan(plan_path)
     started = now_iso()
     digest = plan.digest
@@ -127,6 +129,10 @@ def _apply_approved(plan_path: Path, approve: str, vault_loader: Any, wiki_dir: 
         if now != target.sha256:
             refuse(f"{target.path} changed since the plan was made: run `mindgraph propagate "
                    f"--plan` again.")
+    too_large = over_page_limit([(t.path, t.text.encode("utf-8")) for t in plan.targets],
+                                max_page_bytes)
+    if too_large:
+        refuse(too_large)
     before = snapshot([wiki_dir, raw_dir])
     written = []
     try:
@@ -180,7 +186,7 @@ class PropagationService:
         """Apply an approved plan (see apply_propagation)."""
         s = self.settings
         return apply_propagation(self.plan_path(plan_path), approve, self.vault_loader,
-                                 s.wiki_dir, s.raw_dir, s.state_dir)
+                                 s.wiki_dir, s.raw_dir, s.state_dir, s.limits.max_page_bytes)
 
     def queued_plan(self, name: str) -> Path:
         """The queued plan called ``name`` (its 16-character name, with or without .json), for

@@ -240,8 +240,8 @@ def test_an_apply_a_write_failure_cut_short_says_what_it_wrote_and_what_not(tmp_
     limited = [sys.executable, "-c", FILE_SIZE_LIMITED_CLI, "8000", *args]
     text = subprocess.run(limited, capture_output=True, text=True, timeout=120)
     assert text.returncode == 1, text.stderr
-    assert ("FAILED / PROVISIONAL_RETAIN; 1 of 3 page(s) written, 2 not written: write "
-            "failed: [Errno 27] File too large") in text.stdout
+    assert "FAILED / PROVISIONAL_RETAIN; 1 of 3 page(s) written, 2 not written\n" in text.stdout
+    assert "Error: write failed: [Errno 27] File too large" in text.stderr
     assert "  not written: Guide.md\n  not written: Plans.md\n" in text.stdout
     assert "60 days" in (root / "wiki" / "FAQ.md").read_text()
     assert "60 days" not in (root / "wiki" / "Plans.md").read_text()
@@ -255,3 +255,23 @@ def test_an_apply_a_write_failure_cut_short_says_what_it_wrote_and_what_not(tmp_
     assert again.exit_code == 2 and "applied already in part" in again.output
     assert "did not write Guide.md, Plans.md): run `mindgraph propagate --plan` again" in \
         again.output
+
+
+def test_an_apply_refuses_a_draft_past_max_page_bytes_and_writes_nothing(tmp_path):
+    """A draft over limits.max_page_bytes was written, and no command could read the page."""
+    root = make_workspace(tmp_path)
+    (root / "wiki" / "Guide.md").write_text(GUIDE + "Filler line.\n" * 65)      # ~950 bytes
+    (root / "mindgraph.yml").write_text("compile:\n  max_note_bytes: 1000\nlimits:\n"
+                                        "  max_page_bytes: 1000\n")
+    planned = json.loads(run(root, "--json", "--old", "keeps the version history of your "
+                             "notes for 30 days", "--new", "keeps the version history of "
+                             "your notes for 60 days").output)
+    assert "Guide.md" in [t["path"] for t in planned["targets"]]
+    before = {p.name: p.read_bytes() for p in (root / "wiki").iterdir()}
+    refused = run(root, "--apply", planned["plan"], "--approve", planned["digest"])
+    assert refused.exit_code == 2
+    assert "Guide.md (1,1" in refused.output or "Guide.md (1,0" in refused.output
+    assert ("bytes) would be over limits.max_page_bytes (1,000), which no command would "
+            "read. Split the page, or raise limits.max_page_bytes in mindgraph.yml and apply "
+            "the plan again. Nothing was written.") in refused.output
+    assert {p.name: p.read_bytes() for p in (root / "wiki").iterdir()} == before
