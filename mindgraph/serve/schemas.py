@@ -503,6 +503,8 @@ class SyncRunOut(BaseModel):
     changes: list[str]
     touches: int
     compiled: list[str]
+    moved: list[dict[str, str]] = Field(default_factory=list, description='raw notes moved or '
+                                        'renamed, their pages with them: {"from", "to"}')
     removed: list[str]
     failed: list[str] = Field(description='this run\'s failures, "note:line: why"')
     reindexed: list[str]
