@@ -369,6 +369,8 @@ class LimitsSettings:
     # (reported per file) and keep their pages
     max_files: int = 5_000
     max_total_bytes: int = 500_000_000
+    # notes one `pull` takes from each adapter: a hostile or huge note app cannot fill the disk
+    max_pull_notes: int = 10_000
 
 
 @dataclass(frozen=True)
@@ -819,6 +821,7 @@ def _check_values(s: Settings) -> None:
         (s.limits.max_page_bytes >= 1000, "limits.max_page_bytes", "at least 1000"),
         (s.limits.max_indexed_chars >= 1000, "limits.max_indexed_chars", "at least 1000"),
         (s.limits.max_files >= 1, "limits.max_files", "at least 1"),
+        (s.limits.max_pull_notes >= 1, "limits.max_pull_notes", "at least 1"),
         (s.index.embed_max_chars >= 100, "index.embed_max_chars", "at least 100"),
         (s.limits.max_total_bytes >= s.compile.max_note_bytes, "limits.max_total_bytes",
          "at least compile.max_note_bytes"),
@@ -1068,6 +1071,7 @@ store:
 #   max_indexed_chars: 500000   # section text per page that search indexes
 #   max_files: 5000             # notes one ingest reads from raw/ (the rest wait, reported)
 #   max_total_bytes: 500000000  # bytes of notes one ingest reads from raw/
+#   max_pull_notes: 10000       # notes one pull takes from each adapter (the rest wait, reported)
 
 # trust:             # `mindgraph verify`: freshness, L3, cited evidence
 #   revalidate_after_days: 90

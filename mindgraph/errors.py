@@ -114,3 +114,20 @@ class Unauthenticated(AccessError):
 
 class Forbidden(AccessError):
     """The caller's identity may not do this (the message says why)."""
+
+
+def for_agents(exc: BaseException) -> str:
+    """What an agent (over REST or MCP) may read of ``exc``. mindgraph's own errors keep their
+    message, written for the caller with the fix; a provider's (its answer's body, its address,
+    the operator's account) and any other exception (a bug: file paths, internals) are said in
+    general terms: the caller can retry or report, the server's log holds the whole error."""
+    if isinstance(exc, TransientProviderError):
+        return ("The model provider the server uses failed for a moment "
+                "(TransientProviderError); retry later. The server's log has the details.")
+    if isinstance(exc, ProviderError):
+        return ("The model provider the server uses failed (ProviderError); the server's "
+                "operator can read why in the server's log.")
+    if isinstance(exc, MindgraphError):
+        return str(exc)
+    return (f"An internal error ({type(exc).__name__}) stopped this request; the server's "
+            f"operator can read it in the server's log.")

@@ -566,6 +566,51 @@ def atomic_write_json(path: Path, value: Any) -> None:
     atomic_write_text(path, json.dumps(value, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
 
 
+def make_private(path: str | Path) -> None:
+    """Create ``path`` empty and private (0600) when missing, or narrow one readable by
+    others (left by an older version), for a file another library opens and writes (SQLite,
+    which gives its journal the database's mode); errors are left to that library."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+    except OSError:
+        return
+    try:
+        if hasattr(os, "fchmod") and stat.S_IMODE(os.fstat(fd).st_mode) & 0o077:
+            os.fchmod(fd, 0o600)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def append_private(path: str | Path, data: bytes, *, durable: bool = False) -> None:
+    """Append ``data`` to ``path`` with one ``write`` (concurrent appenders never interleave
+    within it), the file private (0600) like the rest of the state: logs of what agents asked
+    or claimed are theirs, not every local user's. A log an older version left readable by
+    others is narrowed on its next append. The folder is made when missing. ``durable``
+    fsyncs the file, and the folder when the file is new."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+    new = durable and not os.path.exists(path)
+    try:
+        fd = os.open(path, flags, 0o600)
+    except FileNotFoundError:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, flags, 0o600)
+    try:
+        if hasattr(os, "fchmod") and stat.S_IMODE(os.fstat(fd).st_mode) & 0o077:
+            try:
+                os.fchmod(fd, 0o600)
+            except OSError:     # another user's file: append as before
+                pass
+        os.write(fd, data)
+        if durable:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+    if new:
+        _fsync_dir(os.path.dirname(os.fspath(path)) or ".")
+
+
 def fsync_path(path: str | Path) -> None:
     """Flush one file or folder to disk (a folder: the names in it); errors are ignored (a
     file gone since, a file system without fsync)."""

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from .fsutil import exclusive_lock, open_regular
+from .fsutil import append_private, exclusive_lock, open_regular
 
 _LOCK = threading.Lock()
 
@@ -54,15 +54,7 @@ class UsageLog:
             # the file lock: serve processes sharing a state folder must not both rotate
             with _LOCK, exclusive_lock(self.path.with_name(f"{self.path.name}.lock")):
                 self._rotate_if_needed(len(data))
-                try:
-                    fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-                except FileNotFoundError:       # first line: the state folder is new
-                    self.path.parent.mkdir(parents=True, exist_ok=True)
-                    fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-                try:
-                    os.write(fd, data)
-                finally:
-                    os.close(fd)
+                append_private(self.path, data)     # the queries agents asked: 0600
         except OSError:
             pass
 

@@ -114,3 +114,20 @@ def test_serve_processes_sharing_a_log_never_lose_a_line_when_it_rotates(tmp_pat
              for line in path.read_text().splitlines()]
     assert len(lines) == 1200
     assert all(len(path.read_bytes()) <= 3000 for path in tmp_path.glob("usage.jsonl*"))
+
+
+def test_the_log_of_what_agents_asked_is_private_to_its_owner(tmp_path):
+    """usage.jsonl names every question asked: it was created 0644 (readable by every local
+    user) where the rest of the state folder is 0600."""
+    (tmp_path / "raw").mkdir()
+    (tmp_path / "raw" / "Kayak.md").write_text("# Kayak\n\nA boat.\n", encoding="utf-8")
+    runner = CliRunner()
+    assert runner.invoke(cli, ["ingest", "-C", str(tmp_path)]).exit_code == 0
+    result = runner.invoke(cli, ["search", "kayak", "-C", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    log = tmp_path / ".mindgraph" / "usage.jsonl"
+    assert log.stat().st_mode & 0o777 == 0o600
+    log.chmod(0o644)            # written by an older version: narrowed on the next query
+    runner.invoke(cli, ["search", "boat", "-C", str(tmp_path)])
+    assert log.stat().st_mode & 0o777 == 0o600
+    assert [line["query"] for line in UsageLog(log).lines()] == ["kayak", "boat"]

@@ -6,11 +6,14 @@ raw/<target>/. A file whose content is unchanged is not rewritten. Only a remote
 (a note app's) notes are ever deleted: those of items the app no longer has, and only while
 they hold what pull wrote (mirror.py). A document over ``limits.max_page_bytes`` (what ingest
 and every reader refuse to read) is skipped, never truncated, and said so; the filesystem
-adapter does not even read it.
+adapter does not even read it. One pull takes at most ``limits.max_pull_notes`` documents
+from each adapter (a hostile or huge app cannot fill the disk); a pull the limit cut says so,
+and removes none of that app's notes (the items past the limit are not gone from the app).
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 from dataclasses import asdict, dataclass
@@ -32,6 +35,7 @@ class PulledFile:
     adapter: str
     path: str          # raw-relative path written, or the document's file name if rejected
     status: str        # written | unchanged | rejected | failed | removed | kept | skipped
+    #                    | limited (an adapter's listing cut at limits.max_pull_notes)
     reason: str = ""
 
 
@@ -48,11 +52,12 @@ class PullReport:
     files: tuple[PulledFile, ...]
     removed: int = 0   # notes of items a note app no longer has
     skipped: int = 0   # over limits.max_page_bytes: not pulled
+    limited_adapters: int = 0   # listed more than limits.max_pull_notes: the rest not pulled
 
     @property
     def ok(self) -> bool:
-        """True when every adapter ran and every document was filed."""
-        return not self.rejected and not self.failed_adapters
+        """True when every adapter ran, every document was filed and no limit cut a listing."""
+        return not self.rejected and not self.failed_adapters and not self.limited_adapters
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -77,11 +82,12 @@ def pull(settings: Settings, names: Iterable[str] = (), dry_run: bool = False) -
     files: list[PulledFile] = []
     failed = 0
     written_by: dict[str, str] = {}     # raw path (casefolded) → the adapter that wrote it
+    max_notes = settings.limits.max_pull_notes
     for entry in entries:
         try:
             configured = load_adapter(entry, settings.base_dir, settings.state_dir,
                                       settings.limits.max_page_bytes)
-            documents = list(configured.adapter.fetch())
+            documents = list(itertools.islice(configured.adapter.fetch(), max_notes + 1))
         except AdapterError as exc:
             failed += 1
             files.append(PulledFile(entry.name, "", "failed", str(exc)))
@@ -92,20 +98,32 @@ def pull(settings: Settings, names: Iterable[str] = (), dry_run: bool = False) -
                                     f"adapter {entry.name!r}: fetch() raised "
                                     f"{type(exc).__name__}: {exc}"))
             continue
+        cut = len(documents) > max_notes
+        if cut:
+            del documents[max_notes:]
+            files.append(PulledFile(entry.name, "", "limited", over_limit(entry.name, max_notes)))
         cap = settings.limits.max_page_bytes
         files.extend(PulledFile(entry.name, rel, "skipped", too_large(rel, size, cap))
                      for rel, size in getattr(configured.adapter, "oversized", ()))
         filed = _file_documents(settings.raw_dir, configured, documents, dry_run, written_by,
                                 cap)
         files.extend(filed)
-        if getattr(configured.adapter, "remote", False):
+        if getattr(configured.adapter, "remote", False) and not cut:
             files.extend(_mirror(settings, configured, filed, dry_run))
     counts = {s: sum(1 for f in files if f.status == s) for s in ("written", "unchanged",
                                                                   "rejected", "removed",
-                                                                  "skipped")}
+                                                                  "skipped", "limited")}
     return PullReport(counts["written"], counts["unchanged"], counts["rejected"], failed,
                       round(time.perf_counter() - started, 3), dry_run, tuple(files),
-                      counts["removed"], counts["skipped"])
+                      counts["removed"], counts["skipped"], counts["limited"])
+
+
+def over_limit(adapter: str, max_notes: int) -> str:
+    """Why a pull took only part of an adapter's notes: the setting and the fix."""
+    return (f"adapter {adapter!r} listed more than limits.max_pull_notes ({max_notes:,}) "
+            f"notes; pulled the first {max_notes:,}, the rest not fetched, and no note of "
+            f"it removed this run. Raise limits.max_pull_notes in mindgraph.yml (each note "
+            f"may take up to limits.max_page_bytes on disk) or narrow what the adapter lists.")
 
 
 def too_large(name: str, size: int, cap: int) -> str:

@@ -206,7 +206,10 @@ def emit_run(run: Any, as_json: bool) -> None:
         emit_json(run.to_dict())
         return
     echo(f"run {run.run_id}: {run.process_status} / {run.result_status}; "
-         f"{len(run.written)} of {run.targets} page(s) written")
+         f"{len(run.written)} of {run.targets} page(s) written"
+         + (f", {len(run.not_written)} not written" if run.not_written else ""))
+    for path in run.not_written:
+        echo(f"  not written: {path}")
     for path in run.outside_scope:
         echo(f"  outside the plan: {path}")
 

@@ -103,16 +103,19 @@ def pull_command(settings, names: tuple[str, ...], dry_run: bool, as_json: bool)
         emit_json(report.to_dict())
     else:
         for item in report.files:
-            if item.status in ("written", "rejected", "failed", "removed", "kept", "skipped"):
+            if item.status in ("written", "rejected", "failed", "removed", "kept", "skipped",
+                               "limited"):
                 verb = {"written": "would write", "removed": "would remove"}.get(
                     item.status, item.status) if dry_run else item.status
                 detail = f": {item.reason}" if item.reason else ""
                 echo(f"{verb:11} [{item.adapter}] {item.path or '-'}{detail}")
         prefix = "Dry run: would write" if dry_run else "Written"
         removed = f", removed {report.removed}" if report.removed else ""
+        limited = (f", adapters cut at limits.max_pull_notes {report.limited_adapters}"
+                   if report.limited_adapters else "")
         echo(f"{prefix} {report.written}, unchanged {report.unchanged}{removed}, "
              f"rejected {report.rejected}, skipped {report.skipped}, failed adapters "
-             f"{report.failed_adapters} "
+             f"{report.failed_adapters}{limited} "
              f"({report.seconds:.2f} s).")
     if not report.ok:
         raise SystemExit(EXIT_PROBLEMS)

@@ -5,7 +5,8 @@ their notes: that made raw/ (empty) and wiki/ inside it, so the notes were never
 ("raw/ has no notes yet") and, in an Obsidian vault, every compiled page would show up in the
 vault beside its note. `--raw FOLDER` keeps such a folder where it is (paths.raw names it and
 the workspace is elsewhere); an Obsidian vault given as DIRECTORY is refused before anything
-is written, and a folder holding notes outside raw/ is told that they are not compiled.
+is written, and so is a folder holding notes outside raw/ (they would not be compiled), unless
+``--ignore-notes`` says they are not meant to be (a project's README and docs).
 """
 
 from __future__ import annotations
@@ -30,8 +31,12 @@ from .common import ConfigClickError, echo, emit_json, json_option
               help="Compile the notes of this existing folder (an Obsidian vault, a notes "
                    "folder) where they are, instead of DIRECTORY/raw: mindgraph.yml names it "
                    "as paths.raw, and nothing in it is ever written.")
+@click.option("--ignore-notes", is_flag=True,
+              help="Make the workspace in DIRECTORY even though it holds notes outside raw/ "
+                   "(a project's README and docs); they are not compiled.")
 @json_option
-def init_command(directory: Path, force: bool, raw_folder: Path | None, as_json: bool) -> None:
+def init_command(directory: Path, force: bool, raw_folder: Path | None, ignore_notes: bool,
+                 as_json: bool) -> None:
     """Create mindgraph.yml, raw/ and wiki/ in DIRECTORY (default: the current folder, or
     the -C DIR given before the command). For notes you already keep elsewhere, give their
     folder with --raw and a new DIRECTORY beside it: `mindgraph init ~/vault-wiki --raw
@@ -51,6 +56,9 @@ def init_command(directory: Path, force: bool, raw_folder: Path | None, as_json:
     text = DEFAULT_CONFIG_YAML if raw_folder is None else _with_raw(directory, raw_folder)
     if fresh and raw_folder is None:
         _refuse_a_vault(directory)
+        if not ignore_notes and directory.is_dir():     # before anything is written
+            _refuse_notes_outside(directory, settings_from_dict(
+                yaml.safe_load(text), base_dir=directory, source=str(config)))
     if fresh and raw_folder is not None:
         try:        # a --raw that cannot work (the workspace inside it) writes nothing
             settings_from_dict(yaml.safe_load(text), base_dir=directory, source=str(config))
@@ -82,16 +90,7 @@ def init_command(directory: Path, force: bool, raw_folder: Path | None, as_json:
                    "raw": str(settings.raw_dir), "wiki": str(settings.wiki_dir)})
         return
     echo(note)
-    outside = _notes_outside(directory, settings) if fresh and raw_folder is None else []
-    if outside:
-        count = f"{len(outside)}{'+' if len(outside) >= _NOTES_SEEN else ''}"
-        shown = ", ".join(outside[:3]) + (", …" if len(outside) > 3 else "")
-        echo(f"{directory} already holds {count} note{'s' if len(outside) > 1 else ''} outside "
-             f"raw/ ({shown}): mindgraph compiles only {settings.raw_dir}. Move them there, or "
-             f"keep them where they are and make the workspace beside them: mindgraph init "
-             f"{_beside(directory)} --raw {directory} (then delete the {CONFIG_FILENAME}, "
-             f"raw/ and wiki/ just made here)")
-    elif raw_folder is not None:
+    if raw_folder is not None:
         echo(f"Your notes stay in {settings.raw_dir} (never written); run: mindgraph ingest "
              f"-C {directory}")
     else:
@@ -130,6 +129,23 @@ def _refuse_a_vault(directory: Path) -> None:
             f"put wiki/, a compiled copy of every note, inside the vault. Keep the vault as it "
             f"is and make the workspace beside it: mindgraph init {_beside(directory)} --raw "
             f"{directory}")
+
+
+def _refuse_notes_outside(directory: Path, settings: Settings) -> None:
+    """A usage error, before anything is written, when ``directory`` holds notes outside
+    raw/: mindgraph would compile none of them (the newcomer's `init ~/notes`)."""
+    outside = _notes_outside(directory, settings)
+    if not outside:
+        return
+    count = f"{len(outside)}{'+' if len(outside) >= _NOTES_SEEN else ''}"
+    shown = ", ".join(outside[:3]) + (", …" if len(outside) > 3 else "")
+    raise ConfigClickError(
+        f"{directory} already holds {count} note{'s' if len(outside) > 1 else ''} outside raw/ "
+        f"({shown}): mindgraph compiles only {settings.raw_dir}, so none of them would be; "
+        f"nothing was written. Keep them where they are and make the workspace beside them: "
+        f"mindgraph init {_beside(directory)} --raw {directory}; or move them into "
+        f"{settings.raw_dir} first; or, if they are not meant to be compiled (a project's "
+        f"README and docs), add --ignore-notes.")
 
 
 def _notes_outside(directory: Path, settings: Settings) -> list[str]:

@@ -9,7 +9,7 @@ import click
 
 from ..core import Mindgraph
 from ..propagate.changes import FactChange
-from .common import (EXIT_PROBLEMS, configured_llm, echo, emit_json, emit_run, json_option,
+from .common import (configured_llm, echo, emit_json, emit_run, json_option, terminal_safe,
                      workspace_options)
 
 
@@ -43,8 +43,8 @@ def propagate_command(settings, make_plan: bool, old: str | None, new: str | Non
                                    "`mindgraph propagate --plan` printed).")
         run = service.apply(plan_path, digest)
         emit_run(run, as_json)
-        if run.process_status != "SUCCESS":
-            raise SystemExit(EXIT_PROBLEMS)
+        if run.process_status != "SUCCESS":     # why, on stderr (as verify --apply says it)
+            raise click.ClickException(terminal_safe(run.reason))
         return
     if show_queue:
         queue = service.queue()

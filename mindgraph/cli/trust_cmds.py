@@ -186,9 +186,12 @@ def runs_command(settings, as_json: bool) -> None:
     if not runs:
         echo("no verification runs yet; `mindgraph verify` makes a plan.")
     for run in runs:
+        pages = f"{run.get('targets', 0):>4} page(s)"
+        if str(run.get("kind", "")).endswith("apply"):     # what it wrote of its plan
+            pages = f"{len(run.get('written') or []):>4} of {run.get('targets', 0)} page(s) written"
         echo(f"{run.get('finished', '')}  {run.get('run_id', '')}  "
              f"{run.get('kind', ''):<5}  {run.get('process_status', ''):<8}  "
-             f"{run.get('result_status', ''):<18}  {run.get('targets', 0):>4} page(s)  "
+             f"{run.get('result_status', ''):<18}  {pages}  "
              f"{str(run.get('digest', ''))[:16]}  {run.get('reason', '')}".rstrip())
 
 

@@ -23,12 +23,13 @@ go through the compiler, never around it:
 from __future__ import annotations
 
 import contextlib
+import logging
 import re
 from typing import Any, BinaryIO, Iterable
 
 import yaml
 
-from ..errors import InputError, NotFoundError
+from ..errors import InputError, MindgraphError, NotFoundError, for_agents
 from ..fsutil import sha256_file
 from ..page.links import RELATIONS
 from ..page.lookup import find_page
@@ -320,7 +321,7 @@ class DocumentService:
                 embedded = {"done": True, "seconds": embedded.get("seconds")}
             outcome = {"ingest": _brief_ingest(report), "embed": embedded}
         except Exception as exc:
-            self.jobs.finish(job, error=str(exc))
+            self.jobs.finish(job, error=job_error(exc))
             raise
         self.jobs.finish(job, outcome)
         return {"job": job.to_json()}
@@ -416,7 +417,7 @@ class DocumentService:
             report = self._recompile([c.raw for c in created],
                                      self.jobs.progress(job, "compiling"))
         except Exception as exc:
-            self.jobs.finish(job, error=str(exc))
+            self.jobs.finish(job, error=job_error(exc))
             raise
         outcomes = {o.path: o for o in report.files} if report is not None else {}
         self.jobs.finish(job, _brief_ingest(report.to_dict() if report is not None else None))
@@ -467,6 +468,17 @@ def _brief_ingest(report: dict[str, Any] | None) -> dict[str, Any] | None:
         return None
     return {k: report.get(k) for k in ("ingested", "unchanged", "skipped", "failed", "removed",
                                        "seconds")}
+
+
+_LOG = logging.getLogger("mindgraph.documents")
+
+
+def job_error(exc: BaseException) -> str:
+    """What a failed job tells the agents who read it (errors.for_agents); the whole error
+    goes to the server's log."""
+    _LOG.warning("a document job failed: %s: %s", type(exc).__name__, exc,
+                 exc_info=not isinstance(exc, MindgraphError))
+    return for_agents(exc)
 
 
 __all__ = ["DocumentService", "ID_PATTERN"]

@@ -212,7 +212,8 @@ class ApplySteps:
                               warnings=note.warnings, moved_from="",
                               signature=note.signature or signature(note.text))
         self.outcomes.append(FileOutcome(note.file.path, "moved" if old else "ingested",
-                                         reason, note.wiki_path, note.warnings))
+                                         reason, note.wiki_path, note.warnings,
+                                         note.moved_from if old else ""))
 
     def _links_record(self, note: Note, index: TitleIndex) -> tuple[str, str, str]:
         """The links digest, its basis and the index digest of the note's page ("" each for a

@@ -20,8 +20,9 @@ from .linker import add_links
 from .normalise import normalise_body
 from .render import CompiledPage, NoteInput, dedupe, page_frontmatter, render_page
 
-OFFLINE_VERSION = "4"   # 2: CJK links on word boundaries, CJK tags; 3: the provenance record;
-#                          4: salient terms are keywords, not tags
+OFFLINE_VERSION = "5"   # 2: CJK links on word boundaries, CJK tags; 3: the provenance record;
+#                          4: salient terms are keywords, not tags; 5: keywords keep non-ASCII
+#                          letters (café, Zürich, naïve were caf, rich, na)
 
 
 class OfflineCompiler:

@@ -10,6 +10,7 @@ import functools
 import math
 import operator
 import re
+import unicodedata
 from collections import Counter
 from itertools import chain
 from typing import Any, Iterable, Mapping
@@ -40,6 +41,14 @@ wants below above click open opens""".split())
 _CJK_GENERIC = frozenset("""ノート 場合 方法 使用 機能 必要 以下 次 例 際 一部 全て 可能 ため 以外
 笔记 使用 功能 需要 以下 例如 方法 时候 可以 进行 其他 所有 情况""".split())
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9'\-]*[A-Za-z0-9]|[A-Za-z]")
+# The same words in text that is not ASCII: any alphabet's letters (café, Zürich, naïve,
+# Ελλάδα, Москва), not CJK (counted as nouns or bigrams instead), in NFC (a combining accent
+# composed with its letter). The ASCII one stays for ASCII text: the same words, faster; here
+# single classes, the rare ' and - groups apart (no alternation tried at every character).
+_CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_LETTER = rf"[^\W\d_{_CJK_CHARS}]"
+_ALNUM = rf"[^\W_{_CJK_CHARS}]"
+_ANY_WORD_RE = re.compile(rf"{_LETTER}{_ALNUM}*(?:['\-]+{_ALNUM}+)*")
 _CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _CJK_RUNS_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+")
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[*_]?[A-Z0-9])|(?<=[。！？])")
@@ -117,9 +126,18 @@ def split_sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END_RE.split(text) if s and s.strip()]
 
 
+def latin_words(text: str) -> list[str]:
+    """The words of ``text`` written in letters (not CJK), as written."""
+    if text.isascii():
+        return _WORD_RE.findall(text)
+    if not unicodedata.is_normalized("NFC", text):
+        text = unicodedata.normalize("NFC", text)
+    return _ANY_WORD_RE.findall(text)
+
+
 def tokens(text: str) -> list[str]:
     """Lower-case content words (stopwords out); CJK text gives character bigrams."""
-    out = [w for w in map(str.lower, _WORD_RE.findall(text))
+    out = [w for w in map(str.lower, latin_words(text))
            if len(w) > 2 and w not in _STOPWORDS]
     if text.isascii():          # a flag of the string: no CJK run to look for
         return out
@@ -225,11 +243,11 @@ def _latin_words(texts: Iterable[tuple[str, int]], title: str) -> Counter[str]:
     count = counts.get      # not counts[word] += …: Counter's __missing__ is a Python call
     for text, weight in texts:
         # each distinct spelling once (a note says most of its words many times)
-        for written, times in Counter(_WORD_RE.findall(_strip_markup(text))).items():
+        for written, times in Counter(latin_words(_strip_markup(text))).items():
             word = _content_word(written)
             if word:
                 counts[word] = count(word, 0) + weight * times
-    for word in _WORD_RE.findall(title):
+    for word in latin_words(title):
         word = word.lower()
         if word in counts:
             counts[word] += 2

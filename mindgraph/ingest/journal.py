@@ -12,12 +12,11 @@ journal, and a journal it could not remove (a kill in between) is ignored.
 from __future__ import annotations
 
 import json
-import os
 import secrets
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..fsutil import fsync_path
+from ..fsutil import append_private
 
 SUFFIX = ".journal"
 
@@ -53,15 +52,7 @@ def lines_of(path: Path, generation: str) -> Iterator[dict[str, Any]]:
 
 def append(path: Path, line: str) -> None:
     """Append one line and make it durable (the folder too, when the journal is new)."""
-    new = not path.exists()
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-    try:
-        os.write(fd, ("\n" + line + "\n").encode("utf-8"))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    if new:
-        fsync_path(path.parent)
+    append_private(path, ("\n" + line + "\n").encode("utf-8"), durable=True)
 
 
 def remove(path: Path) -> None:

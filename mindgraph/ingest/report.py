@@ -17,6 +17,7 @@ class FileOutcome:
     reason: str = ""
     wiki: str = ""     # wiki-relative page path, when there is one
     warnings: tuple[str, ...] = ()   # what compiling it warned of (also in ``reason``)
+    moved_from: str = ""    # "moved": the raw path it had before (also in ``reason``)
 
     @property
     def message(self) -> str:

@@ -18,13 +18,16 @@ from ..page.vault import Vault
 from ..scopes.identities import Scopes, load_scopes
 from ..trust.ledger import Run, append_run, applying, read_runs
 from ..trust.plan import now_iso
-from ..trust.scope import changed_paths, decoded, outside_scope, snapshot
+from ..trust.scope import (changed_paths, decoded, outside_scope, over_page_limit,
+                           snapshot)
 from .changes import FactChange, changes_since, load_snapshot, take_snapshot
 from .drafts import affected, draft
 from .plan import PropagationPlan, Target, load_plan, plans_dir, queued, save_plan
 from .reach import ChangeReach
 
 OFFLINE = "offline:v1"
+# an apply that wrote pages (all, or some before a write failed) used its plan up
+CONSUMED = ("APPLIED", "PROVISIONAL_RETAIN")
 _PLAN_NAME = re.compile(r"[0-9a-f]{16}")
 
 
@@ -81,17 +84,18 @@ def plan_propagation(vault: Vault, wiki_dir: Path, state_dir: Path, scopes: Scop
 
 
 def apply_propagation(plan_path: Path, approve: str, vault_loader: Any, wiki_dir: Path,
-                      raw_dir: Path, state_dir: Path) -> Run:
+                      raw_dir: Path, state_dir: Path, max_page_bytes: int) -> Run:
     """Write an approved plan's pages, only when ``approve`` is its digest and no target
     changed since planning; a scope check compares what changed with the targets. The run is
     in the ledger whatever happens; InputError when it was refused (nothing written). One
     approval at a time per workspace (``applying``), across processes."""
     with applying(state_dir):
-        return _apply_approved(plan_path, approve, vault_loader, wiki_dir, raw_dir, state_dir)
+        return _apply_approved(plan_path, approve, vault_loader, wiki_dir, raw_dir, state_dir,
+                               max_page_bytes)
 
 
 def _apply_approved(plan_path: Path, approve: str, vault_loader: Any, wiki_dir: Path,
-                    raw_dir: Path, state_dir: Path) -> Run:
+                    raw_dir: Path, state_dir: Path, max_page_bytes: int) -> Run:
     plan = load_plan(plan_path)
     started = now_iso()
     digest = plan.digest
@@ -105,9 +109,14 @@ def _apply_approved(plan_path: Path, approve: str, vault_loader: Any, wiki_dir: 
     if approve != digest:
         refuse(f"--approve {approve[:16]}… is not the digest of {plan_path} ({digest[:16]}…): "
                f"approve the digest `mindgraph propagate --plan` printed for this plan.")
-    if any(r.get("kind") == "propagate-apply" and r.get("digest") == digest
-           and r.get("result_status") == "APPLIED" for r in read_runs(state_dir)):
-        refuse("This plan was applied already.", "CONSUMED")
+    done = [r for r in read_runs(state_dir) if r.get("kind") == "propagate-apply"
+            and r.get("digest") == digest and r.get("result_status") in CONSUMED]
+    if done:
+        left = done[-1].get("not_written") or []
+        refuse("This plan was applied already" + (
+            f" in part (run {done[-1].get('run_id')} did not write {', '.join(left[:5])}"
+            f"{', …' if len(left) > 5 else ''}): run `mindgraph propagate --plan` again to "
+            f"draft the rest." if left else "."), "CONSUMED")
     for target in plan.targets:
         file = wiki_dir / target.path
         if page_inside(wiki_dir, target.path) is None:
@@ -120,6 +129,10 @@ def _apply_approved(plan_path: Path, approve: str, vault_loader: Any, wiki_dir: 
         if now != target.sha256:
             refuse(f"{target.path} changed since the plan was made: run `mindgraph propagate "
                    f"--plan` again.")
+    too_large = over_page_limit([(t.path, t.text.encode("utf-8")) for t in plan.targets],
+                                max_page_bytes)
+    if too_large:
+        refuse(too_large)
     before = snapshot([wiki_dir, raw_dir])
     written = []
     try:
@@ -127,9 +140,10 @@ def _apply_approved(plan_path: Path, approve: str, vault_loader: Any, wiki_dir: 
             atomic_write_bytes(wiki_dir / target.path, target.text.encode("utf-8"))
             written.append(target.path)
     except (OSError, MindgraphError) as exc:
-        run = Run("propagate-apply", "FAILED", "PROVISIONAL_RETAIN", digest, started, now_iso(),
-                  len(plan.targets), tuple(written), reason=f"write failed: {exc}",
-                  plan=str(plan_path))
+        run = Run("propagate-apply", "FAILED", "PROVISIONAL_RETAIN" if written else "DISCARDED",
+                  digest, started, now_iso(), len(plan.targets), tuple(written),
+                  reason=f"write failed: {exc}", plan=str(plan_path),
+                  not_written=tuple(t.path for t in plan.targets[len(written):]))
         append_run(state_dir, run)
         return run
     after = snapshot([wiki_dir, raw_dir])
@@ -172,7 +186,7 @@ class PropagationService:
         """Apply an approved plan (see apply_propagation)."""
         s = self.settings
         return apply_propagation(self.plan_path(plan_path), approve, self.vault_loader,
-                                 s.wiki_dir, s.raw_dir, s.state_dir)
+                                 s.wiki_dir, s.raw_dir, s.state_dir, s.limits.max_page_bytes)
 
     def queued_plan(self, name: str) -> Path:
         """The queued plan called ``name`` (its 16-character name, with or without .json), for
@@ -196,7 +210,7 @@ class PropagationService:
     def pending(self) -> list[tuple[Path, PropagationPlan]]:
         """The plans waiting for approval (applied ones left out), oldest first."""
         applied = {r.get("digest") for r in read_runs(self.settings.state_dir)
-                   if r.get("kind") == "propagate-apply" and r.get("result_status") == "APPLIED"}
+                   if r.get("kind") == "propagate-apply" and r.get("result_status") in CONSUMED}
         return [(path, plan) for path, plan in queued(self.settings.state_dir)
                 if plan.digest not in applied]
 

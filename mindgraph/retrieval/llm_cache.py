@@ -13,6 +13,8 @@ import time
 from pathlib import Path
 from typing import Callable, TypeVar
 
+from ..fsutil import make_private
+
 T = TypeVar("T")
 
 MAX_ENTRIES = 5000
@@ -24,6 +26,7 @@ class AnswerCache:
     def __init__(self, path: Path, max_entries: int = MAX_ENTRIES):
         self.path = Path(path)
         self.max_entries = max_entries
+        self._private = False
 
     def get(self, key: str) -> str | None:
         """The stored answer for ``key``, or None."""
@@ -47,6 +50,9 @@ class AnswerCache:
     def _run(self, work: Callable[[sqlite3.Connection], T]) -> T | None:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            if not self._private:   # it holds what agents asked: 0600, as the rest of the state
+                make_private(self.path)
+                self._private = True
             db = sqlite3.connect(self.path, timeout=2.0)
         except (OSError, sqlite3.Error):
             return None

@@ -18,6 +18,7 @@ token.
 
 import functools
 import json
+import logging
 import os
 import time
 from collections.abc import Awaitable
@@ -33,7 +34,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..config import ServeSettings
 from ..core import Mindgraph
-from ..errors import ConfigError, MindgraphError, Unauthenticated
+from ..errors import (ConfigError, MindgraphError, ProviderError, Unauthenticated,
+                      for_agents)
 from ..graph.communities import MIN_COMMUNITY_SIZE
 from ..lint.findings import RULES
 from ..scopes import LOCAL, Authenticator, Identity, Scopes
@@ -48,6 +50,7 @@ from .callers import Callers
 from .mcp_arguments import PlainArgumentsServer
 from .mcp_apps import add_app_tools
 from .mcp_documents import add_document_tools
+from .mcp_initialize import HttpInitializeFirst
 from .mcp_sessions import SessionOwners
 from .mcp_triage import add_triage_tools
 from .params import folder_inside, parse_day
@@ -106,6 +109,8 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempot
 # (wiki/ only; a second apply of the same plan is refused, so it is idempotent).
 APPROVED_WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False,
                                  idempotent_hint=True, open_world_hint=False)
+
+_LOG = logging.getLogger("mindgraph.serve")
 
 
 def create_mcp_server(mg: Mindgraph,
@@ -408,10 +413,12 @@ def _call(mg: Mindgraph, tool: str, query: str, run: Callable[[], dict[str, Any]
         mg.usage_log.record("mcp", query, intent=tool, kind=usage_kind(tool),
                             latency_ms=(time.perf_counter() - started) * 1e3,
                             error=type(exc).__name__, **who)
+        if isinstance(exc, ProviderError):      # the provider's own words stay in the log
+            _LOG.warning("tool %s: %s: %s", tool, type(exc).__name__, exc)
         if isinstance(exc, MindgraphError):
             # ToolError keeps the message (the fix) for the agent; other exceptions are bugs
-            # whose text stays in the server log.
-            raise ToolError(paths.text(str(exc))) from exc
+            # whose text stays in the server log (the SDK says only that the tool failed).
+            raise ToolError(paths.text(for_agents(exc))) from exc
         raise
     text = _json(data)
     if paths.named_in(text):      # rewriting every string of every result costs a tenth
@@ -496,6 +503,7 @@ def create_http_app(server: MCPServer, token: str | None = None, host: str = "12
         host=host, max_request_body_size=serve.max_body_bytes,
         max_sessions=serve.mcp_max_sessions, session_idle_timeout=serve.mcp_session_idle_s,
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
+    app = HttpInitializeFirst(app)      # a request outside a session: "send initialize"
     auth = Authenticator(scopes or Scopes(),
                          (serve.token_env, token) if token else None,
                          token_env=serve.token_env)

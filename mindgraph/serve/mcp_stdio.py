@@ -8,7 +8,8 @@ served as before.
 
 A request sent before ``initialize`` gets the SDK's bare -32602 "Invalid request
 parameters", which reads as a fault in the request's params; here the same code comes with
-a message that names the fix (send ``initialize`` first).
+a message that names the fix (send ``initialize`` first; serve/mcp_initialize.py, shared with
+MCP over HTTP).
 
 A client that writes its requests and closes stdin (`printf '…' | mindgraph mcp`, a script
 sending a batch) gets every answer: the SDK cancels the requests in flight when stdin ends,
@@ -23,14 +24,12 @@ from typing import Any, Callable
 import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
-from mcp.shared.exceptions import MCPError
-from mcp.types import INVALID_PARAMS, JSONRPCError, JSONRPCRequest, JSONRPCResponse
+from mcp.types import JSONRPCError, JSONRPCRequest, JSONRPCResponse
+
+from .mcp_initialize import InitializeFirst
 
 NOT_JSON_RPC_STATUS = 2
 DRAIN_S = 60.0          # the longest stdin's end waits for the answers still owed
-SEND_INITIALIZE_FIRST = ("this request came before 'initialize': an MCP client sends "
-                         "'initialize' (then 'notifications/initialized') first, and only "
-                         "'ping' is answered before it")
 
 
 def run_stdio(server: MCPServer, say: Callable[[str], None]) -> int:
@@ -48,7 +47,7 @@ def run_stdio(server: MCPServer, say: Callable[[str], None]) -> int:
 
     async def serve() -> None:
         lowlevel = server._lowlevel_server     # what MCPServer.run_stdio_async runs
-        lowlevel.middleware.append(_InitializeFirst())
+        lowlevel.middleware.append(InitializeFirst())
         async with stdio_server() as (read_stream, write_stream):
             owed = _Owed()
             await lowlevel.run(_Watched(read_stream, refused, owed),
@@ -57,27 +56,6 @@ def run_stdio(server: MCPServer, say: Callable[[str], None]) -> int:
 
     anyio.run(serve)
     return NOT_JSON_RPC_STATUS if bad else 0
-
-
-class _InitializeFirst:
-    """Server middleware: the SDK's pre-``initialize`` refusal (a bare -32602 with no data)
-    given a message that says what to do. One per stdio run, which is one connection."""
-
-    def __init__(self) -> None:
-        self.initialized = False
-
-    async def __call__(self, ctx: Any, call_next: Callable[[Any], Any]) -> Any:
-        try:
-            result = await call_next(ctx)
-        except MCPError as exc:
-            if (not self.initialized and ctx.method != "initialize"
-                    and exc.code == INVALID_PARAMS and not exc.data):
-                raise MCPError(INVALID_PARAMS, SEND_INITIALIZE_FIRST,
-                               {"method": ctx.method, "send_first": "initialize"}) from exc
-            raise
-        if ctx.method in ("initialize", "notifications/initialized"):
-            self.initialized = True
-        return result
 
 
 class _Owed:

@@ -19,7 +19,8 @@ Origin and the body of every request before the app sees it. Every error is JSON
     422 bad parameters (an unknown or repeated query key too), a body that is not an object
     429 this identity already has ``serve.requests_per_identity`` requests in flight
         (Retry-After; serve/token_gate.py); the other identities are still served
-    502 an LLM/embedding provider failed (reindex)
+    502 an LLM/embedding provider failed (reindex): said in general terms, its own answer
+        only in the server log (errors.for_agents); a 500 says no more than its type
     503 the server cannot answer: wiki folder missing, vector store down, mindgraph.yml wrong,
         too many slow requests at once (``serve.slow_workers``, ``serve.slow_queue``)
     504 the request ran past its budget (``serve.request_timeout_s``, reindex: its own); work

@@ -27,7 +27,7 @@ from starlette.exceptions import HTTPException
 from starlette.formparsers import MultiPartException
 from starlette.responses import StreamingResponse
 
-from ..documents.service import ID_PATTERN, DocumentService
+from ..documents.service import ID_PATTERN, DocumentService, job_error
 from . import schemas_documents as d
 from .guard import BodyRule, SpoolBudget
 from .lanes import ServerLanes
@@ -161,7 +161,7 @@ def add_document_routes(app: FastAPI, route: Callable[..., Callable], service: D
             lanes.admin.submit(lambda: service.rescan(view, embed=(body or d.RescanIn()).embed,
                                                       job=job))
         except Exception as exc:
-            service.jobs.finish(job, error=str(exc))
+            service.jobs.finish(job, error=job_error(exc))
             raise
         return {"job": job.to_json()}
 

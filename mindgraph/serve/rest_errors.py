@@ -4,6 +4,7 @@ statuses (the list is in the docstring of serve/rest.py)."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -24,10 +25,14 @@ from ..errors import (
     StoreError,
     TooLarge,
     Unauthenticated,
+    for_agents,
 )
 from ..documents.errors import BadUpload, Busy
 from ..page.data import DataBlockError
 from .lanes import LaneBusy, LaneTimeout
+
+
+_LOG = logging.getLogger("mindgraph.serve")
 
 
 class AppError(Exception):
@@ -51,7 +56,10 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(MindgraphError)
     async def domain_error(request: Request, exc: MindgraphError) -> JSONResponse:
-        content: dict[str, Any] = {"error": type(exc).__name__, "detail": str(exc)}
+        if isinstance(exc, ProviderError):      # the provider's own words stay in the log
+            _LOG.warning("%s %s: %s: %s", request.method, request.url.path,
+                         type(exc).__name__, exc)
+        content: dict[str, Any] = {"error": type(exc).__name__, "detail": for_agents(exc)}
         if isinstance(exc, AmbiguousName):      # the pages to choose from, as paths
             content["candidates"] = list(exc.candidates)
         return JSONResponse(content, status_code=_status(exc))
@@ -81,8 +89,9 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:
-        # a bug or damage nothing above handles: the JSON shape too (the traceback is logged)
-        return body(500, "InternalError", f"{type(exc).__name__}: {exc}"[:500])
+        # a bug or damage nothing above handles: the JSON shape too, its text (paths,
+        # internals) only in the log, with the traceback (Starlette logs it after this)
+        return body(500, "InternalError", for_agents(exc))
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:

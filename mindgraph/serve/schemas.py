@@ -424,6 +424,7 @@ class RunOut(BaseModel):
     finished: str
     targets: int
     written: list[str]
+    not_written: list[str] = []
     outside_scope: list[str]
     reason: str
     plan: str
@@ -502,6 +503,8 @@ class SyncRunOut(BaseModel):
     changes: list[str]
     touches: int
     compiled: list[str]
+    moved: list[dict[str, str]] = Field(default_factory=list, description='raw notes moved or '
+                                        'renamed, their pages with them: {"from", "to"}')
     removed: list[str]
     failed: list[str] = Field(description='this run\'s failures, "note:line: why"')
     reindexed: list[str]

@@ -68,7 +68,7 @@ def sync_run(mg: Mindgraph, changes: Iterable[Change], *, trigger: str = "change
         record.reindexed = sorted(pages_touched)
         if embed:
             _embed(mg, record, pages, None if everything else pages_touched, held)
-            if record.compiled or record.removed:
+            if record.compiled or record.moved or record.removed:
                 _enrich(mg, record)
         if indexed is not None:
             if full:
@@ -100,7 +100,9 @@ def _ingest(mg: Mindgraph, record: RunRecord, session: IngestSession | None,
         changed = [c.path for c in changes if c.area == RAW]
     report = mg.ingest(session=session, changed=changed)
     record.ingest = report.plan
-    record.compiled = [f.path for f in report.files if f.status in ("ingested", "moved")]
+    record.compiled = [f.path for f in report.files if f.status == "ingested"]
+    record.moved = [{"from": f.moved_from, "to": f.path} for f in report.files
+                    if f.status == "moved"]
     record.removed = [f.path for f in report.files if f.status in ("removed", "kept")]
     _failures(record, report.files, failing, report.plan != "targeted",
               None if changes is None else [c for c in changes if c.area == RAW])

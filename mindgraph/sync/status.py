@@ -35,6 +35,8 @@ class RunRecord:
     changes: list[str] = field(default_factory=list)    # "raw/a.md", "wiki/b.md"
     touches: int = 0                                    # events whose content was unchanged
     compiled: list[str] = field(default_factory=list)   # raw notes compiled
+    # raw notes moved or renamed, their pages with them: {"from": old path, "to": new path}
+    moved: list[dict[str, str]] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)    # raw notes gone: pages removed or kept
     failed: list[str] = field(default_factory=list)     # "path: why", this run's failures
     reindexed: list[str] = field(default_factory=list)  # wiki pages re-read into the indexes
@@ -56,9 +58,17 @@ class RunRecord:
         named under ``raw_label`` (paths.raw as configured: "../vault/a.md", where "raw/a.md"
         named no file); the JSON keeps the area's name."""
         label = raw_label.rstrip("/") or "raw"
-        changes = [label + c[3:] if c.startswith("raw/") else c for c in self.changes]
+        changes = list(self.changes)
+        for move in self.moved:     # the two events of a rename are one change: a move
+            old, new = f"raw/{move['from']}", f"raw/{move['to']}"
+            if old in changes and new in changes:
+                changes[changes.index(old)] = f"{old} → {new}"
+                changes.remove(new)
+        changes = [label + c[3:] if c.startswith("raw/") else c for c in changes]
+        changes = [c.replace(" → raw/", f" → {label}/") for c in changes]
         what = _listed(changes) if changes else "startup sync"
-        done = [f"compiled {len(self.compiled)}" if self.compiled else "",
+        done = [f"moved {len(self.moved)}" if self.moved else "",
+                f"compiled {len(self.compiled)}" if self.compiled else "",
                 f"removed {len(self.removed)}" if self.removed else "",
                 f"failed {len(self.failed)}" if self.failed else "",
                 f"reindexed {len(self.reindexed)} page{'s' * (len(self.reindexed) != 1)}"

@@ -10,13 +10,12 @@ scope check failed is FAILED, never SUCCESS.
 from __future__ import annotations
 
 import json
-import os
 import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, ContextManager, Iterator
 
-from ..fsutil import exclusive_lock
+from ..fsutil import append_private, exclusive_lock
 
 PROCESS_STATUSES = ("SUCCESS", "FAILED", "CONSUMED")
 RESULT_STATUSES = ("PLANNED", "APPLIED", "PROVISIONAL_RETAIN", "DISCARDED")
@@ -38,13 +37,14 @@ class Run:
     reason: str = ""
     plan: str = ""
     skipped: tuple[str, ...] = ()   # "page: why" for pages a fault stopped (429, timeout, …)
+    not_written: tuple[str, ...] = ()   # an apply's targets left unwritten (a write failed)
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
         data = asdict(self)
         data["written"], data["outside_scope"] = list(self.written), list(self.outside_scope)
-        data["skipped"] = list(self.skipped)
+        data["skipped"], data["not_written"] = list(self.skipped), list(self.not_written)
         return data
 
 
@@ -65,13 +65,8 @@ def ledger_path(state_dir: Path) -> Path:
 def append_run(state_dir: Path, run: Run) -> None:
     """Append one entry (a single write of one line, flushed to disk)."""
     assert run.process_status in PROCESS_STATUSES and run.result_status in RESULT_STATUSES
-    path = ledger_path(state_dir)
-    path.parent.mkdir(parents=True, exist_ok=True)
     line = json.dumps(run.to_dict(), ensure_ascii=False, sort_keys=True) + "\n"
-    with open(path, "a", encoding="utf-8") as handle:
-        handle.write(line)
-        handle.flush()
-        os.fsync(handle.fileno())
+    append_private(ledger_path(state_dir), line.encode("utf-8"), durable=True)
 
 
 def read_runs(state_dir: Path) -> Iterator[dict[str, Any]]:

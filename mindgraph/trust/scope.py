@@ -1,4 +1,5 @@
-"""The scope check after an apply: did exactly the planned pages change, and nothing else?
+"""The scope checks of an apply: before it, would any page it writes be too large to read;
+after it, did exactly the planned pages change, and nothing else?
 
 The workspace's wiki/ and raw/ are snapshotted (absolute path → size, mtime, inode) before and after.
 Paths are compared as decoded text in Unicode NFC (a Japanese name written by one tool in NFD
@@ -49,3 +50,16 @@ def outside_scope(changed: set[str], targets: Iterable[str]) -> list[str]:
     """The changed paths that are not planned targets, sorted."""
     allowed = {decoded(t) for t in targets}
     return sorted(p for p in changed if p not in allowed)
+
+
+def over_page_limit(pages: Iterable[tuple[str, bytes]], limit: int) -> str:
+    """Why an apply may not write ``pages`` (wiki path, new bytes): those over
+    ``limits.max_page_bytes``, which no command would read again; "" when none is."""
+    large = [(path, len(data)) for path, data in pages if len(data) > limit]
+    if not large:
+        return ""
+    named = ", ".join(f"{path} ({size:,} bytes)" for path, size in large[:5])
+    more = f" and {len(large) - 5} more" if len(large) > 5 else ""
+    return (f"{named}{more} would be over limits.max_page_bytes ({limit:,}), which no command "
+            f"would read. Split the page, or raise limits.max_page_bytes in mindgraph.yml and "
+            f"apply the plan again.")

@@ -30,7 +30,7 @@ from .offline import IDENTITY
 from .plan import Plan, Target, load_plan, now_iso, save_plan
 from .reach import EvidenceReach, Refusal
 from .record import TrustRecord, read_record
-from .scope import changed_paths, decoded, outside_scope, snapshot
+from .scope import changed_paths, decoded, outside_scope, over_page_limit, snapshot
 from .targets import resolve_targets
 from .validate import PageVerdict, offline_judge, validate_page
 from .writeback import WritebackError, needs_record_keys, set_record_keys
@@ -253,19 +253,32 @@ class TrustService:
                                     len(plan.targets), reason=refusal, plan=str(plan_path)))
         wiki = self.settings.wiki_dir
         roots = (wiki, self.settings.raw_dir)
+        try:        # every page rendered before any is written: a refusal writes nothing
+            staged = [(target, wiki / target.path,
+                       _write_back((wiki / target.path).read_bytes().decode("utf-8"),
+                                   target).encode("utf-8")) for target in plan.targets]
+        except (OSError, UnicodeDecodeError, WritebackError) as exc:
+            return self._record(Run("apply", "FAILED", "DISCARDED", digest, started, now_iso(),
+                                    len(plan.targets), reason=f"stopped at a page: {exc}",
+                                    plan=str(plan_path)))
+        too_large = over_page_limit([(t.path, data) for t, _, data in staged],
+                                    self.settings.limits.max_page_bytes)
+        if too_large:
+            return self._record(Run("apply", "FAILED", "DISCARDED", digest, started, now_iso(),
+                                    len(plan.targets), reason=too_large, plan=str(plan_path)))
         before = snapshot(roots)
         written: list[str] = []
         try:
-            for target in plan.targets:
-                file = wiki / target.path
-                text = file.read_bytes().decode("utf-8")
-                write(file, _write_back(text, target).encode("utf-8"))
+            for target, file, data in staged:
+                write(file, data)
                 written.append(target.path)
-        except (OSError, UnicodeDecodeError, WritebackError) as exc:
+        except OSError as exc:
             return self._record(Run("apply", "FAILED", "PROVISIONAL_RETAIN" if written
                                     else "DISCARDED", digest, started, now_iso(),
                                     len(plan.targets), tuple(written),
-                                    reason=f"stopped at a page: {exc}", plan=str(plan_path)))
+                                    reason=f"stopped at a page: {exc}", plan=str(plan_path),
+                                    not_written=tuple(t.path for t in
+                                                      plan.targets[len(written):])))
         changed = changed_paths(before, snapshot(roots))
         outside = outside_scope(changed, [decoded((wiki / t).as_posix()) for t in written])
         if outside:

@@ -195,3 +195,60 @@ def test_the_filesystem_adapter_does_not_read_a_file_over_its_cap(tmp_path, monk
     adapter = filesystem.FilesystemAdapter(tmp_path, max_bytes=2000)
     assert adapter.fetch() == [] and read == []
     assert adapter.oversized == [("big.md", 3000)]
+
+
+ENDLESS = '''
+from mindgraph.adapters import RawDocument
+
+class Endless:
+    """A note app listing notes for ever (a hostile or a huge one)."""
+    remote = True
+
+    def __init__(self, count=None, **_):
+        self.count = count
+        self.listed = 0
+
+    def fetch(self):
+        while self.count is None or self.listed < self.count:
+            self.listed += 1
+            yield RawDocument(f"note {self.listed}", f"n{self.listed}.md", {})
+'''
+
+
+def test_a_pull_takes_at_most_max_pull_notes_and_says_how_to_raise_it(workspace):
+    """An app listing without end filled raw/ (and the disk) with every note it listed."""
+    import json
+
+    from click.testing import CliRunner
+
+    from mindgraph.cli import cli
+
+    (workspace / "mg_endless.py").write_text(ENDLESS)
+
+    def pull_cli(limits, count, *args):
+        (workspace / "mindgraph.yml").write_text(
+            f"{limits}adapters:\n  - name: app\n    type: mg_endless.Endless\n    target: app\n"
+            f"    options: {{count: {count}}}\n")
+        return CliRunner().invoke(cli, ["pull", "-C", str(workspace), *args])
+
+    try:
+        assert pull_cli("", 3).exit_code == 0
+        result = pull_cli("limits:\n  max_pull_notes: 2\n", 40)
+        listing = json.loads(pull_cli("limits:\n  max_pull_notes: 2\n", 40, "--json").output)
+    finally:
+        sys.modules.pop("mg_endless", None)
+    assert result.exit_code == 1, result.output
+    assert ("limited     [app] -: adapter 'app' listed more than limits.max_pull_notes (2) "
+            "notes; pulled the first 2, the rest not fetched, and no note of it removed this "
+            "run. Raise limits.max_pull_notes in mindgraph.yml") in result.output
+    assert ("Written 0, unchanged 2, rejected 0, skipped 0, failed adapters 0, adapters cut at "
+            "limits.max_pull_notes 1") in result.output
+    # n3.md is past the limit, not gone from the app: a cut listing removes nothing
+    assert all_files(workspace / "raw") == ["app/n1.md", "app/n2.md", "app/n3.md"]
+    assert listing["limited_adapters"] == 1 and listing["unchanged"] == 2
+    assert [f["status"] for f in listing["files"]] == ["limited", "unchanged", "unchanged"]
+
+
+def test_max_pull_notes_must_be_at_least_one(workspace):
+    with pytest.raises(ConfigError, match="limits.max_pull_notes"):
+        configure(workspace, ["a.md"], extra="limits:\n  max_pull_notes: 0\n")

@@ -63,14 +63,22 @@ def test_init_raw_inside_the_workspace_is_refused_before_anything_is_written(tmp
     assert not (vault / "sub").exists()
 
 
-def test_init_on_a_plain_folder_of_notes_says_they_are_not_compiled(tmp_path):
+def test_init_on_a_plain_folder_of_notes_refuses_before_writing_anything(tmp_path):
+    """It wrote mindgraph.yml, raw/ and wiki/ and only then said that the notes would not be
+    compiled, telling the user to delete what it had just made."""
     vault = _vault(tmp_path, obsidian=False)
+    before = sorted(str(p.relative_to(vault)) for p in vault.rglob("*"))
     result = run("init", vault)
-    assert result.exit_code == 0
+    assert result.exit_code == 2
     assert f"{vault} already holds 2 notes outside raw/ (Zeppelins.md, Trips/Kyoto.md): " \
-        f"mindgraph compiles only {vault / 'raw'}." in result.output
+        f"mindgraph compiles only {vault / 'raw'}, so none of them would be; nothing was " \
+        f"written." in result.output
     assert f"mindgraph init {tmp_path / 'vault-wiki'} --raw {vault}" in result.output
-    assert "Put your notes in" not in result.output
+    assert "add --ignore-notes" in result.output
+    assert sorted(str(p.relative_to(vault)) for p in vault.rglob("*")) == before
+    anyway = run("init", vault, "--ignore-notes")
+    assert anyway.exit_code == 0 and (vault / "mindgraph.yml").is_file()
+    assert anyway.output.splitlines()[-1].startswith("Put your notes in ")
     fresh = run("init", tmp_path / "notes")
     assert fresh.output.splitlines()[-1] == (f"Put your notes in {tmp_path / 'notes' / 'raw'}, "
                                              f"then run: mindgraph ingest -C "

@@ -6,6 +6,7 @@ replaced by a symlink, which is never served)."""
 from __future__ import annotations
 
 import os
+import shutil
 import time
 
 import pytest
@@ -62,12 +63,33 @@ def raw_listings(monkeypatch):
     scandir = os.scandir
 
     def counting(path="."):
-        if "/raw" in os.fspath(path):
-            listed.append(os.fspath(path))
+        # os.scandir takes a path (str, bytes, PathLike) or an open folder's descriptor (an
+        # int: shutil.rmtree's, os.fwalk's, as a SIGTERM's cleanup removes the test's folders)
+        if not isinstance(path, int) and "/raw" in os.fsdecode(os.fspath(path)):
+            listed.append(os.fsdecode(os.fspath(path)))
         return scandir(path)
 
     monkeypatch.setattr(os, "scandir", counting)
     return listed
+
+
+def test_the_listing_count_lets_descriptors_and_bytes_through(tmp_path, raw_listings):
+    """os.scandir(fd) failed under the fixture (os.fspath(3): TypeError), as shutil.rmtree
+    calls it removing a folder: seen when a SIGTERM's cleanup ran during a test."""
+    folder = tmp_path / "raw" / "sub"
+    folder.mkdir(parents=True)
+    (folder / "a.png").write_bytes(PNG)
+    fd = os.open(tmp_path / "raw", os.O_RDONLY)
+    try:
+        with os.scandir(fd) as entries:
+            assert [e.name for e in entries] == ["sub"]
+    finally:
+        os.close(fd)
+    with os.scandir(os.fsencode(folder)) as entries:
+        assert [e.name for e in entries] == [b"a.png"]
+    shutil.rmtree(tmp_path / "raw")
+    assert not (tmp_path / "raw").exists()
+    assert raw_listings[0] == str(folder)       # a path is still counted
 
 
 def test_page_views_do_not_walk_raw_again(vault, raw_listings):

@@ -54,7 +54,7 @@ def test_page_shape_and_frontmatter():
     assert (meta["created"], meta["updated"], meta["date_source"]) == (
         "2021-03-04", "2021-03-04", "frontmatter")      # not the file time (2023-11-14)
     assert meta["provenance"] == {
-        "origin": "compiled_offline", "generator": "offline:v4",
+        "origin": "compiled_offline", "generator": "offline:v5",
         "sources": [{"path": "Plugins/Note composer.md", "sha256": sha256_text(RAW)}]}
     assert body.startswith("\n> [!summary]\n> Note composer is a core plugin that lets you "
                            "merge notes, and it works well with Canvas.")
@@ -87,3 +87,28 @@ def test_dates_are_real_dates_never_the_file_time():
     meta = yaml.safe_load(split_frontmatter(compile_note(released, "v1.2.0.md"))[0])
     assert (meta["created"], meta["updated"], meta["date_source"]) == (
         "2023-03-29", "2023-03-29", "content")
+
+
+def test_keywords_keep_letters_outside_ascii(tmp_path):
+    """café, Zürich and naïve were cut at their non-ASCII letters: the keywords said "rich"
+    and lost the other two (caf, na, ve were too short). Written with a combining accent
+    (NFD, as macOS names files) naïve is the same word."""
+    import unicodedata
+
+    from click.testing import CliRunner
+
+    from mindgraph.cli import cli
+
+    naive = unicodedata.normalize("NFD", "naïve")
+    (tmp_path / "raw").mkdir()
+    (tmp_path / "raw" / "Trip.md").write_text(
+        "# Travel log\n\nThe café in Zürich was naïve about coffee. Another café near Zürich."
+        f"\n\nA {naive} café owner in Zürich said the café was the best in Zürich, a naïve "
+        "claim. Ελλάδα, Ελλάδα, Ελλάδα.\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["ingest", "-C", str(tmp_path)])
+    assert result.exit_code == 0 and "(offline:v5)" in result.output, result.output
+    text = (tmp_path / "wiki" / "Trip.md").read_text(encoding="utf-8")
+    meta = yaml.safe_load(split_frontmatter(text)[0])
+    assert meta["keywords"] == ["travel", "café", "zürich"]     # 5 (title), 4 and 4 times
+    from mindgraph.ingest.extract import salient_terms
+    assert salient_terms(f"{naive} naïve naïve ok", "x") == ["naïve"]

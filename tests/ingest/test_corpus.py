@@ -41,7 +41,7 @@ def test_every_note_compiles_to_a_page_that_records_its_source(compiled):
         page = (base / "wiki" / rel).read_text(encoding="utf-8")
         block, body, _ = split_frontmatter(page)
         meta = yaml.safe_load(block)
-        assert meta["provenance"] == {"origin": "compiled_offline", "generator": "offline:v4",
+        assert meta["provenance"] == {"origin": "compiled_offline", "generator": "offline:v5",
                                       "sources": [{"path": rel, "sha256": sha256_bytes(raw)}]}
         assert meta["title"]
         assert body.lstrip().startswith("> [!summary]\n> "), rel

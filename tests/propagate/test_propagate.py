@@ -212,3 +212,66 @@ def test_two_approvals_take_turns_across_processes(tmp_path):
     refused = run(root, "--apply", second["plan"], "--approve", second["digest"])
     assert refused.exit_code != 0 and "changed since the plan was made" in refused.output
     assert "60 days" not in plans.read_text()
+
+
+FILE_SIZE_LIMITED_CLI = """
+import resource, sys
+limit = int(sys.argv.pop(1))
+resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))   # a write past it fails (EFBIG)
+from mindgraph.cli import cli
+cli(prog_name="mindgraph")
+"""
+
+
+def test_an_apply_a_write_failure_cut_short_says_what_it_wrote_and_what_not(tmp_path):
+    """The second of two pages could not be written: the run said "1 of 2 page(s) written"
+    without naming the page left out, `runs` listed it as "2 page(s)", and the plan stayed in
+    the queue as awaiting approval though it could never apply again."""
+    import subprocess
+
+    root = make_workspace(tmp_path)
+    (root / "wiki" / "Guide.md").write_text(GUIDE + "\nFiller.\n" * 2000)     # ~16 KB
+    planned = json.loads(run(root, "--json", "--old", "keeps the version history of your "
+                             "notes for 30 days", "--new", "keeps the version history of "
+                             "your notes for 60 days").output)
+    assert [t["path"] for t in planned["targets"]] == ["FAQ.md", "Guide.md", "Plans.md"]
+    args = ["propagate", "-C", str(root), "--apply", planned["plan"], "--approve",
+            planned["digest"]]
+    limited = [sys.executable, "-c", FILE_SIZE_LIMITED_CLI, "8000", *args]
+    text = subprocess.run(limited, capture_output=True, text=True, timeout=120)
+    assert text.returncode == 1, text.stderr
+    assert "FAILED / PROVISIONAL_RETAIN; 1 of 3 page(s) written, 2 not written\n" in text.stdout
+    assert "Error: write failed: [Errno 27] File too large" in text.stderr
+    assert "  not written: Guide.md\n  not written: Plans.md\n" in text.stdout
+    assert "60 days" in (root / "wiki" / "FAQ.md").read_text()
+    assert "60 days" not in (root / "wiki" / "Plans.md").read_text()
+    last = list(read_runs(root / ".mindgraph"))[-1]
+    assert (last["written"], last["not_written"]) == (["FAQ.md"], ["Guide.md", "Plans.md"])
+    listing = CliRunner().invoke(cli, ["-C", str(root), "runs"]).output.splitlines()[-1]
+    assert "PROVISIONAL_RETAIN     1 of 3 page(s) written" in listing
+    queue = json.loads(run(root, "--queue", "--json").output)
+    assert queue == {"plans": []}                       # used: it cannot apply again
+    again = run(root, "--apply", planned["plan"], "--approve", planned["digest"], "--json")
+    assert again.exit_code == 2 and "applied already in part" in again.output
+    assert "did not write Guide.md, Plans.md): run `mindgraph propagate --plan` again" in \
+        again.output
+
+
+def test_an_apply_refuses_a_draft_past_max_page_bytes_and_writes_nothing(tmp_path):
+    """A draft over limits.max_page_bytes was written, and no command could read the page."""
+    root = make_workspace(tmp_path)
+    (root / "wiki" / "Guide.md").write_text(GUIDE + "Filler line.\n" * 65)      # ~950 bytes
+    (root / "mindgraph.yml").write_text("compile:\n  max_note_bytes: 1000\nlimits:\n"
+                                        "  max_page_bytes: 1000\n")
+    planned = json.loads(run(root, "--json", "--old", "keeps the version history of your "
+                             "notes for 30 days", "--new", "keeps the version history of "
+                             "your notes for 60 days").output)
+    assert "Guide.md" in [t["path"] for t in planned["targets"]]
+    before = {p.name: p.read_bytes() for p in (root / "wiki").iterdir()}
+    refused = run(root, "--apply", planned["plan"], "--approve", planned["digest"])
+    assert refused.exit_code == 2
+    assert "Guide.md (1,1" in refused.output or "Guide.md (1,0" in refused.output
+    assert ("bytes) would be over limits.max_page_bytes (1,000), which no command would "
+            "read. Split the page, or raise limits.max_page_bytes in mindgraph.yml and apply "
+            "the plan again. Nothing was written.") in refused.output
+    assert {p.name: p.read_bytes() for p in (root / "wiki").iterdir()} == before

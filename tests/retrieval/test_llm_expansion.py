@@ -55,6 +55,9 @@ def test_expansion_asks_the_llm_once_and_finds_what_only_its_queries_find(tmp_pa
         assert len(llm.requests) == 1
         _search(workspace, "infinite board")
         assert len(llm.requests) == 2
+    # the cache holds what agents asked: private (0600) like the usage log, not 0644
+    cache = tmp_path / ".mindgraph" / "llm-search-cache.sqlite"
+    assert cache.stat().st_mode & 0o777 == 0o600
 
 
 def test_no_llm_configured_means_no_request(tmp_path):

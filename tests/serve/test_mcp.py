@@ -286,6 +286,34 @@ def test_http_without_token_on_loopback_answers(mg):
         assert client.post("/mcp", json=INITIALIZE, headers=HEADERS).status_code == 200
 
 
+def test_http_a_request_before_initialize_is_told_to_send_initialize_first(mg):
+    """The SDK answered 400 "Bad Request: Missing session ID" (with the id of a session it had
+    opened and discarded at once), and for a session it does not hold 404 "Session not found":
+    neither said what to do. The answer now names it, as MCP over stdio does."""
+    app = create_http_app(create_mcp_server(mg))
+    early = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    with TestClient(app, base_url="http://127.0.0.1:8766") as client:
+        first = client.post("/mcp", json=early, headers=HEADERS)
+        assert first.status_code == 400 and "mcp-session-id" not in first.headers
+        error = first.json()["error"]
+        assert first.json()["id"] == 1 and error["code"] == -32600
+        assert error["message"].startswith("this request came before 'initialize': an MCP "
+                                           "client sends 'initialize'")
+        assert "Mcp-Session-Id header of initialize's answer" in error["message"]
+        assert error["data"] == {"method": "tools/list", "send_first": "initialize"}
+        gone = client.post("/mcp", json={**early, "id": 2},
+                           headers=HEADERS | {"mcp-session-id": "0123abcd"})
+        assert gone.status_code == 404
+        assert gone.json()["error"]["message"].startswith(
+            "Session not found: the Mcp-Session-Id names no session open on this server")
+        assert "send 'initialize' again" in gone.json()["error"]["message"]
+        opened = client.post("/mcp", json=INITIALIZE, headers=HEADERS)
+        assert opened.status_code == 200
+        listed = client.post("/mcp", json=early, headers=HEADERS | {
+            "mcp-session-id": opened.headers["mcp-session-id"]})
+        assert listed.status_code == 200 and '"name":"search"' in listed.text
+
+
 def test_cli_refuses_public_http_without_token(workspace, monkeypatch):
     monkeypatch.delenv("MINDGRAPH_API_TOKEN", raising=False)
     result = CliRunner().invoke(cli, ["mcp", "-C", str(workspace), "--transport", "http",

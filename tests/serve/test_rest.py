@@ -498,8 +498,10 @@ def test_an_unexpected_error_is_a_json_500(workspace):
     with TestClient(app, base_url=LOCAL, raise_server_exceptions=False) as client:
         answer = client.get("/search", params={"q": "trunks"})
     assert answer.status_code == 500 and answer.headers["content-type"] == "application/json"
+    # its text (paths, internals) stays in the server's log
     assert answer.json() == {"error": "InternalError",
-                             "detail": "RuntimeError: the state folder went away"}
+                             "detail": "An internal error (RuntimeError) stopped this request; "
+                                       "the server's operator can read it in the server's log."}
 
 
 def test_a_json_body_that_is_not_an_object_names_the_route(client):

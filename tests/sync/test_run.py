@@ -23,7 +23,7 @@ def test_a_rename_run_leaves_its_own_page_writes_as_touches(tmp_path):
     os.rename(base / "raw" / "Wheels.md", base / "raw" / "Casters.md")
     record = sync_run(mg, [Change(RAW, "Casters.md"), Change(RAW, "Wheels.md")],
                       indexed=indexed)
-    assert record.error is None and "Casters.md" in record.compiled
+    assert record.error is None and record.moved == [{"from": "Wheels.md", "to": "Casters.md"}]
     assert not (base / "wiki" / "Wheels.md").exists()
     # the events the run's writes raise: the moved page's new and old paths, its linker
     events = [Change(WIKI, "Casters.md"), Change(WIKI, "Wheels.md"), Change(WIKI, "Trunks.md")]
@@ -32,3 +32,19 @@ def test_a_rename_run_leaves_its_own_page_writes_as_touches(tmp_path):
                                  {RAW: 1 << 20, WIKI: 1 << 20})
     assert real == [] and touches == 3
     assert set(indexed) == {"Trunks.md", "Casters.md"}
+
+
+def test_a_renamed_note_is_reported_as_a_move_not_a_compile(tmp_path):
+    """`watch` said "raw/Wheels.md, raw/Casters.md: compiled 2" for a rename (the moved note
+    and the page linking to it), as if two notes had been written."""
+    base = make_workspace(tmp_path, NOTES)
+    mg = Mindgraph.open(base)
+    sync_run(mg, [], trigger="start")
+    os.rename(base / "raw" / "Wheels.md", base / "raw" / "Casters.md")
+    record = sync_run(mg, [Change(RAW, "Casters.md"), Change(RAW, "Wheels.md")])
+    assert record.moved == [{"from": "Wheels.md", "to": "Casters.md"}]
+    assert "Casters.md" not in record.compiled
+    line = record.line()
+    assert " raw/Wheels.md → raw/Casters.md: moved 1" in line, line
+    assert record.to_dict()["moved"] == [{"from": "Wheels.md", "to": "Casters.md"}]
+    assert " ../vault/Wheels.md → ../vault/Casters.md: moved 1" in record.line("../vault")

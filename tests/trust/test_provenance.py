@@ -20,7 +20,7 @@ def _meta(base, rel):
 def test_the_offline_compiler_writes_origin_generator_and_hashed_raw_sources(compiled):
     meta = _meta(compiled, "日本語/メモ.md")
     raw = (compiled / "raw" / "日本語" / "メモ.md").read_bytes()
-    assert meta["provenance"] == {"origin": "compiled_offline", "generator": "offline:v4",
+    assert meta["provenance"] == {"origin": "compiled_offline", "generator": "offline:v5",
                                   "sources": [{"path": "日本語/メモ.md",
                                                "sha256": sha256_bytes(raw)}]}
     assert "sources" not in meta and "compiler" not in meta      # one place, not two

@@ -8,8 +8,10 @@ import json
 import unicodedata
 from pathlib import Path
 
+from click.testing import CliRunner
 from trust_support import NOTES, plan_of
 
+from mindgraph.cli import cli
 from mindgraph.config import load_settings
 from mindgraph.fsutil import atomic_write_bytes
 from mindgraph.page.parse import parse_page
@@ -238,3 +240,55 @@ def test_a_page_whose_frontmatter_cannot_take_the_record_is_skipped_at_planning(
     result = mg(compiled, "verify")
     assert result.exit_code == 0, result.output
     assert "skipped      Plain.md:" in result.output and "block style" in result.output
+
+
+def test_the_run_ledger_is_private_like_the_plans_beside_it(compiled, mg):
+    """runs.jsonl (what each verification found, in the pages' own words) was 0644."""
+    assert mg(compiled, "verify").exit_code == 0
+    trust = compiled / ".mindgraph" / "trust"
+    plan = next((trust / "plans").glob("*.json"))
+    assert (trust / "runs.jsonl").stat().st_mode & 0o777 == 0o600 == plan.stat().st_mode & 0o777
+
+
+def test_an_apply_stopped_at_a_page_names_the_pages_it_did_not_write(compiled, mg):
+    plan = plan_of(mg, compiled)
+    calls = []
+
+    def failing_second(path, data):
+        calls.append(path)
+        if len(calls) == 2:
+            raise OSError(27, "File too large")
+        atomic_write_bytes(path, data)
+
+    run = TrustService(load_settings(compiled)).apply(plan["plan"], plan["digest"],
+                                                      write=failing_second).run
+    assert (run.written, run.not_written) == (("Plain.md",), ("Sync.md", "日本語/メモ.md"))
+    assert run.to_dict()["not_written"] == ["Sync.md", "日本語/メモ.md"]
+    listed = mg(compiled, "runs").output.splitlines()[-1]
+    assert "PROVISIONAL_RETAIN     1 of 3 page(s) written" in listed
+
+
+def test_apply_refuses_a_page_its_record_would_take_past_max_page_bytes(tmp_path, mg):
+    """The record took a 927-byte page to 4,504 bytes under a 1,000-byte limit: written, and
+    then no command could read the page (`get` said there was none)."""
+    (tmp_path / "raw").mkdir()
+    (tmp_path / "raw" / "Plain.md").write_text("# Plain\n\nA plain note about canvases.\n")
+    (tmp_path / "raw" / "Big.md").write_text("# Big\n\nSync keeps 12 months of version "
+                                             "history.\n\n" + "Canvas text line here.\n" * 25)
+    (tmp_path / "mindgraph.yml").write_text("compile:\n  max_note_bytes: 1000\nlimits:\n"
+                                            "  max_page_bytes: 1000\n")
+    assert mg(tmp_path, "ingest").exit_code == 0
+    before = _tree(tmp_path)
+    plan = plan_of(mg, tmp_path)
+    refused = CliRunner().invoke(cli, ["verify", "-C", str(tmp_path), "--apply", plan["plan"],
+                                       "--approve", plan["digest"]])
+    assert refused.exit_code == 1
+    assert "FAILED / DISCARDED; 0 of 2 page(s) written" in refused.stdout
+    assert refused.stderr.startswith("Error: Big.md (")
+    assert ("bytes) would be over limits.max_page_bytes (1,000), which no command would read. "
+            "Split the page, or raise limits.max_page_bytes in mindgraph.yml") in refused.stderr
+    assert _tree(tmp_path) == before                            # Plain.md is not written either
+    (tmp_path / "mindgraph.yml").write_text("compile:\n  max_note_bytes: 1000\nlimits:\n"
+                                            "  max_page_bytes: 10000\n")
+    again = mg(tmp_path, "verify", "--apply", plan["plan"], "--approve", plan["digest"])
+    assert again.exit_code == 0 and "SUCCESS / APPLIED; 2 of 2" in again.output

@@ -1,0 +1,112 @@
+"""What an agent reads when the server's side fails: a provider's error (its answer's body, its
+address, the operator's account) and an unexpected exception (paths, internals) are said in
+general terms over REST and MCP, and in a background job's status; the whole error goes to the
+server's log. The REST tests use a real provider client against a local server that fails."""
+
+import json
+import logging
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import anyio
+import pytest
+from fastapi.testclient import TestClient
+from mcp import Client
+
+from mindgraph.core import Mindgraph
+from mindgraph.errors import ProviderError
+from mindgraph.serve.mcp import create_mcp_server
+from mindgraph.serve.rest import create_app
+
+SAID = "quota exceeded for org-4417 (gateway config /srv/gateway/limits.yml)"
+GENERIC = "The model provider the server uses failed (ProviderError)"
+
+
+class Refusing(BaseHTTPRequestHandler):
+    """An embeddings API that refuses every request with a revealing message."""
+
+    def do_POST(self) -> None:  # noqa: N802 (the stdlib's name)
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        data = json.dumps({"error": {"message": SAID}}).encode()
+        self.send_response(400)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture
+def failing_provider(tmp_path, monkeypatch):
+    """A workspace whose embedding provider (OpenAI's API, served locally) refuses."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Refusing)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setenv("P22_EMBED_KEY", "sk-test")
+    (tmp_path / "wiki").mkdir()
+    (tmp_path / "raw").mkdir()
+    (tmp_path / "raw" / "Airships.md").write_text("# Airships\n\nAirships carry trunks.\n")
+    (tmp_path / "mindgraph.yml").write_text(
+        f"embedding:\n  provider: openai\n  max_retries: 0\n  api_key_env: P22_EMBED_KEY\n"
+        f"  base_url: http://127.0.0.1:{server.server_port}/v1\n")
+    core = Mindgraph.open(tmp_path)
+    yield core
+    core.close()
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_provider_error_over_rest_is_generic_and_logged_whole(failing_provider, caplog):
+    client = TestClient(create_app(failing_provider), base_url="http://127.0.0.1:8765")
+    with caplog.at_level(logging.WARNING, logger="mindgraph.serve"):
+        answer = client.post("/reindex")
+    assert answer.status_code == 502
+    assert answer.json() == {"error": "ProviderError", "detail": GENERIC + "; the server's "
+                             "operator can read why in the server's log."}
+    assert "127.0.0.1" not in answer.text and "org-4417" not in answer.text
+    assert SAID in caplog.text and "POST /reindex" in caplog.text
+
+
+def test_a_background_jobs_provider_error_is_generic_in_its_status(failing_provider, caplog):
+    client = TestClient(create_app(failing_provider), base_url="http://127.0.0.1:8765")
+    with caplog.at_level(logging.WARNING, logger="mindgraph.documents"):
+        assert client.post("/rescan").status_code == 202
+        for _ in range(400):
+            status = client.get("/status")
+            if not status.json()["busy"]:
+                break
+            time.sleep(0.05)
+    assert GENERIC in status.text, status.text
+    assert "org-4417" not in status.text and "/srv/gateway" not in status.text
+    assert SAID in caplog.text
+
+
+def test_mcp_tools_say_provider_and_internal_errors_in_general_terms(tmp_path, monkeypatch,
+                                                                    caplog):
+    (tmp_path / "wiki").mkdir()
+    (tmp_path / "wiki" / "A.md").write_text("# A\n\nText.\n")
+    mg = Mindgraph.open(tmp_path)
+    failures = iter([ProviderError(f"openai at http://10.0.0.7/v1 answered HTTP 400: {SAID}"),
+                     RuntimeError("cannot open /home/op/.cache/mindgraph/x.bin")])
+
+    def failing(*args, **kwargs):
+        raise next(failures)
+
+    monkeypatch.setattr(mg, "stats", failing)
+
+    async def main():
+        async with Client(create_mcp_server(mg)) as mcp:
+            return [await mcp.call_tool("stats", {}) for _ in range(2)]
+
+    with caplog.at_level(logging.INFO):
+        provider, internal = anyio.run(main)
+    assert provider.is_error and GENERIC in provider.content[0].text
+    assert internal.is_error and internal.content[0].text == "Error executing tool stats"
+    for answer in (provider, internal):
+        assert "10.0.0.7" not in answer.content[0].text and "/home/op" not in \
+            answer.content[0].text and "org-4417" not in answer.content[0].text
+    assert SAID in caplog.text and "/home/op/.cache" in caplog.text
+    mg.close()
