@@ -174,16 +174,17 @@ def test_behind_a_token_a_rendered_attachment_url_opens_its_one_file_without_it(
     assert client.get(pdf).status_code == 200 and client.get(inline).content == PNG
     query = dict(parse_qsl(urlsplit(image).query))
     expired = ticket_query(client.app.state.auth, f"Bearer {TOKEN}", query["target"],
-                           query["page"], now=time.time() - TICKET_TTL_S - 5)
+                           query["page"], query["file"], now=time.time() - TICKET_TTL_S - 5)
     other = _client(attachments, token="c" * 40, host="0.0.0.0").app.state.auth
-    forged = ticket_query(other, "Bearer " + "c" * 40, query["target"], query["page"])
+    forged = ticket_query(other, "Bearer " + "c" * 40, query["target"], query["page"],
+                          query["file"])
     for changed in (image.replace("diagram.png", "paper.pdf"),          # another file
                     image.replace("page=Gallery.md", "page=Other.md"),   # another page
                     re.sub(r"expires=(\d+)", lambda m: f"expires={int(m[1]) + 1}", image),
                     image.replace("/dashboard/attachment", "/dashboard/page"),
                     image + "&target=paper.pdf",                          # given twice
-                    image.split("&expires")[0] + expired,
-                    image.split("&expires")[0] + forged):
+                    image.split("&file=")[0] + expired,
+                    image.split("&file=")[0] + forged):
         assert client.get(changed).status_code == 401, changed
     assert client.get(image, headers={"Authorization": "Bearer wrong"}).status_code == 401
     assert client.get(image, headers={"Origin": "https://evil.example"}).status_code == 403
