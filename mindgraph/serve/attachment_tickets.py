@@ -37,6 +37,7 @@ from ..scopes import Authenticator
 
 TICKET_TTL_S = 3600            # a page left open this long is opened again to view its files
 _FIELDS = ("target", "page", "file", "expires", "ticket")
+_TIME_DIGITS = 12              # an expiry of more digits is no time a ticket is signed for
 
 
 def _message(target: str, page: str, file: str, expires: int) -> str:
@@ -65,6 +66,11 @@ def opens_signed_file(path: Path, raw_dir: Path, ticket: str | None, file: str |
     return ticket is None or (file is not None and raw_relative(path, raw_dir) == file)
 
 
+def _is_time(text: str) -> bool:
+    # a Unix time in digits; a few thousand of them were a 500 (int()'s digit limit)
+    return text.isascii() and text.isdigit() and len(text) <= _TIME_DIGITS
+
+
 def ticket_authorization(auth: Authenticator, scope: dict[str, Any],
                          now: float | None = None) -> bytes | None:
     """The Authorization header an attachment request without one stands for by its ticket,
@@ -81,7 +87,7 @@ def ticket_authorization(auth: Authenticator, scope: dict[str, Any],
                 return None                 # which one the route reads is not ours to guess
             given[key] = value
     if "ticket" not in given or "target" not in given or "file" not in given or \
-            not (given.get("expires", "").isascii() and given["expires"].isdigit()):
+            not _is_time(given.get("expires", "")):
         return None
     expires = int(given["expires"])
     clock = time.time() if now is None else now

@@ -191,3 +191,13 @@ def test_behind_a_token_a_rendered_attachment_url_opens_its_one_file_without_it(
     # a server that needs no token signs nothing
     assert all("ticket" not in url for url in _signed_sources(_client(attachments),
                                                               "Gallery", {}))
+
+
+def test_a_ticket_with_an_endless_expiry_is_refused_not_an_error(attachments):
+    """``expires`` of 5,000 digits: int() refused it (Python's 4,300-digit limit), so a request
+    with no token got a 500 and the server logged a traceback for each one."""
+    client = _client(attachments, token=TOKEN, host="0.0.0.0")
+    response = client.get("/dashboard/attachment", params={
+        "target": "diagram.png", "page": "Gallery.md", "file": "assets/diagram.png",
+        "expires": "9" * 5000, "ticket": "0" * 64})
+    assert response.status_code == 401
