@@ -45,8 +45,9 @@ def _message(target: str, page: str, file: str, expires: int) -> str:
 
 
 def raw_relative(path: Path, raw_dir: Path) -> str:
-    """The path of a served file (as ``attachment_file`` resolved it) from raw/, as signed."""
-    return path.relative_to(raw_dir.resolve()).as_posix()
+    """The path of a served file (as ``attachment_file`` resolved it) from raw/ (resolved, as
+    ``Settings.raw_dir`` is), as signed."""
+    return path.relative_to(raw_dir).as_posix()
 
 
 def ticket_query(auth: Authenticator, authorization: str | None, target: str, page: str,

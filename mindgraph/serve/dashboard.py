@@ -193,9 +193,8 @@ def install_dashboard(app: FastAPI, route: Callable[..., Any], mg: Mindgraph,
         return page_view(core.vault(), found, core.communities(),
                          core.trust_of([found.path]).get(found.path, {}),
                          core.attachment_finder(),
-                         lambda target, source: _signed(request.app.state.auth, authorization,
-                                                        core, mg.settings.raw_dir, target,
-                                                        source))
+                         _signer(request.app.state.auth, authorization, core,
+                                 mg.settings.raw_dir))
 
     @route("get", "/dashboard/attachment", None,
            "An image, pdf, audio or video file in raw/ that a page embeds (as the vault "
@@ -243,18 +242,22 @@ def _queue_route(route: Callable[..., Any], mg: Mindgraph, slow: Lane, who_is: A
         return queue_view(mg.as_identity(who).propagation.pending(), mg.settings.wiki_dir)
 
 
-def _signed(auth: Any, authorization: str | None, core: Any, raw_dir: Path, target: str,
-            source: str) -> str:
-    """What the route URL of an attachment embed adds for this viewer: a ticket for the file
-    the embed finds now (serve/attachment_tickets.py); "" when the server needs no token or
-    the embed finds no file (the index said there was one: gone since)."""
+def _signer(auth: Any, authorization: str | None, core: Any,
+            raw_dir: Path) -> Callable[[str, str], str] | None:
+    """What the route URL of an attachment embed adds for this viewer, from (target, page):
+    a ticket for the file the embed finds now (serve/attachment_tickets.py), "" when it finds
+    none (the index said there was one: gone since); None when the server needs no token."""
     if not auth.required:
-        return ""
-    try:
-        path, _ = core.attachment(target, source)
-    except NotFoundError:
-        return ""
-    return ticket_query(auth, authorization, target, source, raw_relative(path, raw_dir))
+        return None
+
+    def signed(target: str, source: str) -> str:
+        try:
+            path, _ = core.attachment(target, source)
+        except NotFoundError:
+            return ""
+        return ticket_query(auth, authorization, target, source, raw_relative(path, raw_dir))
+
+    return signed
 
 
 def _scope_kind(mg: Mindgraph) -> Callable[[Any], str | None]:
