@@ -95,15 +95,13 @@ class Services(WarmIndexes):
         ``target`` in ``page`` (path, title, alias or file name; "" for the vault root)
         names: images, pdf, audio and video only, never a file outside raw/
         (dashboard/attachments.py). NotFoundError for anything else."""
-        from ..dashboard.attachments import attachment_file
+        from ..dashboard.attachments import attachment_file, missing_attachment
         from ..errors import NotFoundError
 
         source = self.page(page).path if page else ""    # type: ignore[attr-defined]
         found = attachment_file(self.settings.raw_dir, target, source, self._raw_visible)
         if found is None:
-            raise NotFoundError(f"No attachment '{target}' in raw/ for {source or 'the vault'}"
-                                f": only image, pdf, audio and video files in raw/ that the "
-                                f"page's embed finds are served.")
+            raise NotFoundError(missing_attachment(target, source))
         return found
 
     def attachment_finder(self) -> Callable[[str, str], bool]:

@@ -44,6 +44,13 @@ def media_type(name: str) -> str | None:
     return MEDIA_TYPES.get(name.rsplit(".", 1)[-1].lower()) if "." in name else None
 
 
+def missing_attachment(target: str, source: str) -> str:
+    """What the route says of an attachment it does not serve (one answer for every reason:
+    it never tells whether a file exists beyond what it may serve)."""
+    return (f"No attachment '{target}' in raw/ for {source or 'the vault'}: only image, pdf, "
+            f"audio and video files in raw/ that the page's embed finds are served.")
+
+
 def attachment_file(raw_dir: Path, target: str, source: str,
                     visible: Callable[[str], bool] | None = None) -> tuple[Path, str] | None:
     """(real path, content type) of the attachment ``target`` linked from the page at
@@ -89,4 +96,4 @@ def _find(raw_dir: Path, target: str, source: str,
     return attachment_index(raw_dir).locate(target, source, visible)   # no walk: kept current
 
 
-__all__ = ["MEDIA_TYPES", "attachment_file", "media_type"]
+__all__ = ["MEDIA_TYPES", "attachment_file", "media_type", "missing_attachment"]

@@ -6,18 +6,29 @@ The dashboard showed such a file from a ``blob:`` URL it fetched with the token;
 document runs under the dashboard page's own origin and policy, not the attachment route's
 ``sandbox`` (serve/dashboard.py), so an SVG opened from it was a document of the dashboard.
 Now the rendered page names each attachment by its route URL, signed when a token is needed:
-``&expires=<unix time>&ticket=<HMAC-SHA256 of the target, page and expiry, keyed by the
-token that asked for the page>``. The token gate (serve/token_gate.py) lets a request to the
-attachment route with no Authorization header through when its ticket verifies for exactly
-that target, page and expiry, not past, as the token that signed it: everything after the
-gate (the identity, its view of raw/, its lane) is as if that token had been sent. A ticket
-opens one file as one identity until it expires (``TICKET_TTL_S``) or the token is changed;
-the dashboard's pages send no referrer, so it leaves with no request.
+``&file=<the file it opens, from raw/>&expires=<unix time>&ticket=<HMAC-SHA256 of the target,
+page, file and expiry, keyed by the token that asked for the page>``. The token gate
+(serve/token_gate.py) lets a request to the attachment route with no Authorization header
+through when its ticket verifies for exactly that target, page, file and expiry, not past, as
+the token that signed it: everything after the gate (the identity, its view of raw/, its
+lane) is as if that token had been sent, and the route serves the embed's file only while it
+is still the one signed (``opens_signed_file``). A ticket opens one file as one identity until
+it expires (``TICKET_TTL_S``) or the token is changed; the dashboard's pages send no referrer,
+so it leaves with no request.
+
+Why the file is signed, not only the embed's target: the route finds a target again on each
+request, and what it finds changes when files do. A ticket for a shared ``report.pdf``, once
+that file was moved, opened the viewer's own personal ``report.pdf`` (found by name in the
+viewer's view) for whoever held the URL: from a browser's history, or pasted to a colleague
+as the shared report. The fields are signed as a JSON list, each apart: joined by newlines,
+a target "a" in page "b\\nc" was the target "a\\nb" in page "c".
 """
 
 from __future__ import annotations
 
+import json
 import time
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, quote
 
@@ -25,20 +36,40 @@ from ..dashboard.attachment_markup import ATTACHMENT_ROUTE
 from ..scopes import Authenticator
 
 TICKET_TTL_S = 3600            # a page left open this long is opened again to view its files
-_FIELDS = ("target", "page", "expires", "ticket")
+_FIELDS = ("target", "page", "file", "expires", "ticket")
+_TIME_DIGITS = 12              # an expiry of more digits is no time a ticket is signed for
 
 
-def _message(target: str, page: str, expires: int) -> str:
-    return f"attachment\n{target}\n{page}\n{expires}"
+def _message(target: str, page: str, file: str, expires: int) -> str:
+    return json.dumps(["attachment", target, page, file, expires])
+
+
+def raw_relative(path: Path, raw_dir: Path) -> str:
+    """The path of a served file (as ``attachment_file`` resolved it) from raw/ (resolved, as
+    ``Settings.raw_dir`` is), as signed."""
+    return path.relative_to(raw_dir).as_posix()
 
 
 def ticket_query(auth: Authenticator, authorization: str | None, target: str, page: str,
-                 now: float | None = None) -> str:
+                 file: str, now: float | None = None) -> str:
     """What the attachment route URL of (``target``, ``page``) adds for a caller of this
-    Authorization header: ``&expires=…&ticket=…``, or "" when the server needs no token."""
+    Authorization header, the embed finding ``file`` (from raw/) now: ``&file=…&expires=…
+    &ticket=…``, or "" when the server needs no token."""
     expires = int(time.time() if now is None else now) + TICKET_TTL_S
-    signature = auth.sign(authorization, _message(target, page, expires))
-    return "" if signature is None else f"&expires={expires}&ticket={quote(signature)}"
+    signature = auth.sign(authorization, _message(target, page, file, expires))
+    return "" if signature is None else \
+        f"&file={quote(file, safe='')}&expires={expires}&ticket={quote(signature)}"
+
+
+def opens_signed_file(path: Path, raw_dir: Path, ticket: str | None, file: str | None) -> bool:
+    """Whether a request may be served ``path``: one without a ticket, any file its caller
+    sees; one with a ticket (the gate checked it was signed with ``file``), that file only."""
+    return ticket is None or (file is not None and raw_relative(path, raw_dir) == file)
+
+
+def _is_time(text: str) -> bool:
+    # a Unix time in digits; a few thousand of them were a 500 (int()'s digit limit)
+    return text.isascii() and text.isdigit() and len(text) <= _TIME_DIGITS
 
 
 def ticket_authorization(auth: Authenticator, scope: dict[str, Any],
@@ -56,14 +87,16 @@ def ticket_authorization(auth: Authenticator, scope: dict[str, Any],
             if key in given:
                 return None                 # which one the route reads is not ours to guess
             given[key] = value
-    if "ticket" not in given or "target" not in given or not (given.get("expires", "").isascii() and given["expires"].isdigit()):
+    if "ticket" not in given or "target" not in given or "file" not in given or \
+            not _is_time(given.get("expires", "")):
         return None
     expires = int(given["expires"])
     clock = time.time() if now is None else now
     if not clock <= expires <= clock + TICKET_TTL_S + 60:
         return None
     return auth.redeem(given["ticket"], _message(given["target"], given.get("page", ""),
-                                                 expires))
+                                                 given["file"], expires))
 
 
-__all__ = ["TICKET_TTL_S", "ticket_authorization", "ticket_query"]
+__all__ = ["TICKET_TTL_S", "opens_signed_file", "raw_relative", "ticket_authorization",
+           "ticket_query"]

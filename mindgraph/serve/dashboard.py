@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 import typing
+from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Query
@@ -20,10 +21,11 @@ from starlette.responses import Response
 
 from ..core import Mindgraph
 from ..dashboard import assets
-from ..dashboard.attachments import MEDIA_TYPES
+from ..dashboard.attachments import MEDIA_TYPES, missing_attachment
 from ..dashboard.propagation import queue_view
 from ..dashboard.views import graph_view, page_view
-from .attachment_tickets import ticket_query
+from ..errors import NotFoundError
+from .attachment_tickets import opens_signed_file, raw_relative, ticket_query
 from .lanes import Lane
 from .timed_file import TimedFileResponse
 
@@ -191,8 +193,8 @@ def install_dashboard(app: FastAPI, route: Callable[..., Any], mg: Mindgraph,
         return page_view(core.vault(), found, core.communities(),
                          core.trust_of([found.path]).get(found.path, {}),
                          core.attachment_finder(),
-                         lambda target, source: ticket_query(request.app.state.auth,
-                                                             authorization, target, source))
+                         _signer(request.app.state.auth, authorization, core,
+                                 mg.settings.raw_dir))
 
     @route("get", "/dashboard/attachment", None,
            "An image, pdf, audio or video file in raw/ that a page embeds (as the vault "
@@ -206,16 +208,24 @@ def install_dashboard(app: FastAPI, route: Callable[..., Any], mg: Mindgraph,
                                                description="The embedding page"),
                              expires: int | None = Query(
                                  None, description="With ticket: when it expires (Unix time)"),
+                             file: str | None = Query(
+                                 None, max_length=1000,
+                                 description="With ticket: the file (from raw/) it was "
+                                             "signed for, the only one it opens"),
                              ticket: str | None = Query(
                                  None, max_length=128,
                                  description="Stands for the bearer token an <img> or a link "
                                              "cannot send: signed with it for this target, "
-                                             "page and expiry (the URLs of GET "
+                                             "page, file and expiry (the URLs of GET "
                                              "/dashboard/page carry one)")
                              ) -> Response:
-        del expires, ticket                 # the token gate's (serve/attachment_tickets.py)
+        del expires                         # the token gate's (serve/attachment_tickets.py)
         fresh()
         path, media_type = mg.as_identity(who).attachment(target, page)
+        if not opens_signed_file(path, mg.settings.raw_dir, ticket, file):
+            # the embed finds another file now (the signed one moved): not the ticket's, and
+            # said in the words of a file found nowhere (that one is not the holder's to know)
+            raise NotFoundError(missing_attachment(target, page))
         # streamed after the handler's budget, within its own (serve/timed_file.py)
         return TimedFileResponse(path, media_type=media_type,
                                  timeout_s=mg.settings.serve.attachment_timeout_s,
@@ -230,6 +240,24 @@ def _queue_route(route: Callable[..., Any], mg: Mindgraph, slow: Lane, who_is: A
            "/propagate/apply)", 403, lane=slow)
     def dashboard_propagation(who: Any = who_is) -> dict[str, Any]:
         return queue_view(mg.as_identity(who).propagation.pending(), mg.settings.wiki_dir)
+
+
+def _signer(auth: Any, authorization: str | None, core: Any,
+            raw_dir: Path) -> Callable[[str, str], str] | None:
+    """What the route URL of an attachment embed adds for this viewer, from (target, page):
+    a ticket for the file the embed finds now (serve/attachment_tickets.py), "" when it finds
+    none (the index said there was one: gone since); None when the server needs no token."""
+    if not auth.required:
+        return None
+
+    def signed(target: str, source: str) -> str:
+        try:
+            path, _ = core.attachment(target, source)
+        except NotFoundError:
+            return ""
+        return ticket_query(auth, authorization, target, source, raw_relative(path, raw_dir))
+
+    return signed
 
 
 def _scope_kind(mg: Mindgraph) -> Callable[[Any], str | None]:

@@ -174,19 +174,30 @@ def test_behind_a_token_a_rendered_attachment_url_opens_its_one_file_without_it(
     assert client.get(pdf).status_code == 200 and client.get(inline).content == PNG
     query = dict(parse_qsl(urlsplit(image).query))
     expired = ticket_query(client.app.state.auth, f"Bearer {TOKEN}", query["target"],
-                           query["page"], now=time.time() - TICKET_TTL_S - 5)
+                           query["page"], query["file"], now=time.time() - TICKET_TTL_S - 5)
     other = _client(attachments, token="c" * 40, host="0.0.0.0").app.state.auth
-    forged = ticket_query(other, "Bearer " + "c" * 40, query["target"], query["page"])
+    forged = ticket_query(other, "Bearer " + "c" * 40, query["target"], query["page"],
+                          query["file"])
     for changed in (image.replace("diagram.png", "paper.pdf"),          # another file
                     image.replace("page=Gallery.md", "page=Other.md"),   # another page
                     re.sub(r"expires=(\d+)", lambda m: f"expires={int(m[1]) + 1}", image),
                     image.replace("/dashboard/attachment", "/dashboard/page"),
                     image + "&target=paper.pdf",                          # given twice
-                    image.split("&expires")[0] + expired,
-                    image.split("&expires")[0] + forged):
+                    image.split("&file=")[0] + expired,
+                    image.split("&file=")[0] + forged):
         assert client.get(changed).status_code == 401, changed
     assert client.get(image, headers={"Authorization": "Bearer wrong"}).status_code == 401
     assert client.get(image, headers={"Origin": "https://evil.example"}).status_code == 403
     # a server that needs no token signs nothing
     assert all("ticket" not in url for url in _signed_sources(_client(attachments),
                                                               "Gallery", {}))
+
+
+def test_a_ticket_with_an_endless_expiry_is_refused_not_an_error(attachments):
+    """``expires`` of 5,000 digits: int() refused it (Python's 4,300-digit limit), so a request
+    with no token got a 500 and the server logged a traceback for each one."""
+    client = _client(attachments, token=TOKEN, host="0.0.0.0")
+    response = client.get("/dashboard/attachment", params={
+        "target": "diagram.png", "page": "Gallery.md", "file": "assets/diagram.png",
+        "expires": "9" * 5000, "ticket": "0" * 64})
+    assert response.status_code == 401
