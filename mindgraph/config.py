@@ -327,6 +327,10 @@ class ServeSettings:
     # Retry-After, refused before any other work. The lanes take each identity's calls in
     # turn, so a flood of one delays the others by one call. 0 = no limit.
     requests_per_identity: int = 16
+    # Of those, how many are worked on at once while another identity is served (or was, in
+    # the last second): its others wait, admitted, and start as its own finish, so a flood
+    # does not crowd the event loop ahead of the other agents. 0 = all at once.
+    share_per_identity: int = 2
     shutdown_timeout_s: float = 5.0      # SIGTERM: requests still running then are dropped
     # POST /validate and the MCP validate tool (run on the slow lane, stopped at
     # request_timeout_s): claims in the text and sentences in all the evidence texts; past
@@ -841,6 +845,7 @@ def _check_values(s: Settings) -> None:
         (s.serve.upload_spool_bytes >= 1, "serve.upload_spool_bytes", "at least 1"),
         (s.serve.requests_per_identity >= 0, "serve.requests_per_identity",
          "0 (no limit) or more"),
+        (s.serve.share_per_identity >= 0, "serve.share_per_identity", "0 (no share) or more"),
         (s.serve.validate_max_claims >= 0, "serve.validate_max_claims", "0 (no limit) or more"),
         (s.serve.validate_max_evidence_sentences >= 0, "serve.validate_max_evidence_sentences",
          "0 (no limit) or more"),
