@@ -327,10 +327,11 @@ class ServeSettings:
     # Retry-After, refused before any other work. The lanes take each identity's calls in
     # turn, so a flood of one delays the others by one call. 0 = no limit.
     requests_per_identity: int = 16
-    # Of those, how many are worked on at once while another identity is served (or was, in
-    # the last second): its others wait, admitted, and start as its own finish, so a flood
-    # does not crowd the event loop ahead of the other agents. 0 = all at once.
-    share_per_identity: int = 2
+    # Of those, how many are worked on at once (until their answer starts) while another
+    # identity is served or was in the last second: its others wait, admitted, and start as
+    # its own finish, so a flood does not crowd the event loop ahead of the other agents.
+    # Alone, an identity has all of them worked on. 0 = always all at once.
+    share_per_identity: int = 4
     shutdown_timeout_s: float = 5.0      # SIGTERM: requests still running then are dropped
     # POST /validate and the MCP validate tool (run on the slow lane, stopped at
     # request_timeout_s): claims in the text and sentences in all the evidence texts; past

@@ -20,7 +20,9 @@ other identity is served. Without it, one token keeping a hundred searches in fl
 the event loop and the query lane busy with its own, and every other agent's searches waited
 behind them (504 once past the budget). The 429 is sent half a second late
 (``REFUSAL_DELAY_S``): a flooder that retries at once, Retry-After unread, had the server
-send thousands of refusals a second, and those alone held the other agents up.
+send thousands of refusals a second, and those alone held the other agents up. Of an
+identity's requests in flight, only ``serve.share_per_identity`` are worked on at once while
+another identity is served (serve/identity_shares.py): the rest wait here, admitted.
 """
 
 from __future__ import annotations
