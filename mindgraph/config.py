@@ -317,7 +317,7 @@ class ServeSettings:
     attachment_timeout_s: float = 600.0
     # Time budgets (504 past them) and the lane that keeps slow requests (timeline, coverage,
     # path, communities, check, validate) from starving searches: slow_workers at a time,
-    # slow_queue more waiting, the next one 503 at once.
+    # slow_queue more waiting, the next one 503 at once (but an identity's first on the lane).
     request_timeout_s: float = 30.0
     reindex_timeout_s: float = 1800.0
     slow_workers: int = 1               # Python threads share one GIL: more only slows search

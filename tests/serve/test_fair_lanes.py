@@ -192,3 +192,47 @@ def test_an_identity_alone_has_all_its_requests_worked_on_at_once(workspace, mon
     slow lane, which is full: 503 at once (no share held it back)."""
     second, waited, _ = second_timeline_while_first_held(workspace, monkeypatch, False)
     assert second == 503 and not waited
+
+
+def test_a_full_slow_lane_still_queues_an_identity_with_nothing_on_it(workspace, monkeypatch):
+    """The slow lane (one worker, no queue) is full with the flooder's timeline: its next one
+    is 503 at once, but the quiet agent's first one is queued and answered — one identity
+    cannot fill the lane for the others."""
+    import mindgraph.timeline.build as timelines
+    from mindgraph.core import Mindgraph
+    from mindgraph.serve.rest import create_app
+
+    (workspace / "mindgraph.yml").write_text(SHARED.replace("share_per_identity: 1",
+                                                            "share_per_identity: 0"))
+    monkeypatch.setenv("TOKEN_FLOODER", TOKENS["flooder"])
+    monkeypatch.setenv("TOKEN_QUIET", TOKENS["quiet"])
+    held = Held(timelines.build_timeline)
+    monkeypatch.setattr(timelines, "build_timeline", held)
+    mg = Mindgraph.open(workspace)
+    app = create_app(mg)
+
+    def as_(name):
+        return httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
+                                 base_url="http://127.0.0.1:8765", timeout=30,
+                                 headers={"Authorization": f"Bearer {TOKENS[name]}"})
+
+    async def scenario():
+        async with as_("flooder") as flooder, as_("quiet") as quiet:
+            first = asyncio.create_task(flooder.get("/timeline", params={"concept": "trunks"}))
+            while not held.running:
+                assert not first.done(), (await first).text
+                await asyncio.sleep(0.01)
+            again = await flooder.get("/timeline", params={"concept": "trunks"})
+            theirs = asyncio.create_task(quiet.get("/timeline", params={"concept": "trunks"}))
+            await asyncio.sleep(0.3)
+            queued = not theirs.done()
+            held.release.set()
+            return (await first).status_code, again, (await theirs).status_code, queued
+
+    try:
+        first, again, theirs, queued = asyncio.run(scenario())
+    finally:
+        held.release.set()
+        mg.close()
+    assert first == 200 and again.status_code == 503 and "serve.slow_workers" in again.text
+    assert queued and theirs == 200 and held.most == 1
