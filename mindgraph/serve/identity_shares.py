@@ -10,6 +10,12 @@ flight, or had one within the last ``RECENT_S``, an identity works on at most ``
 requests at once; its others wait here, admitted (an asyncio future: no thread, no work), and
 start in order as its own finish. Alone, an identity works on all of them.
 
+The share trades the flooder's throughput for the others' latency: the fewer of its requests
+at work, the more often the query lane waits for its next one to be parsed and prepared
+(`bench/bench_fair_lanes.py --share N`; figures in the README, "Identities are served
+fairly"). The default, 4, about halved a quiet agent's flooded p50 and p95 under load for a
+few percent of the flooder's answers.
+
 A request counts from its arrival here until its answer starts (its status line): a stream
 (an attachment, a server-sent answer) still counts against ``requests_per_identity`` until its
 last byte, but not against the share, so a long download does not hold its identity's searches.
