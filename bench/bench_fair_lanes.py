@@ -4,7 +4,8 @@ checkout against a baseline checkout, interleaved in one run.
 
     python bench/bench_fair_lanes.py --baseline /work/wt/base20          # rounds of both
     python bench/bench_fair_lanes.py --baseline DIR --rounds 3 --flood 100 --requests 80
-    python bench/bench_fair_lanes.py --baseline DIR --per-identity 4    # this one's share
+    python bench/bench_fair_lanes.py --baseline DIR --per-identity 4    # this one's cap
+    python bench/bench_fair_lanes.py --baseline DIR --share 0   # this one, all worked at once
 
 A workspace in a temp dir whose wiki is a copy of the Obsidian Help vault (English, ~180
 pages) with hashing embeddings and the default budgets; for each checkout (its own .venv's
@@ -12,9 +13,10 @@ python, run with -P from the temp dir so it imports its own code) a server is st
 quiet identity sends --requests searches one after another alone, then again while a flooder
 process keeps --flood searches of the other identity in flight (sending the next as soon as
 one is answered, 429 included: it does not back off; raw HTTP/1.1 on asyncio streams,
-so the flooder itself is cheap). Reported per checkout: the quiet
-agent's p50/p95 latency (ms, wall: what an agent waits) and statuses in both phases, and the
-flooder's statuses. The checkouts take turns within each round, the order swapped each round.
+so the flooder itself is cheap). Reported per checkout: the quiet agent's p50/p95 latency
+(ms, wall: what an agent waits) and statuses in both phases, and the flooder's statuses and
+answers a second (from its first answer to its end: the server's throughput meanwhile). The
+checkouts take turns within each round, the order swapped each round.
 """
 
 from __future__ import annotations
@@ -49,10 +51,11 @@ scopes:
     - {name: quiet, tenant: acme, agent: quiet, token_env: TOKEN_QUIET}
 """
 FLOODER = r"""
-import asyncio, collections, json, sys
+import asyncio, collections, json, sys, time
 from urllib.parse import urlsplit
 base, token, connections = sys.argv[1], sys.argv[2], int(sys.argv[3])
 statuses = collections.Counter()
+started = []
 async def one(i):
     url = urlsplit(base)
     reader, writer = await asyncio.open_connection(url.hostname, url.port)
@@ -65,6 +68,7 @@ async def one(i):
         length = next(int(l.split(":", 1)[1]) for l in lines if l.lower().startswith("content-length:"))
         await reader.readexactly(length)
         if not statuses:
+            started.append(time.perf_counter())
             print("flooding", flush=True)
         statuses[lines[0].split()[1]] += 1
         if any(l.lower() == "connection: close" for l in lines):
@@ -73,11 +77,12 @@ async def one(i):
 async def main():
     tasks = [asyncio.create_task(one(i)) for i in range(connections)]
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+    seconds = time.perf_counter() - started[0]
     for task in tasks:
         if task.done() and task.exception():
             statuses[type(task.exception()).__name__] += 1
         task.cancel()
-    print(json.dumps(dict(statuses)))
+    print(json.dumps({**statuses, "seconds": seconds}))
 asyncio.run(main())
 """
 
@@ -140,6 +145,21 @@ def summary(latencies: list[float], statuses: Counter) -> dict:
             "statuses": {str(k): v for k, v in sorted(statuses.items())}}
 
 
+def flooder_summary(statuses: Counter) -> dict:
+    """The flooder's statuses and its answers (200) a second, over the rounds."""
+    seconds = statuses.pop("seconds", 0.0)
+    return {**{str(k): v for k, v in sorted(statuses.items())},
+            "answers_per_s": round(statuses["200"] / seconds) if seconds else None}
+
+
+def this_config(args: argparse.Namespace) -> str:
+    """CONFIG with this checkout's --per-identity / --share, when given."""
+    serve = {key: value for key, value in (("requests_per_identity", args.per_identity),
+                                           ("share_per_identity", args.share))
+             if value is not None}
+    return f"serve: {json.dumps(serve)}\n{CONFIG}" if serve else CONFIG
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     shared_corpora.add_option(parser)
@@ -152,6 +172,8 @@ def main() -> None:
                         "this checkout (a snapshot: the checkout may change meanwhile)")
     parser.add_argument("--per-identity", type=int,
                         help="serve.requests_per_identity of this checkout (default: its own)")
+    parser.add_argument("--share", type=int,
+                        help="serve.share_per_identity of this checkout (default: its own)")
     args = parser.parse_args()
     pythons = {"baseline": str(args.baseline / ".venv" / "bin" / "python"),
                "this": str(ROOT / ".venv" / "bin" / "python")}
@@ -165,8 +187,7 @@ def main() -> None:
         for round_ in range(args.rounds):
             order = list(pythons) if round_ % 2 == 0 else list(pythons)[::-1]
             for name in order:
-                config = CONFIG if name == "baseline" or args.per_identity is None else \
-                    f"serve: {{requests_per_identity: {args.per_identity}}}\n{CONFIG}"
+                config = CONFIG if name == "baseline" else this_config(args)
                 got = one_round(pythons[name], workspace, args, config,
                                 None if name == "baseline" else args.code)
                 for phase in ("alone", "flooded"):
@@ -179,10 +200,10 @@ def main() -> None:
                       f"{dict(got['flooded'][1])}, flooder {got['flooder']}", file=sys.stderr)
     result = {name: {"quiet_alone": summary(*g["alone"]),
                      "quiet_flooded": summary(*g["flooded"]),
-                     "flooder": {str(k): v for k, v in sorted(g["flooder"][0].items())}}
+                     "flooder": flooder_summary(g["flooder"][0])}
               for name, g in gathered.items()}
     result["setup"] = {"rounds": args.rounds, "requests": args.requests, "flood": args.flood,
-                       "per_identity": args.per_identity,
+                       "per_identity": args.per_identity, "share": args.share,
                        "baseline": str(args.baseline), "this": str(args.code or ROOT)}
     print(json.dumps(result, indent=2))
 

@@ -317,7 +317,7 @@ class ServeSettings:
     attachment_timeout_s: float = 600.0
     # Time budgets (504 past them) and the lane that keeps slow requests (timeline, coverage,
     # path, communities, check, validate) from starving searches: slow_workers at a time,
-    # slow_queue more waiting, the next one 503 at once.
+    # slow_queue more waiting, the next one 503 at once (but an identity's first on the lane).
     request_timeout_s: float = 30.0
     reindex_timeout_s: float = 1800.0
     slow_workers: int = 1               # Python threads share one GIL: more only slows search
@@ -327,6 +327,11 @@ class ServeSettings:
     # Retry-After, refused before any other work. The lanes take each identity's calls in
     # turn, so a flood of one delays the others by one call. 0 = no limit.
     requests_per_identity: int = 16
+    # Of those, how many are worked on at once (until their answer starts) while another
+    # identity is served or was in the last second: its others wait, admitted, and start as
+    # its own finish, so a flood does not crowd the event loop ahead of the other agents.
+    # Alone, an identity has all of them worked on. 0 = always all at once.
+    share_per_identity: int = 4
     shutdown_timeout_s: float = 5.0      # SIGTERM: requests still running then are dropped
     # POST /validate and the MCP validate tool (run on the slow lane, stopped at
     # request_timeout_s): claims in the text and sentences in all the evidence texts; past
@@ -844,6 +849,7 @@ def _check_values(s: Settings) -> None:
         (s.serve.upload_spool_bytes >= 1, "serve.upload_spool_bytes", "at least 1"),
         (s.serve.requests_per_identity >= 0, "serve.requests_per_identity",
          "0 (no limit) or more"),
+        (s.serve.share_per_identity >= 0, "serve.share_per_identity", "0 (no share) or more"),
         (s.serve.validate_max_claims >= 0, "serve.validate_max_claims", "0 (no limit) or more"),
         (s.serve.validate_max_evidence_sentences >= 0, "serve.validate_max_evidence_sentences",
          "0 (no limit) or more"),

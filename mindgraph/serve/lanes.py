@@ -2,7 +2,8 @@
 time budget, so one kind of request cannot hold the server.
 
 A lane has a fixed number of workers and, optionally, a bound on the calls waiting for one: a
-call that finds the lane full fails at once (``LaneBusy``, a 503), and a call not finished
+call that finds the lane full fails at once (``LaneBusy``, a 503) — unless its caller has no
+call on the lane yet, so one identity cannot fill it for the others — and a call not finished
 within its budget fails (``LaneTimeout``, a 504) — a queued call is then dropped, a running
 one finishes in the background on its worker. Slow requests (timeline, coverage, ...) get a
 lane of their own, so however many of them arrive, the searches keep their worker.
@@ -24,10 +25,11 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import os
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
@@ -102,6 +104,7 @@ class Lane:
         self._threads: list[threading.Thread] = []
         self._lock = threading.Lock()
         self._pending = 0               # queued or running
+        self._pending_of: Counter[str] = Counter()      # the same, per caller
 
     @property
     def pending(self) -> int:
@@ -115,18 +118,22 @@ class Lane:
         starts."""
         who = CALLER.get() if who is None else who
         with self._lock:
-            if self.max_waiting is not None and \
+            # full: refused, unless the caller has nothing on the lane yet — one identity
+            # filling it (16 in flight against 17 places) must not shut the others out
+            if self.max_waiting is not None and self._pending_of[who] and \
                     self._pending >= self.workers + self.max_waiting:
                 raise LaneBusy(f"The server is busy: {self._pending} {self.name} requests are "
                                f"running or waiting. Retry in a moment{self._busy_hint}.")
             self._pending += 1
+            self._pending_of[who] += 1
             while len(self._threads) < self.workers:   # again after close(): apps restart
                 thread = threading.Thread(target=self._work, daemon=True,
                                           name=f"mindgraph-{self.name}-{len(self._threads)}")
                 thread.start()
                 self._threads.append(thread)
             future: Future = Future()
-            future.add_done_callback(self._done)  # once: result, error or cancel while queued
+            # once: result, error or cancel while queued
+            future.add_done_callback(functools.partial(self._done, who))
             if on_dropped is not None:
                 future.add_done_callback(lambda f: f.cancelled() and on_dropped())
             self._calls.put(who, (future, fn))
@@ -156,9 +163,12 @@ class Lane:
         for thread in threads:
             thread.join(max(0.0, deadline - time.monotonic()))
 
-    def _done(self, _: Future) -> None:
+    def _done(self, who: str, _: Future) -> None:
         with self._lock:
             self._pending -= 1
+            self._pending_of[who] -= 1
+            if not self._pending_of[who]:
+                del self._pending_of[who]
 
     def _work(self) -> None:
         calls = self._calls

@@ -177,7 +177,8 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None,
     install_dashboard(app, route, mg, fresh, lanes.slow, Caller)
     add_triage_routes(app, route, mg, fresh, Caller)
     app.add_middleware(TokenGate, auth=auth,      # every path, FastAPI's own (/docs) too
-                       per_identity=serve.requests_per_identity)
+                       per_identity=serve.requests_per_identity,
+                       share=serve.share_per_identity)
     app.add_middleware(ServerTiming)
     app.add_middleware(DashboardHeaders)
     app.add_middleware(OldParameterNames)

@@ -20,7 +20,9 @@ other identity is served. Without it, one token keeping a hundred searches in fl
 the event loop and the query lane busy with its own, and every other agent's searches waited
 behind them (504 once past the budget). The 429 is sent half a second late
 (``REFUSAL_DELAY_S``): a flooder that retries at once, Retry-After unread, had the server
-send thousands of refusals a second, and those alone held the other agents up.
+send thousands of refusals a second, and those alone held the other agents up. Of an
+identity's requests in flight, only ``serve.share_per_identity`` are worked on at once while
+another identity is served (serve/identity_shares.py): the rest wait here, admitted.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from ..errors import Unauthenticated
 from ..scopes import Authenticator
 from .attachment_tickets import ticket_authorization
 from .guard import refuse_websocket
+from .identity_shares import Shares
 from .lanes import CALLER
 
 #: path (or prefix, ending in "/") → why it answers without a token
@@ -62,13 +65,17 @@ class TokenGate:
     """ASGI middleware: 401 for an HTTP request without a valid bearer token, unless its path
     is public or the server needs no token (loopback with none configured); a WebSocket
     handshake without one is closed before it is accepted, whatever its path. 429 for a
-    request of an identity that has ``per_identity`` in flight already (0: no limit)."""
+    request of an identity that has ``per_identity`` in flight already (0: no limit); of the
+    ones in flight, ``share`` are worked on at once while other identities are served (see
+    serve/identity_shares.py; 0: all of them)."""
 
-    def __init__(self, app: ASGIApp, auth: Authenticator, per_identity: int = 0):
+    def __init__(self, app: ASGIApp, auth: Authenticator, per_identity: int = 0,
+                 share: int = 0):
         self.app = app
         self._auth = auth
         self._per_identity = per_identity
         self._in_flight: Counter[str] = Counter()    # the event loop's own: no lock
+        self.shares = Shares(share)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -109,12 +116,34 @@ class TokenGate:
         self._in_flight[name] = held + 1
         caller = CALLER.set(name)
         try:
-            await self.app(scope, receive, send)
+            if kind == "http":
+                await self._worked_on(name, scope, receive, send)
+            else:
+                await self.app(scope, receive, send)
         finally:
             CALLER.reset(caller)
             self._in_flight[name] -= 1
             if not self._in_flight[name]:
                 del self._in_flight[name]
+
+    async def _worked_on(self, name: str, scope: Scope, receive: Receive, send: Send) -> None:
+        """The request, once its identity's share lets it start; the share is given back when
+        its answer starts (a stream then goes on outside it)."""
+        await self.shares.start(name)
+        working = True
+
+        async def answer(message: dict) -> None:
+            nonlocal working
+            if working and message["type"] == "http.response.start":
+                working = False
+                self.shares.finish(name)
+            await send(message)
+
+        try:
+            await self.app(scope, receive, answer)
+        finally:
+            if working:
+                self.shares.finish(name)
 
 
 __all__ = ["PUBLIC", "RETRY_AFTER_S", "TokenGate", "is_public"]

@@ -101,3 +101,138 @@ def test_a_lane_takes_each_caller_in_turn():
         call.result(5)
     lane.close()
     assert ran == ["a1", "b1", "a2", "a3"]
+
+
+SHARED = """\
+embedding: {provider: hashing, dimension: 64}
+serve: {share_per_identity: 1, slow_workers: 1, slow_queue: 0}
+scopes:
+  identities:
+    - {name: flooder, tenant: acme, agent: flooder, token_env: TOKEN_FLOODER}
+    - {name: quiet, tenant: acme, agent: quiet, token_env: TOKEN_QUIET}
+"""
+
+
+class Held:
+    """A timeline that blocks until released, counting how many run at once."""
+
+    def __init__(self, timeline):
+        self.timeline, self.release = timeline, threading.Event()
+        self.running = self.most = 0
+        self._lock = threading.Lock()
+
+    def __call__(self, *args, **kwargs):
+        with self._lock:
+            self.running += 1
+            self.most = max(self.most, self.running)
+        try:
+            self.release.wait(30)
+        finally:
+            with self._lock:
+                self.running -= 1
+        return self.timeline(*args, **kwargs)
+
+
+def second_timeline_while_first_held(workspace, monkeypatch, quiet_asks: bool):
+    """The flooder's timeline held on the slow lane (one worker, no queue); then, the quiet
+    agent having searched or not, a second timeline of the flooder: its status once the first
+    is released, whether it was still waiting before, and the timelines that ran at once."""
+    import mindgraph.timeline.build as timelines
+    from mindgraph.core import Mindgraph
+    from mindgraph.serve.rest import create_app
+
+    (workspace / "mindgraph.yml").write_text(SHARED)
+    monkeypatch.setenv("TOKEN_FLOODER", TOKENS["flooder"])
+    monkeypatch.setenv("TOKEN_QUIET", TOKENS["quiet"])
+    held = Held(timelines.build_timeline)
+    monkeypatch.setattr(timelines, "build_timeline", held)     # as long as we like
+    mg = Mindgraph.open(workspace)
+    app = create_app(mg)
+
+    def as_(name):
+        return httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
+                                 base_url="http://127.0.0.1:8765", timeout=30,
+                                 headers={"Authorization": f"Bearer {TOKENS[name]}"})
+
+    async def scenario():
+        async with as_("flooder") as flooder, as_("quiet") as quiet:
+            first = asyncio.create_task(flooder.get("/timeline", params={"concept": "trunks"}))
+            while not held.running:
+                assert not first.done(), (await first).text
+                await asyncio.sleep(0.01)
+            if quiet_asks:
+                assert (await quiet.get("/search", params={"q": "trunks"})).status_code == 200
+            second = asyncio.create_task(flooder.get("/timeline", params={"concept": "trunks"}))
+            await asyncio.sleep(0.3)
+            waited = not second.done()
+            if quiet_asks:      # the quiet agent is still served meanwhile
+                assert (await quiet.get("/search", params={"q": "trunks"})).status_code == 200
+            held.release.set()
+            return (await first).status_code, (await second).status_code, waited
+
+    try:
+        first, second, waited = asyncio.run(scenario())
+    finally:
+        held.release.set()
+        mg.close()
+    assert first == 200
+    return second, waited, held.most
+
+
+def test_while_another_identity_is_served_a_flooders_next_request_waits_its_turn(
+        workspace, monkeypatch):
+    """share_per_identity 1: with the quiet agent around, the flooder's second timeline waits
+    (admitted) until its first is answered, then runs — not refused by the full slow lane."""
+    second, waited, most = second_timeline_while_first_held(workspace, monkeypatch, True)
+    assert waited and second == 200 and most == 1
+
+
+def test_an_identity_alone_has_all_its_requests_worked_on_at_once(workspace, monkeypatch):
+    """Without another identity around, the flooder's second timeline goes straight to the
+    slow lane, which is full: 503 at once (no share held it back)."""
+    second, waited, _ = second_timeline_while_first_held(workspace, monkeypatch, False)
+    assert second == 503 and not waited
+
+
+def test_a_full_slow_lane_still_queues_an_identity_with_nothing_on_it(workspace, monkeypatch):
+    """The slow lane (one worker, no queue) is full with the flooder's timeline: its next one
+    is 503 at once, but the quiet agent's first one is queued and answered — one identity
+    cannot fill the lane for the others."""
+    import mindgraph.timeline.build as timelines
+    from mindgraph.core import Mindgraph
+    from mindgraph.serve.rest import create_app
+
+    (workspace / "mindgraph.yml").write_text(SHARED.replace("share_per_identity: 1",
+                                                            "share_per_identity: 0"))
+    monkeypatch.setenv("TOKEN_FLOODER", TOKENS["flooder"])
+    monkeypatch.setenv("TOKEN_QUIET", TOKENS["quiet"])
+    held = Held(timelines.build_timeline)
+    monkeypatch.setattr(timelines, "build_timeline", held)
+    mg = Mindgraph.open(workspace)
+    app = create_app(mg)
+
+    def as_(name):
+        return httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
+                                 base_url="http://127.0.0.1:8765", timeout=30,
+                                 headers={"Authorization": f"Bearer {TOKENS[name]}"})
+
+    async def scenario():
+        async with as_("flooder") as flooder, as_("quiet") as quiet:
+            first = asyncio.create_task(flooder.get("/timeline", params={"concept": "trunks"}))
+            while not held.running:
+                assert not first.done(), (await first).text
+                await asyncio.sleep(0.01)
+            again = await flooder.get("/timeline", params={"concept": "trunks"})
+            theirs = asyncio.create_task(quiet.get("/timeline", params={"concept": "trunks"}))
+            await asyncio.sleep(0.3)
+            queued = not theirs.done()
+            held.release.set()
+            return (await first).status_code, again, (await theirs).status_code, queued
+
+    try:
+        first, again, theirs, queued = asyncio.run(scenario())
+    finally:
+        held.release.set()
+        mg.close()
+    assert first == 200 and again.status_code == 503 and "serve.slow_workers" in again.text
+    assert queued and theirs == 200 and held.most == 1
