@@ -27,7 +27,8 @@ _SIZE_RE = re.compile(r"^(\d{1,5})(?:x(\d{1,5}))?$")
 Ticket = Callable[[str, str], str]
 
 
-def _attachment_href(target: str, source: str, ticket: Ticket | None = None) -> str:
+def attachment_href(target: str, source: str, ticket: Ticket | None = None) -> str:
+    """The route URL that serves ``target`` as the page ``source`` names it."""
     return (f"{ATTACHMENT_ROUTE}?target={quote(target, safe='')}"
             f"&page={quote(source, safe='')}" + (ticket(target, source) if ticket else ""))
 
@@ -40,7 +41,7 @@ def attachment_link(target: str, label: str, source: str,
     if has_attachment is not None and not has_attachment(target):
         return (f'<span class="attachment missing" title="not found in raw/">'
                 f'{escapeHtml(label)}</span>')
-    href = _attachment_href(target, source, ticket)
+    href = attachment_href(target, source, ticket)
     return (f'<a class="attachment" href="{escapeHtml(href)}" data-attachment="1"'
             f'{_NEW_TAB}>{escapeHtml(label)}</a>')
 
@@ -55,7 +56,7 @@ def attachment_html(target: str, alias: str | None, source: str,
     if has_attachment is not None and not has_attachment(target):
         return (f'<span class="attachment missing"{id_attr} title="not found in raw/">'
                 f'{escapeHtml(alias or target)}</span>')
-    href = _attachment_href(target, source, ticket)
+    href = attachment_href(target, source, ticket)
     size = _SIZE_RE.match(alias or "")
     name = target.rsplit("/", 1)[-1]
     if name.rsplit(".", 1)[-1].lower() in IMAGE_EXTENSIONS:
@@ -70,4 +71,5 @@ def attachment_html(target: str, alias: str | None, source: str,
             f'{_NEW_TAB}>{escapeHtml(alias or target)}</a>')
 
 
-__all__ = ["ATTACHMENT_ROUTE", "IMAGE_EXTENSIONS", "attachment_html", "attachment_link"]
+__all__ = ["ATTACHMENT_ROUTE", "IMAGE_EXTENSIONS", "attachment_href", "attachment_html",
+           "attachment_link"]

@@ -190,3 +190,22 @@ def test_behind_a_token_a_rendered_attachment_url_opens_its_one_file_without_it(
     # a server that needs no token signs nothing
     assert all("ticket" not in url for url in _signed_sources(_client(attachments),
                                                               "Gallery", {}))
+
+
+def test_a_markdown_link_to_an_attachment_opens_the_file(attachments):
+    """``[the paper](assets/paper.pdf)`` was resolved as a page: no page has that name, so
+    the dashboard drew it struck through as a broken link ("no such page"), while `check`
+    and `stats` count it an attachment. It opens the file by the attachment route, signed
+    behind a token as the embeds are; a file not in raw/ is marked missing."""
+    (attachments / "wiki" / "Plans.md").write_text(
+        "# Plans\n\nSee [the paper](assets/paper.pdf) and [old](assets/gone.pdf).\n")
+    client = _client(attachments, token=TOKEN, host="0.0.0.0")
+    signed = {"Authorization": f"Bearer {TOKEN}"}
+    html = client.get("/dashboard/page", params={"page": "Plans"}, headers=signed).json()["html"]
+    assert "broken" not in html and "no such page" not in html
+    assert '<span class="attachment missing" title="not found in raw/">old</span>' in html
+    assert ('<a class="attachment" href="/dashboard/attachment?target=assets%2Fpaper.pdf'
+            '&amp;page=Plans.md&amp;expires=') in html
+    [pdf] = _signed_sources(client, "Plans", signed)
+    response = client.get(pdf)
+    assert response.status_code == 200 and response.content == b"%PDF-1.4\n"
