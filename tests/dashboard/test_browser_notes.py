@@ -214,3 +214,17 @@ def test_behind_a_token_attachments_open_by_their_sandboxed_route_never_a_blob(b
         assert watch.problems == []
         popup.close()
         page.close()
+
+
+def test_an_attachment_in_the_outgoing_links_is_not_drawn_broken(browser, notes_url):
+    """The detail's outgoing links drew an embedded picture, which resolves to its file
+    (`check` and `stats` count it an attachment), struck through in red like a link to no
+    page. It is the file's name, marked an attachment."""
+    page, watch = _open(browser, notes_url, "Pictures.md")
+    items = page.evaluate("""() => [...document.querySelectorAll('#detail .links-list li')]
+        .filter((li) => li.textContent.includes('map.png'))
+        .map((li) => [...li.querySelectorAll('span, a')].map((e) => e.className))""")
+    assert items and all("wikilink broken" not in classes for classes in items), items
+    assert any("attachment" in classes for classes in items), items
+    assert watch.problems == []
+    page.close()

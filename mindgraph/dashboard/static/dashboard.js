@@ -527,7 +527,9 @@
     const timeline = el("ul", { class: "links-list" }, el("li", { class: "muted" }, "…"));
     const outgoing = page.outgoing.map((l) => el("li", {},
       el("span", { class: "kind" }, l.relation === "wikilink" ? l.syntax : l.relation),
-      l.page ? linkTo(l.page) : el("span", { class: "wikilink broken" }, l.target || "#" + (l.heading || "")),
+      // an attachment is no page: its file, not a broken link (the page body opens it)
+      l.page ? linkTo(l.page) : l.status === "attachment" ? el("span", { class: "attachment" }, l.target)
+        : el("span", { class: "wikilink broken" }, l.target || "#" + (l.heading || "")),
       l.status === "resolved" ? null : el("span", { class: "muted" }, " " + l.status)));
     const backlinks = page.backlinks.map((b) => el("li", {},
       el("span", { class: "kind" }, b.relation), linkTo(b.page),
