@@ -48,19 +48,23 @@ def attachment_link(target: str, label: str, source: str,
 
 def attachment_html(target: str, alias: str | None, source: str,
                     has_attachment: Callable[[str], bool] | None = None,
-                    element_id: str | None = None, ticket: Ticket | None = None) -> str:
+                    element_id: str | None = None, ticket: Ticket | None = None,
+                    size: str | None = None) -> str:
     """An attachment embed: an image (sized by ``|300`` or ``|300x200``) or a link; a
     file ``has_attachment`` says is not there: its name, marked missing. ``element_id``: the
-    block id written after it (``![[x.png]]^id``), which a ``[[Note#^id]]`` link lands on."""
+    block id written after it (``![[x.png]]^id``), which a ``[[Note#^id]]`` link lands on.
+    ``size`` (``300`` or ``300x200``): the size of an image whose ``alias`` is its alt text
+    (a note's ``<img alt="A map" width="300">``)."""
     id_attr = f' id="{escapeHtml(element_id)}"' if element_id else ""
     if has_attachment is not None and not has_attachment(target):
         return (f'<span class="attachment missing"{id_attr} title="not found in raw/">'
                 f'{escapeHtml(alias or target)}</span>')
     href = attachment_href(target, source, ticket)
-    size = _SIZE_RE.match(alias or "")
+    size_given = _SIZE_RE.match(size or "")
+    size = size_given or _SIZE_RE.match(alias or "")
     name = target.rsplit("/", 1)[-1]
     if name.rsplit(".", 1)[-1].lower() in IMAGE_EXTENSIONS:
-        alt = name if size or not alias else alias
+        alt = alias if alias and (size_given or not size) else name
         dims = ""
         if size:
             dims = f' width="{size.group(1)}"' + (f' height="{size.group(2)}"'

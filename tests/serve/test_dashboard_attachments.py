@@ -209,3 +209,17 @@ def test_a_markdown_link_to_an_attachment_opens_the_file(attachments):
     [pdf] = _signed_sources(client, "Plans", signed)
     response = client.get(pdf)
     assert response.status_code == 200 and response.content == b"%PDF-1.4\n"
+
+
+def test_a_notes_img_keeps_its_size_beside_its_alt_text(attachments):
+    """``<img src="x.png" alt="the cat" width="80">`` lost its width (the alt took the one
+    place a size could go) and drew a big photo at full size; it keeps both now, as
+    ``![[x.png|80]]`` keeps its size."""
+    (attachments / "wiki" / "Sized.md").write_text(
+        '# Sized\n\n<img src="assets/diagram.png" alt="The diagram" width="120" height="40">'
+        '\n\n<img src="assets/diagram.png" width="90">\n\n<img src="assets/diagram.png" '
+        'alt="Plain">\n')
+    html = _client(attachments).get("/dashboard/page", params={"page": "Sized"}).json()["html"]
+    assert 'alt="The diagram" width="120" height="40">' in html
+    assert 'alt="diagram.png" width="90">' in html
+    assert 'alt="Plain">' in html
