@@ -230,3 +230,19 @@ def test_an_attachment_in_the_outgoing_links_is_not_drawn_broken(browser, notes_
     assert any("attachment" in classes for classes in items), items
     assert watch.problems == []
     page.close()
+
+
+def test_a_penalty_in_a_results_explanation_reads_minus_not_plus_minus(browser, notes_url):
+    """An English question found the Japanese note with its other-language penalty shown
+    as "other_language +-0.0572"; a penalty reads "other_language −0.0572"."""
+    page, watch = open_dashboard(browser, notes_url)
+    page.fill("#search", "Obsidian Sync")
+    page.press("#search", "Enter")
+    page.wait_for_function("() => document.getElementById('results-title').textContent"
+                           ".includes('Obsidian Sync')")
+    why = page.evaluate("""() => [...document.querySelectorAll('#results-list li')]
+        .map((li) => li.querySelector('.why').textContent)""")
+    assert not any("+-" in line for line in why), why
+    assert any("other_language −0." in line for line in why), why
+    assert watch.problems == []
+    page.close()

@@ -482,7 +482,9 @@
     const parts = Object.entries(result.sources).map(([name, info]) =>
       name === "graph" ? `graph: links ${info.linked}`
         : `${name} #${info.rank} (${Number(info.score).toFixed(2)})`);
-    const boosts = Object.entries(result.boosts).map(([name, v]) => `${name} +${v}`);
+    // a penalty (other_language) is "−0.057", never "+-0.057"
+    const boosts = Object.entries(result.boosts).map(([name, v]) =>
+      `${name} ${v < 0 ? "−" + Math.abs(v) : "+" + v}`);
     return [`score ${result.score.toFixed(3)}`, ...parts, ...boosts].join(" · ");
   }
 
