@@ -19,6 +19,7 @@ from ..graph.query import backlinks, hubs, neighbors, orphans, shortest_path
 from ..page.cache import open_pages
 from ..page.vault import PageLimits
 from ..page.lookup import find_page
+from ..page.rawlines import RawLines, raw_source
 from .common import (SubcommandGroup, echo, emit_json, group_workspace_options, json_option,
                      open_core, workspace_options)
 from .whole_number import WholeNumber
@@ -186,12 +187,14 @@ def orphans_command(settings: Settings, no_backlinks: bool, as_json: bool) -> No
 @json_option
 @workspace_options
 def broken_command(settings: Settings, as_json: bool) -> None:
-    """Links that resolve to no page (missing) or to several (ambiguous)."""
-    _, kg = open_workspace_graph(settings)
+    """Links that resolve to no page (missing) or to several (ambiguous), at the raw note
+    and line to fix for a compiled page (as `check` says)."""
+    cache, kg = open_workspace_graph(settings)
     found = kg.broken_links()
+    raw = RawLines(settings.raw_dir)
     rows = []
     for b in found:
-        row = asdict(b)
+        row = {**asdict(b), **_raw_place(cache.pages.get(b.source), b, raw)}
         if b.status == "missing":
             row["alias_of"] = list(kg.missing_hints(b))
         rows.append(row)
@@ -206,7 +209,21 @@ def broken_command(settings: Settings, as_json: bool) -> None:
             extra = " (could be: " + ", ".join(row["candidates"]) + ")"
         elif row.get("alias_of"):
             extra = " (an alias of: " + ", ".join(row["alias_of"]) + ")"
-        echo(f"{row['source']}:{row['line']}: {row['status']} [[{row['target']}]]{extra}")
+        where = (f"{settings.paths.raw.rstrip('/')}/{row['raw_path']}:{row['raw_line']}"
+                 if row.get("raw_line") else f"{row['source']}:{row['line']}")
+        echo(f"{where}: {row['status']} [[{row['target']}]]{extra}")
+
+
+def _raw_place(page: Any, broken: Any, raw: RawLines) -> dict[str, Any]:
+    """Where a broken link of a compiled page is fixed: its raw note and line there
+    (``raw_path``, ``raw_line``, as `check` says); nothing for a page written by hand."""
+    source = raw_source(page) if page is not None else ""
+    if not source or raw.note(source) is None:
+        return {}
+    link = next((link for link in page.links if link.line == broken.line
+                 and link.target == broken.target), None)
+    line = raw.line(page, source, link) if link is not None else 0
+    return {"raw_path": source, "raw_line": line} if line else {}
 
 
 @graph_group.command("export")

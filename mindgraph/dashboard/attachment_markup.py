@@ -27,7 +27,8 @@ _SIZE_RE = re.compile(r"^(\d{1,5})(?:x(\d{1,5}))?$")
 Ticket = Callable[[str, str], str]
 
 
-def _attachment_href(target: str, source: str, ticket: Ticket | None = None) -> str:
+def attachment_href(target: str, source: str, ticket: Ticket | None = None) -> str:
+    """The route URL that serves ``target`` as the page ``source`` names it."""
     return (f"{ATTACHMENT_ROUTE}?target={quote(target, safe='')}"
             f"&page={quote(source, safe='')}" + (ticket(target, source) if ticket else ""))
 
@@ -40,26 +41,30 @@ def attachment_link(target: str, label: str, source: str,
     if has_attachment is not None and not has_attachment(target):
         return (f'<span class="attachment missing" title="not found in raw/">'
                 f'{escapeHtml(label)}</span>')
-    href = _attachment_href(target, source, ticket)
+    href = attachment_href(target, source, ticket)
     return (f'<a class="attachment" href="{escapeHtml(href)}" data-attachment="1"'
             f'{_NEW_TAB}>{escapeHtml(label)}</a>')
 
 
 def attachment_html(target: str, alias: str | None, source: str,
                     has_attachment: Callable[[str], bool] | None = None,
-                    element_id: str | None = None, ticket: Ticket | None = None) -> str:
+                    element_id: str | None = None, ticket: Ticket | None = None,
+                    size: str | None = None) -> str:
     """An attachment embed: an image (sized by ``|300`` or ``|300x200``) or a link; a
     file ``has_attachment`` says is not there: its name, marked missing. ``element_id``: the
-    block id written after it (``![[x.png]]^id``), which a ``[[Note#^id]]`` link lands on."""
+    block id written after it (``![[x.png]]^id``), which a ``[[Note#^id]]`` link lands on.
+    ``size`` (``300`` or ``300x200``): the size of an image whose ``alias`` is its alt text
+    (a note's ``<img alt="A map" width="300">``)."""
     id_attr = f' id="{escapeHtml(element_id)}"' if element_id else ""
     if has_attachment is not None and not has_attachment(target):
         return (f'<span class="attachment missing"{id_attr} title="not found in raw/">'
                 f'{escapeHtml(alias or target)}</span>')
-    href = _attachment_href(target, source, ticket)
-    size = _SIZE_RE.match(alias or "")
+    href = attachment_href(target, source, ticket)
+    size_given = _SIZE_RE.match(size or "")
+    size = size_given or _SIZE_RE.match(alias or "")
     name = target.rsplit("/", 1)[-1]
     if name.rsplit(".", 1)[-1].lower() in IMAGE_EXTENSIONS:
-        alt = name if size or not alias else alias
+        alt = alias if alias and (size_given or not size) else name
         dims = ""
         if size:
             dims = f' width="{size.group(1)}"' + (f' height="{size.group(2)}"'
@@ -70,4 +75,5 @@ def attachment_html(target: str, alias: str | None, source: str,
             f'{_NEW_TAB}>{escapeHtml(alias or target)}</a>')
 
 
-__all__ = ["ATTACHMENT_ROUTE", "IMAGE_EXTENSIONS", "attachment_html", "attachment_link"]
+__all__ = ["ATTACHMENT_ROUTE", "IMAGE_EXTENSIONS", "attachment_href", "attachment_html",
+           "attachment_link"]

@@ -63,8 +63,9 @@ _SCHEME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:")
 # what a local image may say beyond its src: nothing that acts
 LOCAL_IMAGE_ATTRIBUTES = frozenset({"src", "alt", "title", "width", "height"})
 _SIZE_VALUE_RE = re.compile(r"^\d{1,5}$")
-# a local <img>'s markup, from (target, alt or size, or None); None: no vault to find it in
-LocalImage = Callable[[str, "str | None"], str]
+# a local <img>'s markup, from (target, alt, size "300" or "300x200"; each or None); None:
+# no vault to find it in
+LocalImage = Callable[[str, "str | None", "str | None"], str]
 _FIRST_TAG_RE = re.compile(r"</?([A-Za-z][A-Za-z0-9-]*)")
 # attribute names as markdown-it reads them (no "<" in a name: a tag that never closes ends
 # at the next "<", so the scan stays linear; an attempt that fails is text); a comment's end
@@ -110,8 +111,9 @@ def _local_image(env: dict[str, Any]) -> LocalImage | None:
     links = env.get("links") if isinstance(env, dict) else None
     if links is None:
         return None
-    return lambda target, alias: attachment_html(target, alias, links.source,
-                                                 links.has_attachment, ticket=links.ticket)
+    return lambda target, alt, size: attachment_html(target, alt, links.source,
+                                                     links.has_attachment, ticket=links.ticket,
+                                                     size=size)
 
 
 def _sanitize(state: Any) -> None:
@@ -260,7 +262,7 @@ def _local_image_markup(raw: str, local_image: LocalImage) -> str | None:
     width, height = found.get("width", ""), found.get("height", "")
     size = (width + (f"x{height}" if _SIZE_VALUE_RE.match(height) else "")
             if _SIZE_VALUE_RE.match(width) else None)
-    return local_image(src, found.get("alt") or size)
+    return local_image(src, found.get("alt") or None, size)
 
 
 def _media_link(raw: str) -> str | None:

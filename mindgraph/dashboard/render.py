@@ -48,7 +48,8 @@ from pygments.util import ClassNotFound
 
 from ..page.links import WIKILINK_RE, is_attachment_target, parse_wikilink_inner
 from . import obsidian, obsidian_inline, raw_html
-from .attachment_markup import ATTACHMENT_ROUTE, attachment_html, attachment_link
+from .attachment_markup import (ATTACHMENT_ROUTE, attachment_href, attachment_html,
+                                attachment_link)
 from .obsidian_inline import without_comments
 
 _SCHEME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:")
@@ -227,6 +228,9 @@ def _render_link_open(self: Any, tokens: list, idx: int, options: Any, env: dict
     elif scheme:
         token.attrSet("rel", "noopener noreferrer")
         token.attrSet("target", "_blank")
+    elif href and not href.startswith("#") and is_attachment_target(
+            unquote(href.split("#", 1)[0])):
+        _as_attachment_link(tokens, idx, unquote(href.split("#", 1)[0]), env["links"])
     elif href and not href.startswith("#"):
         path = env["links"].resolve(href.split("#", 1)[0])
         token.attrSet("href", "#page=" + quote(path, safe="/") if path else "#")
@@ -238,17 +242,37 @@ def _render_link_open(self: Any, tokens: list, idx: int, options: Any, env: dict
     return self.renderToken(tokens, idx, options, env)
 
 
+def _as_attachment_link(tokens: list, idx: int, target: str, links: Links) -> None:
+    """``[plan](files/plan.pdf)``: the link opens the file through the attachment route, as
+    ``[[files/plan.pdf]]`` does (attachment_markup.py), not a page of that name that no note
+    is; a file not in raw/ is its text marked missing."""
+    token = tokens[idx]
+    if links.has_attachment is not None and not links.has_attachment(target):
+        token.tag, token.attrs = "span", {"class": "attachment missing",
+                                          "title": "not found in raw/"}
+        _close_as(tokens, idx, "span")
+        return
+    token.attrs = {"class": "attachment",
+                   "href": attachment_href(target, links.source, links.ticket), "data-attachment": "1",
+                   "target": "_blank", "rel": "noopener noreferrer"}
+
+
+def _close_as(tokens: list, idx: int, tag: str) -> None:
+    """Give the ``link_close`` that ends the link opened at ``idx`` the tag ``tag``."""
+    depth = 0
+    for later in tokens[idx + 1:]:
+        depth += later.nesting
+        if later.type == "link_close" and depth < 0:
+            later.tag = tag
+            return
+
+
 def _as_text(tokens: list, idx: int, href: str) -> None:
     """Draw the link opened at ``idx`` as its text (a span naming the address): a scheme
     outside LINK_SCHEMES can start a program (``ms-msdt:``, ``search-ms:``)."""
     token = tokens[idx]
     token.tag, token.attrs = "span", {"class": "link-refused", "title": href}
-    depth = 0
-    for later in tokens[idx + 1:]:
-        depth += later.nesting
-        if later.type == "link_close" and depth < 0:
-            later.tag = "span"
-            return
+    _close_as(tokens, idx, "span")
 
 
 def _render_image(_self: Any, tokens: list, idx: int, _options: Any, env: dict) -> str:

@@ -109,7 +109,9 @@ def page_view(vault: Vault, page: Page, communities: Iterable[Community],
                   "last_validated": record.verification.last_validated,
                   "revalidate_after": record.verification.revalidate_after,
                   "evidence": record.evidence.status, "problem": record.problem},
-        "compile": {"compiler": _text(fm.get("compiler")),
+        # the compiler a page records: provenance.generator (the top-level ``compiler`` of
+        # pages written before that record); none for a page written by hand
+        "compile": {"compiler": _text(record.provenance.generator),
                     "sources": [s.path for s in record.provenance.sources],
                     "created": _text(fm.get("created")), "updated": _text(fm.get("updated")),
                     "date_source": _text(fm.get("date_source"))},

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Literal
 
 from .anchors import AttachmentFiles, PageAnchors
+from .html_images import local_images
 from .links import as_written
 from .model import Link, Page
 from .permalinks import collisions, permalink_line
@@ -128,6 +129,14 @@ def check_vault(vault: Vault, raw_dir: Path | None = None,
             severity: Severity = "warning" if kind in WARNING_LINKS else "error"
             findings.append(_placed(Finding(severity, kind, page.path, link.line, message),
                                     page, link, raw))
+    for path in sorted(vault.pages):        # <img src="x.png">: drawn as ![[x.png]] is
+        page = vault.pages[path]
+        for line, src, written in local_images(page):
+            if not attachments(src, path):
+                finding = Finding("warning", "missing-attachment", path, line,
+                                  f"{written} names no file in the wiki or {raw_folder}/; "
+                                  f"add the file or fix its src.")
+                findings.append(_placed_text(finding, page, written, raw))
     titles: dict[str, list[str]] = defaultdict(list)
     start = len(findings)
     for path in sorted(vault.pages):
@@ -270,6 +279,16 @@ def _placed(finding: Finding, page: Page, link: Link | None, raw: RawLines | Non
         return finding
     line = raw.line(page, source, link) if link is not None else 0
     return replace(finding, raw_path=source, raw_line=line)
+
+
+def _placed_text(finding: Finding, page: Page, written: str, raw: RawLines | None
+                 ) -> Finding:
+    """``finding`` with the raw note of a compiled ``page`` and the line there that has
+    ``written`` (a note's HTML, which no link names)."""
+    placed = _placed(finding, page, None, raw)
+    if not placed.raw_path or raw is None:
+        return placed
+    return replace(placed, raw_line=raw.text_line(placed.raw_path, written))
 
 
 def link_name(vault: Vault, target: str, source_path: str) -> str:

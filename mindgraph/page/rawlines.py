@@ -111,6 +111,15 @@ class RawLines:
                 return number
         return 0
 
+    def text_line(self, rel: str, written: str) -> int:
+        """The first line of the raw note ``rel`` that holds ``written`` (a note's HTML tag,
+        which no link names); 0 when the note cannot be read or has it nowhere."""
+        text = read_raw_note(self.raw_dir, rel)
+        if text is None:
+            return 0
+        return next((number for number, line in enumerate(text.split("\n"), 1)
+                     if written in line), 0)
+
     def _lines_by_key(self, rel: str, note: list[Link]) -> dict[tuple[Any, ...], list[int]]:
         lines = self._note_lines.get(rel)
         if lines is None:

@@ -25,12 +25,19 @@ from ..fsutil import writable
 from ..ingest.normalise import code_mask
 from ..page.dates import note_dates
 from ..page.history import git_history
+from ..page.links import replace_links
 from ..page.model import Page
 from ..page.rawlines import source_paths
 from ..page.cache import open_pages
 from ..page.vault import PageLimits, Vault, load_vault
 
 SNIPPET_RADIUS = 90
+# the markup a snippet leaves out (_as_read), and where the match sits while it does
+_HEADING_MARK = re.compile(r"(?m)^[ \t]{0,3}#{1,6}[ \t]+")
+_CALLOUT_MARK = re.compile(r"(?m)^[ \t]*>[ \t]*\[![^\]\n]*\][+-]?")
+_QUOTE_MARK = re.compile(r"(?m)^[ \t]*(?:>[ \t]?)+")
+_OPEN, _CLOSE = "\x02", "\x03"
+_LINK_REACH = 200           # how far a snippet's edge moves to take a link whole
 
 
 @dataclass(frozen=True)
@@ -312,14 +319,42 @@ def _snippet(text: str, match: re.Match) -> str:
     """The text around ``match`` with the match in bold, unless the note has it in bold
     already (``**Canvas**`` became ``****Canvas****``, and a match inside a bold phrase
     closed and reopened the note's own bold)."""
-    start = max(0, match.start() - SNIPPET_RADIUS)
-    end = min(len(text), match.end() + SNIPPET_RADIUS)
-    before = re.sub(r"\s+", " ", text[start:match.start()]).lstrip()
-    after = re.sub(r"\s+", " ", text[match.end():end]).rstrip()
+    start, end = _whole_links(text, max(0, match.start() - SNIPPET_RADIUS),
+                              min(len(text), match.end() + SNIPPET_RADIUS))
     prefix = "…" if start > 0 else ""
     suffix = "…" if end < len(text) else ""
     mark = "" if _in_bold(text, match.start(), match.end()) else "**"
-    return f"{prefix}{before}{mark}{text[match.start():match.end()]}{mark}{after}{suffix}"
+    window = (text[start:match.start()] + _OPEN + text[match.start():match.end()] + _CLOSE
+              + text[match.end():end])
+    shown = _as_read(window)
+    if shown.count(_OPEN) != 1 or shown.count(_CLOSE) != 1:
+        shown = window              # the match was a link's target its alias hides
+    shown = re.sub(r"\s+", " ", shown).strip()
+    return f"{prefix}{shown.replace(_OPEN, mark).replace(_CLOSE, mark)}{suffix}"
+
+
+def _whole_links(text: str, start: int, end: int) -> tuple[int, int]:
+    """``start``/``end`` moved out of a wikilink or embed they cut (``![[pil…``), by at most
+    a link's length, so the snippet shows the link's words, not half its markup."""
+    opened = text.rfind("[[", start, end)
+    if opened >= 0 and text.find("]]", opened, end) < 0:
+        closed = text.find("]]", end, end + _LINK_REACH)
+        end = closed + 2 if closed >= 0 else end
+    closed = text.find("]]", start, end)
+    if closed >= 0 and text.find("[[", start, closed) < 0:
+        opened = text.rfind("[[", max(0, start - _LINK_REACH), start)
+        start = opened - (opened > 0 and text[opened - 1] == "!") if opened >= 0 else start
+    return start, end
+
+
+def _as_read(text: str) -> str:
+    """A note's lines without the markup a reader does not see: ``[[Garden]]`` is Garden,
+    ``# Title`` is Title, a callout's ``> [!tip]-`` and a quote's ``>`` go, an embed goes."""
+    text = replace_links(text, lambda target, heading, _block, alias:
+                         alias or target or heading or "")
+    text = _CALLOUT_MARK.sub("", text)
+    text = _QUOTE_MARK.sub("", text)
+    return _HEADING_MARK.sub("", text)
 
 
 def _in_bold(text: str, start: int, end: int) -> bool:

@@ -139,14 +139,16 @@ def _search(page, query):
 
 def test_search_snippets_mark_the_matched_words_as_text(browser, notes_url):
     """A snippet showed its highlight markers raw (``**同期**の設定``); the matched words are
-    <mark> elements now, whole, and the note's own HTML in a snippet stays text."""
+    <mark> elements now, whole, and the note's own HTML is never markup there (its tags are
+    dropped, its words kept)."""
     page, watch = open_dashboard(browser, notes_url)
     [sync] = [s for s in _search(page, "同期") if "Sync" in s["text"]]
     assert sync["text"] == "同期の設定を変更します。Obsidian Syncで同期する。"
     assert sync["marks"] == ["同期", "同期"] and set(sync["elements"]) == {"MARK"}
     [trunks] = _search(page, "trunks")
     assert "**" not in trunks["text"] and trunks["marks"] == ["trunks", "trunks"]
-    assert "<b>before</b>" in trunks["text"] and set(trunks["elements"]) == {"MARK"}
+    assert "before" in trunks["text"] and "<b>" not in trunks["text"]   # its words, as text
+    assert set(trunks["elements"]) == {"MARK"}
     assert page.evaluate("window.__owned === undefined")
     assert watch.problems == []
     page.close()
@@ -214,3 +216,33 @@ def test_behind_a_token_attachments_open_by_their_sandboxed_route_never_a_blob(b
         assert watch.problems == []
         popup.close()
         page.close()
+
+
+def test_an_attachment_in_the_outgoing_links_is_not_drawn_broken(browser, notes_url):
+    """The detail's outgoing links drew an embedded picture, which resolves to its file
+    (`check` and `stats` count it an attachment), struck through in red like a link to no
+    page. It is the file's name, marked an attachment."""
+    page, watch = _open(browser, notes_url, "Pictures.md")
+    items = page.evaluate("""() => [...document.querySelectorAll('#detail .links-list li')]
+        .filter((li) => li.textContent.includes('map.png'))
+        .map((li) => [...li.querySelectorAll('span, a')].map((e) => e.className))""")
+    assert items and all("wikilink broken" not in classes for classes in items), items
+    assert any("attachment" in classes for classes in items), items
+    assert watch.problems == []
+    page.close()
+
+
+def test_a_penalty_in_a_results_explanation_reads_minus_not_plus_minus(browser, notes_url):
+    """An English question found the Japanese note with its other-language penalty shown
+    as "other_language +-0.0572"; a penalty reads "other_language −0.0572"."""
+    page, watch = open_dashboard(browser, notes_url)
+    page.fill("#search", "Obsidian Sync")
+    page.press("#search", "Enter")
+    page.wait_for_function("() => document.getElementById('results-title').textContent"
+                           ".includes('Obsidian Sync')")
+    why = page.evaluate("""() => [...document.querySelectorAll('#results-list li')]
+        .map((li) => li.querySelector('.why').textContent)""")
+    assert not any("+-" in line for line in why), why
+    assert any("other_language −0." in line for line in why), why
+    assert watch.problems == []
+    page.close()

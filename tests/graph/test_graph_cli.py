@@ -140,3 +140,24 @@ def test_a_graph_read_from_its_state_file_answers_like_a_fresh_one(small_vault):
     state.unlink()
     assert json.loads(_run(workspace, "export", "--format", "json")) == updated
     assert _json(workspace, "backlinks", "Lonely")["backlinks"][0]["source"] == "Beta.md"
+
+
+def test_broken_names_the_raw_note_and_line_to_fix_as_check_does(tmp_path):
+    """On a compiled workspace `graph broken` said "Garden.md:13", a line of the compiled
+    page (frontmatter and a summary added), while `check` said where to fix it, the raw
+    note's line 4. Both name the raw note now; the JSON keeps the page's line too."""
+    (tmp_path / "raw").mkdir()
+    (tmp_path / "raw" / "Garden.md").write_text(
+        "# Garden\n\nI grow tomatoes and basil for the summer kitchen.\n"
+        "See [[Nowhere]] and [[Compost]].\n")
+    (tmp_path / "raw" / "Compost.md").write_text("# Compost\n\nGreens and browns.\n")
+    (tmp_path / "wiki").mkdir()
+    (tmp_path / "wiki" / "Hand.md").write_text("# Hand\n\nWritten here: [[Gone]].\n")
+    assert CliRunner().invoke(cli, ["ingest", "-C", str(tmp_path)]).exit_code == 0
+    [row] = [r for r in _json(tmp_path, "broken")["broken_links"] if r["source"] == "Garden.md"]
+    assert (row["raw_path"], row["raw_line"]) == ("Garden.md", 4) and row["line"] > 4
+    text = _run(tmp_path, "broken")
+    assert "raw/Garden.md:4: missing [[Nowhere]]" in text
+    assert "Hand.md:3: missing [[Gone]]" in text          # a page written in wiki/ itself
+    check = CliRunner().invoke(cli, ["check", "-C", str(tmp_path)]).output
+    assert "raw/Garden.md:4: [[Nowhere]]" in check

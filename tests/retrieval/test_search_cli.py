@@ -152,3 +152,24 @@ def test_a_context_that_runs_out_of_time_says_how_to_give_it_more(tmp_path, monk
                                                "0.01", "--json", "-C",
                                                str(workspace)]).stdout)
     assert data["status"] == "timeout" and data["sources"] == []
+
+
+def test_a_snippet_shows_a_notes_html_as_its_words_not_its_markup(tmp_path):
+    """A note's raw HTML came into snippets as markup: ``<img src="img/cat.png" width="80"
+    alt="the cat">`` took a third of the 240 characters of `search`, `context` and every
+    agent's result. A tag goes (an image leaves its alt text); HTML in code stays."""
+    wiki = tmp_path / "wiki"
+    wiki.mkdir()
+    (wiki / "Garden.md").write_text(
+        "# Garden\n\nCover the <b>tomatoes</b> before frost. <img src=\"img/cat.png\" "
+        "width=\"80\" alt=\"the cat\"><br>Frost kills <kbd>basil</kbd>; write `<b>frost</b>`."
+        "\n\n## 霜\n\n<b>霜</b>の前にトマトを覆う。\n")
+    data = json.loads(_search(tmp_path, "frost", "--json"))
+    snippet = data["results"][0]["snippet"]
+    assert snippet == ("Cover the tomatoes before **frost**. the cat **Frost** kills basil; "
+                       "write `<b>**frost**</b>`."), snippet
+    ja = json.loads(_search(tmp_path, "霜", "--json"))["results"][0]["snippet"]
+    assert ja.startswith("**霜**の前にトマト"), ja
+    context = CliRunner().invoke(cli, ["context", "frost on the tomatoes", "-C", str(tmp_path)])
+    assert context.exit_code == 0 and "the cat" in context.output
+    assert "<img" not in context.output and "<b>" not in context.output.split("`")[0]

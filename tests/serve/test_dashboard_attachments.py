@@ -201,3 +201,36 @@ def test_a_ticket_with_an_endless_expiry_is_refused_not_an_error(attachments):
         "target": "diagram.png", "page": "Gallery.md", "file": "assets/diagram.png",
         "expires": "9" * 5000, "ticket": "0" * 64})
     assert response.status_code == 401
+
+
+def test_a_markdown_link_to_an_attachment_opens_the_file(attachments):
+    """``[the paper](assets/paper.pdf)`` was resolved as a page: no page has that name, so
+    the dashboard drew it struck through as a broken link ("no such page"), while `check`
+    and `stats` count it an attachment. It opens the file by the attachment route, signed
+    behind a token as the embeds are; a file not in raw/ is marked missing."""
+    (attachments / "wiki" / "Plans.md").write_text(
+        "# Plans\n\nSee [the paper](assets/paper.pdf) and [old](assets/gone.pdf).\n")
+    client = _client(attachments, token=TOKEN, host="0.0.0.0")
+    signed = {"Authorization": f"Bearer {TOKEN}"}
+    html = client.get("/dashboard/page", params={"page": "Plans"}, headers=signed).json()["html"]
+    assert "broken" not in html and "no such page" not in html
+    assert '<span class="attachment missing" title="not found in raw/">old</span>' in html
+    assert ('<a class="attachment" href="/dashboard/attachment?target=assets%2Fpaper.pdf'
+            '&amp;page=Plans.md&amp;file=assets%2Fpaper.pdf&amp;expires=') in html
+    [pdf] = _signed_sources(client, "Plans", signed)
+    response = client.get(pdf)
+    assert response.status_code == 200 and response.content == b"%PDF-1.4\n"
+
+
+def test_a_notes_img_keeps_its_size_beside_its_alt_text(attachments):
+    """``<img src="x.png" alt="the cat" width="80">`` lost its width (the alt took the one
+    place a size could go) and drew a big photo at full size; it keeps both now, as
+    ``![[x.png|80]]`` keeps its size."""
+    (attachments / "wiki" / "Sized.md").write_text(
+        '# Sized\n\n<img src="assets/diagram.png" alt="The diagram" width="120" height="40">'
+        '\n\n<img src="assets/diagram.png" width="90">\n\n<img src="assets/diagram.png" '
+        'alt="Plain">\n')
+    html = _client(attachments).get("/dashboard/page", params={"page": "Sized"}).json()["html"]
+    assert 'alt="The diagram" width="120" height="40">' in html
+    assert 'alt="diagram.png" width="90">' in html
+    assert 'alt="Plain">' in html

@@ -3,8 +3,10 @@ a strict CSP, the graph and rendered-page endpoints behind the token like every 
 
 import hashlib
 
+from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
+from mindgraph.cli import cli
 from mindgraph.config import settings_from_dict
 from mindgraph.core import Mindgraph
 from mindgraph.serve.dashboard import CSP
@@ -99,3 +101,21 @@ def test_the_api_documents_the_dashboard_data_routes_only(workspace):
     paths = _client(workspace).get("/openapi.json").json()["paths"]
     assert {"/dashboard/graph", "/dashboard/page"} <= set(paths)
     assert "/" not in paths and not any(p.startswith("/dashboard/static") for p in paths)
+
+
+def test_a_compiled_page_names_its_compiler_not_written_by_hand(tmp_path):
+    """A page `ingest` compiled records its compiler in provenance.generator; the detail read
+    the old top-level ``compiler`` key, found none and said "none (written by hand)" beside
+    "Origin compiled_offline". It names the compiler; a page written in wiki/ has none."""
+    (tmp_path / "raw").mkdir()
+    (tmp_path / "raw" / "Garden.md").write_text("# Garden\n\nTomatoes and basil.\n")
+    (tmp_path / "wiki").mkdir()
+    (tmp_path / "wiki" / "Hand.md").write_text("# Hand\n\nWritten here.\n")
+    assert CliRunner().invoke(cli, ["ingest", "-C", str(tmp_path)]).exit_code == 0
+    client = _client(tmp_path)
+    garden = client.get("/dashboard/page", params={"page": "Garden"}).json()
+    assert garden["trust"]["origin"] == "compiled_offline"
+    assert garden["compile"]["compiler"].startswith("offline:v")
+    assert garden["compile"]["sources"] == ["Garden.md"]
+    hand = client.get("/dashboard/page", params={"page": "Hand"}).json()
+    assert hand["compile"]["compiler"] is None and hand["trust"]["origin"] == "human"

@@ -266,3 +266,27 @@ def test_text_names_each_note_in_the_raw_folder_the_workspace_reads(tmp_path):
     data = json.loads(CliRunner().invoke(cli, ["timeline", "canvas", "-C", str(tmp_path / "kb"),
                                                "--no-git", "--json"]).stdout)
     assert {e["folder"] for e in data["entries"]} == {"raw"}        # JSON keeps the label
+
+
+def test_a_snippet_shows_the_note_as_read_not_its_markup(tmp_path):
+    """The snippet (CLI, REST, the dashboard's timeline list) showed the note's markup:
+    "# **Compost** … Mentioned in [[Garden]]. > [!tip]- Smell > A bad smell". Headings,
+    link brackets, callout and quote markers go; the match is still marked, inside a link."""
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    (raw / "Compost.md").write_text(
+        "---\ndate: 2024-03-01\n---\n# Compost\n\nGreens and browns, about 1:3. Mentioned in "
+        "[[Garden]] and [[Soil|the soil note]]. ![[pile.png]]\n\n> [!tip]- Smell\n"
+        "> A bad smell means too many greens.\n")
+    result = CliRunner().invoke(cli, ["timeline", "Compost", "-C", str(tmp_path), "--no-git",
+                                      "--json"])
+    assert result.exit_code == 0, result.output
+    [entry] = json.loads(result.stdout)["entries"]
+    assert entry["snippet"].startswith("**Compost** Greens and browns, about 1:3. Mentioned in "
+                                       "Garden and the soil note."), entry
+    assert "pil" not in entry["snippet"]            # an embed cut at the edge: taken whole
+    garden = CliRunner().invoke(cli, ["timeline", "Garden", "-C", str(tmp_path), "--no-git",
+                                      "--json"])
+    [entry] = json.loads(garden.stdout)["entries"]
+    assert "Mentioned in **Garden** and the soil note. Smell A bad smell" in entry["snippet"]
+    assert not any(mark in entry["snippet"] for mark in ("[[", "]]", "[!tip]", "> ", "# "))

@@ -482,7 +482,9 @@
     const parts = Object.entries(result.sources).map(([name, info]) =>
       name === "graph" ? `graph: links ${info.linked}`
         : `${name} #${info.rank} (${Number(info.score).toFixed(2)})`);
-    const boosts = Object.entries(result.boosts).map(([name, v]) => `${name} +${v}`);
+    // a penalty (other_language) is "−0.057", never "+-0.057"
+    const boosts = Object.entries(result.boosts).map(([name, v]) =>
+      `${name} ${v < 0 ? "−" + Math.abs(v) : "+" + v}`);
     return [`score ${result.score.toFixed(3)}`, ...parts, ...boosts].join(" · ");
   }
 
@@ -527,7 +529,9 @@
     const timeline = el("ul", { class: "links-list" }, el("li", { class: "muted" }, "…"));
     const outgoing = page.outgoing.map((l) => el("li", {},
       el("span", { class: "kind" }, l.relation === "wikilink" ? l.syntax : l.relation),
-      l.page ? linkTo(l.page) : el("span", { class: "wikilink broken" }, l.target || "#" + (l.heading || "")),
+      // an attachment is no page: its file, not a broken link (the page body opens it)
+      l.page ? linkTo(l.page) : l.status === "attachment" ? el("span", { class: "attachment" }, l.target)
+        : el("span", { class: "wikilink broken" }, l.target || "#" + (l.heading || "")),
       l.status === "resolved" ? null : el("span", { class: "muted" }, " " + l.status)));
     const backlinks = page.backlinks.map((b) => el("li", {},
       el("span", { class: "kind" }, b.relation), linkTo(b.page),
