@@ -128,8 +128,10 @@ def hubs_command(settings: Settings, limit: int, as_json: bool) -> None:
     if as_json:
         emit_json({"hubs": [asdict(h) for h in found]})
         return
+    if found:
+        echo("neighbours  page  (pages it links with either way or shares tags with)")
     for h in found:
-        echo(f"{h.degree:5}  {h.path}  (backlinks {h.backlinks}, links {h.outlinks}, "
+        echo(f"{h.degree:10}  {h.path}  (backlinks {h.backlinks}, links {h.outlinks}, "
              f"shared tags only {h.inferred})")
     if not found:
         echo("0 hubs: the wiki has no pages.")

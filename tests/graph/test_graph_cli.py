@@ -55,6 +55,15 @@ def test_text_output_and_export(small_vault, tmp_path):
     assert nx.read_graphml(target).number_of_nodes() == 7
 
 
+def test_hubs_text_says_what_its_numbers_count(small_vault):
+    """`graph hubs` printed a bare number before each page: a header names it."""
+    lines = _run(small_vault.parent, "hubs", "--limit", "2").splitlines()
+    assert lines[0].split()[:2] == ["neighbours", "page"]
+    first = lines[1].split()
+    assert first[1] == "Alpha.md" and int(first[0]) > 0
+    assert len(lines) == 3
+
+
 def _edges_between_nodes(exported: dict) -> bool:
     nodes = {n["id"] for n in exported["nodes"]}
     return all(e["source"] in nodes and e["target"] in nodes for e in exported["edges"])
