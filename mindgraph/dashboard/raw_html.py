@@ -44,6 +44,7 @@ from markdown_it.common.utils import escapeHtml
 from markdown_it.rules_block.html_block import html_block
 from markdown_it.token import Token
 
+from ..page.html_images import LOCAL_IMAGE_ATTRIBUTES
 from ..page.links import is_attachment_target
 from .attachment_markup import attachment_html
 
@@ -60,8 +61,6 @@ DROPPED_ATTRIBUTES = frozenset({"class", "id", "style", "align", "dir", "lang", 
                                 "height", "border", "cellpadding", "cellspacing", "valign"})
 _SAFE_HREF_RE = re.compile(r"^(?:https?:|mailto:)", re.I)
 _SCHEME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:")
-# what a local image may say beyond its src: nothing that acts
-LOCAL_IMAGE_ATTRIBUTES = frozenset({"src", "alt", "title", "width", "height"})
 _SIZE_VALUE_RE = re.compile(r"^\d{1,5}$")
 # a local <img>'s markup, from (target, alt, size "300" or "300x200"; each or None); None:
 # no vault to find it in

@@ -59,7 +59,8 @@ CACHE_VERSION = 4      # 4: stamps hold ctime and inode; 3: blobs checksummed; 2
 RACY_NS = 2_000_000_000
 ALIAS_RECHECK_S = 2.0       # every file with another name is compared within this time
 ALIAS_MIN_BATCH = 64        # files with another name compared at each refresh, at least
-_PARSER_MODULES = ("model.py", "markdown.py", "links.py", "parse.py", "vault.py", "summary.py")
+_PARSER_MODULES = ("model.py", "markdown.py", "links.py", "parse.py", "vault.py", "summary.py",
+                   "html_images.py")
 
 
 @dataclass(frozen=True)

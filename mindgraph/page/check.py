@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Literal
 
 from .anchors import AttachmentFiles, PageAnchors
-from .html_images import local_images
+from .html_images import image_tag
 from .links import as_written
 from .model import Link, Page
 from .permalinks import collisions, permalink_line
@@ -127,16 +127,10 @@ def check_vault(vault: Vault, raw_dir: Path | None = None,
         for kind, message in _link_problems(vault, page, link, result, anchors, attachments,
                                             raw_folder):
             severity: Severity = "warning" if kind in WARNING_LINKS else "error"
-            findings.append(_placed(Finding(severity, kind, page.path, link.line, message),
-                                    page, link, raw))
-    for path in sorted(vault.pages):        # <img src="x.png">: drawn as ![[x.png]] is
-        page = vault.pages[path]
-        for line, src, written in local_images(page):
-            if not attachments(src, path):
-                finding = Finding("warning", "missing-attachment", path, line,
-                                  f"{written} names no file in the wiki or {raw_folder}/; "
-                                  f"add the file or fix its src.")
-                findings.append(_placed_text(finding, page, written, raw))
+            finding = Finding(severity, kind, page.path, link.line, message)
+            tag = _html_image(page, link)     # <img src="x.png">: no link of the raw note
+            findings.append(_placed_text(finding, page, tag, raw) if tag is not None
+                            else _placed(finding, page, link, raw))
     titles: dict[str, list[str]] = defaultdict(list)
     start = len(findings)
     for path in sorted(vault.pages):
@@ -210,8 +204,9 @@ def _link_problems(vault: Vault, page: Page, link: Link, result: Resolution,
         yield "ambiguous-link", f"{shown()} {ambiguous_link(result.candidates)}"
     elif result.status == "attachment":
         if not attachments(link.target, page.path):
+            part = "src" if _html_image(page, link) is not None else "name"
             yield "missing-attachment", (f"{shown()} names no file in the wiki or "
-                                         f"{raw_folder}/; add the file or fix its name.")
+                                         f"{raw_folder}/; add the file or fix its {part}.")
     elif result.status in ("resolved", "self") and result.target in vault.pages:
         target = vault.pages[result.target]
         where = "this page" if result.target == page.path else result.target
@@ -260,10 +255,23 @@ def _shown(link: Link, page: Page | None = None) -> str:
         written = as_written(lines[at], link) if at < len(lines) else None
         if written is not None:
             return written
+        if (tag := _html_image(page, link)) is not None:
+            return tag
     anchor = f"#^{link.block}" if link.block else f"#{link.heading}" if link.heading else ""
     if link.syntax == "markdown":
         return f"({link.target}{anchor})"
     return f"{'!' if link.syntax == 'embed' else ''}[[{link.target}{anchor}]]"
+
+
+def _html_image(page: Page, link: Link) -> str | None:
+    """The ``<img src>`` tag ``link`` was read from (html_images.py), or None."""
+    if link.syntax != "embed" or not link.is_attachment or link.line < page.body_line:
+        return None
+    lines = _body_lines(page.body)
+    at = link.line - page.body_line
+    if at >= len(lines) or as_written(lines[at], link) is not None:
+        return None
+    return image_tag(lines[at], link.target)
 
 
 @functools.lru_cache(maxsize=4)

@@ -18,6 +18,7 @@ from typing import Any, Mapping
 import yaml
 
 from ..fsutil import sha256_text
+from .html_images import image_links
 from .links import extract_links, extract_tags, frontmatter_links, frontmatter_tags
 from .markdown import find_headings, mask_code, mask_comments, slugify, split_frontmatter
 from .model import Page, Section
@@ -45,6 +46,9 @@ def parse_page(text: str, path: str, content_hash: str = "",
     sections, section_at = _build_sections(lines, headings, first_line, summary)
     sections, unindexed = _cap_sections(sections, max_indexed_chars)
     links = extract_links(masked, first_line, section_at)
+    if "<" in body:          # <img src="x.png">: drawn as ![[x.png]] is, so that link
+        links.extend(image_links(masked, first_line, section_at))
+        links.sort(key=lambda link: link.line)
     links.extend(frontmatter_links(frontmatter))
     title = capped_name(_title(frontmatter, headings, path))
     tags = _dedupe([capped_name(t) for t in frontmatter_tags(frontmatter) + extract_tags(masked)])
