@@ -127,7 +127,48 @@ def for_agents(exc: BaseException) -> str:
     if isinstance(exc, ProviderError):
         return ("The model provider the server uses failed (ProviderError); the server's "
                 "operator can read why in the server's log.")
+    if isinstance(exc, AdapterError) and not isinstance(exc, NotFoundError):
+        return (f"The note app or data source failed ({type(exc).__name__}); the server's "
+                f"operator can read why in the server's log.")
     if isinstance(exc, MindgraphError):
         return str(exc)
     return (f"An internal error ({type(exc).__name__}) stopped this request; the server's "
             f"operator can read it in the server's log.")
+
+
+def said_in_log(exc: BaseException) -> bool:
+    """True when agents read ``exc`` in general terms (for_agents) and the server's log
+    must hold its whole text: a provider's or a note app's error, or a bug."""
+    return not isinstance(exc, MindgraphError) or (
+        isinstance(exc, (ProviderError, AdapterError)) and not isinstance(exc, NotFoundError))
+
+
+class AgentNote(str):
+    """A degradation note as agents read it, in general terms, with ``detail``: the whole
+    note (a provider's or app's own message, which may name its address or the operator's
+    account) for the server's log and the operator's terminal (the CLI prints ``detail``)."""
+
+    detail: str
+
+    def __new__(cls, general: str, detail: str) -> "AgentNote":
+        note = super().__new__(cls, general)
+        note.detail = detail
+        return note
+
+    def __getnewargs__(self) -> tuple[str, str]:   # type: ignore[override]
+        return str(self), self.detail
+
+
+def failure_note(what: str, exc: BaseException, then: str) -> str:
+    """The degradation note "``what`` failed (...); ``then``": mindgraph's own errors whole,
+    a provider's, app's or unexpected one in general terms (AgentNote, whole in ``detail``)."""
+    whole = f"{what} failed ({type(exc).__name__}: {exc}); {then}"
+    if not said_in_log(exc):
+        return whole
+    return AgentNote(f"{what} failed ({type(exc).__name__}; the server's log has the "
+                     f"details); {then}", whole)
+
+
+def note_details(notes: "list[str] | tuple[str, ...]") -> list[str]:
+    """The whole text of the notes said to agents in general terms (for the server's log)."""
+    return [note.detail for note in notes if isinstance(note, AgentNote)]

@@ -49,7 +49,10 @@ def search_command(settings: Settings, query: tuple[str, ...], limit: int, hybri
                             latency_ms=(time.perf_counter() - started) * 1e3)
         if as_json:
             payload = response.to_dict()
-            emit_json({**payload, "results": with_trust(payload["results"], trusts)})
+            emit_json({**payload, "results": with_trust(payload["results"], trusts),
+                       # the operator's own terminal: the provider's or app's words too
+                       "degradation": [getattr(note, "detail", note)
+                                       for note in response.degradation]})
         else:
             _print_hybrid(response, trusts)
         return
@@ -70,7 +73,7 @@ def search_command(settings: Settings, query: tuple[str, ...], limit: int, hybri
         emit_json(payload)
         return
     for note in notes:
-        echo(f"note: {note}")
+        echo(f"note: {getattr(note, 'detail', note)}")   # the operator's own terminal
     if not results:
         shown = text if len(text) <= 80 else f"{text[:77]}…"     # a 10,000-character query
         echo(f"No page matches '{shown}'." if not notes else
@@ -99,7 +102,7 @@ def _print_hybrid(response, trusts: dict[str, dict[str, Any]]) -> None:
          + (f"; also searched: {', '.join(response.expanded_queries)}"
             if response.expanded_queries else ""))
     for note in response.degradation:
-        echo(f"note: {note}")
+        echo(f"note: {getattr(note, 'detail', note)}")   # the operator's own terminal
     if not response.results:
         echo(response.interpretation)
         return

@@ -15,7 +15,7 @@ import threading
 from collections import OrderedDict
 from typing import Any, Iterator
 
-from ..errors import ConfigError, ProviderError
+from ..errors import ConfigError, ProviderError, failure_note
 from .llm_cache import AnswerCache
 
 MAX_QUERIES = 3
@@ -197,7 +197,7 @@ class QueryExpander:
             try:
                 queries += self._llm_queries(query, MAX_QUERIES - len(queries))
             except (ProviderError, ConfigError) as exc:
-                note = f"LLM query expansion failed ({exc}); splitter only"
+                note = failure_note("LLM query expansion", exc, "splitter only")
         seen = {query.strip().lower()}
         unique = []
         for q in queries:

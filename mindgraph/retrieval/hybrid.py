@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from ..config import RetrievalSettings
+from ..errors import failure_note
 from ..graph.build import ENRICHED_PREFIX, EXTRACTED, KnowledgeGraph
 from ..page.language import page_language
 from ..page.model import Page
@@ -242,8 +243,8 @@ class HybridRetriever:
         rankings: dict[str, list[tuple[str, float, str | None]]] = {}
         for name, (outcome, elapsed) in _run_all(calls, parallel).items():
             if isinstance(outcome, Exception):  # a failing retriever never fails the search
-                _note(degradation, f"{name} retrieval failed ({type(outcome).__name__}: "
-                                   f"{outcome}); results come from the other retrievers")
+                _note(degradation, failure_note(f"{name} retrieval", outcome,
+                                                "results come from the other retrievers"))
                 continue
             rankings[name] = outcome
             timings[name if tag == "query" else f"{name}:{tag}"] = elapsed
@@ -467,8 +468,8 @@ class HybridRetriever:
             try:
                 found = lookups[name](query, missing)  # type: ignore[operator]
             except Exception as exc:  # the fill is a refinement: never fail the search
-                _note(degradation, f"{name} scores of the other retriever's pages failed "
-                                   f"({type(exc).__name__}: {exc}); fused without them")
+                _note(degradation, failure_note(f"{name} scores of the other retriever's "
+                                                f"pages", exc, "fused without them"))
                 continue
             ranking.extend(sorted(found.items(), key=lambda item: -item[1]))
 

@@ -21,6 +21,7 @@ import concurrent.futures as cf
 import time
 from typing import Any, Callable, Collection, Mapping, Sequence
 
+from ..errors import failure_note
 from ..page.model import Page
 from ..page.rawlines import raw_source
 
@@ -65,8 +66,8 @@ class NativeSearch:
                                f"come from the other retrievers")
             return None
         except Exception as exc:   # an app that fails never fails the search
-            degradation.append(f"native search of {names} failed ({type(exc).__name__}: "
-                               f"{exc}); results come from the other retrievers")
+            degradation.append(failure_note(f"native search of {names}", exc,
+                                            "results come from the other retrievers"))
             return None
         if not page_of:
             page_of.update(_pages_by_item(pages, self.filed))

@@ -34,8 +34,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..config import ServeSettings
 from ..core import Mindgraph
-from ..errors import (ConfigError, MindgraphError, ProviderError, Unauthenticated,
-                      for_agents)
+from ..errors import (ConfigError, MindgraphError, Unauthenticated, for_agents,
+                      note_details, said_in_log)
 from ..graph.communities import MIN_COMMUNITY_SIZE
 from ..lint.findings import RULES
 from ..scopes import LOCAL, Authenticator, Identity, Scopes
@@ -413,13 +413,15 @@ def _call(mg: Mindgraph, tool: str, query: str, run: Callable[[], dict[str, Any]
         mg.usage_log.record("mcp", query, intent=tool, kind=usage_kind(tool),
                             latency_ms=(time.perf_counter() - started) * 1e3,
                             error=type(exc).__name__, **who)
-        if isinstance(exc, ProviderError):      # the provider's own words stay in the log
-            _LOG.warning("tool %s: %s: %s", tool, type(exc).__name__, exc)
+        if said_in_log(exc) and isinstance(exc, MindgraphError):  # a provider's or app's
+            _LOG.warning("tool %s: %s: %s", tool, type(exc).__name__, exc)  # words: the log
         if isinstance(exc, MindgraphError):
             # ToolError keeps the message (the fix) for the agent; other exceptions are bugs
             # whose text stays in the server log (the SDK says only that the tool failed).
             raise ToolError(paths.text(for_agents(exc))) from exc
         raise
+    for detail in note_details(data.get("degradation") or ()) if isinstance(data, dict) else ():
+        _LOG.warning("tool %s: %s", tool, detail)
     text = _json(data)
     if paths.named_in(text):      # rewriting every string of every result costs a tenth
         data = paths.value(data)  # of a search: only when an absolute path is there

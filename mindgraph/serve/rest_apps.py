@@ -5,8 +5,9 @@ files the item. The caller's identity comes from its bearer token (``viewer``): 
 identity may write, another identity only when the adapter's entry lists it under
 ``writers`` (403 otherwise). The calls reach the app over the network, so they run on the
 slow lane (they never hold up searches). Errors: 404 no such item or note app, 400 nothing to
-change, 403 an identity that may not write, 502 the app failed (its message says why: an
-expired token names the variable to set).
+change, 403 an identity that may not write, 502 the app failed (said in general terms:
+errors.for_agents; the app's own reply, its address and the token's variable go to the
+server's log only).
 """
 
 from __future__ import annotations
@@ -17,11 +18,14 @@ from fastapi import Depends, FastAPI, Path, Query, Request
 
 from ..adapters.apps import NoteApps
 from ..config import Settings
-from ..errors import AdapterError, ConfigError, NotFoundError
+import logging
+
+from ..errors import AdapterError, ConfigError, NotFoundError, for_agents
 from . import schemas_apps as a
 from .lanes import ServerLanes
 from .rest_errors import AppError
 
+_LOG = logging.getLogger("mindgraph.serve")
 _CODES = (400, 403, 404, 408, 413, 415, 502)
 
 
@@ -69,7 +73,8 @@ def _as_writer(apps: NoteApps, app: str | None, view: Any, run: Callable[[], Any
     except ConfigError as exc:        # no note app, or none of that name
         raise AppError(404, "NotFound", str(exc)) from None
     except AdapterError as exc:
-        raise AppError(502, "AppError", str(exc)) from None
+        _LOG.warning("note app: %s: %s", type(exc).__name__, exc)
+        raise AppError(502, "AppError", for_agents(exc)) from None
 
 
 __all__ = ["add_app_routes"]

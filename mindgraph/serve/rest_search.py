@@ -5,6 +5,7 @@ with its results and latency to the usage log, and takes the trust filters."""
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from typing import Any
@@ -12,10 +13,13 @@ from typing import Any
 from fastapi import Query
 
 from ..core import Mindgraph
+from ..errors import note_details
 from ..trust.answer import TrustCriteria, context_answer, hybrid_answer, keyword_answer
 from . import schemas as s
 from .rest_params import FRESH, MAX_LIMIT, MIN_TRUST
 from .rest_routing import Caller
+
+_LOG = logging.getLogger("mindgraph.serve")
 
 
 def add_search_routes(route: Callable[..., Callable], mg: Mindgraph, fresh: Callable[[], None],
@@ -52,6 +56,8 @@ def add_search_routes(route: Callable[..., Callable], mg: Mindgraph, fresh: Call
                results=[r["page"] for r in answer["results"]],
                result_count=len(answer["results"]),
                latency_ms=(time.perf_counter() - started) * 1e3)
+        for detail in note_details(answer["degradation"]):   # said to agents in general terms
+            _LOG.warning("smart_search: %s", detail)
         return answer
 
     @route("get", "/context", s.ContextOut,

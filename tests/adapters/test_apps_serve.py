@@ -2,8 +2,10 @@
 against the fake TickTick open API on a local port."""
 
 import json
+import logging
 
 import anyio
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 from mcp import Client
@@ -85,7 +87,40 @@ def test_rest_errors_say_what_went_wrong(client, fake, monkeypatch):
     assert unknown.status_code == 404 and "no note app named 'notion'" in unknown.text
     fake.token = "rotated"
     expired = client.post("/apps/items", json={"title": "x"}, headers=as_("alice"))
-    assert expired.status_code == 502 and "TT_TOKEN" in expired.json()["detail"]
+    assert expired.status_code == 502 and "(AdapterError)" in expired.json()["detail"]
+
+
+SAID = "project quota exceeded for org-4417 (see /srv/tt/limits.yml)"
+GENERIC = "The note app or data source failed (AdapterError)"
+
+
+def test_the_apps_own_words_reach_the_log_not_the_agent(client, fake, monkeypatch, caplog):
+    monkeypatch.setattr(fake, "handle", lambda request: httpx.Response(400, text=SAID))
+    with caplog.at_level(logging.WARNING, logger="mindgraph.serve"):
+        failed = client.post("/apps/items", json={"title": "x"}, headers=as_("alice"))
+    assert failed.status_code == 502
+    assert failed.json()["detail"].startswith(GENERIC), failed.text
+    assert "org-4417" not in failed.text and "/srv/tt" not in failed.text
+    assert "127.0.0.1" not in failed.text
+    assert SAID in caplog.text and "HTTP 400" in caplog.text
+
+
+def test_the_apps_own_words_reach_the_log_not_the_mcp_agent(workspace, fake, monkeypatch,
+                                                            caplog):
+    monkeypatch.setattr(fake, "handle", lambda request: httpx.Response(400, text=SAID))
+    server = create_mcp_server(Mindgraph.open(workspace))
+
+    async def main():
+        with anyio.fail_after(30):
+            async with Client(server) as mcp:
+                return await mcp.call_tool("create_item", {"title": "x"})
+
+    with caplog.at_level(logging.WARNING, logger="mindgraph.serve"):
+        failed = anyio.run(main)
+    text = failed.content[0].text
+    assert failed.is_error and GENERIC in text, text
+    assert "org-4417" not in text and "/srv/tt" not in text and "127.0.0.1" not in text
+    assert SAID in caplog.text
 
 
 def test_mcp_tools_write_to_the_app(workspace, fake):

@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 from mindgraph.cli import cli
 from mindgraph.core import Mindgraph
+from mindgraph.errors import AgentNote
 from mindgraph.retrieval import native
 from mindgraph.retrieval.hybrid import SearchOptions
 
@@ -109,7 +110,11 @@ def test_a_slow_app_never_holds_up_the_answer(workspace):
 def test_a_failing_app_fails_only_its_retriever(workspace):
     mg = configure(workspace, "{fail: true}")
     response = mg.smart_search("grocery milk", options=SearchOptions(expansion=False))
-    assert any("native search of shop failed (ConnectionError: app down)" in d
+    # the app's own words for the operator's terminal and the server's log, not for agents
+    assert any("native search of shop failed (ConnectionError: app down)" in d.detail
+               for d in response.degradation if isinstance(d, AgentNote)), response.degradation
+    assert any("native search of shop failed (ConnectionError; the server's log has the "
+               "details)" in d and "app down" not in d
                for d in response.degradation), response.degradation
     assert {r.page for r in response.results} >= {"Notes/Cheese.md"}
 

@@ -1,23 +1,30 @@
 """An LLM server's error page that echoes the request never puts the API key in front of an
-agent: search's ``degradation`` quotes why expansion failed, to every identity, and it used
-to quote the provider's error message whole — an OpenAI-compatible gateway that answers "bad
-key: Bearer sk-…" handed the workspace's key to any agent that searched. Real REST app, the
-two-tenant workspace, a local server speaking OpenAI's error format.
+agent: search's ``degradation`` says why expansion failed, to every identity, and it used to
+quote the provider's error message whole — an OpenAI-compatible gateway that answers "bad
+key: Bearer sk-…" handed the workspace's key to any agent that searched. Now the note says
+which part failed and the exception's type; the provider's words (its org id, its paths) go
+to the server's log only. Real REST app and MCP server, the two-tenant workspace, a local
+server speaking OpenAI's error format.
 """
 
 import json
+import logging
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import anyio
 import pytest
 from fastapi.testclient import TestClient
+from mcp import Client
 from scopes_support import SERVER_TOKEN, TOKENS, config_text, set_tokens, write_workspace
 
 from mindgraph.core import Mindgraph
+from mindgraph.serve.mcp import create_mcp_server
 from mindgraph.serve.rest import create_app
 
 API_KEY = "sk-test-0123456789abcdefghijklmnopqrstuv"
+ACCOUNT = "for org-4417 (see /srv/gateway/keys.yml)"
 
 
 class Echo(BaseHTTPRequestHandler):
@@ -25,7 +32,7 @@ class Echo(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802 (the stdlib's name)
         self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        said = {"error": {"message": f"invalid key {self.headers.get('Authorization')}",
+        said = {"error": {"message": f"invalid key {self.headers.get('Authorization')} {ACCOUNT}",
                           "type": "invalid_request_error"}}
         data = json.dumps(said).encode()
         self.send_response(401)
@@ -54,20 +61,40 @@ def served(tmp_path, monkeypatch):
         f"LLM_KEY\n  base_url: http://127.0.0.1:{server.server_port}/v1\n"
         "retrieval:\n  expansion: always\n")
     core = Mindgraph.open(tmp_path)
-    with TestClient(create_app(core, SERVER_TOKEN), base_url="http://127.0.0.1:8765") as client:
-        yield client
+    yield core
     core.close()
     server.shutdown()
     server.server_close()
 
 
-def test_an_echoed_api_key_never_reaches_an_agent(served):
-    answer = served.get("/smart_search", params={"q": "merger memo terms"},
-                        headers={"Authorization": f"Bearer {TOKENS['carol']}"})
+def test_an_echoed_api_key_never_reaches_an_agent(served, caplog):
+    with TestClient(create_app(served, SERVER_TOKEN), base_url="http://127.0.0.1:8765") as c, \
+            caplog.at_level(logging.WARNING, logger="mindgraph.serve"):
+        answer = c.get("/smart_search", params={"q": "merger memo terms"},
+                       headers={"Authorization": f"Bearer {TOKENS['carol']}"})
     assert answer.status_code == 200, answer.text
     notes = " ".join(answer.json()["degradation"])
-    assert "expansion failed" in notes and "invalid key" in notes, notes
-    assert API_KEY not in answer.text
+    assert "LLM query expansion failed (ProviderError; the server's log has the details)" \
+        in notes, notes
+    for secret in (API_KEY, "invalid key", "org-4417", "/srv/gateway"):
+        assert secret not in answer.text
+    # the whole message, key blanked, in the server's log, once
+    assert caplog.text.count(f"invalid key Bearer <api key> {ACCOUNT}") == 1, caplog.text
+    assert API_KEY not in caplog.text
+
+
+def test_the_mcp_smart_search_says_it_in_general_terms_too(served, caplog):
+    async def main():
+        async with Client(create_mcp_server(served)) as mcp:
+            return await mcp.call_tool("smart_search", {"query": "merger memo terms"})
+
+    with caplog.at_level(logging.WARNING, logger="mindgraph.serve"):
+        answer = anyio.run(main)
+    text = answer.content[0].text
+    assert not answer.is_error and "LLM query expansion failed (ProviderError" in text, text
+    for secret in (API_KEY, "invalid key", "org-4417", "/srv/gateway"):
+        assert secret not in text
+    assert f"invalid key Bearer <api key> {ACCOUNT}" in caplog.text
 
 
 def test_an_echoed_embedding_key_never_reaches_an_agent(tmp_path, monkeypatch):

@@ -63,7 +63,8 @@ def error_detail(response: httpx.Response) -> str:
 
 def _key_blanked(exc: ProviderError, key: str) -> ProviderError:
     """``exc`` with the API key blanked from its message: a server's error page may echo the
-    request, and the message reaches search's ``degradation``, which every identity reads."""
+    request, and the message reaches the server's log and the operator's terminal (agents
+    read it in general terms: errors.for_agents, errors.failure_note)."""
     if key and exc.args and key in str(exc.args[0]):
         exc.args = (str(exc.args[0]).replace(key, "<api key>"), *exc.args[1:])
     return exc

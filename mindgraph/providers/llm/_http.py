@@ -50,7 +50,8 @@ def error_detail(body: Any, fallback: str = "") -> str:
 def blanked(text: str, secret: str = "") -> str:
     """``text`` with ``secret`` (the API key) blanked out. A provider's error message may
     echo the request (a gateway quoting the Authorization header it refused), and these
-    messages travel: into search's ``degradation``, which every identity of a server reads."""
+    messages travel: into the server's log and the operator's terminal (search's
+    ``degradation`` says them to agents in general terms: errors.failure_note)."""
     return text.replace(secret, "<api key>") if secret else text
 
 
