@@ -133,19 +133,18 @@ class Held:
         return self.timeline(*args, **kwargs)
 
 
-def second_timeline_while_first_held(workspace, monkeypatch, quiet_asks: bool):
-    """The flooder's timeline held on the slow lane (one worker, no queue); then, the quiet
-    agent having searched or not, a second timeline of the flooder: its status once the first
-    is released, whether it was still waiting before, and the timelines that ran at once."""
+def held_timelines(workspace, monkeypatch, config: str):
+    """The two identities' server over ``config``, its timelines held (as long as we like):
+    the Held probe, the open Mindgraph (close it) and a client factory per identity."""
     import mindgraph.timeline.build as timelines
     from mindgraph.core import Mindgraph
     from mindgraph.serve.rest import create_app
 
-    (workspace / "mindgraph.yml").write_text(SHARED)
+    (workspace / "mindgraph.yml").write_text(config)
     monkeypatch.setenv("TOKEN_FLOODER", TOKENS["flooder"])
     monkeypatch.setenv("TOKEN_QUIET", TOKENS["quiet"])
     held = Held(timelines.build_timeline)
-    monkeypatch.setattr(timelines, "build_timeline", held)     # as long as we like
+    monkeypatch.setattr(timelines, "build_timeline", held)
     mg = Mindgraph.open(workspace)
     app = create_app(mg)
 
@@ -154,6 +153,14 @@ def second_timeline_while_first_held(workspace, monkeypatch, quiet_asks: bool):
                                  base_url="http://127.0.0.1:8765", timeout=30,
                                  headers={"Authorization": f"Bearer {TOKENS[name]}"})
 
+    return held, mg, as_
+
+
+def second_timeline_while_first_held(workspace, monkeypatch, quiet_asks: bool):
+    """The flooder's timeline held on the slow lane (one worker, no queue); then, the quiet
+    agent having searched or not, a second timeline of the flooder: its status once the first
+    is released, whether it was still waiting before, and the timelines that ran at once."""
+    held, mg, as_ = held_timelines(workspace, monkeypatch, SHARED)
     async def scenario():
         async with as_("flooder") as flooder, as_("quiet") as quiet:
             first = asyncio.create_task(flooder.get("/timeline", params={"concept": "trunks"}))
@@ -198,24 +205,8 @@ def test_a_full_slow_lane_still_queues_an_identity_with_nothing_on_it(workspace,
     """The slow lane (one worker, no queue) is full with the flooder's timeline: its next one
     is 503 at once, but the quiet agent's first one is queued and answered — one identity
     cannot fill the lane for the others."""
-    import mindgraph.timeline.build as timelines
-    from mindgraph.core import Mindgraph
-    from mindgraph.serve.rest import create_app
-
-    (workspace / "mindgraph.yml").write_text(SHARED.replace("share_per_identity: 1",
-                                                            "share_per_identity: 0"))
-    monkeypatch.setenv("TOKEN_FLOODER", TOKENS["flooder"])
-    monkeypatch.setenv("TOKEN_QUIET", TOKENS["quiet"])
-    held = Held(timelines.build_timeline)
-    monkeypatch.setattr(timelines, "build_timeline", held)
-    mg = Mindgraph.open(workspace)
-    app = create_app(mg)
-
-    def as_(name):
-        return httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
-                                 base_url="http://127.0.0.1:8765", timeout=30,
-                                 headers={"Authorization": f"Bearer {TOKENS[name]}"})
-
+    held, mg, as_ = held_timelines(workspace, monkeypatch, SHARED.replace(
+        "share_per_identity: 1", "share_per_identity: 0"))
     async def scenario():
         async with as_("flooder") as flooder, as_("quiet") as quiet:
             first = asyncio.create_task(flooder.get("/timeline", params={"concept": "trunks"}))
