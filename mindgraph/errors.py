@@ -169,6 +169,21 @@ def failure_note(what: str, exc: BaseException, then: str) -> str:
                      f"details); {then}", whole)
 
 
+def in_general_terms(exc: BaseException) -> str:
+    """``exc`` as a reason inside a note: mindgraph's own errors whole, a provider's, app's or
+    unexpected one by its type (an AgentNote whose ``detail`` is the whole text)."""
+    if not said_in_log(exc):
+        return str(exc)
+    return AgentNote(f"{type(exc).__name__}; the server's log has the details", str(exc))
+
+
+def note_around(reason: str, template: str) -> str:
+    """``template`` (one ``{}``) around ``reason``, keeping an AgentNote's whole text apart."""
+    if isinstance(reason, AgentNote):
+        return AgentNote(template.format(reason), template.format(reason.detail))
+    return template.format(reason)
+
+
 def note_details(notes: "list[str] | tuple[str, ...]") -> list[str]:
     """The whole text of the notes said to agents in general terms (for the server's log)."""
     return [note.detail for note in notes if isinstance(note, AgentNote)]

@@ -11,7 +11,7 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ..errors import MindgraphError
+from ..errors import MindgraphError, in_general_terms
 from ..fsutil import writing_nothing
 from ..page.language import query_language
 from .indexes import WarmIndexes, query
@@ -122,8 +122,8 @@ class VectorSearch(WarmIndexes):
 
                     self._vector = (VectorRetriever(provider, store,
                                                     languages=self._page_languages), None)
-            except MindgraphError as exc:
-                self._vector = (None, str(exc))
+            except MindgraphError as exc:      # a provider's text is for the log only
+                self._vector = (None, in_general_terms(exc))
             self._live.tried()
         return self._vector
 

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from ..config import RetrievalSettings
-from ..errors import failure_note
+from ..errors import failure_note, in_general_terms, note_around
 from ..graph.build import ENRICHED_PREFIX, EXTRACTED, KnowledgeGraph
 from ..page.language import page_language
 from ..page.model import Page
@@ -229,7 +229,8 @@ class HybridRetriever:
         if options.use_vector:
             if self.vector is None:
                 why = self.vector_error or "no vector store configured"
-                _note(degradation, f"vector retrieval unavailable ({why}): keyword-only")
+                _note(degradation, note_around(why, "vector retrieval unavailable ({}): "
+                                                         "keyword-only"))
             else:
                 calls["vector"] = lambda: [(h.path, h.score, h.section_id)
                                            for h in self.vector.search(query, fetch)]
@@ -367,8 +368,9 @@ class HybridRetriever:
             terms = self.translator.added_terms(query)
             concepts = self.translator.added_concepts(query)
         except Exception as exc:   # a missing or changed dictionary: search untranslated
-            _note(degradation, f"query translation failed ({exc}); keyword search used the "
-                               f"query's own words only")
+            _note(degradation, note_around(in_general_terms(exc), "query translation failed "
+                                           "({}); keyword search used the query's own words "
+                                           "only"))
             return {}, []
         if added:
             shown = ", ".join(added[:8]) + (", ..." if len(added) > 8 else "")

@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
-from ..errors import EmbedBusy, MindgraphError
+from ..errors import EmbedBusy, in_general_terms, note_around
 from ..page.model import Page
 from .lock import store_lock
 from .sync import sync_changed_pages
@@ -94,9 +94,9 @@ class LiveVectors:
             self.note = (f"changed pages wait: {busy}; tried again in {RETRY_S:.0f} s, "
                          f"vector results may miss them until then")
         except Exception as exc:  # noqa: BLE001 - runs before a query, which must not fail
-            why = str(exc) if isinstance(exc, MindgraphError) else f"{type(exc).__name__}: {exc}"
-            self.note = (f"changed pages could not be embedded ({why}); vector results may "
-                         f"miss them until `mindgraph embed` runs")
+            self.note = note_around(in_general_terms(exc), "changed pages could not be "
+                                    "embedded ({}); vector results may miss them until "
+                                    "`mindgraph embed` runs")
         if self.note is None:
             self.pending = set()
             self._backoff = 1

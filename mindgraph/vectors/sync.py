@@ -30,7 +30,7 @@ from typing import Callable, Collection, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..errors import ConfigError, MindgraphError
+from ..errors import ConfigError, in_general_terms, note_around
 from ..page.model import Page
 from ..providers.embedding.base import EmbeddingProvider
 from ..stores.base import ChunkMove, VectorRecord, VectorStore
@@ -318,9 +318,8 @@ def sync_changed_pages(pages: Mapping[str, Page], touched: Collection[str],
             return (f"changed pages could not be embedded ({len(refused)} section(s) refused: "
                     f"{refused[0]}); vector results may miss them")
     except Exception as exc:  # noqa: BLE001 - called before a query, which must not fail
-        why = str(exc) if isinstance(exc, MindgraphError) else f"{type(exc).__name__}: {exc}"
-        return (f"changed pages could not be embedded ({why}); vector results may miss "
-                f"them until `mindgraph embed` runs")
+        return note_around(in_general_terms(exc), "changed pages could not be embedded "
+                           "({}); vector results may miss them until `mindgraph embed` runs")
     return None
 
 

@@ -108,8 +108,11 @@ def test_a_failing_provider_is_noted_and_retried(tmp_path, monkeypatch):
     provider.embed_documents = down
     (wiki / "Gamma.md").write_text("# Gamma\n\nGliders ride thermals.\n")
     response = mg.smart_search("gliders")
-    assert any("could not be embedded (embedding provider unreachable)" in d
-               for d in response.degradation)
+    [noted] = [d for d in response.degradation if "could not be embedded" in d]
+    # agents read the provider's failure in general terms; its own words are for the log
+    assert "(ProviderError; the server's log has the details)" in noted
+    assert "unreachable" not in noted
+    assert "could not be embedded (embedding provider unreachable)" in noted.detail
     assert response.results[0].page == "Gamma.md"        # keywords still find it
     provider.embed_documents = real
     monkeypatch.setattr(live_module, "RETRY_S", 0.0)
