@@ -156,17 +156,24 @@ def held_timelines(workspace, monkeypatch, config: str):
     return held, mg, as_
 
 
+async def held_timeline(client, held) -> "asyncio.Task":
+    """``client``'s timeline request, once the server runs it (held until released)."""
+    first = asyncio.create_task(client.get("/timeline", params={"concept": "trunks"}))
+    while not held.running:
+        assert not first.done(), (await first).text
+        await asyncio.sleep(0.01)
+    return first
+
+
 def second_timeline_while_first_held(workspace, monkeypatch, quiet_asks: bool):
     """The flooder's timeline held on the slow lane (one worker, no queue); then, the quiet
     agent having searched or not, a second timeline of the flooder: its status once the first
     is released, whether it was still waiting before, and the timelines that ran at once."""
     held, mg, as_ = held_timelines(workspace, monkeypatch, SHARED)
+
     async def scenario():
         async with as_("flooder") as flooder, as_("quiet") as quiet:
-            first = asyncio.create_task(flooder.get("/timeline", params={"concept": "trunks"}))
-            while not held.running:
-                assert not first.done(), (await first).text
-                await asyncio.sleep(0.01)
+            first = await held_timeline(flooder, held)
             if quiet_asks:
                 assert (await quiet.get("/search", params={"q": "trunks"})).status_code == 200
             second = asyncio.create_task(flooder.get("/timeline", params={"concept": "trunks"}))
@@ -207,12 +214,10 @@ def test_a_full_slow_lane_still_queues_an_identity_with_nothing_on_it(workspace,
     cannot fill the lane for the others."""
     held, mg, as_ = held_timelines(workspace, monkeypatch, SHARED.replace(
         "share_per_identity: 1", "share_per_identity: 0"))
+
     async def scenario():
         async with as_("flooder") as flooder, as_("quiet") as quiet:
-            first = asyncio.create_task(flooder.get("/timeline", params={"concept": "trunks"}))
-            while not held.running:
-                assert not first.done(), (await first).text
-                await asyncio.sleep(0.01)
+            first = await held_timeline(flooder, held)
             again = await flooder.get("/timeline", params={"concept": "trunks"})
             theirs = asyncio.create_task(quiet.get("/timeline", params={"concept": "trunks"}))
             await asyncio.sleep(0.3)
