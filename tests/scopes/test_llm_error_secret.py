@@ -7,16 +7,14 @@ to the server's log only. Real REST app and MCP server, the two-tenant workspace
 server speaking OpenAI's error format.
 """
 
-import json
 import logging
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import anyio
 import pytest
 from fastapi.testclient import TestClient
 from mcp import Client
+from refusing_api import refusing_api
 from scopes_support import SERVER_TOKEN, TOKENS, config_text, set_tokens, write_workspace
 
 from mindgraph.core import Mindgraph
@@ -27,22 +25,10 @@ API_KEY = "sk-test-0123456789abcdefghijklmnopqrstuv"
 ACCOUNT = "for org-4417 (see /srv/gateway/keys.yml)"
 
 
-class Echo(BaseHTTPRequestHandler):
-    """Refuses every request, quoting the Authorization header it was sent."""
-
-    def do_POST(self) -> None:  # noqa: N802 (the stdlib's name)
-        self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        said = {"error": {"message": f"invalid key {self.headers.get('Authorization')} {ACCOUNT}",
-                          "type": "invalid_request_error"}}
-        data = json.dumps(said).encode()
-        self.send_response(401)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args) -> None:
-        pass
+def _echoed(request) -> dict:
+    """Refuses, quoting the Authorization header it was sent."""
+    return {"message": f"invalid key {request.headers.get('Authorization')} {ACCOUNT}",
+            "type": "invalid_request_error"}
 
 
 @pytest.fixture
@@ -52,9 +38,11 @@ def served(tmp_path, monkeypatch):
     core = Mindgraph.open(tmp_path)
     assert core.ingest().ok
     core.close()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Echo)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    with refusing_api(401, _echoed) as server:
+        yield from _served_by(server, tmp_path, monkeypatch)
+
+
+def _served_by(server, tmp_path, monkeypatch):
     monkeypatch.setenv("LLM_KEY", API_KEY)
     (tmp_path / "mindgraph.yml").write_text(
         config_text() + "compile:\n  provider: openai\n  model: fake-model\n  api_key_env: "
@@ -63,8 +51,6 @@ def served(tmp_path, monkeypatch):
     core = Mindgraph.open(tmp_path)
     yield core
     core.close()
-    server.shutdown()
-    server.server_close()
 
 
 def test_an_echoed_api_key_never_reaches_an_agent(served, caplog):
@@ -103,31 +89,27 @@ def test_an_echoed_embedding_key_never_reaches_an_agent(tmp_path, monkeypatch):
     core = Mindgraph.open(tmp_path)
     assert core.ingest().ok
     core.close()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Echo)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    monkeypatch.setenv("EMBED_KEY", API_KEY)
-    (tmp_path / "mindgraph.yml").write_text(
-        config_text().replace(
-            "embedding:\n  provider: hashing\n  dimension: 64\n",
-            "embedding:\n  provider: openai\n  model: fake-embedder\n  dimension: 64\n"
-            f"  api_key_env: EMBED_KEY\n  base_url: http://127.0.0.1:{server.server_port}/v1\n"
-            "  max_retries: 0\n"))
-    core = Mindgraph.open(tmp_path)
-    try:
-        carol = {"Authorization": f"Bearer {TOKENS['carol']}"}
-        with TestClient(create_app(core, SERVER_TOKEN), base_url="http://127.0.0.1:8765") as c:
-            # an agent's rescan embeds; the job's error is shown to its tenant in /status
-            assert c.post("/rescan", headers=carol).status_code == 202
-            for _ in range(200):
-                status = c.get("/status", headers=carol)
-                if not status.json()["busy"]:
-                    break
-                time.sleep(0.05)
-        # the provider's own words (here, the echoed key) stay in the server's log
-        assert "The model provider the server uses failed" in status.text, status.text
-        assert "invalid key" not in status.text and API_KEY not in status.text
-    finally:
-        core.close()
-        server.shutdown()
-        server.server_close()
+    with refusing_api(401, _echoed) as server:
+        monkeypatch.setenv("EMBED_KEY", API_KEY)
+        (tmp_path / "mindgraph.yml").write_text(
+            config_text().replace(
+                "embedding:\n  provider: hashing\n  dimension: 64\n",
+                "embedding:\n  provider: openai\n  model: fake-embedder\n  dimension: 64\n"
+                f"  api_key_env: EMBED_KEY\n  base_url: http://127.0.0.1:{server.server_port}/v1\n"
+                "  max_retries: 0\n"))
+        core = Mindgraph.open(tmp_path)
+        try:
+            carol = {"Authorization": f"Bearer {TOKENS['carol']}"}
+            with TestClient(create_app(core, SERVER_TOKEN), base_url="http://127.0.0.1:8765") as c:
+                # an agent's rescan embeds; the job's error is shown to its tenant in /status
+                assert c.post("/rescan", headers=carol).status_code == 202
+                for _ in range(200):
+                    status = c.get("/status", headers=carol)
+                    if not status.json()["busy"]:
+                        break
+                    time.sleep(0.05)
+            # the provider's own words (here, the echoed key) stay in the server's log
+            assert "The model provider the server uses failed" in status.text, status.text
+            assert "invalid key" not in status.text and API_KEY not in status.text
+        finally:
+            core.close()

@@ -3,16 +3,14 @@ address, the operator's account) and an unexpected exception (paths, internals) 
 general terms over REST and MCP, and in a background job's status; the whole error goes to the
 server's log. The REST tests use a real provider client against a local server that fails."""
 
-import json
 import logging
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import anyio
 import pytest
 from fastapi.testclient import TestClient
 from mcp import Client
+from refusing_api import refusing_api
 
 from mindgraph.core import Mindgraph
 from mindgraph.errors import ProviderError
@@ -23,28 +21,14 @@ SAID = "quota exceeded for org-4417 (gateway config /srv/gateway/limits.yml)"
 GENERIC = "The model provider the server uses failed (ProviderError)"
 
 
-class Refusing(BaseHTTPRequestHandler):
-    """An embeddings API that refuses every request with a revealing message."""
-
-    def do_POST(self) -> None:  # noqa: N802 (the stdlib's name)
-        self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        data = json.dumps({"error": {"message": SAID}}).encode()
-        self.send_response(400)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args) -> None:
-        pass
-
-
 @pytest.fixture
 def failing_provider(tmp_path, monkeypatch):
     """A workspace whose embedding provider (OpenAI's API, served locally) refuses."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Refusing)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    with refusing_api(400, lambda request: {"message": SAID}) as server:
+        yield from _workspace_served_by(server, tmp_path, monkeypatch)
+
+
+def _workspace_served_by(server, tmp_path, monkeypatch):
     monkeypatch.setenv("P22_EMBED_KEY", "sk-test")
     (tmp_path / "wiki").mkdir()
     (tmp_path / "raw").mkdir()
@@ -55,8 +39,6 @@ def failing_provider(tmp_path, monkeypatch):
     core = Mindgraph.open(tmp_path)
     yield core
     core.close()
-    server.shutdown()
-    server.server_close()
 
 
 def test_a_provider_error_over_rest_is_generic_and_logged_whole(failing_provider, caplog):
