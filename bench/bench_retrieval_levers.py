@@ -84,8 +84,8 @@ Prints one line per lever: dev and held-out hit@1 / R@5 / MRR@10 (en / ja / zh M
 SciFact nDCG@10, and with ``--cross-lingual`` the hybrid MRR@10 of the cross-lingual sets
 (``dev>ja``: the dev questions not in Japanese over the Japanese pages only, answered by the
 counterparts of their pages, as `mindgraph bench --cross-lingual ja` asks them). ``--ranks``
-then lists, per lever, the dev and held-out questions whose relevant pages moved against
-``base`` (each relevant page's rank before → after; 0 = not in the first 10).
+then lists, per lever, the dev, held-out (and ``--agent``) questions whose relevant pages moved
+against ``base`` (each relevant page's rank before → after; 0 = not in the first 10).
 """
 
 from __future__ import annotations
@@ -120,7 +120,8 @@ from mindgraph.retrieval.analyzer import analyze  # noqa: E402
 from mindgraph.retrieval.bm25 import BM25Params  # noqa: E402
 from mindgraph.retrieval.definition import defined_term  # noqa: E402
 from mindgraph.retrieval.datasets import Question, load_beir, load_questions  # noqa: E402
-from mindgraph.retrieval.hybrid import HybridRetriever, SearchOptions  # noqa: E402
+from mindgraph.graph.build import ENRICHED_PREFIX, EXTRACTED  # noqa: E402
+from mindgraph.retrieval.hybrid import GRAPH_POOL, HybridRetriever, SearchOptions  # noqa: E402
 from mindgraph.retrieval.keyword import KeywordIndex, KeywordParams, max_per_group  # noqa: E402
 from mindgraph.retrieval.metrics import hit_at, mean, mrr_at, ndcg_at, recall_at  # noqa: E402
 from mindgraph.retrieval.twins import Twins  # noqa: E402
@@ -432,6 +433,77 @@ class Before22(VaultNoiseGap, CrossLingualGraph):
     stays: alone it moves no figure)."""
 
 
+class GraphVariant(HybridRetriever):
+    """The graph boost (``HybridRetriever._graph_boost``) with other rules for which linked
+    candidates count and how much (session 23). Today every link counts both ways, from any
+    of the first ``GRAPH_POOL`` candidates, at the linked candidate's score: the boost is
+    full once they add up to the best's, so on dev-en-24 each of the first eight pages gets
+    the full +0.2 and it separates none of them.
+
+    - ``inbound`` / ``outbound``: the weight of a candidate that links to the page (cites
+      it) / that the page links to (a hub listing strong pages gains by its own links);
+    - ``seeds``: only the first ``seeds`` candidates lend a boost;
+    - ``by_rank``: a candidate lends its score ÷ its rank (the first lends all of it);
+    - ``mutual``: only candidates linked both ways count;
+    - ``far``: the weight of a written link outside the section that matched the linking
+      page (its candidate's section): a link in the passage that answers the query says
+      more than one in a "see also" list elsewhere on the page;
+    - ``full``: the lent scores' sum (as a share of the best's) at which the boost is full
+      (1 today; session 7 measured 0.5–3 under its default);
+    - ``power``: each lent score taken as (its share of the best's) ** power: with 2, two
+      candidates at half the best's score lend 0.5, not 1, so weak neighbours add up less;
+    - ``spread``: a candidate's loan divided among the pool pages it is linked with
+      (PageRank's out-degree: a page linked with ten candidates vouches less for each)."""
+
+    inbound, outbound, seeds, by_rank, mutual, far = 1.0, 1.0, GRAPH_POOL, False, False, 1.0
+    full, power, spread = 1.0, 1.0, False
+
+    def _graph_boost(self, candidates: dict[str, Any], intent: Any) -> None:
+        boost = self.settings.graph_boost * intent.profile.graph
+        if boost <= 0 or not candidates or self.graph is None:
+            return
+        order = sorted(candidates, key=lambda p: -candidates[p].score)[:GRAPH_POOL]
+        best = candidates[order[0]].score
+        if best <= 0:
+            return
+        rank = {p: i for i, p in enumerate(order, 1)}
+        # page → the pool pages it links, each at the link's weight (``far`` or 1)
+        cites: dict[str, dict[str, float]] = {p: {} for p in order}
+        for path in order:
+            matched = candidates[path].section_id
+            for target, key, data in self.graph.out_links(path):
+                if target in rank and target != path and (
+                        data["kind"] == EXTRACTED or key.startswith(ENRICHED_PREFIX)):
+                    near = data["kind"] != EXTRACTED or any(
+                        s.get("section") == matched for s in data.get("sources", ()))
+                    weight = 1.0 if near else self.far
+                    cites[path][target] = max(cites[path].get(target, 0.0), weight)
+        degree = Counter({p: len(c) for p, c in cites.items()})
+        for path, cited in cites.items():
+            degree.update(cited.keys())     # its links in, from the pages that cite it
+        lifts = {}
+        for path in order:
+            lent: dict[str, float] = {}
+            for other in order[:self.seeds]:
+                if other == path:
+                    continue
+                into, out = cites[other].get(path, 0.0), cites[path].get(other, 0.0)
+                weight = min(into, out) if self.mutual else max(
+                    self.inbound * into, self.outbound * out)
+                if weight > 0:
+                    share = max(candidates[other].score, 0.0) / best
+                    lent[other] = weight * share ** self.power / (
+                        rank[other] if self.by_rank else 1) / (
+                        degree[other] if self.spread else 1)
+            if lent and self._clears_cutoff(candidates[path]):
+                lifts[path] = (boost * min(1.0, sum(lent.values()) / self.full), len(lent))
+        for path, (lift, linked) in lifts.items():
+            if lift > 0:
+                candidates[path].score += lift
+                candidates[path].boosts["graph"] = round(lift, 4)
+                candidates[path].sources.setdefault("graph", {"linked": linked})
+
+
 def paged_vector_lever(wrapper: Callable[..., Any], *args: Any
                        ) -> Callable[[HybridRetriever], HybridRetriever]:
     """The vector side wrapped by ``wrapper(vector, pages, *args)``."""
@@ -469,6 +541,49 @@ class NamedTitle(HybridRetriever):
         for path in self._named(query) & candidates.keys():
             candidates[path].score *= 1 + self.bonus
         return super()._finish(query, candidates, top_k, *args, **kw)
+
+
+
+class NamedTitleEarly(NamedTitle):
+    """``NamedTitle``'s bonus given with the graph boost, before the reserved places
+    (session 23; ``named…`` gave it last, so a named page overtook a reserved one: dev-en-24's
+    CSS snippets 6th → 1st pushed its Glossary out of the first five)."""
+
+    _query = ""
+    exact = False      # the title's words as written (lower-cased), not its stems
+
+    def _named(self, query: str) -> set[str]:
+        if not self.exact:
+            return super()._named(query)
+        if self._titles is None:
+            self._titles = {p: self._words(page.title, page_language(page))
+                            for p, page in self.pages.items()}
+        text = " " + " ".join(self._words(query, None)) + " "
+        return {p for p, t in self._titles.items()
+                if len(t) >= self.min_terms and " " + " ".join(t) + " " in text}
+
+    @staticmethod
+    def _words(text: str, lang: str | None) -> tuple[str, ...]:
+        """Words as written, lower-cased; Japanese and Chinese (no spaces, no stems) by the
+        analyser's terms, as ``NamedTitle`` reads them."""
+        if lang in CJK or (lang is None and re.search("[\u3040-\u30ff\u4e00-\u9fff]", text)):
+            return tuple(analyze(text, lang=lang) if lang else analyze(text, query=True))
+        return tuple(re.findall(r"\w+", text.lower()))
+
+    def _stage1(self, query: str, *args: Any, **kw: Any) -> Any:
+        if kw.get("tag", "query") == "query":
+            self._query = query
+        return super()._stage1(query, *args, **kw)
+
+    def _failure_bonus(self, candidates: dict[str, Any], intent: Any) -> None:
+        for path in self._named(self._query) & candidates.keys():
+            if self._clears_cutoff(candidates[path]):
+                candidates[path].score *= 1 + self.bonus
+        super()._failure_bonus(candidates, intent)
+
+    def _finish(self, query: str, candidates: dict[str, Any], top_k: int, *args: Any,
+                **kw: Any) -> Any:
+        return HybridRetriever._finish(self, query, candidates, top_k, *args, **kw)
 
 
 _CHOON = {"on": False}
@@ -849,6 +964,26 @@ LEVERS: dict[str, Callable[[HybridRetriever], HybridRetriever]] = {
     "xl_graph": lambda r: rebuilt(r, cls=CrossLingualGraph),
     "before22": lambda r: rebuilt(r, cls=Before22, settings=replace(
         r.settings, untranslated_keyword_factor=1.0)),
+    "graph_same": lambda r: rebuilt(r, cls=GraphVariant),
+    "graph_in": lambda r: rebuilt(r, cls=GraphVariant, outbound=0.0),
+    "graph_in_out0.5": lambda r: rebuilt(r, cls=GraphVariant, outbound=0.5),
+    "graph_seeds3": lambda r: rebuilt(r, cls=GraphVariant, seeds=3),
+    "graph_seeds5": lambda r: rebuilt(r, cls=GraphVariant, seeds=5),
+    "graph_rank": lambda r: rebuilt(r, cls=GraphVariant, by_rank=True),
+    "graph_mutual": lambda r: rebuilt(r, cls=GraphVariant, mutual=True),
+    "graph_in_seeds5": lambda r: rebuilt(r, cls=GraphVariant, outbound=0.0, seeds=5),
+    "graph_near0.5": lambda r: rebuilt(r, cls=GraphVariant, far=0.5),
+    "graph_near0": lambda r: rebuilt(r, cls=GraphVariant, far=0.0),
+    "graph_full2": lambda r: rebuilt(r, cls=GraphVariant, full=2.0),
+    "graph_full3": lambda r: rebuilt(r, cls=GraphVariant, full=3.0),
+    "graph_sq": lambda r: rebuilt(r, cls=GraphVariant, power=2.0),
+    "graph_sq_full2": lambda r: rebuilt(r, cls=GraphVariant, power=2.0, full=2.0),
+    "graph_in2": lambda r: rebuilt(r, cls=GraphVariant, inbound=2.0),
+    "named_early0.05": lambda r: rebuilt(r, cls=NamedTitleEarly, bonus=0.05),
+    "named_early0.1": lambda r: rebuilt(r, cls=NamedTitleEarly, bonus=0.1),
+    "named_exact_early0.1": lambda r: rebuilt(r, cls=NamedTitleEarly, bonus=0.1, exact=True),
+    "graph_spread": lambda r: rebuilt(r, cls=GraphVariant, spread=True),
+    "graph_spread_full0.5": lambda r: rebuilt(r, cls=GraphVariant, spread=True, full=0.5),
 }
 
 
@@ -964,7 +1099,15 @@ def main() -> None:
                     if places(b, q.relevant) != places(r, q.relevant)]
         text = line(name, row)
         if agent is not None:
-            got = scores(agent, ranked(lever, agent))
+            rankings = ranked(lever, agent)
+            got = scores(agent, rankings)
+            if name == "base":
+                base_ranks["agent"] = rankings
+            else:
+                moved[name] = moved.get(name, []) + [
+                    f"{q.id} {places(b, q.relevant)}→{places(r, q.relevant)}"
+                    for q, b, r in zip(agent, base_ranks["agent"], rankings)
+                    if places(b, q.relevant) != places(r, q.relevant)]
             text += (f" | agent {got['hit1']:.3f}/{got['recall5']:.3f}/{got['mrr10']:.3f} "
                      f"({got.get('mrr10_ja', 0):.3f}/{got.get('mrr10_zh', 0):.3f})")
         if cross:

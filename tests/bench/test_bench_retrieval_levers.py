@@ -135,3 +135,48 @@ def test_a_cjk_lever_reads_a_han_only_question_in_a_japanese_vault_as_japanese()
     assert lever.keyword._chosen(query)
     assert [h.path for h in lever.keyword.search(query, 5)] == \
         [h.path for h in other.search(query, 5)] == ["ja/地域.md"]
+
+
+def test_the_graph_levers_reproduce_todays_boost_and_change_only_whom_a_link_counts_for():
+    from mindgraph.graph.build import KnowledgeGraph
+    from mindgraph.retrieval.results import SearchOptions
+    levers = _module()
+    texts = {"Hub.md": "# Hub\n\nThemes and snippets: see [[Alpha]] and [[Beta]].\n",
+             "Alpha.md": "# Alpha\n\nA theme changes the look; snippets too, see [[Beta]].\n",
+             "Beta.md": "# Beta\n\nA snippet changes the look of a theme.\n"}
+    pages = {p: parse_page(t, p) for p, t in texts.items()}
+    base = HybridRetriever(pages, KeywordIndex.build(pages.values()),
+                           KnowledgeGraph.build(pages), None)
+    options = SearchOptions(use_vector=False, expansion=False)
+    query = "how does a theme or a snippet change the look"
+
+    def boosts(retriever: HybridRetriever) -> dict[str, float]:
+        return {r.page: r.boosts.get("graph", 0.0)
+                for r in retriever.search(query, options, use_cache=False).results}
+
+    today = boosts(base)
+    assert all(today[p] > 0 for p in texts)
+    assert boosts(levers.LEVERS["graph_same"](base)) == today
+    cited = boosts(levers.LEVERS["graph_in"](base))
+    # the hub links out only: no candidate cites it, so it gets nothing; Beta, cited by both
+    # others, keeps what it had
+    assert cited["Hub.md"] == 0.0 and cited["Beta.md"] == today["Beta.md"]
+    mutual = boosts(levers.LEVERS["graph_mutual"](base))
+    assert set(mutual.values()) == {0.0}        # no two pages link each other
+
+
+def test_the_exact_named_title_lever_reads_the_titles_words_as_written():
+    levers = _module()
+    texts = {"CSS snippets.md": "# CSS snippets\n\nA snippet changes how a theme looks.\n",
+             "Link notes.md": "# Link notes\n\nLink a note to another note.\n"}
+    pages = {p: parse_page(t, p) for p, t in texts.items()}
+    base = HybridRetriever(pages, KeywordIndex.build(pages.values()), None, None)
+    stems = levers.LEVERS["named_early0.1"](base)
+    exact = levers.LEVERS["named_exact_early0.1"](base)
+    query = "How do CSS snippets change my linked notes?"
+    # "linked notes" stems to the title's "link note"; as written it is another phrase
+    assert stems._named(query) == {"CSS snippets.md", "Link notes.md"}
+    assert exact._named(query) == {"CSS snippets.md"}
+    before, after = (dict(_answer(r, query)) for r in (base, exact))
+    assert after["CSS snippets.md"] > before["CSS snippets.md"]
+    assert after["Link notes.md"] == before["Link notes.md"]
