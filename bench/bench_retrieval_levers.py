@@ -79,6 +79,16 @@ run again).
   takes its own best cosine's height when lower);
 - ``xl_graph`` (session 22): the graph boost also for the questions ``untranslated_kw``
   weighs (today they get none); ``before22``: the three as before session 22;
+- ``graph_…`` (session 23, ``GraphVariant``): the graph boost with other rules for which
+  linked candidates lend and how much: ``graph_same`` today's rule (a check: nothing moves),
+  ``graph_in`` only the candidates linking to the page, ``graph_in_out0.5`` / ``graph_in2``
+  those the page links to at half / those linking to it at twice, ``graph_seeds<n>`` only the
+  first n candidates (``graph_in_seeds5``: both), ``graph_rank`` a loan ÷ the lender's rank,
+  ``graph_mutual`` links both ways only, ``graph_near<w>`` a link outside the lender's matched
+  section at w, ``graph_sq`` each loan's share of the best squared, ``graph_full<f>`` full at
+  f × the best's score, ``graph_spread`` a loan ÷ the lender's links in the pool;
+- ``named_early<b>`` / ``named_exact_early<b>`` (session 23): ``named<b>``'s bonus given with
+  the graph boost, before the reserved places (``exact``: the title's words as written);
 
 Prints one line per lever: dev and held-out hit@1 / R@5 / MRR@10 (en / ja / zh MRR@10),
 SciFact nDCG@10, and with ``--cross-lingual`` the hybrid MRR@10 of the cross-lingual sets
