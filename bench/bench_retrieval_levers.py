@@ -70,6 +70,10 @@ run again).
   heading (or title) is the defined term gains b (b / 2 for a "What is X" heading); only a
   question ``definition.defined_term`` reads a subject from can move (``--definitions``
   counts them);
+- ``vprf_rocchio5`` / ``vprf_avg3`` / ``rm3_anserini`` / ``bm25plus`` (session 23):
+  pseudo-relevance feedback on the vector side (Pyserini's Rocchio and Average PRF over the
+  dense side's own first pages) and on the keyword side (RM3 with Anserini's defaults), and
+  BM25+ (δ 1), every parameter the literature's (bench/feedback_levers.py);
 
 - ``untranslated_kw<f>`` (session 22): ``retrieval.untranslated_keyword_factor`` f (0.1
   today; 1: off): BM25's weight for a question over pages almost none of which are in its
@@ -139,6 +143,7 @@ from mindgraph.retrieval.vector import VectorPageHit  # noqa: E402
 import mindgraph.retrieval.analyzer as _analyzer  # noqa: E402
 import mindgraph.text.cjk as _cjk  # noqa: E402
 import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
+from feedback_levers import LEVERS as FEEDBACK_LEVERS  # noqa: E402
 
 CORPORA = shared_corpora.corpora()
 CJK = ("ja", "zh")
@@ -994,6 +999,7 @@ LEVERS: dict[str, Callable[[HybridRetriever], HybridRetriever]] = {
     "named_exact_early0.1": lambda r: rebuilt(r, cls=NamedTitleEarly, bonus=0.1, exact=True),
     "graph_spread": lambda r: rebuilt(r, cls=GraphVariant, spread=True),
     "graph_spread_full0.5": lambda r: rebuilt(r, cls=GraphVariant, spread=True, full=0.5),
+    **FEEDBACK_LEVERS,
 }
 
 
