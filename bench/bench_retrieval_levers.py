@@ -70,10 +70,6 @@ run again).
   heading (or title) is the defined term gains b (b / 2 for a "What is X" heading); only a
   question ``definition.defined_term`` reads a subject from can move (``--definitions``
   counts them);
-- ``vprf_rocchio5`` / ``vprf_avg3`` / ``rm3_anserini`` / ``bm25plus`` (session 23):
-  pseudo-relevance feedback on the vector side (Pyserini's Rocchio and Average PRF over the
-  dense side's own first pages) and on the keyword side (RM3 with Anserini's defaults), and
-  BM25+ (δ 1), every parameter the literature's (bench/feedback_levers.py);
 
 - ``untranslated_kw<f>`` (session 22): ``retrieval.untranslated_keyword_factor`` f (0.1
   today; 1: off): BM25's weight for a question over pages almost none of which are in its
@@ -93,6 +89,11 @@ run again).
   f × the best's score, ``graph_spread`` a loan ÷ the lender's links in the pool;
 - ``named_early<b>`` / ``named_exact_early<b>`` (session 23): ``named<b>``'s bonus given with
   the graph boost, before the reserved places (``exact``: the title's words as written);
+- ``vprf_rocchio5`` / ``vprf_avg3`` / ``rm3_anserini`` / ``bm25plus`` / ``bm25f_title_b0``
+  (session 23): pseudo-relevance feedback on the vector side (Pyserini's Rocchio and Average
+  PRF over the dense side's own first pages) and on the keyword side (RM3 with Anserini's
+  defaults), BM25+ (δ 1), and BM25F with the title-like fields not length-normalised, every
+  parameter the literature's (bench/feedback_levers.py);
 
 Prints one line per lever: dev and held-out hit@1 / R@5 / MRR@10 (en / ja / zh MRR@10),
 SciFact nDCG@10, and with ``--cross-lingual`` the hybrid MRR@10 of the cross-lingual sets
