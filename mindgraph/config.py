@@ -374,8 +374,11 @@ class LimitsSettings:
     # (reported per file) and keep their pages
     max_files: int = 5_000
     max_total_bytes: int = 500_000_000
-    # notes one `pull` takes from each adapter: a hostile or huge note app cannot fill the disk
+    # notes, and bytes of notes, one `pull` takes from each adapter: a hostile or huge note
+    # app cannot fill the disk (10,000 notes of up to max_page_bytes were 50 GB); the bytes
+    # match what one ingest reads of raw/
     max_pull_notes: int = 10_000
+    max_pull_bytes: int = 500_000_000
 
 
 @dataclass(frozen=True)
@@ -827,6 +830,8 @@ def _check_values(s: Settings) -> None:
         (s.limits.max_indexed_chars >= 1000, "limits.max_indexed_chars", "at least 1000"),
         (s.limits.max_files >= 1, "limits.max_files", "at least 1"),
         (s.limits.max_pull_notes >= 1, "limits.max_pull_notes", "at least 1"),
+        (s.limits.max_pull_bytes >= s.limits.max_page_bytes, "limits.max_pull_bytes",
+         "at least limits.max_page_bytes"),
         (s.index.embed_max_chars >= 100, "index.embed_max_chars", "at least 100"),
         (s.limits.max_total_bytes >= s.compile.max_note_bytes, "limits.max_total_bytes",
          "at least compile.max_note_bytes"),
@@ -1078,6 +1083,7 @@ store:
 #   max_files: 5000             # notes one ingest reads from raw/ (the rest wait, reported)
 #   max_total_bytes: 500000000  # bytes of notes one ingest reads from raw/
 #   max_pull_notes: 10000       # notes one pull takes from each adapter (the rest wait, reported)
+#   max_pull_bytes: 500000000   # bytes of notes one pull takes from each adapter (likewise)
 
 # trust:             # `mindgraph verify`: freshness, L3, cited evidence
 #   revalidate_after_days: 90

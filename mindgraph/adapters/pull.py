@@ -6,21 +6,21 @@ raw/<target>/. A file whose content is unchanged is not rewritten. Only a remote
 (a note app's) notes are ever deleted: those of items the app no longer has, and only while
 they hold what pull wrote (mirror.py). A document over ``limits.max_page_bytes`` (what ingest
 and every reader refuse to read) is skipped, never truncated, and said so; the filesystem
-adapter does not even read it. One pull takes at most ``limits.max_pull_notes`` documents
-from each adapter (a hostile or huge app cannot fill the disk); a pull the limit cut says so,
-and removes none of that app's notes (the items past the limit are not gone from the app).
+adapter does not even read it. One pull takes at most ``limits.max_pull_notes`` documents, and
+at most ``limits.max_pull_bytes`` bytes of them, from each adapter (a hostile or huge app cannot
+fill the disk): the listing is read no further than that. A pull a limit cut says so, and
+removes none of that app's notes (the items past the limit are not gone from the app).
 """
 
 from __future__ import annotations
 
-import itertools
 import os
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from ..config import Settings
+from ..config import LimitsSettings, Settings
 from ..errors import AdapterError, ConfigError
 from ..fsutil import atomic_write_bytes, read_bytes
 from .base import RawDocument, safe_relative_path
@@ -35,7 +35,8 @@ class PulledFile:
     adapter: str
     path: str          # raw-relative path written, or the document's file name if rejected
     status: str        # written | unchanged | rejected | failed | removed | kept | skipped
-    #                    | limited (an adapter's listing cut at limits.max_pull_notes)
+    #                    | limited (an adapter's listing cut at limits.max_pull_notes or
+    #                      limits.max_pull_bytes)
     reason: str = ""
 
 
@@ -52,7 +53,7 @@ class PullReport:
     files: tuple[PulledFile, ...]
     removed: int = 0   # notes of items a note app no longer has
     skipped: int = 0   # over limits.max_page_bytes: not pulled
-    limited_adapters: int = 0   # listed more than limits.max_pull_notes: the rest not pulled
+    limited_adapters: int = 0   # listed more than a pull limit: the rest not pulled
 
     @property
     def ok(self) -> bool:
@@ -82,12 +83,11 @@ def pull(settings: Settings, names: Iterable[str] = (), dry_run: bool = False) -
     files: list[PulledFile] = []
     failed = 0
     written_by: dict[str, str] = {}     # raw path (casefolded) → the adapter that wrote it
-    max_notes = settings.limits.max_pull_notes
+    cap = settings.limits.max_page_bytes
     for entry in entries:
         try:
-            configured = load_adapter(entry, settings.base_dir, settings.state_dir,
-                                      settings.limits.max_page_bytes)
-            documents = list(itertools.islice(configured.adapter.fetch(), max_notes + 1))
+            configured = load_adapter(entry, settings.base_dir, settings.state_dir, cap)
+            documents, cut = _take(configured.adapter.fetch(), entry.name, settings.limits)
         except AdapterError as exc:
             failed += 1
             files.append(PulledFile(entry.name, "", "failed", str(exc)))
@@ -98,11 +98,8 @@ def pull(settings: Settings, names: Iterable[str] = (), dry_run: bool = False) -
                                     f"adapter {entry.name!r}: fetch() raised "
                                     f"{type(exc).__name__}: {exc}"))
             continue
-        cut = len(documents) > max_notes
         if cut:
-            del documents[max_notes:]
-            files.append(PulledFile(entry.name, "", "limited", over_limit(entry.name, max_notes)))
-        cap = settings.limits.max_page_bytes
+            files.append(PulledFile(entry.name, "", "limited", cut))
         files.extend(PulledFile(entry.name, rel, "skipped", too_large(rel, size, cap))
                      for rel, size in getattr(configured.adapter, "oversized", ()))
         filed = _file_documents(settings.raw_dir, configured, documents, dry_run, written_by,
@@ -116,6 +113,34 @@ def pull(settings: Settings, names: Iterable[str] = (), dry_run: bool = False) -
     return PullReport(counts["written"], counts["unchanged"], counts["rejected"], failed,
                       round(time.perf_counter() - started, 3), dry_run, tuple(files),
                       counts["removed"], counts["skipped"], counts["limited"])
+
+
+def _take(listing: Iterable[Any], adapter: str, limits: LimitsSettings) -> tuple[list[Any], str]:
+    """The documents one pull takes of ``adapter``'s listing, read no further than
+    limits.max_pull_notes documents or limits.max_pull_bytes bytes, and why it stopped
+    short ("" when it did not). A document over limits.max_page_bytes is skipped unwritten
+    (too_large), so its bytes do not count."""
+    taken: list[Any] = []
+    size = 0
+    for doc in listing:
+        if len(taken) == limits.max_pull_notes:
+            return taken, over_limit(adapter, limits.max_pull_notes)
+        data = getattr(doc, "data", b"")
+        length = len(data) if isinstance(data, (bytes, bytearray)) else 0
+        if length <= limits.max_page_bytes:
+            if size + length > limits.max_pull_bytes:
+                return taken, over_bytes(adapter, limits.max_pull_bytes, len(taken), size)
+            size += length
+        taken.append(doc)
+    return taken, ""
+
+
+def over_bytes(adapter: str, max_bytes: int, notes: int, size: int) -> str:
+    """Why a pull took only part of an adapter's notes by their size: the setting, the fix."""
+    return (f"adapter {adapter!r} listed more than limits.max_pull_bytes ({max_bytes:,}) "
+            f"bytes of notes; pulled the first {notes:,} ({size:,} bytes), the rest not "
+            f"fetched, and no note of it removed this run. Raise limits.max_pull_bytes in "
+            f"mindgraph.yml or narrow what the adapter lists.")
 
 
 def over_limit(adapter: str, max_notes: int) -> str:

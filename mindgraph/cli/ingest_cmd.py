@@ -111,7 +111,7 @@ def pull_command(settings, names: tuple[str, ...], dry_run: bool, as_json: bool)
                 echo(f"{verb:11} [{item.adapter}] {item.path or '-'}{detail}")
         prefix = "Dry run: would write" if dry_run else "Written"
         removed = f", removed {report.removed}" if report.removed else ""
-        limited = (f", adapters cut at limits.max_pull_notes {report.limited_adapters}"
+        limited = (f", adapters cut at a pull limit {report.limited_adapters}"
                    if report.limited_adapters else "")
         echo(f"{prefix} {report.written}, unchanged {report.unchanged}{removed}, "
              f"rejected {report.rejected}, skipped {report.skipped}, failed adapters "

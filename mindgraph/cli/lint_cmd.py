@@ -18,7 +18,9 @@ from .whole_number import WholeNumber
               help="Who decides which similar statements contradict: the configured LLM "
                    "(compile.provider), the offline rules, or the LLM when one is configured.")
 @click.option("--rule", "rules", multiple=True, type=click.Choice(RULES),
-              help="Only these rules (repeatable). Default: all.")
+              help="Only these rules (repeatable). Default: all but unresolved-link (links "
+                   "to no page, which Obsidian keeps as placeholders; `check` counts them as "
+                   "broken-link errors).")
 @click.option("--limit", type=WholeNumber(min=0), default=50, show_default=True,
               help="Print at most this many findings (0: all). --json always has all.")
 @click.option("--strict", is_flag=True, help="Exit 1 when anything is found (for CI).")

@@ -13,6 +13,7 @@ from ..core import Mindgraph
 from ..errors import ConfigError
 from ..scopes import Authenticator, load_scopes
 from ..serve.guard import TOKEN_RECIPE, check_token, is_loopback
+from ..serve.worker_limits import multiplied_limits
 from .common import ConfigClickError, echo, workspace_options
 from .watch_cmd import served, watch_flag, watch_options
 from .whole_number import WholeNumber
@@ -77,7 +78,11 @@ def ensure_workspace(settings) -> None:
               help="Port (default: serve.port, 8765).")
 @click.option("--workers", type=WholeNumber(1, 64), default=1, show_default=True,
               help="Processes answering requests, each with its own warm index (one per core "
-                   "for the most answers per second; each holds the model and the indexes).")
+                   "for the most answers per second; each holds the model and the indexes) "
+                   "and its own per-process limits: N workers allow N times the upload spool, "
+                   "the connections and each identity's requests in flight and share "
+                   "(serve.upload_spool_bytes, max_connections, max_connections_per_client, "
+                   "requests_per_identity, share_per_identity); start-up says the totals.")
 @watch_flag
 @watch_options
 def serve_command(settings, host: str | None, port: int | None, workers: int, watch_on: bool,
@@ -104,6 +109,8 @@ def serve_command(settings, host: str | None, port: int | None, workers: int, wa
     address = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
     echo(f"mindgraph REST on {address} (wiki: {settings.wiki_dir}"
          f"{f', {workers} workers' if workers > 1 else ''}); dashboard: {address}/", err=True)
+    if (multiplied := multiplied_limits(settings.serve, workers)) is not None:
+        echo(multiplied, err=True)    # not divided: serve/worker_limits.py says why
     if token is not None:
         # a token exported long ago (a shell profile) made every curl a 401 and the dashboard
         # a sign-in field, with nothing here saying a token was in force

@@ -6,9 +6,11 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-# The rules, in the order they are reported.
+# The rules, in the order they are reported; a run that names none runs the default ones.
 RULES = ("no-summary", "dangling-reference", "conflicting-fact", "deprecated-but-current",
-         "near-duplicate")
+         "near-duplicate", "unresolved-link")
+OPT_IN_RULES = ("unresolved-link",)    # links to no page: Obsidian's placeholders (links.py)
+DEFAULT_RULES = tuple(rule for rule in RULES if rule not in OPT_IN_RULES)
 LLM_RULES = ("conflicting-fact",)      # the rules an LLM judge takes part in
 
 
@@ -29,6 +31,15 @@ class LintFinding:
     def location(self) -> str:
         """"page.md:12" (or the path alone when the finding is about the whole page)."""
         return f"{self.page}:{self.line}" if self.line else self.page
+
+
+def section_at(page: Any, line: int) -> str:
+    """The id of ``page``'s section holding ``line`` ("lead" before the first heading)."""
+    found = "lead"
+    for section in page.sections:
+        if section.start_line <= line:
+            found = section.id
+    return found
 
 
 @dataclass(frozen=True)

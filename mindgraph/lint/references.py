@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterator
 
 from ..page.markdown import mask_code
 from ..page.model import Page
-from .findings import LintFinding
+from .findings import LintFinding, section_at
 
 _FOOTNOTE_REF = re.compile(r"\[\^([^\]\s]+)\](?!:)")
 _FOOTNOTE_DEF = re.compile(r"^\s{0,3}\[\^([^\]\s]+)\]:")
@@ -43,7 +43,7 @@ def _footnotes(page: Page) -> Iterator[LintFinding]:
             reported.add(label)
             line_no = page.body_line + number
             yield LintFinding(
-                "dangling-reference", page.path, _section_at(page, line_no), line_no,
+                "dangling-reference", page.path, section_at(page, line_no), line_no,
                 f"Footnote [^{label}] is cited but never defined.",
                 f"Add a line '[^{label}]: <the source>' to the page, or remove the citation.")
 
@@ -89,10 +89,3 @@ def _source_paths(frontmatter: Any) -> Iterator[tuple[str, str]]:
             if isinstance(path, str) and path.strip() and not path.startswith("[["):
                 yield key, path     # as written: " note.md" is a file name of its own
 
-
-def _section_at(page: Page, line: int) -> str:
-    found = "lead"
-    for section in page.sections:
-        if section.start_line <= line:
-            found = section.id
-    return found

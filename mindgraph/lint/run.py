@@ -14,7 +14,8 @@ from ..page.vault import Vault
 from .deprecation import current_uses, deprecations, statement_names
 from .duplicates import near_duplicates
 from .facts import Conflict, conflicting_facts, similar_pairs
-from .findings import RULES, LintFinding, LintReport
+from .findings import DEFAULT_RULES, RULES, LintFinding, LintReport
+from .links import RULE as UNRESOLVED, unresolved_link_findings, unresolved_link_note
 from .llm import MAX_PAIRS
 from .references import reference_findings
 from .statements import Statement, page_statements
@@ -28,11 +29,12 @@ LLM_JACCARD = 0.5     # how similar two statements must be for the LLM judge to 
 def lint_vault(vault: Vault, raw_dir: Path, workspace: Path, *, judge: Judge | None = None,
                judge_name: str = "", seen: Callable[[Path], bool] | None = None,
                raw_label: str = "raw", rules: Iterable[str] = ()) -> LintReport:
-    """Every finding over ``vault`` of ``rules`` (all when none are given: only those are
-    run, not every rule then filtered), in rule order, then page and line order; ``seen`` (a
+    """Every finding over ``vault`` of ``rules`` (the default ones when none are given: only
+    those are run, not every rule then filtered; a default run notes the links to no page,
+    which the opt-in rule unresolved-link lists), in rule order, then page and line order; ``seen`` (a
     scoped view's) says which files it sees, for the references to files; ``raw_label``:
     the raw folder as the user configured it (paths.raw), as the fixes name it."""
-    wanted = set(rules) or set(RULES)
+    wanted = set(rules) or set(DEFAULT_RULES)
     pages = [vault.pages[p] for p in sorted(vault.pages)]
     uses_statements = wanted & {"no-summary", "conflicting-fact", "deprecated-but-current"}
     statements = {p.path: page_statements(p) if uses_statements else [] for p in pages}
@@ -59,6 +61,10 @@ def lint_vault(vault: Vault, raw_dir: Path, workspace: Path, *, judge: Judge | N
     if "near-duplicate" in wanted:
         findings.extend(_duplicate_finding(a, b, similarity) for a, b, similarity in
                         near_duplicates(pages))
+    if UNRESOLVED in wanted:
+        findings.extend(unresolved_link_findings(vault, raw_dir, raw_label))
+    elif not rules and (note := unresolved_link_note(vault, raw_dir, raw_label)):
+        notes.append(note)
     order = {rule: i for i, rule in enumerate(RULES)}
     findings.sort(key=lambda f: (order[f.rule], f.page, f.line, f.message))
     return LintReport(len(pages), tuple(findings), tuple(notes))

@@ -172,6 +172,25 @@ def check_vault(vault: Vault, raw_dir: Path | None = None,
     return CheckReport(pages=len(vault.pages), findings=tuple(dict.fromkeys(findings)))
 
 
+def unresolved_links(vault: Vault, raw_dir: Path | None = None
+                     ) -> Iterator[tuple[Finding, str]]:
+    """The links that resolve to no page, each as `check`'s broken-link finding (placed at
+    the raw note and line of a compiled page) with the fix alone: what `lint`'s
+    unresolved-link rule reports (the same resolution as `check` and `graph broken`)."""
+    raw = RawLines(raw_dir) if raw_dir is not None else None
+    seen: set[Finding] = set()
+    for page, link, result in vault.resolved_links():
+        if result.status != "missing":
+            continue
+        fix = _missing_hint(vault, page, link, result).strip()
+        finding = _placed(Finding("error", "broken-link", page.path, link.line,
+                                  f"{_shown(link, page)} points to no page. {fix}"),
+                          page, link, raw)
+        if finding not in seen:
+            seen.add(finding)
+            yield finding, fix
+
+
 def _unprefixed(path: str, line: int, message: str) -> tuple[int, str]:
     """A page problem's message without the "path:" or "path:line:" it starts with (the
     finding's location says where), and the line that prefix gave."""

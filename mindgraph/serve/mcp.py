@@ -301,7 +301,8 @@ def _add_engine_tools(server: MCPServer, call: Callable[..., Awaitable[CallToolR
                    limit: Annotated[int, Field(ge=1, le=1000, description=(
                        "At most this many findings (counts cover all)"))] = 50,
                    rules: Annotated[list[LintRule], Field(max_length=len(RULES), description=(
-                       "Only these rules (default: all)"))] = []) -> JsonResult:
+                       "Only these rules (default: all but unresolved-link, links to no page: "
+                       "Obsidian's placeholders)"))] = []) -> JsonResult:
         """What a careful editor would flag in the wiki: pages without a real summary,
         references that point nowhere, facts two pages state differently, features one page
         calls deprecated while others describe them as current, near-duplicate pages. Each

@@ -46,7 +46,8 @@ def add_report_routes(route: Callable[..., Callable], mg: Mindgraph, fresh: Call
              limit: int = Query(200, ge=1, le=10000, description="At most this many findings "
                                                                  "(counts cover all)"),
              rule: str | None = Query(None, pattern=RULE_LIST, description="Only these rules, "
-                                      "comma-separated (" + ", ".join(RULES) + ")")
+                                      "comma-separated (" + ", ".join(RULES) + "; default: all but "
+                                      "unresolved-link)")
              ) -> dict[str, Any]:
         fresh()
         asked = rule.split(",") if rule else ()

@@ -30,7 +30,7 @@ from typing import Callable, Collection, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..errors import ConfigError, in_general_terms, note_around
+from ..errors import AgentNote, ConfigError, in_general_terms, note_around
 from ..page.model import Page
 from ..providers.embedding.base import EmbeddingProvider
 from ..stores.base import ChunkMove, VectorRecord, VectorStore
@@ -314,9 +314,12 @@ def sync_changed_pages(pages: Mapping[str, Page], touched: Collection[str],
                     f"`mindgraph embed` runs")
         refused: list[str] = []
         apply_sync(plan, provider, store, batch_size=batch_size, refused=refused)
-        if refused:
-            return (f"changed pages could not be embedded ({len(refused)} section(s) refused: "
-                    f"{refused[0]}); vector results may miss them")
+        if refused:     # names a page (maybe of another scope) and the model: for the log
+            return AgentNote(f"changed pages could not be embedded ({len(refused)} section(s) "
+                             f"refused by the embedding model; the server's log has the "
+                             f"details); vector results may miss them",
+                             f"changed pages could not be embedded ({len(refused)} section(s) "
+                             f"refused: {refused[0]}); vector results may miss them")
     except Exception as exc:  # noqa: BLE001 - called before a query, which must not fail
         return note_around(in_general_terms(exc), "changed pages could not be embedded "
                            "({}); vector results may miss them until `mindgraph embed` runs")

@@ -242,7 +242,7 @@ def test_a_pull_takes_at_most_max_pull_notes_and_says_how_to_raise_it(workspace)
             "notes; pulled the first 2, the rest not fetched, and no note of it removed this "
             "run. Raise limits.max_pull_notes in mindgraph.yml") in result.output
     assert ("Written 0, unchanged 2, rejected 0, skipped 0, failed adapters 0, adapters cut at "
-            "limits.max_pull_notes 1") in result.output
+            "a pull limit 1") in result.output
     # n3.md is past the limit, not gone from the app: a cut listing removes nothing
     assert all_files(workspace / "raw") == ["app/n1.md", "app/n2.md", "app/n3.md"]
     assert listing["limited_adapters"] == 1 and listing["unchanged"] == 2
@@ -252,3 +252,58 @@ def test_a_pull_takes_at_most_max_pull_notes_and_says_how_to_raise_it(workspace)
 def test_max_pull_notes_must_be_at_least_one(workspace):
     with pytest.raises(ConfigError, match="limits.max_pull_notes"):
         configure(workspace, ["a.md"], extra="limits:\n  max_pull_notes: 0\n")
+
+
+SIZED = '''
+from mindgraph.adapters import RawDocument
+
+class Sized:
+    """A note app whose notes are large: ``count`` notes of ``size`` bytes each."""
+    remote = True
+    listed = 0      # every instance's, for the test to read
+
+    def __init__(self, count, size, **_):
+        self.count, self.size = count, size
+
+    def fetch(self):
+        for i in range(1, self.count + 1):
+            Sized.listed += 1
+            yield RawDocument(f"{i:<{self.size}}", f"n{i}.md", {})
+'''
+
+
+def test_a_pull_takes_at_most_max_pull_bytes_and_says_how_to_raise_it(workspace):
+    """max_pull_notes bounded the number of notes, not their size: 10,000 notes of up to
+    limits.max_page_bytes each, 50 GB from one app. Now one pull takes at most
+    limits.max_pull_bytes of an adapter's notes and reads its listing no further."""
+    import json
+
+    from click.testing import CliRunner
+
+    from mindgraph.cli import cli
+
+    (workspace / "mg_sized.py").write_text(SIZED)
+    (workspace / "mindgraph.yml").write_text(
+        "limits:\n  max_page_bytes: 2000000\n  max_pull_bytes: 3500000\nadapters:\n  - name: app\n    type: "
+        "mg_sized.Sized\n    target: app\n    options: {count: 40, size: 1000000}\n")
+    try:
+        result = CliRunner().invoke(cli, ["pull", "-C", str(workspace)])
+        listed = sys.modules["mg_sized"].Sized.listed
+        report = json.loads(CliRunner().invoke(cli, ["pull", "-C", str(workspace),
+                                                     "--json"]).output)
+    finally:
+        sys.modules.pop("mg_sized", None)
+    assert result.exit_code == 1, result.output
+    assert ("limited     [app] -: adapter 'app' listed more than limits.max_pull_bytes "
+            "(3,500,000) bytes of notes; pulled the first 3 (3,000,000 bytes), the rest not "
+            "fetched, and no note of it removed this run. Raise limits.max_pull_bytes in "
+            "mindgraph.yml") in result.output
+    assert "Written 3," in result.output and "adapters cut at a pull limit 1" in result.output
+    assert listed == 4                                  # the listing read no further
+    assert all_files(workspace / "raw") == ["app/n1.md", "app/n2.md", "app/n3.md"]
+    assert report["limited_adapters"] == 1 and report["unchanged"] == 3
+
+
+def test_max_pull_bytes_must_hold_one_note_of_the_largest_size(workspace):
+    with pytest.raises(ConfigError, match="limits.max_pull_bytes.*limits.max_page_bytes"):
+        configure(workspace, ["a.md"], extra="limits:\n  max_pull_bytes: 4000000\n")

@@ -327,3 +327,34 @@ def test_mcp_lint_tool(workspace):
     assert not result.is_error, result.content[0].text
     data = json.loads(result.content[0].text)
     assert len(data["findings"]) == 3 and sum(data["counts"].values()) == 5
+
+
+def test_a_link_to_no_page_is_noted_by_default_and_listed_by_its_opt_in_rule(tmp_path):
+    """`lint` said nothing of [[Nowhere]]: links are `check`'s (a broken-link error), and
+    Obsidian keeps a link to no page as a placeholder. A default run now notes them, with the
+    first one's raw note and line; `--rule unresolved-link` lists each, as `graph broken`."""
+    (tmp_path / "raw").mkdir()
+    (tmp_path / "raw" / "Alpha.md").write_text(
+        "Alpha is where the tour starts.\n\nSee [[Nowhere]] and [[Beta]].\n")
+    (tmp_path / "raw" / "Beta.md").write_text(
+        "Beta is the second stop of the tour.\n\nBack to [[Alpha]].\n")
+    runner = CliRunner()
+    assert runner.invoke(cli, ["-C", str(tmp_path), "ingest"]).exit_code == 0
+    default = runner.invoke(cli, ["-C", str(tmp_path), "lint", "--strict"])
+    assert default.exit_code == 0, default.output          # a placeholder fails no CI
+    assert "note: 1 link(s) point to no page, first raw/Alpha.md:3 ([[Nowhere]])" in \
+        default.stderr and "lint --rule unresolved-link" in default.stderr
+    listed = runner.invoke(cli, ["-C", str(tmp_path), "lint", "--strict", "--rule",
+                                 "unresolved-link"])
+    assert listed.exit_code == 1, listed.output
+    [line] = [text for text in listed.stdout.splitlines() if "Nowhere" in text]
+    assert line.startswith("unresolved-link        Alpha.md:")
+    assert "[[Nowhere]] points to no page. Fix: Create the page or fix the link's spelling " \
+        "in raw/Alpha.md:3;" in line
+    broken = runner.invoke(cli, ["-C", str(tmp_path), "graph", "broken"]).stdout
+    assert "raw/Alpha.md:3: missing [[Nowhere]]" in broken    # the same link, the same place
+    mg = Mindgraph(settings_from_dict({}, base_dir=tmp_path))
+    client = TestClient(create_app(mg), base_url="http://127.0.0.1:8765")
+    data = client.get("/lint", params={"rule": "unresolved-link"}).json()
+    assert [(f["page"], f["message"]) for f in data["findings"]] == \
+        [("Alpha.md", "[[Nowhere]] points to no page.")]

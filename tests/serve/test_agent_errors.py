@@ -3,8 +3,12 @@ address, the operator's account) and an unexpected exception (paths, internals) 
 general terms over REST and MCP, and in a background job's status; the whole error goes to the
 server's log. The REST tests use a real provider client against a local server that fails."""
 
+import json
 import logging
+import threading
 import time
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import anyio
 import pytest
@@ -92,3 +96,61 @@ def test_mcp_tools_say_provider_and_internal_errors_in_general_terms(tmp_path, m
             answer.content[0].text and "org-4417" not in answer.content[0].text
     assert SAID in caplog.text and "/home/op/.cache" in caplog.text
     mg.close()
+
+
+@contextmanager
+def embedding_api(vector_of):
+    """A local OpenAI-compatible embeddings API answering ``vector_of(text)`` per input."""
+
+    class Answering(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 (the stdlib's name)
+            asked = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+            texts = asked["input"] if isinstance(asked["input"], list) else [asked["input"]]
+            data = json.dumps({"data": [{"index": i, "embedding": vector_of(text)}
+                                        for i, text in enumerate(texts)]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Answering)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_section_the_provider_refuses_is_named_to_agents_in_general_terms(tmp_path, caplog):
+    """The catch-up note of a changed page whose vector came back unusable named the page
+    and section, the model and its answer to every identity; agents read how many sections
+    and where the details are, the server's log reads the whole note."""
+    def vector_of(text):
+        return [0.0, 0.0, 0.0] if "Payroll" in text else [1.0, 0.5, 0.25]
+
+    (tmp_path / "wiki").mkdir()
+    (tmp_path / "wiki" / "Airships.md").write_text("# Airships\n\nAirships carry trunks.\n")
+    with embedding_api(vector_of) as server:
+        (tmp_path / "mindgraph.yml").write_text(
+            f"embedding:\n  provider: openai\n  model: m\n  dimension: 3\n  max_retries: 0\n"
+            f"  base_url: http://127.0.0.1:{server.server_port}/v1\n")
+        core = Mindgraph.open(tmp_path)
+        core.embed()
+        client = TestClient(create_app(core), base_url="http://127.0.0.1:8765")
+        assert client.get("/smart_search", params={"q": "airships"}).json()["degradation"] \
+            == []
+        (tmp_path / "wiki" / "Secret Payroll.md").write_text(
+            "# Secret Payroll\n\nPayroll of the airship crews.\n")
+        with caplog.at_level(logging.WARNING, logger="mindgraph.serve"):
+            notes = client.get("/smart_search", params={"q": "crews"}).json()["degradation"]
+        core.close()
+    [noted] = [note for note in notes if "could not be embedded" in note]
+    assert "1 section(s) refused by the embedding model; the server's log has the " \
+        "details" in noted, noted
+    assert "Payroll" not in noted and "all-zero" not in noted and "openai:m" not in noted
+    assert "Secret Payroll.md#" in caplog.text and "an all-zero vector" in caplog.text

@@ -122,3 +122,40 @@ def test_a_request_too_long_to_parse_gets_a_json_400_naming_the_limit():
         assert error["error"] == "BadRequest" and "64 KB" in error["detail"]
         with httpx.Client(base_url=f"http://127.0.0.1:{port}") as http:
             assert http.get("/ping").json() == {"ok": True}    # still answering
+
+
+def test_start_up_says_the_per_process_limits_each_worker_multiplies(tmp_path):
+    """`--workers 3` ran three processes, each with its own upload spool, connection counts
+    and per-identity caps and shares: the server allowed three times each, and neither
+    `serve --help` nor the README nor start-up said so. Start-up now says the totals."""
+    from click.testing import CliRunner
+    from live_server import stop
+
+    from mindgraph.cli import cli
+
+    (tmp_path / "wiki").mkdir()
+    (tmp_path / "wiki" / "Zeppelins.md").write_text("# Zeppelins\n\nAirships carry trunks.\n")
+    (tmp_path / "mindgraph.yml").write_text(
+        "embedding:\n  provider: hashing\n  dimension: 64\nserve:\n"
+        "  upload_spool_bytes: 104857600\n  requests_per_identity: 8\n"
+        "  share_per_identity: 0\n")
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "mindgraph", "serve", "-C", str(tmp_path),
+                               "--port", str(port), "--workers", "3"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              env={**os.environ, "MINDGRAPH_API_TOKEN": ""})
+    try:
+        wait_healthy(server, f"http://127.0.0.1:{port}")    # start-up has said all by then
+    finally:
+        stop(server)
+    said = server.stderr.read().decode().splitlines(keepends=True)
+    assert said[1] == (
+        "Warning: each of the 3 workers applies the per-process limits by itself, so the "
+        "server allows 3 times each: 300 MiB of uploads spooled to disk at once "
+        "(serve.upload_spool_bytes: 100 MiB); 24 requests in flight per identity "
+        "(serve.requests_per_identity: 8); 3,000 connections open at once "
+        "(serve.max_connections: 1,000); 750 of them per client address "
+        "(serve.max_connections_per_client: 250). To hold a total, set the limit to it "
+        "divided by 3 in mindgraph.yml.\n"), said      # share 0 (all at once): not a limit
+    helped = " ".join(CliRunner().invoke(cli, ["serve", "--help"]).output.split())
+    assert "its own per-process limits: N workers allow N times the upload spool" in helped
