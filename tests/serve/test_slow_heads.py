@@ -279,3 +279,45 @@ def test_the_share_per_client_is_checked_with_the_config():
         .serve.max_connections_per_client == 0          # 0: no share (behind a proxy)
     with pytest.raises(ConfigError, match="serve.max_connections_per_client"):
         settings_from_dict({"serve": {"max_connections_per_client": -1}})
+
+
+def test_a_head_over_max_header_bytes_is_431_and_never_read_whole(server):
+    """uvicorn kept headers of any size in memory, before any token was checked: 300 MB of
+    headers were read and answered 200. Past serve.max_header_bytes (64 KiB) the client gets
+    a 431 and the connection closes; a head under it is served."""
+    port, path = server
+    request = complete_request(port, path)
+    head, _, body = request.partition(b"\r\n\r\n")
+
+    def with_header(size: int) -> bytes:
+        return head + b"\r\nX-Big: " + b"a" * size + b"\r\n\r\n" + body
+
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(with_header(60_000))
+        assert read_response(sock).startswith(b"HTTP/1.1 200 ")
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(with_header(66_000))
+        data, _ = read_until_closed(sock, 10)
+        answer, _, detail = data.partition(b"\r\n\r\n")
+        assert answer.startswith(b"HTTP/1.1 431 "), data[:200]
+        assert "serve.max_header_bytes" in json.loads(detail)["detail"]
+    # a flood of header bytes is cut off: the server stops reading, the sender is refused
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sent = 0
+        with pytest.raises(OSError):            # reset or broken pipe, long before 64 MB
+            sock.sendall(head + b"\r\n")
+            while sent < 64 << 20:
+                sock.sendall(b"X-Flood: " + b"a" * 65_000 + b"\r\n")
+                sent += 65_000
+            read_until_closed(sock, 10)
+            raise AssertionError("the server read 64 MB of headers")
+    assert answers(port, path) == 200
+
+
+def test_max_header_bytes_is_checked_with_the_config():
+    from mindgraph.config import settings_from_dict
+    from mindgraph.errors import ConfigError
+
+    assert settings_from_dict({}).serve.max_header_bytes == 65536
+    with pytest.raises(ConfigError, match="serve.max_header_bytes"):
+        settings_from_dict({"serve": {"max_header_bytes": 10}})
