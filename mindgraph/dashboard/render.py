@@ -14,6 +14,10 @@ any other is drawn as text). On top of that:
   (each embed rendered its page's lead again: a 38 kB note embedding a 96 kB one 2,000 times
   made one GET /dashboard/page take 31 s and answer 192 MB, the server at 650 MB, and a
   larger pair of notes any agent may create would take the server's memory);
+- a page body over ``RENDER_MAX_CHARS`` is drawn as markdown up to a paragraph's end before
+  it and shown as plain text after (markdown-it's cost per character of dense markup, e.g.
+  a run of ``[``, is hundreds of times that of prose: 1 MB of them took 47 s of the slow
+  lane);
 - ``![[diagram.png|300]]`` becomes an ``<img>`` (``|300`` or ``|300x200``: its size) whose
   ``data-src`` names the dashboard's attachment route (the page's script loads it with the
   token); another attachment (pdf, audio, video) becomes a link to that route;
@@ -63,6 +67,7 @@ LINK_SCHEMES = frozenset({"http", "https", "mailto", "obsidian"})
 _FORMATTER = HtmlFormatter(nowrap=True, classprefix="hl-")
 EMBED_DEPTH = 1
 EMBED_BUDGET_CHARS = 262_144    # embedded text one page's render shows, all embeds together
+RENDER_MAX_CHARS = 100_000      # of a page's body drawn as markdown; the rest as plain text
 
 
 @dataclass(frozen=True)
@@ -94,10 +99,30 @@ class Links:
 
 
 def render_markdown(text: str, links: Links, depth: int = 0) -> str:
-    """``text`` (a page body) as safe HTML."""
-    return _parser().render(without_comments(text),
+    """``text`` (a page body) as safe HTML: its first RENDER_MAX_CHARS as markdown (cut at a
+    paragraph's end), the rest as plain text."""
+    shown, rest = _render_cut(text)
+    html = _parser().render(without_comments(shown),
                             {"links": links, "depth": depth, "embeds": [0],
                              "embed_budget": [EMBED_BUDGET_CHARS]})
+    if not rest:
+        return html
+    return (html + f'<p class="render-cut">(the page is over {RENDER_MAX_CHARS:,} characters: '
+            f'the rest is shown as plain text)</p>\n<pre class="unrendered">'
+            f'{escapeHtml(rest)}</pre>\n')
+
+
+def _render_cut(text: str) -> tuple[str, str]:
+    """(what is drawn as markdown, what is shown as text): markdown-it costs up to ~300
+    times more per character of some markup than of prose (a note of 1 MB of '[' took 47 s,
+    of prose 0.14 s), and a page view must not hold the slow lane for that."""
+    if len(text) <= RENDER_MAX_CHARS:
+        return text, ""
+    cut = text.rfind("\n\n", RENDER_MAX_CHARS // 2, RENDER_MAX_CHARS)
+    if cut < 0:
+        cut = text.rfind("\n", RENDER_MAX_CHARS // 2, RENDER_MAX_CHARS)
+    cut = RENDER_MAX_CHARS if cut < 0 else cut + 1
+    return text[:cut], text[cut:]
 
 
 def _embed_env(env: dict[str, Any]) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from starlette.testclient import TestClient
 
 from mindgraph.cli import cli
 from mindgraph.core import Mindgraph
-from mindgraph.dashboard.render import EMBED_BUDGET_CHARS
+from mindgraph.dashboard.render import EMBED_BUDGET_CHARS, RENDER_MAX_CHARS
 from mindgraph.serve.rest import create_app
 
 from scopes_support import TOKENS, set_tokens, write_workspace
@@ -50,3 +50,19 @@ def test_a_few_embeds_are_shown_whole(dave):
                                          "text": "See ![[Fig]] and\n\n![[Fig]]\n"}).json()["page"]
     html = dave.get("/dashboard/page", params={"page": page}).json()["html"]
     assert html.count("Fig lead text.") == 2 and "embed-elided" not in html
+
+
+def test_a_page_over_the_render_limit_is_drawn_as_markdown_up_to_it_then_as_text(dave):
+    """markdown-it costs hundreds of times more per character of some markup than of prose:
+    a note of 1 MB of '[' held the slow lane 47 s per page view (prose: 0.14 s)."""
+    head = "Quince intro with **bold** text.\n\n"
+    brackets = "[" * 80 + "\n\n"
+    text = head + brackets * 6000                                  # 500 kB, 480,000 '['
+    made = dave.post("/documents", json={"title": "Quince", "text": text})
+    assert made.status_code == 200, made.text
+    html = dave.get("/dashboard/page", params={"page": made.json()["page"]}).json()["html"]
+    assert "<strong>bold</strong>" in html                        # the start is markdown
+    drawn, cut, rest = html.partition('<p class="render-cut">')
+    assert cut and drawn.count("[") <= RENDER_MAX_CHARS
+    assert rest.count("[") + drawn.count("[") == 480_000           # nothing lost, as text
+    assert '<pre class="unrendered">' in rest and "<strong>" not in rest
