@@ -351,7 +351,7 @@ class ServeSettings:
     header_timeout_s: float = 10.0
     # ... and may take at most max_header_bytes (431 and closed past it: uvicorn kept any
     # size of headers in memory, before any token was checked)
-    max_header_bytes: int = 65536
+    max_header_bytes: int = 131072
     max_connections: int = 1000
     # Of those, at most this many from one client address (a client past it is 503, others
     # are still served). Behind a reverse proxy every client has the proxy's address: raise

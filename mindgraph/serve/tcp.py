@@ -42,9 +42,9 @@ Large heads: uvicorn's httptools protocol keeps a request's headers in memory ho
 they are (the parser buffers a header value, uvicorn appends each header), so one connection,
 before any token is checked, could send a gigabyte of headers within the head's deadline and
 the process held it (300 MB of headers took 1.6 s and were answered 200). A request's line and
-headers may take at most ``serve.max_header_bytes`` (64 KiB: nginx takes 32, Node 16); past it
-the client gets a 431 and the connection closes, the bytes counted as they arrive (at most one
-read past the limit is held).
+headers may take at most ``serve.max_header_bytes`` (128 KiB: above the parser's own limit of
+about 64 KB on a URL, which keeps its 400); past it the client gets a 431 and the connection
+closes, the bytes counted as they arrive (at most one read past the limit is held).
 
 A request uvicorn cannot parse (a URL over about 64 KB, bytes that are not HTTP) is refused
 before it reaches the app, with uvicorn's plain-text 400; ours answers in the JSON every other

@@ -283,7 +283,7 @@ def test_the_share_per_client_is_checked_with_the_config():
 
 def test_a_head_over_max_header_bytes_is_431_and_never_read_whole(server):
     """uvicorn kept headers of any size in memory, before any token was checked: 300 MB of
-    headers were read and answered 200. Past serve.max_header_bytes (64 KiB) the client gets
+    headers were read and answered 200. Past serve.max_header_bytes (128 KiB) the client gets
     a 431 and the connection closes; a head under it is served."""
     port, path = server
     request = complete_request(port, path)
@@ -293,10 +293,10 @@ def test_a_head_over_max_header_bytes_is_431_and_never_read_whole(server):
         return head + b"\r\nX-Big: " + b"a" * size + b"\r\n\r\n" + body
 
     with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
-        sock.sendall(with_header(60_000))
+        sock.sendall(with_header(120_000))
         assert read_response(sock).startswith(b"HTTP/1.1 200 ")
     with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
-        sock.sendall(with_header(66_000))
+        sock.sendall(with_header(132_000))
         data, _ = read_until_closed(sock, 10)
         answer, _, detail = data.partition(b"\r\n\r\n")
         assert answer.startswith(b"HTTP/1.1 431 "), data[:200]
@@ -318,6 +318,6 @@ def test_max_header_bytes_is_checked_with_the_config():
     from mindgraph.config import settings_from_dict
     from mindgraph.errors import ConfigError
 
-    assert settings_from_dict({}).serve.max_header_bytes == 65536
+    assert settings_from_dict({}).serve.max_header_bytes == 131072
     with pytest.raises(ConfigError, match="serve.max_header_bytes"):
         settings_from_dict({"serve": {"max_header_bytes": 10}})
