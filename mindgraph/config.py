@@ -349,6 +349,9 @@ class ServeSettings:
     # A request's line and headers must arrive within header_timeout_s (408 and closed past
     # it: slowloris); past max_connections open at once (per process) a new one is 503.
     header_timeout_s: float = 10.0
+    # ... and may take at most max_header_bytes (431 and closed past it: uvicorn kept any
+    # size of headers in memory, before any token was checked)
+    max_header_bytes: int = 131072
     max_connections: int = 1000
     # Of those, at most this many from one client address (a client past it is 503, others
     # are still served). Behind a reverse proxy every client has the proxy's address: raise
@@ -846,6 +849,7 @@ def _check_values(s: Settings) -> None:
         (s.serve.slow_queue >= 0, "serve.slow_queue", "0 or more"),
         (s.serve.shutdown_timeout_s > 0, "serve.shutdown_timeout_s", "above 0"),
         (s.serve.header_timeout_s > 0, "serve.header_timeout_s", "above 0"),
+        (s.serve.max_header_bytes >= 1024, "serve.max_header_bytes", "at least 1024"),
         (s.serve.max_connections >= 1, "serve.max_connections", "at least 1"),
         (s.serve.max_connections_per_client >= 0, "serve.max_connections_per_client",
          "0 (no limit) or more"),

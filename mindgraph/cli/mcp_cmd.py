@@ -63,7 +63,8 @@ def mcp_command(settings, transport: str, host: str | None, port: int | None, wa
         uvicorn.run(app, host=host, port=port, log_level="warning",
                     http=http_protocol(settings.serve.header_timeout_s,
                                        settings.serve.max_connections,
-                                       settings.serve.max_connections_per_client),
+                                       settings.serve.max_connections_per_client,
+                                       settings.serve.max_header_bytes),
                     timeout_graceful_shutdown=settings.serve.shutdown_timeout_s)
 
 

@@ -105,7 +105,8 @@ def serve_command(settings, host: str | None, port: int | None, workers: int, wa
                                "`mindgraph watch` beside the server (each worker follows the "
                                "wiki by itself).")
     protocol = http_protocol(settings.serve.header_timeout_s, settings.serve.max_connections,
-                             settings.serve.max_connections_per_client)
+                             settings.serve.max_connections_per_client,
+                             settings.serve.max_header_bytes)
     address = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
     echo(f"mindgraph REST on {address} (wiki: {settings.wiki_dir}"
          f"{f', {workers} workers' if workers > 1 else ''}); dashboard: {address}/", err=True)

@@ -9,7 +9,15 @@ any other is drawn as text). On top of that:
 - ``[[Target#Heading|label]]`` becomes a link inside the dashboard (``#page=<path>``) when it
   resolves, a marked broken link when it does not;
 - ``![[Note]]`` shows the embedded page's lead text (one level deep): a block of its own when
-  the embed stands alone in its paragraph, inline text otherwise;
+  the embed stands alone in its paragraph, inline text otherwise; one render shows at most
+  ``EMBED_BUDGET_CHARS`` of embedded text, the embeds past it as their titles with a note
+  (each embed rendered its page's lead again: a 38 kB note embedding a 96 kB one 2,000 times
+  made one GET /dashboard/page take 31 s and answer 192 MB, the server at 650 MB, and a
+  larger pair of notes any agent may create would take the server's memory);
+- a page body over ``RENDER_MAX_CHARS`` is drawn as markdown up to a paragraph's end before
+  it and shown as plain text after (markdown-it's cost per character of dense markup, e.g.
+  a run of ``[``, is hundreds of times that of prose: 1 MB of them took 47 s of the slow
+  lane);
 - ``![[diagram.png|300]]`` becomes an ``<img>`` (``|300`` or ``|300x200``: its size) whose
   ``data-src`` names the dashboard's attachment route (the page's script loads it with the
   token); another attachment (pdf, audio, video) becomes a link to that route;
@@ -58,6 +66,8 @@ _SCHEME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:")
 LINK_SCHEMES = frozenset({"http", "https", "mailto", "obsidian"})
 _FORMATTER = HtmlFormatter(nowrap=True, classprefix="hl-")
 EMBED_DEPTH = 1
+EMBED_BUDGET_CHARS = 262_144    # embedded text one page's render shows, all embeds together
+RENDER_MAX_CHARS = 100_000      # of a page's body drawn as markdown; the rest as plain text
 
 
 @dataclass(frozen=True)
@@ -89,9 +99,30 @@ class Links:
 
 
 def render_markdown(text: str, links: Links, depth: int = 0) -> str:
-    """``text`` (a page body) as safe HTML."""
-    return _parser().render(without_comments(text),
-                            {"links": links, "depth": depth, "embeds": [0]})
+    """``text`` (a page body) as safe HTML: its first RENDER_MAX_CHARS as markdown (cut at a
+    paragraph's end), the rest as plain text."""
+    shown, rest = _render_cut(text)
+    html = _parser().render(without_comments(shown),
+                            {"links": links, "depth": depth, "embeds": [0],
+                             "embed_budget": [EMBED_BUDGET_CHARS]})
+    if not rest:
+        return html
+    return (html + f'<p class="render-cut">(the page is over {RENDER_MAX_CHARS:,} characters: '
+            f'the rest is shown as plain text)</p>\n<pre class="unrendered">'
+            f'{escapeHtml(rest)}</pre>\n')
+
+
+def _render_cut(text: str) -> tuple[str, str]:
+    """(what is drawn as markdown, what is shown as text): markdown-it costs up to ~300
+    times more per character of some markup than of prose (a note of 1 MB of '[' took 47 s,
+    of prose 0.14 s), and a page view must not hold the slow lane for that."""
+    if len(text) <= RENDER_MAX_CHARS:
+        return text, ""
+    cut = text.rfind("\n\n", RENDER_MAX_CHARS // 2, RENDER_MAX_CHARS)
+    if cut < 0:
+        cut = text.rfind("\n", RENDER_MAX_CHARS // 2, RENDER_MAX_CHARS)
+    cut = RENDER_MAX_CHARS if cut < 0 else cut + 1
+    return text[:cut], text[cut:]
 
 
 def _embed_env(env: dict[str, Any]) -> dict[str, Any]:
@@ -100,7 +131,7 @@ def _embed_env(env: dict[str, Any]) -> dict[str, Any]:
     embeds = env.setdefault("embeds", [0])
     embeds[0] += 1
     return {"links": env["links"], "depth": env["depth"] + 1, "embeds": embeds,
-            "docId": f"e{embeds[0]}"}
+            "docId": f"e{embeds[0]}", "embed_budget": env["embed_budget"]}
 
 
 def pygments_css() -> str:
@@ -203,20 +234,40 @@ def _embed_html(path: str, label: str, env: dict[str, Any], meta: dict,
     block = bool(meta.get("block"))
     links: Links = env["links"]
     inner = ""
-    if env["depth"] < EMBED_DEPTH:
-        inner_env = _embed_env(env)
-        lead = without_comments(links.lead(path, heading, block_id) if heading or block_id
-                                else links.lead(path))
-        # the embedded text's block ids stay its page's: no element here takes them
-        # (obsidian.py drops them below depth 0), and inline no "^id" is left as text
-        inner = (_parser().render(lead, inner_env) if block
-                 else _parser().renderInline(" ".join(obsidian.without_block_ids(lead)
-                                                      .split()), inner_env))
     tag = "div" if block else "span"
+    if env["depth"] < EMBED_DEPTH:
+        lead = _budgeted_lead(env, links, path, heading, block_id)
+        if lead is None:
+            inner = (f'<{tag} class="embed-elided">(not shown: past the '
+                     f'{EMBED_BUDGET_CHARS:,} characters of embedded text a page shows; open '
+                     f'it)</{tag}>')
+        else:
+            inner_env = _embed_env(env)
+            lead = without_comments(lead)
+            # the embedded text's block ids stay its page's: no element here takes them
+            # (obsidian.py drops them below depth 0), and inline no "^id" is left as text
+            inner = (_parser().render(lead, inner_env) if block
+                     else _parser().renderInline(" ".join(obsidian.without_block_ids(lead)
+                                                          .split()), inner_env))
     id_attr = f' id="{escapeHtml(meta["id"])}"' if meta.get("id") else ""
     kind = "embed broken" if missing else "embed"
     return (f'<{tag} class="{kind}"{id_attr}><{tag} class="embed-title">'
             f'{_page_link(path, label, block_id, missing, heading)}</{tag}>{inner}</{tag}>')
+
+
+def _budgeted_lead(env: dict[str, Any], links: Links, path: str, heading: str | None,
+                   block_id: str | None) -> str | None:
+    """The lead an embed shows, or None once the render's embeds have shown
+    EMBED_BUDGET_CHARS: past it no lead is even looked up."""
+    left = env.setdefault("embed_budget", [EMBED_BUDGET_CHARS])
+    if left[0] <= 0:
+        return None
+    lead = links.lead(path, heading, block_id) if heading or block_id else links.lead(path)
+    if len(lead) > left[0]:
+        left[0] = 0
+        return None
+    left[0] -= len(lead)
+    return lead
 
 
 def _render_link_open(self: Any, tokens: list, idx: int, options: Any, env: dict) -> str:

@@ -55,9 +55,12 @@ def safe_name(name: str) -> str:
 
 
 def slug(title: str) -> str:
-    """A file name stem for a note titled ``title``."""
+    """A file name stem for a note titled ``title``; a Windows device name (``aux``,
+    ``COM1``, ``nul.txt``: any extension) gets a ``_`` before it, as `pull` names them, and
+    as an upload of such a name is refused: a vault synced to Windows cannot hold the file."""
     text = _UNSAFE.sub("-", unicodedata.normalize("NFC", title)).strip(" .-")
-    return re.sub(r"[-\s]+", "-", text)[:80].strip("-") or "note"
+    text = re.sub(r"[-\s]+", "-", text)[:80].strip("-") or "note"
+    return "_" + text if text.split(".", 1)[0].lower() in _RESERVED else text
 
 
 def check_text(name: str, stream: BinaryIO, max_bytes: int,

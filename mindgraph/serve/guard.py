@@ -30,6 +30,11 @@ to 127.0.0.1), even read the answers. So:
   from ours); a refused one is closed before it is accepted (code 1008, the reason given;
   the client sees an HTTP 403). No route takes WebSockets today: this keeps one added later,
   or one a library mounts, behind the checks. Only ``lifespan`` passes unchecked.
+- A request the token check behind the Guard will refuse (``unauthorized``: no valid token,
+  no signed ticket, not a public path) has no body read here: it goes on at once to its 401.
+  The Guard read a JSON body (up to 1 MiB, waiting up to ``serve.request_timeout_s``) before
+  anyone had shown a token, so a client with no token held that memory and the connection for
+  30 s per request, up to ``serve.max_connections`` of them.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ import asyncio
 import ipaddress
 import re
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 from starlette.datastructures import Headers
@@ -177,8 +183,12 @@ class Policy:
 class Guard:
     """ASGI middleware applying a ``Policy`` to every HTTP request, CORS included."""
 
-    def __init__(self, app: ASGIApp, policy: Policy):
+    def __init__(self, app: ASGIApp, policy: Policy,
+                 unauthorized: Callable[[Scope], bool] | None = None):
+        """``unauthorized(scope)``: whether the app's token check will refuse the request
+        (its body is then not read here)."""
         self.policy = policy
+        self.unauthorized = unauthorized
         self.app = app if not policy.cors_origins else CORSMiddleware(
             app, allow_origins=list(policy.cors_origins),
             allow_methods=["GET", "POST", "PUT", "DELETE"],
@@ -208,6 +218,9 @@ class Guard:
         streamed = "chunked" in headers.get("transfer-encoding", "").lower()
         if method in _BODYLESS and not streamed and length in (None, "0"):
             await self.app(scope, receive, send)
+            return
+        if self.unauthorized is not None and self.unauthorized(scope):
+            await self.app(scope, receive, send)    # its 401, with nothing of its body read
             return
         rule = self.policy.rule_for(scope.get("path", ""))
         kind = headers.get("content-type")

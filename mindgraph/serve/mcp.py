@@ -55,6 +55,7 @@ from .mcp_sessions import SessionOwners
 from .mcp_triage import add_triage_tools
 from .params import folder_inside, parse_day
 from .schemas import SyncStatusOut
+from .token_gate import refused
 from .mcp_results import (
     brief_hybrid,
     brief_keyword,
@@ -517,7 +518,8 @@ def create_http_app(server: MCPServer, token: str | None = None, host: str = "12
     if auth.required:
         app = BearerAuth(SessionOwners(app, serve.mcp_max_sessions_per_identity,
                                        _identity_name), auth)
-    return Guard(app, Policy.for_server(serve, host))
+    return Guard(app, Policy.for_server(serve, host),
+                 unauthorized=functools.partial(refused, auth) if auth.required else None)
 
 
 def _identity_name(scope: Scope) -> str:

@@ -88,7 +88,7 @@ from .rest_status import add_status_routes
 from .rest_triage import add_triage_routes
 from .rest_trust import add_trust_routes
 from .timing import ServerTiming
-from .token_gate import TokenGate
+from .token_gate import TokenGate, refused
 
 WORKER_ENV = "MINDGRAPH_SERVE_WORKSPACE"     # {"base": dir, "config": file or null, "host"}
 
@@ -183,7 +183,8 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None,
     app.add_middleware(DashboardHeaders)
     app.add_middleware(OldParameterNames)
     app.add_middleware(Guard, policy=Policy.for_server(serve, host or serve.host,
-                                                       (upload_rule(mg.settings),)))
+                                                       (upload_rule(mg.settings),)),
+                       unauthorized=functools.partial(refused, auth))
     app.add_middleware(AgentPaths, base=mg.settings.base_dir)     # errors too
     app.add_middleware(HeadAsGet)   # outermost: every check a GET gets; the body dropped last
     return app

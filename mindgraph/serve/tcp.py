@@ -38,6 +38,14 @@ connection. A response that stops by design (an attachment past its deadline: ti
 finds ``CUT_RESPONSE`` in its scope's extensions: calling it closes the connection and tells
 uvicorn the response is over, so only the app's own warning is logged.
 
+Large heads: uvicorn's httptools protocol keeps a request's headers in memory however large
+they are (the parser buffers a header value, uvicorn appends each header), so one connection,
+before any token is checked, could send a gigabyte of headers within the head's deadline and
+the process held it (300 MB of headers took 1.6 s and were answered 200). A request's line and
+headers may take at most ``serve.max_header_bytes`` (128 KiB: above the parser's own limit of
+about 64 KB on a URL, which keeps its 400); past it the client gets a 431 and the connection
+closes, the bytes counted as they arrive (at most one read past the limit is held).
+
 A request uvicorn cannot parse (a URL over about 64 KB, bytes that are not HTTP) is refused
 before it reaches the app, with uvicorn's plain-text 400; ours answers in the JSON every other
 error has, saying what the limit is. The parser also refuses a URL holding bytes that are not
@@ -93,9 +101,13 @@ class NoDelayHTTPProtocol(HttpToolsProtocol):
 
     def __init__(self, *args: Any, header_timeout_s: float | None = None,
                  max_connections: int | None = None, max_per_client: int = 0,
-                 **kwargs: Any) -> None:
+                 max_header_bytes: int | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.header_timeout_s = header_timeout_s
+        self.max_header_bytes = max_header_bytes
+        self._head_refused = False
+        self._in_head = True            # reading a request's line and headers (not a body)
+        self._head_bytes = 0            # bytes received since that head began
         self.max_connections = max_connections
         self.max_per_client = max_per_client
         self._head_timer: asyncio.TimerHandle | None = None
@@ -134,10 +146,16 @@ class NoDelayHTTPProtocol(HttpToolsProtocol):
 
     def data_received(self, data: bytes) -> None:
         """Ignore bytes on a refused connection (it is closing)."""
-        if self._refused:
+        if self._refused or self._head_refused:
             return
         self._last_bytes = data
+        if self._in_head:
+            self._head_bytes += len(data)
         super().data_received(data)
+        if self._in_head and self.max_header_bytes is not None \
+                and self._head_bytes > self.max_header_bytes \
+                and not self.transport.is_closing():
+            self._head_too_large()
 
     def on_message_begin(self) -> None:
         """A request's first byte: its head must be complete within ``header_timeout_s`` (from
@@ -150,14 +168,42 @@ class NoDelayHTTPProtocol(HttpToolsProtocol):
         """The head is complete: the body (if any) is not timed here. The request's scope
         gets ``CUT_RESPONSE`` (see the module docstring)."""
         self._stop_head_clock()
+        self._in_head = False
+        if self.max_header_bytes is not None and self._parsed_head_bytes() > \
+                self.max_header_bytes:
+            self._head_too_large()      # a whole head that came in one read
+            raise _HeadTooLarge         # stops the parser: no app, no body
         super().on_headers_complete()
         cycle = self.cycle
         if cycle is not None and cycle.scope is self.scope:     # not an upgrade
             self.scope.setdefault("extensions", {})[CUT_RESPONSE] = {
                 "close": functools.partial(_cut, cycle)}
 
+    def on_message_complete(self) -> None:
+        """The request is whole: what arrives next is the next request's head."""
+        super().on_message_complete()
+        self._in_head, self._head_bytes = True, 0
+
+    def _parsed_head_bytes(self) -> int:
+        """The size of the head just parsed, as sent (request line and header lines)."""
+        return len(self.url) + 16 + sum(len(name) + len(value) + 4
+                                        for name, value in self.headers)
+
+    def _head_too_large(self) -> None:
+        """The head passed ``max_header_bytes``: 431 and close (nothing of it is kept)."""
+        self._stop_head_clock()
+        self._head_refused = True       # the rest of its bytes are not parsed
+        self._log_refusal("Refusing a request head over %d bytes (431): "
+                          "serve.max_header_bytes.", self.max_header_bytes)
+        self._answer_and_close(431, "Request Header Fields Too Large", "HeadersTooLarge", (
+            f"The request line and headers are over {self.max_header_bytes:,} bytes "
+            f"(serve.max_header_bytes): send shorter headers (a token, a cookie and a URL "
+            f"take a few kB)."))
+
     def send_400_response(self, msg: str) -> None:
         """The 400 for a request that is not parseable HTTP, as a JSON error like the app's."""
+        if self._head_refused:          # answered 431 already (the parser stopped for it)
+            return
         target = unencoded_target(self._last_bytes)
         if target is not None:
             detail = (f"{msg.rstrip('.')}: the URL holds characters that are not "
@@ -240,6 +286,10 @@ class NoDelayHTTPProtocol(HttpToolsProtocol):
         self.transport.close()
 
 
+class _HeadTooLarge(Exception):
+    """Raised in a parser callback to stop parsing a head over ``max_header_bytes``."""
+
+
 def unencoded_target(chunk: bytes, shown: int = 80) -> str | None:
     """The URL of the request line that opens ``chunk`` when it holds bytes that are not
     ASCII (shown decoded, cut to ``shown`` characters), else None."""
@@ -261,11 +311,13 @@ def _cut(cycle: Any) -> None:
 
 
 def http_protocol(header_timeout_s: float, max_connections: int,
-                  max_per_client: int = 0) -> Callable[..., Any]:
+                  max_per_client: int = 0,
+                  max_header_bytes: int | None = None) -> Callable[..., Any]:
     """The protocol factory to pass as uvicorn's ``http=``: a ``functools.partial`` of a
     module-level class, so it pickles into `serve --workers N`'s processes."""
     return functools.partial(NoDelayHTTPProtocol, header_timeout_s=header_timeout_s,
-                             max_connections=max_connections, max_per_client=max_per_client)
+                             max_connections=max_connections, max_per_client=max_per_client,
+                             max_header_bytes=max_header_bytes)
 
 
 __all__ = ["NoDelayHTTPProtocol", "http_protocol"]

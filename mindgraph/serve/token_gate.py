@@ -61,6 +61,23 @@ RETRY_AFTER_S = 1
 REFUSAL_DELAY_S = 0.5       # a 429 is sent this long after the request came
 
 
+def refused(auth: Authenticator, scope: Scope) -> bool:
+    """Whether ``TokenGate`` answers this HTTP request 401 (the Guard in front then reads
+    none of its body): a token is needed, the path is not public, and neither one
+    Authorization header with a token of this server nor a signed ticket is there."""
+    if not auth.required or is_public(scope.get("path", "")) or \
+            ticket_authorization(auth, scope) is not None:
+        return False
+    headers = [v for k, v in scope.get("headers", ()) if k == b"authorization"]
+    if len(headers) != 1:
+        return True
+    try:
+        auth.identity_for(headers[0])
+    except Unauthenticated:
+        return True
+    return False
+
+
 class TokenGate:
     """ASGI middleware: 401 for an HTTP request without a valid bearer token, unless its path
     is public or the server needs no token (loopback with none configured); a WebSocket
@@ -146,4 +163,4 @@ class TokenGate:
                 self.shares.finish(name)
 
 
-__all__ = ["PUBLIC", "RETRY_AFTER_S", "TokenGate", "is_public"]
+__all__ = ["PUBLIC", "RETRY_AFTER_S", "TokenGate", "is_public", "refused"]

@@ -345,6 +345,17 @@ def test_a_name_already_taken_in_the_api_folder_gets_a_new_one(vault, client):
     assert {k: v for k, v in after.items() if k in before} == before
 
 
+@pytest.mark.parametrize("title, file", [("aux", "_aux.md"), ("COM1", "_COM1.md"),
+                                         ("NUL.txt", "_NUL.txt.md"), ("Auxiliary", "Auxiliary.md")])
+def test_a_title_that_is_a_windows_device_name_gets_a_file_windows_can_hold(client, title, file):
+    """POST /documents wrote raw/api-notes/aux.md and COM1.md, which a vault synced to Windows
+    cannot hold (an upload of such a name is refused, `pull` puts a '_' before it)."""
+    made = client.post("/documents", json={"title": title, "text": "Body."})
+    assert made.status_code == 200, made.text
+    assert made.json()["raw"] == f"api-notes/{file}"
+    assert client.get(f"/documents/{made.json()['id']}").json()["title"] == title
+
+
 def _upload_streamed(vault, kilobytes: int) -> tuple[httpx.Response, list[int]]:
     """POST /upload one file of ``kilobytes`` kB sent in 1 kB chunks without a
     Content-Length (the Guard counts what arrives); the response and the chunks pulled."""

@@ -279,3 +279,76 @@ def test_the_share_per_client_is_checked_with_the_config():
         .serve.max_connections_per_client == 0          # 0: no share (behind a proxy)
     with pytest.raises(ConfigError, match="serve.max_connections_per_client"):
         settings_from_dict({"serve": {"max_connections_per_client": -1}})
+
+
+def test_a_head_over_max_header_bytes_is_431_and_never_read_whole(server):
+    """uvicorn kept headers of any size in memory, before any token was checked: 300 MB of
+    headers were read and answered 200. Past serve.max_header_bytes (128 KiB) the client gets
+    a 431 and the connection closes; a head under it is served."""
+    port, path = server
+    request = complete_request(port, path)
+    head, _, body = request.partition(b"\r\n\r\n")
+
+    def with_header(size: int) -> bytes:
+        return head + b"\r\nX-Big: " + b"a" * size + b"\r\n\r\n" + body
+
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(with_header(120_000))
+        assert read_response(sock).startswith(b"HTTP/1.1 200 ")
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(with_header(132_000))
+        data, _ = read_until_closed(sock, 10)
+        answer, _, detail = data.partition(b"\r\n\r\n")
+        assert answer.startswith(b"HTTP/1.1 431 "), data[:200]
+        assert "serve.max_header_bytes" in json.loads(detail)["detail"]
+    # a flood of header bytes is cut off: the server stops reading, the sender is refused
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sent = 0
+        with pytest.raises(OSError):            # reset or broken pipe, long before 64 MB
+            sock.sendall(head + b"\r\n")
+            while sent < 64 << 20:
+                sock.sendall(b"X-Flood: " + b"a" * 65_000 + b"\r\n")
+                sent += 65_000
+            read_until_closed(sock, 10)
+            raise AssertionError("the server read 64 MB of headers")
+    assert answers(port, path) == 200
+
+
+def test_max_header_bytes_is_checked_with_the_config():
+    from mindgraph.config import settings_from_dict
+    from mindgraph.errors import ConfigError
+
+    assert settings_from_dict({}).serve.max_header_bytes == 131072
+    with pytest.raises(ConfigError, match="serve.max_header_bytes"):
+        settings_from_dict({"serve": {"max_header_bytes": 10}})
+
+
+@pytest.mark.parametrize("kind", sorted(SERVERS))
+def test_a_body_without_a_token_is_not_read_before_its_401(workspace, monkeypatch, kind):
+    """The Guard read a JSON body (up to serve.max_body_bytes, waiting up to
+    serve.request_timeout_s) before the token was checked: a client with no token held 1 MiB
+    and the connection for 30 s per request, answered 408. Now the 401 comes at once."""
+    token = "a-token-of-the-server-" + "t" * 32
+    monkeypatch.setenv("MINDGRAPH_API_TOKEN", token)
+    write_config(workspace, request_timeout_s=30)
+    command, _ = SERVERS[kind]
+    process, port = start(workspace, command)
+    path = "/links" if kind == "serve" else "/mcp"
+    try:
+        for authorization in ("", "Authorization: Bearer not-the-token-" + "x" * 32 + "\r\n"):
+            with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+                sock.sendall((f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                              f"{authorization}Content-Type: application/json\r\n"
+                              f"Accept: application/json, text/event-stream\r\n"
+                              f"Content-Length: 1000000\r\n\r\n{{").encode())
+                sock.settimeout(10)                 # the body never comes: 408 at 30 s before
+                head = sock.recv(65536)
+                assert head.startswith(b"HTTP/1.1 401 "), head[:200]
+        # with the token, the body is read and checked as before
+        answer = httpx.post(f"http://127.0.0.1:{port}{path}", content=b"[1]", timeout=10,
+                            headers={"Authorization": f"Bearer {token}",
+                                     "Content-Type": "application/json",
+                                     "Accept": "application/json, text/event-stream"})
+        assert answer.status_code in (400, 422), answer.text[:200]
+    finally:
+        stop(process)
