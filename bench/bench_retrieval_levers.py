@@ -729,6 +729,82 @@ def params_lever(**changes: Any) -> Callable[[HybridRetriever], HybridRetriever]
                                                    replace(r.keyword.params, **changes)))
 
 
+_VAULT_WORDS: dict[str, frozenset[str]] = {}
+VAULT_WORD_CHARS = 10
+
+
+def vault_words(pages: Any) -> frozenset[str]:
+    """The vault's own vocabulary: each CJK run (at most ``VAULT_WORD_CHARS`` characters) of
+    a page's title, aliases, headings and link targets that its language's segmenter cuts
+    into two words or more (页面预览 → 页面|预览), the first and last of them content words
+    (not 什么是, の数式), normalised as the analyser reads text."""
+    found: set[str] = set()
+    for page in pages:
+        lang = page_language(page)
+        hint = lang if lang in CJK else None
+        names = [page.title, *page.aliases, *(s.heading for s in page.sections)]
+        for link in page.links:
+            names += [link.target.rsplit("/", 1)[-1].removesuffix(".md"),
+                      link.heading or "", link.alias or ""]
+        for name in names:
+            for run in _cjk.CJK_RUN.findall(_analyzer.normalize(name)):
+                if 2 <= len(run) <= VAULT_WORD_CHARS:
+                    run_lang = _cjk.run_language(run, hint)
+                    cut = _cjk.words(run, run_lang) if run_lang in CJK else ()
+                    # whole words, beginning and ending with a content word (not 什么是)
+                    if len(cut) > 1 and not cut[0].function and not cut[-1].function \
+                            and cut[0].start == 0 and cut[-1].end == len(run):
+                        found.add(run)
+    return frozenset(found)
+
+
+def _vault_word_terms(original: Callable[..., None]) -> Callable[..., None]:
+    """The analyser's CJK run terms, plus each vault word (``_VAULT_WORDS["on"]``) that runs
+    of two to five whole words of the run spell, while the lever is on."""
+    def terms(run: str, lang: str, append: Callable[[str], None], query: bool) -> None:
+        original(run, lang, append, query)
+        known = _VAULT_WORDS.get("on")
+        if not known or lang not in CJK:
+            return
+        cut = _cjk.words(run, lang)
+        for i in range(len(cut)):
+            for j in range(i + 1, min(i + 5, len(cut))):
+                phrase = run[cut[i].start:cut[j].end]
+                if phrase in known:
+                    append(phrase)
+    terms.patched = True  # type: ignore[attr-defined]
+    return terms
+
+
+def vault_words_lever(r: HybridRetriever) -> HybridRetriever:
+    """Vault words (``vault_words``: titles, aliases, headings, link targets) are terms of
+    their own wherever pages and questions spell them with whole words, as if the segmenters
+    knew them (jieba's add_word; MeCab has no such call at run time, so the analyser
+    does it for both)."""
+    known = vault_words(r.pages.values())
+
+    @contextlib.contextmanager
+    def switch() -> Iterator[None]:
+        if not getattr(_analyzer._cjk_terms, "patched", False):
+            _analyzer._cjk_terms = _vault_word_terms(_analyzer._cjk_terms)
+        _VAULT_WORDS["on"] = known
+        try:
+            yield
+        finally:
+            _VAULT_WORDS.pop("on", None)
+    return rebuilt(r, SwitchedIndex.over(r.keyword, r.pages.values(), switch))
+
+
+class UngatedSubwords(HybridRetriever):
+    """Sub-word lookups whatever language the pages are in (today only when at least a
+    tenth of them are in the query's: retrieval/subwords.py)."""
+
+    def _subword_terms(self, query: str) -> dict[str, str]:
+        if self.settings.subword_weight <= 0:
+            return {}
+        return self.keyword.subword_terms(query, self.settings.subword_chars)
+
+
 def settings_lever(**changes: Any) -> Callable[[HybridRetriever], HybridRetriever]:
     """Other ``retrieval`` settings over the same indexes."""
     def make(r: HybridRetriever) -> HybridRetriever:
@@ -847,6 +923,13 @@ LEVERS: dict[str, Callable[[HybridRetriever], HybridRetriever]] = {
     "untranslated_kw0": settings_lever(untranslated_keyword_factor=0.0),
     "noisegap_vault": lambda r: rebuilt(r, cls=VaultNoiseGap),
     "xl_graph": lambda r: rebuilt(r, cls=CrossLingualGraph),
+    "cjk_subword_off": settings_lever(subword_weight=0.0),
+    "cjk_subword0.3": settings_lever(subword_weight=0.3),
+    "cjk_subword1": settings_lever(subword_weight=1.0),
+    "cjk_subword_chars1": settings_lever(subword_chars=1),
+    "cjk_subword_chars2": settings_lever(subword_chars=2),
+    "cjk_subword_ungated": lambda r: rebuilt(r, cls=UngatedSubwords),
+    "cjk_vaultwords": vault_words_lever,
     "before22": lambda r: rebuilt(r, cls=Before22, settings=replace(
         r.settings, untranslated_keyword_factor=1.0)),
 }
@@ -964,7 +1047,15 @@ def main() -> None:
                     if places(b, q.relevant) != places(r, q.relevant)]
         text = line(name, row)
         if agent is not None:
-            got = scores(agent, ranked(lever, agent))
+            agent_ranks = ranked(lever, agent)
+            got = scores(agent, agent_ranks)
+            if name == "base":
+                base_ranks["agent"] = agent_ranks
+            else:
+                moved[name] = moved.get(name, []) + [
+                    f"{q.id} {places(b, q.relevant)}→{places(r, q.relevant)}"
+                    for q, b, r in zip(agent, base_ranks["agent"], agent_ranks)
+                    if places(b, q.relevant) != places(r, q.relevant)]
             text += (f" | agent {got['hit1']:.3f}/{got['recall5']:.3f}/{got['mrr10']:.3f} "
                      f"({got.get('mrr10_ja', 0):.3f}/{got.get('mrr10_zh', 0):.3f})")
         if cross:
