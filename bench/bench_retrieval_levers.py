@@ -79,6 +79,16 @@ run again).
   takes its own best cosine's height when lower);
 - ``xl_graph`` (session 22): the graph boost also for the questions ``untranslated_kw``
   weighs (today they get none); ``before22``: the three as before session 22;
+- ``cjk_subword_off`` / ``cjk_subword<w>`` / ``cjk_subword_chars<n>`` (session 23):
+  ``retrieval.subword_weight`` 0 / w (0.5 today) / ``subword_chars`` n (4 today): a short Han
+  word of the question that no page has on its own also searched as the vault's words that
+  contain it (retrieval/subwords.py); ``cjk_subword_ungated``: whatever language the pages are
+  in (today only when at least a tenth are in the question's);
+- ``cjk_vaultwords`` (session 23): the vault's own vocabulary (``vault_words``: CJK runs of
+  titles, aliases, headings and link targets that the segmenter cuts in two or more) made
+  terms of their own wherever pages and questions spell them with whole words, as if jieba and
+  MeCab knew them (not kept: it loses agent and cross-lingual questions; README "Issue 13's
+  Chinese gap, session 23");
 
 Prints one line per lever: dev and held-out hit@1 / R@5 / MRR@10 (en / ja / zh MRR@10),
 SciFact nDCG@10, and with ``--cross-lingual`` the hybrid MRR@10 of the cross-lingual sets
