@@ -33,7 +33,7 @@ from . import analyzer
 from .analyzer import analyze
 from .bm25 import BM25Params, SparseBM25, Vocabulary
 from .embeds import EmbedLinks, Embedded
-from .subwords import Subwords, expandable
+from .subwords import Subwords, expandable, has_han
 
 
 @dataclass(frozen=True)
@@ -267,6 +267,8 @@ class KeywordIndex:
         """The vault's words that contain a Han word of ``query`` of at most ``max_chars``
         characters that no page has as a word of its own (retrieval/subwords.py), each with
         that query term: {霜冻: 霜}."""
+        if not has_han(query):      # most queries: not even analysed again
+            return {}
         own = self.query_terms(query)
         ids = self.vocab.ids
         short = [word for word in expandable(own, max_chars)

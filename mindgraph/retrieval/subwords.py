@@ -68,6 +68,11 @@ class Subwords:
         return list(found)
 
 
+def has_han(text: str) -> bool:
+    """True when ``text`` holds a Han character (NFKC leaves them Han)."""
+    return not text.isascii() and _HAN.search(text) is not None
+
+
 def expandable(terms: Iterable[str], max_chars: int) -> list[str]:
     """The query terms ``Subwords`` looks up: Han words of at most ``max_chars`` characters."""
     return [t for t in terms if len(t) <= max_chars and _HAN.search(t)]
