@@ -805,6 +805,75 @@ def vault_words_lever(r: HybridRetriever) -> HybridRetriever:
     return rebuilt(r, SwitchedIndex.over(r.keyword, r.pages.values(), switch))
 
 
+CHAR_MARK = "字:"       # a character term: never a word's (the analyser's hold no colon)
+_CHARS: dict[str, bool] = {}
+
+
+def _char_word_terms(original: Callable[..., tuple[str, ...]]
+                     ) -> Callable[..., tuple[str, ...]]:
+    """The analyser's terms of a CJK word, plus each Han character of a content word as a
+    term of its own (``CHAR_MARK`` + the character) while the lever is on."""
+    def terms(word: Any) -> tuple[str, ...]:
+        out = original(word)
+        if not _CHARS.get("on") or not out:
+            return out
+        return (*out, *(CHAR_MARK + c for c in dict.fromkeys(word.text)
+                        if _HAN_CHAR.match(c)))
+    terms.patched = True  # type: ignore[attr-defined]
+    return terms
+
+
+_HAN_CHAR = re.compile(_cjk.HAN_CHAR)
+
+
+@contextlib.contextmanager
+def _chars_on() -> Iterator[None]:
+    if not getattr(_analyzer._word_terms, "patched", False):
+        _analyzer._word_terms = _char_word_terms(_analyzer._word_terms)
+    _CHARS["on"] = True
+    try:
+        yield
+    finally:
+        _CHARS.pop("on", None)
+
+
+class CharIndex(SwitchedIndex):
+    """Words and their Han characters in one index; a question's characters weigh
+    ``char_weight`` against its words' 1."""
+
+    char_weight = 0.3
+
+    def query_terms(self, query: str) -> list[str]:
+        return [t for t in super().query_terms(query) if not t.startswith(CHAR_MARK)]
+
+    def _char_extra(self, query: str, extra: Any) -> dict[str, float]:
+        with self.switch():
+            chars = [t for t in dict.fromkeys(analyze(query, query=True))
+                     if t.startswith(CHAR_MARK)]
+        out = dict(extra or {})
+        for term in chars:
+            out.setdefault(term, self.char_weight)
+        return out
+
+    def search(self, query: str, limit: int = 10, extra: Any = None, concepts: Any = ()
+               ) -> list[Any]:
+        return super().search(query, limit, self._char_extra(query, extra), concepts)
+
+    def page_scores(self, query: str, paths: Any, extra: Any = None, concepts: Any = ()
+                    ) -> dict[str, float]:
+        return super().page_scores(query, paths, self._char_extra(query, extra), concepts)
+
+
+def chars_lever(weight: float) -> Callable[[HybridRetriever], HybridRetriever]:
+    """Han characters of content words indexed beside the words (pages and questions), the
+    question's at ``weight``."""
+    def make(r: HybridRetriever) -> HybridRetriever:
+        index = CharIndex.over(r.keyword, r.pages.values(), _chars_on)
+        index.char_weight = weight
+        return rebuilt(r, index)
+    return make
+
+
 class UngatedSubwords(HybridRetriever):
     """Sub-word lookups whatever language the pages are in (today only when at least a
     tenth of them are in the query's: retrieval/subwords.py)."""
@@ -940,6 +1009,8 @@ LEVERS: dict[str, Callable[[HybridRetriever], HybridRetriever]] = {
     "cjk_subword_chars2": settings_lever(subword_chars=2),
     "cjk_subword_ungated": lambda r: rebuilt(r, cls=UngatedSubwords),
     "cjk_vaultwords": vault_words_lever,
+    "cjk_chars0.1": chars_lever(0.1),
+    "cjk_chars0.3": chars_lever(0.3),
     "before22": lambda r: rebuilt(r, cls=Before22, settings=replace(
         r.settings, untranslated_keyword_factor=1.0)),
 }

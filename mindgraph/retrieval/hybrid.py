@@ -43,13 +43,13 @@ from .expand import QueryExpander, split_concepts
 from .fusion import FUSIONS, NORMALIZERS, reserve_shares, spread_weights
 from .keyword import Concept, KeywordIndex
 from .native import NativeSearch, app_url
-from .subwords import speaks
 from .present import follow_ups, interpretation, language_weight, snippet_for
 from .query_language import query_language_in, vault_languages
 from .recency import Recency, asks_for_recent
 from .rerank import LLMReranker
 from .results import Candidate, HybridResponse, HybridResult, SearchOptions
 from .router import Intent, IntentRouter
+from .subwords import speaks
 from .translate import MIN_SHARE, QueryTranslator
 from .twins import Twins, twin_ranking
 from .vector import VectorRetriever, model_name
