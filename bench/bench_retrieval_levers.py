@@ -89,6 +89,10 @@ run again).
   terms of their own wherever pages and questions spell them with whole words, as if jieba and
   MeCab knew them (not kept: it loses agent and cross-lingual questions; README "Issue 13's
   Chinese gap, session 23");
+- ``cjk_chars<w>`` (session 23): each Han character of a content word also a term of its
+  own (``CHAR_MARK`` + the character), in pages and questions, the question's at weight w
+  (not kept: dev-ja-01 leaves the first 10, English questions move through BM25's average
+  length, the questions over the English pages fall);
 
 Prints one line per lever: dev and held-out hit@1 / R@5 / MRR@10 (en / ja / zh MRR@10),
 SciFact nDCG@10, and with ``--cross-lingual`` the hybrid MRR@10 of the cross-lingual sets
