@@ -94,6 +94,20 @@ run again).
   PRF over the dense side's own first pages) and on the keyword side (RM3 with Anserini's
   defaults), BM25+ (δ 1), and BM25F with the title-like fields not length-normalised, every
   parameter the literature's (bench/feedback_levers.py);
+- ``cjk_subword_off`` / ``cjk_subword<w>`` / ``cjk_subword_chars<n>`` (session 23):
+  ``retrieval.subword_weight`` 0 / w (0.5 today) / ``subword_chars`` n (4 today): a short Han
+  word of the question that no page has on its own also searched as the vault's words that
+  contain it (retrieval/subwords.py); ``cjk_subword_ungated``: whatever language the pages are
+  in (today only when at least a tenth are in the question's);
+- ``cjk_vaultwords`` (session 23): the vault's own vocabulary (``vault_words``: CJK runs of
+  titles, aliases, headings and link targets that the segmenter cuts in two or more) made
+  terms of their own wherever pages and questions spell them with whole words, as if jieba and
+  MeCab knew them (not kept: it loses agent and cross-lingual questions; README "Issue 13's
+  Chinese gap, session 23");
+- ``cjk_chars<w>`` (session 23): each Han character of a content word also a term of its
+  own (``CHAR_MARK`` + the character), in pages and questions, the question's at weight w
+  (not kept: dev-ja-01 leaves the first 10, English questions move through BM25's average
+  length, the questions over the English pages fall);
 
 Prints one line per lever: dev and held-out hit@1 / R@5 / MRR@10 (en / ja / zh MRR@10),
 SciFact nDCG@10, and with ``--cross-lingual`` the hybrid MRR@10 of the cross-lingual sets
@@ -860,6 +874,151 @@ def params_lever(**changes: Any) -> Callable[[HybridRetriever], HybridRetriever]
                                                    replace(r.keyword.params, **changes)))
 
 
+_VAULT_WORDS: dict[str, frozenset[str]] = {}
+VAULT_WORD_CHARS = 10
+
+
+def vault_words(pages: Any) -> frozenset[str]:
+    """The vault's own vocabulary: each CJK run (at most ``VAULT_WORD_CHARS`` characters) of
+    a page's title, aliases, headings and link targets that its language's segmenter cuts
+    into two words or more (页面预览 → 页面|预览), the first and last of them content words
+    (not 什么是, の数式), normalised as the analyser reads text."""
+    found: set[str] = set()
+    for page in pages:
+        lang = page_language(page)
+        hint = lang if lang in CJK else None
+        names = [page.title, *page.aliases, *(s.heading for s in page.sections)]
+        for link in page.links:
+            names += [link.target.rsplit("/", 1)[-1].removesuffix(".md"),
+                      link.heading or "", link.alias or ""]
+        for name in names:
+            for run in _cjk.CJK_RUN.findall(_analyzer.normalize(name)):
+                if 2 <= len(run) <= VAULT_WORD_CHARS:
+                    run_lang = _cjk.run_language(run, hint)
+                    cut = _cjk.words(run, run_lang) if run_lang in CJK else ()
+                    # whole words, beginning and ending with a content word (not 什么是)
+                    if len(cut) > 1 and not cut[0].function and not cut[-1].function \
+                            and cut[0].start == 0 and cut[-1].end == len(run):
+                        found.add(run)
+    return frozenset(found)
+
+
+def _vault_word_terms(original: Callable[..., None]) -> Callable[..., None]:
+    """The analyser's CJK run terms, plus each vault word (``_VAULT_WORDS["on"]``) that runs
+    of two to five whole words of the run spell, while the lever is on."""
+    def terms(run: str, lang: str, append: Callable[[str], None], query: bool) -> None:
+        original(run, lang, append, query)
+        known = _VAULT_WORDS.get("on")
+        if not known or lang not in CJK:
+            return
+        cut = _cjk.words(run, lang)
+        for i in range(len(cut)):
+            for j in range(i + 1, min(i + 5, len(cut))):
+                phrase = run[cut[i].start:cut[j].end]
+                if phrase in known:
+                    append(phrase)
+    terms.patched = True  # type: ignore[attr-defined]
+    return terms
+
+
+def vault_words_lever(r: HybridRetriever) -> HybridRetriever:
+    """Vault words (``vault_words``: titles, aliases, headings, link targets) are terms of
+    their own wherever pages and questions spell them with whole words, as if the segmenters
+    knew them (jieba's add_word; MeCab has no such call at run time, so the analyser
+    does it for both)."""
+    known = vault_words(r.pages.values())
+
+    @contextlib.contextmanager
+    def switch() -> Iterator[None]:
+        if not getattr(_analyzer._cjk_terms, "patched", False):
+            _analyzer._cjk_terms = _vault_word_terms(_analyzer._cjk_terms)
+        _VAULT_WORDS["on"] = known
+        try:
+            yield
+        finally:
+            _VAULT_WORDS.pop("on", None)
+    return rebuilt(r, SwitchedIndex.over(r.keyword, r.pages.values(), switch))
+
+
+CHAR_MARK = "字:"       # a character term: never a word's (the analyser's hold no colon)
+_CHARS: dict[str, bool] = {}
+
+
+def _char_word_terms(original: Callable[..., tuple[str, ...]]
+                     ) -> Callable[..., tuple[str, ...]]:
+    """The analyser's terms of a CJK word, plus each Han character of a content word as a
+    term of its own (``CHAR_MARK`` + the character) while the lever is on."""
+    def terms(word: Any) -> tuple[str, ...]:
+        out = original(word)
+        if not _CHARS.get("on") or not out:
+            return out
+        return (*out, *(CHAR_MARK + c for c in dict.fromkeys(word.text)
+                        if _HAN_CHAR.match(c)))
+    terms.patched = True  # type: ignore[attr-defined]
+    return terms
+
+
+_HAN_CHAR = re.compile(_cjk.HAN_CHAR)
+
+
+@contextlib.contextmanager
+def _chars_on() -> Iterator[None]:
+    if not getattr(_analyzer._word_terms, "patched", False):
+        _analyzer._word_terms = _char_word_terms(_analyzer._word_terms)
+    _CHARS["on"] = True
+    try:
+        yield
+    finally:
+        _CHARS.pop("on", None)
+
+
+class CharIndex(SwitchedIndex):
+    """Words and their Han characters in one index; a question's characters weigh
+    ``char_weight`` against its words' 1."""
+
+    char_weight = 0.3
+
+    def query_terms(self, query: str) -> list[str]:
+        return [t for t in super().query_terms(query) if not t.startswith(CHAR_MARK)]
+
+    def _char_extra(self, query: str, extra: Any) -> dict[str, float]:
+        with self.switch():
+            chars = [t for t in dict.fromkeys(analyze(query, query=True))
+                     if t.startswith(CHAR_MARK)]
+        out = dict(extra or {})
+        for term in chars:
+            out.setdefault(term, self.char_weight)
+        return out
+
+    def search(self, query: str, limit: int = 10, extra: Any = None, concepts: Any = ()
+               ) -> list[Any]:
+        return super().search(query, limit, self._char_extra(query, extra), concepts)
+
+    def page_scores(self, query: str, paths: Any, extra: Any = None, concepts: Any = ()
+                    ) -> dict[str, float]:
+        return super().page_scores(query, paths, self._char_extra(query, extra), concepts)
+
+
+def chars_lever(weight: float) -> Callable[[HybridRetriever], HybridRetriever]:
+    """Han characters of content words indexed beside the words (pages and questions), the
+    question's at ``weight``."""
+    def make(r: HybridRetriever) -> HybridRetriever:
+        index = CharIndex.over(r.keyword, r.pages.values(), _chars_on)
+        index.char_weight = weight
+        return rebuilt(r, index)
+    return make
+
+
+class UngatedSubwords(HybridRetriever):
+    """Sub-word lookups whatever language the pages are in (today only when at least a
+    tenth of them are in the query's: retrieval/subwords.py)."""
+
+    def _subword_terms(self, query: str) -> dict[str, str]:
+        if self.settings.subword_weight <= 0:
+            return {}
+        return self.keyword.subword_terms(query, self.settings.subword_chars)
+
+
 def settings_lever(**changes: Any) -> Callable[[HybridRetriever], HybridRetriever]:
     """Other ``retrieval`` settings over the same indexes."""
     def make(r: HybridRetriever) -> HybridRetriever:
@@ -978,6 +1137,15 @@ LEVERS: dict[str, Callable[[HybridRetriever], HybridRetriever]] = {
     "untranslated_kw0": settings_lever(untranslated_keyword_factor=0.0),
     "noisegap_vault": lambda r: rebuilt(r, cls=VaultNoiseGap),
     "xl_graph": lambda r: rebuilt(r, cls=CrossLingualGraph),
+    "cjk_subword_off": settings_lever(subword_weight=0.0),
+    "cjk_subword0.3": settings_lever(subword_weight=0.3),
+    "cjk_subword1": settings_lever(subword_weight=1.0),
+    "cjk_subword_chars1": settings_lever(subword_chars=1),
+    "cjk_subword_chars2": settings_lever(subword_chars=2),
+    "cjk_subword_ungated": lambda r: rebuilt(r, cls=UngatedSubwords),
+    "cjk_vaultwords": vault_words_lever,
+    "cjk_chars0.1": chars_lever(0.1),
+    "cjk_chars0.3": chars_lever(0.3),
     "before22": lambda r: rebuilt(r, cls=Before22, settings=replace(
         r.settings, untranslated_keyword_factor=1.0)),
     "graph_same": lambda r: rebuilt(r, cls=GraphVariant),

@@ -220,6 +220,14 @@ class RetrievalSettings:
     # effect on the question sets (their answers already won; 1 / 0.95 / 0.9 / 0.8 / 0.6 all
     # equal); it puts the English page above its Chinese twin for "headless sync".
     other_language_factor: float = 0.8
+    # A Han word of the query of at most ``subword_chars`` characters that no page has as a
+    # word of its own (霜, where the pages say 霜冻: Chinese and Japanese are indexed as
+    # dictionary words) is also searched as the vault's words that contain it, all of them as
+    # one term at this weight (retrieval/subwords.py; 0: off), when at least a tenth of the
+    # pages are in the query's language. Moves no dev, held-out or agent question (README,
+    # "Chinese and Japanese words inside longer ones").
+    subword_weight: float = 0.5
+    subword_chars: int = 4
     # Intent weights blended with the default mix by router confidence (see router.weights).
     blend_intent_weights: bool = True
     # A page one retriever found and the other did not gets the other's actual score for it
@@ -813,6 +821,8 @@ def _check_values(s: Settings) -> None:
          "retrieval.multilingual_vector_factor", "above 0 and at most 10"),
         (0 <= s.retrieval.keyword_only_penalty < 1, "retrieval.keyword_only_penalty",
          "in [0, 1)"),
+        (0 <= s.retrieval.subword_weight <= 1, "retrieval.subword_weight", "in [0, 1]"),
+        (s.retrieval.subword_chars >= 1, "retrieval.subword_chars", "at least 1"),
         (0 <= s.retrieval.min_score < 1, "retrieval.min_score", "in [0, 1)"),
         (0 <= s.retrieval.definition_bonus <= 1, "retrieval.definition_bonus", "in [0, 1]"),
         (s.retrieval.overfetch >= 1, "retrieval.overfetch", "at least 1"),

@@ -79,18 +79,25 @@ class Queries(WarmIndexes):
         from ..retrieval.explain import explain
         from ..retrieval.present import language_weight
         from ..retrieval.query_language import query_language_in
+        from ..retrieval.subwords import speaks
 
         with self._lock:
             index = self.keyword_index()
             pages = self._cache.pages if self._cache else {}
-            hits = index.search(query, limit * 2)
+            retrieval = self.settings.retrieval
             lang = query_language_in(query, self._page_languages)
-            factor = self.settings.retrieval.other_language_factor
+            subwords = index.subword_terms(query, retrieval.subword_chars) \
+                if retrieval.subword_weight > 0 else {}
+            if subwords and not speaks(lang, self._page_languages()):
+                subwords = {}
+            hits = index.search(query, limit * 2, concepts=index.subword_concepts(
+                subwords, retrieval.subword_weight))
+            factor = retrieval.other_language_factor
             hits = sorted((replace(h, score=h.score * language_weight(pages[h.path], lang,
                                                                       factor))
                            for h in hits), key=lambda h: (-h.score, h.path))
             return [explain(replace(h, rank=rank), pages[h.path], query, why,
-                            index.embedded.get((h.path, h.section_id or ""), ()))
+                            index.embedded.get((h.path, h.section_id or ""), ()), subwords)
                     for rank, h in enumerate(hits[:limit], 1)]
 
     @query

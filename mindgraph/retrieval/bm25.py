@@ -244,8 +244,10 @@ class SparseBM25:
             term_ids, shares = term_ids[inside], np.asarray(shares, float)[inside]
             if len(term_ids) == 0 or weight <= 0:
                 continue
-            df = sum(share * self.document_frequency(int(t))
-                     for t, share in zip(term_ids, shares))
+            # at most every row: shares above 1 in all (retrieval/subwords.py) sum the
+            # terms' frequencies, an overcount of the rows holding any of them
+            df = min(n, sum(share * self.document_frequency(int(t))
+                            for t, share in zip(term_ids, shares)))
             if df <= 0:
                 continue
             idf = np.log1p((n - df + 0.5) / (df + 0.5))

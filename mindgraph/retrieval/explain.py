@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from ..page.language import page_language
 from ..page.model import Page, Section
@@ -75,12 +75,17 @@ def query_words(query: str) -> dict[str, str]:
 
 
 def explain(hit: KeywordHit, page: Page, query: str, why: bool = True,
-            embedded: Sequence[Embedded] = ()) -> SearchResult:
+            embedded: Sequence[Embedded] = (), subwords: Mapping[str, str] | None = None
+            ) -> SearchResult:
     """Explain one hit of ``query`` on ``page``; ``why=False`` leaves out which words matched
     in which field (``matched``, ``fields`` and ``why`` empty: a fifth of the time, for
     callers that do not show it); ``embedded``: what the hit section's embeds show (field
-    "embed", and the snippet from there when the section's own text has no query word)."""
+    "embed", and the snippet from there when the section's own text has no query word);
+    ``subwords``: the vault's words searched for a short query word (``KeywordIndex.
+    subword_terms``: 霜冻 for 霜), lit and reported as the query word they contain."""
     words = query_words(query)
+    if subwords:
+        words = {**words, **{term: words.get(word, word) for term, word in subwords.items()}}
     lang = page_language(page)
     section = page.section(hit.section_id) if hit.section_id else None
     fields: dict[str, list[str]] = {}

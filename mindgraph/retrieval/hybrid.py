@@ -49,6 +49,7 @@ from .recency import Recency, asks_for_recent
 from .rerank import LLMReranker
 from .results import Candidate, HybridResponse, HybridResult, SearchOptions
 from .router import Intent, IntentRouter
+from .subwords import speaks
 from .translate import MIN_SHARE, QueryTranslator
 from .twins import Twins, twin_ranking
 from .vector import VectorRetriever, model_name
@@ -221,11 +222,13 @@ class HybridRetriever:
             self.native is not None else None
         if options.use_keyword:
             extra, concepts = self._keyword_query(query, degradation)
+            if self._twin_weight(query) > 0 and not extra and not concepts:
+                calls["twin"] = lambda: self._twin_hits(query, fetch)
+            concepts = concepts + self.keyword.subword_concepts(
+                self._subword_terms(query), self.settings.subword_weight)
             calls["keyword"] = lambda: [(h.path, h.score, h.section_id)
                                         for h in self.keyword.search(query, fetch, extra,
                                                                      concepts)]
-            if self._twin_weight(query) > 0 and not extra and not concepts:
-                calls["twin"] = lambda: self._twin_hits(query, fetch)
         if options.use_vector:
             if self.vector is None:
                 why = self.vector_error or "no vector store configured"
@@ -355,6 +358,17 @@ class HybridRetriever:
                 self._calibration_file.parent if self._calibration_file else None),
                 page_languages=self.page_languages)
         return self._translator
+
+    def _subword_terms(self, query: str) -> dict[str, str]:
+        """The vault's words a short Han word of ``query`` no page has is also searched as
+        (retrieval/subwords.py; ``retrieval.subword_weight``), when the vault speaks the
+        query's language: {霜冻: 霜}."""
+        if self.settings.subword_weight <= 0:
+            return {}
+        found = self.keyword.subword_terms(query, self.settings.subword_chars)
+        if found and not speaks(self.query_language(query), self.page_languages()):
+            return {}
+        return found
 
     def _keyword_query(self, query: str, degradation: list[str]
                        ) -> tuple[dict[str, float], list[Concept]]:
@@ -744,7 +758,7 @@ class HybridRetriever:
             _note(degradation, f"no result scored above the minimum "
                                f"{self.settings.min_score:g}; showing the best ones anyway")
             kept = ranked[:min(3, top_k)]
-        terms = self.keyword.query_terms(query)
+        terms = [*self.keyword.query_terms(query), *self._subword_terms(query)]
         results = []
         for path, cand in kept[:top_k]:
             page = self.pages[path]

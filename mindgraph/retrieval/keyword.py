@@ -33,6 +33,7 @@ from . import analyzer
 from .analyzer import analyze
 from .bm25 import BM25Params, SparseBM25, Vocabulary
 from .embeds import EmbedLinks, Embedded
+from .subwords import Subwords, expandable, has_han
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,9 @@ class Concept:
 
     terms: Mapping[str, float]
     weight: float = 1.0
+    # the shares as given, not scaled to sum to 1: the terms' frequencies add up (any of the
+    # vault's words containing a query word: retrieval/subwords.py)
+    summed: bool = False
 
 
 @dataclass(frozen=True)
@@ -108,11 +112,18 @@ class KeywordIndex:
         self.embeds = EmbedLinks(params.embed_chars) if params.embed_chars > 0 else None
         # (page, section id) → what the section's embeds show (explain and snippets say so)
         self.embedded: dict[tuple[str, str], tuple[Embedded, ...]] = {}
+        self._subwords = Subwords()
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state.pop("_subwords", None)    # rebuilt from the vocabulary when first needed
+        return state
 
     def __setstate__(self, state: dict) -> None:
         state.setdefault("embeds", None)
         state.setdefault("embedded", {})
         self.__dict__.update(state)
+        self._subwords = Subwords()
 
     @classmethod
     def build(cls, pages: Iterable[Page], params: KeywordParams = KeywordParams()
@@ -252,6 +263,36 @@ class KeywordIndex:
         """The distinct index terms of a query, in order of first appearance."""
         return list(dict.fromkeys(analyze(query, query=True)))
 
+    def subword_terms(self, query: str, max_chars: int) -> dict[str, str]:
+        """The vault's words that contain a Han word of ``query`` of at most ``max_chars``
+        characters that no page has as a word of its own (retrieval/subwords.py), each with
+        that query term: {霜冻: 霜}."""
+        if not has_han(query):      # most queries: not even analysed again
+            return {}
+        own = self.query_terms(query)
+        ids = self.vocab.ids
+        short = [word for word in expandable(own, max_chars)
+                 if word not in ids or not self.pages.document_frequency(ids[word])]
+        if not short:
+            return {}
+        self._subwords.refresh(self.vocab)
+        taken = set(own)
+        out: dict[str, str] = {}
+        for word in short:
+            for term in self._subwords.containing(word):
+                if term not in taken:
+                    out.setdefault(term, word)
+        return out
+
+    @staticmethod
+    def subword_concepts(found: Mapping[str, str], weight: float) -> list[Concept]:
+        """``subword_terms`` as concepts to search, one per query word at ``weight``: the
+        words containing it scored as one term, their frequencies summed."""
+        by_word: dict[str, dict[str, float]] = {}
+        for term, word in found.items():
+            by_word.setdefault(word, {})[term] = 1.0
+        return [Concept(terms, weight, summed=True) for terms in by_word.values()]
+
     def search(self, query: str, limit: int = 10,
                extra: Mapping[str, float] | None = None,
                concepts: Sequence[Concept] = ()) -> list[KeywordHit]:
@@ -333,15 +374,17 @@ class KeywordIndex:
 
     def _concept_ids(self, concepts: Sequence[Concept]
                      ) -> list[tuple[np.ndarray, np.ndarray, float]]:
-        """Each concept's known terms as ids with their shares (renormalised to sum to 1)."""
+        """Each concept's known terms as ids with their shares (renormalised to sum to 1,
+        unless the concept's are ``summed``)."""
         out = []
         for concept in concepts:
             known = [(self.vocab.ids[t], w) for t, w in concept.terms.items()
                      if t in self.vocab.ids and w > 0]
             total = sum(w for _, w in known)
             if known and total > 0:
+                scale = 1.0 if concept.summed else total
                 out.append((np.array([i for i, _ in known], dtype=np.int64),
-                            np.array([w / total for _, w in known]), concept.weight))
+                            np.array([w / scale for _, w in known]), concept.weight))
         return out
 
     def top_sections(self, query: str, limit: int = 10) -> list[tuple[str, str, float]]:

@@ -31,7 +31,9 @@ CJK_CHARS = ("\u1100-\u11ff\u3005\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\
 CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
 _KANA = re.compile("[\u3040-\u309f\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff]")
 _HIRAGANA = re.compile("[\u3040-\u309f]+")
-_HAN = re.compile("[\u3005\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+# One Han character (with the iteration mark 々), as a regular expression's class.
+HAN_CHAR = "[\u3005\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
+_HAN = re.compile(HAN_CHAR)
 _HANGUL = re.compile("[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
 # Katakana letters and the long-vowel mark, not the middle dot 「・」 that separates words.
 KATAKANA = re.compile("[\u30a1-\u30fa\u30fc\u31f0-\u31ff]")
