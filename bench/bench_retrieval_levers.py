@@ -89,6 +89,11 @@ run again).
   f × the best's score, ``graph_spread`` a loan ÷ the lender's links in the pool;
 - ``named_early<b>`` / ``named_exact_early<b>`` (session 23): ``named<b>``'s bonus given with
   the graph boost, before the reserved places (``exact``: the title's words as written);
+- ``vprf_rocchio5`` / ``vprf_avg3`` / ``rm3_anserini`` / ``bm25plus`` / ``bm25f_title_b0``
+  (session 23): pseudo-relevance feedback on the vector side (Pyserini's Rocchio and Average
+  PRF over the dense side's own first pages) and on the keyword side (RM3 with Anserini's
+  defaults), BM25+ (δ 1), and BM25F with the title-like fields not length-normalised, every
+  parameter the literature's (bench/feedback_levers.py);
 
 Prints one line per lever: dev and held-out hit@1 / R@5 / MRR@10 (en / ja / zh MRR@10),
 SciFact nDCG@10, and with ``--cross-lingual`` the hybrid MRR@10 of the cross-lingual sets
@@ -139,6 +144,7 @@ from mindgraph.retrieval.vector import VectorPageHit  # noqa: E402
 import mindgraph.retrieval.analyzer as _analyzer  # noqa: E402
 import mindgraph.text.cjk as _cjk  # noqa: E402
 import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
+from feedback_levers import LEVERS as FEEDBACK_LEVERS  # noqa: E402
 
 CORPORA = shared_corpora.corpora()
 CJK = ("ja", "zh")
@@ -994,6 +1000,7 @@ LEVERS: dict[str, Callable[[HybridRetriever], HybridRetriever]] = {
     "named_exact_early0.1": lambda r: rebuilt(r, cls=NamedTitleEarly, bonus=0.1, exact=True),
     "graph_spread": lambda r: rebuilt(r, cls=GraphVariant, spread=True),
     "graph_spread_full0.5": lambda r: rebuilt(r, cls=GraphVariant, spread=True, full=0.5),
+    **FEEDBACK_LEVERS,
 }
 
 
