@@ -98,7 +98,8 @@ run again).
   parameter the literature's (bench/feedback_levers.py);
 
 Prints one line per lever: dev and held-out hit@1 / R@5 / MRR@10 (en / ja / zh MRR@10),
-each ``--questions`` file's hit@1 / R@5 / MRR@10 (and each language's three), SciFact
+each ``--questions`` file's hit@1 / R@5 / MRR@10 (each language's three, and each question
+``style``'s MRR@10 when its lines name one), SciFact
 nDCG@10, and with ``--cross-lingual`` the hybrid MRR@10 of the cross-lingual sets
 (``dev>ja``: the dev questions not in Japanese over the Japanese pages only, answered by the
 counterparts of their pages, as `mindgraph bench --cross-lingual ja` asks them). ``--ranks``
@@ -1030,15 +1031,22 @@ def scores(questions: Sequence[Question], rankings: list[list[str]],
         out[f"hit1_{lang}"] = mean(x[1] for x in rows if x[0].lang == lang)
         out[f"recall5_{lang}"] = mean(x[2] for x in rows if x[0].lang == lang)
         out[f"mrr10_{lang}"] = mean(x[3] for x in rows if x[0].lang == lang)
+    for style in sorted({str(q.extra["style"]) for q in questions if "style" in q.extra}):
+        out[f"mrr10_style_{style}"] = mean(x[3] for x in rows
+                                           if x[0].extra.get("style") == style)
     return out
 
 
 def question_file_cell(key: str, got: Mapping[str, float]) -> str:
-    """A --questions file's hit@1/R@5/MRR@10, then each language's (en, ja, zh) three."""
+    """A --questions file's hit@1/R@5/MRR@10, then each language's (en, ja, zh) three, then
+    the MRR@10 of each question style (its lines' ``style``) when they name one."""
     langs = " ".join(f"{lang} {got[f'hit1_{lang}']:.3f}/{got[f'recall5_{lang}']:.3f}/"
                      f"{got[f'mrr10_{lang}']:.3f}"
                      for lang in ("en", "ja", "zh") if f"mrr10_{lang}" in got)
-    return f"{key} {got['hit1']:.3f}/{got['recall5']:.3f}/{got['mrr10']:.3f} ({langs})"
+    styles = " ".join(f"{k.removeprefix('mrr10_style_')} {v:.3f}"
+                      for k, v in got.items() if k.startswith("mrr10_style_"))
+    return (f"{key} {got['hit1']:.3f}/{got['recall5']:.3f}/{got['mrr10']:.3f} ({langs})"
+            + (f" [MRR@10 by style: {styles}]" if styles else ""))
 
 
 def cross_cell(key: str, got: Mapping[str, float]) -> str:
