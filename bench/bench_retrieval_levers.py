@@ -2,6 +2,8 @@
 
     python bench/bench_retrieval_levers.py -C bench-out/oh --cross-lingual --ranks   # all
     python bench/bench_retrieval_levers.py -C bench-out/oh --levers title4 --no-scifact
+    python bench/bench_retrieval_levers.py -C bench-out/oh --no-scifact \
+        --questions bench/questions/obsidian-help-fresh23.jsonl --levers base,graph_in
 
 Each lever is the hybrid method of `mindgraph bench` over the same indexes and vectors (the
 workspace's: the offline default routes Japanese and Chinese to USE) with one thing changed at
@@ -110,10 +112,12 @@ run again).
   length, the questions over the English pages fall);
 
 Prints one line per lever: dev and held-out hit@1 / R@5 / MRR@10 (en / ja / zh MRR@10),
-SciFact nDCG@10, and with ``--cross-lingual`` the hybrid MRR@10 of the cross-lingual sets
+each ``--questions`` file's hit@1 / R@5 / MRR@10 (each language's three, and each question
+``style``'s MRR@10 when its lines name one), SciFact
+nDCG@10, and with ``--cross-lingual`` the hybrid MRR@10 of the cross-lingual sets
 (``dev>ja``: the dev questions not in Japanese over the Japanese pages only, answered by the
 counterparts of their pages, as `mindgraph bench --cross-lingual ja` asks them). ``--ranks``
-then lists, per lever, the dev, held-out (and ``--agent``) questions whose relevant pages moved
+then lists, per lever, the dev, held-out (``--agent``, ``--questions``) questions whose relevant pages moved
 against ``base`` (each relevant page's rank before → after; 0 = not in the first 10).
 """
 
@@ -1192,8 +1196,25 @@ def scores(questions: Sequence[Question], rankings: list[list[str]],
     out = {"hit1": mean(x[1] for x in rows), "recall5": mean(x[2] for x in rows),
            "mrr10": mean(x[3] for x in rows), "ndcg10": mean(x[4] for x in rows)}
     for lang in sorted({q.lang for q in questions if q.lang}):
+        out[f"hit1_{lang}"] = mean(x[1] for x in rows if x[0].lang == lang)
+        out[f"recall5_{lang}"] = mean(x[2] for x in rows if x[0].lang == lang)
         out[f"mrr10_{lang}"] = mean(x[3] for x in rows if x[0].lang == lang)
+    for style in sorted({str(q.extra["style"]) for q in questions if "style" in q.extra}):
+        out[f"mrr10_style_{style}"] = mean(x[3] for x in rows
+                                           if x[0].extra.get("style") == style)
     return out
+
+
+def question_file_cell(key: str, got: Mapping[str, float]) -> str:
+    """A --questions file's hit@1/R@5/MRR@10, then each language's (en, ja, zh) three, then
+    the MRR@10 of each question style (its lines' ``style``) when they name one."""
+    langs = " ".join(f"{lang} {got[f'hit1_{lang}']:.3f}/{got[f'recall5_{lang}']:.3f}/"
+                     f"{got[f'mrr10_{lang}']:.3f}"
+                     for lang in ("en", "ja", "zh") if f"mrr10_{lang}" in got)
+    styles = " ".join(f"{k.removeprefix('mrr10_style_')} {v:.3f}"
+                      for k, v in got.items() if k.startswith("mrr10_style_"))
+    return (f"{key} {got['hit1']:.3f}/{got['recall5']:.3f}/{got['mrr10']:.3f} ({langs})"
+            + (f" [MRR@10 by style: {styles}]" if styles else ""))
 
 
 def cross_cell(key: str, got: Mapping[str, float]) -> str:
@@ -1229,6 +1250,12 @@ def main() -> None:
                         help="also bench/questions/obsidian-help-agent-cjk.jsonl (24 ja/zh "
                              "questions phrased as an agent asks), over the whole vault and, "
                              "with --cross-lingual, over each language's pages")
+    parser.add_argument("--questions", action="append", type=Path, default=[],
+                        metavar="FILE",
+                        help="also this JSONL question file (repeatable; e.g. bench/questions/"
+                             "obsidian-help-fresh23.jsonl), over the whole vault and, with "
+                             "--cross-lingual, over each language's pages; printed under its "
+                             "file name, with each language's hit@1/R@5/MRR@10")
     parser.add_argument("--ranks", action="store_true",
                         help="list the questions whose first relevant page moved")
     args = parser.parse_args()
@@ -1244,7 +1271,8 @@ def main() -> None:
     wiki = wiki_retriever(Mindgraph(settings))
     sets = {"dev": load_questions(CORPORA / "obsidian-help-queries.dev.jsonl"),
             "held-out": load_questions(HELD_OUT)}
-    agent = load_questions(AGENT) if args.agent else None
+    extra = {**({"agent": load_questions(AGENT)} if args.agent else {}),
+             **{path.stem: load_questions(path) for path in args.questions}}
     sci = claims = graded = None
     if not args.no_scifact:
         data = load_beir(CORPORA / "scifact")
@@ -1263,7 +1291,7 @@ def main() -> None:
         for lang in ("ja", "zh", "en"):
             target = language_pages(wiki.pages, lang)
             over = language_retriever(settings, wiki, target)
-            for key, questions in {**sets, **({"agent": agent} if agent else {})}.items():
+            for key, questions in {**sets, **extra}.items():
                 kept, _ = cross_lingual_questions(questions, wiki.pages, target, lang)
                 cross[f"{key}>{lang}"] = (over, kept)
     base_ranks: dict[str, list[list[str]]] = {}
@@ -1283,18 +1311,19 @@ def main() -> None:
                     for q, b, r in zip(questions, base_ranks[key], rankings)
                     if places(b, q.relevant) != places(r, q.relevant)]
         text = line(name, row)
-        if agent is not None:
-            rankings = ranked(lever, agent)
-            got = scores(agent, rankings)
+        for key, questions in extra.items():
+            rankings = ranked(lever, questions)
+            got = scores(questions, rankings)
             if name == "base":
-                base_ranks["agent"] = rankings
+                base_ranks[key] = rankings
             else:
                 moved[name] = moved.get(name, []) + [
                     f"{q.id} {places(b, q.relevant)}→{places(r, q.relevant)}"
-                    for q, b, r in zip(agent, base_ranks["agent"], rankings)
+                    for q, b, r in zip(questions, base_ranks[key], rankings)
                     if places(b, q.relevant) != places(r, q.relevant)]
             text += (f" | agent {got['hit1']:.3f}/{got['recall5']:.3f}/{got['mrr10']:.3f} "
-                     f"({got.get('mrr10_ja', 0):.3f}/{got.get('mrr10_zh', 0):.3f})")
+                     f"({got.get('mrr10_ja', 0):.3f}/{got.get('mrr10_zh', 0):.3f})"
+                     if key == "agent" else f" | {question_file_cell(key, got)}")
         if cross:
             text += " | cross-lingual " + " ".join(
                 cross_cell(key, scores(kept, ranked(LEVERS[name](over), kept)))

@@ -1,7 +1,10 @@
 """bench/bench_retrieval_levers.py: each lever changes what its README row says, and only that."""
 
+from dataclasses import replace
+
 from mindgraph.page.parse import parse_page
 from mindgraph.retrieval.bm25 import BM25Params
+from mindgraph.retrieval.datasets import Question
 from mindgraph.retrieval.hybrid import HybridRetriever
 from mindgraph.retrieval.keyword import KeywordIndex
 from bench_script_support import BENCH, KEYWORD_ONLY, load_script, usage_error
@@ -180,3 +183,19 @@ def test_the_exact_named_title_lever_reads_the_titles_words_as_written():
     before, after = (dict(_answer(r, query)) for r in (base, exact))
     assert after["CSS snippets.md"] > before["CSS snippets.md"]
     assert after["Link notes.md"] == before["Link notes.md"]
+
+
+def test_a_question_file_is_scored_as_a_whole_and_per_language():
+    levers = _module()
+    questions = [Question("e1", "q", ("a.md",), "en", extra={"style": "keyword"}),
+                 Question("e2", "q", ("b.md",), "en", extra={"style": "paraphrase"}),
+                 Question("j1", "q", ("c.md",), "ja", extra={"style": "paraphrase"})]
+    rankings = [["a.md", "x.md"], ["x.md", "y.md", "b.md"], ["x.md"] * 9 + ["c.md"]]
+    cell = levers.question_file_cell("fresh", levers.scores(questions, rankings))
+    # en: hit@1 1/2, R@5 2/2, MRR (1 + 1/3) / 2; ja: the page at rank 10 only
+    assert cell == ("fresh 0.333/0.667/0.478 "
+                    "(en 0.500/1.000/0.667 ja 0.000/0.000/0.100) "
+                    "[MRR@10 by style: keyword 1.000 paraphrase 0.217]")
+    # a set without styles prints none
+    plain = [replace(q, extra={}) for q in questions]
+    assert "style" not in levers.question_file_cell("dev", levers.scores(plain, rankings))
