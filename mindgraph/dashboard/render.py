@@ -9,7 +9,8 @@ any other is drawn as text). On top of that:
 - ``[[Target#Heading|label]]`` becomes a link inside the dashboard (``#page=<path>``) when it
   resolves, a marked broken link when it does not;
 - ``![[Note]]`` shows the embedded page's lead text (one level deep): a block of its own when
-  the embed stands alone in its paragraph, inline text otherwise;
+  the embed stands alone in its paragraph, inline text otherwise; its links and attachments
+  are found from the embedded page's folder, as Obsidian finds them (``Links.embedded``);
 - ``![[diagram.png|300]]`` becomes an ``<img>`` (``|300`` or ``|300x200``: its size) whose
   ``data-src`` names the dashboard's attachment route (the page's script loads it with the
   token); another attachment (pdf, audio, video) becomes a link to that route;
@@ -82,6 +83,13 @@ class Links:
     # what an attachment's route URL adds to stand for the viewer's token, from (target,
     # source): serve/attachment_tickets.py (None: nothing, the server needs no token)
     ticket: Callable[[str, str], str] | None = None
+    # the renderer's view from a page this one embeds: an embedded text's attachments and
+    # links are found from its own page's folder, as Obsidian finds them (None: this view)
+    embedded: Callable[[str], Links] | None = None
+
+    def of_embedded(self, path: str) -> Links:
+        """How the text of the page at ``path``, embedded here, finds pages and files."""
+        return self.embedded(path) if self.embedded is not None else self
 
     def why_unresolved(self, target: str) -> str:
         """The title of a link to ``target`` that opens no page."""
@@ -94,12 +102,14 @@ def render_markdown(text: str, links: Links, depth: int = 0) -> str:
                             {"links": links, "depth": depth, "embeds": [0]})
 
 
-def _embed_env(env: dict[str, Any]) -> dict[str, Any]:
-    """The render state of a text embedded in the one ``env`` renders: its footnotes' ids
-    are prefixed by the embed's place in the page render, so no two elements share one."""
+def _embed_env(env: dict[str, Any], path: str) -> dict[str, Any]:
+    """The render state of the text of ``path`` embedded in the one ``env`` renders: its
+    links and attachments are found from ``path``; its footnotes' ids are prefixed by the
+    embed's place in the page render, so no two elements share one."""
     embeds = env.setdefault("embeds", [0])
     embeds[0] += 1
-    return {"links": env["links"], "depth": env["depth"] + 1, "embeds": embeds,
+    return {"links": env["links"].of_embedded(path), "depth": env["depth"] + 1,
+            "embeds": embeds,
             "docId": f"e{embeds[0]}"}
 
 
@@ -204,7 +214,7 @@ def _embed_html(path: str, label: str, env: dict[str, Any], meta: dict,
     links: Links = env["links"]
     inner = ""
     if env["depth"] < EMBED_DEPTH:
-        inner_env = _embed_env(env)
+        inner_env = _embed_env(env, path)
         lead = without_comments(links.lead(path, heading, block_id) if heading or block_id
                                 else links.lead(path))
         # the embedded text's block ids stay its page's: no element here takes them

@@ -234,3 +234,28 @@ def test_a_notes_img_keeps_its_size_beside_its_alt_text(attachments):
     assert 'alt="The diagram" width="120" height="40">' in html
     assert 'alt="diagram.png" width="90">' in html
     assert 'alt="Plain">' in html
+
+
+def test_an_embedded_pages_attachments_are_found_from_that_page(attachments):
+    """``![[b/c/Inner]]`` in a/Outer.md showed Inner's ``![[pic.png]]`` as a/pic.png and its
+    ``![[../../assets/diagram.png]]`` as missing (it climbs out of raw/ from a/): the embedded
+    text's attachments were resolved from the outer page's folder. Obsidian resolves them from
+    the embedded page's: b/c/pic.png, assets/diagram.png; so do its links (``[[Sibling]]``
+    is b/c/Sibling.md)."""
+    raw, wiki = attachments / "raw", attachments / "wiki"
+    for folder, colour in (("a", b"outer"), ("b/c", b"inner")):
+        (raw / folder).mkdir(parents=True)
+        (raw / folder / "pic.png").write_bytes(PNG + colour)
+        (wiki / folder).mkdir(parents=True)
+        (wiki / folder / "Sibling.md").write_text(f"# Sibling\n\nIn {folder}.\n")
+    (wiki / "b" / "c" / "Inner.md").write_text(
+        "# Inner\n\n![[pic.png]] ![[../../assets/diagram.png]] [[Sibling]]\n")
+    (wiki / "a" / "Outer.md").write_text("# Outer\n\n![[b/c/Inner]]\n\nInline ![[b/c/Inner]].\n")
+    client = _client(attachments)
+    html = client.get("/dashboard/page", params={"page": "a/Outer"}).json()["html"]
+    assert "not found in raw/" not in html, html
+    sources = [html_lib.unescape(m) for m in re.findall(r'data-src="([^"]+)"', html)]
+    assert len(sources) == 4, html                        # block and inline embed, two each
+    assert [client.get(url).content for url in sources] == [PNG + b"inner", PNG] * 2
+    assert html.count('data-page="b/c/Sibling.md"') == 2 and 'data-page="a/Sibling.md"' \
+        not in html
