@@ -34,6 +34,8 @@ NOTES = {
     "Trunks.md": "# Trunks\n\nFold the trunks <b>before</b> packing; <img src=x "
                  "onerror=\"window.__owned=1\"> trunks are heavy.\n",
     "Headings.md": "# Headings\n\n## Second level\n\nText.\n\n### Third level\n\nText.\n",
+    "Code.md": "# Code\n\nWrite `a ** b` for a power, `**bold**` for bold and "
+               "`zeppelin.json` for the zeppelin data.\n",
 }
 
 
@@ -150,6 +152,19 @@ def test_search_snippets_mark_the_matched_words_as_text(browser, notes_url):
     assert "before" in trunks["text"] and "<b>" not in trunks["text"]   # its words, as text
     assert set(trunks["elements"]) == {"MARK"}
     assert page.evaluate("window.__owned === undefined")
+    assert watch.problems == []
+    page.close()
+
+
+def test_search_snippets_leave_the_markup_inside_code_spans_as_text(browser, notes_url):
+    """``a ** b`` in inline code was read as the start of a mark: from it to the next **,
+    the snippet marked " b` for a power, `" and showed the rest's markers raw. What is inside
+    a code span is text now, and a match in one marks the whole span."""
+    page, watch = open_dashboard(browser, notes_url)
+    [code] = _search(page, "zeppelin")
+    assert code["text"] == ("Write `a ** b` for a power, `**bold**` for bold and "
+                            "`zeppelin.json` for the zeppelin data."), code
+    assert code["marks"] == ["`zeppelin.json`", "zeppelin"], code
     assert watch.problems == []
     page.close()
 

@@ -449,9 +449,23 @@
   // highlights; the page's own bold is taken out first): drawn as <mark> elements holding
   // text nodes, so what a note says is never read as markup. The marks sit exactly where the
   // server put them, with nothing added around them: a Japanese or Chinese word stays whole.
+  // What is between backticks is code, its ** text (`a ** b`): the server marks a code span
+  // whole, never inside (retrieval/snippet_marks.py, the same CODE_SPAN); an unpaired ** is text.
   function marked(snippet) {
-    const parts = String(snippet || "").split(/\*\*(.+?)\*\*/su);
-    return parts.map((part, i) => (i % 2 ? el("mark", {}, part) : part)).filter((p) => p !== "");
+    const text = String(snippet || ""), stars = [];
+    text.split(/(`[^`]*`)/u).reduce((at, piece, i) => {
+      if (i % 2 === 0) for (let j = piece.indexOf("**"); j >= 0; j = piece.indexOf("**", j + 2)) stars.push(at + j);
+      return at + piece.length;
+    }, 0);
+    if (stars.length % 2) stars.pop();
+    const out = [];
+    let cursor = 0;
+    for (let k = 0; k < stars.length; k += 2) {
+      out.push(text.slice(cursor, stars[k]), el("mark", {}, text.slice(stars[k] + 2, stars[k + 1])));
+      cursor = stars[k + 1] + 2;
+    }
+    out.push(text.slice(cursor));
+    return out.filter((p) => p !== "");
   }
 
   async function search(query) {
