@@ -36,17 +36,17 @@ DASHBOARD_HEADERS = {"content-security-policy": CSP, "x-content-type-options": "
                      "referrer-policy": "no-referrer", "x-frame-options": "DENY"}
 # An attachment opened on its own (a link, "open image in new tab") is a document of the
 # dashboard's origin, and an SVG can hold scripts: ``sandbox`` (no allow-scripts, no
-# allow-same-origin) runs none and gives it an opaque origin. Not for a pdf: browsers' pdf
-# viewers refuse to draw in a sandboxed document, and a pdf's scripts never run in the page's
-# origin (Chromium's viewer is its own origin, Firefox's pdf.js its own sandbox).
+# allow-same-origin) runs none and gives it an opaque origin. A pdf too: browsers' viewers
+# refuse a sandboxed *frame* (Chromium's viewer is a plugin, which a sandboxed frame may not
+# load, crbug 413851; Firefox's pdf.js falls back to its download bar), but the dashboard
+# opens a pdf in a tab of its own, never a frame (``frame-ancestors 'none'``), and a sandboxed
+# top-level pdf is drawn: by Chromium 156 (tests/dashboard/test_browser_notes.py) and by
+# Firefox ESR 153's pdf.js (``firefox-esr --headless --screenshot``). It was served
+# unsandboxed for that belief; now no attachment is a document of the dashboard's origin.
 ATTACHMENT_CSP = CSP + "; sandbox"
-
-
-def attachment_headers(media_type: str) -> dict[str, str]:
-    """The headers of an attachment of ``media_type``: the dashboard's, sandboxed."""
-    sandboxed = {} if media_type == "application/pdf" else {
-        "content-security-policy": ATTACHMENT_CSP}
-    return {**DASHBOARD_HEADERS, **sandboxed, "cache-control": "private, no-cache"}
+# the headers of every attachment, whatever its type: the dashboard's, sandboxed
+ATTACHMENT_HEADERS = {**DASHBOARD_HEADERS, "content-security-policy": ATTACHMENT_CSP,
+                      "cache-control": "private, no-cache"}
 
 
 class NodeOut(BaseModel):
@@ -229,7 +229,7 @@ def install_dashboard(app: FastAPI, route: Callable[..., Any], mg: Mindgraph,
         # streamed after the handler's budget, within its own (serve/timed_file.py)
         return TimedFileResponse(path, media_type=media_type,
                                  timeout_s=mg.settings.serve.attachment_timeout_s,
-                                 headers=attachment_headers(media_type))
+                                 headers=ATTACHMENT_HEADERS)
 
     _queue_route(route, mg, slow, who_is)
 

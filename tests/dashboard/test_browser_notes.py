@@ -8,7 +8,9 @@ chromium is installed (.ci/run installs Debian's).
 
 from __future__ import annotations
 
+import base64
 import struct
+import time
 import zlib
 from urllib.parse import quote
 
@@ -34,6 +36,7 @@ NOTES = {
     "Trunks.md": "# Trunks\n\nFold the trunks <b>before</b> packing; <img src=x "
                  "onerror=\"window.__owned=1\"> trunks are heavy.\n",
     "Headings.md": "# Headings\n\n## Second level\n\nText.\n\n### Third level\n\nText.\n",
+    "Paper.md": "# Paper\n\nRead [[paper.pdf|the paper]].\n",
     "Code.md": "# Code\n\nWrite `a ** b` for a power, `**bold**` for bold and "
                "`zeppelin.json` for the zeppelin data.\n",
 }
@@ -50,7 +53,27 @@ def _png(width: int, height: int) -> bytes:
             + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
 
 
-RAW = {"map.png": _png(7, 5)}
+def _pdf(text: str) -> bytes:
+    """A valid one-page PDF that says ``text`` in big black letters on a white page."""
+    stream = f"BT /F1 60 Tf 20 30 Td ({text}) Tj ET".encode()
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 120] /Contents 4 0 R "
+               b"/Resources << /Font << /F1 5 0 R >> >> >>",
+               b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
+               b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    table = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1, table)
+    return bytes(out)
+
+
+RAW = {"map.png": _png(7, 5), "paper.pdf": _pdf("PDF")}
 
 
 @pytest.fixture(scope="module")
@@ -166,6 +189,57 @@ def test_search_snippets_leave_the_markup_inside_code_spans_as_text(browser, not
                             "`zeppelin.json` for the zeppelin data."), code
     assert code["marks"] == ["`zeppelin.json`", "zeppelin"], code
     assert watch.problems == []
+    page.close()
+
+
+# How much of a screenshot is the white of a PDF's page and the black of its text, counted by
+# the browser (it decodes the PNG): a viewer that refused to draw shows neither.
+_PAGE_AND_TEXT_JS = """async (png) => {
+    const image = new Image();
+    image.src = 'data:image/png;base64,' + png;
+    await image.decode();
+    const canvas = document.createElement('canvas');
+    canvas.width = image.width; canvas.height = image.height;
+    const context = canvas.getContext('2d');
+    context.drawImage(image, 0, 0);
+    const pixels = context.getImageData(0, 0, image.width, image.height).data;
+    let white = 0, black = 0;
+    for (let i = 0; i < pixels.length; i += 4) {
+        const low = Math.min(pixels[i], pixels[i + 1], pixels[i + 2]);
+        const high = Math.max(pixels[i], pixels[i + 1], pixels[i + 2]);
+        if (low > 245) white++;
+        if (high < 25) black++;
+    }
+    return {white, black};
+}"""
+
+
+def test_a_pdf_opens_sandboxed_like_every_attachment_and_its_viewer_draws_it(browser,
+                                                                            notes_url):
+    """A pdf was the one attachment served without the CSP ``sandbox`` (browsers' viewers were
+    said to refuse a sandboxed document: true of a sandboxed frame, which the dashboard never
+    makes). Opened from its link, in its own tab, it is sandboxed now, and Chromium's viewer
+    still draws its page and text."""
+    page, watch = _open(browser, notes_url, "Paper.md")
+    served = []
+    page.context.on("response", lambda r: served.append(r.all_headers())
+                    if "/dashboard/attachment" in r.url else None)
+    with page.expect_popup() as opened:
+        page.locator("#detail .page-body a.attachment", has_text="the paper").click()
+    popup = opened.value
+    popup.wait_for_load_state()
+    assert popup.url.startswith(notes_url + "/dashboard/attachment?target=paper.pdf")
+    assert served and "sandbox" in [d.strip() for d in
+                                     served[-1]["content-security-policy"].split(";")]
+    deadline = time.monotonic() + 30                    # the viewer draws the page
+    while True:
+        drawn = page.evaluate(_PAGE_AND_TEXT_JS, base64.b64encode(popup.screenshot()).decode())
+        if drawn["white"] > 10_000 and drawn["black"] > 500 or time.monotonic() > deadline:
+            break
+        popup.wait_for_timeout(500)
+    assert drawn["white"] > 10_000 and drawn["black"] > 500, drawn
+    assert watch.problems == []
+    popup.close()
     page.close()
 
 
