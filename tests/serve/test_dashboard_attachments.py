@@ -16,7 +16,9 @@ from fastapi.testclient import TestClient
 
 from mindgraph.config import settings_from_dict
 from mindgraph.core import Mindgraph
-from mindgraph.serve.attachment_tickets import TICKET_TTL_S, ticket_query
+from mindgraph.serve.attachment_tickets import (TICKET_BUCKET_S, TICKET_TTL_S,
+                                                 ticket_authorization, ticket_expiry,
+                                                 ticket_query)
 from mindgraph.serve.rest import create_app
 
 LOCAL = "http://127.0.0.1:8765"
@@ -174,7 +176,7 @@ def test_behind_a_token_a_rendered_attachment_url_opens_its_one_file_without_it(
     assert client.get(pdf).status_code == 200 and client.get(inline).content == PNG
     query = dict(parse_qsl(urlsplit(image).query))
     expired = ticket_query(client.app.state.auth, f"Bearer {TOKEN}", query["target"],
-                           query["page"], query["file"], now=time.time() - TICKET_TTL_S - 5)
+                           query["page"], query["file"], now=time.time() - TICKET_TTL_S - TICKET_BUCKET_S - 5)
     other = _client(attachments, token="c" * 40, host="0.0.0.0").app.state.auth
     forged = ticket_query(other, "Bearer " + "c" * 40, query["target"], query["page"],
                           query["file"])
@@ -259,3 +261,33 @@ def test_an_embedded_pages_attachments_are_found_from_that_page(attachments):
     assert [client.get(url).content for url in sources] == [PNG + b"inner", PNG] * 2
     assert html.count('data-page="b/c/Sibling.md"') == 2 and 'data-page="a/Sibling.md"' \
         not in html
+
+
+def test_a_pages_attachment_urls_are_the_same_within_a_time_bucket(attachments):
+    """Each render signed an expiry of its own second plus an hour: the same page's URLs (and
+    so its JSON, and the images the browser had) changed on every view. The expiry is the end
+    of a ten-minute bucket an hour or more on: every render within one bucket signs the same
+    URLs; a ticket still names one file, its token's key id and an expiry the gate checks."""
+    client = _client(attachments, token=TOKEN, host="0.0.0.0")
+    auth, signed = client.app.state.auth, f"Bearer {TOKEN}"
+    start = TICKET_BUCKET_S * 1000                        # a bucket's start, in Unix time
+    tickets = {now: ticket_query(auth, signed, "diagram.png", "Gallery.md",
+                                 "assets/diagram.png", now=now)
+               for now in (start + 1, start + 300.5, start + TICKET_BUCKET_S,
+                           start + TICKET_BUCKET_S + 1)}
+    first, middle, end, next_bucket = tickets.values()
+    assert first == middle == end != next_bucket
+    for now in tickets:
+        assert now + TICKET_TTL_S <= ticket_expiry(now) < now + TICKET_TTL_S + TICKET_BUCKET_S
+    scope = {"path": "/dashboard/attachment", "headers": [],
+             "query_string": ("target=diagram.png&page=Gallery.md" + first).encode()}
+    assert ticket_authorization(auth, scope, now=start + 1) == signed.encode()
+    assert ticket_authorization(auth, scope, now=ticket_expiry(start + 1) + 1) is None
+    assert re.search(r"&ticket=[0-9a-f]+\.", first)     # <key id>.<HMAC>
+    # two views of the page, a second apart, name the same URLs (unless a bucket ends between)
+    before = time.time()
+    views = [_signed_sources(client, "Gallery", {"Authorization": signed})]
+    time.sleep(1.1)
+    views.append(_signed_sources(client, "Gallery", {"Authorization": signed}))
+    if ticket_expiry(before) == ticket_expiry(time.time()):
+        assert views[0] == views[1]
