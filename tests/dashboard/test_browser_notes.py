@@ -12,13 +12,14 @@ import base64
 import struct
 import time
 import zlib
-from urllib.parse import quote
+from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
 
 from browser_support import ConsoleWatch, chromium_path, live_server, open_dashboard
 from mindgraph.config import settings_from_dict
 from mindgraph.core import Mindgraph
+from mindgraph.serve import attachment_tickets
 from mindgraph.serve.rest import create_app
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(
@@ -335,3 +336,72 @@ def test_a_penalty_in_a_results_explanation_reads_minus_not_plus_minus(browser, 
     assert any("other_language −0." in line for line in why), why
     assert watch.problems == []
     page.close()
+
+
+def _expires(url):
+    return int(parse_qs(urlsplit(url).query)["expires"][0])
+
+
+_IMAGE_JS = "document.querySelector('#detail .page-body img.attachment-image')"
+_ASLEEP_JS = "() => clearTimeout(window.mindgraph.state.renewal.timer)"   # no timer runs
+
+
+def test_a_page_left_open_renews_its_attachment_tickets(browser, tmp_path, monkeypatch):
+    """A page's attachment URLs were signed for an hour: left open longer, its images and
+    links got a 401. It renews them before they expire (here tickets of 3 s in 1 s buckets,
+    not an hour in ten minutes), and an image or a link whose ticket ended while the page's
+    timers slept (a computer asleep) is renewed when it fails or is clicked."""
+    monkeypatch.setattr(attachment_tickets, "TICKET_TTL_S", 3)
+    monkeypatch.setattr(attachment_tickets, "TICKET_BUCKET_S", 1)
+    (tmp_path / "wiki").mkdir()
+    (tmp_path / "raw").mkdir()
+    (tmp_path / "raw" / "map.png").write_bytes(RAW["map.png"])
+    (tmp_path / "raw" / "paper.pdf").write_bytes(RAW["paper.pdf"])
+    (tmp_path / "wiki" / "Files.md").write_text("# Files\n\n![[map.png]]\n\n"
+                                                "Read [[paper.pdf|the paper]].\n")
+    app = create_app(Mindgraph(settings_from_dict({}, base_dir=tmp_path)), TOKEN)
+    with live_server(app) as url:
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        watch = ConsoleWatch(page)
+        page.goto(url + "/#page=Files.md")
+        page.fill("#token", TOKEN)
+        page.press("#token", "Enter")
+        page.wait_for_function(f"() => {{ const i = {_IMAGE_JS}; "
+                               "return i && i.complete && i.naturalWidth; }")
+        link = page.locator("#detail .page-body a.attachment")
+        first, first_link = page.evaluate(f"{_IMAGE_JS}.src"), link.get_attribute("href")
+        # renewed before it ends: a later expiry, the image loaded from it, the link too
+        page.wait_for_function(f"(f) => {_IMAGE_JS}.src !== f", arg=first, timeout=20_000)
+        page.wait_for_function(f"() => {_IMAGE_JS}.complete && {_IMAGE_JS}.naturalWidth")
+        renewed = page.evaluate(f"{_IMAGE_JS}.src")
+        assert _expires(renewed) > _expires(first)
+        page.wait_for_function("(f) => document.querySelector('#detail .page-body "
+                               "a.attachment').getAttribute('href') !== f", arg=first_link)
+        while time.time() <= _expires(first) + 1:
+            time.sleep(0.2)
+        assert page.request.get(first).status == 401          # what it renewed
+        # asleep: no timer runs, every ticket of the page ends; then the image is asked
+        # for again (not from the browser's memory: a URL it has not loaded) and the link
+        # is clicked
+        page.evaluate(_ASLEEP_JS)
+        stale = page.evaluate(f"{_IMAGE_JS}.src")
+        while time.time() <= _expires(stale) + 1:
+            time.sleep(0.2)
+        page.evaluate(f"() => {{ const i = {_IMAGE_JS}; i.dataset.src += '&again=1'; "
+                      "i.src = i.dataset.src; }")
+        page.wait_for_function(f"(s) => {_IMAGE_JS}.src !== s && {_IMAGE_JS}.complete && "
+                               f"{_IMAGE_JS}.naturalWidth", arg=stale, timeout=20_000)
+        assert "missing" not in page.evaluate(f"{_IMAGE_JS}.className")
+        page.evaluate(_ASLEEP_JS)
+        stale_link = link.get_attribute("href")
+        while time.time() <= _expires(stale_link) + 1:
+            time.sleep(0.2)
+        with page.expect_popup() as opened:
+            link.click()
+        popup = opened.value
+        popup.wait_for_url(lambda u: "paper.pdf" in u and "ticket=" in u
+                           and _expires(u) > _expires(stale_link), timeout=20_000)
+        assert page.request.get(popup.url).status == 200
+        assert all("401" in p for p in watch.problems), watch.problems   # the stale ones
+        popup.close()
+        page.close()

@@ -80,12 +80,94 @@
   // this page's origin and policy, where the route's answer is sandboxed (an SVG's scripts).
   function loadAttachments(root) {
     for (const img of root.querySelectorAll("img[data-src]")) {
+      img.addEventListener("load", () => { delete img.dataset.renewed; });
       img.addEventListener("error", () => {
-        img.classList.add("missing");
-        img.title = "attachment not found";
-      }, { once: true });
+        // a ticket that expired unrenewed (the computer slept past the timer): renewed,
+        // and the image tried once more
+        const before = img.dataset.src;
+        if (ticketOf(before) && !img.dataset.renewed) {
+          img.dataset.renewed = "1";
+          renewAttachments().then(() => { if (img.dataset.src === before) missingImage(img); });
+          return;
+        }
+        missingImage(img);
+      });
       img.src = img.dataset.src;
     }
+  }
+
+  function missingImage(img) {
+    img.classList.add("missing");
+    img.title = "attachment not found";
+  }
+
+  // A ticket expires (``expires``, Unix seconds: an hour or more after the page was asked
+  // for, at the end of a ten-minute bucket). The page renews its URLs before then: it asks
+  // for the page again and gives each image and link the new URL of its target and page,
+  // so a page left open gets no 401 for its files. A link whose ticket ended anyway opens
+  // a tab at once (while the click may open one) and sends it to the renewed URL.
+  const TICKETED = "img[data-src], a[data-attachment]";
+  const renewal = state.renewal = { body: null, path: null, timer: null, at: Infinity, pending: null };
+
+  function ticketOf(url) {
+    const query = new URL(url || "", location.href).searchParams;
+    return query.has("ticket") ? query : null;
+  }
+
+  function urlOf(element) {
+    return element.tagName === "IMG" ? element.dataset.src : element.getAttribute("href");
+  }
+
+  function attachmentKey(url) {
+    const query = new URL(url, location.href).searchParams;
+    return query.get("target") + "\n" + query.get("page");
+  }
+
+  function watchTickets(body, path) {
+    clearTimeout(renewal.timer);
+    Object.assign(renewal, { body, path, at: Infinity });
+    const ends = [...body.querySelectorAll(TICKETED)].map((e) => ticketOf(urlOf(e)))
+      .filter(Boolean).map((query) => Number(query.get("expires")));
+    if (!ends.length) return;
+    const now = Date.now() / 1000, soonest = Math.min(...ends);
+    renewal.at = soonest - Math.min(60, (soonest - now) / 10);   // a minute before, at most
+    renewal.timer = setTimeout(renewAttachments, Math.max(1000, (renewal.at - now) * 1000));
+  }
+
+  function renewAttachments() {
+    const { body, path } = renewal;
+    if (renewal.pending || !body || !body.isConnected) return renewal.pending || Promise.resolve();
+    renewal.pending = api("/dashboard/page?page=" + encodeURIComponent(path)).then((view) => {
+      const fresh = document.createElement("template");
+      fresh.innerHTML = view.html;           // inert: nothing in a template is loaded
+      const urls = new Map([...fresh.content.querySelectorAll(TICKETED)]
+        .map((e) => [attachmentKey(urlOf(e)), urlOf(e)]));
+      for (const element of body.querySelectorAll(TICKETED)) {
+        const url = urls.get(attachmentKey(urlOf(element)));
+        if (!url || url === urlOf(element)) continue;
+        if (element.tagName === "IMG") {
+          element.dataset.src = url;
+          element.src = url;
+        } else {
+          element.setAttribute("href", url);
+        }
+      }
+    }).catch((error) => say("Could not renew the page's attachment links: " + error.message, true))
+      .finally(() => {
+        renewal.pending = null;
+        if (body.isConnected) watchTickets(body, path);
+      });
+    return renewal.pending;
+  }
+
+  function openRenewed(event) {
+    const link = event.target.closest("a[data-attachment]");
+    const query = link && ticketOf(link.getAttribute("href"));
+    if (!query || Number(query.get("expires")) > Date.now() / 1000 + 5) return;
+    event.preventDefault();
+    const tab = window.open("", "_blank");
+    if (tab) tab.opener = null;
+    renewAttachments().then(() => { if (tab) tab.location.replace(link.href); });
   }
 
   // A footnote's number and its back-arrow scroll within the page: the address keeps naming
@@ -537,6 +619,8 @@
     const body = el("div", { class: "page-body", lang: view.lang === "other" ? null : view.lang });
     body.innerHTML = view.html;      // the server's renderer allow-listed the note's raw HTML
     loadAttachments(body);
+    watchTickets(body, page.path);
+    body.addEventListener("click", openRenewed);
     followFootnotes(body);
     followTags(body, page.path);
     const t = view.trust;
@@ -875,6 +959,10 @@
       start();
     });
     window.addEventListener("hashchange", route);
+    // a tab shown again after its timers slept: the page's tickets renewed if they are due
+    document.addEventListener("visibilitychange", () => {
+      if (!document.hidden && Date.now() / 1000 >= renewal.at) renewAttachments();
+    });
     wireActions();
   }
 
