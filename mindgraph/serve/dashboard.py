@@ -9,8 +9,10 @@ and styles from this server only, nothing inline, no frames, no form posts elsew
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import hashlib
+import json
 import typing
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -180,21 +182,29 @@ def install_dashboard(app: FastAPI, route: Callable[..., Any], mg: Mindgraph,
     @route("get", "/dashboard/page", RenderedPageOut,
            "A page rendered as safe HTML for the dashboard, with community, trust and compile "
            "info", 404, lane=slow)
-    def dashboard_rendered(request: Request, who: Any = who_is,
+    def dashboard_rendered(request: Request, response: Response, who: Any = who_is,
                            page: str = Query(..., min_length=1, max_length=1000,
                                              description="Path, title, alias or file name")
-                           ) -> dict[str, Any]:
+                           ) -> Any:
         fresh()
         core = mg.as_identity(who)
         found = core.page(page)
         # each attachment is named by its route URL, signed with the caller's token when
         # one is needed: the browser opens it (sandboxed), with no token to send
         authorization = request.headers.get("authorization")
-        return page_view(core.vault(), found, core.communities(),
+        view = page_view(core.vault(), found, core.communities(),
                          core.trust_of([found.path]).get(found.path, {}),
                          core.attachment_finder(),
                          _signer(request.app.state.auth, authorization, core,
                                  mg.settings.raw_dir))
+        # the same page renders the same JSON while its tickets' bucket lasts: the browser
+        # asks again with the tag (If-None-Match) and keeps what it has on a 304
+        tag = _etag(view)
+        headers = {"etag": tag, "cache-control": "private, no-cache"}
+        if tag in _tags(request.headers.get("if-none-match", "")):
+            return Response(status_code=304, headers=headers)
+        response.headers.update(headers)
+        return view
 
     @route("get", "/dashboard/attachment", None,
            "An image, pdf, audio or video file in raw/ that a page embeds (as the vault "
@@ -258,6 +268,18 @@ def _signer(auth: Any, authorization: str | None, core: Any,
         return ticket_query(auth, authorization, target, source, raw_relative(path, raw_dir))
 
     return signed
+
+
+def _etag(view: dict[str, Any]) -> str:
+    """A weak entity tag of a rendered page: the same for the same JSON."""
+    text = json.dumps(view, sort_keys=True, ensure_ascii=False, default=str)
+    return 'W/"' + hashlib.sha256(text.encode()).hexdigest()[:32] + '"'
+
+
+def _tags(if_none_match: str) -> set[str]:
+    """The tags an If-None-Match header names, each as a weak tag (a GET compares weakly)."""
+    return {tag if tag.startswith("W/") else "W/" + tag
+            for tag in (part.strip() for part in if_none_match.split(",")) if tag}
 
 
 def _scope_kind(mg: Mindgraph) -> Callable[[Any], str | None]:

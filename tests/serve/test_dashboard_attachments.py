@@ -291,3 +291,26 @@ def test_a_pages_attachment_urls_are_the_same_within_a_time_bucket(attachments):
     views.append(_signed_sources(client, "Gallery", {"Authorization": signed}))
     if ticket_expiry(before) == ticket_expiry(time.time()):
         assert views[0] == views[1]
+
+
+def test_a_rendered_page_is_revalidated_by_its_tag(attachments):
+    """With URLs new on every view, the page's JSON could not be kept by the browser. It is
+    the same within a bucket now, tagged (ETag): asked again with the tag, the answer is a
+    304 with no body; a changed page, or another token's view (its own tickets), is a 200."""
+    client = _client(attachments, token=TOKEN, host="0.0.0.0")
+    signed = {"Authorization": f"Bearer {TOKEN}"}
+    before = time.time()
+    first = client.get("/dashboard/page", params={"page": "Gallery"}, headers=signed)
+    tag = first.headers["etag"]
+    assert first.status_code == 200 and tag.startswith('W/"')
+    assert first.headers["cache-control"] == "private, no-cache"
+    again = client.get("/dashboard/page", params={"page": "Gallery"},
+                       headers={**signed, "If-None-Match": tag})
+    if ticket_expiry(before) == ticket_expiry(time.time()):
+        assert again.status_code == 304 and again.content == b"" and again.headers["etag"] == tag
+    (attachments / "wiki" / "Gallery.md").write_text("# Gallery\n\nNow ![[paper.pdf]].\n")
+    changed = client.get("/dashboard/page", params={"page": "Gallery"},
+                         headers={**signed, "If-None-Match": tag})
+    assert changed.status_code == 200 and changed.headers["etag"] != tag
+    plain = _client(attachments).get("/dashboard/page", params={"page": "Gallery"})
+    assert plain.status_code == 200 and plain.headers["etag"] not in (tag, changed.headers["etag"])
