@@ -107,7 +107,8 @@
   // so a page left open gets no 401 for its files. A link whose ticket ended anyway opens
   // a tab at once (while the click may open one) and sends it to the renewed URL.
   const TICKETED = "img[data-src], a[data-attachment]";
-  const renewal = state.renewal = { body: null, path: null, timer: null, at: Infinity, pending: null };
+  const renewal = state.renewal = { body: null, path: null, timer: null, at: Infinity,
+                                    soonest: -Infinity, pending: null };
 
   function ticketOf(url) {
     const query = new URL(url || "", location.href).searchParams;
@@ -125,13 +126,18 @@
 
   function watchTickets(body, path) {
     clearTimeout(renewal.timer);
+    if (path !== renewal.path) renewal.soonest = -Infinity;
     Object.assign(renewal, { body, path, at: Infinity });
     const ends = [...body.querySelectorAll(TICKETED)].map((e) => ticketOf(urlOf(e)))
       .filter(Boolean).map((query) => Number(query.get("expires")));
     if (!ends.length) return;
     const now = Date.now() / 1000, soonest = Math.min(...ends);
+    // a renewal that brought no later expiry (this clock far ahead of the server's) is not
+    // tried again at once: a minute later
+    const wait = soonest <= renewal.soonest ? 60_000 : 1000;
+    renewal.soonest = soonest;
     renewal.at = soonest - Math.min(60, (soonest - now) / 10);   // a minute before, at most
-    renewal.timer = setTimeout(renewAttachments, Math.max(1000, (renewal.at - now) * 1000));
+    renewal.timer = setTimeout(renewAttachments, Math.max(wait, (renewal.at - now) * 1000));
   }
 
   function renewAttachments() {
@@ -152,11 +158,16 @@
           element.setAttribute("href", url);
         }
       }
-    }).catch((error) => say("Could not renew the page's attachment links: " + error.message, true))
-      .finally(() => {
-        renewal.pending = null;
-        if (body.isConnected) watchTickets(body, path);
-      });
+      return true;
+    }).catch((error) => {
+      // not tried again on a timer (a token gone would be asked for every second): an
+      // image's error, a click or the tab shown again tries
+      say("Could not renew the page's attachment links: " + error.message, true);
+      return false;
+    }).then((renewed) => {
+      renewal.pending = null;
+      if (renewed && body.isConnected) watchTickets(body, path);
+    });
     return renewal.pending;
   }
 
