@@ -16,7 +16,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
 
-from browser_support import ConsoleWatch, chromium_path, live_server, open_dashboard
+from browser_support import ConsoleWatch, chromium_path, live_server, open_dashboard, shot
 from mindgraph.config import settings_from_dict
 from mindgraph.core import Mindgraph
 from mindgraph.serve import attachment_tickets
@@ -222,22 +222,22 @@ def test_a_pdf_opens_sandboxed_like_every_attachment_and_its_viewer_draws_it(bro
     makes). Opened from its link, in its own tab, it is sandboxed now, and Chromium's viewer
     still draws its page and text."""
     page, watch = _open(browser, notes_url, "Paper.md")
-    served = []
-    page.context.on("response", lambda r: served.append(r.all_headers())
-                    if "/dashboard/attachment" in r.url else None)
-    with page.expect_popup() as opened:
+    with page.context.expect_event("response", lambda r: "/dashboard/attachment" in r.url
+                                   ) as served, page.expect_popup() as opened:
         page.locator("#detail .page-body a.attachment", has_text="the paper").click()
     popup = opened.value
     popup.wait_for_load_state()
     assert popup.url.startswith(notes_url + "/dashboard/attachment?target=paper.pdf")
-    assert served and "sandbox" in [d.strip() for d in
-                                     served[-1]["content-security-policy"].split(";")]
-    deadline = time.monotonic() + 30                    # the viewer draws the page
+    policy = served.value.all_headers()["content-security-policy"]
+    assert "sandbox" in [directive.strip() for directive in policy.split(";")], policy
+    deadline = time.monotonic() + 60                    # the viewer draws the page
     while True:
         drawn = page.evaluate(_PAGE_AND_TEXT_JS, base64.b64encode(popup.screenshot()).decode())
         if drawn["white"] > 10_000 and drawn["black"] > 500 or time.monotonic() > deadline:
             break
         popup.wait_for_timeout(500)
+    if not (drawn["white"] > 10_000 and drawn["black"] > 500):
+        shot(popup, "pdf-not-drawn.png")
     assert drawn["white"] > 10_000 and drawn["black"] > 500, drawn
     assert watch.problems == []
     popup.close()
