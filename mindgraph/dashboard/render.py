@@ -9,8 +9,10 @@ any other is drawn as text). On top of that:
 - ``[[Target#Heading|label]]`` becomes a link inside the dashboard (``#page=<path>``) when it
   resolves, a marked broken link when it does not;
 - ``![[Note]]`` shows the embedded page's lead text (one level deep): a block of its own when
-  the embed stands alone in its paragraph, inline text otherwise; one render shows at most
-  ``EMBED_BUDGET_CHARS`` of embedded text, the embeds past it as their titles with a note
+  the embed stands alone in its paragraph, inline text otherwise; its links and attachments
+  are found from the embedded page's folder, as Obsidian finds them (``Links.embedded``); one
+  render shows at most ``EMBED_BUDGET_CHARS`` of embedded text, the embeds past it as their
+  titles with a note
   (each embed rendered its page's lead again: a 38 kB note embedding a 96 kB one 2,000 times
   made one GET /dashboard/page take 31 s and answer 192 MB, the server at 650 MB, and a
   larger pair of notes any agent may create would take the server's memory);
@@ -92,6 +94,13 @@ class Links:
     # what an attachment's route URL adds to stand for the viewer's token, from (target,
     # source): serve/attachment_tickets.py (None: nothing, the server needs no token)
     ticket: Callable[[str, str], str] | None = None
+    # the renderer's view from a page this one embeds: an embedded text's attachments and
+    # links are found from its own page's folder, as Obsidian finds them (None: this view)
+    embedded: Callable[[str], Links] | None = None
+
+    def of_embedded(self, path: str) -> Links:
+        """How the text of the page at ``path``, embedded here, finds pages and files."""
+        return self.embedded(path) if self.embedded is not None else self
 
     def why_unresolved(self, target: str) -> str:
         """The title of a link to ``target`` that opens no page."""
@@ -125,13 +134,15 @@ def _render_cut(text: str) -> tuple[str, str]:
     return text[:cut], text[cut:]
 
 
-def _embed_env(env: dict[str, Any]) -> dict[str, Any]:
-    """The render state of a text embedded in the one ``env`` renders: its footnotes' ids
-    are prefixed by the embed's place in the page render, so no two elements share one."""
+def _embed_env(env: dict[str, Any], path: str) -> dict[str, Any]:
+    """The render state of the text of ``path`` embedded in the one ``env`` renders: its
+    links and attachments are found from ``path``; its footnotes' ids are prefixed by the
+    embed's place in the page render, so no two elements share one."""
     embeds = env.setdefault("embeds", [0])
     embeds[0] += 1
-    return {"links": env["links"], "depth": env["depth"] + 1, "embeds": embeds,
-            "docId": f"e{embeds[0]}", "embed_budget": env["embed_budget"]}
+    return {"links": env["links"].of_embedded(path), "depth": env["depth"] + 1,
+            "embeds": embeds, "docId": f"e{embeds[0]}",
+            "embed_budget": env["embed_budget"]}
 
 
 def pygments_css() -> str:
@@ -242,7 +253,7 @@ def _embed_html(path: str, label: str, env: dict[str, Any], meta: dict,
                      f'{EMBED_BUDGET_CHARS:,} characters of embedded text a page shows; open '
                      f'it)</{tag}>')
         else:
-            inner_env = _embed_env(env)
+            inner_env = _embed_env(env, path)
             lead = without_comments(lead)
             # the embedded text's block ids stay its page's: no element here takes them
             # (obsidian.py drops them below depth 0), and inline no "^id" is left as text

@@ -156,7 +156,9 @@ def page_links(vault: Vault, source: str,
         return None
 
     found = None if has_attachment is None else (lambda target: has_attachment(target, source))
-    return Links(resolve, lead, source, found, missing_anchor, unresolved, ticket)
+    # an embedded page's text is drawn as in its own page (render.Links.embedded)
+    return Links(resolve, lead, source, found, missing_anchor, unresolved, ticket,
+                 lambda path: page_links(vault, path, has_attachment, ticket))
 
 
 def document_id(page_path: str) -> str:

@@ -18,6 +18,7 @@ from .embeds import Embedded
 from .keyword import KeywordHit, page_fields
 from .native import app_url
 from .present import embed_label, readable
+from .snippet_marks import marked, outside_code
 
 SNIPPET_CHARS = 240
 FIELDS = ("title", "folder", "heading", "body")
@@ -146,7 +147,8 @@ def snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS, lang: str |
     flat = readable(text)
     spans = highlight_terms(flat, terms, lang)
     if not spans:
-        return flat[:width] + ("…" if len(flat) > width else "")
+        end = outside_code(flat, 0, min(len(flat), width))[1]
+        return flat[:end] + ("…" if len(flat) > end else "")
     # Densest window: the start that covers the most spans within ``width`` characters.
     best_start, best_count, j = spans[0][0], 0, 0
     for i, (start, _) in enumerate(spans):
@@ -157,14 +159,8 @@ def snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS, lang: str |
     begin = max(0, best_start - width // 6)
     space = flat.rfind(" ", 0, begin)
     begin = space + 1 if begin > 0 and space >= 0 else begin
-    end = min(len(flat), begin + width)
-    out = []
-    cursor = begin
-    for start, stop in spans:
-        if start < begin or stop > end:
-            continue
-        out.append(flat[cursor:start])
-        out.append("**" + flat[start:stop] + "**")
-        cursor = stop
-    out.append(flat[cursor:end])
-    return ("…" if begin > 0 else "") + "".join(out) + ("…" if end < len(flat) else "")
+    begin, end = outside_code(flat, begin, min(len(flat), begin + width))
+    window = [(start - begin, stop - begin) for start, stop in spans
+              if start >= begin and stop <= end]
+    return (("…" if begin > 0 else "") + marked(flat[begin:end], window)
+            + ("…" if end < len(flat) else ""))

@@ -12,6 +12,7 @@ from ..page.links import replace_links
 from ..page.markdown import replace_comments
 from ..page.model import Page
 from .analyzer import iter_highlights, merge_spans
+from .snippet_marks import marked, outside_code
 
 SNIPPET_CHARS = 240
 _CALLOUT = re.compile(r"(?m)^[ \t]*>[ \t]*\[![^\]\n]*\][+-]?")
@@ -125,14 +126,11 @@ def snippet_for(page: Page, section_id: str | None, terms: Sequence[str],
 def _window(text: str, terms: Sequence[str]) -> str:
     found = iter_highlights(text, terms) if terms else iter(())
     first = next(found, None)
-    if first is None:
-        return text[:SNIPPET_CHARS] + ("…" if len(text) > SNIPPET_CHARS else "")
-    start = max(0, first[0] - SNIPPET_CHARS // 3)
-    end = min(len(text), start + SNIPPET_CHARS)
+    start = 0 if first is None else max(0, first[0] - SNIPPET_CHARS // 3)
+    start, end = outside_code(text, start, min(len(text), start + SNIPPET_CHARS))
     # spans come in order: stop reading (and scanning the text) past the window
-    spans = [first, *itertools.takewhile(lambda span: span[0] < end, found)]
+    spans = [] if first is None else \
+        [first, *itertools.takewhile(lambda span: span[0] < end, found)]
     window = [(s - start, e - start) for s, e in merge_spans(spans) if s >= start and e <= end]
-    piece = text[start:end]
-    for s, e in reversed(window):
-        piece = piece[:s] + "**" + piece[s:e] + "**" + piece[e:]
-    return ("…" if start > 0 else "") + piece + ("…" if end < len(text) else "")
+    return (("…" if start > 0 else "") + marked(text[start:end], window)
+            + ("…" if end < len(text) else ""))

@@ -13,8 +13,15 @@ through when its ticket verifies for exactly that target, page, file and expiry,
 the token that signed it: everything after the gate (the identity, its view of raw/, its
 lane) is as if that token had been sent, and the route serves the embed's file only while it
 is still the one signed (``opens_signed_file``). A ticket opens one file as one identity until
-it expires (``TICKET_TTL_S``) or the token is changed; the dashboard's pages send no referrer,
-so it leaves with no request.
+it expires or the token is changed; the dashboard's pages send no referrer, so it leaves with
+no request.
+
+Its expiry is the end of a time bucket: at least ``TICKET_TTL_S`` after the page was asked
+for, at most ``TICKET_BUCKET_S`` more (``ticket_expiry``). Every render of a page within one
+bucket signs the same URLs, so the page's JSON is the same and the browser keeps the images it
+has; an expiry of the second it was asked for made every render's URLs new. The page renews
+its URLs before they expire (dashboard.js ``renewAttachments``), so one left open past the
+hour does not get a 401 for its files.
 
 Why the file is signed, not only the embed's target: the route finds a target again on each
 request, and what it finds changes when files do. A ticket for a shared ``report.pdf``, once
@@ -35,7 +42,8 @@ from urllib.parse import parse_qsl, quote
 from ..dashboard.attachment_markup import ATTACHMENT_ROUTE
 from ..scopes import Authenticator
 
-TICKET_TTL_S = 3600            # a page left open this long is opened again to view its files
+TICKET_TTL_S = 3600            # a ticket lasts at least this long after its page was asked for
+TICKET_BUCKET_S = 600          # and ends at the end of a bucket this long: at most this longer
 _FIELDS = ("target", "page", "file", "expires", "ticket")
 _TIME_DIGITS = 12              # an expiry of more digits is no time a ticket is signed for
 
@@ -55,10 +63,16 @@ def ticket_query(auth: Authenticator, authorization: str | None, target: str, pa
     """What the attachment route URL of (``target``, ``page``) adds for a caller of this
     Authorization header, the embed finding ``file`` (from raw/) now: ``&file=…&expires=…
     &ticket=…``, or "" when the server needs no token."""
-    expires = int(time.time() if now is None else now) + TICKET_TTL_S
+    expires = ticket_expiry(time.time() if now is None else now)
     signature = auth.sign(authorization, _message(target, page, file, expires))
     return "" if signature is None else \
         f"&file={quote(file, safe='')}&expires={expires}&ticket={quote(signature)}"
+
+
+def ticket_expiry(now: float) -> int:
+    """When a ticket signed at ``now`` expires: the first bucket end ``TICKET_TTL_S`` or more
+    after it, the same for every ticket signed within one bucket (``TICKET_BUCKET_S``)."""
+    return -(-(int(now) + TICKET_TTL_S) // TICKET_BUCKET_S) * TICKET_BUCKET_S
 
 
 def opens_signed_file(path: Path, raw_dir: Path, ticket: str | None, file: str | None) -> bool:
@@ -92,11 +106,11 @@ def ticket_authorization(auth: Authenticator, scope: dict[str, Any],
         return None
     expires = int(given["expires"])
     clock = time.time() if now is None else now
-    if not clock <= expires <= clock + TICKET_TTL_S + 60:
+    if not clock <= expires <= clock + TICKET_TTL_S + TICKET_BUCKET_S + 60:
         return None
     return auth.redeem(given["ticket"], _message(given["target"], given.get("page", ""),
                                                  given["file"], expires))
 
 
-__all__ = ["TICKET_TTL_S", "opens_signed_file", "raw_relative", "ticket_authorization",
-           "ticket_query"]
+__all__ = ["TICKET_BUCKET_S", "TICKET_TTL_S", "opens_signed_file", "raw_relative",
+           "ticket_authorization", "ticket_expiry", "ticket_query"]

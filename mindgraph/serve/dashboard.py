@@ -9,8 +9,10 @@ and styles from this server only, nothing inline, no frames, no form posts elsew
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import hashlib
+import json
 import typing
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,17 +38,17 @@ DASHBOARD_HEADERS = {"content-security-policy": CSP, "x-content-type-options": "
                      "referrer-policy": "no-referrer", "x-frame-options": "DENY"}
 # An attachment opened on its own (a link, "open image in new tab") is a document of the
 # dashboard's origin, and an SVG can hold scripts: ``sandbox`` (no allow-scripts, no
-# allow-same-origin) runs none and gives it an opaque origin. Not for a pdf: browsers' pdf
-# viewers refuse to draw in a sandboxed document, and a pdf's scripts never run in the page's
-# origin (Chromium's viewer is its own origin, Firefox's pdf.js its own sandbox).
+# allow-same-origin) runs none and gives it an opaque origin. A pdf too: browsers' viewers
+# refuse a sandboxed *frame* (Chromium's viewer is a plugin, which a sandboxed frame may not
+# load, crbug 413851; Firefox's pdf.js falls back to its download bar), but the dashboard
+# opens a pdf in a tab of its own, never a frame (``frame-ancestors 'none'``), and a sandboxed
+# top-level pdf is drawn: by Chromium 156 (tests/dashboard/test_browser_notes.py) and by
+# Firefox ESR 153's pdf.js (``firefox-esr --headless --screenshot``). It was served
+# unsandboxed for that belief; now no attachment is a document of the dashboard's origin.
 ATTACHMENT_CSP = CSP + "; sandbox"
-
-
-def attachment_headers(media_type: str) -> dict[str, str]:
-    """The headers of an attachment of ``media_type``: the dashboard's, sandboxed."""
-    sandboxed = {} if media_type == "application/pdf" else {
-        "content-security-policy": ATTACHMENT_CSP}
-    return {**DASHBOARD_HEADERS, **sandboxed, "cache-control": "private, no-cache"}
+# the headers of every attachment, whatever its type: the dashboard's, sandboxed
+ATTACHMENT_HEADERS = {**DASHBOARD_HEADERS, "content-security-policy": ATTACHMENT_CSP,
+                      "cache-control": "private, no-cache"}
 
 
 class NodeOut(BaseModel):
@@ -180,21 +182,29 @@ def install_dashboard(app: FastAPI, route: Callable[..., Any], mg: Mindgraph,
     @route("get", "/dashboard/page", RenderedPageOut,
            "A page rendered as safe HTML for the dashboard, with community, trust and compile "
            "info", 404, lane=slow)
-    def dashboard_rendered(request: Request, who: Any = who_is,
+    def dashboard_rendered(request: Request, response: Response, who: Any = who_is,
                            page: str = Query(..., min_length=1, max_length=1000,
                                              description="Path, title, alias or file name")
-                           ) -> dict[str, Any]:
+                           ) -> Any:
         fresh()
         core = mg.as_identity(who)
         found = core.page(page)
         # each attachment is named by its route URL, signed with the caller's token when
         # one is needed: the browser opens it (sandboxed), with no token to send
         authorization = request.headers.get("authorization")
-        return page_view(core.vault(), found, core.communities(),
+        view = page_view(core.vault(), found, core.communities(),
                          core.trust_of([found.path]).get(found.path, {}),
                          core.attachment_finder(),
                          _signer(request.app.state.auth, authorization, core,
                                  mg.settings.raw_dir))
+        # the same page renders the same JSON while its tickets' bucket lasts: the browser
+        # asks again with the tag (If-None-Match) and keeps what it has on a 304
+        tag = _etag(view)
+        headers = {"etag": tag, "cache-control": "private, no-cache"}
+        if tag in _tags(request.headers.get("if-none-match", "")):
+            return Response(status_code=304, headers=headers)
+        response.headers.update(headers)
+        return view
 
     @route("get", "/dashboard/attachment", None,
            "An image, pdf, audio or video file in raw/ that a page embeds (as the vault "
@@ -229,7 +239,7 @@ def install_dashboard(app: FastAPI, route: Callable[..., Any], mg: Mindgraph,
         # streamed after the handler's budget, within its own (serve/timed_file.py)
         return TimedFileResponse(path, media_type=media_type,
                                  timeout_s=mg.settings.serve.attachment_timeout_s,
-                                 headers=attachment_headers(media_type))
+                                 headers=ATTACHMENT_HEADERS)
 
     _queue_route(route, mg, slow, who_is)
 
@@ -258,6 +268,18 @@ def _signer(auth: Any, authorization: str | None, core: Any,
         return ticket_query(auth, authorization, target, source, raw_relative(path, raw_dir))
 
     return signed
+
+
+def _etag(view: dict[str, Any]) -> str:
+    """A weak entity tag of a rendered page: the same for the same JSON."""
+    text = json.dumps(view, sort_keys=True, ensure_ascii=False, default=str)
+    return 'W/"' + hashlib.sha256(text.encode()).hexdigest()[:32] + '"'
+
+
+def _tags(if_none_match: str) -> set[str]:
+    """The tags an If-None-Match header names, each as a weak tag (a GET compares weakly)."""
+    return {tag if tag.startswith("W/") else "W/" + tag
+            for tag in (part.strip() for part in if_none_match.split(",")) if tag}
 
 
 def _scope_kind(mg: Mindgraph) -> Callable[[Any], str | None]:

@@ -8,15 +8,18 @@ chromium is installed (.ci/run installs Debian's).
 
 from __future__ import annotations
 
+import base64
 import struct
+import time
 import zlib
-from urllib.parse import quote
+from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
 
-from browser_support import ConsoleWatch, chromium_path, live_server, open_dashboard
+from browser_support import ConsoleWatch, chromium_path, live_server, open_dashboard, shot
 from mindgraph.config import settings_from_dict
 from mindgraph.core import Mindgraph
+from mindgraph.serve import attachment_tickets
 from mindgraph.serve.rest import create_app
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(
@@ -34,6 +37,9 @@ NOTES = {
     "Trunks.md": "# Trunks\n\nFold the trunks <b>before</b> packing; <img src=x "
                  "onerror=\"window.__owned=1\"> trunks are heavy.\n",
     "Headings.md": "# Headings\n\n## Second level\n\nText.\n\n### Third level\n\nText.\n",
+    "Paper.md": "# Paper\n\nRead [[paper.pdf|the paper]].\n",
+    "Code.md": "# Code\n\nWrite `a ** b` for a power, `**bold**` for bold and "
+               "`zeppelin.json` for the zeppelin data.\n",
 }
 
 
@@ -48,7 +54,27 @@ def _png(width: int, height: int) -> bytes:
             + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
 
 
-RAW = {"map.png": _png(7, 5)}
+def _pdf(text: str) -> bytes:
+    """A valid one-page PDF that says ``text`` in big black letters on a white page."""
+    stream = f"BT /F1 60 Tf 20 30 Td ({text}) Tj ET".encode()
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 120] /Contents 4 0 R "
+               b"/Resources << /Font << /F1 5 0 R >> >> >>",
+               b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
+               b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    table = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1, table)
+    return bytes(out)
+
+
+RAW = {"map.png": _png(7, 5), "paper.pdf": _pdf("PDF")}
 
 
 @pytest.fixture(scope="module")
@@ -154,6 +180,70 @@ def test_search_snippets_mark_the_matched_words_as_text(browser, notes_url):
     page.close()
 
 
+def test_search_snippets_leave_the_markup_inside_code_spans_as_text(browser, notes_url):
+    """``a ** b`` in inline code was read as the start of a mark: from it to the next **,
+    the snippet marked " b` for a power, `" and showed the rest's markers raw. What is inside
+    a code span is text now, and a match in one marks the whole span."""
+    page, watch = open_dashboard(browser, notes_url)
+    [code] = _search(page, "zeppelin")
+    assert code["text"] == ("Write `a ** b` for a power, `**bold**` for bold and "
+                            "`zeppelin.json` for the zeppelin data."), code
+    assert code["marks"] == ["`zeppelin.json`", "zeppelin"], code
+    assert watch.problems == []
+    page.close()
+
+
+# How much of a screenshot is the white of a PDF's page and the black of its text, counted by
+# the browser (it decodes the PNG): a viewer that refused to draw shows neither.
+_PAGE_AND_TEXT_JS = """async (png) => {
+    const image = new Image();
+    image.src = 'data:image/png;base64,' + png;
+    await image.decode();
+    const canvas = document.createElement('canvas');
+    canvas.width = image.width; canvas.height = image.height;
+    const context = canvas.getContext('2d');
+    context.drawImage(image, 0, 0);
+    const pixels = context.getImageData(0, 0, image.width, image.height).data;
+    let white = 0, black = 0;
+    for (let i = 0; i < pixels.length; i += 4) {
+        const low = Math.min(pixels[i], pixels[i + 1], pixels[i + 2]);
+        const high = Math.max(pixels[i], pixels[i + 1], pixels[i + 2]);
+        if (low > 245) white++;
+        if (high < 25) black++;
+    }
+    return {white, black};
+}"""
+
+
+def test_a_pdf_opens_sandboxed_like_every_attachment_and_its_viewer_draws_it(browser,
+                                                                            notes_url):
+    """A pdf was the one attachment served without the CSP ``sandbox`` (browsers' viewers were
+    said to refuse a sandboxed document: true of a sandboxed frame, which the dashboard never
+    makes). Opened from its link, in its own tab, it is sandboxed now, and Chromium's viewer
+    still draws its page and text."""
+    page, watch = _open(browser, notes_url, "Paper.md")
+    with page.context.expect_event("response", lambda r: "/dashboard/attachment" in r.url
+                                   ) as served, page.expect_popup() as opened:
+        page.locator("#detail .page-body a.attachment", has_text="the paper").click()
+    popup = opened.value
+    popup.wait_for_load_state()
+    assert popup.url.startswith(notes_url + "/dashboard/attachment?target=paper.pdf")
+    policy = served.value.all_headers()["content-security-policy"]
+    assert "sandbox" in [directive.strip() for directive in policy.split(";")], policy
+    deadline = time.monotonic() + 60                    # the viewer draws the page
+    while True:
+        drawn = page.evaluate(_PAGE_AND_TEXT_JS, base64.b64encode(popup.screenshot()).decode())
+        if drawn["white"] > 10_000 and drawn["black"] > 500 or time.monotonic() > deadline:
+            break
+        popup.wait_for_timeout(500)
+    if not (drawn["white"] > 10_000 and drawn["black"] > 500):
+        shot(popup, "pdf-not-drawn.png")
+    assert drawn["white"] > 10_000 and drawn["black"] > 500, drawn
+    assert watch.problems == []
+    popup.close()
+    page.close()
+
+
 _HEADING_LOOK_JS = """() => Object.fromEntries(['h2', 'h3'].map((tag) => {
     const look = getComputedStyle(document.querySelector('#detail .page-body ' + tag));
     return [tag, {size: parseFloat(look.fontSize), transform: look.textTransform,
@@ -246,3 +336,72 @@ def test_a_penalty_in_a_results_explanation_reads_minus_not_plus_minus(browser, 
     assert any("other_language −0." in line for line in why), why
     assert watch.problems == []
     page.close()
+
+
+def _expires(url):
+    return int(parse_qs(urlsplit(url).query)["expires"][0])
+
+
+_IMAGE_JS = "document.querySelector('#detail .page-body img.attachment-image')"
+_ASLEEP_JS = "() => clearTimeout(window.mindgraph.state.renewal.timer)"   # no timer runs
+
+
+def test_a_page_left_open_renews_its_attachment_tickets(browser, tmp_path, monkeypatch):
+    """A page's attachment URLs were signed for an hour: left open longer, its images and
+    links got a 401. It renews them before they expire (here tickets of 3 s in 1 s buckets,
+    not an hour in ten minutes), and an image or a link whose ticket ended while the page's
+    timers slept (a computer asleep) is renewed when it fails or is clicked."""
+    monkeypatch.setattr(attachment_tickets, "TICKET_TTL_S", 3)
+    monkeypatch.setattr(attachment_tickets, "TICKET_BUCKET_S", 1)
+    (tmp_path / "wiki").mkdir()
+    (tmp_path / "raw").mkdir()
+    (tmp_path / "raw" / "map.png").write_bytes(RAW["map.png"])
+    (tmp_path / "raw" / "paper.pdf").write_bytes(RAW["paper.pdf"])
+    (tmp_path / "wiki" / "Files.md").write_text("# Files\n\n![[map.png]]\n\n"
+                                                "Read [[paper.pdf|the paper]].\n")
+    app = create_app(Mindgraph(settings_from_dict({}, base_dir=tmp_path)), TOKEN)
+    with live_server(app) as url:
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        watch = ConsoleWatch(page)
+        page.goto(url + "/#page=Files.md")
+        page.fill("#token", TOKEN)
+        page.press("#token", "Enter")
+        page.wait_for_function(f"() => {{ const i = {_IMAGE_JS}; "
+                               "return i && i.complete && i.naturalWidth; }")
+        link = page.locator("#detail .page-body a.attachment")
+        first, first_link = page.evaluate(f"{_IMAGE_JS}.src"), link.get_attribute("href")
+        # renewed before it ends: a later expiry, the image loaded from it, the link too
+        page.wait_for_function(f"(f) => {_IMAGE_JS}.src !== f", arg=first, timeout=20_000)
+        page.wait_for_function(f"() => {_IMAGE_JS}.complete && {_IMAGE_JS}.naturalWidth")
+        renewed = page.evaluate(f"{_IMAGE_JS}.src")
+        assert _expires(renewed) > _expires(first)
+        page.wait_for_function("(f) => document.querySelector('#detail .page-body "
+                               "a.attachment').getAttribute('href') !== f", arg=first_link)
+        while time.time() <= _expires(first) + 1:
+            time.sleep(0.2)
+        assert page.request.get(first).status == 401          # what it renewed
+        # asleep: no timer runs, every ticket of the page ends; then the image is asked
+        # for again (not from the browser's memory: a URL it has not loaded) and the link
+        # is clicked
+        page.evaluate(_ASLEEP_JS)
+        stale = page.evaluate(f"{_IMAGE_JS}.src")
+        while time.time() <= _expires(stale) + 1:
+            time.sleep(0.2)
+        page.evaluate(f"() => {{ const i = {_IMAGE_JS}; i.dataset.src += '&again=1'; "
+                      "i.src = i.dataset.src; }")
+        page.wait_for_function(f"(s) => {_IMAGE_JS}.src !== s && {_IMAGE_JS}.complete && "
+                               f"{_IMAGE_JS}.naturalWidth", arg=stale, timeout=20_000)
+        assert "missing" not in page.evaluate(f"{_IMAGE_JS}.className")
+        page.evaluate(_ASLEEP_JS)
+        stale_link = link.get_attribute("href")
+        while time.time() <= _expires(stale_link) + 1:
+            time.sleep(0.2)
+        with page.expect_popup() as opened:
+            link.click()
+        popup = opened.value
+        popup.wait_for_url(lambda u: "paper.pdf" in u and "ticket=" in u
+                           and _expires(u) > _expires(stale_link), timeout=20_000)
+        assert page.request.get(popup.url).status == 200
+        assert all("401" in p for p in watch.problems), watch.problems   # the stale ones
+        popup.close()
+        page.close()

@@ -16,7 +16,9 @@ from fastapi.testclient import TestClient
 
 from mindgraph.config import settings_from_dict
 from mindgraph.core import Mindgraph
-from mindgraph.serve.attachment_tickets import TICKET_TTL_S, ticket_query
+from mindgraph.serve.attachment_tickets import (TICKET_BUCKET_S, TICKET_TTL_S,
+                                                 ticket_authorization, ticket_expiry,
+                                                 ticket_query)
 from mindgraph.serve.rest import create_app
 
 LOCAL = "http://127.0.0.1:8765"
@@ -135,8 +137,8 @@ def test_an_embed_of_a_missing_file_is_shown_missing_and_never_fetched(attachmen
 def test_an_svg_opened_on_its_own_is_sandboxed(attachments):
     """An SVG can hold a script: opened directly (a link, "open image in new tab") it would
     run in the dashboard's origin. Its CSP sandboxes it (no scripts, an opaque origin), a
-    byte range of it too; the pdf, which browsers do not draw sandboxed, keeps the
-    dashboard's CSP."""
+    byte range of it too; so is a pdf (it was not: browsers' viewers refuse a sandboxed
+    frame, but the dashboard opens a pdf in a tab of its own, where they draw it)."""
     svg = (b'<svg xmlns="http://www.w3.org/2000/svg"><script>fetch("/documents")'
            b'</script></svg>')
     (attachments / "raw" / "assets" / "evil.svg").write_bytes(svg)
@@ -150,7 +152,7 @@ def test_an_svg_opened_on_its_own_is_sandboxed(attachments):
         directives = [d.strip() for d in response.headers["content-security-policy"].split(";")]
         assert "sandbox" in directives and "default-src 'none'" in directives
     pdf = client.get("/dashboard/attachment", params={"target": "paper.pdf"})
-    assert "sandbox" not in pdf.headers["content-security-policy"]
+    assert "sandbox" in [d.strip() for d in pdf.headers["content-security-policy"].split(";")]
 
 
 def _signed_sources(client, page, headers):
@@ -174,7 +176,7 @@ def test_behind_a_token_a_rendered_attachment_url_opens_its_one_file_without_it(
     assert client.get(pdf).status_code == 200 and client.get(inline).content == PNG
     query = dict(parse_qsl(urlsplit(image).query))
     expired = ticket_query(client.app.state.auth, f"Bearer {TOKEN}", query["target"],
-                           query["page"], query["file"], now=time.time() - TICKET_TTL_S - 5)
+                           query["page"], query["file"], now=time.time() - TICKET_TTL_S - TICKET_BUCKET_S - 5)
     other = _client(attachments, token="c" * 40, host="0.0.0.0").app.state.auth
     forged = ticket_query(other, "Bearer " + "c" * 40, query["target"], query["page"],
                           query["file"])
@@ -234,3 +236,81 @@ def test_a_notes_img_keeps_its_size_beside_its_alt_text(attachments):
     assert 'alt="The diagram" width="120" height="40">' in html
     assert 'alt="diagram.png" width="90">' in html
     assert 'alt="Plain">' in html
+
+
+def test_an_embedded_pages_attachments_are_found_from_that_page(attachments):
+    """``![[b/c/Inner]]`` in a/Outer.md showed Inner's ``![[pic.png]]`` as a/pic.png and its
+    ``![[../../assets/diagram.png]]`` as missing (it climbs out of raw/ from a/): the embedded
+    text's attachments were resolved from the outer page's folder. Obsidian resolves them from
+    the embedded page's: b/c/pic.png, assets/diagram.png; so do its links (``[[Sibling]]``
+    is b/c/Sibling.md)."""
+    raw, wiki = attachments / "raw", attachments / "wiki"
+    for folder, colour in (("a", b"outer"), ("b/c", b"inner")):
+        (raw / folder).mkdir(parents=True)
+        (raw / folder / "pic.png").write_bytes(PNG + colour)
+        (wiki / folder).mkdir(parents=True)
+        (wiki / folder / "Sibling.md").write_text(f"# Sibling\n\nIn {folder}.\n")
+    (wiki / "b" / "c" / "Inner.md").write_text(
+        "# Inner\n\n![[pic.png]] ![[../../assets/diagram.png]] [[Sibling]]\n")
+    (wiki / "a" / "Outer.md").write_text("# Outer\n\n![[b/c/Inner]]\n\nInline ![[b/c/Inner]].\n")
+    client = _client(attachments)
+    html = client.get("/dashboard/page", params={"page": "a/Outer"}).json()["html"]
+    assert "not found in raw/" not in html, html
+    sources = [html_lib.unescape(m) for m in re.findall(r'data-src="([^"]+)"', html)]
+    assert len(sources) == 4, html                        # block and inline embed, two each
+    assert [client.get(url).content for url in sources] == [PNG + b"inner", PNG] * 2
+    assert html.count('data-page="b/c/Sibling.md"') == 2 and 'data-page="a/Sibling.md"' \
+        not in html
+
+
+def test_a_pages_attachment_urls_are_the_same_within_a_time_bucket(attachments):
+    """Each render signed an expiry of its own second plus an hour: the same page's URLs (and
+    so its JSON, and the images the browser had) changed on every view. The expiry is the end
+    of a ten-minute bucket an hour or more on: every render within one bucket signs the same
+    URLs; a ticket still names one file, its token's key id and an expiry the gate checks."""
+    client = _client(attachments, token=TOKEN, host="0.0.0.0")
+    auth, signed = client.app.state.auth, f"Bearer {TOKEN}"
+    start = TICKET_BUCKET_S * 1000                        # a bucket's start, in Unix time
+    tickets = {now: ticket_query(auth, signed, "diagram.png", "Gallery.md",
+                                 "assets/diagram.png", now=now)
+               for now in (start + 1, start + 300.5, start + TICKET_BUCKET_S,
+                           start + TICKET_BUCKET_S + 1)}
+    first, middle, end, next_bucket = tickets.values()
+    assert first == middle == end != next_bucket
+    for now in tickets:
+        assert now + TICKET_TTL_S <= ticket_expiry(now) < now + TICKET_TTL_S + TICKET_BUCKET_S
+    scope = {"path": "/dashboard/attachment", "headers": [],
+             "query_string": ("target=diagram.png&page=Gallery.md" + first).encode()}
+    assert ticket_authorization(auth, scope, now=start + 1) == signed.encode()
+    assert ticket_authorization(auth, scope, now=ticket_expiry(start + 1) + 1) is None
+    assert re.search(r"&ticket=[0-9a-f]+\.", first)     # <key id>.<HMAC>
+    # two views of the page, a second apart, name the same URLs (unless a bucket ends between)
+    before = time.time()
+    views = [_signed_sources(client, "Gallery", {"Authorization": signed})]
+    time.sleep(1.1)
+    views.append(_signed_sources(client, "Gallery", {"Authorization": signed}))
+    if ticket_expiry(before) == ticket_expiry(time.time()):
+        assert views[0] == views[1]
+
+
+def test_a_rendered_page_is_revalidated_by_its_tag(attachments):
+    """With URLs new on every view, the page's JSON could not be kept by the browser. It is
+    the same within a bucket now, tagged (ETag): asked again with the tag, the answer is a
+    304 with no body; a changed page, or another token's view (its own tickets), is a 200."""
+    client = _client(attachments, token=TOKEN, host="0.0.0.0")
+    signed = {"Authorization": f"Bearer {TOKEN}"}
+    before = time.time()
+    first = client.get("/dashboard/page", params={"page": "Gallery"}, headers=signed)
+    tag = first.headers["etag"]
+    assert first.status_code == 200 and tag.startswith('W/"')
+    assert first.headers["cache-control"] == "private, no-cache"
+    again = client.get("/dashboard/page", params={"page": "Gallery"},
+                       headers={**signed, "If-None-Match": tag})
+    if ticket_expiry(before) == ticket_expiry(time.time()):
+        assert again.status_code == 304 and again.content == b"" and again.headers["etag"] == tag
+    (attachments / "wiki" / "Gallery.md").write_text("# Gallery\n\nNow ![[paper.pdf]].\n")
+    changed = client.get("/dashboard/page", params={"page": "Gallery"},
+                         headers={**signed, "If-None-Match": tag})
+    assert changed.status_code == 200 and changed.headers["etag"] != tag
+    plain = _client(attachments).get("/dashboard/page", params={"page": "Gallery"})
+    assert plain.status_code == 200 and plain.headers["etag"] not in (tag, changed.headers["etag"])

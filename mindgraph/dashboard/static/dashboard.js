@@ -80,12 +80,105 @@
   // this page's origin and policy, where the route's answer is sandboxed (an SVG's scripts).
   function loadAttachments(root) {
     for (const img of root.querySelectorAll("img[data-src]")) {
+      img.addEventListener("load", () => { delete img.dataset.renewed; });
       img.addEventListener("error", () => {
-        img.classList.add("missing");
-        img.title = "attachment not found";
-      }, { once: true });
+        // a ticket that expired unrenewed (the computer slept past the timer): renewed,
+        // and the image tried once more
+        const before = img.dataset.src;
+        if (ticketOf(before) && !img.dataset.renewed) {
+          img.dataset.renewed = "1";
+          renewAttachments().then(() => { if (img.dataset.src === before) missingImage(img); });
+          return;
+        }
+        missingImage(img);
+      });
       img.src = img.dataset.src;
     }
+  }
+
+  function missingImage(img) {
+    img.classList.add("missing");
+    img.title = "attachment not found";
+  }
+
+  // A ticket expires (``expires``, Unix seconds: an hour or more after the page was asked
+  // for, at the end of a ten-minute bucket). The page renews its URLs before then: it asks
+  // for the page again and gives each image and link the new URL of its target and page,
+  // so a page left open gets no 401 for its files. A link whose ticket ended anyway opens
+  // a tab at once (while the click may open one) and sends it to the renewed URL.
+  const TICKETED = "img[data-src], a[data-attachment]";
+  const renewal = state.renewal = { body: null, path: null, timer: null, at: Infinity,
+                                    soonest: -Infinity, pending: null };
+
+  function ticketOf(url) {
+    const query = new URL(url || "", location.href).searchParams;
+    return query.has("ticket") ? query : null;
+  }
+
+  function urlOf(element) {
+    return element.tagName === "IMG" ? element.dataset.src : element.getAttribute("href");
+  }
+
+  function attachmentKey(url) {
+    const query = new URL(url, location.href).searchParams;
+    return query.get("target") + "\n" + query.get("page");
+  }
+
+  function watchTickets(body, path) {
+    clearTimeout(renewal.timer);
+    if (path !== renewal.path) renewal.soonest = -Infinity;
+    Object.assign(renewal, { body, path, at: Infinity });
+    const ends = [...body.querySelectorAll(TICKETED)].map((e) => ticketOf(urlOf(e)))
+      .filter(Boolean).map((query) => Number(query.get("expires")));
+    if (!ends.length) return;
+    const now = Date.now() / 1000, soonest = Math.min(...ends);
+    // a renewal that brought no later expiry (this clock far ahead of the server's) is not
+    // tried again at once: a minute later
+    const wait = soonest <= renewal.soonest ? 60_000 : 1000;
+    renewal.soonest = soonest;
+    renewal.at = soonest - Math.min(60, (soonest - now) / 10);   // a minute before, at most
+    renewal.timer = setTimeout(renewAttachments, Math.max(wait, (renewal.at - now) * 1000));
+  }
+
+  function renewAttachments() {
+    const { body, path } = renewal;
+    if (renewal.pending || !body || !body.isConnected) return renewal.pending || Promise.resolve();
+    renewal.pending = api("/dashboard/page?page=" + encodeURIComponent(path)).then((view) => {
+      const fresh = document.createElement("template");
+      fresh.innerHTML = view.html;           // inert: nothing in a template is loaded
+      const urls = new Map([...fresh.content.querySelectorAll(TICKETED)]
+        .map((e) => [attachmentKey(urlOf(e)), urlOf(e)]));
+      for (const element of body.querySelectorAll(TICKETED)) {
+        const url = urls.get(attachmentKey(urlOf(element)));
+        if (!url || url === urlOf(element)) continue;
+        if (element.tagName === "IMG") {
+          element.dataset.src = url;
+          element.src = url;
+        } else {
+          element.setAttribute("href", url);
+        }
+      }
+      return true;
+    }).catch((error) => {
+      // not tried again on a timer (a token gone would be asked for every second): an
+      // image's error, a click or the tab shown again tries
+      say("Could not renew the page's attachment links: " + error.message, true);
+      return false;
+    }).then((renewed) => {
+      renewal.pending = null;
+      if (renewed && body.isConnected) watchTickets(body, path);
+    });
+    return renewal.pending;
+  }
+
+  function openRenewed(event) {
+    const link = event.target.closest("a[data-attachment]");
+    const query = link && ticketOf(link.getAttribute("href"));
+    if (!query || Number(query.get("expires")) > Date.now() / 1000 + 5) return;
+    event.preventDefault();
+    const tab = window.open("", "_blank");
+    if (tab) tab.opener = null;
+    renewAttachments().then(() => { if (tab) tab.location.replace(link.href); });
   }
 
   // A footnote's number and its back-arrow scroll within the page: the address keeps naming
@@ -449,9 +542,23 @@
   // highlights; the page's own bold is taken out first): drawn as <mark> elements holding
   // text nodes, so what a note says is never read as markup. The marks sit exactly where the
   // server put them, with nothing added around them: a Japanese or Chinese word stays whole.
+  // What is between backticks is code, its ** text (`a ** b`): the server marks a code span
+  // whole, never inside (retrieval/snippet_marks.py, the same CODE_SPAN); an unpaired ** is text.
   function marked(snippet) {
-    const parts = String(snippet || "").split(/\*\*(.+?)\*\*/su);
-    return parts.map((part, i) => (i % 2 ? el("mark", {}, part) : part)).filter((p) => p !== "");
+    const text = String(snippet || ""), stars = [];
+    text.split(/(`[^`]*`)/u).reduce((at, piece, i) => {
+      if (i % 2 === 0) for (let j = piece.indexOf("**"); j >= 0; j = piece.indexOf("**", j + 2)) stars.push(at + j);
+      return at + piece.length;
+    }, 0);
+    if (stars.length % 2) stars.pop();
+    const out = [];
+    let cursor = 0;
+    for (let k = 0; k < stars.length; k += 2) {
+      out.push(text.slice(cursor, stars[k]), el("mark", {}, text.slice(stars[k] + 2, stars[k + 1])));
+      cursor = stars[k + 1] + 2;
+    }
+    out.push(text.slice(cursor));
+    return out.filter((p) => p !== "");
   }
 
   async function search(query) {
@@ -523,6 +630,8 @@
     const body = el("div", { class: "page-body", lang: view.lang === "other" ? null : view.lang });
     body.innerHTML = view.html;      // the server's renderer allow-listed the note's raw HTML
     loadAttachments(body);
+    watchTickets(body, page.path);
+    body.addEventListener("click", openRenewed);
     followFootnotes(body);
     followTags(body, page.path);
     const t = view.trust;
@@ -861,6 +970,10 @@
       start();
     });
     window.addEventListener("hashchange", route);
+    // a tab shown again after its timers slept: the page's tickets renewed if they are due
+    document.addEventListener("visibilitychange", () => {
+      if (!document.hidden && Date.now() / 1000 >= renewal.at) renewAttachments();
+    });
     wireActions();
   }
 
