@@ -38,7 +38,7 @@ import numpy as np
 from ..errors import ConfigError
 from ..providers.embedding.base import EmbeddingProvider
 from ..providers.embedding.cutoffs import SEMANTIC_CUTOFFS, members, per_member
-from ..stores.base import VectorStore
+from ..stores.base import VectorStore, is_second_vector
 from .units import Unit
 
 # Measured with the local MiniLM model on this repository's package against its architecture
@@ -161,6 +161,8 @@ def section_scores(texts: list[tuple[str, str]], provider: EmbeddingProvider,
             for hit in store.query(vector, k, model, pages=pages):
                 if hit.score < cut:
                     break        # hits come best first
+                if is_second_vector(hit.chunk_id):
+                    continue     # the page's own model's vector speaks for it
                 key = (hit.page, hit.section_id)
                 found[key] = max(found.get(key, -1.0), float(hit.score))
     return best

@@ -27,6 +27,7 @@ from ..errors import ConfigError
 from ..page.model import TYPED_RELATIONS, Page
 from ..providers.embedding.cutoffs import LINK_CUTOFFS, cutoff_of_vector, per_member
 from ..providers.llm.answers import json_list
+from ..stores.base import is_second_vector
 from .batching import batches
 from .records import EnrichRecords, InferredLink, pair_key, without_summary
 
@@ -91,7 +92,8 @@ def similar_pairs(pages: Mapping[str, Page], embedder: Any, store: Any,
                 cutoff_of_vector(embedder, vector, threshold)
             scores: dict[str, float] = {}
             for hit in store.query(vector, CANDIDATES, model):
-                if hit.page != path and hit.page in pages and hit.score >= cut:
+                if hit.page != path and hit.page in pages and hit.score >= cut \
+                        and not is_second_vector(hit.chunk_id):
                     scores[hit.page] = max(scores.get(hit.page, 0.0), float(hit.score))
             for other, score in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:per_page]:
                 key = (path, other) if path < other else (other, path)
