@@ -50,6 +50,11 @@ run again).
 - ``cjk_bothvec<w>``: for them, (1 − w) × USE's cosine + w × MiniLM's, MiniLM's read from
   the workspace named by the environment variable ``MINILM_WS`` (the vault embedded with
   ``embedding: {languages: {}}``: the routed store holds no MiniLM vectors of their sections);
+- ``cjk_use_everywhere`` / ``cjk_use_fallback`` (session 23): for them, the vector side is
+  USE's over every page searched, English pages included, read from the workspace named by
+  ``USE_WS`` (the vault embedded with ``embedding.model: use-multilingual-v3``); ``fallback``
+  only when the routed model would give way (USE under a tenth of the chunks searched). Kept
+  as ``embedding.cross_lingual_vectors`` (README);
 - ``cjk_heading<w>``: the heading field counted w times (2 today) for them;
 - ``named<b>`` / ``named1_<b>``: a page whose title's terms (at least two; ``named1_``: one
   is enough) are a run of the question's terms ("CSS snippets", 地图视图) gains b of its
