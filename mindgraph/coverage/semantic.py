@@ -152,6 +152,8 @@ def section_scores(texts: list[tuple[str, str]], provider: EmbeddingProvider,
     Only the ``k`` nearest chunks of each text are looked at, of ``pages`` when given; under
     one model per language, by every model with sections there (see the module docstring)."""
     model = provider.model_version
+    if getattr(provider, "second_route", None) is not None:
+        k *= 2       # the second vectors (embedding.cross_lingual_vectors) are left out below
     best: dict[str, dict[tuple[str, str], float]] = {}
     for route, vectors in _route_vectors(texts, provider, store, pages):
         cut = threshold if isinstance(threshold, (int, float)) else \

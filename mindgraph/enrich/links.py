@@ -84,6 +84,9 @@ def similar_pairs(pages: Mapping[str, Page], embedder: Any, store: Any,
     paths = sorted(pages)
     best: dict[tuple[str, str], float] = {}
     model = embedder.model_version
+    # second vectors (embedding.cross_lingual_vectors) are left out below: asked for twice as
+    # many, a page still sees about as many chunks of its own model as without them
+    asked = CANDIDATES * (2 if getattr(embedder, "second_route", None) is not None else 1)
     for start in range(0, len(paths), 32):
         chunk = paths[start:start + 32]
         vectors = embedder.embed_documents([page_text(pages[p]) for p in chunk])
@@ -91,7 +94,7 @@ def similar_pairs(pages: Mapping[str, Page], embedder: Any, store: Any,
             cut = threshold if isinstance(threshold, (int, float)) else \
                 cutoff_of_vector(embedder, vector, threshold)
             scores: dict[str, float] = {}
-            for hit in store.query(vector, CANDIDATES, model):
+            for hit in store.query(vector, asked, model):
                 if hit.page != path and hit.page in pages and hit.score >= cut \
                         and not is_second_vector(hit.chunk_id):
                     scores[hit.page] = max(scores.get(hit.page, 0.0), float(hit.score))
