@@ -52,6 +52,11 @@ run again).
 - ``cjk_bothvec<w>``: for them, (1 − w) × USE's cosine + w × MiniLM's, MiniLM's read from
   the workspace named by the environment variable ``MINILM_WS`` (the vault embedded with
   ``embedding: {languages: {}}``: the routed store holds no MiniLM vectors of their sections);
+- ``cjk_use_everywhere`` / ``cjk_use_fallback`` (session 23): for them, the vector side is
+  USE's over every page searched, English pages included, read from the workspace named by
+  ``USE_WS`` (the vault embedded with ``embedding.model: use-multilingual-v3``); ``fallback``
+  only when the routed model would give way (USE under a tenth of the chunks searched). Kept
+  as ``embedding.cross_lingual_vectors`` (README);
 - ``cjk_heading<w>``: the heading field counted w times (2 today) for them;
 - ``named<b>`` / ``named1_<b>``: a page whose title's terms (at least two; ``named1_``: one
   is enough) are a run of the question's terms ("CSS snippets", 地图视图) gains b of its
@@ -142,8 +147,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_fusion import HELD_OUT, line  # noqa: E402
 from mindgraph.bench.corpora import beir_retriever, wiki_retriever  # noqa: E402
-from mindgraph.bench.crosslingual import (cross_lingual_questions, language_pages,  # noqa: E402
-                                          language_retriever)
+from mindgraph.bench.crosslingual import (PagesOnly, cross_lingual_questions,  # noqa: E402
+                                          language_pages, language_retriever)
 from mindgraph.bench.runner import DEPTH  # noqa: E402
 from mindgraph.config import load_settings  # noqa: E402
 from mindgraph.core import Mindgraph  # noqa: E402
@@ -158,7 +163,7 @@ from mindgraph.retrieval.hybrid import GRAPH_POOL, HybridRetriever, SearchOption
 from mindgraph.retrieval.keyword import KeywordIndex, KeywordParams, max_per_group  # noqa: E402
 from mindgraph.retrieval.metrics import hit_at, mean, mrr_at, ndcg_at, recall_at  # noqa: E402
 from mindgraph.retrieval.twins import Twins  # noqa: E402
-from mindgraph.retrieval.vector import VectorPageHit  # noqa: E402
+from mindgraph.retrieval.vector import VectorPageHit, VectorRetriever  # noqa: E402
 import mindgraph.retrieval.analyzer as _analyzer  # noqa: E402
 import mindgraph.text.cjk as _cjk  # noqa: E402
 import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
@@ -765,6 +770,76 @@ def both_models_lever(weight: float) -> Callable[[HybridRetriever], HybridRetrie
     return make
 
 
+class MultilingualEverywhere(SameLanguageVector):
+    """For a Japanese or Chinese question, the vector side is the multilingual model's (USE)
+    over every page searched, English pages included, read from ``other`` (the vault
+    embedded with use-multilingual-v3 for every language, ``USE_WS``): the routed store holds
+    MiniLM vectors only of English pages, so today such a question meets them through MiniLM
+    (its vectors of Japanese text are noise, its weight cut) or not at all. ``fallback``:
+    only when the routed model would give way (USE holds under a tenth of the chunks
+    searched: a Japanese or Chinese question over English pages), so a question over a
+    vault with pages in its own language is answered as today. English questions keep
+    MiniLM's."""
+
+    def __init__(self, base: Any, other: Any, fallback: bool, langs: Sequence[str] = CJK):
+        self.base, self.other, self.fallback, self.langs = base, other, fallback, langs
+
+    def _chosen(self, query: str) -> Any:
+        lang = self.base.query_language(query)
+        if lang not in self.langs:
+            return self.base
+        if not self.fallback:
+            return self.other
+        order = self.base.provider.route_order(lang)
+        counts = self.base.part_counts()
+        own = order[0]
+        if counts is None or not sum(counts) or counts[own] >= 0.1 * sum(counts):
+            return self.base
+        return self.other
+
+    def search(self, query: str, limit: int) -> list[Any]:
+        return self._chosen(query).search(query, limit)
+
+    def page_scores(self, query: str, paths: Any) -> dict[str, float]:
+        return self._chosen(query).page_scores(query, paths)
+
+    def query_provider(self, query: str) -> Any:
+        return self._chosen(query).query_provider(query)
+
+    def embed_query(self, query: str) -> Any:
+        return self._chosen(query).embed_query(query)
+
+    def route_note(self, query: str) -> Any:
+        chosen = self._chosen(query)
+        return chosen.route_note(query) if chosen is self.base else None
+
+    def forget_queries(self) -> None:
+        self.base.forget_queries()
+        self.other.forget_queries()
+
+
+_USE: dict[str, Any] = {}
+
+
+def multilingual_everywhere_lever(fallback: bool) -> Callable[[HybridRetriever], HybridRetriever]:
+    def make(r: HybridRetriever) -> HybridRetriever:
+        if "vector" not in _USE:
+            ws = os.environ["USE_WS"]   # the vault embedded with use-multilingual-v3 alone
+            _USE["vector"] = wiki_retriever(Mindgraph(load_settings(ws)), embed=False).vector
+        # a calibration file of its own: USE's levels are measured over its new pages (the
+        # translator's dictionaries stay in the same folder)
+        out = rebuilt(r)
+        if r._calibration_file is not None:
+            out._calibration_file = r._calibration_file.with_name("calibration-use-all.json")
+        if r.vector is not None:
+            use = _USE["vector"]
+            other = VectorRetriever(use.provider, PagesOnly(use.store, r.pages),
+                                    r.vector.languages)
+            out.vector = MultilingualEverywhere(r.vector, other, fallback)  # type: ignore
+        return out
+    return make
+
+
 class PerLanguageFusion(HybridRetriever):
     """RRF (k = ``settings.rrf_k``) in place of the weighted fusion for Japanese and Chinese."""
 
@@ -1121,6 +1196,8 @@ LEVERS: dict[str, Callable[[HybridRetriever], HybridRetriever]] = {
     "zhpos_all": zh_tags_lever("d r c p m q f t"),
     "cjk_bothvec0.2": both_models_lever(0.2),
     "cjk_bothvec0.35": both_models_lever(0.35),
+    "cjk_use_everywhere": multilingual_everywhere_lever(False),
+    "cjk_use_fallback": multilingual_everywhere_lever(True),
     "cjk_heading1": cjk_params_lever(heading=1.0),
     "cjk_heading3": cjk_params_lever(heading=3.0),
     "cjk_heading4": cjk_params_lever(heading=4.0),

@@ -111,6 +111,11 @@ class EmbeddingSettings:
     # `search --hybrid` and `context` say on stderr that a multilingual model is loading when
     # its load is still running this long after it started (providers/embedding/load_notice.py)
     load_notice_after_s: float = 0.5
+    # With one model per language: the multilingual model (USE for ja/zh by default) also
+    # embeds every other page's sections, a second vector each, so a Japanese or Chinese
+    # question meets English pages by that model's meaning (vectors/chunking.py). Off: such
+    # a question meets them through MiniLM's vectors, weighed down, or not at all
+    cross_lingual_vectors: bool = False
 
 
 @dataclass(frozen=True)
@@ -980,6 +985,13 @@ def check_embedding(s: Settings) -> None:
         raise BadValue(f"{s.source}: 'embedding.languages' routes languages to local models; "
                        f"it needs embedding.provider local (it is {cfg.provider}). Remove "
                        f"embedding.languages or set the provider to local.", "embedding.languages")
+    if cfg.cross_lingual_vectors and not routed_languages(cfg.provider, cfg.model,
+                                                          cfg.languages):
+        raise BadValue(f"{s.source}: 'embedding.cross_lingual_vectors' gives every page a second "
+                       f"vector by the multilingual model that embedding.languages routes "
+                       f"Japanese or Chinese to, and no language is routed here. Remove it, or "
+                       f"leave embedding.languages unset with the default model (USE for ja "
+                       f"and zh).", "embedding.cross_lingual_vectors")
     if cfg.provider != "local":
         return
     model = cfg.model or DEFAULT_LOCAL_MODEL
@@ -1086,6 +1098,7 @@ embedding:
   provider: local   # local (all-MiniLM-L6-v2, offline) | gemini | openai | hashing
   # model: all-MiniLM-L6-v2    # local: all-MiniLM-L6-v2 | multilingual-e5-small | use-multilingual-v3
   # languages: {ja: use-multilingual-v3, zh: use-multilingual-v3}   # the default: a language's own local model (en, ja, zh, ko, other); {} = MiniLM for all
+  # cross_lingual_vectors: false   # true: USE also embeds English pages, for ja/zh questions over them
 
 store:
   backend: embedded # embedded | pgvector

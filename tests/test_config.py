@@ -323,6 +323,18 @@ def test_embedding_languages_need_the_local_provider_and_dimension_fits_the_mode
     assert remote.embedding.model == "my-own-model"      # an API's models are its own
 
 
+def test_cross_lingual_vectors_need_a_routed_multilingual_model(tmp_path):
+    with pytest.raises(ConfigError, match=r"mindgraph\.yml:3: 'embedding\.cross_lingual_vectors'"
+                                          r" gives every page a second vector .* no language "
+                                          r"is routed here"):
+        load_settings(write(tmp_path, "embedding:\n  languages: {}\n"
+                                      "  cross_lingual_vectors: true\n"), environ={})
+    assert load_settings(write(tmp_path, "embedding:\n  cross_lingual_vectors: true\n"),
+                         environ={}).embedding.cross_lingual_vectors is True
+    assert load_settings(write(tmp_path, "embedding:\n  provider: local\n"),
+                         environ={}).embedding.cross_lingual_vectors is False
+
+
 def test_a_bad_value_names_its_line_or_the_variable_that_set_it(tmp_path):
     with pytest.raises(ConfigError, match=r"mindgraph\.yml:4: 'compile\.concurrency' must be "
                                           r"at least 1"):

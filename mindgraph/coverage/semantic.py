@@ -38,7 +38,7 @@ import numpy as np
 from ..errors import ConfigError
 from ..providers.embedding.base import EmbeddingProvider
 from ..providers.embedding.cutoffs import SEMANTIC_CUTOFFS, members, per_member
-from ..stores.base import VectorStore
+from ..stores.base import VectorStore, is_second_vector
 from .units import Unit
 
 # Measured with the local MiniLM model on this repository's package against its architecture
@@ -152,6 +152,8 @@ def section_scores(texts: list[tuple[str, str]], provider: EmbeddingProvider,
     Only the ``k`` nearest chunks of each text are looked at, of ``pages`` when given; under
     one model per language, by every model with sections there (see the module docstring)."""
     model = provider.model_version
+    if getattr(provider, "second_route", None) is not None:
+        k *= 2       # the second vectors (embedding.cross_lingual_vectors) are left out below
     best: dict[str, dict[tuple[str, str], float]] = {}
     for route, vectors in _route_vectors(texts, provider, store, pages):
         cut = threshold if isinstance(threshold, (int, float)) else \
@@ -161,6 +163,8 @@ def section_scores(texts: list[tuple[str, str]], provider: EmbeddingProvider,
             for hit in store.query(vector, k, model, pages=pages):
                 if hit.score < cut:
                     break        # hits come best first
+                if is_second_vector(hit.chunk_id):
+                    continue     # the page's own model's vector speaks for it
                 key = (hit.page, hit.section_id)
                 found[key] = max(found.get(key, -1.0), float(hit.score))
     return best

@@ -27,6 +27,7 @@ from ..errors import ConfigError
 from ..page.model import TYPED_RELATIONS, Page
 from ..providers.embedding.cutoffs import LINK_CUTOFFS, cutoff_of_vector, per_member
 from ..providers.llm.answers import json_list
+from ..stores.base import is_second_vector
 from .batching import batches
 from .records import EnrichRecords, InferredLink, pair_key, without_summary
 
@@ -83,6 +84,9 @@ def similar_pairs(pages: Mapping[str, Page], embedder: Any, store: Any,
     paths = sorted(pages)
     best: dict[tuple[str, str], float] = {}
     model = embedder.model_version
+    # second vectors (embedding.cross_lingual_vectors) are left out below: asked for twice as
+    # many, a page still sees about as many chunks of its own model as without them
+    asked = CANDIDATES * (2 if getattr(embedder, "second_route", None) is not None else 1)
     for start in range(0, len(paths), 32):
         chunk = paths[start:start + 32]
         vectors = embedder.embed_documents([page_text(pages[p]) for p in chunk])
@@ -90,8 +94,9 @@ def similar_pairs(pages: Mapping[str, Page], embedder: Any, store: Any,
             cut = threshold if isinstance(threshold, (int, float)) else \
                 cutoff_of_vector(embedder, vector, threshold)
             scores: dict[str, float] = {}
-            for hit in store.query(vector, CANDIDATES, model):
-                if hit.page != path and hit.page in pages and hit.score >= cut:
+            for hit in store.query(vector, asked, model):
+                if hit.page != path and hit.page in pages and hit.score >= cut \
+                        and not is_second_vector(hit.chunk_id):
                     scores[hit.page] = max(scores.get(hit.page, 0.0), float(hit.score))
             for other, score in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:per_page]:
                 key = (path, other) if path < other else (other, path)

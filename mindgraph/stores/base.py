@@ -44,6 +44,16 @@ class ChunkMove:
     content_hash: str
 
 
+SECOND_VECTOR = "@xl"    # a chunk id's end: the multilingual model's second vector of a section
+
+
+def is_second_vector(chunk_id: str) -> bool:
+    """True for a section's second vector (``embedding.cross_lingual_vectors``,
+    vectors/chunking.py): searched by questions, left out where a page's neighbours are its
+    own model's (enrich's links, semantic coverage)."""
+    return chunk_id.endswith(SECOND_VECTOR)
+
+
 @dataclass(frozen=True)
 class VectorHit:
     """One query result."""

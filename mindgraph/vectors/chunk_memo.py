@@ -31,7 +31,7 @@ class ChunkMemo:
         self.changed = False
 
     @classmethod
-    def load(cls, state_dir: Path, model_version: str, max_tokens: int) -> "ChunkMemo":
+    def load(cls, state_dir: Path, model_version: str, max_tokens: int | str) -> "ChunkMemo":
         """The memo of ``model_version`` (empty when missing, unreadable or of another kind)."""
         key = f"{model_version}|{max_tokens}"
         path = Path(state_dir) / f"chunks-{sha256_text(key)[:16]}.json"

@@ -24,6 +24,7 @@ from ..page.links import replace_links
 from ..page.markdown import replace_comments
 from ..page.model import Page, Section
 from ..providers.embedding.base import EmbeddingProvider
+from ..stores.base import SECOND_VECTOR
 
 TokenCounter = Callable[[Sequence[str]], list[int]]
 SCOPES = frozenset({"personal", "team", "shared"})
@@ -192,11 +193,22 @@ def hash_under_title(chunk: Chunk, title: str, old_title: str) -> str:
 class LanguageChunker:
     """One model per language: each page is cut for the model of its language (its
     tokenizer and limit) and its chunks say which model embeds them (``Chunk.route``), so a
-    Japanese page's English code block is still embedded by the Japanese page's model."""
+    Japanese page's English code block is still embedded by the Japanese page's model.
+
+    With ``embedding.cross_lingual_vectors`` (the provider's ``second_route``), a page of
+    another model is also cut for the multilingual model, each chunk's id ending in
+    ``SECOND_VECTOR``: a Japanese or Chinese question, embedded by that model, then meets
+    English pages by its meaning (today's alternative, MiniLM's vectors of the question, is
+    noise and weighed down). English questions keep MiniLM's: the two models' vectors are
+    never compared (routed.py)."""
 
     def __init__(self, provider: Any):
         self.provider = provider
         self._chunkers = [Chunker(m.count_tokens, m.max_tokens) for m in provider.members]
+        self.second = getattr(provider, "second_route", None)
+        # the chunk memo's key (vectors/chunk_memo.py): turning the option on or off plans
+        # every page again; off it stays 0, the key of the memos written before it
+        self.memo_key: int | str = 0 if self.second is None else f"0|xl{self.second}"
 
     def chunk_pages(self, pages: Iterable[Page]) -> Iterator[Chunk]:
         """Chunks of every page, page by page."""
@@ -207,5 +219,12 @@ class LanguageChunker:
         """The page's chunks, cut and routed by its language."""
         route = self.provider.route_of(page_language(page))
         # the model is part of the hash: a page that changes language is embedded anew
-        return [replace(c, route=route, content_hash=chunk_hash(c.text, c.scope, route))
-                for c in self._chunkers[route].chunk_page(page)]
+        chunks = [replace(c, route=route, content_hash=chunk_hash(c.text, c.scope, route))
+                  for c in self._chunkers[route].chunk_page(page)]
+        second = self.second
+        if second is None or second == route or \
+                self.provider.member_languages(route) is None:
+            return chunks
+        return chunks + [replace(c, chunk_id=c.chunk_id + SECOND_VECTOR, route=second,
+                                 content_hash=chunk_hash(c.text, c.scope, second))
+                         for c in self._chunkers[second].chunk_page(page)]

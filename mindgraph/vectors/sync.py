@@ -135,7 +135,8 @@ def plan_sync(pages: Iterable[Page], store: VectorStore, model_version: str,
     new_pages: list[str] = []
     total = 0
     memo = None if memo_dir is None else \
-        ChunkMemo.load(memo_dir, model_version, getattr(chunker, "max_tokens", 0))
+        ChunkMemo.load(memo_dir, model_version,
+                       getattr(chunker, "memo_key", getattr(chunker, "max_tokens", 0)))
     for page in pages:
         seen.add(page.path)
         sources = (moved or {}).get(page.path, ())
@@ -232,15 +233,19 @@ def apply_sync(plan: SyncPlan, provider: EmbeddingProvider, store: VectorStore, 
     try:
         for start in range(0, len(plan.to_embed), batch_size):
             batch = plan.to_embed[start:start + batch_size]
-            routes = {c.text: c.route for c in reversed(batch)}   # first chunk's wins
-            unique = list(dict.fromkeys(c.text for c in batch))
-            vectors = provider.embed_documents(unique, [routes[t] for t in unique]) \
-                if hasattr(provider, "route_of") else provider.embed_documents(unique)
-            row_of = {text: i for i, text in enumerate(unique)}
+            routed = hasattr(provider, "route_of")
+            # one text embedded once per model (a section's second vector has its text,
+            # embedded by the multilingual model: embedding.cross_lingual_vectors)
+            keys = [(c.text, c.route if routed else -1) for c in batch]
+            unique = list(dict.fromkeys(keys))
+            texts = [text for text, _ in unique]
+            vectors = provider.embed_documents(texts, [route for _, route in unique]) \
+                if routed else provider.embed_documents(texts)
+            row_of = {key: i for i, key in enumerate(unique)}
             unusable = unusable_rows(vectors)
             records = []
-            for c in batch:
-                row = row_of[c.text]
+            for c, key in zip(batch, keys):
+                row = row_of[key]
                 if row in unusable:
                     if refused is not None:
                         refused.append(f"{c.page}#{c.chunk_id}: {provider.model_version} "

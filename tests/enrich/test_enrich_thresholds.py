@@ -120,3 +120,22 @@ def test_e5s_cut_off_holds_its_hits_only(corpora, tmp_path):
     english, japanese = scores(links, "en/"), scores(links, "ja/")
     assert english and min(english) >= 0.7 and min(english) < LINK_CUTOFFS["e5"]
     assert all(s >= LINK_CUTOFFS["e5"] for s in japanese)
+
+
+def test_second_vectors_join_no_pages_of_two_languages(corpora, tmp_path):
+    # embedding.cross_lingual_vectors: USE also embeds the English pages (for Japanese and
+    # Chinese questions); a Japanese page's USE neighbours are still Japanese pages only, not
+    # its English translation's second vectors
+    config = "embedding: {cross_lingual_vectors: true}\n"
+    for lang, names in (("en", EN), ("ja", JA)):
+        (tmp_path / "raw" / lang).mkdir(parents=True)
+        for name in names:
+            shutil.copy(corpora / "obsidian-help" / lang / "Obsidian Sync" / name,
+                        tmp_path / "raw" / lang / name)
+    (tmp_path / "mindgraph.yml").write_text(config, encoding="utf-8")
+    run(tmp_path, "ingest")
+    run(tmp_path, "embed")
+    report, links = enrich(tmp_path, config)
+    assert scores(links, "ja/") and scores(links, "en/")
+    for page, entries in links.items():
+        assert all(e["to"].split("/")[0] == page.split("/")[0] for e in entries), entries

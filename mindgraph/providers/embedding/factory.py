@@ -72,7 +72,8 @@ def local_provider(settings: Settings) -> EmbeddingProvider:
     made = {_local_model(settings)[2]: default}
     for entry in routes.values():
         made.setdefault(entry[2], _load_local(entry, settings.state_dir))
-    return RoutedEmbeddings(default, {lang: made[entry[2]] for lang, entry in routes.items()})
+    return RoutedEmbeddings(default, {lang: made[entry[2]] for lang, entry in routes.items()},
+                            every_page=settings.embedding.cross_lingual_vectors)
 
 
 def _load_local(entry: tuple[str, str, str, bool], state_dir: Path) -> EmbeddingProvider:

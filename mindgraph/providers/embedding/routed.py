@@ -37,7 +37,7 @@ class RoutedEmbeddings:
     """Several providers side by side, each for its languages (see the module docstring)."""
 
     def __init__(self, default: EmbeddingProvider,
-                 by_language: Mapping[str, EmbeddingProvider]):
+                 by_language: Mapping[str, EmbeddingProvider], every_page: bool = False):
         members: list[EmbeddingProvider] = [default]
         for provider in by_language.values():
             if all(provider is not m for m in members):
@@ -47,6 +47,11 @@ class RoutedEmbeddings:
         offsets = np.cumsum([0] + [m.dimension for m in members])
         self._blocks = [(int(a), int(b)) for a, b in zip(offsets[:-1], offsets[1:])]
         self._lock = threading.Lock()
+        # ``embedding.cross_lingual_vectors``: the first multilingual model routed to also
+        # embeds every page of the other models (a second vector a section, chunking.py)
+        multilingual = [i for i in range(1, len(members))
+                        if model_languages(members[i]) is None]
+        self.second_route: int | None = multilingual[0] if every_page and multilingual else None
 
     # -- identity ------------------------------------------------------------------------
     @property
