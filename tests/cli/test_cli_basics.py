@@ -257,3 +257,22 @@ def test_the_groups_named_for_a_subcommand_typed_alone_are_every_group():
         if isinstance(holder.commands[name], click.Group):
             groups.append(name)
     assert sorted(groups) == sorted(GROUPS)
+
+
+@pytest.mark.parametrize("typed, named", [
+    ("ask", "`mindgraph search --hybrid \"QUESTION\"`"), ("query", "`mindgraph search QUERY`"),
+    ("compile", "`mindgraph ingest`"), ("index", "`mindgraph ingest` (pages and the keyword index), then `mindgraph embed`"),
+    ("dashboard", "`mindgraph serve`"), ("show", "`mindgraph get PAGE`")])
+def test_a_word_a_new_user_types_names_the_command_that_does_it(typed, named):
+    result = CliRunner().invoke(cli, [typed, "what is a vault"])
+    assert result.exit_code == 2
+    assert f"No such command '{typed}'. Try {named}" in result.output
+
+
+def test_every_command_named_for_a_users_word_exists():
+    from mindgraph.cli import COMMANDS, ELSEWHERE
+    for typed, (command, why) in ELSEWHERE.items():
+        named = [command, *re.findall(r"`mindgraph ([^` ]+)", why)]
+        assert typed not in COMMANDS, typed
+        for name in named:
+            assert name in COMMANDS or name.split()[0] in COMMANDS, (typed, name)
