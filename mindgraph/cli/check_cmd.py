@@ -8,6 +8,7 @@ import click
 from ..trust.mix import describe_mix
 from .common import (EXIT_PROBLEMS, echo, emit_json, json_option, one_line, open_core,
                      workspace_options)
+from .no_pages import why_no_pages
 from .whole_number import WholeNumber
 
 
@@ -39,6 +40,8 @@ def check_command(settings, strict: bool, errors_only: bool, limit: int, show_al
              f"{warnings} warning{'s' * (warnings != 1)} ({counts}).")
         if getattr(report, "trust", None):     # core.check adds it (trust/mix.py)
             echo(f"trust: {describe_mix(report.trust)}")
+        if not pages:
+            echo(why_no_pages(settings))
     if strict and report.errors:
         raise SystemExit(EXIT_PROBLEMS)
 

@@ -22,6 +22,7 @@ from ..page.lookup import find_page
 from ..page.rawlines import RawLines, raw_source
 from .common import (SubcommandGroup, echo, emit_json, group_workspace_options, json_option,
                      open_core, workspace_options)
+from .no_pages import why_no_pages
 from .whole_number import WholeNumber
 
 GRAPH_FILE = "graph.pickle"
@@ -134,7 +135,7 @@ def hubs_command(settings: Settings, limit: int, as_json: bool) -> None:
         echo(f"{h.degree:10}  {h.path}  (backlinks {h.backlinks}, links {h.outlinks}, "
              f"shared tags only {h.inferred})")
     if not found:
-        echo("0 hubs: the wiki has no pages.")
+        echo(f"0 hubs. {why_no_pages(settings)}")
 
 
 @graph_group.command("communities")

@@ -11,6 +11,7 @@ from ..config import Settings
 from ..trust.answer import (TrustCriteria, keyword_answer, trust_line, trusted_hybrid,
                             with_trust)
 from .common import echo, emit_json, json_option, open_core, trust_options, workspace_options
+from .no_pages import why_no_pages
 from .whole_number import WholeNumber
 
 
@@ -70,6 +71,8 @@ def search_command(settings: Settings, query: tuple[str, ...], limit: int, hybri
                                    "seconds": round(elapsed, 4)}
         if not mg.keyword_index().query_terms(text):
             payload["note"] = "the query has no searchable terms (only stop words or symbols)"
+        elif not payload["index"]["pages"]:
+            payload["note"] = why_no_pages(settings)
         emit_json(payload)
         return
     for note in notes:
@@ -78,6 +81,8 @@ def search_command(settings: Settings, query: tuple[str, ...], limit: int, hybri
         shown = text if len(text) <= 80 else f"{text[:77]}…"     # a 10,000-character query
         echo(f"No page matches '{shown}'." if not notes else
              f"No page matching '{shown}' meets {trust.label()}.")
+        if not len(mg.keyword_index()):
+            echo(why_no_pages(settings))
         return
     for r in results:
         where = f"  § {r['heading']}" if r["heading"] else ""

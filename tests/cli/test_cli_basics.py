@@ -211,7 +211,10 @@ def test_empty_answers_say_so_instead_of_printing_nothing(tmp_path):
     for command, said in (("orphans", "0 orphans.\n"), ("broken", "0 broken links.\n")):
         result = runner.invoke(cli, ["graph", command, "-C", str(tmp_path / "kb")])
         assert (result.exit_code, result.output) == (0, said), command
-    for command, said in (("hubs", "0 hubs: the wiki has no pages.\n"),
+    empty_raw = tmp_path / "empty" / "raw"
+    for command, said in (("hubs", f"0 hubs. The wiki has no pages yet: {empty_raw} holds no "
+                                   "notes. Put Markdown files there (.md, .markdown or .txt), "
+                                   "then run `mindgraph ingest`.\n"),
                           ("communities", "0 communities of 2 or more pages. A page with no "
                            "links is a community of one: --min-size 1 lists those.\n")):
         result = runner.invoke(cli, ["graph", command, "-C", str(tmp_path / "empty")])

@@ -265,7 +265,43 @@ def test_stats_before_any_ingest_says_never_ingested(tmp_path):
     base = tmp_path / "fresh"
     assert run("init", base).exit_code == 0
     (base / "raw" / "a.md").write_text("# A\nSome text.\n")
-    assert "0 files: never ingested: run `mindgraph ingest`" in run("stats", "-C", base).output
+    assert (f"raw       0 files: never ingested: {base / 'raw'} holds notes; run `mindgraph "
+            f"ingest`") in run("stats", "-C", base).output
+
+
+def test_a_query_before_the_first_ingest_says_to_run_ingest_not_only_no_match(tmp_path):
+    notes = tmp_path / "vault"
+    notes.mkdir()
+    (notes / "Sync.md").write_text("# Sync\nSync keeps notes the same on every device.\n")
+    base = tmp_path / "kb"
+    assert run("init", base, "--raw", notes).exit_code == 0
+    never = (f"The wiki has no pages yet: the notes in {notes} were never compiled. "
+             f"Run `mindgraph ingest` first.")
+    search = run("search", "sync", "-C", base)
+    assert (search.exit_code, search.output) == (0, f"No page matches 'sync'.\n{never}\n")
+    as_json = json.loads(run("search", "sync", "-C", base, "--json").output)
+    assert as_json["count"] == 0 and as_json["note"] == never
+    check = run("check", "-C", base)
+    assert check.exit_code == 0 and check.output.endswith(f"{never}\n")
+    assert run("graph", "hubs", "-C", base).output == f"0 hubs. {never}\n"
+    for argv in (["get", "Sync"], ["links", "Sync"], ["graph", "path", "Sync", "Sync"]):
+        missing = run(*argv, "-C", base)
+        assert missing.exit_code == 1, argv
+        assert ("No page named 'Sync'. The wiki has no pages yet: compile the notes first "
+                "(`mindgraph ingest`).") in missing.output, argv
+    assert run("ingest", "-C", base).exit_code == 0
+    search = run("search", "sync", "-C", base)
+    assert search.exit_code == 0 and "1. Sync.md" in search.output
+    assert "no pages" not in search.output
+    assert "no pages" not in run("check", "-C", base).output
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "Sync.md").write_text("---\ntitle: [unclosed\n---\n# Sync\n")
+    base = tmp_path / "kb2"
+    assert run("init", base, "--raw", broken).exit_code == 0
+    assert run("ingest", "-C", base).exit_code == 1          # its one note fails: no page
+    assert run("search", "sync", "-C", base).output.endswith(
+        "The wiki has no pages: the last ingest compiled none; `mindgraph ingest` lists why.\n")
 
 
 # -- 5. config messages ---------------------------------------------------------------------------
