@@ -8,7 +8,7 @@ import re
 from typing import Any, Sequence
 
 from ..page.language import page_language, query_language  # noqa: F401 - query_language re-exported
-from ..page.links import replace_links
+from ..page.links import MDLINK_RE, WIKILINK_RE, parse_wikilink_inner, replace_links
 from ..page.markdown import replace_comments
 from ..page.model import Page
 from .analyzer import iter_highlights, merge_spans
@@ -103,6 +103,21 @@ def _link_words(text: str) -> str:
                          alias or target or heading or "")
 
 
+def embeds_shown(markdown: str) -> str:
+    """What a text that a reader sees only as embeds shows, named ("(embeds Search › Embed
+    search results in a note)"): a section of one ``![[...]]`` has no words of its own, and
+    an empty snippet reads as a broken result; "" when ``markdown`` embeds nothing."""
+    names: list[str] = []
+    for match in WIKILINK_RE.finditer(markdown):
+        if match.group(1):
+            target, heading, _block, alias = parse_wikilink_inner(match.group(2))
+            names.append(alias or " › ".join(part for part in (target, heading) if part))
+    names += [match.group(2) or match.group(3).strip("<>")
+              for match in MDLINK_RE.finditer(markdown) if match.group(1)]
+    names = [name for name in dict.fromkeys(names) if name]
+    return f"(embeds {', '.join(names)})" if names else ""
+
+
 def embed_label(embedded: Any) -> str:
     """How a snippet taken from an embed (``embeds.Embedded``) says where its words are from."""
     return f"(embedded from {embedded.name}) "
@@ -113,13 +128,14 @@ def snippet_for(page: Page, section_id: str | None, terms: Sequence[str],
     """A window of the section (or the page) around the first query term, terms in **bold**;
     ``embedded``: what the section's embeds show, searched after its own text."""
     section = page.section(section_id) if section_id else None
-    text = readable((section.text if section else "") or page.indexed_body)
+    own = (section.text if section else "") or page.indexed_body
+    text = readable(own)
     if embedded and terms and next(iter_highlights(text, terms), None) is None:
         for shown in embedded:      # the section's own text has no query word: an embed's
             inner = readable(shown.text)
             if next(iter_highlights(inner, terms), None) is not None:
                 return embed_label(shown) + _window(inner, terms)
-    return _window(text, terms)
+    return _window(text, terms) if text else embeds_shown(own)
 
 
 def _window(text: str, terms: Sequence[str]) -> str:
