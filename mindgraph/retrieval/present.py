@@ -17,6 +17,7 @@ SNIPPET_CHARS = 240
 _CALLOUT = re.compile(r"(?m)^[ \t]*>[ \t]*\[![^\]\n]*\][+-]?")
 _QUOTE = re.compile(r"(?m)^[ \t]*(?:>[ \t]?)+")
 _CODE_SPAN = re.compile(r"(`[^`\n]*`)")
+_HEADING_MARK = re.compile(r"(?m)^[ \t]{0,3}#{1,6}[ \t]+(?=\S)")
 _FENCE = re.compile(r"(?m)^[ \t]*(?:`{3,}|~{3,})[^\n`]*$")     # ```md, ~~~ (the code stays)
 # a note's raw HTML tag (``<img src="x.png" alt="A map">``, ``<kbd>``, ``</b>``), not an
 # autolink (``<https://…>``) nor a comparison (``a < b``): a tag name, then space or the end
@@ -66,11 +67,12 @@ def follow_ups(lang: str, title: str, neighbours: Sequence[str], sections: Seque
 
 def readable(markdown: str) -> str:
     """Markdown as a reader sees it, on one line: callout and quote markers, comments, bold
-    markers, raw HTML tags and link syntax gone (a link becomes its words), so a snippet spends its
+    markers, heading markers, raw HTML tags and link syntax gone (a link becomes its words), so a snippet spends its
     characters on content and its own bold marks the query's words alone."""
     text = replace_comments(markdown, lambda _: " ")
-    # the HTML a note writes as prose goes; the HTML a code block shows is its content
-    text = "".join(piece if index % 2 else _html_words(piece)
+    # the HTML a note writes as prose goes, and the '#####' of a heading too deep to make a
+    # section of its own; the HTML (or '# comment') a code block shows is its content
+    text = "".join(piece if index % 2 else _HEADING_MARK.sub("", _html_words(piece))
                    for index, piece in enumerate(_FENCED_BLOCK.split(text)))
     text = _CALLOUT.sub("", text)
     text = _QUOTE.sub("", text)

@@ -201,3 +201,16 @@ def test_a_section_that_only_embeds_a_note_names_it_instead_of_an_empty_snippet(
              if r["page"] == "Embed files.md"}
     assert shown["embed-search-results"] == "(embeds Search › Embed search results in a note)"
 
+
+def test_a_snippet_leaves_out_the_marker_of_a_heading_inside_a_section(tmp_path):
+    """A heading too deep for a section of its own (##### in the Help vault's Sync settings)
+    came into the snippet as '##### 隠しファイルと隠しフォルダ'; a '# comment' in a code block stays."""
+    wiki = tmp_path / "wiki"
+    wiki.mkdir()
+    (wiki / "Sync.md").write_text(
+        "# Sync\n\n## Excluded\n\nSnapshots are not synced.\n\n##### Dot folders\n\n"
+        "Hidden files are not synced.\n\n```bash\n# synced by hand\nrsync a b\n```\n")
+    snippet = json.loads(_search(tmp_path, "synced", "--json"))["results"][0]["snippet"]
+    assert snippet == ("Snapshots are not **synced**. Dot folders Hidden files are not "
+                       "**synced**. "
+                       "# **synced** by hand rsync a b"), snippet
