@@ -11,7 +11,6 @@ from ..config import Settings
 from ..trust.answer import (TrustCriteria, keyword_answer, trust_line, trusted_hybrid,
                             with_trust)
 from .common import echo, emit_json, json_option, open_core, trust_options, workspace_options
-from .no_pages import why_no_pages
 from .whole_number import WholeNumber
 
 
@@ -72,6 +71,7 @@ def search_command(settings: Settings, query: tuple[str, ...], limit: int, hybri
         if not mg.keyword_index().query_terms(text):
             payload["note"] = "the query has no searchable terms (only stop words or symbols)"
         elif not payload["index"]["pages"]:
+            from .no_pages import why_no_pages      # (not imported by a search that finds)
             payload["note"] = why_no_pages(settings)
         emit_json(payload)
         return
@@ -82,6 +82,7 @@ def search_command(settings: Settings, query: tuple[str, ...], limit: int, hybri
         echo(f"No page matches '{shown}'." if not notes else
              f"No page matching '{shown}' meets {trust.label()}.")
         if not len(mg.keyword_index()):
+            from .no_pages import why_no_pages
             echo(why_no_pages(settings))
         return
     for r in results:
