@@ -487,6 +487,39 @@ class Settings:
                 f"Wiki folder {self.wiki_dir} does not exist. Run `mindgraph ingest` first "
                 f"or set paths.wiki in {self.source}.")
 
+    def missing_raw(self) -> ConfigError | None:
+        """The error for a raw folder that does not exist, at the line of the config file
+        (or the environment variable) that names it: a moved vault or a mistyped
+        ``paths.raw``; None when the folder exists. Outside a workspace, that error."""
+        raw = self.raw_dir
+        if raw.is_dir():
+            return None
+        outside = self.not_a_workspace(raw)
+        if outside is not None:
+            return outside
+        where = self.raw_named_at()
+        if where is None:
+            return ConfigError(f"raw folder {raw} does not exist. Create it (`mindgraph init`) "
+                               f"or set paths.raw in {self.source} to the folder of your "
+                               f"notes.")
+        named = self.overrides.get("paths.raw", "paths.raw")
+        return ConfigError(f"{where}: raw folder {raw} does not exist (paths.raw is "
+                           f"'{self.paths.raw}'). Set {named} to the folder of your notes "
+                           f"(moved or renamed?), or create it.")
+
+    def raw_named_at(self) -> str | None:
+        """Where ``paths.raw`` is set: "mindgraph.yml:5" or "Environment variable
+        MINDGRAPH_PATHS__RAW"; None when it is the default."""
+        if "paths.raw" in self.overrides:
+            return self.origin("paths.raw")
+        if self.source == "(defaults)":
+            return None
+        try:
+            line = line_of(Path(self.source).read_text(encoding="utf-8"), ("paths", "raw"))
+        except (OSError, UnicodeDecodeError):
+            return None
+        return f"{self.source}:{line}" if line is not None else None
+
     def not_a_workspace(self, folder: Path) -> ConfigError | None:
         """The error for a missing ``folder`` when no config file was found either: the
         command ran outside a workspace (None when the folder exists or a config file was

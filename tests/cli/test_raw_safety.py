@@ -364,3 +364,38 @@ def test_init_refuses_an_unexpanded_tilde(asked, tmp_path, monkeypatch):
     assert result.exit_code == 2, result.output
     assert "the shell did not expand '~' (it was quoted)" in result.output
     assert not (tmp_path / "~").exists()
+
+
+def test_a_raw_folder_moved_away_is_named_at_its_config_line_by_ingest_watch_and_check(
+        tmp_path):
+    """`check` said of a vault renamed after an ingest that 74 of its notes were "deleted
+    from raw/ since the last ingest" (those whose pages had findings), and `watch` watched the
+    missing folder in silence; `ingest` alone named it, without the config line."""
+    notes = tmp_path / "vault"
+    notes.mkdir()
+    (notes / "A.md").write_text("# A\nSee [[missing]].\n")
+    base = tmp_path / "kb"
+    assert run("init", base, "--raw", notes).exit_code == 0
+    assert run("ingest", "-C", base).exit_code == 0
+    notes.rename(tmp_path / "vault-old")
+    config = base / "mindgraph.yml"
+    line = config.read_text().split("\n").index("  raw: ../vault          # your notes; "
+                                                 "mindgraph never writes here") + 1
+    said = (f"{config}:{line}: raw folder {notes} does not exist (paths.raw is '../vault'). "
+            f"Set paths.raw to the folder of your notes (moved or renamed?), or create it.")
+    for argv in (["ingest"], ["watch"], ["check"], ["check", "--json"]):
+        result = run(*argv, "-C", base)
+        assert result.exit_code == 2, (argv, result.output)
+        assert said in " ".join(result.output.split()), (argv, result.output)
+        assert "raw-gone" not in result.output and "Watching" not in result.output
+    moved = run("ingest", "-C", base, env={"MINDGRAPH_PATHS__RAW": "../elsewhere"})
+    assert moved.exit_code == 2
+    assert ("Environment variable MINDGRAPH_PATHS__RAW: raw folder "
+            f"{tmp_path / 'elsewhere'} does not exist (paths.raw is '../elsewhere'). Set "
+            "MINDGRAPH_PATHS__RAW to the folder") in " ".join(moved.output.split())
+    (tmp_path / "vault-old").rename(notes)
+    assert run("check", "-C", base).exit_code == 0
+    hand_kept = tmp_path / "hand"          # a wiki kept by hand: no raw/, no config
+    (hand_kept / "wiki").mkdir(parents=True)
+    (hand_kept / "wiki" / "A.md").write_text("# A\n")
+    assert run("check", "-C", hand_kept).exit_code == 0
