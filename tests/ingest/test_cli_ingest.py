@@ -221,6 +221,32 @@ def test_a_yaml_error_gets_the_hint_of_what_it_is_about(workspace, write_raw):
     assert not any("':'" in said[name] for name in ("list.md", "map.md"))
 
 
+def test_a_tab_or_a_value_beginning_with_a_reserved_character_is_named_with_its_fix(
+        workspace, write_raw):
+    """A tab indenting a list and an unquoted '@', '*', '!' or '`' at a value's start were
+    "not valid YAML (found character '\\t' that cannot start any token)" and no more."""
+    write_raw("tab.md", "---\ntags:\n\t- travel\n---\nTrip.\n")
+    write_raw("at.md", "---\ntitle: Trip\nowner: @bob\n---\nTrip.\n")
+    write_raw("star.md", "---\nstatus: *draft*\n---\nDraft.\n")
+    write_raw("bang.md", "---\nnote: !important\n---\nNote.\n")
+    write_raw("tick.md", "---\ncmd: `ls -la`\n---\nList.\n")
+    write_raw("quoted.md", "---\nsaid: @bob said \"hi\"\n---\nHi.\n")
+    result = run("ingest", "-C", str(workspace))
+    assert result.exit_code == 1
+    said = {ln.split(":", 1)[0].strip(): ln.strip() for ln in result.output.splitlines()
+            if "not valid YAML" in ln}
+    assert said["tab.md"].startswith("tab.md:3: ")
+    assert said["tab.md"].endswith("YAML indents with spaces, not tabs (replace the tab with "
+                                   "spaces).")
+    assert said["at.md"].startswith("at.md:3: ")
+    for name, fix in (("at.md", 'owner: "@bob"'), ("star.md", 'status: "*draft*"'),
+                      ("bang.md", 'note: "!important"'), ("tick.md", 'cmd: "`ls -la`"'),
+                      ("quoted.md", 'key: "@…"')):
+        sign = fix.split('"')[1][0]
+        assert said[name].endswith(f"a value that begins with '{sign}' must be in quotes "
+                                   f"({fix})."), said[name]
+
+
 def test_a_dry_run_says_what_it_would_do_with_deleted_notes(workspace, write_raw):
     write_raw("gone.md", "A note to delete.\n")
     write_raw("kept.md", "A note whose page is edited.\n")
