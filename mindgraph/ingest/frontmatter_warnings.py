@@ -9,7 +9,8 @@ and what was done with the value, in the form the compiler's errors take ("note.
   no date the timeline can read: dropped from the page, never copied as if it were a date;
 - ``title``, ``type``, ``tags``/``tag`` and ``aliases``/``alias`` values of the wrong kind: a
   number kept as text, a mapping (or, for names, a list inside the list) dropped;
-- a title, alias or tag longer than page.parse.MAX_NAME_CHARS: cut.
+- a title, alias or tag longer than page.parse.MAX_NAME_CHARS: cut;
+- a value YAML reads as a comment (``tags: #project``): the field is empty.
 """
 
 from __future__ import annotations
@@ -53,7 +54,8 @@ def field_warnings(path: str, text: str, frontmatter: Mapping[str, Any],
     lines = text.lstrip("\ufeff").split("\n", body_line)[1:body_line - 1]
     out = []
     for key, value in frontmatter.items():
-        what = _problem(str(key).lower(), value)
+        what = _problem(str(key).lower(), value) if value is not None else \
+            _commented_out(lines, str(key))
         if what:
             out.append(f"{path}:{_line_of(lines, str(key))}: frontmatter '{key}' {what}")
     for key, length in long_names(frontmatter):
@@ -136,6 +138,20 @@ def _items(value: Any, aliases: bool) -> Iterator[Any]:
             yield from _items(item, aliases)
         elif item is not None:
             yield item
+
+
+def _commented_out(lines: list[str], key: str) -> str:
+    """For a field YAML read as empty because its value begins with '#' (``tags: #project``,
+    as Obsidian users write tags in the text: a YAML comment), what happened and the fix;
+    "" for a field left empty on purpose."""
+    line = lines[_line_of(lines, key) - 2] if lines else ""
+    found = re.match(rf"^['\"]?{re.escape(key)}['\"]?[ \t]*:[ \t]+(#\S.*?)\s*$", line)
+    if not found:
+        return ""
+    value = found.group(1)
+    bare = " ".join(word.lstrip("#") for word in value.split())
+    return (f"is empty: '{value[:_SHOWN]}' after '{key}:' is a YAML comment, so the value "
+            f"was dropped. Write it without the '#' ({key}: {bare[:_SHOWN]}) or in quotes.")
 
 
 def _line_of(lines: list[str], key: str) -> int:

@@ -427,3 +427,18 @@ def test_a_state_folder_that_cannot_be_written_is_named_not_a_traceback(workspac
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert f"cannot write the state folder {workspace / '.mindgraph'}" in result.output
     assert not (workspace / "wiki").exists()
+
+
+def test_a_value_yaml_reads_as_a_comment_is_a_warning_with_the_fix(workspace, write_raw):
+    """``tags: #project`` (a tag written as in the text) is a YAML comment: the page had no
+    tag and nothing said why. A field left empty on purpose says nothing."""
+    write_raw("hashtag.md", "---\ntitle: Plan\ntags: #project #q3\n---\nThe plan.\n")
+    write_raw("empty.md", "---\ntitle: Empty\ntags:\nstatus: # to do\n---\nLater.\n")
+    result = run("ingest", "-C", str(workspace))
+    assert result.exit_code == 0, result.output
+    assert ("  hashtag.md:3: frontmatter 'tags' is empty: '#project #q3' after 'tags:' is a "
+            "YAML comment, so the value was dropped. Write it without the '#' (tags: project "
+            "q3) or in quotes.") in result.output.splitlines()
+    assert "empty.md" not in result.output
+    check = run("check", "-C", str(workspace)).output
+    assert "raw-warning      raw/hashtag.md:3: frontmatter 'tags' is empty" in check
