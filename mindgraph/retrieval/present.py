@@ -7,6 +7,7 @@ import itertools
 import re
 from typing import Any, Sequence
 
+from ..page.html_words import html_words
 from ..page.language import page_language, query_language  # noqa: F401 - query_language re-exported
 from ..page.links import MDLINK_RE, WIKILINK_RE, parse_wikilink_inner, replace_links
 from ..page.markdown import replace_comments
@@ -19,16 +20,7 @@ _QUOTE = re.compile(r"(?m)^[ \t]*(?:>[ \t]?)+")
 _CODE_SPAN = re.compile(r"(`[^`\n]*`)")
 _HEADING_MARK = re.compile(r"(?m)^[ \t]{0,3}#{1,6}[ \t]+(?=\S)")
 _FENCE = re.compile(r"(?m)^[ \t]*(?:`{3,}|~{3,})[^\n`]*$")     # ```md, ~~~ (the code stays)
-# a note's raw HTML tag (``<img src="x.png" alt="A map">``, ``<kbd>``, ``</b>``), not an
-# autolink (``<https://…>``) nor a comparison (``a < b``): a tag name, then space or the end
 _FENCED_BLOCK = re.compile(r"(?ms)(^[ \t]*(?:`{3,}|~{3,})[^\n]*\n.*?^[ \t]*(?:`{3,}|~{3,})[ \t]*$)")
-_HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
-_HTML_TAG_NAME = re.compile(r"</?([A-Za-z][A-Za-z0-9-]*)")
-# tags inside a line of text: they go without a space (``<b>同期</b>の設定`` is 同期の設定)
-_INLINE_TAGS = frozenset({"a", "abbr", "b", "bdi", "bdo", "cite", "code", "del", "dfn", "em",
-                          "font", "i", "ins", "kbd", "mark", "q", "rp", "rt", "ruby", "s",
-                          "samp", "small", "span", "strong", "sub", "sup", "time", "u", "var"})
-_ALT = re.compile(r"""\balt\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.IGNORECASE)
 
 
 def language_weight(page: Page, query_lang: str, factor: float) -> float:
@@ -72,7 +64,7 @@ def readable(markdown: str) -> str:
     text = replace_comments(markdown, lambda _: " ")
     # the HTML a note writes as prose goes, and the '#####' of a heading too deep to make a
     # section of its own; the HTML (or '# comment') a code block shows is its content
-    text = "".join(piece if index % 2 else _HEADING_MARK.sub("", _html_words(piece))
+    text = "".join(piece if index % 2 else _HEADING_MARK.sub("", html_words(piece))
                    for index, piece in enumerate(_FENCED_BLOCK.split(text)))
     text = _CALLOUT.sub("", text)
     text = _QUOTE.sub("", text)
@@ -82,22 +74,6 @@ def readable(markdown: str) -> str:
     text = "".join(piece if piece.startswith("`") else _link_words(piece).replace("**", "")
                    for piece in _CODE_SPAN.split(text))
     return " ".join(text.split())
-
-
-def _html_words(text: str) -> str:
-    """A note's raw HTML as the words a reader sees: a tag goes, an image leaves its ``alt``
-    (``<img src="cat.png" alt="the cat">`` is "the cat", not the markup); in `code` it is
-    text."""
-    def words(tag: re.Match) -> str:
-        name = _HTML_TAG_NAME.match(tag.group(0)).group(1).lower()
-        alt = _ALT.search(tag.group(0)) if name == "img" else None
-        if alt:
-            return f" {next(g for g in alt.groups() if g is not None)} "
-        return "" if name in _INLINE_TAGS else " "
-    if "<" not in text:
-        return text
-    return "".join(piece if piece.startswith("`") else _HTML_TAG.sub(words, piece)
-                   for piece in _CODE_SPAN.split(text))
 
 
 def _link_words(text: str) -> str:
