@@ -442,3 +442,17 @@ def test_a_value_yaml_reads_as_a_comment_is_a_warning_with_the_fix(workspace, wr
     assert "empty.md" not in result.output
     check = run("check", "-C", str(workspace)).output
     assert "raw-warning      raw/hashtag.md:3: frontmatter 'tags' is empty" in check
+
+
+def test_a_frontmatter_key_written_twice_is_a_warning_naming_both_lines(workspace, write_raw):
+    """``tags`` twice kept the second list alone, without a word: the first tags were gone
+    from the page, its search and its graph edges. Nested and list lines are not keys."""
+    write_raw("twice.md", "---\ntags: [garden]\ntitle: Plan\nmeta:\n  tags: x\n"
+                          "tags: [compost]\n---\nThe plan.\n")
+    write_raw("once.md", "---\ntags:\n  - a\n  - b\nabout: |\n  tags: inside text\n---\nOk.\n")
+    result = run("ingest", "-C", str(workspace))
+    assert result.exit_code == 0, result.output
+    assert ("  twice.md:6: frontmatter 'tags' is written 2 times (lines 2, 6); only the last "
+            "value ([compost]) is kept. Remove the others, or merge them into one."
+            ) in result.output.splitlines()
+    assert "once.md" not in result.output
