@@ -215,8 +215,9 @@ def test_empty_answers_say_so_instead_of_printing_nothing(tmp_path):
     for command, said in (("hubs", f"0 hubs. The wiki has no pages yet: {empty_raw} holds no "
                                    "notes. Put Markdown files there (.md, .markdown or .txt), "
                                    "then run `mindgraph ingest`.\n"),
-                          ("communities", "0 communities of 2 or more pages. A page with no "
-                           "links is a community of one: --min-size 1 lists those.\n")):
+                          ("communities", f"0 communities of 2 or more pages. The wiki has "
+                           f"no pages yet: {empty_raw} holds no notes. Put Markdown files "
+                           f"there (.md, .markdown or .txt), then run `mindgraph ingest`.\n")):
         result = runner.invoke(cli, ["graph", command, "-C", str(tmp_path / "empty")])
         assert (result.exit_code, result.output) == (0, said), command
     (tmp_path / "kb" / "wiki" / "C.md").write_text("# C\nAlone.\n")

@@ -284,6 +284,11 @@ def test_a_query_before_the_first_ingest_says_to_run_ingest_not_only_no_match(tm
     check = run("check", "-C", base)
     assert check.exit_code == 0 and check.output.endswith(f"{never}\n")
     assert run("graph", "hubs", "-C", base).output == f"0 hubs. {never}\n"
+    assert run("graph", "orphans", "-C", base).output == f"0 orphans. {never}\n"
+    assert run("graph", "communities", "-C", base).output == (
+        f"0 communities of 2 or more pages. {never}\n")
+    embed = run("embed", "-C", base)
+    assert embed.exit_code == 0 and embed.output.endswith(f"{never}\n"), embed.output
     for argv in (["get", "Sync"], ["links", "Sync"], ["graph", "path", "Sync", "Sync"]):
         missing = run(*argv, "-C", base)
         assert missing.exit_code == 1, argv
@@ -294,6 +299,7 @@ def test_a_query_before_the_first_ingest_says_to_run_ingest_not_only_no_match(tm
     assert search.exit_code == 0 and "1. Sync.md" in search.output
     assert "no pages" not in search.output
     assert "no pages" not in run("check", "-C", base).output
+    assert "no pages" not in run("graph", "orphans", "-C", base).output
     broken = tmp_path / "broken"
     broken.mkdir()
     (broken / "Sync.md").write_text("---\ntitle: [unclosed\n---\n# Sync\n")
