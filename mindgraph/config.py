@@ -531,11 +531,14 @@ class Settings:
                 f"{self.base_dir.resolve()} does not exist (no such folder), so it is no "
                 f"mindgraph workspace. Check the path given with -C, or create a workspace "
                 f"there with `mindgraph init {self.base_dir}`.")
+        here = self.base_dir.resolve()
+        create = (f"or, as this folder holds notes, make a workspace for them beside it: "
+                  f"`mindgraph init {here}-wiki --raw {here}`" if _holds_notes(here) else
+                  "or create one with `mindgraph init DIR`")
         return ConfigError(
-            f"{self.base_dir.resolve()} is not a mindgraph workspace: it has no "
+            f"{here} is not a mindgraph workspace: it has no "
             f"{CONFIG_FILENAME} and no {folder.name}/ folder. Run the command inside a "
-            f"workspace, pass -C DIR (the folder that holds {CONFIG_FILENAME}), or create one "
-            f"with `mindgraph init DIR`.")
+            f"workspace, pass -C DIR (the folder that holds {CONFIG_FILENAME}), {create}.")
 
     def secret(self, env_name: str, what: str) -> str:
         """Read a secret from the environment variable named in the settings."""
@@ -570,6 +573,25 @@ _SECTIONS = {
     "trust": TrustSettings,
     "scopes": ScopesSettings,
 }
+
+
+def _holds_notes(folder: Path, look_at: int = 1000) -> bool:
+    """True when ``folder`` is an Obsidian vault, or its files (of its first ``look_at``
+    entries) are mostly notes, two or more: a command run inside one's notes rather than
+    their workspace (not /tmp, nor a home folder with a README.md)."""
+    notes = files = 0
+    try:
+        with os.scandir(folder) as entries:
+            for _, entry in zip(range(look_at), entries):
+                if entry.name == ".obsidian" and entry.is_dir():
+                    return True
+                if entry.name.startswith(".") or not entry.is_file():
+                    continue
+                files += 1
+                notes += entry.name.lower().endswith((".md", ".markdown"))
+    except OSError:
+        return False
+    return notes >= 2 and 2 * notes >= files
 
 
 def load_settings(base_dir: str | Path = ".", config: str | Path | None = None,

@@ -405,3 +405,22 @@ def test_a_raw_folder_moved_away_is_named_at_its_config_line_by_ingest_watch_and
     (hand_kept / "wiki").mkdir(parents=True)
     (hand_kept / "wiki" / "A.md").write_text("# A\n")
     assert run("check", "-C", hand_kept).exit_code == 0
+
+
+def test_a_command_run_inside_a_vault_names_the_init_that_makes_its_workspace(tmp_path):
+    """`cd vault && mindgraph search x` said to `mindgraph init DIR`, which the vault itself
+    refuses (notes outside raw/): the fix is a workspace beside it, named with --raw."""
+    vault = tmp_path / "vault"
+    (vault / ".obsidian").mkdir(parents=True)
+    (vault / "Home.md").write_text("# Home\n")
+    result = run("search", "x", "-C", vault)
+    assert result.exit_code == 2
+    assert (f"or, as this folder holds notes, make a workspace for them beside it: "
+            f"`mindgraph init {vault}-wiki --raw {vault}`.") in " ".join(result.output.split())
+    assert run("init", f"{vault}-wiki", "--raw", vault).exit_code == 0   # the fix works
+    other = tmp_path / "project"              # a README among other files is no vault
+    other.mkdir()
+    for name in ("README.md", "setup.py", "main.py"):
+        (other / name).write_text("x\n")
+    said = " ".join(run("search", "x", "-C", other).output.split())
+    assert "or create one with `mindgraph init DIR`." in said and "--raw" not in said
