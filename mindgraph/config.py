@@ -506,6 +506,39 @@ class Settings:
                 f"Wiki folder {self.wiki_dir} does not exist. Run `mindgraph ingest` first "
                 f"or set paths.wiki in {self.source}.")
 
+    def missing_raw(self) -> ConfigError | None:
+        """The error for a raw folder that does not exist, at the line of the config file
+        (or the environment variable) that names it: a moved vault or a mistyped
+        ``paths.raw``; None when the folder exists. Outside a workspace, that error."""
+        raw = self.raw_dir
+        if raw.is_dir():
+            return None
+        outside = self.not_a_workspace(raw)
+        if outside is not None:
+            return outside
+        where = self.raw_named_at()
+        if where is None:
+            return ConfigError(f"raw folder {raw} does not exist. Create it (`mindgraph init`) "
+                               f"or set paths.raw in {self.source} to the folder of your "
+                               f"notes.")
+        named = self.overrides.get("paths.raw", "paths.raw")
+        return ConfigError(f"{where}: raw folder {raw} does not exist (paths.raw is "
+                           f"'{self.paths.raw}'). Set {named} to the folder of your notes "
+                           f"(moved or renamed?), or create it.")
+
+    def raw_named_at(self) -> str | None:
+        """Where ``paths.raw`` is set: "mindgraph.yml:5" or "Environment variable
+        MINDGRAPH_PATHS__RAW"; None when it is the default."""
+        if "paths.raw" in self.overrides:
+            return self.origin("paths.raw")
+        if self.source == "(defaults)":
+            return None
+        try:
+            line = line_of(Path(self.source).read_text(encoding="utf-8"), ("paths", "raw"))
+        except (OSError, UnicodeDecodeError):
+            return None
+        return f"{self.source}:{line}" if line is not None else None
+
     def not_a_workspace(self, folder: Path) -> ConfigError | None:
         """The error for a missing ``folder`` when no config file was found either: the
         command ran outside a workspace (None when the folder exists or a config file was
@@ -517,11 +550,14 @@ class Settings:
                 f"{self.base_dir.resolve()} does not exist (no such folder), so it is no "
                 f"mindgraph workspace. Check the path given with -C, or create a workspace "
                 f"there with `mindgraph init {self.base_dir}`.")
+        here = self.base_dir.resolve()
+        create = (f"or, as this folder holds notes, make a workspace for them beside it: "
+                  f"`mindgraph init {here}-wiki --raw {here}`" if _holds_notes(here) else
+                  "or create one with `mindgraph init DIR`")
         return ConfigError(
-            f"{self.base_dir.resolve()} is not a mindgraph workspace: it has no "
+            f"{here} is not a mindgraph workspace: it has no "
             f"{CONFIG_FILENAME} and no {folder.name}/ folder. Run the command inside a "
-            f"workspace, pass -C DIR (the folder that holds {CONFIG_FILENAME}), or create one "
-            f"with `mindgraph init DIR`.")
+            f"workspace, pass -C DIR (the folder that holds {CONFIG_FILENAME}), {create}.")
 
     def secret(self, env_name: str, what: str) -> str:
         """Read a secret from the environment variable named in the settings."""
@@ -556,6 +592,25 @@ _SECTIONS = {
     "trust": TrustSettings,
     "scopes": ScopesSettings,
 }
+
+
+def _holds_notes(folder: Path, look_at: int = 1000) -> bool:
+    """True when ``folder`` is an Obsidian vault, or its files (of its first ``look_at``
+    entries) are mostly notes, two or more: a command run inside one's notes rather than
+    their workspace (not /tmp, nor a home folder with a README.md)."""
+    notes = files = 0
+    try:
+        with os.scandir(folder) as entries:
+            for _, entry in zip(range(look_at), entries):
+                if entry.name == ".obsidian" and entry.is_dir():
+                    return True
+                if entry.name.startswith(".") or not entry.is_file():
+                    continue
+                files += 1
+                notes += entry.name.lower().endswith((".md", ".markdown"))
+    except OSError:
+        return False
+    return notes >= 2 and 2 * notes >= files
 
 
 def load_settings(base_dir: str | Path = ".", config: str | Path | None = None,

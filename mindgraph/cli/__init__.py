@@ -44,6 +44,18 @@ GROUPS = ("graph",)
 ELSEWHERE = {
     "explain": ("search --hybrid QUERY", ": each result says which retrievers found it and why"),
     "backlink": ("graph backlinks PAGE", ""),
+    "ask": ("search --hybrid \"QUESTION\"", " (the best sections, each explained), or "
+            "`mindgraph context SITUATION` for a block of notes to hand an agent"),
+    "query": ("search QUERY", " (keyword) or `mindgraph search --hybrid QUERY`"),
+    "find": ("search QUERY", " (keyword) or `mindgraph search --hybrid QUERY`"),
+    "compile": ("ingest", ": it compiles raw/ into wiki/"),
+    "build": ("ingest", ": it compiles raw/ into wiki/"),
+    "index": ("ingest", " (pages and the keyword index), then `mindgraph embed` (vectors)"),
+    "status": ("stats", " (what the workspace holds) or `mindgraph check` (its problems)"),
+    "show": ("get PAGE", ""),
+    "read": ("get PAGE", ""),
+    "open": ("url PAGE", " (its obsidian:// or file:// address) or `mindgraph get PAGE`"),
+    "dashboard": ("serve", ", then open http://127.0.0.1:8765/"),
 }
 
 

@@ -8,6 +8,8 @@ import click
 from ..trust.mix import describe_mix
 from .common import (EXIT_PROBLEMS, echo, emit_json, json_option, one_line, open_core,
                      workspace_options)
+from .no_pages import why_no_pages
+from .raw_folder import require_raw_folder
 from .whole_number import WholeNumber
 
 
@@ -26,6 +28,7 @@ def check_command(settings, strict: bool, errors_only: bool, limit: int, show_al
     disputed pages; and the trust mix. Findings are grouped by kind, errors first, a few of
     each (--all: every one)."""
     settings.require_wiki()
+    require_raw_folder(settings)
     report = open_core(settings).check()
     if as_json:
         emit_json(report.to_dict())
@@ -39,6 +42,8 @@ def check_command(settings, strict: bool, errors_only: bool, limit: int, show_al
              f"{warnings} warning{'s' * (warnings != 1)} ({counts}).")
         if getattr(report, "trust", None):     # core.check adds it (trust/mix.py)
             echo(f"trust: {describe_mix(report.trust)}")
+        if not pages:
+            echo(why_no_pages(settings))
     if strict and report.errors:
         raise SystemExit(EXIT_PROBLEMS)
 

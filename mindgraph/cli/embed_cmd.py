@@ -69,6 +69,9 @@ def embed_command(settings: Settings, dry_run: bool, drop_other_models: bool,
         emit_json({**report.as_dict(), "dropped_models": dropped, "unreadable_pages": keep})
         return
     _print_summary(report, dropped, keep)
+    if not report.pages and not report.removed_pages:
+        from .no_pages import why_no_pages      # "0 of 0 chunks from 0 pages" said no more
+        echo(why_no_pages(settings))
 
 
 def _print_summary(report: SyncReport, dropped: dict[str, int], keep: list[str]) -> None:

@@ -22,6 +22,7 @@ from ..page.lookup import find_page
 from ..page.rawlines import RawLines, raw_source
 from .common import (SubcommandGroup, echo, emit_json, group_workspace_options, json_option,
                      open_core, workspace_options)
+from .no_pages import why_no_pages
 from .whole_number import WholeNumber
 
 GRAPH_FILE = "graph.pickle"
@@ -134,7 +135,7 @@ def hubs_command(settings: Settings, limit: int, as_json: bool) -> None:
         echo(f"{h.degree:10}  {h.path}  (backlinks {h.backlinks}, links {h.outlinks}, "
              f"shared tags only {h.inferred})")
     if not found:
-        echo("0 hubs: the wiki has no pages.")
+        echo(f"0 hubs. {why_no_pages(settings)}")
 
 
 @graph_group.command("communities")
@@ -146,7 +147,7 @@ def hubs_command(settings: Settings, limit: int, as_json: bool) -> None:
 @workspace_options
 def communities_command(settings: Settings, limit: int, min_size: int, as_json: bool) -> None:
     """Communities (Leiden), largest first, each named after its most central page."""
-    _, kg = open_workspace_graph(settings, save=False)
+    cache, kg = open_workspace_graph(settings, save=False)
     cached = kg._communities is not None     # false too when the graph was built or changed
     found = [c for c in detect_communities(kg) if c.size >= min_size]
     if not cached and writable(settings.state_dir):
@@ -164,7 +165,8 @@ def communities_command(settings: Settings, limit: int, min_size: int, as_json: 
     if not shown:
         echo(f"0 communities of {min_size} or more pages." + (
             " A page with no links is a community of one: --min-size 1 lists those."
-            if min_size > 1 else ""))
+            if min_size > 1 and cache.pages else "")
+            + ("" if cache.pages else f" {why_no_pages(settings)}"))
 
 
 @graph_group.command("orphans")
@@ -174,7 +176,7 @@ def communities_command(settings: Settings, limit: int, min_size: int, as_json: 
 @workspace_options
 def orphans_command(settings: Settings, no_backlinks: bool, as_json: bool) -> None:
     """Pages with no links in or out."""
-    _, kg = open_workspace_graph(settings)
+    cache, kg = open_workspace_graph(settings)
     found = orphans(kg, no_backlinks=no_backlinks)
     if as_json:
         emit_json({"orphans": found, "count": len(found)})
@@ -182,7 +184,7 @@ def orphans_command(settings: Settings, no_backlinks: bool, as_json: bool) -> No
     for path in found:
         echo(path)
     if not found:
-        echo("0 orphans.")
+        echo("0 orphans." + ("" if cache.pages else f" {why_no_pages(settings)}"))
 
 
 @graph_group.command("broken")

@@ -26,7 +26,7 @@ from .common import ConfigClickError, echo, emit_json, json_option
 @click.command("init")
 @click.argument("directory", type=click.Path(file_okay=False, path_type=Path), default=Path("."))
 @click.option("--force", is_flag=True, help="Overwrite an existing mindgraph.yml.")
-@click.option("--raw", "raw_folder",
+@click.option("--raw", "raw_folders", multiple=True,
               type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Compile the notes of this existing folder (an Obsidian vault, a notes "
                    "folder) where they are, instead of DIRECTORY/raw: mindgraph.yml names it "
@@ -35,12 +35,21 @@ from .common import ConfigClickError, echo, emit_json, json_option
               help="Make the workspace in DIRECTORY even though it holds notes outside raw/ "
                    "(a project's README and docs); they are not compiled.")
 @json_option
-def init_command(directory: Path, force: bool, raw_folder: Path | None, ignore_notes: bool,
-                 as_json: bool) -> None:
+def init_command(directory: Path, force: bool, raw_folders: tuple[Path, ...],
+                 ignore_notes: bool, as_json: bool) -> None:
     """Create mindgraph.yml, raw/ and wiki/ in DIRECTORY (default: the current folder, or
     the -C DIR given before the command). For notes you already keep elsewhere, give their
     folder with --raw and a new DIRECTORY beside it: `mindgraph init ~/vault-wiki --raw
     ~/vault`."""
+    if len(raw_folders) > 1:
+        # click kept the last one silently: the first vault would never be compiled
+        given = ", ".join(str(folder) for folder in raw_folders)
+        raise ConfigClickError(f"--raw is given {len(raw_folders)} times ({given}): a "
+                               f"workspace compiles one folder of notes. Make one workspace "
+                               f"per folder (`mindgraph init {raw_folders[0]}-wiki --raw "
+                               f"{raw_folders[0]}`, and so on), or give the folder that holds "
+                               f"them all.")
+    raw_folder = raw_folders[0] if raw_folders else None
     if str(directory).startswith("~"):
         # a quoted '~' reached us unexpanded: `-C ~` in the next command would be the home
         # folder, not the folder made here

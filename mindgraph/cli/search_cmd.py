@@ -70,6 +70,9 @@ def search_command(settings: Settings, query: tuple[str, ...], limit: int, hybri
                                    "seconds": round(elapsed, 4)}
         if not mg.keyword_index().query_terms(text):
             payload["note"] = "the query has no searchable terms (only stop words or symbols)"
+        elif not payload["index"]["pages"]:
+            from .no_pages import why_no_pages      # (not imported by a search that finds)
+            payload["note"] = why_no_pages(settings)
         emit_json(payload)
         return
     for note in notes:
@@ -78,6 +81,9 @@ def search_command(settings: Settings, query: tuple[str, ...], limit: int, hybri
         shown = text if len(text) <= 80 else f"{text[:77]}…"     # a 10,000-character query
         echo(f"No page matches '{shown}'." if not notes else
              f"No page matching '{shown}' meets {trust.label()}.")
+        if not len(mg.keyword_index()):
+            from .no_pages import why_no_pages
+            echo(why_no_pages(settings))
         return
     for r in results:
         where = f"  § {r['heading']}" if r["heading"] else ""

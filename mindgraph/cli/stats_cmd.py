@@ -41,6 +41,8 @@ def _raw_states(raw: dict) -> str:
     if raw.get("has_notes") is False:
         return f"raw/ ({raw['folder']}) has no notes yet: put Markdown files there"
     if not raw.get("ingested"):
+        if raw.get("has_notes"):      # "0 files" alone reads as an empty raw/
+            return f"never ingested: {raw['folder']} holds notes; run `mindgraph ingest`"
         return "never ingested: run `mindgraph ingest`"
     return "none recorded by the last ingest (`mindgraph ingest` says why)"
 

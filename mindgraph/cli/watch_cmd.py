@@ -15,6 +15,7 @@ import click
 from ..core import Mindgraph
 from .common import (echo, emit_json, json_option, require_workspace, terminal_safe,
                      workspace_options)
+from .raw_folder import require_raw_folder
 from .whole_number import WholeNumber
 
 
@@ -100,6 +101,7 @@ def watch_command(settings, watch: dict[str, Any], as_json: bool) -> None:
     from ..sync import Watcher
 
     require_workspace(settings)
+    require_raw_folder(settings)     # else it watches a folder that is not there, silent
     mg = Mindgraph(settings)
     watcher = Watcher(mg, on_run=_printer(as_json, False, settings.paths.raw), **watch)
     if as_json:

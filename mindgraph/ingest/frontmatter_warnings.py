@@ -9,7 +9,9 @@ and what was done with the value, in the form the compiler's errors take ("note.
   no date the timeline can read: dropped from the page, never copied as if it were a date;
 - ``title``, ``type``, ``tags``/``tag`` and ``aliases``/``alias`` values of the wrong kind: a
   number kept as text, a mapping (or, for names, a list inside the list) dropped;
-- a title, alias or tag longer than page.parse.MAX_NAME_CHARS: cut.
+- a title, alias or tag longer than page.parse.MAX_NAME_CHARS: cut;
+- a value YAML reads as a comment (``tags: #project``): the field is empty;
+- a key written twice: YAML keeps the last value.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from ..page.dates import CREATED_KEYS, UPDATED_KEYS, unreadable_date
 from ..page.parse import MAX_NAME_CHARS, long_name_message, long_names
 
 _SHOWN = 60
+_TOP_KEY = re.compile(r"""^(['"]?)([^\s:#'"\-\[{][^:]*?)\1[ \t]*:(?:[ \t]|$)""")
 _OPENER_RE = re.compile(r"\A\ufeff?---[ \t]*(?:\r?\n|\Z)")
 
 
@@ -53,12 +56,30 @@ def field_warnings(path: str, text: str, frontmatter: Mapping[str, Any],
     lines = text.lstrip("\ufeff").split("\n", body_line)[1:body_line - 1]
     out = []
     for key, value in frontmatter.items():
-        what = _problem(str(key).lower(), value)
+        what = _problem(str(key).lower(), value) if value is not None else \
+            _commented_out(lines, str(key))
         if what:
             out.append(f"{path}:{_line_of(lines, str(key))}: frontmatter '{key}' {what}")
     for key, length in long_names(frontmatter):
         out.append(f"{path}:{_line_of(lines, key)}: {long_name_message(key, length)}")
+    for key, at in _repeated_keys(lines).items():
+        kept = frontmatter.get(key)
+        shown = f" ({_shown(kept)})" if kept is not None and not isinstance(kept, dict) else ""
+        out.append(f"{path}:{at[-1]}: frontmatter '{key}' is written {len(at)} times (lines "
+                   f"{', '.join(map(str, at))}); only the last value{shown} is kept. Remove "
+                   f"the others, or merge them into one.")
     return out
+
+
+def _repeated_keys(lines: list[str]) -> dict[str, list[int]]:
+    """Top-level keys the block writes more than once, with their note lines: YAML keeps the
+    last value without a word (``tags`` twice: the first tags are gone)."""
+    seen: dict[str, list[int]] = {}
+    for i, line in enumerate(lines):
+        key = _TOP_KEY.match(line)
+        if key:
+            seen.setdefault(key.group(2), []).append(i + 2)
+    return {key: at for key, at in seen.items() if len(at) > 1}
 
 
 
@@ -136,6 +157,20 @@ def _items(value: Any, aliases: bool) -> Iterator[Any]:
             yield from _items(item, aliases)
         elif item is not None:
             yield item
+
+
+def _commented_out(lines: list[str], key: str) -> str:
+    """For a field YAML read as empty because its value begins with '#' (``tags: #project``,
+    as Obsidian users write tags in the text: a YAML comment), what happened and the fix;
+    "" for a field left empty on purpose."""
+    line = lines[_line_of(lines, key) - 2] if lines else ""
+    found = re.match(rf"^['\"]?{re.escape(key)}['\"]?[ \t]*:[ \t]+(#\S.*?)\s*$", line)
+    if not found:
+        return ""
+    value = found.group(1)
+    bare = " ".join(word.lstrip("#") for word in value.split())
+    return (f"is empty: '{value[:_SHOWN]}' after '{key}:' is a YAML comment, so the value "
+            f"was dropped. Write it without the '#' ({key}: {bare[:_SHOWN]}) or in quotes.")
 
 
 def _line_of(lines: list[str], key: str) -> int:

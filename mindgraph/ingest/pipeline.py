@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterable
 
 from ..config import Settings
 from ..documents.overlay import CompileOverlay
-from ..errors import ConfigError, RemovalsHeld
+from ..errors import RemovalsHeld
 from ..page.dates import dates_key
 from ..page.history import History, git_history
 from .compile_offline import OfflineCompiler
@@ -88,9 +88,9 @@ def run_ingest(settings: Settings, *, provider: Any = None, dry_run: bool = Fals
     held (RemovalsHeld, guard.py) unless ``allow_removals``."""
     started = time.perf_counter()
     raw_dir, wiki_dir = settings.raw_dir, settings.wiki_dir
-    if not raw_dir.is_dir():
-        raise settings.not_a_workspace(raw_dir) or ConfigError(f"raw folder {raw_dir} does not exist. Create it (`mindgraph init`) "
-                          f"or set paths.raw in {settings.source}.")
+    missing = settings.missing_raw()
+    if missing is not None:
+        raise missing
     compiler = make_compiler(settings, provider)
     only = tuple(only)
     with ingest_lock(settings.state_dir, dry_run):

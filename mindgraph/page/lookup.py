@@ -51,7 +51,10 @@ def find_page(pages: Mapping[str, Page], name: str) -> Page:
 
 
 def suggest(pages: Mapping[str, Page], name: str) -> str:
-    """" Did you mean: ...?" with close titles and paths, or "" when nothing is close."""
+    """" Did you mean: ...?" with close titles and paths, else to search for it, or to
+    compile the notes when the wiki has no page at all."""
+    if not pages:
+        return " The wiki has no pages yet: compile the notes first (`mindgraph ingest`)."
     choices: dict[str, str] = {}
     for page in pages.values():
         choices.setdefault(page.title.lower(), page.path)

@@ -76,7 +76,7 @@ def _load_frontmatter(block: str | None, path: str) -> tuple[dict[str, Any], str
         line = mark.line + 2 if mark is not None else 1  # +1 for the opening '---', 1-based
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         return {}, (f"{path}:{line}: frontmatter is not valid YAML ({problem}). "
-                    f"Fix the YAML between the '---' lines{_yaml_hint(exc)}.")
+                    f"Fix the YAML between the '---' lines{_yaml_hint(exc, block)}.")
     except RecursionError:
         return {}, f"{path}:2: frontmatter is nested too deeply. Flatten it."
     if data is None:
@@ -120,9 +120,11 @@ _UNCLOSED = (("expected ',' or ']'", "a '[' list", "']'"),
              ("while scanning a quoted scalar", "a quoted value", "its closing quote"))
 
 
-def _yaml_hint(exc: yaml.YAMLError) -> str:
+def _yaml_hint(exc: yaml.YAMLError, block: str) -> str:
     """What the YAML error is most likely about, as a fix: an unclosed '[', '{' or quote
-    (with the line it opened on), a ':' inside a plain value, or nothing more to say."""
+    (with the line it opened on), a ':' inside a plain value, a tab indenting, a value
+    beginning with a character YAML reserves (quoted, as its line would be written), or
+    nothing more to say."""
     said = f"{getattr(exc, 'problem', '') or ''} {getattr(exc, 'context', '') or ''}"
     opened = getattr(exc, "context_mark", None)
     for sign, what, close in _UNCLOSED:
@@ -131,7 +133,26 @@ def _yaml_hint(exc: yaml.YAMLError) -> str:
             return f": {what} opened{where} is never closed (add {close})"
     if "mapping values are not allowed" in said:
         return " (quote values that contain ':', or fix the indentation)"
+    if "found character '\\t'" in said:
+        return ": YAML indents with spaces, not tabs (replace the tab with spaces)"
+    start = _UNQUOTED_START.search(said)
+    if start:
+        sign = start.group(1) or start.group(2) or "!"
+        mark = getattr(exc, "problem_mark", None)
+        line = block.split("\n")[mark.line] if mark is not None else ""
+        field = _FIELD_LINE.match(line)
+        shown = (f"{field.group(1)}: \"{field.group(2).strip()}\"" if field and
+                 field.group(2).strip()[:1] == sign and '"' not in field.group(2) else f"key: \"{sign}…\"")
+        return f": a value that begins with '{sign}' must be in quotes ({shown[:80]})"
     return ""
+
+
+# what PyYAML says of a plain value beginning with a character YAML reserves: '@' and '`'
+# (cannot start any token), '*' and '&' (an alias or anchor), '!' (a tag), '%' (a directive)
+_FIELD_LINE = re.compile(r"^[ \t]*([^:#\s][^:]*):[ \t]+(.*)$")
+_UNQUOTED_START = re.compile(r"found character '([@`%])' that cannot start any token|"
+                             r"but found '([*&])'|could not determine a constructor for the "
+                             r"tag '!")
 
 
 def _too_big(path: str, block: str, key: str, value: Any, left: int, deep: bool) -> str:

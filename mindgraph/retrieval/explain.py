@@ -17,7 +17,7 @@ from .analyzer import analyze, highlight_terms, iter_term_spans
 from .embeds import Embedded
 from .keyword import KeywordHit, page_fields
 from .native import app_url
-from .present import embed_label, readable
+from .present import embed_label, embeds_shown, readable
 from .snippet_marks import marked, outside_code
 
 SNIPPET_CHARS = 240
@@ -145,6 +145,8 @@ def snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS, lang: str |
             ) -> str:
     """The window of ``text`` with the most matched terms, matches wrapped in ** **."""
     flat = readable(text)
+    if not flat:
+        return embeds_shown(text)
     spans = highlight_terms(flat, terms, lang)
     if not spans:
         end = outside_code(flat, 0, min(len(flat), width))[1]

@@ -7,8 +7,9 @@ import itertools
 import re
 from typing import Any, Sequence
 
+from ..page.html_words import html_words
 from ..page.language import page_language, query_language  # noqa: F401 - query_language re-exported
-from ..page.links import replace_links
+from ..page.links import MDLINK_RE, WIKILINK_RE, parse_wikilink_inner, replace_links
 from ..page.markdown import replace_comments
 from ..page.model import Page
 from .analyzer import iter_highlights, merge_spans
@@ -18,17 +19,9 @@ SNIPPET_CHARS = 240
 _CALLOUT = re.compile(r"(?m)^[ \t]*>[ \t]*\[![^\]\n]*\][+-]?")
 _QUOTE = re.compile(r"(?m)^[ \t]*(?:>[ \t]?)+")
 _CODE_SPAN = re.compile(r"(`[^`\n]*`)")
+_HEADING_MARK = re.compile(r"(?m)^[ \t]{0,3}#{1,6}[ \t]+(?=\S)")
 _FENCE = re.compile(r"(?m)^[ \t]*(?:`{3,}|~{3,})[^\n`]*$")     # ```md, ~~~ (the code stays)
-# a note's raw HTML tag (``<img src="x.png" alt="A map">``, ``<kbd>``, ``</b>``), not an
-# autolink (``<https://…>``) nor a comparison (``a < b``): a tag name, then space or the end
 _FENCED_BLOCK = re.compile(r"(?ms)(^[ \t]*(?:`{3,}|~{3,})[^\n]*\n.*?^[ \t]*(?:`{3,}|~{3,})[ \t]*$)")
-_HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
-_HTML_TAG_NAME = re.compile(r"</?([A-Za-z][A-Za-z0-9-]*)")
-# tags inside a line of text: they go without a space (``<b>同期</b>の設定`` is 同期の設定)
-_INLINE_TAGS = frozenset({"a", "abbr", "b", "bdi", "bdo", "cite", "code", "del", "dfn", "em",
-                          "font", "i", "ins", "kbd", "mark", "q", "rp", "rt", "ruby", "s",
-                          "samp", "small", "span", "strong", "sub", "sup", "time", "u", "var"})
-_ALT = re.compile(r"""\balt\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.IGNORECASE)
 
 
 def language_weight(page: Page, query_lang: str, factor: float) -> float:
@@ -67,11 +60,12 @@ def follow_ups(lang: str, title: str, neighbours: Sequence[str], sections: Seque
 
 def readable(markdown: str) -> str:
     """Markdown as a reader sees it, on one line: callout and quote markers, comments, bold
-    markers, raw HTML tags and link syntax gone (a link becomes its words), so a snippet spends its
+    markers, heading markers, raw HTML tags and link syntax gone (a link becomes its words), so a snippet spends its
     characters on content and its own bold marks the query's words alone."""
     text = replace_comments(markdown, lambda _: " ")
-    # the HTML a note writes as prose goes; the HTML a code block shows is its content
-    text = "".join(piece if index % 2 else _html_words(piece)
+    # the HTML a note writes as prose goes, and the '#####' of a heading too deep to make a
+    # section of its own; the HTML (or '# comment') a code block shows is its content
+    text = "".join(piece if index % 2 else _HEADING_MARK.sub("", html_words(piece))
                    for index, piece in enumerate(_FENCED_BLOCK.split(text)))
     text = _CALLOUT.sub("", text)
     text = _QUOTE.sub("", text)
@@ -83,25 +77,24 @@ def readable(markdown: str) -> str:
     return " ".join(text.split())
 
 
-def _html_words(text: str) -> str:
-    """A note's raw HTML as the words a reader sees: a tag goes, an image leaves its ``alt``
-    (``<img src="cat.png" alt="the cat">`` is "the cat", not the markup); in `code` it is
-    text."""
-    def words(tag: re.Match) -> str:
-        name = _HTML_TAG_NAME.match(tag.group(0)).group(1).lower()
-        alt = _ALT.search(tag.group(0)) if name == "img" else None
-        if alt:
-            return f" {next(g for g in alt.groups() if g is not None)} "
-        return "" if name in _INLINE_TAGS else " "
-    if "<" not in text:
-        return text
-    return "".join(piece if piece.startswith("`") else _HTML_TAG.sub(words, piece)
-                   for piece in _CODE_SPAN.split(text))
-
-
 def _link_words(text: str) -> str:
     return replace_links(text, lambda target, heading, _block, alias:
                          alias or target or heading or "")
+
+
+def embeds_shown(markdown: str) -> str:
+    """What a text that a reader sees only as embeds shows, named ("(embeds Search › Embed
+    search results in a note)"): a section of one ``![[...]]`` has no words of its own, and
+    an empty snippet reads as a broken result; "" when ``markdown`` embeds nothing."""
+    names: list[str] = []
+    for match in WIKILINK_RE.finditer(markdown):
+        if match.group(1):
+            target, heading, _block, alias = parse_wikilink_inner(match.group(2))
+            names.append(alias or " › ".join(part for part in (target, heading) if part))
+    names += [match.group(2) or match.group(3).strip("<>")
+              for match in MDLINK_RE.finditer(markdown) if match.group(1)]
+    names = [name for name in dict.fromkeys(names) if name]
+    return f"(embeds {', '.join(names)})" if names else ""
 
 
 def embed_label(embedded: Any) -> str:
@@ -114,13 +107,14 @@ def snippet_for(page: Page, section_id: str | None, terms: Sequence[str],
     """A window of the section (or the page) around the first query term, terms in **bold**;
     ``embedded``: what the section's embeds show, searched after its own text."""
     section = page.section(section_id) if section_id else None
-    text = readable((section.text if section else "") or page.indexed_body)
+    own = (section.text if section else "") or page.indexed_body
+    text = readable(own)
     if embedded and terms and next(iter_highlights(text, terms), None) is None:
         for shown in embedded:      # the section's own text has no query word: an embed's
             inner = readable(shown.text)
             if next(iter_highlights(inner, terms), None) is not None:
                 return embed_label(shown) + _window(inner, terms)
-    return _window(text, terms)
+    return _window(text, terms) if text else embeds_shown(own)
 
 
 def _window(text: str, terms: Sequence[str]) -> str:

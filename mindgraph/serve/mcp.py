@@ -63,6 +63,7 @@ from .mcp_results import (
     communities_result,
     jsonable,
     links_result,
+    no_pages_notes,
     page_result,
     result_count,
     section_result,
@@ -374,6 +375,7 @@ def _keyword(mg: Mindgraph, query: str, limit: int, trust: TrustCriteria,
     ``why=False``: without the field-by-field why, which ``brief_keyword`` drops unless
     verbose (not computed: a fifth of the call)."""
     results, notes = keyword_answer(mg, query, limit, trust, why)
+    notes = [*notes, *no_pages_notes(mg, results)]
     data = _listing("results", results)
     return {**data, "degradation": notes} if notes else data
 

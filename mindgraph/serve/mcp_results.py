@@ -16,6 +16,22 @@ if TYPE_CHECKING:
     from ..timeline.build import Timeline
 
 
+# said with an empty answer from a wiki with no page at all: an agent read "no results" as
+# "the notes do not say", when they were only never compiled
+NO_PAGES = ("the wiki has no pages yet: its notes have not been compiled (`mindgraph "
+            "ingest` compiles them)")
+
+
+def no_pages_notes(mg: Mindgraph, results: list[Any]) -> list[str]:
+    """``[NO_PAGES]`` for an empty keyword answer of a workspace whose wiki has no page; []
+    otherwise, and for an identity's view (its empty view says nothing of the wiki)."""
+    from ..core.workspace import ScopedMindgraph
+
+    if results or isinstance(mg, ScopedMindgraph) or len(mg.keyword_index()):
+        return []
+    return [NO_PAGES]
+
+
 def page_result(mg: Mindgraph, name: str, max_chars: int) -> dict[str, Any]:
     """A page: identity, address, outline, link neighbourhood and (cut) text."""
     page = mg.page(name)

@@ -16,6 +16,7 @@ from ..core import Mindgraph
 from ..errors import note_details
 from ..trust.answer import TrustCriteria, context_answer, hybrid_answer, keyword_answer
 from . import schemas as s
+from .mcp_results import no_pages_notes
 from .rest_params import FRESH, MAX_LIMIT, MIN_TRUST
 from .rest_routing import Caller
 
@@ -33,8 +34,10 @@ def add_search_routes(route: Callable[..., Callable], mg: Mindgraph, fresh: Call
                fresh_only: bool = FRESH) -> dict[str, Any]:
         started = time.perf_counter()
         fresh()
-        results, notes = keyword_answer(mg.as_identity(who), q, limit,
+        core = mg.as_identity(who)
+        results, notes = keyword_answer(core, q, limit,
                                         TrustCriteria.parse(min_trust, fresh_only))
+        notes = [*notes, *no_pages_notes(core, results)]
         latency = (time.perf_counter() - started) * 1e3
         record(who, q, intent="keyword", results=[r["page"] for r in results],
                result_count=len(results), latency_ms=latency)

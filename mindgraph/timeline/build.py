@@ -25,6 +25,7 @@ from ..fsutil import writable
 from ..ingest.normalise import code_mask
 from ..page.dates import note_dates
 from ..page.history import git_history
+from ..page.html_words import html_words
 from ..page.links import replace_links
 from ..page.model import Page
 from ..page.rawlines import source_paths
@@ -38,6 +39,7 @@ _CALLOUT_MARK = re.compile(r"(?m)^[ \t]*>[ \t]*\[![^\]\n]*\][+-]?")
 _QUOTE_MARK = re.compile(r"(?m)^[ \t]*(?:>[ \t]?)+")
 _OPEN, _CLOSE = "\x02", "\x03"
 _LINK_REACH = 200           # how far a snippet's edge moves to take a link whole
+_TAG_START = re.compile(r"</?[A-Za-z]")
 
 
 @dataclass(frozen=True)
@@ -321,6 +323,7 @@ def _snippet(text: str, match: re.Match) -> str:
     closed and reopened the note's own bold)."""
     start, end = _whole_links(text, max(0, match.start() - SNIPPET_RADIUS),
                               min(len(text), match.end() + SNIPPET_RADIUS))
+    start, end = _whole_tags(text, start, end, match.start(), match.end())
     prefix = "…" if start > 0 else ""
     suffix = "…" if end < len(text) else ""
     mark = "" if _in_bold(text, match.start(), match.end()) else "**"
@@ -347,11 +350,25 @@ def _whole_links(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+def _whole_tags(text: str, start: int, end: int, first: int, last: int) -> tuple[int, int]:
+    """``start``/``end`` moved off an HTML tag they cut (``<img alt="…``), to leave it out
+    (a whole tag leaves its words: _as_read); never into the match (``first``-``last``)."""
+    opened = text.rfind("<", start, end)
+    if opened >= last and _TAG_START.match(text, opened) and text.find(">", opened, end) < 0:
+        end = opened
+    opened = text.rfind("<", 0, start)
+    if opened >= 0 and _TAG_START.match(text, opened) and text.rfind(">", opened, start) < 0:
+        closed = text.find(">", start, first)
+        start = closed + 1 if closed >= 0 else start
+    return start, end
+
+
 def _as_read(text: str) -> str:
     """A note's lines without the markup a reader does not see: ``[[Garden]]`` is Garden,
-    ``# Title`` is Title, a callout's ``> [!tip]-`` and a quote's ``>`` go, an embed goes."""
-    text = replace_links(text, lambda target, heading, _block, alias:
-                         alias or target or heading or "")
+    ``# Title`` is Title, a callout's ``> [!tip]-`` and a quote's ``>`` go, an embed goes,
+    raw HTML leaves its words (``<small>Released May 5</small>``, an image its alt)."""
+    text = html_words(replace_links(text, lambda target, heading, _block, alias:
+                                    alias or target or heading or ""))
     text = _CALLOUT_MARK.sub("", text)
     text = _QUOTE_MARK.sub("", text)
     return _HEADING_MARK.sub("", text)

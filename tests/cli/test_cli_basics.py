@@ -211,9 +211,13 @@ def test_empty_answers_say_so_instead_of_printing_nothing(tmp_path):
     for command, said in (("orphans", "0 orphans.\n"), ("broken", "0 broken links.\n")):
         result = runner.invoke(cli, ["graph", command, "-C", str(tmp_path / "kb")])
         assert (result.exit_code, result.output) == (0, said), command
-    for command, said in (("hubs", "0 hubs: the wiki has no pages.\n"),
-                          ("communities", "0 communities of 2 or more pages. A page with no "
-                           "links is a community of one: --min-size 1 lists those.\n")):
+    empty_raw = tmp_path / "empty" / "raw"
+    for command, said in (("hubs", f"0 hubs. The wiki has no pages yet: {empty_raw} holds no "
+                                   "notes. Put Markdown files there (.md, .markdown or .txt), "
+                                   "then run `mindgraph ingest`.\n"),
+                          ("communities", f"0 communities of 2 or more pages. The wiki has "
+                           f"no pages yet: {empty_raw} holds no notes. Put Markdown files "
+                           f"there (.md, .markdown or .txt), then run `mindgraph ingest`.\n")):
         result = runner.invoke(cli, ["graph", command, "-C", str(tmp_path / "empty")])
         assert (result.exit_code, result.output) == (0, said), command
     (tmp_path / "kb" / "wiki" / "C.md").write_text("# C\nAlone.\n")
@@ -257,3 +261,22 @@ def test_the_groups_named_for_a_subcommand_typed_alone_are_every_group():
         if isinstance(holder.commands[name], click.Group):
             groups.append(name)
     assert sorted(groups) == sorted(GROUPS)
+
+
+@pytest.mark.parametrize("typed, named", [
+    ("ask", "`mindgraph search --hybrid \"QUESTION\"`"), ("query", "`mindgraph search QUERY`"),
+    ("compile", "`mindgraph ingest`"), ("index", "`mindgraph ingest` (pages and the keyword index), then `mindgraph embed`"),
+    ("dashboard", "`mindgraph serve`"), ("show", "`mindgraph get PAGE`")])
+def test_a_word_a_new_user_types_names_the_command_that_does_it(typed, named):
+    result = CliRunner().invoke(cli, [typed, "what is a vault"])
+    assert result.exit_code == 2
+    assert f"No such command '{typed}'. Try {named}" in result.output
+
+
+def test_every_command_named_for_a_users_word_exists():
+    from mindgraph.cli import COMMANDS, ELSEWHERE
+    for typed, (command, why) in ELSEWHERE.items():
+        named = [command, *re.findall(r"`mindgraph ([^` ]+)", why)]
+        assert typed not in COMMANDS, typed
+        for name in named:
+            assert name in COMMANDS or name.split()[0] in COMMANDS, (typed, name)

@@ -106,3 +106,21 @@ def test_init_raw_writes_a_vault_name_with_spaces_and_unicode_as_it_is(tmp_path)
     assert "  raw: '../日本 ノート #1'  " in (tmp_path / "wiki-side" / "mindgraph.yml").read_text()
     ingest = run("ingest", "-C", tmp_path / "wiki-side", "--json")
     assert json.loads(ingest.stdout)["ingested"] == 1
+
+
+def test_raw_given_twice_is_refused_before_anything_is_written(tmp_path):
+    """`init kb --raw en --raw ja` kept the last folder silently: the English vault was never
+    compiled, and nothing said so."""
+    for lang in ("en", "ja"):
+        (tmp_path / lang).mkdir()
+        (tmp_path / lang / "Home.md").write_text("# Home\n")
+    result = CliRunner().invoke(cli, ["init", str(tmp_path / "kb"), "--raw",
+                                      str(tmp_path / "en"), "--raw", str(tmp_path / "ja")])
+    assert result.exit_code == 2
+    assert (f"--raw is given 2 times ({tmp_path / 'en'}, {tmp_path / 'ja'}): a workspace "
+            f"compiles one folder of notes. Make one workspace per folder (`mindgraph init "
+            f"{tmp_path / 'en'}-wiki --raw {tmp_path / 'en'}`") in " ".join(result.output.split())
+    assert not (tmp_path / "kb").exists()
+    once = CliRunner().invoke(cli, ["init", str(tmp_path / "kb"), "--raw", str(tmp_path / "ja")])
+    assert once.exit_code == 0, once.output
+    assert "raw: ../ja" in (tmp_path / "kb" / "mindgraph.yml").read_text()

@@ -265,7 +265,49 @@ def test_stats_before_any_ingest_says_never_ingested(tmp_path):
     base = tmp_path / "fresh"
     assert run("init", base).exit_code == 0
     (base / "raw" / "a.md").write_text("# A\nSome text.\n")
-    assert "0 files: never ingested: run `mindgraph ingest`" in run("stats", "-C", base).output
+    assert (f"raw       0 files: never ingested: {base / 'raw'} holds notes; run `mindgraph "
+            f"ingest`") in run("stats", "-C", base).output
+
+
+def test_a_query_before_the_first_ingest_says_to_run_ingest_not_only_no_match(tmp_path):
+    notes = tmp_path / "vault"
+    notes.mkdir()
+    (notes / "Sync.md").write_text("# Sync\nSync keeps notes the same on every device.\n")
+    base = tmp_path / "kb"
+    assert run("init", base, "--raw", notes).exit_code == 0
+    never = (f"The wiki has no pages yet: the notes in {notes} were never compiled. "
+             f"Run `mindgraph ingest` first.")
+    search = run("search", "sync", "-C", base)
+    assert (search.exit_code, search.output) == (0, f"No page matches 'sync'.\n{never}\n")
+    as_json = json.loads(run("search", "sync", "-C", base, "--json").output)
+    assert as_json["count"] == 0 and as_json["note"] == never
+    check = run("check", "-C", base)
+    assert check.exit_code == 0 and check.output.endswith(f"{never}\n")
+    assert run("graph", "hubs", "-C", base).output == f"0 hubs. {never}\n"
+    assert run("graph", "orphans", "-C", base).output == f"0 orphans. {never}\n"
+    assert run("graph", "communities", "-C", base).output == (
+        f"0 communities of 2 or more pages. {never}\n")
+    embed = run("embed", "-C", base)
+    assert embed.exit_code == 0 and embed.output.endswith(f"{never}\n"), embed.output
+    for argv in (["get", "Sync"], ["links", "Sync"], ["graph", "path", "Sync", "Sync"]):
+        missing = run(*argv, "-C", base)
+        assert missing.exit_code == 1, argv
+        assert ("No page named 'Sync'. The wiki has no pages yet: compile the notes first "
+                "(`mindgraph ingest`).") in missing.output, argv
+    assert run("ingest", "-C", base).exit_code == 0
+    search = run("search", "sync", "-C", base)
+    assert search.exit_code == 0 and "1. Sync.md" in search.output
+    assert "no pages" not in search.output
+    assert "no pages" not in run("check", "-C", base).output
+    assert "no pages" not in run("graph", "orphans", "-C", base).output
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "Sync.md").write_text("---\ntitle: [unclosed\n---\n# Sync\n")
+    base = tmp_path / "kb2"
+    assert run("init", base, "--raw", broken).exit_code == 0
+    assert run("ingest", "-C", base).exit_code == 1          # its one note fails: no page
+    assert run("search", "sync", "-C", base).output.endswith(
+        "The wiki has no pages: the last ingest compiled none; `mindgraph ingest` lists why.\n")
 
 
 # -- 5. config messages ---------------------------------------------------------------------------
@@ -328,3 +370,57 @@ def test_init_refuses_an_unexpanded_tilde(asked, tmp_path, monkeypatch):
     assert result.exit_code == 2, result.output
     assert "the shell did not expand '~' (it was quoted)" in result.output
     assert not (tmp_path / "~").exists()
+
+
+def test_a_raw_folder_moved_away_is_named_at_its_config_line_by_ingest_watch_and_check(
+        tmp_path):
+    """`check` said of a vault renamed after an ingest that 74 of its notes were "deleted
+    from raw/ since the last ingest" (those whose pages had findings), and `watch` watched the
+    missing folder in silence; `ingest` alone named it, without the config line."""
+    notes = tmp_path / "vault"
+    notes.mkdir()
+    (notes / "A.md").write_text("# A\nSee [[missing]].\n")
+    base = tmp_path / "kb"
+    assert run("init", base, "--raw", notes).exit_code == 0
+    assert run("ingest", "-C", base).exit_code == 0
+    notes.rename(tmp_path / "vault-old")
+    config = base / "mindgraph.yml"
+    line = config.read_text().split("\n").index("  raw: ../vault          # your notes; "
+                                                 "mindgraph never writes here") + 1
+    said = (f"{config}:{line}: raw folder {notes} does not exist (paths.raw is '../vault'). "
+            f"Set paths.raw to the folder of your notes (moved or renamed?), or create it.")
+    for argv in (["ingest"], ["watch"], ["check"], ["check", "--json"]):
+        result = run(*argv, "-C", base)
+        assert result.exit_code == 2, (argv, result.output)
+        assert said in " ".join(result.output.split()), (argv, result.output)
+        assert "raw-gone" not in result.output and "Watching" not in result.output
+    moved = run("ingest", "-C", base, env={"MINDGRAPH_PATHS__RAW": "../elsewhere"})
+    assert moved.exit_code == 2
+    assert ("Environment variable MINDGRAPH_PATHS__RAW: raw folder "
+            f"{tmp_path / 'elsewhere'} does not exist (paths.raw is '../elsewhere'). Set "
+            "MINDGRAPH_PATHS__RAW to the folder") in " ".join(moved.output.split())
+    (tmp_path / "vault-old").rename(notes)
+    assert run("check", "-C", base).exit_code == 0
+    hand_kept = tmp_path / "hand"          # a wiki kept by hand: no raw/, no config
+    (hand_kept / "wiki").mkdir(parents=True)
+    (hand_kept / "wiki" / "A.md").write_text("# A\n")
+    assert run("check", "-C", hand_kept).exit_code == 0
+
+
+def test_a_command_run_inside_a_vault_names_the_init_that_makes_its_workspace(tmp_path):
+    """`cd vault && mindgraph search x` said to `mindgraph init DIR`, which the vault itself
+    refuses (notes outside raw/): the fix is a workspace beside it, named with --raw."""
+    vault = tmp_path / "vault"
+    (vault / ".obsidian").mkdir(parents=True)
+    (vault / "Home.md").write_text("# Home\n")
+    result = run("search", "x", "-C", vault)
+    assert result.exit_code == 2
+    assert (f"or, as this folder holds notes, make a workspace for them beside it: "
+            f"`mindgraph init {vault}-wiki --raw {vault}`.") in " ".join(result.output.split())
+    assert run("init", f"{vault}-wiki", "--raw", vault).exit_code == 0   # the fix works
+    other = tmp_path / "project"              # a README among other files is no vault
+    other.mkdir()
+    for name in ("README.md", "setup.py", "main.py"):
+        (other / name).write_text("x\n")
+    said = " ".join(run("search", "x", "-C", other).output.split())
+    assert "or create one with `mindgraph init DIR`." in said and "--raw" not in said

@@ -221,6 +221,32 @@ def test_a_yaml_error_gets_the_hint_of_what_it_is_about(workspace, write_raw):
     assert not any("':'" in said[name] for name in ("list.md", "map.md"))
 
 
+def test_a_tab_or_a_value_beginning_with_a_reserved_character_is_named_with_its_fix(
+        workspace, write_raw):
+    """A tab indenting a list and an unquoted '@', '*', '!' or '`' at a value's start were
+    "not valid YAML (found character '\\t' that cannot start any token)" and no more."""
+    write_raw("tab.md", "---\ntags:\n\t- travel\n---\nTrip.\n")
+    write_raw("at.md", "---\ntitle: Trip\nowner: @bob\n---\nTrip.\n")
+    write_raw("star.md", "---\nstatus: *draft*\n---\nDraft.\n")
+    write_raw("bang.md", "---\nnote: !important\n---\nNote.\n")
+    write_raw("tick.md", "---\ncmd: `ls -la`\n---\nList.\n")
+    write_raw("quoted.md", "---\nsaid: @bob said \"hi\"\n---\nHi.\n")
+    result = run("ingest", "-C", str(workspace))
+    assert result.exit_code == 1
+    said = {ln.split(":", 1)[0].strip(): ln.strip() for ln in result.output.splitlines()
+            if "not valid YAML" in ln}
+    assert said["tab.md"].startswith("tab.md:3: ")
+    assert said["tab.md"].endswith("YAML indents with spaces, not tabs (replace the tab with "
+                                   "spaces).")
+    assert said["at.md"].startswith("at.md:3: ")
+    for name, fix in (("at.md", 'owner: "@bob"'), ("star.md", 'status: "*draft*"'),
+                      ("bang.md", 'note: "!important"'), ("tick.md", 'cmd: "`ls -la`"'),
+                      ("quoted.md", 'key: "@…"')):
+        sign = fix.split('"')[1][0]
+        assert said[name].endswith(f"a value that begins with '{sign}' must be in quotes "
+                                   f"({fix})."), said[name]
+
+
 def test_a_dry_run_says_what_it_would_do_with_deleted_notes(workspace, write_raw):
     write_raw("gone.md", "A note to delete.\n")
     write_raw("kept.md", "A note whose page is edited.\n")
@@ -401,3 +427,32 @@ def test_a_state_folder_that_cannot_be_written_is_named_not_a_traceback(workspac
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert f"cannot write the state folder {workspace / '.mindgraph'}" in result.output
     assert not (workspace / "wiki").exists()
+
+
+def test_a_value_yaml_reads_as_a_comment_is_a_warning_with_the_fix(workspace, write_raw):
+    """``tags: #project`` (a tag written as in the text) is a YAML comment: the page had no
+    tag and nothing said why. A field left empty on purpose says nothing."""
+    write_raw("hashtag.md", "---\ntitle: Plan\ntags: #project #q3\n---\nThe plan.\n")
+    write_raw("empty.md", "---\ntitle: Empty\ntags:\nstatus: # to do\n---\nLater.\n")
+    result = run("ingest", "-C", str(workspace))
+    assert result.exit_code == 0, result.output
+    assert ("  hashtag.md:3: frontmatter 'tags' is empty: '#project #q3' after 'tags:' is a "
+            "YAML comment, so the value was dropped. Write it without the '#' (tags: project "
+            "q3) or in quotes.") in result.output.splitlines()
+    assert "empty.md" not in result.output
+    check = run("check", "-C", str(workspace)).output
+    assert "raw-warning      raw/hashtag.md:3: frontmatter 'tags' is empty" in check
+
+
+def test_a_frontmatter_key_written_twice_is_a_warning_naming_both_lines(workspace, write_raw):
+    """``tags`` twice kept the second list alone, without a word: the first tags were gone
+    from the page, its search and its graph edges. Nested and list lines are not keys."""
+    write_raw("twice.md", "---\ntags: [garden]\ntitle: Plan\nmeta:\n  tags: x\n"
+                          "tags: [compost]\n---\nThe plan.\n")
+    write_raw("once.md", "---\ntags:\n  - a\n  - b\nabout: |\n  tags: inside text\n---\nOk.\n")
+    result = run("ingest", "-C", str(workspace))
+    assert result.exit_code == 0, result.output
+    assert ("  twice.md:6: frontmatter 'tags' is written 2 times (lines 2, 6); only the last "
+            "value ([compost]) is kept. Remove the others, or merge them into one."
+            ) in result.output.splitlines()
+    assert "once.md" not in result.output

@@ -174,3 +174,44 @@ def test_a_snippet_shows_a_notes_html_as_its_words_not_its_markup(tmp_path):
     context = CliRunner().invoke(cli, ["context", "frost on the tomatoes", "-C", str(tmp_path)])
     assert context.exit_code == 0 and "the cat" in context.output
     assert "<img" not in context.output and "<b>" not in context.output.split("`")[0]
+
+
+def test_a_section_that_only_embeds_a_note_names_it_instead_of_an_empty_snippet(tmp_path):
+    """The Obsidian Help vault's first hit for "embed a file" was 'Embed files § Embed search
+    results', whose text is ``![[Search#Embed search results in a note]]`` alone: its snippet
+    line was blank, in `search` and `search --hybrid` alike."""
+    (tmp_path / "mindgraph.yml").write_text("embedding: {provider: hashing, dimension: 64}\n")
+    wiki = tmp_path / "wiki"
+    wiki.mkdir()
+    (wiki / "Embed files.md").write_text(
+        "# Embed files\n\nShow a note inside another.\n\n## Embed search results\n\n"
+        "![[Search#Embed search results in a note]]\n\n## Embed a picture\n\n"
+        "![a diagram](diagram.png)\n")
+    (wiki / "Search.md").write_text("# Search\n\n## Embed search results in a note\n\n"
+                                    "Add a `query` code block.\n")
+    results = json.loads(_search(tmp_path, "embed search results", "--json"))["results"]
+    by_section = {r["section_id"]: r["snippet"] for r in results if r["page"] != "Search.md"}
+    assert by_section == {"embed-search-results":
+                          "(embeds Search › Embed search results in a note)"}, results
+    picture = json.loads(_search(tmp_path, "embed picture", "--json"))["results"][0]
+    assert (picture["section_id"], picture["snippet"]) == ("embed-a-picture",
+                                                           "(embeds a diagram)")
+    assert CliRunner().invoke(cli, ["embed", "-C", str(tmp_path)]).exit_code == 0
+    hybrid = json.loads(_search(tmp_path, "--hybrid", "embed search results", "--json"))
+    shown = {r["section_id"]: r["snippet"] for r in hybrid["results"]
+             if r["page"] == "Embed files.md"}
+    assert shown["embed-search-results"] == "(embeds Search › Embed search results in a note)"
+
+
+def test_a_snippet_leaves_out_the_marker_of_a_heading_inside_a_section(tmp_path):
+    """A heading too deep for a section of its own (##### in the Help vault's Sync settings)
+    came into the snippet as '##### 隠しファイルと隠しフォルダ'; a '# comment' in a code block stays."""
+    wiki = tmp_path / "wiki"
+    wiki.mkdir()
+    (wiki / "Sync.md").write_text(
+        "# Sync\n\n## Excluded\n\nSnapshots are not synced.\n\n##### Dot folders\n\n"
+        "Hidden files are not synced.\n\n```bash\n# synced by hand\nrsync a b\n```\n")
+    snippet = json.loads(_search(tmp_path, "synced", "--json"))["results"][0]["snippet"]
+    assert snippet == ("Snapshots are not **synced**. Dot folders Hidden files are not "
+                       "**synced**. "
+                       "# **synced** by hand rsync a b"), snippet

@@ -427,3 +427,34 @@ def test_communities_tool_leaves_out_lone_pages_unless_asked(mg, workspace):
     default, every = run_session(create_mcp_server(mg), script)
     assert [c["size"] for c in payload(default)["communities"]] == [2]
     assert sorted(c["size"] for c in payload(every)["communities"]) == [1, 2]
+
+
+def test_an_empty_answer_from_a_wiki_never_compiled_says_so_to_agents(tmp_path):
+    """`init` then an agent's search: {"results": []}, which an agent reads as "the notes do
+    not say" when they were only never compiled. MCP search and REST /search now say it."""
+    from mindgraph.serve.rest import create_app
+
+    notes = tmp_path / "vault"
+    notes.mkdir()
+    (notes / "Sync.md").write_text("# Sync\nSync keeps notes the same on every device.\n")
+    base = tmp_path / "kb"
+    assert CliRunner().invoke(cli, ["init", str(base), "--raw", str(notes)]).exit_code == 0
+    said = ("the wiki has no pages yet: its notes have not been compiled (`mindgraph ingest` "
+            "compiles them)")
+
+    async def script(client):
+        return await client.call_tool("search", {"query": "sync"})
+
+    core = Mindgraph(settings_from_dict({"paths": {"raw": "../vault"}}, base_dir=base))
+    assert payload(run_session(create_mcp_server(core), script)) == {"results": [],
+                                                                    "degradation": [said]}
+    with TestClient(create_app(core), base_url="http://127.0.0.1:8765") as client:
+        answer = client.get("/search", params={"q": "sync"}).json()
+    assert (answer["count"], answer["degradation"]) == (0, [said])
+    assert CliRunner().invoke(cli, ["ingest", "-C", str(base)]).exit_code == 0
+    compiled = Mindgraph(settings_from_dict({"paths": {"raw": "../vault"}}, base_dir=base))
+    found = payload(run_session(create_mcp_server(compiled), script))
+    assert found["results"][0]["page"] == "Sync.md" and "degradation" not in found
+    nothing = payload(run_session(create_mcp_server(compiled), lambda client: client.call_tool(
+        "search", {"query": "zebra"})))
+    assert nothing == {"results": []}          # a wiki with pages: no match is no match

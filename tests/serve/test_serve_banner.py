@@ -61,3 +61,24 @@ def test_serve_help_names_the_dashboard():
     assert result.exit_code == 0
     text = " ".join(result.output.split())         # help wraps lines
     assert "and the dashboard (open / in a browser: http://127.0.0.1:8765/" in text
+
+
+def test_serve_on_a_wiki_never_compiled_says_to_ingest_first(tmp_path):
+    """`init` then `serve`: the dashboard listed 0 pages and every search came back empty,
+    with nothing on the terminal saying the notes were never compiled."""
+    notes = tmp_path / "vault"
+    notes.mkdir()
+    (notes / "Zeppelins.md").write_text("# Zeppelins\n\nAirships carry trunks.\n")
+    base_dir = tmp_path / "kb"
+    assert CliRunner().invoke(cli, ["init", str(base_dir), "--raw", str(notes)]).exit_code == 0
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "mindgraph", "serve", "-C", str(base_dir),
+                               "--port", str(port)], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, env={**os.environ, "MINDGRAPH_API_TOKEN": ""})
+    try:
+        wait_healthy(server, f"http://127.0.0.1:{port}")
+    finally:
+        stop(server)
+    said = server.stderr.read().decode().splitlines()
+    assert said[1] == (f"The wiki has no pages yet: the notes in {notes} were never compiled. "
+                       f"Run `mindgraph ingest` first. (`serve --watch` compiles them too.)"), said

@@ -290,3 +290,25 @@ def test_a_snippet_shows_the_note_as_read_not_its_markup(tmp_path):
     [entry] = json.loads(garden.stdout)["entries"]
     assert "Mentioned in **Garden** and the soil note. Smell A bad smell" in entry["snippet"]
     assert not any(mark in entry["snippet"] for mark in ("[[", "]]", "[!tip]", "> ", "# "))
+
+
+def test_a_snippet_shows_a_notes_html_as_its_words_and_no_tag_cut_in_half(tmp_path):
+    """Each of the Help vault's release notes begins with ``<small>Released December 5,
+    2022</small>``: the timeline of Canvas showed the tags, and ``<img alt="…`` where the
+    window cut an image tag. A tag leaves its words (an image its alt text), one cut at the
+    window's edge goes; HTML in `code` stays."""
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    (raw / "v1.1.0.md").write_text(
+        "# Obsidian 1.1.0\n\n<small>Released December 5, 2022</small>\n\nIntroducing the "
+        "<b>Canvas</b> core plugin, written `<b>Canvas</b>` in HTML. You can now lay notes "
+        "out.<img alt=\"A canvas with cards and arrows between them\" src=\"canvas-"
+        "overview-with-many-cards.png\">\n")
+    result = CliRunner().invoke(cli, ["timeline", "Canvas", "-C", str(tmp_path), "--no-git",
+                                      "--json"])
+    assert result.exit_code == 0, result.output
+    [entry] = json.loads(result.stdout)["entries"]
+    assert entry["snippet"] == ("Obsidian 1.1.0 Released December 5, 2022 Introducing the "
+                                "**Canvas** core "
+                                "plugin, written `<b>Canvas</b>` in HTML. You can now lay "
+                                "notes out.…"), entry["snippet"]
