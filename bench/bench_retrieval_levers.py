@@ -58,6 +58,9 @@ run again).
   only when the routed model would give way (USE under a tenth of the chunks searched). Kept
   as ``embedding.cross_lingual_vectors`` (README);
 - ``cjk_heading<w>``: the heading field counted w times (2 today) for them;
+- ``reserve_anylang`` (session 23): a retriever's first pages are kept within the first five
+  whatever their language, as before ``retrieval.reserve_same_language`` (on since session
+  23: only those in the question's language, when the vault speaks it);
 - ``named<b>`` / ``named1_<b>``: a page whose title's terms (at least two; ``named1_``: one
   is enough) are a run of the question's terms ("CSS snippets", 地图视图) gains b of its
   fused score, every question;
@@ -1249,6 +1252,7 @@ LEVERS: dict[str, Callable[[HybridRetriever], HybridRetriever]] = {
     "named_exact_early0.1": lambda r: rebuilt(r, cls=NamedTitleEarly, bonus=0.1, exact=True),
     "graph_spread": lambda r: rebuilt(r, cls=GraphVariant, spread=True),
     "graph_spread_full0.5": lambda r: rebuilt(r, cls=GraphVariant, spread=True, full=0.5),
+    "reserve_anylang": settings_lever(reserve_same_language=False),
     **FEEDBACK_LEVERS,
 }
 

@@ -261,6 +261,11 @@ class RetrievalSettings:
     # each retriever's top pages stay within the first results (see HybridRetriever._reserve)
     reserve_top: int = 2
     reserve_within: int = 5
+    # a retriever's top page in another language than the query's is not reserved (when at
+    # least a tenth of the pages are in the query's language and other_language_factor is
+    # below 1): the reserve lifted a Chinese twin the vector side ranked first above the
+    # Chinese question's own page (fresh23-zh-08 5th → 3rd; no other question of any set moved)
+    reserve_same_language: bool = True
     graph_boost: float = 0.1
     # on a definition question ("what is a vault", 保管庫とは, 什么是保管库) a candidate page
     # whose section heading (or title) is the defined term gains this, half for a "What is X"

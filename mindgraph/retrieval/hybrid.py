@@ -150,7 +150,7 @@ class HybridRetriever:
         shares: dict[str, float] = {}
         candidates = self._stage1(query, intent, fetch, options, timings, degradation,
                                   shares=shares)
-        picks = self._reserve_picks(candidates, shares) if options.reserve else []
+        picks = self._reserve_picks(candidates, shares, lang) if options.reserve else []
         expanded: list[str] = []
         top = max((c.score for c in candidates.values()), default=0.0)
         if options.expansion and self._wants_expansion(query, top):
@@ -633,10 +633,13 @@ class HybridRetriever:
         several hubs, was lifted over the cutoff by the graph boost)."""
         return cand.score >= self.settings.min_score
 
-    def _reserve_picks(self, candidates: dict[str, Candidate], shares: Mapping[str, float]
-                       ) -> list[str]:
+    def _reserve_picks(self, candidates: dict[str, Candidate], shares: Mapping[str, float],
+                       lang: str = "other") -> list[str]:
         """The pages to keep near the top: the ``reserve_top`` best of each retriever that
-        carries real weight, as ranked for the query itself (before any expansion)."""
+        carries real weight, as ranked for the query itself (before any expansion); those in
+        another language than the query's ``lang`` left out when the vault speaks it
+        (``retrieval.reserve_same_language``): a page the language preference put below the
+        query's own would be lifted back over it."""
         top = self.settings.reserve_top
         picks: list[str] = []
         for name, share in shares.items():
@@ -646,7 +649,13 @@ class HybridRetriever:
                              if 0 < c.sources.get(name, {}).get("rank", 0) <= top),
                             key=lambda p: candidates[p].sources[name]["rank"])
             picks.extend(p for p in ranked if p not in picks)
+        if picks and self._reserves_own_language_only(lang):
+            picks = [p for p in picks if page_language(self.pages[p]) == lang]
         return picks
+
+    def _reserves_own_language_only(self, lang: str) -> bool:
+        return self.settings.reserve_same_language and lang != "other" and \
+            self.settings.other_language_factor < 1.0 and speaks(lang, self.page_languages())
 
     def _reserve(self, candidates: dict[str, Candidate], picks: list[str]) -> None:
         """Keep ``picks`` within the first ``reserve_within`` results.

@@ -418,6 +418,7 @@ def index_fingerprint() -> str:
     folder = Path(__file__).parent
     for path in (folder / "analyzer.py", folder / "bm25.py", folder / "keyword.py",
                  folder / "embeds.py", folder.parent / "page" / "transclude.py",
+                 folder.parent / "page" / "language.py",
                  folder.parent / "text" / "cjk.py"):
         digest.update(read_bytes(path))
     digest.update(f"{analyzer.CJK_TERMS} {analyzer.CJK_STOP} {analyzer.CJK_PARTS}".encode())

@@ -5,12 +5,16 @@ One JSON file per model in the state folder: page → [content hash of the page 
 unindexed characters, chunk id → chunk hash]. A page is skipped only when its file hash is the
 same and the store holds exactly those chunk hashes; anything else (a new page, a changed one,
 chunks missing from the store, a file from another version of mindgraph, an unreadable file)
-chunks the page as before. Losing the file costs one slower plan, never a wrong one.
+chunks the page as before. Losing the file costs one slower plan, never a wrong one. A file
+written by other chunking or page-language code (``code_fingerprint``) is not read: a page
+whose language is now read otherwise goes to another model, which the memo cannot know.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -18,6 +22,17 @@ from ..fsutil import atomic_write_bytes, read_bytes, sha256_text
 from ..page.model import Page
 
 MEMO_VERSION = 1
+
+
+@lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """SHA-256 of the code that cuts pages into chunks and picks each page's model (its
+    language): a memo planned by other code is planned again."""
+    digest = hashlib.sha256()
+    package = Path(__file__).parent.parent
+    for path in (package / "vectors" / "chunking.py", package / "page" / "language.py"):
+        digest.update(read_bytes(path))
+    return digest.hexdigest()[:16]
 
 
 class ChunkMemo:
@@ -38,6 +53,7 @@ class ChunkMemo:
         try:
             data = json.loads(read_bytes(path).decode("utf-8"))
             if data.get("version") == MEMO_VERSION and data.get("key") == key \
+                    and data.get("code") == code_fingerprint() \
                     and isinstance(data.get("pages"), dict):
                 return cls(path, key, data["pages"])
         except (OSError, ValueError, AttributeError):
@@ -68,7 +84,8 @@ class ChunkMemo:
         """Write the memo if it changed (atomically; a failure only costs speed)."""
         if not self.changed or self.path is None:
             return
-        data = {"version": MEMO_VERSION, "key": self.key, "pages": self.entries}
+        data = {"version": MEMO_VERSION, "key": self.key, "code": code_fingerprint(),
+                "pages": self.entries}
         try:
             atomic_write_bytes(self.path, json.dumps(data, ensure_ascii=False,
                                                      separators=(",", ":")).encode("utf-8"))

@@ -1,10 +1,11 @@
 """English questions over a real Japanese vault, through the CLI, with the default routing
 (MiniLM for English, use-multilingual-v3 for Japanese and Chinese).
 
-A Japanese vault holds a few pages written mostly in English (the Obsidian Help vault's
-credits and import page), which MiniLM embeds: an English question searched MiniLM's few
-chunks only, so the vector side found those pages for every question and hybrid answered
-from keywords alone. A model holding under a tenth of the chunks searched now gives way to
+A Japanese vault holds a few pages written in English (here the English credits page; the
+Japanese credits and import pages, mostly Latin names and URLs, were English too until a
+page's language was read from its prose), which MiniLM embeds: an English question searched
+MiniLM's few chunks only, so the vector side found those pages for every question and hybrid
+answered from keywords alone. A model holding under a tenth of the chunks searched now gives way to
 the multilingual one (retrieval/vector.py), and the explanation says which model answered.
 """
 
@@ -21,8 +22,8 @@ from mindgraph.cli import cli
 
 pytestmark = pytest.mark.slow
 
-# four folders of obsidian-help/ja: 545 Japanese chunks and the English credits page's
-# (MiniLM: under a tenth)
+# four folders of obsidian-help/ja (545 Japanese chunks) and the English credits page
+# (MiniLM's: under a tenth)
 FOLDERS = ("Obsidian Sync", "はじめに", "Obsidian", "Obsidian Publish")
 ANSWERS = {  # dev questions (English) → their page's Japanese translation
     "dev-en-05": "Obsidian Publish/ソーシャルメディアリンクプレビュー.md",
@@ -50,6 +51,8 @@ def ja_vault(tmp_path_factory, corpora) -> Path:
     (workspace / "mindgraph.yml").write_text("paths: {wiki: wiki, state: state}\n")
     for folder in FOLDERS:
         shutil.copytree(corpora / "obsidian-help" / "ja" / folder, workspace / "wiki" / folder)
+    shutil.copy(corpora / "obsidian-help" / "en" / "Obsidian" / "Credits.md",
+                workspace / "wiki" / "Obsidian" / "Credits.md")
     run("embed", "-C", str(workspace), "--json")
     return workspace
 
