@@ -62,7 +62,7 @@ def test_mcp_lint_filters_by_rule_and_refuses_unknown_arguments(mg):
     assert json.loads(only.content[0].text)["counts"] == {"dangling-reference": 1}
     assert bogus.is_error and bogus.content[0].text == (
         "lint: 'rules.0' must be one of 'no-summary', 'dangling-reference', 'conflicting-fact', "
-        "'deprecated-but-current', 'near-duplicate', not 'bogus'.")
+        "'deprecated-but-current', 'near-duplicate', 'unresolved-link', not 'bogus'.")
     assert misspelt.is_error and misspelt.content[0].text == (
         "lint takes no argument 'rule'; it takes 'judge', 'limit', 'rules'.")
     assert two.is_error and "lint takes no argument 'limt';" in two.content[0].text \
