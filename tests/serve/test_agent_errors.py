@@ -3,18 +3,14 @@ address, the operator's account) and an unexpected exception (paths, internals) 
 general terms over REST and MCP, and in a background job's status; the whole error goes to the
 server's log. The REST tests use a real provider client against a local server that fails."""
 
-import json
 import logging
-import threading
 import time
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import anyio
 import pytest
 from fastapi.testclient import TestClient
 from mcp import Client
-from refusing_api import refusing_api
+from refusing_api import json_api, refusing_api
 
 from mindgraph.core import Mindgraph
 from mindgraph.errors import ProviderError
@@ -98,32 +94,15 @@ def test_mcp_tools_say_provider_and_internal_errors_in_general_terms(tmp_path, m
     mg.close()
 
 
-@contextmanager
 def embedding_api(vector_of):
     """A local OpenAI-compatible embeddings API answering ``vector_of(text)`` per input."""
 
-    class Answering(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 (the stdlib's name)
-            asked = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
-            texts = asked["input"] if isinstance(asked["input"], list) else [asked["input"]]
-            data = json.dumps({"data": [{"index": i, "embedding": vector_of(text)}
-                                        for i, text in enumerate(texts)]}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+    def answer(_request, asked: dict) -> tuple[int, dict]:
+        texts = asked["input"] if isinstance(asked["input"], list) else [asked["input"]]
+        return 200, {"data": [{"index": i, "embedding": vector_of(text)}
+                              for i, text in enumerate(texts)]}
 
-        def log_message(self, *args) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Answering)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield server
-    finally:
-        server.shutdown()
-        server.server_close()
+    return json_api(answer)
 
 
 def test_a_section_the_provider_refuses_is_named_to_agents_in_general_terms(tmp_path, caplog):
