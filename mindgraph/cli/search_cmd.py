@@ -47,14 +47,22 @@ def search_command(settings: Settings, query: tuple[str, ...], limit: int, hybri
                             results=[r.page for r in response.results],
                             result_count=len(response.results),
                             latency_ms=(time.perf_counter() - started) * 1e3)
+        # raw/'s notes never compiled: "No page matches." alone read as "the notes do not say"
+        empty = None
+        if not response.results and not len(mg.keyword_index()):
+            from .no_pages import why_no_pages
+            empty = why_no_pages(settings)
         if as_json:
             payload = response.to_dict()
             emit_json({**payload, "results": with_trust(payload["results"], trusts),
                        # the operator's own terminal: the provider's or app's words too
                        "degradation": [getattr(note, "detail", note)
-                                       for note in response.degradation]})
+                                       for note in response.degradation],
+                       **({"note": empty} if empty else {})})
         else:
             _print_hybrid(response, trusts)
+            if empty:
+                echo(empty)
         return
     changes = mg.sync()
     results, notes = keyword_answer(mg, text, limit, trust)

@@ -113,9 +113,10 @@ class VectorSearch(WarmIndexes):
                 if store.count(provider.model_version) == 0:
                     # a damaged file reads as empty: say so, not "not embedded yet"
                     damaged = [r for r in store.repairs() if provider.model_version in r]
+                    # (which of "never compiled" and "raw/ is empty": the CLI says, with
+                    # the folder; an agent is told by the empty answer's own note)
                     self._vector = (None, "; ".join(damaged) or (
-                        "the wiki has no pages to embed yet: put notes in raw/ and run "
-                        "`mindgraph ingest`" if not self._pages() else
+                        "the wiki has no pages to embed yet" if not self._pages() else
                         f"no vectors of {provider.model_version} yet; run `mindgraph embed`"))
                 else:
                     from ..retrieval.vector import VectorRetriever

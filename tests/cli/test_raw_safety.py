@@ -279,6 +279,14 @@ def test_a_query_before_the_first_ingest_says_to_run_ingest_not_only_no_match(tm
              f"Run `mindgraph ingest` first.")
     search = run("search", "sync", "-C", base)
     assert (search.exit_code, search.output) == (0, f"No page matches 'sync'.\n{never}\n")
+    # --hybrid too (it said "put notes in raw/" of a raw/ full of notes)
+    hashing = {"MINDGRAPH_EMBEDDING__PROVIDER": "hashing", "MINDGRAPH_EMBEDDING__DIMENSION": "64"}
+    hybrid = run("search", "--hybrid", "sync", "-C", base, env=hashing)
+    assert hybrid.exit_code == 0 and hybrid.output.endswith(f"No page matches.\n{never}\n")
+    assert "put notes in raw/" not in hybrid.output, hybrid.output
+    hybrid_json = json.loads(run("search", "--hybrid", "sync", "-C", base, "--json",
+                                     env=hashing).output)
+    assert hybrid_json["results"] == [] and hybrid_json["note"] == never
     as_json = json.loads(run("search", "sync", "-C", base, "--json").output)
     assert as_json["count"] == 0 and as_json["note"] == never
     check = run("check", "-C", base)
