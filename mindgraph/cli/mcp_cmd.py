@@ -35,6 +35,12 @@ def mcp_command(settings, transport: str, host: str | None, port: int | None, wa
         port = port or settings.serve.port + 1
         token = bind_token(settings, host)
         ensure_port_free(host, port)
+    from .no_pages import has_pages, why_no_pages
+
+    if not watch_on and not has_pages(settings.wiki_dir):
+        # every tool's empty answer said nothing of why (stderr: stdout carries the protocol)
+        echo(f"mindgraph: {why_no_pages(settings)} (`mcp --watch` compiles them too.)",
+             err=True)
     mg = Mindgraph(settings)
     # stdout may carry the protocol: the watcher logs to stderr
     with served(mg, watch_on, watch) as watcher:

@@ -4,6 +4,8 @@ when they were only never compiled (`init`, then `search` before `ingest`)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ..config import Settings
 from ..ingest.scan import has_notes
 from ..ingest.state import STATE_FILENAME
@@ -21,3 +23,8 @@ def why_no_pages(settings: Settings) -> str:
                 f"Run `mindgraph ingest` first.")
     return (f"The wiki has no pages yet: {raw} holds no notes. Put Markdown files there "
             f"(.md, .markdown or .txt), then run `mindgraph ingest`.")
+
+
+def has_pages(wiki: Path) -> bool:
+    """True as soon as one page is found in ``wiki`` (cheap for a full wiki too)."""
+    return next(wiki.rglob("*.md"), None) is not None if wiki.is_dir() else False

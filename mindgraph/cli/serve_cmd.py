@@ -6,7 +6,6 @@ import errno
 import json
 import os
 import socket
-from pathlib import Path
 
 import click
 
@@ -113,9 +112,10 @@ def serve_command(settings, host: str | None, port: int | None, workers: int, wa
          f"{f', {workers} workers' if workers > 1 else ''}); dashboard: {address}/", err=True)
     if (multiplied := multiplied_limits(settings.serve, workers)) is not None:
         echo(multiplied, err=True)    # not divided: serve/worker_limits.py says why
-    if not watch_on and not _has_pages(settings.wiki_dir):
+    from .no_pages import has_pages, why_no_pages
+
+    if not watch_on and not has_pages(settings.wiki_dir):
         # the dashboard's empty list and every agent's empty answer said nothing of why
-        from .no_pages import why_no_pages
         echo(f"{why_no_pages(settings)} (`serve --watch` compiles them too.)", err=True)
     if token is not None:
         # a token exported long ago (a shell profile) made every curl a 401 and the dashboard
@@ -137,11 +137,6 @@ def serve_command(settings, host: str | None, port: int | None, workers: int, wa
     uvicorn.run("mindgraph.serve.rest:app_for_worker", factory=True, host=host, port=port,
                 workers=workers, http=protocol, log_level="warning",
                 timeout_graceful_shutdown=settings.serve.shutdown_timeout_s)
-
-
-def _has_pages(wiki: Path) -> bool:
-    """True as soon as one page is found in ``wiki`` (cheap for a full wiki too)."""
-    return next(wiki.rglob("*.md"), None) is not None if wiki.is_dir() else False
 
 
 def register(group: click.Group) -> None:

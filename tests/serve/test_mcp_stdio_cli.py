@@ -140,3 +140,25 @@ def test_a_request_before_initialize_is_told_to_send_initialize_first(ws):
     assert early["data"] == {"method": "tools/list", "send_first": "initialize"}
     assert "result" in answers[2]
     assert any(t["name"] == "search" for t in answers[3]["result"]["tools"])
+
+
+def test_a_wiki_never_compiled_is_said_on_stderr_and_stdout_stays_the_protocol(tmp_path):
+    """`init` then `mcp`: every tool answered empty, and nothing on the client's log said the
+    notes were never compiled (`serve` said it at start)."""
+    notes = tmp_path / "vault"
+    notes.mkdir()
+    (notes / "Zeppelins.md").write_text("# Zeppelins\n\nAirships carry trunks.\n")
+    base = tmp_path / "kb"
+    assert subprocess.run(ENTRY + ["init", str(base), "--raw", str(notes)],
+                          capture_output=True, timeout=60).returncode == 0
+    result = mcp(base, _rpc(1, "ping"))
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {"jsonrpc": "2.0", "id": 1, "result": {}}
+    assert result.stderr.splitlines()[0] == (
+        f"mindgraph: The wiki has no pages yet: the notes in {notes} were never compiled. "
+        f"Run `mindgraph ingest` first. (`mcp --watch` compiles them too.)"), result.stderr
+
+
+def test_a_wiki_with_pages_starts_without_a_word_on_stderr(ws):
+    result = mcp(ws, _rpc(1, "ping"))
+    assert result.returncode == 0 and "no pages" not in result.stderr, result.stderr
