@@ -29,6 +29,7 @@ from ..dashboard.views import graph_view, page_view
 from ..errors import NotFoundError
 from .attachment_tickets import opens_signed_file, raw_relative, ticket_query
 from .lanes import Lane
+from .mcp_results import no_pages_notes
 from .timed_file import TimedFileResponse
 
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -92,6 +93,9 @@ class GraphViewOut(BaseModel):
     nodes: list[NodeOut]
     edges: list[EdgeOut]
     communities: list[CommunityBriefOut]
+    notes: list[str] = Field(default_factory=list,
+                             description="Why the list is empty, when the wiki has no page "
+                                         "(its notes never compiled: `mindgraph ingest`)")
 
 
 class RenderedPageOut(BaseModel):
@@ -176,8 +180,10 @@ def install_dashboard(app: FastAPI, route: Callable[..., Any], mg: Mindgraph,
         fresh()
         core = mg.as_identity(who)
         vault = core.vault()
-        return graph_view(vault, core.graph(), core.communities(), core.trust_of(vault.pages),
+        view = graph_view(vault, core.graph(), core.communities(), core.trust_of(vault.pages),
                           _scope_kind(mg) if mg.scopes.enabled else None)
+        # "0 of 0 pages" alone read as a broken dashboard: the search box's note, said here
+        return {**view, "notes": no_pages_notes(core, list(vault.pages))}
 
     @route("get", "/dashboard/page", RenderedPageOut,
            "A page rendered as safe HTML for the dashboard, with community, trust and compile "

@@ -46,3 +46,15 @@ def test_static_files_are_a_fixed_map_with_the_highlight_stylesheet():
             "vendor/sigma.min.js", "vendor/licenses/sigma.LICENSE.txt"} <= set(files)
     assert b".page-body pre .hl-k {" in files["highlight.css"][0]
     assert files["dashboard.js"][1].startswith("text/javascript")
+
+
+def test_the_page_list_shows_the_graphs_notes_as_search_results_show_theirs():
+    """The graph's ``notes`` (why a wiki has no page) go under the "0 of 0 pages" count, in
+    a list of the same class as the search results' notes."""
+    files = assets.static_files()
+    html, script = files["index.html"][0].decode(), files["dashboard.js"][0].decode()
+    count = html.index('<p id="list-count"')
+    assert html.index('<ul id="list-notes" class="notes">') > count
+    assert '<ul id="results-notes" class="notes">' in html
+    assert ('$("list-notes").replaceChildren(...(data.notes || []).map((d) => el("li", {}, d)));'
+            in script.split("async function load()", 1)[1].split("\n  }\n", 1)[0])

@@ -63,6 +63,21 @@ def test_the_graph_endpoint_gives_nodes_with_facets_and_typed_edges(workspace):
         ("Home.md", "Packing.md", "extracted", "wikilink"),
         ("Packing.md", "Home.md", "extracted", "related")}
     assert sum(c["size"] for c in body["communities"]) == 2
+    assert body["notes"] == []
+
+
+def test_the_graph_of_a_wiki_never_compiled_says_why_the_list_is_empty(workspace):
+    """`init` then `serve`: the dashboard read "0 of 0 pages", nothing saying the notes in
+    raw/ were never compiled (the search box's answer said it)."""
+    for page in (workspace / "wiki").iterdir():
+        page.unlink()
+    body = _client(workspace).get("/dashboard/graph").json()
+    assert body["nodes"] == [] and body["notes"] == [
+        "the wiki has no pages yet: its notes have not been compiled (`mindgraph ingest` "
+        "compiles them)"]
+    assert CliRunner().invoke(cli, ["ingest", "-C", str(workspace)]).exit_code == 0
+    body = _client(workspace).get("/dashboard/graph").json()
+    assert [n["id"] for n in body["nodes"]] == ["zeppelins.md"] and body["notes"] == []
 
 
 def test_a_rendered_page_escapes_hostile_html_and_links_inside_the_dashboard(workspace):

@@ -227,6 +227,8 @@
     state.nodes = data.nodes;
     state.byId = new Map(data.nodes.map((n) => [n.id, n]));
     state.communities = new Map(data.communities.map((c) => [String(c.id), c]));
+    // why the list is empty (notes never compiled), as the search results show their notes
+    $("list-notes").replaceChildren(...(data.notes || []).map((d) => el("li", {}, d)));
     drawGraph(data);
     refreshList();
     $("legend").textContent = `${data.nodes.length} pages · ${data.edges.length} links · ` +
