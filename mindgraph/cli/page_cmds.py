@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 import click
@@ -10,6 +11,9 @@ import yaml
 from ..core import Mindgraph
 from .common import echo, emit_json, json_option, open_core, workspace_options
 from .whole_number import WholeNumber
+
+_LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
+_H1 = re.compile(r"[ ]{0,3}#[ \t]+\S")      # "#tag" opens no heading
 
 
 def _open(settings) -> Mindgraph:
@@ -61,7 +65,14 @@ def get_command(settings, page: str, extract: str | None, block: int, section_id
                                  "path": list(s.path)} for s in found.sections],
                    "body": found.body})
         return
-    echo(found.body)
+    echo(_with_title(found.title, found.body))
+
+
+def _with_title(title: str, body: str) -> str:
+    """The page as a reader meets it: ``# title`` first, unless the body opens with its own
+    H1 (a compiled page keeps its title in the frontmatter: `get` began with a blank line)."""
+    body = _LEADING_BLANK_LINES.sub("", body).rstrip()
+    return body if _H1.match(body) else f"# {title}\n\n{body}".rstrip()
 
 
 @click.command("url")

@@ -75,3 +75,24 @@ def test_a_data_block_past_the_value_limit_names_the_field_and_line(tmp_path):
     assert result.output == ("Error: d.md:7: the ```yaml block's field 'items' holds 12,000 "
                              "items, past the 10,000-value limit for a data block. Shorten "
                              "the list.\n")
+
+
+def test_get_prints_a_compiled_pages_title_first_and_a_written_h1_once(tmp_path):
+    """A compiled page keeps its title in the frontmatter: `get` printed its body from a blank
+    line, the page's name nowhere. A page that opens with its H1 is printed as written."""
+    notes = tmp_path / "vault"
+    notes.mkdir()
+    (notes / "Zeppelins.md").write_text("Airships carry trunks.\n")
+    base = tmp_path / "kb"
+    assert run("init", str(base), "--raw", str(notes)).exit_code == 0
+    assert run("ingest", "-C", str(base)).exit_code == 0
+    got = run("get", "Zeppelins", "-C", str(base))
+    assert got.exit_code == 0 and got.output.startswith("# Zeppelins\n\n> [!summary]\n"), \
+        got.output
+    assert got.output.endswith("Airships carry trunks.\n") and got.output.count("# Zeppelins") == 1
+    assert json.loads(run("get", "Zeppelins", "-C", str(base), "--json").output)[
+        "body"].startswith("\n> [!summary]")            # --json: the body as stored
+    (base / "wiki" / "Home.md").write_text("---\ntitle: Start\n---\n\n# Home page\n\n#tag Hi.\n")
+    assert run("get", "Home", "-C", str(base)).output == "# Home page\n\n#tag Hi.\n"
+    (base / "wiki" / "Tagged.md").write_text("---\ntitle: Tagged\n---\n#tag first\n")
+    assert run("get", "Tagged", "-C", str(base)).output == "# Tagged\n\n#tag first\n"
