@@ -53,7 +53,10 @@ def applying(state_dir: Path) -> ContextManager[None]:
     --apply``, over the CLI, REST or MCP). Two approvals in two processes (``serve --workers``,
     the CLI beside a server) take turns: the second sees the pages the first wrote and is
     refused as changed since planning (or as applied already), where both passed the check
-    before either wrote and the last write won."""
+    before either wrote and the last write won. Ingest (and so ``watch``) holds it around
+    each page it reads and rewrites (ingest/applying.py), so no page changes between an
+    apply's check and its write, and no record an apply writes is lost to a recompile that
+    read the page before it. A flock: a killed holder's lock is freed by the kernel."""
     return exclusive_lock(Path(state_dir) / "trust" / "apply.lock")
 
 
