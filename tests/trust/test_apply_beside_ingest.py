@@ -136,3 +136,35 @@ def test_an_apply_during_an_ingest_page_write_waits_and_is_refused(compiled, mg,
     assert applied.startswith("1:") and "changed since planning (Sync.md)" in applied, applied
     assert (last["kind"], last["result_status"]) == ("apply", "DISCARDED")
     assert b"verification:" not in page
+
+
+def test_an_ingest_between_the_propagate_check_and_write_is_not_overwritten(tmp_path, mg,
+                                                                            monkeypatch):
+    from mindgraph.propagate import service as propagate_service
+
+    old = "The Standard plan keeps the version history of your notes for 30 days."
+    (tmp_path / "raw").mkdir()
+    (tmp_path / "raw" / "FAQ.md").write_text(f"# FAQ\n\n{old}\n", encoding="utf-8")
+    assert mg(tmp_path, "ingest").exit_code == 0
+    planned = mg(tmp_path, "propagate", "--json", "--old", old, "--new",
+                 old.replace("30", "90"))
+    plan = json.loads(planned.output)
+    assert [t["path"] for t in plan["targets"]] == ["FAQ.md"], planned.output
+    note = tmp_path / "raw" / "FAQ.md"
+    note.write_text(note.read_text() + EDIT, encoding="utf-8")
+    lock = tmp_path / ".mindgraph" / "trust" / "apply.lock"
+    ingest: list[subprocess.Popen] = []
+    limit = propagate_service.over_page_limit
+
+    def checked_then_ingest(pages, max_bytes):     # after the hashes, before the writes
+        ingest.append(_start(tmp_path, "ingest"))
+        _finished_or_waiting(ingest[0], lock)
+        return limit(pages, max_bytes)
+
+    monkeypatch.setattr(propagate_service, "over_page_limit", checked_then_ingest)
+    applied = mg(tmp_path, "propagate", "--apply", plan["plan"], "--approve", plan["digest"])
+    ingested = _done(ingest[0])
+    assert applied.exit_code == 0 and "SUCCESS / APPLIED" in applied.output, applied.output
+    assert ingested.startswith("0:"), ingested
+    # the recompile of the edited note came after the apply: its page is not lost under it
+    assert EDIT.strip() in (tmp_path / "wiki" / "FAQ.md").read_text(encoding="utf-8")
