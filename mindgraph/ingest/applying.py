@@ -10,6 +10,7 @@ from typing import Any, Callable, Iterator
 from ..errors import IngestError
 from ..text.cjk import preload
 from ..trust.carry import carry_record, record_text, without_record
+from ..trust.ledger import apply_turns
 from .index import TitleIndex
 from .moves import carry_created, prune_moves, record_move, signature
 from .notes import Note
@@ -35,14 +36,27 @@ class ApplySteps:
     stash: Any          # trust_stash.TrustStash
 
     def _apply(self, todo: list[Note], gone: list[str], index: TitleIndex, total: int) -> None:
+        # a page is read, its record carried and the page written (or removed) with no
+        # approved plan (verify/propagate --apply) checking and writing it in between: else the
+        # record an apply wrote in between is lost, or the apply writes over the new page
+        self.apply_turns = apply_turns(self.settings.state_dir)
+        try:
+            self._apply_all(todo, gone, index, total)
+        finally:
+            self.apply_turns.close()
+
+    def _apply_all(self, todo: list[Note], gone: list[str], index: TitleIndex,
+                   total: int) -> None:
         done = 0
         self.compiled_from: dict[str, str] = {}
-        self._keep_records(gone)
-        for path in gone:
-            self._remove(path)
-            done += 1
-            self._tick(done, total, path)
-            self._commit()
+        if gone:
+            with self.apply_turns.turn():
+                self._keep_records(gone)
+                for path in gone:
+                    self._remove(path)
+                    done += 1
+                    self._tick(done, total, path)
+                    self._commit()
         for note in todo:
             self._parse(note)
         ready = [note for note in todo if not note.error]
@@ -71,7 +85,8 @@ class ApplySteps:
 
         for note, (ok, result) in self._compiled(ready, index, record_pending):
             if ok:
-                self._store(note, result, index)
+                with self.apply_turns.turn():       # see _apply
+                    self._store(note, result, index)
             else:
                 self._fail(note, result)
             done += 1

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, ContextManager, Iterator
 
-from ..fsutil import append_private, exclusive_lock
+from ..fsutil import LockTurns, append_private, exclusive_lock
 
 PROCESS_STATUSES = ("SUCCESS", "FAILED", "CONSUMED")
 RESULT_STATUSES = ("PLANNED", "APPLIED", "PROVISIONAL_RETAIN", "DISCARDED")
@@ -53,8 +53,20 @@ def applying(state_dir: Path) -> ContextManager[None]:
     --apply``, over the CLI, REST or MCP). Two approvals in two processes (``serve --workers``,
     the CLI beside a server) take turns: the second sees the pages the first wrote and is
     refused as changed since planning (or as applied already), where both passed the check
-    before either wrote and the last write won."""
-    return exclusive_lock(Path(state_dir) / "trust" / "apply.lock")
+    before either wrote and the last write won. Ingest (and so ``watch``) holds it around
+    each page it reads and rewrites (ingest/applying.py), so no page changes between an
+    apply's check and its write, and no record an apply writes is lost to a recompile that
+    read the page before it. A flock: a killed holder's lock is freed by the kernel."""
+    return exclusive_lock(_apply_lock(state_dir))
+
+
+def apply_turns(state_dir: Path) -> LockTurns:
+    """The ``applying`` lock for ingest to take its turn per page (one open file a run)."""
+    return LockTurns(_apply_lock(state_dir))
+
+
+def _apply_lock(state_dir: Path) -> Path:
+    return Path(state_dir) / "trust" / "apply.lock"
 
 
 def ledger_path(state_dir: Path) -> Path:

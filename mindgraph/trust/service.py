@@ -255,7 +255,7 @@ class TrustService:
         roots = (wiki, self.settings.raw_dir)
         try:        # every page rendered before any is written: a refusal writes nothing
             staged = [(target, wiki / target.path,
-                       _write_back((wiki / target.path).read_bytes().decode("utf-8"),
+                       _write_back(_as_planned(wiki / target.path, target).decode("utf-8"),
                                    target).encode("utf-8")) for target in plan.targets]
         except (OSError, UnicodeDecodeError, WritebackError) as exc:
             return self._record(Run("apply", "FAILED", "DISCARDED", digest, started, now_iso(),
@@ -358,3 +358,14 @@ def _record_keys(target: Target) -> dict[str, Any]:
 
 def _write_back(text: str, target: Target) -> str:
     return set_record_keys(text, _record_keys(target), target.path)
+
+
+def _as_planned(file: Path, target: Target) -> bytes:
+    """The page's bytes, read once for the write, when they are still those the plan judged
+    (WritebackError naming the page otherwise: a writer that does not take ``applying``, a
+    person in an editor, changed it after the check)."""
+    data = file.read_bytes()
+    if sha256_bytes(data) != target.sha256:
+        raise WritebackError(f"{target.path} changed since planning; run `mindgraph verify` "
+                             f"again")
+    return data
