@@ -417,6 +417,18 @@ class IndexSettings:
 
 
 @dataclass(frozen=True)
+class CheckSettings:
+    """What `mindgraph check` counts as an error.
+
+    ``unresolved_links``: the severity of a link to a page that does not exist ([[Nowhere]],
+    kind broken-link). Obsidian keeps such a link as a placeholder (a click creates the
+    note), and vaults use them on purpose: ``warning`` lets `check --strict` pass on them.
+    Ambiguous links and links to a missing heading or block stay errors."""
+
+    unresolved_links: Literal["error", "warning"] = "error"
+
+
+@dataclass(frozen=True)
 class TrustSettings:
     """Verification and freshness (see mindgraph/trust/)."""
 
@@ -465,6 +477,7 @@ class Settings:
     serve: ServeSettings = field(default_factory=ServeSettings)
     limits: LimitsSettings = field(default_factory=LimitsSettings)
     index: IndexSettings = field(default_factory=IndexSettings)
+    check: CheckSettings = field(default_factory=CheckSettings)
     trust: TrustSettings = field(default_factory=TrustSettings)
     scopes: ScopesSettings = field(default_factory=ScopesSettings)
     adapters: tuple[AdapterSettings, ...] = ()
@@ -594,6 +607,7 @@ _SECTIONS = {
     "serve": ServeSettings,
     "limits": LimitsSettings,
     "index": IndexSettings,
+    "check": CheckSettings,
     "trust": TrustSettings,
     "scopes": ScopesSettings,
 }
@@ -1171,6 +1185,9 @@ store:
 #   max_total_bytes: 500000000  # bytes of notes one ingest reads from raw/
 #   max_pull_notes: 10000       # notes one pull takes from each adapter (the rest wait, reported)
 #   max_pull_bytes: 500000000   # bytes of notes one pull takes from each adapter (likewise)
+
+# check:             # `mindgraph check`
+#   unresolved_links: error     # error | warning: [[Nowhere]] kept as an Obsidian placeholder
 
 # trust:             # `mindgraph verify`: freshness, L3, cited evidence
 #   revalidate_after_days: 90

@@ -192,13 +192,16 @@ def orphans_command(settings: Settings, no_backlinks: bool, as_json: bool) -> No
 @workspace_options
 def broken_command(settings: Settings, as_json: bool) -> None:
     """Links that resolve to no page (missing) or to several (ambiguous), at the raw note
-    and line to fix for a compiled page (as `check` says)."""
+    and line to fix for a compiled page (as `check` says), with `check`'s severity: a
+    missing one is a warning with check.unresolved_links: warning."""
     cache, kg = open_workspace_graph(settings)
     found = kg.broken_links()
     raw = RawLines(settings.raw_dir)
     rows = []
     for b in found:
-        row = {**asdict(b), **_raw_place(cache.pages.get(b.source), b, raw)}
+        row = {**asdict(b), **_raw_place(cache.pages.get(b.source), b, raw),
+               "severity": (settings.check.unresolved_links if b.status == "missing"
+                            else "error")}
         if b.status == "missing":
             row["alias_of"] = list(kg.missing_hints(b))
         rows.append(row)
@@ -215,6 +218,8 @@ def broken_command(settings: Settings, as_json: bool) -> None:
             extra = " (an alias of: " + ", ".join(row["alias_of"]) + ")"
         where = (f"{settings.paths.raw.rstrip('/')}/{row['raw_path']}:{row['raw_line']}"
                  if row.get("raw_line") else f"{row['source']}:{row['line']}")
+        if row["severity"] == "warning":
+            extra += " (a warning: check.unresolved_links)"
         echo(f"{where}: {row['status']} [[{row['target']}]]{extra}")
 
 

@@ -124,7 +124,8 @@ class Services(WarmIndexes):
         vault = self.vault()
         report = raw_note_findings(check_vault(vault, self.settings.raw_dir, self._raw_visible,
                                                raw_folder=self.settings.paths.raw,
-                                               attachments=self._check_attachments(vault)),
+                                               attachments=self._check_attachments(vault),
+                                               unresolved=self.settings.check.unresolved_links),
                                    self.settings.state_dir, self._raw_visible,
                                    raw_dir=self.settings.raw_dir,
                                    raw_folder=self.settings.paths.raw)

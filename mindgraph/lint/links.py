@@ -1,6 +1,7 @@
 """Links to no page, for the opt-in rule ``unresolved-link``.
 
-`check` owns link rules: a link that resolves to no page is its ``broken-link`` error, and
+`check` owns link rules: a link that resolves to no page is its ``broken-link`` error (a
+warning with ``check.unresolved_links: warning``), and
 `graph broken` lists it. Obsidian, though, keeps such a link as a placeholder (a click creates
 the note), and vaults use them on purpose, so `lint` does not report them unless asked
 (``--rule unresolved-link``); its default run says how many there are in a note instead of
@@ -34,14 +35,16 @@ def unresolved_link_findings(vault: Vault, raw_dir: Path, raw_label: str = "raw"
             f"(Obsidian creates the note when it is clicked).")
 
 
-def unresolved_link_note(vault: Vault, raw_dir: Path, raw_label: str = "raw") -> str | None:
-    """What a default `lint` run (the rule not asked for) says of the links to no page."""
+def unresolved_link_note(vault: Vault, raw_dir: Path, raw_label: str = "raw",
+                         severity: str = "error") -> str | None:
+    """What a default `lint` run (the rule not asked for) says of the links to no page;
+    ``severity``: what `check` counts them as (check.unresolved_links)."""
     found = list(unresolved_links(vault, raw_dir))
     if not found:
         return None
     first = found[0][0]
     return (f"{len(found)} link(s) point to no page, first {first.location(raw_label)} "
             f"({first.message.split(' points to no page', 1)[0]}): Obsidian keeps them as "
-            f"placeholders, `mindgraph check` counts them as broken-link errors; `mindgraph "
+            f"placeholders, `mindgraph check` counts them as broken-link {severity}s; `mindgraph "
             f"lint --rule {RULE}` (or `mindgraph graph broken`) lists them.")
 

@@ -28,12 +28,14 @@ LLM_JACCARD = 0.5     # how similar two statements must be for the LLM judge to 
 
 def lint_vault(vault: Vault, raw_dir: Path, workspace: Path, *, judge: Judge | None = None,
                judge_name: str = "", seen: Callable[[Path], bool] | None = None,
-               raw_label: str = "raw", rules: Iterable[str] = ()) -> LintReport:
+               raw_label: str = "raw", rules: Iterable[str] = (),
+               unresolved: str = "error") -> LintReport:
     """Every finding over ``vault`` of ``rules`` (the default ones when none are given: only
     those are run, not every rule then filtered; a default run notes the links to no page,
     which the opt-in rule unresolved-link lists), in rule order, then page and line order; ``seen`` (a
     scoped view's) says which files it sees, for the references to files; ``raw_label``:
-    the raw folder as the user configured it (paths.raw), as the fixes name it."""
+    the raw folder as the user configured it (paths.raw), as the fixes name it;
+    ``unresolved``: check.unresolved_links, what the note says `check` counts those links as."""
     wanted = set(rules) or set(DEFAULT_RULES)
     pages = [vault.pages[p] for p in sorted(vault.pages)]
     uses_statements = wanted & {"no-summary", "conflicting-fact", "deprecated-but-current"}
@@ -63,7 +65,8 @@ def lint_vault(vault: Vault, raw_dir: Path, workspace: Path, *, judge: Judge | N
                         near_duplicates(pages))
     if UNRESOLVED in wanted:
         findings.extend(unresolved_link_findings(vault, raw_dir, raw_label))
-    elif not rules and (note := unresolved_link_note(vault, raw_dir, raw_label)):
+    elif not rules and (note := unresolved_link_note(vault, raw_dir, raw_label,
+                                                                unresolved)):
         notes.append(note)
     order = {rule: i for i, rule in enumerate(RULES)}
     findings.sort(key=lambda f: (order[f.rule], f.page, f.line, f.message))

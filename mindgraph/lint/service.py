@@ -36,11 +36,12 @@ def lint_workspace(vault: Vault, settings: Settings, judge: JudgeChoice | str = 
                              f"openai) in {settings.source}, or use the offline judge.")
     if provider is None:
         return lint_vault(vault, settings.raw_dir, settings.base_dir, seen=seen,
-                          raw_label=settings.paths.raw, rules=rules)
+                          raw_label=settings.paths.raw, rules=rules,
+                          unresolved=settings.check.unresolved_links)
     llm = LLMJudge(provider)
     return lint_vault(vault, settings.raw_dir, settings.base_dir, judge=llm,
                       judge_name=llm.identity, seen=seen, raw_label=settings.paths.raw,
-                      rules=rules)
+                      rules=rules, unresolved=settings.check.unresolved_links)
 
 
 def files_seen(settings: Settings, visible: Callable[[str], bool]) -> Callable[[Path], bool]:

@@ -90,7 +90,8 @@ class CheckReport:
 def check_vault(vault: Vault, raw_dir: Path | None = None,
                 visible: Callable[[str], bool] | None = None,
                 raw_folder: str = "raw",
-                attachments: Callable[[str, str], bool] | None = None) -> CheckReport:
+                attachments: Callable[[str, str], bool] | None = None,
+                unresolved: Severity = "error") -> CheckReport:
     """Run every check over ``vault``; with ``raw_dir``, findings about compiled pages also
     name the raw note and line to fix (``raw_folder``: the raw folder as configured,
     paths.raw, as the messages name it). ``visible`` (a scoped view's: does it see the file at
@@ -99,7 +100,8 @@ def check_vault(vault: Vault, raw_dir: Path | None = None,
     ``attachments``: ``exists(target, page path)`` for the files of the wiki and raw/ as
     ``AttachmentFiles`` finds them (a long-lived caller's, kept current without a walk:
     dashboard/attachment_index.py); by default both folders are walked on the first
-    attachment link."""
+    attachment link. ``unresolved``: the severity of a link to no page (check.unresolved_links:
+    "warning" for a vault that keeps Obsidian's placeholders on purpose)."""
     findings: list[Finding] = []
     raw_folder = raw_folder.rstrip("/") or "raw"
     for problem in vault.problems:
@@ -126,7 +128,8 @@ def check_vault(vault: Vault, raw_dir: Path | None = None,
             incoming[result.target] += 1
         for kind, message in _link_problems(vault, page, link, result, anchors, attachments,
                                             raw_folder):
-            severity: Severity = "warning" if kind in WARNING_LINKS else "error"
+            severity: Severity = ("warning" if kind in WARNING_LINKS else
+                                  unresolved if kind == "broken-link" else "error")
             finding = Finding(severity, kind, page.path, link.line, message)
             tag = _html_image(page, link)     # <img src="x.png">: no link of the raw note
             findings.append(_placed_text(finding, page, tag, raw) if tag is not None
@@ -172,18 +175,19 @@ def check_vault(vault: Vault, raw_dir: Path | None = None,
     return CheckReport(pages=len(vault.pages), findings=tuple(dict.fromkeys(findings)))
 
 
-def unresolved_links(vault: Vault, raw_dir: Path | None = None
+def unresolved_links(vault: Vault, raw_dir: Path | None = None, severity: Severity = "error"
                      ) -> Iterator[tuple[Finding, str]]:
     """The links that resolve to no page, each as `check`'s broken-link finding (placed at
-    the raw note and line of a compiled page) with the fix alone: what `lint`'s
-    unresolved-link rule reports (the same resolution as `check` and `graph broken`)."""
+    the raw note and line of a compiled page, of ``severity``: check.unresolved_links) with
+    the fix alone: what `lint`'s unresolved-link rule reports (the same resolution as
+    `check` and `graph broken`)."""
     raw = RawLines(raw_dir) if raw_dir is not None else None
     seen: set[Finding] = set()
     for page, link, result in vault.resolved_links():
         if result.status != "missing":
             continue
         fix = _missing_hint(vault, page, link, result).strip()
-        finding = _placed(Finding("error", "broken-link", page.path, link.line,
+        finding = _placed(Finding(severity, "broken-link", page.path, link.line,
                                   f"{_shown(link, page)} points to no page. {fix}"),
                           page, link, raw)
         if finding not in seen:
