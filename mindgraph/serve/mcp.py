@@ -61,6 +61,7 @@ from .mcp_results import (
     brief_keyword,
     cited_paths,
     communities_result,
+    hybrid_no_pages,
     jsonable,
     links_result,
     no_pages_notes,
@@ -256,8 +257,8 @@ def _add_engine_tools(server: MCPServer, call: Callable[..., Awaitable[CallToolR
         """Hybrid search (keywords + meaning, fused): best first, each hit citing its page
         path and section id, and the page's trust level. Good for questions and
         paraphrases."""
-        return await call(ctx, "smart_search", query, lambda m: brief_hybrid(hybrid_answer(
-            m, query, limit, TrustCriteria.parse(min_trust, fresh)), verbose))
+        return await call(ctx, "smart_search", query, lambda m: brief_hybrid(hybrid_no_pages(
+            m, hybrid_answer(m, query, limit, TrustCriteria.parse(min_trust, fresh))), verbose))
 
     @server.tool(annotations=READ_ONLY)
     async def related(ctx: Context, page: PageName,

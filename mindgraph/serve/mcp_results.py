@@ -32,6 +32,14 @@ def no_pages_notes(mg: Mindgraph, results: list[Any]) -> list[str]:
     return [NO_PAGES]
 
 
+def hybrid_no_pages(mg: Mindgraph, answer: dict[str, Any]) -> dict[str, Any]:
+    """A hybrid answer (``hybrid_answer``'s dict) with ``NO_PAGES`` added to its
+    ``degradation`` as ``no_pages_notes`` says: alone, "the wiki has no pages to embed yet"
+    told an agent why vectors were missing, not that the notes were never compiled."""
+    notes = no_pages_notes(mg, answer.get("results", []))
+    return {**answer, "degradation": [*answer.get("degradation", []), *notes]} if notes else answer
+
+
 def page_result(mg: Mindgraph, name: str, max_chars: int) -> dict[str, Any]:
     """A page: identity, address, outline, link neighbourhood and (cut) text."""
     page = mg.page(name)

@@ -16,7 +16,7 @@ from ..core import Mindgraph
 from ..errors import note_details
 from ..trust.answer import TrustCriteria, context_answer, hybrid_answer, keyword_answer
 from . import schemas as s
-from .mcp_results import no_pages_notes
+from .mcp_results import hybrid_no_pages, no_pages_notes
 from .rest_params import FRESH, MAX_LIMIT, MIN_TRUST
 from .rest_routing import Caller
 
@@ -53,8 +53,9 @@ def add_search_routes(route: Callable[..., Callable], mg: Mindgraph, fresh: Call
                      fresh_only: bool = FRESH) -> dict[str, Any]:
         started = time.perf_counter()
         fresh()
-        answer = hybrid_answer(mg.as_identity(who), q, limit,
-                               TrustCriteria.parse(min_trust, fresh_only))
+        core = mg.as_identity(who)
+        answer = hybrid_no_pages(core, hybrid_answer(core, q, limit,
+                                                     TrustCriteria.parse(min_trust, fresh_only)))
         record(who, q, intent=answer["intent"]["name"],
                results=[r["page"] for r in answer["results"]],
                result_count=len(answer["results"]),

@@ -458,3 +458,30 @@ def test_an_empty_answer_from_a_wiki_never_compiled_says_so_to_agents(tmp_path):
     nothing = payload(run_session(create_mcp_server(compiled), lambda client: client.call_tool(
         "search", {"query": "zebra"})))
     assert nothing == {"results": []}          # a wiki with pages: no match is no match
+
+
+def test_a_hybrid_answer_from_a_wiki_never_compiled_says_so_to_agents(tmp_path):
+    """Hybrid search on a wiki with no page said only "the wiki has no pages to embed yet"
+    (why vectors are missing): REST /smart_search and MCP smart_search now also say why the
+    answer is empty, as keyword search does."""
+    from mindgraph.serve.mcp_results import NO_PAGES
+    from mindgraph.serve.rest import create_app
+
+    notes = tmp_path / "vault"
+    notes.mkdir()
+    (notes / "Sync.md").write_text("# Sync\nSync keeps notes the same on every device.\n")
+    base = tmp_path / "kb"
+    assert CliRunner().invoke(cli, ["init", str(base), "--raw", str(notes)]).exit_code == 0
+    config = {"paths": {"raw": "../vault"}, "embedding": {"provider": "hashing"}}
+    core = Mindgraph(settings_from_dict(config, base_dir=base))
+    said = payload(run_session(create_mcp_server(core), lambda client: client.call_tool(
+        "smart_search", {"query": "sync"})))
+    assert not said.get("results") and NO_PAGES in said["degradation"]
+    with TestClient(create_app(core), base_url="http://127.0.0.1:8765") as client:
+        answer = client.get("/smart_search", params={"q": "sync"}).json()
+    assert answer["results"] == [] and NO_PAGES in answer["degradation"]
+    assert CliRunner().invoke(cli, ["ingest", "-C", str(base)]).exit_code == 0
+    compiled = Mindgraph(settings_from_dict(config, base_dir=base))
+    nothing = payload(run_session(create_mcp_server(compiled), lambda client: client.call_tool(
+        "smart_search", {"query": "zebra"})))
+    assert NO_PAGES not in nothing.get("degradation", [])
