@@ -11,6 +11,7 @@ import gc
 import importlib
 
 from pathlib import Path
+from typing import Iterable
 
 import click
 
@@ -76,8 +77,14 @@ def _where_else(typed: str) -> str:
 def _close_commands(typed: str) -> list[str]:
     """At most two commands ``typed`` may have meant: the closest, and a second only when it
     is about as close ("serach" means search, not enrich)."""
+    return _closest(typed, COMMANDS)
+
+
+def _closest(typed: str, names: Iterable[str]) -> list[str]:
+    """At most two of ``names`` that ``typed`` may have meant: the closest, and a second only
+    when it is about as close."""
     scored = sorted(((difflib.SequenceMatcher(None, typed, name).ratio(), name)
-                     for name in COMMANDS), reverse=True)
+                     for name in names), reverse=True)
     best = scored[0][0] if scored else 0.0
     return [name for ratio, name in scored[:2] if ratio >= 0.6 and ratio >= best - 0.1]
 
@@ -95,6 +102,16 @@ class LazyGroup(SubcommandGroup):
                 (f" Did you mean {' or '.join(close)}?" if close else "")
             ctx.fail(f"No such command '{args[0]}'.{hint} See `mindgraph --help`.")
         return super().resolve_command(ctx, args)
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except click.NoSuchOption as exc:
+            # click offers every option of the command close enough, sorted by name: a typo of
+            # --hybrid was "Did you mean one of: '--dir', '--hybrid'?"; keep the closest
+            if exc.possibilities:
+                exc.possibilities = _closest(exc.option_name, exc.possibilities)
+            raise
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         module = COMMANDS.get(cmd_name)

@@ -121,6 +121,19 @@ def test_errors_under_json_are_json_on_stdout_and_typos_get_a_suggestion(tmp_pat
     assert block.exit_code == 2 and "--extract" in block.output
 
 
+def test_an_option_typo_suggests_the_closest_option_of_that_command():
+    """click offered every close option of the command, sorted by name: --hybird got "Did
+    you mean one of: '--dir', '--hybrid'?"; now the closest (a group's subcommand too)."""
+    typo = CliRunner().invoke(cli, ["search", "--hybird", "x"])
+    assert typo.exit_code == 2
+    assert "No such option '--hybird'. Did you mean '--hybrid'?" in typo.output
+    assert "--dir" not in typo.output
+    sub = CliRunner().invoke(cli, ["graph", "hubs", "--limt", "3"])
+    assert sub.exit_code == 2 and "Did you mean '--limit'?" in sub.output
+    far = CliRunner().invoke(cli, ["search", "--zzzzqq", "x"])
+    assert far.exit_code == 2 and "Did you mean" not in far.output
+
+
 def _check(workspace):
     runner = CliRunner()
     assert runner.invoke(cli, ["ingest", "-C", str(workspace)]).exit_code == 0
