@@ -667,16 +667,11 @@ class LockTurns:
 @contextlib.contextmanager
 def exclusive_lock(lock_file: str | Path) -> Iterator[None]:
     """Hold an exclusive lock between processes on ``lock_file`` (created if missing; POSIX
-    flock, so several serve processes sharing a state folder take turns; elsewhere a no-op)."""
-    Path(lock_file).parent.mkdir(parents=True, exist_ok=True)
-    with open(lock_file, "a+b") as handle:
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - Windows: one process at a time
+    flock, so several serve processes sharing a state folder take turns; elsewhere a no-op):
+    one ``LockTurns`` turn."""
+    turns = LockTurns(lock_file)
+    try:
+        with turns.turn():
             yield
-            return
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    finally:
+        turns.close()
