@@ -1,14 +1,22 @@
 """Draw the target pages of a fresh question set at random, before any question is written.
 
-    python bench/draw_question_pages.py                  # session 23's draw
+    python bench/draw_question_pages.py                  # session 24's draw (fresh24)
+    python bench/draw_question_pages.py --set fresh23    # session 23's draw
     python bench/draw_question_pages.py --seed 7 --per-language 10
 
 The pool of each language (en, ja, zh) is the sorted ``<lang>/**/*.md`` of the Obsidian Help
-vault without the pages any earlier set targets (the dev set's, held-out's and agent-cjk's
-``relevant`` pages), nor the translations (same ``permalink``) of a page this draw has already
-taken, so that no topic is asked twice in the new set. The languages are drawn in the order
-en, ja, zh from one ``random.Random(seed)``, ``sample(pool, n)`` each. Prints the drawn pages,
-one a line, as ``lang<TAB>path``.
+vault without the pages any earlier set targets (the dev set's ``relevant`` pages and those of
+the sets in ``DRAWS[set]``), nor the translations (same ``permalink``) of a page this draw has
+already taken, so that no topic is asked twice in the new set. The languages are drawn in the
+order en, ja, zh from one ``random.Random(seed)``, ``sample(pool, n)`` each. Prints the drawn
+pages, one a line, as ``lang<TAB>path``.
+
+The draws made so far, each committed with its rule before it ran:
+
+- fresh23 (session 23): seed 2323, 20 a language, without the dev, held-out and agent-cjk
+  pages.
+- fresh24 (session 24): seed 2424, 20 a language, without the dev, held-out, agent-cjk and
+  fresh23 pages (translations of those pages stay in the pools, as for fresh23).
 """
 
 from __future__ import annotations
@@ -24,10 +32,13 @@ import shared_corpora  # bench/: on sys.path when a script runs
 ROOT = Path(__file__).resolve().parents[1]
 
 LANGUAGES = ("en", "ja", "zh")
-EARLIER_SETS = (
-    ROOT / "bench" / "questions" / "obsidian-help-heldout.jsonl",
-    ROOT / "bench" / "questions" / "obsidian-help-agent-cjk.jsonl",
-)
+QUESTIONS = ROOT / "bench" / "questions"
+# each draw's seed and the sets (besides the dev set) whose pages its pools leave out
+DRAWS = {
+    "fresh23": (2323, ("obsidian-help-heldout.jsonl", "obsidian-help-agent-cjk.jsonl")),
+    "fresh24": (2424, ("obsidian-help-heldout.jsonl", "obsidian-help-agent-cjk.jsonl",
+                       "obsidian-help-fresh23.jsonl")),
+}
 PERMALINK = re.compile(r"^permalink:\s*(\S+)", re.M)
 
 
@@ -64,14 +75,19 @@ def draw(vault: Path, excluded: set[str], seed: int, per_language: int) -> list[
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seed", type=int, default=2323)
+    parser.add_argument("--set", choices=sorted(DRAWS), default="fresh24",
+                        help="which set's draw: its seed and its earlier sets (default fresh24)")
+    parser.add_argument("--seed", type=int, help="another seed than the set's")
     parser.add_argument("--per-language", type=int, default=20)
     shared_corpora.add_option(parser)
     args = parser.parse_args()
     corpora = shared_corpora.corpora()
     shared_corpora.require(corpora, "obsidian-help-queries.dev.jsonl", "obsidian-help")
-    excluded = targeted_pages([corpora / "obsidian-help-queries.dev.jsonl", *EARLIER_SETS])
-    for lang, page in draw(corpora / "obsidian-help", excluded, args.seed, args.per_language):
+    seed, earlier_sets = DRAWS[args.set]
+    excluded = targeted_pages([corpora / "obsidian-help-queries.dev.jsonl",
+                               *(QUESTIONS / name for name in earlier_sets)])
+    seed = seed if args.seed is None else args.seed
+    for lang, page in draw(corpora / "obsidian-help", excluded, seed, args.per_language):
         print(f"{lang}\t{page}")
 
 
