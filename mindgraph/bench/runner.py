@@ -1,7 +1,8 @@
 """`mindgraph bench`: run a query file against retrieval methods and score them.
 
 Methods are switches of one hybrid retriever (see ``METHODS``), so every method sees the same
-indexes and the comparison is fair. Metrics per method, per language and per intent: hit@1,
+indexes and the comparison is fair. Metrics per method, per language, per intent and per question style (a
+question line's ``style``, when any names one): hit@1,
 recall@5, MRR@10, nDCG@10, and latency median and p95 (warm, in-process, one query at a time,
 answer and query-vector caches cleared: every query is new to every method).
 Two inputs: our JSONL question format over a wiki, and the BEIR layout (corpus.jsonl,
@@ -56,12 +57,13 @@ class Scores:
 
 @dataclass
 class MethodReport:
-    """One method: overall scores and the same per language and per intent."""
+    """One method: overall scores and the same per language, per intent and per style."""
 
     method: str
     overall: Scores
     by_lang: dict[str, Scores] = field(default_factory=dict)
     by_intent: dict[str, Scores] = field(default_factory=dict)
+    by_style: dict[str, Scores] = field(default_factory=dict)
     misses: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
@@ -69,6 +71,7 @@ class MethodReport:
         return {"method": self.method, "overall": self.overall.to_dict(),
                 "by_lang": {k: v.to_dict() for k, v in self.by_lang.items()},
                 "by_intent": {k: v.to_dict() for k, v in self.by_intent.items()},
+                "by_style": {k: v.to_dict() for k, v in self.by_style.items()},
                 "misses": self.misses}
 
 
@@ -100,16 +103,30 @@ def run_methods(retriever: HybridRetriever, questions: Sequence[Question],
             if progress:
                 progress(method, i + 1)
         report = MethodReport(method, _scores(rows))
-        for key, target in (("lang", report.by_lang), ("intent", report.by_intent)):
+        for group, target in ((_lang, report.by_lang), (_intent, report.by_intent),
+                              (_style, report.by_style)):
             groups: dict[str, list] = {}
             for row in rows:
-                value = getattr(row[0], key) or "?"
-                groups.setdefault(value, []).append(row)
-            target.update({k: _scores(v) for k, v in sorted(groups.items())})
+                groups.setdefault(group(row[0]), []).append(row)
+            if target is not report.by_style or set(groups) != {"?"}:
+                target.update({k: _scores(v) for k, v in sorted(groups.items())})
         report.misses = [{"id": q.id, "query": q.query[:120], "relevant": list(q.relevant)[:3]}
                          for q, m, _ in rows if m[2] == 0][:20]
         reports.append(report)
     return reports
+
+
+def _lang(question: Question) -> str:
+    return question.lang or "?"
+
+
+def _intent(question: Question) -> str:
+    return question.intent or "?"
+
+
+def _style(question: Question) -> str:
+    """A question line's ``style`` (keyword, howto, symptom, paraphrase, ...), "?" if none."""
+    return str(question.extra.get("style") or "?")
 
 
 def _scores(rows: list) -> Scores:
@@ -122,7 +139,8 @@ def _scores(rows: list) -> Scores:
 
 
 def format_table(reports: list[MethodReport]) -> str:
-    """A text table: one line per method, then per-language and per-intent lines."""
+    """A text table: one line per method, then per-language, per-intent and per-style
+    lines."""
     lines = [f"{'method':18} {'n':>4} {'hit@1':>6} {'R@5':>6} {'MRR@10':>7} {'nDCG@10':>8} "
              f"{'p50 ms':>7} {'p95 ms':>7}"]
 
@@ -132,7 +150,7 @@ def format_table(reports: list[MethodReport]) -> str:
 
     for report in reports:
         lines.append(row(report.method, report.overall))
-    for group in ("by_lang", "by_intent"):
+    for group in ("by_lang", "by_intent", "by_style"):
         if any(len(getattr(r, group)) > 1 for r in reports):
             lines.append(f"\n{group.replace('by_', 'per ')}:")
             for report in reports:

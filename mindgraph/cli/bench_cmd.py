@@ -1,4 +1,4 @@
-"""`mindgraph bench QUERIES`: retrieval quality and speed per method, language and intent."""
+"""`mindgraph bench QUERIES`: retrieval quality and speed per method, language, intent and style."""
 
 from __future__ import annotations
 

@@ -49,6 +49,26 @@ def test_bench_json_reports_every_method_language_and_intent(tmp_path):
     assert [m["id"] for m in keyword["misses"]] == ["q3"]
 
 
+def test_bench_reports_each_question_style_when_lines_name_one(tmp_path):
+    questions = workspace(tmp_path)
+    styled = [dict(q, style=style) for q, style in zip(QUESTIONS, ("paraphrase", "keyword",
+                                                                    "paraphrase"))]
+    questions.write_text("\n".join(json.dumps(q) for q in styled))
+    result = CliRunner().invoke(cli, ["bench", str(questions), "-C", str(tmp_path),
+                                      "--methods", "keyword", "--json"])
+    assert result.exit_code == 0, result.output
+    by_style = json.loads(result.output)["methods"][0]["by_style"]
+    assert {k: v["n"] for k, v in by_style.items()} == {"keyword": 1, "paraphrase": 2}
+    # q2 (keyword style) is found first; of the paraphrases only the English one is
+    assert by_style["keyword"]["hit1"] == 1.0 and by_style["paraphrase"]["hit1"] == 0.5
+    table = CliRunner().invoke(cli, ["bench", str(questions), "-C", str(tmp_path),
+                                     "--methods", "keyword"])
+    assert "per style:" in table.output and "keyword:paraphrase" in table.output
+    plain = CliRunner().invoke(cli, ["bench", str(workspace(tmp_path)), "-C", str(tmp_path),
+                                     "--methods", "keyword", "--json"])
+    assert json.loads(plain.output)["methods"][0]["by_style"] == {}
+
+
 def test_every_method_embeds_its_own_queries(tmp_path):
     questions = workspace(tmp_path)
     mg = Mindgraph.open(tmp_path)
