@@ -1,10 +1,10 @@
 """`mindgraph bench`: run a query file against retrieval methods and score them.
 
 Methods are switches of one hybrid retriever (see ``METHODS``), so every method sees the same
-indexes and the comparison is fair. Metrics per method, per language, per intent and per question style (a
-question line's ``style``, when any names one): hit@1,
-recall@5, MRR@10, nDCG@10, and latency median and p95 (warm, in-process, one query at a time,
-answer and query-vector caches cleared: every query is new to every method).
+indexes and the comparison is fair. Metrics per method, per language, per intent and per
+question style (a question line's ``style``, when any names one): hit@1, recall@5, MRR@10,
+nDCG@10, and latency median and p95 (warm, in-process, one query at a time, answer and
+query-vector caches cleared: every query is new to every method).
 Two inputs: our JSONL question format over a wiki, and the BEIR layout (corpus.jsonl,
 queries.jsonl, qrels/test.tsv), whose documents become pages.
 """
