@@ -99,6 +99,10 @@ def pull_command(settings, names: tuple[str, ...], dry_run: bool, as_json: bool)
 
     require_workspace(settings)
     report = pull(settings, names, dry_run=dry_run)
+    for item in report.files:       # a file pull may not overwrite: said even with --json
+        if item.instead_of and item.status == "written":
+            echo(f"{'would keep' if dry_run else 'kept':11} [{item.adapter}] "
+                 f"{item.instead_of}: {item.reason}", err=True)
     if as_json:
         emit_json(report.to_dict())
     else:

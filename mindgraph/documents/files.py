@@ -19,6 +19,7 @@ import unicodedata
 from pathlib import Path
 from typing import BinaryIO
 
+from ..filenames import is_windows_device_name
 from .errors import BadUpload, UploadTooLarge
 
 API_FOLDER = "api-notes"          # the API's own folder inside a scope folder
@@ -27,8 +28,6 @@ WRAPPED = {".json": "json", ".yaml": "yaml", ".yml": "yaml", ".csv": "csv", ".ts
 ACCEPTED = (*AS_IS, *WRAPPED)
 MAX_NAME_CHARS = 120
 _UNSAFE = re.compile(r"[^\w .\-]+")
-_RESERVED = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)),
-                       *(f"lpt{i}" for i in range(10))})
 
 
 def safe_name(name: str) -> str:
@@ -48,7 +47,7 @@ def safe_name(name: str) -> str:
         raise BadUpload(f"{original[:200]!r}: {kind} are not taken; upload notes as "
                         f"{', '.join(ACCEPTED)}.")
     stem = stem.strip(" .-")[: MAX_NAME_CHARS - len(suffix)]
-    if not stem or stem.lower() in _RESERVED:
+    if not stem or is_windows_device_name(stem):
         raise BadUpload(f"{original[:200]!r}: no usable file name is left once path parts "
                         f"and unsafe characters are removed; rename the file.")
     return stem + suffix
@@ -60,7 +59,7 @@ def slug(title: str) -> str:
     as an upload of such a name is refused: a vault synced to Windows cannot hold the file."""
     text = _UNSAFE.sub("-", unicodedata.normalize("NFC", title)).strip(" .-")
     text = re.sub(r"[-\s]+", "-", text)[:80].strip("-") or "note"
-    return "_" + text if text.split(".", 1)[0].lower() in _RESERVED else text
+    return "_" + text if is_windows_device_name(text) else text
 
 
 def check_text(name: str, stream: BinaryIO, max_bytes: int,
