@@ -186,3 +186,18 @@ def test_the_filesystem_adapter_keeps_a_persons_note_too(tmp_path):
     pull(tmp_path)
     assert (tmp_path / "raw" / "vault" / "Same.md").read_text().endswith("in the vault\n")
     assert len(raw_files(tmp_path)) == 3
+
+
+def test_create_names_the_copy_pull_files_beside_a_persons_note(workspace, fake):
+    config = workspace / "mindgraph.yml"         # the corpus cache on: create knows the lists
+    config.write_text(config.read_text().replace("cache_ttl_s: 0", "cache_ttl_s: 300"))
+    mine = workspace / "raw" / "ticktick" / "Errands" / "Buy stamps.md"
+    mine.parent.mkdir(parents=True)
+    mine.write_text("# Buy stamps\nmine\n")
+    made = CliRunner().invoke(cli, ["create", "Buy stamps", "--project", "Errands", "--json",
+                                    "-C", str(workspace)], catch_exceptions=False)
+    said = json.loads(made.stdout)["raw_note"]
+    assert said.startswith("ticktick/Errands/Buy stamps (tasks ")
+    written = [f["path"] for f in json.loads(pull(workspace, "--json").stdout)["files"]
+               if f["instead_of"]]
+    assert written == [said] and mine.read_text() == "# Buy stamps\nmine\n"
