@@ -74,13 +74,15 @@ def beside(rel: str, adapter: str, key: str) -> str:
     return posixpath.join(folder, (safe_name_part(stem, ending) or "copy") + ending)
 
 
-def stale_copy(folder: Path, raw_prefix: str, rel: str, owned: Mapping[str, str],
-               adapter: str, key: str) -> str:
-    """The copy beside ``rel`` of this document that pull wrote and nobody edited since
-    (removable once the document is back at ``rel``), or ""."""
+def left_copy(folder: Path, raw_prefix: str, rel: str, owned: Mapping[str, str],
+              adapter: str, key: str) -> tuple[str, bool]:
+    """The copy pull wrote beside ``rel`` for this document (once it is back at ``rel``) and
+    whether it may go (nobody edited it since); ("", False) when there is none."""
     copy = beside(rel, adapter, key)
     held = owned.get(raw_prefix + copy)
-    return copy if held is not None and file_digest(folder / copy) == held else ""
+    if held is None:
+        return "", False
+    return copy, file_digest(folder / copy) == held
 
 
 def _writable(path: Path, raw_rel: str, wanted: str, owned: Mapping[str, str]) -> bool:
@@ -98,4 +100,4 @@ def _writable(path: Path, raw_rel: str, wanted: str, owned: Mapping[str, str]) -
     return found is not None and found in (wanted, owned.get(raw_rel))
 
 
-__all__ = ["Placement", "beside", "digest", "place", "stale_copy"]
+__all__ = ["Placement", "beside", "digest", "left_copy", "place"]

@@ -30,7 +30,7 @@ from .base import RawDocument, safe_relative_path
 from .loader import ConfiguredAdapter, load_adapter
 from .mirror import gone, load_manifest, manifest_path, save_manifest
 from .notes import ITEM_ID_KEY
-from .owned import digest, place, stale_copy
+from .owned import digest, left_copy, place
 
 
 @dataclass(frozen=True)
@@ -284,16 +284,32 @@ def _file_one(folder: Path, prefix: str, rel: str, data: bytes, doc: RawDocument
                            f"cannot write raw/{raw_rel} ({exc.strerror or exc}): a file "
                            f"and a folder share that name, or the path is too long; "
                            f"rename it at the source.")]
-    copy = "" if instead_of else stale_copy(folder, prefix, rel, owned, adapter, key)
-    if copy and (prefix + copy).casefold() not in written_by:
-        if not dry_run:
-            (folder / copy).unlink(missing_ok=True)
-            owned.pop(prefix + copy, None)
-        out.append(PulledFile(adapter, prefix + copy, "removed",
-                              f"the copy pull wrote beside raw/{raw_rel} while a file it "
-                              f"could not overwrite was there; the document is back at its "
-                              f"path"))
+    if not instead_of:
+        out.extend(_left_copy(folder, prefix, rel, raw_rel, adapter, key, owned, written_by,
+                              dry_run))
     return out
+
+
+def _left_copy(folder: Path, prefix: str, rel: str, raw_rel: str, adapter: str, key: str,
+               owned: dict[str, str], written_by: dict[str, str],
+               dry_run: bool) -> list[PulledFile]:
+    """The document is at its path again: the copy pull wrote beside it goes, unless someone
+    edited it (then it is theirs: kept, said once, and no longer pull's)."""
+    copy, removable = left_copy(folder, prefix, rel, owned, adapter, key)
+    if not copy or (prefix + copy).casefold() in written_by:
+        return []
+    if not dry_run:
+        if removable:
+            (folder / copy).unlink(missing_ok=True)
+        owned.pop(prefix + copy, None)
+    if removable:
+        return [PulledFile(adapter, prefix + copy, "removed",
+                           f"the copy pull wrote beside raw/{raw_rel} while a file it could "
+                           f"not overwrite was there; the document is back at its path")]
+    return [PulledFile(adapter, prefix + copy, "kept",
+                       f"raw/{prefix + copy}: the copy pull wrote beside raw/{raw_rel} was "
+                       f"edited since; kept as it is (the document is back at raw/{raw_rel});"
+                       f" delete it by hand if it should go.")]
 
 
 def _set_mtime(path: Path, metadata: Any) -> None:

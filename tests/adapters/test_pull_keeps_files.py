@@ -201,3 +201,25 @@ def test_create_names_the_copy_pull_files_beside_a_persons_note(workspace, fake)
     written = [f["path"] for f in json.loads(pull(workspace, "--json").stdout)["files"]
                if f["instead_of"]]
     assert written == [said] and mine.read_text() == "# Buy stamps\nmine\n"
+
+
+def test_an_edited_copy_is_kept_when_the_item_goes_back_to_its_path(workspace, fake):
+    mine = workspace / "raw" / "ticktick" / "Errands" / "Buy stamps.md"
+    mine.parent.mkdir(parents=True)
+    mine.write_text("mine\n")
+    add_task(fake, "6a1f00000000000000000001", "Buy stamps")
+    first = json.loads(pull(workspace, "--json").stdout)
+    copy = next(f["path"] for f in first["files"] if f["instead_of"])
+    (workspace / "raw" / copy).write_text("the copy, edited by hand\n")
+    mine.unlink()
+
+    back = pull(workspace)
+    assert (workspace / "raw" / copy).read_text() == "the copy, edited by hand\n"
+    assert f"kept        [tasks] {copy}: raw/{copy}: the copy pull wrote beside" in back.stdout
+    assert "item_id: 6a1f00000000000000000001" in mine.read_text()
+    assert copy not in pull(workspace).stdout             # said once: it is the person's now
+    fake.delete("6a1f00000000000000000001")             # the item's own note goes,
+    gone = json.loads(pull(workspace, "--json").stdout)   # the person's copy stays, unsaid
+    assert {f["path"]: f["status"] for f in gone["files"] if f["status"] != "unchanged"} == {
+        "ticktick/Errands/Buy stamps.md": "removed"}
+    assert (workspace / "raw" / copy).read_text() == "the copy, edited by hand\n"
