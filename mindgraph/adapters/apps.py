@@ -23,7 +23,7 @@ from .base import Item, ItemNotFound, safe_relative_path
 from .loader import ConfiguredAdapter, adapter_class, load_adapter
 from .mirror import load_manifest, manifest_path
 from .notes import ITEM_ID_KEY, item_documents
-from .owned import place
+from .owned import beside, place
 
 WRITE_METHODS = ("create", "update", "get", "url_for")
 NEXT = "`mindgraph pull` files it under raw/ (writes go to the app, never to raw/)"
@@ -108,14 +108,17 @@ class NoteApps:
         return item_result(configured, item, "updated", self.settings)
 
     def _item_id(self, configured: ConfiguredAdapter, ref: str) -> str:
-        """An item id from an id, the raw path of its pulled note or its exact title."""
+        """An item id from an id, the raw path of its pulled note (or of the copy pull filed
+    beside a person's note) or its exact title."""
         items = _corpus(configured)
         if any(i.id == ref for i in items):
             return ref
         wanted = ref.strip().removesuffix(".md").casefold()
         prefix = f"{configured.target}/" if configured.target else ""
-        by_name = {d.filename.removesuffix(".md").casefold(): d.metadata[ITEM_ID_KEY]
-                   for d in _documents(configured, items)}
+        by_name = {name.removesuffix(".md").casefold(): d.metadata[ITEM_ID_KEY]
+                   for d in _documents(configured, items)
+                   for name in (d.filename, beside(d.filename, configured.name,
+                                                   str(d.metadata[ITEM_ID_KEY])))}
         found = by_name.get(wanted) or by_name.get(wanted.removeprefix(prefix.casefold()))
         if found:
             return str(found)

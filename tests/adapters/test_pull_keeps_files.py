@@ -201,6 +201,9 @@ def test_create_names_the_copy_pull_files_beside_a_persons_note(workspace, fake)
     written = [f["path"] for f in json.loads(pull(workspace, "--json").stdout)["files"]
                if f["instead_of"]]
     assert written == [said] and mine.read_text() == "# Buy stamps\nmine\n"
+    updated = CliRunner().invoke(cli, ["update", said, "--append", "ten", "--json", "-C",
+                                       str(workspace)], catch_exceptions=False)
+    assert json.loads(updated.stdout)["item"]["id"] == json.loads(made.stdout)["item"]["id"]
 
 
 def test_an_edited_copy_is_kept_when_the_item_goes_back_to_its_path(workspace, fake):
