@@ -24,6 +24,7 @@ from typing import Mapping
 from .base import safe_name_part
 from .mirror import file_digest
 
+
 @dataclass(frozen=True)
 class Placement:
     """Where one document goes: ``rel`` (relative to the adapter's folder), the path it

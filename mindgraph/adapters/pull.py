@@ -5,14 +5,14 @@ checked against the real (symlink-resolved) target folder, so no document can la
 raw/<target>/. A file whose content is unchanged is not rewritten, and a file is overwritten
 only while it holds what pull last wrote there (owned.py): a note a person wrote, or a pulled
 one they edited, is kept and the document filed beside it, said on stderr and in ``--json``
-(``instead_of``). Only a remote adapter's
-(a note app's) notes are ever deleted: those of items the app no longer has, and only while
-they hold what pull wrote (mirror.py). A document over ``limits.max_page_bytes`` (what ingest
-and every reader refuse to read) is skipped, never truncated, and said so; the filesystem
-adapter does not even read it. One pull takes at most ``limits.max_pull_notes`` documents, and
-at most ``limits.max_pull_bytes`` bytes of them, from each adapter (a hostile or huge app cannot
-fill the disk): the listing is read no further than that. A pull a limit cut says so, and
-removes none of that app's notes (the items past the limit are not gone from the app).
+(``instead_of``). Only a remote adapter's (a note app's) notes are ever deleted: those of
+items the app no longer has, and only while they hold what pull wrote (mirror.py). A
+document over ``limits.max_page_bytes`` (what ingest and every reader refuse to read) is
+skipped, never truncated, and said so; the filesystem adapter does not even read it. One pull
+takes at most ``limits.max_pull_notes`` documents, and at most ``limits.max_pull_bytes`` bytes
+of them, from each adapter (a hostile or huge app cannot fill the disk): the listing is read no
+further than that. A pull a limit cut says so, and removes none of that app's notes (the
+items past the limit are not gone from the app).
 """
 
 from __future__ import annotations
