@@ -241,13 +241,13 @@ def _file_documents(raw_dir: Path, configured: ConfiguredAdapter,
                                                                       cap)))
             continue
         out.extend(_file_one(folder, prefix, rel, bytes(data), doc, name, owned, written_by,
-                             dry_run))
+                             seen, dry_run))
     return out
 
 
 def _file_one(folder: Path, prefix: str, rel: str, data: bytes, doc: RawDocument,
               adapter: str, owned: dict[str, str], written_by: dict[str, str],
-              dry_run: bool) -> list[PulledFile]:
+              seen: dict[str, str], dry_run: bool) -> list[PulledFile]:
     """Write one document where it may go (its path, or the copy beside a file pull may not
     overwrite), and remove its copy once it is back at its path."""
     metadata = doc.metadata if isinstance(doc.metadata, Mapping) else {}
@@ -256,6 +256,11 @@ def _file_one(folder: Path, prefix: str, rel: str, data: bytes, doc: RawDocument
         placed = place(folder, prefix, rel, data, owned, adapter, key)
         if placed.rel and placed.rel != rel:
             _contained(folder, placed.rel)
+            other_doc = seen.setdefault(placed.rel.casefold(), doc.filename)
+            if other_doc != doc.filename:     # a title that is another's copy name
+                raise AdapterError(f"adapter {adapter!r}: {doc.filename!r} is filed beside "
+                                   f"a file pull may not overwrite as {placed.rel!r}, the name "
+                                   f"of {other_doc!r}; give the documents distinct names.")
             other = written_by.setdefault((prefix + placed.rel).casefold(), adapter)
             if other != adapter:
                 raise AdapterError(f"adapter {other!r} already pulled {prefix + placed.rel} "

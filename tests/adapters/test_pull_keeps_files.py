@@ -226,3 +226,22 @@ def test_an_edited_copy_is_kept_when_the_item_goes_back_to_its_path(workspace, f
     assert {f["path"]: f["status"] for f in gone["files"] if f["status"] != "unchanged"} == {
         "ticktick/Errands/Buy stamps.md": "removed"}
     assert (workspace / "raw" / copy).read_text() == "the copy, edited by hand\n"
+
+
+def test_a_title_that_is_another_items_copy_name_overwrites_nothing(workspace, fake):
+    import hashlib
+
+    mine = workspace / "raw" / "ticktick" / "Errands" / "Buy stamps.md"
+    mine.parent.mkdir(parents=True)
+    mine.write_text("mine\n")
+    copy_of = hashlib.sha256(b"6a1f00000000000000000001").hexdigest()[:6]
+    add_task(fake, "6a1f00000000000000000001", "Buy stamps", content="the real item")
+    add_task(fake, "6a1f00000000000000000002", f"Buy stamps (tasks {copy_of})",
+             content="an item titled as the copy")
+    result = pull(workspace, "--json", code=1)
+    files = json.loads(result.stdout)["files"]
+    rejected = [f for f in files if f["status"] == "rejected"]
+    assert len(rejected) == 1 and "give the documents distinct" in rejected[0]["reason"]
+    assert rejected[0]["path"] == f"Errands/Buy stamps (tasks {copy_of}).md"   # the 2nd item
+    copy = workspace / "raw" / "ticktick" / "Errands" / f"Buy stamps (tasks {copy_of}).md"
+    assert "the real item" in copy.read_text() and mine.read_text() == "mine\n"
