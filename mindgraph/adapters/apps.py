@@ -21,7 +21,9 @@ from ..config import AdapterSettings, Settings
 from ..errors import AdapterError, ConfigError, Forbidden, InputError
 from .base import Item, ItemNotFound, safe_relative_path
 from .loader import ConfiguredAdapter, adapter_class, load_adapter
+from .mirror import load_manifest, manifest_path
 from .notes import ITEM_ID_KEY, item_documents
+from .owned import beside, place
 
 WRITE_METHODS = ("create", "update", "get", "url_for")
 NEXT = "`mindgraph pull` files it under raw/ (writes go to the app, never to raw/)"
@@ -85,7 +87,7 @@ class NoteApps:
             raise InputError("create: give the item a title (it is empty).")
         configured = self.app(app)
         item = configured.adapter.create(title, content, project)  # type: ignore[attr-defined]
-        return item_result(configured, item, "created")
+        return item_result(configured, item, "created", self.settings)
 
     def update(self, ref: str, *, title: str | None = None, content: str | None = None,
                append: str | None = None, app: str | None = None) -> dict[str, Any]:
@@ -103,17 +105,20 @@ class NoteApps:
             current = adapter.get(item_id).content.rstrip()
             content = f"{current}\n{append.strip()}" if current else append.strip()
         item = adapter.update(item_id, title=title, content=content)
-        return item_result(configured, item, "updated")
+        return item_result(configured, item, "updated", self.settings)
 
     def _item_id(self, configured: ConfiguredAdapter, ref: str) -> str:
-        """An item id from an id, the raw path of its pulled note or its exact title."""
+        """An item id from an id, the raw path of its pulled note (or of the copy pull filed
+    beside a person's note) or its exact title."""
         items = _corpus(configured)
         if any(i.id == ref for i in items):
             return ref
         wanted = ref.strip().removesuffix(".md").casefold()
         prefix = f"{configured.target}/" if configured.target else ""
-        by_name = {d.filename.removesuffix(".md").casefold(): d.metadata[ITEM_ID_KEY]
-                   for d in _documents(configured, items)}
+        by_name = {name.removesuffix(".md").casefold(): d.metadata[ITEM_ID_KEY]
+                   for d in _documents(configured, items)
+                   for name in (d.filename, beside(d.filename, configured.name,
+                                                   str(d.metadata[ITEM_ID_KEY])))}
         found = by_name.get(wanted) or by_name.get(wanted.removeprefix(prefix.casefold()))
         if found:
             return str(found)
@@ -126,18 +131,33 @@ class NoteApps:
         return ref      # the adapter says it does not exist, in its own words
 
 
-def item_result(configured: ConfiguredAdapter, item: Item, action: str) -> dict[str, Any]:
-    """The one answer of create and update: app, action, item, deep link, future raw note."""
+def item_result(configured: ConfiguredAdapter, item: Item, action: str,
+                settings: Settings | None = None) -> dict[str, Any]:
+    """The one answer of create and update: app, action, item, deep link, future raw note
+    (with ``settings``: beside a file in raw/ that pull may not overwrite, as pull files it)."""
     adapter: Any = configured.adapter
     documents = _documents(configured, [*_corpus(configured), item])
-    name = next((d.filename for d in documents if d.metadata.get(ITEM_ID_KEY) == item.id), "")
+    doc = next((d for d in documents if d.metadata.get(ITEM_ID_KEY) == item.id), None)
     try:        # the name pull writes, not the title's own (`../x` is filed as `x`)
-        name = safe_relative_path(name) if name else ""
+        name = safe_relative_path(doc.filename) if doc else ""
     except AdapterError:
         name = ""
+    if name and settings is not None:
+        name = _placed(settings, configured, name, doc.data, item.id)  # type: ignore[union-attr]
     raw = f"{configured.target}/{name}" if configured.target and name else name
     return {"app": configured.name, "action": action, "item": item.to_json(),
             "url": adapter.url_for(item), "raw_note": raw, "next": NEXT}
+
+
+def _placed(settings: Settings, configured: ConfiguredAdapter, rel: str, data: bytes,
+            item_id: str) -> str:
+    """Where pull will file the note of ``rel``: there, or beside a file it may not
+    overwrite (owned.py)."""
+    raw_root = settings.raw_dir.resolve()
+    folder = raw_root / configured.target if configured.target else raw_root
+    prefix = f"{configured.target}/" if configured.target else ""
+    owned = load_manifest(manifest_path(settings.state_dir, configured.name))
+    return place(folder, prefix, rel, data, owned, configured.name, item_id).rel or rel
 
 
 def _corpus(configured: ConfiguredAdapter) -> list[Item]:

@@ -19,13 +19,14 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping, Protocol, runtime_checkable
 
 from ..errors import AdapterError, NotFoundError
+from ..filenames import MAX_NAME_BYTES, cut_utf8, is_windows_device_name
 
 # Characters that are unsafe or unportable in file names (Windows-reserved ones included,
-# so a vault pulled on Linux still syncs to a Windows machine).
-_UNSAFE_CHARS_RE = re.compile(r'[\x00-\x1f\x7f<>:"|?*]')
-_WINDOWS_RESERVED = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)),
-                               *(f"lpt{i}" for i in range(1, 10))})
-MAX_NAME_BYTES = 255
+# so a vault pulled on Linux still syncs to a Windows machine), C0 and C1 controls, the line
+# and paragraph separators, and the bidirectional overrides that make a name read backwards.
+_UNSAFE_CHARS_RE = re.compile('[\x00-\x1f\x7f-\x9f<>:"|?*\u2028\u2029\u202a-\u202e'
+                              '\u2066-\u2069]')
+_SEPARATORS_RE = re.compile(r"[/\\]")
 
 
 @dataclass(frozen=True)
@@ -155,26 +156,40 @@ def _time(value: Any) -> dt.datetime | None:
 def safe_relative_path(filename: str) -> str:
     """Turn an untrusted file name into a safe relative POSIX path (sub-folders kept).
 
-    Backslashes count as separators; empty, ``.`` and ``..`` parts are dropped; leading dots
-    (hidden files, which ingest ignores) and trailing dots and spaces are stripped; unsafe
-    characters become ``_``; Windows device names get a ``_`` prefix; each part is cut to 255
-    bytes. The result never starts with ``/`` and never contains ``..``: joined to a folder it
-    stays inside that folder. Raises AdapterError when nothing usable is left.
+    Backslashes count as separators; empty, ``.`` and ``..`` parts are dropped; each part is
+    made safe as ``safe_name_part`` does. The result never starts with ``/`` and never
+    contains ``..``: joined to a folder it stays inside that folder. Raises AdapterError when
+    nothing usable is left.
     """
     text = unicodedata.normalize("NFC", str(filename)).replace("\\", "/")
-    parts = []
-    for part in text.split("/"):
-        part = _UNSAFE_CHARS_RE.sub("_", part).strip().lstrip(".").rstrip(". ")
-        if not part:
-            continue
-        stem = part.split(".", 1)[0].lower()
-        if stem in _WINDOWS_RESERVED:
-            part = "_" + part
-        parts.append(_truncate(part))
+    parts = [part for part in map(safe_name_part, text.split("/")) if part]
     if not parts:
         raise AdapterError(f"file name {filename!r} has no usable characters; give the "
                            f"document a file name with letters or digits.")
     return "/".join(parts)
+
+
+def safe_name_part(part: str, ending: str = "") -> str:
+    """One path part, safe on every system: unsafe and control characters become ``_``;
+    leading dots (hidden files, which ingest ignores) and spaces, trailing dots and spaces are
+    stripped; a Windows device name gets a ``_`` before it; the part with ``ending`` is at
+    most MAX_NAME_BYTES of UTF-8 (cut in the part, keeping its extension, so ``ending``
+    survives). "" when nothing usable is left."""
+    part = _UNSAFE_CHARS_RE.sub("_", unicodedata.normalize("NFC", part))
+    part = part.strip().lstrip(".").rstrip(". ")
+    if not part:
+        return ""
+    if is_windows_device_name(part):
+        part = "_" + part
+    return _truncate(part, MAX_NAME_BYTES - len(ending.encode("utf-8")))
+
+
+def safe_file_name(title: str, ending: str = ".md", fallback: str = "Untitled") -> str:
+    """A title (a note app's, free text) as one file name ending in ``ending``: a ``/`` or
+    ``\\`` in it is a ``_``, never a folder, and the name is safe as ``safe_name_part``
+    makes it (``fallback`` when nothing usable is left)."""
+    stem = safe_name_part(_SEPARATORS_RE.sub("_", str(title)), ending)
+    return (stem or fallback) + ending
 
 
 def safe_target(target: str) -> str:
@@ -184,14 +199,12 @@ def safe_target(target: str) -> str:
     return safe_relative_path(target)
 
 
-def _truncate(part: str) -> str:
-    """Cut a path part to MAX_NAME_BYTES of UTF-8, keeping its extension."""
-    if len(part.encode("utf-8")) <= MAX_NAME_BYTES:
+def _truncate(part: str, budget: int = MAX_NAME_BYTES) -> str:
+    """Cut a path part to ``budget`` bytes of UTF-8, keeping its extension."""
+    if len(part.encode("utf-8")) <= budget:
         return part
     stem, dot, ext = part.rpartition(".")
-    if not dot or len(ext) > 16:
+    if not dot or not stem or len(ext) > 16:
         stem, ext = part, ""
     suffix = f".{ext}" if ext else ""
-    budget = MAX_NAME_BYTES - len(suffix.encode("utf-8"))
-    cut = stem.encode("utf-8")[:budget].decode("utf-8", errors="ignore")
-    return cut + suffix
+    return cut_utf8(stem, budget - len(suffix.encode("utf-8"))).rstrip(". ") + suffix

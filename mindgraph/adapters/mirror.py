@@ -2,12 +2,13 @@
 
 A note app is the truth about its items: an item deleted there (the app answers 404, or its
 listing no longer holds it) should leave raw/ as a deleted file does, so that `ingest` removes
-its page. `pull` keeps a manifest per remote adapter, ``<state>/pulled/<adapter>.json``: each
-raw path it filed and the SHA-256 it wrote there. A path in the manifest that the adapter no
-longer returns is deleted only while its file still holds those very bytes; a file someone
-edited in raw/ since is kept and reported. Nothing else is ever deleted: not a file another
-adapter or a person put there, not anything of an adapter that failed or rejected a document
-in this run, and nothing of fetch-only adapters (the filesystem one, custom ones).
+its page. `pull` keeps a manifest per adapter, ``<state>/pulled/<adapter>.json``: each raw
+path it filed and the SHA-256 it wrote there (owned.py overwrites only such files). A path in
+a remote adapter's manifest that the adapter no longer returns is deleted only while its file
+still holds those very bytes; a file someone edited in raw/ since is kept and reported.
+Nothing else is ever deleted: not a file another adapter or a person put there, not anything
+of an adapter that failed or rejected a document in this run, and nothing of fetch-only
+adapters (the filesystem one, custom ones).
 """
 
 from __future__ import annotations
@@ -67,12 +68,7 @@ def gone(raw_root: Path, manifest: dict[str, str], current: set[str], dry_run: b
     return out
 
 
-def save_manifest(path: Path, raw_root: Path, current: set[str],
-                  kept: set[str]) -> None:
-    """Record the files the adapter now owns (and the edited ones it left in place)."""
-    entries = {rel: digest for rel in sorted(current)
-               if (digest := file_digest(raw_root / rel)) is not None}
-    old = load_manifest(path)
-    entries.update({rel: old[rel] for rel in kept if rel in old})
+def save_manifest(path: Path, entries: dict[str, str]) -> None:
+    """Record the files the adapter now owns: raw path → SHA-256 pull wrote there."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_json(path, entries)
+    atomic_write_json(path, dict(sorted(entries.items())))

@@ -18,8 +18,12 @@ back into the app.
     ---
     The item's content.
 
-Files go to ``<project>/<title>.md``; two items of one name in one project are told apart by
-the start of their ids (``<title> (63b7bebb).md``), in id order, so the names are stable.
+Files go to ``<project>/<title>.md``, the project and the title each one safe file name
+(``safe_file_name``: a ``/`` in a title is a ``_``, never a folder; no control characters, no
+leading dot, no Windows device name, at most 255 bytes of UTF-8). Two items whose names meet
+(one title twice in a project, ``a/b`` and ``a_b``, titles alike in their first 250 bytes) are
+told apart by the start of their ids (``<title> (63b7bebb).md``, the whole id if even that
+meets), in id order, so the names are stable.
 """
 
 from __future__ import annotations
@@ -28,8 +32,8 @@ from typing import Callable, Iterable
 
 import yaml
 
-from ..errors import AdapterError
-from .base import Item, RawDocument, safe_relative_path
+from ..filenames import cut_utf8
+from .base import Item, RawDocument, safe_file_name
 
 ITEM_ID_KEY = "item_id"
 APP_KEY = "app"
@@ -42,15 +46,23 @@ def item_documents(app: str, items: Iterable[Item],
     taken: set[str] = set()
     documents = []
     for item in sorted(items, key=lambda i: (i.project_name, i.title, i.id)):
-        folder = item.project_name or "Inbox"
-        title = item.title.strip() or "Untitled"
-        name = f"{folder}/{title}.md"
-        if _key(name) in taken:
-            name = f"{folder}/{title} ({item.id[:8]}).md"
-        taken.add(_key(name))
+        name = _free_name(item, taken)
+        taken.add(name.casefold())
         documents.append(RawDocument(item_note(app, item, url_for(item)), name,
                                      {ITEM_ID_KEY: item.id, "mtime": _mtime(item)}))
     return documents
+
+
+def _free_name(item: Item, taken: set[str]) -> str:
+    """``<project>/<title>.md``, or with the start of the id (then more of it) when an earlier
+    item has that name (compared as macOS and Windows do, ignoring case)."""
+    folder = safe_file_name(item.project_name or "Inbox", "", "Inbox")
+    tag = safe_file_name(item.id, "", "")
+    for ending in (".md", f" ({tag[:8]}).md", f" ({cut_utf8(tag, 100)}).md"):
+        name = f"{folder}/{safe_file_name(item.title, ending)}"
+        if name.casefold() not in taken:
+            break
+    return name     # taken still (ids alike in 100 bytes): pull rejects it, names both
 
 
 def item_note(app: str, item: Item, url: str) -> str:
@@ -64,13 +76,6 @@ def item_note(app: str, item: Item, url: str) -> str:
                      default_flow_style=False, width=10_000)
     body = item.content.strip()
     return f"---\n{head}---\n{body}\n" if body else f"---\n{head}---\n"
-
-
-def _key(name: str) -> str:
-    try:
-        return safe_relative_path(name).casefold()
-    except AdapterError:   # a name with nothing usable: pull rejects it and says why
-        return name.casefold()
 
 
 def _mtime(item: Item) -> float | None:

@@ -2,14 +2,17 @@
 
 This is the only code that writes raw/. Every file name is sanitised and the final path is
 checked against the real (symlink-resolved) target folder, so no document can land outside
-raw/<target>/. A file whose content is unchanged is not rewritten. Only a remote adapter's
-(a note app's) notes are ever deleted: those of items the app no longer has, and only while
-they hold what pull wrote (mirror.py). A document over ``limits.max_page_bytes`` (what ingest
-and every reader refuse to read) is skipped, never truncated, and said so; the filesystem
-adapter does not even read it. One pull takes at most ``limits.max_pull_notes`` documents, and
-at most ``limits.max_pull_bytes`` bytes of them, from each adapter (a hostile or huge app cannot
-fill the disk): the listing is read no further than that. A pull a limit cut says so, and
-removes none of that app's notes (the items past the limit are not gone from the app).
+raw/<target>/. A file whose content is unchanged is not rewritten, and a file is overwritten
+only while it holds what pull last wrote there (owned.py): a note a person wrote, or a pulled
+one they edited, is kept and the document filed beside it, said on stderr and in ``--json``
+(``instead_of``). Only a remote adapter's (a note app's) notes are ever deleted: those of
+items the app no longer has, and only while they hold what pull wrote (mirror.py). A
+document over ``limits.max_page_bytes`` (what ingest and every reader refuse to read) is
+skipped, never truncated, and said so; the filesystem adapter does not even read it. One pull
+takes at most ``limits.max_pull_notes`` documents, and at most ``limits.max_pull_bytes`` bytes
+of them, from each adapter (a hostile or huge app cannot fill the disk): the listing is read no
+further than that. A pull a limit cut says so, and removes none of that app's notes (the
+items past the limit are not gone from the app).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import os
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from ..config import LimitsSettings, Settings
 from ..errors import AdapterError, ConfigError
@@ -26,6 +29,8 @@ from ..fsutil import atomic_write_bytes, read_bytes
 from .base import RawDocument, safe_relative_path
 from .loader import ConfiguredAdapter, load_adapter
 from .mirror import gone, load_manifest, manifest_path, save_manifest
+from .notes import ITEM_ID_KEY
+from .owned import digest, left_copy, place
 
 
 @dataclass(frozen=True)
@@ -38,6 +43,8 @@ class PulledFile:
     #                    | limited (an adapter's listing cut at limits.max_pull_notes or
     #                      limits.max_pull_bytes)
     reason: str = ""
+    instead_of: str = ""   # the raw path the document belongs at, holding a file pull may
+    #                        not overwrite (kept as it is); ``path`` is the copy beside it
 
 
 @dataclass(frozen=True)
@@ -102,11 +109,15 @@ def pull(settings: Settings, names: Iterable[str] = (), dry_run: bool = False) -
             files.append(PulledFile(entry.name, "", "limited", cut))
         files.extend(PulledFile(entry.name, rel, "skipped", too_large(rel, size, cap))
                      for rel, size in getattr(configured.adapter, "oversized", ()))
+        ledger = manifest_path(settings.state_dir, entry.name)
+        owned = load_manifest(ledger)
         filed = _file_documents(settings.raw_dir, configured, documents, dry_run, written_by,
-                                cap)
+                                cap, owned)
         files.extend(filed)
         if getattr(configured.adapter, "remote", False) and not cut:
-            files.extend(_mirror(settings, configured, filed, dry_run))
+            files.extend(_mirror(settings, configured, filed, dry_run, owned))
+        if not dry_run:
+            save_manifest(ledger, _still_there(settings.raw_dir.resolve(), owned))
     counts = {s: sum(1 for f in files if f.status == s) for s in ("written", "unchanged",
                                                                   "rejected", "removed",
                                                                   "skipped", "limited")}
@@ -159,27 +170,36 @@ def too_large(name: str, size: int, cap: int) -> str:
 
 
 def _mirror(settings: Settings, configured: ConfiguredAdapter, filed: list[PulledFile],
-            dry_run: bool) -> list[PulledFile]:
-    """Remove the notes of items the app no longer has (not after a rejected document)."""
+            dry_run: bool, owned: dict[str, str]) -> list[PulledFile]:
+    """Remove the notes of items the app no longer has (not after a rejected document);
+    the removed ones leave ``owned``."""
     if any(f.status == "rejected" for f in filed):
         return []
-    raw_root = settings.raw_dir.resolve()
-    path = manifest_path(settings.state_dir, configured.name)
     current = {f.path for f in filed if f.status in ("written", "unchanged")}
-    outcomes = gone(raw_root, load_manifest(path), current, dry_run)
-    if not dry_run:
-        save_manifest(path, raw_root, current, {rel for rel, status, _ in outcomes
-                                                if status == "kept"})
+    outcomes = gone(settings.raw_dir.resolve(), owned, current, dry_run)
+    for rel, status, _ in outcomes:
+        if status == "removed":
+            owned.pop(rel, None)
     return [PulledFile(configured.name, rel, status, reason)
             for rel, status, reason in outcomes]
 
 
+def _still_there(raw_root: Path, owned: dict[str, str]) -> dict[str, str]:
+    """The manifest's entries whose files still exist (one deleted by hand is pull's no more:
+    the next document of that path finds it free)."""
+    return {rel: held for rel, held in owned.items()
+            if (raw_root / rel).is_file() and not (raw_root / rel).is_symlink()}
+
+
 def _file_documents(raw_dir: Path, configured: ConfiguredAdapter,
-                    documents: list[Any], dry_run: bool,
-                    written_by: dict[str, str], cap: int) -> list[PulledFile]:
+                    documents: list[Any], dry_run: bool, written_by: dict[str, str],
+                    cap: int, owned: dict[str, str]) -> list[PulledFile]:
+    """File each document under raw/<target>/, where owned.place allows; ``owned`` (the
+    adapter's manifest) is kept up to date with what is written."""
     name = configured.name
     raw_root = raw_dir.resolve()
     folder = raw_root / configured.target if configured.target else raw_root
+    prefix = f"{folder.relative_to(raw_root).as_posix()}/" if configured.target else ""
     out: list[PulledFile] = []
     seen: dict[str, str] = {}
     for doc in documents:
@@ -190,7 +210,7 @@ def _file_documents(raw_dir: Path, configured: ConfiguredAdapter,
             continue
         try:
             rel = safe_relative_path(doc.filename)
-            path = _contained(folder, rel)
+            _contained(folder, rel)
         except AdapterError as exc:
             out.append(PulledFile(name, doc.filename, "rejected", str(exc)))
             continue
@@ -203,7 +223,7 @@ def _file_documents(raw_dir: Path, configured: ConfiguredAdapter,
                                   f"Windows); give the documents distinct file names."))
             continue
         seen[key] = doc.filename
-        raw_rel = path.relative_to(raw_root).as_posix()
+        raw_rel = prefix + rel
         other = written_by.setdefault(raw_rel.casefold(), name)
         if other != name:
             out.append(PulledFile(name, raw_rel, "rejected",
@@ -220,21 +240,81 @@ def _file_documents(raw_dir: Path, configured: ConfiguredAdapter,
             out.append(PulledFile(name, raw_rel, "skipped", too_large(doc.filename, len(data),
                                                                       cap)))
             continue
-        try:
-            if path.is_file() and not path.is_symlink() and read_bytes(path) == data:
-                out.append(PulledFile(name, raw_rel, "unchanged"))
-                continue
+        out.extend(_file_one(folder, prefix, rel, bytes(data), doc, name, owned, written_by,
+                             seen, dry_run))
+    return out
+
+
+def _file_one(folder: Path, prefix: str, rel: str, data: bytes, doc: RawDocument,
+              adapter: str, owned: dict[str, str], written_by: dict[str, str],
+              seen: dict[str, str], dry_run: bool) -> list[PulledFile]:
+    """Write one document where it may go (its path, or the copy beside a file pull may not
+    overwrite), and remove its copy once it is back at its path."""
+    metadata = doc.metadata if isinstance(doc.metadata, Mapping) else {}
+    key = str(metadata.get(ITEM_ID_KEY) or doc.filename)
+    try:
+        placed = place(folder, prefix, rel, data, owned, adapter, key)
+        if placed.rel and placed.rel != rel:
+            _contained(folder, placed.rel)
+            other_doc = seen.setdefault(placed.rel.casefold(), doc.filename)
+            if other_doc != doc.filename:     # a title that is another's copy name
+                raise AdapterError(f"adapter {adapter!r}: {doc.filename!r} is filed beside "
+                                   f"a file pull may not overwrite as {placed.rel!r}, the name "
+                                   f"of {other_doc!r}; give the documents distinct names.")
+            other = written_by.setdefault((prefix + placed.rel).casefold(), adapter)
+            if other != adapter:
+                raise AdapterError(f"adapter {other!r} already pulled {prefix + placed.rel} "
+                                   f"in this run; give the two adapters different targets.")
+    except AdapterError as exc:
+        return [PulledFile(adapter, prefix + rel, "rejected", str(exc))]
+    if not placed.rel:
+        return [PulledFile(adapter, prefix + rel, "rejected", placed.reason)]
+    raw_rel = prefix + placed.rel
+    path = folder / placed.rel
+    instead_of = prefix + placed.instead_of if placed.instead_of else ""
+    out: list[PulledFile] = []
+    try:
+        if path.is_file() and not path.is_symlink() and read_bytes(path) == data:
+            out.append(PulledFile(adapter, raw_rel, "unchanged", placed.reason, instead_of))
+        else:
             if not dry_run:
                 atomic_write_bytes(path, data, shared=True)
-                _set_mtime(path, doc.metadata)
-        except OSError as exc:
-            out.append(PulledFile(name, raw_rel, "rejected",
-                                  f"cannot write raw/{raw_rel} ({exc.strerror or exc}): a file "
-                                  f"and a folder share that name, or the path is too long; "
-                                  f"rename it at the source."))
-            continue
-        out.append(PulledFile(name, raw_rel, "written"))
+                _set_mtime(path, metadata)
+            out.append(PulledFile(adapter, raw_rel, "written", placed.reason, instead_of))
+        owned[raw_rel] = digest(data)       # saved only when not a dry run
+        if instead_of:
+            owned.pop(instead_of, None)     # a person's file now: never pull's to replace
+    except OSError as exc:
+        return [PulledFile(adapter, raw_rel, "rejected",
+                           f"cannot write raw/{raw_rel} ({exc.strerror or exc}): a file "
+                           f"and a folder share that name, or the path is too long; "
+                           f"rename it at the source.")]
+    if not instead_of:
+        out.extend(_left_copy(folder, prefix, rel, raw_rel, adapter, key, owned, written_by,
+                              dry_run))
     return out
+
+
+def _left_copy(folder: Path, prefix: str, rel: str, raw_rel: str, adapter: str, key: str,
+               owned: dict[str, str], written_by: dict[str, str],
+               dry_run: bool) -> list[PulledFile]:
+    """The document is at its path again: the copy pull wrote beside it goes, unless someone
+    edited it (then it is theirs: kept, said once, and no longer pull's)."""
+    copy, removable = left_copy(folder, prefix, rel, owned, adapter, key)
+    if not copy or (prefix + copy).casefold() in written_by:
+        return []
+    if not dry_run:
+        if removable:
+            (folder / copy).unlink(missing_ok=True)
+        owned.pop(prefix + copy, None)
+    if removable:
+        return [PulledFile(adapter, prefix + copy, "removed",
+                           f"the copy pull wrote beside raw/{raw_rel} while a file it could "
+                           f"not overwrite was there; the document is back at its path")]
+    return [PulledFile(adapter, prefix + copy, "kept",
+                       f"raw/{prefix + copy}: the copy pull wrote beside raw/{raw_rel} was "
+                       f"edited since; kept as it is (the document is back at raw/{raw_rel});"
+                       f" delete it by hand if it should go.")]
 
 
 def _set_mtime(path: Path, metadata: Any) -> None:

@@ -94,11 +94,16 @@ def _enrich_after(mg: Mindgraph):
 @json_option
 def pull_command(settings, names: tuple[str, ...], dry_run: bool, as_json: bool) -> None:
     """Fetch documents from the adapters in mindgraph.yml into raw/ (the only command that
-    writes raw/; it deletes only a note app's notes of items deleted in the app)."""
+    writes raw/; it overwrites only files it wrote that nobody edited since, filing a document
+    beside anything else, and deletes only a note app's notes of items deleted in the app)."""
     from ..adapters.pull import pull
 
     require_workspace(settings)
     report = pull(settings, names, dry_run=dry_run)
+    for item in report.files:       # a file pull may not overwrite: said even with --json
+        if item.instead_of and item.status == "written":
+            echo(f"{'would keep' if dry_run else 'kept':11} [{item.adapter}] "
+                 f"{item.instead_of}: {item.reason}", err=True)
     if as_json:
         emit_json(report.to_dict())
     else:

@@ -19,6 +19,7 @@ import unicodedata
 from pathlib import Path
 from typing import BinaryIO
 
+from ..filenames import MAX_NAME_BYTES, cut_utf8, is_windows_device_name
 from .errors import BadUpload, UploadTooLarge
 
 API_FOLDER = "api-notes"          # the API's own folder inside a scope folder
@@ -26,9 +27,10 @@ AS_IS = (".md", ".markdown", ".txt")
 WRAPPED = {".json": "json", ".yaml": "yaml", ".yml": "yaml", ".csv": "csv", ".tsv": "tsv"}
 ACCEPTED = (*AS_IS, *WRAPPED)
 MAX_NAME_CHARS = 120
+# a stem's bytes: a file name is at most MAX_NAME_BYTES of UTF-8 (120 CJK characters are 360),
+# with room for the longest ending: "-json.md" of a wrapped data file and "-9999" of write_new
+_STEM_BYTES = MAX_NAME_BYTES - 16
 _UNSAFE = re.compile(r"[^\w .\-]+")
-_RESERVED = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)),
-                       *(f"lpt{i}" for i in range(10))})
 
 
 def safe_name(name: str) -> str:
@@ -47,8 +49,9 @@ def safe_name(name: str) -> str:
         kind = f"'{suffix}' files" if suffix else "files without an extension"
         raise BadUpload(f"{original[:200]!r}: {kind} are not taken; upload notes as "
                         f"{', '.join(ACCEPTED)}.")
-    stem = stem.strip(" .-")[: MAX_NAME_CHARS - len(suffix)]
-    if not stem or stem.lower() in _RESERVED:
+    stem = cut_utf8(stem.strip(" .-")[: MAX_NAME_CHARS - len(suffix)], _STEM_BYTES)
+    stem = stem.strip(" .-")
+    if not stem or is_windows_device_name(stem):
         raise BadUpload(f"{original[:200]!r}: no usable file name is left once path parts "
                         f"and unsafe characters are removed; rename the file.")
     return stem + suffix
@@ -59,8 +62,8 @@ def slug(title: str) -> str:
     ``COM1``, ``nul.txt``: any extension) gets a ``_`` before it, as `pull` names them, and
     as an upload of such a name is refused: a vault synced to Windows cannot hold the file."""
     text = _UNSAFE.sub("-", unicodedata.normalize("NFC", title)).strip(" .-")
-    text = re.sub(r"[-\s]+", "-", text)[:80].strip("-") or "note"
-    return "_" + text if text.split(".", 1)[0].lower() in _RESERVED else text
+    text = cut_utf8(re.sub(r"[-\s]+", "-", text)[:80], _STEM_BYTES).strip("-") or "note"
+    return "_" + text if is_windows_device_name(text) else text
 
 
 def check_text(name: str, stream: BinaryIO, max_bytes: int,

@@ -111,7 +111,9 @@ def test_create_names_the_raw_note_pull_really_writes_for_a_hostile_title(worksp
     pulled = json.loads(run(workspace, "pull", "--json"))
     written = sorted(f["path"] for f in pulled["files"] if f["status"] == "written")
     assert sorted(said.values()) == written, (said, written)
-    assert said["../../../../outside"] == "ticktick/Inbox/outside.md"
+    # a title is one file name: its separators are no folders, its leading dots no hidden file
+    assert said["../../../../outside"] == "ticktick/Inbox/_.._.._.._outside.md"
+    assert said["..\\..\\win"] == "ticktick/Inbox/_.._win.md"
     assert all((workspace / "raw" / path).is_file() for path in written)
     assert not (workspace.parent / "outside.md").exists()
 

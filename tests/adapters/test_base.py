@@ -65,3 +65,15 @@ def test_any_name_stays_inside_its_folder(name):
     assert ".." not in path.parts and "." not in path.parts and "" not in path.parts
     assert posixpath.normpath(posixpath.join("/root/raw", rel)).startswith("/root/raw/")
     assert "\x00" not in rel and "\\" not in rel
+
+
+@given(st.text(max_size=300), st.sampled_from([".md", " (0123abcd).md", " (tasks 6a1f03).md"]))
+def test_any_title_is_one_file_name_that_keeps_its_ending(title, ending):
+    from mindgraph.adapters.base import safe_file_name
+    from mindgraph.filenames import is_windows_device_name
+
+    name = safe_file_name(title, ending)
+    assert "/" not in name and "\\" not in name and name.endswith(ending)
+    assert len(name.encode("utf-8")) <= 255 and not name.startswith((".", " "))
+    assert not any(ord(c) < 32 or 0x7f <= ord(c) <= 0x9f for c in name)
+    assert not is_windows_device_name(name) and safe_relative_path(name) == name

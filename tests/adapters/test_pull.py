@@ -52,7 +52,8 @@ def test_hostile_names_stay_inside_raw_target(workspace):
     settings = configure(workspace, names)
     report = pull(settings)
     outside = sorted(p.name for p in workspace.iterdir())
-    assert outside == ["mg_hostile.py", "mindgraph.yml", "raw"]
+    assert outside == [".mindgraph", "mg_hostile.py", "mindgraph.yml", "raw"]
+    assert all_files(workspace / ".mindgraph") == ["pulled/h.json"]   # what pull wrote
     assert all_files(workspace / "raw") == ["inbox/_con.md", "inbox/a/b.md", "inbox/escape.md",
                                             "inbox/etc/cron.d/x.md", "inbox/ok/Note.md",
                                             "inbox/win.md"]
