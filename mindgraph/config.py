@@ -379,7 +379,8 @@ class ServeSettings:
 
 @dataclass(frozen=True)
 class LimitsSettings:
-    """How much of a file is read and indexed; each limit hit is reported per file.
+    """How much of a file is read and indexed; each limit hit is reported per file. And what
+    one identity of the servers may spend (mindgraph/quotas/).
 
     A markdown file over ``max_page_bytes`` is not read as a page (wiki/, and raw/ for the
     timeline); section text of a page past ``max_indexed_chars`` is not searchable (keyword
@@ -400,6 +401,15 @@ class LimitsSettings:
     # match what one ingest reads of raw/
     max_pull_notes: int = 10_000
     max_pull_bytes: int = 500_000_000
+    # What one identity (a token of scopes.identities, counted per tenant and identity, in
+    # the state folder: across restarts and `serve --workers`) may spend over REST and MCP
+    # HTTP: LLM calls in the last hour (search expansion and reranking, the lint judge,
+    # triage, compiling its notes) and documents created in the last day (POST /documents,
+    # /upload's files, create_document). Past either: 429 with Retry-After, no call made,
+    # nothing written. The owner (serve.token_env's token, the CLI, stdio MCP) has no
+    # quota. 0 = no limit.
+    llm_calls_per_hour: int = 1000
+    documents_per_day: int = 500
 
 
 @dataclass(frozen=True)
@@ -922,6 +932,8 @@ def _check_values(s: Settings) -> None:
         (s.limits.max_indexed_chars >= 1000, "limits.max_indexed_chars", "at least 1000"),
         (s.limits.max_files >= 1, "limits.max_files", "at least 1"),
         (s.limits.max_pull_notes >= 1, "limits.max_pull_notes", "at least 1"),
+        (s.limits.llm_calls_per_hour >= 0, "limits.llm_calls_per_hour", "0 (no limit) or more"),
+        (s.limits.documents_per_day >= 0, "limits.documents_per_day", "0 (no limit) or more"),
         (s.limits.max_pull_bytes >= s.limits.max_page_bytes, "limits.max_pull_bytes",
          "at least limits.max_page_bytes"),
         (s.index.embed_max_chars >= 100, "index.embed_max_chars", "at least 100"),
@@ -1185,6 +1197,8 @@ store:
 #   max_total_bytes: 500000000  # bytes of notes one ingest reads from raw/
 #   max_pull_notes: 10000       # notes one pull takes from each adapter (the rest wait, reported)
 #   max_pull_bytes: 500000000   # bytes of notes one pull takes from each adapter (likewise)
+#   llm_calls_per_hour: 1000    # per server identity (token); past it 429, no call; 0 = off
+#   documents_per_day: 500      # documents one identity may create a day; 0 = off
 
 # check:             # `mindgraph check`
 #   unresolved_links: error     # error | warning: [[Nowhere]] kept as an Obsidian placeholder

@@ -12,6 +12,7 @@
     ├── StoreError                 a vector store cannot be reached or used
     ├── NotFoundError              a page, section or other named thing does not exist
     ├── TooLarge                   a request asks for more work than a limit allows (413)
+    ├── QuotaExceeded              an identity used up an hourly or daily quota (429)
     ├── OverBudget                 work stopped at its time budget (504)
     ├── EmbedBusy                  another embed holds the workspace's lock (embed --no-wait)
     └── AccessError                who is asking, and may they (scopes/)
@@ -19,8 +20,9 @@
         └── Forbidden                the identity may not do this (HTTP 403)
 
 The CLI maps ConfigError and InputError to exit code 2 and other errors to exit code 1; the REST API maps
-NotFoundError to 404, Unauthenticated to 401, Forbidden to 403, TooLarge to 413, OverBudget
-to 504. What a caller may not see is NotFoundError, in the same words as what does not exist.
+NotFoundError to 404, Unauthenticated to 401, Forbidden to 403, TooLarge to 413,
+QuotaExceeded to 429 (with Retry-After), OverBudget to 504. What a caller may not see is
+NotFoundError, in the same words as what does not exist.
 """
 
 from __future__ import annotations
@@ -94,6 +96,16 @@ class AmbiguousName(NotFoundError):
 
 class TooLarge(MindgraphError):
     """A request asks for more work than a limit allows; the message names the setting."""
+
+
+class QuotaExceeded(MindgraphError):
+    """An identity used up one of its quotas (mindgraph/quotas/): ``setting`` names the limit
+    to raise, ``retry_after_s`` when the next one fits again."""
+
+    def __init__(self, message: str, setting: str, retry_after_s: float):
+        super().__init__(message)
+        self.setting = setting
+        self.retry_after_s = retry_after_s
 
 
 class OverBudget(MindgraphError):

@@ -18,6 +18,7 @@ RANK = {
     "page": 2, "stores": 2, "providers": 2, "adapters": 2,
     "ingest": 3, "retrieval": 3, "graph": 3, "vectors": 3, "coverage": 3, "timeline": 3,
     "trust": 3, "lint": 3, "calibrate": 3, "propagate": 3, "scopes": 3, "documents": 3,
+    "quotas": 3,
     "dashboard": 3, "enrich": 3, "triage": 3,
     "core": 4,
     "sync": 5,     # drives the core: ingest, sync, embed

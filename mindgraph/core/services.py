@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from ..page.check import CheckReport
     from ..page.model import Page
     from ..propagate.service import PropagationService
+    from ..quotas import Quotas
     from ..scopes import Scopes
     from ..timeline.build import Timeline
     from ..trust.service import TrustService
@@ -45,6 +46,13 @@ class Services(WarmIndexes):
         from ..trust.service import TrustService
 
         return TrustService(self.settings)
+
+    @functools.cached_property
+    def quotas(self) -> Quotas:
+        """What each server identity may spend: LLM calls, documents (mindgraph/quotas/)."""
+        from ..quotas import Quotas
+
+        return Quotas(self.settings.limits, self.settings.state_dir)
 
     @property
     def usage_log(self) -> UsageLog:

@@ -280,8 +280,9 @@ class VectorSearch(WarmIndexes):
                 timeout_s: float | None = None) -> ContextBlock:
         """Top knowledge for a situation as a markdown block, within a hard time limit.
 
-        Never raises: on an error the block is empty and says why; on a timeout it holds the
-        keyword matches found in time (retrieval/context.py), or is empty."""
+        Never raises but QuotaExceeded (a server's caller used up its LLM calls): on an error
+        the block is empty and says why; on a timeout it holds the keyword matches found in
+        time (retrieval/context.py), or is empty."""
         from ..retrieval.context import context_within, keyword_results
 
         timeout = self.settings.serve.context_timeout_s if timeout_s is None else timeout_s

@@ -14,7 +14,10 @@ go through the compiler, never around it:
   may write to; anything else is Refused with the reason. A note whose compile failed has no
   page; its id (returned by the upload) still finds it in the records, so it can go too.
 - a note is refused at upload when it is larger than ``compile.max_note_bytes`` (it could
-  never be compiled), not stored to fail later.
+  never be compiled), not stored to fail later;
+- a server's identity creates at most ``limits.documents_per_day`` documents, and a write
+  that compiles with the LLM needs one of its ``limits.llm_calls_per_hour`` left
+  (quotas/): past either, QuotaExceeded before anything is written.
 
 ``workspace`` is the core (``Mindgraph``): its ``vault()``, ``ingest()``, ``embed()`` and
 ``settings``; this package does not import it (it sits below the core).
@@ -35,6 +38,7 @@ from ..page.links import RELATIONS
 from ..page.lookup import find_page
 from ..page.model import Page
 from ..page.rawlines import raw_source
+from ..quotas import require_llm_call, take_documents
 from .access import link_refused, may_change, tenant_folders, write_folder
 from .errors import Refused, UploadTooLarge
 from .files import check_text, note_source, safe_name, slug, write_new
@@ -194,6 +198,7 @@ class DocumentService:
         overlay, applied when its raw note is recompiled (now)."""
         page = self._page(view, doc_id)
         raw = self._raw_of(page, "metadata")
+        self._may_compile()
         with self.records.change() as data:
             current = data["overlays"].get(page.path, {})
             for key in ("title", "tags", "type"):
@@ -235,6 +240,7 @@ class DocumentService:
                           f"longer only the API's; delete it yourself if it should go.")
         touching = [x for x in self.records.links().values()
                     if page in (x.source, x.target)]
+        self._may_compile()
         with self.records.change() as data:
             data["created"].pop(doc_id, None)
             data["overlays"].pop(page, None)
@@ -267,6 +273,7 @@ class DocumentService:
         who = view.identity
         link = ManualLink(link_id(src.path, dst.path, kind), src.path, dst.path, kind,
                           context, who.tenant, who.agent or who.name, now_iso())
+        self._may_compile()
         with self.records.change() as data:
             data["links"][link.id] = as_json(link)
         self._recompile([raw])
@@ -285,6 +292,7 @@ class DocumentService:
         why = may_change(view, view.scope_of(source)) if source is not None else None
         if why:
             raise Refused(f"the link from {found.source} cannot be removed by you: {why}.")
+        self._may_compile()
         with self.records.change() as data:
             data["links"].pop(link, None)
         if source is not None:
@@ -328,6 +336,7 @@ class DocumentService:
 
     def start_rescan(self, view: Any) -> Any:
         """Register a rescan of the caller's tenant (Busy while one runs)."""
+        self._may_compile()
         return self.jobs.start("rescan", view.identity.tenant, exclusive=True)
 
     def status(self, view: Any) -> dict[str, Any]:
@@ -396,6 +405,8 @@ class DocumentService:
                notes: list[tuple[str, bytes | BinaryIO]], via: str) -> list[Created]:
         from ..ingest.pipeline import wiki_path_for
 
+        self._may_compile()
+        take_documents(len(notes))      # the caller's daily quota: all of them, or none
         who = view.identity
         out = []
         for name, data in notes:
@@ -410,6 +421,12 @@ class DocumentService:
                 records["created"][record.id] = as_json(record)
             out.append(record)
         return out
+
+    def _may_compile(self) -> None:
+        """Before a write that compiles a note with the LLM: QuotaExceeded, nothing written,
+        when the caller (a server's identity) has no LLM call left (quotas/)."""
+        if self.settings.compile.provider != "offline":
+            require_llm_call()
 
     def _compiled(self, view: Any, created: list[Created], kind: str) -> list[dict[str, Any]]:
         job = self.jobs.start(kind, view.identity.tenant)

@@ -4,6 +4,7 @@ the pending notes, compile them and write each page, saving the state as it goes
 from __future__ import annotations
 
 import contextlib
+import contextvars
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any, Callable, Iterator
 
@@ -154,7 +155,9 @@ class ApplySteps:
                 yield note, one(note)
             return
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ingest") as pool:
-            futures = {pool.submit(one, note): note for note in notes}
+            # each in this context: a server's caller is charged for its LLM calls (quotas/)
+            futures = {pool.submit(contextvars.copy_context().run, one, note): note
+                       for note in notes}
             try:
                 for future in as_completed(futures):
                     yield futures[future], future.result()

@@ -9,12 +9,14 @@ it is empty.
 
 from __future__ import annotations
 
+import contextvars
 import re
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
+from ..errors import QuotaExceeded
 from .explain import SearchResult
 from .hybrid import HybridResponse
 from .results import HybridResult
@@ -87,7 +89,8 @@ def context_within(situation: str, answer: Callable[[str], HybridResponse],
     keyword search: no model to wait for), that runs first, on its own thread within the
     same limit (a core runs one query at a time: beside the answer it would wait for the
     answer's model), and on a timeout the block holds what it found, saying the vectors
-    timed out; else the block of a timeout is empty."""
+    timed out; else the block of a timeout is empty. The one error raised is the caller's
+    own used-up quota (QuotaExceeded: a 429 that names the setting, not an empty block)."""
     deadline = time.monotonic() + timeout_s
     box: dict[str, Any] = {}
 
@@ -95,6 +98,8 @@ def context_within(situation: str, answer: Callable[[str], HybridResponse],
         try:
             box["block"] = render_context(situation, answer(situation), limit,
                                           min_similarity)
+        except QuotaExceeded as exc:    # the caller's own limit: said to it as such
+            box["quota"] = exc
         except BaseException as exc:  # never let anything escape to the caller
             box["error"] = f"{type(exc).__name__}: {exc}"
 
@@ -116,6 +121,8 @@ def context_within(situation: str, answer: Callable[[str], HybridResponse],
                                 tuple(r.page for r in found), "timeout",
                                 f"{note}; the block holds the keyword matches alone")
         return ContextBlock("", (), "timeout", f"no answer within {timeout_s:g} s")
+    if "quota" in box:
+        raise box["quota"]
     if "error" in box:
         return ContextBlock("", (), "error", str(box["error"]))
     return box["block"]  # type: ignore[return-value]
@@ -123,7 +130,9 @@ def context_within(situation: str, answer: Callable[[str], HybridResponse],
 
 def _run(work: Callable[[], None], name: str, timeout_s: float) -> threading.Thread:
     """``work`` on a daemon thread, waited for at most ``timeout_s``."""
-    thread = threading.Thread(target=work, name=name, daemon=True)
+    # in this context: what the caller set there (its quota, quotas/) holds in the thread
+    thread = threading.Thread(target=contextvars.copy_context().run, args=(work,), name=name,
+                              daemon=True)
     thread.start()
     thread.join(timeout_s)
     return thread

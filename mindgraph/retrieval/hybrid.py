@@ -21,6 +21,7 @@ the response carries the intent, expanded queries, an interpretation, follow-ups
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextvars
 import heapq
 import re
 import threading
@@ -31,7 +32,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from ..config import RetrievalSettings
-from ..errors import failure_note, in_general_terms, note_around
+from ..errors import QuotaExceeded, failure_note, in_general_terms, note_around
 from ..graph.build import ENRICHED_PREFIX, EXTRACTED, KnowledgeGraph
 from ..page.language import page_language
 from ..page.model import Page
@@ -568,13 +569,16 @@ class HybridRetriever:
                candidates: dict[str, Candidate], timings: dict[str, float],
                degradation: list[str]) -> list[str]:
         t = time.perf_counter()
-        job = _POOL.submit(self.expander.expand_noted, query)
+        # in this context: the caller's quota is charged for the LLM call (quotas/)
+        job = _POOL.submit(contextvars.copy_context().run, self.expander.expand_noted, query)
         try:
             extra, note = job.result(timeout=self.settings.expansion_timeout_s)
         except cf.TimeoutError:
             _note(degradation, f"query expansion timed out after "
                                f"{self.settings.expansion_timeout_s:g} s; pass 1 results only")
             return []
+        except QuotaExceeded:       # the caller's own limit: said to it, not degraded
+            raise
         except Exception as exc:
             _note(degradation, f"query expansion failed ({type(exc).__name__}); "
                                f"pass 1 results only")
@@ -819,7 +823,8 @@ def _run_all(calls: Mapping[str, Callable[[], Any]], parallel: bool
              ) -> dict[str, tuple[Any, float]]:
     """Each call's result (or the exception it raised) and its milliseconds."""
     if parallel and len(calls) > 1:
-        jobs = {name: _POOL.submit(_timed_outcome, call) for name, call in calls.items()}
+        jobs = {name: _POOL.submit(contextvars.copy_context().run, _timed_outcome, call)
+                for name, call in calls.items()}
         return {name: job.result() for name, job in jobs.items()}
     return {name: _timed_outcome(call) for name, call in calls.items()}
 

@@ -14,6 +14,7 @@ tested against a fake server only.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextvars
 import json
 import re
 import threading
@@ -57,7 +58,9 @@ class LLMReranker:
         passages = [r.title + (f" — {r.heading}" if r.heading else "") + f": {r.snippet}"
                     for r in head]
         try:
-            order, note = pool.submit(self.order, query, passages).result(timeout=timeout_s)
+            # in this context: the caller's quota is charged for the LLM call (quotas/)
+            order, note = pool.submit(contextvars.copy_context().run, self.order, query,
+                                      passages).result(timeout=timeout_s)
         except cf.TimeoutError:
             return results, f"LLM reranking timed out after {timeout_s:g} s; order kept"
         scores = sorted((r.score for r in head), reverse=True)

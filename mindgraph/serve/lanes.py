@@ -19,6 +19,10 @@ a lane delays another's next call by one call of its own, not by its whole queue
 first served, every other identity's searches waited behind the flood and got 504). How
 many requests one identity may have in flight at all is the ``TokenGate``'s business
 (``serve.requests_per_identity``, 429 past it).
+
+A call runs in a copy of the context it was submitted from (as ``asyncio.to_thread``
+does): what the request set there — whom its LLM calls are charged to (quotas/) — holds on
+the worker too.
 """
 
 from __future__ import annotations
@@ -113,10 +117,11 @@ class Lane:
 
     def submit(self, fn: Callable[[], Any],
                on_dropped: Callable[[], Any] | None = None, who: str | None = None) -> Future:
-        """Queue ``fn()`` as a call of ``who`` (default: ``CALLER`` of this context); LaneBusy
-        when the lane is full. ``on_dropped`` runs if the call is cancelled before it
-        starts."""
+        """Queue ``fn()`` as a call of ``who`` (default: ``CALLER`` of this context), to run
+        in a copy of this context; LaneBusy when the lane is full. ``on_dropped`` runs if
+        the call is cancelled before it starts."""
         who = CALLER.get() if who is None else who
+        fn = functools.partial(contextvars.copy_context().run, fn)
         with self._lock:
             # full: refused, unless the caller has nothing on the lane yet — one identity
             # filling it (16 in flight against 17 places) must not shut the others out

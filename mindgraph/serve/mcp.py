@@ -8,6 +8,8 @@ more. A ``MindgraphError`` (unknown page, missing section, bad data block) becom
 (``isError``) carrying its helpful message; every call, failed or not, writes one usage-log
 line with interface "mcp". Tool bodies run on lanes (serve/lanes.py) within
 ``serve.request_timeout_s``, slow ones (timeline, coverage, communities, path) on their own.
+Over HTTP, a tool's LLM calls and the documents it creates are charged to the caller's
+quotas (mindgraph/quotas/; a used-up one is a tool error naming the setting).
 
 Over HTTP the app is guarded like the REST API: when a token or identities are configured,
 every request needs ``Authorization: Bearer <token>`` (see ``BearerAuth``), and each tool
@@ -38,6 +40,7 @@ from ..errors import (ConfigError, MindgraphError, Unauthenticated, for_agents,
                       note_details, said_in_log)
 from ..graph.communities import MIN_COMMUNITY_SIZE
 from ..lint.findings import RULES
+from ..quotas import charged_to
 from ..scopes import LOCAL, Authenticator, Identity, Scopes
 from ..scopes.auth import usage_identity
 from ..trust.answer import TrustCriteria, context_answer, hybrid_answer, keyword_answer
@@ -129,8 +132,15 @@ def create_mcp_server(mg: Mindgraph,
                    slow: bool = False) -> CallToolResult:
         who = caller(mg, ctx)
         core = mg.as_identity(who)
+        quotas = mg.quotas if _over_http(ctx) else None     # stdio: the owner's own client
+
+        def charged() -> dict[str, Any]:
+            if quotas is None:
+                return run(core)
+            with charged_to(quotas, who):      # its LLM calls and documents (quotas/)
+                return run(core)
         return await _in_lane(mg, lanes.slow if slow else lanes.core, tool, query,
-                              lambda: run(core), usage_identity(mg.scopes, who), who.name)
+                              charged, usage_identity(mg.scopes, who), who.name)
 
     @server.tool(annotations=READ_ONLY)
     async def get_page(ctx: Context, page: PageName, max_chars: MaxChars = 20_000) -> JsonResult:
@@ -364,8 +374,9 @@ def _add_engine_tools(server: MCPServer, call: Callable[..., Awaitable[CallToolR
                 limit: Annotated[int, Field(ge=1, le=20, description="How many notes")] = 3,
                 min_trust: MinTrust = None, fresh: Fresh = False) -> JsonResult:
         """The notes most relevant to your current situation, as a compact markdown block
-        with page addresses and each page's trust. Returns an empty block (never an error)
-        on failure; on timeout, the keyword matches alone (status "timeout") or nothing."""
+        with page addresses and each page's trust. Returns an empty block (never an error
+        but your used-up LLM quota) on failure; on timeout, the keyword matches alone
+        (status "timeout") or nothing."""
         return await call(ctx, "context", situation, lambda m: context_answer(
             m, situation, limit, TrustCriteria.parse(min_trust, fresh)))
 
@@ -446,13 +457,23 @@ def _json(data: Any) -> str:
 IDENTITY_KEY = "mindgraph_identity"
 
 
+def _request_of(ctx: Context | None) -> Any:
+    """The HTTP request of a tool call; None over stdio or outside a request."""
+    try:
+        return ctx.request_context.request      # type: ignore[union-attr]
+    except (AttributeError, ValueError):     # called outside a request (tests, in-process)
+        return None
+
+
+def _over_http(ctx: Context | None) -> bool:
+    """Did this tool call come over HTTP (a token's identity, charged for what it spends)?"""
+    return _request_of(ctx) is not None
+
+
 def caller(mg: Mindgraph, ctx: Context) -> Identity:
     """Who calls a tool: over HTTP, the identity ``BearerAuth`` took from the request's token;
     over stdio (no request), the configured local identity (``scopes.local``)."""
-    try:
-        request = ctx.request_context.request
-    except (AttributeError, ValueError):     # called outside a request (tests, in-process)
-        request = None
+    request = _request_of(ctx)
     if request is None:
         return mg.scopes.local
     found = getattr(request, "scope", {}).get("state", {}).get(IDENTITY_KEY)

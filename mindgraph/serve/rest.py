@@ -18,7 +18,9 @@ Origin and the body of every request before the app sees it. Every error is JSON
     409 a reindex is already running, or the page's data block does not parse (fix the page)
     422 bad parameters (an unknown or repeated query key too), a body that is not an object
     429 this identity already has ``serve.requests_per_identity`` requests in flight
-        (Retry-After; serve/token_gate.py); the other identities are still served
+        (Retry-After; serve/token_gate.py); the other identities are still served; or it
+        used up a quota, ``limits.llm_calls_per_hour`` or ``limits.documents_per_day``
+        (Retry-After, ``setting`` names it; quotas/): no LLM call made, nothing written
     502 an LLM/embedding provider failed (reindex): said in general terms, its own answer
         only in the server log (errors.for_agents); a 500 says no more than its type
     503 the server cannot answer: wiki folder missing, vector store down, mindgraph.yml wrong,
@@ -155,6 +157,7 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None,
                                           (serve.token_env, token) if token else None,
                                           token_env=serve.token_env)
     _require_token_off_loopback(auth, host or serve.host, serve.token_env)
+    app.state.quotas = mg.quotas    # each identity's LLM calls and documents (rest_routing)
 
     def record(who: Identity, query: str, **fields: Any) -> None:
         usage.record("rest", query, **fields, **usage_identity(mg.scopes, who))

@@ -22,6 +22,7 @@ from ..errors import (
     NotFoundError,
     OverBudget,
     ProviderError,
+    QuotaExceeded,
     StoreError,
     TooLarge,
     Unauthenticated,
@@ -62,7 +63,11 @@ def install_error_handlers(app: FastAPI) -> None:
         content: dict[str, Any] = {"error": type(exc).__name__, "detail": for_agents(exc)}
         if isinstance(exc, AmbiguousName):      # the pages to choose from, as paths
             content["candidates"] = list(exc.candidates)
-        return JSONResponse(content, status_code=_status(exc))
+        headers = None
+        if isinstance(exc, QuotaExceeded):      # the limit to raise, and when to retry
+            content["setting"] = exc.setting
+            headers = {"Retry-After": str(int(exc.retry_after_s))}
+        return JSONResponse(content, status_code=_status(exc), headers=headers)
 
     @app.exception_handler(AppError)
     async def own_error(request: Request, exc: AppError) -> JSONResponse:
@@ -107,7 +112,7 @@ def _where(loc: list[Any]) -> str:
 
 
 _DOCUMENT_ERRORS = ((Unauthenticated, 401), (Forbidden, 403), (Busy, 409), (BadUpload, 415),
-                    (TooLarge, 413), (OverBudget, 504))
+                    (TooLarge, 413), (QuotaExceeded, 429), (OverBudget, 504))
 
 
 def _status(exc: MindgraphError) -> int:

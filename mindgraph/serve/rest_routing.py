@@ -23,6 +23,7 @@ from fastapi import Depends, FastAPI, Request
 
 from ..core import Mindgraph
 from ..errors import NotFoundError, Unauthenticated
+from ..quotas import charge_to
 from ..scopes import Identity
 from . import schemas as s
 from .lanes import Lane, ServerLanes
@@ -83,11 +84,18 @@ def deadline(budget_s: float) -> float:
 
 async def _authorize(request: Request) -> Identity:
     """The caller's identity, from its bearer token alone (scopes/auth.py), never from a
-    parameter; 401 without a valid token. async: a header check needs no threadpool trip."""
+    parameter; 401 without a valid token. What the request then does — its LLM calls, the
+    documents it creates — is charged to it (quotas/; the request's context ends with it,
+    and the lanes run its handler in a copy). async: a header check needs no threadpool
+    trip, and a context variable set here holds for the handler."""
     try:
-        return request.app.state.auth.identity_for(request.headers.get("authorization"))
+        who = request.app.state.auth.identity_for(request.headers.get("authorization"))
     except Unauthenticated as exc:
         raise AppError(401, "Unauthorized", str(exc), {"WWW-Authenticate": "Bearer"}) from None
+    quotas = getattr(request.app.state, "quotas", None)
+    if quotas is not None:
+        charge_to(quotas, who)
+    return who
 
 
 Caller = Annotated[Identity, Depends(_authorize)]

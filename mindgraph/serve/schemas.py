@@ -20,6 +20,8 @@ class ErrorOut(BaseModel):
     errors: list[dict[str, Any]] | None = None
     candidates: list[str] | None = Field(None, description="A 409 for a name several pages "
                                          "have: their paths, to name one by")
+    setting: str | None = Field(None, description="A 429 for a used-up quota: the setting "
+                                "that sets it (e.g. limits.llm_calls_per_hour)")
 
 
 class HealthOut(BaseModel):

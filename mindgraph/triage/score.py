@@ -24,6 +24,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from ..errors import QuotaExceeded
 from ..page.model import Page
 from ..page.rawlines import raw_source
 from ..providers.embedding.cutoffs import TRIAGE_BANDS, members, per_member, route_of_vector
@@ -202,6 +203,8 @@ def score_llm(items: Sequence[TriageItem], catalog: Catalog, llm: Any,
         try:
             answers = json_list(llm.complete(SYSTEM, prompt, max_tokens=80 * len(chunk) + 200),
                                 "items")
+        except QuotaExceeded:     # the caller's own limit: said to it, not scored offline
+            raise
         except Exception as exc:  # noqa: BLE001 (this batch goes to the offline score)
             notes.append(f"{judge} gave no usable answer for {len(chunk)} item(s) "
                          f"({type(exc).__name__}: {exc}); they are scored offline.")

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from ...errors import ConfigError, ProviderError
 from ._http import checked_answer, error_detail, parse_retry_after, status_error, transport_error
-from .base import call_with_retries, deadline, httpx2_client
+from .base import before_call, call_with_retries, deadline, httpx2_client
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 
@@ -52,6 +52,7 @@ class AnthropicProvider:
 
     def complete(self, system: str, prompt: str, *, max_tokens: int = 4096) -> str:
         """Return Claude's answer, retrying rate limits, overloads, 5xx and timeouts."""
+        before_call()      # a quota may refuse it first (quotas/)
         return call_with_retries(lambda: self._once(system, prompt, max_tokens),
                                  max_retries=self._max_retries, sleep=self._sleep)
 

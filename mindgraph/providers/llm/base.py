@@ -17,11 +17,17 @@ backend, the SDK-driven ones (anthropic on httpx2, google-genai on httpx) includ
 The clamp sits in the connection pool's network backend, the one layer every request of
 httpx and httpx2 goes through. The deadline itself is thread-local: their synchronous
 clients do all I/O in the calling thread. Outside ``deadline`` nothing changes.
+
+``before_call`` is the first thing every backend's ``complete`` does: it runs the guard the
+caller's context set with ``guard_calls`` (mindgraph/quotas/: the serving request's identity's
+LLM quota), which raises to refuse the call before anything is sent. Outside a guarded
+context (the CLI, the owner) it does nothing.
 """
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import random
 import threading
 import time
@@ -64,6 +70,29 @@ def call_with_retries(call: Callable[[], T], *, max_retries: int = 4, base_delay
                 delay = min(max_delay, max(delay, exc.retry_after))
             sleep(delay)
             attempt += 1
+
+
+_GUARD: contextvars.ContextVar[Callable[[], None] | None] = contextvars.ContextVar(
+    "mindgraph_llm_call_guard", default=None)
+
+
+def guard_calls(guard: Callable[[], None] | None) -> contextvars.Token:
+    """Run ``guard`` before every LLM call made in this context (and in the threads that
+    copy it); it raises to refuse a call. Returns the token that resets it."""
+    return _GUARD.set(guard)
+
+
+def release_guard(token: contextvars.Token) -> None:
+    """Undo the ``guard_calls`` that returned ``token``."""
+    _GUARD.reset(token)
+
+
+def before_call() -> None:
+    """What every backend's ``complete`` runs first: this context's guard, if any (it raises
+    to refuse the call: no request reaches the provider)."""
+    guard = _GUARD.get()
+    if guard is not None:
+        guard()
 
 
 _state = threading.local()

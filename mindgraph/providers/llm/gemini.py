@@ -13,7 +13,7 @@ from typing import Any, Callable
 from ...errors import ConfigError, ProviderError
 from ._http import (checked_answer, parse_retry_after, status_error, transport_error,
                     transport_error_types)
-from .base import call_with_retries, deadline, httpx_client
+from .base import before_call, call_with_retries, deadline, httpx_client
 
 DEFAULT_MODEL = "gemini-3.8-flash"
 
@@ -57,6 +57,7 @@ class GeminiProvider:
 
     def complete(self, system: str, prompt: str, *, max_tokens: int = 4096) -> str:
         """Return Gemini's answer, retrying 429, 5xx and timeouts."""
+        before_call()      # a quota may refuse it first (quotas/)
         return call_with_retries(lambda: self._once(system, prompt, max_tokens),
                                  max_retries=self._max_retries, sleep=self._sleep)
 

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 from ...errors import ProviderError
 from ._http import (blanked, checked_answer, error_detail, parse_retry_after, status_error,
                     transport_error)
-from .base import call_with_retries, deadline, httpx_client
+from .base import before_call, call_with_retries, deadline, httpx_client
 
 if TYPE_CHECKING:     # imported when a provider is built: a search that asks no LLM skips it
     import httpx
@@ -63,6 +63,7 @@ class OpenAIProvider:
 
     def complete(self, system: str, prompt: str, *, max_tokens: int = 4096) -> str:
         """Return the model's answer, retrying 429, 5xx, timeouts and refused connections."""
+        before_call()      # a quota may refuse it first (quotas/)
         return call_with_retries(lambda: self._once(system, prompt, max_tokens),
                                  max_retries=self._max_retries, sleep=self._sleep)
 

@@ -1,0 +1,129 @@
+"""Per-identity quotas of the servers: LLM calls per hour and documents created per day.
+
+A server charges what a request does to the identity of its bearer token: REST's caller
+check and the MCP tool runner call ``charge_to`` (or enter ``charged_to``) with it, and
+within that context — and the threads that copy it: the lanes, search's expansion and
+reranking, the compile workers —
+
+- every LLM call is taken from ``limits.llm_calls_per_hour`` before it is made (the
+  providers' ``before_call`` guard): past it the call raises ``QuotaExceeded`` and nothing
+  is sent to the provider;
+- the documents API takes each new document from ``limits.documents_per_day`` before it
+  writes (``take_documents``), and checks that an LLM call is left before a write that
+  compiles with one (``require_llm_call``).
+
+Outside such a context (the CLI, stdio MCP, the owner's token) nothing is counted: the owner
+is never limited. The counts live in the state folder (ledger.py), shared by every process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from ..config import LimitsSettings
+from ..errors import QuotaExceeded
+from ..providers.llm.base import guard_calls, release_guard
+from ..scopes import Identity
+from .ledger import LEDGER_FILE, QuotaLedger
+
+
+@dataclass(frozen=True)
+class Quota:
+    """One kind of spending: at most ``limit`` (0: no limit) per ``window_s``."""
+
+    kind: str               # the ledger's name for it
+    setting: str            # where it is set, named in every refusal
+    limit: int
+    window_s: float
+    what: str               # "LLM calls", in messages
+    period: str             # "hour"
+
+
+class Quotas:
+    """The quotas of one workspace (``limits``), counted in its state folder."""
+
+    def __init__(self, limits: LimitsSettings, state_dir: Path):
+        self.llm_calls = Quota("llm_calls", "limits.llm_calls_per_hour",
+                               limits.llm_calls_per_hour, 3600.0, "LLM calls", "hour")
+        self.documents = Quota("documents", "limits.documents_per_day",
+                               limits.documents_per_day, 86400.0, "documents created", "day")
+        self.ledger = QuotaLedger(Path(state_dir) / LEDGER_FILE)
+
+    def charge(self, quota: Quota, who: Identity, count: int = 1, record: bool = True) -> None:
+        """Take ``count`` of ``quota`` for ``who`` (only check, with ``record`` False);
+        QuotaExceeded, taking none, when they do not fit. The local identity has no quota."""
+        if who.is_local or not quota.limit:
+            return
+        wait = self.ledger.take(quota.kind, f"{who.tenant}/{who.name}", count, quota.limit,
+                                quota.window_s, record=record)
+        if wait is not None:
+            raise _exceeded(quota, who, count, wait)
+
+
+def _exceeded(quota: Quota, who: Identity, count: int, wait_s: float) -> QuotaExceeded:
+    seconds = max(1, math.ceil(wait_s))
+    per = f"{quota.limit} {quota.what} per {quota.period} ({quota.setting})"
+    raise_it = f"have the server's owner raise {quota.setting} in mindgraph.yml"
+    if count > quota.limit:
+        said = f"{count} {quota.what} at once are more than {who.name}'s quota of {per}. " \
+               f"Send fewer at a time, or {raise_it}."
+    else:
+        fit = "" if count == 1 else f" leaves no room for {count} more"
+        said = f"{who.name} has used its quota of {per}" + (fit or "") + \
+               f". Retry in {seconds} s, or {raise_it}."
+    return QuotaExceeded(said, quota.setting, seconds)
+
+
+_CHARGED: contextvars.ContextVar[tuple[Quotas, Identity] | None] = contextvars.ContextVar(
+    "mindgraph_quota_charged", default=None)
+
+
+def charge_to(quotas: Quotas, who: Identity) -> None:
+    """Charge what the rest of this context does (and the threads that copy it) to ``who``:
+    its LLM calls and the documents it creates. For a context that ends with its request (an
+    ASGI request's task); elsewhere use ``charged_to``. The local identity is not charged."""
+    if who.is_local:
+        return
+    _CHARGED.set((quotas, who))
+    guard_calls(lambda: quotas.charge(quotas.llm_calls, who))
+
+
+@contextlib.contextmanager
+def charged_to(quotas: Quotas, who: Identity) -> Iterator[None]:
+    """``charge_to`` for the duration of a block."""
+    if who.is_local:
+        yield
+        return
+    charged = _CHARGED.set((quotas, who))
+    guarded = guard_calls(lambda: quotas.charge(quotas.llm_calls, who))
+    try:
+        yield
+    finally:
+        release_guard(guarded)
+        _CHARGED.reset(charged)
+
+
+def take_documents(count: int) -> None:
+    """Take ``count`` new documents from the charged identity's daily quota (QuotaExceeded,
+    taking none, when they do not fit); nothing outside a charged context."""
+    charged = _CHARGED.get()
+    if charged is not None:
+        quotas, who = charged
+        quotas.charge(quotas.documents, who, count)
+
+
+def require_llm_call() -> None:
+    """QuotaExceeded when the charged identity has no LLM call left this hour (nothing is
+    taken: the calls themselves are); nothing outside a charged context."""
+    charged = _CHARGED.get()
+    if charged is not None:
+        quotas, who = charged
+        quotas.charge(quotas.llm_calls, who, record=False)
+
+
+__all__ = ["Quota", "Quotas", "charge_to", "charged_to", "require_llm_call", "take_documents"]

@@ -1,0 +1,29 @@
+"""The quota ledger's sliding window: a new one fits once the oldest counted one is older
+than the window; a refused take records nothing; two ledgers on one file (two processes of
+`serve --workers`, or a restart) share the counts."""
+
+from mindgraph.quotas import QuotaLedger
+
+
+def test_the_window_slides_and_refusals_cost_nothing(tmp_path):
+    ledger = QuotaLedger(tmp_path / "quotas.sqlite")
+    assert ledger.take("llm_calls", "acme/alice", 1, 2, 100.0, now=0.0) is None
+    assert ledger.take("llm_calls", "acme/alice", 1, 2, 100.0, now=10.0) is None
+    assert ledger.take("llm_calls", "acme/alice", 1, 2, 100.0, now=50.0) == 50.0
+    assert ledger.take("llm_calls", "acme/alice", 1, 2, 100.0, now=60.0) == 40.0
+    # the first one has aged out: one fits again (the refusals above took none)
+    assert ledger.take("llm_calls", "acme/alice", 1, 2, 100.0, now=100.5) is None
+    assert ledger.take("llm_calls", "acme/alice", 1, 2, 100.0, now=101.0) == 9.0
+    # another identity, another kind: counted apart
+    assert ledger.take("llm_calls", "acme/bob", 1, 2, 100.0, now=101.0) is None
+    assert ledger.take("documents", "acme/alice", 2, 2, 100.0, now=101.0) is None
+
+
+def test_several_at_once_fit_whole_or_not_at_all_and_a_check_records_nothing(tmp_path):
+    ledger = QuotaLedger(tmp_path / "quotas.sqlite")
+    assert ledger.take("documents", "g/carol", 3, 2, 86400.0, now=0.0) == 86400.0
+    assert ledger.take("documents", "g/carol", 1, 2, 86400.0, now=0.0, record=False) is None
+    assert ledger.take("documents", "g/carol", 2, 2, 86400.0, now=1.0) is None
+    assert ledger.take("documents", "g/carol", 1, 2, 86400.0, now=2.0) == 86399.0
+    other = QuotaLedger(tmp_path / "quotas.sqlite")        # another worker, or a restart
+    assert other.take("documents", "g/carol", 1, 2, 86400.0, now=3.0) == 86398.0
