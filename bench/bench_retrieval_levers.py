@@ -119,8 +119,8 @@ run again).
   questions, each page's inlink contexts (the sentences of other pages around a link to it:
   anchor text) as a BM25 field of weight w, or as extra vectors of the page (max-sim); each
   section's heading path and the title as extra vectors; a long question's clauses embedded
-  one by one beside the whole (``= base`` on SciFact where the lever changes nothing: no
-  links);
+  one by one beside the whole (none kept: README, "Paraphrase questions"; ``= base`` on
+  SciFact where the lever changes nothing: no links);
 - ``cjk_chars<w>`` (session 23): each Han character of a content word also a term of its
   own (``CHAR_MARK`` + the character), in pages and questions, the question's at weight w
   (not kept: dev-ja-01 leaves the first 10, English questions move through BM25's average

