@@ -114,6 +114,13 @@ run again).
   terms of their own wherever pages and questions spell them with whole words, as if jieba and
   MeCab knew them (not kept: it loses agent and cross-lingual questions; README "Issue 13's
   Chinese gap, session 23");
+- ``inlink_kw<w>[_sec]`` / ``inlinkvec_max|mix`` / ``headvec_max|mix`` /
+  ``clauses_max|mean`` (session 24, bench/paraphrase_levers.py): for the paraphrase
+  questions, each page's inlink contexts (the sentences of other pages around a link to it:
+  anchor text) as a BM25 field of weight w, or as extra vectors of the page (max-sim); each
+  section's heading path and the title as extra vectors; a long question's clauses embedded
+  one by one beside the whole (none kept: README, "Paraphrase questions"; ``= base`` on
+  SciFact where the lever changes nothing: no links);
 - ``cjk_chars<w>`` (session 23): each Han character of a content word also a term of its
   own (``CHAR_MARK`` + the character), in pages and questions, the question's at weight w
   (not kept: dev-ja-01 leaves the first 10, English questions move through BM25's average
@@ -171,6 +178,7 @@ import mindgraph.retrieval.analyzer as _analyzer  # noqa: E402
 import mindgraph.text.cjk as _cjk  # noqa: E402
 import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
 from feedback_levers import LEVERS as FEEDBACK_LEVERS  # noqa: E402
+from paraphrase_levers import LEVERS as PARAPHRASE_LEVERS  # noqa: E402
 
 CORPORA = shared_corpora.corpora()
 CJK = ("ja", "zh")
@@ -1254,6 +1262,7 @@ LEVERS: dict[str, Callable[[HybridRetriever], HybridRetriever]] = {
     "graph_spread_full0.5": lambda r: rebuilt(r, cls=GraphVariant, spread=True, full=0.5),
     "reserve_anylang": settings_lever(reserve_same_language=False),
     **FEEDBACK_LEVERS,
+    **PARAPHRASE_LEVERS,
 }
 
 
@@ -1410,10 +1419,11 @@ def main() -> None:
                 cross_cell(key, scores(kept, ranked(LEVERS[name](over), kept)))
                 for key, (over, kept) in cross.items())
         if sci is not None and claims is not None:
-            if name.startswith("cjk") and base_sci is not None:
-                text += " | scifact = base"
+            lever_sci = LEVERS[name](sci) if not name.startswith("cjk") else sci
+            if name != "base" and lever_sci is sci and base_sci is not None:
+                text += " | scifact = base"     # the lever changes nothing there
             else:
-                row["scifact"] = scores(claims, ranked(LEVERS[name](sci), claims), graded)
+                row["scifact"] = scores(claims, ranked(lever_sci, claims), graded)
                 base_sci = base_sci or row["scifact"]
                 text += f" | scifact nDCG@10 {row['scifact']['ndcg10']:.3f}"
         print(text, flush=True)
