@@ -66,8 +66,8 @@ def test_bad_frontmatter_fields_are_named_with_their_line_and_fate(workspace, wr
     # the text report lists them one per line under the note
     result = run("ingest", "-C", str(workspace), "--force")
     assert result.exit_code == 0
-    assert "\n  zep.md:2: frontmatter 'date'" in result.output      # its path once
-    assert "\n    zep.md:5: frontmatter 'tags' holds 5" in result.output
+    assert "\n  raw/zep.md:2: frontmatter 'date'" in result.output  # its path once
+    assert "\n    raw/zep.md:5: frontmatter 'tags' holds 5" in result.output
 
 
 def test_an_unreadable_date_alone_leaves_the_page_undated_everywhere(workspace, write_raw):
