@@ -796,7 +796,8 @@ def _coerce(value: Any, hint: Any, key: str, source: str) -> Any:
             value = "on" if value else "off"   # YAML reads a bare off/on as a boolean
         if value not in choices:
             raise BadValue(f"{source}: '{key}' is {value!r}; it must be one of "
-                           f"{', '.join(map(str, choices))}.", key)
+                           f"{', '.join(map(str, choices))}."
+                           f"{_did_you_mean(value, [str(c) for c in choices])}", key)
         return value
     if origin in (typing.Union, types.UnionType):
         kinds = [a for a in typing.get_args(hint) if a is not type(None)]

@@ -47,6 +47,19 @@ def test_bad_choice_lists_choices(tmp_path):
         load_settings(write(tmp_path, "compile:\n  provider: gpt\n"), environ={})
 
 
+def test_a_misspelt_choice_suggests_the_closest_one(tmp_path):
+    """'store.backend' is 'embeded' listed the choices but, unlike a misspelt key, named
+    none of them as the one meant."""
+    write(tmp_path, "store:\n  backend: embeded\n")
+    result = CliRunner().invoke(cli, ["stats", "-C", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "mindgraph.yml:2: 'store.backend' is 'embeded'; it must be one of embedded, " \
+        "pgvector. Did you mean 'embedded'?" in result.output, result.output
+    write(tmp_path, "compile:\n  provider: gpt\n")       # nothing close: no guess
+    result = CliRunner().invoke(cli, ["stats", "-C", str(tmp_path)])
+    assert result.output.rstrip().endswith("offline, anthropic, gemini, openai."), result.output
+
+
 def test_yaml_syntax_error_has_line(tmp_path):
     with pytest.raises(ConfigError, match=r"mindgraph\.yml:2"):
         load_settings(write(tmp_path, "compile:\n  provider: a: b\n"), environ={})

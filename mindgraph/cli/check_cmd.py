@@ -49,13 +49,16 @@ def check_command(settings, strict: bool, errors_only: bool, limit: int, show_al
 
 
 def _print_findings(findings: list, limit: int, raw_folder: str) -> None:
-    """Each kind's findings together (errors first, then by kind), at most ``limit`` of each
-    (0: all) and a line saying how many more: 761 missing images of a vault published
-    without them are one kind, not 761 lines before the first broken link."""
-    kinds: dict[tuple[bool, str], list] = {}
+    """Each kind's findings together (errors first; of each severity the raw notes' own
+    findings first, as --json has them: a note that failed has a stale page; then by kind),
+    at most ``limit`` of each (0: all) and a line saying how many more: 761 missing images
+    of a vault published without them are one kind, not 761 lines before the first broken
+    link."""
+    kinds: dict[tuple[bool, bool, str], list] = {}
     for finding in findings:
-        kinds.setdefault((finding.severity != "error", finding.kind), []).append(finding)
-    for (_, kind), group in sorted(kinds.items()):
+        key = (finding.severity != "error", not finding.kind.startswith("raw-"), finding.kind)
+        kinds.setdefault(key, []).append(finding)
+    for (_, _, kind), group in sorted(kinds.items()):
         cut = limit if limit and len(group) > limit + 1 else None    # not "... and 1 more"
         for finding in group[:cut]:
             # one line per finding: a tab or line break in a file name is written out

@@ -15,7 +15,8 @@ from ..fsutil import writable
 from ..graph.build import EXTRACTED, INFERRED, KnowledgeGraph, open_graph
 from ..graph.communities import MIN_COMMUNITY_SIZE, detect_communities
 from ..graph.export import graphml_text, to_json
-from ..graph.query import backlinks, hubs, neighbors, orphans, shortest_path
+from ..graph.query import (backlinks, hubs, neighbors, orphans, shortest_path,
+                           step_directions)
 from ..page.cache import open_pages
 from ..page.vault import PageLimits
 from ..page.lookup import find_page
@@ -26,6 +27,10 @@ from .no_pages import why_no_pages
 from .whole_number import WholeNumber
 
 GRAPH_FILE = "graph.pickle"
+# `graph path`: how each step is joined (graph.query.step_directions)
+ARROWS = {"out": "->", "in": "<-", "both": "<>", "tag": "~"}
+PATH_LEGEND = ("(-> links to the next page, <- is linked from it, <> both, ~ shares a tag; "
+               "--directed follows links only forwards)")
 
 
 def open_workspace_graph(settings: Settings, save: bool = True) -> tuple[Any, KnowledgeGraph]:
@@ -106,15 +111,22 @@ def backlinks_command(settings: Settings, page: str, as_json: bool) -> None:
 @workspace_options
 def path_command(settings: Settings, source: str, target: str, directed: bool,
                  via_tags: bool, as_json: bool) -> None:
-    """A shortest chain of links between SOURCE and TARGET."""
+    """A shortest chain of links between SOURCE and TARGET, followed either way unless
+    --directed; each arrow shows which way its link goes (-> <- <>, ~ a shared tag)."""
     cache, kg = open_workspace_graph(settings)
     a, b = _page(cache, source), _page(cache, target)
-    found = shortest_path(kg, a, b, directed=directed,
-                          kinds=(EXTRACTED, INFERRED) if via_tags else (EXTRACTED,))
+    kinds = (EXTRACTED, INFERRED) if via_tags else (EXTRACTED,)
+    found = shortest_path(kg, a, b, directed=directed, kinds=kinds)
+    ways = step_directions(kg, found, kinds)
     if as_json:
-        emit_json({"source": a, "target": b, "length": len(found) - 1, "path": found})
+        emit_json({"source": a, "target": b, "length": len(found) - 1, "path": found,
+                   "steps": [{"from": here, "to": there, "direction": way}
+                             for here, there, way in zip(found, found[1:], ways)]})
         return
-    echo(" -> ".join(found))
+    # each step drawn the way its link goes: an undirected path may walk one backwards
+    echo(found[0] + "".join(f" {ARROWS[way]} {page}" for way, page in zip(ways, found[1:])))
+    if set(ways) - {"out"}:
+        echo(PATH_LEGEND)
 
 
 @graph_group.command("hubs")

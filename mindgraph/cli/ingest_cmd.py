@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ..fsutil import settle_ahead
-from ..ingest.report import FileOutcome, IngestReport, Outcome
+from ..ingest.report import FileOutcome, IngestReport, Outcome, under_raw
 from ..ingest.scan import NOT_A_NOTE
 from ..ingest.segmenter_need import may_need_segmenters
 from ..text.cjk import check_ahead
@@ -63,7 +63,7 @@ def ingest_command(settings, dry_run: bool, force: bool, allow_removals: bool,
     if as_json:
         emit_json(report.to_dict() | ({"enrich": enriched.to_dict()} if enriched else {}))
     else:
-        _print_report(report)
+        _print_report(report, settings.paths.raw)
         if report.notes == 0 and not report.removed and not report.kept:
             echo(f"raw/ ({settings.raw_dir}) has no notes yet: put Markdown files "
                  f"there (.md, .markdown or .txt), then run `mindgraph ingest` again.")
@@ -126,22 +126,26 @@ def pull_command(settings, names: tuple[str, ...], dry_run: bool, as_json: bool)
         raise SystemExit(EXIT_PROBLEMS)
 
 
-def _print_report(report: IngestReport) -> None:
+def _print_report(report: IngestReport, raw_label: str = "raw") -> None:
+    """The run in lines; a raw note is named as `check` names it, under ``raw_label``
+    (paths.raw as configured: `raw/a.md:3`, `../vault/a.md:3`)."""
     head = "Dry run: would ingest" if report.dry_run else "Ingested"
     sections: tuple[tuple[str, Outcome], ...] = (
         ("Failed", "failed"), ("Moved", "moved"), ("Removed", "removed"), ("Kept", "kept"))
     for title, status in sections:
-        _list(title, report.by_status(status))
+        _list(title, report.by_status(status), raw_label)
     skipped = report.by_status("skipped")
     attachments = [i for i in skipped if i.reason.startswith(NOT_A_NOTE)]
-    _list("Skipped", [i for i in skipped if not i.reason.startswith(NOT_A_NOTE)])
+    _list("Skipped", [i for i in skipped if not i.reason.startswith(NOT_A_NOTE)], raw_label)
     if attachments:
         echo(_attachments_line(attachments))
     # e.g. a hand-edited wiki page replaced because its raw note changed
-    _list("Ingested, with a note", [i for i in report.by_status("ingested") if i.reason])
+    _list("Ingested, with a note", [i for i in report.by_status("ingested") if i.reason],
+          raw_label)
     if report.dry_run:
         for item in report.by_status("pending")[:LISTED]:
-            echo(f"  would compile {item.path} → wiki/{item.wiki}")
+            shown = under_raw(item.path, item.path, raw_label)
+            echo(f"  would compile {shown} → wiki/{item.wiki}")
     if report.held:
         echo(f"Without --dry-run this run would be held: {report.held}")
     moved = f", moved {report.moved}" if report.moved else ""
@@ -161,12 +165,13 @@ def _attachments_line(items: list[FileOutcome]) -> str:
             f"links, not compiled (--json lists them).")
 
 
-def _list(title: str, items: list[FileOutcome]) -> None:
+def _list(title: str, items: list[FileOutcome], raw_label: str) -> None:
     if not items:
         return
     echo(f"{title}:")
     for item in items[:LISTED]:
-        message = item.message.replace("\n", "\n    ")    # several: one per line
+        # several lines (a warning each): one per line, each naming the note under raw/
+        message = under_raw(item.message, item.path, raw_label).replace("\n", "\n    ")
         echo(f"  {message}")
     if len(items) > LISTED:
         echo(f"  ... and {len(items) - LISTED} more (--json lists all).")

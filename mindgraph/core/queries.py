@@ -134,6 +134,21 @@ class Queries(WarmIndexes):
                                  kinds=kinds)
 
     @query
+    def path_with_steps(self, source: str, target: str, via_tags: bool = False
+                        ) -> dict[str, Any]:
+        """``path`` and how each step is joined, as REST and MCP answer it: {"path": pages,
+        "steps": [{"from", "to", "direction"}]}, direction "out" (the page links the next),
+        "in" (the next links it: the chain walks that link backwards), "both" or "tag"."""
+        from ..graph.build import EXTRACTED, INFERRED
+        from ..graph.query import step_directions
+
+        found = self.path(source, target, via_tags)
+        kinds = (EXTRACTED, INFERRED) if via_tags else (EXTRACTED,)
+        ways = step_directions(self.graph(), found, kinds)
+        return {"path": found, "steps": [{"from": a, "to": b, "direction": way}
+                                         for a, b, way in zip(found, found[1:], ways)]}
+
+    @query
     def communities(self, min_size: int = 1) -> list[Community]:
         """Leiden communities of the graph (deterministic for the configured seed), those of
         fewer than ``min_size`` pages left out (a page with no links is a community of one)."""

@@ -163,12 +163,15 @@ class Services(WarmIndexes):
 
         return PropagationService(self.vault, self.settings)
 
-    def lint(self, judge: str = "auto", rules: Iterable[str] = ()) -> LintReport:
+    def lint(self, judge: str = "auto", rules: Iterable[str] = (),
+             phases: Any = None) -> LintReport:
         """What a careful editor would flag in the wiki (mindgraph/lint/), read-only: the
-        findings of ``rules`` only (all when none are given), only those rules run."""
+        findings of ``rules`` only (all when none are given), only those rules run;
+        ``phases`` hears of the pages each phase has done (lint/run.py)."""
         from ..lint.service import lint_workspace
 
-        return lint_workspace(self.vault(), self.settings, judge, self._raw_visible, rules)
+        return lint_workspace(self.vault(), self.settings, judge, self._raw_visible, rules,
+                              phases)
 
     def coverage(self, codebase: str | Path, *, service_level: bool = False,
                  excludes: tuple[str, ...] = (), default_excludes: bool = True,

@@ -195,6 +195,20 @@ def shortest_path(kg: KnowledgeGraph, source: str, target: str, directed: bool =
     return path[::-1]
 
 
+def step_directions(kg: KnowledgeGraph, path: list[str],
+                    kinds: Iterable[str] = ALL_KINDS) -> list[str]:
+    """How each step of ``path`` (as ``shortest_path`` gives it) is joined: "out" (the page
+    links the next), "in" (the next links it: an undirected path walks a link backwards),
+    "both" (each links the other), or "tag" (they only share a tag)."""
+    kinds = set(kinds)
+    ways = []
+    for here, there in zip(path, path[1:]):
+        edges = _edges(kg, here, kinds).get(there, [])
+        linked = {way for kind, _, way in edges if kind == EXTRACTED}
+        ways.append("tag" if not linked else linked.pop() if len(linked) == 1 else "both")
+    return ways
+
+
 def hubs(kg: KnowledgeGraph, limit: int = 10) -> list[Hub]:
     """The most connected pages: most distinct neighbours, then most backlinks, then path."""
     rows = []

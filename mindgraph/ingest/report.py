@@ -31,6 +31,15 @@ class FileOutcome:
         return f"{self.path}: {self.reason}"
 
 
+def under_raw(message: str, path: str, raw_label: str) -> str:
+    """``message`` with each line that names the raw note ``path`` (``path``, ``path:line:
+    …``, ``path: …``) naming it as `check` does, under ``raw_label`` (paths.raw as configured):
+    "bad.md:3" is no file a user in the workspace can open, "raw/bad.md:3" is."""
+    label = raw_label.rstrip("/") or "raw"
+    return "\n".join(f"{label}/{line}" if line == path or line.startswith(path + ":")
+                     else line for line in message.split("\n"))
+
+
 @dataclass(frozen=True)
 class IngestReport:
     """Summary of a run. ``files`` lists every file except unchanged notes (only counted)."""

@@ -10,20 +10,21 @@ from ..errors import InputError
 from ..page.vault import Vault
 from .findings import LLM_RULES, RULES, LintReport
 from .llm import LLMJudge
-from .run import lint_vault
+from .run import Phases, lint_vault
 
 JudgeChoice = Literal["auto", "offline", "llm"]
 
 
 def lint_workspace(vault: Vault, settings: Settings, judge: JudgeChoice | str = "auto",
                    visible: Callable[[str], bool] | None = None,
-                   rules: Iterable[str] = ()) -> LintReport:
+                   rules: Iterable[str] = (), phases: Phases | None = None) -> LintReport:
     """Every finding over the wiki. ``judge``: "offline" never calls a model; "llm" needs
     compile.provider set (InputError naming the key otherwise); "auto" uses the LLM when one
     is configured. ``visible``: a scoped view's (which files of raw/ and wiki/ it sees, by
     their path there); a file it does not see is one that does not exist. ``rules``: only
     these are run (all when none are given): the LLM judges only conflicting-fact, so
-    without it no LLM is looked for, even with judge "llm"."""
+    without it no LLM is looked for, even with judge "llm". ``phases``: progress
+    (lint/run.py)."""
     seen = None if visible is None else files_seen(settings, visible)
     rules = tuple(rules)
     provider = None
@@ -37,11 +38,11 @@ def lint_workspace(vault: Vault, settings: Settings, judge: JudgeChoice | str = 
     if provider is None:
         return lint_vault(vault, settings.raw_dir, settings.base_dir, seen=seen,
                           raw_label=settings.paths.raw, rules=rules,
-                          unresolved=settings.check.unresolved_links)
+                          unresolved=settings.check.unresolved_links, phases=phases)
     llm = LLMJudge(provider)
     return lint_vault(vault, settings.raw_dir, settings.base_dir, judge=llm,
                       judge_name=llm.identity, seen=seen, raw_label=settings.paths.raw,
-                      rules=rules, unresolved=settings.check.unresolved_links)
+                      rules=rules, unresolved=settings.check.unresolved_links, phases=phases)
 
 
 def files_seen(settings: Settings, visible: Callable[[str], bool]) -> Callable[[Path], bool]:

@@ -61,6 +61,11 @@ def parse_page(text: str, path: str, content_hash: str = "",
                 content_hash=content_hash or sha256_text(text), frontmatter_error=fm_error)
 
 
+# what a YAML document that is not a mapping is, in the user's words
+_YAML_KINDS = {"list": "a list", "str": "a line of text", "int": "a number",
+               "float": "a number", "bool": "true/false"}
+
+
 def _load_frontmatter(block: str | None, path: str) -> tuple[dict[str, Any], str | None]:
     if block is None or not block.strip():
         return {}, None
@@ -82,8 +87,11 @@ def _load_frontmatter(block: str | None, path: str) -> tuple[dict[str, Any], str
     if data is None:
         return {}, None
     if not isinstance(data, dict):
-        return {}, (f"{path}:2: frontmatter must be a mapping of keys (key: value), "
-                    f"got {type(data).__name__}.")
+        return {}, (f"{path}:2: frontmatter must be a mapping of keys (key: value), got "
+                    f"{_YAML_KINDS.get(type(data).__name__, type(data).__name__)}. Write each "
+                    f"property as 'key: value' between the '---' lines (a list goes under a "
+                    f"key: 'tags: [a, b]'); a note that starts with a horizontal rule can "
+                    f"draw it as '***' instead.")
     budget, plain = [MAX_FRONTMATTER_VALUES - 1], {}
     for key, value in data.items():             # field by field, to name the one too big
         left = budget[0]

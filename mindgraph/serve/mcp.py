@@ -296,10 +296,10 @@ def _add_engine_tools(server: MCPServer, call: Callable[..., Awaitable[CallToolR
                    via_tags: Annotated[bool, Field(
                        description="Also step between pages that share a tag (default: real "
                                    "links only)")] = False) -> JsonResult:
-        """The shortest chain of links between two pages."""
+        """The shortest chain of links between two pages, followed either way: each step
+        says which page links which (direction out, in, both, or tag with via_tags)."""
         return await call(ctx, "path", f"{source} -> {target}",
-                          lambda m: _listing("path", m.path(source, target, via_tags)),
-                          slow=True)
+                          lambda m: m.path_with_steps(source, target, via_tags), slow=True)
 
     @server.tool(annotations=READ_ONLY)
     async def stats(ctx: Context) -> JsonResult:

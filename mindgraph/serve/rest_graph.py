@@ -41,7 +41,7 @@ def add_graph_routes(route: Callable[..., Callable], mg: Mindgraph, fresh: Calla
                                                        "(default: real links only)")
              ) -> dict[str, Any]:
         fresh()
-        return {"path": mg.as_identity(who).path(source, target, via_tags)}
+        return mg.as_identity(who).path_with_steps(source, target, via_tags)
 
     @route("get", "/communities", s.CommunitiesOut, "Communities of the graph (Leiden)",
            lane=lanes.slow)

@@ -238,10 +238,21 @@ class RelatedOut(BaseModel):
     related: list[NeighborOut]
 
 
+class PathStep(BaseModel):
+    """One step of a path: links are followed either way, so which page links which."""
+
+    from_: str = Field(alias="from")
+    to: str
+    direction: Literal["out", "in", "both", "tag"] = Field(description=(
+        "out: 'from' links to 'to'; in: 'to' links to 'from' (the chain walks that link "
+        "backwards); both: each links the other; tag: they only share a tag (via_tags)"))
+
+
 class PathOut(BaseModel):
-    """The shortest chain of page paths, source first."""
+    """The shortest chain of page paths, source first, and how each step is joined."""
 
     path: list[str]
+    steps: list[PathStep]
 
 
 class CommunityOut(BaseModel):

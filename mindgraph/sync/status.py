@@ -56,7 +56,8 @@ class RunRecord:
     def line(self, raw_label: str = "raw") -> str:
         """The one log line: what changed, what was redone, time taken. A note of raw/ is
         named under ``raw_label`` (paths.raw as configured: "../vault/a.md", where "raw/a.md"
-        named no file); the JSON keeps the area's name."""
+        named no file), in its failure and warnings too, as `check` names it; the JSON keeps
+        the area's name and the failures and warnings as raw-relative "a.md:1: …"."""
         label = raw_label.rstrip("/") or "raw"
         changes = list(self.changes)
         for move in self.moved:     # the two events of a rename are one change: a move
@@ -79,15 +80,15 @@ class RunRecord:
                 if self.vectors_removed else ""]
         redone = ", ".join(d for d in done if d) or "nothing to redo"
         text = f"{self.started} {what}: {redone} in {self.seconds:.2f} s"
-        if self.failed:
-            text += f" ({self.failed[0]}{' …' if len(self.failed) > 1 else ''})"
+        if self.failed:     # "note:line: why", the note named under raw/ as above
+            text += f" ({label}/{self.failed[0]}{' …' if len(self.failed) > 1 else ''})"
         if self.still_failing:
             text += (f"; {self.still_failing} unchanged note{'s' * (self.still_failing != 1)} "
                      f"still failing as before (mindgraph ingest lists why)")
         if self.error:
             text += f"; error: {self.error}"
         for warning in self.warnings[:WARNINGS_SHOWN]:
-            text += f"\n  warning: {warning}"
+            text += f"\n  warning: {label}/{warning}"
         if len(self.warnings) > WARNINGS_SHOWN:
             more = len(self.warnings) - WARNINGS_SHOWN
             text += (f"\n  … and {more} more warning{'s' * (more != 1)} "

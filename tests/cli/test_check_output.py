@@ -137,3 +137,23 @@ def test_a_raw_note_whose_name_starts_with_a_space_is_named_at_its_raw_file(tmp_
     assert [(f["raw_path"], f["raw_line"]) for f in broken] == [(" idea.md", 3)]
     assert "raw/ idea.md:3: [[Nowhere]] points to no page" in run("check", "-C", tmp_path).output
 
+
+
+def test_raw_notes_that_failed_are_listed_first_as_the_readme_says(tmp_path):
+    """The README says the raw notes that failed to compile are listed first: grouping by
+    kind put `raw-failed` after `broken-link` and `ambiguous-link`, so on the Help vault a
+    note whose page is stale came after six links to a page that does not exist (a
+    `raw-warning` after 254 missing-attachment and no-backlinks warnings). --json already
+    had them first."""
+    (tmp_path / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n")
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    (raw / "Index.md").write_text("# Index\n\nSee [[Nowhere]] and ![[gone.png]].\n")
+    (raw / "Broken.md").write_text("---\ntags: [a, b\n---\n# Broken\n")
+    (raw / "Open.md").write_text("---\ntitle: Open\n\n# Open\n\nSee [[Index]].\n")
+    assert run("ingest", "-C", tmp_path).exit_code == 1
+    kinds = [line.split()[1] for line in run("check", "-C", tmp_path).output.splitlines()
+             if line.startswith(("error", "warning"))]
+    assert kinds[:2] == ["raw-failed", "broken-link"]
+    warnings = kinds[2:]
+    assert warnings[0] == "raw-warning" and "missing-attachment" in warnings[1:]

@@ -98,7 +98,7 @@ def test_ingest_says_when_a_compiled_note_is_past_the_index_limit(tmp_path):
     (base / "raw" / "Short.md").write_text("# Short\n\nA short note.\n")
     ingest = _run("ingest", "-C", str(base))
     assert ingest.exit_code == 0, ingest.output
-    assert "Ingested, with a note:\n  Long.md: its page's last " in ingest.output
+    assert "Ingested, with a note:\n  raw/Long.md: its page's last " in ingest.output
     assert "index limit (limits.max_indexed_chars)" in ingest.output
     assert "Short.md" not in ingest.output
     data = json.loads(_run("ingest", "-C", str(base), "--force", "--json").stdout)

@@ -170,3 +170,28 @@ def test_broken_names_the_raw_note_and_line_to_fix_as_check_does(tmp_path):
     assert "Hand.md:3: missing [[Gone]]" in text          # a page written in wiki/ itself
     check = CliRunner().invoke(cli, ["check", "-C", str(tmp_path)]).output
     assert "raw/Garden.md:4: [[Nowhere]]" in check
+
+
+def test_path_draws_each_step_the_way_its_link_goes(tmp_path):
+    """`graph path` is undirected by default, but printed every step as ' -> ': on the Help
+    vault 'Home -> Style guide -> Canvas' though Home does not link to Style guide (Style
+    guide links to Home). Each arrow now says which page links which, and --json says it."""
+    pages = {
+        "Start.md": "# Start\n\nSee [[Hub]] and [[Pair]].\n",
+        "Hub.md": "# Hub\n\nNothing out.\n",
+        "Side.md": "---\ntags: [garden]\n---\n# Side\n\nUp to [[Hub]].\n",
+        "Far.md": "---\ntags: [garden]\n---\n# Far\n\nNo links.\n",
+        "Pair.md": "# Pair\n\nBack to [[Start]].\n",
+    }
+    (tmp_path / "wiki").mkdir()
+    for name, text in pages.items():
+        (tmp_path / "wiki" / name).write_text(text)
+    lines = _run(tmp_path, "path", "Start", "Far", "--via-tags").splitlines()
+    assert lines[0] == "Start.md -> Hub.md <- Side.md ~ Far.md"
+    assert lines[1].startswith("(-> links to the next page, <- is linked from it")
+    assert _run(tmp_path, "path", "Start", "Pair").splitlines()[0] == "Start.md <> Pair.md"
+    steps = _json(tmp_path, "path", "Start", "Far", "--via-tags")["steps"]
+    assert [s["direction"] for s in steps] == ["out", "in", "tag"]
+    assert steps[1] == {"from": "Hub.md", "to": "Side.md", "direction": "in"}
+    # --directed follows links forwards only: every arrow is ->, and no legend is needed
+    assert _run(tmp_path, "path", "Side", "Hub", "--directed").strip() == "Side.md -> Hub.md"

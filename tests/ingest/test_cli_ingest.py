@@ -83,7 +83,7 @@ def test_dry_run_lists_what_would_happen(workspace, write_raw):
     write_raw("a.md", "A note.")
     result = run("ingest", "-C", str(workspace), "--dry-run")
     assert result.exit_code == 0
-    assert "would compile a.md → wiki/a.md" in result.output
+    assert "would compile raw/a.md → wiki/a.md" in result.output
     assert not (workspace / "wiki").exists()
 
 
@@ -183,19 +183,19 @@ def test_failures_and_warnings_name_their_file_once(workspace, write_raw):
     out = result.output
     assert not DOUBLED.search(out), out
     lines = out.splitlines()
-    assert "  badfm.md:4: frontmatter is not valid YAML (expected ',' or ']', but got ':'). " \
+    assert "  raw/badfm.md:4: frontmatter is not valid YAML (expected ',' or ']', but got ':'). " \
            "Fix the YAML between the '---' lines: a '[' list opened on line 3 is never closed " \
            "(add ']')." in lines
-    assert any(ln.startswith("  badutf.md:1: not valid UTF-8 (byte 0xff") for ln in lines)
-    assert any(ln.startswith("  big.md: 5000 bytes is over compile.max_note_bytes (2000)")
+    assert any(ln.startswith("  raw/badutf.md:1: not valid UTF-8 (byte 0xff") for ln in lines)
+    assert any(ln.startswith("  raw/big.md: 5000 bytes is over compile.max_note_bytes (2000)")
                for ln in lines)
     # the page it collides on is named as a page, not as the same name twice
-    assert "  dup.txt: compiles to the same wiki page as dup.md (wiki/dup.md); rename one " \
+    assert "  raw/dup.txt: compiles to the same wiki page as dup.md (wiki/dup.md); rename one " \
            "of the two notes." in lines
-    assert any(ln.startswith("  sub/warn.md:2: frontmatter 'aliases' holds 5") for ln in lines)
-    assert any(ln.startswith("    sub/warn.md:3: frontmatter 'date'") for ln in lines)
+    assert any(ln.startswith("  raw/sub/warn.md:2: frontmatter 'aliases' holds 5") for ln in lines)
+    assert any(ln.startswith("    raw/sub/warn.md:3: frontmatter 'date'") for ln in lines)
     # reasons that do not name their file get it once in front
-    assert "  empty.md: empty note; nothing to compile." in lines
+    assert "  raw/empty.md: empty note; nothing to compile." in lines
     # attachments are counted in one line, not listed among the real skips; --json has them
     assert "1 attachment (png) kept for links, not compiled (--json lists them)." in lines
     assert not any("image.png" in ln for ln in lines)
@@ -214,7 +214,8 @@ def test_a_yaml_error_gets_the_hint_of_what_it_is_about(workspace, write_raw):
     write_raw("map.md", "---\nwho: {name: Bob\n---\nBob.\n")
     write_raw("colon.md", "---\ntitle: Re: the plan\n---\nPlan.\n")
     lines = run("ingest", "-C", str(workspace)).output.splitlines()
-    said = {ln.split(":", 1)[0].strip(): ln for ln in lines if "not valid YAML" in ln}
+    said = {ln.split(":", 1)[0].strip().removeprefix("raw/"): ln for ln in lines
+            if "not valid YAML" in ln}
     assert said["list.md"].endswith("a '[' list opened on line 2 is never closed (add ']').")
     assert said["map.md"].endswith("a '{' mapping opened on line 2 is never closed (add '}').")
     assert "quote values that contain ':'" in said["colon.md"]
@@ -233,12 +234,12 @@ def test_a_tab_or_a_value_beginning_with_a_reserved_character_is_named_with_its_
     write_raw("quoted.md", "---\nsaid: @bob said \"hi\"\n---\nHi.\n")
     result = run("ingest", "-C", str(workspace))
     assert result.exit_code == 1
-    said = {ln.split(":", 1)[0].strip(): ln.strip() for ln in result.output.splitlines()
-            if "not valid YAML" in ln}
-    assert said["tab.md"].startswith("tab.md:3: ")
+    said = {ln.split(":", 1)[0].strip().removeprefix("raw/"): ln.strip()
+            for ln in result.output.splitlines() if "not valid YAML" in ln}
+    assert said["tab.md"].startswith("raw/tab.md:3: ")
     assert said["tab.md"].endswith("YAML indents with spaces, not tabs (replace the tab with "
                                    "spaces).")
-    assert said["at.md"].startswith("at.md:3: ")
+    assert said["at.md"].startswith("raw/at.md:3: ")
     for name, fix in (("at.md", 'owner: "@bob"'), ("star.md", 'status: "*draft*"'),
                       ("bang.md", 'note: "!important"'), ("tick.md", 'cmd: "`ls -la`"'),
                       ("quoted.md", 'key: "@…"')):
@@ -257,8 +258,8 @@ def test_a_dry_run_says_what_it_would_do_with_deleted_notes(workspace, write_raw
     page.write_text(page.read_text() + "\nMy own line.\n")
     result = run("ingest", "-C", str(workspace), "--dry-run")
     assert result.exit_code == 0
-    assert "  gone.md: raw note deleted; would remove wiki/gone.md." in result.output
-    assert "  kept.md: raw note deleted, but wiki/kept.md was edited by hand after mindgraph " \
+    assert "  raw/gone.md: raw note deleted; would remove wiki/gone.md." in result.output
+    assert "  raw/kept.md: raw note deleted, but wiki/kept.md was edited by hand after mindgraph " \
            "wrote it: would keep it and mark it source_deleted: true." in result.output
     assert "would raw" not in result.output
     assert (workspace / "wiki" / "gone.md").exists()
@@ -268,7 +269,7 @@ def test_a_dry_run_says_what_it_would_do_with_deleted_notes(workspace, write_raw
     assert held.exit_code == 1 and "remove 2 of the 2 wiki pages" in held.output
     assert (workspace / "wiki" / "gone.md").exists()
     result = run("ingest", "-C", str(workspace), "--allow-removals")
-    assert "  gone.md: raw note deleted; removed wiki/gone.md." in result.output
+    assert "  raw/gone.md: raw note deleted; removed wiki/gone.md." in result.output
     assert "wrote it: kept it and marked it source_deleted: true." in result.output
 
 
@@ -282,7 +283,7 @@ def test_a_frontmatter_list_past_the_value_limit_fails_its_note_naming_the_field
     before = tree_bytes(workspace / "raw")
     result = run("ingest", "-C", str(workspace))
     assert result.exit_code == 1
-    assert "  many.md:3: frontmatter field 'tags' holds 100,000 items, past the 10,000-value " \
+    assert "  raw/many.md:3: frontmatter field 'tags' holds 100,000 items, past the 10,000-value " \
            "limit for a note's frontmatter. Shorten the list, or move it into the note's " \
            "body." in result.output.splitlines()
     assert "Ingested 1, unchanged 0, skipped 0, failed 1" in result.output    # the other goes on
@@ -436,7 +437,7 @@ def test_a_value_yaml_reads_as_a_comment_is_a_warning_with_the_fix(workspace, wr
     write_raw("empty.md", "---\ntitle: Empty\ntags:\nstatus: # to do\n---\nLater.\n")
     result = run("ingest", "-C", str(workspace))
     assert result.exit_code == 0, result.output
-    assert ("  hashtag.md:3: frontmatter 'tags' is empty: '#project #q3' after 'tags:' is a "
+    assert ("  raw/hashtag.md:3: frontmatter 'tags' is empty: '#project #q3' after 'tags:' is a "
             "YAML comment, so the value was dropped. Write it without the '#' (tags: project "
             "q3) or in quotes.") in result.output.splitlines()
     assert "empty.md" not in result.output
@@ -452,7 +453,31 @@ def test_a_frontmatter_key_written_twice_is_a_warning_naming_both_lines(workspac
     write_raw("once.md", "---\ntags:\n  - a\n  - b\nabout: |\n  tags: inside text\n---\nOk.\n")
     result = run("ingest", "-C", str(workspace))
     assert result.exit_code == 0, result.output
-    assert ("  twice.md:6: frontmatter 'tags' is written 2 times (lines 2, 6); only the last "
+    assert ("  raw/twice.md:6: frontmatter 'tags' is written 2 times (lines 2, 6); only the last "
             "value ([compost]) is kept. Remove the others, or merge them into one."
             ) in result.output.splitlines()
     assert "once.md" not in result.output
+
+
+def test_a_failed_note_is_named_as_check_names_it_in_a_vault_kept_apart(tmp_path):
+    """A workspace made as the README says for an Obsidian vault (`init WS --raw VAULT`):
+    ingest listed "Broken yaml.md:4" and the watch log "(Broken yaml.md:4: …)", where `check`
+    said "../vault/Broken yaml.md:4" — the only one of the three a user in the workspace can
+    open. Ingest, its warnings and its dry run name the raw note under paths.raw now."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "Broken yaml.md").write_text("---\ntitle: Broken\ntags: [a, b\ndate: x\n---\n")
+    (vault / "Odd.md").write_text("---\ntags: 5\n---\n# Odd\n")
+    (vault / "Fine.md").write_text("# Fine\n\nA fine note.\n")
+    ws = tmp_path / "ws"
+    assert run("init", str(ws), "--raw", str(vault)).exit_code == 0
+    assert "  would compile ../vault/Fine.md → wiki/Fine.md" in \
+        run("ingest", "-C", str(ws), "--dry-run").output
+    result = run("ingest", "-C", str(ws))
+    assert result.exit_code == 1
+    lines = result.output.splitlines()
+    failed = next(ln for ln in lines if "not valid YAML" in ln)
+    assert failed.startswith("  ../vault/Broken yaml.md:4: frontmatter is not valid YAML")
+    assert any(ln.startswith("  ../vault/Odd.md:2: frontmatter 'tags' holds 5") for ln in lines)
+    check = run("check", "-C", str(ws)).output
+    assert "../vault/Broken yaml.md:4: failed to compile" in check

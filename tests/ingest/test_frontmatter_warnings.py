@@ -66,8 +66,8 @@ def test_bad_frontmatter_fields_are_named_with_their_line_and_fate(workspace, wr
     # the text report lists them one per line under the note
     result = run("ingest", "-C", str(workspace), "--force")
     assert result.exit_code == 0
-    assert "\n  zep.md:2: frontmatter 'date'" in result.output      # its path once
-    assert "\n    zep.md:5: frontmatter 'tags' holds 5" in result.output
+    assert "\n  raw/zep.md:2: frontmatter 'date'" in result.output  # its path once
+    assert "\n    raw/zep.md:5: frontmatter 'tags' holds 5" in result.output
 
 
 def test_an_unreadable_date_alone_leaves_the_page_undated_everywhere(workspace, write_raw):
@@ -88,3 +88,18 @@ def test_good_frontmatter_gives_no_warning(workspace, write_raw):
     result = run("ingest", "-C", str(workspace))
     assert result.exit_code == 0
     assert "with a note" not in result.output
+
+
+def test_a_frontmatter_that_is_not_a_mapping_says_how_to_write_one(workspace, write_raw):
+    """"frontmatter must be a mapping of keys (key: value), got list." named Python's type
+    and no fix; a note starting with a horizontal rule ('---', text, '---') got "str"."""
+    write_raw("list.md", "---\n- a\n- b\n---\nbody\n")
+    write_raw("rule.md", "---\nA thought between two rules.\n---\nbody\n")
+    result = run("ingest", "-C", str(workspace))
+    assert result.exit_code == 1
+    out = result.output
+    assert "raw/list.md:2: frontmatter must be a mapping of keys (key: value), got a list. " \
+        "Write each property as 'key: value' between the '---' lines (a list goes under a " \
+        "key: 'tags: [a, b]')" in out, out
+    assert "raw/rule.md:2: frontmatter must be a mapping of keys (key: value), got a line " \
+        "of text." in out and "can draw it as '***' instead." in out

@@ -224,7 +224,8 @@ def test_search_and_graph_tools_over_the_real_core(mg):
     assert [n["path"] for n in payload(related)["related"]] == ["Catalog.md"]
     groups = payload(communities)["communities"]
     assert sorted(m for g in groups for m in g["members"]) == ["Catalog.md", "Packing.md"]
-    assert payload(path) == {"path": ["Catalog.md", "Packing.md"]}
+    assert payload(path) == {"path": ["Catalog.md", "Packing.md"], "steps": [
+        {"from": "Catalog.md", "to": "Packing.md", "direction": "both"}]}
     assert no_path.is_error and "No page named 'Nope'" in no_path.content[0].text
     logged = list(mg.usage_log.lines())
     assert (logged[0]["intent"], logged[0]["top"]) == ("search", ["Catalog.md"])

@@ -159,7 +159,8 @@ def test_search_related_path_communities_and_usage_log(client, workspace):
     related = client.get("/related", params={"page": "Packing"}).json()
     assert [r["path"] for r in related["related"]] == ["Catalog.md"]
     assert client.get("/path", params={"source": "Catalog", "target": "Packing"}).json() == \
-        {"path": ["Catalog.md", "Packing.md"]}
+        {"path": ["Catalog.md", "Packing.md"],
+         "steps": [{"from": "Catalog.md", "to": "Packing.md", "direction": "both"}]}
     groups = client.get("/communities").json()["communities"]
     assert sorted(m for g in groups for m in g["members"]) == ["Catalog.md", "Packing.md"]
     logged = (workspace / ".mindgraph" / "usage.jsonl").read_text().splitlines()
@@ -446,7 +447,21 @@ def test_path_follows_links_unless_asked_to_step_over_shared_tags(workspace):
     route = {"source": "Tagged one", "target": "Tagged two"}
     assert client.get("/path", params=route).status_code == 404      # no chain of links
     assert client.get("/path", params={**route, "via_tags": True}).json() == \
-        {"path": ["Tagged one.md", "Tagged two.md"]}
+        {"path": ["Tagged one.md", "Tagged two.md"],
+         "steps": [{"from": "Tagged one.md", "to": "Tagged two.md", "direction": "tag"}]}
+
+
+def test_path_says_which_way_each_step_is_linked(workspace):
+    """The chain follows links either way; {"path": [...]} alone read as "each page links
+    the next" (on the Help vault Home, Style guide, Canvas, though Style guide links Home)."""
+    (workspace / "wiki" / "Crate.md").write_text("# Crate\n\nHolds [[Packing]].\n")
+    client = local(create_app(Mindgraph.open(workspace)))
+    answer = client.get("/path", params={"source": "Catalog", "target": "Crate"}).json()
+    assert answer["path"] == ["Catalog.md", "Packing.md", "Crate.md"], answer
+    assert answer["steps"][1] == {"from": "Packing.md", "to": "Crate.md", "direction": "in"}
+    assert answer["steps"][0]["direction"] == "both"            # each links the other
+    assert "steps" in client.get("/openapi.json").json()["components"]["schemas"]["PathOut"][
+        "properties"]
 
 
 def test_the_page_is_page_and_a_section_is_section_id_and_old_names_still_work(client):

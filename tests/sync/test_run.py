@@ -48,3 +48,18 @@ def test_a_renamed_note_is_reported_as_a_move_not_a_compile(tmp_path):
     assert " raw/Wheels.md → raw/Casters.md: moved 1" in line, line
     assert record.to_dict()["moved"] == [{"from": "Wheels.md", "to": "Casters.md"}]
     assert " ../vault/Wheels.md → ../vault/Casters.md: moved 1" in record.line("../vault")
+
+
+def test_the_run_line_names_a_failed_or_warned_note_under_raw_as_check_does(tmp_path):
+    """The watch log said "../vault/bad.md: failed 1 in 0.04 s (bad.md:3: …)": the failure
+    and the warnings named the note as no file the user can open from the workspace."""
+    base = make_workspace(tmp_path, NOTES)
+    mg = Mindgraph.open(base)
+    sync_run(mg, [], trigger="start")
+    (base / "raw" / "bad.md").write_text("---\ntags: [a, b\n---\n# Bad\n")
+    (base / "raw" / "odd.md").write_text("---\ntags: 5\n---\n# Odd\n")
+    record = sync_run(mg, [Change(RAW, "bad.md"), Change(RAW, "odd.md")])
+    assert record.failed[0].startswith("bad.md:")          # the JSON stays raw-relative
+    line = record.line("../vault")
+    assert "failed 1, " in line and " (../vault/bad.md:2: " in line, line
+    assert "\n  warning: ../vault/odd.md:2: frontmatter 'tags' holds 5" in line, line

@@ -60,7 +60,7 @@ def test_the_watch_log_prints_a_warning_once_and_check_lists_it(tmp_path):
         write(base / "raw" / "unclosed.md", UNCLOSED)
         run = run_lines("raw/unclosed.md")
         assert "compiled 1" in run[0], run
-        assert len(run) == 2 and run[1].startswith(f"  warning: {NEVER_CLOSED}"), run
+        assert len(run) == 2 and run[1].startswith(f"  warning: raw/{NEVER_CLOSED}"), run
         assert "end the block with a '---' line" in run[1]
 
         write(base / "raw" / "good.md", "# Good\nA good note about kayaks, edited.\n")
@@ -125,4 +125,4 @@ def test_a_watcher_started_on_a_warned_note_tells_it_at_startup(tmp_path):
         assert w.records[0].trigger == "start"
         (warning,) = w.records[0].warnings
         assert warning.startswith(NEVER_CLOSED)
-        assert "\n  warning: " + NEVER_CLOSED in w.records[0].line()
+        assert "\n  warning: raw/" + NEVER_CLOSED in w.records[0].line()
