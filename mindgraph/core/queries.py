@@ -25,11 +25,19 @@ class Queries(WarmIndexes):
         from ..ingest.failed_notes import failed_note_named, failed_notes, failure_text
         from ..page.lookup import find_page
 
+        pages = self._pages()
         try:
-            return find_page(self._pages(), name)
+            return find_page(pages, name)
         except NotFoundError as exc:
             if not str(exc).startswith("No page named"):
                 raise
+            if not pages and not self._scoped():
+                from ..ingest.no_pages import why_no_pages
+
+                # "compile the notes first" of a raw folder holding none sent people to
+                # run an ingest that compiles nothing
+                raise NotFoundError(f"No page named '{name.strip()}'. "
+                                    f"{why_no_pages(self.settings)}") from None
             failed = failed_notes(self.settings.state_dir, self._raw_visible,
                                   self.settings.raw_dir)
             raw = failed_note_named(failed, name)
@@ -38,6 +46,12 @@ class Queries(WarmIndexes):
             raise NotFoundError(f"No page named '{name.strip()}'. "
                                 + failure_text(raw, failed[raw], self.settings.paths.raw)
                                 ) from None
+
+    def _scoped(self) -> bool:
+        """True for an identity's view (its empty view says nothing of the wiki)."""
+        from .workspace import ScopedMindgraph
+
+        return isinstance(self, ScopedMindgraph)
 
     @query
     def section(self, name: str, section_id: str) -> tuple[Page, Section]:
