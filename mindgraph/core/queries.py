@@ -90,12 +90,14 @@ class Queries(WarmIndexes):
         (``why=False``: not which words in which field); pages in the query's language
         first, as in hybrid search (``retrieval.other_language_factor``; a query of Han
         alone is Japanese in a Japanese vault, as there: retrieval/query_language.py)."""
-        from ..retrieval.explain import explain
+        from ..retrieval.explain import explain, query_words
         from ..retrieval.present import language_weight
         from ..retrieval.query_language import query_language_in
         from ..retrieval.subwords import speaks
 
-        with self._lock:
+        from ..text.cjk import one_query
+
+        with self._lock, one_query():       # the query's runs cut once, for this answer only
             index = self.keyword_index()
             pages = self._cache.pages if self._cache else {}
             retrieval = self.settings.retrieval
@@ -110,8 +112,10 @@ class Queries(WarmIndexes):
             hits = sorted((replace(h, score=h.score * language_weight(pages[h.path], lang,
                                                                       factor))
                            for h in hits), key=lambda h: (-h.score, h.path))
+            words = query_words(query)      # once: every hit explains the same query
             return [explain(replace(h, rank=rank), pages[h.path], query, why,
-                            index.embedded.get((h.path, h.section_id or ""), ()), subwords)
+                            index.embedded.get((h.path, h.section_id or ""), ()), subwords,
+                            words)
                     for rank, h in enumerate(hits[:limit], 1)]
 
     @query

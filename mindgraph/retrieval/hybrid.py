@@ -36,6 +36,7 @@ from ..graph.build import ENRICHED_PREFIX, EXTRACTED, KnowledgeGraph
 from ..page.language import page_language
 from ..page.model import Page
 from ..providers.embedding.base import compresses_cosines, model_languages
+from ..text.cjk import one_query
 from .calibration import (NOISE_SHARE, SAMPLE, Calibration, background, calibration,
                           drop_vector_noise, spread)
 from .definition import name_defined_term
@@ -120,7 +121,8 @@ class HybridRetriever:
                     self._answers.move_to_end(key)
             if hit is not None:
                 return replace(hit, cached=True, timings_ms={"total": _ms(started)})
-        response = self._search(query, options)
+        with one_query():       # the query's runs cut once, for this answer only
+            response = self._search(query, options)
         if use_cache and not any(_TRANSIENT in d for d in response.degradation
                                  for _TRANSIENT in ("timed out", "failed")):
             with self._answers_lock:
