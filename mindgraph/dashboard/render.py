@@ -56,11 +56,11 @@ from urllib.parse import quote, unquote
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
+from markdown_it.utils import OptionsDict
 from mdit_py_plugins.footnote import footnote_plugin
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
-from markdown_it.utils import OptionsDict
 from pygments.util import ClassNotFound
 
 from ..page.links import WIKILINK_RE, is_attachment_target, parse_wikilink_inner
