@@ -634,11 +634,17 @@ class LockTurns:
     """``exclusive_lock``'s lock taken again and again through one open file, for a caller
     that takes it per item (ingest, per page it writes: opening the file each time cost 26 µs,
     a turn on the open file 1 µs); ``close`` when done. One thread at a time: turns taken at
-    once through the same file would not exclude each other."""
+    once through the same file would not exclude each other. ``on_wait`` is called (once,
+    from a timer thread) when a turn has waited ``wait_notice_s`` for another holder: a
+    command that stops silently for as long as the other holds it reads as hung."""
 
-    def __init__(self, lock_file: str | Path):
+    def __init__(self, lock_file: str | Path, on_wait: Callable[[], None] | None = None,
+                 wait_notice_s: float = 1.0):
         self.lock_file = Path(lock_file)
         self._handle: Any = None
+        self._on_wait = on_wait
+        self._wait_notice_s = wait_notice_s
+        self._told = False
 
     @contextlib.contextmanager
     def turn(self) -> Iterator[None]:
@@ -651,11 +657,40 @@ class LockTurns:
         if self._handle is None:
             self.lock_file.parent.mkdir(parents=True, exist_ok=True)
             self._handle = open(self.lock_file, "a+b")
-        fcntl.flock(self._handle.fileno(), fcntl.LOCK_EX)
+        fd = self._handle.fileno()
+        if self._on_wait is None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        else:
+            self._wait_telling(fd, fcntl)
         try:
             yield
         finally:
-            fcntl.flock(self._handle.fileno(), fcntl.LOCK_UN)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+
+    def _wait_telling(self, fd: int, fcntl: Any) -> None:
+        """Take the lock; if another holds it, call ``on_wait`` once it has been waited for
+        ``wait_notice_s`` (the first such wait only: one notice per object)."""
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            pass
+        if self._told:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            return
+
+        def tell() -> None:
+            self._told = True
+            if self._on_wait is not None:
+                self._on_wait()
+
+        timer = threading.Timer(self._wait_notice_s, tell)
+        timer.daemon = True
+        timer.start()
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        finally:
+            timer.cancel()
 
     def close(self) -> None:
         """Close the file (the lock is not held between turns)."""

@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from ..config import Settings
+from ..errors import NotFoundError
 from ..fsutil import writable
 from ..graph.build import EXTRACTED, INFERRED, KnowledgeGraph, open_graph
 from ..graph.communities import MIN_COMMUNITY_SIZE, detect_communities
@@ -47,7 +48,9 @@ def open_workspace_graph(settings: Settings, save: bool = True) -> tuple[Any, Kn
                              save and can_write)
 
 
-def _page(cache: Any, name: str) -> str:
+def _page(cache: Any, name: str, settings: Settings) -> str:
+    if not cache.pages:         # why there is none: never compiled, or no notes in raw/
+        raise NotFoundError(f"No page named '{name.strip()}'. {why_no_pages(settings)}")
     return find_page(cache.pages, name).path
 
 
@@ -70,7 +73,7 @@ def neighbors_command(settings: Settings, page: str, depth: int, direction: str,
                       links_only: bool, as_json: bool) -> None:
     """Pages within --depth links of PAGE (path, file name, title or alias)."""
     cache, kg = open_workspace_graph(settings)
-    path = _page(cache, page)
+    path = _page(cache, page, settings)
     kinds = (EXTRACTED,) if links_only else (EXTRACTED, INFERRED)
     found = neighbors(kg, path, depth, direction, kinds)  # type: ignore[arg-type]
     if as_json:
@@ -91,7 +94,7 @@ def neighbors_command(settings: Settings, page: str, depth: int, direction: str,
 def backlinks_command(settings: Settings, page: str, as_json: bool) -> None:
     """Pages that link to PAGE."""
     cache, kg = open_workspace_graph(settings)
-    path = _page(cache, page)
+    path = _page(cache, page, settings)
     found = backlinks(kg, path)
     if as_json:
         emit_json({"page": path, "backlinks": [asdict(b) for b in found]})
@@ -114,7 +117,7 @@ def path_command(settings: Settings, source: str, target: str, directed: bool,
     """A shortest chain of links between SOURCE and TARGET, followed either way unless
     --directed; each arrow shows which way its link goes (-> <- <>, ~ a shared tag)."""
     cache, kg = open_workspace_graph(settings)
-    a, b = _page(cache, source), _page(cache, target)
+    a, b = _page(cache, source, settings), _page(cache, target, settings)
     kinds = (EXTRACTED, INFERRED) if via_tags else (EXTRACTED,)
     found = shortest_path(kg, a, b, directed=directed, kinds=kinds)
     ways = step_directions(kg, found, kinds)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -56,7 +57,8 @@ def ingest_command(settings, dry_run: bool, force: bool, allow_removals: bool,
                     forced=bool(show_progress)) as phases:
             report = mg.ingest(dry_run=dry_run, force=force, only=only,
                                allow_removals=allow_removals,
-                               progress=phases.ticker("Compiling"), phases=phases.ticker)
+                               progress=phases.ticker("Compiling"), phases=phases.ticker,
+                               notice=_waiting)
     finally:
         settle_ahead(keep=not dry_run)     # "write nothing": not even the digests
     enriched, why = _enrich_after(mg) if report.ingested and not dry_run else (None, "")
@@ -74,6 +76,11 @@ def ingest_command(settings, dry_run: bool, force: bool, allow_removals: bool,
         echo(why, err=True)
     if report.failed:
         raise SystemExit(EXIT_PROBLEMS)
+
+
+def _waiting(message: str) -> None:
+    """What the run waits for, on stderr (on a line of its own below a progress bar)."""
+    echo(("\n" if sys.stderr.isatty() else "") + f"mindgraph: {message}", err=True)
 
 
 def _enrich_after(mg: Mindgraph):

@@ -55,7 +55,8 @@ def start_watcher(mg: Mindgraph, options: dict[str, Any], as_json: bool = False,
     background threads (for a server; stderr, since stdout may carry a protocol)."""
     from ..sync import Watcher
 
-    return Watcher(mg, on_run=_printer(as_json, err, mg.settings.paths.raw), **options).start()
+    return Watcher(mg, on_run=_printer(as_json, err, mg.settings.paths.raw),
+                   on_notice=_notice_printer(as_json, err), **options).start()
 
 
 @contextlib.contextmanager
@@ -76,6 +77,16 @@ def served(mg: Mindgraph, watch_on: bool, options: dict[str, Any]) -> Iterator[A
         if watcher is not None:
             watcher.stop(timeout=5)
         mg.close()
+
+
+def _notice_printer(as_json: bool, err: bool) -> Callable[[str], None]:
+    """What a run waits for, as it waits: a line on stderr (beside "Watching ..."), and with
+    --json also an object ``{"event": "waiting", "message": ...}`` in the log."""
+    def emit(message: str) -> None:
+        if as_json:
+            emit_json({"event": "waiting", "message": message}, indent=None, err=err)
+        echo(f"mindgraph: {message}", err=True)
+    return emit
 
 
 def _printer(as_json: bool, err: bool, raw_label: str) -> Callable[[Any], None]:
@@ -103,7 +114,8 @@ def watch_command(settings, watch: dict[str, Any], as_json: bool) -> None:
     require_workspace(settings)
     require_raw_folder(settings)     # else it watches a folder that is not there, silent
     mg = Mindgraph(settings)
-    watcher = Watcher(mg, on_run=_printer(as_json, False, settings.paths.raw), **watch)
+    watcher = Watcher(mg, on_run=_printer(as_json, False, settings.paths.raw),
+                      on_notice=_notice_printer(as_json, False), **watch)
     if as_json:
         emit_json({"event": "watching", "raw": str(settings.raw_dir),
                    "wiki": str(settings.wiki_dir), "backend": watcher.source.backend},

@@ -25,11 +25,19 @@ class Queries(WarmIndexes):
         from ..ingest.failed_notes import failed_note_named, failed_notes, failure_text
         from ..page.lookup import find_page
 
+        pages = self._pages()
         try:
-            return find_page(self._pages(), name)
+            return find_page(pages, name)
         except NotFoundError as exc:
             if not str(exc).startswith("No page named"):
                 raise
+            if not pages and not self._scoped():
+                from ..ingest.no_pages import why_no_pages
+
+                # "compile the notes first" of a raw folder holding none sent people to
+                # run an ingest that compiles nothing
+                raise NotFoundError(f"No page named '{name.strip()}'. "
+                                    f"{why_no_pages(self.settings)}") from None
             failed = failed_notes(self.settings.state_dir, self._raw_visible,
                                   self.settings.raw_dir)
             raw = failed_note_named(failed, name)
@@ -38,6 +46,12 @@ class Queries(WarmIndexes):
             raise NotFoundError(f"No page named '{name.strip()}'. "
                                 + failure_text(raw, failed[raw], self.settings.paths.raw)
                                 ) from None
+
+    def _scoped(self) -> bool:
+        """True for an identity's view (its empty view says nothing of the wiki)."""
+        from .workspace import ScopedMindgraph
+
+        return isinstance(self, ScopedMindgraph)
 
     @query
     def section(self, name: str, section_id: str) -> tuple[Page, Section]:
@@ -76,12 +90,14 @@ class Queries(WarmIndexes):
         (``why=False``: not which words in which field); pages in the query's language
         first, as in hybrid search (``retrieval.other_language_factor``; a query of Han
         alone is Japanese in a Japanese vault, as there: retrieval/query_language.py)."""
-        from ..retrieval.explain import explain
+        from ..retrieval.explain import explain, query_words
         from ..retrieval.present import language_weight
         from ..retrieval.query_language import query_language_in
         from ..retrieval.subwords import speaks
 
-        with self._lock:
+        from ..text.cjk import one_query
+
+        with self._lock, one_query():       # the query's runs cut once, for this answer only
             index = self.keyword_index()
             pages = self._cache.pages if self._cache else {}
             retrieval = self.settings.retrieval
@@ -96,8 +112,10 @@ class Queries(WarmIndexes):
             hits = sorted((replace(h, score=h.score * language_weight(pages[h.path], lang,
                                                                       factor))
                            for h in hits), key=lambda h: (-h.score, h.path))
+            words = query_words(query)      # once: every hit explains the same query
             return [explain(replace(h, rank=rank), pages[h.path], query, why,
-                            index.embedded.get((h.path, h.section_id or ""), ()), subwords)
+                            index.embedded.get((h.path, h.section_id or ""), ()), subwords,
+                            words)
                     for rank, h in enumerate(hits[:limit], 1)]
 
     @query

@@ -67,10 +67,11 @@ class Services(WarmIndexes):
                only: tuple[str, ...] = (), progress: Any = None,
                phases: Any = None, session: Any = None,
                changed: Iterable[str] | None = None,
-               allow_removals: bool = False) -> IngestReport:
+               allow_removals: bool = False, notice: Any = None) -> IngestReport:
         """Compile raw/ into wiki/ (offline or with the configured LLM), then re-sync indexes.
         ``session`` and ``changed``: a long-lived caller's targeted run (ingest/targeted.py);
-        ``allow_removals``: apply a run the removal guard would hold (ingest/guard.py).
+        ``allow_removals``: apply a run the removal guard would hold (ingest/guard.py);
+        ``notice``: hears, once, when the run has waited a second for the apply lock.
 
         Two ingests of one workspace must not run at once (the REST API refuses a second)."""
         from ..ingest.pipeline import run_ingest
@@ -81,7 +82,7 @@ class Services(WarmIndexes):
             report = run_ingest(self.settings, provider=provider, dry_run=dry_run,
                                 force=force, only=only, progress=progress, phases=phases,
                                 session=session, changed=changed,
-                                allow_removals=allow_removals)
+                                allow_removals=allow_removals, notice=notice)
         with self._lock:
             if self._cache is not None and not dry_run:
                 self.sync()

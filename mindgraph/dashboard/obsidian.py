@@ -87,8 +87,11 @@ def _make_callout(tokens: list[Token], i: int, match: re.Match, rest: str) -> No
 
 
 def _matching_close(tokens: list[Token], i: int) -> Token:
+    # by index, not over a slice: a copy of the tokens after each callout made a page of
+    # many callouts quadratic
     depth = 0
-    for token in tokens[i:]:
+    for j in range(i, len(tokens)):
+        token = tokens[j]
         depth += token.nesting if token.type.startswith("blockquote_") else 0
         if depth == 0:
             return token
@@ -160,7 +163,8 @@ def _quote_of(tokens: list[Token], inline_at: int) -> Token | None:
 
 def _opening_of(tokens: list[Token], close_at: int) -> Token:
     level = tokens[close_at].level
-    for token in reversed(tokens[:close_at]):
+    for j in range(close_at - 1, -1, -1):
+        token = tokens[j]
         if token.nesting == 1 and token.level == level:
             return token
     return tokens[close_at]

@@ -20,6 +20,12 @@ any other is drawn as text). On top of that:
   it and shown as plain text after (markdown-it's cost per character of dense markup, e.g.
   a run of ``[``, is hundreds of times that of prose: 1 MB of them took 47 s of the slow
   lane);
+- a body whose markup is dense is drawn as markdown only as far as ``RENDER_BUDGET_US`` of
+  markdown-it's estimated cost goes (dashboard/render_cost.py), the rest shown as plain text
+  with a note: 100,000 ``[`` (under RENDER_MAX_CHARS) held the slow lane 4.4 s; the budget is
+  the whole view's, embeds included (an embed past it is shown as its title, as past
+  EMBED_BUDGET_CHARS), and ``HIGHLIGHT_BUDGET_CHARS`` of code per view is highlighted (the
+  rest is plain code: Pygments takes up to 5 µs a character);
 - ``![[diagram.png|300]]`` becomes an ``<img>`` (``|300`` or ``|300x200``: its size) whose
   ``data-src`` names the dashboard's attachment route (the page's script loads it with the
   token); another attachment (pdf, audio, video) becomes a link to that route;
@@ -50,6 +56,7 @@ from urllib.parse import quote, unquote
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
+from markdown_it.utils import OptionsDict
 from mdit_py_plugins.footnote import footnote_plugin
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
@@ -61,6 +68,7 @@ from . import obsidian, obsidian_inline, raw_html
 from .attachment_markup import (ATTACHMENT_ROUTE, attachment_href, attachment_html,
                                 attachment_link)
 from .obsidian_inline import without_comments
+from .render_cost import HIGHLIGHT_BUDGET_CHARS, RENDER_BUDGET_US, affordable, estimate
 
 _SCHEME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:")
 # The schemes a link may open; any other (``ms-msdt:``, ``search-ms:``... which start a
@@ -108,12 +116,22 @@ class Links:
 
 
 def render_markdown(text: str, links: Links, depth: int = 0) -> str:
-    """``text`` (a page body) as safe HTML: its first RENDER_MAX_CHARS as markdown (cut at a
-    paragraph's end), the rest as plain text."""
+    """``text`` (a page body) as safe HTML: as markdown as far as RENDER_MAX_CHARS and
+    RENDER_BUDGET_US go (cut at a paragraph's end), the rest as plain text, with a note."""
     shown, rest = _render_cut(text)
-    html = _parser().render(without_comments(shown),
-                            {"links": links, "depth": depth, "embeds": [0],
-                             "embed_budget": [EMBED_BUDGET_CHARS]})
+    body = without_comments(shown)
+    dense = ""
+    drawn = affordable(body, RENDER_BUDGET_US)
+    if drawn < len(body):
+        dense, body = body[drawn:], body[:drawn]
+    html = _parser().render(body, {"links": links, "depth": depth, "embeds": [0],
+                                   "embed_budget": [EMBED_BUDGET_CHARS],
+                                   "cost_budget": [RENDER_BUDGET_US - estimate(body)],
+                                   "highlight_budget": [HIGHLIGHT_BUDGET_CHARS]})
+    if dense:
+        html += (f'<p class="render-cut">(the rest of the page, {len(dense):,} characters, is '
+                 f'markup too dense to draw here: it is shown as plain text)</p>\n'
+                 f'<pre class="unrendered">{escapeHtml(dense)}</pre>\n')
     if not rest:
         return html
     return (html + f'<p class="render-cut">(the page is over {RENDER_MAX_CHARS:,} characters: '
@@ -142,12 +160,25 @@ def _embed_env(env: dict[str, Any], path: str) -> dict[str, Any]:
     embeds[0] += 1
     return {"links": env["links"].of_embedded(path), "depth": env["depth"] + 1,
             "embeds": embeds, "docId": f"e{embeds[0]}",
-            "embed_budget": env["embed_budget"]}
+            "embed_budget": env["embed_budget"], "cost_budget": env["cost_budget"],
+            "highlight_budget": env["highlight_budget"]}
 
 
 def pygments_css() -> str:
     """The stylesheet of the highlighted code (classes prefixed ``hl-``)."""
     return _FORMATTER.get_style_defs(".page-body pre")
+
+
+def _render_fence(self: Any, tokens: list, idx: int, options: Any, env: dict) -> str:
+    """A fenced block, highlighted while the view's HIGHLIGHT_BUDGET_CHARS last, then as
+    plain code."""
+    left = env.setdefault("highlight_budget", [HIGHLIGHT_BUDGET_CHARS])
+    size = len(tokens[idx].content)
+    if size > left[0]:
+        left[0] = 0
+        return self.fence(tokens, idx, OptionsDict({**options, "highlight": None}), env)
+    left[0] -= size
+    return self.fence(tokens, idx, options, env)
 
 
 def _highlight(code: str, lang: str, _attrs: str) -> str:
@@ -173,6 +204,7 @@ def _parser() -> MarkdownIt:
         md.add_render_rule("wikilink", _render_wikilink)
         md.add_render_rule("link_open", _render_link_open)
         md.add_render_rule("image", _render_image)
+        md.add_render_rule("fence", _render_fence)
         obsidian.install(md)
         obsidian_inline.install(md)
         raw_html.install(md)
@@ -252,6 +284,9 @@ def _embed_html(path: str, label: str, env: dict[str, Any], meta: dict,
             inner = (f'<{tag} class="embed-elided">(not shown: past the '
                      f'{EMBED_BUDGET_CHARS:,} characters of embedded text a page shows; open '
                      f'it)</{tag}>')
+        elif not _affordable_lead(env, lead):
+            inner = (f'<{tag} class="embed-elided">(not shown: its markup is too dense to draw '
+                     f'within what one page view draws; open it)</{tag}>')
         else:
             inner_env = _embed_env(env, path)
             lead = without_comments(lead)
@@ -264,6 +299,17 @@ def _embed_html(path: str, label: str, env: dict[str, Any], meta: dict,
     kind = "embed broken" if missing else "embed"
     return (f'<{tag} class="{kind}"{id_attr}><{tag} class="embed-title">'
             f'{_page_link(path, label, block_id, missing, heading)}</{tag}>{inner}</{tag}>')
+
+
+def _affordable_lead(env: dict[str, Any], lead: str) -> bool:
+    """Whether the render's RENDER_BUDGET_US has the estimated cost of drawing ``lead``
+    left (then spent on it)."""
+    left = env.setdefault("cost_budget", [RENDER_BUDGET_US])
+    cost = estimate(lead)
+    if cost > left[0]:
+        return False
+    left[0] -= cost
+    return True
 
 
 def _budgeted_lead(env: dict[str, Any], links: Links, path: str, heading: str | None,

@@ -35,12 +35,13 @@ class ApplySteps:
     outcomes: list[FileOutcome]
     journal: bool       # a targeted run (targeted.py)
     stash: Any          # trust_stash.TrustStash
+    notice: Any         # hears what a run waits for (None: nobody)
 
     def _apply(self, todo: list[Note], gone: list[str], index: TitleIndex, total: int) -> None:
         # a page is read, its record carried and the page written (or removed) with no
         # approved plan (verify/propagate --apply) checking and writing it in between: else the
         # record an apply wrote in between is lost, or the apply writes over the new page
-        self.apply_turns = apply_turns(self.settings.state_dir)
+        self.apply_turns = apply_turns(self.settings.state_dir, self.notice)
         try:
             self._apply_all(todo, gone, index, total)
         finally:

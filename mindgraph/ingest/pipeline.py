@@ -80,12 +80,14 @@ def run_ingest(settings: Settings, *, provider: Any = None, dry_run: bool = Fals
                progress: Progress | None = None, phases: Phases | None = None,
                session: IngestSession | None = None,
                changed: Iterable[str] | None = None,
-               allow_removals: bool = False) -> IngestReport:
+               allow_removals: bool = False,
+               notice: Callable[[str], None] | None = None) -> IngestReport:
     """Compile raw/ into wiki/ incrementally; see the module docstring for the steps.
     ``progress`` hears of each note compiled, ``phases`` of the planning steps before;
     ``session`` keeps the state between runs of one process, and ``changed`` (raw-relative
     paths, with a session) asks for a targeted run. A run that would remove most pages is
-    held (RemovalsHeld, guard.py) unless ``allow_removals``."""
+    held (RemovalsHeld, guard.py) unless ``allow_removals``. ``notice`` hears, once, when
+    the run has waited a second for the apply lock (an approved plan being written)."""
     started = time.perf_counter()
     raw_dir, wiki_dir = settings.raw_dir, settings.wiki_dir
     missing = settings.missing_raw()
@@ -100,13 +102,13 @@ def run_ingest(settings: Settings, *, provider: Any = None, dry_run: bool = Fals
             if not dry_run:
                 clean_temp_files(wiki_dir)
             return _Run(settings, compiler, dry_run, force, progress, phases,
-                        allow_removals=allow_removals).execute(only, started)
+                        allow_removals=allow_removals, notice=notice).execute(only, started)
         try:
             state = session.state_for(settings.state_dir / STATE_FILENAME)
             why = "no list of changed notes (a start, or a folder changed)"
             if changed is not None and not force and not only:
                 run = _Run(settings, compiler, dry_run, force, progress, phases, state,
-                           allow_removals)
+                           allow_removals, notice)
                 done = run.execute_targeted(changed, session, started)
                 if isinstance(done, IngestReport):
                     session.saved()
@@ -114,7 +116,7 @@ def run_ingest(settings: Settings, *, provider: Any = None, dry_run: bool = Fals
                 why = done
             clean_temp_files(wiki_dir)
             run = _Run(settings, compiler, dry_run, force, progress, phases, state,
-                       allow_removals)
+                       allow_removals, notice)
             report = run.execute(only, started)
             run.remember(session, bool(only))
             session.saved()
@@ -130,8 +132,10 @@ class _Run(TargetedSteps, ApplySteps, Bookkeeping):
 
     def __init__(self, settings: Settings, compiler: Any, dry_run: bool, force: bool,
                  progress: Progress | None, phases: Phases | None = None,
-                 state: IngestState | None = None, allow_removals: bool = False):
+                 state: IngestState | None = None, allow_removals: bool = False,
+                 notice: Callable[[str], None] | None = None):
         self.settings = settings
+        self.notice = notice
         self.allow_removals = allow_removals
         self.held = ""
         self.phases = phases

@@ -28,8 +28,8 @@ from typing import Callable, Iterable, Iterator
 
 from ..text.cjk import CJK_CHARS as _CJK_RANGES
 from ..text.cjk import CJK_RUN as _CJK_RUN
-from ..text.cjk import (KATAKANA_WORD, Word, known_characters, run_language, text_hint,
-                        words)
+from ..text.cjk import (KATAKANA_WORD, Word, fresh_words, known_characters, run_language,
+                        text_hint, words)
 
 # How CJK runs become terms: "words", "words+bigrams" (a long word's bigrams too, never
 # across words) or "bigrams" (overlapping bigrams of the whole run); ``CJK_STOP``: function
@@ -140,8 +140,8 @@ def _han_languages(runs: list[str]) -> tuple[str, ...]:
     han = [run for run in runs if run_language(run) == "zh"]
     if not han or CJK_TERMS == "bigrams":
         return ("zh",)
-    japanese = sum(known_characters(run, "ja") for run in han)
-    chinese = sum(known_characters(run, "zh") for run in han)
+    japanese = sum(known_characters(run, "ja", fresh=True) for run in han)
+    chinese = sum(known_characters(run, "zh", fresh=True) for run in han)
     half = sum(len(run) for run in han) / 2
     if japanese == chinese or (japanese > half and chinese > half):
         return ("ja", "zh")
@@ -157,11 +157,13 @@ def _first_characters(terms: Iterable[str] | None) -> frozenset[str] | None:
 
 
 def _cjk_terms(run: str, lang: str, append: Callable[[str], None], query: bool) -> None:
-    """The terms of one CJK run: its words (see the module), or bigrams for Korean."""
+    """The terms of one CJK run: its words (see the module), or bigrams for Korean; a
+    query's run is cut afresh (``fresh_words``: no cache shared with other tenants' searches
+    tells whether the word was asked before)."""
     if CJK_TERMS == "bigrams" or lang == "ko":
         _bigram_terms(run, append, query)
         return
-    for word in words(run, lang):
+    for word in (fresh_words if query else words)(run, lang):
         for term in _word_terms(word):
             append(term)
 
@@ -264,24 +266,26 @@ def _wanted_words(lowered: str, wanted: set[str]) -> Iterator[tuple[int, int, tu
 
 
 def iter_term_spans(text: str, lang: str | None = None, cjk: bool = True,
-                    only: Iterable[str] | None = None
+                    only: Iterable[str] | None = None, query: bool = False
                     ) -> Iterator[tuple[int, int, tuple[str, ...]]]:
     """Every piece of ``text`` that gives index terms, as (start, end, its terms), in order
     of start; ``cjk``: CJK runs are read too (they need the segmenter); ``only``: as for
-    ``analyze``, CJK runs that cannot give one of these terms are skipped."""
+    ``analyze``, CJK runs that cannot give one of these terms are skipped; ``query``: the
+    text is a query, its runs cut afresh as ``analyze`` cuts them."""
     lowered = text.lower()
-    return heapq.merge(*_term_passes(lowered, lang, cjk, only))
+    return heapq.merge(*_term_passes(lowered, lang, cjk, only, query=query))
 
 
 def _term_passes(lowered: str, lang: str | None, cjk: bool,
-                 only: Iterable[str] | None, compounds: bool = True
+                 only: Iterable[str] | None, compounds: bool = True, query: bool = False
                  ) -> Iterator[Iterator[tuple[int, int, tuple[str, ...]]]]:
     """The pieces of ``iter_term_spans`` by kind (words, CJK runs, compounds, symbols), each
     in order of start."""
     yield _word_spans(lowered)
     if cjk:
         hint = lang if lang in ("ja", "zh") else text_hint(lowered)
-        yield _cjk_spans(lowered, hint, _first_characters(only))
+        yield _cjk_spans(lowered, hint, _first_characters(only),
+                         fresh_words if query else words)
     if compounds:
         yield _whole_spans(_COMPOUND, lowered)
     yield _whole_spans(_SYMBOLS, lowered)
@@ -297,7 +301,8 @@ def _word_spans(lowered: str) -> Iterator[tuple[int, int, tuple[str, ...]]]:
             yield match.start(), match.end(), (cache.get(word) or _stem(word),)
 
 
-def _cjk_spans(lowered: str, hint: str | None, firsts: frozenset[str] | None
+def _cjk_spans(lowered: str, hint: str | None, firsts: frozenset[str] | None,
+               cut: Callable[[str, str], tuple[Word, ...]] = words
                ) -> Iterator[tuple[int, int, tuple[str, ...]]]:
     for match in _CJK_RUN.finditer(lowered):
         run, start = match.group(), match.start()
@@ -310,7 +315,7 @@ def _cjk_spans(lowered: str, hint: str | None, firsts: frozenset[str] | None
             for i in range(len(run) - 1 if len(run) > 1 else 0):
                 yield start + i, start + i + 2, (run[i:i + 2],)
             continue
-        for first, last, found in _shown_words(words(run, lang)):
+        for first, last, found in _shown_words(cut(run, lang)):
             if found:
                 yield start + first, start + last, found
 

@@ -6,7 +6,6 @@ pure sparse-matrix computation.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -56,15 +55,15 @@ class SearchResult:
                 "url": self.url}
 
 
-@functools.lru_cache(maxsize=256)
 def query_words(query: str) -> dict[str, str]:
     """Index term → the word of the query it came from (first occurrence); one pass over the
-    query (a scan per term was quadratic: 2,000 words took seconds). Cached: every hit of a
-    search explains the same query. Callers must not change the dict."""
+    query (a scan per term was quadratic: 2,000 words took seconds). Worked out once a
+    search (its caller hands it to ``explain`` for every hit), not in a cache shared by the
+    searches of every tenant: a hit there told that the query was asked before."""
     terms = dict.fromkeys(analyze(query, query=True))
     found: dict[str, str] = {}
     cjk = any(CJK_RUN.search(t) for t in terms)
-    for start, end, own in iter_term_spans(query, cjk=cjk):
+    for start, end, own in iter_term_spans(query, cjk=cjk, query=True):
         # a CJK word is reported whole, whichever of its terms matched (動かない, not 動く);
         # "web-capture" gives web-capture, web and captur from spans of their own
         for term in own:
@@ -76,15 +75,16 @@ def query_words(query: str) -> dict[str, str]:
 
 
 def explain(hit: KeywordHit, page: Page, query: str, why: bool = True,
-            embedded: Sequence[Embedded] = (), subwords: Mapping[str, str] | None = None
-            ) -> SearchResult:
+            embedded: Sequence[Embedded] = (), subwords: Mapping[str, str] | None = None,
+            words: Mapping[str, str] | None = None) -> SearchResult:
     """Explain one hit of ``query`` on ``page``; ``why=False`` leaves out which words matched
     in which field (``matched``, ``fields`` and ``why`` empty: a fifth of the time, for
     callers that do not show it); ``embedded``: what the hit section's embeds show (field
     "embed", and the snippet from there when the section's own text has no query word);
     ``subwords``: the vault's words searched for a short query word (``KeywordIndex.
-    subword_terms``: 霜冻 for 霜), lit and reported as the query word they contain."""
-    words = query_words(query)
+    subword_terms``: 霜冻 for 霜), lit and reported as the query word they contain;
+    ``words``: ``query_words(query)``, worked out once for all the hits of a search."""
+    words = query_words(query) if words is None else words
     if subwords:
         words = {**words, **{term: words.get(word, word) for term, word in subwords.items()}}
     lang = page_language(page)

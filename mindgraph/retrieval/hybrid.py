@@ -37,6 +37,7 @@ from ..graph.build import ENRICHED_PREFIX, EXTRACTED, KnowledgeGraph
 from ..page.language import page_language
 from ..page.model import Page
 from ..providers.embedding.base import compresses_cosines, model_languages
+from ..text.cjk import one_query
 from .calibration import (NOISE_SHARE, SAMPLE, Calibration, background, calibration,
                           drop_vector_noise, spread)
 from .definition import name_defined_term
@@ -121,7 +122,8 @@ class HybridRetriever:
                     self._answers.move_to_end(key)
             if hit is not None:
                 return replace(hit, cached=True, timings_ms={"total": _ms(started)})
-        response = self._search(query, options)
+        with one_query():       # the query's runs cut once, for this answer only
+            response = self._search(query, options)
         if use_cache and not any(_TRANSIENT in d for d in response.degradation
                                  for _TRANSIENT in ("timed out", "failed")):
             with self._answers_lock:
@@ -149,8 +151,11 @@ class HybridRetriever:
         depth = max(options.top_k, RANK_DEPTH)
         fetch = max(depth * 3, self.settings.overfetch)
         shares: dict[str, float] = {}
+        # once a query: its fusion and its results' matched terms both read them (a Han
+        # query's words are segmented and looked up in the vault's words for each)
+        subwords = self._subword_terms(query)
         candidates = self._stage1(query, intent, fetch, options, timings, degradation,
-                                  shares=shares)
+                                  shares=shares, subwords=subwords)
         picks = self._reserve_picks(candidates, shares, lang) if options.reserve else []
         expanded: list[str] = []
         top = max((c.score for c in candidates.values()), default=0.0)
@@ -198,7 +203,7 @@ class HybridRetriever:
                                f"meaning alone (best similarity {max(similarities):.2f})")
         reranks = options.rerank and self.reranker is not None
         results = self._finish(query, candidates, depth if reranks else options.top_k,
-                               degradation)
+                               degradation, subwords)
         if reranks and len(results) > 1:
             t = time.perf_counter()
             results, note = self.reranker.rerank(query, results, self.settings.rerank_top,
@@ -215,8 +220,8 @@ class HybridRetriever:
     # -- stage 1 --------------------------------------------------------------------------
     def _stage1(self, query: str, intent: Intent, fetch: int, options: SearchOptions,
                 timings: dict[str, float], degradation: list[str],
-                tag: str = "query", shares: dict[str, float] | None = None
-                ) -> dict[str, Candidate]:
+                tag: str = "query", shares: dict[str, float] | None = None,
+                subwords: dict[str, str] | None = None) -> dict[str, Candidate]:
         calls: dict[str, Callable[[], list[tuple[str, float, str | None]]]] = {}
         started = time.perf_counter()
         native = self.native.start(query, fetch) if options.use_native and \
@@ -226,7 +231,8 @@ class HybridRetriever:
             if self._twin_weight(query) > 0 and not extra and not concepts:
                 calls["twin"] = lambda: self._twin_hits(query, fetch)
             concepts = concepts + self.keyword.subword_concepts(
-                self._subword_terms(query), self.settings.subword_weight)
+                self._subword_terms(query) if subwords is None else subwords,
+                self.settings.subword_weight)
             calls["keyword"] = lambda: [(h.path, h.score, h.section_id)
                                         for h in self.keyword.search(query, fetch, extra,
                                                                      concepts)]
@@ -764,14 +770,14 @@ class HybridRetriever:
 
     # -- presentation --------------------------------------------------------------------
     def _finish(self, query: str, candidates: dict[str, Candidate], top_k: int,
-                degradation: list[str]) -> list[HybridResult]:
+                degradation: list[str], subwords: dict[str, str]) -> list[HybridResult]:
         ranked = sorted(candidates.items(), key=lambda kv: (-kv[1].score, kv[1].tier, kv[0]))
         kept = [(p, c) for p, c in ranked if c.score >= self.settings.min_score]
         if ranked and not kept:
             _note(degradation, f"no result scored above the minimum "
                                f"{self.settings.min_score:g}; showing the best ones anyway")
             kept = ranked[:min(3, top_k)]
-        terms = [*self.keyword.query_terms(query), *self._subword_terms(query)]
+        terms = [*self.keyword.query_terms(query), *subwords]
         results = []
         for path, cand in kept[:top_k]:
             page = self.pages[path]

@@ -95,7 +95,8 @@ class GraphViewOut(BaseModel):
     communities: list[CommunityBriefOut]
     notes: list[str] = Field(default_factory=list,
                              description="Why the list is empty, when the wiki has no page "
-                                         "(its notes never compiled: `mindgraph ingest`)")
+                                         "(its notes never compiled: `mindgraph ingest`; "
+                                         "or its raw folder holds no notes)")
 
 
 class RenderedPageOut(BaseModel):

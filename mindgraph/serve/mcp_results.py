@@ -20,16 +20,33 @@ if TYPE_CHECKING:
 # "the notes do not say", when they were only never compiled
 NO_PAGES = ("the wiki has no pages yet: its notes have not been compiled (`mindgraph "
             "ingest` compiles them)")
+# ... or when its raw folder holds no notes at all (named as configured: paths.raw)
+NO_NOTES = ("the wiki has no pages yet: its raw folder ({raw}) holds no notes; put Markdown "
+            "files there (.md, .markdown or .txt), then run `mindgraph ingest`")
+COMPILED_NONE = "the wiki has no pages: the last ingest compiled none (`mindgraph ingest` says why)"
+
+
+def why_no_pages_note(mg: Mindgraph) -> str:
+    """Why the wiki has no page, for an agent: NO_PAGES, NO_NOTES or COMPILED_NONE."""
+    from ..ingest import no_pages
+
+    cause = no_pages.no_pages_cause(mg.settings)
+    if cause == no_pages.NEVER_COMPILED:
+        return NO_PAGES
+    if cause == no_pages.NO_NOTES:
+        return NO_NOTES.format(raw=mg.settings.paths.raw)
+    return COMPILED_NONE
 
 
 def no_pages_notes(mg: Mindgraph, results: list[Any]) -> list[str]:
-    """``[NO_PAGES]`` for an empty keyword answer of a workspace whose wiki has no page; []
-    otherwise, and for an identity's view (its empty view says nothing of the wiki)."""
+    """``[why_no_pages_note]`` for an empty keyword answer of a workspace whose wiki has no
+    page; [] otherwise, and for an identity's view (its empty view says nothing of the
+    wiki)."""
     from ..core.workspace import ScopedMindgraph
 
     if results or isinstance(mg, ScopedMindgraph) or len(mg.keyword_index()):
         return []
-    return [NO_PAGES]
+    return [why_no_pages_note(mg)]
 
 
 def hybrid_no_pages(mg: Mindgraph, answer: dict[str, Any]) -> dict[str, Any]:

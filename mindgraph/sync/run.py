@@ -16,7 +16,7 @@ renamed, no title changed) reads and compiles just those (ingest/targeted.py).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -34,14 +34,16 @@ def sync_run(mg: Mindgraph, changes: Iterable[Change], *, trigger: str = "change
              indexed: dict[str, str] | None = None,
              session: IngestSession | None = None,
              failing: dict[str, str] | None = None,
-             warned: dict[str, tuple[str, ...]] | None = None) -> RunRecord:
+             warned: dict[str, tuple[str, ...]] | None = None,
+             notice: Callable[[str], None] | None = None) -> RunRecord:
     """Bring the wiki, the indexes and (with ``embed``) the vectors up to date with
     ``changes`` (all of it when ``trigger`` is "start"); ``indexed`` (wiki path → hash of
     the indexed bytes) is updated for the pages the run made current. ``failing`` (raw path
     → why, the notes that failed in earlier runs) is kept current: a note in it that did
     not change and fails again for the same reason is counted in ``still_failing``, not
     listed among this run's failures. ``warned`` (raw path → its compile warnings) is kept
-    current the same way; the warnings new in this run go to ``record.warnings``."""
+    current the same way; the warnings new in this run go to ``record.warnings``.
+    ``notice`` hears, once a run, when its ingest has waited a second for the apply lock."""
     started = time.perf_counter()
     changes = sorted(changes)
     full = trigger == "start"
@@ -55,7 +57,7 @@ def sync_run(mg: Mindgraph, changes: Iterable[Change], *, trigger: str = "change
         if (full or any(c.area == RAW for c in changes)) and mg.settings.raw_dir.is_dir():
             pages_touched |= _ingest(mg, record, session, None if full else changes,
                                      {} if failing is None else failing,
-                                     {} if warned is None else warned)
+                                     {} if warned is None else warned, notice)
         synced = mg.sync()
         pages_touched |= {*synced.added, *synced.changed, *synced.removed}
         pages = dict(mg.current_pages())
@@ -91,14 +93,15 @@ def sync_run(mg: Mindgraph, changes: Iterable[Change], *, trigger: str = "change
 
 def _ingest(mg: Mindgraph, record: RunRecord, session: IngestSession | None,
             changes: list[Change] | None, failing: dict[str, str],
-            warned: dict[str, tuple[str, ...]]) -> set[str]:
+            warned: dict[str, tuple[str, ...]],
+            notice: Callable[[str], None] | None = None) -> set[str]:
     """Run the ingest (targeted at the raw notes among ``changes`` when there is a session and
     no raw folder changed); the wiki pages it wrote or removed."""
     changed = None
     if session is not None and changes is not None \
             and not any(c.area == RAW and c.folder for c in changes):
         changed = [c.path for c in changes if c.area == RAW]
-    report = mg.ingest(session=session, changed=changed)
+    report = mg.ingest(session=session, changed=changed, notice=notice)
     record.ingest = report.plan
     record.compiled = [f.path for f in report.files if f.status == "ingested"]
     record.moved = [{"from": f.moved_from, "to": f.path} for f in report.files

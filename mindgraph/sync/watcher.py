@@ -51,13 +51,15 @@ class Watcher:
     def __init__(self, mg: Mindgraph, *, polling: bool = False, poll_interval_ms: int = 1000,
                  debounce_ms: int = DEBOUNCE_MS, max_wait_ms: int = MAX_WAIT_MS,
                  embed: bool = True, on_run: Callable[[RunRecord], None] | None = None,
-                 save_after_s: float = SAVE_AFTER_S):
+                 save_after_s: float = SAVE_AFTER_S,
+                 on_notice: Callable[[str], None] | None = None):
         s = mg.settings
         self.mg = mg
         mg.defer_saves = True
         self.save_after_s = save_after_s
         self.embed = embed
         self.on_run = on_run
+        self.on_notice = on_notice      # what a run waits for (the apply lock), as it waits
         self.quiet_s = debounce_ms / 1000
         self.max_wait_s = max(max_wait_ms, debounce_ms) / 1000
         self.areas = Areas(s.raw_dir, s.wiki_dir, s.state_dir)
@@ -179,7 +181,7 @@ class Watcher:
                                                      "changes": [str(c) for c in changes]})
         record = sync_run(self.mg, changes, trigger=trigger, touches=touches,
                           embed=self.embed, indexed=self.indexed, session=self.session,
-                          failing=self.failing, warned=self.warned)
+                          failing=self.failing, warned=self.warned, notice=self.on_notice)
         if trigger == "start" and record.error is None:
             # part of the start: the status says idle once a change is served in a targeted
             # run (at 100,000 notes the term regex alone takes seconds)

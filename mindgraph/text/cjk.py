@@ -14,6 +14,8 @@ that a question is asked, not what it is about.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import importlib.util
 import re
@@ -116,6 +118,42 @@ def words(run: str, lang: str) -> tuple[Word, ...]:
     return ()
 
 
+# the runs one query's answer has cut (``one_query``), else None: cut again each time
+_ONE_QUERY: contextvars.ContextVar[dict[tuple[str, str], tuple[Word, ...]] | None] = \
+    contextvars.ContextVar("mindgraph_one_query", default=None)
+
+
+def fresh_words(run: str, lang: str) -> tuple[Word, ...]:
+    """``words``, with no cache shared between queries read or written: cut again, or taken
+    from what this query's answer has cut already (``one_query``). A query's words are cut
+    so: a hit in the caches every tenant of a server shares made a search faster when anyone
+    had searched the word before (its analysis 64 µs instead of 238, the median of the dev
+    questions in ja and zh: bench/bench_query_cache.py), which timed another tenant's
+    searches."""
+    memo = _ONE_QUERY.get()
+    if memo is not None and (run, lang) in memo:
+        return memo[(run, lang)]
+    found: tuple[Word, ...] = ()
+    if lang == "ja":
+        found = _japanese(run, _ja_node.__wrapped__)
+    elif lang == "zh":
+        found = _chinese(run, _zh_node.__wrapped__)
+    if memo is not None:
+        memo[(run, lang)] = found
+    return found
+
+
+@contextlib.contextmanager
+def one_query() -> Iterator[None]:
+    """While one query is answered (in this thread), ``fresh_words`` cuts each of its runs
+    once: the analyses of one search share the words, no two searches do."""
+    token = _ONE_QUERY.set({})
+    try:
+        yield
+    finally:
+        _ONE_QUERY.reset(token)
+
+
 def word_bounds(text: str, hint: str | None = None) -> set[int]:
     """Offsets in ``text`` where a Chinese or Japanese word starts or ends (for CJK runs)."""
     hint = hint or text_hint(text)
@@ -128,18 +166,19 @@ def word_bounds(text: str, hint: str | None = None) -> set[int]:
     return bounds
 
 
-def known_characters(run: str, lang: str) -> int:
+def known_characters(run: str, lang: str, fresh: bool = False) -> int:
     """How many characters of one CJK run the dictionary of ``lang`` ("ja" or "zh") cuts
     into words of two or more characters it knows (not ones guessed from the characters:
     MeCab's unknown words, which UniDic gives no dictionary form, and jieba's HMM words;
     each dictionary knows nearly every character as a word): what tells which language a
-    run of Han alone is written in (伏見稲荷: 4 in Japanese, 0 in Chinese; 故宫博物院: 2, 5)."""
+    run of Han alone is written in (伏見稲荷: 4 in Japanese, 0 in Chinese; 故宫博物院: 2, 5).
+    ``fresh``: cut as ``fresh_words`` cuts (a query's run)."""
     if lang == "ja":
         return sum(len(surface) for surface, _, _, base in _unidic_nodes(run)
                    if base and len(surface) > 1)
     if lang == "zh":
         jieba = _jieba()
-        return sum(len(word.text) for word in words(run, lang)
+        return sum(len(word.text) for word in (fresh_words if fresh else words)(run, lang)
                    if len(word.text) > 1 and jieba.has_word(word.text))
     return 0
 
@@ -166,11 +205,11 @@ def _mecab_lines(run: str) -> list[str]:
             for line in parse(run[start:start + MECAB_PIECE]).split("\n")]
 
 
-def _japanese(run: str) -> tuple[Word, ...]:
+def _japanese(run: str, node: Callable[[str], Any] | None = None) -> tuple[Word, ...]:
     out = []
     add = out.append
     position = 0
-    for known in map(_ja_node, _mecab_lines(run)):
+    for known in map(node or _ja_node, _mecab_lines(run)):
         if known is None:
             continue
         surface = known[0]
@@ -238,11 +277,11 @@ def _unidic_lines(run: str) -> Iterator[tuple[str, str]]:
 
 
 # -- Chinese --------------------------------------------------------------------------------
-def _chinese(run: str) -> tuple[Word, ...]:
+def _chinese(run: str, node: Callable[[str, str], Any] | None = None) -> tuple[Word, ...]:
     out = []
     add = out.append
     position = 0
-    for known in starmap(_zh_node, _jieba().tag(run)):
+    for known in starmap(node or _zh_node, _jieba().tag(run)):
         start = position
         position += known[0]
         if known[1] is not None:

@@ -13,7 +13,7 @@ import json
 import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, ContextManager, Iterator
+from typing import Any, Callable, ContextManager, Iterator
 
 from ..fsutil import LockTurns, append_private, exclusive_lock
 
@@ -60,9 +60,16 @@ def applying(state_dir: Path) -> ContextManager[None]:
     return exclusive_lock(_apply_lock(state_dir))
 
 
-def apply_turns(state_dir: Path) -> LockTurns:
-    """The ``applying`` lock for ingest to take its turn per page (one open file a run)."""
-    return LockTurns(_apply_lock(state_dir))
+def apply_turns(state_dir: Path, notice: Callable[[str], None] | None = None) -> LockTurns:
+    """The ``applying`` lock for ingest to take its turn per page (one open file a run);
+    ``notice`` hears, once, when a turn has waited a second for an apply holding it."""
+    lock = _apply_lock(state_dir)
+    if notice is None:
+        return LockTurns(lock)
+    return LockTurns(lock, lambda: notice(
+        f"waiting for the apply lock ({lock}): a `verify --apply` or `propagate --apply` is "
+        f"checking and writing approved pages, and ingest takes its turn on each page after "
+        f"it; it goes on by itself when the apply is done."))
 
 
 def _apply_lock(state_dir: Path) -> Path:

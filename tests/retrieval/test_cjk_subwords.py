@@ -60,3 +60,21 @@ def test_the_option_off_finds_only_whole_words(tmp_path):
     bad = _workspace(tmp_path, "retrieval: {subword_chars: 0}\n")
     result = CliRunner().invoke(cli, ["search", "霜", "-C", str(bad)])
     assert result.exit_code != 0 and "retrieval.subword_chars" in result.output
+
+
+def test_a_han_querys_subwords_are_looked_up_once_a_search(tmp_path, monkeypatch):
+    """The fusion and the results' matched terms each looked a Han query's words up in the
+    vault's words (segmenting the query again): once a search now, the answer the same."""
+    from mindgraph.retrieval.keyword import KeywordIndex
+
+    looked_up: list[str] = []
+    subword_terms = KeywordIndex.subword_terms
+
+    def counted(self, query, max_chars):
+        looked_up.append(query)
+        return subword_terms(self, query, max_chars)
+
+    monkeypatch.setattr(KeywordIndex, "subword_terms", counted)
+    hybrid = _search(_workspace(tmp_path), "霜", "--hybrid")
+    assert "**霜冻**" in next(h for h in hybrid if h["page"] == "天气.md")["snippet"]
+    assert looked_up == ["霜"]

@@ -461,6 +461,37 @@ def test_an_empty_answer_from_a_wiki_never_compiled_says_so_to_agents(tmp_path):
     assert nothing == {"results": []}          # a wiki with pages: no match is no match
 
 
+def test_an_empty_raw_folder_is_named_with_what_to_put_there_not_run_ingest(tmp_path):
+    """With raw/ empty every surface said the notes were never compiled, run ingest: an
+    ingest that then compiled nothing. The CLI, REST, MCP and the dashboard now name the raw
+    folder and what to put there."""
+    from mindgraph.serve.rest import create_app
+
+    notes = tmp_path / "vault"
+    notes.mkdir()
+    base = tmp_path / "kb"
+    assert CliRunner().invoke(cli, ["init", str(base), "--raw", str(notes)]).exit_code == 0
+    empty = (f"The wiki has no pages yet: {notes} holds no notes. Put Markdown files there "
+             f"(.md, .markdown or .txt), then run `mindgraph ingest`.")
+    for argv in (["search", "sync"], ["check"], ["graph", "hubs"], ["get", "Sync"],
+                 ["links", "Sync"], ["graph", "path", "Sync", "Sync"]):
+        said = CliRunner().invoke(cli, [*argv, "-C", str(base)])
+        assert empty in said.output and "never compiled" not in said.output, (argv, said.output)
+    to_agents = ("the wiki has no pages yet: its raw folder (../vault) holds no notes; put "
+                 "Markdown files there (.md, .markdown or .txt), then run `mindgraph ingest`")
+    core = Mindgraph(settings_from_dict({"paths": {"raw": "../vault"}}, base_dir=base))
+    assert payload(run_session(create_mcp_server(core), lambda client: client.call_tool(
+        "search", {"query": "sync"}))) == {"results": [], "degradation": [to_agents]}
+    with TestClient(create_app(core), base_url="http://127.0.0.1:8765") as client:
+        assert client.get("/search", params={"q": "sync"}).json()["degradation"] == [to_agents]
+        assert client.get("/dashboard/graph").json()["notes"] == [to_agents]
+        missing = client.get("/page", params={"name": "Sync"})
+        assert missing.status_code == 404 and "holds no notes" in missing.text, missing.text
+    (notes / "Sync.md").write_text("# Sync\nSync keeps notes the same on every device.\n")
+    never = CliRunner().invoke(cli, ["search", "sync", "-C", str(base)]).output
+    assert "were never compiled" in never and "holds no notes" not in never
+
+
 def test_a_hybrid_answer_from_a_wiki_never_compiled_says_so_to_agents(tmp_path):
     """Hybrid search on a wiki with no page said only "the wiki has no pages to embed yet"
     (why vectors are missing): REST /smart_search and MCP smart_search now also say why the

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import signal
 import subprocess
 import sys
 import time
@@ -168,3 +169,50 @@ def test_an_ingest_between_the_propagate_check_and_write_is_not_overwritten(tmp_
     assert ingested.startswith("0:"), ingested
     # the recompile of the edited note came after the apply: its page is not lost under it
     assert EDIT.strip() in (tmp_path / "wiki" / "FAQ.md").read_text(encoding="utf-8")
+
+
+def _stderr_line(process: subprocess.Popen, wanted: str, seconds: float = 60) -> str:
+    """The first line of ``process``'s stderr holding ``wanted`` ("" if none came in time)."""
+    import selectors
+
+    with selectors.DefaultSelector() as selector:
+        selector.register(process.stderr, selectors.EVENT_READ)
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            if selector.select(timeout=deadline - time.monotonic()):
+                line = process.stderr.readline()
+                if not line:
+                    return ""
+                if wanted in line:
+                    return line
+    return ""
+
+
+@pytest.mark.parametrize("command", [["ingest"], ["watch", "--no-embed", "--polling"]])
+def test_an_ingest_waiting_for_an_apply_says_on_stderr_which_lock_and_why(compiled, command):
+    """ingest (and watch's ingest) waited silently while an approved plan held the apply
+    lock: after a second it says so, once."""
+    from mindgraph.trust.ledger import applying
+
+    note = compiled / "raw" / "Sync.md"
+    note.write_text(note.read_text() + EDIT, encoding="utf-8")
+    lock = compiled / ".mindgraph" / "trust" / "apply.lock"
+    with applying(compiled / ".mindgraph"):         # as `verify --apply` holds it
+        process = subprocess.Popen([sys.executable, "-m", "mindgraph", *command,
+                                    "-C", str(compiled)], stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
+        try:
+            assert _finished_or_waiting(process, lock) == "waiting"
+            said = _stderr_line(process, "apply lock")
+        except BaseException:
+            process.terminate()
+            raise
+    assert f"waiting for the apply lock ({lock})" in said, said
+    assert "verify --apply" in said and "propagate --apply" in said
+    if command[0] == "watch":       # its run finishes after the lock is free; then stop it
+        assert "compiled 1" in process.stdout.readline()
+        process.send_signal(signal.SIGTERM)
+    output, errors = process.communicate(timeout=120)
+    assert process.returncode == 0, errors
+    assert "apply lock" not in errors                  # once: not again for the next pages
+    assert EDIT.strip() in (compiled / "wiki" / "Sync.md").read_text(encoding="utf-8")

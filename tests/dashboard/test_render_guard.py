@@ -1,0 +1,76 @@
+"""What one GET /dashboard/page may cost by its markup's density, not only its length: 100,000
+'[' (under RENDER_MAX_CHARS) held the slow lane 4.4 s. A dense body is drawn as markdown as
+far as its estimated cost allows, the rest as text with a note; the Help vault's pages (the
+densest included) are drawn whole. The figures: bench/bench_render_guard.py."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from starlette.testclient import TestClient
+
+from mindgraph.config import settings_from_dict
+from mindgraph.core import Mindgraph
+from mindgraph.serve.rest import create_app
+
+DENSE = "Quince intro with **bold** text.\n\n" + "[" * 60_000     # under RENDER_MAX_CHARS
+CODE = "```python\n" + "value = 'quince quince quince quince quince quince quince'\n" * 140 \
+    + "```\n\n"                                                   # 8,400 characters of code
+
+
+@pytest.fixture(scope="module")
+def client(corpora, tmp_path_factory):
+    """The serve app over the Help vault's wiki, with dense pages beside it."""
+    base = tmp_path_factory.mktemp("guard")
+    shutil.copytree(corpora / "obsidian-help", base / "wiki")
+    (base / "raw").mkdir()
+    guard = base / "wiki" / "guard"
+    guard.mkdir()
+    (guard / "Dense.md").write_text(DENSE, encoding="utf-8")
+    (guard / "Embeds Dense.md").write_text("Before.\n\n![[Dense]]\n\nAfter **it**.\n",
+                                           encoding="utf-8")
+    (guard / "Code.md").write_text(CODE * 3, encoding="utf-8")
+    return TestClient(create_app(Mindgraph(settings_from_dict({}, base_dir=base))),
+                      base_url="http://127.0.0.1:8765")
+
+
+def _html(client, page: str) -> str:
+    answer = client.get("/dashboard/page", params={"page": page})
+    assert answer.status_code == 200, answer.text[:300]
+    return answer.json()["html"]
+
+
+def test_a_dense_body_under_the_length_limit_is_drawn_as_markdown_only_as_far_as_it_affords(
+        client):
+    html = _html(client, "guard/Dense.md")
+    drawn, note, rest = html.partition('<p class="render-cut">')
+    assert note and "too dense" in rest.split("</p>")[0]
+    assert "<strong>bold</strong>" in drawn                      # the start is markdown
+    assert drawn.count("[") < 10_000                             # 60,000 drawn before
+    assert drawn.count("[") + rest.count("[") == 60_000          # nothing lost, as text
+    assert '<pre class="unrendered">' in rest
+
+
+def test_an_embedded_dense_page_is_shown_as_its_title(client):
+    html = _html(client, "guard/Embeds Dense.md")
+    assert 'class="embed-elided"' in html and "too dense" in html
+    assert html.count("[") < 100 and "<strong>it</strong>" in html
+
+
+def test_code_is_highlighted_up_to_the_views_budget_then_drawn_plain(client):
+    html = _html(client, "guard/Code.md")
+    blocks = html.split("<pre>")[1:]
+    assert len(blocks) == 3 and "render-cut" not in html
+    assert ['class="hl-' in block for block in blocks] == [True, True, False]
+    assert blocks[2].count("quince") == 140 * 7                  # plain code, whole
+
+
+@pytest.mark.parametrize("page", ["en/Extending Obsidian/Obsidian CLI.md",
+                                  "ja/Obsidian の拡張/Obsidian CLI.md",
+                                  "zh/扩展 Obsidian/Obsidian CLI.md",
+                                  "en/Bases/Functions.md", "en/User interface/Settings.md"])
+def test_the_help_vaults_densest_pages_are_drawn_whole(client, page):
+    html = _html(client, page)
+    assert "render-cut" not in html and "embed-elided" not in html
+    assert "<h2" in html
