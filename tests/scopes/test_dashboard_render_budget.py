@@ -109,7 +109,7 @@ def test_a_page_of_many_embeds_of_one_picture_reads_the_view_and_raw_once(dave, 
                                                                            monkeypatch):
     """Signing each attachment embed's URL found its file as the attachment route does, one
     embed at a time: every page's sources read and every folder of raw/ stat'ed per embed (a
-    page of 7,500 embeds of one shared picture: 74 s a view on 500 pages in 50 folders,
+    page of 7,500 embeds of one shared picture: 82 s a view on 500 pages in 50 folders,
     bench/bench_dashboard_embed_bombs.py). A page view reads them once."""
     from mindgraph.dashboard import attachment_index
     from mindgraph.scopes.views import ScopedQueries
