@@ -75,6 +75,22 @@ class AttachmentIndex:
 
         return exists
 
+    def locator(self, visible: Callable[[str], bool] | None = None
+                ) -> Callable[[str, str], str | None]:
+        """``locate`` for one page render: the folders are checked on its first question
+        only, as ``finder``'s (each question stat'ed every folder of raw/ again: a page of
+        7,500 embeds of one picture, 157,000 stats a view on 15 folders)."""
+        checked = False
+
+        def located(target: str, source: str) -> str | None:
+            nonlocal checked
+            if not checked:
+                self.refresh()
+                checked = True
+            return self._lookup(target, source, visible)
+
+        return located
+
     def locate(self, target: str, source: str,
                visible: Callable[[str], bool] | None = None) -> str | None:
         """The path (relative to raw/) of the file an attachment link to ``target`` in the

@@ -52,14 +52,17 @@ def missing_attachment(target: str, source: str) -> str:
 
 
 def attachment_file(raw_dir: Path, target: str, source: str,
-                    visible: Callable[[str], bool] | None = None) -> tuple[Path, str] | None:
+                    visible: Callable[[str], bool] | None = None,
+                    by_name: Callable[[str, str], str | None] | None = None
+                    ) -> tuple[Path, str] | None:
     """(real path, content type) of the attachment ``target`` linked from the page at
-    ``source``, or None when it may not be served (see the module docstring)."""
+    ``source``, or None when it may not be served (see the module docstring); ``by_name``:
+    the index's lookup for this view (``AttachmentIndex.locator``), for many questions."""
     raw = target.replace("\\", "/")
     if (not raw.strip() or raw.startswith("/") or "\x00" in raw or ":" in raw
             or media_type(raw) is None):
         return None
-    relative = _find(raw_dir, raw, source, visible)
+    relative = _find(raw_dir, raw, source, visible, by_name)
     if relative is None:
         return None
     root = raw_dir.resolve()
@@ -76,8 +79,8 @@ def attachment_file(raw_dir: Path, target: str, source: str,
     return real, kind
 
 
-def _find(raw_dir: Path, target: str, source: str,
-          visible: Callable[[str], bool] | None) -> str | None:
+def _find(raw_dir: Path, target: str, source: str, visible: Callable[[str], bool] | None,
+          by_name: Callable[[str, str], str | None] | None = None) -> str | None:
     """The path (relative to raw/) the vault's attachment resolution gives ``target``."""
     folder = posixpath.dirname(source)
     climbs = ".." in target.split("/")
@@ -93,6 +96,8 @@ def _find(raw_dir: Path, target: str, source: str,
             return path                       # the usual case: no walk of raw/
     if climbs:
         return None                           # not another file of that name elsewhere
+    if by_name is not None:
+        return by_name(target, source)
     return attachment_index(raw_dir).locate(target, source, visible)   # no walk: kept current
 
 

@@ -77,6 +77,10 @@ LINK_SCHEMES = frozenset({"http", "https", "mailto", "obsidian"})
 _FORMATTER = HtmlFormatter(nowrap=True, classprefix="hl-")
 EMBED_DEPTH = 1
 EMBED_BUDGET_CHARS = 262_144    # embedded text one page's render shows, all embeds together
+# what an embed shown costs the budget at least: each is a parse and render of its own (a
+# page of 8,000 embeds of a one-line note took 11 s a view: a budget of characters alone let
+# any number of short leads through), so at most EMBED_BUDGET_CHARS / this are shown
+EMBED_MIN_CHARS = 512
 RENDER_MAX_CHARS = 100_000      # of a page's body drawn as markdown; the rest as plain text
 
 
@@ -315,15 +319,17 @@ def _affordable_lead(env: dict[str, Any], lead: str) -> bool:
 def _budgeted_lead(env: dict[str, Any], links: Links, path: str, heading: str | None,
                    block_id: str | None) -> str | None:
     """The lead an embed shows, or None once the render's embeds have shown
-    EMBED_BUDGET_CHARS: past it no lead is even looked up."""
+    EMBED_BUDGET_CHARS, each counted as EMBED_MIN_CHARS or more: past it no lead is even
+    looked up."""
     left = env.setdefault("embed_budget", [EMBED_BUDGET_CHARS])
-    if left[0] <= 0:
+    if left[0] < EMBED_MIN_CHARS:
         return None
     lead = links.lead(path, heading, block_id) if heading or block_id else links.lead(path)
-    if len(lead) > left[0]:
+    cost = max(len(lead), EMBED_MIN_CHARS)
+    if cost > left[0]:
         left[0] = 0
         return None
-    left[0] -= len(lead)
+    left[0] -= cost
     return lead
 
 

@@ -266,13 +266,15 @@ def _signer(auth: Any, authorization: str | None, core: Any,
     none (the index said there was one: gone since); None when the server needs no token."""
     if not auth.required:
         return None
+    locate = core.attachment_locator()      # the view's files read once for the whole page
+    signed_for: dict[tuple[str, str], str] = {}     # an embed repeated is signed once
 
     def signed(target: str, source: str) -> str:
-        try:
-            path, _ = core.attachment(target, source)
-        except NotFoundError:
-            return ""
-        return ticket_query(auth, authorization, target, source, raw_relative(path, raw_dir))
+        if (target, source) not in signed_for:
+            path = locate(target, source)
+            signed_for[target, source] = "" if path is None else ticket_query(
+                auth, authorization, target, source, raw_relative(path, raw_dir))
+        return signed_for[target, source]
 
     return signed
 

@@ -46,6 +46,23 @@ headers may take at most ``serve.max_header_bytes`` (128 KiB: above the parser's
 about 64 KB on a URL, which keeps its 400); past it the client gets a 431 and the connection
 closes, the bytes counted as they arrive (at most one read past the limit is held).
 
+Trailers: a chunked body may end with trailer fields, which uvicorn appended to the request's
+headers (after the Guard and the token gate had read them) with no bound, after the head's
+count had stopped: a client with no token sent 800 MB of them in 3 s after its 401, and the
+process held them. Trailers are dropped (nothing reads them; they never join the headers), and
+the bytes of whole reads that arrive after the last chunk's header, before the request ends,
+are counted against ``serve.max_header_bytes`` as a head's are: past it the connection closes
+(with a 431 when nothing was answered yet).
+
+The rest of a request answered early: a request refused before its body was read (a 401, a
+415) left the connection open for the rest of the body with no deadline, and one whose body
+ended after its answer was then idle with no timer at all (uvicorn's keep-alive timer, armed
+at the answer, was stopped by the body's bytes): a client with no token held a connection for
+ever by sending a body a byte at a time after its 401, or by sending it whole and nothing
+more. Now the rest of such a request must arrive within ``serve.header_timeout_s`` of the
+answer, or the connection closes; once it has, the connection waits for its next request under
+uvicorn's keep-alive timeout, as after any answer.
+
 A request uvicorn cannot parse (a URL over about 64 KB, bytes that are not HTTP) is refused
 before it reaches the app, with uvicorn's plain-text 400; ours answers in the JSON every other
 error has, saying what the limit is. The parser also refuses a URL holding bytes that are not
@@ -114,6 +131,10 @@ class NoDelayHTTPProtocol(HttpToolsProtocol):
         self._refused = False
         self._peer_host: str | None = None
         self._last_bytes = b""          # the chunk being parsed, for the 400's reason
+        self._messages = 0              # requests whose last byte was parsed
+        self._past_chunk_header = False     # no body byte since the last chunk's header
+        self._tail_bytes = 0            # bytes of whole reads after the last chunk (trailers)
+        self._rest_timer: asyncio.TimerHandle | None = None     # see on_response_complete
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         """Refuse the connection past ``max_connections``, or past ``max_per_client`` from
@@ -140,6 +161,7 @@ class NoDelayHTTPProtocol(HttpToolsProtocol):
     def connection_lost(self, exc: Exception | None) -> None:
         """Stop the head clock, then let uvicorn clean up."""
         self._stop_head_clock()
+        self._stop_rest_clock()
         if self._refused:
             return
         super().connection_lost(exc)
@@ -151,11 +173,34 @@ class NoDelayHTTPProtocol(HttpToolsProtocol):
         self._last_bytes = data
         if self._in_head:
             self._head_bytes += len(data)
+        # a whole read that came after the last chunk's header, in the same request, holds
+        # no body: trailer fields, which the parser keeps until each one ends
+        trailing, message = not self._in_head and self._past_chunk_header, self._messages
         super().data_received(data)
-        if self._in_head and self.max_header_bytes is not None \
-                and self._head_bytes > self.max_header_bytes \
-                and not self.transport.is_closing():
+        if self.max_header_bytes is None or self.transport.is_closing():
+            return
+        if self._in_head and self._head_bytes > self.max_header_bytes:
             self._head_too_large()
+        elif trailing and self._past_chunk_header and self._messages == message:
+            self._tail_bytes += len(data)
+            if self._tail_bytes > self.max_header_bytes:
+                self._trailers_too_large()
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        """A header of the head; a trailer field (after a chunked body) is dropped: nothing
+        reads one, and appended to the headers it changed them after they were checked."""
+        if self._in_head:
+            super().on_header(name, value)
+
+    def on_chunk_header(self) -> None:
+        """A chunk's size line: its body follows, or, after the last one, its trailers."""
+        self._past_chunk_header = True
+
+    def on_body(self, body: bytes) -> None:
+        """Body bytes: what came before them was no trailer."""
+        self._past_chunk_header = False
+        self._tail_bytes = 0
+        super().on_body(body)
 
     def on_message_begin(self) -> None:
         """A request's first byte: its head must be complete within ``header_timeout_s`` (from
@@ -180,9 +225,28 @@ class NoDelayHTTPProtocol(HttpToolsProtocol):
                 "close": functools.partial(_cut, cycle)}
 
     def on_message_complete(self) -> None:
-        """The request is whole: what arrives next is the next request's head."""
+        """The request is whole: what arrives next is the next request's head. When it was
+        answered already, the connection now waits for that head under uvicorn's keep-alive
+        timeout, as after an answer (the body's bytes had stopped that timer)."""
         super().on_message_complete()
         self._in_head, self._head_bytes = True, 0
+        self._messages += 1
+        self._past_chunk_header, self._tail_bytes = False, 0
+        if self._rest_timer is not None:
+            self._stop_rest_clock()
+            if not self.pipeline and not self.transport.is_closing():
+                self._unset_keepalive_if_required()
+                self.timeout_keep_alive_task = self.loop.call_later(
+                    self.timeout_keep_alive, self.timeout_keep_alive_handler)
+
+    def on_response_complete(self) -> None:
+        """An answer is sent. When the request it answers is not whole yet (refused before its
+        body was read: a 401, a 415), the rest must come within ``header_timeout_s``, else
+        the connection closes: its bytes would otherwise keep it open without end."""
+        super().on_response_complete()
+        if not self._in_head and self.header_timeout_s is not None \
+                and self._rest_timer is None and not self.transport.is_closing():
+            self._rest_timer = self.loop.call_later(self.header_timeout_s, self._rest_too_slow)
 
     def _parsed_head_bytes(self) -> int:
         """The size of the head just parsed, as sent (request line and header lines)."""
@@ -215,6 +279,36 @@ class NoDelayHTTPProtocol(HttpToolsProtocol):
                       f"HTTP/1.1, or its URL is over 64 KB (a search query is at most 1,000 "
                       f"characters).")
         self._answer_and_close(400, "Bad Request", "BadRequest", detail)
+
+    def _trailers_too_large(self) -> None:
+        """The trailers passed ``max_header_bytes``: 431 and close, or only close when an
+        answer has begun already (a 401 sent before the body)."""
+        self._head_refused = True       # the rest of its bytes are not parsed
+        self._log_refusal("Refusing a request's trailers over %d bytes: "
+                          "serve.max_header_bytes.", self.max_header_bytes)
+        cycle = self.cycle
+        if cycle is not None and cycle.response_started:
+            _cut(cycle)
+            return
+        if cycle is not None:
+            cycle.disconnected = True   # the app's answer, if it comes, is not sent
+        self._answer_and_close(431, "Request Header Fields Too Large", "HeadersTooLarge", (
+            f"The request's trailer fields are over {self.max_header_bytes:,} bytes "
+            f"(serve.max_header_bytes): send the body without trailers."))
+
+    def _rest_too_slow(self) -> None:
+        """The rest of an answered request did not come in time: close."""
+        self._rest_timer = None
+        if not self.transport.is_closing():
+            self._log_refusal("Closing a connection whose request, answered, was not sent "
+                              "whole within %g s (serve.header_timeout_s).",
+                              self.header_timeout_s)
+            self.transport.close()
+
+    def _stop_rest_clock(self) -> None:
+        if self._rest_timer is not None:
+            self._rest_timer.cancel()
+            self._rest_timer = None
 
     def _start_head_clock(self) -> None:
         if self.header_timeout_s is not None:

@@ -194,15 +194,35 @@ _new_word = tuple.__new__
 # note uploaded through POST /documents took the server down). A longer run is parsed in
 # pieces of this many characters; a word across a cut is split in two (only in such runs).
 MECAB_PIECE = 16_384
+# MeCab's time on a stretch of katakana (its unknown words' class, grouped) grows with the
+# square of its length: 1,000 characters 2 ms, 4,000 54 ms, 16,384 0.72 s, so a note of
+# 320,000 katakana (ファイル again and again, 960 kB through POST /documents) took 13 s to
+# segment, holding the write lane. A stretch longer than this is parsed in pieces of this
+# many characters (no katakana word is a thousand long; other runs are cut as before).
+KATAKANA_PIECE = 1_024
+_LONG_KATAKANA = re.compile(f"[\u30a0-\u30ff\u31f0-\u31ff]{{{KATAKANA_PIECE + 1},}}")
+
+
+def _mecab_pieces(run: str) -> Iterator[str]:
+    """``run`` in the pieces MeCab parses: at most MECAB_PIECE characters, and a stretch of
+    katakana of at most KATAKANA_PIECE."""
+    start = 0
+    for stretch in _LONG_KATAKANA.finditer(run):
+        for at in range(start, stretch.start(), MECAB_PIECE):
+            yield run[at:min(at + MECAB_PIECE, stretch.start())]
+        for at in range(stretch.start(), stretch.end(), KATAKANA_PIECE):
+            yield run[at:min(at + KATAKANA_PIECE, stretch.end())]
+        start = stretch.end()
+    for at in range(start, len(run), MECAB_PIECE):
+        yield run[at:at + MECAB_PIECE]
 
 
 def _mecab_lines(run: str) -> list[str]:
     """MeCab's output lines for ``run`` (``_make_tagger``'s format), parsed piece by piece."""
     parse = _tagger()
-    if len(run) <= MECAB_PIECE:
+    if len(run) <= KATAKANA_PIECE:
         return parse(run).split("\n")
-    return [line for start in range(0, len(run), MECAB_PIECE)
-            for line in parse(run[start:start + MECAB_PIECE]).split("\n")]
+    return [line for piece in _mecab_pieces(run) for line in parse(piece).split("\n")]
 
 
 def _japanese(run: str, node: Callable[[str], Any] | None = None) -> tuple[Word, ...]:

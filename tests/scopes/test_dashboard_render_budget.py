@@ -11,7 +11,7 @@ from starlette.testclient import TestClient
 
 from mindgraph.cli import cli
 from mindgraph.core import Mindgraph
-from mindgraph.dashboard.render import EMBED_BUDGET_CHARS, RENDER_MAX_CHARS
+from mindgraph.dashboard.render import EMBED_BUDGET_CHARS, EMBED_MIN_CHARS, RENDER_MAX_CHARS
 from mindgraph.serve.rest import create_app
 
 from scopes_support import TOKENS, set_tokens, write_workspace
@@ -66,3 +66,73 @@ def test_a_page_over_the_render_limit_is_drawn_as_markdown_up_to_it_then_as_text
     assert cut and drawn.count("[") <= RENDER_MAX_CHARS
     assert rest.count("[") + drawn.count("[") == 480_000           # nothing lost, as text
     assert '<pre class="unrendered">' in rest and "<strong>" not in rest
+
+
+def test_embeds_of_a_short_note_are_shown_up_to_a_count(dave):
+    """The budget counted characters only, so a one-line note embedded 8,000 times passed it
+    whole: each embed is a parse and render of its own, and one page view took 11 s. Each
+    embed now counts EMBED_MIN_CHARS or more."""
+    dave.post("/documents", json={"title": "Pip", "text": "Pip seed."})
+    wall = dave.post("/documents", json={"title": "Pip Wall",
+                                         "text": "Intro.\n\n" + "![[Pip]]\n" * 1200})
+    assert wall.status_code == 200, wall.text
+    html = dave.get("/dashboard/page", params={"page": wall.json()["page"]}).json()["html"]
+    shown = EMBED_BUDGET_CHARS // EMBED_MIN_CHARS
+    assert html.count("Pip seed.") == shown
+    assert html.count('class="embed-elided"') == 1200 - shown
+
+
+def test_a_paragraph_of_embeds_compares_no_tokens(dave, monkeypatch):
+    """A paragraph holding only embeds is drawn as blocks; which children were not embeds was
+    found with ``c not in embeds``, comparing markdown-it tokens field by field: 14,000
+    embeds one a line (one paragraph) took 200 s a page view, every view answered 504."""
+    from markdown_it.token import Token
+
+    dave.post("/documents", json={"title": "Nib", "text": "Nib."})
+    wall = dave.post("/documents", json={"title": "Nib Wall",
+                                         "text": "Intro.\n\n" + "![[Nib]]\n" * 2000})
+    compared = [0]
+    equal = Token.__eq__
+
+    def counted(self, other):
+        compared[0] += 1
+        return equal(self, other)
+
+    monkeypatch.setattr(Token, "__eq__", counted)
+    answer = dave.get("/dashboard/page", params={"page": wall.json()["page"]})
+    assert answer.status_code == 200
+    assert answer.json()["html"].count('class="embed"') == 2000
+    assert compared[0] < 2000                       # 2,000,000 before
+
+
+def test_a_page_of_many_embeds_of_one_picture_reads_the_view_and_raw_once(dave, tmp_path,
+                                                                           monkeypatch):
+    """Signing each attachment embed's URL found its file as the attachment route does, one
+    embed at a time: every page's sources read and every folder of raw/ stat'ed per embed (a
+    page of 7,500 embeds of one shared picture: 82 s a view on 500 pages in 50 folders,
+    bench/bench_dashboard_embed_bombs.py). A page view reads them once."""
+    from mindgraph.dashboard import attachment_index
+    from mindgraph.scopes.views import ScopedQueries
+
+    (tmp_path / "raw" / "acme" / "shared" / "pic.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    text = "Intro.\n\n" + "![[pic.png]]\n" * 300 + "![[shared/pic.png]]\n![[./pic.png]]\n"
+    wall = dave.post("/documents", json={"title": "Picture Wall", "text": text})
+    assert wall.status_code == 200, wall.text
+    stamps, sources = [0], [0]
+    stamp, read_sources = attachment_index._stamp, ScopedQueries._sources
+
+    def counted_stamp(path):
+        stamps[0] += 1
+        return stamp(path)
+
+    def counted_sources(self):
+        sources[0] += 1
+        return read_sources(self)
+
+    monkeypatch.setattr(attachment_index, "_stamp", counted_stamp)
+    monkeypatch.setattr(ScopedQueries, "_sources", counted_sources)
+    folders = sum(1 for p in (tmp_path / "raw").rglob("*") if p.is_dir()) + 1
+    html = dave.get("/dashboard/page", params={"page": wall.json()["page"]}).json()["html"]
+    assert html.count("&amp;ticket=") == 302            # every embed signed, each its file
+    assert stamps[0] <= 4 * folders                     # 300 times that before
+    assert sources[0] <= 4

@@ -352,3 +352,70 @@ def test_a_body_without_a_token_is_not_read_before_its_401(workspace, monkeypatc
         assert answer.status_code in (400, 422), answer.text[:200]
     finally:
         stop(process)
+
+
+def chunked_request(port: int, path: str, authorization: str = "") -> bytes:
+    """The head of ``complete_request`` sending its body chunked, up to the last chunk's
+    size line (the trailers, if any, and the blank line that ends them follow)."""
+    head, _, body = complete_request(port, path).partition(b"\r\n\r\n")
+    lines = [line for line in head.split(b"\r\n") if not line.lower().startswith(
+        b"content-length:")]
+    if not body:                        # GET /health: a JSON body the Guard reads first
+        lines.append(b"Content-Type: application/json")
+        body = b"{}"
+    lines += [b"Transfer-Encoding: chunked"] + ([authorization.encode()] if authorization
+                                                 else [])
+    return b"\r\n".join(lines) + b"\r\n\r\n" + b"%x\r\n" % len(body) + body + b"\r\n0\r\n"
+
+
+def test_trailers_count_as_headers_and_join_none(server):
+    """A chunked body's trailer fields were appended to the request's headers with no bound,
+    after the head's count had stopped: 800 MB of them were read in 3 s from a client with no
+    token (answered 401 first) and held by the server. Past serve.max_header_bytes the
+    connection is closed; a small trailer is dropped and the request answered."""
+    port, path = server
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(chunked_request(port, path) + b"X-Small: 1\r\n\r\n")
+        assert read_response(sock).startswith(b"HTTP/1.1 200 ")
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sent = 0
+        with pytest.raises(OSError):            # reset or broken pipe, long before 64 MB
+            sock.sendall(chunked_request(port, path))
+            while sent < 64 << 20:
+                sock.sendall(b"X-Flood: " + b"a" * 65_000 + b"\r\n")
+                sent += 65_000
+            read_until_closed(sock, 10)
+            raise AssertionError("the server read 64 MB of trailers")
+    assert answers(port, path) == 200
+
+
+def test_a_request_answered_before_its_body_cannot_hold_the_connection(workspace, monkeypatch):
+    """A 401 sent before the body was read left the connection open for the rest of the body
+    with no deadline (a byte now and then held it for ever), and once that body had come the
+    connection sat idle with no timer at all. Now the rest must come within
+    serve.header_timeout_s, and an idle connection is closed by the keep-alive timeout."""
+    monkeypatch.setenv("MINDGRAPH_API_TOKEN", "a-token-of-the-server-" + "t" * 32)
+    write_config(workspace, header_timeout_s=HEADER_TIMEOUT_S)
+    process, port = start(workspace, ["serve"])
+    head = (f"POST /links HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: "
+            f"application/json\r\nContent-Length: 100000\r\n\r\n").encode()
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as trickle, \
+                socket.create_connection(("127.0.0.1", port), timeout=10) as whole:
+            trickle.sendall(head)
+            whole.sendall(head.replace(b"100000", b"2"))
+            assert read_response(trickle).startswith(b"HTTP/1.1 401 ")
+            assert read_response(whole).startswith(b"HTTP/1.1 401 ")
+            answered = time.monotonic()
+            whole.sendall(b"{}")                # the body, whole, after its answer
+            with pytest.raises(OSError):
+                for _ in range(int((HEADER_TIMEOUT_S + GRACE_S) / 0.25)):
+                    trickle.sendall(b"a")           # a byte now and then
+                    time.sleep(0.25)
+                read_until_closed(trickle, 1)
+                raise AssertionError("a body sent a byte at a time held the connection")
+            assert time.monotonic() - answered >= HEADER_TIMEOUT_S - 0.1
+            read_until_closed(whole, 5 + GRACE_S)   # uvicorn's keep-alive timeout closed it
+        assert answers(port, "/health") == 200
+    finally:
+        stop(process)

@@ -99,3 +99,35 @@ def test_a_japanese_run_of_300000_characters_is_read_not_a_crash():
                           timeout=300)
     assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
     assert int(done.stdout) > 100_000
+
+
+def test_a_long_stretch_of_katakana_is_parsed_in_pieces_mecab_reads_in_linear_time(
+        tmp_path, monkeypatch):
+    """MeCab's time on one stretch of katakana grows with the square of its length (16,384
+    characters: 0.72 s; 4,000: 54 ms), so a note of 320,000 (ファイル again and again, what
+    POST /documents takes) took 13 s to segment, holding the write lane. Through `mindgraph
+    ingest`: no parse is handed more than KATAKANA_PIECE katakana in a row, and the note's
+    words are still found."""
+    import re
+
+    from click.testing import CliRunner
+
+    from mindgraph.cli import cli
+    from mindgraph.text import cjk
+
+    longest = [0]
+    parse = cjk._tagger()
+
+    def recorded(text: str) -> str:
+        longest[0] = max([longest[0], *map(len, re.findall("[\u30a0-\u30ff]+", text))])
+        return parse(text)
+
+    monkeypatch.setattr(cjk, "_tagger", lambda: recorded)
+    (tmp_path / "raw").mkdir()
+    (tmp_path / "raw" / "Wall.md").write_text("# 壁\n\nこれは" + "ファイル" * 2500 + "です。\n")
+    (tmp_path / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n  dimension: 32\n")
+    runner = CliRunner()
+    assert runner.invoke(cli, ["-C", str(tmp_path), "ingest"]).exit_code == 0
+    assert 0 < longest[0] <= cjk.KATAKANA_PIECE                  # 10,000 at once before
+    found = runner.invoke(cli, ["-C", str(tmp_path), "search", "ファイル", "--json"])
+    assert "Wall.md" in found.output
