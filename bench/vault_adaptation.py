@@ -41,7 +41,7 @@ import os
 import re
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -52,9 +52,10 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from mindgraph.page.links import replace_links  # noqa: E402
-from mindgraph.page.model import Page  # noqa: E402
+from mindgraph.page.model import Page, Section  # noqa: E402
 from mindgraph.page.resolve import LinkResolver  # noqa: E402
 from mindgraph.retrieval.hybrid import HybridRetriever  # noqa: E402
+from mindgraph.retrieval.keyword import KeywordIndex  # noqa: E402
 from mindgraph.retrieval.vector import VectorRetriever  # noqa: E402
 
 CACHE = Path(os.environ.get("ADAPT_CACHE", "/tmp/adapt24-cache"))
@@ -332,7 +333,35 @@ def adapt_lever(spec: Training) -> Callable[[HybridRetriever], HybridRetriever]:
     return make
 
 
+# -- inlink context on the keyword side ----------------------------------------------------------
+
+def with_inlinks(pages: Mapping[str, Page]) -> dict[str, Page]:
+    """Each page with one more section: the sentences around the links other pages make to
+    it (anchor text, as web search indexes it), for the keyword index only."""
+    said: dict[str, list[str]] = {}
+    for pair in link_pairs(pages):
+        said.setdefault(pair.page, []).append(pair.text)
+    out = dict(pages)
+    for path, texts in said.items():
+        page = pages[path]
+        extra = Section(id="inlinks", heading="", level=2, path=(), text="\n".join(texts),
+                        start_line=0, end_line=0)
+        out[path] = replace(page, sections=(*page.sections, extra))
+    return out
+
+
+def inlink_lever(r: HybridRetriever) -> HybridRetriever:
+    augmented = with_inlinks(r.pages)
+    if all(augmented[p] is r.pages[p] for p in r.pages):
+        return r                    # no links (SciFact): the same index
+    keyword = KeywordIndex.build(augmented.values(), r.keyword.params)
+    return HybridRetriever(r.pages, keyword, r.graph, r.vector, r.settings,
+                           expander=r.expander, vector_error=r.vector_error,
+                           calibration_file=r._calibration_file)
+
+
 LEVERS: dict[str, Callable[[HybridRetriever], HybridRetriever]] = {
+    "inlinks": inlink_lever,
     "adapt_a": adapt_lever(Training("a")),
     "adapt_b": adapt_lever(Training("b")),
     "adapt_ab": adapt_lever(Training("ab")),
@@ -357,6 +386,7 @@ def main() -> None:
     parser.add_argument("-C", dest="workspace", default=".")
     parser.add_argument("--questions", type=Path, action="append", default=[])
     parser.add_argument("--no-scifact", action="store_true")
+    parser.add_argument("--levers", default=",".join(n for n in LEVERS if n != "inlinks"))
     args = parser.parse_args()
     corpora = shared_corpora.corpora()
     settings = load_settings(args.workspace)
@@ -367,7 +397,8 @@ def main() -> None:
     if not args.no_scifact:
         data = load_beir(corpora / "scifact")
         sci = beir_retriever(settings, data, "scifact")
-    for name, make in {"base": lambda r: r, **LEVERS}.items():
+    chosen = {n: LEVERS[n] for n in args.levers.split(",") if n and n != "inlinks"}
+    for name, make in {"base": lambda r: r, **chosen}.items():
         cells = []
         for key, questions in sets.items():
             vector = make(wiki).vector
