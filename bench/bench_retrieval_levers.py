@@ -125,6 +125,11 @@ run again).
   own (``CHAR_MARK`` + the character), in pages and questions, the question's at weight w
   (not kept: dev-ja-01 leaves the first 10, English questions move through BM25's average
   length, the questions over the English pages fall);
+- ``adapt_a`` / ``adapt_b`` / ``adapt_ab[_l<λ>][_r<k>]`` (session 24): each model's query
+  vectors mapped by a W learnt from the vault alone, no question labels (titles and headings
+  → their sections: ``a``; the sentence around a ``[[link]]`` → the linked page: ``b``;
+  λ of ‖W − I‖², 1 unless named; ``_r<k>``: W = I + U Vᵀ of rank k), the stored vectors
+  unchanged (bench/vault_adaptation.py);
 
 Prints one line per lever: dev and held-out hit@1 / R@5 / MRR@10 (en / ja / zh MRR@10),
 each ``--questions`` file's hit@1 / R@5 / MRR@10 (each language's three, and each question
@@ -179,6 +184,7 @@ import mindgraph.text.cjk as _cjk  # noqa: E402
 import shared_corpora  # noqa: E402  (bench/: on sys.path when a script runs)
 from feedback_levers import LEVERS as FEEDBACK_LEVERS  # noqa: E402
 from paraphrase_levers import LEVERS as PARAPHRASE_LEVERS  # noqa: E402
+from vault_adaptation import LEVERS as ADAPT_LEVERS  # noqa: E402
 
 CORPORA = shared_corpora.corpora()
 CJK = ("ja", "zh")
@@ -1263,6 +1269,7 @@ LEVERS: dict[str, Callable[[HybridRetriever], HybridRetriever]] = {
     "reserve_anylang": settings_lever(reserve_same_language=False),
     **FEEDBACK_LEVERS,
     **PARAPHRASE_LEVERS,
+    **ADAPT_LEVERS,
 }
 
 
