@@ -28,6 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from programs import add_tree_option, checkouts, python_of  # bench/: on sys.path when a script runs
+
 WORKER = r"""
 import json, sys, time
 from fastapi.testclient import TestClient
@@ -80,22 +82,16 @@ def make_vault(base: Path, files: int) -> None:
         os.utime(folder, (past, past))
 
 
-def python_of(tree: Path) -> Path:
-    """The checkout's own interpreter (its .venv), else this one."""
-    found = tree / ".venv" / "bin" / "python"
-    return found if found.exists() else Path(sys.executable)
-
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--tree", action="append", type=Path,
-                        help="a checkout to measure (repeat; default: this one)")
+    add_tree_option(parser)
     parser.add_argument("--files", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=11)
     parser.add_argument("--views", type=int, default=10, help="requests per round and kind")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    trees = [t.resolve() for t in (args.tree or [Path(__file__).resolve().parents[1]])]
+    trees = checkouts(args.tree)
     with tempfile.TemporaryDirectory(prefix="mg-attach-bench-") as tmp:
         base = Path(tmp) / "ws"
         make_vault(base, args.files)

@@ -29,6 +29,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from programs import add_tree_option, checkouts, python_of  # bench/: on sys.path when a script runs
+
 TOKEN = "agent-token-" + "b" * 32
 PAGES = ("Picture Wall", "Echo Wall", "Missing Wall")
 
@@ -74,22 +76,16 @@ def build(base: Path, pages: int, folders: int, embeds: int) -> None:
                    stdout=subprocess.DEVNULL, env={**os.environ, "BENCH_AGENT_TOKEN": TOKEN})
 
 
-def python_of(tree: Path) -> Path:
-    """The interpreter of a checkout's .venv."""
-    found = tree / ".venv" / "bin" / "python"
-    return found if found.exists() else Path(sys.executable)
-
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--tree", action="append", type=Path,
-                        help="a checkout to measure (repeat; default: this one)")
+    add_tree_option(parser)
     parser.add_argument("--pages", type=int, default=500)
     parser.add_argument("--folders", type=int, default=50)
     parser.add_argument("--embeds", type=int, default=7500)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    trees = [t.resolve() for t in (args.tree or [Path(__file__).resolve().parents[1]])]
+    trees = checkouts(args.tree)
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
         build(base, args.pages, args.folders, args.embeds)

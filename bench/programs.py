@@ -11,8 +11,10 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
+from pathlib import Path
 
 THIS_CHECKOUT = "this checkout"
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def add_option(parser: argparse.ArgumentParser) -> None:
@@ -30,3 +32,21 @@ def programs(parser: argparse.ArgumentParser, baseline: str | None) -> dict[str,
         parser.error(f"--baseline {baseline}: no such executable (give the path of another "
                      f"checkout's mindgraph, e.g. /work/main/.venv/bin/mindgraph)")
     return {"baseline": [baseline], **ours}
+
+
+def add_tree_option(parser: argparse.ArgumentParser) -> None:
+    """Declare ``--tree`` (repeatable): checkouts, each with its own .venv, measured side by
+    side in worker processes of their own."""
+    parser.add_argument("--tree", action="append", type=Path,
+                        help="a checkout to measure (repeat; default: this one)")
+
+
+def checkouts(given: list[Path] | None) -> list[Path]:
+    """The ``--tree`` checkouts, resolved (this checkout when none is given)."""
+    return [t.resolve() for t in (given or [ROOT])]
+
+
+def python_of(tree: Path) -> Path:
+    """The interpreter of a checkout's .venv, else this one."""
+    found = tree / ".venv" / "bin" / "python"
+    return found if found.exists() else Path(sys.executable)
