@@ -11,8 +11,11 @@ document over ``limits.max_page_bytes`` (what ingest and every reader refuse to 
 skipped, never truncated, and said so; the filesystem adapter does not even read it. One pull
 takes at most ``limits.max_pull_notes`` documents, and at most ``limits.max_pull_bytes`` bytes
 of them, from each adapter (a hostile or huge app cannot fill the disk): the listing is read no
-further than that. A pull a limit cut says so, and removes none of that app's notes (the
-items past the limit are not gone from the app).
+further than that. A note app's listing (``limit_listing``: many answers, before any note) is
+read no further than ``limits.max_pull_bytes`` bytes of the app's answers either, so a hostile
+app cannot make one pull hold gigabytes in memory; then none of its notes is pulled. A pull a
+limit cut says so, and removes none of that app's notes (the items past the limit are not gone
+from the app).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from typing import Any, Iterable, Mapping
 from ..config import LimitsSettings, Settings
 from ..errors import AdapterError, ConfigError
 from ..fsutil import atomic_write_bytes, read_bytes
-from .base import RawDocument, safe_relative_path
+from .base import ListingTooLarge, RawDocument, safe_relative_path
 from .loader import ConfiguredAdapter, load_adapter
 from .mirror import gone, load_manifest, manifest_path, save_manifest
 from .notes import ITEM_ID_KEY
@@ -94,7 +97,14 @@ def pull(settings: Settings, names: Iterable[str] = (), dry_run: bool = False) -
     for entry in entries:
         try:
             configured = load_adapter(entry, settings.base_dir, settings.state_dir, cap)
+            limit_listing = getattr(configured.adapter, "limit_listing", None)
+            if callable(limit_listing):
+                limit_listing(settings.limits.max_pull_bytes)
             documents, cut = _take(configured.adapter.fetch(), entry.name, settings.limits)
+        except ListingTooLarge as exc:
+            files.append(PulledFile(entry.name, "", "limited",
+                                    over_listing(entry.name, exc.max_bytes, exc.read)))
+            continue
         except AdapterError as exc:
             failed += 1
             files.append(PulledFile(entry.name, "", "failed", str(exc)))
@@ -152,6 +162,16 @@ def over_bytes(adapter: str, max_bytes: int, notes: int, size: int) -> str:
             f"bytes of notes; pulled the first {notes:,} ({size:,} bytes), the rest not "
             f"fetched, and no note of it removed this run. Raise limits.max_pull_bytes in "
             f"mindgraph.yml or narrow what the adapter lists.")
+
+
+def over_listing(adapter: str, max_bytes: int, read: int) -> str:
+    """Why a pull took none of a note app's notes: its listing's answers passed the bytes one
+    pull takes of it (the setting, and the fix)."""
+    return (f"adapter {adapter!r}: the app's listing passed limits.max_pull_bytes "
+            f"({max_bytes:,}) bytes of answers ({read:,} read); read no further, none of its "
+            f"notes pulled and none removed this run. Raise limits.max_pull_bytes in "
+            f"mindgraph.yml or narrow what the adapter lists (options.projects, "
+            f"completed_days).")
 
 
 def over_limit(adapter: str, max_notes: int) -> str:
