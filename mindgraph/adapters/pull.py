@@ -15,7 +15,9 @@ further than that. A note app's listing (``limit_listing``: many answers, before
 read no further than ``limits.max_pull_bytes`` bytes of the app's answers either, so a hostile
 app cannot make one pull hold gigabytes in memory; then none of its notes is pulled. A pull a
 limit cut says so, and removes none of that app's notes (the items past the limit are not gone
-from the app).
+from the app). One pull of a workspace runs at a time (lock.py: a second refuses, naming the
+lock), and each adapter's manifest is written ahead of its files (mirror.py), so a pull killed
+midway leaves no file it wrote unrecorded.
 """
 
 from __future__ import annotations
@@ -33,7 +35,8 @@ from .base import ListingTooLarge, RawDocument, safe_relative_path
 from .loader import ConfiguredAdapter, load_adapter
 from .mirror import gone, load_manifest, manifest_path, save_manifest
 from .notes import ITEM_ID_KEY
-from .owned import digest, left_copy, place
+from .lock import pull_lock
+from .owned import beside, digest, left_copy, place
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,19 @@ def pull(settings: Settings, names: Iterable[str] = (), dry_run: bool = False) -
         raise ConfigError(f"{settings.source}: no adapters are configured. Add an `adapters:` "
                           f"entry (see the commented example that `mindgraph init` writes).")
     entries = [a for a in settings.adapters if not wanted or a.name in wanted]
+    with pull_lock(settings.state_dir, dry_run):
+        files, failed = _pull_each(settings, entries, dry_run)
+    counts = {s: sum(1 for f in files if f.status == s) for s in ("written", "unchanged",
+                                                                  "rejected", "removed",
+                                                                  "skipped", "limited")}
+    return PullReport(counts["written"], counts["unchanged"], counts["rejected"], failed,
+                      round(time.perf_counter() - started, 3), dry_run, tuple(files),
+                      counts["removed"], counts["skipped"], counts["limited"])
+
+
+def _pull_each(settings: Settings, entries: list[Any], dry_run: bool
+               ) -> tuple[list[PulledFile], int]:
+    """Run each adapter and file its documents: the outcomes, and how many adapters failed."""
     files: list[PulledFile] = []
     failed = 0
     written_by: dict[str, str] = {}     # raw path (casefolded) → the adapter that wrote it
@@ -120,20 +136,18 @@ def pull(settings: Settings, names: Iterable[str] = (), dry_run: bool = False) -
         files.extend(PulledFile(entry.name, rel, "skipped", too_large(rel, size, cap))
                      for rel, size in getattr(configured.adapter, "oversized", ()))
         ledger = manifest_path(settings.state_dir, entry.name)
-        owned = load_manifest(ledger)
+        raw_root = settings.raw_dir.resolve()
+        owned = load_manifest(ledger, raw_root)
+        if not dry_run:     # ahead of the files: a pull killed midway leaves none unrecorded
+            save_manifest(ledger, owned, _pending(configured, documents, cap))
         filed = _file_documents(settings.raw_dir, configured, documents, dry_run, written_by,
                                 cap, owned)
         files.extend(filed)
         if getattr(configured.adapter, "remote", False) and not cut:
             files.extend(_mirror(settings, configured, filed, dry_run, owned))
         if not dry_run:
-            save_manifest(ledger, _still_there(settings.raw_dir.resolve(), owned))
-    counts = {s: sum(1 for f in files if f.status == s) for s in ("written", "unchanged",
-                                                                  "rejected", "removed",
-                                                                  "skipped", "limited")}
-    return PullReport(counts["written"], counts["unchanged"], counts["rejected"], failed,
-                      round(time.perf_counter() - started, 3), dry_run, tuple(files),
-                      counts["removed"], counts["skipped"], counts["limited"])
+            save_manifest(ledger, _still_there(raw_root, owned))
+    return files, failed
 
 
 def _take(listing: Iterable[Any], adapter: str, limits: LimitsSettings) -> tuple[list[Any], str]:
@@ -202,6 +216,29 @@ def _mirror(settings: Settings, configured: ConfiguredAdapter, filed: list[Pulle
             owned.pop(rel, None)
     return [PulledFile(configured.name, rel, status, reason)
             for rel, status, reason in outcomes]
+
+
+def _pending(configured: ConfiguredAdapter, documents: list[Any], cap: int
+             ) -> dict[str, set[str]]:
+    """raw path → the hashes filing ``documents`` may write there: each document's path and
+    the copy's beside it (owned.place chooses between them as it writes)."""
+    prefix = f"{configured.target}/" if configured.target else ""
+    pending: dict[str, set[str]] = {}
+    for doc in documents:
+        data = getattr(doc, "data", None)
+        if not isinstance(doc, RawDocument) or not isinstance(data, (bytes, bytearray)) \
+                or len(data) > cap:
+            continue
+        try:
+            rel = safe_relative_path(doc.filename)
+        except AdapterError:
+            continue
+        metadata = doc.metadata if isinstance(doc.metadata, Mapping) else {}
+        key = str(metadata.get(ITEM_ID_KEY) or doc.filename)
+        wanted = digest(bytes(data))
+        for path in (rel, beside(rel, configured.name, key)):
+            pending.setdefault(prefix + path, set()).add(wanted)
+    return pending
 
 
 def _still_there(raw_root: Path, owned: dict[str, str]) -> dict[str, str]:
