@@ -26,7 +26,7 @@ import os
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from ..config import LimitsSettings, Settings
 from ..errors import AdapterError, ConfigError
@@ -36,7 +36,7 @@ from .loader import ConfiguredAdapter, load_adapter
 from .mirror import gone, load_manifest, manifest_path, save_manifest
 from .notes import ITEM_ID_KEY
 from .lock import pull_lock
-from .owned import beside, digest, left_copy, place
+from .owned import beside, digest, left_copy, may_overwrite, place
 
 
 @dataclass(frozen=True)
@@ -304,9 +304,11 @@ def _file_documents(raw_dir: Path, configured: ConfiguredAdapter,
 
 def _file_one(folder: Path, prefix: str, rel: str, data: bytes, doc: RawDocument,
               adapter: str, owned: dict[str, str], written_by: dict[str, str],
-              seen: dict[str, str], dry_run: bool) -> list[PulledFile]:
+              seen: dict[str, str], dry_run: bool, tries: int = 3) -> list[PulledFile]:
     """Write one document where it may go (its path, or the copy beside a file pull may not
-    overwrite), and remove its copy once it is back at its path."""
+    overwrite), and remove its copy once it is back at its path. A file changed between the
+    check and the write (an editor's save) is seen just before the rename: kept, and the
+    document placed again (beside it), at most ``tries`` times."""
     metadata = doc.metadata if isinstance(doc.metadata, Mapping) else {}
     key = str(metadata.get(ITEM_ID_KEY) or doc.filename)
     try:
@@ -335,7 +337,15 @@ def _file_one(folder: Path, prefix: str, rel: str, data: bytes, doc: RawDocument
             out.append(PulledFile(adapter, raw_rel, "unchanged", placed.reason, instead_of))
         else:
             if not dry_run:
-                atomic_write_bytes(path, data, shared=True)
+                try:
+                    atomic_write_bytes(path, data, shared=True,
+                                       before_replace=_unchanged(path, raw_rel, data, owned))
+                except _ChangedMeanwhile:
+                    if tries > 1:
+                        return _file_one(folder, prefix, rel, data, doc, adapter, owned,
+                                         written_by, seen, dry_run, tries - 1)
+                    return [PulledFile(adapter, raw_rel, "rejected", changed_meanwhile(
+                        raw_rel))]
                 _set_mtime(path, metadata)
             out.append(PulledFile(adapter, raw_rel, "written", placed.reason, instead_of))
         owned[raw_rel] = digest(data)       # saved only when not a dry run
@@ -372,6 +382,28 @@ def _left_copy(folder: Path, prefix: str, rel: str, raw_rel: str, adapter: str, 
                        f"raw/{prefix + copy}: the copy pull wrote beside raw/{raw_rel} was "
                        f"edited since; kept as it is (the document is back at raw/{raw_rel});"
                        f" delete it by hand if it should go.")]
+
+
+class _ChangedMeanwhile(Exception):
+    """The file at a document's path changed after pull checked it, before its rename."""
+
+
+def _unchanged(path: Path, raw_rel: str, data: bytes, owned: dict[str, str]
+               ) -> Callable[[Path], None]:
+    """A check for atomic_write_bytes to make just before its rename: the file at ``path``
+    is still one pull may overwrite (owned.may_overwrite), else _ChangedMeanwhile."""
+    wanted = digest(data)
+
+    def check(_written: Path) -> None:
+        if not may_overwrite(path, raw_rel, wanted, owned):
+            raise _ChangedMeanwhile(raw_rel)
+    return check
+
+
+def changed_meanwhile(raw_rel: str) -> str:
+    """Why a document was not filed: its path (and the copy's) changed while pull wrote."""
+    return (f"raw/{raw_rel} changed while pull was writing there, again and again: kept as "
+            f"it is, and this document not filed this run. Pull again once it is saved.")
 
 
 def _set_mtime(path: Path, metadata: Any) -> None:
