@@ -118,6 +118,49 @@ def test_a_pull_killed_midway_leaves_no_file_unrecorded(workspace, fake):
         assert "(changed)" in (workspace / "raw" / name).read_text(), name
 
 
+def test_a_pull_killed_while_rewriting_earlier_notes_makes_no_copies(workspace, fake):
+    """Killed after rewriting 3 of the notes an earlier pull wrote: those hold the new
+    bytes (pending, settled by the next pull), the rest the old ones (still recorded)."""
+    first = CliRunner().invoke(cli, ["pull", "-C", str(workspace)], catch_exceptions=False)
+    assert first.exit_code == 0, first.output
+    for task in fake.tasks.values():
+        task["content"] = task["content"] + " (once)"
+    child = paused_pull(workspace, after=3)
+    try:
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=30)
+    finally:
+        stop(child)
+    texts = [(workspace / "raw" / n).read_text() for n in raw_notes(workspace)]
+    assert sum("(once)" in t for t in texts) == 3 < len(texts)      # killed midway
+
+    for task in fake.tasks.values():
+        task["content"] = task["content"] + " (twice)"
+    result = CliRunner().invoke(cli, ["pull", "-C", str(workspace), "--json"],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert [f for f in json.loads(result.stdout)["files"] if f["instead_of"]] == []
+    assert len(raw_notes(workspace)) == len(fake.tasks)
+    for name in raw_notes(workspace):
+        assert "(once) (twice)" in (workspace / "raw" / name).read_text(), name
+
+
+def test_a_manifest_an_older_version_wrote_still_counts(workspace, fake):
+    """Older versions saved the manifest flat (raw path → hash): its files stay pull's."""
+    first = CliRunner().invoke(cli, ["pull", "-C", str(workspace)], catch_exceptions=False)
+    assert first.exit_code == 0, first.output
+    manifest = workspace / ".mindgraph" / "pulled" / "tasks.json"
+    saved = json.loads(manifest.read_text())
+    assert saved["pending"] == {} and len(saved["files"]) == len(fake.tasks)
+    manifest.write_text(json.dumps(saved["files"]))
+    for task in fake.tasks.values():
+        task["content"] = task["content"] + " (changed)"
+    result = CliRunner().invoke(cli, ["pull", "-C", str(workspace), "--json"],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert [f for f in json.loads(result.stdout)["files"] if f["instead_of"]] == []
+    assert json.loads(manifest.read_text())["files"].keys() == saved["files"].keys()
+
 def test_a_second_pull_of_the_workspace_refuses_while_one_runs(workspace, fake):
     child = paused_pull(workspace, after=2)
     try:
