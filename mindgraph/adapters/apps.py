@@ -156,7 +156,7 @@ def _placed(settings: Settings, configured: ConfiguredAdapter, rel: str, data: b
     raw_root = settings.raw_dir.resolve()
     folder = raw_root / configured.target if configured.target else raw_root
     prefix = f"{configured.target}/" if configured.target else ""
-    owned = load_manifest(manifest_path(settings.state_dir, configured.name))
+    owned = load_manifest(manifest_path(settings.state_dir, configured.name), raw_root)
     return place(folder, prefix, rel, data, owned, configured.name, item_id).rel or rel
 
 

@@ -66,6 +66,32 @@ class ItemNotFound(AdapterError, NotFoundError):
     """The app has no item (or project) of that id: deleted there, or never existed."""
 
 
+class ListingTooLarge(AdapterError):
+    """The app's answers to one listing passed the bytes a pull may read of it
+    (``ListingBudget``): the listing was read no further."""
+
+    def __init__(self, read: int, max_bytes: int):
+        super().__init__(f"the listing's answers passed {max_bytes:,} bytes ({read:,} read); "
+                         f"not read further")
+        self.read = read
+        self.max_bytes = max_bytes
+
+
+class ListingBudget:
+    """The bytes of answers one listing may read, counted as they arrive (one listing, one
+    thread); ``spend`` raises ListingTooLarge as soon as they pass ``max_bytes``."""
+
+    def __init__(self, max_bytes: int):
+        self.max_bytes = max_bytes
+        self.read = 0
+
+    def spend(self, size: int) -> None:
+        """Count ``size`` more bytes read; ListingTooLarge once past the budget."""
+        self.read += size
+        if self.read > self.max_bytes:
+            raise ListingTooLarge(self.read, self.max_bytes)
+
+
 @dataclass(frozen=True)
 class Project:
     """A list of a note app: its id, name, and whether it holds tasks or notes."""

@@ -12,7 +12,10 @@
   for the whole answer, not only between two reads (a server dripping a byte at a time held
   `pull`, and the serving process's native-search threads, for ever), and an answer of more
   than ``max_response_bytes`` (64 MiB; an account listing is a few MB) fails the adapter when
-  it gets there instead of being read whole into memory.
+  it gets there instead of being read whole into memory. A listing (many answers) may also be
+  given a ``ListingBudget``: every answer's bytes count against it as they arrive, and the
+  read stops as soon as they pass it (`pull`'s ``limits.max_pull_bytes``; without it a hostile
+  app could make one pull hold many answers of 64 MiB each).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ import httpx
 
 from ..errors import AdapterError
 from ..httputil import retry_after_seconds
-from .base import ItemNotFound
+from .base import ItemNotFound, ListingBudget
 
 RETRIED = frozenset({429, 500, 502, 503, 504})
 MAX_RESPONSE_BYTES = 64 * 1024 * 1024
@@ -64,14 +67,16 @@ class AppHTTP:
         self.max_response_bytes = max_response_bytes
         self._client: httpx.Client | None = None
 
-    def request(self, method: str, path: str, body: Any = None) -> Any:
-        """The parsed JSON answer (None for an empty one) of ``method path``."""
+    def request(self, method: str, path: str, body: Any = None,
+                budget: ListingBudget | None = None) -> Any:
+        """The parsed JSON answer (None for an empty one) of ``method path``; its bytes (and
+        those of retried answers) count against ``budget`` as they are read."""
         headers = {"Authorization": f"Bearer {self._token()}", "Accept": "application/json"}
         if self._client is None:
             self._client = httpx.Client(transport=self._transport, timeout=self._timeout_s)
         for attempt in range(self.max_retries + 1):
             try:
-                response = self._read(method, path, body, headers)
+                response = self._read(method, path, body, headers, budget)
             except httpx.TransportError as exc:
                 raise AdapterError(f"{self.app}: cannot reach {self.base_url} "
                                    f"({type(exc).__name__}: {exc}). Check the network and "
@@ -82,8 +87,10 @@ class AppHTTP:
             return self._answer(response, method, path)
         raise AssertionError("unreachable")   # the last attempt returns or raises
 
-    def _read(self, method: str, path: str, body: Any, headers: dict[str, str]) -> _Answer:
-        """One request, its answer read whole within ``timeout_s`` and the size cap."""
+    def _read(self, method: str, path: str, body: Any, headers: dict[str, str],
+              budget: ListingBudget | None = None) -> _Answer:
+        """One request, its answer read whole within ``timeout_s``, the size cap and the
+        listing's ``budget``."""
         assert self._client is not None
         deadline = time.monotonic() + self._timeout_s
         with self._client.stream(method, self.base_url + path, json=body,
@@ -103,6 +110,8 @@ class AppHTTP:
                         f"({self._timeout_s:g} s) for the whole answer ({size:,} bytes so "
                         f"far). Check the network, or raise timeout_s in the adapter's "
                         f"options.")
+                if budget is not None:
+                    budget.spend(len(chunk))
                 chunks.append(chunk)
             return _Answer(response, b"".join(chunks))
 

@@ -47,10 +47,10 @@ def place(folder: Path, raw_prefix: str, rel: str, data: bytes, owned: Mapping[s
     ``raw_prefix`` is that folder's raw path, "" or "target/"): its own path while that is
     free or pull's, else its copy's (``beside``), else nowhere."""
     wanted = digest(data)
-    if _writable(folder / rel, raw_prefix + rel, wanted, owned):
+    if may_overwrite(folder / rel, raw_prefix + rel, wanted, owned):
         return Placement(rel)
     copy = beside(rel, adapter, key)
-    if _writable(folder / copy, raw_prefix + copy, wanted, owned):
+    if may_overwrite(folder / copy, raw_prefix + copy, wanted, owned):
         return Placement(copy, rel, (
             f"raw/{raw_prefix}{rel} holds a file pull did not write there (or one edited since "
             f"pull wrote it): kept as it is, and this document filed beside it as "
@@ -86,9 +86,10 @@ def left_copy(folder: Path, raw_prefix: str, rel: str, owned: Mapping[str, str],
     return copy, file_digest(folder / copy) == held
 
 
-def _writable(path: Path, raw_rel: str, wanted: str, owned: Mapping[str, str]) -> bool:
-    """Free, holding the document's own bytes already, or holding what pull last wrote.
-    A folder counts as free: writing there fails and pull says why."""
+def may_overwrite(path: Path, raw_rel: str, wanted: str, owned: Mapping[str, str]) -> bool:
+    """Free, holding the document's own bytes already (``wanted``, its SHA-256), or holding
+    what pull last wrote. A folder counts as free: writing there fails and pull says why.
+    Pull asks again just before it renames its written file over ``path``."""
     try:
         mode = os.lstat(path).st_mode
     except FileNotFoundError:
@@ -101,4 +102,4 @@ def _writable(path: Path, raw_rel: str, wanted: str, owned: Mapping[str, str]) -
     return found is not None and found in (wanted, owned.get(raw_rel))
 
 
-__all__ = ["Placement", "beside", "digest", "left_copy", "place"]
+__all__ = ["Placement", "beside", "digest", "left_copy", "may_overwrite", "place"]

@@ -11,8 +11,13 @@ document over ``limits.max_page_bytes`` (what ingest and every reader refuse to 
 skipped, never truncated, and said so; the filesystem adapter does not even read it. One pull
 takes at most ``limits.max_pull_notes`` documents, and at most ``limits.max_pull_bytes`` bytes
 of them, from each adapter (a hostile or huge app cannot fill the disk): the listing is read no
-further than that. A pull a limit cut says so, and removes none of that app's notes (the
-items past the limit are not gone from the app).
+further than that. A note app's listing (``limit_listing``: many answers, before any note) is
+read no further than ``limits.max_pull_bytes`` bytes of the app's answers either, so a hostile
+app cannot make one pull hold gigabytes in memory; then none of its notes is pulled. A pull a
+limit cut says so, and removes none of that app's notes (the items past the limit are not gone
+from the app). One pull of a workspace runs at a time (lock.py: a second refuses, naming the
+lock), and each adapter's manifest is written ahead of its files (mirror.py), so a pull killed
+midway leaves no file it wrote unrecorded.
 """
 
 from __future__ import annotations
@@ -21,16 +26,17 @@ import os
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from ..config import LimitsSettings, Settings
 from ..errors import AdapterError, ConfigError
 from ..fsutil import atomic_write_bytes, read_bytes
-from .base import RawDocument, safe_relative_path
+from .base import ListingTooLarge, RawDocument, safe_relative_path
 from .loader import ConfiguredAdapter, load_adapter
 from .mirror import gone, load_manifest, manifest_path, save_manifest
 from .notes import ITEM_ID_KEY
-from .owned import digest, left_copy, place
+from .lock import pull_lock
+from .owned import beside, digest, left_copy, may_overwrite, place
 
 
 @dataclass(frozen=True)
@@ -87,6 +93,19 @@ def pull(settings: Settings, names: Iterable[str] = (), dry_run: bool = False) -
         raise ConfigError(f"{settings.source}: no adapters are configured. Add an `adapters:` "
                           f"entry (see the commented example that `mindgraph init` writes).")
     entries = [a for a in settings.adapters if not wanted or a.name in wanted]
+    with pull_lock(settings.state_dir, dry_run):
+        files, failed = _pull_each(settings, entries, dry_run)
+    counts = {s: sum(1 for f in files if f.status == s) for s in ("written", "unchanged",
+                                                                  "rejected", "removed",
+                                                                  "skipped", "limited")}
+    return PullReport(counts["written"], counts["unchanged"], counts["rejected"], failed,
+                      round(time.perf_counter() - started, 3), dry_run, tuple(files),
+                      counts["removed"], counts["skipped"], counts["limited"])
+
+
+def _pull_each(settings: Settings, entries: list[Any], dry_run: bool
+               ) -> tuple[list[PulledFile], int]:
+    """Run each adapter and file its documents: the outcomes, and how many adapters failed."""
     files: list[PulledFile] = []
     failed = 0
     written_by: dict[str, str] = {}     # raw path (casefolded) → the adapter that wrote it
@@ -94,7 +113,14 @@ def pull(settings: Settings, names: Iterable[str] = (), dry_run: bool = False) -
     for entry in entries:
         try:
             configured = load_adapter(entry, settings.base_dir, settings.state_dir, cap)
+            limit_listing = getattr(configured.adapter, "limit_listing", None)
+            if callable(limit_listing):
+                limit_listing(settings.limits.max_pull_bytes)
             documents, cut = _take(configured.adapter.fetch(), entry.name, settings.limits)
+        except ListingTooLarge as exc:
+            files.append(PulledFile(entry.name, "", "limited",
+                                    over_listing(entry.name, exc.max_bytes, exc.read)))
+            continue
         except AdapterError as exc:
             failed += 1
             files.append(PulledFile(entry.name, "", "failed", str(exc)))
@@ -110,20 +136,18 @@ def pull(settings: Settings, names: Iterable[str] = (), dry_run: bool = False) -
         files.extend(PulledFile(entry.name, rel, "skipped", too_large(rel, size, cap))
                      for rel, size in getattr(configured.adapter, "oversized", ()))
         ledger = manifest_path(settings.state_dir, entry.name)
-        owned = load_manifest(ledger)
+        raw_root = settings.raw_dir.resolve()
+        owned = load_manifest(ledger, raw_root)
+        if not dry_run:     # ahead of the files: a pull killed midway leaves none unrecorded
+            save_manifest(ledger, owned, _pending(configured, documents, cap))
         filed = _file_documents(settings.raw_dir, configured, documents, dry_run, written_by,
                                 cap, owned)
         files.extend(filed)
         if getattr(configured.adapter, "remote", False) and not cut:
             files.extend(_mirror(settings, configured, filed, dry_run, owned))
         if not dry_run:
-            save_manifest(ledger, _still_there(settings.raw_dir.resolve(), owned))
-    counts = {s: sum(1 for f in files if f.status == s) for s in ("written", "unchanged",
-                                                                  "rejected", "removed",
-                                                                  "skipped", "limited")}
-    return PullReport(counts["written"], counts["unchanged"], counts["rejected"], failed,
-                      round(time.perf_counter() - started, 3), dry_run, tuple(files),
-                      counts["removed"], counts["skipped"], counts["limited"])
+            save_manifest(ledger, _still_there(raw_root, owned))
+    return files, failed
 
 
 def _take(listing: Iterable[Any], adapter: str, limits: LimitsSettings) -> tuple[list[Any], str]:
@@ -154,6 +178,16 @@ def over_bytes(adapter: str, max_bytes: int, notes: int, size: int) -> str:
             f"mindgraph.yml or narrow what the adapter lists.")
 
 
+def over_listing(adapter: str, max_bytes: int, read: int) -> str:
+    """Why a pull took none of a note app's notes: its listing's answers passed the bytes one
+    pull takes of it (the setting, and the fix)."""
+    return (f"adapter {adapter!r}: the app's listing passed limits.max_pull_bytes "
+            f"({max_bytes:,}) bytes of answers ({read:,} read); read no further, none of its "
+            f"notes pulled and none removed this run. Raise limits.max_pull_bytes in "
+            f"mindgraph.yml or narrow what the adapter lists (options.projects, "
+            f"completed_days).")
+
+
 def over_limit(adapter: str, max_notes: int) -> str:
     """Why a pull took only part of an adapter's notes: the setting and the fix."""
     return (f"adapter {adapter!r} listed more than limits.max_pull_notes ({max_notes:,}) "
@@ -182,6 +216,29 @@ def _mirror(settings: Settings, configured: ConfiguredAdapter, filed: list[Pulle
             owned.pop(rel, None)
     return [PulledFile(configured.name, rel, status, reason)
             for rel, status, reason in outcomes]
+
+
+def _pending(configured: ConfiguredAdapter, documents: list[Any], cap: int
+             ) -> dict[str, set[str]]:
+    """raw path → the hashes filing ``documents`` may write there: each document's path and
+    the copy's beside it (owned.place chooses between them as it writes)."""
+    prefix = f"{configured.target}/" if configured.target else ""
+    pending: dict[str, set[str]] = {}
+    for doc in documents:
+        data = getattr(doc, "data", None)
+        if not isinstance(doc, RawDocument) or not isinstance(data, (bytes, bytearray)) \
+                or len(data) > cap:
+            continue
+        try:
+            rel = safe_relative_path(doc.filename)
+        except AdapterError:
+            continue
+        metadata = doc.metadata if isinstance(doc.metadata, Mapping) else {}
+        key = str(metadata.get(ITEM_ID_KEY) or doc.filename)
+        wanted = digest(bytes(data))
+        for path in (rel, beside(rel, configured.name, key)):
+            pending.setdefault(prefix + path, set()).add(wanted)
+    return pending
 
 
 def _still_there(raw_root: Path, owned: dict[str, str]) -> dict[str, str]:
@@ -247,9 +304,11 @@ def _file_documents(raw_dir: Path, configured: ConfiguredAdapter,
 
 def _file_one(folder: Path, prefix: str, rel: str, data: bytes, doc: RawDocument,
               adapter: str, owned: dict[str, str], written_by: dict[str, str],
-              seen: dict[str, str], dry_run: bool) -> list[PulledFile]:
+              seen: dict[str, str], dry_run: bool, tries: int = 3) -> list[PulledFile]:
     """Write one document where it may go (its path, or the copy beside a file pull may not
-    overwrite), and remove its copy once it is back at its path."""
+    overwrite), and remove its copy once it is back at its path. A file changed between the
+    check and the write (an editor's save) is seen just before the rename: kept, and the
+    document placed again (beside it), at most ``tries`` times."""
     metadata = doc.metadata if isinstance(doc.metadata, Mapping) else {}
     key = str(metadata.get(ITEM_ID_KEY) or doc.filename)
     try:
@@ -278,7 +337,15 @@ def _file_one(folder: Path, prefix: str, rel: str, data: bytes, doc: RawDocument
             out.append(PulledFile(adapter, raw_rel, "unchanged", placed.reason, instead_of))
         else:
             if not dry_run:
-                atomic_write_bytes(path, data, shared=True)
+                try:
+                    atomic_write_bytes(path, data, shared=True,
+                                       before_replace=_unchanged(path, raw_rel, data, owned))
+                except _ChangedMeanwhile:
+                    if tries > 1:
+                        return _file_one(folder, prefix, rel, data, doc, adapter, owned,
+                                         written_by, seen, dry_run, tries - 1)
+                    return [PulledFile(adapter, raw_rel, "rejected", changed_meanwhile(
+                        raw_rel))]
                 _set_mtime(path, metadata)
             out.append(PulledFile(adapter, raw_rel, "written", placed.reason, instead_of))
         owned[raw_rel] = digest(data)       # saved only when not a dry run
@@ -315,6 +382,28 @@ def _left_copy(folder: Path, prefix: str, rel: str, raw_rel: str, adapter: str, 
                        f"raw/{prefix + copy}: the copy pull wrote beside raw/{raw_rel} was "
                        f"edited since; kept as it is (the document is back at raw/{raw_rel});"
                        f" delete it by hand if it should go.")]
+
+
+class _ChangedMeanwhile(Exception):
+    """The file at a document's path changed after pull checked it, before its rename."""
+
+
+def _unchanged(path: Path, raw_rel: str, data: bytes, owned: dict[str, str]
+               ) -> Callable[[Path], None]:
+    """A check for atomic_write_bytes to make just before its rename: the file at ``path``
+    is still one pull may overwrite (owned.may_overwrite), else _ChangedMeanwhile."""
+    wanted = digest(data)
+
+    def check(_written: Path) -> None:
+        if not may_overwrite(path, raw_rel, wanted, owned):
+            raise _ChangedMeanwhile(raw_rel)
+    return check
+
+
+def changed_meanwhile(raw_rel: str) -> str:
+    """Why a document was not filed: its path (and the copy's) changed while pull wrote."""
+    return (f"raw/{raw_rel} changed while pull was writing there, again and again: kept as "
+            f"it is, and this document not filed this run. Pull again once it is saved.")
 
 
 def _set_mtime(path: Path, metadata: Any) -> None:

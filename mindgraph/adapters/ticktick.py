@@ -39,7 +39,7 @@ from typing import Any, Callable, Iterable, Mapping
 import httpx
 
 from ..errors import AdapterError
-from .base import Item, ItemNotFound, Project, RawDocument
+from .base import Item, ItemNotFound, ListingBudget, Project, RawDocument
 from .cache import CorpusCache
 from .http import MAX_RESPONSE_BYTES, AppHTTP
 from .notes import item_documents
@@ -80,6 +80,7 @@ class TickTickAdapter:
         self.web_url = web_url
         self.cache = cache or CorpusCache(None, 0)
         self.clock = clock
+        self.listing_bytes: int | None = None     # limit_listing
         self.http = AppHTTP(f"TickTick adapter {name!r}", base_url, token_env,
                             token_help=TOKEN_HELP, transport=transport, environ=environ,
                             timeout_s=timeout_s, max_retries=max_retries,
@@ -105,6 +106,12 @@ class TickTickAdapter:
         project = self._project(project_id)
         return [i for i in self.corpus_items() if i.project == project.id
                 or (project.id == INBOX and i.project.startswith(INBOX))]
+
+    def limit_listing(self, max_bytes: int | None) -> None:
+        """Read at most ``max_bytes`` of the app's answers for one listing (`pull` gives its
+        ``limits.max_pull_bytes``): past them the listing stops with ListingTooLarge, before
+        more is held in memory. None: no limit but each answer's ``max_response_bytes``."""
+        self.listing_bytes = max_bytes
 
     def fetch(self) -> list[RawDocument]:
         """Every item as a raw note (what `mindgraph pull` files)."""
@@ -177,7 +184,8 @@ class TickTickAdapter:
 
     # -- the API ---------------------------------------------------------------------------
     def _fetch_corpus(self) -> tuple[list[Project], list[Item]]:
-        listed = self.http.request("GET", "/project") or []
+        budget = None if self.listing_bytes is None else ListingBudget(self.listing_bytes)
+        listed = self.http.request("GET", "/project", budget=budget) or []
         projects = [Project(str(p["id"]), str(p.get("name", "")),
                             "notes" if str(p.get("kind", "")).upper() == "NOTE" else "tasks")
                     for p in listed if isinstance(p, dict) and not p.get("closed")]
@@ -191,32 +199,34 @@ class TickTickAdapter:
         if ids:
             try:
                 open_tasks = self.http.request("POST", "/task/filter",
-                                               {"projectIds": ids, "status": [0]}) or []
+                                               {"projectIds": ids, "status": [0]},
+                                               budget) or []
             except ItemNotFound:       # a server without /task/filter: each list whole
                 open_tasks = None
             if open_tasks is None or len(open_tasks) >= self.page_size:   # or cut
-                open_tasks = [t for pid in ids for t in self._project_data(pid)]
+                open_tasks = [t for pid in ids for t in self._project_data(pid, budget)]
             tasks.update((str(t["id"]), t) for t in open_tasks)
         if self.inbox and (not self.only or INBOX in {w.casefold() for w in self.only}):
-            inbox_tasks = self._project_data(INBOX)
+            inbox_tasks = self._project_data(INBOX, budget)
             for task in inbox_tasks:
                 names.setdefault(str(task.get("projectId", "")), "Inbox")
                 tasks[str(task["id"])] = task
             inbox_id = next((str(t.get("projectId")) for t in inbox_tasks), INBOX)
             projects.insert(0, Project(inbox_id, "Inbox"))
             ids.append(inbox_id)
-        for task in self._completed(ids):
+        for task in self._completed(ids, budget):
             tasks[str(task["id"])] = task
         return projects, [self._item(t, names) for t in tasks.values()]
 
-    def _project_data(self, project_id: str) -> list[dict]:
+    def _project_data(self, project_id: str, budget: ListingBudget | None = None
+                      ) -> list[dict]:
         try:
-            data = self.http.request("GET", f"/project/{project_id}/data") or {}
+            data = self.http.request("GET", f"/project/{project_id}/data", budget=budget) or {}
         except ItemNotFound:      # deleted between the listing and now: it has no tasks
             return []
         return [t for t in data.get("tasks") or [] if isinstance(t, dict) and "id" in t]
 
-    def _completed(self, ids: list[str]) -> list[dict]:
+    def _completed(self, ids: list[str], budget: ListingBudget | None = None) -> list[dict]:
         if self.completed_days <= 0 or not ids:
             return []
         end = dt.datetime.fromtimestamp(self.clock(), dt.timezone.utc)
@@ -224,7 +234,8 @@ class TickTickAdapter:
         found: dict[str, dict] = {}
         for _ in range(MAX_PAGES):
             page = self.http.request("POST", "/task/completed", {
-                "projectIds": ids, "startDate": _format(start), "endDate": _format(end)}) or []
+                "projectIds": ids, "startDate": _format(start), "endDate": _format(end)},
+                budget) or []
             page = [t for t in page if isinstance(t, dict) and "id" in t]
             new = [t for t in page if str(t["id"]) not in found]
             found.update((str(t["id"]), t) for t in page)

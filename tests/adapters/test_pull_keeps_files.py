@@ -245,3 +245,39 @@ def test_a_title_that_is_another_items_copy_name_overwrites_nothing(workspace, f
     assert rejected[0]["path"] == f"Errands/Buy stamps (tasks {copy_of}).md"   # the 2nd item
     copy = workspace / "raw" / "ticktick" / "Errands" / f"Buy stamps (tasks {copy_of}).md"
     assert "the real item" in copy.read_text() and mine.read_text() == "mine\n"
+
+
+def test_an_editors_save_between_pulls_check_and_its_write_is_kept(workspace, fake,
+                                                                 monkeypatch):
+    """pull checked the file's hash, then wrote its temp file and renamed it over the path:
+    a save landing in between was replaced. The hash is checked again just before the
+    rename; a file changed since is kept and the document filed beside it."""
+    import importlib
+    from pathlib import Path
+
+    pull(workspace)
+    note = (workspace / "raw" / PASSPORT_NOTE).resolve()
+    fake.tasks[PASSPORT]["content"] = "Rebooked for Friday."
+    saved = "# Renew passport\nMy edit, saved while pull was writing.\n"
+    module = importlib.import_module("mindgraph.adapters.pull")
+    real = module.atomic_write_bytes
+
+    def editor_saves_meanwhile(path, data, *args, **kwargs):
+        if Path(path).resolve() == note and note.read_text() != saved:
+            note.write_text(saved)               # after pull's check, before its write
+        real(path, data, *args, **kwargs)
+
+    monkeypatch.setattr(module, "atomic_write_bytes", editor_saves_meanwhile)
+    result = pull(workspace, "--json")
+
+    assert note.read_text() == saved
+    filed = {f["path"]: f for f in json.loads(result.stdout)["files"]}
+    copy = next(p for p, f in filed.items() if f["instead_of"] == PASSPORT_NOTE)
+    assert filed[copy]["status"] == "written"
+    assert "Rebooked for Friday." in (workspace / "raw" / copy).read_text()
+    assert f"kept        [tasks] {PASSPORT_NOTE}" in result.stderr
+    monkeypatch.setattr(module, "atomic_write_bytes", real)
+    again = json.loads(pull(workspace, "--json").stdout)       # the edit is the person's now
+    assert {f["path"]: f["status"] for f in again["files"] if f["instead_of"]} == {
+        copy: "unchanged"}
+    assert note.read_text() == saved

@@ -1,0 +1,75 @@
+"""`limits.max_pull_bytes` bounds a note app's listing as it is read, not after.
+
+Through the CLI against the fake TickTick open API on a local port: the listing (every list,
+page after page of completed tasks, each answer up to 64 MiB) used to be read whole into
+memory before the byte cap applied to the notes made of it, so a hostile app could make one
+pull hold gigabytes. Now the answers' bytes count as they arrive and the listing stops as soon
+as they pass the cap: the adapter and the setting are named, pull exits 1 and removes nothing.
+"""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from ticktick_fake import TOKEN, FakeTickTick
+
+from mindgraph.cli import cli
+
+WORK = "6226ff9877acee87727f6bcc"
+PAGE = 10
+
+
+@pytest.fixture
+def fake():
+    return FakeTickTick(page_size=PAGE)
+
+
+@pytest.fixture
+def workspace(tmp_path, fake, monkeypatch):
+    (tmp_path / "raw").mkdir()
+    monkeypatch.setenv("TT_TOKEN", TOKEN)
+    with fake.serve() as base_url:
+        (tmp_path / "mindgraph.yml").write_text(
+            "limits:\n  max_page_bytes: 2000000\n  max_pull_bytes: 2000000\n"
+            "adapters:\n"
+            "  - name: tasks\n    type: ticktick\n    target: ticktick\n    cache_ttl_s: 0\n"
+            f"    options: {{token_env: TT_TOKEN, base_url: '{base_url}', page_size: {PAGE}, "
+            f"completed_days: 36500, max_retry_wait_s: 5}}\n")
+        yield tmp_path
+
+
+def raw_files(workspace):
+    root = workspace / "raw"
+    return {p.relative_to(root).as_posix(): p.read_bytes()
+            for p in root.rglob("*") if p.is_file()}
+
+
+def test_a_listing_past_max_pull_bytes_is_read_no_further(workspace, fake):
+    first = CliRunner().invoke(cli, ["pull", "-C", str(workspace)], catch_exceptions=False)
+    assert first.exit_code == 0, first.output
+    before = raw_files(workspace)
+    assert len(before) == 7
+
+    for n in range(60):                  # 60 completed tasks of 100 KB: 6 full pages, 6 MB
+        fake.tasks[f"6c{n:022x}"] = {
+            "id": f"6c{n:022x}", "projectId": WORK, "title": f"Done {n}",
+            "content": "x" * 100_000, "status": 2, "tags": [],
+            "completedTime": f"2026-10-{1 + n % 28:02d}T{n % 24:02d}:00:00.000+0000"}
+    fake.requests.clear()
+    result = CliRunner().invoke(cli, ["pull", "-C", str(workspace), "--json"],
+                                catch_exceptions=False)
+
+    assert result.exit_code == 1, result.output
+    report = json.loads(result.stdout)
+    limited = [f for f in report["files"] if f["status"] == "limited"]
+    assert len(limited) == 1 and limited[0]["adapter"] == "tasks"
+    assert limited[0]["reason"].startswith(
+        "adapter 'tasks': the app's listing passed limits.max_pull_bytes (2,000,000) bytes "
+        "of answers (")
+    assert "Raise limits.max_pull_bytes in mindgraph.yml" in limited[0]["reason"]
+    # 62 completed tasks are 7 pages; pages of 0.8 MB (with the fixture's 2 small ones),
+    # 1 MB and 1 MB pass 2 MB in the third: no fourth page was asked for
+    assert fake.calls("POST", "/task/completed") == 3
+    assert report["written"] == 0 and report["removed"] == 0
+    assert raw_files(workspace) == before                       # nothing removed or changed
+    assert json.loads((workspace / ".mindgraph" / "pulled" / "tasks.json").read_text())
