@@ -19,7 +19,7 @@ from typing import Any
 
 from ..config import AdapterSettings, Settings
 from ..errors import AdapterError, ConfigError, Forbidden, InputError
-from .base import Item, ItemNotFound, safe_relative_path
+from .base import Item, ItemNotFound, ListingTooLarge, safe_relative_path
 from .loader import ConfiguredAdapter, adapter_class, load_adapter
 from .mirror import load_manifest, manifest_path
 from .notes import ITEM_ID_KEY, item_documents
@@ -58,8 +58,9 @@ class NoteApps:
         with self._lock:
             if name not in self._loaded:
                 entry = next(e for e in self.settings.adapters if e.name == name)
-                self._loaded[name] = load_adapter(entry, self.settings.base_dir,
-                                                  self.settings.state_dir)
+                self._loaded[name] = load_adapter(
+                    entry, self.settings.base_dir, self.settings.state_dir,
+                    listing_bytes=self.settings.limits.max_pull_bytes)
             return self._loaded[name]
 
     def check_writer(self, app: str | None, identity: str, is_local: bool) -> None:
@@ -136,7 +137,13 @@ def item_result(configured: ConfiguredAdapter, item: Item, action: str,
     """The one answer of create and update: app, action, item, deep link, future raw note
     (with ``settings``: beside a file in raw/ that pull may not overwrite, as pull files it)."""
     adapter: Any = configured.adapter
-    documents = _documents(configured, [*_corpus(configured), item])
+    try:
+        corpus = _corpus(configured)
+    except ListingTooLarge as exc:  # written already: say so, and why pull cannot file it yet
+        return {"app": configured.name, "action": action, "item": item.to_json(),
+                "url": adapter.url_for(item), "raw_note": "",
+                "next": f"{exc} `mindgraph pull` files the item once the listing fits."}
+    documents = _documents(configured, [*corpus, item])
     doc = next((d for d in documents if d.metadata.get(ITEM_ID_KEY) == item.id), None)
     try:        # the name pull writes, not the title's own (`../x` is filed as `x`)
         name = safe_relative_path(doc.filename) if doc else ""

@@ -70,26 +70,30 @@ class ListingTooLarge(AdapterError):
     """The app's answers to one listing passed the bytes a pull may read of it
     (``ListingBudget``): the listing was read no further."""
 
-    def __init__(self, read: int, max_bytes: int):
-        super().__init__(f"the listing's answers passed {max_bytes:,} bytes ({read:,} read); "
-                         f"not read further")
+    def __init__(self, read: int, max_bytes: int, app: str = "the note app"):
+        super().__init__(f"{app}: the app's listing passed limits.max_pull_bytes "
+                         f"({max_bytes:,}) bytes of answers ({read:,} read); read no further. "
+                         f"Raise limits.max_pull_bytes in mindgraph.yml or narrow what the "
+                         f"adapter lists.")
         self.read = read
         self.max_bytes = max_bytes
 
 
 class ListingBudget:
     """The bytes of answers one listing may read, counted as they arrive (one listing, one
-    thread); ``spend`` raises ListingTooLarge as soon as they pass ``max_bytes``."""
+    thread); ``spend`` raises ListingTooLarge (naming ``app``) as soon as they pass
+    ``max_bytes``."""
 
-    def __init__(self, max_bytes: int):
+    def __init__(self, max_bytes: int, app: str = "the note app"):
         self.max_bytes = max_bytes
+        self.app = app
         self.read = 0
 
     def spend(self, size: int) -> None:
         """Count ``size`` more bytes read; ListingTooLarge once past the budget."""
         self.read += size
         if self.read > self.max_bytes:
-            raise ListingTooLarge(self.read, self.max_bytes)
+            raise ListingTooLarge(self.read, self.max_bytes, self.app)
 
 
 @dataclass(frozen=True)

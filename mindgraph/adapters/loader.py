@@ -4,7 +4,9 @@
 (``pkg.mod.Class`` or ``pkg.mod:Class``), which is called with the entry's ``options`` as
 keyword arguments. A class that declares ``remote = True`` (a note app over the network) is
 also given ``name`` (the entry's) and ``cache``: its corpus cache under ``<state>/apps/``
-(adapters/cache.py), kept ``cache_ttl_s`` seconds.
+(adapters/cache.py), kept ``cache_ttl_s`` seconds. Given ``listing_bytes`` (every caller
+gives ``limits.max_pull_bytes``), a remote adapter's listing reads no more of the app's answers
+(its ``limit_listing``).
 """
 
 from __future__ import annotations
@@ -74,10 +76,11 @@ def adapter_class(type_name: str, where: str = "adapter") -> type:
 
 def load_adapter(entry: AdapterSettings, base_dir: Path = Path("."),
                  state_dir: Path | None = None,
-                 max_bytes: int | None = None) -> ConfiguredAdapter:
+                 max_bytes: int | None = None,
+                 listing_bytes: int | None = None) -> ConfiguredAdapter:
     """Build the adapter for one `adapters:` entry (``state_dir``: where a remote adapter's
     corpus cache lives, None keeps it in memory; the filesystem adapter reads no file over
-    ``max_bytes``)."""
+    ``max_bytes``; a remote adapter's listing stops at ``listing_bytes``)."""
     where = f"adapter {entry.name!r}"
     cls = adapter_class(entry.type, where)
     options: dict[str, Any] = dict(entry.options)
@@ -100,5 +103,8 @@ def load_adapter(entry: AdapterSettings, base_dir: Path = Path("."),
     except Exception as exc:  # noqa: BLE001 - a constructor may fail in many ways
         raise AdapterError(f"{where}: creating {entry.type} failed with "
                            f"{type(exc).__name__}: {exc}.") from exc
+    limit_listing = getattr(adapter, "limit_listing", None)
+    if listing_bytes is not None and callable(limit_listing):
+        limit_listing(listing_bytes)
     target = entry.target or str(getattr(adapter, "target", "") or "") or entry.name
     return ConfiguredAdapter(entry.name, adapter, safe_target(target))

@@ -112,10 +112,8 @@ def _pull_each(settings: Settings, entries: list[Any], dry_run: bool
     cap = settings.limits.max_page_bytes
     for entry in entries:
         try:
-            configured = load_adapter(entry, settings.base_dir, settings.state_dir, cap)
-            limit_listing = getattr(configured.adapter, "limit_listing", None)
-            if callable(limit_listing):
-                limit_listing(settings.limits.max_pull_bytes)
+            configured = load_adapter(entry, settings.base_dir, settings.state_dir, cap,
+                                      settings.limits.max_pull_bytes)
             documents, cut = _take(configured.adapter.fetch(), entry.name, settings.limits)
         except ListingTooLarge as exc:
             files.append(PulledFile(entry.name, "", "limited",

@@ -184,7 +184,8 @@ class TickTickAdapter:
 
     # -- the API ---------------------------------------------------------------------------
     def _fetch_corpus(self) -> tuple[list[Project], list[Item]]:
-        budget = None if self.listing_bytes is None else ListingBudget(self.listing_bytes)
+        budget = None if self.listing_bytes is None else ListingBudget(self.listing_bytes,
+                                                                      self.http.app)
         listed = self.http.request("GET", "/project", budget=budget) or []
         projects = [Project(str(p["id"]), str(p.get("name", "")),
                             "notes" if str(p.get("kind", "")).upper() == "NOTE" else "tasks")

@@ -86,6 +86,8 @@ def _emit(result: dict[str, Any], as_json: bool) -> None:
     echo(f"  {result['url']}")
     if result.get("raw_note"):
         echo(f"  `mindgraph pull` files it as raw/{result['raw_note']}")
+    elif result.get("next"):        # e.g. the app's listing is over limits.max_pull_bytes
+        echo(f"  {result['next']}", err=True)
     if result.get("relevance"):
         echo("\n" + result["relevance"])
     elif result.get("relevance_error"):

@@ -73,13 +73,15 @@ def native_search(settings: Settings) -> NativeSearch | None:
     and in-memory corpus need not be."""
     apps = []
     for entry in settings.adapters:
-        key = repr((entry, str(settings.base_dir), str(settings.state_dir)))
+        key = repr((entry, str(settings.base_dir), str(settings.state_dir),
+                    settings.limits.max_pull_bytes))
         try:
             adapter = _ADAPTERS.get(key)
             if adapter is None and callable(getattr(adapter_class(entry.type),
                                                     "search_by_query", None)):
-                adapter = _ADAPTERS[key] = load_adapter(entry, settings.base_dir,
-                                                        settings.state_dir).adapter
+                adapter = _ADAPTERS[key] = load_adapter(
+                    entry, settings.base_dir, settings.state_dir,
+                    listing_bytes=settings.limits.max_pull_bytes).adapter
         except AdapterError:
             continue
         if adapter is not None:
