@@ -7,7 +7,9 @@ default): within it, listing, searching and pulling cost no API call. A write th
 adapter (`create`, `update`) replaces that item in the cached corpus, and an item the app says
 is gone is dropped from it, so the next read sees both without a new listing. Another process's
 write is seen too: the file is re-read when its modification time changes. A file that does
-not parse is ignored (the next read lists the app again).
+not parse, or (given ``max_bytes``: the loader gives ``limits.max_pull_bytes``) is larger than
+that, is ignored unread (the next read lists the app again, within the same budget); a corpus
+whose file would be larger is kept in memory only.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
 
-from ..fsutil import Stamp, atomic_write_json, stamp_of
+from ..fsutil import Stamp, atomic_write_text, read_bytes, stamp_of
 from .base import Item, Project
 
 DEFAULT_TTL_S = 300.0
@@ -57,12 +59,14 @@ class Corpus:
 
 class CorpusCache:
     """One adapter's corpus, in memory and at ``path`` (None: memory only), fresh for
-    ``ttl_s`` seconds (0: every read lists the app)."""
+    ``ttl_s`` seconds (0: every read lists the app); a file over ``max_bytes`` is neither
+    read nor written."""
 
     def __init__(self, path: Path | None, ttl_s: float = DEFAULT_TTL_S,
-                 clock: Callable[[], float] = time.time):
+                 clock: Callable[[], float] = time.time, max_bytes: int | None = None):
         self.path = path
         self.ttl_s = ttl_s
+        self.max_bytes = max_bytes
         self.clock = clock
         self._lock = threading.RLock()
         self._corpus: Corpus | None = None
@@ -119,7 +123,9 @@ class CorpusCache:
             return
         self._seen = seen
         try:
-            self._corpus = Corpus.from_json(json.loads(self.path.read_text("utf-8")))
+            data = read_bytes(self.path, max_bytes=self.max_bytes,
+                              limit_key="limits.max_pull_bytes")
+            self._corpus = Corpus.from_json(json.loads(data))
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             self._corpus = None
 
@@ -127,6 +133,11 @@ class CorpusCache:
         self._corpus = corpus
         if self.ttl_s <= 0 or self.path is None:
             return
+        text = json.dumps(corpus.to_json(), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+        if self.max_bytes is not None and len(text.encode("utf-8")) > self.max_bytes:
+            self.path.unlink(missing_ok=True)     # no older corpus read back in its place
+            self._seen = None
+            return
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_json(self.path, corpus.to_json())
+        atomic_write_text(self.path, text)
         self._seen = stamp_of(self.path.stat())

@@ -6,7 +6,7 @@ keyword arguments. A class that declares ``remote = True`` (a note app over the 
 also given ``name`` (the entry's) and ``cache``: its corpus cache under ``<state>/apps/``
 (adapters/cache.py), kept ``cache_ttl_s`` seconds. Given ``listing_bytes`` (every caller
 gives ``limits.max_pull_bytes``), a remote adapter's listing reads no more of the app's answers
-(its ``limit_listing``).
+(its ``limit_listing``) and its cache file is not read past that size.
 """
 
 from __future__ import annotations
@@ -80,14 +80,15 @@ def load_adapter(entry: AdapterSettings, base_dir: Path = Path("."),
                  listing_bytes: int | None = None) -> ConfiguredAdapter:
     """Build the adapter for one `adapters:` entry (``state_dir``: where a remote adapter's
     corpus cache lives, None keeps it in memory; the filesystem adapter reads no file over
-    ``max_bytes``; a remote adapter's listing stops at ``listing_bytes``)."""
+    ``max_bytes``; a remote adapter's listing and cache file stop at ``listing_bytes``)."""
     where = f"adapter {entry.name!r}"
     cls = adapter_class(entry.type, where)
     options: dict[str, Any] = dict(entry.options)
     if getattr(cls, "remote", False):
         path = None if state_dir is None else \
             Path(state_dir) / CACHE_FOLDER / f"{safe_target(entry.name) or 'app'}.json"
-        options.update(name=entry.name, cache=CorpusCache(path, entry.cache_ttl_s))
+        options.update(name=entry.name, cache=CorpusCache(path, entry.cache_ttl_s,
+                                                            max_bytes=listing_bytes))
     if cls is FilesystemAdapter:
         if "path" not in options:
             raise AdapterError(f"{where}: the filesystem adapter needs options.path (the folder "

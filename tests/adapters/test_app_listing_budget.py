@@ -2,11 +2,14 @@
 
 Native search (`mindgraph search --hybrid`, through the adapter's search_by_query), `create`
 and `update` (which read the listing to find a list or an item) used to read the whole
-listing, however large. Now the listing stops at the same budget, named in the error. The app
-is the fake TickTick open API on a local port.
+listing, however large; and the listing's cache file (.mindgraph/apps/<name>.json) was read
+whole, however large. Now the listing stops at the same budget, named in the error, and a cache
+file over it is ignored unread (the app is listed again). The app is the fake TickTick open
+API on a local port.
 """
 
 import json
+import time
 
 import pytest
 from click.testing import CliRunner
@@ -42,6 +45,11 @@ def _workspace(tmp_path, fake, monkeypatch, ttl):
 @pytest.fixture
 def workspace(tmp_path, fake, monkeypatch):
     yield from _workspace(tmp_path, fake, monkeypatch, 0)
+
+
+@pytest.fixture
+def cached(tmp_path, fake, monkeypatch):
+    yield from _workspace(tmp_path, fake, monkeypatch, 300)
 
 
 def run(workspace, *args):
@@ -104,3 +112,20 @@ def test_create_in_the_inbox_says_why_pull_cannot_file_it_yet(workspace, fake):
     assert created["raw_note"] == ""
     assert "limits.max_pull_bytes (2,000,000) bytes of answers" in created["next"]
     assert fake.calls("POST", "/task/completed") == 3
+
+
+def test_a_cache_file_over_the_budget_is_ignored_unread(cached, fake):
+    cache = cached / ".mindgraph" / "apps" / "tasks.json"
+    cache.parent.mkdir(parents=True)
+    projects = [{"id": p["id"], "name": p["name"], "kind": "tasks"} for p in fake.projects]
+    ghost = {"id": "6f" + "0" * 22, "title": "Ghost", "content": "g" * (BUDGET + 1000),
+             "project": WORK, "project_name": "Work"}
+    cache.write_text(json.dumps({"version": 1, "fetched_at": time.time(),
+                                 "projects": projects, "items": [ghost]}))
+    assert cache.stat().st_size > BUDGET
+
+    out = run(cached, "create", "Buy stamps", "--project", "Errands", "--json")
+    assert out.exit_code == 0, out.output
+    assert fake.calls("GET", "/project") == 1           # listed again, not taken from the file
+    assert cache.stat().st_size < BUDGET                 # replaced by the fresh listing
+    assert "Ghost" not in cache.read_text()
