@@ -79,6 +79,18 @@ class ListingTooLarge(AdapterError):
         self.max_bytes = max_bytes
 
 
+class ListingCut(AdapterError):
+    """One listing passed the notes a pull may take of it (``limits.max_pull_notes``): it was
+    read no further. ``items`` are those read (more than ``max_notes``): a pull files the
+    first ``max_notes`` of them and says the listing was cut, as for any listing too long."""
+
+    def __init__(self, max_notes: int, items: list[Any], app: str = "the note app"):
+        super().__init__(f"{app}: the app's listing passed limits.max_pull_notes "
+                         f"({max_notes:,}) notes; read no further.")
+        self.max_notes = max_notes
+        self.items = items
+
+
 class ListingBudget:
     """The bytes of answers one listing may read, counted as they arrive (one listing, one
     thread); ``spend`` raises ListingTooLarge (naming ``app``) as soon as they pass

@@ -77,10 +77,12 @@ def adapter_class(type_name: str, where: str = "adapter") -> type:
 def load_adapter(entry: AdapterSettings, base_dir: Path = Path("."),
                  state_dir: Path | None = None,
                  max_bytes: int | None = None,
-                 listing_bytes: int | None = None) -> ConfiguredAdapter:
+                 listing_bytes: int | None = None,
+                 listing_notes: int | None = None) -> ConfiguredAdapter:
     """Build the adapter for one `adapters:` entry (``state_dir``: where a remote adapter's
     corpus cache lives, None keeps it in memory; the filesystem adapter reads no file over
-    ``max_bytes``; a remote adapter's listing and cache file stop at ``listing_bytes``)."""
+    ``max_bytes``; a remote adapter's listing and cache file stop at ``listing_bytes``, its
+    listing also at ``listing_notes`` items: `pull`'s ``limits.max_pull_notes``)."""
     where = f"adapter {entry.name!r}"
     cls = adapter_class(entry.type, where)
     options: dict[str, Any] = dict(entry.options)
@@ -106,6 +108,9 @@ def load_adapter(entry: AdapterSettings, base_dir: Path = Path("."),
                            f"{type(exc).__name__}: {exc}.") from exc
     limit_listing = getattr(adapter, "limit_listing", None)
     if listing_bytes is not None and callable(limit_listing):
-        limit_listing(listing_bytes)
+        if listing_notes is None:
+            limit_listing(listing_bytes)
+        else:
+            limit_listing(listing_bytes, max_notes=listing_notes)
     target = entry.target or str(getattr(adapter, "target", "") or "") or entry.name
     return ConfiguredAdapter(entry.name, adapter, safe_target(target))

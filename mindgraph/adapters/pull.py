@@ -13,7 +13,8 @@ takes at most ``limits.max_pull_notes`` documents, and at most ``limits.max_pull
 of them, from each adapter (a hostile or huge app cannot fill the disk): the listing is read no
 further than that. A note app's listing (``limit_listing``: many answers, before any note) is
 read no further than ``limits.max_pull_bytes`` bytes of the app's answers either, so a hostile
-app cannot make one pull hold gigabytes in memory; then none of its notes is pulled. A pull a
+app cannot make one pull hold gigabytes in memory; then none of its notes is pulled. Nor past
+``limits.max_pull_notes`` items: it stops there, and the first that many are pulled. A pull a
 limit cut says so, and removes none of that app's notes (the items past the limit are not gone
 from the app). One pull of a workspace runs at a time (lock.py: a second refuses, naming the
 lock), and each adapter's manifest is written ahead of its files (mirror.py), so a pull killed
@@ -113,7 +114,8 @@ def _pull_each(settings: Settings, entries: list[Any], dry_run: bool
     for entry in entries:
         try:
             configured = load_adapter(entry, settings.base_dir, settings.state_dir, cap,
-                                      settings.limits.max_pull_bytes)
+                                      settings.limits.max_pull_bytes,
+                                      settings.limits.max_pull_notes)
             documents, cut = _take(configured.adapter.fetch(), entry.name, settings.limits)
         except ListingTooLarge as exc:
             files.append(PulledFile(entry.name, "", "limited",

@@ -34,12 +34,12 @@ from __future__ import annotations
 import datetime as dt
 import re
 import time
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import httpx
 
 from ..errors import AdapterError
-from .base import Item, ItemNotFound, ListingBudget, Project, RawDocument
+from .base import Item, ItemNotFound, ListingBudget, ListingCut, Project, RawDocument
 from .cache import CorpusCache
 from .http import MAX_RESPONSE_BYTES, AppHTTP
 from .notes import item_documents
@@ -81,6 +81,7 @@ class TickTickAdapter:
         self.cache = cache or CorpusCache(None, 0)
         self.clock = clock
         self.listing_bytes: int | None = None     # limit_listing
+        self.listing_notes: int | None = None
         self.http = AppHTTP(f"TickTick adapter {name!r}", base_url, token_env,
                             token_help=TOKEN_HELP, transport=transport, environ=environ,
                             timeout_s=timeout_s, max_retries=max_retries,
@@ -107,15 +108,24 @@ class TickTickAdapter:
         return [i for i in self.corpus_items() if i.project == project.id
                 or (project.id == INBOX and i.project.startswith(INBOX))]
 
-    def limit_listing(self, max_bytes: int | None) -> None:
-        """Read at most ``max_bytes`` of the app's answers for one listing (`pull` gives its
-        ``limits.max_pull_bytes``): past them the listing stops with ListingTooLarge, before
-        more is held in memory. None: no limit but each answer's ``max_response_bytes``."""
+    def limit_listing(self, max_bytes: int | None, max_notes: int | None = None) -> None:
+        """Read at most ``max_bytes`` of the app's answers for one listing (every caller
+        gives ``limits.max_pull_bytes``): past them the listing stops with ListingTooLarge,
+        before more is held in memory. None: no limit but each answer's
+        ``max_response_bytes``. Given ``max_notes`` (`pull`'s ``limits.max_pull_notes``), the
+        listing also stops once it holds more items than that: ``fetch`` gives those read,
+        and nothing is cached (the corpus is not whole)."""
         self.listing_bytes = max_bytes
+        self.listing_notes = max_notes
 
     def fetch(self) -> list[RawDocument]:
-        """Every item as a raw note (what `mindgraph pull` files)."""
-        return item_documents(self.name, self.corpus_items(), self.url_for)
+        """Every item as a raw note (what `mindgraph pull` files); a listing cut at
+        ``max_notes`` gives the items read, more than pull takes (so it says it was cut)."""
+        try:
+            items = self.corpus_items()
+        except ListingCut as cut:
+            items = cut.items
+        return item_documents(self.name, items, self.url_for)
 
     def search_by_query(self, query: str, limit: int = 10) -> list[tuple[Item, float]]:
         """Items whose title (double weight) or content holds the query's words, best first;
@@ -197,6 +207,12 @@ class TickTickAdapter:
         names = {p.id: p.name for p in projects}
         tasks: dict[str, dict] = {}
         ids = [p.id for p in projects]
+
+        def enough() -> None:       # past max_notes: read no further (ListingCut)
+            if self.listing_notes is not None and len(tasks) > self.listing_notes:
+                raise ListingCut(self.listing_notes,
+                                 [self._item(t, names) for t in tasks.values()], self.http.app)
+
         if ids:
             try:
                 open_tasks = self.http.request("POST", "/task/filter",
@@ -207,6 +223,7 @@ class TickTickAdapter:
             if open_tasks is None or len(open_tasks) >= self.page_size:   # or cut
                 open_tasks = [t for pid in ids for t in self._project_data(pid, budget)]
             tasks.update((str(t["id"]), t) for t in open_tasks)
+            enough()
         if self.inbox and (not self.only or INBOX in {w.casefold() for w in self.only}):
             inbox_tasks = self._project_data(INBOX, budget)
             for task in inbox_tasks:
@@ -215,8 +232,10 @@ class TickTickAdapter:
             inbox_id = next((str(t.get("projectId")) for t in inbox_tasks), INBOX)
             projects.insert(0, Project(inbox_id, "Inbox"))
             ids.append(inbox_id)
-        for task in self._completed(ids, budget):
-            tasks[str(task["id"])] = task
+            enough()
+        for page in self._completed(ids, budget):
+            tasks.update((str(t["id"]), t) for t in page)
+            enough()
         return projects, [self._item(t, names) for t in tasks.values()]
 
     def _project_data(self, project_id: str, budget: ListingBudget | None = None
@@ -227,9 +246,11 @@ class TickTickAdapter:
             return []
         return [t for t in data.get("tasks") or [] if isinstance(t, dict) and "id" in t]
 
-    def _completed(self, ids: list[str], budget: ListingBudget | None = None) -> list[dict]:
+    def _completed(self, ids: list[str], budget: ListingBudget | None = None
+                   ) -> Iterator[list[dict]]:
+        """The pages of tasks completed in the last ``completed_days`` days, as they come."""
         if self.completed_days <= 0 or not ids:
-            return []
+            return
         end = dt.datetime.fromtimestamp(self.clock(), dt.timezone.utc)
         start = end - dt.timedelta(days=self.completed_days)
         found: dict[str, dict] = {}
@@ -240,6 +261,7 @@ class TickTickAdapter:
             page = [t for t in page if isinstance(t, dict) and "id" in t]
             new = [t for t in page if str(t["id"]) not in found]
             found.update((str(t["id"]), t) for t in page)
+            yield page
             times = [w for w in (_parse(t.get("completedTime")) for t in page) if w]
             if len(page) < self.page_size or not times:
                 break
@@ -247,7 +269,6 @@ class TickTickAdapter:
             # that very millisecond come again and are deduplicated); a window that brought
             # nothing new steps past it
             end = min(times) if new else min(times) - dt.timedelta(milliseconds=1)
-        return list(found.values())
 
     def _item(self, task: Any, names: Mapping[str, str]) -> Item:
         if not isinstance(task, dict) or "id" not in task:

@@ -73,3 +73,29 @@ def test_a_listing_past_max_pull_bytes_is_read_no_further(workspace, fake):
     assert report["written"] == 0 and report["removed"] == 0
     assert raw_files(workspace) == before                       # nothing removed or changed
     assert json.loads((workspace / ".mindgraph" / "pulled" / "tasks.json").read_text())
+
+
+def test_a_listing_past_max_pull_notes_is_read_no_further(workspace, fake):
+    config = workspace / "mindgraph.yml"
+    config.write_text(config.read_text().replace("limits:\n", "limits:\n  max_pull_notes: 20\n")
+                      .replace("cache_ttl_s: 0", "cache_ttl_s: 300"))
+    for n in range(60):                  # 60 small completed tasks: 62 completed, 7 pages
+        fake.tasks[f"6c{n:022x}"] = {
+            "id": f"6c{n:022x}", "projectId": WORK, "title": f"Done {n}", "status": 2,
+            "tags": [], "completedTime": f"2026-10-{1 + n % 28:02d}T{n % 24:02d}:00:00.000+0000"}
+    result = CliRunner().invoke(cli, ["pull", "-C", str(workspace), "--json"],
+                                catch_exceptions=False)
+
+    assert result.exit_code == 1, result.output
+    report = json.loads(result.stdout)
+    limited = [f for f in report["files"] if f["status"] == "limited"]
+    assert [f["reason"] for f in limited] == [
+        "adapter 'tasks' listed more than limits.max_pull_notes (20) notes; pulled the first "
+        "20, the rest not fetched, and no note of it removed this run. Raise "
+        "limits.max_pull_notes in mindgraph.yml (each note may take up to "
+        "limits.max_page_bytes on disk) or narrow what the adapter lists."]
+    assert report["written"] == 20 and report["removed"] == 0
+    assert len(raw_files(workspace)) == 20
+    # 5 open tasks, then pages of 10 completed ones: 25 passes 20 in the second page
+    assert fake.calls("POST", "/task/completed") == 2
+    assert not (workspace / ".mindgraph" / "apps" / "tasks.json").exists()   # no cut corpus
