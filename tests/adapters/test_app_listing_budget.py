@@ -129,3 +129,25 @@ def test_a_cache_file_over_the_budget_is_ignored_unread(cached, fake):
     assert fake.calls("GET", "/project") == 1           # listed again, not taken from the file
     assert cache.stat().st_size < BUDGET                 # replaced by the fresh listing
     assert "Ghost" not in cache.read_text()
+
+
+def test_rest_smart_search_reads_the_listing_no_further_than_the_budget(workspace, fake,
+                                                                       caplog):
+    from fastapi.testclient import TestClient
+
+    from mindgraph.core import Mindgraph
+    from mindgraph.serve.rest import create_app
+
+    for step in ("pull", "ingest", "embed"):
+        assert run(workspace, step).exit_code == 0
+    grow(fake)
+    app = create_app(Mindgraph.open(workspace), token="s" * 40)
+    with TestClient(app, base_url="http://127.0.0.1:8765") as client:
+        answer = client.get("/smart_search", params={"q": "consulate passport"},
+                            headers={"Authorization": "Bearer " + "s" * 40})
+    assert answer.status_code == 200, answer.text
+    notes = json.dumps(answer.json().get("degradation"))
+    # over REST the app's own words go to the server's log only (test_apps_serve.py)
+    assert "native search of tasks failed (ListingTooLarge;" in notes, notes
+    assert "limits.max_pull_bytes (2,000,000) bytes of answers" in caplog.text
+    assert fake.calls("POST", "/task/completed") == 3     # not the 7 pages of the listing
