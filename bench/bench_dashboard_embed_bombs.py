@@ -10,7 +10,9 @@ picture; the agent's personal folder holds what it could create through POST /do
 - "Picture Wall": ``![[pic.png]]`` --embeds times, one a line (each embed found and signed);
 - "Echo Wall": ``![[Echo]]`` --embeds times, one a line, Echo a one-line note (each embed a
   parse and render of its own);
-- "Missing Wall": ``![[nothing.png]]`` --embeds times, one a line.
+- "Missing Wall": ``![[nothing.png]]`` --embeds times, one a line;
+- "Heading Wall" and "Block Wall": ``![[Big#Head]]`` and ``![[Big#^blk]]`` --embeds times,
+  Big a note of 30,000 paragraphs (900 kB; each embed looked its heading or block up in it).
 
 Each --tree (a checkout with its own .venv) answers in a worker process of its own, through
 the in-process test client as the agent; the trees take turns (round 1 of each, round 2 of
@@ -32,7 +34,7 @@ from pathlib import Path
 from programs import add_tree_option, checkouts, python_of  # bench/: on sys.path when a script runs
 
 TOKEN = "agent-token-" + "b" * 32
-PAGES = ("Picture Wall", "Echo Wall", "Missing Wall")
+PAGES = ("Picture Wall", "Echo Wall", "Missing Wall", "Heading Wall", "Block Wall")
 
 WORKER = r"""
 import json, sys, time
@@ -63,7 +65,10 @@ def build(base: Path, pages: int, folders: int, embeds: int) -> None:
     own = base / "raw" / "acme" / "personal" / "agent"
     own.mkdir(parents=True)
     (own / "Echo.md").write_text("# Echo\n\nEcho.\n")
-    for title, target in zip(PAGES, ("pic.png", "Echo", "nothing.png")):
+    (own / "Big.md").write_text("# Big\n\n" + "A paragraph of the big note.\n\n" * 30_000
+                                + "The one block. ^blk\n\n## Head\n\nUnder the heading.\n")
+    for title, target in zip(PAGES, ("pic.png", "Echo", "nothing.png", "Big#Head",
+                                     "Big#^blk")):
         (own / f"{title}.md").write_text(f"# {title}\n\nIntro.\n\n"
                                          + f"![[{target}]]\n" * embeds)
     (base / "mindgraph.yml").write_text(

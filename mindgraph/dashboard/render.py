@@ -68,7 +68,8 @@ from . import obsidian, obsidian_inline, raw_html
 from .attachment_markup import (ATTACHMENT_ROUTE, attachment_href, attachment_html,
                                 attachment_link)
 from .obsidian_inline import without_comments
-from .render_cost import HIGHLIGHT_BUDGET_CHARS, RENDER_BUDGET_US, affordable, estimate
+from .render_cost import (HIGHLIGHT_BUDGET_CHARS, RENDER_BUDGET_US, affordable,
+                          as_markdown_it_reads, estimate)
 
 _SCHEME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:")
 # The schemes a link may open; any other (``ms-msdt:``, ``search-ms:``... which start a
@@ -122,7 +123,7 @@ class Links:
 def render_markdown(text: str, links: Links, depth: int = 0) -> str:
     """``text`` (a page body) as safe HTML: as markdown as far as RENDER_MAX_CHARS and
     RENDER_BUDGET_US go (cut at a paragraph's end), the rest as plain text, with a note."""
-    shown, rest = _render_cut(text)
+    shown, rest = _render_cut(as_markdown_it_reads(text))     # its lines, as estimated
     body = without_comments(shown)
     dense = ""
     drawn = affordable(body, RENDER_BUDGET_US)
@@ -288,7 +289,7 @@ def _embed_html(path: str, label: str, env: dict[str, Any], meta: dict,
             inner = (f'<{tag} class="embed-elided">(not shown: past the '
                      f'{EMBED_BUDGET_CHARS:,} characters of embedded text a page shows; open '
                      f'it)</{tag}>')
-        elif not _affordable_lead(env, lead):
+        elif not _affordable_lead(env, lead := as_markdown_it_reads(lead)):
             inner = (f'<{tag} class="embed-elided">(not shown: its markup is too dense to draw '
                      f'within what one page view draws; open it)</{tag}>')
         else:

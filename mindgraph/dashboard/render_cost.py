@@ -31,6 +31,13 @@ RENDER_BUDGET_US = 200_000  # one page view's markdown, embeds included (~0.2 s)
 HIGHLIGHT_BUDGET_CHARS = 20_000     # of code highlighted per view (Pygments: up to 5 µs each)
 
 
+def as_markdown_it_reads(text: str) -> str:
+    """``text`` with its line ends as markdown-it reads them: a ``\\r\\n`` or a lone ``\\r``
+    (an old Mac's line end, which a page keeps) is a ``\\n``. ``estimate`` counts lines by
+    ``\\n``: 33,000 ``p\\r\\r`` paragraphs were estimated at 0.05 s and drew in 0.9 s."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
 def estimate(text: str) -> float:
     """The µs markdown-it may take to draw ``text``, at most (its markup's worst costs)."""
     # a blank line costs next to nothing: "\n\n" is counted as one line
@@ -81,4 +88,5 @@ def _within_line(line: str, budget: float) -> int:
     return low
 
 
-__all__ = ["HIGHLIGHT_BUDGET_CHARS", "RENDER_BUDGET_US", "affordable", "estimate"]
+__all__ = ["HIGHLIGHT_BUDGET_CHARS", "RENDER_BUDGET_US", "affordable", "as_markdown_it_reads",
+           "estimate"]

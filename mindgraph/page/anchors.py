@@ -18,7 +18,7 @@ from typing import Callable, Iterable
 from .markdown import find_headings, mask_code, mask_comments
 from .model import Page
 
-_BLOCK_ID_RE = re.compile(r"(?:^|[\s\])])\^([A-Za-z0-9-]+)\s*$")   # " ^id", "]]^id" (embeds)
+BLOCK_ID_RE = re.compile(r"(?:^|[\s\])])\^([A-Za-z0-9-]+)\s*$")   # " ^id", "]]^id" (embeds)
 _NOT_WORD_RE = re.compile(r"[\W_]+")
 SKIP_DIRS = frozenset({".git", ".obsidian", ".trash", ".mindgraph", "node_modules", ".venv"})
 """Folders no attachment is looked for in (hidden folders are skipped too)."""
@@ -42,7 +42,7 @@ class PageAnchors:
             masked = mask_code(mask_comments(page.body).split("\n"))
             headings = frozenset(heading_key(h.text) for h in find_headings(lines, masked))
             blocks = frozenset(m.group(1).lower() for line in masked
-                               if (m := _BLOCK_ID_RE.search(line)))
+                               if (m := BLOCK_ID_RE.search(line)))
             found = self._found[page.path] = (headings, blocks)
         return found
 

@@ -15,14 +15,18 @@ left as written: embeds are expanded one level deep, so a cycle (A embeds B embe
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
+from typing import NamedTuple
 
-from .anchors import heading_key
+from .anchors import BLOCK_ID_RE, heading_key
 from .markdown import find_headings, mask_code, mask_comments
 from .model import Link, Page
 
 EMBED_MAX_CHARS = 2000
 _LIST_ITEM_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
+_PLAIN_ID_RE = re.compile(r"[A-Za-z0-9-]+")     # an Obsidian block id (anchors.BLOCK_ID_RE)
 
 
 def page_embeds(page: Page) -> tuple[Link, ...]:
@@ -33,14 +37,45 @@ def page_embeds(page: Page) -> tuple[Link, ...]:
                  and link.line > 0)
 
 
+class _Outline(NamedTuple):
+    """What finding a heading or a block in a body needs, computed once a body."""
+
+    lines: list[str]
+    masked: str                     # the lines, code and comments masked, joined again
+    starts: list[int]               # where each line starts in ``masked``
+    headings: list                  # find_headings's
+    first_heading: dict[str, int]   # heading_key → the index of its first heading
+    first_block: dict[str, int]     # a " ^id" of letters, digits and "-" (lowercase) → where
+    found: dict[str, int]           # any other block (lowercase) → where, once looked for
+
+
+@functools.lru_cache(maxsize=4)      # a few bodies: an outline holds its body twice
+def _outline(body: str) -> _Outline:
+    """The outline of ``body``: found once, not once an embed (masking a page of 60,000
+    lines and finding its headings took 60 ms, and a page view draws up to 512 embeds of
+    it: 30 s, a 504 holding the dashboard's slow lane)."""
+    lines = body.split("\n")
+    masked = mask_code(mask_comments(body).split("\n"))
+    headings = find_headings(lines, masked)
+    first: dict[str, int] = {}
+    for i, found in enumerate(headings):
+        first.setdefault(heading_key(found.text), i)
+    starts, blocks, at = [], {}, 0
+    for line in masked:
+        starts.append(at)
+        if "^" in line and (match := BLOCK_ID_RE.search(line)):
+            blocks.setdefault(match.group(1).lower(), at + match.start(1) - 1)
+        at += len(line) + 1
+    return _Outline(lines, "\n".join(masked), starts, headings, first, blocks, {})
+
+
 def embedded_text(target: Page, link: Link, max_chars: int = EMBED_MAX_CHARS) -> str | None:
     """The text ``link`` (an embed) shows of ``target``; None when its heading or block is
     not there."""
-    lines = target.body.split("\n")
     if link.block:
-        text = _block_text(lines, link.block)
+        text = _block_text(_outline(target.body), link.block)
     elif link.heading:
-        text = _heading_text(lines, link.heading)
+        text = _heading_text(_outline(target.body), link.heading)
     else:
         text = target.indexed_body.strip()
     if text is None:
@@ -48,27 +83,26 @@ def embedded_text(target: Page, link: Link, max_chars: int = EMBED_MAX_CHARS) ->
     return _cut(text, max_chars)
 
 
-def _heading_text(lines: list[str], heading: str) -> str | None:
-    masked = mask_code(mask_comments("\n".join(lines)).split("\n"))
-    headings = find_headings(lines, masked)
-    wanted = heading_key(heading.split("#")[-1])
-    for i, found in enumerate(headings):
-        if heading_key(found.text) != wanted:
-            continue
-        end = next((h.line for h in headings[i + 1:] if h.level <= found.level),
-                   len(lines) + 1)
-        return "\n".join(lines[found.line - 1:end - 1]).strip()
-    return None
+def _heading_text(outline: _Outline, heading: str) -> str | None:
+    lines, headings = outline.lines, outline.headings
+    i = outline.first_heading.get(heading_key(heading.split("#")[-1]))
+    if i is None:
+        return None
+    found = headings[i]
+    end = next((h.line for h in headings[i + 1:] if h.level <= found.level), len(lines) + 1)
+    return "\n".join(lines[found.line - 1:end - 1]).strip()
 
 
-def _block_text(lines: list[str], block: str) -> str | None:
-    masked = mask_code(mask_comments("\n".join(lines)).split("\n"))
-    marker = re.compile(r"(?:^|(?<=[\s\])]))\^" + re.escape(block) + r"\s*$", re.IGNORECASE)
-    for i, line in enumerate(masked):
-        match = marker.search(line)
-        if match is None:
-            continue
-        own = lines[i][:match.start()].rstrip()
+def _block_text(outline: _Outline, block: str) -> str | None:
+    lines = outline.lines
+    key = block.lower()
+    if _PLAIN_ID_RE.fullmatch(block):
+        at = outline.first_block.get(key, -1)
+    elif (at := outline.found.get(key, -2)) == -2:
+        at = outline.found[key] = _block_marker(outline.masked, block)
+    if at >= 0:
+        i = bisect.bisect_right(outline.starts, at) - 1
+        own = lines[i][:at - outline.starts[i]].rstrip()
         if own.strip():                     # "text ^id": this paragraph or list item
             if _LIST_ITEM_RE.match(own):
                 return own.strip()
@@ -86,6 +120,20 @@ def _block_text(lines: list[str], block: str) -> str | None:
             body[i - first] = own
         return "\n".join(body).strip()
     return None
+
+
+def _block_marker(masked: str, block: str) -> int:
+    """Where the first `` ^block`` that ends a line of ``masked`` starts (any case; at a
+    line's start or after a space or ``]`` or ``)``), or -1: searched from each ``^`` on,
+    not tried at every character (a page of 1 MB: 27 ms an embed)."""
+    marker = re.compile(r"\^" + re.escape(block) + r"[^\S\n]*$", re.IGNORECASE | re.MULTILINE)
+    match = marker.search(masked)
+    while match is not None:
+        at = match.start()
+        if at == 0 or masked[at - 1].isspace() or masked[at - 1] in "])":
+            return at
+        match = marker.search(masked, at + 1)
+    return -1
 
 
 def _cut(text: str, max_chars: int) -> str:

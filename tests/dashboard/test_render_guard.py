@@ -15,6 +15,8 @@ from mindgraph.core import Mindgraph
 from mindgraph.serve.rest import create_app
 
 DENSE = "Quince intro with **bold** text.\n\n" + "[" * 60_000     # under RENDER_MAX_CHARS
+# an old Mac's line ends, kept by a page: markdown-it reads each "\r" as a line end
+OLD_MAC = "Quince **start**.\r\r" + "p\r\r" * 33_000             # 33,000 paragraphs
 CODE = "```python\n" + "value = 'quince quince quince quince quince quince quince'\n" * 140 \
     + "```\n\n"                                                   # 8,400 characters of code
 
@@ -30,6 +32,14 @@ def client(corpora, tmp_path_factory):
     (guard / "Dense.md").write_text(DENSE, encoding="utf-8")
     (guard / "Embeds Dense.md").write_text("Before.\n\n![[Dense]]\n\nAfter **it**.\n",
                                            encoding="utf-8")
+    (guard / "Old Mac.md").write_bytes(OLD_MAC.encode())
+    (guard / "Embeds Old Mac.md").write_text("Before.\n\n![[Old Mac]]\n\nAfter **it**.\n",
+                                             encoding="utf-8")
+    (guard / "Big.md").write_text("# Big\n\n" + "A paragraph of the big page.\n\n" * 3000
+                                  + "The one block. ^blk\n\n## Head\n\nUnder the heading.\n",
+                                  encoding="utf-8")
+    (guard / "Walls.md").write_text("Intro.\n\n" + "![[Big#Head]] ![[Big#^BLK]]\n" * 300,
+                                    encoding="utf-8")
     (guard / "Code.md").write_text(CODE * 3, encoding="utf-8")
     return TestClient(create_app(Mindgraph(settings_from_dict({}, base_dir=base))),
                       base_url="http://127.0.0.1:8765")
@@ -56,6 +66,37 @@ def test_an_embedded_dense_page_is_shown_as_its_title(client):
     html = _html(client, "guard/Embeds Dense.md")
     assert 'class="embed-elided"' in html and "too dense" in html
     assert html.count("[") < 100 and "<strong>it</strong>" in html
+
+
+def test_lone_carriage_returns_are_counted_as_the_lines_markdown_it_reads(client):
+    html = _html(client, "guard/Old Mac.md")
+    drawn, note, rest = html.partition('<p class="render-cut">')
+    assert note and "too dense" in rest.split("</p>")[0]        # drew all 33,000 before
+    assert "<strong>start</strong>" in drawn and drawn.count("<p>p</p>") < 5_000
+    assert drawn.count("<p>p</p>") + rest.count("p\n") >= 33_000
+    embeds = _html(client, "guard/Embeds Old Mac.md")
+    assert 'class="embed-elided"' in embeds and "too dense" in embeds
+    assert embeds.count("<p>p</p>") == 0 and "<strong>it</strong>" in embeds
+
+
+def test_embeds_of_a_big_pages_heading_and_block_outline_it_once(client, monkeypatch):
+    """Each ![[Big#Head]] and ![[Big#^blk]] masked the whole page's code and found its
+    headings again: 60 ms an embed of a page of 60,000 lines, 512 embeds a view, 30 s (504
+    with the slow lane held; bench/bench_dashboard_embed_bombs.py's heading and block wall)."""
+    from mindgraph.page import transclude
+
+    masked = [0]
+    mask_code = transclude.mask_code
+
+    def counted(lines):
+        masked[0] += 1
+        return mask_code(lines)
+
+    monkeypatch.setattr(transclude, "mask_code", counted)
+    html = _html(client, "guard/Walls.md")
+    assert html.count("Under the heading.") + html.count("The one block.") == 512
+    assert html.count("Under the heading.") == html.count("The one block.") == 256
+    assert masked[0] <= 1                                            # 512 before
 
 
 def test_code_is_highlighted_up_to_the_views_budget_then_drawn_plain(client):
