@@ -13,7 +13,7 @@ from .raw_folder import require_raw_folder
 from .whole_number import WholeNumber
 
 
-@click.command("check")
+@click.command("check", short_help="Check links, frontmatter, failed raw notes, duplicates (fast).")
 @workspace_options
 @click.option("--strict", is_flag=True, help="Exit 1 when any error is found (for CI).")
 @click.option("--errors-only", is_flag=True, help="Hide warnings (no backlinks, duplicates, ...).")
@@ -24,8 +24,9 @@ from .whole_number import WholeNumber
 @json_option
 def check_command(settings, strict: bool, errors_only: bool, limit: int, show_all: bool,
                   as_json: bool) -> None:
-    """Lint the wiki: broken/ambiguous links, pages without backlinks or frontmatter, duplicates,
-    disputed pages; and the trust mix. Findings are grouped by kind, errors first, a few of
+    """Check the wiki's structure: broken/ambiguous links, pages without backlinks or
+    frontmatter, raw notes that failed to compile, duplicates, disputed pages; and the trust
+    mix (`lint` reviews the pages' content). Findings are grouped by kind, errors first, a few of
     each (--all: every one)."""
     settings.require_wiki()
     require_raw_folder(settings)

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from ..config import load_settings
-from ..providers.embedding.load_notice import load_notices
+from ..providers.embedding.load_notice import load_notices, load_seconds
 from ..retrieval.context import ContextBlock
 from ..trust.answer import TrustCriteria, trusted_context
 from .common import (config_option, dir_option, echo, emit_json, json_option, open_core,
@@ -23,7 +23,8 @@ from .whole_number import WholeNumber
 @click.option("--limit", "-n", type=WholeNumber(1, 20), default=3, show_default=True,
               help="How many notes to include.")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.01), default=None,
-              help="Hard time limit in seconds (default: serve.context_timeout_s, 5).")
+              help="Time limit in seconds (default: serve.context_timeout_s, 5), not "
+                   "counting the embedding model's one-time load.")
 @trust_options
 @json_option
 def context_command(situation: tuple[str, ...], base_dir: Path | None, config_path: Path | None,
@@ -33,7 +34,9 @@ def context_command(situation: tuple[str, ...], base_dir: Path | None, config_pa
 
     Made to be called by agents and hooks: it always exits 0, and prints an empty block when
     it fails or finds nothing; when the vectors time out, the keyword matches alone (the
-    reason goes to stderr, or to --json).
+    reason goes to stderr, or to --json). The time this process spends loading the embedding
+    model (seconds for the multilingual one, once) is not counted against the limit; a
+    running `serve` or `mcp` has it loaded, and its limit is the whole limit.
     """
     text = " ".join(situation).strip()
     started = time.perf_counter()
@@ -44,7 +47,8 @@ def context_command(situation: tuple[str, ...], base_dir: Path | None, config_pa
         # stderr: never in the block
         with load_notices(lambda line: echo(line, err=True),
                           settings.embedding.load_notice_after_s):
-            block = trusted_context(mg, text, limit, trust, timeout_s)
+            # a one-shot process: the model's load is not the answer's slowness
+            block = trusted_context(mg, text, limit, trust, timeout_s, excluded=load_seconds)
         trusts = mg.trust_of(block.sources) if as_json and block.sources else {}
         if settings.not_a_workspace(settings.wiki_dir) is None:
             # outside a workspace (a mistyped -C) nothing is logged: no state folder appears
@@ -67,8 +71,8 @@ def _hint(status: str) -> str:
     """What to do about a timeout (a fresh process spends part of the limit loading)."""
     if status != "timeout":
         return ""
-    return (" (a fresh process spends part of it loading the index and the model; give "
-            "more with --timeout SECONDS or serve.context_timeout_s)")
+    return (" (a fresh process spends part of it loading the index; give more with "
+            "--timeout SECONDS or serve.context_timeout_s)")
 
 
 def register(group: click.Group) -> None:

@@ -21,6 +21,7 @@ from .common import (EXIT_PROBLEMS, echo, emit_json, json_option, require_worksp
 from .progress import Phases
 
 if TYPE_CHECKING:
+    from ..config import Settings
     from ..core import Mindgraph
 
 LISTED = 20
@@ -49,6 +50,7 @@ def ingest_command(settings, dry_run: bool, force: bool, allow_removals: bool,
         # (not for a workspace of English alone, which never loads them: segmenter_need.py)
         check_ahead(settings.state_dir, functools.partial(
             may_need_segmenters, settings.state_dir, settings.raw_dir))
+    from ..config import Settings
     from ..core import Mindgraph
 
     mg = Mindgraph(settings)
@@ -65,7 +67,7 @@ def ingest_command(settings, dry_run: bool, force: bool, allow_removals: bool,
     if as_json:
         emit_json(report.to_dict() | ({"enrich": enriched.to_dict()} if enriched else {}))
     else:
-        _print_report(report, settings.paths.raw)
+        _print_report(report, settings.paths.raw, _wiki_label(settings))
         if report.notes == 0 and not report.removed and not report.kept:
             echo(f"raw/ ({settings.raw_dir}) has no notes yet: put Markdown files "
                  f"there (.md, .markdown or .txt), then run `mindgraph ingest` again.")
@@ -133,9 +135,20 @@ def pull_command(settings, names: tuple[str, ...], dry_run: bool, as_json: bool)
         raise SystemExit(EXIT_PROBLEMS)
 
 
-def _print_report(report: IngestReport, raw_label: str = "raw") -> None:
+def _wiki_label(settings: Settings) -> str:
+    """Where the pages are written, as a dry run names them: relative to the workspace when
+    inside it (`wiki`, `build/wiki`), else the whole path (paths.wiki: /srv/kb)."""
+    try:
+        return settings.wiki_dir.relative_to(settings.base_dir.resolve()).as_posix()
+    except ValueError:
+        return str(settings.wiki_dir)
+
+
+def _print_report(report: IngestReport, raw_label: str = "raw", wiki_label: str = "wiki"
+                  ) -> None:
     """The run in lines; a raw note is named as `check` names it, under ``raw_label``
-    (paths.raw as configured: `raw/a.md:3`, `../vault/a.md:3`)."""
+    (paths.raw as configured: `raw/a.md:3`, `../vault/a.md:3`); a page a dry run would
+    write, under ``wiki_label``."""
     head = "Dry run: would ingest" if report.dry_run else "Ingested"
     sections: tuple[tuple[str, Outcome], ...] = (
         ("Failed", "failed"), ("Moved", "moved"), ("Removed", "removed"), ("Kept", "kept"))
@@ -152,7 +165,7 @@ def _print_report(report: IngestReport, raw_label: str = "raw") -> None:
     if report.dry_run:
         for item in report.by_status("pending")[:LISTED]:
             shown = under_raw(item.path, item.path, raw_label)
-            echo(f"  would compile {shown} → wiki/{item.wiki}")
+            echo(f"  would compile {shown} → {wiki_label}/{item.wiki}")
     if report.held:
         echo(f"Without --dry-run this run would be held: {report.held}")
     moved = f", moved {report.moved}" if report.moved else ""

@@ -12,6 +12,7 @@ is written, and so is a folder holding notes outside raw/ (they would not be com
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import click
@@ -119,8 +120,23 @@ def _with_raw(directory: Path, raw_folder: Path) -> str:
     except ValueError:      # another drive (Windows)
         shown = str(target)
     value = yaml.safe_dump(shown, allow_unicode=True).splitlines()[0]   # quoted if need be
-    return DEFAULT_CONFIG_YAML.replace(
-        "  raw: raw          #", f"  raw: {value}          #", 1)
+    return _aligned(DEFAULT_CONFIG_YAML.replace("  raw: raw ", f"  raw: {value} ", 1))
+
+
+# a set key, its value (quoted, or plain: no " #" in it) and the comment after it:
+# "  wiki: wiki        # compiled pages"
+_COMMENTED = re.compile(r"""^(  \w+: (?:'(?:[^']|'')*'|"(?:[^"\\]|\\.)*"|(?:[^ \n]| (?!#))*?))"""
+                        r" +(# [^\n]*)$", re.M)
+# the defaults' comment column: one for every set key
+_COLUMN = next(m.start(2) - m.start(0) for m in _COMMENTED.finditer(DEFAULT_CONFIG_YAML))
+
+
+def _aligned(text: str) -> str:
+    """``text`` with the comments of its set keys in the defaults' column, or one past the
+    longest key and value when that is longer (a long raw path): one column still."""
+    found = list(_COMMENTED.finditer(text))
+    column = max([_COLUMN, *(len(match.group(1)) + 1 for match in found)])
+    return _COMMENTED.sub(lambda match: match.group(1).ljust(column) + match.group(2), text)
 
 
 def _beside(folder: Path) -> str:

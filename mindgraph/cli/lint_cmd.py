@@ -12,7 +12,7 @@ from .progress import Phases
 from .whole_number import WholeNumber
 
 
-@click.command("lint")
+@click.command("lint", short_help="Review content: summaries, conflicting facts, near-duplicates.")
 @workspace_options
 @click.option("--judge", type=click.Choice(["auto", "offline", "llm"]), default="auto",
               show_default=True,

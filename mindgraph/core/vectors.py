@@ -9,7 +9,7 @@ import functools
 import threading
 import time
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import MindgraphError, in_general_terms
 from ..fsutil import writing_nothing
@@ -276,9 +276,10 @@ class VectorSearch(WarmIndexes):
             with contextlib.suppress(Exception):
                 vector.embed_query(query)
 
-    def context(self, situation: str, *, limit: int = 3,
-                timeout_s: float | None = None) -> ContextBlock:
-        """Top knowledge for a situation as a markdown block, within a hard time limit.
+    def context(self, situation: str, *, limit: int = 3, timeout_s: float | None = None,
+                excluded: Callable[[], float] | None = None) -> ContextBlock:
+        """Top knowledge for a situation as a markdown block, within a hard time limit
+        (``excluded``: a clock of seconds not counted against it, retrieval/context.py).
 
         Never raises but QuotaExceeded (a server's caller used up its LLM calls): on an error
         the block is empty and says why; on a timeout it holds the keyword matches found in
@@ -289,7 +290,8 @@ class VectorSearch(WarmIndexes):
         return context_within(situation, lambda q: self.smart_search(q, max(limit, 5)),
                               timeout, limit, self.settings.serve.context_min_similarity,
                               keywords=lambda q: keyword_results(self.search(q, limit,
-                                                                             why=False)))
+                                                                             why=False)),
+                              excluded=excluded)
 
     def forget_vectors(self) -> None:
         """Drop the cached vector retriever (after `embed`, or to retry a store that was down)."""

@@ -83,15 +83,19 @@ def _markdown(situation: str, results: Sequence[Any], note: str = "") -> str:
 
 def context_within(situation: str, answer: Callable[[str], HybridResponse],
                    timeout_s: float, limit: int = 3, min_similarity: float = -1.0,
-                   keywords: Callable[[str], Sequence[HybridResult]] | None = None
-                   ) -> ContextBlock:
+                   keywords: Callable[[str], Sequence[HybridResult]] | None = None,
+                   excluded: Callable[[], float] | None = None) -> ContextBlock:
     """Run ``answer`` in a worker thread; give up after ``timeout_s``. With ``keywords`` (a
     keyword search: no model to wait for), that runs first, on its own thread within the
     same limit (a core runs one query at a time: beside the answer it would wait for the
     answer's model), and on a timeout the block holds what it found, saying the vectors
     timed out; else the block of a timeout is empty. The one error raised is the caller's
-    own used-up quota (QuotaExceeded: a 429 that names the setting, not an empty block)."""
-    deadline = time.monotonic() + timeout_s
+    own used-up quota (QuotaExceeded: a 429 that names the setting, not an empty block).
+
+    ``excluded``: a clock of seconds not counted against the limit (the CLI passes the time
+    spent loading a model: a one-shot process's one-time cost; servers pass nothing, and
+    their limit is the limit)."""
+    budget = _Budget(timeout_s, excluded)
     box: dict[str, Any] = {}
 
     def work() -> None:
@@ -109,10 +113,10 @@ def context_within(situation: str, answer: Callable[[str], HybridResponse],
         except BaseException:  # noqa: BLE001 - the answer's own error is the one to report
             pass
 
-    if keywords is not None and _run(match, "mindgraph-context-keywords",
-                                     timeout_s).is_alive():
+    if keywords is not None and budget.wait(_run(match, "mindgraph-context-keywords")
+                                            ).is_alive():
         return ContextBlock("", (), "timeout", f"no answer within {timeout_s:g} s")
-    worker = _run(work, "mindgraph-context", max(0.0, deadline - time.monotonic()))
+    worker = budget.wait(_run(work, "mindgraph-context"))
     if worker.is_alive():
         found = box.get("keywords")
         if found:
@@ -128,13 +132,35 @@ def context_within(situation: str, answer: Callable[[str], HybridResponse],
     return box["block"]  # type: ignore[return-value]
 
 
-def _run(work: Callable[[], None], name: str, timeout_s: float) -> threading.Thread:
-    """``work`` on a daemon thread, waited for at most ``timeout_s``."""
+class _Budget:
+    """``timeout_s`` from now, plus whatever the ``excluded`` clock gains meanwhile."""
+
+    def __init__(self, timeout_s: float, excluded: Callable[[], float] | None) -> None:
+        self._excluded = excluded
+        self._base = excluded() if excluded is not None else 0.0
+        self._deadline = time.monotonic() + timeout_s
+
+    def left(self) -> float:
+        """Seconds left (0 when spent)."""
+        extra = self._excluded() - self._base if self._excluded is not None else 0.0
+        return max(0.0, self._deadline + extra - time.monotonic())
+
+    def wait(self, thread: threading.Thread) -> threading.Thread:
+        """``thread``, waited for while the budget lasts."""
+        if self._excluded is None:
+            thread.join(self.left())
+            return thread
+        while thread.is_alive() and (left := self.left()) > 0:
+            thread.join(min(left, 0.05))     # the excluded clock may move meanwhile
+        return thread
+
+
+def _run(work: Callable[[], None], name: str) -> threading.Thread:
+    """``work`` on a daemon thread, started."""
     # in this context: what the caller set there (its quota, quotas/) holds in the thread
     thread = threading.Thread(target=contextvars.copy_context().run, args=(work,), name=name,
                               daemon=True)
     thread.start()
-    thread.join(timeout_s)
     return thread
 
 

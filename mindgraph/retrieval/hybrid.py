@@ -45,7 +45,8 @@ from .expand import QueryExpander, split_concepts
 from .fusion import FUSIONS, NORMALIZERS, reserve_shares, spread_weights
 from .keyword import Concept, KeywordIndex
 from .native import NativeSearch, app_url
-from .present import follow_ups, interpretation, language_weight, snippet_for
+from .present import (follow_ups, interpretation, language_weight, snippet_for,
+                      weak_interpretation)
 from .query_language import query_language_in, vault_languages
 from .recency import Recency, asks_for_recent
 from .rerank import LLMReranker
@@ -167,9 +168,10 @@ class HybridRetriever:
         # new, whose pages are admitted by their dates rather than their words
         zero = self._background(query) if options.use_keyword and \
             self.settings.drop_vector_noise and not asks_for_recent(query) else None
-        if zero is not None:
-            drop_vector_noise(candidates, zero + NOISE_SHARE * self._noise_gap(query,
-                                                                             candidates, zero))
+        noise = None if zero is None else \
+            zero + NOISE_SHARE * self._noise_gap(query, candidates, zero)
+        if noise is not None:
+            drop_vector_noise(candidates, noise)
         if options.use_keyword:
             self.recency.add_newest(query, candidates, self.keyword,
                                     self.router.weights(intent,
@@ -197,10 +199,15 @@ class HybridRetriever:
         # a page the twin ranking found has the words of the query's translation
         similarities = [c.sources["vector"]["score"] for c in candidates.values()
                         if "vector" in c.sources]
+        weak = None         # the best similarity of results that are all noise by meaning
         if options.use_keyword and similarities and not any(
                 "keyword" in c.sources or "twin" in c.sources for c in candidates.values()):
             _note(degradation, f"no page contains the query's words: these results are by "
                                f"meaning alone (best similarity {max(similarities):.2f})")
+            # the noise filter kept them only because it keeps at least one page: the first
+            # is no match to announce ("qwertzuiop flibbertigibbet" → 'Credits', 0.20)
+            if noise is not None and max(similarities) < noise:
+                weak = max(similarities)
         reranks = options.rerank and self.reranker is not None
         results = self._finish(query, candidates, depth if reranks else options.top_k,
                                degradation, subwords)
@@ -214,7 +221,7 @@ class HybridRetriever:
             results = results[:options.top_k]
         timings["total"] = _ms(started)
         return HybridResponse(query, lang, intent, tuple(results), tuple(expanded),
-                              *self._explain_top(results, lang, intent),
+                              *self._explain_top(results, lang, intent, weak),
                               tuple(degradation), timings)
 
     # -- stage 1 --------------------------------------------------------------------------
@@ -792,12 +799,16 @@ class HybridRetriever:
                 url=app_url(page)))
         return results
 
-    def _explain_top(self, results: list[HybridResult], lang: str, intent: Intent
-                     ) -> tuple[str, tuple[str, ...]]:
+    def _explain_top(self, results: list[HybridResult], lang: str, intent: Intent,
+                     weak: float | None = None) -> tuple[str, tuple[str, ...]]:
+        """The summary line and the follow-ups; ``weak``: the best similarity when no result
+        has the query's words and all are below the vector side's noise level."""
         if not results:
             return ({"ja": "該当するページは見つかりませんでした。", "zh": "没有找到相关页面。"}
                     .get(lang, "No page matches."), ())
         top = results[0]
+        if weak is not None:
+            return weak_interpretation(lang, top.title, top.heading, weak), ()
         page = self.pages[top.page]
         neighbours: list[str] = []
         if self.graph is not None and top.page in self.graph:

@@ -33,7 +33,7 @@ from . import analyzer
 from .analyzer import analyze
 from .bm25 import BM25Params, SparseBM25, Vocabulary
 from .embeds import EmbedLinks, Embedded
-from .subwords import Subwords, expandable, has_han
+from .subwords import MAX_PER_WORD, MAX_TERMS, Subwords, expandable, has_han
 
 
 @dataclass(frozen=True)
@@ -278,10 +278,16 @@ class KeywordIndex:
         self._subwords.refresh(self.vocab)
         taken = set(own)
         out: dict[str, str] = {}
-        for word in short:
+        for word in short:      # capped: a hostile query of 1,000 characters costs little
+            room = min(MAX_PER_WORD, MAX_TERMS - len(out))
+            if room <= 0:
+                break
             for term in self._subwords.containing(word):
-                if term not in taken:
-                    out.setdefault(term, word)
+                if term not in taken and term not in out:
+                    out[term] = word
+                    room -= 1
+                    if not room:
+                        break
         return out
 
     @staticmethod

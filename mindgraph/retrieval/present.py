@@ -42,6 +42,20 @@ def interpretation(lang: str, title: str, heading: str, intent: str) -> str:
     return f"The best match is '{where}' (intent: {intent})."
 
 
+def weak_interpretation(lang: str, title: str, heading: str, similarity: float) -> str:
+    """The sentence in place of ``interpretation`` when no page has the query's words and the
+    closest by meaning is below the noise level: no best match is announced."""
+    where = f"{title} › {heading}" if heading else title
+    if lang == "ja":
+        return (f"クエリの語を含むページはありません。意味が最も近い「{where}」も関連は弱い"
+                f"です（類似度 {similarity:.2f}）。")
+    if lang == "zh":
+        return (f"没有页面包含查询的词语。意思最接近的「{where}」关联也很弱"
+                f"（相似度 {similarity:.2f}）。")
+    return (f"Nothing matched the query's words; the closest page by meaning, '{where}', "
+            f"is a weak match (similarity {similarity:.2f}).")
+
+
 def follow_ups(lang: str, title: str, neighbours: Sequence[str], sections: Sequence[str]
                ) -> list[str]:
     """Up to three next queries: a neighbour's relation, a section, what links here."""

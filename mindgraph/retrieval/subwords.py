@@ -13,6 +13,12 @@ over pages in another language almost every word of the query is unseen, and the
 words such pages hold matched at random (without that condition held-out Japanese questions
 over the Chinese pages MRR@10 0.829 → 0.792, Chinese ones over the English pages 0.715 →
 0.706). Katakana words are left alone: キーボード is no match for ボード.
+
+A query's expansion is capped: at most ``MAX_PER_WORD`` words for one query word and
+``MAX_TERMS`` in all, taken in the query's order (the dev, held-out and fresh questions over
+the obsidian-help vault expand to 16 terms at most, 16 for one word). A 1,000-character query
+of single common Han characters expanded to 3,015 terms, and each search scored them all
+(``python bench/bench_subword_cap.py``).
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from __future__ import annotations
 import bisect
 import re
 from itertools import islice
-from typing import Iterable, Mapping
+from typing import Iterable, Iterator, Mapping
 
 from ..text.cjk import HAN_CHAR
 from .bm25 import Vocabulary
@@ -28,6 +34,8 @@ from .bm25 import Vocabulary
 _HAN = re.compile(HAN_CHAR)
 MIN_SHARE = 0.1     # as retrieval/translate.py's: below it a language is absent from a vault
 _SEPARATOR = "\n"       # in no term: the analyser's terms hold no whitespace
+MAX_PER_WORD = 128      # the vault's words searched for one query word, at most
+MAX_TERMS = 256         # ... and for the whole query
 
 
 class Subwords:
@@ -54,18 +62,17 @@ class Subwords:
         self._terms.extend(new)
         self._text += _SEPARATOR.join(new) + _SEPARATOR
 
-    def containing(self, word: str) -> list[str]:
-        """The terms longer than ``word`` that contain it, in vocabulary order."""
-        found: dict[str, None] = {}
+    def containing(self, word: str) -> Iterator[str]:
+        """The terms longer than ``word`` that contain it, in vocabulary order, found as they
+        are read (a capped expansion stops reading)."""
         text, starts, terms = self._text, self._starts, self._terms
         at = text.find(word)
         while at >= 0:
             i = bisect.bisect_right(starts, at) - 1
             term = terms[i]
             if term != word:
-                found[term] = None
+                yield term
             at = text.find(word, starts[i] + len(term) + 1)    # the next term
-        return list(found)
 
 
 def has_han(text: str) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from ..errors import InputError
 from ..page.model import Page
@@ -120,11 +120,12 @@ def hybrid_answer(mg: Any, query: str, limit: int, criteria: TrustCriteria) -> d
 
 
 def trusted_context(mg: Any, situation: str, limit: int, criteria: TrustCriteria,
-                    timeout_s: float | None = None) -> Any:
-    """``mg.context`` over the pages that meet ``criteria`` (the same time limit and
-    similarity floor); never raises."""
+                    timeout_s: float | None = None,
+                    excluded: Callable[[], float] | None = None) -> Any:
+    """``mg.context`` over the pages that meet ``criteria`` (the same time limit, less
+    ``excluded``'s seconds, and similarity floor); never raises."""
     if not criteria.active:
-        return mg.context(situation, limit=limit, timeout_s=timeout_s)
+        return mg.context(situation, limit=limit, timeout_s=timeout_s, excluded=excluded)
     from ..retrieval.context import context_within, keyword_results
 
     def keywords(query: str) -> list[Any]:
@@ -136,7 +137,8 @@ def trusted_context(mg: Any, situation: str, limit: int, criteria: TrustCriteria
     return context_within(situation,
                           lambda q: trusted_hybrid(mg, q, max(limit, 5), criteria),
                           serve.context_timeout_s if timeout_s is None else timeout_s, limit,
-                          serve.context_min_similarity, keywords=keywords)
+                          serve.context_min_similarity, keywords=keywords,
+                          excluded=excluded)
 
 
 def context_answer(mg: Any, situation: str, limit: int, criteria: TrustCriteria

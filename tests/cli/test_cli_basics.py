@@ -293,3 +293,15 @@ def test_every_command_named_for_a_users_word_exists():
         assert typed not in COMMANDS, typed
         for name in named:
             assert name in COMMANDS or name.split()[0] in COMMANDS, (typed, name)
+
+
+def test_check_and_lint_say_apart_what_they_do_in_the_command_list():
+    # before: check's line read "Lint the wiki: broken/ambiguous links, pages without..."
+    # beside a `lint` command: two linters, told apart by nothing
+    listed = {line.split(None, 1)[0]: line.split(None, 1)[1]
+              for line in CliRunner().invoke(cli, ["--help"]).output.splitlines()
+              if line.startswith("  ") and line.split(None, 1)[0] in ("check", "lint")}
+    assert "lint" not in listed["check"].lower() and not listed["check"].endswith("...")
+    assert all(what in listed["check"] for what in ("links", "frontmatter", "failed raw notes"))
+    assert listed["lint"].startswith("Review content:") and not listed["lint"].endswith("...")
+    assert "summaries" in listed["lint"] and "links" not in listed["lint"]

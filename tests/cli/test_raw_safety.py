@@ -392,7 +392,7 @@ def test_a_raw_folder_moved_away_is_named_at_its_config_line_by_ingest_watch_and
     assert run("ingest", "-C", base).exit_code == 0
     notes.rename(tmp_path / "vault-old")
     config = base / "mindgraph.yml"
-    line = config.read_text().split("\n").index("  raw: ../vault          # your notes; "
+    line = config.read_text().split("\n").index("  raw: ../vault     # your notes; "
                                                  "mindgraph never writes here") + 1
     said = (f"{config}:{line}: raw folder {notes} does not exist (paths.raw is '../vault'). "
             f"Set paths.raw to the folder of your notes (moved or renamed?), or create it.")

@@ -87,6 +87,20 @@ def test_dry_run_lists_what_would_happen(workspace, write_raw):
     assert not (workspace / "wiki").exists()
 
 
+def test_a_dry_run_names_the_wiki_folder_paths_wiki_gives(workspace, write_raw,
+                                                          tmp_path_factory):
+    # before: "→ wiki/a.md" whatever paths.wiki said
+    write_raw("a.md", "A note.")
+    elsewhere = tmp_path_factory.mktemp("outside") / "published"
+    for wiki, shown in (("build/pages", "build/pages"), (str(workspace / "kb"), "kb"),
+                        (str(elsewhere), str(elsewhere.resolve()))):
+        (workspace / "mindgraph.yml").write_text(f"paths:\n  wiki: {wiki}\n")
+        result = run("ingest", "-C", str(workspace), "--dry-run")
+        assert result.exit_code == 0, result.output
+        assert f"  would compile raw/a.md → {shown}/a.md" in result.output.splitlines()
+    assert not (workspace / "wiki").exists() and not elsewhere.exists()
+
+
 def test_pull_then_ingest(workspace, tmp_path_factory):
     source = tmp_path_factory.mktemp("notes")
     (source / "sub").mkdir()

@@ -78,3 +78,37 @@ def test_a_han_querys_subwords_are_looked_up_once_a_search(tmp_path, monkeypatch
     hybrid = _search(_workspace(tmp_path), "霜", "--hybrid")
     assert "**霜冻**" in next(h for h in hybrid if h["page"] == "天气.md")["snippet"]
     assert looked_up == ["霜"]
+
+
+def test_a_hostile_querys_expansion_is_capped(corpora, tmp_path, monkeypatch):
+    """1,000 single common Han characters over the Chinese help pages: each a query word the
+    vault's words contain. Uncapped they expanded to 3,015 terms, all scored by each search
+    (bench/bench_subword_cap.py times it)."""
+    import collections
+    import re
+
+    from mindgraph.retrieval.keyword import KeywordIndex
+    from mindgraph.retrieval.subwords import MAX_PER_WORD, MAX_TERMS
+
+    wiki = corpora / "obsidian-help" / "zh"
+    han = re.compile(r"[\u4e00-\u9fff]")
+    counts = collections.Counter(ch for page in sorted(wiki.rglob("*.md"))
+                                 for ch in page.read_text(encoding="utf-8") if han.match(ch))
+    query = " ".join(ch for ch, _ in counts.most_common(1000))
+    (tmp_path / "mindgraph.yml").write_text(f"paths:\n  wiki: {wiki}\n  state: state\n",
+                                            encoding="utf-8")
+    expansions: list[dict[str, str]] = []
+    subword_terms = KeywordIndex.subword_terms
+
+    def counted(self, query, max_chars):
+        expansions.append(subword_terms(self, query, max_chars))
+        return expansions[-1]
+
+    monkeypatch.setattr(KeywordIndex, "subword_terms", counted)
+    result = CliRunner().invoke(cli, ["search", query, "--json", "-C", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["results"]
+    assert expansions and all(len(found) == MAX_TERMS for found in expansions)
+    per_word = collections.Counter(expansions[0].values())
+    assert max(per_word.values()) <= MAX_PER_WORD
+    assert MAX_TERMS == 256 and MAX_PER_WORD == 128     # well above real questions' 16

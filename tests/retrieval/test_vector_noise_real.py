@@ -39,3 +39,20 @@ def search(workspace, *extra: str) -> dict:
 def test_an_invented_word_finds_its_note_and_nothing_else(workspace):
     results = search(workspace)["results"]
     assert [r["page"] for r in results] == [PLANTED]
+
+
+def test_nonsense_announces_no_best_match(workspace):
+    # before: "The best match is 'Credits › Mermaid'" at similarity 0.20, under a note that
+    # no page has the query's words
+    query = "qwertzuiop flibbertigibbet"
+    result = CliRunner().invoke(cli, ["search", "--hybrid", query, "-C", str(workspace)])
+    assert result.exit_code == 0, result.output
+    assert "by meaning alone" in result.output
+    assert "The best match is" not in result.output
+    assert "Nothing matched the query's words; the closest page by meaning" in result.output
+    assert "is a weak match (similarity 0." in result.output
+    answer = json.loads(CliRunner().invoke(cli, ["search", "--hybrid", query, "-C",
+                                                 str(workspace), "--json"]).output)
+    assert answer["results"] and answer["interpretation"].startswith("Nothing matched")
+    # a question the pages answer still names its best match
+    assert search(workspace)["interpretation"].startswith("The best match is 'Note composer")

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import threading
-from contextlib import nullcontext
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Sequence
@@ -28,7 +27,7 @@ import numpy as np
 
 from ...errors import ProviderError
 from .base import empty_matrix, model_version_of, normalize_rows
-from .load_notice import announced
+from .load_notice import announced, counted_load
 
 
 def default_threads() -> int:
@@ -153,7 +152,7 @@ class OnnxSentenceEncoder:
         if self._session is None:
             with self._lock:
                 if self._session is None:
-                    with announced(self.MODEL_NAME) if self.ANNOUNCE_LOAD else nullcontext():
+                    with announced(self.MODEL_NAME) if self.ANNOUNCE_LOAD else counted_load():
                         session = self._build_session()
                     self._input_names = tuple(i.name for i in session.get_inputs())
                     self._session = session

@@ -24,7 +24,7 @@ import numpy as np
 
 from ...errors import ConfigError
 from .base import empty_matrix, model_version_of, normalize_rows
-from .load_notice import announced
+from .load_notice import announced, counted_load
 from .model_files import USE_M3_TOKENIZER, USE_M3_WEIGHTS, verified
 
 MODEL_NAME = "use-multilingual-v3"
@@ -103,13 +103,14 @@ class LocalUSEProvider:
         if self._tokenizer is None:
             with self._lock:
                 if self._tokenizer is None:
-                    import sentencepiece
+                    with counted_load():        # part of the model's one-time load
+                        import sentencepiece
 
-                    vocabulary = verified(package_folder() / "resources" / "sp.model",
-                                          USE_M3_TOKENIZER,
-                                          "Universal Sentence Encoder vocabulary")
-                    self._tokenizer = sentencepiece.SentencePieceProcessor(
-                        model_file=str(vocabulary))
+                        vocabulary = verified(package_folder() / "resources" / "sp.model",
+                                              USE_M3_TOKENIZER,
+                                              "Universal Sentence Encoder vocabulary")
+                        self._tokenizer = sentencepiece.SentencePieceProcessor(
+                            model_file=str(vocabulary))
         return self._tokenizer
 
     def _load(self) -> Any:
