@@ -55,7 +55,7 @@ def test_a_run_names_its_own_failures_and_counts_the_old_ones(tmp_path):
         (base / "raw" / "bin2.md").write_bytes(b"# Bin\x00\x00 binary\n")
         line = watch.line_for("raw/bin2.md")
         assert "failed 1 " in line, line
-        assert "(bin2.md:1: looks like a binary file" in line, line
+        assert "(raw/bin2.md:1: looks like a binary file" in line, line
         assert "badfm" not in line, line
         assert "; 1 unchanged note still failing as before" in line, line
 
@@ -70,6 +70,6 @@ def test_a_run_names_its_own_failures_and_counts_the_old_ones(tmp_path):
 
         write(base / "raw" / "badfm.md", BAD_YAML + "more\n")    # changed, still bad
         line = watch.line_for("raw/badfm.md")
-        assert "failed 1 " in line and "(badfm.md:4: frontmatter is not valid YAML" in line, line
+        assert "failed 1 " in line and "(raw/badfm.md:4: frontmatter is not valid YAML" in line, line
     finally:
         watch.stop()
