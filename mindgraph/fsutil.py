@@ -710,3 +710,31 @@ def exclusive_lock(lock_file: str | Path) -> Iterator[None]:
             yield
     finally:
         turns.close()
+
+
+@contextlib.contextmanager
+def sole_holder(lock_file: Path, cannot_open: Callable[[OSError], Exception],
+                busy: Callable[[OSError], Exception]) -> Iterator[None]:
+    """Hold ``lock_file``'s exclusive flock or refuse at once: one command of a kind per
+    workspace (ingest, pull). ``cannot_open`` makes the error for a lock file that cannot be
+    created (a read-only state folder), ``busy`` the one for a lock another process holds.
+    Without advisory locks (Windows) it holds nothing."""
+    try:
+        import fcntl
+    except ImportError:      # pragma: no cover - Windows: no advisory locks
+        yield
+        return
+    try:
+        lock_file.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(lock_file, "a+b")
+    except OSError as exc:      # a read-only state folder, or a file where it belongs
+        raise cannot_open(exc) from exc
+    with handle:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            raise busy(exc) from exc
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)

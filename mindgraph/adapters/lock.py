@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ..errors import AdapterError
+from ..fsutil import sole_holder
 
 LOCK_FILENAME = "pull.lock"
 
@@ -24,27 +25,14 @@ def pull_lock(state_dir: Path, dry_run: bool) -> Iterator[None]:
     if dry_run:
         yield
         return
-    try:
-        import fcntl
-    except ImportError:      # pragma: no cover - Windows: no advisory locks
-        yield
-        return
     lock_file = Path(state_dir) / LOCK_FILENAME
-    try:
-        lock_file.parent.mkdir(parents=True, exist_ok=True)
-        handle = open(lock_file, "a+b")
-    except OSError as exc:
-        raise AdapterError(f"cannot write the state folder {lock_file.parent} "
-                           f"({exc.strerror}): pull keeps its lock and manifests there. Make "
-                           f"it a folder you can write to (`--dry-run` writes nothing).") from exc
-    with handle:
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            raise AdapterError(f"another `mindgraph pull` of this workspace is running (it "
-                               f"holds the lock {lock_file}); nothing was pulled. Wait for it "
-                               f"to finish, then pull again.") from exc
-        try:
-            yield
-        finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    with sole_holder(
+            lock_file,
+            cannot_open=lambda exc: AdapterError(
+                f"cannot write the state folder {lock_file.parent} ({exc.strerror}): pull keeps "
+                f"its lock and manifests there. Make it a folder you can write to (`--dry-run` "
+                f"writes nothing)."),
+            busy=lambda exc: AdapterError(
+                f"another `mindgraph pull` of this workspace is running (it holds the lock "
+                f"{lock_file}); nothing was pulled. Wait for it to finish, then pull again.")):
+        yield

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ..errors import IngestError
+from ..fsutil import sole_holder
 
 LOCK_FILENAME = "ingest.lock"
 
@@ -17,25 +18,14 @@ def ingest_lock(state_dir: Path, dry_run: bool) -> Iterator[None]:
     if dry_run:
         yield
         return
-    try:
-        import fcntl
-    except ImportError:      # Windows: no advisory locks; run one ingest at a time
+    lock_file = Path(state_dir) / LOCK_FILENAME
+    with sole_holder(
+            lock_file,
+            cannot_open=lambda exc: IngestError(
+                f"cannot write the state folder {state_dir} ({exc.strerror}): ingest keeps its "
+                f"lock and state there. Make it a folder you can write to (`--dry-run` writes "
+                f"nothing there)."),
+            busy=lambda exc: IngestError(
+                f"another `mindgraph ingest` is running on {Path(state_dir).parent} (it holds "
+                f"{lock_file}). Wait for it to finish.")):
         yield
-        return
-    try:
-        state_dir.mkdir(parents=True, exist_ok=True)
-        handle = open(state_dir / LOCK_FILENAME, "a+")
-    except OSError as exc:      # a read-only state folder, or a file where it belongs
-        raise IngestError(f"cannot write the state folder {state_dir} ({exc.strerror}): "
-                          f"ingest keeps its lock and state there. Make it a folder you can "
-                          f"write to (`--dry-run` writes nothing there).") from exc
-    with handle:
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            raise IngestError(f"another `mindgraph ingest` is running on {state_dir.parent} "
-                              f"(it holds {handle.name}). Wait for it to finish.") from exc
-        try:
-            yield
-        finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
