@@ -11,7 +11,7 @@ import unicodedata
 
 import pytest
 from click.testing import CliRunner
-from ticktick_fake import TOKEN, FakeTickTick
+from ticktick_fake import FakeTickTick, pull_workspace
 
 from mindgraph.cli import cli
 
@@ -28,15 +28,8 @@ def fake():
 @pytest.fixture
 def workspace(tmp_path, fake, monkeypatch):
     """A workspace whose `tasks` adapter is the fake TickTick, listed afresh at every pull."""
-    (tmp_path / "raw").mkdir()
-    monkeypatch.setenv("TT_TOKEN", TOKEN)
-    with fake.serve() as base_url:
-        (tmp_path / "mindgraph.yml").write_text(
-            "adapters:\n"
-            "  - name: tasks\n    type: ticktick\n    target: ticktick\n    cache_ttl_s: 0\n"
-            f"    options: {{token_env: TT_TOKEN, base_url: '{base_url}', "
-            f"completed_days: 36500, max_retry_wait_s: 5}}\n")
-        yield tmp_path
+    with pull_workspace(tmp_path, fake, monkeypatch) as base:
+        yield base
 
 
 def pull(workspace, *args, code=0):

@@ -11,7 +11,7 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from ticktick_fake import TOKEN, FakeTickTick
+from ticktick_fake import FakeTickTick, pull_workspace
 
 from mindgraph.cli import cli
 
@@ -26,16 +26,10 @@ def fake():
 
 @pytest.fixture
 def workspace(tmp_path, fake, monkeypatch):
-    (tmp_path / "raw").mkdir()
-    monkeypatch.setenv("TT_TOKEN", TOKEN)
-    with fake.serve() as base_url:
-        (tmp_path / "mindgraph.yml").write_text(
-            "limits:\n  max_page_bytes: 2000000\n  max_pull_bytes: 2000000\n"
-            "adapters:\n"
-            "  - name: tasks\n    type: ticktick\n    target: ticktick\n    cache_ttl_s: 0\n"
-            f"    options: {{token_env: TT_TOKEN, base_url: '{base_url}', page_size: {PAGE}, "
-            f"completed_days: 36500, max_retry_wait_s: 5}}\n")
-        yield tmp_path
+    with pull_workspace(tmp_path, fake, monkeypatch,
+                        limits="  max_page_bytes: 2000000\n  max_pull_bytes: 2000000\n",
+                        options=f"page_size: {PAGE}, ") as base:
+        yield base
 
 
 def raw_files(workspace):

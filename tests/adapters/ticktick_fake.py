@@ -166,3 +166,21 @@ class FakeTickTick:
         finally:
             server.shutdown()
             server.server_close()
+
+
+@contextlib.contextmanager
+def pull_workspace(tmp_path: Path, fake: FakeTickTick, monkeypatch, *, limits: str = "",
+                   options: str = "") -> Iterator[Path]:
+    """A workspace whose `tasks` adapter is ``fake``, listed afresh at every pull
+    (``cache_ttl_s: 0``); ``limits`` is YAML under ``limits:``, ``options`` more adapter
+    options (``"page_size: 10, "``)."""
+    (tmp_path / "raw").mkdir()
+    monkeypatch.setenv("TT_TOKEN", TOKEN)
+    with fake.serve() as base_url:
+        (tmp_path / "mindgraph.yml").write_text(
+            (f"limits:\n{limits}" if limits else "") +
+            "adapters:\n"
+            "  - name: tasks\n    type: ticktick\n    target: ticktick\n    cache_ttl_s: 0\n"
+            f"    options: {{token_env: TT_TOKEN, base_url: '{base_url}', {options}"
+            f"completed_days: 36500, max_retry_wait_s: 5}}\n")
+        yield tmp_path
