@@ -133,8 +133,9 @@ def test_a_cjk_lever_reads_a_han_only_question_in_a_japanese_vault_as_japanese()
     query = "保管庫移動"                 # Han alone: Japanese in this vault of ja pages only
     assert base.query_language(query) == "ja"
     other = KeywordIndex.build([base.pages["ja/地域.md"]])      # answers the chosen ones
-    lever = levers.rebuilt(base, levers.LeverIndex(base.keyword, langs=("ja",), other=other,
-                                                   languages=base.page_languages))
+    index = load_script("keyword_levers").LeverIndex
+    lever = levers.rebuilt(base, index(base.keyword, langs=("ja",), other=other,
+                                       languages=base.page_languages))
     assert lever.keyword._chosen(query)
     assert [h.path for h in lever.keyword.search(query, 5)] == \
         [h.path for h in other.search(query, 5)] == ["ja/地域.md"]
