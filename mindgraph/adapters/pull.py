@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from ..config import LimitsSettings, Settings
 from ..errors import AdapterError, ConfigError
+from ..filenames import collision_key
 from ..fsutil import atomic_write_bytes, read_bytes
 from .base import ListingTooLarge, RawDocument, safe_relative_path
 from .loader import ConfiguredAdapter, load_adapter
@@ -109,7 +110,7 @@ def _pull_each(settings: Settings, entries: list[Any], dry_run: bool
     """Run each adapter and file its documents: the outcomes, and how many adapters failed."""
     files: list[PulledFile] = []
     failed = 0
-    written_by: dict[str, str] = {}     # raw path (casefolded) → the adapter that wrote it
+    written_by: dict[str, str] = {}     # raw path (collision_key) → the adapter that wrote it
     cap = settings.limits.max_page_bytes
     for entry in entries:
         try:
@@ -139,7 +140,7 @@ def _pull_each(settings: Settings, entries: list[Any], dry_run: bool
         raw_root = settings.raw_dir.resolve()
         owned = load_manifest(ledger, raw_root)
         if not dry_run:     # ahead of the files: a pull killed midway leaves none unrecorded
-            save_manifest(ledger, owned, _pending(configured, documents, cap))
+            save_manifest(ledger, owned, _pending(configured, documents, cap, owned))
         filed = _file_documents(settings.raw_dir, configured, documents, dry_run, written_by,
                                 cap, owned)
         files.extend(filed)
@@ -218,23 +219,23 @@ def _mirror(settings: Settings, configured: ConfiguredAdapter, filed: list[Pulle
             for rel, status, reason in outcomes]
 
 
-def _pending(configured: ConfiguredAdapter, documents: list[Any], cap: int
-             ) -> dict[str, set[str]]:
+def _pending(configured: ConfiguredAdapter, documents: list[Any], cap: int,
+             owned: Mapping[str, str]) -> dict[str, set[str]]:
     """raw path → the hashes filing ``documents`` may write there: each document's path and
     the copy's beside it (owned.place chooses between them as it writes)."""
     prefix = f"{configured.target}/" if configured.target else ""
     pending: dict[str, set[str]] = {}
-    for doc in documents:
+    twins = twin_paths(documents, configured.name, prefix, owned)
+    for index, doc in enumerate(documents):
         data = getattr(doc, "data", None)
         if not isinstance(doc, RawDocument) or not isinstance(data, (bytes, bytearray)) \
                 or len(data) > cap:
             continue
         try:
-            rel = safe_relative_path(doc.filename)
+            rel = twins.get(index, ("", safe_relative_path(doc.filename)))[1]
         except AdapterError:
             continue
-        metadata = doc.metadata if isinstance(doc.metadata, Mapping) else {}
-        key = str(metadata.get(ITEM_ID_KEY) or doc.filename)
+        key = _doc_key(doc)
         wanted = digest(bytes(data))
         for path in (rel, beside(rel, configured.name, key)):
             pending.setdefault(prefix + path, set()).add(wanted)
@@ -259,7 +260,8 @@ def _file_documents(raw_dir: Path, configured: ConfiguredAdapter,
     prefix = f"{folder.relative_to(raw_root).as_posix()}/" if configured.target else ""
     out: list[PulledFile] = []
     seen: dict[str, str] = {}
-    for doc in documents:
+    twins = twin_paths(documents, name, prefix, owned)
+    for index, doc in enumerate(documents):
         if not isinstance(doc, RawDocument):
             out.append(PulledFile(name, str(getattr(doc, "filename", doc))[:200], "rejected",
                                   f"adapter {name!r} returned a {type(doc).__name__}, not a "
@@ -271,17 +273,17 @@ def _file_documents(raw_dir: Path, configured: ConfiguredAdapter,
         except AdapterError as exc:
             out.append(PulledFile(name, doc.filename, "rejected", str(exc)))
             continue
-        key = rel.casefold()
+        twin, rel = twins.get(index, ("", rel))
+        key = collision_key(rel)
         if key in seen:
             out.append(PulledFile(name, doc.filename, "rejected",
                                   f"adapter {name!r}: {doc.filename!r} and {seen[key]!r} map "
-                                  f"to the same file (after unsafe characters are replaced; "
-                                  f"names that differ only in case collide on macOS and "
-                                  f"Windows); give the documents distinct file names."))
+                                  f"to the same file (after unsafe characters are replaced); "
+                                  f"give the documents distinct file names."))
             continue
         seen[key] = doc.filename
         raw_rel = prefix + rel
-        other = written_by.setdefault(raw_rel.casefold(), name)
+        other = written_by.setdefault(collision_key(raw_rel), name)
         if other != name:
             out.append(PulledFile(name, raw_rel, "rejected",
                                   f"adapter {other!r} already pulled {raw_rel} in this run; give "
@@ -297,9 +299,49 @@ def _file_documents(raw_dir: Path, configured: ConfiguredAdapter,
             out.append(PulledFile(name, raw_rel, "skipped", too_large(doc.filename, len(data),
                                                                       cap)))
             continue
-        out.extend(_file_one(folder, prefix, rel, bytes(data), doc, name, owned, written_by,
-                             seen, dry_run))
+        filed = _file_one(folder, prefix, rel, bytes(data), doc, name, owned, written_by,
+                          seen, dry_run)
+        if twin and filed and filed[0].status in ("written", "unchanged") \
+                and not filed[0].reason:
+            filed[0] = replace(filed[0], reason=(
+                f"{doc.filename!r} and raw/{prefix}{twin} are one file name on macOS and "
+                f"Windows (they differ only in case or Unicode folding): filed beside it as "
+                f"raw/{filed[0].path}, the same at every pull"))
+        out.extend(filed)
     return out
+
+
+def twin_paths(documents: list[Any], adapter: str, prefix: str, owned: Mapping[str, str]
+               ) -> dict[int, tuple[str, str]]:
+    """Documents whose paths differ but are one file where case or Unicode folding is
+    ignored (macOS, Windows: filenames.collision_key): index → (the twin's path that keeps
+    its name, the path this one is filed at, ``beside`` it). The path keeping its name is
+    the one pull already wrote (in ``owned``), else that of the document whose key (item id,
+    else file name) is least; so one overwrites the other on no system, in any listing
+    order, and the names stay the same at every pull."""
+    groups: dict[str, list[tuple[str, str, int]]] = {}
+    for index, doc in enumerate(documents):
+        if not isinstance(doc, RawDocument):
+            continue
+        try:
+            rel = safe_relative_path(doc.filename)
+        except AdapterError:
+            continue
+        groups.setdefault(collision_key(rel), []).append((rel, _doc_key(doc), index))
+    twins: dict[int, tuple[str, str]] = {}
+    for group in groups.values():
+        if len({rel for rel, _, _ in group}) < 2:
+            continue            # one path (or several documents of one: rejected as such)
+        keeper = min(group, key=lambda g: (prefix + g[0] not in owned, g[1], g[0]))[0]
+        twins.update((index, (keeper, beside(rel, adapter, key)))
+                     for rel, key, index in group if rel != keeper)
+    return twins
+
+
+def _doc_key(doc: RawDocument) -> str:
+    """What tells a document apart in its copy's name: its item id, else its file name."""
+    metadata = doc.metadata if isinstance(doc.metadata, Mapping) else {}
+    return str(metadata.get(ITEM_ID_KEY) or doc.filename)
 
 
 def _file_one(folder: Path, prefix: str, rel: str, data: bytes, doc: RawDocument,
@@ -315,12 +357,12 @@ def _file_one(folder: Path, prefix: str, rel: str, data: bytes, doc: RawDocument
         placed = place(folder, prefix, rel, data, owned, adapter, key)
         if placed.rel and placed.rel != rel:
             _contained(folder, placed.rel)
-            other_doc = seen.setdefault(placed.rel.casefold(), doc.filename)
+            other_doc = seen.setdefault(collision_key(placed.rel), doc.filename)
             if other_doc != doc.filename:     # a title that is another's copy name
                 raise AdapterError(f"adapter {adapter!r}: {doc.filename!r} is filed beside "
                                    f"a file pull may not overwrite as {placed.rel!r}, the name "
                                    f"of {other_doc!r}; give the documents distinct names.")
-            other = written_by.setdefault((prefix + placed.rel).casefold(), adapter)
+            other = written_by.setdefault(collision_key(prefix + placed.rel), adapter)
             if other != adapter:
                 raise AdapterError(f"adapter {other!r} already pulled {prefix + placed.rel} "
                                    f"in this run; give the two adapters different targets.")
@@ -368,7 +410,7 @@ def _left_copy(folder: Path, prefix: str, rel: str, raw_rel: str, adapter: str, 
     """The document is at its path again: the copy pull wrote beside it goes, unless someone
     edited it (then it is theirs: kept, said once, and no longer pull's)."""
     copy, removable = left_copy(folder, prefix, rel, owned, adapter, key)
-    if not copy or (prefix + copy).casefold() in written_by:
+    if not copy or collision_key(prefix + copy) in written_by:
         return []
     if not dry_run:
         if removable:

@@ -88,11 +88,15 @@ def test_dry_run_writes_nothing(workspace):
     assert all_files(workspace / "raw") == []
 
 
-def test_duplicate_names_are_rejected_not_overwritten(workspace):
+def test_duplicate_names_are_rejected_and_case_twins_filed_beside(workspace):
     settings = configure(workspace, ["x/A.md", "./x/A.md", "X/a.md"])
     report = pull(settings)
-    assert report.written == 1 and report.rejected == 2
-    assert "distinct file names" in report.files[1].reason
+    assert report.written == 2 and report.rejected == 1
+    assert "distinct file names" in report.files[1].reason      # one path twice: refused
+    # a path that differs only in case is one file on macOS and Windows: filed beside it
+    assert report.files[2].path == "inbox/X/a (h 0beed4).md"
+    assert report.files[2].reason.startswith("'X/a.md' and raw/inbox/x/A.md are one file name")
+    assert all_files(workspace / "raw") == ["inbox/X/a (h 0beed4).md", "inbox/x/A.md"]
 
 
 def test_a_failing_adapter_fails_alone(workspace, tmp_path_factory):
