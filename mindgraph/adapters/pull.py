@@ -27,7 +27,7 @@ import os
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..config import LimitsSettings, Settings
 from ..errors import AdapterError, ConfigError
@@ -53,6 +53,9 @@ class PulledFile:
     reason: str = ""
     instead_of: str = ""   # the raw path the document belongs at, holding a file pull may
     #                        not overwrite (kept as it is); ``path`` is the copy beside it
+    left_out: int = 0      # limited: the documents of the listing the pull did not take
+    left_out_at_least: bool = False   # limited: the listing was read no further, so more
+    #                                   may be left out than that
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,7 @@ class PullReport:
     removed: int = 0   # notes of items a note app no longer has
     skipped: int = 0   # over limits.max_page_bytes: not pulled
     limited_adapters: int = 0   # listed more than a pull limit: the rest not pulled
+    left_out: int = 0           # documents those limits left out (at least: see files)
 
     @property
     def ok(self) -> bool:
@@ -102,7 +106,8 @@ def pull(settings: Settings, names: Iterable[str] = (), dry_run: bool = False) -
                                                                   "skipped", "limited")}
     return PullReport(counts["written"], counts["unchanged"], counts["rejected"], failed,
                       round(time.perf_counter() - started, 3), dry_run, tuple(files),
-                      counts["removed"], counts["skipped"], counts["limited"])
+                      counts["removed"], counts["skipped"], counts["limited"],
+                      sum(f.left_out for f in files if f.status == "limited"))
 
 
 def _pull_each(settings: Settings, entries: list[Any], dry_run: bool
@@ -117,10 +122,14 @@ def _pull_each(settings: Settings, entries: list[Any], dry_run: bool
             configured = load_adapter(entry, settings.base_dir, settings.state_dir, cap,
                                       settings.limits.max_pull_bytes,
                                       settings.limits.max_pull_notes)
-            documents, cut = _take(configured.adapter.fetch(), entry.name, settings.limits)
+            adapter = configured.adapter
+            documents, cut, left_out, at_least = _take(
+                adapter.fetch(), entry.name, settings.limits,
+                lambda: getattr(adapter, "listing_cut", False) is True)
         except ListingTooLarge as exc:
             files.append(PulledFile(entry.name, "", "limited",
-                                    over_listing(entry.name, exc.max_bytes, exc.read)))
+                                    over_listing(entry.name, exc.max_bytes, exc.read),
+                                    left_out_at_least=True))
             continue
         except AdapterError as exc:
             failed += 1
@@ -133,7 +142,8 @@ def _pull_each(settings: Settings, entries: list[Any], dry_run: bool
                                     f"{type(exc).__name__}: {exc}"))
             continue
         if cut:
-            files.append(PulledFile(entry.name, "", "limited", cut))
+            files.append(PulledFile(entry.name, "", "limited", cut, left_out=left_out,
+                                    left_out_at_least=at_least))
         files.extend(PulledFile(entry.name, rel, "skipped", too_large(rel, size, cap))
                      for rel, size in getattr(configured.adapter, "oversized", ()))
         ledger = manifest_path(settings.state_dir, entry.name)
@@ -151,32 +161,96 @@ def _pull_each(settings: Settings, entries: list[Any], dry_run: bool
     return files, failed
 
 
-def _take(listing: Iterable[Any], adapter: str, limits: LimitsSettings) -> tuple[list[Any], str]:
-    """The documents one pull takes of ``adapter``'s listing, read no further than
-    limits.max_pull_notes documents or limits.max_pull_bytes bytes, and why it stopped
-    short ("" when it did not). A document over limits.max_page_bytes is skipped unwritten
-    (too_large), so its bytes do not count."""
+def _take(listing: Iterable[Any], adapter: str, limits: LimitsSettings,
+          listing_cut: Callable[[], bool] = lambda: False) -> tuple[list[Any], str, int, bool]:
+    """The documents one pull takes of ``adapter``'s listing: at most limits.max_pull_notes
+    documents and limits.max_pull_bytes bytes (a document over limits.max_page_bytes is
+    skipped unwritten, too_large, so its bytes do not count); why it stopped short ("" when
+    it did not), how many it left out, and whether more may be (``at_least``).
+
+    A listing fetch() returned whole (a list) is cut to its most recently modified documents
+    (``metadata["mtime"]``, newest first; those without one last), which are filed in the
+    listing's order; ``listing_cut()`` says the adapter itself stopped listing at
+    limits.max_pull_notes (limit_listing), so more may be left out than it gave. Any other
+    listing (a generator) is read no further than the cap, so its first documents are taken."""
+    if isinstance(listing, Sequence):
+        return _take_recent(listing, adapter, limits, listing_cut())
     taken: list[Any] = []
     size = 0
     for doc in listing:
         if len(taken) == limits.max_pull_notes:
-            return taken, over_limit(adapter, limits.max_pull_notes)
-        data = getattr(doc, "data", b"")
-        length = len(data) if isinstance(data, (bytes, bytearray)) else 0
+            return taken, over_limit(adapter, limits.max_pull_notes, 1, True, False), 1, True
+        length = _size(doc)
         if length <= limits.max_page_bytes:
             if size + length > limits.max_pull_bytes:
-                return taken, over_bytes(adapter, limits.max_pull_bytes, len(taken), size)
+                return taken, over_bytes(adapter, limits.max_pull_bytes, len(taken), size, 1,
+                                         True, False), 1, True
             size += length
         taken.append(doc)
-    return taken, ""
+    return taken, "", 0, False
 
 
-def over_bytes(adapter: str, max_bytes: int, notes: int, size: int) -> str:
-    """Why a pull took only part of an adapter's notes by their size: the setting, the fix."""
+def _take_recent(listing: Sequence[Any], adapter: str, limits: LimitsSettings,
+                 listing_cut: bool) -> tuple[list[Any], str, int, bool]:
+    """_take of a whole listing: its most recently modified documents, in listing order."""
+    newest_first = sorted(range(len(listing)), key=lambda n: (-_mtime(listing[n]), n))
+    chosen: list[int] = []
+    size = 0
+    why = ""
+    for n in newest_first:
+        if len(chosen) == limits.max_pull_notes:
+            why = "notes"
+            break
+        length = _size(listing[n])
+        if length <= limits.max_page_bytes:
+            if size + length > limits.max_pull_bytes:
+                why = "bytes"
+                break
+            size += length
+        chosen.append(n)
+    left_out = len(listing) - len(chosen)
+    if why == "" and not listing_cut:
+        return list(listing), "", 0, False
+    if why == "bytes":
+        reason = over_bytes(adapter, limits.max_pull_bytes, len(chosen), size, left_out,
+                            listing_cut, True)
+    else:
+        reason = over_limit(adapter, limits.max_pull_notes, left_out, listing_cut, True)
+    return [listing[n] for n in sorted(chosen)], reason, left_out, listing_cut
+
+
+def _size(doc: Any) -> int:
+    data = getattr(doc, "data", b"")
+    return len(data) if isinstance(data, (bytes, bytearray)) else 0
+
+
+def _mtime(doc: Any) -> float:
+    """A document's modification time (``metadata["mtime"]``), -inf when it has none."""
+    metadata = getattr(doc, "metadata", None)
+    mtime = metadata.get("mtime") if isinstance(metadata, Mapping) else None
+    if isinstance(mtime, (int, float)) and not isinstance(mtime, bool) and mtime == mtime:
+        return float(mtime)
+    return float("-inf")
+
+
+def _which(notes: int, recent: bool) -> str:
+    return f"the {notes:,} most recently modified" if recent else \
+        f"the first {notes:,} as listed"
+
+
+def _left_out(count: int, at_least: bool) -> str:
+    return (f"left out at least {count:,} (the listing was read no further)" if at_least
+            else f"left out {count:,}")
+
+
+def over_bytes(adapter: str, max_bytes: int, notes: int, size: int, left_out: int = 1,
+               at_least: bool = True, recent: bool = False) -> str:
+    """Why a pull took only part of an adapter's notes by their size: which it took, how
+    many it left out, the setting and the fix."""
     return (f"adapter {adapter!r} listed more than limits.max_pull_bytes ({max_bytes:,}) "
-            f"bytes of notes; pulled the first {notes:,} ({size:,} bytes), the rest not "
-            f"fetched, and no note of it removed this run. Raise limits.max_pull_bytes in "
-            f"mindgraph.yml or narrow what the adapter lists.")
+            f"bytes of notes; pulled {_which(notes, recent)} ({size:,} bytes), "
+            f"{_left_out(left_out, at_least)}, and no note of it removed this run. Raise "
+            f"limits.max_pull_bytes in mindgraph.yml or narrow what the adapter lists.")
 
 
 def over_listing(adapter: str, max_bytes: int, read: int) -> str:
@@ -189,12 +263,15 @@ def over_listing(adapter: str, max_bytes: int, read: int) -> str:
             f"completed_days).")
 
 
-def over_limit(adapter: str, max_notes: int) -> str:
-    """Why a pull took only part of an adapter's notes: the setting and the fix."""
+def over_limit(adapter: str, max_notes: int, left_out: int = 1, at_least: bool = True,
+               recent: bool = False) -> str:
+    """Why a pull took only part of an adapter's notes: which it took, how many it left out,
+    the setting and the fix."""
     return (f"adapter {adapter!r} listed more than limits.max_pull_notes ({max_notes:,}) "
-            f"notes; pulled the first {max_notes:,}, the rest not fetched, and no note of "
-            f"it removed this run. Raise limits.max_pull_notes in mindgraph.yml (each note "
-            f"may take up to limits.max_page_bytes on disk) or narrow what the adapter lists.")
+            f"notes; pulled {_which(max_notes, recent)}, {_left_out(left_out, at_least)}, "
+            f"and no note of it removed this run. Raise limits.max_pull_notes in mindgraph.yml "
+            f"(each note may take up to limits.max_page_bytes on disk) or narrow what the "
+            f"adapter lists.")
 
 
 def too_large(name: str, size: int, cap: int) -> str:
