@@ -143,7 +143,9 @@ def item_result(configured: ConfiguredAdapter, item: Item, action: str,
         return {"app": configured.name, "action": action, "item": item.to_json(),
                 "url": adapter.url_for(item), "raw_note": "",
                 "next": f"{exc} `mindgraph pull` files the item once the listing fits."}
-    documents = _documents(configured, [*corpus, item])
+    # the listing's copy of the item when it has one: with cache_ttl_s 0 the written item
+    # comes back without its list's name (no cached corpus to read it from)
+    documents = _documents(configured, [item, *corpus])
     doc = next((d for d in documents if d.metadata.get(ITEM_ID_KEY) == item.id), None)
     try:        # the name pull writes, not the title's own (`../x` is filed as `x`)
         name = safe_relative_path(doc.filename) if doc else ""

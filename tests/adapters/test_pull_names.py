@@ -157,3 +157,33 @@ def test_every_format_character_has_a_decided_class():
     assert undecided == []
     assert drop_invisible("\u0600\u180e\U00013430") == "\u0600\u180e\U00013430"   # kept
     assert safe_file_name("a\u202eb") == "a_b.md"          # an override is still a _
+
+
+def test_an_item_created_over_rest_as_a_twin_is_named_as_pull_files_it(tmp_path, monkeypatch):
+    from fastapi.testclient import TestClient
+
+    from mindgraph.core import Mindgraph
+    from mindgraph.serve.rest import create_app
+
+    fake = FakeTickTick()
+    with pull_workspace(tmp_path, fake, monkeypatch) as workspace:
+        pulled(workspace)
+        before = (workspace / "raw" / "ticktick" / "Errands" / "Renew passport.md").read_bytes()
+        core = Mindgraph.open(workspace)
+        try:
+            with TestClient(create_app(core, token="s" * 40),
+                            base_url="http://127.0.0.1:8765") as client:
+                made = client.post("/apps/items", json={"title": "RENEW PASSPORT",
+                                                        "project": "Errands"},
+                                   headers={"Authorization": f"Bearer {'s' * 40}"})
+        finally:
+            core.close()
+        assert made.status_code == 200, made.text
+        item = made.json()["item"]["id"]
+        assert made.json()["raw_note"] == f"ticktick/Errands/RENEW PASSPORT ({item[:8]}).md"
+        report = pulled(workspace)
+        assert [f["path"] for f in report["files"] if f["status"] == "written"] == \
+            [made.json()["raw_note"]]
+        assert (workspace / "raw" / "ticktick" / "Errands" / "Renew passport.md"
+                ).read_bytes() == before
+        one_file_each_on_a_casefolding_system(workspace)
