@@ -82,7 +82,8 @@ class ListingTooLarge(AdapterError):
 class ListingCut(AdapterError):
     """One listing passed the notes a pull may take of it (``limits.max_pull_notes``): it was
     read no further. ``items`` are those read (more than ``max_notes``): a pull files the
-    first ``max_notes`` of them and says the listing was cut, as for any listing too long."""
+    ``max_notes`` most recently modified of them and says the listing was cut, and that at
+    least the rest were left out."""
 
     def __init__(self, max_notes: int, items: list[Any], app: str = "the note app"):
         super().__init__(f"{app}: the app's listing passed limits.max_pull_notes "
