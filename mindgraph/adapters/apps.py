@@ -23,7 +23,7 @@ from .base import Item, ItemNotFound, ListingTooLarge, safe_relative_path
 from .loader import ConfiguredAdapter, adapter_class, load_adapter
 from .mirror import load_manifest, manifest_path
 from .notes import ITEM_ID_KEY, item_documents
-from .owned import beside, place
+from .owned import beside, place, strangers
 
 WRITE_METHODS = ("create", "update", "get", "url_for")
 NEXT = "`mindgraph pull` files it under raw/ (writes go to the app, never to raw/)"
@@ -166,7 +166,8 @@ def _placed(settings: Settings, configured: ConfiguredAdapter, rel: str, data: b
     folder = raw_root / configured.target if configured.target else raw_root
     prefix = f"{configured.target}/" if configured.target else ""
     owned = load_manifest(manifest_path(settings.state_dir, configured.name), raw_root)
-    return place(folder, prefix, rel, data, owned, configured.name, item_id).rel or rel
+    return place(folder, prefix, rel, data, owned, configured.name, item_id,
+                 strangers(folder, prefix, owned)).rel or rel
 
 
 def _corpus(configured: ConfiguredAdapter) -> list[Item]:

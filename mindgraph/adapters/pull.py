@@ -41,7 +41,7 @@ from .loader import ConfiguredAdapter, load_adapter
 from .mirror import gone, load_manifest, manifest_path, save_manifest
 from .notes import ITEM_ID_KEY
 from .lock import pull_lock
-from .owned import beside, digest, left_copy, may_overwrite, place
+from .owned import beside, digest, left_copy, may_overwrite, place, strangers
 from .take import over_listing, take, too_large
 
 
@@ -222,6 +222,7 @@ def _file_documents(raw_dir: Path, configured: ConfiguredAdapter,
     out: list[PulledFile] = []
     seen: dict[str, str] = {}
     twins = twin_paths(documents, name, prefix, owned)
+    others = strangers(folder, prefix, owned)    # a person's `Strasse.md` holds `Straße.md`
     for index, doc in enumerate(documents):
         if not isinstance(doc, RawDocument):
             out.append(PulledFile(name, str(getattr(doc, "filename", doc))[:200], "rejected",
@@ -261,7 +262,7 @@ def _file_documents(raw_dir: Path, configured: ConfiguredAdapter,
                                                                       cap)))
             continue
         filed = _file_one(folder, prefix, rel, bytes(data), doc, name, owned, written_by,
-                          seen, dry_run)
+                          seen, dry_run, others=others)
         if twin and filed and filed[0].status in ("written", "unchanged") \
                 and not filed[0].reason:
             filed[0] = replace(filed[0], reason=(
@@ -307,15 +308,17 @@ def _doc_key(doc: RawDocument) -> str:
 
 def _file_one(folder: Path, prefix: str, rel: str, data: bytes, doc: RawDocument,
               adapter: str, owned: dict[str, str], written_by: dict[str, str],
-              seen: dict[str, str], dry_run: bool, tries: int = 3) -> list[PulledFile]:
+              seen: dict[str, str], dry_run: bool, tries: int = 3,
+              others: Mapping[str, str] | None = None) -> list[PulledFile]:
     """Write one document where it may go (its path, or the copy beside a file pull may not
     overwrite), and remove its copy once it is back at its path. A file changed between the
     check and the write (an editor's save) is seen just before the rename: kept, and the
-    document placed again (beside it), at most ``tries`` times."""
+    document placed again (beside it), at most ``tries`` times. ``others``: the folder's
+    files pull did not write, by collision_key (owned.strangers)."""
     metadata = doc.metadata if isinstance(doc.metadata, Mapping) else {}
     key = str(metadata.get(ITEM_ID_KEY) or doc.filename)
     try:
-        placed = place(folder, prefix, rel, data, owned, adapter, key)
+        placed = place(folder, prefix, rel, data, owned, adapter, key, others)
         if placed.rel and placed.rel != rel:
             _contained(folder, placed.rel)
             other_doc = seen.setdefault(collision_key(placed.rel), doc.filename)
@@ -346,7 +349,7 @@ def _file_one(folder: Path, prefix: str, rel: str, data: bytes, doc: RawDocument
                 except _ChangedMeanwhile:
                     if tries > 1:
                         return _file_one(folder, prefix, rel, data, doc, adapter, owned,
-                                         written_by, seen, dry_run, tries - 1)
+                                         written_by, seen, dry_run, tries - 1, others)
                     return [PulledFile(adapter, raw_rel, "rejected", changed_meanwhile(
                         raw_rel))]
                 _set_mtime(path, metadata)

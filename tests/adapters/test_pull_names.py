@@ -187,3 +187,33 @@ def test_an_item_created_over_rest_as_a_twin_is_named_as_pull_files_it(tmp_path,
         assert (workspace / "raw" / "ticktick" / "Errands" / "Renew passport.md"
                 ).read_bytes() == before
         one_file_each_on_a_casefolding_system(workspace)
+
+
+def test_a_persons_note_whose_name_folds_to_an_items_is_kept_and_the_item_filed_beside(
+        tmp_path, monkeypatch):
+    """On Linux `RENEW PASSPORT.md` (a person's) and `Renew passport.md` (pulled) are two
+    files, and one once the vault syncs to a Mac: pull files the item beside the person's."""
+    fake = FakeTickTick()
+    with pull_workspace(tmp_path, fake, monkeypatch) as workspace:
+        errands = workspace / "raw" / "ticktick" / "Errands"
+        errands.mkdir(parents=True)
+        (errands / "RENEW PASSPORT.md").write_text("my own checklist")
+        result = CliRunner().invoke(cli, ["pull", "-C", str(workspace), "--json"],
+                                    catch_exceptions=False)
+        report = json.loads(result.stdout)
+        [copy] = [f for f in report["files"] if f["instead_of"]]
+        assert copy["instead_of"] == "ticktick/Errands/RENEW PASSPORT.md"
+        assert copy["path"].startswith("ticktick/Errands/Renew passport (tasks ")
+        assert copy["reason"].startswith(
+            "raw/ticktick/Errands/RENEW PASSPORT.md holds a file pull did not write, whose "
+            "name is this document's on macOS and Windows")
+        assert "kept        [tasks] ticktick/Errands/RENEW PASSPORT.md" in result.stderr
+        assert (errands / "RENEW PASSPORT.md").read_text() == "my own checklist"
+        assert not (errands / "Renew passport.md").exists()
+        one_file_each_on_a_casefolding_system(workspace)
+        (errands / "RENEW PASSPORT.md").unlink()           # the person's note is gone
+        again = pulled(workspace)
+        assert ("ticktick/Errands/Renew passport.md", "written") in \
+            [(f["path"], f["status"]) for f in again["files"]]
+        assert (copy["path"], "removed") in [(f["path"], f["status"]) for f in again["files"]]
+        one_file_each_on_a_casefolding_system(workspace)
