@@ -7,8 +7,8 @@ one in 20 a casefold twin of another (``Note 7.md`` and ``NOTE 7.md``), into raw
 holds ``--notes`` / 10 files a person wrote (``mine 3.md``). For each --tree (a checkout; run
 with PYTHONPATH at it) a fresh workspace is pulled twice by `python -m mindgraph pull --json`:
 the first pull (every file written) and the second (every file unchanged), median wall seconds
-of ``--runs`` (the trees taken in turn), and what was written and refused. pull now walks raw/<target> once per adapter
-(owned.strangers) and keys every name by filenames.collision_key.
+of ``--runs`` (the trees taken in turn), and what was written and refused. pull now walks
+raw/<target> once per adapter (owned.strangers) and keys every name by filenames.collision_key.
 """
 
 from __future__ import annotations

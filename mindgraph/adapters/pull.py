@@ -19,9 +19,10 @@ recently modified documents (those fetch() returned; a generator is read no furt
 first ones). A pull a limit cut says so, with how many documents it left out (``left_out``),
 and removes none of that app's notes (the items past the limit are not gone from the app).
 Two documents whose paths one file system takes for one (macOS, Windows: case and Unicode
-folding, filenames.collision_key) are both filed, the second beside the first (twin_paths). One pull of a workspace runs at a time (lock.py: a second refuses, naming the
-lock), and each adapter's manifest is written ahead of its files (mirror.py), so a pull killed
-midway leaves no file it wrote unrecorded.
+folding, filenames.collision_key) are both filed, the second beside the first (twin_paths). One
+pull of a workspace runs at a time (lock.py: a second refuses, naming the lock), and each
+adapter's manifest is written ahead of its files (mirror.py), so a pull killed midway leaves no
+file it wrote unrecorded.
 """
 
 from __future__ import annotations

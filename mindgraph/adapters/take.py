@@ -16,7 +16,7 @@ from ..config import LimitsSettings
 
 
 def take(listing: Iterable[Any], adapter: str, limits: LimitsSettings,
-          listing_cut: Callable[[], bool] = lambda: False) -> tuple[list[Any], str, int, bool]:
+         listing_cut: Callable[[], bool] = lambda: False) -> tuple[list[Any], str, int, bool]:
     """The documents one pull takes of ``adapter``'s listing: at most limits.max_pull_notes
     documents and limits.max_pull_bytes bytes (a document over limits.max_page_bytes is
     skipped unwritten, too_large, so its bytes do not count); why it stopped short ("" when
