@@ -23,7 +23,7 @@ from .base import Item, ItemNotFound, ListingTooLarge, safe_relative_path
 from .loader import ConfiguredAdapter, adapter_class, load_adapter
 from .mirror import load_manifest, manifest_path
 from .notes import ITEM_ID_KEY, item_documents
-from .owned import beside, place
+from .owned import beside, place, strangers
 
 WRITE_METHODS = ("create", "update", "get", "url_for")
 NEXT = "`mindgraph pull` files it under raw/ (writes go to the app, never to raw/)"
@@ -143,7 +143,9 @@ def item_result(configured: ConfiguredAdapter, item: Item, action: str,
         return {"app": configured.name, "action": action, "item": item.to_json(),
                 "url": adapter.url_for(item), "raw_note": "",
                 "next": f"{exc} `mindgraph pull` files the item once the listing fits."}
-    documents = _documents(configured, [*corpus, item])
+    # the listing's copy of the item when it has one: with cache_ttl_s 0 the written item
+    # comes back without its list's name (no cached corpus to read it from)
+    documents = _documents(configured, [item, *corpus])
     doc = next((d for d in documents if d.metadata.get(ITEM_ID_KEY) == item.id), None)
     try:        # the name pull writes, not the title's own (`../x` is filed as `x`)
         name = safe_relative_path(doc.filename) if doc else ""
@@ -164,7 +166,8 @@ def _placed(settings: Settings, configured: ConfiguredAdapter, rel: str, data: b
     folder = raw_root / configured.target if configured.target else raw_root
     prefix = f"{configured.target}/" if configured.target else ""
     owned = load_manifest(manifest_path(settings.state_dir, configured.name), raw_root)
-    return place(folder, prefix, rel, data, owned, configured.name, item_id).rel or rel
+    return place(folder, prefix, rel, data, owned, configured.name, item_id,
+                 strangers(folder, prefix, owned)).rel or rel
 
 
 def _corpus(configured: ConfiguredAdapter) -> list[Item]:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping, Protocol, runtime_checkable
 
 from ..errors import AdapterError, NotFoundError
-from ..filenames import MAX_NAME_BYTES, cut_utf8, is_windows_device_name
+from ..filenames import MAX_NAME_BYTES, cut_utf8, drop_invisible, is_windows_device_name
 
 # Characters that are unsafe or unportable in file names (Windows-reserved ones included,
 # so a vault pulled on Linux still syncs to a Windows machine), C0 and C1 controls, the line
@@ -82,7 +82,8 @@ class ListingTooLarge(AdapterError):
 class ListingCut(AdapterError):
     """One listing passed the notes a pull may take of it (``limits.max_pull_notes``): it was
     read no further. ``items`` are those read (more than ``max_notes``): a pull files the
-    first ``max_notes`` of them and says the listing was cut, as for any listing too long."""
+    ``max_notes`` most recently modified of them and says the listing was cut, and that at
+    least the rest were left out."""
 
     def __init__(self, max_notes: int, items: list[Any], app: str = "the note app"):
         super().__init__(f"{app}: the app's listing passed limits.max_pull_notes "
@@ -106,6 +107,27 @@ class ListingBudget:
         self.read += size
         if self.read > self.max_bytes:
             raise ListingTooLarge(self.read, self.max_bytes, self.app)
+
+
+@runtime_checkable
+class ListingLimits(Protocol):
+    """Optional for any adapter: the loader (adapters/loader.py) calls ``limit_listing``
+    right after building it, before ``fetch`` or any other listing, with the signature
+
+        def limit_listing(self, max_bytes: int | None, max_notes: int | None = None) -> None
+
+    ``max_bytes`` (``limits.max_pull_bytes``; None: no limit): read no more than that of the
+    app's answers for one listing (count them with ``ListingBudget``, which raises
+    ListingTooLarge). ``max_notes`` (`pull`'s ``limits.max_pull_notes``; None outside pull):
+    stop listing once more items than that are held, and let ``fetch`` return those read, most
+    recently modified first where the app's API lists in that order, setting
+    ``listing_cut = True`` (pull then says the listing was cut, and that more were left out).
+    The older one-argument form ``limit_listing(max_bytes)`` is still called (pull cuts the
+    notes after the listing then); any other signature is refused when the adapter loads."""
+
+    def limit_listing(self, max_bytes: int | None, max_notes: int | None = None) -> None:
+        """Bound what one listing reads: bytes of answers, and items held."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -152,8 +174,10 @@ class NoteAppAdapter(Protocol):
     """A note or task app: what `pull`, the corpus cache, `create` and `update` use.
 
     Optional, found with ``getattr``: ``list_all() -> list[Item]`` (every item in as few
-    calls as the app allows) and ``search_by_query(query, limit) -> list[tuple[Item, float]]``
-    (the app's own search, best first: one more retriever in hybrid search).
+    calls as the app allows), ``search_by_query(query, limit) -> list[tuple[Item, float]]``
+    (the app's own search, best first: one more retriever in hybrid search) and
+    ``limit_listing(max_bytes, max_notes=None) -> None`` (``ListingLimits``: how far one
+    listing may read, given right after the adapter is built).
     """
 
     @property
@@ -212,12 +236,14 @@ def safe_relative_path(filename: str) -> str:
 
 
 def safe_name_part(part: str, ending: str = "") -> str:
-    """One path part, safe on every system: unsafe and control characters become ``_``;
+    """One path part, safe on every system: invisible format characters go (the bidi marks,
+    U+FEFF, zero-width spaces; ZWJ and ZWNJ only where they join nothing: filenames.py),
+    unsafe and control characters become ``_``;
     leading dots (hidden files, which ingest ignores) and spaces, trailing dots and spaces are
     stripped; a Windows device name gets a ``_`` before it; the part with ``ending`` is at
     most MAX_NAME_BYTES of UTF-8 (cut in the part, keeping its extension, so ``ending``
     survives). "" when nothing usable is left."""
-    part = _UNSAFE_CHARS_RE.sub("_", unicodedata.normalize("NFC", part))
+    part = _UNSAFE_CHARS_RE.sub("_", drop_invisible(unicodedata.normalize("NFC", part)))
     part = part.strip().lstrip(".").rstrip(". ")
     if not part:
         return ""

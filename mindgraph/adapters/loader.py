@@ -6,15 +6,20 @@ keyword arguments. A class that declares ``remote = True`` (a note app over the 
 also given ``name`` (the entry's) and ``cache``: its corpus cache under ``<state>/apps/``
 (adapters/cache.py), kept ``cache_ttl_s`` seconds. Given ``listing_bytes`` (every caller
 gives ``limits.max_pull_bytes``), a remote adapter's listing reads no more of the app's answers
-(its ``limit_listing``) and its cache file is not read past that size.
+(its ``limit_listing``) and its cache file is not read past that size. ``limit_listing`` is
+called as ``limit_listing(max_bytes, max_notes)`` (adapters/base.py, ``ListingLimits``); the
+older one-argument form ``limit_listing(max_bytes)`` is still called (pull then cuts the notes
+after the listing), and any other signature is refused when the adapter is loaded, naming its
+module and the signature to give it (not a TypeError in the middle of a pull).
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from ..config import AdapterSettings
 from ..errors import AdapterError
@@ -107,10 +112,40 @@ def load_adapter(entry: AdapterSettings, base_dir: Path = Path("."),
         raise AdapterError(f"{where}: creating {entry.type} failed with "
                            f"{type(exc).__name__}: {exc}.") from exc
     limit_listing = getattr(adapter, "limit_listing", None)
-    if listing_bytes is not None and callable(limit_listing):
-        if listing_notes is None:
-            limit_listing(listing_bytes)
-        else:
-            limit_listing(listing_bytes, max_notes=listing_notes)
+    if callable(limit_listing):
+        limit = _listing_limiter(limit_listing, cls, where)
+        if listing_bytes is not None:
+            limit(listing_bytes, listing_notes)
     target = entry.target or str(getattr(adapter, "target", "") or "") or entry.name
     return ConfiguredAdapter(entry.name, adapter, safe_target(target))
+
+
+LIMIT_LISTING_SIGNATURE = ("def limit_listing(self, max_bytes: int | None, "
+                           "max_notes: int | None = None) -> None")
+
+
+def _listing_limiter(limit_listing: Callable[..., Any], cls: type, where: str
+                     ) -> Callable[[int, int | None], Any]:
+    """How to call an adapter's ``limit_listing`` with (max_bytes, max_notes): as documented
+    (``max_notes`` by keyword or by position), or in the older form that takes ``max_bytes``
+    alone. AdapterError, naming the class's module and the signature to give it, when it can
+    be called in none of these ways."""
+    try:
+        signature = inspect.signature(limit_listing)
+    except (TypeError, ValueError):     # no signature to read: call it as documented
+        return lambda max_bytes, max_notes: limit_listing(max_bytes, max_notes=max_notes)
+    forms: list[tuple[tuple[Any, ...], dict[str, Any], Callable[[int, int | None], Any]]] = [
+        ((0,), {"max_notes": 0},
+         lambda max_bytes, max_notes: limit_listing(max_bytes, max_notes=max_notes)),
+        ((0, 0), {}, lambda max_bytes, max_notes: limit_listing(max_bytes, max_notes)),
+        ((0,), {}, lambda max_bytes, _max_notes: limit_listing(max_bytes))]
+    for args, kwargs, call in forms:
+        try:
+            signature.bind(*args, **kwargs)
+        except TypeError:
+            continue
+        return call
+    raise AdapterError(f"{where}: {cls.__module__}.{cls.__qualname__}.limit_listing"
+                       f"{signature} cannot be called as limit_listing(max_bytes, max_notes) "
+                       f"(adapters/base.py, ListingLimits). Define it in module "
+                       f"{cls.__module__!r} as `{LIMIT_LISTING_SIGNATURE}`, or remove it.")

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
+from ..filenames import collision_key
 from .base import safe_name_part
 from .mirror import file_digest
 
@@ -42,25 +43,50 @@ def digest(data: bytes) -> str:
 
 
 def place(folder: Path, raw_prefix: str, rel: str, data: bytes, owned: Mapping[str, str],
-          adapter: str, key: str) -> Placement:
+          adapter: str, key: str, strangers: Mapping[str, str] | None = None) -> Placement:
     """Where the document of ``rel`` and ``data`` may be written in ``folder`` (raw/<target>;
     ``raw_prefix`` is that folder's raw path, "" or "target/"): its own path while that is
-    free or pull's, else its copy's (``beside``), else nowhere."""
+    free or pull's, else its copy's (``beside``), else nowhere. ``strangers`` (``strangers``
+    of the folder): while ``rel`` does not exist, a file pull did not write whose name is
+    ``rel``'s as macOS and Windows compare names holds it too."""
     wanted = digest(data)
-    if may_overwrite(folder / rel, raw_prefix + rel, wanted, owned):
+    twin = (strangers or {}).get(collision_key(rel), rel)
+    if twin != rel and not os.path.lexists(folder / rel):
+        rel_held, why = twin, (f"raw/{raw_prefix}{twin} holds a file pull did not write, whose "
+                               f"name is this document's on macOS and Windows (they differ "
+                               f"only in case or Unicode folding)")
+    elif may_overwrite(folder / rel, raw_prefix + rel, wanted, owned):
         return Placement(rel)
+    else:
+        rel_held, why = rel, (f"raw/{raw_prefix}{rel} holds a file pull did not write there "
+                              f"(or one edited since pull wrote it)")
     copy = beside(rel, adapter, key)
     if may_overwrite(folder / copy, raw_prefix + copy, wanted, owned):
-        return Placement(copy, rel, (
-            f"raw/{raw_prefix}{rel} holds a file pull did not write there (or one edited since "
-            f"pull wrote it): kept as it is, and this document filed beside it as "
+        return Placement(copy, rel_held, (
+            f"{why}: kept as it is, and this document filed beside it as "
             f"raw/{raw_prefix}{copy}. Merge the two by hand if they should be one; once "
-            f"raw/{raw_prefix}{rel} is deleted or renamed, pull files the document there "
-            f"again."))
+            f"raw/{raw_prefix}{rel_held} is deleted or renamed, pull files the document at "
+            f"raw/{raw_prefix}{rel} again."))
     return Placement("", rel, (
         f"raw/{raw_prefix}{rel} and raw/{raw_prefix}{copy} both hold files pull did not write "
         f"there (or edited since): kept both, and this document not filed. Rename or delete "
         f"one of them."))
+
+
+def strangers(folder: Path, raw_prefix: str, owned: Mapping[str, str]) -> dict[str, str]:
+    """The files under ``folder`` pull did not write (not in ``owned``), by
+    ``collision_key`` of their path: what a case-insensitive file system would open for a
+    document whose name differs from theirs only in case or Unicode folding. Hidden folders
+    and files are left out (no document is filed under a leading dot)."""
+    found: dict[str, str] = {}
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        base = Path(root).relative_to(folder).as_posix()
+        for name in files:
+            rel = name if base == "." else f"{base}/{name}"
+            if not name.startswith(".") and raw_prefix + rel not in owned:
+                found.setdefault(collision_key(rel), rel)
+    return found
 
 
 def beside(rel: str, adapter: str, key: str) -> str:
@@ -102,4 +128,5 @@ def may_overwrite(path: Path, raw_rel: str, wanted: str, owned: Mapping[str, str
     return found is not None and found in (wanted, owned.get(raw_rel))
 
 
-__all__ = ["Placement", "beside", "digest", "left_copy", "may_overwrite", "place"]
+__all__ = ["Placement", "beside", "digest", "left_copy", "may_overwrite", "place",
+           "strangers"]

@@ -14,30 +14,36 @@ of them, from each adapter (a hostile or huge app cannot fill the disk): the lis
 further than that. A note app's listing (``limit_listing``: many answers, before any note) is
 read no further than ``limits.max_pull_bytes`` bytes of the app's answers either, so a hostile
 app cannot make one pull hold gigabytes in memory; then none of its notes is pulled. Nor past
-``limits.max_pull_notes`` items: it stops there, and the first that many are pulled. A pull a
-limit cut says so, and removes none of that app's notes (the items past the limit are not gone
-from the app). One pull of a workspace runs at a time (lock.py: a second refuses, naming the
-lock), and each adapter's manifest is written ahead of its files (mirror.py), so a pull killed
-midway leaves no file it wrote unrecorded.
+``limits.max_pull_notes`` items: it stops there. A listing cut by either limit keeps its most
+recently modified documents (those fetch() returned; a generator is read no further, so its
+first ones). A pull a limit cut says so, with how many documents it left out (``left_out``),
+and removes none of that app's notes (the items past the limit are not gone from the app).
+Two documents whose paths one file system takes for one (macOS, Windows: case and Unicode
+folding, filenames.collision_key) are both filed, the second beside the first (twin_paths). One
+pull of a workspace runs at a time (lock.py: a second refuses, naming the lock), and each
+adapter's manifest is written ahead of its files (mirror.py), so a pull killed midway leaves no
+file it wrote unrecorded.
 """
 
 from __future__ import annotations
 
 import os
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-from ..config import LimitsSettings, Settings
+from ..config import Settings
 from ..errors import AdapterError, ConfigError
+from ..filenames import collision_key
 from ..fsutil import atomic_write_bytes, read_bytes
 from .base import ListingTooLarge, RawDocument, safe_relative_path
 from .loader import ConfiguredAdapter, load_adapter
 from .mirror import gone, load_manifest, manifest_path, save_manifest
 from .notes import ITEM_ID_KEY
 from .lock import pull_lock
-from .owned import beside, digest, left_copy, may_overwrite, place
+from .owned import beside, digest, left_copy, may_overwrite, place, strangers
+from .take import over_listing, take, too_large
 
 
 @dataclass(frozen=True)
@@ -52,6 +58,9 @@ class PulledFile:
     reason: str = ""
     instead_of: str = ""   # the raw path the document belongs at, holding a file pull may
     #                        not overwrite (kept as it is); ``path`` is the copy beside it
+    left_out: int = 0      # limited: the documents of the listing the pull did not take
+    left_out_at_least: bool = False   # limited: the listing was read no further, so more
+    #                                   may be left out than that
 
 
 @dataclass(frozen=True)
@@ -68,6 +77,7 @@ class PullReport:
     removed: int = 0   # notes of items a note app no longer has
     skipped: int = 0   # over limits.max_page_bytes: not pulled
     limited_adapters: int = 0   # listed more than a pull limit: the rest not pulled
+    left_out: int = 0           # documents those limits left out (at least: see files)
 
     @property
     def ok(self) -> bool:
@@ -101,7 +111,8 @@ def pull(settings: Settings, names: Iterable[str] = (), dry_run: bool = False) -
                                                                   "skipped", "limited")}
     return PullReport(counts["written"], counts["unchanged"], counts["rejected"], failed,
                       round(time.perf_counter() - started, 3), dry_run, tuple(files),
-                      counts["removed"], counts["skipped"], counts["limited"])
+                      counts["removed"], counts["skipped"], counts["limited"],
+                      sum(f.left_out for f in files if f.status == "limited"))
 
 
 def _pull_each(settings: Settings, entries: list[Any], dry_run: bool
@@ -109,17 +120,21 @@ def _pull_each(settings: Settings, entries: list[Any], dry_run: bool
     """Run each adapter and file its documents: the outcomes, and how many adapters failed."""
     files: list[PulledFile] = []
     failed = 0
-    written_by: dict[str, str] = {}     # raw path (casefolded) → the adapter that wrote it
+    written_by: dict[str, str] = {}     # raw path (collision_key) → the adapter that wrote it
     cap = settings.limits.max_page_bytes
     for entry in entries:
         try:
             configured = load_adapter(entry, settings.base_dir, settings.state_dir, cap,
                                       settings.limits.max_pull_bytes,
                                       settings.limits.max_pull_notes)
-            documents, cut = _take(configured.adapter.fetch(), entry.name, settings.limits)
+            adapter = configured.adapter
+            documents, cut, left_out, at_least = take(
+                adapter.fetch(), entry.name, settings.limits,
+                lambda: getattr(adapter, "listing_cut", False) is True)
         except ListingTooLarge as exc:
             files.append(PulledFile(entry.name, "", "limited",
-                                    over_listing(entry.name, exc.max_bytes, exc.read)))
+                                    over_listing(entry.name, exc.max_bytes, exc.read),
+                                    left_out_at_least=True))
             continue
         except AdapterError as exc:
             failed += 1
@@ -132,14 +147,15 @@ def _pull_each(settings: Settings, entries: list[Any], dry_run: bool
                                     f"{type(exc).__name__}: {exc}"))
             continue
         if cut:
-            files.append(PulledFile(entry.name, "", "limited", cut))
+            files.append(PulledFile(entry.name, "", "limited", cut, left_out=left_out,
+                                    left_out_at_least=at_least))
         files.extend(PulledFile(entry.name, rel, "skipped", too_large(rel, size, cap))
                      for rel, size in getattr(configured.adapter, "oversized", ()))
         ledger = manifest_path(settings.state_dir, entry.name)
         raw_root = settings.raw_dir.resolve()
         owned = load_manifest(ledger, raw_root)
         if not dry_run:     # ahead of the files: a pull killed midway leaves none unrecorded
-            save_manifest(ledger, owned, _pending(configured, documents, cap))
+            save_manifest(ledger, owned, _pending(configured, documents, cap, owned))
         filed = _file_documents(settings.raw_dir, configured, documents, dry_run, written_by,
                                 cap, owned)
         files.extend(filed)
@@ -148,59 +164,6 @@ def _pull_each(settings: Settings, entries: list[Any], dry_run: bool
         if not dry_run:
             save_manifest(ledger, _still_there(raw_root, owned))
     return files, failed
-
-
-def _take(listing: Iterable[Any], adapter: str, limits: LimitsSettings) -> tuple[list[Any], str]:
-    """The documents one pull takes of ``adapter``'s listing, read no further than
-    limits.max_pull_notes documents or limits.max_pull_bytes bytes, and why it stopped
-    short ("" when it did not). A document over limits.max_page_bytes is skipped unwritten
-    (too_large), so its bytes do not count."""
-    taken: list[Any] = []
-    size = 0
-    for doc in listing:
-        if len(taken) == limits.max_pull_notes:
-            return taken, over_limit(adapter, limits.max_pull_notes)
-        data = getattr(doc, "data", b"")
-        length = len(data) if isinstance(data, (bytes, bytearray)) else 0
-        if length <= limits.max_page_bytes:
-            if size + length > limits.max_pull_bytes:
-                return taken, over_bytes(adapter, limits.max_pull_bytes, len(taken), size)
-            size += length
-        taken.append(doc)
-    return taken, ""
-
-
-def over_bytes(adapter: str, max_bytes: int, notes: int, size: int) -> str:
-    """Why a pull took only part of an adapter's notes by their size: the setting, the fix."""
-    return (f"adapter {adapter!r} listed more than limits.max_pull_bytes ({max_bytes:,}) "
-            f"bytes of notes; pulled the first {notes:,} ({size:,} bytes), the rest not "
-            f"fetched, and no note of it removed this run. Raise limits.max_pull_bytes in "
-            f"mindgraph.yml or narrow what the adapter lists.")
-
-
-def over_listing(adapter: str, max_bytes: int, read: int) -> str:
-    """Why a pull took none of a note app's notes: its listing's answers passed the bytes one
-    pull takes of it (the setting, and the fix)."""
-    return (f"adapter {adapter!r}: the app's listing passed limits.max_pull_bytes "
-            f"({max_bytes:,}) bytes of answers ({read:,} read); read no further, none of its "
-            f"notes pulled and none removed this run. Raise limits.max_pull_bytes in "
-            f"mindgraph.yml or narrow what the adapter lists (options.projects, "
-            f"completed_days).")
-
-
-def over_limit(adapter: str, max_notes: int) -> str:
-    """Why a pull took only part of an adapter's notes: the setting and the fix."""
-    return (f"adapter {adapter!r} listed more than limits.max_pull_notes ({max_notes:,}) "
-            f"notes; pulled the first {max_notes:,}, the rest not fetched, and no note of "
-            f"it removed this run. Raise limits.max_pull_notes in mindgraph.yml (each note "
-            f"may take up to limits.max_page_bytes on disk) or narrow what the adapter lists.")
-
-
-def too_large(name: str, size: int, cap: int) -> str:
-    """Why a document was not pulled: its size, the setting and the fix."""
-    return (f"{name}: {size:,} bytes is over limits.max_page_bytes ({cap:,}), which no "
-            f"command would read; not pulled (never truncated). Split it at the source or "
-            f"raise limits.max_page_bytes in mindgraph.yml.")
 
 
 def _mirror(settings: Settings, configured: ConfiguredAdapter, filed: list[PulledFile],
@@ -218,23 +181,23 @@ def _mirror(settings: Settings, configured: ConfiguredAdapter, filed: list[Pulle
             for rel, status, reason in outcomes]
 
 
-def _pending(configured: ConfiguredAdapter, documents: list[Any], cap: int
-             ) -> dict[str, set[str]]:
+def _pending(configured: ConfiguredAdapter, documents: list[Any], cap: int,
+             owned: Mapping[str, str]) -> dict[str, set[str]]:
     """raw path → the hashes filing ``documents`` may write there: each document's path and
     the copy's beside it (owned.place chooses between them as it writes)."""
     prefix = f"{configured.target}/" if configured.target else ""
     pending: dict[str, set[str]] = {}
-    for doc in documents:
+    twins = twin_paths(documents, configured.name, prefix, owned)
+    for index, doc in enumerate(documents):
         data = getattr(doc, "data", None)
         if not isinstance(doc, RawDocument) or not isinstance(data, (bytes, bytearray)) \
                 or len(data) > cap:
             continue
         try:
-            rel = safe_relative_path(doc.filename)
+            rel = twins.get(index, ("", safe_relative_path(doc.filename)))[1]
         except AdapterError:
             continue
-        metadata = doc.metadata if isinstance(doc.metadata, Mapping) else {}
-        key = str(metadata.get(ITEM_ID_KEY) or doc.filename)
+        key = _doc_key(doc)
         wanted = digest(bytes(data))
         for path in (rel, beside(rel, configured.name, key)):
             pending.setdefault(prefix + path, set()).add(wanted)
@@ -259,7 +222,9 @@ def _file_documents(raw_dir: Path, configured: ConfiguredAdapter,
     prefix = f"{folder.relative_to(raw_root).as_posix()}/" if configured.target else ""
     out: list[PulledFile] = []
     seen: dict[str, str] = {}
-    for doc in documents:
+    twins = twin_paths(documents, name, prefix, owned)
+    others = strangers(folder, prefix, owned)    # a person's `Strasse.md` holds `Straße.md`
+    for index, doc in enumerate(documents):
         if not isinstance(doc, RawDocument):
             out.append(PulledFile(name, str(getattr(doc, "filename", doc))[:200], "rejected",
                                   f"adapter {name!r} returned a {type(doc).__name__}, not a "
@@ -271,17 +236,17 @@ def _file_documents(raw_dir: Path, configured: ConfiguredAdapter,
         except AdapterError as exc:
             out.append(PulledFile(name, doc.filename, "rejected", str(exc)))
             continue
-        key = rel.casefold()
+        twin, rel = twins.get(index, ("", rel))
+        key = collision_key(rel)
         if key in seen:
             out.append(PulledFile(name, doc.filename, "rejected",
                                   f"adapter {name!r}: {doc.filename!r} and {seen[key]!r} map "
-                                  f"to the same file (after unsafe characters are replaced; "
-                                  f"names that differ only in case collide on macOS and "
-                                  f"Windows); give the documents distinct file names."))
+                                  f"to the same file (after unsafe characters are replaced); "
+                                  f"give the documents distinct file names."))
             continue
         seen[key] = doc.filename
         raw_rel = prefix + rel
-        other = written_by.setdefault(raw_rel.casefold(), name)
+        other = written_by.setdefault(collision_key(raw_rel), name)
         if other != name:
             out.append(PulledFile(name, raw_rel, "rejected",
                                   f"adapter {other!r} already pulled {raw_rel} in this run; give "
@@ -297,30 +262,72 @@ def _file_documents(raw_dir: Path, configured: ConfiguredAdapter,
             out.append(PulledFile(name, raw_rel, "skipped", too_large(doc.filename, len(data),
                                                                       cap)))
             continue
-        out.extend(_file_one(folder, prefix, rel, bytes(data), doc, name, owned, written_by,
-                             seen, dry_run))
+        filed = _file_one(folder, prefix, rel, bytes(data), doc, name, owned, written_by,
+                          seen, dry_run, others=others)
+        if twin and filed and filed[0].status in ("written", "unchanged") \
+                and not filed[0].reason:
+            filed[0] = replace(filed[0], reason=(
+                f"{doc.filename!r} and raw/{prefix}{twin} are one file name on macOS and "
+                f"Windows (they differ only in case or Unicode folding): filed beside it as "
+                f"raw/{filed[0].path}, the same at every pull"))
+        out.extend(filed)
     return out
+
+
+def twin_paths(documents: list[Any], adapter: str, prefix: str, owned: Mapping[str, str]
+               ) -> dict[int, tuple[str, str]]:
+    """Documents whose paths differ but are one file where case or Unicode folding is
+    ignored (macOS, Windows: filenames.collision_key): index → (the twin's path that keeps
+    its name, the path this one is filed at, ``beside`` it). The path keeping its name is
+    the one pull already wrote (in ``owned``), else that of the document whose key (item id,
+    else file name) is least; so one overwrites the other on no system, in any listing
+    order, and the names stay the same at every pull."""
+    groups: dict[str, list[tuple[str, str, int]]] = {}
+    for index, doc in enumerate(documents):
+        if not isinstance(doc, RawDocument):
+            continue
+        try:
+            rel = safe_relative_path(doc.filename)
+        except AdapterError:
+            continue
+        groups.setdefault(collision_key(rel), []).append((rel, _doc_key(doc), index))
+    twins: dict[int, tuple[str, str]] = {}
+    for group in groups.values():
+        if len({rel for rel, _, _ in group}) < 2:
+            continue            # one path (or several documents of one: rejected as such)
+        keeper = min(group, key=lambda g: (prefix + g[0] not in owned, g[1], g[0]))[0]
+        twins.update((index, (keeper, beside(rel, adapter, key)))
+                     for rel, key, index in group if rel != keeper)
+    return twins
+
+
+def _doc_key(doc: RawDocument) -> str:
+    """What tells a document apart in its copy's name: its item id, else its file name."""
+    metadata = doc.metadata if isinstance(doc.metadata, Mapping) else {}
+    return str(metadata.get(ITEM_ID_KEY) or doc.filename)
 
 
 def _file_one(folder: Path, prefix: str, rel: str, data: bytes, doc: RawDocument,
               adapter: str, owned: dict[str, str], written_by: dict[str, str],
-              seen: dict[str, str], dry_run: bool, tries: int = 3) -> list[PulledFile]:
+              seen: dict[str, str], dry_run: bool, tries: int = 3,
+              others: Mapping[str, str] | None = None) -> list[PulledFile]:
     """Write one document where it may go (its path, or the copy beside a file pull may not
     overwrite), and remove its copy once it is back at its path. A file changed between the
     check and the write (an editor's save) is seen just before the rename: kept, and the
-    document placed again (beside it), at most ``tries`` times."""
+    document placed again (beside it), at most ``tries`` times. ``others``: the folder's
+    files pull did not write, by collision_key (owned.strangers)."""
     metadata = doc.metadata if isinstance(doc.metadata, Mapping) else {}
     key = str(metadata.get(ITEM_ID_KEY) or doc.filename)
     try:
-        placed = place(folder, prefix, rel, data, owned, adapter, key)
+        placed = place(folder, prefix, rel, data, owned, adapter, key, others)
         if placed.rel and placed.rel != rel:
             _contained(folder, placed.rel)
-            other_doc = seen.setdefault(placed.rel.casefold(), doc.filename)
+            other_doc = seen.setdefault(collision_key(placed.rel), doc.filename)
             if other_doc != doc.filename:     # a title that is another's copy name
                 raise AdapterError(f"adapter {adapter!r}: {doc.filename!r} is filed beside "
                                    f"a file pull may not overwrite as {placed.rel!r}, the name "
                                    f"of {other_doc!r}; give the documents distinct names.")
-            other = written_by.setdefault((prefix + placed.rel).casefold(), adapter)
+            other = written_by.setdefault(collision_key(prefix + placed.rel), adapter)
             if other != adapter:
                 raise AdapterError(f"adapter {other!r} already pulled {prefix + placed.rel} "
                                    f"in this run; give the two adapters different targets.")
@@ -343,7 +350,7 @@ def _file_one(folder: Path, prefix: str, rel: str, data: bytes, doc: RawDocument
                 except _ChangedMeanwhile:
                     if tries > 1:
                         return _file_one(folder, prefix, rel, data, doc, adapter, owned,
-                                         written_by, seen, dry_run, tries - 1)
+                                         written_by, seen, dry_run, tries - 1, others)
                     return [PulledFile(adapter, raw_rel, "rejected", changed_meanwhile(
                         raw_rel))]
                 _set_mtime(path, metadata)
@@ -368,7 +375,7 @@ def _left_copy(folder: Path, prefix: str, rel: str, raw_rel: str, adapter: str, 
     """The document is at its path again: the copy pull wrote beside it goes, unless someone
     edited it (then it is theirs: kept, said once, and no longer pull's)."""
     copy, removable = left_copy(folder, prefix, rel, owned, adapter, key)
-    if not copy or (prefix + copy).casefold() in written_by:
+    if not copy or collision_key(prefix + copy) in written_by:
         return []
     if not dry_run:
         if removable:

@@ -21,6 +21,11 @@ completed tasks is followed by the window that ends at the oldest ``completedTim
 list, which is never cut. A cold corpus costs 4 calls however many lists there are
 (/project, /task/filter, the inbox's /data, /task/completed); a warm one none (cache.py).
 
+A pull cut at ``limits.max_pull_notes`` (``limit_listing``) takes the most recently modified
+items of those read: the API has no order by modification, but open tasks come whole in one
+answer and completed ones newest first, so the listing stops once it holds more than the cap
+after a whole answer, and what it did not read is older completed tasks.
+
 Search: the open API has no search endpoint. ``search_by_query`` matches the query's words in
 the cached items' titles (double weight) and content — the app's corpus searched locally, not
 TickTick's own ranking — so it finds items whose words a compiled page may have lost.
@@ -82,6 +87,7 @@ class TickTickAdapter:
         self.clock = clock
         self.listing_bytes: int | None = None     # limit_listing
         self.listing_notes: int | None = None
+        self.listing_cut = False                  # the last fetch stopped at listing_notes
         self.http = AppHTTP(f"TickTick adapter {name!r}", base_url, token_env,
                             token_help=TOKEN_HELP, transport=transport, environ=environ,
                             timeout_s=timeout_s, max_retries=max_retries,
@@ -120,11 +126,14 @@ class TickTickAdapter:
 
     def fetch(self) -> list[RawDocument]:
         """Every item as a raw note (what `mindgraph pull` files); a listing cut at
-        ``max_notes`` gives the items read, more than pull takes (so it says it was cut)."""
+        ``max_notes`` gives the items read, more than pull takes, and sets ``listing_cut``
+        (pull takes the most recently modified of them and says more were left out)."""
+        self.listing_cut = False
         try:
             items = self.corpus_items()
         except ListingCut as cut:
             items = cut.items
+            self.listing_cut = True
         return item_documents(self.name, items, self.url_for)
 
     def search_by_query(self, query: str, limit: int = 10) -> list[tuple[Item, float]]:

@@ -125,7 +125,9 @@ def pull_command(settings, names: tuple[str, ...], dry_run: bool, as_json: bool)
                 echo(f"{verb:11} [{item.adapter}] {item.path or '-'}{detail}")
         prefix = "Dry run: would write" if dry_run else "Written"
         removed = f", removed {report.removed}" if report.removed else ""
-        limited = (f", adapters cut at a pull limit {report.limited_adapters}"
+        at_least = any(f.left_out_at_least for f in report.files if f.status == "limited")
+        limited = (f", adapters cut at a pull limit {report.limited_adapters} (left out "
+                   f"{'at least ' if at_least else ''}{report.left_out:,})"
                    if report.limited_adapters else "")
         echo(f"{prefix} {report.written}, unchanged {report.unchanged}{removed}, "
              f"rejected {report.rejected}, skipped {report.skipped}, failed adapters "

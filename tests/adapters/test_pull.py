@@ -88,11 +88,15 @@ def test_dry_run_writes_nothing(workspace):
     assert all_files(workspace / "raw") == []
 
 
-def test_duplicate_names_are_rejected_not_overwritten(workspace):
+def test_duplicate_names_are_rejected_and_case_twins_filed_beside(workspace):
     settings = configure(workspace, ["x/A.md", "./x/A.md", "X/a.md"])
     report = pull(settings)
-    assert report.written == 1 and report.rejected == 2
-    assert "distinct file names" in report.files[1].reason
+    assert report.written == 2 and report.rejected == 1
+    assert "distinct file names" in report.files[1].reason      # one path twice: refused
+    # a path that differs only in case is one file on macOS and Windows: filed beside it
+    assert report.files[2].path == "inbox/X/a (h 0beed4).md"
+    assert report.files[2].reason.startswith("'X/a.md' and raw/inbox/x/A.md are one file name")
+    assert all_files(workspace / "raw") == ["inbox/X/a (h 0beed4).md", "inbox/x/A.md"]
 
 
 def test_a_failing_adapter_fails_alone(workspace, tmp_path_factory):
@@ -240,13 +244,15 @@ def test_a_pull_takes_at_most_max_pull_notes_and_says_how_to_raise_it(workspace)
         sys.modules.pop("mg_endless", None)
     assert result.exit_code == 1, result.output
     assert ("limited     [app] -: adapter 'app' listed more than limits.max_pull_notes (2) "
-            "notes; pulled the first 2, the rest not fetched, and no note of it removed this "
-            "run. Raise limits.max_pull_notes in mindgraph.yml") in result.output
+            "notes; pulled the first 2 as listed, left out at least 1 (the listing was read "
+            "no further), and no note of it removed this run. Raise limits.max_pull_notes in "
+            "mindgraph.yml") in result.output
     assert ("Written 0, unchanged 2, rejected 0, skipped 0, failed adapters 0, adapters cut at "
-            "a pull limit 1") in result.output
+            "a pull limit 1 (left out at least 1)") in result.output
     # n3.md is past the limit, not gone from the app: a cut listing removes nothing
     assert all_files(workspace / "raw") == ["app/n1.md", "app/n2.md", "app/n3.md"]
     assert listing["limited_adapters"] == 1 and listing["unchanged"] == 2
+    assert listing["left_out"] == 1 and listing["files"][0]["left_out_at_least"] is True
     assert [f["status"] for f in listing["files"]] == ["limited", "unchanged", "unchanged"]
 
 
@@ -296,9 +302,9 @@ def test_a_pull_takes_at_most_max_pull_bytes_and_says_how_to_raise_it(workspace)
         sys.modules.pop("mg_sized", None)
     assert result.exit_code == 1, result.output
     assert ("limited     [app] -: adapter 'app' listed more than limits.max_pull_bytes "
-            "(3,500,000) bytes of notes; pulled the first 3 (3,000,000 bytes), the rest not "
-            "fetched, and no note of it removed this run. Raise limits.max_pull_bytes in "
-            "mindgraph.yml") in result.output
+            "(3,500,000) bytes of notes; pulled the first 3 as listed (3,000,000 bytes), left "
+            "out at least 1 (the listing was read no further), and no note of it removed this "
+            "run. Raise limits.max_pull_bytes in mindgraph.yml") in result.output
     assert "Written 3," in result.output and "adapters cut at a pull limit 1" in result.output
     assert listed == 4                                  # the listing read no further
     assert all_files(workspace / "raw") == ["app/n1.md", "app/n2.md", "app/n3.md"]

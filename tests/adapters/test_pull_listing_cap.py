@@ -84,11 +84,12 @@ def test_a_listing_past_max_pull_notes_is_read_no_further(workspace, fake):
     report = json.loads(result.stdout)
     limited = [f for f in report["files"] if f["status"] == "limited"]
     assert [f["reason"] for f in limited] == [
-        "adapter 'tasks' listed more than limits.max_pull_notes (20) notes; pulled the first "
-        "20, the rest not fetched, and no note of it removed this run. Raise "
-        "limits.max_pull_notes in mindgraph.yml (each note may take up to "
-        "limits.max_page_bytes on disk) or narrow what the adapter lists."]
+        "adapter 'tasks' listed more than limits.max_pull_notes (20) notes; pulled the 20 "
+        "most recently modified, left out at least 4 (the listing was read no further), and "
+        "no note of it removed this run. Raise limits.max_pull_notes in mindgraph.yml (each "
+        "note may take up to limits.max_page_bytes on disk) or narrow what the adapter lists."]
     assert report["written"] == 20 and report["removed"] == 0
+    assert report["left_out"] == 4 and limited[0]["left_out_at_least"] is True
     assert len(raw_files(workspace)) == 20
     # 5 open tasks, then pages of 10 completed ones: 25 passes 20 in the second page
     assert fake.calls("POST", "/task/completed") == 2
