@@ -24,6 +24,11 @@ def relevance_for(workspace: Any, item_id: str, title: str) -> str:
     return relevance_instructions(catalog_of(workspace), item_id, title)
 
 
+def yesterday() -> dt.date:
+    """The default first day of a triage: the morning's run scores what was done yesterday."""
+    return dt.date.today() - dt.timedelta(days=1)
+
+
 def triage(workspace: Any, since: dt.date, llm: Any = None,
            items: Iterable[Any] | None = None) -> TriageReport:
     """Items completed since ``since`` (the wiki's, or ``items`` from an adapter) scored
