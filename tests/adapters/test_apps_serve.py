@@ -177,3 +177,15 @@ def test_an_item_an_agent_creates_carries_the_trunk_instruction(workspace, fake)
     broken = anyio.run(create, "Order checks")
     assert broken["item"]["title"] == "Order checks"            # created all the same
     assert "Trunk Catalog" in broken["relevance_error"]
+
+
+def test_rest_create_carries_the_trunk_instruction_when_a_catalog_is_kept(client, workspace):
+    bare = client.post("/apps/items", json={"title": "Buy stamps"}, headers=as_("server"))
+    assert bare.status_code == 200 and bare.json()["relevance"] is None
+    (workspace / "wiki" / "Trunk Catalog.md").write_text(
+        "---\ntype: trunk-catalog\n---\n# Trunk Catalog\n\n```json\n"
+        '[{"name": "Errands", "description": "post office, shopping"}]\n```\n')
+    made = client.post("/apps/items", json={"title": "Post the parcel"}, headers=as_("server"))
+    assert made.status_code == 200, made.text
+    block = made.json()["relevance"]
+    assert made.json()["item"]["id"] in block and "Errands" in block and "why:" in block
