@@ -185,6 +185,9 @@ class EnrichSettings:
     thresholds: dict = field(default_factory=dict)
     links_per_page: int = 5
     memory: int = 50_000          # judged pairs remembered (oldest forgotten first)
+    # the LLM types links at this temperature (summaries take compile.temperature, 0.2): a
+    # choice among seven kinds wants the least variation (the design's 0.1)
+    link_temperature: float = 0.1
     after_ingest: bool = False
     llm_after_ingest: bool = False
 
@@ -924,6 +927,7 @@ def _check_values(s: Settings) -> None:
         (s.retrieval.reserve_top >= 0, "retrieval.reserve_top", "0 or more"),
         (s.retrieval.reserve_within >= 0, "retrieval.reserve_within", "0 or more"),
         (s.retrieval.recency_lambda >= 0, "retrieval.recency_lambda", "0 or more"),
+        (0.0 <= s.enrich.link_temperature <= 2.0, "enrich.link_temperature", "between 0 and 2"),
         (all(isinstance(k, str) and k.strip() and isinstance(v, (int, float))
              and not isinstance(v, bool) and 0 <= v < math.inf
              for k, v in s.retrieval.recency_lambdas.items()),
