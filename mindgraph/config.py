@@ -185,6 +185,9 @@ class EnrichSettings:
     thresholds: dict = field(default_factory=dict)
     links_per_page: int = 5
     memory: int = 50_000          # judged pairs remembered (oldest forgotten first)
+    # the LLM types links at this temperature (summaries take compile.temperature, 0.2): a
+    # choice among seven kinds wants the least variation (the design's 0.1)
+    link_temperature: float = 0.1
     after_ingest: bool = False
     llm_after_ingest: bool = False
 
@@ -291,6 +294,11 @@ class RetrievalSettings:
     rerank_timeout_s: float = 5.0
     recency: Literal["auto", "on", "off"] = "auto"
     recency_lambda: float = 0.003
+    # a page whose frontmatter type (or, failing that, a tag) is named here decays at its own
+    # λ: decisions go stale fast, reference knowledge slowly (the design's 0.005 / 0.001);
+    # none of the offline compiler's types (note, index, troubleshooting) is named. {}: off
+    recency_lambdas: dict = field(default_factory=lambda: {"decision": 0.005,
+                                                           "reference": 0.001})
     evergreen_tags: tuple = ("evergreen",)
     evergreen_pages: tuple = ()
     intents: dict = field(default_factory=dict)
@@ -919,6 +927,12 @@ def _check_values(s: Settings) -> None:
         (s.retrieval.reserve_top >= 0, "retrieval.reserve_top", "0 or more"),
         (s.retrieval.reserve_within >= 0, "retrieval.reserve_within", "0 or more"),
         (s.retrieval.recency_lambda >= 0, "retrieval.recency_lambda", "0 or more"),
+        (0.0 <= s.enrich.link_temperature <= 2.0, "enrich.link_temperature", "between 0 and 2"),
+        (all(isinstance(k, str) and k.strip() and isinstance(v, (int, float))
+             and not isinstance(v, bool) and 0 <= v < math.inf
+             for k, v in s.retrieval.recency_lambdas.items()),
+         "retrieval.recency_lambdas", "a mapping of page types or tags to decay rates of 0 or "
+         "more, such as {decision: 0.005, reference: 0.001}"),
         (s.retrieval.expansion_timeout_s > 0, "retrieval.expansion_timeout_s", "above 0"),
         (s.retrieval.native_weight >= 0, "retrieval.native_weight", "0 or more"),
         (s.retrieval.native_timeout_s > 0, "retrieval.native_timeout_s", "above 0"),

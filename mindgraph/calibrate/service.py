@@ -25,12 +25,16 @@ def calibrate_recency(retriever: HybridRetriever, usage_lines: Iterable[dict[str
     queries = [item for item in queries if not asks_for_recent(item[0])]
     options = SearchOptions(top_k=POOL, expansion=False, rerank=False)
 
+    ages = {path: recency.age_days(path) for path in retriever.pages}
+
     def search(query: str) -> list[tuple[str, float]]:
+        # the decay the fit replays is divided out; a page whose kind has its own λ
+        # (retrieval.recency_lambdas) keeps its factor: the fit does not move it
         response = retriever.search(query, options, use_cache=False)
-        return [(r.page, r.score / r.boosts.get("recency", 1.0)) for r in response.results]
+        return [(r.page, r.score / r.boosts.get("recency", 1.0)
+                 if ages.get(r.page) is not None else r.score) for r in response.results]
 
     examples = examples_from(queries, search)
-    ages = {path: recency.age_days(path) for path in retriever.pages}
     fit = fit_lambda(examples, ages, current)
     notes = []
     if skipped:

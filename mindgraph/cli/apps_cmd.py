@@ -13,7 +13,6 @@ import click
 
 from ..adapters.apps import NoteApps
 from ..config import Settings
-from ..errors import MindgraphError
 from .common import echo, emit_json, json_option, workspace_options
 
 APP_HELP = "The note app (an adapters: entry) when several are configured."
@@ -29,12 +28,8 @@ def create_result(settings: Settings, title: str, *, content: str = "",
     result = NoteApps(settings).create(title, content, project, app)
     if relevance:
         from ..core import Mindgraph
-        from ..triage.service import relevance_for
-        try:
-            result["relevance"] = relevance_for(Mindgraph(settings), result["item"]["id"],
-                                                result["item"]["title"])
-        except MindgraphError as exc:
-            result["relevance_error"] = str(exc)
+        from ..triage.service import with_relevance
+        with_relevance(Mindgraph(settings), result)
     return result
 
 

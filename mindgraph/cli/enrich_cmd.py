@@ -31,13 +31,15 @@ def enrich_command(settings, judge: str, summaries: bool, links: bool, dry_run: 
     finds goes into the pages when they are recompiled (now); raw/ is never touched, and a
     re-run on unchanged pages asks the LLM nothing."""
     settings.require_wiki()
-    llm = None
+    from ..providers.llm.factory import make_llm_provider
+
+    llm = link_llm = None
     if judge == "llm":
         llm = configured_llm(settings, "--judge llm", "pass --judge offline")
     elif judge == "auto":
-        from ..providers.llm.factory import make_llm_provider
-
         llm = make_llm_provider(settings)
+    if llm is not None:      # the same model, typing links at enrich.link_temperature
+        link_llm = make_llm_provider(settings, settings.enrich.link_temperature)
     bars: dict[str, Progress] = {}
 
     def step(stage: str, done: int, total: int) -> None:
@@ -47,7 +49,7 @@ def enrich_command(settings, judge: str, summaries: bool, links: bool, dry_run: 
                                               else "pairs", total))
         bar.update(done, total)
 
-    report = EnrichService(Mindgraph(settings), llm).run(
+    report = EnrichService(Mindgraph(settings), llm, link_llm).run(
         summaries=summaries, links=links, dry_run=dry_run, step=step)
     for bar in bars.values():
         bar.close()

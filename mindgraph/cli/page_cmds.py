@@ -113,10 +113,18 @@ def links_command(settings, page: str, as_json: bool) -> None:
         if item["syntax"] == "inferred":
             where += f"  (inferred {item['relation']}, cosine {item['score']:.2f}, " \
                      f"{item['judge']})"
+        else:
+            where += _typed(item)
         echo(f"    line {item['line']:>4}  -> {where}")
     echo(f"  backlinks ({len(backlinks)}):")
     for item in backlinks:
-        echo(f"    {item['page']}:{item['line']}")
+        echo(f"    {item['page']}:{item['line']}{_typed(item)}")
+
+
+def _typed(link: dict) -> str:
+    """"  (depends_on)" for a typed link (frontmatter, manual): a plain wikilink says nothing."""
+    relation = link.get("relation")
+    return f"  ({relation})" if relation and relation != "wikilink" else ""
 
 
 def register(group: click.Group) -> None:

@@ -8,14 +8,14 @@ import datetime as dt
 import click
 
 from ..core import Mindgraph
-from ..triage.service import relevance_for, triage
+from ..triage.service import relevance_for, triage, yesterday
 from .common import configured_llm, echo, emit_json, json_option, workspace_options
 
 
 @click.command("triage")
 @workspace_options
 @click.option("--since", "since", required=False, metavar="YYYY-MM-DD",
-              help="Score the items completed on or after this day.")
+              help="Score the items completed on or after this day (default: yesterday).")
 @click.option("--relevance", "relevance", nargs=2, metavar="ITEM_ID TITLE", default=None,
               help="Instead: print the instruction block an agent gets for a new item.")
 @click.option("--judge", type=click.Choice(["auto", "offline", "llm"]), default="auto",
@@ -25,7 +25,7 @@ from .common import configured_llm, echo, emit_json, json_option, workspace_opti
 @json_option
 def triage_command(settings, since: str | None, relevance: tuple[str, str] | None, judge: str,
                    as_json: bool) -> None:
-    """Score the items completed since a day (pages whose frontmatter has `completed` or
+    """Score the items completed since a day, yesterday by default (pages whose frontmatter has `completed` or
     `completed_time`, as `pull` files a note app's items) 0-3 against the trunks of the Trunk
     Catalog (a note with `type: trunk-catalog` and a ```json list of {name, description}),
     grouped by trunk: a morning message in markdown, or --json."""
@@ -35,10 +35,8 @@ def triage_command(settings, since: str | None, relevance: tuple[str, str] | Non
         block = relevance_for(mg, *relevance)
         emit_json({"item": relevance[0], "relevance": block}) if as_json else echo(block)
         return
-    if not since:
-        raise click.UsageError("Give --since YYYY-MM-DD (or --relevance ITEM_ID TITLE).")
     try:
-        day = dt.date.fromisoformat(since)
+        day = dt.date.fromisoformat(since) if since else yesterday()
     except ValueError:
         raise click.BadParameter(f"'{since}' is not a day; use YYYY-MM-DD.",
                                  param_hint="--since") from None

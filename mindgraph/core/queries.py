@@ -122,10 +122,13 @@ class Queries(WarmIndexes):
     def trust_of(self, paths: Iterable[str]) -> dict[str, dict[str, Any]]:
         """Each page's trust level, status and freshness (trust/answer.py)."""
         from ..trust.answer import page_trust
+        from ..trust.evidence_drift import EvidenceFiles
         from ..trust.freshness import utc_today
 
         pages, today = self._pages(), utc_today()
-        return {p: page_trust(pages[p], today) for p in paths if p in pages}
+        s = self.settings
+        files = EvidenceFiles(s.raw_dir, s.wiki_dir, s.trust.fetch_max_bytes)
+        return {p: page_trust(pages[p], today, files) for p in paths if p in pages}
 
     @query
     def related(self, name: str, depth: int = 1, direction: str = "both",

@@ -105,7 +105,8 @@ def measure_coverage(units: list[Unit], pages: Iterable[Page], *, codebase: str 
     (unit id → (page, section id, similarity)), measured with ``semantic_model``."""
     index = MentionIndex(units)
     by_unit: dict[str, list[Mention]] = {u.id: [] for u in units}
-    for unit_id, found in index.count_pages((p.path, p.body) for p in pages).items():
+    # indexed_body: the offline summary callout repeats the body; counted, each mention was two
+    for unit_id, found in index.count_pages((p.path, p.indexed_body) for p in pages).items():
         by_unit[unit_id].extend(found)
     results = []
     semantic = semantic or {}

@@ -53,10 +53,12 @@ class EnrichService:
     """Enrichment of one workspace with an optional LLM (anything with ``identity`` and
     ``complete``)."""
 
-    def __init__(self, workspace: Any, llm: Any = None):
+    def __init__(self, workspace: Any, llm: Any = None, link_llm: Any = None):
         self.mg = workspace
         self.settings = workspace.settings.enrich
         self.llm = llm
+        # the same model at enrich.link_temperature (link_llm), or the one LLM
+        self.link_llm = link_llm if link_llm is not None else llm
         self.records = EnrichRecords(workspace.settings.state_dir, self.settings.memory)
 
     def run(self, *, summaries: bool = True, links: bool = True, dry_run: bool = False,
@@ -225,7 +227,8 @@ class EnrichService:
             if step is not None:
                 step("pairs judged", done[0], len(todo))
 
-        result = judge_pairs(candidates, pages, self.llm, self.records, batch, judged, audience)
+        result = judge_pairs(candidates, pages, self.link_llm, self.records, batch, judged,
+                             audience)
         report.llm_calls += result.calls
         report.link_failures = [{"pages": f"{c.a} ~ {c.b}", "error": why}
                                 for c, why in result.failed]

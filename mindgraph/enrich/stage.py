@@ -19,13 +19,14 @@ def enrich_after(workspace: Any) -> tuple[EnrichReport | None, str]:
     settings = workspace.settings.enrich
     if not settings.after_ingest:
         return None, ""
-    llm = None
+    llm = link_llm = None
     if settings.llm_after_ingest:
         from ..providers.llm.factory import make_llm_provider
 
         llm = make_llm_provider(workspace.settings)
+        link_llm = make_llm_provider(workspace.settings, settings.link_temperature)
     try:
-        return EnrichService(workspace, llm).run(summaries=llm is not None), ""
+        return EnrichService(workspace, llm, link_llm).run(summaries=llm is not None), ""
     except InputError as exc:
         return None, f"enrich skipped: {exc}"
 

@@ -25,6 +25,7 @@ from ..lint.statements import Statement, page_statements
 from ..page.model import Page
 from ..providers.llm.answers import json_list
 from ..lint.facts import quantities
+from ..trust.claims import plain
 from .changes import FactChange, similarity
 from .reach import ChangeReach
 
@@ -102,7 +103,40 @@ def draft(change: FactChange, page: Page, statement: Statement, text: str,
                                   f"> {where} now says: “{change.new}” (it said: "
                                   f"“{change.old}”). Check this passage."]
         how = "marked"
+    if how != "marked":     # a marked passage still says the old, so its copy may too
+        lines = _summary_follows(page, statement, change, how, lines)
     return Draft(page.path, change, statement.text, statement.line, how, "\n".join(lines))
+
+
+def _summary_follows(page: Page, statement: Statement, change: FactChange, how: str,
+                     lines: list[str]) -> list[str]:
+    """``lines`` with the page's copied summary callout (page/summary.py: the offline
+    compiler's, sentences taken from the body) brought in line with the updated statement:
+    its numbers substituted too, or — when that cannot be done surely, or the paragraph was
+    rewritten — the callout dropped, as the copy it was. Left alone, it kept stating the
+    old fact above the new one, and was searched as text of its own once it no longer
+    repeated the body."""
+    start, end = page.copied_summary
+    if start == end:
+        return lines
+    first, last = page.body_line - 1 + start, page.body_line - 1 + end
+    if statement.line - 1 < last or _letters(statement.text) not in _letters(
+            " ".join(lines[first:last])):
+        return lines
+    quoted = "\n".join(lines[first:last])
+    if how == "substituted" and all(len(_number_at(old).findall(quoted)) == 1
+                                    for old, _ in change.number_map()):
+        for old, new in change.number_map():
+            quoted = _number_at(old).sub(new, quoted)
+        return lines[:first] + quoted.split("\n") + lines[last:]
+    while last < len(lines) and not lines[last].strip():
+        last += 1
+    return lines[:first] + lines[last:]
+
+
+def _letters(text: str) -> str:
+    """Only the letters and digits of ``text``'s words, lower case (markup does not count)."""
+    return re.sub(r"[\W_]+", "", plain(text)).casefold()
 
 
 def _number_at(number: str) -> re.Pattern[str]:

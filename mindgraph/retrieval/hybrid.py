@@ -94,7 +94,8 @@ class HybridRetriever:
                                                       settings.vector_weight))
         self.expander = expander or QueryExpander()
         self.recency = Recency(pages, settings.recency, settings.recency_lambda,
-                               settings.evergreen_tags, settings.evergreen_pages)
+                               settings.evergreen_tags, settings.evergreen_pages,
+                               settings.recency_lambdas)
         self.reranker = reranker
         self.native = native              # note apps' own search (native.py), if any
         self._native_pages: dict[tuple[str, str], str] = {}

@@ -9,9 +9,11 @@ note was written.
 Two effects, both off with ``retrieval.recency: off`` and neither on evergreen pages:
 
 - decay, on every query when most pages are dated (``auto``) or always (``on``): a dated
-  candidate's score × exp(−``recency_lambda`` × days older than the vault's newest page) —
+  candidate's score × exp(−λ × days older than the vault's newest page) —
   not than today, so a vault nobody touches ranks the same tomorrow, and its undated pages do
-  not rise above the dated ones as time passes;
+  not rise above the dated ones as time passes. λ is ``recency_lambda`` unless the page's
+  ``type`` or one of its tags names its own in ``recency_lambdas`` (a decision ages fast,
+  0.005; reference knowledge slowly, 0.001);
 - for queries that ask for what is new ("latest release notes", "what changed recently in
   Canvas", 「最新の変更点」, "最近更新"), instead of the decay: the newest dated pages that
   match the query's subject (keyword search without the words for "recent", at least
@@ -99,10 +101,12 @@ class Recency:
     """Applies decay and the recent-query boost to one query's candidates."""
 
     def __init__(self, pages: Mapping[str, Page], mode: str, decay_lambda: float,
-                 evergreen_tags: Iterable[str], evergreen_pages: Iterable[str]):
+                 evergreen_tags: Iterable[str], evergreen_pages: Iterable[str],
+                 kind_lambdas: Mapping[str, float] | None = None):
         self.pages = pages
         self.mode = mode
         self.decay_lambda = decay_lambda
+        self.kind_lambdas = {str(k).lower(): float(v) for k, v in (kind_lambdas or {}).items()}
         self.evergreen_tags = {t.lower() for t in evergreen_tags}
         self.evergreen_pages = set(evergreen_pages)
         self.decays = mode == "on" or (mode == "auto" and mostly_dated(pages.values()))
@@ -168,20 +172,47 @@ class Recency:
         if self.decays and dated:
             newest = page_date(self.pages[self._newest()[0]])
             for path, date in dated.items():
-                factor = math.exp(-self.decay_lambda * max(0, (newest - date).days))
+                factor = math.exp(-self.lambda_of(path) * max(0, (newest - date).days))
                 if factor < 0.9999:
                     candidates[path].score *= factor
                     candidates[path].boosts["recency"] = round(factor, 4)
         return frozenset()
 
+    def lambda_of(self, path: str) -> float:
+        """The decay λ of ``path``: its ``type``'s in ``recency_lambdas``, else the smallest
+        of its tags' there (a page tagged both decision and reference keeps the slower),
+        else ``recency_lambda``."""
+        if not self.kind_lambdas:
+            return self.decay_lambda
+        page = self.pages[path]
+        kind = page.frontmatter.get("type")
+        if isinstance(kind, str) and kind.strip().lower() in self.kind_lambdas:
+            return self.kind_lambdas[kind.strip().lower()]
+        tagged = [self.kind_lambdas[t.lower()] for t in page.tags if t.lower() in self.kind_lambdas]
+        return min(tagged) if tagged else self.decay_lambda
+
     def age_days(self, path: str) -> int | None:
         """How many days older than the vault's newest dated page ``path`` is, as the decay
-        counts them; None for an undated or evergreen page (the decay leaves it alone)."""
+        counts them; None for an undated or evergreen page (the decay leaves it alone) and
+        for one whose kind has its own λ (``recency_lambdas``: not the λ calibrate fits)."""
         if path not in self.pages or self._evergreen(path) or not self._newest():
+            return None
+        if self._own_lambda(path):
             return None
         date = page_date(self.pages[path])
         newest = page_date(self.pages[self._newest()[0]])
         return None if date is None or newest is None else max(0, (newest - date).days)
+
+    def _own_lambda(self, path: str) -> bool:
+        """Whether ``path``'s type or a tag of it has a λ of its own in ``recency_lambdas``."""
+        if not self.kind_lambdas:
+            return False
+        page = self.pages[path]
+        kind = page.frontmatter.get("type")
+        names = {t.lower() for t in page.tags}
+        if isinstance(kind, str):
+            names.add(kind.strip().lower())
+        return bool(names & set(self.kind_lambdas))
 
     def _evergreen(self, path: str) -> bool:
         page = self.pages[path]

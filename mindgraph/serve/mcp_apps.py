@@ -17,6 +17,7 @@ from pydantic import Field
 
 from ..adapters.apps import NoteApps
 from ..core import Mindgraph
+from ..triage.service import with_relevance
 from .callers import Callers
 from .mcp_documents import _caller_view
 
@@ -48,9 +49,12 @@ def add_app_tools(server: MCPServer, mg: Mindgraph,
                 "A project (list) by name or id; default: the app's inbox"))] = None,
             app: AppName = None, ctx: Context | None = None) -> JsonResult:
         """Create a task or note in the person's note app (e.g. TickTick). Returns the item,
-        its deep link (url) and the raw note the next pull files it as."""
-        return await call(ctx, "create_item", title, lambda _core: as_writer(
-            ctx, app, lambda: apps.create(title, content, project, app)), slow=True)
+        its deep link (url), the raw note the next pull files it as and, when the person
+        keeps a Trunk Catalog, ``relevance``: what to do next (pick a trunk, append
+        'why: <trunk> — <reason>' with update_item)."""
+        return await call(ctx, "create_item", title, lambda core: with_relevance(
+            core, as_writer(ctx, app, lambda: apps.create(title, content, project, app)),
+            quiet_when_missing=True), slow=True)
 
     @server.tool(annotations=APP_WRITE)
     async def update_item(

@@ -14,7 +14,7 @@ from pydantic import Field
 
 from ..core import Mindgraph
 from ..errors import InputError
-from ..triage.service import relevance_for, triage
+from ..triage.service import relevance_for, triage, yesterday
 
 JsonResult = Annotated[CallToolResult, dict[str, Any]]
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
@@ -27,19 +27,22 @@ def add_triage_tools(server: MCPServer, call: Callable[..., Awaitable[CallToolRe
     @server.tool(annotations=READ_ONLY)
     async def triage_completed(
             ctx: Context,
-            since: Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}$", description=(
-                "YYYY-MM-DD: the items completed on or after this day"))],
+            since: Annotated[str | None, Field(pattern=r"^\d{4}-\d{2}-\d{2}$", description=(
+                "YYYY-MM-DD: the items completed on or after this day (default: "
+                "yesterday)"))] = None,
             judge: Annotated[Literal["auto", "offline"], Field(description=(
                 "auto: the configured LLM when there is one; offline: similarity"))] = "auto",
     ) -> JsonResult:
         """The person's items completed since a day, each scored 0-3 against the projects
         they care about now (the Trunk Catalog note), grouped by project, with a markdown
         morning message. Read-only."""
+        first = since or yesterday().isoformat()
+
         def run(m: Mindgraph) -> dict[str, Any]:
             try:
-                day = dt.date.fromisoformat(since)
+                day = dt.date.fromisoformat(first)
             except ValueError:
-                raise InputError(f"since '{since}' is not a day; use YYYY-MM-DD.") from None
+                raise InputError(f"since '{first}' is not a day; use YYYY-MM-DD.") from None
             llm = None
             if judge == "auto":
                 from ..providers.llm.factory import make_llm_provider
@@ -47,7 +50,7 @@ def add_triage_tools(server: MCPServer, call: Callable[..., Awaitable[CallToolRe
                 llm = make_llm_provider(m.settings)
             report = triage(m, day, llm)
             return {**report.to_dict(), "markdown": report.markdown()}
-        return await call(ctx, "triage_completed", since, run, slow=True)
+        return await call(ctx, "triage_completed", first, run, slow=True)
 
     @server.tool(annotations=READ_ONLY)
     async def item_relevance(

@@ -69,6 +69,7 @@ from ..errors import ConfigError
 from ..documents.service import DocumentService
 from ..scopes import Authenticator, Identity
 from ..scopes.auth import usage_identity
+from ..triage.service import with_relevance
 from ..version import __version__
 from .agent_paths import AgentPaths
 from .callers import Callers
@@ -176,7 +177,12 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None,
     app.state.callers = Callers(mg.settings, token)
     add_document_routes(app, route, app.state.documents, lanes, app.state.callers.view,
                         json_object_body)
-    add_app_routes(app, route, mg.settings, lanes, app.state.callers.view, json_object_body)
+
+    def relevance(identity: Identity, created: dict[str, Any]) -> dict[str, Any]:
+        fresh()      # the catalog as the wiki has it now
+        return with_relevance(mg.as_identity(identity), created, quiet_when_missing=True)
+    add_app_routes(app, route, mg.settings, lanes, app.state.callers.view, json_object_body,
+                   relevance)
     install_dashboard(app, route, mg, fresh, lanes.slow, Caller)
     add_triage_routes(app, route, mg, fresh, Caller)
     app.add_middleware(TokenGate, auth=auth,      # every path, FastAPI's own (/docs) too

@@ -31,8 +31,9 @@ _CODES = (400, 403, 404, 408, 413, 415, 502)
 
 def add_app_routes(app: FastAPI, route: Callable[..., Callable], settings: Settings,
                    lanes: ServerLanes, viewer: Callable[[Request], Any],
-                   json_body: Any) -> None:
-    """Register the routes on ``app`` with rest.py's ``route`` helper."""
+                   json_body: Any, relevance: Callable[[Any, dict], dict] | None = None) -> None:
+    """Register the routes on ``app`` with rest.py's ``route`` helper; ``relevance(identity,
+    created)`` adds the capture-time trunk instruction to a created item's answer."""
     apps = NoteApps(settings)
     write = {"lane": lanes.slow, "dependencies": (Depends(json_body),)}
 
@@ -47,8 +48,10 @@ def add_app_routes(app: FastAPI, route: Callable[..., Callable], settings: Setti
            "Create an item in the note app (not in raw/: the next pull files it)", *_CODES,
            **write)
     def create_item(request: Request, body: a.ItemIn) -> Any:
-        return _as_writer(apps, body.app, viewer(request), lambda: apps.create(
+        view = viewer(request)
+        created = _as_writer(apps, body.app, view, lambda: apps.create(
             body.title, body.content, body.project, body.app))
+        return relevance(view.identity, created) if relevance else created
 
     @route("patch", "/apps/items/{item_id}", a.ItemResultOut,
            "Change an item's title or content, or append a line to it, in the note app",

@@ -12,7 +12,7 @@ from fastapi import FastAPI, Query
 from pydantic import BaseModel, Field
 
 from ..core import Mindgraph
-from ..triage.service import relevance_for, triage
+from ..triage.service import relevance_for, triage, yesterday
 
 
 class TriagedItem(BaseModel):
@@ -63,8 +63,9 @@ def add_triage_routes(app: FastAPI, route: Callable[..., Callable], mg: Mindgrap
            "Items completed since a day, scored 0-3 against the Trunk Catalog, by trunk", 400,
            404, 502)
     def triage_route(who: Any = who_is,
-                     since: dt.date = Query(..., description="YYYY-MM-DD: items completed "
-                                                             "on or after this day"),
+                     since: dt.date | None = Query(None, description=(
+                         "YYYY-MM-DD: items completed on or after this day (default: "
+                         "yesterday)")),
                      judge: Literal["auto", "offline"] = Query(
                          "auto", description="auto: the configured LLM when there is one; "
                                              "offline: similarity")) -> dict[str, Any]:
@@ -74,7 +75,7 @@ def add_triage_routes(app: FastAPI, route: Callable[..., Callable], mg: Mindgrap
             from ..providers.llm.factory import make_llm_provider
 
             llm = make_llm_provider(mg.settings)
-        report = triage(mg.as_identity(who), since, llm)
+        report = triage(mg.as_identity(who), since or yesterday(), llm)
         return {**report.to_dict(), "markdown": report.markdown()}
 
     @route("get", "/triage/relevance", RelevanceOut,

@@ -50,6 +50,11 @@ class ItemResultOut(BaseModel):
     raw_note: str = Field(description="The raw note `mindgraph pull` files it as (writes go "
                                       "to the app, never to raw/)")
     next: str
+    relevance: str | None = Field(None, description=(
+        "create, when a Trunk Catalog is kept: what the calling agent does next (pick a "
+        "trunk, append 'why: <trunk> — <reason>' with PATCH)"))
+    relevance_error: str | None = Field(None, description=(
+        "create: why the Trunk Catalog could not be read (the item is created all the same)"))
 
 
 class ItemIn(BaseModel):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any, Iterable
 
+from ..errors import MindgraphError, NotFoundError
 from .catalog import Catalog, find_catalog
 from .relevance import relevance_instructions
 from .score import TriageReport, completed_items, completed_pages, score_llm, score_offline
@@ -22,6 +23,28 @@ def catalog_of(workspace: Any) -> Catalog:
 def relevance_for(workspace: Any, item_id: str, title: str) -> str:
     """The instruction block for a newly created item (see relevance.py)."""
     return relevance_instructions(catalog_of(workspace), item_id, title)
+
+
+def with_relevance(workspace: Any, created: dict[str, Any], *,
+                   quiet_when_missing: bool = False) -> dict[str, Any]:
+    """``created`` (a note app's answer to create: ``item`` with ``id`` and ``title``) with
+    the capture-time instruction block as ``relevance``; a catalog that cannot be read says
+    what to fix in ``relevance_error`` (the item is created either way), and a workspace
+    without one says nothing when ``quiet_when_missing``."""
+    try:
+        created["relevance"] = relevance_for(workspace, created["item"]["id"],
+                                             created["item"]["title"])
+    except NotFoundError as exc:
+        if not quiet_when_missing:
+            created["relevance_error"] = str(exc)
+    except MindgraphError as exc:
+        created["relevance_error"] = str(exc)
+    return created
+
+
+def yesterday() -> dt.date:
+    """The default first day of a triage: the morning's run scores what was done yesterday."""
+    return dt.date.today() - dt.timedelta(days=1)
 
 
 def triage(workspace: Any, since: dt.date, llm: Any = None,

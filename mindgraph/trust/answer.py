@@ -14,6 +14,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from ..errors import InputError
 from ..page.model import Page
+from .evidence_drift import EvidenceFiles
 from .freshness import freshness_of_body
 from .record import read_record
 
@@ -54,10 +55,13 @@ class TrustCriteria:
         return " ".join(parts + (["--fresh"] if self.fresh else []))
 
 
-def page_trust(page: Page, today: dt.date) -> dict[str, Any]:
-    """What a result shows: level, status, freshness (fresh | stale | unverified), triggers."""
+def page_trust(page: Page, today: dt.date, files: EvidenceFiles | None = None
+               ) -> dict[str, Any]:
+    """What a result shows: level, status, freshness (fresh | stale | unverified), triggers;
+    ``files`` re-reads the local files the record was checked against."""
     record = read_record(page.frontmatter)
-    state = freshness_of_body(record.verification, page.body, record.provenance, today)
+    state = freshness_of_body(record.verification, page.body, record.provenance, today,
+                              files is not None and files.changed(page.path, record))
     return {"level": record.verification.level, "status": record.verification.status,
             "freshness": state.state, "stale": list(state.triggers)}
 

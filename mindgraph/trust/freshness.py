@@ -1,7 +1,8 @@
 """Is a page's verification still current? Three triggers make it stale.
 
 ``content_changed``: the body hash differs from the one validated; ``references_changed``:
-the set of cited sources differs; ``age_expired``: today is past ``revalidate_after`` (90 days
+the set of cited sources differs, or a cited local file reads differently now
+(evidence_drift.py); ``age_expired``: today is past ``revalidate_after`` (90 days
 after validation by default; trust.revalidate_after_days). A page never validated (L0) is
 ``unverified``, not stale. A stale L2 is not a fresh L2.
 """
@@ -56,21 +57,22 @@ def _references(body: str, provenance: Provenance) -> tuple[str, ...]:
 
 
 def freshness(verification: Verification, text: str, provenance: Provenance,
-              today: dt.date) -> Freshness:
-    """How current ``verification`` is for the page ``text`` on ``today``."""
+              today: dt.date, evidence_changed: bool = False) -> Freshness:
+    """How current ``verification`` is for the page ``text`` on ``today``
+    (``evidence_changed``: a local file it was checked against reads differently now)."""
     _, body, _ = split_frontmatter(text.removeprefix("\ufeff").replace("\r\n", "\n"))
-    return freshness_of_body(verification, body, provenance, today)
+    return freshness_of_body(verification, body, provenance, today, evidence_changed)
 
 
 def freshness_of_body(verification: Verification, body: str, provenance: Provenance,
-                      today: dt.date) -> Freshness:
+                      today: dt.date, evidence_changed: bool = False) -> Freshness:
     """``freshness`` for a page whose body (LF line endings) is already split off."""
     if verification.level == 0 and not verification.last_validated:
         return Freshness("unverified")
     triggers = []
     if verification.body_sha256 != sha256_text(body):
         triggers.append("content_changed")
-    if tuple(verification.references) != _references(body, provenance):
+    if evidence_changed or tuple(verification.references) != _references(body, provenance):
         triggers.append("references_changed")
     due = _date(verification.revalidate_after)
     due_in = (due - today).days if due is not None else None

@@ -17,19 +17,23 @@ from typing import Any, Iterable
 from ..page.check import CheckReport, Finding
 from ..page.model import Page
 from .claims import page_claims
+from .evidence_drift import EvidenceFiles
 from .freshness import TRIGGERS, freshness_of_body
 from .record import LEVELS, STATUSES, read_record
 
 
-def trust_mix(pages: Iterable[Page], today: dt.date) -> dict[str, Any]:
-    """Pages per level and status, fresh / stale / unverified, stale pages by trigger."""
+def trust_mix(pages: Iterable[Page], today: dt.date, files: EvidenceFiles | None = None
+              ) -> dict[str, Any]:
+    """Pages per level and status, fresh / stale / unverified, stale pages by trigger
+    (``files`` re-reads the local files each record was checked against)."""
     levels: Counter[str] = Counter()
     statuses: Counter[str] = Counter()
     states: Counter[str] = Counter()
     triggers: Counter[str] = Counter()
     for page in pages:
         record = read_record(page.frontmatter)
-        state = freshness_of_body(record.verification, page.body, record.provenance, today)
+        state = freshness_of_body(record.verification, page.body, record.provenance, today,
+                                  files is not None and files.changed(page.path, record))
         levels[f"L{record.verification.level}"] += 1
         statuses[record.verification.status] += 1
         states[state.state] += 1
@@ -80,12 +84,12 @@ class TrustedCheckReport(CheckReport):
         return {**super().to_dict(), "trust": self.trust}
 
 
-def with_trust(report: CheckReport, pages: Iterable[Page], today: dt.date
-               ) -> TrustedCheckReport:
+def with_trust(report: CheckReport, pages: Iterable[Page], today: dt.date,
+               files: EvidenceFiles | None = None) -> TrustedCheckReport:
     """``report`` with the trust findings added and the trust mix attached."""
     pages = list(pages)
     return TrustedCheckReport(report.pages, report.findings + tuple(trust_findings(pages)),
-                              trust_mix(pages, today))
+                              trust_mix(pages, today, files))
 
 
 def _cut(text: str, limit: int = 80) -> str:

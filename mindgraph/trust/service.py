@@ -9,6 +9,7 @@ keys of the planned pages.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping
@@ -21,6 +22,7 @@ from ..page.vault import iter_markdown_files
 from ..scopes.identities import Scopes, load_scopes
 from .audit import AuditReport, PageTrust, audit
 from .evidence import EvidenceCollector
+from .evidence_drift import EvidenceFiles
 from .fetch.cache import CachedUrls, EvidenceCache
 from .fetch.files import FileFetcher
 from .freshness import Freshness, freshness, references, utc_today
@@ -137,7 +139,14 @@ class TrustService:
     def freshness(self, page: WikiPage) -> Freshness:
         """How current a page's verification is today."""
         return freshness(page.record.verification, page.text.replace("\r\n", "\n"),
-                         page.record.provenance, self.today())
+                         page.record.provenance, self.today(),
+                         self.evidence_files.changed(page.path, page.record))
+
+    @functools.cached_property
+    def evidence_files(self) -> EvidenceFiles:
+        """The local evidence files, re-hashed for freshness (evidence_drift.py)."""
+        s = self.settings
+        return EvidenceFiles(s.raw_dir, s.wiki_dir, s.trust.fetch_max_bytes)
 
     # -- planning ---------------------------------------------------------------------------
 
@@ -340,12 +349,12 @@ class TrustService:
     def mix(self, pages: Iterable[Any]) -> dict[str, Any]:
         """The trust mix of parsed pages (levels, statuses, freshness), for `stats`."""
         from .mix import trust_mix
-        return trust_mix(pages, self.today())
+        return trust_mix(pages, self.today(), self.evidence_files)
 
     def with_trust(self, report: Any, vault: Any) -> Any:
         """`check`'s report with the trust mix and the disputed pages added."""
         from .mix import with_trust
-        return with_trust(report, vault.pages.values(), self.today())
+        return with_trust(report, vault.pages.values(), self.today(), self.evidence_files)
 
     def runs(self) -> list[dict]:
         """The run ledger, oldest first."""

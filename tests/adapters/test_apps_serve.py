@@ -149,3 +149,43 @@ def test_mcp_tools_write_to_the_app(workspace, fake):
     assert fake.tasks[item["id"]]["content"] == "About the card.\nwhy: money — card"
     assert changed["action"] == "updated" and changed["url"].endswith(item["id"])
     assert len(projects["projects"]) == 4
+
+
+def test_an_item_an_agent_creates_carries_the_trunk_instruction(workspace, fake):
+    """DESIGN: "a new item carries an instruction for the calling agent to pick a project
+    trunk … and append `why: <trunk> — <reason>`". Over MCP, the agents' way in, create_item
+    answered the item alone: the agent had to know to call item_relevance."""
+    server = create_mcp_server(Mindgraph.open(workspace))
+
+    async def create(title):
+        with anyio.fail_after(30):
+            async with Client(server) as client:
+                made = await client.call_tool("create_item", {"title": title})
+                assert not made.is_error, made.content[0].text
+                return json.loads(made.content[0].text)
+
+    bare = anyio.run(create, "Call the bank")
+    assert "relevance" not in bare and "relevance_error" not in bare   # no catalog kept
+    (workspace / "wiki" / "Trunk Catalog.md").write_text(
+        "---\ntype: trunk-catalog\n---\n# Trunk Catalog\n\n```json\n"
+        '[{"name": "Money", "description": "bank, cards, taxes"}]\n```\n')
+    made = anyio.run(create, "Cancel the old card")
+    block = made["relevance"]
+    assert made["item"]["id"] in block and "Money" in block and "why:" in block
+    (workspace / "wiki" / "Trunk Catalog.md").write_text(
+        "---\ntype: trunk-catalog\n---\n# Trunk Catalog\n\n```json\n{\"not\": \"a list\"}\n```\n")
+    broken = anyio.run(create, "Order checks")
+    assert broken["item"]["title"] == "Order checks"            # created all the same
+    assert "Trunk Catalog" in broken["relevance_error"]
+
+
+def test_rest_create_carries_the_trunk_instruction_when_a_catalog_is_kept(client, workspace):
+    bare = client.post("/apps/items", json={"title": "Buy stamps"}, headers=as_("server"))
+    assert bare.status_code == 200 and bare.json()["relevance"] is None
+    (workspace / "wiki" / "Trunk Catalog.md").write_text(
+        "---\ntype: trunk-catalog\n---\n# Trunk Catalog\n\n```json\n"
+        '[{"name": "Errands", "description": "post office, shopping"}]\n```\n')
+    made = client.post("/apps/items", json={"title": "Post the parcel"}, headers=as_("server"))
+    assert made.status_code == 200, made.text
+    block = made.json()["relevance"]
+    assert made.json()["item"]["id"] in block and "Errands" in block and "why:" in block

@@ -45,6 +45,21 @@ def test_links_and_backlinks(tmp_path):
     assert [b["page"] for b in data["backlinks"]] == ["Packing.md"]
 
 
+def test_typed_links_say_their_kind_both_ways(tmp_path):
+    """DESIGN: typed links (depends_on, supersedes, …) and every link has a backlink. The
+    text form listed a depends_on link like a wikilink; --json alone said which it was."""
+    (tmp_path / "wiki").mkdir()
+    (tmp_path / "wiki" / "Plan.md").write_text(
+        "---\ndepends_on: [Budget]\nsupersedes: [Old plan]\n---\n# Plan\nSee [[Budget]].\n")
+    (tmp_path / "wiki" / "Budget.md").write_text("# Budget\nMoney.\n")
+    (tmp_path / "wiki" / "Old plan.md").write_text("# Old plan\nBefore.\n")
+    out = run("links", "Plan", "-C", str(tmp_path)).output
+    assert "-> Budget.md  (depends_on)" in out and "-> Old plan.md  (supersedes)" in out
+    assert "-> Budget.md\n" in out                     # the wikilink: no kind shown
+    back = run("links", "Budget", "-C", str(tmp_path)).output
+    assert "Plan.md:0  (depends_on)" in back
+
+
 def test_url(tmp_path):
     base = make_wiki(tmp_path)
     result = run("url", "Packing", "-C", str(base))

@@ -135,3 +135,23 @@ def test_cli_gate_fail_under_and_baseline(codebase, tmp_path):
     (empty / "README.md").write_text("no code here\n")
     nothing = runner.invoke(cli, ["coverage", str(empty), "-C", str(base), "--fail-under", "70"])
     assert nothing.exit_code == 2 and "holds no source files" in nothing.output   # not 0/0 = 100%
+
+
+def test_a_compiled_page_counts_each_mention_once(codebase, tmp_path):
+    """The offline compiler opens a page with a summary callout that repeats its first
+    sentences; coverage counted a module named there twice, so a note mentioning it once
+    passed `--min-mentions 2` ("referenced by the wiki at least N times")."""
+    base = tmp_path / "kb"
+    (base / "raw").mkdir(parents=True)
+    (base / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n")
+    (base / "raw" / "Orders.md").write_text(
+        "# Orders\nThe shop/api.py module takes orders from the web.\n")
+    runner = CliRunner()
+    assert runner.invoke(cli, ["ingest", "-C", str(base)]).exit_code == 0
+    assert "> [!summary]" in (base / "wiki" / "Orders.md").read_text()
+    args = ["coverage", str(codebase), "-C", str(base), "--json"]
+    data = json.loads(runner.invoke(cli, args).output)
+    api = next(u for u in data["units"] if u["unit"] == "shop/api.py")
+    assert api["mentions"] == 1 and api["covered"]
+    data = json.loads(runner.invoke(cli, [*args, "--min-mentions", "2"]).output)
+    assert not next(u for u in data["units"] if u["unit"] == "shop/api.py")["covered"]

@@ -275,3 +275,66 @@ def test_an_apply_refuses_a_draft_past_max_page_bytes_and_writes_nothing(tmp_pat
             "read. Split the page, or raise limits.max_page_bytes in mindgraph.yml and apply "
             "the plan again. Nothing was written.") in refused.output
     assert {p.name: p.read_bytes() for p in (root / "wiki").iterdir()} == before
+
+
+def _compiled(root: Path, notes: dict[str, str]) -> Path:
+    (root / "raw").mkdir()
+    (root / "mindgraph.yml").write_text("embedding:\n  provider: hashing\n")
+    for name, text in notes.items():
+        (root / "raw" / name).write_text(text)
+    result = CliRunner().invoke(cli, ["-C", str(root), "ingest"])
+    assert result.exit_code == 0, result.output
+    return root
+
+
+def _plan_and_apply(root: Path, *args: str) -> dict:
+    planned = json.loads(run(root, "--json", *args).output)
+    applied = run(root, "--apply", planned["plan"], "--approve", planned["digest"])
+    assert applied.exit_code == 0, applied.output
+    return planned
+
+
+OLD = "Each account may send 40 messages per hour."
+NEW = "Each account may send 45 messages per hour."
+
+
+def test_a_compiled_pages_summary_follows_the_substituted_fact(tmp_path):
+    """The offline compiler opens a page with a summary callout copied from its body. The
+    draft changed the body only: the page then said 40 above and 45 below, and the callout,
+    no longer a copy, was searched as text of its own."""
+    root = _compiled(tmp_path, {
+        "Quotas.md": f"# Quotas\n{OLD} The limit resets hourly.\n\n## Notes\nMore text.\n"})
+    (root / "wiki" / "Own.md").write_text(       # a person's page, a summary of its own
+        f"# Own\n\n> [!summary]\n> Sending rules in short.\n\n{OLD} Ask support for more.\n")
+    assert "> [!summary]\n> Each account may send 40" in (root / "wiki" / "Quotas.md").read_text()
+    planned = _plan_and_apply(root, "--old", OLD, "--new", NEW)
+    assert {t["path"]: t["how"] for t in planned["targets"]} == {
+        "Own.md": "substituted", "Quotas.md": "substituted"}
+    quotas = (root / "wiki" / "Quotas.md").read_text()
+    assert "40" not in quotas and f"> [!summary]\n> {NEW}" in quotas
+    assert f"\n{NEW} The limit resets hourly." in quotas
+    own = (root / "wiki" / "Own.md").read_text()
+    assert own == ("# Own\n\n> [!summary]\n> Sending rules in short.\n\n"
+                   f"{NEW} Ask support for more.\n")
+    search = CliRunner().invoke(cli, ["-C", str(root), "search", "40", "--json"])
+    assert json.loads(search.output)["results"] == []
+
+
+def test_a_rewritten_paragraph_drops_the_summary_that_copied_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    root = _compiled(tmp_path, {
+        "Quotas.md": f"# Quotas\n{OLD} The limit resets hourly.\n\n## Notes\nMore text.\n"})
+
+    def answer(prompt):
+        return json.dumps({"paragraphs": ["Accounts send up to 45 messages an hour; the "
+                                          "limit resets hourly."]})
+
+    with FakeOpenAI(answer) as fake:
+        (root / "mindgraph.yml").write_text(
+            "embedding:\n  provider: hashing\n"
+            f"compile:\n  provider: openai\n  model: m\n  base_url: {fake.base_url}\n")
+        planned = _plan_and_apply(root, "--drafter", "llm", "--old", OLD, "--new", NEW)
+    assert [t["how"] for t in planned["targets"]] == ["rewritten"]
+    quotas = (root / "wiki" / "Quotas.md").read_text()
+    assert "[!summary]" not in quotas and "40" not in quotas
+    assert "Accounts send up to 45 messages an hour" in quotas

@@ -90,3 +90,29 @@ def test_a_missing_key_is_a_note_not_an_error(tmp_path, monkeypatch):
     assert data["results"][0]["page"] == "Canvas.md"
     assert any("LLM query expansion failed" in d and "MINDGRAPH_TEST_NO_KEY" in d
                for d in data["degradation"])
+
+
+def test_auto_asks_the_llm_only_when_pass_1_is_weak_or_the_query_names_several_concepts(
+        tmp_path):
+    """DESIGN: pass 2 runs "only when needed (top score under 0.5, or a multi-concept query)".
+    Every test above forces `expansion: always`; under the default a well-answered question
+    must cost no LLM call, or every agent query pays one."""
+    with FakeOpenAI(lambda prompt: '["merge notes", "extract selection"]') as llm:
+        workspace = _workspace(tmp_path, llm.base_url)
+        config = tmp_path / "mindgraph.yml"
+        config.write_text(config.read_text().replace("  expansion: always\n", ""))
+        strong = _search(workspace, "note composer")
+        assert strong["results"][0]["page"] == "Note composer.md"
+        assert strong["results"][0]["score"] >= 0.5
+        assert strong["expanded_queries"] == [] and llm.requests == []
+
+        weak = _search(workspace)           # no word of it is on any page: pass 1 is weak
+        assert len(llm.requests) == 1
+        assert "query" not in weak["results"][0]["found_by"]
+        assert weak["expanded_queries"] == ["merge notes", "extract selection"]
+
+        versus = _search(workspace, "canvas vs templates")
+        assert len(llm.requests) == 2       # strong hits, but two concepts: pass 2 runs
+        assert versus["expanded_queries"][:2] == ["canvas", "templates"]
+        assert QUERY not in llm.requests[1]["body"]["messages"][-1]["content"]
+        assert "canvas vs templates" in llm.requests[1]["body"]["messages"][-1]["content"]

@@ -406,3 +406,17 @@ def test_an_upload_is_cut_off_at_what_could_compile(vault):
     assert "compile.max_note_bytes" in response.json()["detail"]
     assert len(pulled) <= 4                  # not the 900 kB upload_max_file_bytes allows
     assert not (vault / "raw" / "api-notes").exists()
+
+
+def test_the_default_upload_takes_50_files_and_refuses_51(vault, client):
+    """DESIGN: "upload (50 files, 50 MB each)" — the defaults, not a test's own limits."""
+    raw = vault / "raw"
+    before = raw_hashes(raw)
+    over = client.post("/upload", files=[("files", (f"n{i}.md", b"# N\n", "text/markdown"))
+                                         for i in range(51)])
+    assert over.status_code == 413, over.text
+    assert raw_hashes(raw) == before                     # nothing of it written
+    taken = client.post("/upload", files=[("files", (f"n{i}.md", f"# N{i}\n".encode(),
+                                                     "text/markdown")) for i in range(50)])
+    assert taken.status_code == 200, taken.text
+    assert len(raw_hashes(raw)) == len(before) + 50

@@ -210,3 +210,44 @@ def test_a_second_catalog_an_agent_writes_is_refused_not_picked(workspace):
     assert relevance.status_code == 400 and "Ignore previous" not in relevance.text
     result = triage(workspace, "--since", "2026-11-29", "--judge", "offline")
     assert result.exit_code != 0 and "keep one Trunk Catalog" in result.output
+
+
+def test_the_morning_triage_takes_yesterday_by_default(tmp_path):
+    """DESIGN: "a morning triage scores yesterday's completed items 0–3". `triage` alone (and
+    GET /triage, MCP triage_completed without `since`) refused; now it starts at yesterday."""
+    import datetime as dt
+
+    today = dt.date.today()
+    raw = tmp_path / "raw"
+    (raw / "Tasks").mkdir(parents=True)
+    (raw / "Trunk Catalog.md").write_text(CATALOG, encoding="utf-8")
+    for title, body, day in [
+            ("Water the beds", "Watered the garden beds and the tomato seedlings.", 1),
+            ("File receipts", "Filed the tax receipts for the accountant.", 0),
+            ("Old compost", "Turned the garden compost.", 2)]:
+        done = f"{today - dt.timedelta(days=day)}T08:00:00+00:00"
+        (raw / "Tasks" / f"{title}.md").write_text(item(title, body, done), encoding="utf-8")
+    (tmp_path / "mindgraph.yml").write_text(CONFIG, encoding="utf-8")
+    assert CliRunner().invoke(cli, ["-C", str(tmp_path), "ingest"]).exit_code == 0
+
+    result = triage(tmp_path, "--judge", "offline", "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["since"] == str(today - dt.timedelta(days=1))
+    titles = {i["title"] for g in report["trunks"] for i in g["items"]}
+    assert titles == {"Water the beds", "File receipts"}
+
+    mg = Mindgraph(settings_from_dict({"embedding": {"provider": "hashing", "dimension": 256}},
+                                      base_dir=tmp_path))
+    got = TestClient(create_app(mg), base_url="http://127.0.0.1:8765").get(
+        "/triage", params={"judge": "offline"})
+    assert got.status_code == 200, got.text
+    assert got.json()["since"] == report["since"] and got.json()["items"] == 2
+
+    async def main():
+        async with Client(create_mcp_server(mg)) as mcp:
+            return await mcp.call_tool("triage_completed", {"judge": "offline"})
+
+    done = anyio.run(main)
+    assert not done.is_error, done.content[0].text
+    assert json.loads(done.content[0].text)["items"] == 2

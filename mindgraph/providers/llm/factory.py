@@ -13,8 +13,10 @@ from .base import LLMProvider
 DEFAULT_KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "gemini": "GEMINI_API_KEY"}
 
 
-def make_llm_provider(settings: Settings) -> LLMProvider | None:
-    """Build the configured backend; None when compile.provider is "offline".
+def make_llm_provider(settings: Settings, temperature: float | None = None
+                      ) -> LLMProvider | None:
+    """Build the configured backend; None when compile.provider is "offline". ``temperature``
+    replaces compile.temperature (a task that wants less variation: enrich's link typing).
 
     Raises ConfigError naming the key or environment variable to fix. Backend modules are
     imported here, not at the top, so the offline path never loads an SDK.
@@ -22,6 +24,7 @@ def make_llm_provider(settings: Settings) -> LLMProvider | None:
     c = settings.compile
     if c.provider == "offline":
         return None
+    heat = c.temperature if temperature is None else temperature
     what = f"compile.provider={c.provider}"
     if c.base_url and urlsplit(c.base_url).scheme not in ("http", "https"):
         raise ConfigError(f"{settings.origin('compile.base_url')}: compile.base_url "
@@ -40,7 +43,7 @@ def make_llm_provider(settings: Settings) -> LLMProvider | None:
 
         return GeminiProvider(settings.secret(key_env, what),
                               model=c.model or DEFAULT_MODEL, base_url=c.base_url,
-                              temperature=c.temperature, **common)
+                              temperature=heat, **common)
     if c.provider == "openai":
         from .openai import DEFAULT_BASE_URL, DEFAULT_MODEL, OpenAIProvider, is_official
 
@@ -59,7 +62,7 @@ def make_llm_provider(settings: Settings) -> LLMProvider | None:
         # A local server usually needs no key; when a variable is named it must be set.
         api_key = settings.secret(c.api_key_env, what) if c.api_key_env else ""
         return OpenAIProvider(model=c.model or DEFAULT_MODEL, api_key=api_key,
-                              base_url=base_url, temperature=c.temperature, **common)
+                              base_url=base_url, temperature=heat, **common)
     raise ConfigError(f"{settings.origin('compile.provider')}: compile.provider "
                       f"{c.provider!r} is unknown; use "
                       f"offline, anthropic, gemini or openai.")
