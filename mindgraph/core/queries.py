@@ -146,13 +146,7 @@ class Queries(WarmIndexes):
     def path(self, source: str, target: str, via_tags: bool = False) -> list[str]:
         """The shortest chain of links between two pages (NotFoundError when unconnected);
         ``via_tags``: shared tags count as steps too."""
-        from ..graph.build import EXTRACTED, INFERRED
-        from ..graph.query import shortest_path
-
-        kinds = (EXTRACTED, INFERRED) if via_tags else (EXTRACTED,)
-        with self._lock:
-            return shortest_path(self.graph(), self.page(source).path, self.page(target).path,
-                                 kinds=kinds)
+        return self.path_with_steps(source, target, via_tags)["path"]
 
     @query
     def path_with_steps(self, source: str, target: str, via_tags: bool = False
@@ -161,11 +155,17 @@ class Queries(WarmIndexes):
         "steps": [{"from", "to", "direction"}]}, direction "out" (the page links the next),
         "in" (the next links it: the chain walks that link backwards), "both" or "tag"."""
         from ..graph.build import EXTRACTED, INFERRED
-        from ..graph.query import step_directions
+        from ..graph.query import shortest_path, step_directions
 
-        found = self.path(source, target, via_tags)
         kinds = (EXTRACTED, INFERRED) if via_tags else (EXTRACTED,)
-        ways = step_directions(self.graph(), found, kinds)
+        # one snapshot: a refresh applies to the graph in place, so the steps are labelled
+        # under the same hold of the lock the chain was found in (else a link dropped
+        # meanwhile reads "tag")
+        with self._lock:
+            graph = self.graph()
+            found = shortest_path(graph, self.page(source).path, self.page(target).path,
+                                  kinds=kinds)
+            ways = step_directions(graph, found, kinds)
         return {"path": found, "steps": [{"from": a, "to": b, "direction": way}
                                          for a, b, way in zip(found, found[1:], ways)]}
 

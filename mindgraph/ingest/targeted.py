@@ -57,9 +57,9 @@ class TargetedSteps:
         self.journal = True
         todo: list[Note] = []
         for note in notes:
-            if note.unread:
-                self.skipped += 1
-            elif self._unchanged(note, index):
+            # a note of the stat it was compiled from (unread) is unchanged too: it was
+            # "skipped 1" in the summary of a run that skipped nothing for a reason
+            if note.unread or self._unchanged(note, index):
                 self.skipped += 1
                 self.unchanged += 1
             else:
@@ -160,4 +160,4 @@ def _raw_file(raw_dir: Path, path: str) -> RawFile | None:
     if not stat_mod.S_ISREG(info.st_mode):
         return None
     return RawFile(path, True, "", info.st_size, info.st_mtime, mtime_ns=info.st_mtime_ns,
-                   ctime_ns=info.st_ctime_ns)
+                   ctime_ns=info.st_ctime_ns, inode=info.st_ino)

@@ -20,13 +20,13 @@ import functools
 import re
 from typing import NamedTuple
 
-from .anchors import BLOCK_ID_RE, heading_key
+from .anchors import heading_key
 from .markdown import find_headings, mask_code, mask_comments
 from .model import Link, Page
 
 EMBED_MAX_CHARS = 2000
 _LIST_ITEM_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
-_PLAIN_ID_RE = re.compile(r"[A-Za-z0-9-]+")     # an Obsidian block id (anchors.BLOCK_ID_RE)
+_INNER_MARKER_RE = re.compile(r"[\s\])]\^")     # a " ^" inside an id: it ends no line's last
 
 
 def page_embeds(page: Page) -> tuple[Link, ...]:
@@ -45,8 +45,8 @@ class _Outline(NamedTuple):
     starts: list[int]               # where each line starts in ``masked``
     headings: list                  # find_headings's
     first_heading: dict[str, int]   # heading_key → the index of its first heading
-    first_block: dict[str, int]     # a " ^id" of letters, digits and "-" (lowercase) → where
-    found: dict[str, int]           # any other block (lowercase) → where, once looked for
+    first_block: dict[str, int]     # the " ^id" that ends a line (lowercase) → where first
+    found: dict[str, int]           # a block itself holding a " ^" (lowercase) → where
 
 
 @functools.lru_cache(maxsize=4)      # a few bodies: an outline holds its body twice
@@ -63,10 +63,22 @@ def _outline(body: str) -> _Outline:
     starts, blocks, at = [], {}, 0
     for line in masked:
         starts.append(at)
-        if "^" in line and (match := BLOCK_ID_RE.search(line)):
-            blocks.setdefault(match.group(1).lower(), at + match.start(1) - 1)
+        if "^" in line and (marker := _last_marker(line)) >= 0:
+            if block := line[marker + 1:].rstrip().lower():
+                blocks.setdefault(block, at + marker)
         at += len(line) + 1
     return _Outline(lines, "\n".join(masked), starts, headings, first, blocks, {})
+
+
+def _last_marker(line: str) -> int:
+    """Where the last ``^`` of ``line`` that may start a block id is (at the line's start or
+    after a space, ``]`` or ``)``), or -1. What follows it to the line's end is the only id
+    the line can carry, unless an id itself holds such a ``^`` (``_block_marker``)."""
+    at = len(line)
+    while (at := line.rfind("^", 0, at)) >= 0:
+        if at == 0 or line[at - 1].isspace() or line[at - 1] in "])":
+            return at
+    return -1
 
 
 def embedded_text(target: Page, link: Link, max_chars: int = EMBED_MAX_CHARS) -> str | None:
@@ -96,7 +108,8 @@ def _heading_text(outline: _Outline, heading: str) -> str | None:
 def _block_text(outline: _Outline, block: str) -> str | None:
     lines = outline.lines
     key = block.lower()
-    if _PLAIN_ID_RE.fullmatch(block):
+    if not _INNER_MARKER_RE.search(block) and block == block.rstrip():
+        # the id after its line's last marker: every line's indexed once, a lookup here
         at = outline.first_block.get(key, -1)
     elif (at := outline.found.get(key, -2)) == -2:
         at = outline.found[key] = _block_marker(outline.masked, block)

@@ -16,7 +16,9 @@ its query's background: an invented word on one page found that page by keyword,
 pages by meaning alone, all about as close to the query as the median page. The gap is kept
 in a small JSON file keyed by the model and the number of vectors and pages, so a fresh
 process does not pay for it again. A vault under ``MIN_PAGES`` pages is not calibrated (floor
-0, no noise filter): too few pages to tell a typical one.
+0, no noise filter): too few pages to tell a typical one for ranking; from
+``SUMMARY_MIN_PAGES`` the levels are measured from every page for the search's summary alone
+(a weak best match is called weak, nothing is dropped or ranked by them).
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ from .vector import VectorRetriever
 SAMPLE = 64
 NOISE_SHARE = 0.5
 MIN_PAGES = 60
+SUMMARY_MIN_PAGES = 10
+"""A vault this small is calibrated for the search's summary alone (hybrid.py ``_weak``)."""
 
 
 @dataclass(frozen=True)
@@ -79,10 +83,10 @@ def pseudo_queries(pages: Mapping[str, Page], sample: int = SAMPLE) -> list[tupl
 
 
 def measure(vector: VectorRetriever, pages: Mapping[str, Page],
-            served: str | None = None) -> Calibration:
+            served: str | None = None, min_pages: int = MIN_PAGES) -> Calibration:
     """Both levels, measured now (2 × ``SAMPLE`` vector searches); with ``served``, from the
     pseudo-queries that model embeds (one model per language: each has its own levels)."""
-    if len(pages) < MIN_PAGES:
+    if len(pages) < min_pages:
         return Calibration()
     others = spread(list(pages), SAMPLE)
     backgrounds, matches = [], []
@@ -98,19 +102,23 @@ def measure(vector: VectorRetriever, pages: Mapping[str, Page],
 
 
 def calibration(vector: VectorRetriever, pages: Mapping[str, Page],
-                cache_file: Path | None = None, served: str | None = None) -> Calibration:
+                cache_file: Path | None = None, served: str | None = None,
+                min_pages: int = MIN_PAGES) -> Calibration:
     """The levels, from ``cache_file`` when they were measured for this model and store
-    (``served``: the model, of one per language, whose queries they are for)."""
+    (``served``: the model, of one per language, whose queries they are for; ``min_pages``:
+    the smallest vault measured, ``SUMMARY_MIN_PAGES`` for the summary's levels)."""
     routed = served is not None and served != vector.model_version
     stem = f"{vector.model_version}|{vector.store.count(vector.model_version)}|{len(pages)}"
     key = f"{stem}|{served}" if routed else stem
+    if min_pages != MIN_PAGES:
+        key = f"{key}|from {min_pages}"
     cached = _read(cache_file).get(key) if cache_file else None
     if isinstance(cached, dict):
         try:
             return Calibration(float(cached["background"]), float(cached["match"]))
         except (KeyError, TypeError, ValueError):
             pass
-    found = measure(vector, pages, served if routed else None)
+    found = measure(vector, pages, served if routed else None, min_pages)
     if cache_file is not None:
         # the levels of this store's other models (one per language) stay; older ones go
         kept = {k: v for k, v in _read(cache_file).items() if k.startswith(stem + "|")}

@@ -38,8 +38,8 @@ from ..page.language import page_language
 from ..page.model import Page
 from ..providers.embedding.base import compresses_cosines, model_languages
 from ..text.cjk import one_query
-from .calibration import (NOISE_SHARE, SAMPLE, Calibration, background, calibration,
-                          drop_vector_noise, spread)
+from .calibration import (MIN_PAGES, NOISE_SHARE, SAMPLE, SUMMARY_MIN_PAGES, Calibration,
+                          background, calibration, drop_vector_noise, spread)
 from .definition import name_defined_term
 from .expand import QueryExpander, split_concepts
 from .fusion import FUSIONS, NORMALIZERS, reserve_shares, spread_weights
@@ -207,6 +207,9 @@ class HybridRetriever:
                                f"meaning alone (best similarity {max(similarities):.2f})")
             # the noise filter kept them only because it keeps at least one page: the first
             # is no match to announce ("qwertzuiop flibbertigibbet" → 'Credits', 0.20)
+            if noise is None and zero is None and options.use_keyword and \
+                    self.settings.drop_vector_noise and not asks_for_recent(query):
+                noise = self._summary_noise(query)      # a vault too small to calibrate
             if noise is not None and max(similarities) < noise:
                 weak = max(similarities)
         reranks = options.rerank and self.reranker is not None
@@ -439,6 +442,25 @@ class HybridRetriever:
                 self._backgrounds.clear()
             self._backgrounds[query] = found
         return found
+
+    def _summary_noise(self, query: str) -> float | None:
+        """The noise level of ``query`` for the summary alone, in a vault under MIN_PAGES
+        (from SUMMARY_MIN_PAGES): measured as in a calibrated vault, from every page, but
+        nothing is dropped or ranked by it. Without it a small vault named a best match
+        for nonsense ("blargle fnord wibble" → 'Bases syntax › Boolean operators' on 10
+        Help pages; bench/bench_small_vault_weak.py)."""
+        if self.vector is None or not SUMMARY_MIN_PAGES <= len(self.pages) < MIN_PAGES:
+            return None
+        try:
+            served = self.vector.query_provider(query).model_version
+            levels = calibration(self.vector, self.pages, self._calibration_file,
+                                 served=served, min_pages=SUMMARY_MIN_PAGES)
+            if levels.gap <= 0:
+                return None
+            zero = background(self.vector, query, spread(list(self.pages), SAMPLE))
+        except Exception:   # a refinement: the vector side's own failure is reported
+            return None
+        return zero + NOISE_SHARE * levels.gap
 
     def _fusion_fit(self, query: str, rankings: Mapping[str, Any]) -> tuple[str, bool]:
         """The normalisation and whether to fill missing scores, for this query's model: the

@@ -40,6 +40,11 @@ def client(corpora, tmp_path_factory):
                                   encoding="utf-8")
     (guard / "Walls.md").write_text("Intro.\n\n" + "![[Big#Head]] ![[Big#^BLK]]\n" * 300,
                                     encoding="utf-8")
+    (guard / "Odd.md").write_text("# Odd\n\n" + "A paragraph of the odd page.\n\n" * 300
+                                  + "".join(f"Odd block {i}. ^a.{i}\n\n" for i in range(100)),
+                                  encoding="utf-8")
+    (guard / "Odd wall.md").write_text("".join(f"![[Odd#^a.{i}]]\n" for i in range(100)),
+                                       encoding="utf-8")
     (guard / "Code.md").write_text(CODE * 3, encoding="utf-8")
     return TestClient(create_app(Mindgraph(settings_from_dict({}, base_dir=base))),
                       base_url="http://127.0.0.1:8765")
@@ -97,6 +102,21 @@ def test_embeds_of_a_big_pages_heading_and_block_outline_it_once(client, monkeyp
     assert html.count("Under the heading.") + html.count("The one block.") == 512
     assert html.count("Under the heading.") == html.count("The one block.") == 256
     assert masked[0] <= 1                                            # 512 before
+
+
+def test_embeds_of_many_unusual_block_ids_read_the_page_once(client, monkeypatch):
+    """An id not of the plain [A-Za-z0-9-]+ form (^a.1) was searched for through the whole
+    target, once an id: 600 of them on a big page took 1.9 s a cold view. Every line's id is
+    indexed with the outline now (bench/bench_unusual_block_ids.py)."""
+    from mindgraph.page import transclude
+
+    searched = []
+    search = transclude._block_marker
+    monkeypatch.setattr(transclude, "_block_marker",
+                        lambda masked, block: searched.append(block) or search(masked, block))
+    html = _html(client, "guard/Odd wall.md")
+    assert all(f"Odd block {i}." in html for i in range(100))
+    assert searched == []                                           # 100 before
 
 
 def test_code_is_highlighted_up_to_the_views_budget_then_drawn_plain(client):

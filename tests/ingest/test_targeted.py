@@ -115,3 +115,28 @@ def test_the_readme_lists_every_reason_for_a_full_run_in_the_watchers_words():
         if why.startswith("full: ") or why in ("targeted",):
             continue
         assert f'"{why}"' in quoted, f"README.md, Live sync, does not quote {why!r}"
+
+
+def test_a_targeted_run_counts_a_note_of_its_compiled_stat_as_unchanged(tmp_path,
+                                                                         monkeypatch):
+    """A watcher's event for a note whose stat is the one it was compiled from (an editor's
+    save of nothing new): read again, and, once not read, counted skipped, not unchanged (the
+    summary's "skipped 1" where nothing was skipped for a reason)."""
+    from mindgraph.ingest import notes
+
+    monkeypatch.setattr(notes, "RACY_NS", 0)     # the stats recorded at once, not 2 s on
+    watched = workspace(tmp_path / "w", {"Kayak.md": "# Kayak\nA boat.\n",
+                                         "Trunks.md": "# Trunks\nFor a Kayak trip.\n"})
+    session = IngestSession()
+    run_ingest(watched, session=session)
+    session.warm()
+    read, reads = notes.read_note, []
+    monkeypatch.setattr(notes, "read_note", lambda raw, file, *a: (reads.append(file.path),
+                                                                    read(raw, file, *a))[1])
+    report = run_ingest(watched, session=session, changed=["Kayak.md"])
+    assert report.plan == "targeted"
+    # not read again: its scan entry has the inode its record's stat was made with (the
+    # full path's has; the targeted one's had none, so every such note was read and hashed)
+    assert reads == []
+    assert (report.ingested, report.unchanged, report.skipped, report.skipped_for_reason) == \
+        (0, 1, 1, 0)

@@ -41,3 +41,37 @@ def test_a_whole_note_shows_its_body_cut_at_a_line_end():
 def test_only_embeds_of_notes_count():
     page = parse_page("# P\n\n![[Target#^para]] ![[pic.png]] [[Target]] ![[#Local]]\n", "P.md")
     assert [(l.target, l.block) for l in page_embeds(page)] == [("Target", "para")]
+
+
+def test_any_block_id_is_found_where_a_search_of_the_whole_body_finds_it():
+    """Every line's last marker is indexed once (an id of another form than [A-Za-z0-9-]+
+    was searched for through the whole body, once an id); the search stays the reference."""
+    from hypothesis import example, given, settings, strategies as st
+
+    from mindgraph.page.transclude import _block_marker, _block_text, _outline
+
+    pieces = st.sampled_from(["^", " ", "]", ")", "a", "A", ".", "1", "x", "^a.1", "\t",
+                              "`", "é"])
+    line = st.lists(pieces, max_size=8).map("".join)
+
+    @settings(max_examples=500, deadline=None)
+    @example(["x ^ a"], [], 0, 1)                   # the id " a"
+    @example(["x ^a.1 ^b", "y ^a.1"], [], 0, 1)     # "a.1 ^b": a marker inside the id
+    @example(["x^a.1", "]^A.1 \t"], ["a", ".", "1"], 0, 0)
+    @example(["`^a.1`", "(^a.1)", ") ^a.1"], ["^a.1"], 0, 0)
+    @given(st.lists(line, min_size=1, max_size=8), st.lists(pieces, min_size=1, max_size=5),
+           st.integers(0, 7), st.integers(0, 7))
+    def same(lines, pieces, which, caret):
+        body = "\n".join(lines)
+        # an id written in the body half the time: what follows one of its carets
+        ends = [i + 1 for i, c in enumerate(lines[which % len(lines)]) if c == "^"]
+        block = lines[which % len(lines)][ends[caret % len(ends)]:] \
+            if ends and caret % 2 else "".join(pieces)
+        if not block:
+            return
+        outline, key = _outline(body), block.lower()
+        at = _block_marker(outline.masked, block)           # the whole body searched
+        searched = outline._replace(first_block={key: at}, found={key: at})
+        assert _block_text(outline, block) == _block_text(searched, block), (body, block)
+
+    same()

@@ -122,6 +122,25 @@ def test_a_context_whose_vectors_time_out_prints_the_keyword_matches_and_says_so
     assert data["status"] == "timeout" and data["sources"] == ["Plugins/Note composer.md"]
 
 
+def test_a_contexts_limit_covers_answering_not_opening_the_indexes(tmp_path, monkeypatch):
+    """A fresh `mindgraph context` opens the keyword index and the vector store (a server has
+    them open): that counted against --timeout, and a big vault's first second of it left an
+    empty block. Opening is said in --json (open_ms), outside the limit."""
+    import time
+
+    from mindgraph.retrieval import keyword
+
+    opened = keyword.open_keyword_index
+    monkeypatch.setattr(keyword, "open_keyword_index",        # a big vault's index
+                        lambda *a, **k: (time.sleep(1.0), opened(*a, **k))[1])
+    workspace = _workspace(tmp_path)
+    data = json.loads(CliRunner().invoke(cli, ["context", "split a selection into a new note",
+                                               "--timeout", "0.5", "--json", "-C",
+                                               str(workspace)]).stdout)
+    assert data["status"] == "ok" and data["sources"][0] == "Plugins/Note composer.md", data
+    assert data["open_ms"] >= 1000
+
+
 def test_an_empty_query_is_a_usage_error_as_over_rest(tmp_path):
     workspace = _workspace(tmp_path)
     for blank in ("", "   "):

@@ -56,3 +56,35 @@ def test_nonsense_announces_no_best_match(workspace):
     assert answer["results"] and answer["interpretation"].startswith("Nothing matched")
     # a question the pages answer still names its best match
     assert search(workspace)["interpretation"].startswith("The best match is 'Note composer")
+
+
+@pytest.fixture(scope="module")
+def small_workspace(corpora, tmp_path_factory):
+    """20 pages of the English Help vault: under calibration.MIN_PAGES."""
+    root = tmp_path_factory.mktemp("small")
+    pages = sorted((corpora / "obsidian-help" / "en").rglob("*.md"))[::8][:20]
+    for page in pages:
+        target = root / "wiki" / page.relative_to(corpora / "obsidian-help" / "en")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(page, target)
+    (root / "mindgraph.yml").write_text("paths:\n  wiki: wiki\n  state: state\n")
+    result = CliRunner().invoke(cli, ["embed", "-C", str(root)])
+    assert result.exit_code == 0, result.output
+    return root, [p.stem for p in pages]
+
+
+def test_a_small_vault_announces_no_best_match_for_nonsense_either(small_workspace):
+    # before: under 60 pages nothing was calibrated and each named its best match ("The best
+    # match is 'Properties › Vim (advanced)'" for "blargle fnord wibble" on these 20 pages;
+    # bench/bench_small_vault_weak.py)
+    root, titles = small_workspace
+    for query in ("qwertzuiop flibbertigibbet", "blargle fnord wibble",
+                  "quantum chromodynamics gluon"):
+        answer = json.loads(CliRunner().invoke(cli, ["search", "--hybrid", query, "-C",
+                                                     str(root), "--json"]).output)
+        assert answer["results"], query                     # the pages are still listed
+        assert answer["interpretation"].startswith("Nothing matched"), answer["interpretation"]
+    # a question a page answers by its words still names it
+    answer = json.loads(CliRunner().invoke(cli, ["search", "--hybrid", titles[3], "-C",
+                                                 str(root), "--json"]).output)
+    assert answer["interpretation"].startswith("The best match is"), answer["interpretation"]

@@ -553,3 +553,32 @@ def test_a_name_of_two_pages_is_409_with_the_candidates_over_rest_and_clear_over
     text = result.content[0].text
     assert result.is_error and "Home/Templates.md, Work/Templates.md" in text
     assert "name the page by its path, e.g. 'Home/Templates.md'" in text
+
+
+def test_path_steps_are_labelled_on_the_graph_the_path_was_found_in(workspace, monkeypatch):
+    """A refresh that lands between finding the chain and labelling its steps (an ingest
+    dropping the links) must wait: labelled on the new graph a step read "tag", a link that
+    is not there in the path's graph nor a shared tag in either."""
+    import mindgraph.graph.query as graph_query
+
+    mg = Mindgraph.open(workspace)
+    client = local(create_app(mg))
+    label, refreshed = graph_query.step_directions, threading.Event()
+
+    def refresh_meanwhile():
+        wiki = workspace / "wiki"
+        (wiki / "Catalog.md").write_text("# Catalog\n\nNo links now.\n")
+        (wiki / "Packing.md").write_text("# Packing\n\nNone here either.\n")
+        mg.refresh()
+        refreshed.set()
+
+    def let_a_refresh_in_then_label(*args, **kwargs):
+        threading.Thread(target=refresh_meanwhile, daemon=True).start()
+        refreshed.wait(1.0)         # it gets in now unless this answer holds its snapshot
+        return label(*args, **kwargs)
+
+    monkeypatch.setattr(graph_query, "step_directions", let_a_refresh_in_then_label)
+    answer = client.get("/path", params={"source": "Catalog", "target": "Packing"}).json()
+    assert answer["steps"] == [{"from": "Catalog.md", "to": "Packing.md",
+                                "direction": "both"}], answer
+    assert refreshed.wait(5.0)      # and it ran once the answer was out
