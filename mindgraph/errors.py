@@ -10,6 +10,7 @@
     ├── ProviderError              an LLM or embedding provider call failed
     │   └── TransientProviderError   429 / 5xx / timeout: worth retrying
     ├── StoreError                 a vector store cannot be reached or used
+    │   └── QuotaLedgerBusy          another process holds the quota counts' lock (503)
     ├── NotFoundError              a page, section or other named thing does not exist
     ├── TooLarge                   a request asks for more work than a limit allows (413)
     ├── QuotaExceeded              an identity used up an hourly or daily quota (429)
@@ -21,7 +22,8 @@
 
 The CLI maps ConfigError and InputError to exit code 2 and other errors to exit code 1; the REST API maps
 NotFoundError to 404, Unauthenticated to 401, Forbidden to 403, TooLarge to 413,
-QuotaExceeded to 429 (with Retry-After), OverBudget to 504. What a caller may not see is
+QuotaExceeded to 429 (with Retry-After), QuotaLedgerBusy to 503 (with Retry-After), OverBudget
+to 504. What a caller may not see is
 NotFoundError, in the same words as what does not exist.
 """
 
@@ -80,6 +82,15 @@ class TransientProviderError(ProviderError):
 
 class StoreError(MindgraphError):
     """A vector store cannot be reached or used."""
+
+
+class QuotaLedgerBusy(StoreError):
+    """Another process held the quota counts' write lock past the wait (mindgraph/quotas/):
+    nothing was counted or done; ``retry_after_s`` when to try again."""
+
+    def __init__(self, message: str, retry_after_s: float):
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
 
 
 class NotFoundError(MindgraphError):
