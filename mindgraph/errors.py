@@ -6,7 +6,8 @@
     ├── PageError                  a markdown page cannot be parsed (has path and line)
     ├── AdapterError               a data-source adapter cannot be loaded or fails
     ├── IngestError                compiling one raw note failed (fails only that note)
-    │   └── RemovalsHeld             a run would remove most of the wiki: held, not applied
+    │   ├── RemovalsHeld             a run would remove most of the wiki: held, not applied
+    │   └── IngestBusy               another process's ingest holds the workspace's lock
     ├── ProviderError              an LLM or embedding provider call failed
     │   └── TransientProviderError   429 / 5xx / timeout: worth retrying
     ├── StoreError                 a vector store cannot be reached or used
@@ -66,6 +67,11 @@ class RemovalsHeld(IngestError):
     """An ingest run would remove every wiki page, or most of them (ingest/guard.py): raw/ is
     more likely empty, unmounted or the wrong folder than emptied on purpose. Nothing was
     removed; ``--allow-removals`` applies it."""
+
+
+class IngestBusy(IngestError):
+    """Another ingest (another process, or another request) holds the workspace's ingest
+    lock; nothing was done."""
 
 
 class ProviderError(MindgraphError):

@@ -29,11 +29,12 @@ from __future__ import annotations
 import contextlib
 import logging
 import re
-from typing import Any, BinaryIO, Iterable
+import time
+from typing import Any, BinaryIO, Callable, Iterable
 
 import yaml
 
-from ..errors import InputError, MindgraphError, NotFoundError, for_agents
+from ..errors import IngestBusy, InputError, MindgraphError, NotFoundError, for_agents
 from ..fsutil import sha256_file
 from ..page.links import RELATIONS
 from ..page.lookup import find_page
@@ -49,6 +50,9 @@ from .records import (Created, DocumentRecords, ManualLink, Overlay, as_json, do
 
 ID_PATTERN = r"^[0-9a-f]{16}$"
 _ORIGINS = {"manual": "manual", "inferred": "inferred"}   # by link syntax; else "extracted"
+# How long a write's compile waits for another ingest to finish (_in_turn): a few notes'
+# compiles, not a whole-workspace ingest
+WRITE_COMPILE_WAIT_S = 60.0
 
 
 class DocumentService:
@@ -470,8 +474,9 @@ class DocumentService:
         known = IngestState.load(self.settings.state_dir / STATE_FILENAME).files
         paths = tuple(p for p in dict.fromkeys(raw_paths)
                       if p in known or (self.settings.raw_dir / p).is_file())
-        report = self.mg.ingest(only=paths, progress=progress,
-                                allow_removals=allow_removals) if paths else None
+        report = _in_turn(lambda: self.mg.ingest(only=paths, progress=progress,
+                                                 allow_removals=allow_removals)) \
+            if paths else None
         self.mg.refresh()
         return report
 
@@ -480,6 +485,23 @@ class DocumentService:
         return {"id": link.id, "from": document_id(link.source), "to": document_id(link.target),
                 "from_page": link.source, "to_page": link.target, "kind": link.kind,
                 "context": link.context, "origin": "manual", "created_at": link.created_at}
+
+
+def _in_turn(ingest: Callable[[], Any], wait_s: float = WRITE_COMPILE_WAIT_S) -> Any:
+    """``ingest()``, waiting its turn while another ingest holds the workspace's lock (the
+    write of another worker of `serve --workers N`, or of MCP next to REST): the note is
+    already stored, and refusing its compile (409) left it unsearchable. IngestBusy after
+    ``wait_s`` (a whole-workspace ingest still running)."""
+    deadline = time.monotonic() + wait_s
+    pause = 0.02
+    while True:
+        try:
+            return ingest()
+        except IngestBusy:
+            if time.monotonic() + pause > deadline:
+                raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.5)
 
 
 def _compile_limit(upload_max: int) -> str:

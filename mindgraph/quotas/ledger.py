@@ -13,7 +13,9 @@ most one window whatever the clock did, never the hours the clock jumped.
 A take holds the file's write lock for well under a millisecond (bench/bench_quota_ledger.py).
 Another process holding it for longer (a ``sqlite3`` shell or a backup left in a
 transaction) is waited for ``BUSY_WAIT_S`` at most, then ``QuotaLedgerBusy``: a 503 with
-Retry-After that names the file and how to find the holder. A file that is not a quota
+Retry-After that names the file and how to find the holder (search, which has a fallback,
+answers without its LLM expansion and says why). Until a take succeeds again, the next
+requests wait ``BUSY_RETRY_WAIT_S`` only: a held lock does not cost every request 2 s. A file that is not a quota
 ledger (damaged, truncated, another database) is moved aside and counting starts afresh
 (repair.py).
 """
@@ -36,6 +38,7 @@ _LOG = logging.getLogger("mindgraph.quotas")
 # taking at once wait ~10 ms at the 99th percentile (bench/bench_quota_ledger.py): two
 # seconds is two hundred times that, and short enough that a lane is not held for long.
 BUSY_WAIT_S = 2.0
+BUSY_RETRY_WAIT_S = 0.1
 RETRY_AFTER_BUSY_S = 5
 _COLUMNS = ["kind", "who", "at"]
 
@@ -49,6 +52,7 @@ class QuotaLedger:
         self.path = Path(path)
         self.busy_wait_s = busy_wait_s
         self._made = False
+        self._held = False          # the last take found the lock held by another process
 
     def take(self, kind: str, who: str, count: int, limit: int, window_s: float,
              *, record: bool = True, now: float | None = None) -> float | None:
@@ -101,6 +105,7 @@ class QuotaLedger:
                 db.execute("BEGIN IMMEDIATE")
                 result = transaction(db)
                 db.execute("COMMIT")
+                self._held = False
                 return result
             except sqlite3.Error as exc:
                 if attempt == 1 and is_damage(exc):
@@ -118,8 +123,8 @@ class QuotaLedger:
                 if not self._made:  # who asked for what, when: 0600, as the rest of the state
                     self.path.parent.mkdir(parents=True, exist_ok=True)
                     make_private(self.path)
-                db = sqlite3.connect(self.path, timeout=self.busy_wait_s,
-                                     isolation_level=None)
+                db = sqlite3.connect(self.path, isolation_level=None, timeout=(
+                    BUSY_RETRY_WAIT_S if self._held else self.busy_wait_s))
             except (OSError, sqlite3.Error) as exc:
                 raise self._error(exc, "opened") from None
             try:
@@ -144,6 +149,7 @@ class QuotaLedger:
         and the fix, go to the server's log)."""
         name = f"the quota counts ({self.path.name} in the server's state folder)"
         if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+            self._held = True
             _LOG.warning("%s: locked by another process for more than %g s; find it with "
                          "`fuser %s` (a sqlite3 shell or a backup left in a transaction) and "
                          "end it, or set the limits.* quotas to 0", self.path,
