@@ -102,14 +102,18 @@ class QuotaLedger:
     def _run(self, transaction: Callable[[sqlite3.Connection], T]) -> T:
         """``transaction`` in one BEGIN IMMEDIATE, waiting for a lock another process holds
         (SQLite's busy handler) no longer than the wait; a damaged file is moved aside once
-        and the transaction run on a fresh one."""
+        (a file another process moved aside and no one made anew: made here) and the
+        transaction run on a fresh one."""
         wait = BUSY_RETRY_WAIT_S if self._held else self.busy_wait_s
         try:
             return self._once(transaction, wait)
         except sqlite3.Error as exc:
-            if not is_damage(exc):
+            if "no such table" in str(exc):     # moved aside by another process: made anew
+                self._made = False
+            elif is_damage(exc):
+                self._repair(str(exc))
+            else:
                 raise self._error(exc) from None
-            self._repair(str(exc))
         try:
             return self._once(transaction, wait)
         except sqlite3.Error as exc:

@@ -64,3 +64,15 @@ def test_workers_finding_the_damage_at_once_move_it_once(tmp_path):
     assert len(list(tmp_path.glob("quotas.sqlite.corrupt-*"))) == 1
     with sqlite3.connect(path) as db:       # all six counted in the one fresh ledger
         assert db.execute("SELECT count(*) FROM events").fetchone()[0] == 6
+
+
+def test_a_worker_whose_ledger_was_moved_aside_by_another_makes_it_anew(tmp_path):
+    path = tmp_path / "quotas.sqlite"
+    worker = QuotaLedger(path)
+    assert worker.take("llm_calls", "g/carol", 1, 5, 3600.0, now=0.0) is None
+    path.rename(tmp_path / "quotas.sqlite.corrupt-earlier")   # another worker moved it
+    for suffix in ("-wal", "-shm"):
+        (tmp_path / f"quotas.sqlite{suffix}").unlink(missing_ok=True)
+    assert worker.take("llm_calls", "g/carol", 1, 5, 3600.0, now=1.0) is None
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT count(*) FROM events").fetchone()[0] == 1
