@@ -412,11 +412,14 @@ class LimitsSettings:
     # What one identity (a token of scopes.identities, counted per tenant and identity, in
     # the state folder: across restarts and `serve --workers`) may spend over REST and MCP
     # HTTP: LLM calls in the last hour (search expansion and reranking, the lint judge,
-    # triage, compiling its notes) and documents created in the last day (POST /documents,
-    # /upload's files, create_document). Past either: 429 with Retry-After, no call made,
+    # triage, compiling its notes), query embeddings a cloud embedding provider made for it
+    # in the last hour (a search not in the query cache: a request each; a local model is
+    # free and not counted) and documents created in the last day (POST /documents,
+    # /upload's files, create_document). Past any: 429 with Retry-After, no call made,
     # nothing written. The owner (serve.token_env's token, the CLI, stdio MCP) has no
     # quota. 0 = no limit.
     llm_calls_per_hour: int = 1000
+    embedding_calls_per_hour: int = 10_000
     documents_per_day: int = 500
 
 
@@ -948,6 +951,8 @@ def _check_values(s: Settings) -> None:
         (s.limits.max_files >= 1, "limits.max_files", "at least 1"),
         (s.limits.max_pull_notes >= 1, "limits.max_pull_notes", "at least 1"),
         (s.limits.llm_calls_per_hour >= 0, "limits.llm_calls_per_hour", "0 (no limit) or more"),
+        (s.limits.embedding_calls_per_hour >= 0, "limits.embedding_calls_per_hour",
+         "0 (no limit) or more"),
         (s.limits.documents_per_day >= 0, "limits.documents_per_day", "0 (no limit) or more"),
         (s.limits.max_pull_bytes >= s.limits.max_page_bytes, "limits.max_pull_bytes",
          "at least limits.max_page_bytes"),
@@ -1213,6 +1218,7 @@ store:
 #   max_pull_notes: 10000       # notes one pull takes from each adapter (the rest wait, reported)
 #   max_pull_bytes: 500000000   # bytes of notes one pull takes from each adapter (likewise)
 #   llm_calls_per_hour: 1000    # per server identity (token); past it 429, no call; 0 = off
+#   embedding_calls_per_hour: 10000  # query embeddings by a cloud provider, per identity
 #   documents_per_day: 500      # documents one identity may create a day; 0 = off
 
 # check:             # `mindgraph check`

@@ -6,10 +6,12 @@
     ├── PageError                  a markdown page cannot be parsed (has path and line)
     ├── AdapterError               a data-source adapter cannot be loaded or fails
     ├── IngestError                compiling one raw note failed (fails only that note)
-    │   └── RemovalsHeld             a run would remove most of the wiki: held, not applied
+    │   ├── RemovalsHeld             a run would remove most of the wiki: held, not applied
+    │   └── IngestBusy               another process's ingest holds the workspace's lock
     ├── ProviderError              an LLM or embedding provider call failed
     │   └── TransientProviderError   429 / 5xx / timeout: worth retrying
     ├── StoreError                 a vector store cannot be reached or used
+    │   └── QuotaLedgerBusy          another process holds the quota counts' lock (503)
     ├── NotFoundError              a page, section or other named thing does not exist
     ├── TooLarge                   a request asks for more work than a limit allows (413)
     ├── QuotaExceeded              an identity used up an hourly or daily quota (429)
@@ -21,7 +23,8 @@
 
 The CLI maps ConfigError and InputError to exit code 2 and other errors to exit code 1; the REST API maps
 NotFoundError to 404, Unauthenticated to 401, Forbidden to 403, TooLarge to 413,
-QuotaExceeded to 429 (with Retry-After), OverBudget to 504. What a caller may not see is
+QuotaExceeded to 429 (with Retry-After), QuotaLedgerBusy to 503 (with Retry-After), OverBudget
+to 504. What a caller may not see is
 NotFoundError, in the same words as what does not exist.
 """
 
@@ -66,6 +69,11 @@ class RemovalsHeld(IngestError):
     removed; ``--allow-removals`` applies it."""
 
 
+class IngestBusy(IngestError):
+    """Another ingest (another process, or another request) holds the workspace's ingest
+    lock; nothing was done."""
+
+
 class ProviderError(MindgraphError):
     """An LLM or embedding provider call failed for good."""
 
@@ -80,6 +88,15 @@ class TransientProviderError(ProviderError):
 
 class StoreError(MindgraphError):
     """A vector store cannot be reached or used."""
+
+
+class QuotaLedgerBusy(StoreError):
+    """Another process held the quota counts' write lock past the wait (mindgraph/quotas/):
+    nothing was counted or done; ``retry_after_s`` when to try again."""
+
+    def __init__(self, message: str, retry_after_s: float):
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
 
 
 class NotFoundError(MindgraphError):

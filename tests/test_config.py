@@ -98,7 +98,8 @@ def test_a_weight_that_is_not_finite_is_refused(tmp_path, text):
         load_settings(write(tmp_path, text), environ={})
 
 
-@pytest.mark.parametrize("key", ["llm_calls_per_hour", "documents_per_day"])
+@pytest.mark.parametrize("key", ["llm_calls_per_hour", "embedding_calls_per_hour",
+                                 "documents_per_day"])
 def test_a_negative_quota_is_refused_and_0_turns_it_off(tmp_path, key):
     with pytest.raises(ConfigError, match=rf"limits.{key}.*0 \(no limit\) or more"):
         load_settings(write(tmp_path, f"limits:\n  {key}: -1\n"), environ={})

@@ -16,8 +16,9 @@ go through the compiler, never around it:
 - a note is refused at upload when it is larger than ``compile.max_note_bytes`` (it could
   never be compiled), not stored to fail later;
 - a server's identity creates at most ``limits.documents_per_day`` documents, and a write
-  that compiles with the LLM needs one of its ``limits.llm_calls_per_hour`` left
-  (quotas/): past either, QuotaExceeded before anything is written.
+  that compiles with the LLM takes one of its ``limits.llm_calls_per_hour`` per note
+  before it writes (quotas/reserve.py: given back if the compile did not call the LLM):
+  past either, QuotaExceeded before anything is written.
 
 ``workspace`` is the core (``Mindgraph``): its ``vault()``, ``ingest()``, ``embed()`` and
 ``settings``; this package does not import it (it sits below the core).
@@ -28,17 +29,18 @@ from __future__ import annotations
 import contextlib
 import logging
 import re
-from typing import Any, BinaryIO, Iterable
+import time
+from typing import Any, BinaryIO, Callable, Iterable
 
 import yaml
 
-from ..errors import InputError, MindgraphError, NotFoundError, for_agents
+from ..errors import IngestBusy, InputError, MindgraphError, NotFoundError, for_agents
 from ..fsutil import sha256_file
 from ..page.links import RELATIONS
 from ..page.lookup import find_page
 from ..page.model import Page
 from ..page.rawlines import raw_source
-from ..quotas import require_llm_call, take_documents
+from ..quotas import llm_calls_reserved, require_llm_call, take_documents
 from .access import link_refused, may_change, tenant_folders, write_folder
 from .errors import Refused, UploadTooLarge
 from .files import check_text, note_source, safe_name, slug, write_new
@@ -48,6 +50,9 @@ from .records import (Created, DocumentRecords, ManualLink, Overlay, as_json, do
 
 ID_PATTERN = r"^[0-9a-f]{16}$"
 _ORIGINS = {"manual": "manual", "inferred": "inferred"}   # by link syntax; else "extracted"
+# How long a write's compile waits for another ingest to finish (_in_turn): a few notes'
+# compiles, not a whole-workspace ingest
+WRITE_COMPILE_WAIT_S = 60.0
 
 
 class DocumentService:
@@ -166,8 +171,10 @@ class DocumentService:
         data = ("---\n" + yaml.safe_dump(head, allow_unicode=True, sort_keys=False)
                 + "---\n" + text.rstrip("\n") + "\n").encode("utf-8")
         self._compilable(slug(title) + ".md", len(data))
-        created = self._write(view, place, folder, [(slug(title) + ".md", data)], "documents")
-        return self._compiled(view, created, "create")[0]
+        with self._compiling(1):
+            created = self._write(view, place, folder, [(slug(title) + ".md", data)],
+                                  "documents")
+            return self._compiled(view, created, "create")[0]
 
     def upload(self, view: Any, files: list[tuple[str, BinaryIO]], *,
                scope: str | None = None, team: str | None = None) -> dict[str, Any]:
@@ -190,28 +197,30 @@ class DocumentService:
         for (name, _), (_, data) in zip(named, notes):
             if isinstance(data, bytes):             # a data file wrapped in a note
                 self._compilable(name, len(data))
-        created = self._write(view, place, folder, notes, "upload")
-        return {"folder": folder, "documents": self._compiled(view, created, "upload")}
+        with self._compiling(len(notes)):
+            created = self._write(view, place, folder, notes, "upload")
+            return {"folder": folder, "documents": self._compiled(view, created, "upload")}
 
     def update(self, view: Any, doc_id: str, changes: dict[str, Any]) -> dict[str, Any]:
         """Set (or, with null, clear) the title, tags and type of a document: kept as an
         overlay, applied when its raw note is recompiled (now)."""
         page = self._page(view, doc_id)
         raw = self._raw_of(page, "metadata")
-        self._may_compile()
-        with self.records.change() as data:
-            current = data["overlays"].get(page.path, {})
-            for key in ("title", "tags", "type"):
-                if key in changes:
-                    if changes[key] is None:
-                        current.pop(key, None)
-                    else:
-                        current[key] = list(changes[key]) if key == "tags" else changes[key]
-            if current:
-                data["overlays"][page.path] = current
-            else:
-                data["overlays"].pop(page.path, None)
-        self._recompile([raw])
+        with self._compiling(1):
+            with self.records.change() as data:
+                current = data["overlays"].get(page.path, {})
+                for key in ("title", "tags", "type"):
+                    if key in changes:
+                        if changes[key] is None:
+                            current.pop(key, None)
+                        else:
+                            current[key] = list(changes[key]) if key == "tags" \
+                                else changes[key]
+                if current:
+                    data["overlays"][page.path] = current
+                else:
+                    data["overlays"].pop(page.path, None)
+            self._recompile([raw])
         return self.get(view, doc_id)
 
     def delete(self, view: Any, doc_id: str) -> dict[str, Any]:
@@ -240,18 +249,18 @@ class DocumentService:
                           f"longer only the API's; delete it yourself if it should go.")
         touching = [x for x in self.records.links().values()
                     if page in (x.source, x.target)]
-        self._may_compile()
-        with self.records.change() as data:
-            data["created"].pop(doc_id, None)
-            data["overlays"].pop(page, None)
-            for link in touching:
-                data["links"].pop(link.id, None)
-        path.unlink(missing_ok=True)
-        sources = {self._raw_of(self.mg.vault().pages[x.source], "links")
-                   for x in touching if x.source != page
-                   and x.source in self.mg.vault().pages}
-        # the caller deleted it: its page goes even if it was the last (ingest/guard.py)
-        self._recompile([record.raw, *sorted(sources)], allow_removals=True)
+        with self._compiling(1):
+            with self.records.change() as data:
+                data["created"].pop(doc_id, None)
+                data["overlays"].pop(page, None)
+                for link in touching:
+                    data["links"].pop(link.id, None)
+            path.unlink(missing_ok=True)
+            sources = {self._raw_of(self.mg.vault().pages[x.source], "links")
+                       for x in touching if x.source != page
+                       and x.source in self.mg.vault().pages}
+            # the caller deleted it: its page goes even if it was the last (ingest/guard.py)
+            self._recompile([record.raw, *sorted(sources)], allow_removals=True)
         return {"id": doc_id, "page": page, "deleted": True,
                 "links_removed": len(touching)}
 
@@ -273,10 +282,10 @@ class DocumentService:
         who = view.identity
         link = ManualLink(link_id(src.path, dst.path, kind), src.path, dst.path, kind,
                           context, who.tenant, who.agent or who.name, now_iso())
-        self._may_compile()
-        with self.records.change() as data:
-            data["links"][link.id] = as_json(link)
-        self._recompile([raw])
+        with self._compiling(1):
+            with self.records.change() as data:
+                data["links"][link.id] = as_json(link)
+            self._recompile([raw])
         return self._link_json(link)
 
     def delete_link(self, view: Any, link: str) -> dict[str, Any]:
@@ -292,11 +301,11 @@ class DocumentService:
         why = may_change(view, view.scope_of(source)) if source is not None else None
         if why:
             raise Refused(f"the link from {found.source} cannot be removed by you: {why}.")
-        self._may_compile()
-        with self.records.change() as data:
-            data["links"].pop(link, None)
-        if source is not None:
-            self._recompile([self._raw_of(source, "links")])
+        with self._compiling(1):
+            with self.records.change() as data:
+                data["links"].pop(link, None)
+            if source is not None:
+                self._recompile([self._raw_of(source, "links")])
         return {**self._link_json(found), "deleted": True}
 
     # -- work -----------------------------------------------------------------------------
@@ -405,7 +414,6 @@ class DocumentService:
                notes: list[tuple[str, bytes | BinaryIO]], via: str) -> list[Created]:
         from ..ingest.pipeline import wiki_path_for
 
-        self._may_compile()
         take_documents(len(notes))      # the caller's daily quota: all of them, or none
         who = view.identity
         out = []
@@ -423,10 +431,18 @@ class DocumentService:
         return out
 
     def _may_compile(self) -> None:
-        """Before a write that compiles a note with the LLM: QuotaExceeded, nothing written,
-        when the caller (a server's identity) has no LLM call left (quotas/)."""
+        """Before a rescan that compiles with the LLM: QuotaExceeded when the caller (a
+        server's identity) has no LLM call left (quotas/)."""
         if self.settings.compile.provider != "offline":
             require_llm_call()
+
+    def _compiling(self, notes: int) -> Any:
+        """Around a write and its compile with the LLM: one call per note taken first
+        (QuotaExceeded, nothing written, when they do not fit), the unused given back after
+        (quotas/reserve.py)."""
+        if self.settings.compile.provider == "offline":
+            return contextlib.nullcontext()
+        return llm_calls_reserved(notes)
 
     def _compiled(self, view: Any, created: list[Created], kind: str) -> list[dict[str, Any]]:
         job = self.jobs.start(kind, view.identity.tenant)
@@ -458,8 +474,9 @@ class DocumentService:
         known = IngestState.load(self.settings.state_dir / STATE_FILENAME).files
         paths = tuple(p for p in dict.fromkeys(raw_paths)
                       if p in known or (self.settings.raw_dir / p).is_file())
-        report = self.mg.ingest(only=paths, progress=progress,
-                                allow_removals=allow_removals) if paths else None
+        report = _in_turn(lambda: self.mg.ingest(only=paths, progress=progress,
+                                                 allow_removals=allow_removals)) \
+            if paths else None
         self.mg.refresh()
         return report
 
@@ -468,6 +485,23 @@ class DocumentService:
         return {"id": link.id, "from": document_id(link.source), "to": document_id(link.target),
                 "from_page": link.source, "to_page": link.target, "kind": link.kind,
                 "context": link.context, "origin": "manual", "created_at": link.created_at}
+
+
+def _in_turn(ingest: Callable[[], Any], wait_s: float = WRITE_COMPILE_WAIT_S) -> Any:
+    """``ingest()``, waiting its turn while another ingest holds the workspace's lock (the
+    write of another worker of `serve --workers N`, or of MCP next to REST): the note is
+    already stored, and refusing its compile (409) left it unsearchable. IngestBusy after
+    ``wait_s`` (a whole-workspace ingest still running)."""
+    deadline = time.monotonic() + wait_s
+    pause = 0.02
+    while True:
+        try:
+            return ingest()
+        except IngestBusy:
+            if time.monotonic() + pause > deadline:
+                raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.5)
 
 
 def _compile_limit(upload_max: int) -> str:

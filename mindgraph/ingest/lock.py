@@ -6,7 +6,7 @@ import contextlib
 from pathlib import Path
 from typing import Iterator
 
-from ..errors import IngestError
+from ..errors import IngestBusy, IngestError
 from ..fsutil import sole_holder
 
 LOCK_FILENAME = "ingest.lock"
@@ -25,7 +25,7 @@ def ingest_lock(state_dir: Path, dry_run: bool) -> Iterator[None]:
                 f"cannot write the state folder {state_dir} ({exc.strerror}): ingest keeps its "
                 f"lock and state there. Make it a folder you can write to (`--dry-run` writes "
                 f"nothing there)."),
-            busy=lambda exc: IngestError(
+            busy=lambda exc: IngestBusy(
                 f"another `mindgraph ingest` is running on {Path(state_dir).parent} (it holds "
                 f"{lock_file}). Wait for it to finish.")):
         yield

@@ -1,8 +1,10 @@
-"""Per-identity quotas of the servers (LLM calls per hour, documents per day): see
-service.py for what is charged and when, ledger.py for where the counts are kept."""
+"""Per-identity quotas of the servers (LLM calls and cloud embedding calls per hour,
+documents per day): see service.py for what is charged and when, reserve.py for a write's
+calls taken ahead, ledger.py for where the counts are kept and repair.py for a damaged one."""
 
 from .ledger import LEDGER_FILE, QuotaLedger
-from .service import Quota, Quotas, charge_to, charged_to, require_llm_call, take_documents
+from .service import (Quota, Quotas, charge_to, charged_to, llm_calls_reserved,
+                      require_llm_call, take_documents)
 
 __all__ = ["LEDGER_FILE", "Quota", "QuotaLedger", "Quotas", "charge_to", "charged_to",
-           "require_llm_call", "take_documents"]
+           "llm_calls_reserved", "require_llm_call", "take_documents"]

@@ -264,6 +264,8 @@ class HybridRetriever:
                     and not self.vector.is_cached(query))  # type: ignore[union-attr]
         rankings: dict[str, list[tuple[str, float, str | None]]] = {}
         for name, (outcome, elapsed) in _run_all(calls, parallel).items():
+            if isinstance(outcome, QuotaExceeded):  # the caller's own limit (a cloud query
+                raise outcome                       # embedding): said to it, not degraded
             if isinstance(outcome, Exception):  # a failing retriever never fails the search
                 _note(degradation, failure_note(f"{name} retrieval", outcome,
                                                 "results come from the other retrievers"))

@@ -19,12 +19,14 @@ Origin and the body of every request before the app sees it. Every error is JSON
     422 bad parameters (an unknown or repeated query key too), a body that is not an object
     429 this identity already has ``serve.requests_per_identity`` requests in flight
         (Retry-After; serve/token_gate.py); the other identities are still served; or it
-        used up a quota, ``limits.llm_calls_per_hour`` or ``limits.documents_per_day``
-        (Retry-After, ``setting`` names it; quotas/): no LLM call made, nothing written
+        used up a quota, ``limits.llm_calls_per_hour``, ``limits.embedding_calls_per_hour``
+        or ``limits.documents_per_day`` (Retry-After, ``setting`` names it; quotas/): no
+        provider call made, nothing written
     502 an LLM/embedding provider failed (reindex): said in general terms, its own answer
         only in the server log (errors.for_agents); a 500 says no more than its type
     503 the server cannot answer: wiki folder missing, vector store down, mindgraph.yml wrong,
-        too many slow requests at once (``serve.slow_workers``, ``serve.slow_queue``)
+        too many slow requests at once (``serve.slow_workers``, ``serve.slow_queue``), the
+        quota counts locked by another process (QuotaLedgerBusy, Retry-After; quotas/)
     504 the request ran past its budget (``serve.request_timeout_s``, reindex: its own); work
         that checks its budget (/validate) stops there
 

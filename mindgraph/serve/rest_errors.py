@@ -23,6 +23,7 @@ from ..errors import (
     OverBudget,
     ProviderError,
     QuotaExceeded,
+    QuotaLedgerBusy,
     StoreError,
     TooLarge,
     Unauthenticated,
@@ -66,6 +67,8 @@ def install_error_handlers(app: FastAPI) -> None:
         headers = None
         if isinstance(exc, QuotaExceeded):      # the limit to raise, and when to retry
             content["setting"] = exc.setting
+            headers = {"Retry-After": str(int(exc.retry_after_s))}
+        if isinstance(exc, QuotaLedgerBusy):    # another process holds the counts: soon
             headers = {"Retry-After": str(int(exc.retry_after_s))}
         return JSONResponse(content, status_code=_status(exc), headers=headers)
 

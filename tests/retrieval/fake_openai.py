@@ -3,6 +3,7 @@ CLI (which builds its own HTTP client, so httpx.MockTransport cannot be slipped 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 import time
@@ -23,25 +24,46 @@ def completion(text: str) -> dict:
     }
 
 
+def embedding(text: str, dimension: int) -> list[float]:
+    """A unit vector of ``dimension`` for ``text``: its words hashed into buckets (texts
+    sharing words are near)."""
+    vector = [0.0] * dimension
+    for word in text.lower().split():
+        vector[int(hashlib.sha256(word.encode()).hexdigest(), 16) % dimension] += 1.0
+    norm = sum(v * v for v in vector) ** 0.5 or 1.0
+    return [v / norm for v in vector]
+
+
 class FakeOpenAI:
-    """Answers POST /v1/chat/completions with ``answer(prompt)``; records every request body.
+    """Answers POST /v1/chat/completions with ``answer(prompt)``; records every request body
+    (``requests``). POST /v1/embeddings answers vectors of ``embed_dimension`` (``embedding``),
+    recorded apart (``embeddings``).
 
     ``delay_s`` makes each answer that late (a provider slower than the search's budget)."""
 
-    def __init__(self, answer: Callable[[str], str], delay_s: float = 0.0):
+    def __init__(self, answer: Callable[[str], str], delay_s: float = 0.0,
+                 embed_dimension: int = 64):
         self.answer = answer
         self.delay_s = delay_s
         self.requests: list[dict] = []
+        self.embeddings: list[dict] = []
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802 (the stdlib's name)
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                fake.requests.append({"path": self.path, "body": body})
-                if fake.delay_s:
-                    time.sleep(fake.delay_s)
-                prompt = body["messages"][-1]["content"]
-                data = json.dumps(completion(fake.answer(prompt))).encode()
+                if self.path.endswith("/embeddings"):
+                    fake.embeddings.append({"path": self.path, "body": body})
+                    data = json.dumps({"object": "list", "model": body["model"], "data": [
+                        {"object": "embedding", "index": n,
+                         "embedding": embedding(text, embed_dimension)}
+                        for n, text in enumerate(body["input"])]}).encode()
+                else:
+                    fake.requests.append({"path": self.path, "body": body})
+                    if fake.delay_s:
+                        time.sleep(fake.delay_s)
+                    prompt = body["messages"][-1]["content"]
+                    data = json.dumps(completion(fake.answer(prompt))).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))

@@ -16,7 +16,7 @@ import httpx
 import numpy as np
 
 from ...errors import ProviderError, TransientProviderError
-from ..llm.base import call_with_retries, deadline, httpx_client
+from ..llm.base import before_call, call_with_retries, deadline, httpx_client
 from .base import (EstimatedTokens, KeySource, batched, check_matrix, empty_matrix,
                    model_version_of)
 
@@ -69,13 +69,18 @@ class GeminiEmbeddings(EstimatedTokens):
         return self._embed(texts, "RETRIEVAL_DOCUMENT")
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        """Embed queries with task type RETRIEVAL_QUERY."""
+        """Embed queries with task type RETRIEVAL_QUERY; each request is counted against the
+        serving caller's ``limits.embedding_calls_per_hour`` first (quotas/)."""
         return self._embed(texts, "RETRIEVAL_QUERY")
 
     def _embed(self, texts: Sequence[str], task_type: str) -> np.ndarray:
         if not texts:
             return empty_matrix(self.dimension)
-        parts = [self._request(list(b), task_type) for b in batched(list(texts), self._batch_size)]
+        parts = []
+        for batch in batched(list(texts), self._batch_size):
+            if task_type == "RETRIEVAL_QUERY":
+                before_call("embedding")    # a quota may refuse it first (quotas/)
+            parts.append(self._request(list(batch), task_type))
         return check_matrix(np.vstack(parts), len(texts), self.dimension, self._where())
 
     def _where(self) -> str:

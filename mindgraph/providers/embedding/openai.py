@@ -16,7 +16,7 @@ import httpx
 import numpy as np
 
 from ...errors import ProviderError, TransientProviderError
-from ..llm.base import call_with_retries, deadline, httpx_client
+from ..llm.base import before_call, call_with_retries, deadline, httpx_client
 from .base import (EstimatedTokens, KeySource, batched, check_matrix, empty_matrix,
                    model_version_of)
 
@@ -111,13 +111,18 @@ class OpenAIEmbeddings(EstimatedTokens):
         return self._embed(texts)
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        """Embed queries (this API has no task type)."""
-        return self._embed(texts)
+        """Embed queries (this API has no task type); each request is counted against the
+        serving caller's ``limits.embedding_calls_per_hour`` first (quotas/)."""
+        return self._embed(texts, query=True)
 
-    def _embed(self, texts: Sequence[str]) -> np.ndarray:
+    def _embed(self, texts: Sequence[str], query: bool = False) -> np.ndarray:
         if not texts:
             return empty_matrix(self.dimension)
-        parts = [self._request(list(batch)) for batch in batched(list(texts), self._batch_size)]
+        parts = []
+        for batch in batched(list(texts), self._batch_size):
+            if query:
+                before_call("embedding")    # a quota may refuse it first (quotas/)
+            parts.append(self._request(list(batch)))
         matrix = np.vstack(parts)
         return check_matrix(matrix, len(texts), self.dimension, self._where())
 

@@ -18,10 +18,11 @@ The clamp sits in the connection pool's network backend, the one layer every req
 httpx and httpx2 goes through. The deadline itself is thread-local: their synchronous
 clients do all I/O in the calling thread. Outside ``deadline`` nothing changes.
 
-``before_call`` is the first thing every backend's ``complete`` does: it runs the guard the
-caller's context set with ``guard_calls`` (mindgraph/quotas/: the serving request's identity's
-LLM quota), which raises to refuse the call before anything is sent. Outside a guarded
-context (the CLI, the owner) it does nothing.
+``before_call`` is the first thing every backend's ``complete`` does (and, with "embedding",
+a cloud embedding provider's query embedding): it runs the guard the caller's context set
+with ``guard_calls`` (mindgraph/quotas/: the serving request's identity's quotas), which
+raises to refuse the call before anything is sent. Outside a guarded context (the CLI, the
+owner) it does nothing.
 """
 
 from __future__ import annotations
@@ -72,13 +73,14 @@ def call_with_retries(call: Callable[[], T], *, max_retries: int = 4, base_delay
             attempt += 1
 
 
-_GUARD: contextvars.ContextVar[Callable[[], None] | None] = contextvars.ContextVar(
+_GUARD: contextvars.ContextVar[Callable[[str], None] | None] = contextvars.ContextVar(
     "mindgraph_llm_call_guard", default=None)
 
 
-def guard_calls(guard: Callable[[], None] | None) -> contextvars.Token:
-    """Run ``guard`` before every LLM call made in this context (and in the threads that
-    copy it); it raises to refuse a call. Returns the token that resets it."""
+def guard_calls(guard: Callable[[str], None] | None) -> contextvars.Token:
+    """Run ``guard(kind)`` before every provider call made in this context (and in the
+    threads that copy it): kind "llm" for a completion, "embedding" for a cloud provider's
+    query embedding; it raises to refuse the call. Returns the token that resets it."""
     return _GUARD.set(guard)
 
 
@@ -87,12 +89,13 @@ def release_guard(token: contextvars.Token) -> None:
     _GUARD.reset(token)
 
 
-def before_call() -> None:
-    """What every backend's ``complete`` runs first: this context's guard, if any (it raises
-    to refuse the call: no request reaches the provider)."""
+def before_call(kind: str = "llm") -> None:
+    """What every backend's ``complete`` runs first (``kind`` "embedding": a cloud embedding
+    provider's query request): this context's guard, if any (it raises to refuse the call:
+    no request reaches the provider)."""
     guard = _GUARD.get()
     if guard is not None:
-        guard()
+        guard(kind)
 
 
 _state = threading.local()
