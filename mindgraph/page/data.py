@@ -15,7 +15,8 @@ import yaml
 
 from ..errors import MindgraphError, NotFoundError
 from .model import Page
-from .parse import YAMLLimitError, load_yaml_documents, parse_page
+from .parse import parse_page
+from .yaml_read import YAMLLimitError, load_yaml_documents
 from .rawlines import raw_source, read_raw_note
 
 FENCE_OPEN_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([A-Za-z0-9_+-]*)[^\n]*$")
