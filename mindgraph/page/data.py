@@ -91,6 +91,9 @@ def extract_data(page: Page, block: int = 1, language: str | None = None,
     except json.JSONDecodeError as exc:
         raise DataBlockError(f"{where(exc.lineno)}: the ```json block does "
                              f"not parse ({exc.msg}). Fix the JSON in the note.") from exc
+    except RecursionError:      # json's parser recurses once a level: ~1,000 of them
+        raise DataBlockError(f"{where(1)}: the ```json block nests too deeply for Python's "
+                             f"JSON parser (about 1,000 levels). Flatten it.") from None
     except YAMLLimitError as exc:       # names the field and its line
         raise DataBlockError(f"{where(1 + exc.problem_mark.line)}: the ```yaml block's "
                              f"{exc.problem}") from exc

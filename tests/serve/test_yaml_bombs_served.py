@@ -84,3 +84,14 @@ def test_an_upload_whose_long_frontmatter_is_broken_is_not_read_twice(tmp_path, 
     answer = client.post("/upload", files=[("files", ("short.md", short, "text/markdown"))])
     assert "short.md:2002: frontmatter is not valid YAML (did not find expected node " \
            "content)" in answer.text, answer.text
+
+
+def test_extract_of_a_json_block_nested_past_pythons_parser_is_a_clear_409(tmp_path,
+                                                                          monkeypatch):
+    # it was a 500 ("An internal error (RecursionError)")
+    client, _ = served(tmp_path, monkeypatch)
+    deep = ("[" * 5_000 + "]" * 5_000).encode()
+    upload = client.post("/upload", files=[("files", ("deep.json", deep, "application/json"))])
+    answer = client.get("/extract", params={"page": upload.json()["documents"][0]["page"]})
+    assert answer.status_code == 409, answer.text
+    assert "raw/api-notes/deep-json.md:8: the ```json block nests too deeply" in answer.text
