@@ -95,3 +95,26 @@ def test_extract_of_a_json_block_nested_past_pythons_parser_is_a_clear_409(tmp_p
     answer = client.get("/extract", params={"page": upload.json()["documents"][0]["page"]})
     assert answer.status_code == 409, answer.text
     assert "raw/api-notes/deep-json.md:8: the ```json block nests too deeply" in answer.text
+
+
+def test_a_refused_extract_names_the_notes_line_without_parsing_the_note_as_a_page(
+        tmp_path, monkeypatch):
+    # the error's raw line came from parsing the whole raw note as a page again (headings,
+    # sections, links): 2.5 s of the query lane per refused extract of a note of 85,000
+    # headings, as often as its author asked
+    from mindgraph.page import parse
+
+    client, _ = served(tmp_path, monkeypatch)
+    body = ("---\ntags: [a]\n---\n# Bomb\n\nIntro.\n\n```json\n{\"a\": 1}\n```\n\n```json\n"
+            "{bad\n```\n" + "".join(f"## kettle {i}\nword\n" for i in range(50)))
+    upload = client.post("/upload", files=[("files", ("Bomb.md", body.encode(), "text/markdown"))])
+    page = upload.json()["documents"][0]["page"]
+    client.get("/extract", params={"page": page})          # the vault is loaded
+    first_lines = []                # of each body whose headings are looked for
+    real = parse.find_headings
+    monkeypatch.setattr(parse, "find_headings", lambda lines, masked, first_line=1:
+                        first_lines.append(first_line) or real(lines, masked, first_line))
+    answer = client.get("/extract", params={"page": page, "block": 2})
+    assert answer.status_code == 409, answer.text
+    assert "raw/api-notes/Bomb.md:13: the ```json block does not parse" in answer.text
+    assert 4 not in first_lines     # the raw note's body starts on line 4
