@@ -3,7 +3,7 @@
 
 A data block read by GET /extract went through PyYAML's pure-Python parser, whole, before its
 values were counted: 1.9 MB of ``kN: v`` lines held the query lane, every agent's searches
-behind it, 18.7 s (bench/bench_yaml_bombs.py); a frontmatter libyaml refused was read again
+behind it, 18.7 s (bench/bench_note_bombs.py); a frontmatter libyaml refused was read again
 by that parser to word the error: 28 s of the write lane for one uploaded note."""
 
 from click.testing import CliRunner

@@ -1,15 +1,17 @@
-"""What one agent's large YAML costs the others (a real `mindgraph serve` per checkout).
+"""What one agent's heavy notes cost the others (a real `mindgraph serve` per checkout).
 
-    python bench/bench_yaml_bombs.py --tree /work/main --tree .
+    python bench/bench_note_bombs.py --tree /work/main --tree .
 
 For each --tree (a checkout with its own .venv): a workspace of two tenants (alice of acme,
 carol of globex) served behind their tokens. Alice uploads (POST /upload, her own quota)
 
 - ``keys.yaml``: 190,000 lines of ``kN: v`` (1.9 MB, under compile.max_note_bytes), which
   the documents API wraps as a note holding a ```yaml data block; then GET /extract of it;
-- ``broken.md``: a note whose frontmatter is 190,000 such lines and a '[' never closed.
+- ``broken.md``: a note whose frontmatter is 190,000 such lines and a '[' never closed;
+- ``headings.md``: 85,000 headings (1.8 MB) after a ```json block that does not parse; then
+  GET /extract of it (refused: 409 naming the raw note's line).
 
-Reported: the seconds of Alice's extract and of her upload of the broken note, and Carol's
+Reported: the seconds of each of Alice's requests, and Carol's
 search latency (median and worst of GET /search, one after another) while each runs, against
 Carol alone. The extract runs on the query lane every search takes turns on; the upload on
 the write lane.
@@ -124,12 +126,20 @@ def measure(tree: Path) -> list[str]:
                       "# Broken\n\nbody\n").encode()
             took_u, during_u, answer = while_running(
                 base, lambda: alice.post("/upload", files=[("files", ("broken.md", broken))]))
+            headings = ("# Headings\n\n```json\n{bad\n```\n\n" + "".join(
+                f"## kettle {i}\nword\n" for i in range(85_000))).encode()
+            upload = alice.post("/upload", files=[("files", ("headings.md", headings))])
+            page = upload.json()["documents"][0]["page"]
+            took_h, during_h, refused = while_running(
+                base, lambda: alice.get("/extract", params={"page": page}))
             return [f"{tree}",
                     f"  carol alone            {summary(alone)}",
                     f"  alice GET /extract     {took_x:.2f} s, {extract.status_code}; carol "
                     f"meanwhile {summary(during_x)}",
                     f"  alice POST /upload     {took_u:.2f} s, {answer.status_code}; carol "
-                    f"meanwhile {summary(during_u)}"]
+                    f"meanwhile {summary(during_u)}",
+                    f"  alice GET /extract     {took_h:.2f} s, {refused.status_code} (a broken "
+                    f"block in 85,000 headings); carol meanwhile {summary(during_h)}"]
         finally:
             alice.close()
             server.terminate()
