@@ -32,7 +32,7 @@ from ..errors import IngestError, MindgraphError
 from ..fsutil import sha256_text
 from ..page.language import text_language
 from ..page.markdown import split_frontmatter
-from ..page.parse import YAMLLimitError, load_yaml
+from ..page.yaml_read import YAMLLimitError, load_yaml
 from .extract import outline, summary as extractive_summary
 from .index import TitleIndex
 from .linker import add_links

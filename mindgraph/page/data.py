@@ -15,7 +15,8 @@ import yaml
 
 from ..errors import MindgraphError, NotFoundError
 from .model import Page
-from .parse import YAMLLimitError, load_yaml_documents, parse_page
+from .markdown import split_frontmatter
+from .yaml_read import YAMLLimitError, load_yaml_documents
 from .rawlines import raw_source, read_raw_note
 
 FENCE_OPEN_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([A-Za-z0-9_+-]*)[^\n]*$")
@@ -37,8 +38,13 @@ class DataBlockError(MindgraphError):
 
 def data_blocks(page: Page) -> list[DataBlock]:
     """Every fenced json/yaml block of the page, in order."""
+    return _blocks(page.body, page.body_line)
+
+
+def _blocks(body: str, body_line: int) -> list[DataBlock]:
+    """Every fenced json/yaml block of a body whose first line is ``body_line``."""
     blocks = []
-    lines = page.body.split("\n")
+    lines = body.split("\n")
     i = 0
     while i < len(lines):
         match = FENCE_OPEN_RE.match(lines[i])
@@ -55,7 +61,7 @@ def data_blocks(page: Page) -> list[DataBlock]:
             i += 1
         i += 1
         if language in DATA_LANGUAGES:
-            blocks.append(DataBlock(DATA_LANGUAGES[language], page.body_line + start,
+            blocks.append(DataBlock(DATA_LANGUAGES[language], body_line + start,
                                     "\n".join(content)))
     return blocks
 
@@ -90,6 +96,9 @@ def extract_data(page: Page, block: int = 1, language: str | None = None,
     except json.JSONDecodeError as exc:
         raise DataBlockError(f"{where(exc.lineno)}: the ```json block does "
                              f"not parse ({exc.msg}). Fix the JSON in the note.") from exc
+    except RecursionError:      # json's parser recurses once a level: ~1,000 of them
+        raise DataBlockError(f"{where(1)}: the ```json block nests too deeply for Python's "
+                             f"JSON parser (about 1,000 levels). Flatten it.") from None
     except YAMLLimitError as exc:       # names the field and its line
         raise DataBlockError(f"{where(1 + exc.problem_mark.line)}: the ```yaml block's "
                              f"{exc.problem}") from exc
@@ -109,7 +118,10 @@ def _where(page: Page, chosen: DataBlock, offset: int, raw_dir: Path | None,
     if text is not None:
         same = [b for b in data_blocks(page) if b.text == chosen.text]
         nth = next(i for i, b in enumerate(same) if b.line == chosen.line)
-        in_note = [b for b in data_blocks(parse_page(text, rel)) if b.text == chosen.text]
+        # the note's blocks only: parsing it as a page (headings, sections, links) cost a
+        # note of 85,000 headings 2.5 s of the query lane on every refused extract
+        _, body, taken = split_frontmatter(text.removeprefix("\ufeff"))
+        in_note = [b for b in _blocks(body, taken + 1) if b.text == chosen.text]
         if in_note:
             line = in_note[min(nth, len(in_note) - 1)].line + offset
             return f"{raw_label.rstrip('/')}/{rel}:{line}"

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
-import datetime as _dt
 import json
 import re
 import unicodedata
@@ -23,6 +22,8 @@ from .links import extract_links, extract_tags, frontmatter_links, frontmatter_t
 from .markdown import find_headings, mask_code, mask_comments, slugify, split_frontmatter
 from .model import Page, Section
 from .summary import copied_summary
+from .yaml_read import (MAX_FRONTMATTER_VALUES, _FrontmatterLoader, _plain,  # noqa: F401
+                        _TooBig, first_crossing, key_line, past_limit, read_yaml)
 
 SECTION_LEVELS = (2, 3, 4)
 
@@ -70,15 +71,18 @@ def _load_frontmatter(block: str | None, path: str) -> tuple[dict[str, Any], str
     if block is None or not block.strip():
         return {}, None
     try:
-        try:
-            data = yaml.load(block, Loader=_FastFrontmatterLoader)  # noqa: S506 - SafeLoader
-        except yaml.YAMLError as exc:
-            if "maximum nesting depth" in str(exc):      # libyaml's limit: 1,000 levels
-                raise RecursionError from None
-            data = yaml.load(block, Loader=_FrontmatterLoader)  # noqa: S506 - its message
+        crossing = first_crossing(block, "a note's frontmatter")     # long blocks only
+        if crossing is not None and crossing.field is None:
+            return {}, _not_a_mapping(path, "a list")
+        if crossing is not None:
+            return {}, (f"{path}:{crossing.line + 2}: frontmatter {crossing.subject} "
+                        f"{crossing.words}")
+        data = read_yaml(block)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 2 if mark is not None else 1  # +1 for the opening '---', 1-based
+        # +1 for the opening '---', 1-based; libyaml marks the end of the stream past the
+        # last line, where PyYAML's parser marks the line
+        line = min(mark.line, block.count("\n")) + 2 if mark is not None else 1
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         return {}, (f"{path}:{line}: frontmatter is not valid YAML ({problem}). "
                     f"Fix the YAML between the '---' lines{_yaml_hint(exc, block)}.")
@@ -87,11 +91,8 @@ def _load_frontmatter(block: str | None, path: str) -> tuple[dict[str, Any], str
     if data is None:
         return {}, None
     if not isinstance(data, dict):
-        return {}, (f"{path}:2: frontmatter must be a mapping of keys (key: value), got "
-                    f"{_YAML_KINDS.get(type(data).__name__, type(data).__name__)}. Write each "
-                    f"property as 'key: value' between the '---' lines (a list goes under a "
-                    f"key: 'tags: [a, b]'); a note that starts with a horizontal rule can "
-                    f"draw it as '***' instead.")
+        return {}, _not_a_mapping(path, _YAML_KINDS.get(type(data).__name__,
+                                                        type(data).__name__))
     budget, plain = [MAX_FRONTMATTER_VALUES - 1], {}
     for key, value in data.items():             # field by field, to name the one too big
         left = budget[0]
@@ -101,13 +102,20 @@ def _load_frontmatter(block: str | None, path: str) -> tuple[dict[str, Any], str
             return {}, _too_big(path, block, str(key), value, left, exc.args[0] == "deep")
     if "\\" in block and (key := _surrogate_field(plain)) is not None:
         shown = key.encode("utf-8", "backslashreplace").decode("utf-8")
-        line = _key_line(block, key)
-        line = _key_line(block, shown) if line is None else line     # the key's own escape
+        line = key_line(block, key)
+        line = key_line(block, shown) if line is None else line     # the key's own escape
         return {}, (f"{path}:{line + 2 if line is not None else 2}: frontmatter field "
                     f"'{shown}' holds a lone surrogate (an escape from \\ud800 to \\udfff), "
                     f"which no UTF-8 text can hold. Remove the escape, or write the character "
                     f"itself.")
     return plain, None
+
+
+def _not_a_mapping(path: str, kind: str) -> str:
+    return (f"{path}:2: frontmatter must be a mapping of keys (key: value), got {kind}. Write "
+            f"each property as 'key: value' between the '---' lines (a list goes under a "
+            f"key: 'tags: [a, b]'); a note that starts with a horizontal rule can draw it as "
+            f"'***' instead.")
 
 
 def _surrogate_field(plain: Mapping[str, Any]) -> str | None:
@@ -167,163 +175,9 @@ def _too_big(path: str, block: str, key: str, value: Any, left: int, deep: bool)
     """The message for frontmatter field ``key`` past MAX_FRONTMATTER_DEPTH or past the
     MAX_FRONTMATTER_VALUES budget (``left`` of it when the field began), at the field's
     line (a top-level ``key:`` of the block; the opening '---' is line 1)."""
-    line = _key_line(block, key)
+    line = key_line(block, key)
     where = f"{path}:{line + 2 if line is not None else 2}: frontmatter field '{key}'"
-    return f"{where} {_past_limit(value, left, deep, 'a note' + chr(39) + 's frontmatter')}"
-
-
-def _key_line(text: str, key: str) -> int | None:
-    """The 0-based line of the top-level ``key:`` in YAML ``text``, or None."""
-    pattern = re.compile(rf"""(['"]?){re.escape(key)}\1\s*:""")
-    return next((i for i, line in enumerate(text.split("\n")) if pattern.match(line)), None)
-
-
-def _past_limit(value: Any, left: int, deep: bool, what: str) -> str:
-    """What is wrong with a field past MAX_FRONTMATTER_DEPTH or the values budget, and the
-    fix (``what``: "a note's frontmatter", "a data block", ...)."""
-    if deep:
-        return (f"nests deeper than {MAX_FRONTMATTER_DEPTH} levels (or holds a YAML alias of "
-                f"itself). Flatten it.")
-    limit = f"the {MAX_FRONTMATTER_VALUES:,}-value limit for {what}"
-    if isinstance(value, (list, dict)) and len(value) >= left:
-        elsewhere = ", or move it into the note's body" if "frontmatter" in what else ""
-        return f"holds {len(value):,} items, past {limit}. Shorten the list{elsewhere}."
-    return (f"is past {limit} once its YAML aliases (&name / *name) are expanded. Write the "
-            f"values out, or shorten them.")
-
-
-class YAMLLimitError(yaml.MarkedYAMLError):
-    """A YAML document past MAX_FRONTMATTER_VALUES values or MAX_FRONTMATTER_DEPTH levels:
-    ``problem`` names the field and ``problem_mark.line`` (0-based) is its line, as for a
-    syntax error, so callers that report those report this too."""
-
-    def __init__(self, problem: str, line: int):
-        super().__init__(problem=problem,
-                         problem_mark=yaml.Mark("<yaml>", 0, line, 0, None, None))
-
-    def __str__(self) -> str:
-        return str(self.problem)
-
-
-def _plain_document(document: Any, budget: list[int], text: str, what: str) -> Any:
-    """``_plain`` of one YAML document of ``text``; past the limits a YAMLLimitError naming
-    the top-level field that went past them and its line, when the document is a mapping."""
-    if not isinstance(document, dict):
-        left = budget[0]
-        try:
-            return _plain(document, budget)
-        except _TooBig as exc:
-            deep = exc.args[0] == "deep"
-            raise YAMLLimitError(f"the document {_past_limit(document, left, deep, what)}",
-                                 0) from None
-    budget[0] -= 1
-    plain = {}
-    for key, value in document.items():
-        left = budget[0]
-        try:
-            plain[str(key)] = _plain(value, budget, 1)
-        except _TooBig as exc:
-            line = _key_line(text, str(key))
-            raise YAMLLimitError(f"field '{key}' "
-                                 f"{_past_limit(value, left, exc.args[0] == 'deep', what)}",
-                                 line or 0) from None
-    return plain
-
-
-MAX_FRONTMATTER_VALUES = 10_000    # a YAML alias bomb expands 1 KB into billions of values
-MAX_FRONTMATTER_DEPTH = 50
-
-
-class _TooBig(Exception):
-    pass
-
-
-class _ConstructErrors:
-    """A value that cannot be built (``!!int abc``) is a YAML error that carries its line."""
-
-    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
-        try:
-            return super().construct_object(node, deep)  # type: ignore[misc]
-        except yaml.YAMLError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - !!timestamp tomorrow is AttributeError, ...
-            raise yaml.constructor.ConstructorError(
-                None, None, f"cannot read {node.value!r} as {node.tag.rsplit(':', 1)[-1]} "
-                            f"({exc})", node.start_mark) from exc
-
-
-class _FrontmatterLoader(_ConstructErrors, yaml.SafeLoader):
-    """PyYAML's SafeLoader, but a value that cannot be built (``!!int abc``) is a YAML error
-    that carries its line, and a date that does not exist (2023-02-30) stays text."""
-
-
-# libyaml's parser (when PyYAML was built with it) reads YAML ~10x faster than the pure-Python
-# one, which took 80 % of parsing a compiled wiki (every page has frontmatter): 10,000 pages
-# cost ~30 s of CPU before the first search. Values are built by SafeLoader's constructors
-# either way; a block libyaml refuses is read again by the pure-Python parser, so that an
-# error names the same line and problem as before (libyaml's marks differ).
-_FastFrontmatterLoader: type = _FrontmatterLoader
-if getattr(yaml, "CSafeLoader", None) is not None:
-    class _FastFrontmatterLoader(_ConstructErrors, yaml.CSafeLoader):  # type: ignore[no-redef]
-        """_FrontmatterLoader on libyaml's parser."""
-
-
-def _timestamp_or_text(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
-    try:
-        return yaml.SafeLoader.construct_yaml_timestamp(loader, node)
-    except Exception:  # noqa: BLE001 - 2023-02-30, !!timestamp tomorrow: text, as written
-        return loader.construct_scalar(node)
-
-
-for _loader in {_FrontmatterLoader, _FastFrontmatterLoader}:
-    _loader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp_or_text)
-
-
-def load_yaml(text: str, what: str = "a YAML answer") -> Any:
-    """One YAML document of untrusted text (an LLM's answer, a note's data block) as plain
-    JSON-ready values, read as frontmatter is: at most MAX_FRONTMATTER_VALUES values once
-    aliases are expanded and MAX_FRONTMATTER_DEPTH levels, else a YAMLLimitError naming the
-    field and its line (an alias bomb is refused in microseconds instead of expanded without
-    end); ``what`` the text is, for that message ("the model's frontmatter")."""
-    try:
-        document = yaml.load(text, Loader=_FrontmatterLoader)  # noqa: S506
-        return _plain_document(document, [MAX_FRONTMATTER_VALUES], text, what)
-    except RecursionError:
-        raise yaml.YAMLError("nested too deeply") from None
-
-
-def load_yaml_documents(text: str, what: str = "a YAML block") -> list[Any]:
-    """Every non-empty YAML document of ``text`` as plain JSON-ready values, read as
-    frontmatter is (bad values are YAML errors with a line; at most MAX_FRONTMATTER_VALUES
-    values after aliases, else a YAMLLimitError naming the field and its line)."""
-    budget = [MAX_FRONTMATTER_VALUES]
-    try:
-        return [_plain_document(d, budget, text, what)
-                for d in yaml.load_all(text, Loader=_FrontmatterLoader) if d is not None]
-    except RecursionError:
-        raise yaml.YAMLError("nested too deeply") from None
-
-
-def _plain(value: Any, budget: list[int], depth: int = 0) -> Any:
-    """A plain copy: dates become ISO strings so that frontmatter is always
-    JSON-serialisable; at most ``budget[0]`` values (aliases expanded) and
-    ``MAX_FRONTMATTER_DEPTH`` levels, else ``_TooBig``."""
-    budget[0] -= 1
-    if budget[0] < 0:
-        raise _TooBig("many")
-    if depth > MAX_FRONTMATTER_DEPTH:
-        raise _TooBig("deep")
-    if isinstance(value, (_dt.date, _dt.datetime)):
-        return value.isoformat()
-    if isinstance(value, (bytes, bytearray)):                     # !!binary
-        return value.decode("utf-8", "replace")
-    if isinstance(value, (set, frozenset)):                       # !!set
-        value = sorted(value, key=str)
-    if isinstance(value, (list, tuple)):                          # tuples: !!pairs, !!omap
-        return [_plain(v, budget, depth + 1) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _plain(v, budget, depth + 1) for k, v in value.items()}
-    return value
+    return f"{where} {past_limit(value, left, deep, 'a note' + chr(39) + 's frontmatter')}"
 
 
 def _build_sections(lines: list[str], headings: list, first_line: int,
