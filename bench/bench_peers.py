@@ -1,6 +1,6 @@
 """mindgraph beside the tools a user might pick instead, on the Obsidian Help vault (session 25).
 
-    python bench/bench_peers.py -C bench-out/oh --corpora ../shared/corpora
+    python bench/bench_peers.py -C bench-out/oh [--corpora ../shared/corpora]
     python bench/bench_peers.py -C bench-out/oh --peers qmd --sets dev --ranks
 
 Peers (each installed by this script, if missing, into its own environment under --envs,
@@ -40,6 +40,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from mindgraph.bench.corpora import wiki_retriever  # noqa: E402
 from mindgraph.bench.runner import METHODS  # noqa: E402
@@ -48,6 +49,7 @@ from mindgraph.core import Mindgraph  # noqa: E402
 from mindgraph.retrieval.datasets import load_questions  # noqa: E402
 from mindgraph.retrieval.hybrid import SearchOptions  # noqa: E402
 from mindgraph.retrieval.metrics import hit_at, mean, mrr_at, recall_at  # noqa: E402
+import shared_corpora  # noqa: E402  (bench/: on sys.path)
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -69,7 +71,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-C", "--workspace", default="bench-out/oh",
                         help="mindgraph workspace whose wiki is the vault (make bench)")
-    parser.add_argument("--corpora", default="../shared/corpora")
+    shared_corpora.add_option(parser)
     parser.add_argument("--envs", default="/tmp/mindgraph-peers",
                         help="where the peers' environments are (made if missing)")
     parser.add_argument("--peers", default=",".join(PEERS))
@@ -80,11 +82,15 @@ def main() -> None:
                         help="list the questions where a peer ranks the page above hybrid")
     parser.add_argument("--json", help="also write every answer and figure to this file")
     args = parser.parse_args()
-    corpora = Path(args.corpora).resolve()
+    corpora = shared_corpora.corpora().resolve()
+    shared_corpora.require(corpora, "obsidian-help", "obsidian-help-queries.dev.jsonl")
     vault = corpora / "obsidian-help"
     sets = {name: load_questions(Path(SETS[name].format(corpora=corpora)))
             for name in args.sets.split(",")}
     questions = {q.id: q for qs in sets.values() for q in qs}
+    if not (Path(args.workspace) / "mindgraph.yml").is_file():
+        sys.exit(f"{args.workspace} is no mindgraph workspace: run `make bench` (it sets up "
+                 f"bench-out/oh) or pass -C a workspace whose wiki is the vault.")
     peers = [p for p in args.peers.split(",") if p]
     envs = Path(args.envs)
     scratch = Path(tempfile.mkdtemp(prefix="bench-peers-"))
