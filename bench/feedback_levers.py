@@ -30,6 +30,10 @@ any run, none chosen on our questions or on SciFact:
   says nothing of verbosity) and the rest is normalised by its own length against its own
   average, the per-field tfs summed before k1's saturation. Questions whose keyword search
   carries translations or expansions are searched as before.
+- ``qtf`` (session 25, from bench/bench_peers.py): a term the question repeats weighs its
+  count (BM25's query-term frequency with k3 = ∞, as bm25s / LlamaIndex's BM25Retriever count
+  it; today each distinct term weighs 1): fresh24-zh-07 asks for Logseq twice, and
+  LlamaIndex ranks its page 2nd where mindgraph's keyword side misses it.
 - ``bm25plus``: BM25+ (Lv & Zhai, "Lower-bounding term frequency normalization", CIKM 2011)
   with their δ = 1: every matched term adds idf × δ on top of BM25's saturated tf, so a long
   document matching a term is never scored as if it nearly did not.
@@ -234,6 +238,33 @@ def _plus(index: SparseBM25) -> SparseBM25:
     return out
 
 
+# -- query term frequency ---------------------------------------------------------------------
+
+class QueryTermFrequencyIndex(KeywordIndex):
+    """A term the question repeats weighs its count, not 1 (BM25 with k3 = ∞, as bm25s,
+    LlamaIndex's BM25Retriever, and Lucene's summed duplicate clauses score it)."""
+
+    def _scores(self, query: str, extra: Mapping[str, float] | None = None,
+                concepts: Sequence[Any] = ()):
+        counts = Counter(analyze(query, query=True))
+        repeated = {t: float(n) for t, n in counts.items() if n > 1}
+        if not repeated:
+            return super()._scores(query, extra, concepts)
+        once = [t for t, n in counts.items() if n == 1]
+        weighted = {**repeated, **{t: w for t, w in (extra or {}).items() if t not in repeated}}
+        self.query_terms = lambda _query: once      # the rest come in as weighted extras
+        try:
+            return super()._scores(query, weighted, concepts)
+        finally:
+            del self.query_terms
+
+
+def qtf_lever(r: HybridRetriever) -> HybridRetriever:
+    index = copy.copy(r.keyword)
+    index.__class__ = QueryTermFrequencyIndex
+    return _rebuilt(r, index)
+
+
 def bm25plus_lever(r: HybridRetriever) -> HybridRetriever:
     index = copy.copy(r.keyword)
     index.pages, index.sections = _plus(r.keyword.pages), _plus(r.keyword.sections)
@@ -345,6 +376,7 @@ LEVERS: dict[str, Callable[[HybridRetriever], HybridRetriever]] = {
     "rm3_anserini": rm3_lever,
     "bm25plus": bm25plus_lever,
     "bm25f_title_b0": bm25f_lever,
+    "qtf": qtf_lever,
 }
 
 
