@@ -20,14 +20,14 @@ import os
 import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-from programs import add_tree_option, checkouts, python_of  # bench/: on sys.path when a script runs
+import shared_corpora  # bench/: on sys.path when a script runs
+from programs import add_tree_option, checkouts, python_of
 
-CORPORA = Path(os.environ.get("MINDGRAPH_CORPORA", "/work/shared/corpora"))
+CORPORA = shared_corpora.corpora()
 WORKER = r"""
 import json, sys, time
 from mindgraph.core import Mindgraph
@@ -50,6 +50,7 @@ def build(base: Path, folders: tuple[str, ...]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_tree_option(parser)
+    shared_corpora.add_option(parser)
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     trees = checkouts(args.tree)

@@ -1,6 +1,6 @@
 """mindgraph beside the tools a user might pick instead, on the Obsidian Help vault (session 25).
 
-    python bench/bench_peers.py -C bench-out/oh [--corpora ../shared/corpora]
+    python bench/bench_peers.py -C bench-out/oh [--corpora DIR]
     python bench/bench_peers.py -C bench-out/oh --peers qmd --sets dev --ranks
 
 Peers (each installed by this script, if missing, into its own environment under --envs,

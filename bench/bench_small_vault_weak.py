@@ -25,10 +25,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-from programs import add_tree_option, checkouts, python_of  # bench/: on sys.path when a script runs
+import shared_corpora  # bench/: on sys.path when a script runs
+from programs import add_tree_option, checkouts, python_of
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPORA = Path(os.environ.get("MINDGRAPH_CORPORA", "/work/shared/corpora"))
+CORPORA = shared_corpora.corpora()
 NONSENSE = ("qwertzuiop flibbertigibbet", "zxqv blorf snargle", "blargle fnord wibble",
             "lorem ipsum dolor sit amet", "asdf jkl hjkl", "purple monkey dishwasher",
             "how do I bake sourdough bread", "the capital of mongolia",
@@ -105,6 +106,7 @@ def ask(tree: Path, base: Path, queries: list[str]) -> dict[str, dict]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_tree_option(parser)
+    shared_corpora.add_option(parser)
     parser.add_argument("--sizes", type=int, nargs="+", default=[10, 20, 40])
     args = parser.parse_args()
     trees, every = checkouts(args.tree), questions()
