@@ -67,7 +67,7 @@ from fastapi import FastAPI
 
 from ..config import load_settings
 from ..core import Mindgraph
-from ..errors import ConfigError
+from ..errors import ConfigError, MindgraphError
 from ..documents.service import DocumentService
 from ..scopes import Authenticator, Identity
 from ..scopes.auth import usage_identity
@@ -181,7 +181,14 @@ def create_app(mg: Mindgraph, token: str | None = None, host: str | None = None,
                         json_object_body)
 
     def relevance(identity: Identity, created: dict[str, Any]) -> dict[str, Any]:
-        fresh()      # the catalog as the wiki has it now
+        # the item exists in the app by now: a wiki that cannot be refreshed (never compiled,
+        # busy) must not turn its creation into an error an agent would retry
+        if not mg.settings.wiki_dir.is_dir():       # never compiled: no catalog to point at
+            return created
+        try:
+            fresh()      # the catalog as the wiki has it now
+        except MindgraphError as exc:
+            return {**created, "relevance_error": str(exc)}
         return with_relevance(mg.as_identity(identity), created, quiet_when_missing=True)
     add_app_routes(app, route, mg.settings, lanes, app.state.callers.view, json_object_body,
                    relevance)
