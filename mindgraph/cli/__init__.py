@@ -106,6 +106,8 @@ class LazyGroup(SubcommandGroup):
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise common.Interrupted(ctx.invoked_subcommand or "") from None
         except click.NoSuchOption as exc:
             # click offers every option of the command close enough, sorted by name: a typo of
             # --hybrid was "Did you mean one of: '--dir', '--hybrid'?"; keep the closest
