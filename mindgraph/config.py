@@ -25,6 +25,7 @@ import yaml
 
 from .errors import ConfigError, NotFoundError
 from .fsutil import UnreadableFile, read_text
+from .notes_home import holds_notes, notes_top, workspace_compiling
 from .local_models import (DEFAULT_LOCAL_MODEL, LANGUAGES, LOCAL_MODELS, local_dimension,
                            routed_languages)
 from .yamlfile import DuplicateKeyError, line_of, load_strict
@@ -590,8 +591,15 @@ class Settings:
                 f"mindgraph workspace. Check the path given with -C, or create a workspace "
                 f"there with `mindgraph init {self.base_dir}`.")
         here = self.base_dir.resolve()
+        compiled_by = workspace_compiling(here)
+        if compiled_by is not None:
+            return ConfigError(
+                f"{here} is not a mindgraph workspace: its notes are compiled by the workspace "
+                f"{compiled_by} (whose paths.raw names them). Run the command there (`cd "
+                f"{compiled_by}`) or pass -C {compiled_by}.")
+        top = notes_top(here) if holds_notes(here) else None
         create = (f"or, as this folder holds notes, make a workspace for them beside it: "
-                  f"`mindgraph init {here}-wiki --raw {here}`" if _holds_notes(here) else
+                  f"`mindgraph init {top}-wiki --raw {top}`" if top is not None else
                   "or create one with `mindgraph init DIR`")
         return ConfigError(
             f"{here} is not a mindgraph workspace: it has no "
@@ -632,25 +640,6 @@ _SECTIONS = {
     "trust": TrustSettings,
     "scopes": ScopesSettings,
 }
-
-
-def _holds_notes(folder: Path, look_at: int = 1000) -> bool:
-    """True when ``folder`` is an Obsidian vault, or its files (of its first ``look_at``
-    entries) are mostly notes, two or more: a command run inside one's notes rather than
-    their workspace (not /tmp, nor a home folder with a README.md)."""
-    notes = files = 0
-    try:
-        with os.scandir(folder) as entries:
-            for _, entry in zip(range(look_at), entries):
-                if entry.name == ".obsidian" and entry.is_dir():
-                    return True
-                if entry.name.startswith(".") or not entry.is_file():
-                    continue
-                files += 1
-                notes += entry.name.lower().endswith((".md", ".markdown"))
-    except OSError:
-        return False
-    return notes >= 2 and 2 * notes >= files
 
 
 def load_settings(base_dir: str | Path = ".", config: str | Path | None = None,

@@ -13,7 +13,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "mindgraph"
 RANK = {
     "errors": 0, "fsutil": 0, "version": 0, "httputil": 0, "yamlfile": 0, "local_models": 0,
-    "filenames": 0,
+    "filenames": 0, "notes_home": 0,
     "config": 1, "usage": 1, "text": 1, "statefile": 1,
     "page": 2, "stores": 2, "providers": 2, "adapters": 2,
     "ingest": 3, "retrieval": 3, "graph": 3, "vectors": 3, "coverage": 3, "timeline": 3,

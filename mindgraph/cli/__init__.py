@@ -104,13 +104,19 @@ class LazyGroup(SubcommandGroup):
         return super().resolve_command(ctx, args)
 
     def invoke(self, ctx: click.Context):
+        typed = [*getattr(ctx, "_protected_args", ()), *ctx.args]
         try:
             return super().invoke(ctx)
-        except click.NoSuchOption as exc:
+        except KeyboardInterrupt:
+            raise common.Interrupted(ctx.invoked_subcommand or "") from None
+        except click.UsageError as exc:
             # click offers every option of the command close enough, sorted by name: a typo of
             # --hybrid was "Did you mean one of: '--dir', '--hybrid'?"; keep the closest
-            if exc.possibilities:
+            if isinstance(exc, click.NoSuchOption) and exc.possibilities:
                 exc.possibilities = _closest(exc.option_name, exc.possibilities)
+            if "--json" in typed:   # an agent reading stdout learns of its typo there too
+                common.emit_json({"error": "UsageError", "detail": exc.format_message(),
+                                  "exit_code": exc.exit_code})
             raise
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:

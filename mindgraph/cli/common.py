@@ -1,7 +1,8 @@
 """Options and error handling shared by every command.
 
 Exit codes: 0 ok, 1 problems found (or a run with failures) or not found (a page, section or
-path that does not exist), 2 usage or configuration error (also a group without its subcommand).
+path that does not exist), 2 usage or configuration error (also a group without its subcommand),
+130 stopped by Ctrl-C.
 """
 
 from __future__ import annotations
@@ -31,6 +32,25 @@ class ConfigClickError(click.ClickException):
     """A configuration error: exit code 2, like click's own usage errors."""
 
     exit_code = EXIT_USAGE
+
+
+EXIT_INTERRUPTED = 130    # 128 + SIGINT, as shells report a command stopped by Ctrl-C
+
+# Commands a Ctrl-C leaves resumable: what they finished is kept, and the next run goes on.
+RESUMABLE = {"ingest": "the notes compiled so far keep their pages",
+             "embed": "the sections embedded so far keep their vectors"}
+
+
+class Interrupted(click.ClickException):
+    """Ctrl-C: said in words (click said "Aborted!"), with what is kept and how to go on."""
+
+    exit_code = EXIT_INTERRUPTED
+
+    def __init__(self, command: str) -> None:
+        kept = RESUMABLE.get(command)
+        super().__init__(
+            f"Interrupted (Ctrl-C): {kept}. Run `mindgraph {command}` again to go on from "
+            f"there." if kept else "Interrupted (Ctrl-C).")
 
 
 class SubcommandGroup(click.Group):

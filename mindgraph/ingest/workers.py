@@ -89,12 +89,20 @@ def in_workers(work: Callable[[Any], Any], items: Sequence[Any], processes: int,
     finally:
         workers = list((getattr(pool, "_processes", None) or {}).values())
         manager = getattr(pool, "_executor_manager_thread", None)    # shutdown forgets it
+        results_in = getattr(getattr(pool, "_result_queue", None), "_writer", None)   # and it
         pool.shutdown(wait=False, cancel_futures=True)
         for worker in workers:      # they ignore Ctrl-C: stop them, the run is over
             if worker.is_alive():
                 worker.terminate()
         for worker in workers:
             worker.join(5)
+        # A worker stopped while it wrote a result leaves the manager thread reading the
+        # rest of that message for ever: the pipe's write end is open here too (it was made
+        # here before the fork), so it never ends. Closed once the workers are gone, the read
+        # ends; else Ctrl-C printed "Aborted!" and the process hung at exit, joining that
+        # thread (Python's own atexit for the pool).
+        if not any(worker.is_alive() for worker in workers):
+            _close_quietly(results_in)
         # and the pool's manager thread: while it lives, processes_for sees a second thread,
         # and the next phase of the run (reading, linking, compiling) would not fork
         if manager is not None:
@@ -112,8 +120,11 @@ def _work(position: int) -> Any:
 
 def _die_with_parent(parent: int) -> None:
     """Ask Linux to SIGKILL this worker when the parent dies (elsewhere: nothing to do);
-    Ctrl-C is the parent's to handle (it stops the pool)."""
+    Ctrl-C is the parent's to handle (it stops the pool), and SIGTERM, how the parent stops
+    a worker, ends it whatever handler the parent had (a server's, a test run's, which
+    raised in the worker and left it alive, its parent waiting for it)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     gc.set_threshold(*WORKER_GC_THRESHOLD)
     if sys.platform.startswith("linux"):
         import ctypes
@@ -125,3 +136,12 @@ def _die_with_parent(parent: int) -> None:
             pass
     if os.getppid() != parent:       # the parent died before prctl took effect
         os._exit(1)
+
+
+def _close_quietly(connection: Any) -> None:
+    """Close a pipe end of the pool's (None: the pool has none, or a Python without it)."""
+    try:
+        if connection is not None:
+            connection.close()
+    except OSError:
+        pass

@@ -7,11 +7,13 @@ from typing import Mapping
 
 from ..errors import AmbiguousName, NotFoundError
 from .model import Page
+from .resolve import fold
 
 
 def find_page(pages: Mapping[str, Page], name: str) -> Page:
     """The page ``name`` refers to, tried as: exact path, path + ".md", then case-insensitive
-    path, file name (as Obsidian resolves [[Home]] to Home.md), title and alias. When a kind of
+    path, file name (as Obsidian resolves [[Home]] to Home.md), title and alias, blind to
+    Unicode normalisation as links are (``resolve.fold``). When a kind of
     name fits several pages, the next kind that fits any of them decides only if it fits just
     one (two v1.4.0.md, one titled "v1.4.0"); otherwise NotFoundError lists the candidates.
     Suggestions when nothing fits."""
@@ -22,15 +24,15 @@ def find_page(pages: Mapping[str, Page], name: str) -> Page:
     for key in (name, name + ".md"):
         if key in pages:
             return pages[key]
-    wanted = name.lower().removesuffix(".md")
-    for rule in (lambda p: p.path.lower().removesuffix(".md"),):
+    wanted = fold(name).removesuffix(".md")
+    for rule in (lambda p: fold(p.path).removesuffix(".md"),):
         hits = [p for p in pages.values() if rule(p) == wanted]
         if len(hits) == 1:
             return hits[0]
     ambiguous: tuple[str, list[Page]] | None = None
     for label, names_of in (("file name", lambda p: [p.stem]), ("title", lambda p: [p.title]),
                             ("alias", lambda p: p.aliases)):
-        hits = [p for p in pages.values() if wanted in (n.lower() for n in names_of(p))]
+        hits = [p for p in pages.values() if wanted in (fold(n) for n in names_of(p))]
         if ambiguous is not None:       # a later kind of name may only choose among those
             among = {p.path for p in ambiguous[1]}
             hits = [p for p in hits if p.path in among]

@@ -1,6 +1,8 @@
 """Resolve link targets to page paths the way Obsidian does, and report what it cannot.
 
-Order, case-insensitive throughout (Obsidian matches file names without regard to case):
+Order, case-insensitive throughout (Obsidian matches file names without regard to case), and
+blind to Unicode normalisation (``fold``: a file name macOS wrote decomposed, "Café" as
+"Cafe" + U+0301 or "デ" as "テ" + U+3099, answers the composed name a link is typed with):
   1. the exact vault path, then the path + ".md";
   2. relative to the linking page's folder ("./x", "../x", or a folder path under it);
   3. a unique file name (``[[Note]]`` when only one ``Note.md`` exists in the vault);
@@ -20,6 +22,7 @@ how to write it.
 from __future__ import annotations
 
 import posixpath
+import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Iterable, Literal
@@ -49,30 +52,30 @@ class LinkResolver:
         self._by_alias: dict[str, list[str]] = defaultdict(list)
         self.paths: list[str] = sorted(paths)
         for path in self.paths:
-            self._by_path[path.lower()] = path
+            self._by_path[fold(path)] = path
             stem = path[:-3] if path.lower().endswith(".md") else path
-            self._by_name[stem.rsplit("/", 1)[-1].lower()].append(path)
+            self._by_name[fold(stem.rsplit("/", 1)[-1])].append(path)
         for path, names in (aliases or {}).items():
             for name in names:
-                self._by_alias[name.lower()].append(path)
+                self._by_alias[fold(name)].append(path)
         self._moved: dict[str, str] = {}
         self._folders: dict[str, str] = {}      # source path → its folder, normalised
         self._unique: dict[str, Resolution] = {}    # file name → its only page, resolved
         moved_names: dict[str, set[str]] = defaultdict(set)
         for old, new in (moved or {}).items():
-            hit = self._by_path.get(new.lower())
+            hit = self._by_path.get(fold(new))
             if hit is None:
                 continue
             stem = old[:-3] if old.lower().endswith(".md") else old
-            self._moved[stem.lower()] = hit
-            moved_names[stem.rsplit("/", 1)[-1].lower()].add(hit)
+            self._moved[fold(stem)] = hit
+            moved_names[fold(stem.rsplit("/", 1)[-1])].add(hit)
         for name, targets in moved_names.items():
             if len(targets) == 1:
                 self._moved.setdefault(name, next(iter(targets)))
 
     def named(self, name: str) -> tuple[str, ...]:
         """The paths whose file name (without .md, any case) is ``name`` (lower case)."""
-        return tuple(self._by_name.get(name, ()))
+        return tuple(self._by_name.get(fold(name), ()))
 
     def resolve(self, link: Link, source_path: str) -> Resolution:
         """Resolve one link written in the page at ``source_path``."""
@@ -94,13 +97,13 @@ class LinkResolver:
     def _resolve_path(self, raw: str, source_path: str) -> Resolution:
         """resolve_target for a stripped, non-empty target, by every rule in order."""
         absolute = raw.startswith("/")
-        key = posixpath.normpath(raw.lstrip("/")).lower() if raw.strip("/") else ""
+        key = fold(posixpath.normpath(raw.lstrip("/"))) if raw.strip("/") else ""
         if not key or key == ".":
             return Resolution("missing")
         relative_first = raw.startswith("./") or raw.startswith("../")
         steps = []
-        folder = posixpath.dirname(source_path).lower()
-        relative_key = posixpath.normpath(posixpath.join(folder, raw)).lower() if folder else key
+        folder = fold(posixpath.dirname(source_path))
+        relative_key = fold(posixpath.normpath(posixpath.join(folder, raw))) if folder else key
         if relative_first and not absolute:
             steps.append(("relative", relative_key))
         steps.append(("path", key))
@@ -122,7 +125,7 @@ class LinkResolver:
             return self._missing(raw)
         suffix = "/" + stem + ".md"
         name = stem.rsplit("/", 1)[-1]
-        matches = [p for p in self._by_name.get(name, []) if p.lower().endswith(suffix)]
+        matches = [p for p in self._by_name.get(name, []) if fold(p).endswith(suffix)]
         if len(matches) == 1:
             return Resolution("resolved", matches[0], tuple(matches), "suffix")
         if len(matches) > 1:
@@ -133,13 +136,13 @@ class LinkResolver:
         """resolve_target for a target without a folder (``[[Note]]``, most links): the same
         rules and answers, without normalising paths per link (a third of `stats` at 10,000
         notes)."""
-        key = raw.lower()
+        key = fold(raw)
         found = self._probe(key, "path")
         if found is not None:
             return found
         folder = self._folders.get(source_path)
         if folder is None:
-            folder = posixpath.normpath(posixpath.dirname(source_path)).lower() \
+            folder = fold(posixpath.normpath(posixpath.dirname(source_path))) \
                 if posixpath.dirname(source_path) else ""
             self._folders[source_path] = folder
         if folder and folder != ".":
@@ -173,22 +176,27 @@ class LinkResolver:
 
     def _missing(self, raw: str) -> Resolution:
         if self._moved:
-            key = posixpath.normpath(raw.strip().lstrip("/")).lower().removesuffix(".md")
+            key = fold(posixpath.normpath(raw.strip().lstrip("/"))).removesuffix(".md")
             moved = self._moved.get(key)
             if moved is not None:
                 return Resolution("resolved", moved, (moved,), "moved")
-        hints = self._by_alias.get(raw.lower().removesuffix(".md"), [])
+        hints = self._by_alias.get(fold(raw).removesuffix(".md"), [])
         return Resolution("missing", None, tuple(sorted(hints)), "alias-hint" if hints else "")
+
+
+def fold(name: str) -> str:
+    """``name`` as link resolution compares it: lower case and NFC-composed."""
+    return name.lower() if name.isascii() else unicodedata.normalize("NFC", name).lower()
 
 
 def nearest_path(paths: Iterable[str], source_path: str) -> str | None:
     """The unique path sharing the most leading folders with ``source_path`` (at least one),
     or None when no single path is nearest."""
-    source = source_path.lower().split("/")[:-1]
+    source = fold(source_path).split("/")[:-1]
 
     def shared(path: str) -> int:
         count = 0
-        for a, b in zip(source, path.lower().split("/")[:-1]):
+        for a, b in zip(source, fold(path).split("/")[:-1]):
             if a != b:
                 break
             count += 1
@@ -213,7 +221,7 @@ def _nearest(matches: list[str], source_path: str) -> Resolution:
 
 def page_key(path: str) -> str:
     """The lower-case file name without ".md": what link resolution matches on."""
-    name = path.lower().rsplit("/", 1)[-1]
+    name = fold(path).rsplit("/", 1)[-1]
     return name[:-3] if name.endswith(".md") else name
 
 
@@ -225,7 +233,7 @@ def link_keys(target: str, source_path: str) -> frozenset[str]:
     """
     raw = target.strip().replace("\\", "/")
     if "/" not in raw and raw and raw != "." and raw != "..":    # [[Note]]: most links
-        key = raw.lower()
+        key = fold(raw)
         return frozenset((key, key[:-3])) if key.endswith(".md") else frozenset((key,))
     return _path_link_keys(raw, source_path)
 
@@ -233,9 +241,9 @@ def link_keys(target: str, source_path: str) -> frozenset[str]:
 def _path_link_keys(raw: str, source_path: str) -> frozenset[str]:
     if not raw.strip("/"):
         return frozenset()
-    key = posixpath.normpath(raw.lstrip("/")).lower()
-    folder = posixpath.dirname(source_path).lower()
-    relative = posixpath.normpath(posixpath.join(folder, raw)).lower() if folder else key
+    key = fold(posixpath.normpath(raw.lstrip("/")))
+    folder = fold(posixpath.dirname(source_path))
+    relative = fold(posixpath.normpath(posixpath.join(folder, raw))) if folder else key
     keys = set()
     for probe in (key, relative):
         last = probe.rsplit("/", 1)[-1]

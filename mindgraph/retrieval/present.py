@@ -32,9 +32,20 @@ def language_weight(page: Page, query_lang: str, factor: float) -> float:
     return factor
 
 
+# The router's intents named in the sentence of a Japanese or Chinese answer (a reader saw
+# "（意図: default）"); an intent of the config's own keeps its name. The JSON keeps the names.
+INTENT_WORDS = {
+    "ja": {"default": "一般", "concept": "概念", "relation": "関係", "location": "場所",
+           "failure": "トラブルシューティング"},
+    "zh": {"default": "一般", "concept": "概念", "relation": "关系", "location": "位置",
+           "failure": "故障排除"},
+}
+
+
 def interpretation(lang: str, title: str, heading: str, intent: str) -> str:
     """One sentence saying what the top hit is, in the query's language."""
     where = f"{title} › {heading}" if heading else title
+    intent = INTENT_WORDS.get(lang, {}).get(intent, intent)
     if lang == "ja":
         return f"最も関連する情報は「{where}」にあります（意図: {intent}）。"
     if lang == "zh":

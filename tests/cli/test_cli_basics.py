@@ -305,3 +305,24 @@ def test_check_and_lint_say_apart_what_they_do_in_the_command_list():
     assert all(what in listed["check"] for what in ("links", "frontmatter", "failed raw notes"))
     assert listed["lint"].startswith("Review content:") and not listed["lint"].endswith("...")
     assert "summaries" in listed["lint"] and "links" not in listed["lint"]
+
+
+@pytest.mark.parametrize(("args", "detail"), [
+    (["search", "--hybird", "x", "--json"], "No such option '--hybird'. Did you mean '--hybrid'?"),
+    (["serch", "x", "--json"], "No such command 'serch'. Did you mean search? See `mindgraph "
+                               "--help`."),
+    (["graph", "neigbors", "Home", "--json"], "No such command 'neigbors'. Did you mean "
+                                              "'neighbors'?"),
+    (["search", "x", "-n", "abc", "--json"], "Invalid value for '--limit' / '-n': 'abc' is not "
+                                             "a whole number."),
+])
+def test_a_usage_error_with_json_is_a_json_document_on_stdout_too(args, detail):
+    """An agent that typed --json and a typo read an empty stdout (the error went to stderr
+    only), where a configuration or not-found error is a JSON document."""
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2
+    assert json.loads(result.stdout) == {"error": "UsageError", "detail": detail,
+                                         "exit_code": 2}
+    assert f"Error: {detail}" in result.stderr
+    plain = CliRunner().invoke(cli, [a for a in args if a != "--json"])
+    assert plain.exit_code == 2 and plain.stdout == ""

@@ -431,3 +431,39 @@ def test_a_command_run_inside_a_vault_names_the_init_that_makes_its_workspace(tm
         (other / name).write_text("x\n")
     said = " ".join(run("search", "x", "-C", other).output.split())
     assert "or create one with `mindgraph init DIR`." in said and "--raw" not in said
+
+
+def test_a_command_run_in_a_vault_sub_folder_names_the_vault_not_the_sub_folder(tmp_path):
+    """`cd vault/Plugins && mindgraph search x` said to make a workspace of Plugins alone,
+    inside the vault: the workspace to make is the whole vault's, beside it."""
+    vault = tmp_path / "vault"
+    (vault / ".obsidian").mkdir(parents=True)
+    (vault / "Plugins").mkdir()
+    for name in ("Canvas.md", "Graph view.md"):
+        (vault / "Plugins" / name).write_text(f"# {name[:-3]}\n")
+    said = " ".join(run("search", "x", "-C", vault / "Plugins").output.split())
+    assert f"`mindgraph init {vault}-wiki --raw {vault}`." in said
+
+
+def test_a_command_run_among_notes_names_the_workspace_that_compiles_them(tmp_path,
+                                                                          monkeypatch):
+    """An Obsidian user made `vault-wiki` for `vault` as init says, then ran a command from
+    their vault (or a folder of it): told to make a workspace that already exists, whose
+    init keeps the config and changes nothing. The workspace beside it is named instead."""
+    vault = tmp_path / "vault"
+    (vault / "Plugins").mkdir(parents=True)
+    for name in ("Home.md", "Help.md", "Plugins/Canvas.md", "Plugins/Graph view.md"):
+        (vault / name).write_text(f"# {Path(name).stem}\n")
+    assert run("init", tmp_path / "vault-wiki", "--raw", vault).exit_code == 0
+    for folder in (vault, vault / "Plugins"):
+        monkeypatch.chdir(folder)
+        result = run("search", "canvas", "--json")
+        assert result.exit_code == 2
+        detail = json.loads(result.stdout)["detail"]
+        assert detail == (f"{folder} is not a mindgraph workspace: its notes are compiled by "
+                          f"the workspace {tmp_path / 'vault-wiki'} (whose paths.raw names "
+                          f"them). Run the command there (`cd {tmp_path / 'vault-wiki'}`) or "
+                          f"pass -C {tmp_path / 'vault-wiki'}.")
+    assert run("ingest", "-C", tmp_path / "vault-wiki").exit_code == 0    # the fix works
+    found = run("search", "canvas", "--json", "-C", tmp_path / "vault-wiki")
+    assert [r["page"] for r in json.loads(found.stdout)["results"]] == ["Plugins/Canvas.md"]

@@ -303,3 +303,26 @@ def test_a_worker_collects_its_young_garbage_less_often():
     assert set(in_workers(_collection_threshold, list(range(8)), 2, chunk=1)) == \
         {WORKER_GC_THRESHOLD}
     assert WORKER_GC_THRESHOLD[0] >= 10_000 and gc.get_threshold() == mine
+
+
+def _big_result(n):
+    return bytes([n % 256]) * 20_000_000
+
+
+def test_a_run_stopped_while_a_worker_sends_its_result_leaves_no_thread_behind():
+    """Ctrl-C in `mindgraph ingest` printed "Aborted!" and then hung for good, in one try out
+    of ten: a worker stopped while it wrote a result left the pool's manager thread reading
+    the rest of it, from a pipe whose write end this process holds too, and Python's exit
+    joins that thread. Large results make a worker be writing when the run stops."""
+    import threading
+    import time
+
+    before = set(threading.enumerate())
+    for _ in range(3):
+        results = in_workers(_big_result, list(range(8)), 2, chunk=1)
+        assert next(results)[:1] == b"\x00"
+        results.close()             # what Ctrl-C does to the run that iterates them
+        deadline = time.monotonic() + 10
+        while set(threading.enumerate()) - before and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert [t.name for t in set(threading.enumerate()) - before] == []

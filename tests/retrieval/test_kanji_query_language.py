@@ -177,3 +177,15 @@ def test_untranslated_keyword_factor_out_of_range_names_the_line(tmp_path):
     assert result.exit_code == 2
     assert "mindgraph.yml:2: 'retrieval.untranslated_keyword_factor' must be between 0 and 1" \
         in result.output
+
+
+def test_the_answer_names_its_intent_in_the_query_s_language(tmp_path):
+    """A Japanese reader saw "（意図: default）": the router's own word, in English."""
+    japanese = _workspace(tmp_path / "ja", JAPANESE)
+    data = _hybrid(japanese, "伏見稲荷")
+    assert data["intent"]["name"] == "default"          # the JSON keeps the router's names
+    assert data["interpretation"].endswith("（意図: 一般）。")
+    chinese = _workspace(tmp_path / "zh", CHINESE)
+    data = _hybrid(chinese, "什么是故宫博物院")
+    assert data["intent"]["name"] == "concept"
+    assert data["interpretation"].endswith("（意图：概念）。")
