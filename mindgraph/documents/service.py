@@ -30,6 +30,7 @@ import contextlib
 import logging
 import re
 import time
+from dataclasses import dataclass
 from typing import Any, BinaryIO, Callable, Iterable
 
 import yaml
@@ -40,7 +41,9 @@ from ..page.links import RELATIONS
 from ..page.lookup import find_page
 from ..page.model import Page
 from ..page.rawlines import raw_source
-from ..quotas import llm_calls_reserved, require_llm_call, take_documents
+from ..ingest.scan import too_many_headings
+from ..quotas import (give_back, llm_calls_reserved, require_llm_call, reserve_llm_calls,
+                      spending, take_documents)
 from .access import link_refused, may_change, tenant_folders, write_folder
 from .errors import Refused, UploadTooLarge
 from .files import check_text, note_source, safe_name, slug, write_new
@@ -53,6 +56,16 @@ _ORIGINS = {"manual": "manual", "inferred": "inferred"}   # by link syntax; else
 # How long a write's compile waits for another ingest to finish (_in_turn): a few notes'
 # compiles, not a whole-workspace ingest
 WRITE_COMPILE_WAIT_S = 60.0
+
+
+@dataclass(frozen=True)
+class UploadBatch:
+    """The notes one upload wrote, each compiled in a turn of its own, and the LLM calls
+    reserved for them (None: offline, or nobody charged)."""
+
+    folder: str
+    created: list[Created]
+    reserved: Any = None
 
 
 class DocumentService:
@@ -171,16 +184,19 @@ class DocumentService:
         data = ("---\n" + yaml.safe_dump(head, allow_unicode=True, sort_keys=False)
                 + "---\n" + text.rstrip("\n") + "\n").encode("utf-8")
         self._compilable(slug(title) + ".md", len(data))
+        self._not_too_many_headings(slug(title) + ".md", data)
         with self._compiling(1):
             created = self._write(view, place, folder, [(slug(title) + ".md", data)],
                                   "documents")
             return self._compiled(view, created, "create")[0]
 
     def upload(self, view: Any, files: list[tuple[str, BinaryIO]], *,
-               scope: str | None = None, team: str | None = None) -> dict[str, Any]:
-        """Write uploaded files as new raw notes — all or none: every name, type, size and
-        encoding is checked before the first is written — compile them, and list the
-        documents they became."""
+               scope: str | None = None, team: str | None = None) -> UploadBatch:
+        """Write uploaded files as new raw notes — all or none: every name, type, size,
+        encoding and heading count is checked (and, with an LLM, one call per note reserved)
+        before the first is written. Each is then compiled by ``compile_uploaded`` in a turn
+        of its own, so one upload of heavy notes does not hold the write lane for another
+        tenant's write; ``uploaded`` ends the batch."""
         folder, place = write_folder(view, scope, team)
         limits = self.settings.serve
         if len(files) > limits.upload_max_files:
@@ -197,9 +213,26 @@ class DocumentService:
         for (name, _), (_, data) in zip(named, notes):
             if isinstance(data, bytes):             # a data file wrapped in a note
                 self._compilable(name, len(data))
-        with self._compiling(len(notes)):
+            self._not_too_many_headings(name, data)
+        reserved = self._reserving(len(notes))
+        try:
             created = self._write(view, place, folder, notes, "upload")
-            return {"folder": folder, "documents": self._compiled(view, created, "upload")}
+        except BaseException:
+            give_back(reserved)
+            raise
+        return UploadBatch(folder, created, reserved)
+
+    def compile_uploaded(self, view: Any, batch: UploadBatch,
+                         created: Created) -> dict[str, Any]:
+        """Compile one note of an upload (its reserved LLM calls spent first)."""
+        with spending(batch.reserved):
+            return self._compiled(view, [created], "upload")[0]
+
+    @staticmethod
+    def uploaded(batch: UploadBatch) -> None:
+        """The upload's notes are compiled (or abandoned: a rescan compiles them): its
+        reserved LLM calls not spent are given back."""
+        give_back(batch.reserved)
 
     def update(self, view: Any, doc_id: str, changes: dict[str, Any]) -> dict[str, Any]:
         """Set (or, with null, clear) the title, tags and type of a document: kept as an
@@ -435,6 +468,25 @@ class DocumentService:
         server's identity) has no LLM call left (quotas/)."""
         if self.settings.compile.provider != "offline":
             require_llm_call()
+
+    def _reserving(self, notes: int) -> Any:
+        """``_compiling``'s calls taken now for compiles in turns of their own (None:
+        offline, or no charged identity)."""
+        if self.settings.compile.provider == "offline":
+            return None
+        return reserve_llm_calls(notes)
+
+    def _not_too_many_headings(self, name: str, data: bytes | BinaryIO) -> None:
+        """UploadTooLarge when the note has more headings than compile.max_note_headings."""
+        if isinstance(data, bytes):
+            text = data.decode("utf-8")
+        else:
+            text = data.read().decode("utf-8")
+            data.seek(0)
+        refused = too_many_headings(name, text, self.settings.compile.max_note_headings)
+        if refused:
+            raise UploadTooLarge(refused.replace("the note was not compiled",
+                                                 "the upload was refused, nothing written"))
 
     def _compiling(self, notes: int) -> Any:
         """Around a write and its compile with the LLM: one call per note taken first

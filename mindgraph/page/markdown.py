@@ -135,6 +135,18 @@ def find_headings(lines: list[str], masked_lines: list[str],
     return headings
 
 
+def heading_count(text: str, past: int = 0) -> int:
+    """How many ATX headings ``text`` (a whole note, frontmatter included) has outside code
+    and comments, as ``parse_page`` finds them. A note with at most ``past`` '#' characters
+    cannot have more than ``past`` headings: its count is not taken (0), so checking a cap
+    costs nearly every note one ``str.count``."""
+    if text.count("#") <= past:
+        return 0
+    _, body, fm_lines = split_frontmatter(text)
+    return len(find_headings(body.split("\n"), mask_code(mask_comments(body).split("\n")),
+                             fm_lines + 1))
+
+
 def slugify(text: str) -> str:
     """A URL-safe id fragment that keeps letters of every script (CJK included)."""
     text = _SLUG_PUNCTUATION.sub(" ", text.lower())

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 from typing import Any, AsyncIterator, Callable
 
@@ -146,9 +147,11 @@ def add_document_routes(app: FastAPI, route: Callable[..., Callable], service: D
     async def upload(request: Request) -> dict[str, Any]:
         view = viewer(request)
         async with _read_upload(request, serve) as (files, scope, team):
-            return await lanes.admin.run(lambda: service.upload(view, files, scope=scope,
-                                                                team=team),
-                                         serve.reindex_timeout_s, "serve.reindex_timeout_s")
+            batch = await lanes.admin.run(lambda: service.upload(view, files, scope=scope,
+                                                                 team=team),
+                                          serve.reindex_timeout_s, "serve.reindex_timeout_s")
+        return {"folder": batch.folder,
+                "documents": await _compile_in_turns(service, lanes, view, batch)}
 
     @route("post", "/rescan", d.RescanOut,
            "Compile your tenant's changed notes and embed them, in the background (202)",
@@ -185,6 +188,23 @@ def add_document_routes(app: FastAPI, route: Callable[..., Callable], service: D
                                      media_type="text/event-stream",
                                      headers={"Cache-Control": "no-store"})
         return service.status(view)
+
+
+async def _compile_in_turns(service: DocumentService, lanes: ServerLanes, view: Any,
+                            batch: Any) -> list[dict[str, Any]]:
+    """Compile an upload's notes one per turn of the write lane, each within
+    serve.reindex_timeout_s: the lane takes its callers in turn, so another tenant's write
+    waits for one of these notes, not for all of them (five notes of 90,000 headings held
+    it 98 s in one turn, and the other tenant's POST /documents got 504). A note not
+    compiled (the request timed out or was dropped) stays in raw/ for the next rescan."""
+    timeout = service.settings.serve.reindex_timeout_s
+    try:
+        return [await lanes.admin.run(functools.partial(service.compile_uploaded, view, batch,
+                                                        created),
+                                      timeout, "serve.reindex_timeout_s")
+                for created in batch.created]
+    finally:
+        service.uploaded(batch)
 
 
 @contextlib.asynccontextmanager
