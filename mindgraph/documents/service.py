@@ -39,6 +39,7 @@ from ..errors import IngestBusy, InputError, MindgraphError, NotFoundError, for_
 from ..fsutil import sha256_file
 from ..page.links import RELATIONS
 from ..page.lookup import find_page
+from ..page.markdown import heading_lines
 from ..page.model import Page
 from ..page.rawlines import raw_source
 from ..ingest.scan import too_many_headings
@@ -58,13 +59,22 @@ _ORIGINS = {"manual": "manual", "inferred": "inferred"}   # by link syntax; else
 WRITE_COMPILE_WAIT_S = 60.0
 
 
+#: what one turn of the write lane compiles of an upload, in bytes of prose: a heading costs
+#: every pass of a compile ~0.15 ms, as much as ~100 bytes of prose (a note of 90,000
+#: headings took 13× the time of the same bytes of prose), so a note weighs its bytes plus
+#: 100 a heading line; ~1.4 s of compile. Notes are grouped up to it: a turn for each heavy
+#: note, one for many small ones (fifty of a line each took 5× as long one per turn)
+COMPILE_TURN_WEIGHT = 1_000_000
+HEADING_WEIGHT = 100
+
+
 @dataclass(frozen=True)
 class UploadBatch:
-    """The notes one upload wrote, each compiled in a turn of its own, and the LLM calls
+    """The notes one upload wrote, in the groups compiled a turn each, and the LLM calls
     reserved for them (None: offline, or nobody charged)."""
 
     folder: str
-    created: list[Created]
+    turns: list[list[Created]]
     reserved: Any = None
 
 
@@ -214,19 +224,20 @@ class DocumentService:
             if isinstance(data, bytes):             # a data file wrapped in a note
                 self._compilable(name, len(data))
             self._not_too_many_headings(name, data)
+        weights = [_weight(data) for _, data in notes]
         reserved = self._reserving(len(notes))
         try:
             created = self._write(view, place, folder, notes, "upload")
         except BaseException:
             give_back(reserved)
             raise
-        return UploadBatch(folder, created, reserved)
+        return UploadBatch(folder, _turns(created, weights), reserved)
 
     def compile_uploaded(self, view: Any, batch: UploadBatch,
-                         created: Created) -> dict[str, Any]:
-        """Compile one note of an upload (its reserved LLM calls spent first)."""
+                         turn: list[Created]) -> list[dict[str, Any]]:
+        """Compile one turn's notes of an upload (its reserved LLM calls spent first)."""
         with spending(batch.reserved):
-            return self._compiled(view, [created], "upload")[0]
+            return self._compiled(view, turn, "upload")
 
     @staticmethod
     def uploaded(batch: UploadBatch) -> None:
@@ -554,6 +565,29 @@ def _in_turn(ingest: Callable[[], Any], wait_s: float = WRITE_COMPILE_WAIT_S) ->
                 raise
             time.sleep(pause)
             pause = min(pause * 2, 0.5)
+
+
+def _weight(data: bytes | BinaryIO) -> int:
+    """What compiling a note costs, in bytes of prose (see COMPILE_TURN_WEIGHT)."""
+    if isinstance(data, bytes):
+        text = data.decode("utf-8")
+    else:
+        text = data.read().decode("utf-8")
+        data.seek(0)
+    return len(text) + HEADING_WEIGHT * heading_lines(text)
+
+
+def _turns(created: list[Created], weights: list[int]) -> list[list[Created]]:
+    """The notes in upload order, grouped up to COMPILE_TURN_WEIGHT (a heavier note alone)."""
+    turns: list[list[Created]] = []
+    held = COMPILE_TURN_WEIGHT
+    for note, weight in zip(created, weights):
+        if held + weight > COMPILE_TURN_WEIGHT:
+            turns.append([])
+            held = 0
+        turns[-1].append(note)
+        held += weight
+    return turns
 
 
 def _compile_limit(upload_max: int) -> str:

@@ -192,17 +192,20 @@ def add_document_routes(app: FastAPI, route: Callable[..., Callable], service: D
 
 async def _compile_in_turns(service: DocumentService, lanes: ServerLanes, view: Any,
                             batch: Any) -> list[dict[str, Any]]:
-    """Compile an upload's notes one per turn of the write lane, each within
+    """Compile an upload's notes a turn of the write lane at a time (a heavy note alone,
+    small ones together: documents/service.py's COMPILE_TURN_WEIGHT), each turn within
     serve.reindex_timeout_s: the lane takes its callers in turn, so another tenant's write
-    waits for one of these notes, not for all of them (five notes of 90,000 headings held
-    it 98 s in one turn, and the other tenant's POST /documents got 504). A note not
+    waits for one of these turns, not for the whole upload (five notes of 90,000 headings
+    held it in one turn, and the other tenant's POST /documents got 504). A note not
     compiled (the request timed out or was dropped) stays in raw/ for the next rescan."""
     timeout = service.settings.serve.reindex_timeout_s
+    documents: list[dict[str, Any]] = []
     try:
-        return [await lanes.admin.run(functools.partial(service.compile_uploaded, view, batch,
-                                                        created),
-                                      timeout, "serve.reindex_timeout_s")
-                for created in batch.created]
+        for turn in batch.turns:
+            documents += await lanes.admin.run(
+                functools.partial(service.compile_uploaded, view, batch, turn), timeout,
+                "serve.reindex_timeout_s")
+        return documents
     finally:
         service.uploaded(batch)
 

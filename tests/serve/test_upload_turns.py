@@ -1,5 +1,5 @@
-"""An upload's notes are compiled one per turn of the write lane (so another tenant's write
-waits for one of them, not all), and a note with more headings than
+"""An upload's heavy notes are compiled one per turn of the write lane (so another tenant's
+write waits for one of them, not all; small ones share a turn), and a note with more headings than
 compile.max_note_headings is refused naming the file and the setting — at upload and
 POST /documents before anything is written, and at ingest as a failed note (REST
 in-process, over a compiled workspace)."""
@@ -36,19 +36,21 @@ def headings(count: int) -> str:
     return "# Many\n\n" + "".join(f"## kettle {i}\nword\n" for i in range(count))
 
 
-def test_each_uploaded_note_is_compiled_in_a_turn_of_its_own(tmp_path):
+def test_heavy_uploaded_notes_are_compiled_in_turns_of_their_own(tmp_path):
     client = workspace(tmp_path)
-    answer = client.post("/upload", files=[
-        ("files", (f"n{i}.md", f"# N{i}\n\nThe kettle {i}.\n".encode(), "text/markdown"))
-        for i in range(3)])
+    heavy = [(f"h{i}.md", headings(5_000).encode()) for i in range(3)]      # ~550 KB of prose
+    light = [(f"l{i}.md", f"# L{i}\n\nThe kettle {i}.\n".encode()) for i in range(2)]
+    answer = client.post("/upload", files=[("files", (name, data, "text/markdown"))
+                                           for name, data in heavy + light])
     assert answer.status_code == 200, answer.text
     documents = answer.json()["documents"]
-    assert [d["raw"].rsplit("/", 1)[-1] for d in documents] == ["n0.md", "n1.md", "n2.md"]
+    assert [d["raw"].rsplit("/", 1)[-1] for d in documents] == \
+        ["h0.md", "h1.md", "h2.md", "l0.md", "l1.md"]
     assert all(d["searchable"] for d in documents)
     jobs = [j for j in client.get("/status").json()["recent"] if j["kind"] == "upload"]
-    # one compile (a job) per note, in upload order (newest first): not one for all three
-    assert len(jobs) == 3, jobs
-    assert [j["outcome"]["ingested"] for j in jobs] == [1, 1, 1]
+    # a compile (a job, a turn of the write lane) for each heavy note, the light ones with
+    # the last (newest first): not one for all five, which held the lane for all of them
+    assert [j["outcome"]["ingested"] for j in jobs] == [3, 1, 1], jobs
 
 
 def test_a_note_over_the_heading_cap_is_refused_at_upload_naming_file_and_setting(tmp_path):
