@@ -5,7 +5,8 @@
     python bench/bench_heading_uploads.py --tree . --files 5 --headings 90000 --under 9000
 
 For each --tree (a checkout with its own .venv): a workspace of two tenants (alice of acme,
-carol of globex) served behind their tokens. Alice uploads (POST /upload) --files notes of
+carol of globex) served behind their tokens. Alice uploads (POST /upload) 50 notes of a
+line, five times (what grouping small notes in one turn keeps cheap), then --files notes of
 --headings headings each (``## kettle N`` and a word: 1.9 MB at 90,000, the attack), then
 --files notes of --under headings (under compile.max_note_headings, 10,000: what an upload
 that is allowed costs); 0.5 s into each, Carol creates a note (POST /documents, the write
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse
 import os
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -113,9 +115,20 @@ def measure(tree: Path, files: int, headings: int, under: int) -> list[str]:
                              headers={"Authorization": f"Bearer {TOKENS['alice']}"})
         try:
             wait_healthy(server, base)
+            took, statuses = [], set()
+            for round_ in range(5):
+                small = [("files", (f"small{round_}-{i}.md",
+                                    f"# S{round_} {i}\n\nThe kettle {i}.\n".encode()))
+                         for i in range(50)]
+                started = time.perf_counter()
+                statuses.add(alice.post("/upload", files=small).status_code)
+                took.append(time.perf_counter() - started)
+            small_line = (f"  alice POST /upload 50 notes of a line: median of 5 "
+                          f"{statistics.median(took):.2f} s (first {took[0]:.2f} s), "
+                          f"{sorted(statuses)}")
             attack, refused = upload_while_carol_writes(base, alice, files, headings, "bomb")
             allowed, upload = upload_while_carol_writes(base, alice, files, under, "dense")
-            lines = [f"{tree}", attack]
+            lines = [f"{tree}", small_line, attack]
             if refused.status_code != 200:
                 lines.append(f"    {refused.json().get('detail', '')[:160]}")
             lines.append(allowed)

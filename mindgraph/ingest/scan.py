@@ -210,8 +210,9 @@ def _is_utf16(data: bytes) -> bool:
 def too_many_headings(path: str, text: str, limit: int) -> str | None:
     """Why the note at ``path`` is not compiled when it has more than ``limit`` headings
     (``compile.max_note_headings``), else None. Each heading costs every pass of a compile
-    (parse, normalise, outline, salient terms, its section's vector) ~0.15 ms: a 1.9 MB note
-    of 90,000 headings held the write lane 20 s, 13× the same bytes of prose."""
+    (parse, normalise, outline, salient terms, its section) ~0.15 ms: a 1.9 MB note of
+    90,000 headings took 13× the same bytes of prose, and five uploaded at once held the
+    write lane 46 s (bench/bench_heading_uploads.py)."""
     count = heading_count(text, past=limit)
     if count <= limit:
         return None
