@@ -91,6 +91,7 @@ class CompileSettings:
     max_retries: int = 4
     timeout_s: float = 120.0
     max_note_bytes: int = 2_000_000
+    max_note_headings: int = 10_000     # more: the note fails, named (never truncated)
 
 
 @dataclass(frozen=True)
@@ -874,6 +875,7 @@ def _check_values(s: Settings) -> None:
         (s.compile.max_retries >= 0, "compile.max_retries", "0 or more"),
         (s.compile.timeout_s > 0, "compile.timeout_s", "above 0"),
         (s.compile.max_note_bytes > 0, "compile.max_note_bytes", "above 0"),
+        (s.compile.max_note_headings > 0, "compile.max_note_headings", "above 0"),
         (s.embedding.batch_size >= 1, "embedding.batch_size", "at least 1"),
         (s.embedding.dimension >= 0, "embedding.dimension", "0 (model default) or more"),
         (s.embedding.load_notice_after_s >= 0, "embedding.load_notice_after_s", "0 or more"),

@@ -30,6 +30,7 @@ import contextlib
 import logging
 import re
 import time
+from dataclasses import dataclass
 from typing import Any, BinaryIO, Callable, Iterable
 
 import yaml
@@ -38,9 +39,12 @@ from ..errors import IngestBusy, InputError, MindgraphError, NotFoundError, for_
 from ..fsutil import sha256_file
 from ..page.links import RELATIONS
 from ..page.lookup import find_page
+from ..page.markdown import heading_lines
 from ..page.model import Page
 from ..page.rawlines import raw_source
-from ..quotas import llm_calls_reserved, require_llm_call, take_documents
+from ..ingest.scan import too_many_headings
+from ..quotas import (give_back, llm_calls_reserved, require_llm_call, reserve_llm_calls,
+                      spending, take_documents)
 from .access import link_refused, may_change, tenant_folders, write_folder
 from .errors import Refused, UploadTooLarge
 from .files import check_text, note_source, safe_name, slug, write_new
@@ -53,6 +57,25 @@ _ORIGINS = {"manual": "manual", "inferred": "inferred"}   # by link syntax; else
 # How long a write's compile waits for another ingest to finish (_in_turn): a few notes'
 # compiles, not a whole-workspace ingest
 WRITE_COMPILE_WAIT_S = 60.0
+
+
+#: what one turn of the write lane compiles of an upload, in bytes of prose: a heading costs
+#: every pass of a compile ~0.15 ms, as much as ~100 bytes of prose (a note of 90,000
+#: headings took 13× the time of the same bytes of prose), so a note weighs its bytes plus
+#: 100 a heading line; ~1.4 s of compile. Notes are grouped up to it: a turn for each heavy
+#: note, one for many small ones (fifty of a line each took 5× as long one per turn)
+COMPILE_TURN_WEIGHT = 1_000_000
+HEADING_WEIGHT = 100
+
+
+@dataclass(frozen=True)
+class UploadBatch:
+    """The notes one upload wrote, in the groups compiled a turn each, and the LLM calls
+    reserved for them (None: offline, or nobody charged)."""
+
+    folder: str
+    turns: list[list[Created]]
+    reserved: Any = None
 
 
 class DocumentService:
@@ -171,16 +194,19 @@ class DocumentService:
         data = ("---\n" + yaml.safe_dump(head, allow_unicode=True, sort_keys=False)
                 + "---\n" + text.rstrip("\n") + "\n").encode("utf-8")
         self._compilable(slug(title) + ".md", len(data))
+        self._not_too_many_headings(slug(title) + ".md", data)
         with self._compiling(1):
             created = self._write(view, place, folder, [(slug(title) + ".md", data)],
                                   "documents")
             return self._compiled(view, created, "create")[0]
 
     def upload(self, view: Any, files: list[tuple[str, BinaryIO]], *,
-               scope: str | None = None, team: str | None = None) -> dict[str, Any]:
-        """Write uploaded files as new raw notes — all or none: every name, type, size and
-        encoding is checked before the first is written — compile them, and list the
-        documents they became."""
+               scope: str | None = None, team: str | None = None) -> UploadBatch:
+        """Write uploaded files as new raw notes — all or none: every name, type, size,
+        encoding and heading count is checked (and, with an LLM, one call per note reserved)
+        before the first is written. Each is then compiled by ``compile_uploaded`` in a turn
+        of its own, so one upload of heavy notes does not hold the write lane for another
+        tenant's write; ``uploaded`` ends the batch."""
         folder, place = write_folder(view, scope, team)
         limits = self.settings.serve
         if len(files) > limits.upload_max_files:
@@ -197,9 +223,27 @@ class DocumentService:
         for (name, _), (_, data) in zip(named, notes):
             if isinstance(data, bytes):             # a data file wrapped in a note
                 self._compilable(name, len(data))
-        with self._compiling(len(notes)):
+            self._not_too_many_headings(name, data)
+        weights = [_weight(data) for _, data in notes]
+        reserved = self._reserving(len(notes))
+        try:
             created = self._write(view, place, folder, notes, "upload")
-            return {"folder": folder, "documents": self._compiled(view, created, "upload")}
+        except BaseException:
+            give_back(reserved)
+            raise
+        return UploadBatch(folder, _turns(created, weights), reserved)
+
+    def compile_uploaded(self, view: Any, batch: UploadBatch,
+                         turn: list[Created]) -> list[dict[str, Any]]:
+        """Compile one turn's notes of an upload (its reserved LLM calls spent first)."""
+        with spending(batch.reserved):
+            return self._compiled(view, turn, "upload")
+
+    @staticmethod
+    def uploaded(batch: UploadBatch) -> None:
+        """The upload's notes are compiled (or abandoned: a rescan compiles them): its
+        reserved LLM calls not spent are given back."""
+        give_back(batch.reserved)
 
     def update(self, view: Any, doc_id: str, changes: dict[str, Any]) -> dict[str, Any]:
         """Set (or, with null, clear) the title, tags and type of a document: kept as an
@@ -436,6 +480,25 @@ class DocumentService:
         if self.settings.compile.provider != "offline":
             require_llm_call()
 
+    def _reserving(self, notes: int) -> Any:
+        """``_compiling``'s calls taken now for compiles in turns of their own (None:
+        offline, or no charged identity)."""
+        if self.settings.compile.provider == "offline":
+            return None
+        return reserve_llm_calls(notes)
+
+    def _not_too_many_headings(self, name: str, data: bytes | BinaryIO) -> None:
+        """UploadTooLarge when the note has more headings than compile.max_note_headings."""
+        if isinstance(data, bytes):
+            text = data.decode("utf-8")
+        else:
+            text = data.read().decode("utf-8")
+            data.seek(0)
+        refused = too_many_headings(name, text, self.settings.compile.max_note_headings)
+        if refused:
+            raise UploadTooLarge(refused.replace("the note was not compiled",
+                                                 "the upload was refused, nothing written"))
+
     def _compiling(self, notes: int) -> Any:
         """Around a write and its compile with the LLM: one call per note taken first
         (QuotaExceeded, nothing written, when they do not fit), the unused given back after
@@ -502,6 +565,29 @@ def _in_turn(ingest: Callable[[], Any], wait_s: float = WRITE_COMPILE_WAIT_S) ->
                 raise
             time.sleep(pause)
             pause = min(pause * 2, 0.5)
+
+
+def _weight(data: bytes | BinaryIO) -> int:
+    """What compiling a note costs, in bytes of prose (see COMPILE_TURN_WEIGHT)."""
+    if isinstance(data, bytes):
+        text = data.decode("utf-8")
+    else:
+        text = data.read().decode("utf-8")
+        data.seek(0)
+    return len(text) + HEADING_WEIGHT * heading_lines(text)
+
+
+def _turns(created: list[Created], weights: list[int]) -> list[list[Created]]:
+    """The notes in upload order, grouped up to COMPILE_TURN_WEIGHT (a heavier note alone)."""
+    turns: list[list[Created]] = []
+    held = COMPILE_TURN_WEIGHT
+    for note, weight in zip(created, weights):
+        if held + weight > COMPILE_TURN_WEIGHT:
+            turns.append([])
+            held = 0
+        turns[-1].append(note)
+        held += weight
+    return turns
 
 
 def _compile_limit(upload_max: int) -> str:

@@ -24,7 +24,8 @@ from ..page.language import prose_language
 from ..page.parse import MAX_NAME_CHARS, parse_page
 from .frontmatter_warnings import field_warnings, heading_title_warning, unclosed_opener, \
     unclosed_warning, without_opener
-from .scan import NOTE_SUFFIXES, NoteReadError, RawFile, decode_note, read_note
+from .scan import NOTE_SUFFIXES, NoteReadError, RawFile, decode_note, read_note, \
+    too_many_headings
 from .state import FileState
 
 RACY_NS = 2_000_000_000
@@ -70,9 +71,11 @@ def wiki_path_for(raw_path: str) -> str:
 class NoteReader:
     """Loads the notes of one run, skipping the read of those whose stat is unchanged."""
 
-    def __init__(self, raw_dir: Path, max_note_bytes: int, trust_stat: bool = True):
+    def __init__(self, raw_dir: Path, max_note_bytes: int, trust_stat: bool = True,
+                 max_note_headings: int | None = None):
         self.raw_dir = raw_dir
         self.max_note_bytes = max_note_bytes
+        self.max_note_headings = max_note_headings      # None: no cap
         self.trust_stat = trust_stat        # False with --force: read every note
         self.racy_from = time.time_ns() - RACY_NS
 
@@ -128,7 +131,12 @@ class NoteReader:
             if not data.strip():
                 note.empty = True
                 return
-            note.text = decode_note(note.file.path, data)
+            text = decode_note(note.file.path, data)
+            if self.max_note_headings is not None:
+                refused = too_many_headings(note.file.path, text, self.max_note_headings)
+                if refused:
+                    raise NoteReadError(refused)
+            note.text = text
         except NoteReadError as exc:
             note.error = str(exc)
 

@@ -163,7 +163,8 @@ class _Run(TargetedSteps, ApplySteps, Bookkeeping):
         self.moving: dict[str, Note] = {}      # old raw path → the note that moved from it
         self.linkable = LinkableIndexes(load_scopes(settings))
         self.reader = NoteReader(settings.raw_dir, settings.compile.max_note_bytes,
-                                 trust_stat=not force)
+                                 trust_stat=not force,
+                                 max_note_headings=settings.compile.max_note_headings)
         self.segmenters: Segmenters | None = None   # a first run's, while reading (warmup.py)
 
     # -- planning ---------------------------------------------------------------------------

@@ -3,8 +3,9 @@ documents per day): see service.py for what is charged and when, reserve.py for 
 calls taken ahead, ledger.py for where the counts are kept and repair.py for a damaged one."""
 
 from .ledger import LEDGER_FILE, QuotaLedger
-from .service import (Quota, Quotas, charge_to, charged_to, llm_calls_reserved,
-                      require_llm_call, take_documents)
+from .service import (Quota, Quotas, charge_to, charged_to, give_back, llm_calls_reserved,
+                      require_llm_call, reserve_llm_calls, spending, take_documents)
 
 __all__ = ["LEDGER_FILE", "Quota", "QuotaLedger", "Quotas", "charge_to", "charged_to",
-           "llm_calls_reserved", "require_llm_call", "take_documents"]
+           "give_back", "llm_calls_reserved", "require_llm_call", "reserve_llm_calls",
+           "spending", "take_documents"]

@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import contextvars
 import threading
+from typing import Any
 
 
 class Reserved:
     """Row ids of calls taken ahead; the compile's calls use them one by one (from any of
     its worker threads)."""
 
-    def __init__(self, ids: list[int]):
+    def __init__(self, ids: list[int], ledger: Any = None):
         self._left = list(ids)
+        self.ledger = ledger        # where the unused are given back
         self._lock = threading.Lock()
 
     def use_one(self) -> bool:

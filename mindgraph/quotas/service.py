@@ -163,23 +163,46 @@ def llm_calls_reserved(count: int) -> Iterator[None]:
     """Take ``count`` LLM calls of the charged identity now (QuotaExceeded, none taken, when
     they do not fit) for the block's compile to use; those it did not use are given back
     at its end (reserve.py). Nothing outside a charged context."""
+    reserved = reserve_llm_calls(count)
+    try:
+        with spending(reserved):
+            yield
+    finally:
+        give_back(reserved)
+
+
+def reserve_llm_calls(count: int) -> Reserved | None:
+    """``count`` LLM calls of the charged identity taken now (QuotaExceeded, none taken,
+    when they do not fit), for compiles that run in turns of their own (``spending``, then
+    ``give_back`` once); None outside a charged context."""
     charged = _CHARGED.get()
     ids = [] if charged is None else charged[0].charge(charged[0].llm_calls, charged[1], count)
-    if not ids:
+    return Reserved(ids, charged[0].ledger) if ids else None     # type: ignore[index]
+
+
+@contextlib.contextmanager
+def spending(reserved: Reserved | None) -> Iterator[None]:
+    """The block's LLM calls use ``reserved`` first."""
+    if reserved is None:
         yield
         return
-    reserved = Reserved(ids)
     token = RESERVED.set(reserved)
     try:
         yield
     finally:
         RESERVED.reset(token)
-        unused = reserved.unused()
-        try:
-            charged[0].ledger.release(unused)   # type: ignore[index]
-        except MindgraphError as exc:       # kept counted: never more than was allowed
-            _LOG.warning("%d reserved LLM calls not given back: %s", len(unused), exc)
 
 
-__all__ = ["Quota", "Quotas", "charge_to", "charged_to", "llm_calls_reserved",
-           "require_llm_call", "take_documents"]
+def give_back(reserved: Reserved | None) -> None:
+    """Give back the calls of ``reserved`` not spent (none are left after)."""
+    if reserved is None:
+        return
+    unused = reserved.unused()
+    try:
+        reserved.ledger.release(unused)
+    except MindgraphError as exc:       # kept counted: never more than was allowed
+        _LOG.warning("%d reserved LLM calls not given back: %s", len(unused), exc)
+
+
+__all__ = ["Quota", "Quotas", "charge_to", "charged_to", "give_back", "llm_calls_reserved",
+           "require_llm_call", "reserve_llm_calls", "spending", "take_documents"]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 from typing import Any, AsyncIterator, Callable
 
@@ -146,9 +147,11 @@ def add_document_routes(app: FastAPI, route: Callable[..., Callable], service: D
     async def upload(request: Request) -> dict[str, Any]:
         view = viewer(request)
         async with _read_upload(request, serve) as (files, scope, team):
-            return await lanes.admin.run(lambda: service.upload(view, files, scope=scope,
-                                                                team=team),
-                                         serve.reindex_timeout_s, "serve.reindex_timeout_s")
+            batch = await lanes.admin.run(lambda: service.upload(view, files, scope=scope,
+                                                                 team=team),
+                                          serve.reindex_timeout_s, "serve.reindex_timeout_s")
+        return {"folder": batch.folder,
+                "documents": await _compile_in_turns(service, lanes, view, batch)}
 
     @route("post", "/rescan", d.RescanOut,
            "Compile your tenant's changed notes and embed them, in the background (202)",
@@ -185,6 +188,26 @@ def add_document_routes(app: FastAPI, route: Callable[..., Callable], service: D
                                      media_type="text/event-stream",
                                      headers={"Cache-Control": "no-store"})
         return service.status(view)
+
+
+async def _compile_in_turns(service: DocumentService, lanes: ServerLanes, view: Any,
+                            batch: Any) -> list[dict[str, Any]]:
+    """Compile an upload's notes a turn of the write lane at a time (a heavy note alone,
+    small ones together: documents/service.py's COMPILE_TURN_WEIGHT), each turn within
+    serve.reindex_timeout_s: the lane takes its callers in turn, so another tenant's write
+    waits for one of these turns, not for the whole upload (five notes of 90,000 headings
+    held it in one turn, and the other tenant's POST /documents got 504). A note not
+    compiled (the request timed out or was dropped) stays in raw/ for the next rescan."""
+    timeout = service.settings.serve.reindex_timeout_s
+    documents: list[dict[str, Any]] = []
+    try:
+        for turn in batch.turns:
+            documents += await lanes.admin.run(
+                functools.partial(service.compile_uploaded, view, batch, turn), timeout,
+                "serve.reindex_timeout_s")
+        return documents
+    finally:
+        service.uploaded(batch)
 
 
 @contextlib.asynccontextmanager

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
 
 class ErrorOut(BaseModel):
@@ -89,6 +89,18 @@ class PageOut(BaseModel):
     backlinks: list[Backlink]
     trust: "TrustOut" = Field(description="Its verification level, status and freshness (the "
                                           "records themselves are in frontmatter)")
+    sections_total: int | None = Field(None, description="Only when 'sections' is not all of "
+                                       "them (past sections_limit, or from sections_offset): "
+                                       "how many the page has")
+
+    @model_serializer(mode="wrap")
+    def _whole_pages_unchanged(self, handler: Any) -> dict[str, Any]:
+        """``sections_total`` is left out when every section is listed: such a page's
+        answer is what it was before sections were paged."""
+        data = handler(self)
+        if data.get("sections_total") is None:
+            data.pop("sections_total", None)
+        return data
 
 
 class SectionOut(BaseModel):

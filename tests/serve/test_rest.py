@@ -475,7 +475,8 @@ def test_the_page_is_page_and_a_section_is_section_id_and_old_names_still_work(c
     assert section.status_code == 200 and section.json() == old_section.json()
     assert section.json()["heading"] == "Data"
     paths = client.get("/openapi.json").json()["paths"]
-    assert [p["name"] for p in paths["/page"]["get"]["parameters"]] == ["page"]
+    assert [p["name"] for p in paths["/page"]["get"]["parameters"]] == \
+        ["page", "sections_offset", "sections_limit"]
     assert [p["name"] for p in paths["/section"]["get"]["parameters"]] == ["page", "section_id"]
     assert client.get("/page").status_code == 422
 
