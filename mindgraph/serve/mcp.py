@@ -58,6 +58,7 @@ from .mcp_sessions import SessionOwners
 from .mcp_triage import add_triage_tools
 from .params import folder_inside, parse_day
 from .schemas import SyncStatusOut
+from .section_paging import SECTIONS_LIMIT, SectionsLimit, SectionsOffset
 from .token_gate import refused
 from .mcp_results import (
     brief_hybrid,
@@ -143,17 +144,25 @@ def create_mcp_server(mg: Mindgraph,
                               charged, usage_identity(mg.scopes, who), who.name)
 
     @server.tool(annotations=READ_ONLY)
-    async def get_page(ctx: Context, page: PageName, max_chars: MaxChars = 20_000) -> JsonResult:
+    async def get_page(ctx: Context, page: PageName, max_chars: MaxChars = 20_000,
+                       sections_offset: SectionsOffset = 0,
+                       sections_limit: SectionsLimit = SECTIONS_LIMIT) -> JsonResult:
         """Read a wiki page: title, tags, address, outline of sections (ids), the pages it
         links to, the pages linking to it, and its text (cut at max_chars; read the rest
-        with get_section)."""
-        return await call(ctx, "get_page", page, lambda m: page_result(m, page, max_chars))
+        with get_section). The outline lists at most sections_limit sections (1,000) from
+        sections_offset; 'sections_total' is said only when it does not list them all."""
+        return await call(ctx, "get_page", page, lambda m: page_result(
+            m, page, max_chars, sections_offset, sections_limit))
 
     @server.tool(annotations=READ_ONLY)
-    async def list_sections(ctx: Context, page: PageName) -> JsonResult:
-        """The outline of a page: every section's id, heading, level, heading path, line
-        range and size, so you can fetch only the sections you need with get_section."""
-        return await call(ctx, "list_sections", page, lambda m: sections_result(m.page(page)))
+    async def list_sections(ctx: Context, page: PageName, sections_offset: SectionsOffset = 0,
+                            sections_limit: SectionsLimit = SECTIONS_LIMIT) -> JsonResult:
+        """The outline of a page: each section's id, heading, level, heading path, line
+        range and size, so you can fetch only the sections you need with get_section. At
+        most sections_limit sections (1,000) from sections_offset; 'sections_total' is said
+        only when they are not all listed (then list the rest with sections_offset)."""
+        return await call(ctx, "list_sections", page, lambda m: sections_result(
+            m.page(page), sections_offset, sections_limit))
 
     @server.tool(annotations=READ_ONLY)
     async def get_section(ctx: Context, page: PageName, section_id: SectionId,

@@ -10,6 +10,8 @@ import dataclasses
 import datetime as dt
 from typing import TYPE_CHECKING, Any
 
+from .section_paging import sections_page
+
 if TYPE_CHECKING:
     from ..core import Mindgraph
     from ..page.model import Page, Section
@@ -57,16 +59,19 @@ def hybrid_no_pages(mg: Mindgraph, answer: dict[str, Any]) -> dict[str, Any]:
     return {**answer, "degradation": [*answer.get("degradation", []), *notes]} if notes else answer
 
 
-def page_result(mg: Mindgraph, name: str, max_chars: int) -> dict[str, Any]:
-    """A page: identity, address, outline, link neighbourhood and (cut) text."""
+def page_result(mg: Mindgraph, name: str, max_chars: int, sections_offset: int,
+                sections_limit: int) -> dict[str, Any]:
+    """A page: identity, address, outline (a page of it: ``sections_page``), link
+    neighbourhood and (cut) text."""
     page = mg.page(name)
+    listed, total = sections_page(page.sections, sections_offset, sections_limit)
     links = mg.links(page.path)
     linked = _unique(o["page"] for o in links["outgoing"] if o["status"] == "resolved")
     broken = [o["target"] for o in links["outgoing"] if o["status"] in ("missing", "ambiguous")]
     result: dict[str, Any] = {
         "path": page.path, "title": page.title, "url": mg.url(page.path),
         "aliases": list(page.aliases), "tags": list(page.tags),
-        "sections": [_outline(s) for s in page.sections],
+        "sections": [_outline(s) for s in listed], **total,
         "links_to": linked, "linked_from": _unique(b["page"] for b in links["backlinks"]),
         "broken_links": broken, "trust": mg.trust_of([page.path]).get(page.path),
         # links to a page's old name (it moved): they resolve, and say how to write them
@@ -126,12 +131,13 @@ def _section_at(page: Page, line: int) -> str:
     return page.sections[0].id if page.sections else "lead"
 
 
-def sections_result(page: Page) -> dict[str, Any]:
-    """A page's outline with line ranges and sizes."""
+def sections_result(page: Page, offset: int, limit: int) -> dict[str, Any]:
+    """A page's outline with line ranges and sizes (a page of it: ``sections_page``)."""
+    listed, total = sections_page(page.sections, offset, limit)
     return {"page": page.path, "title": page.title,
             "sections": [_compact({**_outline(s), "path": list(s.path),
                                    "lines": [s.start_line, s.end_line], "chars": len(s.text)})
-                         for s in page.sections]}
+                         for s in listed], **total}
 
 
 def section_result(page: Page, section: Section, max_chars: int) -> dict[str, Any]:

@@ -16,12 +16,8 @@ from ..core import Mindgraph
 from . import schemas as s
 from .rest_params import page_name
 from .rest_routing import Caller
-
-#: GET /page lists at most this many sections by default (``sections_limit``): a page of
-#: 85,000 headings answered 8.8 MB in 5.4 s, most of it validating the answer on the event
-#: loop; a page of fewer sections is answered as it was
-SECTIONS_LIMIT = 1_000
-MAX_SECTIONS_LIMIT = 10_000
+from .section_paging import (LIMIT_HELP, MAX_SECTIONS_LIMIT, MAX_SECTIONS_OFFSET, OFFSET_HELP,
+                             SECTIONS_LIMIT, sections_page)
 
 
 def add_page_routes(route: Callable[..., Callable], mg: Mindgraph, fresh: Callable[[], None],
@@ -30,20 +26,16 @@ def add_page_routes(route: Callable[..., Callable], mg: Mindgraph, fresh: Callab
 
     @route("get", "/page", s.PageOut, "A page with its sections, links and backlinks", 404)
     def page(who: Caller, page: str = page_name(),
-             sections_offset: int = Query(0, ge=0, le=1_000_000,
-                                          description="The first section listed (0: the "
-                                                      "first)"),
+             sections_offset: int = Query(0, ge=0, le=MAX_SECTIONS_OFFSET,
+                                          description=OFFSET_HELP),
              sections_limit: int = Query(SECTIONS_LIMIT, ge=1, le=MAX_SECTIONS_LIMIT,
-                                         description="At most this many sections listed; "
-                                                     "'sections_total' says when there are "
-                                                     "more")) -> dict[str, Any]:
+                                         description=LIMIT_HELP)) -> dict[str, Any]:
         fresh()
         core = mg.as_identity(who)
         found = core.page(page)
         record(who, page, intent="page", kind="lookup", results=[found.path], result_count=1)
         links = core.links(found.path)
-        listed = found.sections[sections_offset:sections_offset + sections_limit]
-        paged = len(listed) < len(found.sections)
+        listed, total = sections_page(found.sections, sections_offset, sections_limit)
         return {"path": found.path, "title": found.title, "aliases": list(found.aliases),
                 "tags": list(found.tags), "url": core.url(found.path),
                 "frontmatter": dict(found.frontmatter),
@@ -52,7 +44,7 @@ def add_page_routes(route: Callable[..., Callable], mg: Mindgraph, fresh: Callab
                              for x in listed],
                 "outgoing": links["outgoing"], "backlinks": links["backlinks"],
                 "trust": mg.trust_of([found.path])[found.path],
-                **({"sections_total": len(found.sections)} if paged else {})}
+                **total}
 
     @route("get", "/section", s.SectionOut, "One section of a page, with its text", 404)
     def section(who: Caller, page: str = page_name(),
