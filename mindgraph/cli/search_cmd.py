@@ -35,11 +35,14 @@ def search_command(settings: Settings, query: tuple[str, ...], limit: int, hybri
     started = time.perf_counter()
     if hybrid:
         # (here: keyword search must not import the providers; tests/cli/test_start_imports.py)
+        from ..page.language import query_language
         from ..providers.embedding.load_notice import load_notices
 
-        # a slow first load (the multilingual model) is said on stderr, never on stdout
+        # a slow first load (the multilingual model) is said on stderr, never on stdout, in
+        # the question's language as its letters say (Han alone: Chinese; which of ja and zh
+        # the pages make it is known only once they are read, while the model loads)
         with load_notices(lambda line: echo(line, err=True),
-                          settings.embedding.load_notice_after_s):
+                          settings.embedding.load_notice_after_s, query_language(text)):
             mg.start_model(text)    # loads while the page cache, keyword index and graph do
             response = trusted_hybrid(mg, text, limit, trust)
         trusts = mg.trust_of(r.page for r in response.results)
@@ -65,7 +68,8 @@ def search_command(settings: Settings, query: tuple[str, ...], limit: int, hybri
                 echo(empty)
         return
     changes = mg.sync()
-    results, notes = keyword_answer(mg, text, limit, trust)
+    # the text's "matched … in …" in the question's language; the JSON's stays English
+    results, notes = keyword_answer(mg, text, limit, trust, localized=not as_json)
     elapsed = time.perf_counter() - started
     mg.usage_log.record("cli", text, intent="keyword", results=[r["page"] for r in results],
                         result_count=len(results), latency_ms=elapsed * 1e3)
@@ -83,8 +87,9 @@ def search_command(settings: Settings, query: tuple[str, ...], limit: int, hybri
             payload["note"] = why_no_pages(settings)
         emit_json(payload)
         return
+    lang = mg.query_language(text) if notes else "en"
     for note in notes:
-        echo(f"note: {getattr(note, 'detail', note)}")   # the operator's own terminal
+        echo(_note(getattr(note, "detail", note), lang))   # the operator's own terminal
     if not results:
         shown = text if len(text) <= 80 else f"{text[:77]}…"     # a 10,000-character query
         echo(f"No page matches '{shown}'." if not notes else
@@ -101,6 +106,13 @@ def search_command(settings: Settings, query: tuple[str, ...], limit: int, hybri
         echo(f"    {r['why']['summary']}")
 
 
+def _note(detail: str, lang: str) -> str:
+    """``note: detail``, labelled in the question's language ``lang`` (text/answer_labels.py)."""
+    from ..text.answer_labels import label, localized
+
+    return label(lang, "note", note=detail) if localized(lang) else f"note: {detail}"
+
+
 def _marked(info: dict[str, Any] | None) -> str:
     """`  [L2 verified, fresh]` for a page that was ever verified ("" for L0 unverified, the
     default: JSON output always carries it)."""
@@ -110,30 +122,49 @@ def _marked(info: dict[str, Any] | None) -> str:
 
 
 def _print_hybrid(response, trusts: dict[str, dict[str, Any]]) -> None:
+    """The answer as a reader sees it, labelled in the question's language (the summary
+    line's, ``response.language``: text/answer_labels.py) or, without a table, English."""
     from ..retrieval.definition import WHY
+    from ..text.answer_labels import INTENT_WORDS
+    from ..text.answer_labels import WHY as WHY_IN
+    from ..text.answer_labels import label, localized, name
+
+    lang = response.language if localized(response.language) else "en"
+
+    def say(key: str, english: str, **fields: Any) -> str:
+        return english if lang == "en" else label(lang, key, **fields)
+
     intent = response.intent
-    echo(f"intent: {intent.name} ({intent.confidence:.1f})"
-         + (f"; also searched: {', '.join(response.expanded_queries)}"
+    also = ", ".join(response.expanded_queries)
+    echo(say("intent", f"intent: {intent.name} ({intent.confidence:.1f})",
+             intent=INTENT_WORDS.get(lang, {}).get(intent.name, intent.name),
+             confidence=f"{intent.confidence:.1f}")
+         + (say("also_searched", f"; also searched: {also}", queries=also)
             if response.expanded_queries else ""))
     for note in response.degradation:
-        echo(f"note: {getattr(note, 'detail', note)}")   # the operator's own terminal
+        detail = getattr(note, "detail", note)    # the operator's own terminal
+        echo(say("note", f"note: {detail}", note=detail))
     if not response.results:
         echo(response.interpretation)
         return
     for rank, r in enumerate(response.results, 1):
         where = f"  § {r.heading}" if r.heading else ""
-        found = ", ".join(f"{name} #{v['rank']}" if "rank" in v else name
-                          for name, v in sorted(r.sources.items()))
-        boosts = "".join(f" +{k}" for k in r.boosts)
+        found = say("joiner", ", ").join((f"{name(lang, key)} #{v['rank']}" if lang == "en" else
+                           label(lang, "ranked", name=name(lang, key), rank=v["rank"]))
+                          if "rank" in v else name(lang, key)
+                          for key, v in sorted(r.sources.items()))
+        boosts = "".join(f" +{name(lang, k)}" for k in r.boosts)
         echo(f"{rank:2}. {r.page}  ({r.score:.3f}){where}{_marked(trusts.get(r.page))}")
         echo(f"    {r.snippet}")
-        echo(f"    found by {found}{boosts}")
+        echo("    " + say("found_by", f"found by {found}{boosts}", found=found, boosts=boosts))
         for boost in r.boosts:
             if boost in WHY:
-                echo(f"    why: {WHY[boost]}")
+                why = WHY_IN.get(lang, {}).get(boost, WHY[boost])
+                echo("    " + say("why", f"why: {why}", why=why))
     echo(response.interpretation)
     if response.follow_ups:
-        echo("next: " + " | ".join(response.follow_ups))
+        queries = " | ".join(response.follow_ups)
+        echo(say("next", "next: " + queries, queries=queries))
     echo(f"({response.timings_ms.get('total', 0):.1f} ms)")
 
 

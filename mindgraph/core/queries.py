@@ -85,9 +85,19 @@ class Queries(WarmIndexes):
         return self.vault().links_of(self.page(name))
 
     @query
-    def search(self, query: str, limit: int = 10, why: bool = True) -> list[SearchResult]:
+    def query_language(self, query: str) -> str:
+        """``query``'s language in these pages, as search answers it (a query of Han alone
+        is Japanese in a Japanese vault: retrieval/query_language.py)."""
+        from ..retrieval.query_language import query_language_in
+
+        return query_language_in(query, self._page_languages)
+
+    @query
+    def search(self, query: str, limit: int = 10, why: bool = True, localized: bool = False
+               ) -> list[SearchResult]:
         """Keyword (BM25) search: pages with their best section, snippet and why they matched
-        (``why=False``: not which words in which field); pages in the query's language
+        (``why=False``: not which words in which field; ``localized``: said in the query's
+        language, for a reader: text/answer_labels.py); pages in the query's language
         first, as in hybrid search (``retrieval.other_language_factor``; a query of Han
         alone is Japanese in a Japanese vault, as there: retrieval/query_language.py)."""
         from ..retrieval.explain import explain, query_words
@@ -115,7 +125,7 @@ class Queries(WarmIndexes):
             words = query_words(query)      # once: every hit explains the same query
             return [explain(replace(h, rank=rank), pages[h.path], query, why,
                             index.embedded.get((h.path, h.section_id or ""), ()), subwords,
-                            words)
+                            words, lang if localized else "en")
                     for rank, h in enumerate(hits[:limit], 1)]
 
     @query

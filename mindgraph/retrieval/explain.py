@@ -11,6 +11,7 @@ from typing import Mapping, Sequence
 
 from ..page.language import page_language
 from ..page.model import Page, Section
+from ..text.answer_labels import label, localized, name
 from ..text.cjk import CJK_RUN
 from .analyzer import analyze, highlight_terms, iter_term_spans
 from .embeds import Embedded
@@ -76,14 +77,16 @@ def query_words(query: str) -> dict[str, str]:
 
 def explain(hit: KeywordHit, page: Page, query: str, why: bool = True,
             embedded: Sequence[Embedded] = (), subwords: Mapping[str, str] | None = None,
-            words: Mapping[str, str] | None = None) -> SearchResult:
+            words: Mapping[str, str] | None = None, said_in: str = "en") -> SearchResult:
     """Explain one hit of ``query`` on ``page``; ``why=False`` leaves out which words matched
     in which field (``matched``, ``fields`` and ``why`` empty: a fifth of the time, for
     callers that do not show it); ``embedded``: what the hit section's embeds show (field
     "embed", and the snippet from there when the section's own text has no query word);
     ``subwords``: the vault's words searched for a short query word (``KeywordIndex.
     subword_terms``: 霜冻 for 霜), lit and reported as the query word they contain;
-    ``words``: ``query_words(query)``, worked out once for all the hits of a search."""
+    ``words``: ``query_words(query)``, worked out once for all the hits of a search;
+    ``said_in``: the language ``why`` is said in (the query's: text/answer_labels.py has
+    Japanese and Chinese; English otherwise)."""
     words = query_words(query) if words is None else words
     if subwords:
         words = {**words, **{term: words.get(word, word) for term, word in subwords.items()}}
@@ -111,7 +114,7 @@ def explain(hit: KeywordHit, page: Page, query: str, why: bool = True,
         section_id=hit.section_id, heading=section.heading if section else "",
         snippet=_snippet(section, page, list(words), lang, embedded),
         matched=tuple(matched), fields=fields,
-        why=_summary(fields, section, embedded) if why else "",
+        why=_summary(fields, section, embedded, said_in) if why else "",
         url=app_url(page))
 
 
@@ -126,19 +129,35 @@ def _snippet(section: Section | None, page: Page, terms: list[str], lang: str,
 
 
 def _summary(fields: dict[str, list[str]], section: Section | None,
-             embedded: Sequence[Embedded] = ()) -> str:
+             embedded: Sequence[Embedded] = (), lang: str = "en") -> str:
+    embeds = ", ".join(dict.fromkeys(f"[[{e.label}]]" for e in embedded))
+    heading = section.heading if section is not None else ""
+    if localized(lang):
+        return _summary_in(lang, fields, heading, embeds)
     labels = {"title": "title/aliases/file name", "folder": "folder", "heading": "heading",
-              "body": "text",
-              "embed": "text embedded from " + ", ".join(dict.fromkeys(f"[[{e.label}]]"
-                                                                  for e in embedded))}
+              "body": "text", "embed": "text embedded from " + embeds}
     parts = []
     for name in (*FIELDS, "embed"):
         if name in fields:
             where = labels[name]
-            if name in ("heading", "body") and section is not None and section.heading:
-                where += f" of section '{section.heading}'"
+            if name in ("heading", "body") and heading:
+                where += f" of section '{heading}'"
             parts.append(", ".join(f"'{w}'" for w in fields[name]) + f" in {where}")
     return "matched " + "; ".join(parts) if parts else "matched index terms only"
+
+
+def _summary_in(lang: str, fields: dict[str, list[str]], heading: str, embeds: str) -> str:
+    """``_summary`` in a language of text/answer_labels.py's tables."""
+    parts = []
+    for field in (*FIELDS, "embed"):
+        if field in fields:
+            where = name(lang, field).format(embeds=embeds)
+            if field in ("heading", "body") and heading:
+                where = label(lang, "in_section", heading=heading, where=where)
+            words = "".join(label(lang, "word", word=w) for w in fields[field])
+            parts.append(label(lang, "matched_part", where=where, words=words))
+    return (label(lang, "matched", parts=label(lang, "matched_parts_joiner").join(parts))
+            if parts else label(lang, "matched_none"))
 
 
 def snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS, lang: str | None = None

@@ -12,6 +12,7 @@ from ..page.language import page_language, query_language  # noqa: F401 - query_
 from ..page.links import MDLINK_RE, WIKILINK_RE, parse_wikilink_inner, replace_links
 from ..page.markdown import replace_comments
 from ..page.model import Page
+from ..text.answer_labels import INTENT_WORDS
 from .analyzer import iter_highlights, merge_spans
 from .snippet_marks import marked, outside_code
 
@@ -30,16 +31,6 @@ def language_weight(page: Page, query_lang: str, factor: float) -> float:
     if factor >= 1.0 or query_lang == "other" or page_language(page) == query_lang:
         return 1.0
     return factor
-
-
-# The router's intents named in the sentence of a Japanese or Chinese answer (a reader saw
-# "（意図: default）"); an intent of the config's own keeps its name. The JSON keeps the names.
-INTENT_WORDS = {
-    "ja": {"default": "一般", "concept": "概念", "relation": "関係", "location": "場所",
-           "failure": "トラブルシューティング"},
-    "zh": {"default": "一般", "concept": "概念", "relation": "关系", "location": "位置",
-           "failure": "故障排除"},
-}
 
 
 def interpretation(lang: str, title: str, heading: str, intent: str) -> str:

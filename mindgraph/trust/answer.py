@@ -93,12 +93,13 @@ def screen(results: Iterable[Any], trust: Mapping[str, dict[str, Any]],
     return kept[:limit], notes
 
 
-def keyword_answer(mg: Any, query: str, limit: int, criteria: TrustCriteria, why: bool = True
-                   ) -> tuple[list[dict[str, Any]], list[str]]:
+def keyword_answer(mg: Any, query: str, limit: int, criteria: TrustCriteria, why: bool = True,
+                   localized: bool = False) -> tuple[list[dict[str, Any]], list[str]]:
     """Keyword results as dicts with their trust, filtered by ``criteria``, and what was left
     out (``mg`` is the core: its ``search`` and ``trust_of``; ``why=False``: without which
-    words matched where)."""
-    found = mg.search(query, criteria.fetch(limit), why=why)
+    words matched where; ``localized``: ``why.summary`` in the query's language, for the
+    CLI's text: the JSON's stays English)."""
+    found = mg.search(query, criteria.fetch(limit), why=why, localized=localized)
     kept, notes = screen(found, mg.trust_of(r.path for r in found), criteria, limit)
     trust = mg.trust_of(r.path for r in kept)
     return [{**r.to_dict(), "rank": rank, "trust": trust.get(r.path)}

@@ -22,9 +22,12 @@ import time
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
+from ...text.answer_labels import label, localized
+
 NOTICE_AFTER_S = 0.5
 
-_listeners: list[tuple[float, Callable[[str], None]]] = []    # (after_s, listener)
+# (after_s, listener, the language it is told in)
+_listeners: list[tuple[float, Callable[[str], None], str]] = []
 _lock = threading.Lock()
 # wall time spent loading: loads that ended, and since when one (or several) runs
 _loading = {"ended_s": 0.0, "running": 0, "since": 0.0}
@@ -38,18 +41,21 @@ def load_seconds() -> float:
         return _loading["ended_s"] + running
 
 
-def notice_text(name: str) -> str:
-    """What a listener is told while ``name`` loads."""
+def notice_text(name: str, lang: str = "en") -> str:
+    """What a listener is told while ``name`` loads, in ``lang`` (the question's: Japanese
+    and Chinese have their words in text/answer_labels.py, any other is told in English)."""
+    if localized(lang):
+        return label(lang, "loading", name=name)
     return (f"loading the multilingual embedding model {name} (each command loads it; "
             f"a running mindgraph serve or mcp keeps it loaded)…")
 
 
 @contextmanager
 def load_notices(listener: Callable[[str], None],
-                 after_s: float = NOTICE_AFTER_S) -> Iterator[None]:
+                 after_s: float = NOTICE_AFTER_S, lang: str = "en") -> Iterator[None]:
     """Tell ``listener`` of every model load still running ``after_s`` after it started,
-    while the block runs."""
-    entry = (after_s, listener)
+    while the block runs, in ``lang`` (``notice_text``)."""
+    entry = (after_s, listener, lang)
     with _lock:
         _listeners.append(entry)
     try:
@@ -68,11 +74,11 @@ def announced(name: str) -> Iterator[None]:
         started = time.monotonic()
         with _lock:
             listeners = sorted(_listeners, key=lambda entry: entry[0])
-        for after_s, listener in listeners:
+        for after_s, listener, lang in listeners:
             if done.wait(max(0.0, after_s - (time.monotonic() - started))):
                 return
             try:
-                listener(notice_text(name))
+                listener(notice_text(name, lang))
             except Exception:     # a notice must never fail the load (a closed stderr)
                 pass
 
