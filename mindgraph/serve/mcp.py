@@ -29,7 +29,7 @@ from typing import Annotated, Any, Callable, Literal
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import CallToolResult, TextContent
 from pydantic import Field
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -54,11 +54,12 @@ from .mcp_arguments import PlainArgumentsServer
 from .mcp_apps import add_app_tools
 from .mcp_documents import add_document_tools
 from .mcp_initialize import HttpInitializeFirst
+from .mcp_pages import add_page_tools
 from .mcp_sessions import SessionOwners
 from .mcp_triage import add_triage_tools
+from .mcp_types import APPROVED_WRITE, READ_ONLY, DateText, JsonResult, PageName
 from .params import folder_inside, parse_day
 from .schemas import SyncStatusOut
-from .section_paging import SECTIONS_LIMIT, SectionsLimit, SectionsOffset
 from .token_gate import refused
 from .mcp_results import (
     brief_hybrid,
@@ -67,12 +68,8 @@ from .mcp_results import (
     communities_result,
     hybrid_no_pages,
     jsonable,
-    links_result,
     no_pages_notes,
-    page_result,
     result_count,
-    section_result,
-    sections_result,
     timeline_result,
     usage_kind,
 )
@@ -94,28 +91,6 @@ search_documents (or search / smart_search), read one with get_page, read a long
 section by section with get_section, follow backlinks/related pages, and use timeline to see
 how a concept evolved; create_document and link_documents add to the wiki. Results cite
 page paths and section ids: pass them back to these tools."""
-
-# Parameter types shared by the tools; the Field bounds become the JSON schema.
-PageName = Annotated[str, Field(min_length=1, max_length=1000,
-                                description="Page path (e.g. 'Folder/Note.md'), title, alias "
-                                            "or file name")]
-SectionId = Annotated[str, Field(min_length=1, max_length=1000,
-                                 description="Section id from get_page or list_sections "
-                                             "('lead' is the text before the first heading)")]
-MaxChars = Annotated[int, Field(ge=0, le=200_000,
-                                description="Return at most this many characters of text "
-                                            "(0: none, only the outline)")]
-DateText = Annotated[str | None, Field(pattern=r"^\d{4}-\d{2}-\d{2}$",
-                                       description="YYYY-MM-DD")]
-# The structured result is a JSON object; the text block is the same object, compact.
-JsonResult = Annotated[CallToolResult, dict[str, Any]]
-
-READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
-                            open_world_hint=False)
-# The one kind of write an agent may make: applying a plan a person approved by its digest
-# (wiki/ only; a second apply of the same plan is refused, so it is idempotent).
-APPROVED_WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False,
-                                 idempotent_hint=True, open_world_hint=False)
 
 _LOG = logging.getLogger("mindgraph.serve")
 
@@ -144,44 +119,6 @@ def create_mcp_server(mg: Mindgraph,
                               charged, usage_identity(mg.scopes, who), who.name)
 
     @server.tool(annotations=READ_ONLY)
-    async def get_page(ctx: Context, page: PageName, max_chars: MaxChars = 20_000,
-                       sections_offset: SectionsOffset = 0,
-                       sections_limit: SectionsLimit = SECTIONS_LIMIT) -> JsonResult:
-        """Read a wiki page: title, tags, address, outline of sections (ids), the pages it
-        links to, the pages linking to it, and its text (cut at max_chars; read the rest
-        with get_section). The outline lists at most sections_limit sections (1,000) from
-        sections_offset; 'sections_total' is said only when it does not list them all."""
-        return await call(ctx, "get_page", page, lambda m: page_result(
-            m, page, max_chars, sections_offset, sections_limit))
-
-    @server.tool(annotations=READ_ONLY)
-    async def list_sections(ctx: Context, page: PageName, sections_offset: SectionsOffset = 0,
-                            sections_limit: SectionsLimit = SECTIONS_LIMIT) -> JsonResult:
-        """The outline of a page: each section's id, heading, level, heading path, line
-        range and size, so you can fetch only the sections you need with get_section. At
-        most sections_limit sections (1,000) from sections_offset; 'sections_total' is said
-        only when they are not all listed (then list the rest with sections_offset)."""
-        return await call(ctx, "list_sections", page, lambda m: sections_result(
-            m.page(page), sections_offset, sections_limit))
-
-    @server.tool(annotations=READ_ONLY)
-    async def get_section(ctx: Context, page: PageName, section_id: SectionId,
-                    max_chars: MaxChars = 20_000) -> JsonResult:
-        """Read one section of a page (its own text; subsections are listed by id in
-        'children')."""
-        return await call(ctx, "get_section", f"{page}#{section_id}",
-                          lambda m: section_result(*m.section(page, section_id), max_chars))
-
-    @server.tool(annotations=READ_ONLY)
-    async def backlinks(ctx: Context, page: PageName,
-                  limit: Annotated[int, Field(ge=1, le=500, description="At most this many "
-                                              "backlinks and outgoing links")] = 50
-                  ) -> JsonResult:
-        """Pages that link to this page (with the section and line of each link), and the
-        links this page makes (where each one resolves, or why it does not)."""
-        return await call(ctx, "backlinks", page, lambda m: links_result(m.links(page), limit))
-
-    @server.tool(annotations=READ_ONLY)
     async def timeline(ctx: Context,
                        concept: Annotated[str, Field(min_length=1, max_length=200, pattern=r"\w",
                                                      description="A phrase or a page name")],
@@ -193,18 +130,6 @@ def create_mcp_server(mg: Mindgraph,
         return await call(ctx, "timeline", concept, lambda m: timeline_result(
             m.timeline(concept, since=parse_day(since), until=parse_day(until),
                         newest_first=newest_first, limit=limit)), slow=True)
-
-    @server.tool(annotations=READ_ONLY)
-    async def extract(ctx: Context, page: PageName,
-                block: Annotated[int, Field(ge=1, le=100, description="1 = the first data "
-                                            "block of the page")] = 1,
-                language: Literal["json", "yaml"] | None = None) -> JsonResult:
-        """The agent-data block of a page: its fenced ```json or ```yaml block, parsed."""
-        def run(m: Mindgraph) -> dict[str, Any]:
-            found = m.page(page)
-            return {"page": found.path, "block": block,
-                    "data": jsonable(m.extract(found.path, block, language))}
-        return await call(ctx, "extract", page, run)
 
     @server.tool(annotations=READ_ONLY)
     async def coverage(ctx: Context, codebase: Annotated[str, Field(min_length=1, max_length=1000,
@@ -246,6 +171,7 @@ def create_mcp_server(mg: Mindgraph,
         return _call(mg, "sync_status", "", lambda: watcher_status() if watcher_status
                      else SyncStatusOut().model_dump(), usage_identity(mg.scopes, who))
 
+    add_page_tools(server, call)
     _add_engine_tools(server, call, mg.settings.serve)
     callers = Callers(mg.settings, os.environ.get(mg.settings.serve.token_env) or None)
     add_document_tools(server, mg, call, callers)
