@@ -20,12 +20,8 @@ and GET /page's seconds and bytes.
 from __future__ import annotations
 
 import argparse
-import os
-import socket
 import statistics
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -33,35 +29,10 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from programs import add_tree_option, checkouts, python_of  # noqa: E402
-from serving import wait_healthy  # noqa: E402
+from programs import add_tree_option, checkouts  # noqa: E402
+from two_tenants import tokens, two_tenant_server  # noqa: E402
 
-TOKENS = {"alice": "bench-head-alice-" + "a" * 32, "carol": "bench-head-carol-" + "c" * 32}
-CONFIG = """embedding:
-  provider: hashing
-  dimension: 32
-scopes:
-  identities:
-    - {name: alice, tenant: acme, agent: alice, token_env: BENCH_TOKEN_ALICE}
-    - {name: carol, tenant: globex, agent: carol, token_env: BENCH_TOKEN_CAROL}
-"""
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def workspace(base: Path) -> None:
-    """Two tenants' shared notes and the identities' config."""
-    (base / "mindgraph.yml").write_text(CONFIG)
-    for tenant in ("acme", "globex"):
-        folder = base / "raw" / tenant / "shared"
-        folder.mkdir(parents=True)
-        for i in range(20):
-            (folder / f"Note {i}.md").write_text(f"# Note {i}\n\nThe kettle boils at noon, "
-                                                 f"note {i} of {tenant}.\n")
+TOKENS = tokens("bench-head")
 
 
 def note(headings: int) -> bytes:
@@ -98,52 +69,32 @@ def upload_while_carol_writes(base: str, alice: httpx.Client, files: int,
 
 
 def measure(tree: Path, files: int, headings: int, under: int) -> list[str]:
-    with tempfile.TemporaryDirectory() as folder:
-        base_dir = Path(folder)
-        workspace(base_dir)
-        env = {**os.environ, "PYTHONPATH": str(tree),
-               **{f"BENCH_TOKEN_{n.upper()}": t for n, t in TOKENS.items()}}
-        python = str(python_of(tree))
-        subprocess.run([python, "-m", "mindgraph", "-C", folder, "ingest"], cwd=tree, env=env,
-                       check=True, capture_output=True)
-        port = free_port()
-        server = subprocess.Popen([python, "-m", "mindgraph", "-C", folder, "serve", "--port",
-                                   str(port)], cwd=tree, env=env,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        base = f"http://127.0.0.1:{port}"
-        alice = httpx.Client(base_url=base, timeout=900,
-                             headers={"Authorization": f"Bearer {TOKENS['alice']}"})
-        try:
-            wait_healthy(server, base)
-            took, statuses = [], set()
-            for round_ in range(5):
-                small = [("files", (f"small{round_}-{i}.md",
-                                    f"# S{round_} {i}\n\nThe kettle {i}.\n".encode()))
-                         for i in range(50)]
-                started = time.perf_counter()
-                statuses.add(alice.post("/upload", files=small).status_code)
-                took.append(time.perf_counter() - started)
-            small_line = (f"  alice POST /upload 50 notes of a line: median of 5 "
-                          f"{statistics.median(took):.2f} s (first {took[0]:.2f} s), "
-                          f"{sorted(statuses)}")
-            attack, refused = upload_while_carol_writes(base, alice, files, headings, "bomb")
-            allowed, upload = upload_while_carol_writes(base, alice, files, under, "dense")
-            lines = [f"{tree}", small_line, attack]
-            if refused.status_code != 200:
-                lines.append(f"    {refused.json().get('detail', '')[:160]}")
-            lines.append(allowed)
-            if upload.status_code == 200:
-                page = upload.json()["documents"][0]["page"]
-                started = time.perf_counter()
-                shown = alice.get("/page", params={"page": page})
-                lines.append(f"  alice GET /page ({under:,} headings): "
-                             f"{time.perf_counter() - started:.2f} s, {shown.status_code}, "
-                             f"{len(shown.content) / 1e6:.1f} MB")
-            return lines
-        finally:
-            alice.close()
-            server.terminate()
-            server.wait(30)
+    with two_tenant_server(tree, TOKENS, timeout_s=900) as (base, alice):
+        took, statuses = [], set()
+        for round_ in range(5):
+            small = [("files", (f"small{round_}-{i}.md",
+                                f"# S{round_} {i}\n\nThe kettle {i}.\n".encode()))
+                     for i in range(50)]
+            started = time.perf_counter()
+            statuses.add(alice.post("/upload", files=small).status_code)
+            took.append(time.perf_counter() - started)
+        small_line = (f"  alice POST /upload 50 notes of a line: median of 5 "
+                      f"{statistics.median(took):.2f} s (first {took[0]:.2f} s), "
+                      f"{sorted(statuses)}")
+        attack, refused = upload_while_carol_writes(base, alice, files, headings, "bomb")
+        allowed, upload = upload_while_carol_writes(base, alice, files, under, "dense")
+        lines = [f"{tree}", small_line, attack]
+        if refused.status_code != 200:
+            lines.append(f"    {refused.json().get('detail', '')[:160]}")
+        lines.append(allowed)
+        if upload.status_code == 200:
+            page = upload.json()["documents"][0]["page"]
+            started = time.perf_counter()
+            shown = alice.get("/page", params={"page": page})
+            lines.append(f"  alice GET /page ({under:,} headings): "
+                         f"{time.perf_counter() - started:.2f} s, {shown.status_code}, "
+                         f"{len(shown.content) / 1e6:.1f} MB")
+        return lines
 
 
 def main() -> None:
