@@ -1,35 +1,11 @@
 """Uploads that could never compile are refused at the door, and a note whose compile failed
 can still be deleted by its id (REST in-process, over a compiled workspace)."""
 
-import hashlib
-
-from click.testing import CliRunner
-from fastapi.testclient import TestClient
-
-from mindgraph.cli import cli
-from mindgraph.core import Mindgraph
-from mindgraph.serve.rest import create_app
-
-LOCAL = "http://127.0.0.1:8765"
-CONFIG = "embedding:\n  provider: hashing\n  dimension: 64\n"
-
-
-def raw_hashes(raw):
-    return {p.relative_to(raw).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(raw.rglob("*")) if p.is_file()}
-
-
-def workspace(base, config=""):
-    (base / "mindgraph.yml").write_text(CONFIG + config)
-    (base / "raw").mkdir()
-    (base / "raw" / "Kept.md").write_text("# Kept\n\nTrunks stay.\n")
-    result = CliRunner().invoke(cli, ["-C", str(base), "ingest"], catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    return TestClient(create_app(Mindgraph.open(base)), base_url=LOCAL)
+from documents_support import raw_hashes, served_workspace
 
 
 def test_a_file_over_the_compile_cap_is_refused_at_upload_naming_both_settings(tmp_path):
-    client = workspace(tmp_path, "compile:\n  max_note_bytes: 2000\n")
+    client = served_workspace(tmp_path, "compile:\n  max_note_bytes: 2000\n")
     before = raw_hashes(tmp_path / "raw")
     big = client.post("/upload", files=[
         ("files", ("small.md", b"# Small\n", "text/markdown")),
@@ -50,14 +26,14 @@ def test_a_file_over_the_compile_cap_is_refused_at_upload_naming_both_settings(t
 
 
 def test_the_upload_cap_still_applies_when_it_is_the_lower(tmp_path):
-    client = workspace(tmp_path, "serve:\n  upload_max_file_bytes: 1024\n")
+    client = served_workspace(tmp_path, "serve:\n  upload_max_file_bytes: 1024\n")
     big = client.post("/upload", files=[("files", ("big.md", b"a" * 1500, "text/markdown"))])
     assert big.status_code == 413
     assert "(serve.upload_max_file_bytes)" in big.json()["detail"]
 
 
 def test_a_note_whose_compile_failed_can_be_deleted_by_its_id(tmp_path):
-    client = workspace(tmp_path)
+    client = served_workspace(tmp_path)
     before = raw_hashes(tmp_path / "raw")
     answer = client.post("/upload", files=[
         ("files", ("broken.md", b"---\ntitle: [unclosed\n---\n# Broken\n", "text/markdown"))])

@@ -4,32 +4,12 @@ compile.max_note_headings is refused naming the file and the setting — at uplo
 POST /documents before anything is written, and at ingest as a failed note (REST
 in-process, over a compiled workspace)."""
 
-import hashlib
-
 from click.testing import CliRunner
-from fastapi.testclient import TestClient
 
 from mindgraph.cli import cli
-from mindgraph.core import Mindgraph
-from mindgraph.serve.rest import create_app
+from documents_support import HASHING, raw_hashes, served_workspace
 
-LOCAL = "http://127.0.0.1:8765"
-CONFIG = "embedding:\n  provider: hashing\n  dimension: 64\n"
 CAPPED = "compile:\n  max_note_headings: 50\n"
-
-
-def raw_hashes(raw):
-    return {p.relative_to(raw).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(raw.rglob("*")) if p.is_file()}
-
-
-def workspace(base, config=""):
-    (base / "mindgraph.yml").write_text(CONFIG + config)
-    (base / "raw").mkdir()
-    (base / "raw" / "Kept.md").write_text("# Kept\n\nTrunks stay.\n")
-    result = CliRunner().invoke(cli, ["-C", str(base), "ingest"], catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    return TestClient(create_app(Mindgraph.open(base)), base_url=LOCAL)
 
 
 def headings(count: int) -> str:
@@ -37,7 +17,7 @@ def headings(count: int) -> str:
 
 
 def test_heavy_uploaded_notes_are_compiled_in_turns_of_their_own(tmp_path):
-    client = workspace(tmp_path)
+    client = served_workspace(tmp_path)
     heavy = [(f"h{i}.md", headings(5_000).encode()) for i in range(3)]      # ~550 KB of prose
     light = [(f"l{i}.md", f"# L{i}\n\nThe kettle {i}.\n".encode()) for i in range(2)]
     answer = client.post("/upload", files=[("files", (name, data, "text/markdown"))
@@ -54,7 +34,7 @@ def test_heavy_uploaded_notes_are_compiled_in_turns_of_their_own(tmp_path):
 
 
 def test_a_note_over_the_heading_cap_is_refused_at_upload_naming_file_and_setting(tmp_path):
-    client = workspace(tmp_path, CAPPED)
+    client = served_workspace(tmp_path, CAPPED)
     before = raw_hashes(tmp_path / "raw")
     refused = client.post("/upload", files=[
         ("files", ("small.md", b"# Small\n", "text/markdown")),
@@ -77,7 +57,7 @@ def test_a_note_over_the_heading_cap_is_refused_at_upload_naming_file_and_settin
 
 
 def test_a_raw_note_over_the_heading_cap_fails_at_ingest_and_the_others_go_on(tmp_path):
-    (tmp_path / "mindgraph.yml").write_text(CONFIG + CAPPED)
+    (tmp_path / "mindgraph.yml").write_text(HASHING + CAPPED)
     (tmp_path / "raw").mkdir()
     (tmp_path / "raw" / "Kept.md").write_text("# Kept\n\nTrunks stay.\n")
     (tmp_path / "raw" / "Many.md").write_text(headings(60))
