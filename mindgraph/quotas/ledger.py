@@ -44,6 +44,9 @@ BUSY_WAIT_S = 2.0
 BUSY_RETRY_WAIT_S = 0.1
 RETRY_AFTER_BUSY_S = 5
 _COLUMNS = ["kind", "who", "at"]
+# a transaction is tried at most this often: a damaged file moved aside once, a ledger
+# another worker moved aside made anew, a write-ahead log's lock race retried
+_ATTEMPTS = 4
 
 T = TypeVar("T")
 
@@ -105,19 +108,27 @@ class QuotaLedger:
         (a file another process moved aside and no one made anew: made here) and the
         transaction run on a fresh one."""
         wait = BUSY_RETRY_WAIT_S if self._held else self.busy_wait_s
-        try:
-            return self._once(transaction, wait)
-        except sqlite3.Error as exc:
-            if "no such table" in str(exc):     # moved aside by another process: made anew
-                self._made = False
-            elif is_damage(exc):
-                self._repair(str(exc))
-            else:
-                raise self._error(exc) from None
-        try:
-            return self._once(transaction, wait)
-        except sqlite3.Error as exc:
-            raise self._error(exc) from None
+        repaired = False
+        for attempt in range(_ATTEMPTS):
+            started = time.monotonic()
+            try:
+                return self._once(transaction, wait)
+            except sqlite3.Error as exc:
+                last = attempt == _ATTEMPTS - 1
+                if not last and (_is_protocol(exc) or (
+                        _is_busy(exc) and time.monotonic() - started < wait / 2)):
+                    # the files were swapped under this connection (another worker moved a
+                    # damaged ledger and its log aside and made it anew), or busy without
+                    # waiting (switching a new file to its write-ahead log): try again
+                    time.sleep(0.01 * (attempt + 1))
+                elif "no such table" in str(exc) and not last:
+                    self._made = False      # moved aside by another process: made anew
+                elif is_damage(exc) and not repaired and not last:
+                    self._repair(str(exc))
+                    repaired = True
+                else:
+                    raise self._error(exc) from None
+        raise AssertionError("unreachable: the last attempt returns or raises")
 
     def _once(self, transaction: Callable[[sqlite3.Connection], T], wait_s: float) -> T:
         if not self._made:      # who asked for what, when: 0600, as the rest of the state
@@ -165,6 +176,14 @@ class QuotaLedger:
         return StoreError(f"{name} cannot be {done} ({exc}). The server's owner should check "
                           f"that the state folder is writable and has room, or set the "
                           f"limits.* quotas to 0.")
+
+
+def _is_protocol(exc: BaseException) -> bool:
+    """SQLITE_PROTOCOL (a write-ahead log's lock race: its files replaced while opening;
+    retrying is SQLite's own advice) or SQLITE_IOERR (its -wal or -shm file moved aside
+    under the connection). A lasting I/O error is still reported, after the last attempt."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code is not None and code & 0xFF in (10, 15)
 
 
 def _is_busy(exc: BaseException) -> bool:

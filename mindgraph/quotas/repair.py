@@ -49,13 +49,15 @@ def move_aside(path: Path, why: str, probe: Callable[[], None]) -> Path | None:
             if not is_damage(exc):
                 return None         # the caller's next attempt reports it
         aside = _free_name(path)
+        # its journal first: once the file is gone from ``path`` another process may make a
+        # fresh ledger there, whose write-ahead log (its last commits) must not follow it
+        for suffix in _BESIDE:
+            with contextlib.suppress(FileNotFoundError):
+                os.replace(f"{path}{suffix}", f"{aside}{suffix}")
         try:
             os.replace(path, aside)
         except FileNotFoundError:
             return None
-        for suffix in _BESIDE:
-            with contextlib.suppress(FileNotFoundError):
-                os.replace(f"{path}{suffix}", f"{aside}{suffix}")
     _LOG.warning("%s is not a quota ledger any more (%s): moved aside to %s and counting "
                  "restarted from zero; each identity may spend up to one more window's quota. "
                  "Look at or delete %s.", path, why, aside.name, aside)
